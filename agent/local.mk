@@ -1,0 +1,1 @@
+# agent: rules are added as the part is built.

@@ -1,0 +1,3 @@
+# Benchmarks: each prints its figure as a ratio against a baseline measured in the same run.
+include bench/sim.mk
+include bench/cgroup.mk

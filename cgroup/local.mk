@@ -1,0 +1,1 @@
+# cgroup: rules are added as the part is built.

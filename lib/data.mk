@@ -1,0 +1,1 @@
+# config and JSON helpers: filled in by their module.

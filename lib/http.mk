@@ -1,0 +1,1 @@
+# HTTP server and client glue: filled in by their module.

@@ -1,0 +1,1 @@
+# policies: rules are added as the part is built.

@@ -1,0 +1,32 @@
+#!/bin/bash
+# Install every Debian 12 package that ebb's build, tests, benchmarks and demo need.
+# Idempotent and non-interactive; run as root. Prints what it installs.
+set -euo pipefail
+
+build=(build-essential autoconf automake libtool pkg-config autoconf-archive
+       libsystemd-dev libcurl4-openssl-dev libjson-c-dev libmicrohttpd-dev
+       libcunit1-dev libsqlite3-dev libcgroup-dev clang-format)
+tests=(curl cpio procps psmisc)
+vm=(qemu-system-x86 linux-image-amd64 busybox-static)
+bench=(wrk gnuplot-nox)
+
+want=("${build[@]}" "${tests[@]}" "${vm[@]}" "${bench[@]}")
+[ -n "${EBB_EXTRA_PACKAGES:-}" ] && read -r -a extra <<<"$EBB_EXTRA_PACKAGES" && want+=("${extra[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#want[@]} packages already installed"
+  exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: need root to install: ${missing[*]}" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

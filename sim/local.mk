@@ -1,0 +1,1 @@
+# sim: rules are added as the part is built.

@@ -1,0 +1,25 @@
+# Unit suites for lib/: one CUnit program per module.
+EBB_TEST_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(LIBSYSTEMD_CFLAGS) $(LIBCURL_CFLAGS) \
+	$(JSONC_CFLAGS) $(LIBMHD_CFLAGS)
+EBB_TEST_LIBS = $(EBB_COMMON_LIBS) $(CUNIT_LIBS)
+
+lib_tests = tests/test-error tests/test-log tests/test-time tests/test-rng tests/test-util
+check_PROGRAMS += $(lib_tests)
+TESTS += $(lib_tests)
+EXTRA_DIST += tests/cu.h
+
+tests_test_error_SOURCES = tests/test-error.c
+tests_test_error_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_error_LDADD = $(EBB_TEST_LIBS)
+tests_test_log_SOURCES = tests/test-log.c
+tests_test_log_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_log_LDADD = $(EBB_TEST_LIBS)
+tests_test_time_SOURCES = tests/test-time.c
+tests_test_time_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_time_LDADD = $(EBB_TEST_LIBS)
+tests_test_rng_SOURCES = tests/test-rng.c
+tests_test_rng_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_rng_LDADD = $(EBB_TEST_LIBS)
+tests_test_util_SOURCES = tests/test-util.c
+tests_test_util_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_util_LDADD = $(EBB_TEST_LIBS)

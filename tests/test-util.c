@@ -1,0 +1,60 @@
+#include "config.h"
+#include "lib/util.h"
+#include "tests/cu.h"
+
+#include <fcntl.h>
+
+static void
+test_id_validation (void)
+{
+  CU_ASSERT_TRUE (ebb_id_is_valid ("web-1", 64));
+  CU_ASSERT_TRUE (ebb_id_is_valid ("a.b_c-D9", 64));
+  CU_ASSERT_FALSE (ebb_id_is_valid ("", 64));
+  CU_ASSERT_FALSE (ebb_id_is_valid (NULL, 64));
+  CU_ASSERT_FALSE (ebb_id_is_valid ("..", 64));
+  CU_ASSERT_FALSE (ebb_id_is_valid (".", 64));
+  CU_ASSERT_FALSE (ebb_id_is_valid ("a/b", 64));
+  CU_ASSERT_FALSE (ebb_id_is_valid ("a b", 64));
+  CU_ASSERT_FALSE (ebb_id_is_valid ("é", 64));
+  char long_id[66];
+  memset (long_id, 'x', 65);
+  long_id[65] = '\0';
+  CU_ASSERT_FALSE (ebb_id_is_valid (long_id, 64));
+  long_id[64] = '\0';
+  CU_ASSERT_TRUE (ebb_id_is_valid (long_id, 64));
+}
+
+static int closed_fd = -2;
+
+static void
+test_cleanup_closes_and_steal_keeps (void)
+{
+  int kept;
+  {
+    cleanup_close int fd = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+    CU_ASSERT_FATAL (fd >= 0);
+    closed_fd = fd;
+  }
+  CU_ASSERT_EQUAL (fcntl (closed_fd, F_GETFD), -1); /* closed by the cleanup attribute */
+  {
+    cleanup_close int fd = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+    kept = ebb_steal_fd (&fd);
+    CU_ASSERT_EQUAL (fd, -1);
+  }
+  CU_ASSERT (fcntl (kept, F_GETFD) >= 0);
+  close (kept);
+  char *owned;
+  {
+    cleanup_free char *s = ebb_xasprintf ("%d-%s", 5, "x");
+    owned = ebb_steal_ptr (&s);
+    CU_ASSERT_PTR_NULL (s);
+  }
+  CU_ASSERT_STRING_EQUAL (owned, "5-x");
+  free (owned);
+}
+
+static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_id_validation),
+  EBB_CU_TEST (test_cleanup_closes_and_steal_keeps),
+};
+EBB_CU_MAIN ("util", NULL, NULL, tests)
