@@ -97,12 +97,23 @@ ebb_error_code_name (int code)
     int code;
     const char *name;
   } names[] = {
-    { ENOENT, "ENOENT" },       { EINVAL, "EINVAL" },           { EACCES, "EACCES" },
-    { EPERM, "EPERM" },         { EBUSY, "EBUSY" },             { ENODEV, "ENODEV" },
-    { EEXIST, "EEXIST" },       { ENOMEM, "ENOMEM" },           { EIO, "EIO" },
-    { ETIMEDOUT, "ETIMEDOUT" }, { ESRCH, "ESRCH" },             { ENOTSUP, "ENOTSUP" },
-    { EBB_EGONE, "EBB_EGONE" }, { EBB_EPARSE, "EBB_EPARSE" },   { EBB_ERANGE, "EBB_ERANGE" },
-    { EBB_ETIMEDOUT, "EBB_ETIMEDOUT" }, { EBB_EREFUSED, "EBB_EREFUSED" },
+    { ENOENT, "ENOENT" },
+    { EINVAL, "EINVAL" },
+    { EACCES, "EACCES" },
+    { EPERM, "EPERM" },
+    { EBUSY, "EBUSY" },
+    { ENODEV, "ENODEV" },
+    { EEXIST, "EEXIST" },
+    { ENOMEM, "ENOMEM" },
+    { EIO, "EIO" },
+    { ETIMEDOUT, "ETIMEDOUT" },
+    { ESRCH, "ESRCH" },
+    { ENOTSUP, "ENOTSUP" },
+    { EBB_EGONE, "EBB_EGONE" },
+    { EBB_EPARSE, "EBB_EPARSE" },
+    { EBB_ERANGE, "EBB_ERANGE" },
+    { EBB_ETIMEDOUT, "EBB_ETIMEDOUT" },
+    { EBB_EREFUSED, "EBB_EREFUSED" },
   };
   for (size_t i = 0; i < EBB_ARRAY_SIZE (names); i++)
     if (names[i].code == code)

@@ -31,13 +31,13 @@ ebb_log_get_level (void)
 int
 ebb_log_level_from_string (const char *s)
 {
-  static const char *const names[] = { "emerg", "alert", "crit", "err",
-                                       "warning", "notice", "info", "debug" };
+  static const char *const names[]
+      = { "emerg", "alert", "crit", "err", "warning", "notice", "info", "debug" };
   if (!s)
     return -1;
   if (s[0] >= '0' && s[0] <= '7' && s[1] == '\0')
     return s[0] - '0';
-  for (int i = 0; i < (int) EBB_ARRAY_SIZE (names); i++)
+  for (int i = 0; i < (int)EBB_ARRAY_SIZE (names); i++)
     if (strcasecmp (s, names[i]) == 0)
       return i;
   if (strcasecmp (s, "error") == 0)
@@ -80,9 +80,9 @@ ebb_logv (int priority, const char *fmt, va_list ap)
     n += snprintf (buf, sizeof buf, "<%d>", priority);
   if (log_ident)
     n += snprintf (buf + n, sizeof buf - n, "%s: ", log_ident);
-  if (n < (int) sizeof buf)
+  if (n < (int)sizeof buf)
     n += vsnprintf (buf + n, sizeof buf - n, fmt, ap);
-  if (n >= (int) sizeof buf - 1)
+  if (n >= (int)sizeof buf - 1)
     n = sizeof buf - 2;
   buf[n++] = '\n';
   buf[n] = '\0';

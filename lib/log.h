@@ -11,7 +11,7 @@
 
 typedef enum
 {
-  EBB_LOG_PREFIX_AUTO,   /* prefix when stderr is not a terminal (journal, pipes, files) */
+  EBB_LOG_PREFIX_AUTO, /* prefix when stderr is not a terminal (journal, pipes, files) */
   EBB_LOG_PREFIX_ALWAYS,
   EBB_LOG_PREFIX_NEVER,
 } ebb_log_prefix_mode;
@@ -33,10 +33,10 @@ void ebb_log_set_stream (FILE *f);
 void ebb_log (int priority, const char *fmt, ...) EBB_PRINTF (2, 3);
 void ebb_logv (int priority, const char *fmt, va_list ap) EBB_PRINTF (2, 0);
 
-#define ebb_log_err(...) ebb_log (LOG_ERR, __VA_ARGS__)
-#define ebb_log_warn(...) ebb_log (LOG_WARNING, __VA_ARGS__)
+#define ebb_log_err(...)    ebb_log (LOG_ERR, __VA_ARGS__)
+#define ebb_log_warn(...)   ebb_log (LOG_WARNING, __VA_ARGS__)
 #define ebb_log_notice(...) ebb_log (LOG_NOTICE, __VA_ARGS__)
-#define ebb_log_info(...) ebb_log (LOG_INFO, __VA_ARGS__)
-#define ebb_log_debug(...) ebb_log (LOG_DEBUG, __VA_ARGS__)
+#define ebb_log_info(...)   ebb_log (LOG_INFO, __VA_ARGS__)
+#define ebb_log_debug(...)  ebb_log (LOG_DEBUG, __VA_ARGS__)
 
 #endif

@@ -47,24 +47,24 @@ ebb_rng_below (ebb_rng *r, uint64_t n)
   if (n == 0)
     return 0;
   /* Lemire's multiply-and-reject: unbiased and almost never loops. */
-  __uint128_t m = (__uint128_t) ebb_rng_next (r) * n;
-  uint64_t low = (uint64_t) m;
+  __uint128_t m = (__uint128_t)ebb_rng_next (r) * n;
+  uint64_t low = (uint64_t)m;
   if (low < n)
     {
       uint64_t threshold = -n % n;
       while (low < threshold)
         {
-          m = (__uint128_t) ebb_rng_next (r) * n;
-          low = (uint64_t) m;
+          m = (__uint128_t)ebb_rng_next (r) * n;
+          low = (uint64_t)m;
         }
     }
-  return (uint64_t) (m >> 64);
+  return (uint64_t)(m >> 64);
 }
 
 double
 ebb_rng_double (ebb_rng *r)
 {
-  return (double) (ebb_rng_next (r) >> 11) * 0x1.0p-53;
+  return (double)(ebb_rng_next (r) >> 11) * 0x1.0p-53;
 }
 
 double

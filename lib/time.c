@@ -24,7 +24,7 @@ ebb_now_nsec (void)
 {
   struct timespec ts;
   clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
+  return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 uint64_t
@@ -36,14 +36,14 @@ ebb_realtime_usec (void)
 uint64_t
 ebb_timespec_to_usec (const struct timespec *ts)
 {
-  return (uint64_t) ts->tv_sec * EBB_USEC_PER_SEC + (uint64_t) ts->tv_nsec / EBB_NSEC_PER_USEC;
+  return (uint64_t)ts->tv_sec * EBB_USEC_PER_SEC + (uint64_t)ts->tv_nsec / EBB_NSEC_PER_USEC;
 }
 
 struct timespec
 ebb_usec_to_timespec (uint64_t usec)
 {
-  struct timespec ts = { .tv_sec = (time_t) (usec / EBB_USEC_PER_SEC),
-                         .tv_nsec = (long) ((usec % EBB_USEC_PER_SEC) * EBB_NSEC_PER_USEC) };
+  struct timespec ts = { .tv_sec = (time_t)(usec / EBB_USEC_PER_SEC),
+                         .tv_nsec = (long)((usec % EBB_USEC_PER_SEC) * EBB_NSEC_PER_USEC) };
   return ts;
 }
 
@@ -63,8 +63,8 @@ ebb_parse_duration_usec (const char *s, uint64_t unit_usec, uint64_t *out_usec)
   {
     const char *suffix;
     uint64_t usec;
-  } units[] = { { "us", 1 }, { "ms", 1000 }, { "s", 1000000 }, { "m", 60000000 },
-                { "min", 60000000 }, { "h", 3600000000ULL } };
+  } units[] = { { "us", 1 },       { "ms", 1000 },      { "s", 1000000 },
+                { "m", 60000000 }, { "min", 60000000 }, { "h", 3600000000ULL } };
   if (!s || !*s || *s == '-' || *s == '+')
     return -1;
   errno = 0;

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#define EBB_USEC_PER_SEC 1000000ULL
+#define EBB_USEC_PER_SEC  1000000ULL
 #define EBB_USEC_PER_MSEC 1000ULL
 #define EBB_NSEC_PER_USEC 1000ULL
 

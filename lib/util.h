@@ -10,13 +10,13 @@
 #include <errno.h>
 
 #define EBB_ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
-#define EBB_UNUSED __attribute__ ((unused))
-#define EBB_PRINTF(f, a) __attribute__ ((format (printf, f, a)))
+#define EBB_UNUSED        __attribute__ ((unused))
+#define EBB_PRINTF(f, a)  __attribute__ ((format (printf, f, a)))
 
 static inline void
 ebb_freep (void *p)
 {
-  free (*(void **) p);
+  free (*(void **)p);
 }
 
 static inline void
@@ -48,7 +48,7 @@ ebb_closedirp (DIR **d)
 static inline void *
 ebb_steal_ptr (void *pp)
 {
-  void **p = (void **) pp;
+  void **p = (void **)pp;
   void *v = *p;
   *p = NULL;
   return v;
@@ -62,10 +62,10 @@ ebb_steal_fd (int *fd)
   return v;
 }
 
-#define cleanup_free __attribute__ ((cleanup (ebb_freep)))
-#define cleanup_close __attribute__ ((cleanup (ebb_closep)))
+#define cleanup_free   __attribute__ ((cleanup (ebb_freep)))
+#define cleanup_close  __attribute__ ((cleanup (ebb_closep)))
 #define cleanup_fclose __attribute__ ((cleanup (ebb_fclosep)))
-#define cleanup_dir __attribute__ ((cleanup (ebb_closedirp)))
+#define cleanup_dir    __attribute__ ((cleanup (ebb_closedirp)))
 
 /* Allocation failure is not recoverable in ebb's daemons: abort with a message rather than
  * thread NULL checks through every caller. */

@@ -17,7 +17,10 @@ typedef struct
   void (*fn) (void);
 } ebb_cu_test;
 
-#define EBB_CU_TEST(f) { #f, f }
+#define EBB_CU_TEST(f)                                                                             \
+  {                                                                                                \
+#f, f                                                                                          \
+  }
 
 /* Exit code for a test that cannot run here: 77 (skip), or a failure when EBB_TEST_STRICT
  * is set, as CI does: a real-kernel test that did not run is not a pass. */
@@ -58,10 +61,10 @@ ebb_cu_run (const char *suite_name, int (*init) (void), int (*clean) (void),
   return failed ? 1 : 0;
 }
 
-#define EBB_CU_MAIN(name, init, clean, table)                                                \
-  int main (void)                                                                              \
-  {                                                                                            \
-    return ebb_cu_run (name, init, clean, table, sizeof (table) / sizeof ((table)[0]));        \
+#define EBB_CU_MAIN(name, init, clean, table)                                                      \
+  int main (void)                                                                                  \
+  {                                                                                                \
+    return ebb_cu_run (name, init, clean, table, sizeof (table) / sizeof ((table)[0]));            \
   }
 
 #endif

@@ -33,7 +33,8 @@ test_wrap_prepends_context (void)
   cleanup_error ebb_error *err = NULL;
   int r = fails_outer (&err);
   CU_ASSERT_EQUAL (r, -ENOENT);
-  CU_ASSERT_STRING_EQUAL (ebb_error_msg (&err), "suspend task web-1: open cpu.max: No such file or directory");
+  CU_ASSERT_STRING_EQUAL (ebb_error_msg (&err),
+                          "suspend task web-1: open cpu.max: No such file or directory");
   CU_ASSERT_EQUAL (ebb_error_code (&err), ENOENT);
 }
 
@@ -90,9 +91,12 @@ test_free_resets (void)
 }
 
 static const ebb_cu_test tests[] = {
-  EBB_CU_TEST (test_set_returns_negative_code), EBB_CU_TEST (test_wrap_prepends_context),
-  EBB_CU_TEST (test_null_err_is_allowed),       EBB_CU_TEST (test_first_error_wins),
-  EBB_CU_TEST (test_code_zero_becomes_eio),     EBB_CU_TEST (test_ebb_codes_have_no_strerror),
+  EBB_CU_TEST (test_set_returns_negative_code),
+  EBB_CU_TEST (test_wrap_prepends_context),
+  EBB_CU_TEST (test_null_err_is_allowed),
+  EBB_CU_TEST (test_first_error_wins),
+  EBB_CU_TEST (test_code_zero_becomes_eio),
+  EBB_CU_TEST (test_ebb_codes_have_no_strerror),
   EBB_CU_TEST (test_free_resets),
 };
 EBB_CU_MAIN ("error", NULL, NULL, tests)
