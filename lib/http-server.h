@@ -1,0 +1,171 @@
+/* HTTP server glue: libmicrohttpd in external-poll mode inside an sd-event loop, a route table
+ * with {name} captures, JSON bodies in and out, JSON errors, a body cap, optional bearer-token
+ * auth and deferred (suspended) responses.
+ *
+ * Threading: every function here must be called on the thread running the sd-event loop the
+ * server was attached to. A worker thread that finishes a deferred request hands the result to
+ * the loop (e.g. an eventfd source or sd_event_source) which then calls
+ * ebb_http_deferred_complete().
+ *
+ * Errors sent to clients always have the body {"error": "<short_code>", "detail": "<text>"}.
+ * Built-in codes: not_found (404), method_not_allowed (405, with Allow), payload_too_large (413),
+ * bad_request (400, invalid JSON), unauthorized (401, with WWW-Authenticate: Bearer),
+ * internal (500, a handler that set no response), unavailable (503, server shutting down while
+ * a request was deferred).
+ */
+#ifndef EBB_HTTP_SERVER_H
+#define EBB_HTTP_SERVER_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+#include <systemd/sd-event.h>
+
+#include "lib/error.h"
+
+typedef struct ebb_http_server ebb_http_server;
+typedef struct ebb_http_request ebb_http_request;
+typedef struct ebb_http_response ebb_http_response;
+typedef struct ebb_http_deferred ebb_http_deferred;
+
+/* What a handler returns. */
+typedef enum
+{
+  EBB_HTTP_REPLIED = 0,  /* the response was filled (no response at all becomes a 500) */
+  EBB_HTTP_DEFERRED = 1, /* ebb_http_defer() was called; the reply comes later */
+} ebb_http_handler_result;
+
+typedef enum
+{
+  EBB_HTTP_PEER_TCP = 0,
+  EBB_HTTP_PEER_UNIX = 1,
+} ebb_http_peer_kind;
+
+/* A handler: read the request, fill resp (or defer), return an ebb_http_handler_result.
+ * userdata is ebb_http_server_config.userdata. */
+typedef int (*ebb_http_handler) (ebb_http_request *req, ebb_http_response *resp, void *userdata);
+
+/* Route flags. */
+enum
+{
+  /* Any non-empty body is parsed as JSON whatever its Content-Type (a body with
+   * Content-Type: application/json is parsed on every route). */
+  EBB_HTTP_ROUTE_JSON = 1u << 0,
+};
+
+typedef struct
+{
+  const char *method;  /* "GET", "POST", "PUT", "DELETE", ... */
+  const char *pattern; /* "/v1/tasks/{id}/suspend": literal segments or {name} captures */
+  ebb_http_handler handler;
+  unsigned flags; /* EBB_HTTP_ROUTE_* */
+} ebb_http_route;
+
+#define EBB_HTTP_DEFAULT_MAX_BODY_BYTES   (1024 * 1024)
+#define EBB_HTTP_DEFAULT_CONN_TIMEOUT_SEC 60
+
+typedef struct
+{
+  /* NULL-terminated list of listen specs: "127.0.0.1:7470", "[::1]:7470", "0.0.0.0:7470",
+   * "localhost:0" (port 0: the kernel picks; see ebb_http_server_port()), or "unix:/path"
+   * (created mode 0660; a stale socket file is replaced, a live one is EADDRINUSE; the file is
+   * removed by ebb_http_server_free()). */
+  const char *const *listen;
+  const ebb_http_route *routes;
+  size_t n_routes;
+  void *userdata;            /* passed to every handler */
+  const char *bearer_token;  /* NULL or "": no auth; else every request needs it */
+  size_t max_body_bytes;     /* 0: EBB_HTTP_DEFAULT_MAX_BODY_BYTES */
+  unsigned conn_timeout_sec; /* idle connection timeout; 0: the default */
+} ebb_http_server_config;
+
+/* Binds every listener and attaches the server to event (which it references). The config
+ * is copied except routes, which must outlive the server (a static table).
+ * Returns the server, or NULL with *err set (bad spec: EINVAL; bind failures: their errno;
+ * EADDRINUSE for a live unix socket; EEXIST for a non-socket file at the unix path). */
+ebb_http_server *ebb_http_server_new (sd_event *event, const ebb_http_server_config *cfg,
+                                      ebb_error **err);
+
+/* Stops listening, answers still-deferred requests with 503, closes connections, removes
+ * unix socket files. Safe on NULL. Outstanding ebb_http_deferred handles stay valid until
+ * completed (their completion then only frees them). */
+void ebb_http_server_free (ebb_http_server *s);
+
+/* Returns the number of listeners (one per listen spec). */
+size_t ebb_http_server_n_listeners (const ebb_http_server *s);
+
+/* Returns the bound TCP port of listener idx (the real one when the spec said port 0), or
+ * -ENOENT when idx is out of range, -EAFNOSUPPORT for a unix-socket listener. */
+int ebb_http_server_port (const ebb_http_server *s, size_t idx);
+
+/* Returns a base address for the client glue that reaches listener idx:
+ * "http://127.0.0.1:PORT", "http://[::1]:PORT" (a wildcard bind gives the loopback address)
+ * or "unix:/path"; NULL when idx is out of range. Owned by the server. */
+const char *ebb_http_server_base_url (const ebb_http_server *s, size_t idx);
+
+/* --- Request getters (valid during the handler; for a deferred request, until completion) */
+
+/* Returns the method ("GET", ...). */
+const char *ebb_http_request_method (const ebb_http_request *req);
+
+/* Returns the (percent-decoded by MHD) path, without the query string. */
+const char *ebb_http_request_path (const ebb_http_request *req);
+
+/* Returns the value of capture {name} of the matched route, or NULL if there is none. */
+const char *ebb_http_request_capture (const ebb_http_request *req, const char *name);
+
+/* Returns the value of request header name (case-insensitive), or NULL when absent. */
+const char *ebb_http_request_header (const ebb_http_request *req, const char *name);
+
+/* Returns the value of query argument name (?name=value), or NULL when absent. */
+const char *ebb_http_request_query (const ebb_http_request *req, const char *name);
+
+/* Returns the parsed JSON body (borrowed; json_object_get() to keep it), or NULL when the body
+ * was empty or not JSON (see EBB_HTTP_ROUTE_JSON). */
+json_object *ebb_http_request_json (const ebb_http_request *req);
+
+/* Returns the raw body (NUL-terminated; "" when empty) and its length in *len_bytes if
+ * non-NULL. */
+const char *ebb_http_request_body (const ebb_http_request *req, size_t *len_bytes);
+
+/* Returns whether the request came in over a unix socket or TCP. */
+ebb_http_peer_kind ebb_http_request_peer_kind (const ebb_http_request *req);
+
+/* --- Responses */
+
+/* Sets a JSON response (application/json) and takes ownership of obj (json_object_put after
+ * serialising); obj NULL sends "null". Replaces an earlier response. */
+void ebb_http_reply_json (ebb_http_response *resp, unsigned status, json_object *obj);
+
+/* Sets a text response; content_type NULL means "text/plain; charset=utf-8". Prometheus
+ * metrics use "text/plain; version=0.0.4". text is copied. */
+void ebb_http_reply_text (ebb_http_response *resp, unsigned status, const char *content_type,
+                          const char *text);
+
+/* Sets a JSON error response {"error": code, "detail": printf(fmt, ...)}. */
+void ebb_http_error (ebb_http_response *resp, unsigned status, const char *code, const char *fmt,
+                     ...) EBB_PRINTF (4, 5);
+
+/* Adds a response header (copied); e.g. Location or Retry-After. */
+void ebb_http_reply_header (ebb_http_response *resp, const char *name, const char *value);
+
+/* --- Deferred responses */
+
+/* Called by a handler that will answer later; the handler then returns EBB_HTTP_DEFERRED.
+ * Returns a handle the caller owns until ebb_http_deferred_complete() (never NULL; calling it
+ * twice for one request returns the same handle). */
+ebb_http_deferred *ebb_http_defer (ebb_http_request *req);
+
+/* Returns the response to fill for a deferred request. Always valid (if the client or the
+ * server went away meanwhile, it is filled and then dropped). */
+ebb_http_response *ebb_http_deferred_response (ebb_http_deferred *d);
+
+/* Returns the request of a deferred handle (its getters stay valid), or NULL when the
+ * connection or the server went away meanwhile. */
+ebb_http_request *ebb_http_deferred_request (ebb_http_deferred *d);
+
+/* Sends the filled response (a 500 if none was set), resumes the connection and frees d.
+ * Safe after the client disconnected or the server was freed (then it only frees d).
+ * Loop thread only. */
+void ebb_http_deferred_complete (ebb_http_deferred *d);
+
+#endif
