@@ -1,0 +1,660 @@
+#include "config.h"
+#include "lib/json.h"
+#include "lib/conf.h"
+#include "lib/util.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+/* Longest part of a bad value quoted back in a message. */
+#define GOT_MAX 64
+
+/* Writes v as compact JSON, cut to GOT_MAX bytes, for "got ..." in messages. */
+static void
+got_text (struct json_object *v, char *buf, size_t size)
+{
+  const char *s
+      = json_object_to_json_string_ext (v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+  size_t len = strlen (s);
+  snprintf (buf, size, "%.*s%s", GOT_MAX, s, len > GOT_MAX ? "..." : "");
+}
+
+/* Sets 'field "NAME": WHAT, got VALUE'. Returns -code. */
+static int
+bad_field (ebb_error **err, int code, const char *name, struct json_object *v, const char *what)
+{
+  char got[GOT_MAX + 4];
+  got_text (v, got, sizeof got);
+  return ebb_error_set (err, code, "field \"%s\": %s, got %s", name, what, got);
+}
+
+static int
+check_int64 (struct json_object *v, const char *name, int64_t min, int64_t max, int64_t *out,
+             ebb_error **err)
+{
+  char what[96];
+  if (min == INT64_MIN && max == INT64_MAX)
+    snprintf (what, sizeof what, "must be an integer");
+  else
+    snprintf (what, sizeof what, "must be an integer in [%" PRId64 ", %" PRId64 "]", min, max);
+  if (!json_object_is_type (v, json_type_int))
+    return bad_field (err, EBB_EPARSE, name, v, what);
+  int64_t i = json_object_get_int64 (v);
+  /* json-c keeps integers above INT64_MAX as uint64 and saturates get_int64 */
+  bool above = i == INT64_MAX && json_object_get_uint64 (v) > (uint64_t)INT64_MAX;
+  if (above || i < min || i > max)
+    return bad_field (err, EBB_ERANGE, name, v, what);
+  *out = i;
+  return 0;
+}
+
+static int
+check_uint64 (struct json_object *v, const char *name, uint64_t min, uint64_t max, uint64_t *out,
+              ebb_error **err)
+{
+  char what[96];
+  if (min == 0 && max == UINT64_MAX)
+    snprintf (what, sizeof what, "must be a non-negative integer");
+  else
+    snprintf (what, sizeof what, "must be an integer in [%" PRIu64 ", %" PRIu64 "]", min, max);
+  if (!json_object_is_type (v, json_type_int))
+    return bad_field (err, EBB_EPARSE, name, v, what);
+  if (json_object_get_int64 (v) < 0)
+    return bad_field (err, EBB_ERANGE, name, v, what);
+  uint64_t u = json_object_get_uint64 (v);
+  if (u < min || u > max)
+    return bad_field (err, EBB_ERANGE, name, v, what);
+  *out = u;
+  return 0;
+}
+
+static int
+check_double (struct json_object *v, const char *name, double min, double max, double *out,
+              ebb_error **err)
+{
+  char what[96];
+  bool any = min == 0 && max == 0;
+  if (any)
+    snprintf (what, sizeof what, "must be a number");
+  else
+    snprintf (what, sizeof what, "must be a number in [%g, %g]", min, max);
+  if (!json_object_is_type (v, json_type_int) && !json_object_is_type (v, json_type_double))
+    return bad_field (err, EBB_EPARSE, name, v, what);
+  double d = json_object_get_double (v);
+  if (!isfinite (d) || (!any && (d < min || d > max)))
+    return bad_field (err, EBB_ERANGE, name, v, what);
+  *out = d;
+  return 0;
+}
+
+static int
+check_bool (struct json_object *v, const char *name, bool *out, ebb_error **err)
+{
+  if (!json_object_is_type (v, json_type_boolean))
+    return bad_field (err, EBB_EPARSE, name, v, "must be true or false");
+  *out = json_object_get_boolean (v);
+  return 0;
+}
+
+static int
+check_string (struct json_object *v, const char *name, size_t max_len,
+              ebb_json_str_validator validate, const char **out, ebb_error **err)
+{
+  if (!json_object_is_type (v, json_type_string))
+    return bad_field (err, EBB_EPARSE, name, v, "must be a string");
+  const char *s = json_object_get_string (v);
+  size_t len = (size_t)json_object_get_string_len (v);
+  if (strlen (s) != len)
+    return ebb_error_set (err, EBB_EPARSE, "field \"%s\": must not contain NUL", name);
+  if (max_len && len > max_len)
+    return ebb_error_set (err, EBB_ERANGE, "field \"%s\": must be at most %zu bytes, got %zu", name,
+                          max_len, len);
+  if (validate && validate (s, err) < 0)
+    {
+      ebb_error_set (err, EBB_EPARSE, "invalid");
+      return ebb_error_wrap (err, "field \"%s\"", name);
+    }
+  *out = s;
+  return 0;
+}
+
+static int
+check_strv (struct json_object *v, const char *name, size_t max_items, size_t max_len,
+            ebb_json_str_validator validate, char ***out, ebb_error **err)
+{
+  if (!json_object_is_type (v, json_type_array))
+    return bad_field (err, EBB_EPARSE, name, v, "must be an array of strings");
+  size_t n = json_object_array_length (v);
+  if (max_items && n > max_items)
+    return ebb_error_set (err, EBB_ERANGE, "field \"%s\": must have at most %zu items, got %zu",
+                          name, max_items, n);
+  char **strv = ebb_xcalloc (n + 1, sizeof *strv);
+  for (size_t i = 0; i < n; i++)
+    {
+      cleanup_free char *item = ebb_xasprintf ("%s[%zu]", name, i);
+      const char *s = NULL;
+      int r = check_string (json_object_array_get_idx (v, i), item, max_len, validate, &s, err);
+      if (r < 0)
+        {
+          ebb_strv_free (strv);
+          return r;
+        }
+      strv[i] = ebb_xstrdup (s);
+    }
+  *out = strv;
+  return 0;
+}
+
+static int
+check_env_entry (const char *name, const char *key, struct json_object *val, size_t max_len,
+                 char **out, ebb_error **err)
+{
+  cleanup_free char *item = ebb_xasprintf ("%s.%s", name, key);
+  if (!*key || strchr (key, '='))
+    return ebb_error_set (err, EBB_EPARSE,
+                          "field \"%s\": a variable name must be non-empty without \"=\"", item);
+  const char *s = NULL;
+  int r = check_string (val, item, 0, NULL, &s, err);
+  if (r < 0)
+    return r;
+  char *kv = ebb_xasprintf ("%s=%s", key, s);
+  if (strlen (kv) != strlen (key) + 1 + strlen (s) || (max_len && strlen (kv) > max_len))
+    {
+      free (kv);
+      return ebb_error_set (err, EBB_ERANGE, "field \"%s\": must be at most %zu bytes", item,
+                            max_len);
+    }
+  *out = kv;
+  return 0;
+}
+
+static int
+check_env (struct json_object *v, const char *name, size_t max_items, size_t max_len, char ***out,
+           ebb_error **err)
+{
+  if (!json_object_is_type (v, json_type_object))
+    return bad_field (err, EBB_EPARSE, name, v, "must be an object of strings");
+  size_t n = (size_t)json_object_object_length (v);
+  if (max_items && n > max_items)
+    return ebb_error_set (err, EBB_ERANGE, "field \"%s\": must have at most %zu entries, got %zu",
+                          name, max_items, n);
+  char **strv = ebb_xcalloc (n + 1, sizeof *strv);
+  size_t i = 0;
+  json_object_object_foreach (v, key, val)
+  {
+    int r = check_env_entry (name, key, val, max_len, &strv[i], err);
+    if (r < 0)
+      {
+        ebb_strv_free (strv);
+        return r;
+      }
+    i++;
+  }
+  *out = strv;
+  return 0;
+}
+
+/* Looks key up in obj. Returns true when present (*v may then be NULL: JSON null), false
+ * when absent or when obj is not an object. */
+static bool
+member (struct json_object *obj, const char *key, struct json_object **v)
+{
+  *v = NULL;
+  return json_object_is_type (obj, json_type_object) && json_object_object_get_ex (obj, key, v);
+}
+
+int
+ebb_json_get_int64 (struct json_object *obj, const char *key, int64_t min, int64_t max,
+                    int64_t *out, ebb_error **err)
+{
+  struct json_object *v;
+  if (!member (obj, key, &v))
+    return 0;
+  int r = check_int64 (v, key, min, max, out, err);
+  return r < 0 ? r : 1;
+}
+
+int
+ebb_json_get_uint64 (struct json_object *obj, const char *key, uint64_t min, uint64_t max,
+                     uint64_t *out, ebb_error **err)
+{
+  struct json_object *v;
+  if (!member (obj, key, &v))
+    return 0;
+  int r = check_uint64 (v, key, min, max, out, err);
+  return r < 0 ? r : 1;
+}
+
+int
+ebb_json_get_double (struct json_object *obj, const char *key, double min, double max, double *out,
+                     ebb_error **err)
+{
+  struct json_object *v;
+  if (!member (obj, key, &v))
+    return 0;
+  int r = check_double (v, key, min, max, out, err);
+  return r < 0 ? r : 1;
+}
+
+int
+ebb_json_get_bool (struct json_object *obj, const char *key, bool *out, ebb_error **err)
+{
+  struct json_object *v;
+  if (!member (obj, key, &v))
+    return 0;
+  int r = check_bool (v, key, out, err);
+  return r < 0 ? r : 1;
+}
+
+int
+ebb_json_get_string (struct json_object *obj, const char *key, size_t max_len,
+                     ebb_json_str_validator validate, const char **out, ebb_error **err)
+{
+  struct json_object *v;
+  if (!member (obj, key, &v))
+    return 0;
+  int r = check_string (v, key, max_len, validate, out, err);
+  return r < 0 ? r : 1;
+}
+
+int
+ebb_json_get_strv (struct json_object *obj, const char *key, size_t max_items, size_t max_len,
+                   ebb_json_str_validator validate, char ***out, ebb_error **err)
+{
+  struct json_object *v;
+  if (!member (obj, key, &v))
+    return 0;
+  int r = check_strv (v, key, max_items, max_len, validate, out, err);
+  return r < 0 ? r : 1;
+}
+
+int
+ebb_json_get_env (struct json_object *obj, const char *key, size_t max_items, size_t max_len,
+                  char ***out, ebb_error **err)
+{
+  struct json_object *v;
+  if (!member (obj, key, &v))
+    return 0;
+  int r = check_env (v, key, max_items, max_len, out, err);
+  return r < 0 ? r : 1;
+}
+
+int
+ebb_json_validate_id (const char *value, ebb_error **err)
+{
+  if (!ebb_id_is_valid (value, SIZE_MAX))
+    return ebb_error_set (err, EBB_EPARSE,
+                          "must be an id of A-Z a-z 0-9 . _ - (not \".\" or \"..\")");
+  return 0;
+}
+
+#define SLOT(out, f, T) ((T *)(void *)((char *)(out) + (f)->offset))
+
+static int schema_apply_at (const ebb_json_schema *schema, struct json_object *obj,
+                            const char *prefix, void *out, ebb_error **err);
+
+static void
+store_strv (const ebb_json_field *f, void *out, char **strv)
+{
+  if (!out)
+    {
+      ebb_strv_free (strv);
+      return;
+    }
+  ebb_strv_free (*SLOT (out, f, char **));
+  *SLOT (out, f, char **) = strv;
+}
+
+static int
+apply_enum (const ebb_json_field *f, struct json_object *v, const char *name, void *out,
+            ebb_error **err)
+{
+  char what[256];
+  size_t off = (size_t)snprintf (what, sizeof what, "must be one of");
+  for (const ebb_json_enum *e = f->enums; e && e->name && off < sizeof what; e++)
+    off += (size_t)snprintf (what + off, sizeof what - off, "%s \"%s\"", e == f->enums ? "" : ",",
+                             e->name);
+  if (!json_object_is_type (v, json_type_string))
+    return bad_field (err, EBB_EPARSE, name, v, what);
+  for (const ebb_json_enum *e = f->enums; e && e->name; e++)
+    if (strcmp (e->name, json_object_get_string (v)) == 0)
+      {
+        if (out)
+          *SLOT (out, f, int) = e->value;
+        return 0;
+      }
+  return bad_field (err, EBB_EPARSE, name, v, what);
+}
+
+static int
+apply_string (const ebb_json_field *f, struct json_object *v, const char *name, void *out,
+              ebb_error **err)
+{
+  const char *s = NULL;
+  int r = check_string (v, name, f->max_len, f->validate, &s, err);
+  if (r < 0 || !out)
+    return r;
+  free (*SLOT (out, f, char *));
+  *SLOT (out, f, char *) = ebb_xstrdup (s);
+  return 0;
+}
+
+static int
+apply_number (const ebb_json_field *f, struct json_object *v, const char *name, void *out,
+              ebb_error **err)
+{
+  int64_t i = 0;
+  uint64_t u = 0;
+  double d = 0;
+  bool b = false;
+  int r;
+  switch (f->type)
+    {
+    case EBB_JSON_BOOL:
+      if ((r = check_bool (v, name, &b, err)) == 0 && out)
+        *SLOT (out, f, bool) = b;
+      return r;
+    case EBB_JSON_INT64:
+      r = f->min == 0 && f->max == 0 ? check_int64 (v, name, INT64_MIN, INT64_MAX, &i, err)
+                                     : check_int64 (v, name, f->min, f->max, &i, err);
+      if (r == 0 && out)
+        *SLOT (out, f, int64_t) = i;
+      return r;
+    case EBB_JSON_UINT64:
+      r = check_uint64 (v, name, f->umin, f->umax ? f->umax : UINT64_MAX, &u, err);
+      if (r == 0 && out)
+        *SLOT (out, f, uint64_t) = u;
+      return r;
+    default:
+      if ((r = check_double (v, name, f->dmin, f->dmax, &d, err)) == 0 && out)
+        *SLOT (out, f, double) = d;
+      return r;
+    }
+}
+
+/* Validates (and stores) one present field. name is its full path ("limits.cpu"). */
+static int
+apply_field (const ebb_json_field *f, struct json_object *v, const char *name, void *out,
+             ebb_error **err)
+{
+  char **strv = NULL;
+  int r = 0;
+  switch (f->type)
+    {
+    case EBB_JSON_STRING:
+      return apply_string (f, v, name, out, err);
+    case EBB_JSON_ENUM:
+      return apply_enum (f, v, name, out, err);
+    case EBB_JSON_STRV:
+      if ((r = check_strv (v, name, f->max_items, f->max_len, f->validate, &strv, err)) == 0)
+        store_strv (f, out, strv);
+      return r;
+    case EBB_JSON_ENV:
+      if ((r = check_env (v, name, f->max_items, f->max_len, &strv, err)) == 0)
+        store_strv (f, out, strv);
+      return r;
+    case EBB_JSON_OBJECT:
+      if (!json_object_is_type (v, json_type_object))
+        return bad_field (err, EBB_EPARSE, name, v, "must be an object");
+      if (!f->schema)
+        return 0;
+      return schema_apply_at (f->schema, v, name, out ? (char *)out + f->offset : NULL, err);
+    case EBB_JSON_ARRAY:
+      if (!json_object_is_type (v, json_type_array))
+        return bad_field (err, EBB_EPARSE, name, v, "must be an array");
+      if (f->max_items && json_object_array_length (v) > f->max_items)
+        return ebb_error_set (err, EBB_ERANGE, "field \"%s\": must have at most %zu items, got %zu",
+                              name, f->max_items, json_object_array_length (v));
+      return 0;
+    case EBB_JSON_ANY:
+      return 0;
+    default:
+      return apply_number (f, v, name, out, err);
+    }
+}
+
+static const ebb_json_field *
+find_field (const ebb_json_schema *schema, const char *name)
+{
+  for (size_t i = 0; i < schema->n_fields; i++)
+    if (strcmp (schema->fields[i].name, name) == 0)
+      return &schema->fields[i];
+  return NULL;
+}
+
+static int
+schema_apply_at (const ebb_json_schema *schema, struct json_object *obj, const char *prefix,
+                 void *out, ebb_error **err)
+{
+  for (size_t i = 0; i < schema->n_fields; i++)
+    {
+      const ebb_json_field *f = &schema->fields[i];
+      cleanup_free char *name
+          = *prefix ? ebb_xasprintf ("%s.%s", prefix, f->name) : ebb_xstrdup (f->name);
+      struct json_object *v;
+      if (!member (obj, f->name, &v))
+        {
+          if (f->required)
+            return ebb_error_set (err, EBB_EPARSE, "field \"%s\": is required", name);
+          continue;
+        }
+      int r = apply_field (f, v, name, out, err);
+      if (r < 0)
+        return r;
+    }
+  if (schema->allow_unknown)
+    return 0;
+  json_object_object_foreach (obj, key, val)
+  {
+    (void)val;
+    if (!find_field (schema, key))
+      return ebb_error_set (err, EBB_EPARSE, "field \"%s%s%.*s\": unknown field", prefix,
+                            *prefix ? "." : "", GOT_MAX, key);
+  }
+  return 0;
+}
+
+int
+ebb_json_schema_apply (const ebb_json_schema *schema, struct json_object *obj, void *out,
+                       ebb_error **err)
+{
+  if (!json_object_is_type (obj, json_type_object))
+    {
+      char got[GOT_MAX + 4];
+      got_text (obj, got, sizeof got);
+      return ebb_error_set (err, EBB_EPARSE, "must be a JSON object, got %s", got);
+    }
+  return schema_apply_at (schema, obj, "", out, err);
+}
+
+void
+ebb_json_schema_free (const ebb_json_schema *schema, void *out)
+{
+  for (size_t i = 0; out && i < schema->n_fields; i++)
+    {
+      const ebb_json_field *f = &schema->fields[i];
+      if (f->type == EBB_JSON_STRING)
+        {
+          free (*SLOT (out, f, char *));
+          *SLOT (out, f, char *) = NULL;
+        }
+      else if (f->type == EBB_JSON_STRV || f->type == EBB_JSON_ENV)
+        {
+          ebb_strv_free (*SLOT (out, f, char **));
+          *SLOT (out, f, char **) = NULL;
+        }
+      else if (f->type == EBB_JSON_OBJECT && f->schema)
+        ebb_json_schema_free (f->schema, (char *)out + f->offset);
+    }
+}
+
+/* Finds the first number literal in buf that does not fit 64 bits (or a double), for the
+ * message after json-c saturated it. Writes it to lit; returns false when none is found. */
+static bool
+find_overflow (const char *buf, size_t len, char *lit, size_t size)
+{
+  for (size_t i = 0; i < len; i++)
+    {
+      if (buf[i] == '"')
+        {
+          for (i++; i < len && buf[i] != '"'; i++)
+            if (buf[i] == '\\')
+              i++;
+          continue;
+        }
+      if (buf[i] != '-' && (buf[i] < '0' || buf[i] > '9'))
+        continue;
+      size_t n = strspn (buf + i, "-+0123456789.eE");
+      if (i + n > len)
+        n = len - i;
+      char tmp[512];
+      snprintf (tmp, sizeof tmp, "%.*s", (int)(n < sizeof tmp ? n : sizeof tmp - 1), buf + i);
+      errno = 0;
+      if (strpbrk (tmp, ".eE"))
+        (void)strtod (tmp, NULL);
+      else if (tmp[0] == '-')
+        (void)strtoll (tmp, NULL, 10);
+      else
+        (void)strtoull (tmp, NULL, 10);
+      if (errno == ERANGE)
+        {
+          snprintf (lit, size, "%.*s%s", GOT_MAX, tmp, strlen (tmp) > GOT_MAX ? "..." : "");
+          return true;
+        }
+      i += n - 1;
+    }
+  return false;
+}
+
+/* Returns true when the first off bytes of buf parse as one complete JSON value. */
+static bool
+complete_prefix (const char *buf, size_t off, int depth)
+{
+  struct json_tokener *tok = json_tokener_new_ex (depth);
+  if (!tok)
+    return false;
+  json_tokener_set_flags (tok, JSON_TOKENER_STRICT);
+  struct json_object *o = json_tokener_parse_ex (tok, buf, (int)off);
+  if (!o && json_tokener_get_error (tok) == json_tokener_continue)
+    o = json_tokener_parse_ex (tok, "", 1);
+  json_tokener_free (tok);
+  bool ok = o != NULL;
+  json_object_put (o);
+  return ok;
+}
+
+/* Runs the tokener over buf, ending the input as a whole document. Returns the value (or
+ * NULL) and *end, the offset where parsing stopped. */
+static struct json_object *
+tokenize (struct json_tokener *tok, const char *buf, size_t len, size_t *end)
+{
+  struct json_object *o = json_tokener_parse_ex (tok, buf, (int)len);
+  *end = json_tokener_get_parse_end (tok);
+  if (!o && json_tokener_get_error (tok) == json_tokener_continue)
+    {
+      /* a bare number or an incomplete document: a terminating NUL settles which */
+      o = json_tokener_parse_ex (tok, "", 1);
+      *end = len;
+    }
+  return o;
+}
+
+static bool
+only_space (const char *p, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (p[i] != ' ' && p[i] != '\t' && p[i] != '\n' && p[i] != '\r')
+      return false;
+  return true;
+}
+
+struct json_object *
+ebb_json_parse (const char *buf, size_t len, int max_depth, ebb_error **err)
+{
+  int depth = max_depth > 0 ? max_depth : EBB_JSON_MAX_DEPTH;
+  if (len >= INT_MAX)
+    return ebb_error_set (err, EBB_ERANGE, "JSON document too large"), NULL;
+  if (memchr (buf, '\0', len))
+    return ebb_error_set (err, EBB_EPARSE, "invalid JSON: NUL byte"), NULL;
+  if (only_space (buf, len))
+    return ebb_error_set (err, EBB_EPARSE, "invalid JSON: empty document"), NULL;
+  struct json_tokener *tok = json_tokener_new_ex (depth);
+  if (!tok)
+    return ebb_error_set (err, ENOMEM, "json_tokener_new_ex failed"), NULL;
+  json_tokener_set_flags (tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+  size_t end = 0;
+  errno = 0;
+  struct json_object *o = tokenize (tok, buf, len, &end);
+  int saved_errno = errno;
+  enum json_tokener_error jerr = json_tokener_get_error (tok);
+  json_tokener_free (tok);
+  char lit[GOT_MAX + 4];
+  if (o && end < len && !only_space (buf + end, len - end))
+    ebb_error_set (err, EBB_EPARSE, "trailing garbage at offset %zu", end);
+  else if (!o && jerr == json_tokener_error_depth)
+    ebb_error_set (err, EBB_EPARSE, "JSON nested deeper than %d", depth);
+  else if (!o && end > 0 && end < len && complete_prefix (buf, end, depth))
+    ebb_error_set (err, EBB_EPARSE, "trailing garbage at offset %zu", end);
+  else if (!o)
+    ebb_error_set (err, EBB_EPARSE, "invalid JSON at offset %zu: %s", end,
+                   json_tokener_error_desc (jerr));
+  else if (saved_errno == ERANGE && find_overflow (buf, len, lit, sizeof lit))
+    ebb_error_set (err, EBB_ERANGE, "number out of range: %s", lit);
+  else
+    return o;
+  json_object_put (o);
+  return NULL;
+}
+
+void
+ebb_json_add_string (struct json_object *obj, const char *key, const char *s)
+{
+  json_object_object_add (obj, key, s ? json_object_new_string (s) : NULL);
+}
+
+void
+ebb_json_add_int64 (struct json_object *obj, const char *key, int64_t v)
+{
+  json_object_object_add (obj, key, json_object_new_int64 (v));
+}
+
+void
+ebb_json_add_uint64 (struct json_object *obj, const char *key, uint64_t v)
+{
+  json_object_object_add (obj, key, json_object_new_uint64 (v));
+}
+
+void
+ebb_json_add_double (struct json_object *obj, const char *key, double v)
+{
+  json_object_object_add (obj, key, json_object_new_double (v));
+}
+
+void
+ebb_json_add_bool (struct json_object *obj, const char *key, bool v)
+{
+  json_object_object_add (obj, key, json_object_new_boolean (v));
+}
+
+void
+ebb_json_add_strv (struct json_object *obj, const char *key, char *const *strv)
+{
+  if (!strv)
+    {
+      json_object_object_add (obj, key, NULL);
+      return;
+    }
+  struct json_object *a = json_object_new_array ();
+  for (size_t i = 0; strv[i]; i++)
+    json_object_array_add (a, json_object_new_string (strv[i]));
+  json_object_object_add (obj, key, a);
+}
+
+char *
+ebb_json_to_string (struct json_object *obj)
+{
+  return ebb_xstrdup (json_object_to_json_string_ext (obj, JSON_C_TO_STRING_PLAIN
+                                                               | JSON_C_TO_STRING_NOSLASHESCAPE));
+}

@@ -1,0 +1,141 @@
+/* JSON helpers over json-c.
+ *
+ * json-c is lenient where a REST API must not be: json_object_get_int() turns "5" into 5,
+ * 5.5 into 5 and true into 1, and the parser saturates 99999999999999999999 to INT64_MAX.
+ * Everything here checks the JSON type first, checks ranges, and refuses overflowed numbers
+ * at parse time, so a handler reading a request through these helpers (or a schema) sees
+ * only values it asked for. Errors name the field:
+ *   field "cpu_millis": must be an integer in [1, 1048576], got "abc"
+ * with code EBB_EPARSE (wrong type, malformed, unknown, missing) or EBB_ERANGE (bounds).
+ */
+#ifndef EBB_JSON_H
+#define EBB_JSON_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/error.h"
+
+/* Nesting depth allowed by default: ebb's documents are a few levels deep. */
+#define EBB_JSON_MAX_DEPTH 32
+
+/* Parses len bytes (need not be NUL-terminated) as exactly one JSON value, optionally
+ * surrounded by whitespace; strict syntax, UTF-8 validated, nesting at most max_depth
+ * (<= 0: EBB_JSON_MAX_DEPTH), integers that overflow 64 bits and non-finite numbers
+ * refused. Returns a new reference, or NULL with *err (EBB_EPARSE: "invalid JSON at
+ * offset N: reason", "trailing garbage at offset N", "JSON nested deeper than N";
+ * EBB_ERANGE: "number out of range: 99999999999999999999"). */
+struct json_object *ebb_json_parse (const char *buf, size_t len, int max_depth, ebb_error **err);
+
+/* A string validator: returns 0, or negative with *err set to a reason alone
+ * ("must be an id of [A-Za-z0-9._-]"); the caller prefixes the field. */
+typedef int (*ebb_json_str_validator) (const char *value, ebb_error **err);
+
+/* Validator: ebb_id_is_valid() (length is checked separately by max_len). */
+int ebb_json_validate_id (const char *value, ebb_error **err);
+
+/* Typed getters on a member of an object. Each returns 1 when the member is present and
+ * valid (*out set), 0 when it is absent (or obj is not an object; *out untouched, no
+ * error) and negative with *err naming the field when it has the wrong type or range.
+ * JSON null counts as a wrong type, not as absent. */
+
+/* An integer (JSON integer only, not "5", 5.5 or true) in [min, max]. */
+int ebb_json_get_int64 (struct json_object *obj, const char *key, int64_t min, int64_t max,
+                        int64_t *out, ebb_error **err);
+/* A non-negative integer in [min, max] (up to UINT64_MAX). */
+int ebb_json_get_uint64 (struct json_object *obj, const char *key, uint64_t min, uint64_t max,
+                         uint64_t *out, ebb_error **err);
+/* A finite number (integer or not) in [min, max]. */
+int ebb_json_get_double (struct json_object *obj, const char *key, double min, double max,
+                         double *out, ebb_error **err);
+/* true or false. */
+int ebb_json_get_bool (struct json_object *obj, const char *key, bool *out, ebb_error **err);
+/* A string of at most max_len bytes (0: any) without NUL, passing validate (optional).
+ * *out is borrowed from obj. */
+int ebb_json_get_string (struct json_object *obj, const char *key, size_t max_len,
+                         ebb_json_str_validator validate, const char **out, ebb_error **err);
+/* An array of at most max_items (0: any) strings, each as ebb_json_get_string() checks.
+ * *out is a new NULL-terminated list (free with ebb_strv_free from lib/conf.h). */
+int ebb_json_get_strv (struct json_object *obj, const char *key, size_t max_items, size_t max_len,
+                       ebb_json_str_validator validate, char ***out, ebb_error **err);
+/* An object of string values (an environment): at most max_items entries, keys
+ * non-empty without '=' or NUL, values without NUL, each "KEY=VALUE" at most max_len
+ * (0: any). *out is a new NULL-terminated list of "KEY=VALUE", ready for execve(). */
+int ebb_json_get_env (struct json_object *obj, const char *key, size_t max_items, size_t max_len,
+                      char ***out, ebb_error **err);
+
+/* Schemas: validate an object against a table of fields and, given a struct, store each
+ * field into it at its offset. Absent optional fields leave the struct untouched, so the
+ * caller puts defaults there first. */
+typedef enum
+{
+  EBB_JSON_STRING, /* char * (owned copy); max_len, validate */
+  EBB_JSON_BOOL,   /* bool */
+  EBB_JSON_INT64,  /* int64_t in [min, max] (both 0: any) */
+  EBB_JSON_UINT64, /* uint64_t in [umin, umax] (umax 0: UINT64_MAX) */
+  EBB_JSON_DOUBLE, /* double in [dmin, dmax] (both 0: any finite) */
+  EBB_JSON_ENUM,   /* int: a string, one of enums */
+  EBB_JSON_STRV,   /* char ** (owned, NULL-terminated); max_items, max_len, validate */
+  EBB_JSON_ENV,    /* char ** of "KEY=VALUE" (owned); max_items, max_len */
+  EBB_JSON_OBJECT, /* with schema: validated (and stored) recursively; without: any object */
+  EBB_JSON_ARRAY,  /* any array, not stored; max_items */
+  EBB_JSON_ANY,    /* any value, not stored */
+} ebb_json_type;
+
+typedef struct
+{
+  const char *name;
+  int value;
+} ebb_json_enum;
+
+struct ebb_json_schema;
+
+typedef struct ebb_json_field
+{
+  const char *name;
+  ebb_json_type type;
+  bool required;
+  size_t offset; /* offsetof (struct, member) where the value is stored */
+  int64_t min, max;
+  uint64_t umin, umax;
+  double dmin, dmax;
+  size_t max_len, max_items;
+  ebb_json_str_validator validate;
+  const ebb_json_enum *enums;           /* ENUM: terminated by { NULL, 0 } */
+  const struct ebb_json_schema *schema; /* OBJECT: nested schema, stored at offset */
+} ebb_json_field;
+
+typedef struct ebb_json_schema
+{
+  const ebb_json_field *fields;
+  size_t n_fields;
+  bool allow_unknown; /* false: a member not in fields is an error */
+} ebb_json_schema;
+
+/* Validates obj against schema; when out is non-NULL, stores every present field of a
+ * storable type into out. Returns 0, or negative with *err naming the first bad field
+ * ('field "limits.cpu_millis": ...', 'field "x": unknown field', 'field "x": is
+ * required', or 'must be an object, got ...' for a non-object). On failure, what was
+ * already stored stays in out: free it with ebb_json_schema_free(). */
+int ebb_json_schema_apply (const ebb_json_schema *schema, struct json_object *obj, void *out,
+                           ebb_error **err);
+
+/* Frees the strings and lists stored by ebb_json_schema_apply() (recursively) and sets
+ * them to NULL. */
+void ebb_json_schema_free (const ebb_json_schema *schema, void *out);
+
+/* Building responses: add a member to obj (taking no ownership of the arguments).
+ * add_string stores JSON null for a NULL s; add_strv an array (null for NULL). */
+void ebb_json_add_string (struct json_object *obj, const char *key, const char *s);
+void ebb_json_add_int64 (struct json_object *obj, const char *key, int64_t v);
+void ebb_json_add_uint64 (struct json_object *obj, const char *key, uint64_t v);
+void ebb_json_add_double (struct json_object *obj, const char *key, double v);
+void ebb_json_add_bool (struct json_object *obj, const char *key, bool v);
+void ebb_json_add_strv (struct json_object *obj, const char *key, char *const *strv);
+
+/* Returns a new string holding obj serialized compactly (free it), never NULL. */
+char *ebb_json_to_string (struct json_object *obj);
+
+#endif
