@@ -224,6 +224,21 @@ parse_int64 (const ebb_conf_setting *s, const char *value, int64_t *out, ebb_err
   return 0;
 }
 
+/* Returns true when value failed to parse only because its number is too large: the same
+ * text with the number replaced by 1 parses. */
+static bool
+overflowed (const ebb_conf_setting *s, const char *value)
+{
+  size_t digits = strspn (value, "0123456789");
+  if (!digits)
+    return false;
+  cleanup_free char *one = ebb_xasprintf ("1%s", value + digits);
+  uint64_t v;
+  if (s->type == EBB_CONF_DURATION)
+    return ebb_parse_duration_usec (one, EBB_USEC_PER_SEC, &v) == 0;
+  return ebb_conf_parse_bytes (one, &v) == 0;
+}
+
 /* Parses the unsigned types (UINT64, DURATION, BYTES) and checks their bounds. */
 static int
 parse_unsigned (const ebb_conf_setting *s, const char *value, uint64_t *out, ebb_error **err)
@@ -244,11 +259,7 @@ parse_unsigned (const ebb_conf_setting *s, const char *value, uint64_t *out, ebb
   else
     r = ebb_conf_parse_bytes (value, &v);
   if (r < 0 && s->type != EBB_CONF_UINT64)
-    {
-      /* Tell an overflow apart from garbage: digits then a valid suffix was the intent. */
-      size_t digits = strspn (value, "0123456789");
-      overflow = digits > 18;
-    }
+    overflow = overflowed (s, value);
   if (overflow)
     return bad_value (s, value, EBB_ERANGE, err);
   if (r < 0)

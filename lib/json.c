@@ -561,6 +561,35 @@ tokenize (struct json_tokener *tok, const char *buf, size_t len, size_t *end)
   return o;
 }
 
+/* Returns the nesting depth of containers in v (a scalar is 0). json-c's own limit counts
+ * arrays and objects differently, so the documented limit is checked here; json-c's (one
+ * above it) bounds this recursion. Sets *nonfinite on a NaN or an infinity. */
+static int
+nesting (struct json_object *v, bool *nonfinite)
+{
+  int deepest = 0;
+  if (json_object_is_type (v, json_type_double) && !isfinite (json_object_get_double (v)))
+    *nonfinite = true; /* json-c accepts NaN and Infinity even in strict mode */
+  if (json_object_is_type (v, json_type_array))
+    {
+      for (size_t i = 0; i < json_object_array_length (v); i++)
+        {
+          int d = nesting (json_object_array_get_idx (v, i), nonfinite);
+          deepest = d > deepest ? d : deepest;
+        }
+      return deepest + 1;
+    }
+  if (!json_object_is_type (v, json_type_object))
+    return 0;
+  json_object_object_foreach (v, key, val)
+  {
+    (void)key;
+    int d = nesting (val, nonfinite);
+    deepest = d > deepest ? d : deepest;
+  }
+  return deepest + 1;
+}
+
 static bool
 only_space (const char *p, size_t n)
 {
@@ -580,7 +609,7 @@ ebb_json_parse (const char *buf, size_t len, int max_depth, ebb_error **err)
     return ebb_error_set (err, EBB_EPARSE, "invalid JSON: NUL byte"), NULL;
   if (only_space (buf, len))
     return ebb_error_set (err, EBB_EPARSE, "invalid JSON: empty document"), NULL;
-  struct json_tokener *tok = json_tokener_new_ex (depth);
+  struct json_tokener *tok = json_tokener_new_ex (depth + 1);
   if (!tok)
     return ebb_error_set (err, ENOMEM, "json_tokener_new_ex failed"), NULL;
   json_tokener_set_flags (tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
@@ -591,17 +620,21 @@ ebb_json_parse (const char *buf, size_t len, int max_depth, ebb_error **err)
   enum json_tokener_error jerr = json_tokener_get_error (tok);
   json_tokener_free (tok);
   char lit[GOT_MAX + 4];
+  bool nonfinite = false;
+  int nested = o ? nesting (o, &nonfinite) : 0;
   if (o && end < len && !only_space (buf + end, len - end))
     ebb_error_set (err, EBB_EPARSE, "trailing garbage at offset %zu", end);
-  else if (!o && jerr == json_tokener_error_depth)
+  else if ((!o && jerr == json_tokener_error_depth) || nested > depth)
     ebb_error_set (err, EBB_EPARSE, "JSON nested deeper than %d", depth);
-  else if (!o && end > 0 && end < len && complete_prefix (buf, end, depth))
+  else if (!o && end > 0 && end < len && complete_prefix (buf, end, depth + 1))
     ebb_error_set (err, EBB_EPARSE, "trailing garbage at offset %zu", end);
   else if (!o)
     ebb_error_set (err, EBB_EPARSE, "invalid JSON at offset %zu: %s", end,
                    json_tokener_error_desc (jerr));
   else if (saved_errno == ERANGE && find_overflow (buf, len, lit, sizeof lit))
     ebb_error_set (err, EBB_ERANGE, "number out of range: %s", lit);
+  else if (nonfinite)
+    ebb_error_set (err, EBB_EPARSE, "invalid JSON: NaN and Infinity are not numbers");
   else
     return o;
   json_object_put (o);

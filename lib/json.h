@@ -22,7 +22,8 @@
 #define EBB_JSON_MAX_DEPTH 32
 
 /* Parses len bytes (need not be NUL-terminated) as exactly one JSON value, optionally
- * surrounded by whitespace; strict syntax, UTF-8 validated, nesting at most max_depth
+ * surrounded by whitespace; strict syntax, UTF-8 validated, arrays/objects nested at most max_depth
+ * deep
  * (<= 0: EBB_JSON_MAX_DEPTH), integers that overflow 64 bits and non-finite numbers
  * refused. Returns a new reference, or NULL with *err (EBB_EPARSE: "invalid JSON at
  * offset N: reason", "trailing garbage at offset N", "JSON nested deeper than N";

@@ -1,13 +1,483 @@
 #include "config.h"
 #include "lib/conf.h"
+#include "lib/error.h"
 #include "lib/json.h"
 #include "tests/cu.h"
 
-static void
-test_placeholder (void)
+#include <math.h>
+#include <stddef.h>
+
+/* Parses a NUL-terminated document with the default depth; asserts success. */
+static struct json_object *
+parse_ok (const char *text)
 {
-  CU_ASSERT_EQUAL (ebb_strv_length (NULL), 0);
+  cleanup_error ebb_error *err = NULL;
+  struct json_object *o = ebb_json_parse (text, strlen (text), 0, &err);
+  if (err)
+    fprintf (stderr, "\n  %s: %s\n", text, err->msg);
+  CU_ASSERT_PTR_NULL (err);
+  return o;
 }
 
-static const ebb_cu_test tests[] = { EBB_CU_TEST (test_placeholder) };
+/* Asserts that text fails to parse with exactly msg and code. */
+static void
+parse_fails (const char *text, size_t len, int depth, int code, const char *msg)
+{
+  cleanup_error ebb_error *err = NULL;
+  struct json_object *o = ebb_json_parse (text, len, depth, &err);
+  CU_ASSERT_PTR_NULL (o);
+  json_object_put (o);
+  CU_ASSERT_EQUAL (ebb_error_code (&err), code);
+  CU_ASSERT_STRING_EQUAL (ebb_error_msg (&err), msg);
+  if (strcmp (ebb_error_msg (&err), msg) != 0)
+    fprintf (stderr, "\n  text: %.*s\n  want: %s\n  got:  %s\n", (int)len, text, msg,
+             ebb_error_msg (&err));
+}
+
+#define FAILS(text, code, msg) parse_fails (text, strlen (text), 0, code, msg)
+
+static void
+test_parse_valid (void)
+{
+  struct json_object *o = parse_ok ("  {\"a\": [1, 2.5, \"x\", null, true]}\n");
+  CU_ASSERT_TRUE (json_object_is_type (o, json_type_object));
+  json_object_put (o);
+  o = parse_ok ("5");
+  CU_ASSERT_TRUE (json_object_is_type (o, json_type_int));
+  CU_ASSERT_EQUAL (json_object_get_int64 (o), 5);
+  json_object_put (o);
+  o = parse_ok ("18446744073709551615");
+  CU_ASSERT_EQUAL (json_object_get_uint64 (o), UINT64_MAX);
+  json_object_put (o);
+  o = parse_ok ("-9223372036854775808");
+  CU_ASSERT_EQUAL (json_object_get_int64 (o), INT64_MIN);
+  json_object_put (o);
+  o = parse_ok ("\"\xc3\xa9\"");
+  CU_ASSERT_STRING_EQUAL (json_object_get_string (o), "\xc3\xa9");
+  json_object_put (o);
+  /* a buffer that is not NUL-terminated: only len bytes count */
+  cleanup_error ebb_error *err = NULL;
+  o = ebb_json_parse ("[1]]]]", 3, 0, &err);
+  CU_ASSERT_PTR_NOT_NULL (o);
+  json_object_put (o);
+}
+
+static void
+test_parse_invalid (void)
+{
+  FAILS ("", EBB_EPARSE, "invalid JSON: empty document");
+  FAILS (" \n", EBB_EPARSE, "invalid JSON: empty document");
+  FAILS ("{\"a\":", EBB_EPARSE, "invalid JSON at offset 5: unexpected end of data");
+  FAILS ("{\"a\" 1}", EBB_EPARSE,
+         "invalid JSON at offset 5: object property name separator ':' expected");
+  FAILS ("[1,]", EBB_EPARSE, "invalid JSON at offset 3: unexpected character");
+  FAILS ("\"\\x\"", EBB_EPARSE, "invalid JSON at offset 2: invalid string sequence");
+  FAILS ("\"\xff\"", EBB_EPARSE, "invalid JSON at offset 1: invalid utf-8 string");
+  FAILS ("{\"a\":1} x", EBB_EPARSE, "trailing garbage at offset 8");
+  FAILS ("[1]]", EBB_EPARSE, "trailing garbage at offset 3");
+  FAILS ("{} {}", EBB_EPARSE, "trailing garbage at offset 3");
+  FAILS ("5 x", EBB_EPARSE, "trailing garbage at offset 2");
+  FAILS ("[NaN]", EBB_EPARSE, "invalid JSON: NaN and Infinity are not numbers");
+  FAILS ("{\"a\": -Infinity}", EBB_EPARSE, "invalid JSON: NaN and Infinity are not numbers");
+  static const char nul[] = "{\"a\":\0 1}";
+  parse_fails (nul, sizeof nul - 1, 0, EBB_EPARSE, "invalid JSON: NUL byte");
+}
+
+static void
+test_parse_overflow (void)
+{
+  FAILS ("99999999999999999999", EBB_ERANGE, "number out of range: 99999999999999999999");
+  FAILS ("{\"s\": \"99999999999999999999\", \"n\": -99999999999999999999}", EBB_ERANGE,
+         "number out of range: -99999999999999999999");
+  FAILS ("[18446744073709551616]", EBB_ERANGE, "number out of range: 18446744073709551616");
+  FAILS ("[1e400]", EBB_ERANGE, "number out of range: 1e400");
+}
+
+static void
+test_parse_depth (void)
+{
+  struct json_object *o = NULL;
+  cleanup_error ebb_error *err = NULL;
+  const char *ok3[] = { "[[[1]]]", "{\"a\":{\"b\":{}}}", "[{\"a\":[]}]", "5" };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (ok3); i++)
+    {
+      o = ebb_json_parse (ok3[i], strlen (ok3[i]), 3, &err);
+      CU_ASSERT_PTR_NOT_NULL (o);
+      if (err)
+        fprintf (stderr, "\n  %s: %s\n", ok3[i], err->msg);
+      ebb_error_free (&err);
+      json_object_put (o);
+    }
+  const char *deep4[] = { "[[[[1]]]]", "{\"a\":{\"b\":{\"c\":{}}}}", "[{\"a\":[{}]}]" };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (deep4); i++)
+    parse_fails (deep4[i], strlen (deep4[i]), 3, EBB_EPARSE, "JSON nested deeper than 3");
+  /* far deeper than json-c's own limit: refused without recursion trouble */
+  size_t n = 100000;
+  char *deep = ebb_xmalloc (2 * n);
+  memset (deep, '[', n);
+  memset (deep + n, ']', n);
+  parse_fails (deep, 2 * n, 0, EBB_EPARSE, "JSON nested deeper than 32");
+  free (deep);
+}
+
+/* A fixture object with one member of each kind. */
+static struct json_object *
+sample (void)
+{
+  return parse_ok (
+      "{\"i\": 7, \"neg\": -1, \"big\": 18446744073709551615, \"s5\": \"5\","
+      " \"f\": 5.5, \"t\": true, \"nul\": null, \"str\": \"web-1\","
+      " \"bad_id\": \"../x\", \"zero\": \"a\\u0000b\", \"arr\": [\"a\", \"b\"],"
+      " \"mixed\": [\"a\", 1], \"env\": {\"A\": \"1\", \"B\": \"x=y\"},"
+      " \"env_bad\": {\"A\": 1}, \"env_eq\": {\"A=B\": \"x\"}, \"env_empty\": {\"\": \"x\"},"
+      " \"two\": 2}");
+}
+
+/* Asserts r is an error with exactly msg and code, then clears it. */
+static void
+expect (int r, ebb_error **err, int code, const char *msg)
+{
+  CU_ASSERT_EQUAL (r, -code);
+  CU_ASSERT_EQUAL (ebb_error_code (err), code);
+  CU_ASSERT_STRING_EQUAL (ebb_error_msg (err), msg);
+  if (strcmp (ebb_error_msg (err), msg) != 0)
+    fprintf (stderr, "\n  want: %s\n  got:  %s\n", msg, ebb_error_msg (err));
+  ebb_error_free (err);
+}
+
+static void
+test_get_int64 (void)
+{
+  struct json_object *o = sample ();
+  cleanup_error ebb_error *err = NULL;
+  int64_t v = 99;
+  CU_ASSERT_EQUAL (ebb_json_get_int64 (o, "i", 1, 10, &v, &err), 1);
+  CU_ASSERT_EQUAL (v, 7);
+  CU_ASSERT_EQUAL (ebb_json_get_int64 (o, "absent", 1, 10, &v, &err), 0);
+  CU_ASSERT_EQUAL (v, 7);
+  CU_ASSERT_PTR_NULL (err);
+  expect (ebb_json_get_int64 (o, "s5", 1, 10, &v, &err), &err, EBB_EPARSE,
+          "field \"s5\": must be an integer in [1, 10], got \"5\"");
+  expect (ebb_json_get_int64 (o, "f", 1, 10, &v, &err), &err, EBB_EPARSE,
+          "field \"f\": must be an integer in [1, 10], got 5.5");
+  expect (ebb_json_get_int64 (o, "t", 1, 10, &v, &err), &err, EBB_EPARSE,
+          "field \"t\": must be an integer in [1, 10], got true");
+  expect (ebb_json_get_int64 (o, "nul", 1, 10, &v, &err), &err, EBB_EPARSE,
+          "field \"nul\": must be an integer in [1, 10], got null");
+  expect (ebb_json_get_int64 (o, "i", 8, 10, &v, &err), &err, EBB_ERANGE,
+          "field \"i\": must be an integer in [8, 10], got 7");
+  expect (ebb_json_get_int64 (o, "big", INT64_MIN, INT64_MAX, &v, &err), &err, EBB_ERANGE,
+          "field \"big\": must be an integer, got 18446744073709551615");
+  CU_ASSERT_EQUAL (ebb_json_get_int64 (o, "neg", INT64_MIN, INT64_MAX, &v, &err), 1);
+  CU_ASSERT_EQUAL (v, -1);
+  /* not an object: nothing there */
+  CU_ASSERT_EQUAL (ebb_json_get_int64 (NULL, "i", 1, 10, &v, &err), 0);
+  json_object_put (o);
+}
+
+static void
+test_get_uint64_double_bool (void)
+{
+  struct json_object *o = sample ();
+  cleanup_error ebb_error *err = NULL;
+  uint64_t u = 0;
+  CU_ASSERT_EQUAL (ebb_json_get_uint64 (o, "big", 0, UINT64_MAX, &u, &err), 1);
+  CU_ASSERT_EQUAL (u, UINT64_MAX);
+  expect (ebb_json_get_uint64 (o, "neg", 0, UINT64_MAX, &u, &err), &err, EBB_ERANGE,
+          "field \"neg\": must be a non-negative integer, got -1");
+  expect (ebb_json_get_uint64 (o, "big", 1, 1048576, &u, &err), &err, EBB_ERANGE,
+          "field \"big\": must be an integer in [1, 1048576], got 18446744073709551615");
+  expect (ebb_json_get_uint64 (o, "f", 0, UINT64_MAX, &u, &err), &err, EBB_EPARSE,
+          "field \"f\": must be a non-negative integer, got 5.5");
+  double d = 0;
+  CU_ASSERT_EQUAL (ebb_json_get_double (o, "f", 0, 10, &d, &err), 1);
+  CU_ASSERT_DOUBLE_EQUAL (d, 5.5, 1e-12);
+  CU_ASSERT_EQUAL (ebb_json_get_double (o, "i", 0, 0, &d, &err), 1); /* an integer is a number */
+  CU_ASSERT_DOUBLE_EQUAL (d, 7.0, 1e-12);
+  expect (ebb_json_get_double (o, "f", 0, 5, &d, &err), &err, EBB_ERANGE,
+          "field \"f\": must be a number in [0, 5], got 5.5");
+  expect (ebb_json_get_double (o, "s5", 0, 0, &d, &err), &err, EBB_EPARSE,
+          "field \"s5\": must be a number, got \"5\"");
+  bool b = false;
+  CU_ASSERT_EQUAL (ebb_json_get_bool (o, "t", &b, &err), 1);
+  CU_ASSERT_TRUE (b);
+  expect (ebb_json_get_bool (o, "i", &b, &err), &err, EBB_EPARSE,
+          "field \"i\": must be true or false, got 7");
+  expect (ebb_json_get_bool (o, "nul", &b, &err), &err, EBB_EPARSE,
+          "field \"nul\": must be true or false, got null");
+  json_object_put (o);
+}
+
+static void
+test_get_string (void)
+{
+  struct json_object *o = sample ();
+  cleanup_error ebb_error *err = NULL;
+  const char *s = NULL;
+  CU_ASSERT_EQUAL (ebb_json_get_string (o, "str", 64, ebb_json_validate_id, &s, &err), 1);
+  CU_ASSERT_STRING_EQUAL (s, "web-1");
+  expect (ebb_json_get_string (o, "i", 64, NULL, &s, &err), &err, EBB_EPARSE,
+          "field \"i\": must be a string, got 7");
+  expect (ebb_json_get_string (o, "nul", 64, NULL, &s, &err), &err, EBB_EPARSE,
+          "field \"nul\": must be a string, got null");
+  expect (ebb_json_get_string (o, "str", 4, NULL, &s, &err), &err, EBB_ERANGE,
+          "field \"str\": must be at most 4 bytes, got 5");
+  expect (ebb_json_get_string (o, "zero", 0, NULL, &s, &err), &err, EBB_EPARSE,
+          "field \"zero\": must not contain NUL");
+  expect (ebb_json_get_string (o, "bad_id", 64, ebb_json_validate_id, &s, &err), &err, EBB_EPARSE,
+          "field \"bad_id\": must be an id of A-Z a-z 0-9 . _ - (not \".\" or \"..\")");
+  json_object_put (o);
+}
+
+static void
+test_get_strv_env (void)
+{
+  struct json_object *o = sample ();
+  cleanup_error ebb_error *err = NULL;
+  char **l = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_json_get_strv (o, "arr", 4, 8, NULL, &l, &err), 1);
+  CU_ASSERT_EQUAL_FATAL (ebb_strv_length (l), 2);
+  CU_ASSERT_STRING_EQUAL (l[1], "b");
+  ebb_strv_free (l);
+  l = NULL;
+  expect (ebb_json_get_strv (o, "mixed", 4, 8, NULL, &l, &err), &err, EBB_EPARSE,
+          "field \"mixed[1]\": must be a string, got 1");
+  CU_ASSERT_PTR_NULL (l);
+  expect (ebb_json_get_strv (o, "arr", 1, 8, NULL, &l, &err), &err, EBB_ERANGE,
+          "field \"arr\": must have at most 1 items, got 2");
+  expect (ebb_json_get_strv (o, "str", 1, 8, NULL, &l, &err), &err, EBB_EPARSE,
+          "field \"str\": must be an array of strings, got \"web-1\"");
+  CU_ASSERT_EQUAL_FATAL (ebb_json_get_env (o, "env", 8, 64, &l, &err), 1);
+  CU_ASSERT_EQUAL_FATAL (ebb_strv_length (l), 2);
+  CU_ASSERT_STRING_EQUAL (l[0], "A=1");
+  CU_ASSERT_STRING_EQUAL (l[1], "B=x=y");
+  ebb_strv_free (l);
+  l = NULL;
+  expect (ebb_json_get_env (o, "env_bad", 8, 64, &l, &err), &err, EBB_EPARSE,
+          "field \"env_bad.A\": must be a string, got 1");
+  expect (ebb_json_get_env (o, "env_eq", 8, 64, &l, &err), &err, EBB_EPARSE,
+          "field \"env_eq.A=B\": a variable name must be non-empty without \"=\"");
+  expect (ebb_json_get_env (o, "env_empty", 8, 64, &l, &err), &err, EBB_EPARSE,
+          "field \"env_empty.\": a variable name must be non-empty without \"=\"");
+  expect (ebb_json_get_env (o, "env", 1, 64, &l, &err), &err, EBB_ERANGE,
+          "field \"env\": must have at most 1 entries, got 2");
+  expect (ebb_json_get_env (o, "env", 8, 4, &l, &err), &err, EBB_ERANGE,
+          "field \"env.B\": must be at most 4 bytes");
+  expect (ebb_json_get_env (o, "arr", 8, 64, &l, &err), &err, EBB_EPARSE,
+          "field \"arr\": must be an object of strings, got [\"a\",\"b\"]");
+  CU_ASSERT_PTR_NULL (l);
+  json_object_put (o);
+}
+
+/* A task launch request, as the agent might declare it. */
+typedef struct
+{
+  int64_t cpu;
+  uint64_t memory_bytes;
+} limits_req;
+
+typedef struct
+{
+  char *id;
+  int mode;
+  int64_t cpu_millis;
+  uint64_t memory_bytes;
+  double weight;
+  bool adopt;
+  char **argv;
+  char **env;
+  limits_req limits;
+} task_req;
+
+static const ebb_json_enum mode_names[] = { { "immediate", 1 }, { "graceful", 2 }, { NULL, 0 } };
+
+static const ebb_json_field limits_fields[] = {
+  { .name = "cpu",
+    .type = EBB_JSON_INT64,
+    .offset = offsetof (limits_req, cpu),
+    .min = 1,
+    .max = 64000 },
+  { .name = "memory_bytes",
+    .type = EBB_JSON_UINT64,
+    .offset = offsetof (limits_req, memory_bytes) },
+};
+static const ebb_json_schema limits_schema
+    = { limits_fields, EBB_ARRAY_SIZE (limits_fields), false };
+
+static const ebb_json_field task_fields[] = {
+  { .name = "id",
+    .type = EBB_JSON_STRING,
+    .required = true,
+    .offset = offsetof (task_req, id),
+    .max_len = 64,
+    .validate = ebb_json_validate_id },
+  { .name = "mode",
+    .type = EBB_JSON_ENUM,
+    .required = true,
+    .offset = offsetof (task_req, mode),
+    .enums = mode_names },
+  { .name = "cpu_millis",
+    .type = EBB_JSON_INT64,
+    .offset = offsetof (task_req, cpu_millis),
+    .min = 1,
+    .max = 1048576 },
+  { .name = "memory_bytes",
+    .type = EBB_JSON_UINT64,
+    .offset = offsetof (task_req, memory_bytes),
+    .umin = 4096 },
+  { .name = "weight",
+    .type = EBB_JSON_DOUBLE,
+    .offset = offsetof (task_req, weight),
+    .dmin = 0,
+    .dmax = 1 },
+  { .name = "adopt", .type = EBB_JSON_BOOL, .offset = offsetof (task_req, adopt) },
+  { .name = "argv", .type = EBB_JSON_STRV, .offset = offsetof (task_req, argv), .max_items = 8 },
+  { .name = "env", .type = EBB_JSON_ENV, .offset = offsetof (task_req, env) },
+  { .name = "limits",
+    .type = EBB_JSON_OBJECT,
+    .offset = offsetof (task_req, limits),
+    .schema = &limits_schema },
+  { .name = "labels", .type = EBB_JSON_OBJECT },
+  { .name = "deps", .type = EBB_JSON_ARRAY, .max_items = 2 },
+  { .name = "note", .type = EBB_JSON_ANY },
+};
+static const ebb_json_schema task_schema = { task_fields, EBB_ARRAY_SIZE (task_fields), false };
+static const ebb_json_schema task_schema_open = { task_fields, EBB_ARRAY_SIZE (task_fields), true };
+
+/* Applies schema to text into a fresh task_req; returns the result and frees everything. */
+static int
+apply (const ebb_json_schema *schema, const char *text, ebb_error **err)
+{
+  struct json_object *o = parse_ok (text);
+  task_req t = { .cpu_millis = 1000 };
+  int r = ebb_json_schema_apply (schema, o, &t, err);
+  ebb_json_schema_free (schema, &t);
+  json_object_put (o);
+  return r;
+}
+
+static void
+test_schema_stores (void)
+{
+  struct json_object *o = parse_ok (
+      "{\"id\": \"web-1\", \"mode\": \"graceful\", \"memory_bytes\": 67108864, \"weight\": 0.5,"
+      " \"adopt\": true, \"argv\": [\"/bin/sleep\", \"10\"], \"env\": {\"PATH\": \"/bin\"},"
+      " \"limits\": {\"cpu\": 500}, \"labels\": {\"x\": 1}, \"deps\": [[1, 2], {}],"
+      " \"note\": null}");
+  task_req t = { .cpu_millis = 1000, .limits = { .memory_bytes = 7 } };
+  cleanup_error ebb_error *err = NULL;
+  CU_ASSERT_EQUAL (ebb_json_schema_apply (&task_schema, o, &t, &err), 0);
+  if (err)
+    fprintf (stderr, "\n  %s\n", err->msg);
+  CU_ASSERT_STRING_EQUAL (t.id, "web-1");
+  CU_ASSERT_EQUAL (t.mode, 2);
+  CU_ASSERT_EQUAL (t.cpu_millis, 1000); /* absent: the caller's default stays */
+  CU_ASSERT_EQUAL (t.memory_bytes, 67108864);
+  CU_ASSERT_DOUBLE_EQUAL (t.weight, 0.5, 1e-12);
+  CU_ASSERT_TRUE (t.adopt);
+  CU_ASSERT_EQUAL_FATAL (ebb_strv_length (t.argv), 2);
+  CU_ASSERT_STRING_EQUAL (t.argv[0], "/bin/sleep");
+  CU_ASSERT_EQUAL_FATAL (ebb_strv_length (t.env), 1);
+  CU_ASSERT_STRING_EQUAL (t.env[0], "PATH=/bin");
+  CU_ASSERT_EQUAL (t.limits.cpu, 500);
+  CU_ASSERT_EQUAL (t.limits.memory_bytes, 7);
+  /* validating only */
+  CU_ASSERT_EQUAL (ebb_json_schema_apply (&task_schema, o, NULL, &err), 0);
+  /* applying twice replaces owned strings without leaking */
+  CU_ASSERT_EQUAL (ebb_json_schema_apply (&task_schema, o, &t, &err), 0);
+  ebb_json_schema_free (&task_schema, &t);
+  CU_ASSERT_PTR_NULL (t.id);
+  CU_ASSERT_PTR_NULL (t.argv);
+  CU_ASSERT_PTR_NULL (t.env);
+  ebb_json_schema_free (&task_schema, &t);
+  json_object_put (o);
+}
+
+static void
+test_schema_errors (void)
+{
+  cleanup_error ebb_error *err = NULL;
+  expect (apply (&task_schema, "{\"id\": \"a\", \"mode\": \"graceful\", \"cpu_millis\": \"abc\"}",
+                 &err),
+          &err, EBB_EPARSE,
+          "field \"cpu_millis\": must be an integer in [1, 1048576], got \"abc\"");
+  expect (apply (&task_schema, "{\"id\": \"a\", \"mode\": \"graceful\", \"cpu_millis\": 0}", &err),
+          &err, EBB_ERANGE, "field \"cpu_millis\": must be an integer in [1, 1048576], got 0");
+  expect (apply (&task_schema, "{\"mode\": \"graceful\"}", &err), &err, EBB_EPARSE,
+          "field \"id\": is required");
+  expect (apply (&task_schema, "{\"id\": \"a\"}", &err), &err, EBB_EPARSE,
+          "field \"mode\": is required");
+  expect (apply (&task_schema, "{\"id\": \"a\", \"mode\": \"fast\"}", &err), &err, EBB_EPARSE,
+          "field \"mode\": must be one of \"immediate\", \"graceful\", got \"fast\"");
+  expect (apply (&task_schema, "{\"id\": \"a\", \"mode\": \"graceful\", \"bogus\": 1}", &err), &err,
+          EBB_EPARSE, "field \"bogus\": unknown field");
+  CU_ASSERT_EQUAL (
+      apply (&task_schema_open, "{\"id\": \"a\", \"mode\": \"graceful\", \"bogus\": 1}", &err), 0);
+  expect (apply (&task_schema,
+                 "{\"id\": \"a\", \"mode\": \"graceful\", \"limits\": {\"cpu\": 99999}}", &err),
+          &err, EBB_ERANGE, "field \"limits.cpu\": must be an integer in [1, 64000], got 99999");
+  expect (
+      apply (&task_schema, "{\"id\": \"a\", \"mode\": \"graceful\", \"limits\": {\"x\": 1}}", &err),
+      &err, EBB_EPARSE, "field \"limits.x\": unknown field");
+  expect (apply (&task_schema, "{\"id\": \"a\", \"mode\": \"graceful\", \"limits\": [1]}", &err),
+          &err, EBB_EPARSE, "field \"limits\": must be an object, got [1]");
+  expect (
+      apply (&task_schema, "{\"id\": \"a\", \"mode\": \"graceful\", \"deps\": [1, 2, 3]}", &err),
+      &err, EBB_ERANGE, "field \"deps\": must have at most 2 items, got 3");
+  expect (apply (&task_schema, "{\"id\": \"a\", \"mode\": \"graceful\", \"weight\": 1.5}", &err),
+          &err, EBB_ERANGE, "field \"weight\": must be a number in [0, 1], got 1.5");
+  expect (
+      apply (&task_schema, "{\"id\": \"a\", \"mode\": \"graceful\", \"memory_bytes\": 10}", &err),
+      &err, EBB_ERANGE,
+      "field \"memory_bytes\": must be an integer in [4096, 18446744073709551615], got 10");
+  expect (apply (&task_schema, "{\"id\": \"a\", \"mode\": \"graceful\", \"adopt\": \"yes\"}", &err),
+          &err, EBB_EPARSE, "field \"adopt\": must be true or false, got \"yes\"");
+  expect (apply (&task_schema, "{\"id\": \"../a\", \"mode\": \"graceful\"}", &err), &err,
+          EBB_EPARSE, "field \"id\": must be an id of A-Z a-z 0-9 . _ - (not \".\" or \"..\")");
+  expect (apply (&task_schema, "[1]", &err), &err, EBB_EPARSE, "must be a JSON object, got [1]");
+  /* a failure after owned fields were stored: schema_free in apply() releases them (ASan) */
+  expect (
+      apply (&task_schema,
+             "{\"id\": \"a\", \"mode\": \"graceful\", \"argv\": [\"x\"], \"env\": {\"A\": \"1\"},"
+             " \"limits\": {\"cpu\": 0}}",
+             &err),
+      &err, EBB_ERANGE, "field \"limits.cpu\": must be an integer in [1, 64000], got 0");
+}
+
+static void
+test_builders (void)
+{
+  struct json_object *o = json_object_new_object ();
+  char *l[] = { "a", "b/c", NULL };
+  ebb_json_add_string (o, "s", "x\"y");
+  ebb_json_add_string (o, "n", NULL);
+  ebb_json_add_int64 (o, "i", -5);
+  ebb_json_add_uint64 (o, "u", UINT64_MAX);
+  ebb_json_add_double (o, "d", 0.25);
+  ebb_json_add_bool (o, "b", true);
+  ebb_json_add_strv (o, "l", l);
+  ebb_json_add_strv (o, "none", NULL);
+  char *s = ebb_json_to_string (o);
+  CU_ASSERT_STRING_EQUAL (s, "{\"s\":\"x\\\"y\",\"n\":null,\"i\":-5,\"u\":18446744073709551615,"
+                             "\"d\":0.25,\"b\":true,\"l\":[\"a\",\"b/c\"],\"none\":null}");
+  /* what we build, we parse back to the same values */
+  cleanup_error ebb_error *err = NULL;
+  struct json_object *back = ebb_json_parse (s, strlen (s), 0, &err);
+  uint64_t u = 0;
+  CU_ASSERT_EQUAL (ebb_json_get_uint64 (back, "u", 0, UINT64_MAX, &u, &err), 1);
+  CU_ASSERT_EQUAL (u, UINT64_MAX);
+  free (s);
+  json_object_put (back);
+  json_object_put (o);
+}
+
+static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_parse_valid),    EBB_CU_TEST (test_parse_invalid),
+  EBB_CU_TEST (test_parse_overflow), EBB_CU_TEST (test_parse_depth),
+  EBB_CU_TEST (test_get_int64),      EBB_CU_TEST (test_get_uint64_double_bool),
+  EBB_CU_TEST (test_get_string),     EBB_CU_TEST (test_get_strv_env),
+  EBB_CU_TEST (test_schema_stores),  EBB_CU_TEST (test_schema_errors),
+  EBB_CU_TEST (test_builders),
+};
+
 EBB_CU_MAIN ("json", NULL, NULL, tests)
