@@ -638,7 +638,7 @@ ebb_conf_parse_text (const ebb_conf_setting *table, size_t n, void *obj, const c
 static ssize_t
 read_file (const char *path, char **out, ebb_error **err)
 {
-  cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0)
     return ebb_error_set_errno (err, errno, "open %s", path);
   struct stat st;
