@@ -42,10 +42,11 @@ struct ebb_cg_ctx
   char *cgroup_root;
   char **allowed_roots; /* NULL-terminated, normalised ("/a/b", no trailing slash) */
   int use_systemd;
+  int use_libcgroup;
   ebb_cg_layout layout;
-  char *v2_mount;                 /* layout V2: the cgroup2 mount */
-  char *v1_mount[EBB_CG_CTRL_N];  /* layout V1: each controller's mount (NULL: not mounted) */
-  char *v1_root[EBB_CG_CTRL_N];   /* the hierarchy path mounted there ("/" normally) */
+  char *v2_mount;                /* layout V2: the cgroup2 mount */
+  char *v1_mount[EBB_CG_CTRL_N]; /* layout V1: each controller's mount (NULL: not mounted) */
+  char *v1_root[EBB_CG_CTRL_N];  /* the hierarchy path mounted there ("/" normally) */
 };
 
 typedef struct ebb_cg_ops ebb_cg_ops;
@@ -71,8 +72,9 @@ struct ebb_cg
   /* Engine bookkeeping. */
   ebb_cg_original orig;
   uint64_t step_majfault_base; /* thrash detection baseline */
-  pthread_mutex_t pool_lock;   /* guards pool_pending */
-  unsigned pool_pending;       /* jobs queued/running/undispatched on this handle */
+  /* Guarded by the pool's mutex (pool.c). */
+  unsigned pool_pending; /* jobs queued/running/undispatched on this handle */
+  int pool_running;      /* a worker runs a job on this handle */
 };
 
 /* The backend table. Every function returns 0 (or >= 0) on success and negative with *err
@@ -100,6 +102,9 @@ struct ebb_cg_ops
   /* Returns 1 frozen, 0 thawed, 2 in transition (v1 FREEZING), negative on failure. */
   int (*freeze_read) (ebb_cg *cg, ebb_error **err);
   int (*attach) (ebb_cg *cg, pid_t pid, ebb_error **err);
+  /* v1 memory.oom_control oom_kill_disable: the engine sets it while a task is suspended so
+   * a task that grows into its lowered limit waits instead of being killed. */
+  int (*set_oom_kill_disable) (ebb_cg *cg, int disable, ebb_error **err);
 };
 
 extern const ebb_cg_ops ebb_cg_v2_ops;
@@ -112,6 +117,17 @@ extern const ebb_cg_ops ebb_cg_systemd_ops;
  * bus is reachable (files are used then), negative on failure. */
 int ebb_cg_systemd_probe (ebb_cg *cg, ebb_error **err);
 #endif
+
+/* A process's cgroup path for v1 controller c, or its v2 path when c < 0 (discover.c).
+ * pid 0 is the caller. Returns 1 and *out (malloc'd); 0 when the process has no such line;
+ * EBB_EGONE when the process is gone; negative on failure. */
+int ebb_cg_pid_path (ebb_cg_ctx *ctx, pid_t pid, int c, char **out, ebb_error **err);
+
+/* Sets the CPU burst (resources.c; the engine restores an original with it). */
+int ebb_cg_set_cpu_burst (ebb_cg *cg, uint64_t burst_usec, ebb_error **err);
+
+/* The files backends' attach: pid into cgroup.procs of each directory (manage.c). */
+int ebb_cg_files_attach (ebb_cg *cg, pid_t pid, ebb_error **err);
 
 /* ---- helpers shared by the backends (cgroup/fs.c) ---- */
 
@@ -127,8 +143,7 @@ int ebb_cg_write_at (int dirfd, const char *name, const char *s, ebb_error **err
 /* Like ebb_cg_read_at() on an open handle: adds the cgroup path to the message, and on
  * ENOENT names the controller missing there (from cgroup.controllers on v2). */
 int ebb_cg_read_file (ebb_cg *cg, int dirfd, const char *name, char **out, ebb_error **err);
-int ebb_cg_write_file (ebb_cg *cg, int dirfd, const char *name, const char *s,
-                       ebb_error **err);
+int ebb_cg_write_file (ebb_cg *cg, int dirfd, const char *name, const char *s, ebb_error **err);
 
 /* Reads a single-value file (decimal or "max"). */
 int ebb_cg_read_u64 (ebb_cg *cg, int dirfd, const char *name, uint64_t *out, ebb_error **err);

@@ -35,8 +35,8 @@
 #define EBB_CG_MAX UINT64_MAX
 
 /* BIG-C's minimal footprint: 1% of one CPU and 64 MiB. 1000 µs is the kernel's quota floor. */
-#define EBB_CG_FOOTPRINT_QUOTA_USEC  1000ULL
-#define EBB_CG_FOOTPRINT_PERIOD_USEC 100000ULL
+#define EBB_CG_FOOTPRINT_QUOTA_USEC   1000ULL
+#define EBB_CG_FOOTPRINT_PERIOD_USEC  100000ULL
 #define EBB_CG_FOOTPRINT_MEMORY_BYTES (64ULL << 20)
 
 /* Kernel bounds of cpu.max / cpu.cfs_*_us. */
@@ -265,8 +265,8 @@ int ebb_cg_set_frozen (ebb_cg *cg, int frozen, uint64_t timeout_usec, ebb_error 
 
 typedef struct ebb_cg_engine_config
 {
-  uint64_t footprint_quota_usec;  /* default 1000 */
-  uint64_t footprint_period_usec; /* default 100000 */
+  uint64_t footprint_quota_usec;   /* default 1000 */
+  uint64_t footprint_period_usec;  /* default 100000 */
   uint64_t footprint_memory_bytes; /* default 64 MiB */
   /* Immediate suspend waits at most this long for memory to reach the footprint. */
   uint64_t reclaim_timeout_usec; /* default 10 s */
@@ -298,21 +298,23 @@ typedef struct ebb_cg_original
 {
   int recorded; /* 0 until the first record */
   ebb_cg_limits limits;
-  int swap_raised; /* memory.swap.max was raised by the engine and must be restored */
+  int swap_raised;       /* memory.swap.max was raised by the engine and must be restored */
+  int oom_kill_disabled; /* v1: the engine set oom_kill_disable 1; resume writes 0 */
   ebb_cg_state state;
 } ebb_cg_original;
 
 typedef struct ebb_cg_result
 {
-  ebb_cg_state state;             /* state after the operation */
-  uint64_t memory_before_bytes;   /* usage when the operation started */
-  uint64_t memory_after_bytes;    /* usage when it ended */
-  uint64_t reclaimed_bytes;       /* before - after (0 if usage grew) */
-  uint64_t held_bytes;            /* usage above the memory target that could not be taken */
-  uint64_t cpu_quota_usec;        /* the CPU limit in force afterwards (EBB_CG_MAX: none) */
+  ebb_cg_state state;           /* state after the operation */
+  uint64_t memory_before_bytes; /* usage when the operation started */
+  uint64_t memory_after_bytes;  /* usage when it ended */
+  uint64_t reclaimed_bytes;     /* before - after (0 if usage grew) */
+  uint64_t held_bytes;          /* memory the task still holds afterwards (= after; the
+                                 * footprint included): not free for other tasks */
+  uint64_t cpu_quota_usec;      /* the CPU limit in force afterwards (EBB_CG_MAX: none) */
   uint64_t cpu_period_usec;
-  uint64_t memory_limit_bytes;    /* memory.high (v2) / limit_in_bytes (v1) afterwards */
-  int thrashing;                  /* graceful: thrashing was detected */
+  uint64_t memory_limit_bytes; /* memory.high (v2) / limit_in_bytes (v1) afterwards */
+  int thrashing;               /* graceful: thrashing was detected */
   uint64_t elapsed_usec;
 } ebb_cg_result;
 
@@ -429,8 +431,7 @@ int ebb_cg_parse_freezer_state (const char *s, ebb_error **err);
 /* /proc/PID/cgroup: finds the path of `controller` ("memory", ...; NULL or "" for the v2
  * "0::" line). Returns 1 and *path (malloc'd) when found, 0 when absent, -EBB_EPARSE on a
  * malformed line. */
-int ebb_cg_parse_proc_cgroup (const char *s, const char *controller, char **path,
-                              ebb_error **err);
+int ebb_cg_parse_proc_cgroup (const char *s, const char *controller, char **path, ebb_error **err);
 
 /* One mount from mountinfo. */
 typedef struct ebb_cg_mount

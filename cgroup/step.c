@@ -1,0 +1,154 @@
+/* Graceful preemption (BIG-C §3): take r = (c, m) from a task per round; when the task
+ * starts thrashing, put it at the CPU footprint and leave it out of further rounds. */
+#include "config.h"
+#include "cgroup/cgroup-internal.h"
+
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/log.h"
+#include "lib/time.h"
+
+static uint64_t
+fault_count (const ebb_cg_stats *st)
+{
+  return st->pgmajfault + st->swapin_pages;
+}
+
+/* The CPU quota in force, as usec per period (unlimited counts as all online CPUs). */
+static uint64_t
+effective_quota (const ebb_cg_limits *l, uint64_t period)
+{
+  if (l->cpu_quota_usec != EBB_CG_MAX)
+    return l->cpu_quota_usec;
+  long n = sysconf (_SC_NPROCESSORS_ONLN);
+  return (uint64_t)(n > 0 ? n : 1) * period;
+}
+
+static int
+step_cpu (ebb_cg *cg, const ebb_cg_engine_config *cfg, double cores, const ebb_cg_limits *l,
+          ebb_error **err)
+{
+  if (!(l->valid & EBB_CG_LIM_CPU) || cores <= 0)
+    return 0;
+  uint64_t period = l->cpu_period_usec ? l->cpu_period_usec : EBB_CG_FOOTPRINT_PERIOD_USEC;
+  uint64_t q = effective_quota (l, period);
+  uint64_t take = (uint64_t)llround (cores * (double)period);
+  /* The footprint expressed in this period, never below the kernel's 1000 µs floor. */
+  uint64_t floor_q = cfg->footprint_quota_usec * period / cfg->footprint_period_usec;
+  if (floor_q < EBB_CG_QUOTA_MIN_USEC)
+    floor_q = EBB_CG_QUOTA_MIN_USEC;
+  uint64_t nq = q > floor_q + take ? q - take : floor_q;
+  return ebb_cg_set_cpu (cg, nq, period, err);
+}
+
+static int
+step_memory (ebb_cg *cg, const ebb_cg_engine_config *cfg, uint64_t bytes, const ebb_cg_limits *l,
+             uint64_t usage, ebb_error **err)
+{
+  if (bytes == 0)
+    return 0;
+  int v2 = cg->ops->set_memory_high != NULL;
+  uint64_t cur = v2 ? l->memory_high_bytes : l->memory_max_bytes;
+  if (cur == EBB_CG_MAX || cur > usage)
+    cur = usage; /* step from what the task uses, not from an unused limit */
+  uint64_t target
+      = cur > cfg->footprint_memory_bytes + bytes ? cur - bytes : cfg->footprint_memory_bytes;
+  if (v2)
+    return ebb_cg_set_memory_high (cg, target, err);
+  if (cg->ops->set_oom_kill_disable && !cg->orig.oom_kill_disabled)
+    {
+      int r = cg->ops->set_oom_kill_disable (cg, 1, err);
+      if (r < 0)
+        return r;
+      cg->orig.oom_kill_disabled = 1;
+    }
+  if (target >= l->memory_max_bytes)
+    return 0;
+  cleanup_error ebb_error *e = NULL;
+  int r = ebb_cg_set_memory_max (cg, target, &e);
+  if (r == -EBUSY)
+    return 0; /* cannot reclaim more without swap: held, reported by the caller */
+  return r < 0 ? ebb_error_set (err, -r, "%s", ebb_error_msg (&e)) : 0;
+}
+
+/* Thrashing: memory PSI some avg10 over the threshold, or faults growing too fast since
+ * the previous step. */
+static int
+thrashing (ebb_cg *cg, const ebb_cg_engine_config *cfg, const ebb_cg_stats *st)
+{
+  if ((st->valid & EBB_CG_STAT_PSI_MEMORY)
+      && st->memory_psi.some_avg10 > cfg->thrash_psi_some_avg10)
+    return 1;
+  uint64_t f = fault_count (st);
+  return f > cg->step_majfault_base && f - cg->step_majfault_base > cfg->thrash_majfault_delta;
+}
+
+int
+ebb_cg_step (ebb_cg *cg, const ebb_cg_engine_config *cfg, double cpu_cores, uint64_t memory_bytes,
+             ebb_cg_result *res, ebb_error **err)
+{
+  ebb_cg_engine_config def;
+  if (!cfg)
+    {
+      ebb_cg_engine_config_init (&def);
+      cfg = &def;
+    }
+  uint64_t t0 = ebb_now_usec ();
+  memset (res, 0, sizeof *res);
+  ebb_cg_stats st;
+  ebb_cg_limits l;
+  int r = ebb_cg_record_original (cg, NULL, err);
+  ebb_cg_state s = cg->orig.state;
+  if (r >= 0 && (s == EBB_CG_STATE_FROZEN_OUT || s == EBB_CG_STATE_SUSPENDED))
+    {
+      res->state = s; /* left out of further steps */
+      res->elapsed_usec = ebb_now_usec () - t0;
+      return 0;
+    }
+  if (r >= 0)
+    r = ebb_cg_read_stats (cg, &st, err);
+  if (r >= 0 && s == EBB_CG_STATE_RUNNING)
+    cg->step_majfault_base = fault_count (&st);
+  if (r >= 0)
+    r = ebb_cg_read_limits (cg, &l, err);
+  if (r >= 0)
+    r = step_cpu (cg, cfg, cpu_cores, &l, err);
+  if (r >= 0)
+    r = step_memory (cg, cfg, memory_bytes, &l, st.memory_current_bytes, err);
+  if (r < 0)
+    return ebb_error_wrap (err, "graceful step on %s", cg->path);
+  cg->orig.state = EBB_CG_STATE_SHRUNK;
+  ebb_cg_stats after;
+  if (ebb_cg_read_stats (cg, &after, err) < 0)
+    return ebb_error_wrap (err, "graceful step on %s", cg->path);
+  if (thrashing (cg, cfg, &after))
+    {
+      ebb_log_info ("cgroup %s thrashes (memory some avg10 %.2f, faults +%llu): CPU to the "
+                    "footprint, out of further steps",
+                    cg->path, after.memory_psi.some_avg10,
+                    (unsigned long long)(fault_count (&after) - cg->step_majfault_base));
+      r = ebb_cg_set_cpu (cg, cfg->footprint_quota_usec, cfg->footprint_period_usec, err);
+      if (r < 0)
+        return ebb_error_wrap (err, "freeze thrashing %s at the CPU footprint", cg->path);
+      cg->orig.state = EBB_CG_STATE_FROZEN_OUT;
+      res->thrashing = 1;
+    }
+  cg->step_majfault_base = fault_count (&after);
+  uint64_t before = st.memory_current_bytes;
+  res->state = cg->orig.state;
+  res->memory_before_bytes = before;
+  res->memory_after_bytes = after.memory_current_bytes;
+  res->reclaimed_bytes = before > res->memory_after_bytes ? before - res->memory_after_bytes : 0;
+  res->held_bytes = res->memory_after_bytes;
+  if (ebb_cg_read_limits (cg, &l, NULL) >= 0)
+    {
+      res->cpu_quota_usec = l.cpu_quota_usec;
+      res->cpu_period_usec = l.cpu_period_usec;
+      res->memory_limit_bytes
+          = (l.valid & EBB_CG_LIM_MEMORY_HIGH) ? l.memory_high_bytes : l.memory_max_bytes;
+    }
+  res->elapsed_usec = ebb_now_usec () - t0;
+  return 0;
+}

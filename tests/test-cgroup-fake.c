@@ -1,0 +1,446 @@
+/* libebb-cgroup on fake /proc and cgroup trees in a temporary directory (STYLE.md: roots
+ * are injectable): path refusals, "task gone", missing-controller messages, the files read
+ * and written by each backend, and the engine's order and exact restoration. Real kernel
+ * behaviour is tested by test-cgroup-v1-host (this host) and test-cgroup-v2-live (VM). */
+#include "config.h"
+#include "cgroup/cgroup.h"
+#include "tests/cu.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+
+static char tmp[] = "/tmp/ebb-cg-fake-XXXXXX";
+
+static void
+put (const char *rel, const char *content)
+{
+  char path[512];
+  snprintf (path, sizeof path, "%s/%s", tmp, rel);
+  for (char *p = path + strlen (tmp) + 1; *p; p++)
+    if (*p == '/')
+      {
+        *p = '\0';
+        mkdir (path, 0755);
+        *p = '/';
+      }
+  FILE *f = fopen (path, "w");
+  if (!f)
+    {
+      /* also called from init(), outside any test: no CUnit assertion here */
+      perror (path);
+      abort ();
+    }
+  fputs (content, f);
+  fclose (f);
+}
+
+/* Returns the content of a file (static buffer), trailing newline removed. */
+static const char *
+get (const char *rel)
+{
+  static char buf[4096];
+  char path[512];
+  snprintf (path, sizeof path, "%s/%s", tmp, rel);
+  buf[0] = '\0';
+  FILE *f = fopen (path, "r");
+  if (!f)
+    return "(missing)";
+  size_t n = fread (buf, 1, sizeof buf - 1, f);
+  fclose (f);
+  buf[n] = '\0';
+  if (n && buf[n - 1] == '\n')
+    buf[n - 1] = '\0';
+  return buf;
+}
+
+static void
+v2_cgroup (const char *dir)
+{
+  static const char *const files[][2] = {
+    { "cpu.max", "max 100000\n" },
+    { "cpu.max.burst", "0\n" },
+    { "memory.high", "max\n" },
+    { "memory.max", "max\n" },
+    { "memory.swap.max", "0\n" },
+    { "memory.swap.current", "0\n" },
+    { "memory.current", "314572800\n" },
+    { "memory.stat", "anon 310000000\nfile 4572800\npgmajfault 3\n" },
+    { "cpu.stat", "usage_usec 5000\nuser_usec 4000\nsystem_usec 1000\nnr_periods 7\n"
+                  "nr_throttled 2\nthrottled_usec 300\n" },
+    { "cpu.pressure", "some avg10=1.50 avg60=0.00 avg300=0.00 total=10\n"
+                      "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n" },
+    { "memory.pressure", "some avg10=0.00 avg60=0.00 avg300=0.00 total=20\n"
+                         "full avg10=0.00 avg60=0.00 avg300=0.00 total=5\n" },
+    { "memory.events", "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n" },
+    { "memory.reclaim", "" },
+    { "cgroup.events", "populated 1\nfrozen 0\n" },
+    { "cgroup.freeze", "0\n" },
+    { "cgroup.procs", "" },
+    { "cgroup.controllers", "cpu memory pids\n" },
+    { "cgroup.subtree_control", "\n" },
+  };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (files); i++)
+    {
+      char rel[256];
+      snprintf (rel, sizeof rel, "%s/%s", dir, files[i][0]);
+      put (rel, files[i][1]);
+    }
+}
+
+static int
+init (void)
+{
+  if (!mkdtemp (tmp))
+    return 1;
+  char mi[1024];
+  snprintf (mi, sizeof mi,
+            "22 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n"
+            "40 22 0:38 / %s/cg rw,relatime - cgroup2 cgroup2 rw,nsdelegate\n",
+            tmp);
+  put ("proc/self/mountinfo", mi);
+  put ("proc/meminfo", "MemTotal: 100 kB\nSwapTotal:       524284 kB\n");
+  put ("proc/123/cgroup", "0::/a/b\n");
+  put ("proc/124/cgroup", "0::/a/../etc\n");
+  v2_cgroup ("cg");
+  v2_cgroup ("cg/a");
+  v2_cgroup ("cg/a/b");
+  v2_cgroup ("cg/c");
+  char path[512], target[512];
+  snprintf (path, sizeof path, "%s/cg/a/link", tmp);
+  snprintf (target, sizeof target, "%s/cg/c", tmp);
+  return symlink (target, path) < 0;
+}
+
+static int
+clean (void)
+{
+  char cmd[600];
+  snprintf (cmd, sizeof cmd, "rm -rf '%s'", tmp);
+  return system (cmd) == 0 ? 0 : 1;
+}
+
+static ebb_cg_ctx *
+fake_ctx (const char *const *roots)
+{
+  char proc[512], root[512];
+  snprintf (proc, sizeof proc, "%s/proc", tmp);
+  snprintf (root, sizeof root, "%s/cg", tmp);
+  ebb_cg_ctx_config cfg;
+  ebb_cg_ctx_config_init (&cfg);
+  cfg.proc_root = proc;
+  cfg.cgroup_root = root;
+  cfg.use_libcgroup = 0;
+  cfg.use_systemd = 0;
+  cfg.allowed_roots = roots;
+  ebb_cg_ctx *ctx = NULL;
+  ebb_error *err = NULL;
+  int r = ebb_cg_ctx_new (&cfg, &ctx, &err);
+  if (r < 0)
+    printf ("ctx: %s\n", ebb_error_msg (&err));
+  ebb_error_free (&err);
+  return ctx;
+}
+
+static void
+test_v2_read (void)
+{
+  ebb_cg_ctx *ctx = fake_ctx (NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (ctx);
+  CU_ASSERT_EQUAL (ebb_cg_ctx_layout (ctx), EBB_CG_LAYOUT_V2);
+  ebb_cg *cg = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_cg_open_path (ctx, "/a/b", 0, &cg, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_backend (cg), EBB_CG_BACKEND_V2);
+  CU_ASSERT_STRING_EQUAL (ebb_cg_path (cg), "/a/b");
+  CU_ASSERT_TRUE (ebb_cg_dirfd (cg) >= 0);
+  CU_ASSERT_NOT_EQUAL (ebb_cg_inode (cg), 0);
+  ebb_cg_stats st;
+  CU_ASSERT_EQUAL (ebb_cg_read_stats (cg, &st, NULL), 0);
+  CU_ASSERT_EQUAL (st.cpu_usage_usec, 5000);
+  CU_ASSERT_EQUAL (st.nr_periods, 7);
+  CU_ASSERT_EQUAL (st.nr_throttled, 2);
+  CU_ASSERT_EQUAL (st.throttled_usec, 300);
+  CU_ASSERT_EQUAL (st.memory_current_bytes, 314572800);
+  CU_ASSERT_EQUAL (st.memory_anon_bytes, 310000000);
+  CU_ASSERT_EQUAL (st.memory_file_bytes, 4572800);
+  CU_ASSERT_EQUAL (st.pgmajfault, 3);
+  CU_ASSERT_DOUBLE_EQUAL (st.cpu_psi.some_avg10, 1.5, 1e-9);
+  CU_ASSERT_EQUAL (st.memory_psi.full_total_usec, 5);
+  CU_ASSERT_EQUAL (st.oom_kill, 0);
+  CU_ASSERT_EQUAL (st.frozen, 0);
+  uint32_t want = EBB_CG_STAT_CPU | EBB_CG_STAT_THROTTLE | EBB_CG_STAT_MEMORY | EBB_CG_STAT_SWAP
+                  | EBB_CG_STAT_PSI_CPU | EBB_CG_STAT_PSI_MEMORY | EBB_CG_STAT_OOM
+                  | EBB_CG_STAT_FROZEN | EBB_CG_STAT_PGMAJFAULT;
+  CU_ASSERT_EQUAL (st.valid, want);
+  ebb_cg_limits l;
+  CU_ASSERT_EQUAL (ebb_cg_read_limits (cg, &l, NULL), 0);
+  CU_ASSERT_EQUAL (l.cpu_quota_usec, EBB_CG_MAX);
+  CU_ASSERT_EQUAL (l.cpu_period_usec, 100000);
+  CU_ASSERT_EQUAL (l.memory_high_bytes, EBB_CG_MAX);
+  CU_ASSERT_EQUAL (l.swap_max_bytes, 0);
+  ebb_cg_close (cg);
+  ebb_cg_ctx_free (ctx);
+}
+
+static void
+expect_code (int r, ebb_error **err, int code, const char *needle)
+{
+  CU_ASSERT_EQUAL (r, -code);
+  CU_ASSERT_EQUAL (ebb_error_code (err), code);
+  if (needle && !strstr (ebb_error_msg (err), needle))
+    {
+      printf ("message \"%s\" lacks \"%s\"\n", ebb_error_msg (err), needle);
+      CU_FAIL ("error message");
+    }
+  ebb_error_free (err);
+}
+
+static void
+test_refusals (void)
+{
+  static const char *const roots[] = { "/a", NULL };
+  ebb_cg_ctx *ctx = fake_ctx (roots);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (ctx);
+  ebb_cg *cg = NULL;
+  ebb_error *err = NULL;
+  expect_code (ebb_cg_open_path (ctx, "/a/../c", 0, &cg, &err), &err, EBB_EREFUSED, "\"..\"");
+  expect_code (ebb_cg_open_path (ctx, "/c", 0, &cg, &err), &err, EBB_EREFUSED, "outside");
+  expect_code (ebb_cg_open_path (ctx, "/ab", 0, &cg, &err), &err, EBB_EREFUSED, "outside");
+  expect_code (ebb_cg_open_path (ctx, "a/b", 0, &cg, &err), &err, EBB_EREFUSED, "absolute");
+  expect_code (ebb_cg_open_path (ctx, "", 0, &cg, &err), &err, EBB_EREFUSED, NULL);
+  expect_code (ebb_cg_open_path (ctx, "/a/link", 0, &cg, &err), &err, EBB_EREFUSED, "symlink");
+  expect_code (ebb_cg_open_path (ctx, "/a/nope", 0, &cg, &err), &err, EBB_EGONE, NULL);
+  expect_code (ebb_cg_open_pid (ctx, 124, 0, &cg, &err), &err, EBB_EREFUSED, "\"..\"");
+  expect_code (ebb_cg_open_pid (ctx, 99999, 0, &cg, &err), &err, EBB_EGONE, "gone");
+  CU_ASSERT_PTR_NULL (cg);
+  /* accepted forms: repeated slashes, a filesystem path, a process */
+  CU_ASSERT_EQUAL (ebb_cg_open_path (ctx, "//a///b/", 0, &cg, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (ebb_cg_path (cg), "/a/b");
+  ebb_cg_close (cg);
+  char fs[512];
+  snprintf (fs, sizeof fs, "%s/cg/a/b", tmp);
+  CU_ASSERT_EQUAL (ebb_cg_open_path (ctx, fs, 0, &cg, NULL), 0);
+  ebb_cg_close (cg);
+  CU_ASSERT_EQUAL (ebb_cg_open_pid (ctx, 123, 0, &cg, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (ebb_cg_path (cg), "/a/b");
+  ebb_cg_close (cg);
+  ebb_cg_ctx_free (ctx);
+}
+
+static void
+test_missing_controller_and_gone (void)
+{
+  ebb_cg_ctx *ctx = fake_ctx (NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (ctx);
+  v2_cgroup ("cg/g");
+  char path[512];
+  snprintf (path, sizeof path, "%s/cg/g/memory.high", tmp);
+  unlink (path);
+  put ("cg/g/cgroup.controllers", "cpu pids\n");
+  ebb_cg *cg = NULL;
+  ebb_error *err = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_cg_open_path (ctx, "/g", 0, &cg, NULL), 0);
+  expect_code (ebb_cg_set_memory_high (cg, 1 << 20, &err), &err, ENOENT,
+               "controller memory is not enabled");
+  /* out of range CPU values never reach the kernel */
+  expect_code (ebb_cg_set_cpu (cg, 999, 100000, &err), &err, EBB_ERANGE, NULL);
+  expect_code (ebb_cg_set_cpu (cg, 1000, 999, &err), &err, EBB_ERANGE, NULL);
+  expect_code (ebb_cg_set_cpu (cg, 1000, 1000001, &err), &err, EBB_ERANGE, NULL);
+  CU_ASSERT_EQUAL (ebb_cg_set_cpu (cg, 1000, 1000, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/g/cpu.max"), "1000 1000");
+  /* the cgroup vanishes under the open handle: "task gone" */
+  char cmd[600];
+  snprintf (cmd, sizeof cmd, "rm -rf '%s/cg/g'", tmp);
+  CU_ASSERT_EQUAL (system (cmd), 0);
+  ebb_cg_stats st;
+  expect_code (ebb_cg_read_stats (cg, &st, &err), &err, EBB_EGONE, "gone");
+  expect_code (ebb_cg_set_cpu (cg, 2000, 100000, &err), &err, EBB_EGONE, NULL);
+  ebb_cg_close (cg);
+  ebb_cg_ctx_free (ctx);
+}
+
+static void
+test_engine_v2_order_and_restore (void)
+{
+  ebb_cg_ctx *ctx = fake_ctx (NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (ctx);
+  v2_cgroup ("cg/e");
+  put ("cg/e/cpu.max.burst", "5000\n");
+  ebb_cg *cg = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_cg_open_path (ctx, "/e", 0, &cg, NULL), 0);
+  ebb_cg_engine_config cfg;
+  ebb_cg_engine_config_init (&cfg);
+  cfg.reclaim_timeout_usec = 200000;
+  ebb_cg_result res;
+  ebb_error *err = NULL;
+  CU_ASSERT_EQUAL (ebb_cg_suspend (cg, &cfg, &res, &err), 0);
+  if (err)
+    printf ("suspend: %s\n", ebb_error_msg (&err));
+  CU_ASSERT_STRING_EQUAL (get ("cg/e/cpu.max"), "1000 100000");
+  CU_ASSERT_STRING_EQUAL (get ("cg/e/cpu.max.burst"), "1000"); /* lowered before the quota */
+  CU_ASSERT_STRING_EQUAL (get ("cg/e/memory.high"), "67108864");
+  CU_ASSERT_STRING_EQUAL (get ("cg/e/memory.swap.max"), "max"); /* 0 and host swap: raised */
+  /* usage did not move (a fake file): memory.max follows usage + headroom, never below */
+  CU_ASSERT_STRING_EQUAL (get ("cg/e/memory.max"), "318767104");
+  CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_SUSPENDED);
+  CU_ASSERT_EQUAL (res.held_bytes, 314572800);
+  CU_ASSERT_EQUAL (res.reclaimed_bytes, 0);
+  CU_ASSERT_EQUAL (ebb_cg_get_state (cg), EBB_CG_STATE_SUSPENDED);
+  ebb_cg_original o;
+  ebb_cg_get_original (cg, &o);
+  CU_ASSERT_TRUE (o.recorded && o.swap_raised);
+  CU_ASSERT_EQUAL (o.limits.cpu_burst_usec, 5000);
+  /* a fresh handle (agent restart) given the journaled originals restores the same */
+  ebb_cg_close (cg);
+  CU_ASSERT_EQUAL_FATAL (ebb_cg_open_path (ctx, "/e", 0, &cg, NULL), 0);
+  ebb_cg_set_original (cg, &o);
+  CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, &err), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/e/cpu.max"), "max 100000");
+  CU_ASSERT_STRING_EQUAL (get ("cg/e/cpu.max.burst"), "5000");
+  CU_ASSERT_STRING_EQUAL (get ("cg/e/memory.high"), "max");
+  CU_ASSERT_STRING_EQUAL (get ("cg/e/memory.max"), "max");
+  CU_ASSERT_STRING_EQUAL (get ("cg/e/memory.swap.max"), "0");
+  CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_RUNNING);
+  CU_ASSERT_EQUAL (ebb_cg_get_state (cg), EBB_CG_STATE_RUNNING);
+  ebb_cg_close (cg);
+  ebb_cg_ctx_free (ctx);
+}
+
+static void
+test_graceful_step_fake (void)
+{
+  ebb_cg_ctx *ctx = fake_ctx (NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (ctx);
+  v2_cgroup ("cg/s");
+  put ("cg/s/cpu.max", "200000 100000\n");
+  ebb_cg *cg = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_cg_open_path (ctx, "/s", 0, &cg, NULL), 0);
+  ebb_cg_engine_config cfg;
+  ebb_cg_engine_config_init (&cfg);
+  ebb_cg_result res;
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/s/cpu.max"), "150000 100000");
+  CU_ASSERT_STRING_EQUAL (get ("cg/s/memory.high"), "247463936"); /* 300 MiB - 64 MiB */
+  CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_SHRUNK);
+  CU_ASSERT_FALSE (res.thrashing);
+  /* thrashing appears: memory PSI over the threshold */
+  put ("cg/s/memory.pressure", "some avg10=55.00 avg60=0.00 avg300=0.00 total=20\n");
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_TRUE (res.thrashing);
+  CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_FROZEN_OUT);
+  CU_ASSERT_STRING_EQUAL (get ("cg/s/cpu.max"), "1000 100000");
+  /* frozen out: further steps change nothing */
+  put ("cg/s/cpu.max", "1000 100000\n");
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_FROZEN_OUT);
+  CU_ASSERT_STRING_EQUAL (get ("cg/s/memory.high"), "180355072"); /* second step only */
+  CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/s/cpu.max"), "200000 100000");
+  CU_ASSERT_STRING_EQUAL (get ("cg/s/memory.high"), "max");
+  ebb_cg_close (cg);
+  ebb_cg_ctx_free (ctx);
+}
+
+static void
+test_freeze_timeout_rolls_back (void)
+{
+  ebb_cg_ctx *ctx = fake_ctx (NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (ctx);
+  ebb_cg *cg = NULL;
+  ebb_error *err = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_cg_open_path (ctx, "/c", 0, &cg, NULL), 0);
+  /* cgroup.events never says "frozen 1" in a fake tree */
+  expect_code (ebb_cg_set_frozen (cg, 1, 30000, &err), &err, EBB_ETIMEDOUT, "rolled back");
+  CU_ASSERT_STRING_EQUAL (get ("cg/c/cgroup.freeze"), "0");
+  put ("cg/c/cgroup.events", "populated 1\nfrozen 1\n");
+  CU_ASSERT_EQUAL (ebb_cg_set_frozen (cg, 1, 30000, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/c/cgroup.freeze"), "1");
+  ebb_cg_close (cg);
+  ebb_cg_ctx_free (ctx);
+}
+
+static void
+test_create_child_enables_controllers (void)
+{
+  ebb_cg_ctx *ctx = fake_ctx (NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (ctx);
+  ebb_cg *parent = NULL, *child = NULL;
+  ebb_error *err = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_cg_open_path (ctx, "/c", 0, &parent, NULL), 0);
+  expect_code (ebb_cg_create_child (parent, "../x", &child, &err), &err, EBB_EREFUSED, NULL);
+  CU_ASSERT_EQUAL (ebb_cg_create_child (parent, "task-1", &child, &err), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/c/cgroup.subtree_control"), "+cpu +memory");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (child);
+  CU_ASSERT_STRING_EQUAL (ebb_cg_path (child), "/c/task-1");
+  expect_code (ebb_cg_create_child (parent, "task-1", &child, &err), &err, EEXIST, NULL);
+  CU_ASSERT_EQUAL (ebb_cg_remove (child, NULL), 0);
+  expect_code (ebb_cg_remove (child, &err), &err, EBB_EGONE, NULL);
+  ebb_cg_close (child);
+  ebb_cg_close (parent);
+  ebb_cg_ctx_free (ctx);
+}
+
+static int done_order[4];
+static int done_n;
+
+static void
+on_done (ebb_cg *cg, const ebb_cg_job *job, int rc, const ebb_cg_result *res, ebb_error *err,
+         void *userdata)
+{
+  (void)cg;
+  (void)res;
+  (void)err;
+  CU_ASSERT_EQUAL (rc, 0);
+  if (done_n < 4)
+    done_order[done_n++] = (int)job->kind * 10 + *(int *)userdata;
+}
+
+static void
+test_pool (void)
+{
+  ebb_cg_ctx *ctx = fake_ctx (NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (ctx);
+  v2_cgroup ("cg/p");
+  ebb_cg *cg = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_cg_open_path (ctx, "/p", 0, &cg, NULL), 0);
+  ebb_cg_pool *pool = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_cg_pool_new (2, &pool, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_pool_new (0, &pool, NULL), -EBB_ERANGE);
+  ebb_cg_job s = { .kind = EBB_CG_JOB_SUSPEND }, r = { .kind = EBB_CG_JOB_RESUME };
+  ebb_cg_engine_config_init (&s.config);
+  s.config.reclaim_timeout_usec = 100000;
+  r.config = s.config;
+  int one = 1, two = 2;
+  done_n = 0;
+  CU_ASSERT_EQUAL (ebb_cg_pool_submit (pool, cg, &s, on_done, &one, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_pool_submit (pool, cg, &r, on_done, &two, NULL), 0);
+  CU_ASSERT_TRUE (ebb_cg_pool_busy (pool, cg));
+  uint64_t deadline = 50; /* x 100 ms */
+  while (done_n < 2 && deadline--)
+    {
+      struct pollfd pfd = { .fd = ebb_cg_pool_fd (pool), .events = POLLIN };
+      if (poll (&pfd, 1, 100) > 0)
+        ebb_cg_pool_dispatch (pool);
+    }
+  CU_ASSERT_EQUAL (done_n, 2);
+  CU_ASSERT_EQUAL (done_order[0], EBB_CG_JOB_SUSPEND * 10 + 1);
+  CU_ASSERT_EQUAL (done_order[1], EBB_CG_JOB_RESUME * 10 + 2);
+  CU_ASSERT_FALSE (ebb_cg_pool_busy (pool, cg));
+  CU_ASSERT_STRING_EQUAL (get ("cg/p/cpu.max"), "max 100000"); /* suspend, then resume */
+  ebb_cg_pool_free (pool);
+  ebb_cg_close (cg);
+  ebb_cg_ctx_free (ctx);
+}
+
+static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_v2_read),
+  EBB_CU_TEST (test_refusals),
+  EBB_CU_TEST (test_missing_controller_and_gone),
+  EBB_CU_TEST (test_engine_v2_order_and_restore),
+  EBB_CU_TEST (test_graceful_step_fake),
+  EBB_CU_TEST (test_freeze_timeout_rolls_back),
+  EBB_CU_TEST (test_create_child_enables_controllers),
+  EBB_CU_TEST (test_pool),
+};
+
+EBB_CU_MAIN ("cgroup-fake", init, clean, tests)
