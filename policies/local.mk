@@ -1,1 +1,17 @@
-# policies: rules are added as the part is built.
+# libebb-policy: pure scheduling policies (no I/O, no wall clock, seeded RNG), shared by
+# ebb-sim and ebb-controller. One file per policy; policy.c is the core they plug into.
+noinst_LIBRARIES += policies/libebb-policy.a
+policies_libebb_policy_a_SOURCES = \
+	policies/policy.h policies/policy.c \
+	policies/fifo.c \
+	policies/sparrow.c \
+	policies/hawk.c
+# What a program linking libebb-policy needs besides it.
+EBB_POLICY_LIBS = policies/libebb-policy.a lib/libebb-common.a -lm
+
+policy_tests = tests/test-policy-core
+check_PROGRAMS += $(policy_tests)
+TESTS += $(policy_tests)
+tests_test_policy_core_SOURCES = tests/test-policy-core.c
+tests_test_policy_core_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_policy_core_LDADD = policies/libebb-policy.a $(EBB_TEST_LIBS)

@@ -1,1 +1,24 @@
-# sim: rules are added as the part is built.
+# ebb-sim: the trace-driven simulator. The engine, trace reader and reports are a noinst
+# library so the test suites drive exactly the code the program runs.
+noinst_LIBRARIES += sim/libebb-sim.a
+sim_libebb_sim_a_SOURCES = \
+	sim/trace.h sim/trace.c \
+	sim/engine.h sim/engine.c \
+	sim/report.h sim/report.c \
+	sim/gen.c
+
+bin_PROGRAMS += sim/ebb-sim
+sim_ebb_sim_SOURCES = sim/main.c
+sim_ebb_sim_LDADD = sim/libebb-sim.a $(EBB_POLICY_LIBS)
+dist_man_MANS += man/ebb-sim.1
+
+sim_tests = tests/test-sim-mechanisms tests/test-sim-trace
+check_PROGRAMS += $(sim_tests)
+TESTS += $(sim_tests) tests/test-sim-cli.sh
+EXTRA_DIST += tests/test-sim-cli.sh
+tests_test_sim_mechanisms_SOURCES = tests/test-sim-mechanisms.c
+tests_test_sim_mechanisms_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_sim_mechanisms_LDADD = sim/libebb-sim.a policies/libebb-policy.a $(EBB_TEST_LIBS)
+tests_test_sim_trace_SOURCES = tests/test-sim-trace.c
+tests_test_sim_trace_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_sim_trace_LDADD = sim/libebb-sim.a policies/libebb-policy.a $(EBB_TEST_LIBS)

@@ -1,0 +1,348 @@
+/* The policy core: node probe queues, late binding, the probe pool and the action array.
+ * Policies plug in through ebb_pol_ops; everything here is shared by all of them. */
+#include "config.h"
+
+#include "policies/policy.h"
+#include "lib/util.h"
+
+#include <math.h>
+#include <string.h>
+
+static const ebb_pol_ops *const registry[] = {
+  &ebb_pol_fifo_ops,
+  &ebb_pol_sparrow_ops,
+  &ebb_pol_hawk_ops,
+  NULL,
+};
+
+const ebb_pol_ops *const *
+ebb_pol_list (void)
+{
+  return registry;
+}
+
+const ebb_pol_ops *
+ebb_pol_lookup (const char *name)
+{
+  for (size_t i = 0; registry[i]; i++)
+    if (strcmp (registry[i]->name, name) == 0)
+      return registry[i];
+  return NULL;
+}
+
+void
+ebb_pol_params_default (ebb_pol_params *p)
+{
+  memset (p, 0, sizeof *p);
+  p->nnodes = 1;
+  p->seed = 1;
+  p->net_delay_sec = 0.0005;
+  p->cutoff_sec = INFINITY;
+  p->probe_ratio = 2.0;
+  p->short_part_pct = 2.0;
+  p->steal_cap = 10;
+  p->steal_limit = EBB_POL_NONE;
+  p->cancel_probes = 0;
+  p->sample_replacement = 1;
+}
+
+static int
+check_params (const ebb_pol_params *p, ebb_error **err)
+{
+  if (p->nnodes == 0 || p->nnodes >= EBB_POL_NONE)
+    return ebb_error_set (err, EBB_ERANGE, "node count %u out of range", p->nnodes);
+  if (!(p->net_delay_sec >= 0) || !isfinite (p->net_delay_sec))
+    return ebb_error_set (err, EBB_ERANGE, "network delay must be >= 0");
+  if (!(p->probe_ratio >= 1) || p->probe_ratio > 1000)
+    return ebb_error_set (err, EBB_ERANGE, "probe ratio %g out of range [1, 1000]", p->probe_ratio);
+  if (!(p->short_part_pct >= 0) || p->short_part_pct >= 100)
+    return ebb_error_set (err, EBB_ERANGE, "short partition %g%% out of range [0, 100)",
+                          p->short_part_pct);
+  if (isnan (p->cutoff_sec) || p->cutoff_sec < 0)
+    return ebb_error_set (err, EBB_ERANGE, "cutoff must be >= 0");
+  return 0;
+}
+
+ebb_pol *
+ebb_pol_new (const char *name, const ebb_pol_params *params, ebb_pol_job *jobs, ebb_error **err)
+{
+  const ebb_pol_ops *ops = ebb_pol_lookup (name);
+  if (!ops)
+    {
+      ebb_error_set (err, EINVAL, "unknown policy '%s'", name);
+      return NULL;
+    }
+  if (check_params (params, err) < 0)
+    return NULL;
+  ebb_pol *p = ebb_xcalloc (1, sizeof *p);
+  p->ops = ops;
+  p->params = *params;
+  p->jobs = jobs;
+  ebb_rng_seed (&p->rng, params->seed);
+  p->nodes = ebb_xmalloc (sizeof *p->nodes * params->nnodes);
+  p->scratch = ebb_xmalloc (sizeof *p->scratch * params->nnodes);
+  for (uint32_t i = 0; i < params->nnodes; i++)
+    {
+      p->nodes[i] = (ebb_pol_node){ .head = EBB_POL_NONE, .tail = EBB_POL_NONE };
+      p->scratch[i] = i;
+    }
+  p->probes_free = EBB_POL_NONE;
+  p->acts_cap = 64;
+  p->acts = ebb_xmalloc (sizeof *p->acts * p->acts_cap);
+  if (ops->priv_size)
+    p->priv = ebb_xcalloc (1, ops->priv_size);
+  if (ops->init && ops->init (p, err) < 0)
+    {
+      ebb_pol_free (p);
+      return NULL;
+    }
+  return p;
+}
+
+void
+ebb_pol_free (ebb_pol *p)
+{
+  if (!p)
+    return;
+  if (p->ops->fini)
+    p->ops->fini (p);
+  free (p->priv);
+  free (p->nodes);
+  free (p->scratch);
+  free (p->probes);
+  free (p->acts);
+  free (p);
+}
+
+void
+ebb_pol_set_jobs (ebb_pol *p, ebb_pol_job *jobs)
+{
+  p->jobs = jobs;
+}
+
+void
+ebb_pol_emit (ebb_pol *p, uint32_t kind, uint32_t node, uint32_t job, uint32_t arg,
+              double delay_sec)
+{
+  if (p->nacts == p->acts_cap)
+    {
+      p->acts_cap *= 2;
+      p->acts = ebb_xrealloc (p->acts, sizeof *p->acts * p->acts_cap);
+    }
+  p->acts[p->nacts++] = (ebb_pol_action){
+    .delay_sec = delay_sec, .kind = kind, .node = node, .job = job, .arg = arg
+  };
+}
+
+/* Returns a probe index from the free list, growing the pool geometrically when empty. */
+static uint32_t
+probe_alloc (ebb_pol *p, uint32_t job)
+{
+  if (p->probes_free == EBB_POL_NONE)
+    {
+      uint32_t old = p->probes_cap;
+      uint32_t cap = old ? old * 2 : 4096;
+      if (cap <= old)
+        abort (); /* more than 2^32 live probes: not a cluster we simulate */
+      p->probes = ebb_xrealloc (p->probes, sizeof *p->probes * cap);
+      for (uint32_t i = old; i < cap; i++)
+        p->probes[i].next = i + 1 < cap ? i + 1 : EBB_POL_NONE;
+      p->probes_free = old;
+      p->probes_cap = cap;
+    }
+  uint32_t id = p->probes_free;
+  p->probes_free = p->probes[id].next;
+  p->probes[id] = (ebb_pol_probe){ .job = job, .next = EBB_POL_NONE };
+  return id;
+}
+
+void
+ebb_pol_probe_release (ebb_pol *p, uint32_t probe)
+{
+  p->probes[probe].next = p->probes_free;
+  p->probes_free = probe;
+}
+
+void
+ebb_pol_send_probe (ebb_pol *p, uint32_t node, uint32_t job)
+{
+  uint32_t id = probe_alloc (p, job);
+  p->stats.probes_sent++;
+  ebb_pol_emit (p, EBB_POL_ACT_PROBE, node, job, id, p->params.net_delay_sec);
+}
+
+uint32_t
+ebb_pol_probe_count (const ebb_pol *p, uint32_t job)
+{
+  uint32_t t = p->jobs[job].ntasks;
+  double c = ceil (p->params.probe_ratio * t);
+  return c < t ? t : (uint32_t)c;
+}
+
+void
+ebb_pol_send_probes_random (ebb_pol *p, uint32_t job, uint32_t count, uint32_t first, uint32_t n)
+{
+  if (n == 0)
+    abort ();
+  if (p->params.sample_replacement)
+    {
+      for (uint32_t i = 0; i < count; i++)
+        ebb_pol_send_probe (p, first + (uint32_t)ebb_rng_below (&p->rng, n), job);
+      return;
+    }
+  /* Distinct nodes: a partial Fisher-Yates shuffle over the persistent permutation of
+   * [first, first + n) kept in scratch (any starting order gives a uniform sample). When
+   * there are more probes than nodes, each round covers every node once. */
+  uint32_t *perm = p->scratch + first;
+  while (count > 0)
+    {
+      uint32_t k = count < n ? count : n;
+      for (uint32_t i = 0; i < k; i++)
+        {
+          uint32_t j = i + (uint32_t)ebb_rng_below (&p->rng, n - i);
+          uint32_t t = perm[i];
+          perm[i] = perm[j];
+          perm[j] = t;
+          ebb_pol_send_probe (p, perm[i], job);
+        }
+      count -= k;
+    }
+}
+
+int
+ebb_pol_bind_task (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, double delay_sec)
+{
+  ebb_pol_job *j = &p->jobs[job];
+  if (j->launched >= j->ntasks)
+    return -1;
+  uint32_t task = j->launched++;
+  ebb_pol_node *n = &p->nodes[node];
+  n->busy = 1;
+  n->running_long = j->is_long;
+  if (j->launched == j->ntasks && p->params.cancel_probes)
+    {
+      /* The scheduler learns of the last bind one delay after the node asked and its cancel
+       * needs one more to reach the nodes: both are inside the round trip. */
+      j->cancel_at_sec = now_sec + 2 * p->params.net_delay_sec;
+      ebb_pol_emit (p, EBB_POL_ACT_CANCEL, EBB_POL_NONE, job, 0, 2 * p->params.net_delay_sec);
+    }
+  if (p->ops->task_bound)
+    p->ops->task_bound (p, now_sec, node, job);
+  ebb_pol_emit (p, EBB_POL_ACT_LAUNCH, node, job, task, delay_sec);
+  return 0;
+}
+
+int
+ebb_pol_probe_dead (const ebb_pol *p, double now_sec, uint32_t job)
+{
+  const ebb_pol_job *j = &p->jobs[job];
+  return p->params.cancel_probes && j->launched == j->ntasks && now_sec >= j->cancel_at_sec;
+}
+
+void
+ebb_pol_queue_append (ebb_pol *p, uint32_t node, uint32_t probe)
+{
+  ebb_pol_node *n = &p->nodes[node];
+  p->probes[probe].next = EBB_POL_NONE;
+  if (n->tail == EBB_POL_NONE)
+    n->head = probe;
+  else
+    p->probes[n->tail].next = probe;
+  n->tail = probe;
+  n->qlen++;
+}
+
+static uint32_t
+queue_pop (ebb_pol *p, uint32_t node)
+{
+  ebb_pol_node *n = &p->nodes[node];
+  uint32_t id = n->head;
+  n->head = p->probes[id].next;
+  if (n->head == EBB_POL_NONE)
+    n->tail = EBB_POL_NONE;
+  n->qlen--;
+  return id;
+}
+
+/* The node's slot is free: serve the head of its queue (late binding), dropping cancelled
+ * probes; when the queue is empty give the policy one chance to find work (stealing). */
+static void
+serve_next (ebb_pol *p, double now_sec, uint32_t node)
+{
+  ebb_pol_node *n = &p->nodes[node];
+  int asked_idle = 0;
+  n->busy = 0;
+  n->running_long = 0;
+  for (;;)
+    {
+      if (n->head == EBB_POL_NONE)
+        {
+          if (asked_idle || !p->ops->node_idle || !p->ops->node_idle (p, now_sec, node))
+            return;
+          asked_idle = 1;
+          continue;
+        }
+      uint32_t id = queue_pop (p, node);
+      uint32_t job = p->probes[id].job;
+      ebb_pol_probe_release (p, id);
+      if (ebb_pol_probe_dead (p, now_sec, job))
+        {
+          p->stats.probes_cancelled++;
+          continue;
+        }
+      if (ebb_pol_bind_task (p, now_sec, node, job, 2 * p->params.net_delay_sec) == 0)
+        return;
+      /* Surplus probe: the node learns there is nothing left one round trip later. */
+      p->stats.probes_surplus++;
+      n->busy = 1;
+      ebb_pol_emit (p, EBB_POL_ACT_WAKE, node, job, 0, 2 * p->params.net_delay_sec);
+      return;
+    }
+}
+
+void
+ebb_pol_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
+{
+  ebb_pol_job *j = &p->jobs[job];
+  j->launched = j->finished = 0;
+  j->cancel_at_sec = INFINITY;
+  j->is_long = j->est_task_sec >= p->params.cutoff_sec;
+  p->ops->job_arrived (p, now_sec, job);
+}
+
+void
+ebb_pol_probe_arrived (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
+{
+  uint32_t job = p->probes[probe].job;
+  if (ebb_pol_probe_dead (p, now_sec, job))
+    {
+      p->stats.probes_cancelled++;
+      ebb_pol_probe_release (p, probe);
+      return;
+    }
+  ebb_pol_queue_append (p, node, probe);
+  if (!p->nodes[node].busy)
+    serve_next (p, now_sec, node);
+}
+
+void
+ebb_pol_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job)
+{
+  p->jobs[job].finished++;
+  if (p->ops->task_finished)
+    p->ops->task_finished (p, now_sec, node, job);
+  serve_next (p, now_sec, node);
+}
+
+void
+ebb_pol_node_wake (ebb_pol *p, double now_sec, uint32_t node)
+{
+  serve_next (p, now_sec, node);
+}
+
+void
+ebb_pol_tick (ebb_pol *p, double now_sec)
+{
+  if (p->ops->tick)
+    p->ops->tick (p, now_sec);
+}

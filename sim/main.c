@@ -1,0 +1,339 @@
+/* ebb-sim: trace-driven simulator of libebb-policy. main() parses options and hands over to
+ * the engine (sim/engine.c); `ebb-sim gen` writes synthetic traces (sim/trace.c). */
+#include "config.h"
+
+#include "lib/error.h"
+#include "lib/util.h"
+#include "policies/policy.h"
+#include "sim/engine.h"
+#include "sim/report.h"
+#include "sim/trace.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <string.h>
+#include <sys/resource.h>
+
+enum
+{
+  OPT_CUTOFF = 256,
+  OPT_REPORT_CUTOFF,
+  OPT_SHORT_PART,
+  OPT_PROBE_RATIO,
+  OPT_STEAL_CAP,
+  OPT_STEAL_LIMIT,
+  OPT_NET_DELAY,
+  OPT_SEED,
+  OPT_JOBS_CSV,
+  OPT_JSON,
+  OPT_CANCEL,
+  OPT_NO_CANCEL,
+  OPT_SAMPLE,
+  OPT_TRUNCATE,
+  OPT_NO_TRUNCATE,
+  OPT_NO_STEAL,
+  OPT_NO_PARTITION,
+  OPT_NO_CENTRAL,
+  OPT_LIST,
+  OPT_VERSION,
+};
+
+static const struct option run_options[] = {
+  { "policy", required_argument, NULL, 'p' },
+  { "nodes", required_argument, NULL, 'n' },
+  { "trace", required_argument, NULL, 't' },
+  { "cutoff", required_argument, NULL, OPT_CUTOFF },
+  { "report-cutoff", required_argument, NULL, OPT_REPORT_CUTOFF },
+  { "short-partition", required_argument, NULL, OPT_SHORT_PART },
+  { "probe-ratio", required_argument, NULL, OPT_PROBE_RATIO },
+  { "steal-cap", required_argument, NULL, OPT_STEAL_CAP },
+  { "steal-limit", required_argument, NULL, OPT_STEAL_LIMIT },
+  { "net-delay", required_argument, NULL, OPT_NET_DELAY },
+  { "seed", required_argument, NULL, OPT_SEED },
+  { "jobs-csv", required_argument, NULL, OPT_JOBS_CSV },
+  { "json", no_argument, NULL, OPT_JSON },
+  { "cancel-probes", no_argument, NULL, OPT_CANCEL },
+  { "no-cancel-probes", no_argument, NULL, OPT_NO_CANCEL },
+  { "sample", required_argument, NULL, OPT_SAMPLE },
+  { "truncate", no_argument, NULL, OPT_TRUNCATE },
+  { "no-truncate", no_argument, NULL, OPT_NO_TRUNCATE },
+  { "no-steal", no_argument, NULL, OPT_NO_STEAL },
+  { "no-partition", no_argument, NULL, OPT_NO_PARTITION },
+  { "no-central", no_argument, NULL, OPT_NO_CENTRAL },
+  { "list-policies", no_argument, NULL, OPT_LIST },
+  { "help", no_argument, NULL, 'h' },
+  { "version", no_argument, NULL, OPT_VERSION },
+  { NULL, 0, NULL, 0 },
+};
+
+typedef struct sim_opts
+{
+  ebb_sim_config cfg;
+  const char *trace;
+  const char *jobs_csv;
+  double report_cutoff_sec;
+  int have_report_cutoff;
+  int json;
+  int truncate;
+} sim_opts;
+
+static void
+usage (FILE *f)
+{
+  fprintf (f, "Usage: ebb-sim --policy NAME --nodes N --trace FILE [OPTION...]\n"
+              "       ebb-sim gen hawk2|hetero [GEN-OPTION...]\n"
+              "Simulates a scheduling policy of libebb-policy on a Hawk/Eagle trace.\n\n"
+              "  -p, --policy NAME        fifo, sparrow or hawk (--list-policies)\n"
+              "  -n, --nodes N            single-slot nodes in the cluster\n"
+              "  -t, --trace FILE         trace: submit ntasks mean d1 ... dn per line\n"
+              "      --cutoff S           mean task duration >= S: long job (hawk)\n"
+              "      --report-cutoff S    class boundary in the report (default: --cutoff)\n"
+              "      --short-partition P  %% of nodes reserved for short jobs (default 2)\n"
+              "      --probe-ratio R      probes per task (default 2)\n"
+              "      --steal-cap K        nodes an idle node contacts to steal (default 10)\n"
+              "      --steal-limit K      max probes stolen at once (default: no limit)\n"
+              "      --net-delay S        one-way network delay in seconds (default 0.0005)\n"
+              "      --seed N             random seed (default 1)\n"
+              "      --jobs-csv FILE      write one line per job\n"
+              "      --json               print one JSON object instead of the table\n"
+              "      --cancel-probes, --no-cancel-probes\n"
+              "                           cancel surplus probes once a job is launched "
+              "(default: yes)\n"
+              "      --sample with|without  probe targets with or without replacement "
+              "(default: with)\n"
+              "      --truncate, --no-truncate\n"
+              "                           truncate durations to whole seconds (default: no)\n"
+              "      --no-steal, --no-partition, --no-central\n"
+              "                           Hawk ablations (Hawk §5.4)\n"
+              "  -h, --help               this text; `ebb-sim gen --help` for generators\n");
+}
+
+static int
+parse_double (const char *opt, const char *s, double min, double max, double *out)
+{
+  char *end;
+  errno = 0;
+  double v = strtod (s, &end);
+  if (end == s || *end || errno || !(v >= min && v <= max))
+    {
+      fprintf (stderr, "ebb-sim: invalid %s '%s': expected a number in [%g, %g]\n", opt, s, min,
+               max);
+      return -1;
+    }
+  *out = v;
+  return 0;
+}
+
+static int
+parse_u64 (const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+  char *end;
+  errno = 0;
+  if (*s == '-' || *s == '\0')
+    goto bad;
+  unsigned long long v = strtoull (s, &end, 10);
+  if (*end || errno || v < min || v > max)
+    goto bad;
+  *out = v;
+  return 0;
+bad:
+  fprintf (stderr, "ebb-sim: invalid %s '%s': expected an integer in [%llu, %llu]\n", opt, s,
+           (unsigned long long)min, (unsigned long long)max);
+  return -1;
+}
+
+/* Handles one option; returns 0, 1 to exit successfully (help), -1 on a bad value. */
+static int
+handle_opt (sim_opts *o, int c, const char *arg)
+{
+  ebb_pol_params *p = &o->cfg.pol;
+  uint64_t u;
+  switch (c)
+    {
+    case 'p':
+      o->cfg.policy = arg;
+      return 0;
+    case 'n':
+      if (parse_u64 ("--nodes", arg, 1, 100000000, &u) < 0)
+        return -1;
+      p->nnodes = (uint32_t)u;
+      return 0;
+    case 't':
+      o->trace = arg;
+      return 0;
+    case OPT_CUTOFF:
+      return parse_double ("--cutoff", arg, 0, INFINITY, &p->cutoff_sec);
+    case OPT_REPORT_CUTOFF:
+      o->have_report_cutoff = 1;
+      return parse_double ("--report-cutoff", arg, 0, INFINITY, &o->report_cutoff_sec);
+    case OPT_SHORT_PART:
+      return parse_double ("--short-partition", arg, 0, 99.999, &p->short_part_pct);
+    case OPT_PROBE_RATIO:
+      return parse_double ("--probe-ratio", arg, 1, 1000, &p->probe_ratio);
+    case OPT_STEAL_CAP:
+      if (parse_u64 ("--steal-cap", arg, 0, 1000000, &u) < 0)
+        return -1;
+      p->steal_cap = (uint32_t)u;
+      return 0;
+    case OPT_STEAL_LIMIT:
+      if (parse_u64 ("--steal-limit", arg, 1, UINT32_MAX - 1, &u) < 0)
+        return -1;
+      p->steal_limit = (uint32_t)u;
+      return 0;
+    case OPT_NET_DELAY:
+      return parse_double ("--net-delay", arg, 0, 3600, &p->net_delay_sec);
+    case OPT_SEED:
+      return parse_u64 ("--seed", arg, 0, UINT64_MAX, &p->seed);
+    case OPT_JOBS_CSV:
+      o->jobs_csv = arg;
+      return 0;
+    case OPT_JSON:
+      o->json = 1;
+      return 0;
+    case OPT_CANCEL:
+    case OPT_NO_CANCEL:
+      p->cancel_probes = c == OPT_CANCEL;
+      return 0;
+    case OPT_SAMPLE:
+      if (strcmp (arg, "with") != 0 && strcmp (arg, "without") != 0)
+        {
+          fprintf (stderr, "ebb-sim: invalid --sample '%s': expected with or without\n", arg);
+          return -1;
+        }
+      p->sample_replacement = strcmp (arg, "with") == 0;
+      return 0;
+    case OPT_TRUNCATE:
+    case OPT_NO_TRUNCATE:
+      o->truncate = c == OPT_TRUNCATE;
+      return 0;
+    case OPT_NO_STEAL:
+      p->no_steal = 1;
+      return 0;
+    case OPT_NO_PARTITION:
+      p->no_partition = 1;
+      return 0;
+    case OPT_NO_CENTRAL:
+      p->no_central = 1;
+      return 0;
+    }
+  return -1;
+}
+
+static int
+parse_run_args (sim_opts *o, int argc, char **argv)
+{
+  int c;
+  while ((c = getopt_long (argc, argv, "p:n:t:h", run_options, NULL)) != -1)
+    {
+      if (c == 'h')
+        {
+          usage (stdout);
+          return 1;
+        }
+      if (c == OPT_VERSION)
+        {
+          printf ("ebb-sim %s\n", PACKAGE_VERSION);
+          return 1;
+        }
+      if (c == OPT_LIST)
+        {
+          for (const ebb_pol_ops *const *l = ebb_pol_list (); *l; l++)
+            printf ("%-10s %s\n", (*l)->name, (*l)->summary);
+          return 1;
+        }
+      if (c == '?' || handle_opt (o, c, optarg) < 0)
+        {
+          fprintf (stderr, "Try 'ebb-sim --help'.\n");
+          return -1;
+        }
+    }
+  if (optind < argc)
+    {
+      fprintf (stderr, "ebb-sim: unexpected argument '%s'\nTry 'ebb-sim --help'.\n", argv[optind]);
+      return -1;
+    }
+  const char *missing = !o->cfg.policy ? "--policy" : !o->trace ? "--trace" : NULL;
+  if (missing)
+    {
+      fprintf (stderr, "ebb-sim: %s is required\nTry 'ebb-sim --help'.\n", missing);
+      return -1;
+    }
+  if (!ebb_pol_lookup (o->cfg.policy))
+    {
+      fprintf (stderr, "ebb-sim: unknown policy '%s' (try --list-policies)\n", o->cfg.policy);
+      return -1;
+    }
+  if (strcmp (o->cfg.policy, "hawk") == 0 && isinf (o->cfg.pol.cutoff_sec))
+    {
+      fprintf (stderr, "ebb-sim: policy hawk needs --cutoff\n");
+      return -1;
+    }
+  return 0;
+}
+
+static long
+peak_rss_bytes (void)
+{
+  struct rusage ru;
+  if (getrusage (RUSAGE_SELF, &ru) < 0)
+    return -1;
+  return ru.ru_maxrss * 1024L;
+}
+
+static int
+run_main (int argc, char **argv)
+{
+  sim_opts o = { .cfg.policy = NULL };
+  ebb_pol_params_default (&o.cfg.pol);
+  o.cfg.pol.cancel_probes = 1;
+  o.cfg.pol.nnodes = 0;
+  int r = parse_run_args (&o, argc, argv);
+  if (r != 0)
+    return r < 0 ? 2 : 0;
+  if (o.cfg.pol.nnodes == 0)
+    {
+      fprintf (stderr, "ebb-sim: --nodes is required\nTry 'ebb-sim --help'.\n");
+      return 2;
+    }
+  cleanup_error ebb_error *err = NULL;
+  ebb_sim_trace *t = ebb_sim_trace_new ();
+  ebb_sim_result res;
+  if (ebb_sim_trace_read (t, o.trace, &err) < 0)
+    goto fail;
+  if (o.truncate)
+    ebb_sim_trace_truncate (t);
+  if (ebb_sim_run (&o.cfg, t, &res, &err) < 0)
+    goto fail;
+  ebb_sim_report rep = { .cfg = &o.cfg,
+                         .trace = t,
+                         .res = &res,
+                         .trace_name = o.trace,
+                         .truncate = o.truncate,
+                         .peak_rss_bytes = peak_rss_bytes () };
+  rep.report_cutoff_sec = o.have_report_cutoff ? o.report_cutoff_sec : o.cfg.pol.cutoff_sec;
+  if (o.json)
+    ebb_sim_print_json (stdout, &rep, 1);
+  else
+    ebb_sim_print_table (stdout, &rep);
+  if (o.jobs_csv && ebb_sim_write_jobs_csv (o.jobs_csv, &rep, &err) < 0)
+    {
+      ebb_sim_result_clear (&res);
+      goto fail;
+    }
+  ebb_sim_result_clear (&res);
+  ebb_sim_trace_free (t);
+  return 0;
+fail:
+  fprintf (stderr, "ebb-sim: %s\n", ebb_error_msg (&err));
+  ebb_sim_trace_free (t);
+  return 1;
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc > 1 && strcmp (argv[1], "gen") == 0)
+    return ebb_sim_gen_main (argc - 1, argv + 1);
+  return run_main (argc, argv);
+}

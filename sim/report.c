@@ -1,0 +1,166 @@
+/* Reports of ebb-sim. */
+#include "config.h"
+
+#include "sim/report.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Nearest rank: the smallest value with at least p% of the sample at or below it. */
+static double
+percentile (const double *sorted, uint64_t n, double p)
+{
+  if (n == 0)
+    return 0;
+  uint64_t rank = (uint64_t)ceil (p / 100.0 * n);
+  return sorted[rank ? rank - 1 : 0];
+}
+
+static void
+class_stats (double *v, uint64_t n, ebb_sim_class_stats *s)
+{
+  memset (s, 0, sizeof *s);
+  s->count = n;
+  if (n == 0)
+    return;
+  qsort (v, n, sizeof *v, cmp_double);
+  double sum = 0;
+  for (uint64_t i = 0; i < n; i++)
+    sum += v[i];
+  s->mean_sec = sum / n;
+  s->p50_sec = percentile (v, n, 50);
+  s->p90_sec = percentile (v, n, 90);
+  s->p99_sec = percentile (v, n, 99);
+}
+
+void
+ebb_sim_class_stats_compute (const ebb_sim_report *r, ebb_sim_class_stats *shrt,
+                             ebb_sim_class_stats *lng)
+{
+  uint32_t n = r->res->njobs;
+  cleanup_free double *sv = ebb_xmalloc ((size_t)n * sizeof (double) + 1);
+  cleanup_free double *lv = ebb_xmalloc ((size_t)n * sizeof (double) + 1);
+  uint64_t ns = 0, nl = 0;
+  for (uint32_t j = 0; j < n; j++)
+    {
+      if (r->trace->mean_sec[j] >= r->report_cutoff_sec)
+        lv[nl++] = r->res->runtime_sec[j];
+      else
+        sv[ns++] = r->res->runtime_sec[j];
+    }
+  class_stats (sv, ns, shrt);
+  class_stats (lv, nl, lng);
+}
+
+static void
+json_class (FILE *f, const char *name, const ebb_sim_class_stats *s)
+{
+  fprintf (f, "\"%s\":{\"count\":%llu,\"mean\":%.3f,\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f}", name,
+           (unsigned long long)s->count, s->mean_sec, s->p50_sec, s->p90_sec, s->p99_sec);
+}
+
+/* Prints a finite double as JSON (infinity becomes null). */
+static void
+json_num (FILE *f, const char *key, double v)
+{
+  if (isfinite (v))
+    fprintf (f, ",\"%s\":%.6g", key, v);
+  else
+    fprintf (f, ",\"%s\":null", key);
+}
+
+void
+ebb_sim_print_json (FILE *f, const ebb_sim_report *r, int volatile_fields)
+{
+  ebb_sim_class_stats s, l;
+  const ebb_sim_result *res = r->res;
+  const ebb_pol_params *p = &r->cfg->pol;
+  ebb_sim_class_stats_compute (r, &s, &l);
+  fputc ('{', f);
+  json_class (f, "short", &s);
+  fputc (',', f);
+  json_class (f, "long", &l);
+  fprintf (f, ",\"utilization\":%.6f,\"events\":%llu", res->utilization,
+           (unsigned long long)res->events);
+  if (volatile_fields)
+    fprintf (f, ",\"wall_seconds\":%.3f,\"peak_rss_bytes\":%ld,\"events_per_second\":%.0f",
+             res->wall_seconds, r->peak_rss_bytes,
+             res->wall_seconds > 0 ? res->events / res->wall_seconds : 0.0);
+  fprintf (f, ",\"policy\":\"%s\",\"nodes\":%u,\"jobs\":%u,\"tasks\":%llu", r->cfg->policy,
+           p->nnodes, res->njobs, (unsigned long long)res->tasks);
+  json_num (f, "cutoff", p->cutoff_sec);
+  json_num (f, "report_cutoff", r->report_cutoff_sec);
+  json_num (f, "net_delay", p->net_delay_sec);
+  json_num (f, "probe_ratio", p->probe_ratio);
+  json_num (f, "short_partition_pct", p->short_part_pct);
+  fprintf (f,
+           ",\"steal_cap\":%u,\"seed\":%llu,\"cancel_probes\":%s,\"sample\":\"%s\","
+           "\"truncate\":%s,\"no_steal\":%s,\"no_partition\":%s,\"no_central\":%s",
+           p->steal_cap, (unsigned long long)p->seed, p->cancel_probes ? "true" : "false",
+           p->sample_replacement ? "with-replacement" : "without-replacement",
+           r->truncate ? "true" : "false", p->no_steal ? "true" : "false",
+           p->no_partition ? "true" : "false", p->no_central ? "true" : "false");
+  fprintf (f, ",\"makespan\":%.3f,\"probes_sent\":%llu,\"probes_surplus\":%llu",
+           res->end_sec - res->start_sec, (unsigned long long)res->pol.probes_sent,
+           (unsigned long long)res->pol.probes_surplus);
+  fprintf (f,
+           ",\"probes_cancelled\":%llu,\"steal_attempts\":%llu,\"steals\":%llu,"
+           "\"probes_stolen\":%llu}\n",
+           (unsigned long long)res->pol.probes_cancelled,
+           (unsigned long long)res->pol.steal_attempts, (unsigned long long)res->pol.steals,
+           (unsigned long long)res->pol.probes_stolen);
+}
+
+void
+ebb_sim_print_table (FILE *f, const ebb_sim_report *r)
+{
+  ebb_sim_class_stats s, l;
+  const ebb_sim_result *res = r->res;
+  ebb_sim_class_stats_compute (r, &s, &l);
+  fprintf (f, "policy %s, %u nodes, %u jobs, %llu tasks, trace %s\n", r->cfg->policy,
+           r->cfg->pol.nnodes, res->njobs, (unsigned long long)res->tasks,
+           r->trace_name ? r->trace_name : "-");
+  fprintf (f, "%-6s %8s %12s %12s %12s %12s\n", "class", "count", "mean", "p50", "p90", "p99");
+  const ebb_sim_class_stats *c[2] = { &s, &l };
+  const char *name[2] = { "short", "long" };
+  for (int i = 0; i < 2; i++)
+    fprintf (f, "%-6s %8llu %12.3f %12.3f %12.3f %12.3f\n", name[i],
+             (unsigned long long)c[i]->count, c[i]->mean_sec, c[i]->p50_sec, c[i]->p90_sec,
+             c[i]->p99_sec);
+  fprintf (f, "job runtime in seconds (last task finish - submission)\n");
+  fprintf (f, "utilization %.4f, makespan %.1f s, %llu events in %.3f s (%.0f events/s)\n",
+           res->utilization, res->end_sec - res->start_sec, (unsigned long long)res->events,
+           res->wall_seconds, res->wall_seconds > 0 ? res->events / res->wall_seconds : 0.0);
+  fprintf (f,
+           "probes %llu sent, %llu surplus, %llu cancelled; steals %llu of %llu attempts "
+           "(%llu probes)\n",
+           (unsigned long long)res->pol.probes_sent, (unsigned long long)res->pol.probes_surplus,
+           (unsigned long long)res->pol.probes_cancelled, (unsigned long long)res->pol.steals,
+           (unsigned long long)res->pol.steal_attempts, (unsigned long long)res->pol.probes_stolen);
+}
+
+int
+ebb_sim_write_jobs_csv (const char *path, const ebb_sim_report *r, ebb_error **err)
+{
+  cleanup_fclose FILE *f = fopen (path, "we");
+  if (!f)
+    return ebb_error_set_errno (err, errno, "open %s", path);
+  const ebb_sim_trace *t = r->trace;
+  fprintf (f, "job,submit,ntasks,mean_task,class,finish,runtime\n");
+  for (uint32_t j = 0; j < t->njobs; j++)
+    fprintf (f, "%u,%.4f,%u,%.4f,%s,%.4f,%.4f\n", j, t->submit_sec[j], t->ntasks[j], t->mean_sec[j],
+             t->mean_sec[j] >= r->report_cutoff_sec ? "long" : "short", r->res->finish_sec[j],
+             r->res->runtime_sec[j]);
+  if (fflush (f) != 0 || ferror (f))
+    return ebb_error_set_errno (err, errno ? errno : EIO, "write %s", path);
+  return 0;
+}

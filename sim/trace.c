@@ -1,0 +1,273 @@
+/* Trace reading, writing and generation for ebb-sim. */
+#include "config.h"
+
+#include "sim/trace.h"
+#include "lib/util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+ebb_sim_trace *
+ebb_sim_trace_new (void)
+{
+  return ebb_xcalloc (1, sizeof (ebb_sim_trace));
+}
+
+void
+ebb_sim_trace_free (ebb_sim_trace *t)
+{
+  if (!t)
+    return;
+  free (t->submit_sec);
+  free (t->mean_sec);
+  free (t->ntasks);
+  free (t->first_task);
+  free (t->dur_sec);
+  free (t);
+}
+
+static void
+reserve_jobs (ebb_sim_trace *t, uint32_t need)
+{
+  if (need <= t->jobs_cap)
+    return;
+  uint32_t cap = t->jobs_cap ? t->jobs_cap : 1024;
+  while (cap < need)
+    cap *= 2;
+  t->submit_sec = ebb_xrealloc (t->submit_sec, cap * sizeof (double));
+  t->mean_sec = ebb_xrealloc (t->mean_sec, cap * sizeof (double));
+  t->ntasks = ebb_xrealloc (t->ntasks, cap * sizeof (uint32_t));
+  t->first_task = ebb_xrealloc (t->first_task, cap * sizeof (uint64_t));
+  t->jobs_cap = cap;
+}
+
+static void
+reserve_tasks (ebb_sim_trace *t, uint64_t need)
+{
+  if (need <= t->dur_cap)
+    return;
+  uint64_t cap = t->dur_cap ? t->dur_cap : 16384;
+  while (cap < need)
+    cap *= 2;
+  t->dur_sec = ebb_xrealloc (t->dur_sec, cap * sizeof (double));
+  t->dur_cap = cap;
+}
+
+uint32_t
+ebb_sim_trace_add (ebb_sim_trace *t, double submit_sec, double mean_sec, uint32_t ntasks,
+                   const double *dur_sec)
+{
+  reserve_jobs (t, t->njobs + 1);
+  reserve_tasks (t, t->ntasks_total + ntasks);
+  uint32_t j = t->njobs++;
+  t->submit_sec[j] = submit_sec;
+  t->mean_sec[j] = mean_sec;
+  t->ntasks[j] = ntasks;
+  t->first_task[j] = t->ntasks_total;
+  if (dur_sec)
+    memcpy (t->dur_sec + t->ntasks_total, dur_sec, ntasks * sizeof (double));
+  t->ntasks_total += ntasks;
+  return j;
+}
+
+/* Parses one non-negative finite number at *s (skipping blanks); returns 1 and advances,
+ * 0 at end of line, -1 on a malformed token (its text in bad). */
+static int
+next_number (char **s, double *out, char *bad, size_t bad_len)
+{
+  char *p = *s;
+  while (*p == ' ' || *p == '\t' || *p == '\r')
+    p++;
+  if (*p == '\0' || *p == '\n')
+    {
+      *s = p;
+      return 0;
+    }
+  char *end;
+  errno = 0;
+  double v = strtod (p, &end);
+  if (end == p || (*end && !isspace ((unsigned char)*end)) || errno == ERANGE || !isfinite (v)
+      || v < 0)
+    {
+      size_t n = strcspn (p, " \t\r\n");
+      snprintf (bad, bad_len, "%.*s", (int)(n > 40 ? 40 : n), p);
+      return -1;
+    }
+  *out = v;
+  *s = end;
+  return 1;
+}
+
+static int
+parse_line (ebb_sim_trace *t, char *line, const char *name, size_t lineno, ebb_error **err)
+{
+  static const char *const what[] = { "submission time", "number of tasks", "mean task duration" };
+  double head[3];
+  char bad[48];
+  char *s = line;
+  for (int i = 0; i < 3; i++)
+    {
+      int r = next_number (&s, &head[i], bad, sizeof bad);
+      if (r < 0)
+        return ebb_error_set (err, EBB_EPARSE, "%s:%zu: %s '%s' is not a non-negative number", name,
+                              lineno, what[i], bad);
+      if (r == 0)
+        return ebb_error_set (err, EBB_EPARSE, "%s:%zu: missing %s", name, lineno, what[i]);
+    }
+  if (head[1] != floor (head[1]) || head[1] < 1 || head[1] > 1e8)
+    return ebb_error_set (err, EBB_EPARSE,
+                          "%s:%zu: number of tasks %g is not an integer in [1, 100000000]", name,
+                          lineno, head[1]);
+  uint32_t n = (uint32_t)head[1];
+  reserve_tasks (t, t->ntasks_total + n);
+  double *d = t->dur_sec + t->ntasks_total;
+  for (uint32_t i = 0; i < n; i++)
+    {
+      int r = next_number (&s, &d[i], bad, sizeof bad);
+      if (r < 0)
+        return ebb_error_set (err, EBB_EPARSE,
+                              "%s:%zu: task duration %u '%s' is not a non-negative number", name,
+                              lineno, i + 1, bad);
+      if (r == 0)
+        return ebb_error_set (err, EBB_EPARSE, "%s:%zu: %u task durations announced, %u found",
+                              name, lineno, n, i);
+    }
+  double extra;
+  if (next_number (&s, &extra, bad, sizeof bad) != 0)
+    return ebb_error_set (err, EBB_EPARSE, "%s:%zu: more than the %u task durations announced",
+                          name, lineno, n);
+  ebb_sim_trace_add (t, head[0], head[2], n, NULL);
+  return 0;
+}
+
+int
+ebb_sim_trace_read_stream (ebb_sim_trace *t, FILE *f, const char *name, ebb_error **err)
+{
+  cleanup_free char *line = NULL;
+  size_t cap = 0, lineno = 0;
+  ssize_t len;
+  errno = 0;
+  while ((len = getline (&line, &cap, f)) >= 0)
+    {
+      lineno++;
+      char *s = line;
+      while (*s == ' ' || *s == '\t')
+        s++;
+      if (*s == '\n' || *s == '\r' || *s == '\0' || *s == '#')
+        continue;
+      if ((size_t)len != strlen (line))
+        return ebb_error_set (err, EBB_EPARSE, "%s:%zu: NUL byte in line", name, lineno);
+      if (parse_line (t, s, name, lineno, err) < 0)
+        return -EBB_EPARSE;
+    }
+  if (ferror (f))
+    return ebb_error_set_errno (err, errno ? errno : EIO, "read %s", name);
+  if (t->njobs == 0)
+    return ebb_error_set (err, EBB_EPARSE, "%s: no jobs", name);
+  return 0;
+}
+
+int
+ebb_sim_trace_read (ebb_sim_trace *t, const char *path, ebb_error **err)
+{
+  if (strcmp (path, "-") == 0)
+    return ebb_sim_trace_read_stream (t, stdin, "<stdin>", err);
+  cleanup_fclose FILE *f = fopen (path, "re");
+  if (!f)
+    return ebb_error_set_errno (err, errno, "open %s", path);
+  return ebb_sim_trace_read_stream (t, f, path, err);
+}
+
+int
+ebb_sim_trace_write (const ebb_sim_trace *t, FILE *f, ebb_error **err)
+{
+  for (uint32_t j = 0; j < t->njobs; j++)
+    {
+      fprintf (f, "%.6f %u %.6f", t->submit_sec[j], t->ntasks[j], t->mean_sec[j]);
+      const double *d = t->dur_sec + t->first_task[j];
+      for (uint32_t i = 0; i < t->ntasks[j]; i++)
+        fprintf (f, " %.3f", d[i]);
+      fputc ('\n', f);
+    }
+  if (fflush (f) != 0 || ferror (f))
+    return ebb_error_set_errno (err, errno ? errno : EIO, "write trace");
+  return 0;
+}
+
+int
+ebb_sim_trace_is_sorted (const ebb_sim_trace *t)
+{
+  for (uint32_t j = 1; j < t->njobs; j++)
+    if (t->submit_sec[j] < t->submit_sec[j - 1])
+      return 0;
+  return 1;
+}
+
+void
+ebb_sim_trace_truncate (ebb_sim_trace *t)
+{
+  for (uint64_t i = 0; i < t->ntasks_total; i++)
+    t->dur_sec[i] = trunc (t->dur_sec[i]);
+  for (uint32_t j = 0; j < t->njobs; j++)
+    t->mean_sec[j] = trunc (t->mean_sec[j]);
+}
+
+void
+ebb_sim_gen_hawk2 (ebb_sim_trace *t, uint32_t njobs, double interarrival_sec, ebb_rng *rng)
+{
+  double now = 0;
+  double *d = ebb_xmalloc (1000 * sizeof *d);
+  for (uint32_t j = 0; j < njobs; j++)
+    {
+      int is_long = ebb_rng_double (rng) < 0.05;
+      uint32_t n = is_long ? 1000 : 100;
+      double dur = is_long ? 20000 : 100;
+      for (uint32_t i = 0; i < n; i++)
+        d[i] = dur;
+      ebb_sim_trace_add (t, now, dur, n, d);
+      now += ebb_rng_exponential (rng, interarrival_sec);
+    }
+  free (d);
+}
+
+/* Returns a Gaussian draw with sd = 2 x mean, redrawn while negative (Hawk §4). */
+static double
+positive_gaussian (ebb_rng *rng, double mean)
+{
+  if (mean <= 0)
+    return 0;
+  for (;;)
+    {
+      double x = ebb_rng_normal (rng, mean, 2 * mean);
+      if (x >= 0)
+        return x;
+    }
+}
+
+void
+ebb_sim_gen_hetero (ebb_sim_trace *t, uint32_t njobs, double interarrival_sec,
+                    const ebb_sim_gen_class *classes, size_t nclasses, ebb_rng *rng)
+{
+  double total = 0, now = 0;
+  for (size_t c = 0; c < nclasses; c++)
+    total += classes[c].share;
+  for (uint32_t j = 0; j < njobs; j++)
+    {
+      double u = ebb_rng_double (rng) * total;
+      size_t c = 0;
+      while (c + 1 < nclasses && u >= classes[c].share)
+        u -= classes[c++].share;
+      double nt = ceil (ebb_rng_exponential (rng, classes[c].mean_tasks));
+      uint32_t n = nt < 1 ? 1 : nt > 1e6 ? 1000000 : (uint32_t)nt;
+      double m = ebb_rng_exponential (rng, classes[c].mean_dur_sec);
+      uint32_t idx = ebb_sim_trace_add (t, now, 0, n, NULL);
+      double *d = t->dur_sec + t->first_task[idx], sum = 0;
+      for (uint32_t i = 0; i < n; i++)
+        sum += d[i] = positive_gaussian (rng, m);
+      /* The job's estimate is the mean of its generated tasks, as Hawk computes it. */
+      t->mean_sec[idx] = sum / n;
+      now += ebb_rng_exponential (rng, interarrival_sec);
+    }
+}

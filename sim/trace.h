@@ -1,0 +1,68 @@
+/* Traces for ebb-sim: the Hawk/Eagle format, one job per line,
+ *     submission_time number_of_tasks mean_task_duration d_1 ... d_n
+ * (seconds), read into flat arrays, and the synthetic generators of `ebb-sim gen`. */
+#ifndef EBB_SIM_TRACE_H
+#define EBB_SIM_TRACE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/error.h"
+#include "lib/rng.h"
+
+typedef struct ebb_sim_trace
+{
+  uint32_t njobs, jobs_cap;
+  double *submit_sec;
+  double *mean_sec; /* the trace's mean task duration (the job's estimate) */
+  uint32_t *ntasks;
+  uint64_t *first_task; /* index of the job's first duration in dur_sec */
+  uint64_t ntasks_total, dur_cap;
+  double *dur_sec;
+} ebb_sim_trace;
+
+ebb_sim_trace *ebb_sim_trace_new (void);
+void ebb_sim_trace_free (ebb_sim_trace *t);
+
+/* Appends a job; durations are copied. Returns its index. */
+uint32_t ebb_sim_trace_add (ebb_sim_trace *t, double submit_sec, double mean_sec, uint32_t ntasks,
+                            const double *dur_sec);
+
+/* Reads a Hawk/Eagle trace from path ("-" for stdin). Returns 0, or a negative code with
+ * *err "PATH:LINE: reason" for the first malformed line. Blank lines and lines starting with
+ * '#' are skipped. */
+int ebb_sim_trace_read (ebb_sim_trace *t, const char *path, ebb_error **err);
+/* Same, from an open stream; name is used in messages. */
+int ebb_sim_trace_read_stream (ebb_sim_trace *t, FILE *f, const char *name, ebb_error **err);
+
+/* Writes the trace in the same format; returns 0, or -errno with *err. */
+int ebb_sim_trace_write (const ebb_sim_trace *t, FILE *f, ebb_error **err);
+
+/* Returns 1 when jobs are in non-decreasing submission order. */
+int ebb_sim_trace_is_sorted (const ebb_sim_trace *t);
+
+/* Truncates every duration and mean to whole seconds (what the Hawk/Eagle authors'
+ * simulator does when it reads a trace). */
+void ebb_sim_trace_truncate (ebb_sim_trace *t);
+
+/* One class of the heterogeneous generator (Hawk §4): a share of the jobs whose task count
+ * and mean task duration are exponential around the centroid; task durations are Gaussian
+ * with sd = 2 x the job's mean, negative draws redrawn. */
+typedef struct ebb_sim_gen_class
+{
+  double share;
+  double mean_tasks;
+  double mean_dur_sec;
+} ebb_sim_gen_class;
+
+/* Generates the Hawk §2 scenario: share_long of njobs are 1000 tasks x 20000 s, the rest
+ * 100 tasks x 100 s, Poisson arrivals with the given mean interarrival. */
+void ebb_sim_gen_hawk2 (ebb_sim_trace *t, uint32_t njobs, double interarrival_sec, ebb_rng *rng);
+/* Generates njobs jobs drawn from the classes (shares need not sum to 1). */
+void ebb_sim_gen_hetero (ebb_sim_trace *t, uint32_t njobs, double interarrival_sec,
+                         const ebb_sim_gen_class *classes, size_t nclasses, ebb_rng *rng);
+
+/* `ebb-sim gen ...` (sim/gen.c): argv[0] is "gen". Returns the exit status. */
+int ebb_sim_gen_main (int argc, char **argv);
+
+#endif

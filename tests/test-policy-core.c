@@ -1,0 +1,194 @@
+/* libebb-policy driven directly, as the controller will drive it: events in, actions out. */
+#include "config.h"
+
+#include "policies/policy.h"
+#include "tests/cu.h"
+
+#include <math.h>
+
+#define D 0.0005
+
+static ebb_pol *
+make (const char *name, uint32_t nnodes, ebb_pol_job *jobs, int cancel)
+{
+  ebb_pol_params p;
+  ebb_pol_params_default (&p);
+  p.nnodes = nnodes;
+  p.cancel_probes = cancel;
+  p.cutoff_sec = 50;
+  p.short_part_pct = 0;
+  ebb_error *err = NULL;
+  ebb_pol *pol = ebb_pol_new (name, &p, jobs, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (pol);
+  return pol;
+}
+
+static const ebb_pol_action *
+take (ebb_pol *p, size_t *n)
+{
+  return ebb_pol_actions (p, n);
+}
+
+/* One node, one job of one task with probe ratio 2: both probes land on node 0; the first
+ * binds the task, the second must be cancelled (no round trip) or, without cancellation,
+ * cost one round trip (a WAKE after 2 x delay). */
+static void
+late_binding (int cancel)
+{
+  ebb_pol_job jobs[1] = { { .ntasks = 1, .est_task_sec = 10 } };
+  ebb_pol *p = make ("sparrow", 1, jobs, cancel);
+  size_t n;
+  ebb_pol_job_arrived (p, 0, 0);
+  const ebb_pol_action *a = take (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 2);
+  CU_ASSERT_EQUAL (a[0].kind, EBB_POL_ACT_PROBE);
+  CU_ASSERT_EQUAL (a[1].kind, EBB_POL_ACT_PROBE);
+  CU_ASSERT_DOUBLE_EQUAL (a[0].delay_sec, D, 1e-12);
+  uint32_t probe0 = a[0].arg, probe1 = a[1].arg;
+  ebb_pol_clear_actions (p);
+  ebb_pol_probe_arrived (p, D, 0, probe0);
+  a = take (p, &n);
+  size_t i = 0;
+  CU_ASSERT_EQUAL_FATAL (n, cancel ? 2 : 1);
+  if (cancel)
+    CU_ASSERT_EQUAL (a[i++].kind, EBB_POL_ACT_CANCEL);
+  CU_ASSERT_EQUAL (a[i].kind, EBB_POL_ACT_LAUNCH);
+  CU_ASSERT_EQUAL (a[i].arg, 0); /* task 0 */
+  CU_ASSERT_DOUBLE_EQUAL (a[i].delay_sec, 2 * D, 1e-12);
+  ebb_pol_clear_actions (p);
+  ebb_pol_probe_arrived (p, D, 0, probe1); /* queued: the node is busy */
+  take (p, &n);
+  CU_ASSERT_EQUAL (n, 0);
+  CU_ASSERT_EQUAL (p->nodes[0].qlen, 1);
+  ebb_pol_task_finished (p, 10 + 3 * D, 0, 0);
+  a = take (p, &n);
+  if (cancel)
+    {
+      CU_ASSERT_EQUAL (n, 0);
+      CU_ASSERT_EQUAL (p->stats.probes_cancelled, 1);
+      CU_ASSERT_EQUAL (p->nodes[0].busy, 0);
+    }
+  else
+    {
+      CU_ASSERT_EQUAL_FATAL (n, 1);
+      CU_ASSERT_EQUAL (a[0].kind, EBB_POL_ACT_WAKE);
+      CU_ASSERT_DOUBLE_EQUAL (a[0].delay_sec, 2 * D, 1e-12);
+      CU_ASSERT_EQUAL (p->stats.probes_surplus, 1);
+    }
+  CU_ASSERT_EQUAL (p->nodes[0].qlen, 0);
+  CU_ASSERT_EQUAL (jobs[0].finished, 1);
+  ebb_pol_free (p);
+}
+
+static void
+test_sparrow_cancels_surplus_probe (void)
+{
+  late_binding (1);
+}
+
+static void
+test_sparrow_surplus_probe_costs_round_trip (void)
+{
+  late_binding (0);
+}
+
+/* Central placement: node 0 holds 300 s of long work, node 1 100 s, node 2 200 s; a new long
+ * task must go to node 1, the next one (node 1 now at 200 s, tie with node 2) to node 1 by
+ * the lower id, the third to node 2. */
+static void
+test_hawk_least_waiting_node (void)
+{
+  ebb_pol_job jobs[4] = {
+    { .ntasks = 3, .est_task_sec = 100 },
+    { .ntasks = 1, .est_task_sec = 100 },
+    { .ntasks = 1, .est_task_sec = 200 },
+    { .ntasks = 3, .est_task_sec = 100 },
+  };
+  ebb_pol *p = make ("hawk", 3, jobs, 1);
+  size_t n;
+  ebb_pol_job_arrived (p, 0, 0); /* 3 tasks: nodes 0, 1, 2 (empty first, ascending) */
+  const ebb_pol_action *a = take (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 3);
+  for (uint32_t i = 0; i < 3; i++)
+    CU_ASSERT_EQUAL (a[i].node, i);
+  ebb_pol_clear_actions (p);
+  /* Nothing has started (probes in flight), so waits are 100, 100, 100. */
+  ebb_pol_job_arrived (p, 0, 1); /* -> node 0 (tie, lowest id): 200, 100, 100 */
+  a = take (p, &n);
+  CU_ASSERT_EQUAL (a[0].node, 0);
+  ebb_pol_clear_actions (p);
+  ebb_pol_job_arrived (p, 0, 2); /* -> node 1: 200, 300, 100 */
+  a = take (p, &n);
+  CU_ASSERT_EQUAL (a[0].node, 1);
+  ebb_pol_clear_actions (p);
+  ebb_pol_job_arrived (p, 0, 3); /* 3 tasks: node 2 (100->200), node 0 (200), node 2 */
+  a = take (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 3);
+  CU_ASSERT_EQUAL (a[0].node, 2);
+  CU_ASSERT_EQUAL (a[1].node, 0);
+  CU_ASSERT_EQUAL (a[2].node, 2);
+  ebb_pol_free (p);
+}
+
+static void
+test_fifo_central_queue (void)
+{
+  ebb_pol_job jobs[2] = { { .ntasks = 3, .est_task_sec = 5 }, { .ntasks = 1 } };
+  ebb_pol *p = make ("fifo", 2, jobs, 0);
+  size_t n;
+  ebb_pol_job_arrived (p, 0, 0);
+  const ebb_pol_action *a = take (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 2);
+  CU_ASSERT_EQUAL (a[0].kind, EBB_POL_ACT_LAUNCH);
+  CU_ASSERT_EQUAL (a[0].node, 0);
+  CU_ASSERT_EQUAL (a[1].node, 1);
+  CU_ASSERT_DOUBLE_EQUAL (a[0].delay_sec, D, 1e-12);
+  ebb_pol_clear_actions (p);
+  ebb_pol_job_arrived (p, 1, 1); /* queued behind job 0's third task */
+  take (p, &n);
+  CU_ASSERT_EQUAL (n, 0);
+  ebb_pol_task_finished (p, 5, 1, 0);
+  a = take (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 1);
+  CU_ASSERT_EQUAL (a[0].node, 1);
+  CU_ASSERT_EQUAL (a[0].job, 0);
+  CU_ASSERT_EQUAL (a[0].arg, 2);
+  ebb_pol_clear_actions (p);
+  ebb_pol_task_finished (p, 6, 0, 0);
+  a = take (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 1);
+  CU_ASSERT_EQUAL (a[0].job, 1);
+  ebb_pol_free (p);
+}
+
+static void
+test_bad_parameters (void)
+{
+  ebb_pol_params p;
+  ebb_pol_params_default (&p);
+  ebb_error *err = NULL;
+  CU_ASSERT_PTR_NULL (ebb_pol_new ("nope", &p, NULL, &err));
+  CU_ASSERT_EQUAL (ebb_error_code (&err), EINVAL);
+  CU_ASSERT_PTR_NOT_NULL (strstr (ebb_error_msg (&err), "nope"));
+  ebb_error_free (&err);
+  p.probe_ratio = 0.5;
+  CU_ASSERT_PTR_NULL (ebb_pol_new ("sparrow", &p, NULL, &err));
+  CU_ASSERT_EQUAL (ebb_error_code (&err), EBB_ERANGE);
+  ebb_error_free (&err);
+  ebb_pol_params_default (&p);
+  p.nnodes = 0;
+  CU_ASSERT_PTR_NULL (ebb_pol_new ("hawk", &p, NULL, &err));
+  ebb_error_free (&err);
+  CU_ASSERT_PTR_NOT_NULL (ebb_pol_lookup ("hawk"));
+  CU_ASSERT_PTR_NULL (ebb_pol_lookup ("haw"));
+}
+
+static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_sparrow_cancels_surplus_probe),
+  EBB_CU_TEST (test_sparrow_surplus_probe_costs_round_trip),
+  EBB_CU_TEST (test_hawk_least_waiting_node),
+  EBB_CU_TEST (test_fifo_central_queue),
+  EBB_CU_TEST (test_bad_parameters),
+};
+
+EBB_CU_MAIN ("policy-core", NULL, NULL, tests)

@@ -1,0 +1,44 @@
+#!/bin/sh
+# ebb-sim's command line: help, errors for bad options, gen | run, JSON keys, determinism.
+set -u
+sim="${EBB_TOP_BUILDDIR:-.}/sim/ebb-sim"
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check () { # check DESCRIPTION EXPECTED-STATUS STDERR-PATTERN -- ARGS...
+  desc=$1 want=$2 pat=$3; shift 4
+  "$sim" "$@" >"$tmp/out" 2>"$tmp/err"; got=$?
+  if [ "$got" != "$want" ] || { [ -n "$pat" ] && ! grep -q -- "$pat" "$tmp/err" "$tmp/out"; }; then
+    echo "FAIL: $desc (status $got, want $want; pattern '$pat')"; cat "$tmp/err"; fail=1
+  else
+    echo "ok: $desc"
+  fi
+}
+check "help" 0 "Usage: ebb-sim" -- --help
+check "list policies" 0 "hawk" -- --list-policies
+check "missing nodes" 2 "nodes is required" -- --policy sparrow --trace x
+check "bad nodes" 2 "invalid --nodes 'abc'" -- --policy sparrow --nodes abc --trace x
+check "bad probe ratio" 2 "invalid --probe-ratio '0.5'" -- -p sparrow -n 4 -t x --probe-ratio 0.5
+check "unknown policy" 2 "unknown policy 'nope'" -- -p nope -n 4 -t x
+check "hawk without cutoff" 2 "needs --cutoff" -- -p hawk -n 4 -t x
+check "unknown option" 2 "Try 'ebb-sim --help'" -- -p hawk -n 4 -t x --bogus
+check "missing trace file" 1 "open $tmp/none.tr" -- -p sparrow -n 4 -t "$tmp/none.tr"
+printf '0 1 1 1\n1 2 1 1\n' >"$tmp/bad.tr"
+check "malformed trace" 1 "bad.tr:2: 2 task durations announced, 1 found" -- -p fifo -n 2 -t "$tmp/bad.tr"
+check "gen unknown" 2 "unknown generator 'foo'" -- gen foo
+check "gen hetero needs classes" 2 "give --class or --preset" -- gen hetero
+check "gen" 0 "" -- gen hetero --preset google --jobs 300 --interarrival 2 --seed 4 -o "$tmp/g.tr"
+run () { "$sim" -p hawk -n 200 -t "$tmp/g.tr" --cutoff 400 --json --seed "$1" | \
+  sed -e 's/"wall_seconds":[0-9.e+-]*,//' -e 's/"peak_rss_bytes":[0-9-]*,//' \
+      -e 's/"events_per_second":[0-9.e+-]*,//'; }
+a=$(run 1) && b=$(run 1) && c=$(run 2) || { echo "FAIL: run"; fail=1; }
+[ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" != "$c" ] && echo "ok: deterministic JSON" || { echo "FAIL: determinism"; fail=1; }
+for k in '"short":{"count":' '"long":{"count":' '"p50":' '"p90":' '"p99":' '"mean":' \
+         '"utilization":' '"events":'; do
+  echo "$a" | grep -q "$k" || { echo "FAIL: key $k missing"; fail=1; }
+done
+"$sim" -p hawk -n 200 -t "$tmp/g.tr" --cutoff 400 --json | grep -q '"wall_seconds":.*"peak_rss_bytes":' \
+  || { echo "FAIL: volatile keys"; fail=1; }
+"$sim" -p sparrow -n 200 -t "$tmp/g.tr" --cutoff 400 --jobs-csv "$tmp/jobs.csv" >/dev/null
+[ "$(wc -l <"$tmp/jobs.csv")" = 301 ] && echo "ok: jobs csv" || { echo "FAIL: jobs csv"; fail=1; }
+exit $fail
