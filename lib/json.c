@@ -603,6 +603,8 @@ struct json_object *
 ebb_json_parse (const char *buf, size_t len, int max_depth, ebb_error **err)
 {
   int depth = max_depth > 0 ? max_depth : EBB_JSON_MAX_DEPTH;
+  if (!buf || len == 0)
+    return ebb_error_set (err, EBB_EPARSE, "invalid JSON: empty document"), NULL;
   if (len >= INT_MAX)
     return ebb_error_set (err, EBB_ERANGE, "JSON document too large"), NULL;
   if (memchr (buf, '\0', len))

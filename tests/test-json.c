@@ -66,6 +66,7 @@ static void
 test_parse_invalid (void)
 {
   FAILS ("", EBB_EPARSE, "invalid JSON: empty document");
+  parse_fails (NULL, 0, 0, EBB_EPARSE, "invalid JSON: empty document");
   FAILS (" \n", EBB_EPARSE, "invalid JSON: empty document");
   FAILS ("{\"a\":", EBB_EPARSE, "invalid JSON at offset 5: unexpected end of data");
   FAILS ("{\"a\" 1}", EBB_EPARSE,
