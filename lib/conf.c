@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -176,6 +177,12 @@ describe (const ebb_conf_setting *s, char *buf, size_t size)
       else
         snprintf (buf, size, "must be a byte size in [%s, %s]", lo, hi);
       return;
+    case EBB_CONF_DOUBLE:
+      if (s->dmin == 0 && s->dmax == 0)
+        snprintf (buf, size, "must be a number");
+      else
+        snprintf (buf, size, "must be a number in [%g, %g]", s->dmin, s->dmax);
+      return;
     case EBB_CONF_BOOL:
       snprintf (buf, size, "must be a boolean (yes/no, true/false, on/off, 1/0)");
       return;
@@ -271,6 +278,22 @@ parse_unsigned (const ebb_conf_setting *s, const char *value, uint64_t *out, ebb
 }
 
 static int
+parse_double (const ebb_conf_setting *s, const char *value, double *out, ebb_error **err)
+{
+  errno = 0;
+  char *end = NULL;
+  double d = strtod (value, &end);
+  /* strtod also reads hex, "nan" and "inf": a config number is decimal */
+  if (!*value || end == value || *end || strspn (value, "+-0123456789.eE") != strlen (value))
+    return bad_value (s, value, EBB_EPARSE, err);
+  bool any = s->dmin == 0 && s->dmax == 0;
+  if (errno == ERANGE || !isfinite (d) || (!any && (d < s->dmin || d > s->dmax)))
+    return bad_value (s, value, EBB_ERANGE, err);
+  *out = d;
+  return 0;
+}
+
+static int
 parse_enum (const ebb_conf_setting *s, const char *value, int *out, ebb_error **err)
 {
   for (const ebb_conf_enum *e = s->enums; e && e->name; e++)
@@ -303,6 +326,7 @@ assign (const ebb_conf_setting *s, void *obj, const char *value, ebb_error **err
     uint64_t u;
     bool b;
     int e;
+    double d;
   } v;
   int r = 0;
   switch (s->type)
@@ -339,6 +363,9 @@ assign (const ebb_conf_setting *s, void *obj, const char *value, ebb_error **err
     case EBB_CONF_ENUM:
       r = parse_enum (s, value, &v.e, err);
       break;
+    case EBB_CONF_DOUBLE:
+      r = parse_double (s, value, &v.d, err);
+      break;
     default:
       return ebb_error_set (err, EINVAL, "setting has an unknown type %d", (int)s->type);
     }
@@ -352,6 +379,8 @@ assign (const ebb_conf_setting *s, void *obj, const char *value, ebb_error **err
     *FIELD (obj, s, int64_t) = v.i;
   else if (s->type == EBB_CONF_ENUM)
     *FIELD (obj, s, int) = v.e;
+  else if (s->type == EBB_CONF_DOUBLE)
+    *FIELD (obj, s, double) = v.d;
   else
     *FIELD (obj, s, uint64_t) = v.u;
   return 0;
@@ -405,6 +434,9 @@ ebb_conf_defaults (const ebb_conf_setting *table, size_t n, void *obj, ebb_error
           break;
         case EBB_CONF_ENUM:
           *FIELD (obj, s, int) = 0;
+          break;
+        case EBB_CONF_DOUBLE:
+          *FIELD (obj, s, double) = 0;
           break;
         case EBB_CONF_UINT64:
         case EBB_CONF_DURATION:
@@ -768,6 +800,18 @@ put_quoted (FILE *out, const char *s)
   fputc ('"', out);
 }
 
+/* Formats d with the fewest digits that read back as the same double. */
+static void
+format_double (double d, char *buf, size_t size)
+{
+  for (int prec = 1; prec <= 17; prec++)
+    {
+      snprintf (buf, size, "%.*g", prec, d);
+      if (strtod (buf, NULL) == d)
+        return;
+    }
+}
+
 /* Formats a scalar (non-string) value of s as the file syntax would write it. */
 static void
 format_scalar (const ebb_conf_setting *s, const void *obj, char *buf, size_t size)
@@ -788,6 +832,9 @@ format_scalar (const ebb_conf_setting *s, const void *obj, char *buf, size_t siz
       return;
     case EBB_CONF_BYTES:
       format_bytes (*CFIELD (obj, s, uint64_t), buf, size);
+      return;
+    case EBB_CONF_DOUBLE:
+      format_double (*CFIELD (obj, s, double), buf, size);
       return;
     case EBB_CONF_ENUM:
       snprintf (buf, size, "?");
@@ -845,8 +892,8 @@ ebb_conf_dump (const ebb_conf_setting *table, size_t n, const void *obj, FILE *o
 int
 ebb_conf_print_help (const ebb_conf_setting *table, size_t n, FILE *out)
 {
-  static const char *const type_names[]
-      = { "string", "boolean", "integer", "integer", "duration", "bytes", "choice", "list" };
+  static const char *const type_names[] = { "string", "boolean", "integer", "integer", "duration",
+                                            "bytes",  "choice",  "list",    "number" };
   for (size_t i = 0; i < n; i++)
     {
       const ebb_conf_setting *s = &table[i];

@@ -54,6 +54,7 @@ typedef enum
   EBB_CONF_BYTES,    /* uint64_t bytes, "4096", "512K", "64M", "1G", "1T" (1024-based) */
   EBB_CONF_ENUM,     /* int: the value of the matching name in enums */
   EBB_CONF_STRLIST,  /* char ** NULL-terminated (owned); repeatable, appends; umax: max len */
+  EBB_CONF_DOUBLE,   /* double, finite, in [dmin, dmax] (both 0: any): "0.17", "2", "1e-3" */
 } ebb_conf_type;
 
 typedef struct
@@ -65,7 +66,7 @@ typedef struct
 struct ebb_conf_setting;
 
 /* A validator runs after a value parsed and passed its bounds. value points to the parsed
- * value in the field's C type (int64_t *, uint64_t *, bool *, int *), or is the string
+ * value in the field's C type (int64_t *, uint64_t *, bool *, int *, double *), or is the string
  * itself (const char *) for STRING and STRLIST. It returns 0, or negative with *err set to
  * a reason alone ("must be an absolute path"): the caller adds where and which key. */
 typedef int (*ebb_conf_validator) (const struct ebb_conf_setting *s, const void *value,
@@ -82,6 +83,7 @@ typedef struct ebb_conf_setting
   const ebb_conf_enum *enums;  /* ENUM: names, terminated by { NULL, 0 } */
   ebb_conf_validator validate; /* optional */
   const char *help;
+  double dmin, dmax; /* DOUBLE bounds */
 } ebb_conf_setting;
 
 /* Flags for ebb_conf_load(). */

@@ -528,6 +528,24 @@ find_overflow (const char *buf, size_t len, char *lit, size_t size)
   return false;
 }
 
+/* Returns the offset of the first single quote outside a JSON string, or len: json-c
+ * accepts 'single-quoted' strings even in strict mode, and JSON has none. */
+static size_t
+find_single_quote (const char *buf, size_t len)
+{
+  for (size_t i = 0; i < len; i++)
+    {
+      if (buf[i] == '\'')
+        return i;
+      if (buf[i] != '"')
+        continue;
+      for (i++; i < len && buf[i] != '"'; i++)
+        if (buf[i] == '\\')
+          i++;
+    }
+  return len;
+}
+
 /* Returns true when the first off bytes of buf parse as one complete JSON value. */
 static bool
 complete_prefix (const char *buf, size_t off, int depth)
@@ -635,6 +653,8 @@ ebb_json_parse (const char *buf, size_t len, int max_depth, ebb_error **err)
                    json_tokener_error_desc (jerr));
   else if (saved_errno == ERANGE && find_overflow (buf, len, lit, sizeof lit))
     ebb_error_set (err, EBB_ERANGE, "number out of range: %s", lit);
+  else if ((end = find_single_quote (buf, len)) < len)
+    ebb_error_set (err, EBB_EPARSE, "invalid JSON at offset %zu: single-quoted string", end);
   else if (nonfinite)
     ebb_error_set (err, EBB_EPARSE, "invalid JSON: NaN and Infinity are not numbers");
   else

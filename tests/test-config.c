@@ -21,6 +21,7 @@ typedef struct
   char *state_dir;
   uint64_t big;
   int64_t delta;
+  double ratio;
 } tcfg;
 
 enum
@@ -87,6 +88,12 @@ static const ebb_conf_setting table[] = {
     .def = "/var/lib/ebb" },
   { .name = "big", .type = EBB_CONF_UINT64, .offset = offsetof (tcfg, big) },
   { .name = "delta", .type = EBB_CONF_INT64, .offset = offsetof (tcfg, delta) },
+  { .name = "ratio",
+    .type = EBB_CONF_DOUBLE,
+    .offset = offsetof (tcfg, ratio),
+    .dmin = 0,
+    .dmax = 1,
+    .def = "0.17" },
 };
 #define N EBB_ARRAY_SIZE (table)
 
@@ -601,7 +608,7 @@ test_dump_round_trip (void)
   CU_ASSERT_EQUAL_FATAL (parse (&c,
                                 "name = \"a \\\"q\\\" #x\"\nenabled = no\noffset = -3\n"
                                 "interval = 1500ms\nmemory = 12K\nmode = immediate\n"
-                                "listen = p\nlisten = q\nnode_id = n1\n",
+                                "listen = p\nlisten = q\nnode_id = n1\nratio = 0.17\n",
                                 &err),
                          0);
   char *buf = NULL;
@@ -625,6 +632,8 @@ test_dump_round_trip (void)
   CU_ASSERT_EQUAL_FATAL (ebb_strv_length (d.listen), 2);
   CU_ASSERT_STRING_EQUAL (d.listen[1], "q");
   CU_ASSERT_STRING_EQUAL (d.node_id, "n1");
+  CU_ASSERT_TRUE (d.ratio == c.ratio); /* exactly: the dump keeps every digit needed */
+  CU_ASSERT_PTR_NOT_NULL (strstr (buf, "ratio = 0.17\n"));
   free (buf);
   ebb_conf_free (table, N, &c);
   ebb_conf_free (table, N, &d);
@@ -672,7 +681,38 @@ test_bad_default_and_validator (void)
   CU_ASSERT_EQUAL (s.v, 4);
 }
 
+static void
+test_double (void)
+{
+  tcfg c;
+  cleanup_error ebb_error *err = NULL;
+  fresh (&c);
+  CU_ASSERT_DOUBLE_EQUAL (c.ratio, 0.17, 1e-12);
+  ebb_conf_free (table, N, &c);
+  CU_ASSERT_EQUAL (parse (&c, "ratio = 1e-3\n", &err), 0);
+  CU_ASSERT_DOUBLE_EQUAL (c.ratio, 0.001, 1e-15);
+  ebb_conf_free (table, N, &c);
+  CU_ASSERT_EQUAL (parse (&c, "ratio = 1\n", &err), 0);
+  CU_ASSERT_DOUBLE_EQUAL (c.ratio, 1.0, 1e-15);
+  ebb_conf_free (table, N, &c);
+  expect_error ("ratio = 1.5\n", EBB_ERANGE,
+                "t.conf:1: ratio: must be a number in [0, 1], got \"1.5\"");
+  expect_error ("ratio = -0.1\n", EBB_ERANGE,
+                "t.conf:1: ratio: must be a number in [0, 1], got \"-0.1\"");
+  expect_error ("ratio = abc\n", EBB_EPARSE,
+                "t.conf:1: ratio: must be a number in [0, 1], got \"abc\"");
+  expect_error ("ratio = nan\n", EBB_EPARSE,
+                "t.conf:1: ratio: must be a number in [0, 1], got \"nan\"");
+  expect_error ("ratio = 0x1p-2\n", EBB_EPARSE,
+                "t.conf:1: ratio: must be a number in [0, 1], got \"0x1p-2\"");
+  expect_error ("ratio = 0.5.5\n", EBB_EPARSE,
+                "t.conf:1: ratio: must be a number in [0, 1], got \"0.5.5\"");
+  expect_error ("ratio = 1e999\n", EBB_ERANGE,
+                "t.conf:1: ratio: must be a number in [0, 1], got \"1e999\"");
+}
+
 static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_double),
   EBB_CU_TEST (test_defaults),
   EBB_CU_TEST (test_every_type),
   EBB_CU_TEST (test_bool_spellings),

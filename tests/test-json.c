@@ -78,6 +78,8 @@ test_parse_invalid (void)
   FAILS ("[1]]", EBB_EPARSE, "trailing garbage at offset 3");
   FAILS ("{} {}", EBB_EPARSE, "trailing garbage at offset 3");
   FAILS ("5 x", EBB_EPARSE, "trailing garbage at offset 2");
+  FAILS ("{'a': 1}", EBB_EPARSE, "invalid JSON at offset 1: single-quoted string");
+  FAILS ("{\"it's\": {'b': 1}}", EBB_EPARSE, "invalid JSON at offset 10: single-quoted string");
   FAILS ("[NaN]", EBB_EPARSE, "invalid JSON: NaN and Infinity are not numbers");
   FAILS ("{\"a\": -Infinity}", EBB_EPARSE, "invalid JSON: NaN and Infinity are not numbers");
   static const char nul[] = "{\"a\":\0 1}";
