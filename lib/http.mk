@@ -3,3 +3,20 @@
 lib_libebb_common_a_SOURCES += \
 	lib/http-server.h \
 	lib/http-client.h
+lib_libebb_common_a_SOURCES += \
+	lib/http-internal.h \
+	lib/http-route.h lib/http-route.c \
+	lib/http-listen.h lib/http-listen.c \
+	lib/http-response.c \
+	lib/http-server.c \
+	lib/http-xfer.h lib/http-client.c lib/http-client-multi.c
+
+http_tests = tests/test-http-route tests/test-http-server
+check_PROGRAMS += $(http_tests)
+TESTS += $(http_tests)
+tests_test_http_route_SOURCES = tests/test-http-route.c
+tests_test_http_route_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_http_route_LDADD = $(EBB_TEST_LIBS)
+tests_test_http_server_SOURCES = tests/test-http-server.c
+tests_test_http_server_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_http_server_LDADD = $(EBB_TEST_LIBS) -lpthread

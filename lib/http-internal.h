@@ -1,0 +1,98 @@
+/* Structures shared by the HTTP server's files (internal to libebb-common). */
+#ifndef EBB_HTTP_INTERNAL_H
+#define EBB_HTTP_INTERNAL_H
+
+#include <microhttpd.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/http-listen.h"
+#include "lib/http-route.h"
+#include "lib/http-server.h"
+
+typedef struct
+{
+  char *name;
+  char *value;
+} ebb_http_header;
+
+struct ebb_http_response
+{
+  bool set;
+  unsigned status;
+  char *body;
+  size_t body_len;
+  char *content_type;
+  ebb_http_header *headers;
+  size_t n_headers;
+};
+
+/* One listen spec: its socket and its own MHD daemon driven by the server's loop. */
+typedef struct
+{
+  ebb_http_server *server;
+  ebb_http_listen_socket sock;
+  struct MHD_Daemon *mhd;
+  sd_event_source *io;
+  sd_event_source *timer;
+} ebb_http_listener;
+
+typedef enum
+{
+  REQ_NEW,       /* first call: headers only */
+  REQ_BODY,      /* reading the body */
+  REQ_DISCARD,   /* body over the cap: consuming and dropping it */
+  REQ_SUSPENDED, /* handler deferred; the connection is suspended */
+  REQ_RESUMED,   /* deferred reply ready, connection resumed */
+  REQ_QUEUED,    /* a response has been queued to MHD */
+} ebb_http_req_phase;
+
+struct ebb_http_request
+{
+  ebb_http_listener *listener;
+  struct MHD_Connection *con;
+  ebb_http_req_phase phase;
+  char *method;
+  char *path;
+  const ebb_http_route *route;
+  ebb_http_captures caps;
+  char *body;
+  size_t body_len, body_alloc;
+  json_object *json;
+  ebb_http_response resp;
+  ebb_http_deferred *deferred;
+  ebb_http_request *susp_prev, *susp_next; /* in the server's list of suspended requests */
+  unsigned sent_status;
+  uint64_t start_usec;
+};
+
+struct ebb_http_deferred
+{
+  ebb_http_request *req; /* NULL once the connection or the server is gone */
+  ebb_http_response resp;
+};
+
+struct ebb_http_server
+{
+  sd_event *event;
+  ebb_http_listener *listeners;
+  size_t n_listeners;
+  const ebb_http_route *routes;
+  size_t n_routes;
+  void *userdata;
+  char *bearer_token;
+  size_t max_body_bytes;
+  unsigned conn_timeout_sec;
+  ebb_http_request *suspended; /* head of the suspended list */
+};
+
+/* http-response.c */
+void ebb_http_response_clear (ebb_http_response *resp);
+void ebb_http_response_move (ebb_http_response *dst, ebb_http_response *src);
+/* Builds the MHD response (JSON 500 when resp is unset); returns NULL only on MHD failure. */
+struct MHD_Response *ebb_http_response_build (const ebb_http_response *resp);
+
+/* http-server.c */
+void ebb_http_server_run_mhd (ebb_http_listener *l);
+
+#endif

@@ -1,0 +1,161 @@
+/* Responses a handler fills, and the request getters it reads from. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "lib/http-internal.h"
+
+void
+ebb_http_response_clear (ebb_http_response *resp)
+{
+  free (resp->body);
+  free (resp->content_type);
+  for (size_t i = 0; i < resp->n_headers; i++)
+    {
+      free (resp->headers[i].name);
+      free (resp->headers[i].value);
+    }
+  free (resp->headers);
+  *resp = (ebb_http_response){ 0 };
+}
+
+void
+ebb_http_response_move (ebb_http_response *dst, ebb_http_response *src)
+{
+  ebb_http_response_clear (dst);
+  *dst = *src;
+  *src = (ebb_http_response){ 0 };
+}
+
+/* Replaces status and body, keeping headers already added. */
+static void
+set_body (ebb_http_response *resp, unsigned status, const char *content_type, char *body,
+          size_t len)
+{
+  free (resp->body);
+  free (resp->content_type);
+  resp->set = true;
+  resp->status = status;
+  resp->body = body;
+  resp->body_len = len;
+  resp->content_type = ebb_xstrdup (content_type);
+}
+
+void
+ebb_http_reply_json (ebb_http_response *resp, unsigned status, json_object *obj)
+{
+  size_t len = 0;
+  const char *s = json_object_to_json_string_length (obj, JSON_C_TO_STRING_PLAIN, &len);
+  char *copy = ebb_xmalloc (len + 2);
+  memcpy (copy, s, len);
+  copy[len++] = '\n'; /* curl and humans both prefer a final newline */
+  copy[len] = '\0';
+  json_object_put (obj);
+  set_body (resp, status, "application/json", copy, len);
+}
+
+void
+ebb_http_reply_text (ebb_http_response *resp, unsigned status, const char *content_type,
+                     const char *text)
+{
+  set_body (resp, status, content_type ? content_type : "text/plain; charset=utf-8",
+            ebb_xstrdup (text ? text : ""), text ? strlen (text) : 0);
+}
+
+void
+ebb_http_error (ebb_http_response *resp, unsigned status, const char *code, const char *fmt, ...)
+{
+  va_list ap;
+  char *detail = NULL;
+  va_start (ap, fmt);
+  if (vasprintf (&detail, fmt, ap) < 0)
+    abort ();
+  va_end (ap);
+  json_object *o = json_object_new_object ();
+  json_object_object_add (o, "error", json_object_new_string (code));
+  json_object_object_add (o, "detail", json_object_new_string (detail));
+  free (detail);
+  ebb_http_reply_json (resp, status, o);
+}
+
+void
+ebb_http_reply_header (ebb_http_response *resp, const char *name, const char *value)
+{
+  resp->headers = ebb_xrealloc (resp->headers, (resp->n_headers + 1) * sizeof *resp->headers);
+  resp->headers[resp->n_headers].name = ebb_xstrdup (name);
+  resp->headers[resp->n_headers].value = ebb_xstrdup (value);
+  resp->n_headers++;
+}
+
+struct MHD_Response *
+ebb_http_response_build (const ebb_http_response *resp)
+{
+  ebb_http_response fallback = { 0 };
+  if (!resp->set)
+    {
+      ebb_http_error (&fallback, MHD_HTTP_INTERNAL_SERVER_ERROR, "internal",
+                      "the handler produced no response");
+      resp = &fallback;
+    }
+  struct MHD_Response *r
+      = MHD_create_response_from_buffer (resp->body_len, resp->body, MHD_RESPMEM_MUST_COPY);
+  if (r)
+    {
+      MHD_add_response_header (r, MHD_HTTP_HEADER_CONTENT_TYPE, resp->content_type);
+      for (size_t i = 0; i < resp->n_headers; i++)
+        MHD_add_response_header (r, resp->headers[i].name, resp->headers[i].value);
+    }
+  ebb_http_response_clear (&fallback);
+  return r;
+}
+
+const char *
+ebb_http_request_method (const ebb_http_request *req)
+{
+  return req->method;
+}
+
+const char *
+ebb_http_request_path (const ebb_http_request *req)
+{
+  return req->path;
+}
+
+const char *
+ebb_http_request_capture (const ebb_http_request *req, const char *name)
+{
+  return ebb_http_captures_get (&req->caps, name);
+}
+
+const char *
+ebb_http_request_header (const ebb_http_request *req, const char *name)
+{
+  return MHD_lookup_connection_value (req->con, MHD_HEADER_KIND, name);
+}
+
+const char *
+ebb_http_request_query (const ebb_http_request *req, const char *name)
+{
+  return MHD_lookup_connection_value (req->con, MHD_GET_ARGUMENT_KIND, name);
+}
+
+json_object *
+ebb_http_request_json (const ebb_http_request *req)
+{
+  return req->json;
+}
+
+const char *
+ebb_http_request_body (const ebb_http_request *req, size_t *len_bytes)
+{
+  if (len_bytes)
+    *len_bytes = req->body_len;
+  return req->body ? req->body : "";
+}
+
+ebb_http_peer_kind
+ebb_http_request_peer_kind (const ebb_http_request *req)
+{
+  return req->listener->sock.is_unix ? EBB_HTTP_PEER_UNIX : EBB_HTTP_PEER_TCP;
+}

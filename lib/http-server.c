@@ -1,0 +1,552 @@
+/* The server's event-loop glue and request lifecycle: one MHD daemon per listener, in
+ * external-poll mode, driven by an sd-event io source on its epoll fd plus a timer from
+ * MHD_get_timeout(). Per-request state lives in *con_cls and is freed in the completion
+ * callback. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lib/http-internal.h"
+#include "lib/log.h"
+#include "lib/time.h"
+
+static void
+request_free (ebb_http_request *req)
+{
+  free (req->method);
+  free (req->path);
+  ebb_http_captures_clear (&req->caps);
+  free (req->body);
+  json_object_put (req->json);
+  ebb_http_response_clear (&req->resp);
+  free (req);
+}
+
+static void
+suspended_unlink (ebb_http_server *s, ebb_http_request *req)
+{
+  if (req->susp_prev)
+    req->susp_prev->susp_next = req->susp_next;
+  else if (s->suspended == req)
+    s->suspended = req->susp_next;
+  if (req->susp_next)
+    req->susp_next->susp_prev = req->susp_prev;
+  req->susp_prev = req->susp_next = NULL;
+}
+
+/* Queues req->resp (or the 500 fallback); returns MHD's verdict. */
+static enum MHD_Result
+queue (ebb_http_request *req)
+{
+  struct MHD_Response *r = ebb_http_response_build (&req->resp);
+  if (!r)
+    return MHD_NO;
+  unsigned status = req->resp.set ? req->resp.status : MHD_HTTP_INTERNAL_SERVER_ERROR;
+  enum MHD_Result ret = MHD_queue_response (req->con, status, r);
+  MHD_destroy_response (r);
+  if (ret == MHD_YES)
+    {
+      req->sent_status = status;
+      req->phase = REQ_QUEUED;
+    }
+  return ret;
+}
+
+static bool
+token_equal (const char *got, const char *want)
+{
+  /* Constant time in the token's content: every byte of want is compared. */
+  size_t got_len = strlen (got), want_len = strlen (want);
+  volatile unsigned char diff = got_len != want_len;
+  for (size_t i = 0; i < want_len; i++)
+    diff |= (unsigned char)(want[i] ^ (i < got_len ? got[i] : 0));
+  return diff == 0;
+}
+
+static bool
+authorized (const ebb_http_server *s, const ebb_http_request *req)
+{
+  if (!s->bearer_token)
+    return true;
+  const char *h = ebb_http_request_header (req, MHD_HTTP_HEADER_AUTHORIZATION);
+  if (!h || strncasecmp (h, "Bearer ", 7) != 0)
+    return false;
+  h += 7;
+  while (*h == ' ')
+    h++;
+  return token_equal (h, s->bearer_token);
+}
+
+/* Finds the route for method + path; on failure fills req->resp with 404 or 405. */
+static bool
+route_request (ebb_http_server *s, ebb_http_request *req)
+{
+  char allow[256] = "";
+  bool path_known = false;
+  for (size_t i = 0; i < s->n_routes; i++)
+    {
+      const ebb_http_route *r = &s->routes[i];
+      if (!ebb_http_route_match (r->pattern, req->path, &req->caps))
+        continue;
+      if (strcmp (r->method, req->method) == 0)
+        {
+          req->route = r;
+          return true;
+        }
+      ebb_http_captures_clear (&req->caps);
+      size_t used = strlen (allow);
+      if (!strstr (allow, r->method))
+        snprintf (allow + used, sizeof allow - used, "%s%s", path_known ? ", " : "", r->method);
+      path_known = true;
+    }
+  if (!path_known)
+    {
+      ebb_http_error (&req->resp, MHD_HTTP_NOT_FOUND, "not_found", "no route for %s", req->path);
+      return false;
+    }
+  ebb_http_error (&req->resp, MHD_HTTP_METHOD_NOT_ALLOWED, "method_not_allowed",
+                  "%s is not allowed on %s (allowed: %s)", req->method, req->path, allow);
+  ebb_http_reply_header (&req->resp, MHD_HTTP_HEADER_ALLOW, allow);
+  return false;
+}
+
+static bool
+content_length_too_big (const ebb_http_server *s, const ebb_http_request *req)
+{
+  const char *cl = ebb_http_request_header (req, MHD_HTTP_HEADER_CONTENT_LENGTH);
+  if (!cl)
+    return false;
+  char *end = NULL;
+  errno = 0;
+  unsigned long long n = strtoull (cl, &end, 10);
+  return errno == ERANGE || (end != cl && n > s->max_body_bytes);
+}
+
+/* First call for a request: headers only. Auth, routing and the declared size are checked
+ * before any body is read. */
+static enum MHD_Result
+on_headers (ebb_http_request *req)
+{
+  ebb_http_server *s = req->listener->server;
+  if (!authorized (s, req))
+    {
+      ebb_http_error (&req->resp, MHD_HTTP_UNAUTHORIZED, "unauthorized",
+                      "missing or wrong bearer token");
+      ebb_http_reply_header (&req->resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+      return queue (req);
+    }
+  if (!route_request (s, req))
+    return queue (req);
+  if (content_length_too_big (s, req))
+    {
+      ebb_http_error (&req->resp, MHD_HTTP_CONTENT_TOO_LARGE, "payload_too_large",
+                      "request body larger than %zu bytes", s->max_body_bytes);
+      return queue (req);
+    }
+  req->phase = REQ_BODY;
+  return MHD_YES;
+}
+
+static void
+too_large (ebb_http_request *req)
+{
+  ebb_http_error (&req->resp, MHD_HTTP_CONTENT_TOO_LARGE, "payload_too_large",
+                  "request body larger than %zu bytes", req->listener->server->max_body_bytes);
+}
+
+/* A chunk of body: appended up to the cap; past it, dropped and answered with 413 at once
+ * (or, if MHD will not take a reply mid-upload, when the upload ends). */
+static enum MHD_Result
+on_body_chunk (ebb_http_request *req, const char *data, size_t size)
+{
+  size_t cap = req->listener->server->max_body_bytes;
+  if (req->phase == REQ_DISCARD)
+    return MHD_YES;
+  if (size > cap - req->body_len)
+    {
+      free (req->body);
+      req->body = NULL;
+      req->body_len = req->body_alloc = 0;
+      req->phase = REQ_DISCARD;
+      too_large (req);
+      if (queue (req) != MHD_YES)
+        {
+          ebb_log_debug ("http: %s %s: body over the cap, answering after the upload", req->method,
+                         req->path);
+          req->phase = REQ_DISCARD;
+        }
+      return MHD_YES;
+    }
+  if (req->body_len + size + 1 > req->body_alloc)
+    {
+      size_t want = req->body_alloc ? req->body_alloc * 2 : 4096;
+      while (want < req->body_len + size + 1)
+        want *= 2;
+      if (want > cap + 1)
+        want = cap + 1;
+      req->body = ebb_xrealloc (req->body, want);
+      req->body_alloc = want;
+    }
+  memcpy (req->body + req->body_len, data, size);
+  req->body_len += size;
+  req->body[req->body_len] = '\0';
+  return MHD_YES;
+}
+
+static bool
+wants_json (const ebb_http_request *req)
+{
+  if (req->body_len == 0)
+    return false;
+  if (req->route->flags & EBB_HTTP_ROUTE_JSON)
+    return true;
+  const char *ct = ebb_http_request_header (req, MHD_HTTP_HEADER_CONTENT_TYPE);
+  return ct && strncasecmp (ct, "application/json", 16) == 0
+         && (ct[16] == '\0' || ct[16] == ';' || ct[16] == ' ');
+}
+
+/* Parses the body as JSON when it should be; on failure fills a 400. */
+static bool
+parse_body (ebb_http_request *req)
+{
+  if (!wants_json (req))
+    return true;
+  json_tokener *tok = json_tokener_new ();
+  req->json = json_tokener_parse_ex (tok, req->body, (int)req->body_len);
+  enum json_tokener_error jerr = json_tokener_get_error (tok);
+  size_t end = json_tokener_get_parse_end (tok);
+  bool trailing = jerr == json_tokener_success
+                  && req->body[end + strspn (req->body + end, " \t\r\n")] != '\0';
+  bool ok = jerr == json_tokener_success && !trailing;
+  if (!ok)
+    {
+      json_object_put (req->json);
+      req->json = NULL;
+      ebb_http_error (&req->resp, MHD_HTTP_BAD_REQUEST, "bad_request", "invalid JSON: %s",
+                      trailing                        ? "trailing data after the value"
+                      : jerr == json_tokener_continue ? "unexpected end of input"
+                                                      : json_tokener_error_desc (jerr));
+    }
+  json_tokener_free (tok);
+  return ok;
+}
+
+/* The whole request is in: run the handler, then reply or suspend. */
+static enum MHD_Result
+on_complete (ebb_http_request *req)
+{
+  ebb_http_server *s = req->listener->server;
+  if (req->phase == REQ_DISCARD)
+    {
+      too_large (req);
+      return queue (req);
+    }
+  if (!parse_body (req))
+    return queue (req);
+  int r = req->route->handler (req, &req->resp, s->userdata);
+  if (r == EBB_HTTP_DEFERRED && req->deferred)
+    {
+      MHD_suspend_connection (req->con);
+      req->phase = REQ_SUSPENDED;
+      req->susp_next = s->suspended;
+      if (s->suspended)
+        s->suspended->susp_prev = req;
+      s->suspended = req;
+      return MHD_YES;
+    }
+  if (r == EBB_HTTP_DEFERRED)
+    ebb_http_response_clear (&req->resp); /* deferred without a handle: a bug, say 500 */
+  return queue (req);
+}
+
+static enum MHD_Result
+on_access (void *cls, struct MHD_Connection *con, const char *url, const char *method,
+           const char *version EBB_UNUSED, const char *upload_data, size_t *upload_data_size,
+           void **con_cls)
+{
+  ebb_http_request *req = *con_cls;
+  if (!req)
+    {
+      req = ebb_xcalloc (1, sizeof *req);
+      req->listener = cls;
+      req->con = con;
+      req->method = ebb_xstrdup (method);
+      req->path = ebb_xstrdup (url);
+      req->start_usec = ebb_now_usec ();
+      *con_cls = req;
+      return on_headers (req);
+    }
+  switch (req->phase)
+    {
+    case REQ_BODY:
+    case REQ_DISCARD:
+      if (*upload_data_size == 0)
+        return on_complete (req);
+      enum MHD_Result ret = on_body_chunk (req, upload_data, *upload_data_size);
+      *upload_data_size = 0;
+      return ret;
+    case REQ_RESUMED:
+      return queue (req);
+    default:
+      *upload_data_size = 0;
+      return MHD_YES;
+    }
+}
+
+static void
+on_completed (void *cls EBB_UNUSED, struct MHD_Connection *con EBB_UNUSED, void **con_cls,
+              enum MHD_RequestTerminationCode toe)
+{
+  ebb_http_request *req = *con_cls;
+  if (!req)
+    return;
+  *con_cls = NULL;
+  ebb_log_debug ("http: %s %s -> %u (%" PRIu64 " us, %s%s)", req->method, req->path,
+                 req->sent_status, ebb_now_usec () - req->start_usec,
+                 req->listener->sock.is_unix ? "unix" : "tcp",
+                 toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : ", aborted");
+  if (req->deferred)
+    req->deferred->req = NULL; /* its owner will complete it into the void */
+  suspended_unlink (req->listener->server, req);
+  request_free (req);
+}
+
+static void mhd_log (void *cls, const char *fmt, va_list ap) EBB_PRINTF (2, 0);
+
+static void
+mhd_log (void *cls EBB_UNUSED, const char *fmt, va_list ap)
+{
+  /* MHD's messages are about single connections (a client that went away): not errors of
+   * the daemon, so they stay below the default level. */
+  ebb_logv (LOG_INFO, fmt, ap);
+}
+
+static void
+rearm_timer (ebb_http_listener *l)
+{
+  MHD_UNSIGNED_LONG_LONG timeout_ms = 0;
+  if (MHD_get_timeout (l->mhd, &timeout_ms) != MHD_YES)
+    {
+      sd_event_source_set_enabled (l->timer, SD_EVENT_OFF);
+      return;
+    }
+  uint64_t now = 0;
+  sd_event_now (l->server->event, CLOCK_MONOTONIC, &now);
+  sd_event_source_set_time (l->timer, now + (uint64_t)timeout_ms * 1000);
+  sd_event_source_set_enabled (l->timer, SD_EVENT_ONESHOT);
+}
+
+void
+ebb_http_server_run_mhd (ebb_http_listener *l)
+{
+  if (MHD_run (l->mhd) != MHD_YES)
+    ebb_log_debug ("http: MHD_run failed");
+  rearm_timer (l);
+}
+
+static int
+on_epoll_ready (sd_event_source *src EBB_UNUSED, int fd EBB_UNUSED, uint32_t revents EBB_UNUSED,
+                void *userdata)
+{
+  ebb_http_server_run_mhd (userdata);
+  return 0;
+}
+
+static int
+on_timer (sd_event_source *src EBB_UNUSED, uint64_t usec EBB_UNUSED, void *userdata)
+{
+  ebb_http_server_run_mhd (userdata);
+  return 0;
+}
+
+/* Starts the MHD daemon on the listener's socket and hooks it into the loop. */
+static int
+listener_start (ebb_http_server *s, ebb_http_listener *l, ebb_error **err)
+{
+  unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+  l->mhd = MHD_start_daemon (flags, 0, NULL, NULL, on_access, l, MHD_OPTION_EXTERNAL_LOGGER,
+                             mhd_log, l, MHD_OPTION_LISTEN_SOCKET, l->sock.fd,
+                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
+                             MHD_OPTION_CONNECTION_TIMEOUT, s->conn_timeout_sec, MHD_OPTION_END);
+  if (!l->mhd)
+    return ebb_error_set (err, EIO, "listen %s: cannot start libmicrohttpd", l->sock.base_url);
+  l->sock.fd = -1; /* MHD owns and closes it now */
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info (l->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+  if (!info)
+    return ebb_error_set (err, EIO, "listen %s: no epoll fd from libmicrohttpd", l->sock.base_url);
+  int r = sd_event_add_io (s->event, &l->io, info->epoll_fd, EPOLLIN, on_epoll_ready, l);
+  if (r < 0)
+    return ebb_error_set_errno (err, -r, "listen %s: sd_event_add_io", l->sock.base_url);
+  r = sd_event_add_time (s->event, &l->timer, CLOCK_MONOTONIC, UINT64_MAX, 1000, on_timer, l);
+  if (r < 0)
+    return ebb_error_set_errno (err, -r, "listen %s: sd_event_add_time", l->sock.base_url);
+  rearm_timer (l);
+  return 0;
+}
+
+static int
+check_config (const ebb_http_server_config *cfg, ebb_error **err)
+{
+  if (!cfg || !cfg->listen || !cfg->listen[0])
+    return ebb_error_set (err, EINVAL, "http server: no listen address");
+  for (size_t i = 0; i < cfg->n_routes; i++)
+    {
+      const ebb_http_route *r = &cfg->routes[i];
+      if (!r->method || !r->pattern || r->pattern[0] != '/' || !r->handler)
+        return ebb_error_set (err, EINVAL, "http server: route %zu is incomplete", i);
+    }
+  return 0;
+}
+
+ebb_http_server *
+ebb_http_server_new (sd_event *event, const ebb_http_server_config *cfg, ebb_error **err)
+{
+  if (!event)
+    return ebb_error_set (err, EINVAL, "http server: no event loop"), NULL;
+  if (check_config (cfg, err) < 0)
+    return NULL;
+  ebb_http_server *s = ebb_xcalloc (1, sizeof *s);
+  s->event = sd_event_ref (event);
+  s->routes = cfg->routes;
+  s->n_routes = cfg->n_routes;
+  s->userdata = cfg->userdata;
+  if (cfg->bearer_token && cfg->bearer_token[0])
+    s->bearer_token = ebb_xstrdup (cfg->bearer_token);
+  s->max_body_bytes = cfg->max_body_bytes ? cfg->max_body_bytes : EBB_HTTP_DEFAULT_MAX_BODY_BYTES;
+  s->conn_timeout_sec
+      = cfg->conn_timeout_sec ? cfg->conn_timeout_sec : EBB_HTTP_DEFAULT_CONN_TIMEOUT_SEC;
+  size_t n = 0;
+  while (cfg->listen[n])
+    n++;
+  s->listeners = ebb_xcalloc (n, sizeof *s->listeners);
+  for (size_t i = 0; i < n; i++, s->n_listeners++)
+    {
+      ebb_http_listener *l = &s->listeners[i];
+      l->server = s;
+      if (ebb_http_listen_open (cfg->listen[i], &l->sock, err) < 0
+          || listener_start (s, l, err) < 0)
+        {
+          s->n_listeners++; /* so free() cleans this half-started one too */
+          ebb_http_server_free (s);
+          return NULL;
+        }
+      ebb_log_debug ("http: listening on %s", l->sock.base_url);
+    }
+  return s;
+}
+
+/* Suspended requests cannot be left to MHD_stop_daemon (it aborts on them): answer them
+ * 503 and resume them; their handles live on, detached. */
+static void
+release_suspended (ebb_http_server *s)
+{
+  while (s->suspended)
+    {
+      ebb_http_request *req = s->suspended;
+      suspended_unlink (s, req);
+      if (req->deferred)
+        req->deferred->req = NULL;
+      req->deferred = NULL;
+      ebb_http_error (&req->resp, MHD_HTTP_SERVICE_UNAVAILABLE, "unavailable",
+                      "the server is shutting down");
+      req->phase = REQ_RESUMED;
+      MHD_resume_connection (req->con);
+    }
+}
+
+void
+ebb_http_server_free (ebb_http_server *s)
+{
+  if (!s)
+    return;
+  release_suspended (s);
+  for (size_t i = 0; i < s->n_listeners; i++)
+    {
+      ebb_http_listener *l = &s->listeners[i];
+      l->io = sd_event_source_disable_unref (l->io);
+      l->timer = sd_event_source_disable_unref (l->timer);
+      if (l->mhd)
+        {
+          MHD_run (l->mhd); /* lets resumed requests send their 503 */
+          MHD_stop_daemon (l->mhd);
+        }
+      ebb_http_listen_close (&l->sock);
+    }
+  free (s->listeners);
+  free (s->bearer_token);
+  sd_event_unref (s->event);
+  free (s);
+}
+
+size_t
+ebb_http_server_n_listeners (const ebb_http_server *s)
+{
+  return s->n_listeners;
+}
+
+int
+ebb_http_server_port (const ebb_http_server *s, size_t idx)
+{
+  if (idx >= s->n_listeners)
+    return -ENOENT;
+  if (s->listeners[idx].sock.is_unix)
+    return -EAFNOSUPPORT;
+  return s->listeners[idx].sock.port;
+}
+
+const char *
+ebb_http_server_base_url (const ebb_http_server *s, size_t idx)
+{
+  return idx < s->n_listeners ? s->listeners[idx].sock.base_url : NULL;
+}
+
+ebb_http_deferred *
+ebb_http_defer (ebb_http_request *req)
+{
+  if (!req->deferred)
+    {
+      req->deferred = ebb_xcalloc (1, sizeof *req->deferred);
+      req->deferred->req = req;
+    }
+  return req->deferred;
+}
+
+ebb_http_response *
+ebb_http_deferred_response (ebb_http_deferred *d)
+{
+  return &d->resp;
+}
+
+ebb_http_request *
+ebb_http_deferred_request (ebb_http_deferred *d)
+{
+  return d->req;
+}
+
+void
+ebb_http_deferred_complete (ebb_http_deferred *d)
+{
+  if (!d)
+    return;
+  ebb_http_request *req = d->req;
+  if (req)
+    {
+      req->deferred = NULL;
+      if (req->phase == REQ_SUSPENDED)
+        {
+          ebb_http_response_move (&req->resp, &d->resp);
+          suspended_unlink (req->listener->server, req);
+          req->phase = REQ_RESUMED;
+          MHD_resume_connection (req->con);
+          /* MHD's epoll fd does not wake up for a resume in external-poll mode: run MHD
+           * from the loop's next iteration. */
+          ebb_http_listener *l = req->listener;
+          sd_event_source_set_time (l->timer, 0);
+          sd_event_source_set_enabled (l->timer, SD_EVENT_ONESHOT);
+        }
+    }
+  ebb_http_response_clear (&d->resp);
+  free (d);
+}

@@ -1,0 +1,876 @@
+/* Real loopback round trips: the server runs in an sd-event loop on a second thread, the
+ * blocking client (or a raw socket, to send what curl will not) runs in the test thread. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "lib/error.h"
+#include "lib/http-client.h"
+#include "lib/http-server.h"
+#include "lib/log.h"
+#include "lib/time.h"
+#include "tests/cu.h"
+
+typedef struct
+{
+  sd_event *event;
+  ebb_http_server *server;
+  pthread_t thread;
+  int stop_fd;
+  sd_event_source *stop_src;
+  int done_fds[2]; /* worker threads pass finished ebb_http_deferred pointers through here */
+  sd_event_source *done_src;
+  ebb_http_deferred *parked; /* a request deferred forever (until the test decides) */
+  unsigned worker_sleep_msec;
+} fixture;
+
+static char tmpdir[64];
+
+/* --- Handlers */
+
+static int
+h_list (ebb_http_request *req EBB_UNUSED, ebb_http_response *resp, void *userdata EBB_UNUSED)
+{
+  ebb_http_reply_json (resp, 200, json_object_new_array ());
+  return EBB_HTTP_REPLIED;
+}
+
+static int
+h_get_task (ebb_http_request *req, ebb_http_response *resp, void *userdata EBB_UNUSED)
+{
+  json_object *o = json_object_new_object ();
+  json_object_object_add (o, "id", json_object_new_string (ebb_http_request_capture (req, "id")));
+  ebb_http_reply_json (resp, 200, o);
+  return EBB_HTTP_REPLIED;
+}
+
+/* Echoes the capture, the parsed body, a header and the peer kind. */
+static int
+h_suspend (ebb_http_request *req, ebb_http_response *resp, void *userdata EBB_UNUSED)
+{
+  json_object *body = ebb_http_request_json (req);
+  if (!body)
+    {
+      ebb_http_error (resp, 400, "bad_request", "a JSON body is required");
+      return EBB_HTTP_REPLIED;
+    }
+  json_object *o = json_object_new_object ();
+  json_object_object_add (o, "id", json_object_new_string (ebb_http_request_capture (req, "id")));
+  json_object_object_add (o, "got", json_object_get (body));
+  const char *h = ebb_http_request_header (req, "x-test");
+  json_object_object_add (o, "x_test", h ? json_object_new_string (h) : NULL);
+  json_object_object_add (
+      o, "peer",
+      json_object_new_string (ebb_http_request_peer_kind (req) == EBB_HTTP_PEER_UNIX ? "unix"
+                                                                                     : "tcp"));
+  const char *q = ebb_http_request_query (req, "mode");
+  json_object_object_add (o, "mode", q ? json_object_new_string (q) : NULL);
+  ebb_http_reply_json (resp, 201, o);
+  return EBB_HTTP_REPLIED;
+}
+
+static int
+h_metrics (ebb_http_request *req EBB_UNUSED, ebb_http_response *resp, void *userdata EBB_UNUSED)
+{
+  ebb_http_reply_text (resp, 200, "text/plain; version=0.0.4", "ebb_up 1\n");
+  return EBB_HTTP_REPLIED;
+}
+
+static int
+h_big (ebb_http_request *req EBB_UNUSED, ebb_http_response *resp, void *userdata EBB_UNUSED)
+{
+  char *s = malloc (100001);
+  memset (s, 'b', 100000);
+  s[100000] = '\0';
+  ebb_http_reply_text (resp, 200, NULL, s);
+  free (s);
+  return EBB_HTTP_REPLIED;
+}
+
+static int
+h_nothing (ebb_http_request *req EBB_UNUSED, ebb_http_response *resp EBB_UNUSED,
+           void *userdata EBB_UNUSED)
+{
+  return EBB_HTTP_REPLIED; /* a buggy handler: the server must still answer (500) */
+}
+
+typedef struct
+{
+  ebb_http_deferred *d;
+  int fd;
+  unsigned sleep_msec;
+} worker_arg;
+
+static void *
+worker (void *p)
+{
+  worker_arg *a = p;
+  ebb_sleep_usec ((uint64_t)a->sleep_msec * 1000);
+  ssize_t n = write (a->fd, &a->d, sizeof a->d);
+  (void)n;
+  free (a);
+  return NULL;
+}
+
+/* Defers; a worker thread finishes after worker_sleep_msec and hands back to the loop. */
+static int
+h_slow (ebb_http_request *req, ebb_http_response *resp EBB_UNUSED, void *userdata)
+{
+  fixture *f = userdata;
+  worker_arg *a = malloc (sizeof *a);
+  a->d = ebb_http_defer (req);
+  a->fd = f->done_fds[1];
+  a->sleep_msec = f->worker_sleep_msec;
+  pthread_t t;
+  CU_ASSERT_FATAL (pthread_create (&t, NULL, worker, a) == 0);
+  pthread_detach (t);
+  return EBB_HTTP_DEFERRED;
+}
+
+static int
+h_park (ebb_http_request *req, ebb_http_response *resp EBB_UNUSED, void *userdata)
+{
+  fixture *f = userdata;
+  f->parked = ebb_http_defer (req);
+  return EBB_HTTP_DEFERRED;
+}
+
+/* Loop side of the worker: completes the deferred request. */
+static int
+on_worker_done (sd_event_source *s EBB_UNUSED, int fd, uint32_t revents EBB_UNUSED,
+                void *userdata EBB_UNUSED)
+{
+  ebb_http_deferred *d = NULL;
+  if (read (fd, &d, sizeof d) != sizeof d)
+    return 0;
+  ebb_http_request *req = ebb_http_deferred_request (d);
+  json_object *o = json_object_new_object ();
+  json_object_object_add (o, "done", json_object_new_boolean (1));
+  if (req)
+    json_object_object_add (o, "id", json_object_new_string (ebb_http_request_capture (req, "id")));
+  ebb_http_reply_json (ebb_http_deferred_response (d), 200, o);
+  ebb_http_deferred_complete (d);
+  return 0;
+}
+
+static const ebb_http_route routes[] = {
+  { "GET", "/v1/tasks", h_list, 0 },
+  { "GET", "/v1/tasks/{id}", h_get_task, 0 },
+  { "POST", "/v1/tasks/{id}/suspend", h_suspend, EBB_HTTP_ROUTE_JSON },
+  { "PUT", "/v1/tasks/{id}/suspend", h_suspend, 0 },
+  { "GET", "/metrics", h_metrics, 0 },
+  { "GET", "/big", h_big, 0 },
+  { "GET", "/nothing", h_nothing, 0 },
+  { "POST", "/v1/slow/{id}", h_slow, 0 },
+  { "POST", "/v1/park", h_park, 0 },
+};
+
+/* --- Fixture */
+
+static int
+on_stop (sd_event_source *s, int fd EBB_UNUSED, uint32_t revents EBB_UNUSED, void *u EBB_UNUSED)
+{
+  return sd_event_exit (sd_event_source_get_event (s), 0);
+}
+
+static void *
+loop_thread (void *p)
+{
+  fixture *f = p;
+  sd_event_loop (f->event);
+  return NULL;
+}
+
+/* Creates the server with the given listen specs and token and runs its loop in a thread. */
+static int
+fixture_start (fixture *f, const char *const *listen, const char *token, size_t max_body)
+{
+  cleanup_error ebb_error *err = NULL;
+  *f = (fixture){ .stop_fd = -1, .worker_sleep_msec = 50 };
+  CU_ASSERT_FATAL (sd_event_new (&f->event) >= 0);
+  CU_ASSERT_FATAL (pipe2 (f->done_fds, O_CLOEXEC) == 0);
+  f->stop_fd = eventfd (0, EFD_CLOEXEC);
+  sd_event_add_io (f->event, &f->stop_src, f->stop_fd, EPOLLIN, on_stop, f);
+  sd_event_add_io (f->event, &f->done_src, f->done_fds[0], EPOLLIN, on_worker_done, f);
+  ebb_http_server_config cfg = { .listen = listen,
+                                 .routes = routes,
+                                 .n_routes = EBB_ARRAY_SIZE (routes),
+                                 .userdata = f,
+                                 .bearer_token = token,
+                                 .max_body_bytes = max_body };
+  f->server = ebb_http_server_new (f->event, &cfg, &err);
+  if (!f->server)
+    {
+      fprintf (stderr, "server: %s\n", ebb_error_msg (&err));
+      return -1;
+    }
+  CU_ASSERT_FATAL (pthread_create (&f->thread, NULL, loop_thread, f) == 0);
+  return 0;
+}
+
+/* Stops the loop thread; the test thread then owns the loop (and may free the server). */
+static void
+fixture_stop_loop (fixture *f)
+{
+  uint64_t one = 1;
+  CU_ASSERT (write (f->stop_fd, &one, sizeof one) == sizeof one);
+  pthread_join (f->thread, NULL);
+}
+
+static void
+fixture_free (fixture *f)
+{
+  ebb_http_server_free (f->server);
+  sd_event_source_disable_unref (f->stop_src);
+  sd_event_source_disable_unref (f->done_src);
+  sd_event_unref (f->event);
+  close (f->stop_fd);
+  close (f->done_fds[0]);
+  close (f->done_fds[1]);
+}
+
+static void
+fixture_stop (fixture *f)
+{
+  fixture_stop_loop (f);
+  fixture_free (f);
+}
+
+static const char *
+base (fixture *f, size_t i)
+{
+  return ebb_http_server_base_url (f->server, i);
+}
+
+/* Sends a raw request over TCP and returns the whole response text (headers + body). */
+static char *
+raw_request (int port, const char *text, size_t len)
+{
+  int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_in sin = { .sin_family = AF_INET,
+                             .sin_port = htons ((uint16_t)port),
+                             .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  CU_ASSERT_FATAL (connect (fd, (struct sockaddr *)&sin, sizeof sin) == 0);
+  struct timeval tv = { .tv_sec = 5 };
+  setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  /* The server may answer and close before all is sent (an early 413): ignore EPIPE. */
+  for (size_t off = 0; off < len;)
+    {
+      ssize_t n = send (fd, text + off, len - off, MSG_NOSIGNAL);
+      if (n <= 0)
+        break;
+      off += (size_t)n;
+    }
+  shutdown (fd, SHUT_WR);
+  size_t cap = 65536, used = 0;
+  char *buf = calloc (1, cap + 1);
+  ssize_t n;
+  while (used < cap && (n = read (fd, buf + used, cap - used)) > 0)
+    used += (size_t)n;
+  close (fd);
+  return buf;
+}
+
+static int
+raw_status (const char *response)
+{
+  int status = -1;
+  if (sscanf (response, "HTTP/1.%*d %d", &status) != 1)
+    return -1;
+  return status;
+}
+
+static const char *const tcp_only[] = { "127.0.0.1:0", NULL };
+
+/* --- Tests */
+
+static void
+test_json_round_trip (void)
+{
+  fixture f;
+  CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 0) == 0);
+  CU_ASSERT (ebb_http_server_port (f.server, 0) > 0);
+  CU_ASSERT_EQUAL (ebb_http_server_port (f.server, 1), -ENOENT);
+  CU_ASSERT_EQUAL (ebb_http_server_n_listeners (f.server), 1);
+
+  cleanup_error ebb_error *err = NULL;
+  ebb_http_result res = { 0 };
+  json_object *body = json_tokener_parse ("{\"grace_ms\": 250, \"why\": \"burst\"}");
+  CU_ASSERT_EQUAL_FATAL (ebb_http_call ("POST", base (&f, 0), "/v1/tasks/web-1/suspend?mode=hard",
+                                        body, NULL, &res, &err),
+                         0);
+  CU_ASSERT_EQUAL (res.status, 201);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (res.json);
+  json_object *v;
+  CU_ASSERT (json_object_object_get_ex (res.json, "id", &v)
+             && strcmp (json_object_get_string (v), "web-1") == 0);
+  CU_ASSERT (json_object_object_get_ex (res.json, "got", &v) && json_object_equal (v, body));
+  CU_ASSERT (json_object_object_get_ex (res.json, "peer", &v)
+             && strcmp (json_object_get_string (v), "tcp") == 0);
+  CU_ASSERT (json_object_object_get_ex (res.json, "mode", &v)
+             && strcmp (json_object_get_string (v), "hard") == 0);
+  CU_ASSERT_STRING_EQUAL (res.content_type, "application/json");
+  ebb_http_result_clear (&res);
+  json_object_put (body);
+
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 200);
+  CU_ASSERT (json_object_is_type (res.json, json_type_array));
+  ebb_http_result_clear (&res);
+
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/metrics", NULL, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 200);
+  CU_ASSERT_PTR_NULL (res.json);
+  CU_ASSERT_STRING_EQUAL (res.body, "ebb_up 1\n");
+  CU_ASSERT_STRING_EQUAL (res.content_type, "text/plain; version=0.0.4");
+  ebb_http_result_clear (&res);
+
+  /* A handler that forgot to answer gives a JSON 500, not a hung connection. */
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/nothing", NULL, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 500);
+  CU_ASSERT (json_object_object_get_ex (res.json, "error", &v)
+             && strcmp (json_object_get_string (v), "internal") == 0);
+  ebb_http_result_clear (&res);
+  fixture_stop (&f);
+}
+
+static void
+assert_error_body (const ebb_http_result *res, const char *code)
+{
+  json_object *v = NULL;
+  CU_ASSERT_PTR_NOT_NULL_FATAL (res->json);
+  CU_ASSERT (json_object_object_get_ex (res->json, "error", &v)
+             && strcmp (json_object_get_string (v), code) == 0);
+  CU_ASSERT (json_object_object_get_ex (res->json, "detail", &v)
+             && json_object_is_type (v, json_type_string));
+}
+
+static void
+test_errors_404_405_413 (void)
+{
+  fixture f;
+  CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 1024) == 0);
+  cleanup_error ebb_error *err = NULL;
+  ebb_http_result res = { 0 };
+  const char *unknown[]
+      = { "/v1/tasksX",          "/v1/tasks/", "/v1//tasks", "/nope", "/v1/tasks/a/suspend/x",
+          "/v1/tasks/../suspend" };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (unknown); i++)
+    {
+      CU_ASSERT_EQUAL_FATAL (
+          ebb_http_call ("GET", base (&f, 0), unknown[i], NULL, NULL, &res, &err), 0);
+      CU_ASSERT_EQUAL (res.status, 404);
+      assert_error_body (&res, "not_found");
+      ebb_http_result_clear (&res);
+    }
+
+  CU_ASSERT_EQUAL (ebb_http_call ("DELETE", base (&f, 0), "/v1/tasks", NULL, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 405);
+  assert_error_body (&res, "method_not_allowed");
+  ebb_http_result_clear (&res);
+  const char *get_suspend = "GET /v1/tasks/x/suspend HTTP/1.1\r\nHost: x\r\n\r\n";
+  char *raw = raw_request (ebb_http_server_port (f.server, 0), get_suspend, strlen (get_suspend));
+  CU_ASSERT_EQUAL (raw_status (raw), 405);
+  CU_ASSERT_PTR_NOT_NULL (strstr (raw, "Allow: POST, PUT\r\n"));
+  free (raw);
+
+  /* 4 KiB of JSON against a 1 KiB cap: 413 before the handler runs. */
+  char big[4096];
+  memset (big, 'x', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  json_object *body = json_object_new_object ();
+  json_object_object_add (body, "pad", json_object_new_string (big));
+  CU_ASSERT_EQUAL (
+      ebb_http_call ("POST", base (&f, 0), "/v1/tasks/a/suspend", body, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 413);
+  assert_error_body (&res, "payload_too_large");
+  ebb_http_result_clear (&res);
+  json_object_put (body);
+
+  /* Just under the cap still works. */
+  body = json_object_new_object ();
+  json_object_object_add (body, "pad", json_object_new_string (big + 4096 - 1000));
+  CU_ASSERT_EQUAL (
+      ebb_http_call ("POST", base (&f, 0), "/v1/tasks/a/suspend", body, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 201);
+  ebb_http_result_clear (&res);
+  json_object_put (body);
+  fixture_stop (&f);
+}
+
+/* A chunked body declares no size: the cap must stop it while it streams in. */
+static void
+test_413_chunked (void)
+{
+  fixture f;
+  CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 1024) == 0);
+  size_t cap = 200 * 1024;
+  char *req = malloc (cap);
+  int len = snprintf (req, cap,
+                      "POST /v1/tasks/a/suspend HTTP/1.1\r\nHost: x\r\n"
+                      "Content-Type: application/json\r\n"
+                      "Transfer-Encoding: chunked\r\n\r\n");
+  for (int i = 0; i < 128; i++)
+    {
+      len += snprintf (req + len, cap - (size_t)len, "400\r\n");
+      memset (req + len, ' ', 0x400);
+      len += 0x400;
+      len += snprintf (req + len, cap - (size_t)len, "\r\n");
+    }
+  len += snprintf (req + len, cap - (size_t)len, "0\r\n\r\n");
+  char *raw = raw_request (ebb_http_server_port (f.server, 0), req, (size_t)len);
+  CU_ASSERT_EQUAL (raw_status (raw), 413);
+  CU_ASSERT_PTR_NOT_NULL (strstr (raw, "\"payload_too_large\""));
+  free (raw);
+  free (req);
+  fixture_stop (&f);
+}
+
+static void
+test_bad_json_400 (void)
+{
+  fixture f;
+  CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 0) == 0);
+  int port = ebb_http_server_port (f.server, 0);
+  const char *bodies[] = { "{\"a\": ", "{nope}", "{} trailing", "[1,2" };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bodies); i++)
+    {
+      char req[512];
+      /* The JSON route parses whatever the Content-Type; the PUT route because of it. */
+      int n = snprintf (req, sizeof req,
+                        "%s /v1/tasks/a/suspend HTTP/1.1\r\nHost: x\r\n%sContent-Length: %zu\r\n"
+                        "Connection: close\r\n\r\n%s",
+                        i % 2 ? "POST" : "PUT",
+                        i % 2 ? "Content-Type: text/plain\r\n"
+                              : "Content-Type: application/json; charset=utf-8\r\n",
+                        strlen (bodies[i]), bodies[i]);
+      char *raw = raw_request (port, req, (size_t)n);
+      CU_ASSERT_EQUAL (raw_status (raw), 400);
+      CU_ASSERT_PTR_NOT_NULL (strstr (raw, "\"error\":\"bad_request\""));
+      CU_ASSERT_PTR_NOT_NULL (strstr (raw, "\"detail\":\"invalid JSON: "));
+      CU_ASSERT_PTR_NOT_NULL (strstr (raw, "Content-Type: application/json"));
+      free (raw);
+    }
+  fixture_stop (&f);
+}
+
+static void
+test_bearer_auth (void)
+{
+  fixture f;
+  CU_ASSERT_FATAL (fixture_start (&f, tcp_only, "s3cret-token", 0) == 0);
+  cleanup_error ebb_error *err = NULL;
+  ebb_http_result res = { 0 };
+  const char *tokens[] = { NULL, "wrong", "s3cret-toke", "s3cret-token-", "S3CRET-TOKEN" };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (tokens); i++)
+    {
+      ebb_http_call_opts o = { .bearer_token = tokens[i] };
+      CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, &o, &res, &err), 0);
+      CU_ASSERT_EQUAL (res.status, 401);
+      assert_error_body (&res, "unauthorized");
+      ebb_http_result_clear (&res);
+    }
+  /* Unknown routes are 401 too: no probing the route table without the token. */
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/nope", NULL, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 401);
+  ebb_http_result_clear (&res);
+  const char *get = "GET /v1/tasks HTTP/1.1\r\nHost: x\r\n\r\n";
+  char *raw = raw_request (ebb_http_server_port (f.server, 0), get, strlen (get));
+  CU_ASSERT_EQUAL (raw_status (raw), 401);
+  CU_ASSERT_PTR_NOT_NULL (strstr (raw, "WWW-Authenticate: Bearer\r\n"));
+  free (raw);
+  ebb_http_call_opts ok = { .bearer_token = "s3cret-token" };
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, &ok, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 200);
+  ebb_http_result_clear (&res);
+  fixture_stop (&f);
+}
+
+static void
+test_unix_socket (void)
+{
+  char path[128];
+  snprintf (path, sizeof path, "%s/agent.sock", tmpdir);
+  char spec[160];
+  snprintf (spec, sizeof spec, "unix:%s", path);
+
+  /* A stale socket file (its server died) is replaced. */
+  int stale = socket (AF_UNIX, SOCK_STREAM, 0);
+  struct sockaddr_un sun = { .sun_family = AF_UNIX };
+  strcpy (sun.sun_path, path);
+  CU_ASSERT_FATAL (bind (stale, (struct sockaddr *)&sun, sizeof sun) == 0);
+  close (stale);
+
+  const char *const listen[] = { "127.0.0.1:0", spec, NULL };
+  fixture f;
+  CU_ASSERT_FATAL (fixture_start (&f, listen, NULL, 0) == 0);
+  CU_ASSERT_EQUAL (ebb_http_server_port (f.server, 1), -EAFNOSUPPORT);
+  CU_ASSERT_STRING_EQUAL (base (&f, 1), spec);
+  struct stat st;
+  CU_ASSERT_FATAL (stat (path, &st) == 0);
+  CU_ASSERT (S_ISSOCK (st.st_mode));
+  CU_ASSERT_EQUAL (st.st_mode & 07777, 0660);
+
+  cleanup_error ebb_error *err = NULL;
+  ebb_http_result res = { 0 };
+  json_object *body = json_tokener_parse ("{\"x\": [1, 2, 3]}");
+  CU_ASSERT_EQUAL_FATAL (
+      ebb_http_call ("POST", spec, "/v1/tasks/u-1/suspend", body, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 201);
+  json_object *v;
+  CU_ASSERT (json_object_object_get_ex (res.json, "peer", &v)
+             && strcmp (json_object_get_string (v), "unix") == 0);
+  CU_ASSERT (json_object_object_get_ex (res.json, "got", &v) && json_object_equal (v, body));
+  ebb_http_result_clear (&res);
+  json_object_put (body);
+
+  /* A second server on a live socket must not steal it. */
+  sd_event *e2 = NULL;
+  sd_event_new (&e2);
+  const char *const again[] = { spec, NULL };
+  ebb_http_server_config cfg = { .listen = again, .routes = routes, .n_routes = 1 };
+  CU_ASSERT_PTR_NULL (ebb_http_server_new (e2, &cfg, &err));
+  CU_ASSERT_EQUAL (ebb_error_code (&err), EADDRINUSE);
+  ebb_error_free (&err);
+  sd_event_unref (e2);
+
+  fixture_stop (&f);
+  CU_ASSERT (access (path, F_OK) != 0 && errno == ENOENT); /* removed on free */
+}
+
+static void
+test_listen_spec_errors (void)
+{
+  sd_event *e = NULL;
+  sd_event_new (&e);
+  char file[128];
+  snprintf (file, sizeof file, "unix:%s/plain-file", tmpdir);
+  int fd = open (file + 5, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+  close (fd);
+  struct
+  {
+    const char *spec;
+    int code;
+  } cases[] = { { "127.0.0.1", EINVAL },         { "127.0.0.1:99999", EINVAL }, { "[::1", EINVAL },
+                { "127.0.0.1:x", EINVAL },       { "unix:", EINVAL },           { file, EEXIST },
+                { "192.0.2.1:0", EADDRNOTAVAIL } };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (cases); i++)
+    {
+      cleanup_error ebb_error *err = NULL;
+      const char *const listen[] = { cases[i].spec, NULL };
+      ebb_http_server_config cfg = { .listen = listen, .routes = routes, .n_routes = 1 };
+      CU_ASSERT_PTR_NULL (ebb_http_server_new (e, &cfg, &err));
+      CU_ASSERT_EQUAL (ebb_error_code (&err), cases[i].code);
+      if (ebb_error_code (&err) != cases[i].code)
+        fprintf (stderr, "%s: %s\n", cases[i].spec, ebb_error_msg (&err));
+    }
+  CU_ASSERT (access (file + 5, F_OK) == 0); /* a non-socket file is never deleted */
+  unlink (file + 5);
+  sd_event_unref (e);
+}
+
+static void
+test_ipv6_loopback (void)
+{
+  const char *const listen[] = { "[::1]:0", NULL };
+  fixture f;
+  CU_ASSERT_FATAL (fixture_start (&f, listen, NULL, 0) == 0);
+  CU_ASSERT_NSTRING_EQUAL (base (&f, 0), "http://[::1]:", 13);
+  cleanup_error ebb_error *err = NULL;
+  ebb_http_result res = { 0 };
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks/v6", NULL, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 200);
+  ebb_http_result_clear (&res);
+  fixture_stop (&f);
+}
+
+static void
+test_deferred_from_thread (void)
+{
+  fixture f;
+  CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 0) == 0);
+  cleanup_error ebb_error *err = NULL;
+  ebb_http_result res = { 0 };
+  uint64_t t0 = ebb_now_usec ();
+  int r = ebb_http_call ("POST", base (&f, 0), "/v1/slow/job-7", NULL, NULL, &res, &err);
+  if (r < 0)
+    fprintf (stderr, "slow: %s\n", ebb_error_msg (&err));
+  CU_ASSERT_EQUAL_FATAL (r, 0);
+  uint64_t took = ebb_now_usec () - t0;
+  CU_ASSERT_EQUAL (res.status, 200);
+  json_object *v;
+  CU_ASSERT (json_object_object_get_ex (res.json, "done", &v) && json_object_get_boolean (v));
+  CU_ASSERT (json_object_object_get_ex (res.json, "id", &v)
+             && strcmp (json_object_get_string (v), "job-7") == 0);
+  CU_ASSERT (took >= 45 * 1000); /* really waited for the worker */
+  ebb_http_result_clear (&res);
+
+  /* The client gives up before the worker finishes: the completion must be harmless, and the
+   * server must go on serving. */
+  f.worker_sleep_msec = 400;
+  ebb_http_call_opts o = { .timeout_ms = 100 };
+  CU_ASSERT (ebb_http_call ("POST", base (&f, 0), "/v1/slow/gone", NULL, &o, &res, &err) < 0);
+  CU_ASSERT_EQUAL (ebb_error_code (&err), EBB_ETIMEDOUT);
+  ebb_error_free (&err);
+  ebb_sleep_usec (600 * 1000);
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 200);
+  ebb_http_result_clear (&res);
+  fixture_stop (&f);
+}
+
+/* Freeing the server while a request is parked: the handle outlives it, detached. */
+static void
+test_deferred_outlives_server (void)
+{
+  fixture f;
+  CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 0) == 0);
+  cleanup_error ebb_error *err = NULL;
+  ebb_http_result res = { 0 };
+  ebb_http_call_opts o = { .timeout_ms = 200 };
+  CU_ASSERT (ebb_http_call ("POST", base (&f, 0), "/v1/park", NULL, &o, &res, &err) < 0);
+  CU_ASSERT_EQUAL (ebb_error_code (&err), EBB_ETIMEDOUT);
+  fixture_stop_loop (&f);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (f.parked);
+  CU_ASSERT_PTR_NOT_NULL (ebb_http_deferred_request (f.parked));
+  ebb_http_deferred *d = f.parked;
+  fixture_free (&f);
+  CU_ASSERT_PTR_NULL (ebb_http_deferred_request (d));
+  ebb_http_error (ebb_http_deferred_response (d), 200, "late", "nobody listens");
+  ebb_http_deferred_complete (d);
+}
+
+static void
+test_client_errors (void)
+{
+  cleanup_error ebb_error *err = NULL;
+  ebb_http_result res = { 0 };
+  /* Refused: a port that was just free. */
+  int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  socklen_t len = sizeof sin;
+  bind (fd, (struct sockaddr *)&sin, sizeof sin);
+  getsockname (fd, (struct sockaddr *)&sin, &len);
+  close (fd);
+  char url[64];
+  snprintf (url, sizeof url, "http://127.0.0.1:%d", ntohs (sin.sin_port));
+  CU_ASSERT (ebb_http_call ("GET", url, "/v1/tasks", NULL, NULL, &res, &err) < 0);
+  CU_ASSERT_EQUAL (ebb_error_code (&err), ECONNREFUSED);
+  CU_ASSERT_EQUAL (res.status, 0);
+  ebb_error_free (&err);
+  char spec[128];
+  snprintf (spec, sizeof spec, "unix:%s/nobody.sock", tmpdir);
+  CU_ASSERT (ebb_http_call ("GET", spec, "/v1/tasks", NULL, NULL, &res, &err) < 0);
+  CU_ASSERT_EQUAL (ebb_error_code (&err), ECONNREFUSED);
+  ebb_error_free (&err);
+
+  /* Timeout: a listener whose backlog accepts the connection but nobody ever answers. */
+  fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sin.sin_port = 0;
+  bind (fd, (struct sockaddr *)&sin, sizeof sin);
+  listen (fd, 8);
+  getsockname (fd, (struct sockaddr *)&sin, &len);
+  snprintf (url, sizeof url, "http://127.0.0.1:%d", ntohs (sin.sin_port));
+  ebb_http_call_opts o = { .timeout_ms = 300 };
+  uint64_t t0 = ebb_now_usec ();
+  CU_ASSERT (ebb_http_call ("GET", url, "/v1/tasks", NULL, &o, &res, &err) < 0);
+  uint64_t took = ebb_now_usec () - t0;
+  CU_ASSERT_EQUAL (ebb_error_code (&err), EBB_ETIMEDOUT);
+  CU_ASSERT (took >= 280 * 1000 && took < 5 * 1000 * 1000);
+  ebb_error_free (&err);
+  close (fd);
+
+  const char *bad_bases[] = { "ftp://x", "127.0.0.1:1", "unix:" };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bad_bases); i++)
+    {
+      CU_ASSERT (ebb_http_call ("GET", bad_bases[i], "/", NULL, NULL, &res, &err) < 0);
+      CU_ASSERT_EQUAL (ebb_error_code (&err), EINVAL);
+      ebb_error_free (&err);
+    }
+}
+
+static void
+test_client_response_cap (void)
+{
+  fixture f;
+  CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 0) == 0);
+  cleanup_error ebb_error *err = NULL;
+  ebb_http_result res = { 0 };
+  ebb_http_call_opts o = { .max_response_bytes = 1000 };
+  CU_ASSERT (ebb_http_call ("GET", base (&f, 0), "/big", NULL, &o, &res, &err) < 0);
+  CU_ASSERT_EQUAL (ebb_error_code (&err), EBB_ERANGE);
+  ebb_error_free (&err);
+  o.max_response_bytes = 100000;
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/big", NULL, &o, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.body_len, 100000);
+  ebb_http_result_clear (&res);
+  fixture_stop (&f);
+}
+
+/* --- The async client and the server in one loop, in the test thread. */
+
+typedef struct
+{
+  sd_event *event;
+  int done, ok, expect;
+  int timeouts;
+} async_state;
+
+typedef struct
+{
+  async_state *st;
+  char id[32];
+} async_req;
+
+static void
+on_async_done (ebb_http_result *res, const ebb_error *err, void *userdata)
+{
+  async_req *r = userdata;
+  json_object *v;
+  if (!err && res->status == 200 && json_object_object_get_ex (res->json, "id", &v)
+      && strcmp (json_object_get_string (v), r->id) == 0)
+    r->st->ok++;
+  if (err && err->code == EBB_ETIMEDOUT)
+    r->st->timeouts++;
+  if (++r->st->done == r->st->expect)
+    sd_event_exit (r->st->event, 0);
+  free (r);
+}
+
+static int
+on_watchdog (sd_event_source *s, uint64_t usec EBB_UNUSED, void *u EBB_UNUSED)
+{
+  return sd_event_exit (sd_event_source_get_event (s), 1);
+}
+
+static void
+test_async_50_concurrent (void)
+{
+  char spec[160];
+  snprintf (spec, sizeof spec, "unix:%s/async.sock", tmpdir);
+  const char *const listen[] = { "127.0.0.1:0", spec, NULL };
+  cleanup_error ebb_error *err = NULL;
+  async_state st = { .expect = 50 };
+  sd_event_new (&st.event);
+  ebb_http_server_config cfg
+      = { .listen = listen, .routes = routes, .n_routes = EBB_ARRAY_SIZE (routes) };
+  ebb_http_server *s = ebb_http_server_new (st.event, &cfg, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (s);
+  ebb_http_client *c = ebb_http_client_new (st.event, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (c);
+  for (int i = 0; i < st.expect; i++)
+    {
+      async_req *r = calloc (1, sizeof *r);
+      r->st = &st;
+      snprintf (r->id, sizeof r->id, "t-%d", i);
+      char path[64];
+      snprintf (path, sizeof path, "/v1/tasks/%s", r->id);
+      CU_ASSERT_EQUAL (ebb_http_client_start (c, "GET", ebb_http_server_base_url (s, i % 2), path,
+                                              NULL, NULL, on_async_done, r, &err),
+                       0);
+    }
+  CU_ASSERT_EQUAL (ebb_http_client_pending (c), 50);
+  CU_ASSERT_EQUAL (st.done, 0); /* callbacks only ever run from the loop */
+  sd_event_source *wd = NULL;
+  sd_event_add_time_relative (st.event, &wd, CLOCK_MONOTONIC, 10 * 1000 * 1000, 0, on_watchdog,
+                              NULL);
+  uint64_t t0 = ebb_now_usec ();
+  CU_ASSERT_EQUAL (sd_event_loop (st.event), 0);
+  fprintf (stderr, "50 concurrent requests (tcp+unix) in %.1f ms\n",
+           (double)(ebb_now_usec () - t0) / 1000.0);
+  CU_ASSERT_EQUAL (st.done, 50);
+  CU_ASSERT_EQUAL (st.ok, 50);
+  CU_ASSERT_EQUAL (ebb_http_client_pending (c), 0);
+  sd_event_source_disable_unref (wd);
+  ebb_http_client_free (c);
+  ebb_http_server_free (s);
+  sd_event_unref (st.event);
+}
+
+static void
+test_async_timeout_and_cancel (void)
+{
+  cleanup_error ebb_error *err = NULL;
+  async_state st = { .expect = 2 };
+  sd_event_new (&st.event);
+  int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  socklen_t len = sizeof sin;
+  bind (fd, (struct sockaddr *)&sin, sizeof sin);
+  listen (fd, 8);
+  getsockname (fd, (struct sockaddr *)&sin, &len);
+  char url[64];
+  snprintf (url, sizeof url, "http://127.0.0.1:%d", ntohs (sin.sin_port));
+  ebb_http_client *c = ebb_http_client_new (st.event, &err);
+  ebb_http_call_opts o = { .timeout_ms = 200 };
+  for (int i = 0; i < 2; i++)
+    {
+      async_req *r = calloc (1, sizeof *r);
+      r->st = &st;
+      CU_ASSERT_EQUAL (
+          ebb_http_client_start (c, "GET", url, "/x", NULL, &o, on_async_done, r, &err), 0);
+    }
+  sd_event_source *wd = NULL;
+  sd_event_add_time_relative (st.event, &wd, CLOCK_MONOTONIC, 5 * 1000 * 1000, 0, on_watchdog,
+                              NULL);
+  uint64_t t0 = ebb_now_usec ();
+  CU_ASSERT_EQUAL (sd_event_loop (st.event), 0);
+  uint64_t took = ebb_now_usec () - t0;
+  CU_ASSERT_EQUAL (st.timeouts, 2);
+  CU_ASSERT (took >= 180 * 1000 && took < 4 * 1000 * 1000);
+
+  /* Freeing the client with requests in flight cancels them through their callbacks. */
+  st.expect = 99;
+  st.done = 0;
+  async_req *r = calloc (1, sizeof *r);
+  r->st = &st;
+  int r0 = ebb_http_client_start (c, "GET", url, "/x", NULL, NULL, on_async_done, r, &err);
+  if (r0 < 0)
+    fprintf (stderr, "start: %s\n", ebb_error_msg (&err));
+  CU_ASSERT_EQUAL (r0, 0);
+  CU_ASSERT (
+      ebb_http_client_start (c, "GET", "gopher://x", "/x", NULL, NULL, on_async_done, r, &err) < 0);
+  CU_ASSERT_EQUAL (ebb_error_code (&err), EINVAL);
+  ebb_http_client_free (c);
+  CU_ASSERT_EQUAL (st.done, 1);
+  sd_event_source_disable_unref (wd);
+  close (fd);
+  sd_event_unref (st.event);
+}
+
+static int
+suite_init (void)
+{
+  snprintf (tmpdir, sizeof tmpdir, "/tmp/ebb-test-http-XXXXXX");
+  if (!mkdtemp (tmpdir))
+    return -1;
+  if (getenv ("EBB_TEST_HTTP_DEBUG"))
+    ebb_log_set_level (LOG_DEBUG);
+  return 0;
+}
+
+static int
+suite_clean (void)
+{
+  char cmd[128];
+  snprintf (cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+  return system (cmd) == 0 ? 0 : -1;
+}
+
+static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_json_round_trip),      EBB_CU_TEST (test_errors_404_405_413),
+  EBB_CU_TEST (test_413_chunked),          EBB_CU_TEST (test_bad_json_400),
+  EBB_CU_TEST (test_bearer_auth),          EBB_CU_TEST (test_unix_socket),
+  EBB_CU_TEST (test_listen_spec_errors),   EBB_CU_TEST (test_ipv6_loopback),
+  EBB_CU_TEST (test_deferred_from_thread), EBB_CU_TEST (test_deferred_outlives_server),
+  EBB_CU_TEST (test_client_errors),        EBB_CU_TEST (test_client_response_cap),
+  EBB_CU_TEST (test_async_50_concurrent),  EBB_CU_TEST (test_async_timeout_and_cancel),
+};
+EBB_CU_MAIN ("http-server", suite_init, suite_clean, tests)
