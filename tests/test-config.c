@@ -542,6 +542,12 @@ test_missing_files (void)
   CU_ASSERT_EQUAL (ebb_conf_load (table, N, &c, missing, EBB_CONF_OPTIONAL, &err), 0);
   CU_ASSERT_EQUAL (c.count, 7);
 
+  /* a drop-in "directory" that is a file is no drop-in directory */
+  cleanup_free char *flat = write_text ("flat.conf", "count = 8\n");
+  free (write_text ("flat.conf.d", "count = 9\n"));
+  CU_ASSERT_EQUAL (ebb_conf_load (table, N, &c, flat, 0, &err), 0);
+  CU_ASSERT_EQUAL (c.count, 8);
+
   /* a directory is not a config file, even optional */
   CU_ASSERT_EQUAL (ebb_conf_load (table, N, &c, tmpdir, EBB_CONF_OPTIONAL, &err), -EINVAL);
   cleanup_free char *want2 = ebb_xasprintf ("%s: not a regular file", tmpdir);
@@ -637,6 +643,15 @@ test_dump_round_trip (void)
   free (buf);
   ebb_conf_free (table, N, &c);
   ebb_conf_free (table, N, &d);
+
+  /* a stream that cannot be written reports an error */
+  f = fopen ("/dev/null", "r");
+  CU_ASSERT_FATAL (f != NULL);
+  CU_ASSERT_TRUE (ebb_conf_dump (table, N, &c, f, &err) < 0);
+  CU_ASSERT_PTR_NOT_NULL (err);
+  ebb_error_free (&err);
+  CU_ASSERT_EQUAL (ebb_conf_print_help (table, N, f), -EIO);
+  fclose (f);
 
   buf = NULL;
   f = open_memstream (&buf, &len);
