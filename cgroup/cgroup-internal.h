@@ -126,6 +126,11 @@ int ebb_cg_pid_path (ebb_cg_ctx *ctx, pid_t pid, int c, char **out, ebb_error **
 /* Sets the CPU burst (resources.c; the engine restores an original with it). */
 int ebb_cg_set_cpu_burst (ebb_cg *cg, uint64_t burst_usec, ebb_error **err);
 
+/* Opens a handle on paths already checked with ebb_cg_check_path(): v2path on a V2 layout,
+ * v1paths[c] per controller on V1 (NULL entries: not in that hierarchy). */
+int ebb_cg_open_paths (ebb_cg_ctx *ctx, const char *v2path, char *const v1paths[EBB_CG_CTRL_N],
+                       unsigned flags, ebb_cg **out, ebb_error **err);
+
 /* The files backends' attach: pid into cgroup.procs of each directory (manage.c). */
 int ebb_cg_files_attach (ebb_cg *cg, pid_t pid, ebb_error **err);
 

@@ -134,9 +134,9 @@ choose_backend (ebb_cg *cg, unsigned flags, ebb_error **err)
 }
 
 /* Opens a handle on already checked paths (v2path on V2, v1paths[] on V1). */
-static int
-handle_open (ebb_cg_ctx *ctx, const char *v2path, char *const v1paths[EBB_CG_CTRL_N],
-             unsigned flags, ebb_cg **out, ebb_error **err)
+int
+ebb_cg_open_paths (ebb_cg_ctx *ctx, const char *v2path, char *const v1paths[EBB_CG_CTRL_N],
+                   unsigned flags, ebb_cg **out, ebb_error **err)
 {
   ebb_cg *cg = handle_alloc (ctx);
   int r = open_dirs (cg, v2path, v1paths, err);
@@ -187,7 +187,7 @@ ebb_cg_open_path (ebb_cg_ctx *ctx, const char *path, unsigned flags, ebb_cg **ou
   char *v1[EBB_CG_CTRL_N];
   for (int c = 0; c < EBB_CG_CTRL_N; c++)
     v1[c] = norm;
-  return handle_open (ctx, norm, v1, flags, out, err);
+  return ebb_cg_open_paths (ctx, norm, v1, flags, out, err);
 }
 
 static void
@@ -212,7 +212,7 @@ ebb_cg_open_pid (ebb_cg_ctx *ctx, pid_t pid, unsigned flags, ebb_cg **out, ebb_e
   if (r >= 0 && ctx->layout == EBB_CG_LAYOUT_V2 && !chk[0])
     r = ebb_error_set (err, ENOENT, "process %d has no cgroup v2 path", (int)pid);
   if (r >= 0)
-    r = handle_open (ctx, chk[0], chk, flags, out, err);
+    r = ebb_cg_open_paths (ctx, chk[0], chk, flags, out, err);
   free_paths (raw);
   free_paths (chk);
   return r < 0 ? ebb_error_wrap (err, "open cgroup of pid %d", (int)pid) : 0;

@@ -145,6 +145,27 @@ shrink_v2 (ebb_cg *cg, const ebb_cg_engine_config *cfg, uint64_t target, ebb_err
   return r;
 }
 
+/* v1, when the kernel cannot reclaim more: cap the limit just above what the task holds, so
+ * it cannot grow while suspended (with oom_kill_disable it waits, it is not killed). */
+static int
+hold_v1 (ebb_cg *cg, uint64_t orig, ebb_error **err)
+{
+  int r;
+  uint64_t now = mem_usage (cg, err, &r);
+  if (r < 0)
+    return r;
+  uint64_t cap = now + MAX_HEADROOM_BYTES;
+  if (cap >= orig)
+    return 0;
+  r = ebb_cg_set_memory_max (cg, cap, err);
+  if (r == -EBUSY)
+    {
+      ebb_error_free (err); /* it grew meanwhile: keep what is in force */
+      return 0;
+    }
+  return r;
+}
+
 /* v1: memory.limit_in_bytes down in steps; EBUSY means the kernel cannot reclaim more (no
  * swap for anonymous memory), so stop there. oom_kill_disable first: a suspended task that
  * grows into its limit then waits instead of being killed. */
@@ -178,7 +199,7 @@ shrink_v1 (ebb_cg *cg, const ebb_cg_engine_config *cfg, uint64_t target, ebb_err
       cleanup_error ebb_error *e = NULL;
       r = ebb_cg_set_memory_max (cg, next, &e);
       if (r == -EBUSY)
-        break; /* cannot reclaim more: what remains is held */
+        return hold_v1 (cg, orig, err); /* cannot reclaim more: what remains is held */
       if (r < 0)
         return ebb_error_set (err, -r, "%s", ebb_error_msg (&e));
     }

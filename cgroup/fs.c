@@ -117,8 +117,10 @@ int
 ebb_cg_read_file (ebb_cg *cg, int dirfd, const char *name, char **out, ebb_error **err)
 {
   if (dirfd < 0)
-    return ebb_error_set (err, ENOTSUP, "cgroup %s: no hierarchy for %s is mounted", cg->path,
-                          name);
+    return ebb_error_set (err, ENOTSUP,
+                          "cgroup %s: %s: the cgroup has no directory in that controller's "
+                          "hierarchy (not mounted, or the cgroup lives elsewhere there)",
+                          cg->path, name);
   int r = ebb_cg_read_at (dirfd, name, out, err);
   if (r == -ENOENT)
     return explain_missing (cg, dirfd, name, err);
@@ -131,8 +133,10 @@ int
 ebb_cg_write_file (ebb_cg *cg, int dirfd, const char *name, const char *s, ebb_error **err)
 {
   if (dirfd < 0)
-    return ebb_error_set (err, ENOTSUP, "cgroup %s: no hierarchy for %s is mounted", cg->path,
-                          name);
+    return ebb_error_set (err, ENOTSUP,
+                          "cgroup %s: %s: the cgroup has no directory in that controller's "
+                          "hierarchy (not mounted, or the cgroup lives elsewhere there)",
+                          cg->path, name);
   int r = ebb_cg_write_at (dirfd, name, s, err);
   if (r == -ENOENT)
     return explain_missing (cg, dirfd, name, err);

@@ -16,7 +16,7 @@ EXTRA_DIST += cgroup/systemd.mk
 # Unit tests of the parsers and of path handling on fake trees.
 cgroup_unit_tests = tests/test-cgroup-parse tests/test-cgroup-fake
 # Real-kernel tests on this host's cgroup v1 (skip when not root or no v1 hierarchy).
-cgroup_host_tests =
+cgroup_host_tests = tests/test-cgroup-v1-host
 check_PROGRAMS += $(cgroup_unit_tests) $(cgroup_host_tests)
 TESTS += $(cgroup_unit_tests) $(cgroup_host_tests)
 
@@ -29,3 +29,6 @@ tests_test_cgroup_parse_LDADD = $(EBB_CGROUP_TEST_LIBS)
 tests_test_cgroup_fake_SOURCES = tests/test-cgroup-fake.c
 tests_test_cgroup_fake_CFLAGS = $(EBB_CGROUP_TEST_CFLAGS)
 tests_test_cgroup_fake_LDADD = $(EBB_CGROUP_TEST_LIBS)
+tests_test_cgroup_v1_host_SOURCES = tests/test-cgroup-v1-host.c tests/cgroup-live.h
+tests_test_cgroup_v1_host_CFLAGS = $(EBB_CGROUP_TEST_CFLAGS)
+tests_test_cgroup_v1_host_LDADD = $(EBB_CGROUP_TEST_LIBS)

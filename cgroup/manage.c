@@ -106,11 +106,7 @@ ebb_cg_create_child (ebb_cg *parent, const char *name, ebb_cg **out, ebb_error *
     r = create_v1 (parent, name, paths, err);
   if (r >= 0)
     {
-      r = ebb_cg_open_path (parent->ctx,
-                            v2path                      ? v2path
-                            : paths[EBB_CG_CTRL_MEMORY] ? paths[EBB_CG_CTRL_MEMORY]
-                                                        : paths[EBB_CG_CTRL_CPU],
-                            EBB_CG_OPEN_FILES_ONLY, out, err);
+      r = ebb_cg_open_paths (parent->ctx, v2path, paths, EBB_CG_OPEN_FILES_ONLY, out, err);
       if (r < 0)
         {
           /* remove what was made, through the parent's fds */
