@@ -756,10 +756,10 @@ ebb_conf_load (const ebb_conf_setting *table, size_t n, void *obj, const char *p
   ebb_error *local = NULL;
   if (load_file (table, n, obj, &st, path, &local) < 0)
     {
-      bool skip = local->code == ENOENT && (flags & EBB_CONF_OPTIONAL);
+      bool skip = local && local->code == ENOENT && (flags & EBB_CONF_OPTIONAL);
       if (!skip)
         {
-          int code = local->code;
+          int code = local ? local->code : EIO;
           if (err && !*err)
             *err = local;
           else
