@@ -313,6 +313,41 @@ on_completed (void *cls EBB_UNUSED, struct MHD_Connection *con EBB_UNUSED, void 
   request_free (req);
 }
 
+static int
+hex_value (char c)
+{
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+/* MHD_OPTION_UNESCAPE_CALLBACK for the path and query arguments: percent-decoding in place,
+ * except that "%00" stays as it is. Decoded, it would cut the string short, and
+ * "DELETE /v1/tasks/x%00/anything" would be routed as "DELETE /v1/tasks/x". */
+static size_t
+unescape (void *cls EBB_UNUSED, struct MHD_Connection *con EBB_UNUSED, char *s)
+{
+  char *w = s;
+  for (const char *r = s; *r;)
+    {
+      int hi = r[0] == '%' ? hex_value (r[1]) : -1;
+      int lo = hi >= 0 ? hex_value (r[2]) : -1;
+      if (lo >= 0 && (hi | lo) != 0)
+        {
+          *w++ = (char)(hi * 16 + lo);
+          r += 3;
+        }
+      else
+        *w++ = *r++;
+    }
+  *w = '\0';
+  return (size_t)(w - s);
+}
+
 static void mhd_log (void *cls, const char *fmt, va_list ap) EBB_PRINTF (2, 0);
 
 static void
@@ -366,10 +401,11 @@ static int
 listener_start (ebb_http_server *s, ebb_http_listener *l, ebb_error **err)
 {
   unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
-  l->mhd = MHD_start_daemon (flags, 0, NULL, NULL, on_access, l, MHD_OPTION_EXTERNAL_LOGGER,
-                             mhd_log, l, MHD_OPTION_LISTEN_SOCKET, l->sock.fd,
-                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
-                             MHD_OPTION_CONNECTION_TIMEOUT, s->conn_timeout_sec, MHD_OPTION_END);
+  l->mhd
+      = MHD_start_daemon (flags, 0, NULL, NULL, on_access, l, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
+                          l, MHD_OPTION_LISTEN_SOCKET, l->sock.fd, MHD_OPTION_NOTIFY_COMPLETED,
+                          on_completed, l, MHD_OPTION_CONNECTION_TIMEOUT, s->conn_timeout_sec,
+                          MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
   if (!l->mhd)
     return ebb_error_set (err, EIO, "listen %s: cannot start libmicrohttpd", l->sock.base_url);
   l->sock.fd = -1; /* MHD owns and closes it now */

@@ -107,7 +107,8 @@ const char *ebb_http_server_base_url (const ebb_http_server *s, size_t idx);
 /* Returns the method ("GET", ...). */
 const char *ebb_http_request_method (const ebb_http_request *req);
 
-/* Returns the (percent-decoded by MHD) path, without the query string. */
+/* Returns the percent-decoded path, without the query string ("%00" is left encoded, so
+ * a NUL never cuts a path short). */
 const char *ebb_http_request_path (const ebb_http_request *req);
 
 /* Returns the value of capture {name} of the matched route, or NULL if there is none. */
