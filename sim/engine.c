@@ -82,13 +82,92 @@ heap_pop (sim_heap *h)
   return top;
 }
 
+/* Events of one constant delay (probes: one network delay; wakes: one round trip) are
+ * created in time order, so a ring buffer holds them sorted without a heap: only task
+ * finishes, whose times vary, pay log n. An event that would break the order (a policy
+ * using unusual delays) falls back to the heap, so the result never depends on this. */
+typedef struct sim_fifo
+{
+  sim_event *ev;
+  size_t head, n, cap; /* cap is a power of two */
+} sim_fifo;
+
+static void
+fifo_push (sim_fifo *q, const sim_event *x)
+{
+  if (q->n == q->cap)
+    {
+      size_t cap = q->cap ? q->cap * 2 : 4096;
+      sim_event *ev = ebb_xmalloc (cap * sizeof *ev);
+      for (size_t i = 0; i < q->n; i++)
+        ev[i] = q->ev[(q->head + i) & (q->cap - 1)];
+      free (q->ev);
+      q->ev = ev;
+      q->head = 0;
+      q->cap = cap;
+    }
+  q->ev[(q->head + q->n++) & (q->cap - 1)] = *x;
+}
+
+static inline const sim_event *
+fifo_tail (const sim_fifo *q)
+{
+  return &q->ev[(q->head + q->n - 1) & (q->cap - 1)];
+}
+
 typedef struct sim_run
 {
   const ebb_sim_trace *trace;
   ebb_pol *pol;
   sim_heap heap;
+  sim_fifo fifo[2]; /* EV_PROBE, EV_WAKE */
   ebb_sim_result *res;
 } sim_run;
+
+static void
+schedule (sim_run *r, double t, uint32_t kind, uint32_t node, uint32_t job, uint32_t arg)
+{
+  if (kind != EV_FINISH)
+    {
+      sim_fifo *q = &r->fifo[kind == EV_PROBE ? 0 : 1];
+      if (q->n == 0 || fifo_tail (q)->t <= t)
+        {
+          sim_event x = {
+            .t = t, .seq = r->heap.seq++, .kind = kind, .node = node, .job = job, .arg = arg
+          };
+          fifo_push (q, &x);
+          return;
+        }
+    }
+  heap_push (&r->heap, t, kind, node, job, arg);
+}
+
+/* Returns the earliest pending event (by time, then creation order), or NULL. */
+static const sim_event *
+peek_next (const sim_run *r, int *src)
+{
+  const sim_event *best = r->heap.n ? &r->heap.ev[0] : NULL;
+  *src = -1;
+  for (int i = 0; i < 2; i++)
+    {
+      const sim_fifo *q = &r->fifo[i];
+      if (q->n && (!best || ev_less (&q->ev[q->head], best)))
+        best = &q->ev[q->head], *src = i;
+    }
+  return best;
+}
+
+static sim_event
+take_next (sim_run *r, int src)
+{
+  if (src < 0)
+    return heap_pop (&r->heap);
+  sim_fifo *q = &r->fifo[src];
+  sim_event e = q->ev[q->head];
+  q->head = (q->head + 1) & (q->cap - 1);
+  q->n--;
+  return e;
+}
 
 /* Turns the policy's actions into future events. */
 static void
@@ -100,7 +179,7 @@ drain_actions (sim_run *r, double now)
     switch (a[i].kind)
       {
       case EBB_POL_ACT_PROBE:
-        heap_push (&r->heap, now + a[i].delay_sec, EV_PROBE, a[i].node, a[i].job, a[i].arg);
+        schedule (r, now + a[i].delay_sec, EV_PROBE, a[i].node, a[i].job, a[i].arg);
         break;
       case EBB_POL_ACT_LAUNCH:
         {
@@ -111,11 +190,11 @@ drain_actions (sim_run *r, double now)
           r->res->tasks++;
           if (fin > r->res->finish_sec[a[i].job])
             r->res->finish_sec[a[i].job] = fin;
-          heap_push (&r->heap, fin, EV_FINISH, a[i].node, a[i].job, a[i].arg);
+          schedule (r, fin, EV_FINISH, a[i].node, a[i].job, a[i].arg);
           break;
         }
       case EBB_POL_ACT_WAKE:
-        heap_push (&r->heap, now + a[i].delay_sec, EV_WAKE, a[i].node, a[i].job, 0);
+        schedule (r, now + a[i].delay_sec, EV_WAKE, a[i].node, a[i].job, 0);
         break;
       default: /* STEAL, CANCEL: counted by the policy */
         break;
@@ -167,20 +246,24 @@ event_loop (sim_run *r, const uint32_t *order)
 {
   const ebb_sim_trace *t = r->trace;
   uint32_t next = 0;
-  while (next < t->njobs || r->heap.n > 0)
+  for (;;)
     {
+      int src;
+      const sim_event *e = peek_next (r, &src);
       double now;
-      if (next < t->njobs && (r->heap.n == 0 || t->submit_sec[order[next]] <= r->heap.ev[0].t))
+      if (next < t->njobs && (!e || t->submit_sec[order[next]] <= e->t))
         {
           now = t->submit_sec[order[next]];
           ebb_pol_job_arrived (r->pol, now, order[next++]);
         }
-      else
+      else if (e)
         {
-          sim_event e = heap_pop (&r->heap);
-          now = e.t;
-          dispatch (r, &e);
+          sim_event x = take_next (r, src);
+          now = x.t;
+          dispatch (r, &x);
         }
+      else
+        break;
       r->res->events++;
       drain_actions (r, now);
     }
@@ -226,6 +309,8 @@ ebb_sim_run (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim_resu
   res->pol = pol->stats;
   ebb_pol_free (pol);
   free (r.heap.ev);
+  free (r.fifo[0].ev);
+  free (r.fifo[1].ev);
   res->wall_seconds = (ebb_now_usec () - t0) / 1e6;
   return 0;
 }
