@@ -253,8 +253,8 @@ ebb_json_get_string (struct json_object *obj, const char *key, size_t max_len,
                      ebb_json_str_validator validate, const char **out, ebb_error **err)
 {
   struct json_object *v;
-  if (!member (obj, key, &v))
-    return 0;
+  if (!member (obj, key, &v) || !v)
+    return 0; /* null reads as absent: ebb_json_add_string() writes NULL as null */
   int r = check_string (v, key, max_len, validate, out, err);
   return r < 0 ? r : 1;
 }
@@ -264,8 +264,8 @@ ebb_json_get_strv (struct json_object *obj, const char *key, size_t max_items, s
                    ebb_json_str_validator validate, char ***out, ebb_error **err)
 {
   struct json_object *v;
-  if (!member (obj, key, &v))
-    return 0;
+  if (!member (obj, key, &v) || !v)
+    return 0; /* null reads as absent: ebb_json_add_strv() writes NULL as null */
   int r = check_strv (v, key, max_items, max_len, validate, out, err);
   return r < 0 ? r : 1;
 }
@@ -434,7 +434,8 @@ schema_apply_at (const ebb_json_schema *schema, struct json_object *obj, const c
       cleanup_free char *name
           = *prefix ? ebb_xasprintf ("%s.%s", prefix, f->name) : ebb_xstrdup (f->name);
       struct json_object *v;
-      if (!member (obj, f->name, &v))
+      bool null_is_absent = f->type == EBB_JSON_STRING || f->type == EBB_JSON_STRV;
+      if (!member (obj, f->name, &v) || (!v && null_is_absent))
         {
           if (f->required)
             return ebb_error_set (err, EBB_EPARSE, "field \"%s\": is required", name);

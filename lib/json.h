@@ -40,7 +40,10 @@ int ebb_json_validate_id (const char *value, ebb_error **err);
 /* Typed getters on a member of an object. Each returns 1 when the member is present and
  * valid (*out set), 0 when it is absent (or obj is not an object; *out untouched, no
  * error) and negative with *err naming the field when it has the wrong type or range.
- * JSON null counts as a wrong type, not as absent. */
+ * JSON null is a wrong type for numbers, booleans and env objects; for strings and string
+ * arrays it reads as absent, so what ebb_json_add_string/_strv() write for NULL reads back
+ * as NULL (schemas do the same: a null optional string is absent, a null required one is
+ * "is required"). */
 
 /* An integer (JSON integer only, not "5", 5.5 or true) in [min, max]. */
 int ebb_json_get_int64 (struct json_object *obj, const char *key, int64_t min, int64_t max,

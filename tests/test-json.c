@@ -221,8 +221,15 @@ test_get_string (void)
   CU_ASSERT_STRING_EQUAL (s, "web-1");
   expect (ebb_json_get_string (o, "i", 64, NULL, &s, &err), &err, EBB_EPARSE,
           "field \"i\": must be a string, got 7");
-  expect (ebb_json_get_string (o, "nul", 64, NULL, &s, &err), &err, EBB_EPARSE,
-          "field \"nul\": must be a string, got null");
+  /* null reads as absent for strings: what add_string (NULL) writes reads back as NULL */
+  s = NULL;
+  CU_ASSERT_EQUAL (ebb_json_get_string (o, "nul", 64, NULL, &s, &err), 0);
+  CU_ASSERT_PTR_NULL (s);
+  CU_ASSERT_PTR_NULL (err);
+  char **l = NULL;
+  CU_ASSERT_EQUAL (ebb_json_get_strv (o, "nul", 4, 8, NULL, &l, &err), 0);
+  CU_ASSERT_PTR_NULL (l);
+  CU_ASSERT_PTR_NULL (err);
   expect (ebb_json_get_string (o, "str", 4, NULL, &s, &err), &err, EBB_ERANGE,
           "field \"str\": must be at most 4 bytes, got 5");
   expect (ebb_json_get_string (o, "zero", 0, NULL, &s, &err), &err, EBB_EPARSE,
@@ -437,6 +444,14 @@ test_schema_errors (void)
           &err, EBB_EPARSE, "field \"adopt\": must be true or false, got \"yes\"");
   expect (apply (&task_schema, "{\"id\": \"../a\", \"mode\": \"graceful\"}", &err), &err,
           EBB_EPARSE, "field \"id\": must be an id of A-Z a-z 0-9 . _ - (not \".\" or \"..\")");
+  expect (apply (&task_schema, "{\"id\": null, \"mode\": \"graceful\"}", &err), &err, EBB_EPARSE,
+          "field \"id\": is required");
+  CU_ASSERT_EQUAL (
+      apply (&task_schema, "{\"id\": \"a\", \"mode\": \"graceful\", \"argv\": null}", &err), 0);
+  expect (apply (&task_schema, "{\"id\": \"a\", \"mode\": null}", &err), &err, EBB_EPARSE,
+          "field \"mode\": must be one of \"immediate\", \"graceful\", got null");
+  expect (apply (&task_schema, "{\"id\": \"a\", \"mode\": \"graceful\", \"env\": null}", &err),
+          &err, EBB_EPARSE, "field \"env\": must be an object of strings, got null");
   expect (apply (&task_schema, "[1]", &err), &err, EBB_EPARSE, "must be a JSON object, got [1]");
   /* a failure after owned fields were stored: schema_free in apply() releases them (ASan) */
   expect (
@@ -469,6 +484,9 @@ test_builders (void)
   uint64_t u = 0;
   CU_ASSERT_EQUAL (ebb_json_get_uint64 (back, "u", 0, UINT64_MAX, &u, &err), 1);
   CU_ASSERT_EQUAL (u, UINT64_MAX);
+  const char *n = "unset";
+  CU_ASSERT_EQUAL (ebb_json_get_string (back, "n", 0, NULL, &n, &err), 0);
+  CU_ASSERT_STRING_EQUAL (n, "unset");
   free (s);
   json_object_put (back);
   json_object_put (o);
