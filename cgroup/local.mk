@@ -17,7 +17,10 @@ EXTRA_DIST += cgroup/systemd.mk
 cgroup_unit_tests = tests/test-cgroup-parse tests/test-cgroup-fake
 # Real-kernel tests on this host's cgroup v1 (skip when not root or no v1 hierarchy).
 cgroup_host_tests = tests/test-cgroup-v1-host
-check_PROGRAMS += $(cgroup_unit_tests) $(cgroup_host_tests)
+# cgroup v2 behaviour: built by `make check`, run inside the VM by `make check-vm` (it skips
+# where /sys/fs/cgroup is not cgroup2, so it is not in TESTS here).
+cgroup_vm_tests = tests/test-cgroup-v2-live
+check_PROGRAMS += $(cgroup_unit_tests) $(cgroup_host_tests) $(cgroup_vm_tests)
 TESTS += $(cgroup_unit_tests) $(cgroup_host_tests)
 
 EBB_CGROUP_TEST_CFLAGS = $(EBB_TEST_CFLAGS) $(LIBCGROUP_CFLAGS)
@@ -32,3 +35,6 @@ tests_test_cgroup_fake_LDADD = $(EBB_CGROUP_TEST_LIBS)
 tests_test_cgroup_v1_host_SOURCES = tests/test-cgroup-v1-host.c tests/cgroup-live.h
 tests_test_cgroup_v1_host_CFLAGS = $(EBB_CGROUP_TEST_CFLAGS)
 tests_test_cgroup_v1_host_LDADD = $(EBB_CGROUP_TEST_LIBS)
+tests_test_cgroup_v2_live_SOURCES = tests/test-cgroup-v2-live.c tests/cgroup-live.h
+tests_test_cgroup_v2_live_CFLAGS = $(EBB_CGROUP_TEST_CFLAGS)
+tests_test_cgroup_v2_live_LDADD = $(EBB_CGROUP_TEST_LIBS)
