@@ -529,22 +529,31 @@ find_overflow (const char *buf, size_t len, char *lit, size_t size)
   return false;
 }
 
-/* Returns the offset of the first single quote outside a JSON string, or len: json-c
- * accepts 'single-quoted' strings even in strict mode, and JSON has none. */
-static size_t
-find_single_quote (const char *buf, size_t len)
+/* What a pass over the raw text outside JSON strings finds: the first single quote
+ * (json-c accepts 'single-quoted' keys even in strict mode; JSON has none) and the number
+ * of ':' (one per object member in a document json-c accepted). */
+typedef struct
 {
+  size_t single_quote; /* offset, or len when there is none */
+  size_t colons;
+} raw_scan;
+
+static raw_scan
+scan_raw (const char *buf, size_t len)
+{
+  raw_scan rs = { len, 0 };
   for (size_t i = 0; i < len; i++)
     {
-      if (buf[i] == '\'')
-        return i;
-      if (buf[i] != '"')
-        continue;
-      for (i++; i < len && buf[i] != '"'; i++)
-        if (buf[i] == '\\')
-          i++;
+      if (buf[i] == '\'' && rs.single_quote == len)
+        rs.single_quote = i;
+      else if (buf[i] == ':')
+        rs.colons++;
+      else if (buf[i] == '"')
+        for (i++; i < len && buf[i] != '"'; i++)
+          if (buf[i] == '\\')
+            i++;
     }
-  return len;
+  return rs;
 }
 
 /* Returns true when the first off bytes of buf parse as one complete JSON value. */
@@ -580,20 +589,27 @@ tokenize (struct json_tokener *tok, const char *buf, size_t len, size_t *end)
   return o;
 }
 
-/* Returns the nesting depth of containers in v (a scalar is 0). json-c's own limit counts
- * arrays and objects differently, so the documented limit is checked here; json-c's (one
- * above it) bounds this recursion. Sets *nonfinite on a NaN or an infinity. */
+/* What a walk over a parsed value finds. */
+typedef struct
+{
+  bool nonfinite; /* a NaN or an infinity: json-c accepts them even in strict mode */
+  size_t members; /* object members, after json-c merged duplicate keys */
+} tree_scan;
+
+/* Returns the nesting depth of containers in v (a scalar is 0) and adds to *ts. json-c's
+ * own depth limit counts arrays and objects differently, so the documented limit is
+ * checked here; json-c's (one above it) bounds this recursion. */
 static int
-nesting (struct json_object *v, bool *nonfinite)
+nesting (struct json_object *v, tree_scan *ts)
 {
   int deepest = 0;
   if (json_object_is_type (v, json_type_double) && !isfinite (json_object_get_double (v)))
-    *nonfinite = true; /* json-c accepts NaN and Infinity even in strict mode */
+    ts->nonfinite = true;
   if (json_object_is_type (v, json_type_array))
     {
       for (size_t i = 0; i < json_object_array_length (v); i++)
         {
-          int d = nesting (json_object_array_get_idx (v, i), nonfinite);
+          int d = nesting (json_object_array_get_idx (v, i), ts);
           deepest = d > deepest ? d : deepest;
         }
       return deepest + 1;
@@ -603,7 +619,8 @@ nesting (struct json_object *v, bool *nonfinite)
   json_object_object_foreach (v, key, val)
   {
     (void)key;
-    int d = nesting (val, nonfinite);
+    ts->members++;
+    int d = nesting (val, ts);
     deepest = d > deepest ? d : deepest;
   }
   return deepest + 1;
@@ -641,8 +658,9 @@ ebb_json_parse (const char *buf, size_t len, int max_depth, ebb_error **err)
   enum json_tokener_error jerr = json_tokener_get_error (tok);
   json_tokener_free (tok);
   char lit[GOT_MAX + 4];
-  bool nonfinite = false;
-  int nested = o ? nesting (o, &nonfinite) : 0;
+  tree_scan ts = { false, 0 };
+  int nested = o ? nesting (o, &ts) : 0;
+  raw_scan rs = o ? scan_raw (buf, len) : (raw_scan){ len, 0 };
   if (o && end < len && !only_space (buf + end, len - end))
     ebb_error_set (err, EBB_EPARSE, "trailing garbage at offset %zu", end);
   else if ((!o && jerr == json_tokener_error_depth) || nested > depth)
@@ -654,10 +672,13 @@ ebb_json_parse (const char *buf, size_t len, int max_depth, ebb_error **err)
                    json_tokener_error_desc (jerr));
   else if (saved_errno == ERANGE && find_overflow (buf, len, lit, sizeof lit))
     ebb_error_set (err, EBB_ERANGE, "number out of range: %s", lit);
-  else if ((end = find_single_quote (buf, len)) < len)
-    ebb_error_set (err, EBB_EPARSE, "invalid JSON at offset %zu: single-quoted string", end);
-  else if (nonfinite)
+  else if (rs.single_quote < len)
+    ebb_error_set (err, EBB_EPARSE, "invalid JSON at offset %zu: single-quoted string",
+                   rs.single_quote);
+  else if (ts.nonfinite)
     ebb_error_set (err, EBB_EPARSE, "invalid JSON: NaN and Infinity are not numbers");
+  else if (rs.colons != ts.members)
+    ebb_error_set (err, EBB_EPARSE, "invalid JSON: duplicate key in an object");
   else
     return o;
   json_object_put (o);

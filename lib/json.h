@@ -22,12 +22,13 @@
 #define EBB_JSON_MAX_DEPTH 32
 
 /* Parses len bytes (need not be NUL-terminated) as exactly one JSON value, optionally
- * surrounded by whitespace; strict syntax, UTF-8 validated, arrays/objects nested at most max_depth
- * deep
- * (<= 0: EBB_JSON_MAX_DEPTH), integers that overflow 64 bits and non-finite numbers
- * refused. Returns a new reference, or NULL with *err (EBB_EPARSE: "invalid JSON at
- * offset N: reason", "trailing garbage at offset N", "JSON nested deeper than N";
- * EBB_ERANGE: "number out of range: 99999999999999999999"). */
+ * surrounded by whitespace: strict syntax, UTF-8 validated, arrays and objects nested at
+ * most max_depth deep (<= 0: EBB_JSON_MAX_DEPTH). Also refused, though json-c lets them
+ * through: integers that overflow 64 bits, NaN and Infinity, single-quoted keys, and
+ * duplicate keys in an object. Returns a new reference, or NULL with *err (EBB_EPARSE:
+ * "invalid JSON at offset N: reason", "trailing garbage at offset N", "JSON nested deeper
+ * than N", "invalid JSON: duplicate key in an object"; EBB_ERANGE: "number out of range:
+ * 99999999999999999999"). */
 struct json_object *ebb_json_parse (const char *buf, size_t len, int max_depth, ebb_error **err);
 
 /* A string validator: returns 0, or negative with *err set to a reason alone

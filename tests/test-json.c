@@ -42,6 +42,9 @@ test_parse_valid (void)
   struct json_object *o = parse_ok ("  {\"a\": [1, 2.5, \"x\", null, true]}\n");
   CU_ASSERT_TRUE (json_object_is_type (o, json_type_object));
   json_object_put (o);
+  o = parse_ok ("{\"a:b\": \"c:d\\\":\", \"e\": {\"a:b\": [\"'\"]}}");
+  CU_ASSERT_EQUAL (json_object_object_length (o), 2);
+  json_object_put (o);
   o = parse_ok ("5");
   CU_ASSERT_TRUE (json_object_is_type (o, json_type_int));
   CU_ASSERT_EQUAL (json_object_get_int64 (o), 5);
@@ -80,6 +83,9 @@ test_parse_invalid (void)
   FAILS ("5 x", EBB_EPARSE, "trailing garbage at offset 2");
   FAILS ("{'a': 1}", EBB_EPARSE, "invalid JSON at offset 1: single-quoted string");
   FAILS ("{\"it's\": {'b': 1}}", EBB_EPARSE, "invalid JSON at offset 10: single-quoted string");
+  FAILS ("{\"a\": 1, \"a\": 2}", EBB_EPARSE, "invalid JSON: duplicate key in an object");
+  FAILS ("[{\"x\": {\"a\": 1, \"\\u0061\": 2}}]", EBB_EPARSE,
+         "invalid JSON: duplicate key in an object");
   FAILS ("[NaN]", EBB_EPARSE, "invalid JSON: NaN and Infinity are not numbers");
   FAILS ("{\"a\": -Infinity}", EBB_EPARSE, "invalid JSON: NaN and Infinity are not numbers");
   static const char nul[] = "{\"a\":\0 1}";
