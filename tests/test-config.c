@@ -1,6 +1,7 @@
 #include "config.h"
 #include "lib/conf.h"
 #include "lib/error.h"
+#include "lib/rng.h"
 #include "tests/cu.h"
 
 #include <ftw.h>
@@ -726,7 +727,47 @@ test_double (void)
                 "t.conf:1: ratio: must be a number in [0, 1], got \"1e999\"");
 }
 
+/* Random lines over the syntax's own characters: every outcome is a success or an error
+ * naming "t.conf:LINE:" with a parse or range code; ASan/UBSan/LSan watch the rest. */
+static void
+test_random_input (void)
+{
+  static const char alphabet[] = "= #\"\\\n\tnamecountlistenmode0129-.KMG\xc3\xa9\xff";
+  static const char *const keys[] = { "name", "count", "listen", "mode", "memory", "ratio" };
+  ebb_rng rng;
+  ebb_rng_seed (&rng, 42);
+  unsigned ok = 0, failed = 0;
+  for (int round = 0; round < 3000; round++)
+    {
+      char text[256];
+      size_t len = 0;
+      if (round % 2)
+        len = (size_t)snprintf (text, sizeof text,
+                                "%s = ", keys[ebb_rng_below (&rng, EBB_ARRAY_SIZE (keys))]);
+      size_t extra = ebb_rng_below (&rng, 64);
+      for (size_t i = 0; i < extra && len < sizeof text - 1; i++)
+        text[len++] = alphabet[ebb_rng_below (&rng, sizeof alphabet - 1)];
+      text[len] = '\0';
+      tcfg c;
+      cleanup_error ebb_error *err = NULL;
+      fresh (&c);
+      int r = ebb_conf_parse_text (table, N, &c, "t.conf", text, len, &err);
+      if (r == 0)
+        ok++;
+      else
+        {
+          failed++;
+          CU_ASSERT_TRUE (r == -EBB_EPARSE || r == -EBB_ERANGE);
+          CU_ASSERT_EQUAL (strncmp (ebb_error_msg (&err), "t.conf:", 7), 0);
+        }
+      ebb_conf_free (table, N, &c);
+    }
+  CU_ASSERT_TRUE (ok > 100); /* the generator reaches both outcomes */
+  CU_ASSERT_TRUE (failed > 100);
+}
+
 static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_random_input),
   EBB_CU_TEST (test_double),
   EBB_CU_TEST (test_defaults),
   EBB_CU_TEST (test_every_type),

@@ -2,6 +2,7 @@
 #include "lib/conf.h"
 #include "lib/error.h"
 #include "lib/json.h"
+#include "lib/rng.h"
 #include "tests/cu.h"
 
 #include <math.h>
@@ -498,12 +499,71 @@ test_builders (void)
   json_object_put (o);
 }
 
+/* Mutations of a valid request: every outcome is a value or an error with a message; the
+ * schema then accepts or names a field. ASan/UBSan/LSan watch the rest. */
+static void
+test_random_mutations (void)
+{
+  static const char base[]
+      = "{\"id\": \"web-1\", \"mode\": \"graceful\", \"cpu_millis\": 500, \"weight\": 0.5,"
+        " \"argv\": [\"/bin/true\"], \"env\": {\"A\": \"1\"}, \"limits\": {\"cpu\": 2}}";
+  static const char alphabet[] = "{}[]\":,'\\ -0123456789.eEtruefalsnul\xff\xc3";
+  ebb_rng rng;
+  ebb_rng_seed (&rng, 7);
+  unsigned parsed = 0, refused = 0, accepted = 0;
+  for (int round = 0; round < 5000; round++)
+    {
+      char text[sizeof base + 8];
+      size_t len = sizeof base - 1;
+      memcpy (text, base, len);
+      unsigned edits = 1 + (unsigned)ebb_rng_below (&rng, 3);
+      for (unsigned k = 0; k < edits; k++)
+        {
+          size_t at = ebb_rng_below (&rng, len);
+          if (ebb_rng_below (&rng, 4) == 0 && len > 1)
+            memmove (text + at, text + at + 1, --len - at); /* delete a byte */
+          else
+            text[at] = alphabet[ebb_rng_below (&rng, sizeof alphabet - 1)];
+        }
+      cleanup_error ebb_error *err = NULL;
+      struct json_object *o = ebb_json_parse (text, len, 0, &err);
+      if (!o)
+        {
+          refused++;
+          CU_ASSERT_TRUE (ebb_error_code (&err) == EBB_EPARSE
+                          || ebb_error_code (&err) == EBB_ERANGE);
+          CU_ASSERT_TRUE (strlen (ebb_error_msg (&err)) > 0);
+          continue;
+        }
+      parsed++;
+      task_req t = { .cpu_millis = 1000 };
+      if (ebb_json_schema_apply (&task_schema, o, &t, &err) == 0)
+        accepted++;
+      else
+        CU_ASSERT_TRUE (strncmp (ebb_error_msg (&err), "field \"", 7) == 0
+                        || strncmp (ebb_error_msg (&err), "must be a JSON object", 21) == 0);
+      ebb_json_schema_free (&task_schema, &t);
+      json_object_put (o);
+    }
+  CU_ASSERT_TRUE (refused > 100);
+  CU_ASSERT_TRUE (parsed > 100);
+  CU_ASSERT_TRUE (accepted > 10);
+  printf ("\n  mutations: %u refused by the parser, %u parsed, %u accepted by the schema\n",
+          refused, parsed, accepted);
+}
+
 static const ebb_cu_test tests[] = {
-  EBB_CU_TEST (test_parse_valid),    EBB_CU_TEST (test_parse_invalid),
-  EBB_CU_TEST (test_parse_overflow), EBB_CU_TEST (test_parse_depth),
-  EBB_CU_TEST (test_get_int64),      EBB_CU_TEST (test_get_uint64_double_bool),
-  EBB_CU_TEST (test_get_string),     EBB_CU_TEST (test_get_strv_env),
-  EBB_CU_TEST (test_schema_stores),  EBB_CU_TEST (test_schema_errors),
+  EBB_CU_TEST (test_random_mutations),
+  EBB_CU_TEST (test_parse_valid),
+  EBB_CU_TEST (test_parse_invalid),
+  EBB_CU_TEST (test_parse_overflow),
+  EBB_CU_TEST (test_parse_depth),
+  EBB_CU_TEST (test_get_int64),
+  EBB_CU_TEST (test_get_uint64_double_bool),
+  EBB_CU_TEST (test_get_string),
+  EBB_CU_TEST (test_get_strv_env),
+  EBB_CU_TEST (test_schema_stores),
+  EBB_CU_TEST (test_schema_errors),
   EBB_CU_TEST (test_builders),
 };
 
