@@ -278,6 +278,8 @@ typedef struct ebb_cg_engine_config
   int raise_swap; /* default 1 */
   /* The swap.max to raise to (EBB_CG_MAX by default). */
   uint64_t raised_swap_max_bytes;
+  /* Immediate suspend throttles CPU only and leaves memory alone (short preemptions). */
+  int cpu_only; /* default 0 */
 } ebb_cg_engine_config;
 
 /* Fills cfg with the defaults above. */
@@ -301,6 +303,7 @@ typedef struct ebb_cg_original
   int swap_raised;       /* memory.swap.max was raised by the engine and must be restored */
   int oom_kill_disabled; /* v1: the engine set oom_kill_disable 1; resume writes 0 */
   ebb_cg_state state;
+  uint32_t changed; /* EBB_CG_LIM_* the engine has changed: resume restores these */
 } ebb_cg_original;
 
 typedef struct ebb_cg_result

@@ -42,6 +42,7 @@ ebb_cg_record_original (ebb_cg *cg, ebb_cg_original *out, ebb_error **err)
       memset (&cg->orig, 0, sizeof cg->orig);
       cg->orig.limits = l;
       cg->orig.recorded = 1;
+      cg->orig.changed = 0;
       cg->orig.state = EBB_CG_STATE_RUNNING;
     }
   if (out)
@@ -207,23 +208,32 @@ shrink_v1 (ebb_cg *cg, const ebb_cg_engine_config *cfg, uint64_t target, ebb_err
   return 0;
 }
 
+/* Fills *res; with_memory 0 (CPU-only operations) reads nothing and reports the CPU limit
+ * given, so a CPU suspend costs its one write. */
 static void
-fill_result (ebb_cg *cg, ebb_cg_result *res, uint64_t before, uint64_t t0)
+fill_result (ebb_cg *cg, ebb_cg_result *res, uint64_t before, uint64_t t0, int with_memory,
+             uint64_t quota_usec, uint64_t period_usec)
 {
   ebb_cg_stats st;
   ebb_cg_limits l;
   res->state = cg->orig.state;
-  res->memory_before_bytes = before;
-  if (ebb_cg_read_stats (cg, &st, NULL) >= 0)
-    res->memory_after_bytes = st.memory_current_bytes;
-  res->reclaimed_bytes = before > res->memory_after_bytes ? before - res->memory_after_bytes : 0;
-  res->held_bytes = res->memory_after_bytes;
-  if (ebb_cg_read_limits (cg, &l, NULL) >= 0)
+  res->cpu_quota_usec = quota_usec;
+  res->cpu_period_usec = period_usec;
+  if (with_memory)
     {
-      res->cpu_quota_usec = l.cpu_quota_usec;
-      res->cpu_period_usec = l.cpu_period_usec;
-      res->memory_limit_bytes
-          = (l.valid & EBB_CG_LIM_MEMORY_HIGH) ? l.memory_high_bytes : l.memory_max_bytes;
+      res->memory_before_bytes = before;
+      if (ebb_cg_read_stats (cg, &st, NULL) >= 0)
+        res->memory_after_bytes = st.memory_current_bytes;
+      res->reclaimed_bytes
+          = before > res->memory_after_bytes ? before - res->memory_after_bytes : 0;
+      res->held_bytes = res->memory_after_bytes;
+      if (ebb_cg_read_limits (cg, &l, NULL) >= 0)
+        {
+          res->cpu_quota_usec = l.cpu_quota_usec;
+          res->cpu_period_usec = l.cpu_period_usec;
+          res->memory_limit_bytes
+              = (l.valid & EBB_CG_LIM_MEMORY_HIGH) ? l.memory_high_bytes : l.memory_max_bytes;
+        }
     }
   res->elapsed_usec = ebb_now_usec () - t0;
 }
@@ -247,19 +257,20 @@ ebb_cg_suspend (ebb_cg *cg, const ebb_cg_engine_config *cfg, ebb_cg_result *res,
   uint64_t t0 = ebb_now_usec ();
   memset (res, 0, sizeof *res);
   int r = ebb_cg_record_original (cg, NULL, err);
-  uint64_t before = r >= 0 ? mem_usage (cg, err, &r) : 0;
+  uint64_t before = r >= 0 && !cfg->cpu_only ? mem_usage (cg, err, &r) : 0;
   /* CPU first: a throttled task stops dirtying memory, so reclaim goes faster (BIG-C). */
   if (r >= 0)
     r = cpu_to_footprint (cg, cfg, err);
   if (r >= 0)
     cg->orig.state = EBB_CG_STATE_SUSPENDED;
-  if (r >= 0 && cg->ops->set_memory_high)
+  if (r >= 0 && !cfg->cpu_only && cg->ops->set_memory_high)
     r = shrink_v2 (cg, cfg, cfg->footprint_memory_bytes, err);
-  else if (r >= 0)
+  else if (r >= 0 && !cfg->cpu_only)
     r = shrink_v1 (cg, cfg, cfg->footprint_memory_bytes, err);
   if (r < 0)
     return ebb_error_wrap (err, "suspend %s", cg->path);
-  fill_result (cg, res, before, t0);
+  fill_result (cg, res, before, t0, !cfg->cpu_only, cfg->footprint_quota_usec,
+               cfg->footprint_period_usec);
   ebb_log_debug ("suspend %s: %llu -> %llu bytes in %llu µs", cg->path,
                  (unsigned long long)res->memory_before_bytes,
                  (unsigned long long)res->memory_after_bytes,
@@ -267,17 +278,20 @@ ebb_cg_suspend (ebb_cg *cg, const ebb_cg_engine_config *cfg, ebb_cg_result *res,
   return 0;
 }
 
-/* Memory back first (DESIGN.md: reverse order of suspend). */
+#define MEMORY_BITS (EBB_CG_LIM_MEMORY_HIGH | EBB_CG_LIM_MEMORY_MAX | EBB_CG_LIM_SWAP_MAX)
+
+/* Memory back first (DESIGN.md: reverse order of suspend); only what the engine changed. */
 static int
 restore_memory (ebb_cg *cg, ebb_error **err)
 {
   const ebb_cg_limits *o = &cg->orig.limits;
+  uint32_t ch = cg->orig.changed & o->valid;
   int r = 0;
-  if (o->valid & EBB_CG_LIM_MEMORY_MAX)
+  if (ch & EBB_CG_LIM_MEMORY_MAX)
     r = ebb_cg_set_memory_max (cg, o->memory_max_bytes, err);
-  if (r >= 0 && (o->valid & EBB_CG_LIM_MEMORY_HIGH))
+  if (r >= 0 && (ch & EBB_CG_LIM_MEMORY_HIGH))
     r = ebb_cg_set_memory_high (cg, o->memory_high_bytes, err);
-  if (r >= 0 && cg->orig.swap_raised)
+  if (r >= 0 && (cg->orig.swap_raised || (ch & EBB_CG_LIM_SWAP_MAX)))
     {
       r = ebb_cg_set_swap_max (cg, o->swap_max_bytes, err);
       if (r >= 0)
@@ -296,11 +310,12 @@ static int
 restore_cpu (ebb_cg *cg, ebb_error **err)
 {
   const ebb_cg_limits *o = &cg->orig.limits;
+  uint32_t ch = cg->orig.changed & o->valid;
   int r = 0;
-  if (o->valid & EBB_CG_LIM_CPU)
+  if (ch & EBB_CG_LIM_CPU)
     r = ebb_cg_set_cpu (cg, o->cpu_quota_usec, o->cpu_period_usec, err);
   /* The burst after the quota: the kernel wants burst <= quota. */
-  if (r >= 0 && (o->valid & EBB_CG_LIM_CPU_BURST))
+  if (r >= 0 && (ch & EBB_CG_LIM_CPU_BURST))
     r = ebb_cg_set_cpu_burst (cg, o->cpu_burst_usec, err);
   return r;
 }
@@ -313,12 +328,14 @@ ebb_cg_resume (ebb_cg *cg, const ebb_cg_engine_config *cfg, ebb_cg_result *res, 
   memset (res, 0, sizeof *res);
   if (!cg->orig.recorded)
     {
-      fill_result (cg, res, 0, t0);
       res->state = EBB_CG_STATE_RUNNING;
       return 0;
     }
-  int r;
-  uint64_t before = mem_usage (cg, err, &r);
+  const ebb_cg_limits *o = &cg->orig.limits;
+  int with_memory
+      = (cg->orig.changed & MEMORY_BITS) || cg->orig.swap_raised || cg->orig.oom_kill_disabled;
+  int r = 0;
+  uint64_t before = with_memory ? mem_usage (cg, err, &r) : 0;
   if (r >= 0)
     r = restore_memory (cg, err);
   if (r >= 0)
@@ -326,9 +343,10 @@ ebb_cg_resume (ebb_cg *cg, const ebb_cg_engine_config *cfg, ebb_cg_result *res, 
   if (r < 0)
     return ebb_error_wrap (err, "resume %s", cg->path);
   cg->orig.recorded = 0;
+  cg->orig.changed = 0;
   cg->orig.state = EBB_CG_STATE_RUNNING;
   cg->step_majfault_base = 0;
-  fill_result (cg, res, before, t0);
+  fill_result (cg, res, before, t0, with_memory, o->cpu_quota_usec, o->cpu_period_usec);
   res->reclaimed_bytes = 0;
   return 0;
 }

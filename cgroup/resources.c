@@ -7,6 +7,16 @@
 
 #include "lib/time.h"
 
+/* While the engine holds recorded originals, note which limits changed since: resume
+ * restores exactly those (and writes nothing else). */
+static int
+note (ebb_cg *cg, uint32_t bit, int r)
+{
+  if (r >= 0 && cg->orig.recorded)
+    cg->orig.changed |= bit;
+  return r;
+}
+
 static int
 unsupported (ebb_cg *cg, const char *what, ebb_error **err)
 {
@@ -43,16 +53,29 @@ ebb_cg_set_cpu (ebb_cg *cg, uint64_t quota_usec, uint64_t period_usec, ebb_error
                           (unsigned long long)quota_usec);
   if (!cg->ops->set_cpu)
     return unsupported (cg, "setting the CPU limit", err);
-  /* The kernel refuses a quota below the burst: lower the burst first. */
-  ebb_cg_limits cur;
-  if (quota_usec != EBB_CG_MAX && cg->ops->set_cpu_burst && ebb_cg_read_limits (cg, &cur, NULL) >= 0
-      && (cur.valid & EBB_CG_LIM_CPU_BURST) && cur.cpu_burst_usec > quota_usec)
+  /* The kernel refuses a quota below the burst (EINVAL): then lower the burst and write the
+   * quota again. Trying first saves a read on every call: bursts are rare. */
+  cleanup_error ebb_error *first = NULL;
+  int r = cg->ops->set_cpu (cg, quota_usec, period_usec, &first);
+  if (r != -EINVAL || quota_usec == EBB_CG_MAX || !cg->ops->set_cpu_burst)
     {
-      int r = cg->ops->set_cpu_burst (cg, quota_usec, err);
-      if (r < 0)
-        return ebb_error_wrap (err, "lower cpu burst before quota");
+      if (r < 0 && err && !*err)
+        *err = ebb_steal_ptr (&first);
+      return note (cg, EBB_CG_LIM_CPU, r);
     }
-  return cg->ops->set_cpu (cg, quota_usec, period_usec, err);
+  ebb_cg_limits cur;
+  if (ebb_cg_read_limits (cg, &cur, err) < 0)
+    return ebb_error_wrap (err, "after EINVAL on the CPU quota");
+  if (!(cur.valid & EBB_CG_LIM_CPU_BURST) || cur.cpu_burst_usec <= quota_usec)
+    {
+      if (err && !*err)
+        *err = ebb_steal_ptr (&first);
+      return r;
+    }
+  r = note (cg, EBB_CG_LIM_CPU_BURST, cg->ops->set_cpu_burst (cg, quota_usec, err));
+  if (r < 0)
+    return ebb_error_wrap (err, "lower cpu burst below the new quota");
+  return note (cg, EBB_CG_LIM_CPU, cg->ops->set_cpu (cg, quota_usec, period_usec, err));
 }
 
 /* Sets the CPU burst (restoring an original); internal to the engine. */
@@ -61,7 +84,7 @@ ebb_cg_set_cpu_burst (ebb_cg *cg, uint64_t burst_usec, ebb_error **err)
 {
   if (!cg->ops->set_cpu_burst)
     return unsupported (cg, "setting the CPU burst", err);
-  return cg->ops->set_cpu_burst (cg, burst_usec, err);
+  return note (cg, EBB_CG_LIM_CPU_BURST, cg->ops->set_cpu_burst (cg, burst_usec, err));
 }
 
 int
@@ -69,7 +92,7 @@ ebb_cg_set_memory_high (ebb_cg *cg, uint64_t bytes, ebb_error **err)
 {
   if (!cg->ops->set_memory_high)
     return unsupported (cg, "memory.high", err);
-  return cg->ops->set_memory_high (cg, bytes, err);
+  return note (cg, EBB_CG_LIM_MEMORY_HIGH, cg->ops->set_memory_high (cg, bytes, err));
 }
 
 int
@@ -77,7 +100,7 @@ ebb_cg_set_memory_max (ebb_cg *cg, uint64_t bytes, ebb_error **err)
 {
   if (!cg->ops->set_memory_max)
     return unsupported (cg, "setting the memory limit", err);
-  return cg->ops->set_memory_max (cg, bytes, err);
+  return note (cg, EBB_CG_LIM_MEMORY_MAX, cg->ops->set_memory_max (cg, bytes, err));
 }
 
 int
@@ -85,7 +108,7 @@ ebb_cg_set_swap_max (ebb_cg *cg, uint64_t bytes, ebb_error **err)
 {
   if (!cg->ops->set_swap_max)
     return unsupported (cg, "memory.swap.max", err);
-  return cg->ops->set_swap_max (cg, bytes, err);
+  return note (cg, EBB_CG_LIM_SWAP_MAX, cg->ops->set_swap_max (cg, bytes, err));
 }
 
 int
