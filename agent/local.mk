@@ -1,1 +1,2 @@
 # agent: rules are added as the part is built.
+include agent/runtime.mk

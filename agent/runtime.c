@@ -1,0 +1,846 @@
+/* A Docker or Podman client: blocking inspect/list for adoption, and the followed /events
+ * stream with re-list on every (re)connect, all over the engine's unix socket.
+ *
+ * The stream is one curl easy handle in a curl multi of its own, driven by sd-event (the
+ * same pattern as lib/http-client-multi.c, which has no streaming mode). Inspects and lists
+ * triggered by events go through lib's non-blocking ebb_http_client on the same loop.
+ *
+ * What is known about each container of ours lives in a small list (tracked), so that events
+ * are reported once per change: STARTED when a container is first seen running or its PID
+ * changed, DIED when a running one stops, REMOVED when it goes away. */
+#include "config.h"
+
+#include <curl/curl.h>
+#include <string.h>
+
+#include "agent/runtime.h"
+#include "lib/http-client.h"
+#include "lib/log.h"
+#include "lib/time.h"
+
+#define API "/v1.40"
+#define EVENTS_PATH                                                                                \
+  API "/events?filters=%7B%22type%22%3A%5B%22container%22%5D%7D" /* {"type":["container"]} */
+
+typedef struct tracked
+{
+  ebb_rt_info info;
+  uint64_t confirmed_usec; /* when the inspect that produced info was started */
+  struct tracked *next;
+} tracked;
+
+/* An inspect in flight for one container; further events for it set `again`. */
+typedef struct pending
+{
+  char id[65];
+  bool again, want_update;
+  struct pending *next;
+} pending;
+
+struct ebb_rt
+{
+  sd_event *event;
+  ebb_rt_kind kind;
+  char *socket_path;
+  char *base; /* "unix:PATH" for lib/http-client */
+  ebb_rt_event_fn fn;
+  void *userdata;
+  ebb_rt_options opts;
+  /* The event stream. */
+  CURLM *multi;
+  CURL *easy;
+  sd_event_source *curl_timer;
+  sd_event_source *retry_timer;
+  ebb_rt_stream *stream;
+  char errbuf[CURL_ERROR_SIZE];
+  bool connected;
+  bool stream_failed; /* the splitter refused the stream: abort the transfer */
+  uint64_t backoff_usec;
+  /* Requests triggered by events. */
+  ebb_http_client *http;
+  pending *pending;
+  bool freeing;
+  tracked *tracked;
+};
+
+static void stream_schedule (ebb_rt *rt, uint64_t delay_usec);
+
+/* ---------------------------------------------------------------------------------- */
+/* Reporting                                                                            */
+
+static void
+emit (ebb_rt *rt, ebb_rt_event_type type, const ebb_rt_info *info, int exit_code,
+      const char *detail)
+{
+  ebb_rt_event ev = {
+    .type = type,
+    .id = info ? info->id : NULL,
+    .info = info,
+    .exit_code = exit_code,
+    .detail = detail,
+  };
+  if (rt->fn)
+    rt->fn (rt, &ev, rt->userdata);
+}
+
+static tracked *
+tracked_find (ebb_rt *rt, const char *id)
+{
+  for (tracked *t = rt->tracked; t; t = t->next)
+    if (strcmp (t->info.id, id) == 0)
+      return t;
+  return NULL;
+}
+
+static void
+tracked_drop (ebb_rt *rt, tracked *t)
+{
+  for (tracked **pp = &rt->tracked; *pp; pp = &(*pp)->next)
+    if (*pp == t)
+      {
+        *pp = t->next;
+        break;
+      }
+  ebb_rt_info_clear (&t->info);
+  free (t);
+}
+
+/* The container is gone from the engine: DIED (if it was running) then REMOVED. */
+static void
+report_removed (ebb_rt *rt, tracked *t, int exit_code)
+{
+  if (t->info.running)
+    {
+      t->info.running = false;
+      t->info.pid = 0;
+      t->info.exit_code = exit_code;
+      emit (rt, EBB_RT_CONTAINER_DIED, &t->info, exit_code, NULL);
+    }
+  emit (rt, EBB_RT_CONTAINER_REMOVED, &t->info, exit_code, NULL);
+  tracked_drop (rt, t);
+}
+
+/* Resolves the cgroups of a running container; a process that just exited leaves them empty
+ * (the die event follows). */
+static void
+resolve_cgroups (ebb_rt *rt, ebb_rt_info *info)
+{
+  cleanup_error ebb_error *err = NULL;
+  ebb_rt_cgroups_clear (&info->cgroups);
+  if (!info->running || info->pid <= 0)
+    return;
+  if (ebb_rt_read_proc_cgroup (rt->opts.proc_root, info->pid, &info->cgroups, &err) < 0
+      && ebb_error_code (&err) != EBB_EGONE)
+    ebb_log_warn ("%s container %.12s: %s", ebb_rt_kind_name (rt->kind), info->id,
+                  ebb_error_msg (&err));
+}
+
+/* Merges a fresh inspect result (owned; consumed) into what is known and reports changes. */
+static void
+apply_inspect (ebb_rt *rt, ebb_rt_info *info, uint64_t started_usec, bool want_update)
+{
+  tracked *t = tracked_find (rt, info->id);
+  if (!info->ours)
+    {
+      if (t)
+        tracked_drop (rt, t);
+      ebb_rt_info_clear (info);
+      return;
+    }
+  bool was_running = t && t->info.running;
+  pid_t old_pid = t ? t->info.pid : 0;
+  if (!t && !info->running)
+    {
+      ebb_rt_info_clear (info); /* never seen running: nothing to report */
+      return;
+    }
+  if (!t)
+    {
+      t = ebb_xcalloc (1, sizeof *t);
+      t->next = rt->tracked;
+      rt->tracked = t;
+    }
+  ebb_rt_info_clear (&t->info);
+  t->info = *info;
+  memset (info, 0, sizeof *info);
+  t->confirmed_usec = started_usec;
+  if (t->info.running && (!was_running || old_pid != t->info.pid))
+    emit (rt, EBB_RT_CONTAINER_STARTED, &t->info, -1, NULL);
+  else if (t->info.running && want_update)
+    emit (rt, EBB_RT_CONTAINER_UPDATED, &t->info, -1, NULL);
+  else if (!t->info.running && was_running)
+    emit (rt, EBB_RT_CONTAINER_DIED, &t->info, t->info.exit_code, NULL);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Non-blocking inspect and list                                                        */
+
+typedef struct
+{
+  ebb_rt *rt;
+  char id[65]; /* empty for a list */
+  uint64_t started_usec;
+} request;
+
+static const ebb_http_call_opts *
+call_opts (ebb_rt *rt, ebb_http_call_opts *o)
+{
+  memset (o, 0, sizeof *o);
+  o->timeout_ms = rt->opts.request_timeout_ms;
+  return o;
+}
+
+static pending *
+pending_find (ebb_rt *rt, const char *id, pending ***prevp)
+{
+  for (pending **pp = &rt->pending; *pp; pp = &(*pp)->next)
+    if (strcmp ((*pp)->id, id) == 0)
+      {
+        if (prevp)
+          *prevp = pp;
+        return *pp;
+      }
+  return NULL;
+}
+
+static void on_inspect_done (ebb_http_result *res, const ebb_error *err, void *userdata);
+
+static void
+start_inspect_request (ebb_rt *rt, const char *id)
+{
+  ebb_http_call_opts o;
+  cleanup_error ebb_error *err = NULL;
+  request *req = ebb_xcalloc (1, sizeof *req);
+  req->rt = rt;
+  snprintf (req->id, sizeof req->id, "%s", id);
+  req->started_usec = ebb_now_usec ();
+  cleanup_free char *path = ebb_xasprintf (API "/containers/%s/json", id);
+  if (ebb_http_client_start (rt->http, "GET", rt->base, path, NULL, call_opts (rt, &o),
+                             on_inspect_done, req, &err)
+      < 0)
+    {
+      ebb_log_warn ("%s: inspect %.12s: %s", ebb_rt_kind_name (rt->kind), id, ebb_error_msg (&err));
+      pending **pp = NULL;
+      pending *p = pending_find (rt, id, &pp);
+      if (p)
+        {
+          *pp = p->next;
+          free (p);
+        }
+      free (req);
+    }
+}
+
+/* Asks for an inspect of id unless one is in flight, in which case that one is repeated
+ * when it returns (its answer may predate the event). */
+static void
+request_inspect (ebb_rt *rt, const char *id, bool want_update)
+{
+  pending *p = pending_find (rt, id, NULL);
+  if (p)
+    {
+      p->again = true;
+      p->want_update |= want_update;
+      return;
+    }
+  p = ebb_xcalloc (1, sizeof *p);
+  snprintf (p->id, sizeof p->id, "%s", id);
+  p->want_update = want_update;
+  p->next = rt->pending;
+  rt->pending = p;
+  start_inspect_request (rt, id);
+}
+
+static void
+handle_inspect_result (ebb_rt *rt, request *req, ebb_http_result *res, const ebb_error *err,
+                       bool want_update)
+{
+  const char *kind = ebb_rt_kind_name (rt->kind);
+  if (err)
+    {
+      ebb_log_info ("%s: inspect %.12s: %s", kind, req->id, err->msg);
+      return;
+    }
+  tracked *t = tracked_find (rt, req->id);
+  if (res->status == 404)
+    {
+      if (t)
+        report_removed (rt, t, -1);
+      return;
+    }
+  cleanup_error ebb_error *perr = NULL;
+  ebb_rt_info info;
+  if (res->status != 200 || ebb_rt_parse_inspect (rt->kind, res->json, &info, &perr) < 0)
+    {
+      ebb_log_warn ("%s: inspect %.12s: HTTP %ld %s", kind, req->id, res->status,
+                    perr ? ebb_error_msg (&perr) : "");
+      return;
+    }
+  resolve_cgroups (rt, &info);
+  apply_inspect (rt, &info, req->started_usec, want_update);
+}
+
+static void
+on_inspect_done (ebb_http_result *res, const ebb_error *err, void *userdata)
+{
+  request *req = userdata;
+  ebb_rt *rt = req->rt;
+  if (rt->freeing)
+    {
+      free (req);
+      return;
+    }
+  pending **pp = NULL;
+  pending *p = pending_find (rt, req->id, &pp);
+  if (p && p->again)
+    {
+      /* An event arrived meanwhile: this answer may be stale, ask again. */
+      p->again = false;
+      start_inspect_request (rt, req->id);
+      free (req);
+      return;
+    }
+  bool want_update = p && p->want_update;
+  if (p)
+    {
+      *pp = p->next;
+      free (p);
+    }
+  handle_inspect_result (rt, req, res, err, want_update);
+  free (req);
+}
+
+/* The answer to GET /containers/json?all=1 after a (re)connect: inspect every container of
+ * ours, and report those known before that are no longer listed. */
+static void
+handle_list (ebb_rt *rt, json_object *list, uint64_t started_usec)
+{
+  size_t n = json_object_array_length (list);
+  for (size_t i = 0; i < n; i++)
+    {
+      ebb_rt_info info;
+      if (ebb_rt_parse_list_entry (rt->kind, json_object_array_get_idx (list, i), &info, NULL) < 0)
+        continue;
+      tracked *t = tracked_find (rt, info.id);
+      if (t)
+        t->confirmed_usec = started_usec;
+      if (info.ours && (info.running || t))
+        request_inspect (rt, info.id, false);
+      ebb_rt_info_clear (&info);
+    }
+  /* Known, confirmed before the list was asked for, and not in it: removed while we were away. */
+  tracked *next;
+  for (tracked *t = rt->tracked; t; t = next)
+    {
+      next = t->next;
+      if (t->confirmed_usec < started_usec)
+        report_removed (rt, t, -1);
+    }
+}
+
+static void
+on_list_done (ebb_http_result *res, const ebb_error *err, void *userdata)
+{
+  request *req = userdata;
+  ebb_rt *rt = req->rt;
+  if (!rt->freeing)
+    {
+      if (err)
+        ebb_log_info ("%s: list: %s", ebb_rt_kind_name (rt->kind), err->msg);
+      else if (res->status != 200 || !json_object_is_type (res->json, json_type_array))
+        ebb_log_warn ("%s: list: HTTP %ld, not a list", ebb_rt_kind_name (rt->kind), res->status);
+      else
+        handle_list (rt, res->json, req->started_usec);
+    }
+  free (req);
+}
+
+static void
+request_list (ebb_rt *rt)
+{
+  ebb_http_call_opts o;
+  cleanup_error ebb_error *err = NULL;
+  request *req = ebb_xcalloc (1, sizeof *req);
+  req->rt = rt;
+  req->started_usec = ebb_now_usec ();
+  if (ebb_http_client_start (rt->http, "GET", rt->base, API "/containers/json?all=1", NULL,
+                             call_opts (rt, &o), on_list_done, req, &err)
+      < 0)
+    {
+      ebb_log_warn ("%s: list: %s", ebb_rt_kind_name (rt->kind), ebb_error_msg (&err));
+      free (req);
+    }
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Events                                                                               */
+
+static void
+handle_event (ebb_rt *rt, const ebb_rt_raw_event *ev)
+{
+  tracked *t = tracked_find (rt, ev->id);
+  pending *p = pending_find (rt, ev->id, NULL);
+  switch (ev->type)
+    {
+    case EBB_RT_EV_START:
+      request_inspect (rt, ev->id, false);
+      break;
+    case EBB_RT_EV_UPDATE:
+      if (t || p)
+        request_inspect (rt, ev->id, true);
+      break;
+    case EBB_RT_EV_DIE:
+      if (p)
+        p->again = true;
+      if (t && t->info.running)
+        {
+          t->info.running = false;
+          t->info.pid = 0;
+          t->info.exit_code = ev->exit_code;
+          emit (rt, EBB_RT_CONTAINER_DIED, &t->info, ev->exit_code, NULL);
+        }
+      break;
+    case EBB_RT_EV_OOM:
+      if (t)
+        emit (rt, EBB_RT_CONTAINER_OOM, &t->info, -1, NULL);
+      break;
+    case EBB_RT_EV_DESTROY:
+      if (p)
+        p->again = true;
+      if (t)
+        report_removed (rt, t, -1);
+      break;
+    default:
+      break;
+    }
+}
+
+static int
+on_stream_value (json_object *obj, void *userdata)
+{
+  ebb_rt *rt = userdata;
+  cleanup_error ebb_error *err = NULL;
+  ebb_rt_raw_event ev;
+  int r = ebb_rt_parse_event (obj, &ev, &err);
+  json_object_put (obj);
+  if (r < 0)
+    ebb_log_warn ("%s: ignoring an event: %s", ebb_rt_kind_name (rt->kind), ebb_error_msg (&err));
+  else if (r > 0)
+    handle_event (rt, &ev);
+  return 0;
+}
+
+/* The stream is open once the engine answered 200: report it and re-list. */
+static void
+mark_connected (ebb_rt *rt)
+{
+  if (rt->connected)
+    return;
+  rt->connected = true;
+  rt->backoff_usec = 0;
+  ebb_log_info ("%s: following events on %s", ebb_rt_kind_name (rt->kind), rt->socket_path);
+  emit (rt, EBB_RT_ENGINE_CONNECTED, NULL, -1, NULL);
+  request_list (rt);
+}
+
+static size_t
+on_stream_header (char *buf, size_t size, size_t n, void *userdata)
+{
+  ebb_rt *rt = userdata;
+  long status = 0;
+  /* The blank line ends the headers of the final response. */
+  if (size * n <= 2 && (buf[0] == '\r' || buf[0] == '\n'))
+    {
+      curl_easy_getinfo (rt->easy, CURLINFO_RESPONSE_CODE, &status);
+      if (status == 200)
+        mark_connected (rt);
+    }
+  return size * n;
+}
+
+static size_t
+on_stream_data (char *buf, size_t size, size_t n, void *userdata)
+{
+  ebb_rt *rt = userdata;
+  long status = 0;
+  curl_easy_getinfo (rt->easy, CURLINFO_RESPONSE_CODE, &status);
+  if (status != 200)
+    return 0; /* an error page, not a stream: abort, retry later */
+  mark_connected (rt);
+  cleanup_error ebb_error *err = NULL;
+  if (ebb_rt_stream_feed (rt->stream, buf, size * n, on_stream_value, rt, &err) < 0)
+    {
+      ebb_log_warn ("%s: %s; reconnecting", ebb_rt_kind_name (rt->kind), ebb_error_msg (&err));
+      rt->stream_failed = true;
+      return 0;
+    }
+  return size * n;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* curl multi in sd-event for the stream                                                */
+
+static void
+stream_close (ebb_rt *rt)
+{
+  if (rt->easy)
+    {
+      curl_multi_remove_handle (rt->multi, rt->easy);
+      curl_easy_cleanup (rt->easy);
+      rt->easy = NULL;
+    }
+  ebb_rt_stream_free (rt->stream);
+  rt->stream = NULL;
+}
+
+/* The transfer ended (the engine went away, refused, or the stream was bad): report once
+ * and retry with doubling backoff. */
+static void
+stream_finished (ebb_rt *rt, CURLcode code)
+{
+  long status = 0;
+  curl_easy_getinfo (rt->easy, CURLINFO_RESPONSE_CODE, &status);
+  cleanup_free char *detail
+      = rt->stream_failed         ? ebb_xstrdup ("malformed event stream")
+        : status && status != 200 ? ebb_xasprintf ("HTTP %ld from /events", status)
+        : code != CURLE_OK
+            ? ebb_xasprintf ("%s", rt->errbuf[0] ? rt->errbuf : curl_easy_strerror (code))
+            : ebb_xstrdup ("event stream closed by the engine");
+  bool was_connected = rt->connected;
+  stream_close (rt);
+  rt->connected = false;
+  rt->stream_failed = false;
+  uint64_t min = rt->opts.backoff_min_usec, max = rt->opts.backoff_max_usec;
+  rt->backoff_usec = rt->backoff_usec ? rt->backoff_usec * 2 : min;
+  if (rt->backoff_usec > max)
+    rt->backoff_usec = max;
+  if (was_connected)
+    ebb_log_warn ("%s: lost %s: %s", ebb_rt_kind_name (rt->kind), rt->socket_path, detail);
+  else
+    ebb_log_debug ("%s: cannot follow %s: %s", ebb_rt_kind_name (rt->kind), rt->socket_path,
+                   detail);
+  stream_schedule (rt, rt->backoff_usec);
+  emit (rt, EBB_RT_ENGINE_DISCONNECTED, NULL, -1, detail);
+}
+
+static void
+drain_done (ebb_rt *rt)
+{
+  CURLMsg *msg;
+  int left;
+  while ((msg = curl_multi_info_read (rt->multi, &left)))
+    if (msg->msg == CURLMSG_DONE && msg->easy_handle == rt->easy)
+      {
+        stream_finished (rt, msg->data.result);
+        break; /* the handle is gone; nothing else is in this multi */
+      }
+}
+
+static void
+socket_action (ebb_rt *rt, curl_socket_t fd, int ev_bitmask)
+{
+  int running = 0;
+  CURLMcode mc = curl_multi_socket_action (rt->multi, fd, ev_bitmask, &running);
+  if (mc != CURLM_OK)
+    ebb_log_warn ("%s: curl_multi_socket_action: %s", ebb_rt_kind_name (rt->kind),
+                  curl_multi_strerror (mc));
+  drain_done (rt);
+}
+
+static int
+on_io (sd_event_source *src EBB_UNUSED, int fd, uint32_t revents, void *userdata)
+{
+  int action = 0;
+  if (revents & (EPOLLIN | EPOLLHUP))
+    action |= CURL_CSELECT_IN;
+  if (revents & EPOLLOUT)
+    action |= CURL_CSELECT_OUT;
+  if (revents & EPOLLERR)
+    action |= CURL_CSELECT_ERR;
+  socket_action (userdata, fd, action);
+  return 0;
+}
+
+static int
+on_curl_timer_fired (sd_event_source *src EBB_UNUSED, uint64_t usec EBB_UNUSED, void *userdata)
+{
+  socket_action (userdata, CURL_SOCKET_TIMEOUT, 0);
+  return 0;
+}
+
+static int
+on_curl_socket (CURL *easy EBB_UNUSED, curl_socket_t fd, int what, void *userp, void *socketp)
+{
+  ebb_rt *rt = userp;
+  sd_event_source *src = socketp;
+  if (what == CURL_POLL_REMOVE)
+    {
+      sd_event_source_disable_unref (src);
+      curl_multi_assign (rt->multi, fd, NULL);
+      return 0;
+    }
+  uint32_t events = (what & CURL_POLL_IN ? EPOLLIN : 0) | (what & CURL_POLL_OUT ? EPOLLOUT : 0);
+  int r;
+  if (src)
+    {
+      r = sd_event_source_set_io_events (src, events);
+      if (r >= 0)
+        r = sd_event_source_set_enabled (src, SD_EVENT_ON);
+    }
+  else
+    {
+      r = sd_event_add_io (rt->event, &src, fd, events, on_io, rt);
+      if (r >= 0)
+        curl_multi_assign (rt->multi, fd, src);
+    }
+  return r < 0 ? -1 : 0;
+}
+
+static int
+on_curl_timer (CURLM *multi EBB_UNUSED, long timeout_ms, void *userp)
+{
+  ebb_rt *rt = userp;
+  if (timeout_ms < 0)
+    return sd_event_source_set_enabled (rt->curl_timer, SD_EVENT_OFF) < 0 ? -1 : 0;
+  uint64_t now = 0;
+  sd_event_now (rt->event, CLOCK_MONOTONIC, &now);
+  if (sd_event_source_set_time (rt->curl_timer, now + (uint64_t)timeout_ms * 1000) < 0
+      || sd_event_source_set_enabled (rt->curl_timer, SD_EVENT_ONESHOT) < 0)
+    return -1;
+  return 0;
+}
+
+/* Opens GET /events. Returns 0, or negative with *err (then the caller retries later). */
+static int
+stream_open (ebb_rt *rt, ebb_error **err)
+{
+  rt->easy = curl_easy_init ();
+  if (!rt->easy)
+    return ebb_error_set (err, ENOMEM, "curl_easy_init failed");
+  rt->stream = ebb_rt_stream_new (0, 0);
+  rt->errbuf[0] = '\0';
+  CURL *e = rt->easy;
+  curl_easy_setopt (e, CURLOPT_URL, "http://localhost" EVENTS_PATH);
+  curl_easy_setopt (e, CURLOPT_UNIX_SOCKET_PATH, rt->socket_path);
+  curl_easy_setopt (e, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt (e, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
+  curl_easy_setopt (e, CURLOPT_ERRORBUFFER, rt->errbuf);
+  curl_easy_setopt (e, CURLOPT_HEADERFUNCTION, on_stream_header);
+  curl_easy_setopt (e, CURLOPT_HEADERDATA, rt);
+  curl_easy_setopt (e, CURLOPT_WRITEFUNCTION, on_stream_data);
+  curl_easy_setopt (e, CURLOPT_WRITEDATA, rt);
+  CURLMcode mc = curl_multi_add_handle (rt->multi, e);
+  if (mc != CURLM_OK)
+    {
+      stream_close (rt);
+      return ebb_error_set (err, EIO, "curl_multi_add_handle: %s", curl_multi_strerror (mc));
+    }
+  return 0;
+}
+
+static int
+on_retry (sd_event_source *src EBB_UNUSED, uint64_t usec EBB_UNUSED, void *userdata)
+{
+  ebb_rt *rt = userdata;
+  cleanup_error ebb_error *err = NULL;
+  if (rt->easy)
+    return 0;
+  if (stream_open (rt, &err) < 0)
+    {
+      ebb_log_warn ("%s: %s", ebb_rt_kind_name (rt->kind), ebb_error_msg (&err));
+      stream_schedule (rt, rt->opts.backoff_max_usec);
+    }
+  return 0;
+}
+
+static void
+stream_schedule (ebb_rt *rt, uint64_t delay_usec)
+{
+  uint64_t now = 0;
+  sd_event_now (rt->event, CLOCK_MONOTONIC, &now);
+  sd_event_source_set_time (rt->retry_timer, now + delay_usec);
+  sd_event_source_set_enabled (rt->retry_timer, SD_EVENT_ONESHOT);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Public                                                                               */
+
+static void
+options_init (ebb_rt_options *o, const ebb_rt_options *given)
+{
+  if (given)
+    *o = *given;
+  else
+    memset (o, 0, sizeof *o);
+  if (!o->backoff_min_usec)
+    o->backoff_min_usec = 100 * 1000;
+  if (!o->backoff_max_usec)
+    o->backoff_max_usec = 2 * 1000 * 1000;
+  if (o->backoff_max_usec < o->backoff_min_usec)
+    o->backoff_max_usec = o->backoff_min_usec;
+  if (!o->request_timeout_ms)
+    o->request_timeout_ms = 10000;
+}
+
+ebb_rt *
+ebb_rt_new (sd_event *event, ebb_rt_kind kind, const char *socket_path, const ebb_rt_options *opts,
+            ebb_rt_event_fn fn, void *userdata, ebb_error **err)
+{
+  if (!event || !socket_path || socket_path[0] != '/' || strlen (socket_path) >= 108
+      || (kind != EBB_RT_DOCKER && kind != EBB_RT_PODMAN))
+    return ebb_error_set (err, EINVAL,
+                          "runtime: need an event loop, an engine kind and an "
+                          "absolute socket path (< 108 bytes)"),
+           NULL;
+  ebb_rt *rt = ebb_xcalloc (1, sizeof *rt);
+  rt->event = sd_event_ref (event);
+  rt->kind = kind;
+  rt->socket_path = ebb_xstrdup (socket_path);
+  rt->base = ebb_xasprintf ("unix:%s", socket_path);
+  rt->fn = fn;
+  rt->userdata = userdata;
+  options_init (&rt->opts, opts);
+  rt->http = ebb_http_client_new (event, err);
+  rt->multi = curl_multi_init ();
+  int r1 = sd_event_add_time (event, &rt->curl_timer, CLOCK_MONOTONIC, UINT64_MAX, 1000,
+                              on_curl_timer_fired, rt);
+  int r2 = sd_event_add_time (event, &rt->retry_timer, CLOCK_MONOTONIC, 0, 1000, on_retry, rt);
+  if (!rt->http || !rt->multi || r1 < 0 || r2 < 0)
+    {
+      if (rt->http)
+        ebb_error_set (err, EIO, "runtime: cannot set up curl multi or timers");
+      ebb_rt_free (rt);
+      return NULL;
+    }
+  sd_event_source_set_enabled (rt->curl_timer, SD_EVENT_OFF);
+  sd_event_source_set_enabled (rt->retry_timer, SD_EVENT_ONESHOT); /* connect from the loop */
+  curl_multi_setopt (rt->multi, CURLMOPT_SOCKETFUNCTION, on_curl_socket);
+  curl_multi_setopt (rt->multi, CURLMOPT_SOCKETDATA, rt);
+  curl_multi_setopt (rt->multi, CURLMOPT_TIMERFUNCTION, on_curl_timer);
+  curl_multi_setopt (rt->multi, CURLMOPT_TIMERDATA, rt);
+  return rt;
+}
+
+void
+ebb_rt_free (ebb_rt *rt)
+{
+  if (!rt)
+    return;
+  rt->freeing = true;
+  ebb_http_client_free (rt->http); /* its callbacks see rt->freeing and only free */
+  stream_close (rt);
+  if (rt->multi)
+    curl_multi_cleanup (rt->multi);
+  sd_event_source_disable_unref (rt->curl_timer);
+  sd_event_source_disable_unref (rt->retry_timer);
+  while (rt->pending)
+    {
+      pending *p = rt->pending;
+      rt->pending = p->next;
+      free (p);
+    }
+  while (rt->tracked)
+    tracked_drop (rt, rt->tracked);
+  sd_event_unref (rt->event);
+  free (rt->socket_path);
+  free (rt->base);
+  free (rt);
+}
+
+ebb_rt_kind
+ebb_rt_get_kind (const ebb_rt *rt)
+{
+  return rt->kind;
+}
+
+const char *
+ebb_rt_socket_path (const ebb_rt *rt)
+{
+  return rt->socket_path;
+}
+
+bool
+ebb_rt_connected (const ebb_rt *rt)
+{
+  return rt && rt->connected;
+}
+
+/* Blocking GET of path; returns 0 with *res (status 200 or 404 only), or negative. */
+static int
+blocking_get (ebb_rt *rt, const char *path, ebb_http_result *res, ebb_error **err)
+{
+  ebb_http_call_opts o;
+  if (ebb_http_call ("GET", rt->base, path, NULL, call_opts (rt, &o), res, err) < 0)
+    return ebb_error_wrap (err, "%s %s", ebb_rt_kind_name (rt->kind), rt->socket_path);
+  if (res->status == 200 || res->status == 404)
+    return 0;
+  int r = ebb_error_set (err, EIO, "%s: GET %s: HTTP %ld: %.200s", ebb_rt_kind_name (rt->kind),
+                         path, res->status, res->body ? res->body : "");
+  ebb_http_result_clear (res);
+  return r;
+}
+
+int
+ebb_rt_inspect (ebb_rt *rt, const char *ref, ebb_rt_info *info, ebb_error **err)
+{
+  memset (info, 0, sizeof *info);
+  if (!rt || !ref || !ebb_id_is_valid (ref, 128))
+    return ebb_error_set (err, EINVAL,
+                          "container reference must be an id or name of "
+                          "[A-Za-z0-9._-]{1,128}");
+  cleanup_free char *path = ebb_xasprintf (API "/containers/%s/json", ref);
+  ebb_http_result res = { 0 };
+  if (blocking_get (rt, path, &res, err) < 0)
+    return -ebb_error_code (err);
+  int r = 0;
+  if (res.status == 404)
+    r = ebb_error_set (err, ENOENT, "%s: no container %s", ebb_rt_kind_name (rt->kind), ref);
+  else if (ebb_rt_parse_inspect (rt->kind, res.json, info, err) < 0)
+    r = ebb_error_wrap (err, "%s: inspect %s", ebb_rt_kind_name (rt->kind), ref);
+  else
+    resolve_cgroups (rt, info);
+  ebb_http_result_clear (&res);
+  return r;
+}
+
+void
+ebb_rt_info_array_free (ebb_rt_info *infos, size_t n)
+{
+  for (size_t i = 0; infos && i < n; i++)
+    ebb_rt_info_clear (&infos[i]);
+  free (infos);
+}
+
+int
+ebb_rt_list (ebb_rt *rt, bool all, ebb_rt_info **out, ebb_error **err)
+{
+  *out = NULL;
+  ebb_http_result res = { 0 };
+  if (blocking_get (rt, all ? API "/containers/json?all=1" : API "/containers/json", &res, err) < 0)
+    return -ebb_error_code (err);
+  if (res.status != 200 || !json_object_is_type (res.json, json_type_array))
+    {
+      ebb_http_result_clear (&res);
+      return ebb_error_set (err, EBB_EPARSE, "%s: container list is not a list",
+                            ebb_rt_kind_name (rt->kind));
+    }
+  size_t n = json_object_array_length (res.json), count = 0;
+  ebb_rt_info *infos = ebb_xcalloc (n ? n : 1, sizeof *infos);
+  for (size_t i = 0; i < n; i++)
+    {
+      ebb_rt_info entry;
+      if (ebb_rt_parse_list_entry (rt->kind, json_object_array_get_idx (res.json, i), &entry, NULL)
+          < 0)
+        continue;
+      /* A container removed between list and inspect is skipped, not an error. */
+      if (entry.ours && ebb_rt_inspect (rt, entry.id, &infos[count], NULL) == 0
+          && infos[count].ours)
+        count++;
+      else
+        ebb_rt_info_clear (&infos[count]);
+      ebb_rt_info_clear (&entry);
+    }
+  ebb_http_result_clear (&res);
+  *out = infos;
+  return (int)count;
+}

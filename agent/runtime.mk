@@ -1,0 +1,17 @@
+# Docker and Podman runtime client (agent/runtime.h), a library the agent links:
+#   ebb_agent_LDADD = agent/libebb-runtime.a ... $(EBB_COMMON_LIBS)
+noinst_LIBRARIES += agent/libebb-runtime.a
+agent_libebb_runtime_a_SOURCES = agent/runtime.h agent/runtime.c agent/runtime-parse.c
+agent_libebb_runtime_a_CFLAGS = $(AM_CFLAGS) $(LIBSYSTEMD_CFLAGS) $(LIBCURL_CFLAGS) $(JSONC_CFLAGS)
+EBB_RUNTIME_LIBS = agent/libebb-runtime.a
+
+# Unit suite of the parsers.
+runtime_unit_tests = tests/test-runtime-parse
+check_PROGRAMS += $(runtime_unit_tests)
+TESTS += $(runtime_unit_tests)
+tests_test_runtime_parse_SOURCES = tests/test-runtime-parse.c
+tests_test_runtime_parse_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_runtime_parse_LDADD = $(EBB_RUNTIME_LIBS) $(EBB_TEST_LIBS)
+
+# The project's own Docker and Podman for the real-engine tests.
+EXTRA_DIST += tests/runtimes/engines.sh
