@@ -462,7 +462,12 @@ test_hostile_bytes (void)
   expect_error ("# ok\n# \xc0\xaf overlong\n", EBB_EPARSE, "t.conf:2: invalid UTF-8");
   expect_error ("name = \xed\xa0\x80\n", EBB_EPARSE, "t.conf:1: invalid UTF-8"); /* surrogate */
   expect_error ("name = \xe2\x82\n", EBB_EPARSE, "t.conf:1: invalid UTF-8");     /* truncated */
-  expect_name ("name = \xc3\xa9t\xc3\xa9\n", "\xc3\xa9t\xc3\xa9");               /* valid UTF-8 */
+  expect_name ("name = \xc3\xa9t\xc3\xa9\n", "\xc3\xa9t\xc3\xa9");
+  expect_name ("name = \xf0\x9f\x98\x80\n", "\xf0\x9f\x98\x80");                     /* U+1F600 */
+  expect_error ("name = \xf4\x90\x80\x80\n", EBB_EPARSE, "t.conf:1: invalid UTF-8"); /* >U+10FFFF */
+  expect_error ("name = \xf0\x80\x80\x80\n", EBB_EPARSE, "t.conf:1: invalid UTF-8"); /* overlong */
+  expect_error ("name = \x80\n", EBB_EPARSE, "t.conf:1: invalid UTF-8");
+      /* lone continuation */ /* valid UTF-8 */
   /* a line of exactly the cap is fine, one byte more is not */
   char *big = ebb_xmalloc (EBB_CONF_MAX_LINE + 16);
   memset (big, 'x', EBB_CONF_MAX_LINE + 1);
