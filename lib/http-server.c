@@ -256,8 +256,9 @@ on_complete (ebb_http_request *req)
       s->suspended = req;
       return MHD_YES;
     }
-  if (r == EBB_HTTP_DEFERRED)
-    ebb_http_response_clear (&req->resp); /* deferred without a handle: a bug, say 500 */
+  /* DEFERRED without a live handle: the handle was completed inside the handler (its
+   * response is in req->resp), or the handler never deferred (then it is a 500 unless it
+   * set a response). */
   return queue (req);
 }
 
@@ -570,7 +571,9 @@ ebb_http_deferred_complete (ebb_http_deferred *d)
   if (req)
     {
       req->deferred = NULL;
-      if (req->phase == REQ_SUSPENDED)
+      if (req->phase == REQ_BODY)
+        ebb_http_response_move (&req->resp, &d->resp); /* completed inside the handler */
+      else if (req->phase == REQ_SUSPENDED)
         {
           ebb_http_response_move (&req->resp, &d->resp);
           suspended_unlink (req->listener->server, req);

@@ -165,8 +165,9 @@ ebb_http_response *ebb_http_deferred_response (ebb_http_deferred *d);
 ebb_http_request *ebb_http_deferred_request (ebb_http_deferred *d);
 
 /* Sends the filled response (a 500 if none was set), resumes the connection and frees d.
- * Safe after the client disconnected or the server was freed (then it only frees d).
- * Loop thread only. */
+ * May also be called inside the handler that deferred, before it returns EBB_HTTP_DEFERRED
+ * (the response is then sent at once). Safe after the client disconnected or the server was
+ * freed (then it only frees d). Loop thread only. */
 void ebb_http_deferred_complete (ebb_http_deferred *d);
 
 #endif

@@ -134,6 +134,25 @@ h_slow (ebb_http_request *req, ebb_http_response *resp EBB_UNUSED, void *userdat
   return EBB_HTTP_DEFERRED;
 }
 
+/* Defers and completes before returning, as a caller may when the work is already done. */
+static int
+h_inline (ebb_http_request *req, ebb_http_response *resp EBB_UNUSED, void *userdata EBB_UNUSED)
+{
+  ebb_http_deferred *d = ebb_http_defer (req);
+  CU_ASSERT (ebb_http_defer (req) == d);
+  ebb_http_error (ebb_http_deferred_response (d), 409, "conflict", "already done");
+  ebb_http_deferred_complete (d);
+  return EBB_HTTP_DEFERRED;
+}
+
+/* Returns DEFERRED without deferring: a bug the server answers with 500. */
+static int
+h_bad_defer (ebb_http_request *req EBB_UNUSED, ebb_http_response *resp EBB_UNUSED,
+             void *userdata EBB_UNUSED)
+{
+  return EBB_HTTP_DEFERRED;
+}
+
 static int
 h_park (ebb_http_request *req, ebb_http_response *resp EBB_UNUSED, void *userdata)
 {
@@ -170,6 +189,8 @@ static const ebb_http_route routes[] = {
   { "GET", "/nothing", h_nothing, 0 },
   { "POST", "/v1/slow/{id}", h_slow, 0 },
   { "POST", "/v1/park", h_park, 0 },
+  { "POST", "/v1/inline", h_inline, 0 },
+  { "POST", "/v1/bad-defer", h_bad_defer, 0 },
 };
 
 /* --- Fixture */
@@ -667,6 +688,17 @@ test_deferred_from_thread (void)
   CU_ASSERT (json_object_object_get_ex (res.json, "id", &v)
              && strcmp (json_object_get_string (v), "job-7") == 0);
   CU_ASSERT (took >= 45 * 1000); /* really waited for the worker */
+  ebb_http_result_clear (&res);
+
+  CU_ASSERT_EQUAL (ebb_http_call ("POST", base (&f, 0), "/v1/inline", NULL, &five_sec, &res, &err),
+                   0);
+  CU_ASSERT_EQUAL (res.status, 409);
+  assert_error_body (&res, "conflict");
+  ebb_http_result_clear (&res);
+  CU_ASSERT_EQUAL (
+      ebb_http_call ("POST", base (&f, 0), "/v1/bad-defer", NULL, &five_sec, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 500);
+  assert_error_body (&res, "internal");
   ebb_http_result_clear (&res);
 
   /* The client gives up before the worker finishes: the completion must be harmless, and the
