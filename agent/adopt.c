@@ -1,0 +1,298 @@
+/* Adoption: an existing cgroup (confined to --adopt-root) or a Docker/Podman container
+ * (found through agent/runtime.h) becomes a task. Discovery events from the runtimes keep
+ * container tasks up to date. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/daemon.h"
+#include "agent/runtime.h"
+#include "lib/log.h"
+#include "lib/util.h"
+
+static bool
+under_adopt_root (ebb_agent *a, const char *canon)
+{
+  for (char **r = a->cfg->adopt_root; r && *r; r++)
+    {
+      cleanup_free char *root = ebb_agent_cgroup_canon (*r, NULL);
+      if (root && ebb_agent_path_under (canon, root))
+        return true;
+    }
+  return false;
+}
+
+/* Returns the first PID in the cgroup's cgroup.procs (0 when empty or unreadable). */
+static pid_t
+first_pid (ebb_agent *a, const char *cgroup)
+{
+  const char *mnt = ebb_cg_ctx_layout (a->cg_ctx) == EBB_CG_LAYOUT_V2
+                        ? ebb_cg_ctx_mount (a->cg_ctx, NULL)
+                        : ebb_cg_ctx_mount (a->cg_ctx, "memory");
+  if (!mnt)
+    return 0;
+  cleanup_free char *path = ebb_xasprintf ("%s%s/cgroup.procs", mnt, cgroup);
+  cleanup_fclose FILE *f = fopen (path, "re");
+  int pid = 0;
+  if (!f || fscanf (f, "%d", &pid) != 1)
+    return 0;
+  return pid;
+}
+
+static void
+fill_common (ebb_agent_task *t, const ebb_agent_adopt_req *req)
+{
+  if (req->job)
+    {
+      free (t->job);
+      t->job = ebb_xstrdup (req->job);
+    }
+  if (req->cls)
+    t->long_class = strcmp (req->cls, "long") == 0;
+  if (req->cpu_millis)
+    t->cpu_millis = req->cpu_millis;
+  if (req->memory_bytes)
+    t->memory_bytes = req->memory_bytes;
+}
+
+static int
+open_adopted (ebb_agent *a, const char *canon, ebb_agent_task *t, ebb_error **err)
+{
+  if (!under_adopt_root (a, canon))
+    return ebb_error_set (err, EBB_EREFUSED, "cgroup %s is outside every --adopt-root", canon);
+  ebb_cg *cg = NULL;
+  int r = ebb_cg_open_path (a->cg_ctx, canon, EBB_CG_OPEN_DEFAULT, &cg, err);
+  if (r < 0)
+    return r;
+  t->cg = cg;
+  t->cgroup = ebb_xstrdup (ebb_cg_path (cg));
+  t->cgroup_inode = ebb_cg_inode (cg);
+  t->pid = first_pid (a, t->cgroup);
+  t->pid_starttime = t->pid ? ebb_agent_pid_starttime (t->pid) : 0;
+  ebb_cg_read_limits (cg, &t->applied, NULL);
+  return 0;
+}
+
+static const char *
+basename_id (const char *canon)
+{
+  const char *b = strrchr (canon, '/');
+  return b ? b + 1 : canon;
+}
+
+/* Adopts a cgroup path. Returns 0 and *out, or negative with *err (EBB_EREFUSED outside
+ * --adopt-root or a traversal, EBB_EGONE no such cgroup, EINVAL no usable id). */
+int
+ebb_agent_adopt_cgroup (ebb_agent *a, const ebb_agent_adopt_req *req, ebb_agent_task **out,
+                        ebb_error **err)
+{
+  cleanup_free char *canon = ebb_agent_cgroup_canon (req->cgroup, err);
+  if (!canon)
+    return -ebb_error_code (err);
+  const char *id = req->id ? req->id : basename_id (canon);
+  if (!ebb_id_is_valid (id, EBB_AGENT_ID_MAX))
+    return ebb_error_set (err, EINVAL, "cgroup name %s is not a valid task id: pass \"id\"", id);
+  if (ebb_agent_find (a, id))
+    return ebb_error_set (err, EEXIST, "task %s exists", id);
+  for (size_t i = 0; i < a->n_tasks; i++)
+    if (a->tasks[i]->cgroup && strcmp (a->tasks[i]->cgroup, canon) == 0
+        && a->tasks[i]->state != EBB_AGENT_EXITED)
+      return ebb_error_set (err, EEXIST, "cgroup %s is task %s already", canon, a->tasks[i]->id);
+  ebb_agent_task *t = ebb_agent_task_new (id);
+  t->owner = a;
+  t->source = EBB_AGENT_SRC_CGROUP;
+  fill_common (t, req);
+  int r = open_adopted (a, canon, t, err);
+  if (r < 0)
+    {
+      ebb_agent_task_free (t);
+      return r;
+    }
+  *out = t;
+  return 0;
+}
+
+static const char *
+info_cgroup (const ebb_rt_info *info)
+{
+  if (info->cgroups.memory)
+    return info->cgroups.memory;
+  return info->cgroups.unified;
+}
+
+static ebb_agent_task *
+task_from_info (ebb_agent *a, const ebb_rt_info *info, const char *id, ebb_error **err)
+{
+  const char *cgpath = info_cgroup (info);
+  if (!info->running || !cgpath)
+    return ebb_error_set (err, EBB_EGONE, "container %s is not running", info->id), NULL;
+  cleanup_free char *canon = ebb_agent_cgroup_canon (cgpath, err);
+  if (!canon)
+    return NULL;
+  ebb_agent_task *t = ebb_agent_task_new (id);
+  t->owner = a;
+  t->source = info->kind == EBB_RT_PODMAN ? EBB_AGENT_SRC_PODMAN : EBB_AGENT_SRC_DOCKER;
+  t->container = ebb_xstrdup (info->id);
+  t->job = info->job ? ebb_xstrdup (info->job) : NULL;
+  t->long_class = info->cls == EBB_RT_CLASS_LONG;
+  t->cpu_millis = info->cpu_millis;
+  t->memory_bytes = info->memory_bytes;
+  if (open_adopted (a, canon, t, err) < 0)
+    {
+      ebb_agent_task_free (t);
+      return NULL;
+    }
+  t->pid = info->pid;
+  t->pid_starttime = ebb_agent_pid_starttime (info->pid);
+  return t;
+}
+
+static const char *
+container_task_id (const ebb_rt_info *info)
+{
+  if (info->name && ebb_id_is_valid (info->name, EBB_AGENT_ID_MAX))
+    return info->name;
+  return info->id;
+}
+
+/* Adopts a container by id or name through the engines configured. */
+int
+ebb_agent_adopt_container (ebb_agent *a, const ebb_agent_adopt_req *req, ebb_agent_task **out,
+                           ebb_error **err)
+{
+  int last = -ENOENT;
+  for (int i = 0; i < 2; i++)
+    {
+      if (!a->rt[i])
+        continue;
+      ebb_rt_info info = { 0 };
+      cleanup_error ebb_error *e = NULL;
+      last = ebb_rt_inspect (a->rt[i], req->container, &info, &e);
+      if (last < 0)
+        continue;
+      const char *id = req->id ? req->id : container_task_id (&info);
+      ebb_agent_task *t = ebb_agent_find (a, id) ? NULL : task_from_info (a, &info, id, err);
+      if (!t && !ebb_error_code (err))
+        ebb_error_set (err, EEXIST, "task %s exists", id);
+      ebb_rt_info_clear (&info);
+      if (!t)
+        return -ebb_error_code (err);
+      fill_common (t, req);
+      *out = t;
+      return 0;
+    }
+  if (!a->rt[0] && !a->rt[1])
+    return ebb_error_set (err, ENOTSUP,
+                          "no container runtime configured "
+                          "(--docker-socket, --podman-socket)");
+  return ebb_error_set (err, last == -ENOENT ? ENOENT : -last, "container %s not found",
+                        req->container);
+}
+
+static ebb_agent_task *
+find_container (ebb_agent *a, const char *cid)
+{
+  for (size_t i = 0; i < a->n_tasks; i++)
+    if (a->tasks[i]->container && strcmp (a->tasks[i]->container, cid) == 0)
+      return a->tasks[i];
+  return NULL;
+}
+
+static void
+container_started (ebb_agent *a, const ebb_rt_info *info)
+{
+  ebb_agent_task *t = find_container (a, info->id);
+  if (t && t->state != EBB_AGENT_EXITED && t->pid == info->pid)
+    return; /* known and unchanged (a re-list after a reconnect) */
+  if (t)
+    {
+      /* Restarted: a new process and maybe a new cgroup; the old record is replaced. */
+      ebb_agent_journal_remove (a->tasks_fd, t->id, NULL);
+      ebb_agent_drop_task (a, t);
+    }
+  if (!info->managed)
+    {
+      ebb_log_warn ("container %s has ebb labels but is not managed: %s", info->id,
+                    info->reason ? info->reason : "?");
+      return;
+    }
+  cleanup_error ebb_error *e = NULL;
+  const char *id = container_task_id (info);
+  if (ebb_agent_find (a, id))
+    id = info->id;
+  t = task_from_info (a, info, id, &e);
+  if (!t)
+    {
+      ebb_log_warn ("container %s: %s", info->id, ebb_error_msg (&e));
+      return;
+    }
+  if (ebb_agent_journal (a, t, &e) < 0)
+    {
+      ebb_cg_close (t->cg);
+      ebb_agent_task_free (t);
+      return;
+    }
+  ebb_agent_add_task (a, t);
+  a->m.adoptions++;
+  ebb_log_info ("discovered %s container %s as task %s", ebb_rt_kind_name (info->kind), info->id,
+                t->id);
+}
+
+static void
+on_rt_event (ebb_rt *rt, const ebb_rt_event *ev, void *ud)
+{
+  ebb_agent *a = ud;
+  ebb_agent_task *t;
+  switch (ev->type)
+    {
+    case EBB_RT_CONTAINER_STARTED:
+      container_started (a, ev->info);
+      break;
+    case EBB_RT_CONTAINER_DIED:
+    case EBB_RT_CONTAINER_REMOVED:
+      t = find_container (a, ev->id);
+      if (t && t->state != EBB_AGENT_EXITED)
+        ebb_agent_task_exited (a, t, ev->exit_code >= 0 ? CLD_EXITED : -1, ev->exit_code);
+      break;
+    case EBB_RT_ENGINE_DISCONNECTED:
+      ebb_log_debug ("%s: disconnected: %s", ebb_rt_kind_name (ebb_rt_get_kind (rt)),
+                     ev->detail ? ev->detail : "");
+      break;
+    default:
+      break;
+    }
+}
+
+/* Starts the runtime clients named in the configuration. */
+int
+ebb_agent_runtimes_start (ebb_agent *a, ebb_error **err)
+{
+  const char *socks[2] = { a->cfg->docker_socket, a->cfg->podman_socket };
+  for (int i = 0; i < 2; i++)
+    {
+      if (!socks[i] || !*socks[i])
+        continue;
+      a->rt[i] = ebb_rt_new (a->event, i == 0 ? EBB_RT_DOCKER : EBB_RT_PODMAN, socks[i], NULL,
+                             on_rt_event, a, err);
+      if (!a->rt[i])
+        return -ebb_error_code (err);
+    }
+  return 0;
+}
+
+/* Stops the runtime clients. */
+void
+ebb_agent_runtimes_stop (ebb_agent *a)
+{
+  for (int i = 0; i < 2; i++)
+    {
+      ebb_rt_free (a->rt[i]);
+      a->rt[i] = NULL;
+    }
+}

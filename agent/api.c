@@ -1,0 +1,518 @@
+/* The REST API (issue 4): a route table over lib/http-server.h. Mutations are validated
+ * completely before anything changes, and are idempotent through request_id. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/daemon.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/time.h"
+#include "lib/util.h"
+
+/* Maps an error code to an HTTP status and a short error code. */
+static unsigned
+status_of (int code, const char **name)
+{
+  switch (code)
+    {
+    case EBB_EPARSE:
+    case EBB_ERANGE:
+    case EINVAL:
+      *name = "bad_request";
+      return 400;
+    case EBB_EREFUSED:
+    case EACCES:
+      *name = "forbidden";
+      return 403;
+    case ENOENT:
+      *name = "not_found";
+      return 404;
+    case EEXIST:
+    case EBUSY:
+      *name = "conflict";
+      return 409;
+    case EBB_EGONE:
+      *name = "gone";
+      return 410;
+    case ENOTSUP:
+      *name = "unsupported";
+      return 422;
+    default:
+      *name = "internal";
+      return 500;
+    }
+}
+
+static int
+reply_err (ebb_agent *a, ebb_http_response *resp, int code, ebb_error **err)
+{
+  const char *name;
+  unsigned st = status_of (code, &name);
+  ebb_agent_count_error (a, st == 404   ? EBB_AGENT_ERR_NOT_FOUND
+                            : st == 409 ? EBB_AGENT_ERR_CONFLICT
+                            : st >= 500 ? EBB_AGENT_ERR_CGROUP
+                                        : EBB_AGENT_ERR_BAD_REQUEST);
+  ebb_http_error (resp, st, name, "%s", ebb_error_msg (err));
+  return EBB_HTTP_REPLIED;
+}
+
+/* Parses the raw body strictly (lib/json.h). Returns 0 and *out (NULL for an empty body),
+ * or a 400 already filled. */
+static int
+body_json (ebb_http_request *req, json_object **out, ebb_error **err)
+{
+  size_t len = 0;
+  const char *body = ebb_http_request_body (req, &len);
+  *out = NULL;
+  if (len == 0 || body[strspn (body, " \t\r\n")] == '\0')
+    return 0;
+  *out = ebb_json_parse (body, len, 0, err);
+  return *out ? 0 : -EBB_EPARSE;
+}
+
+static ebb_agent_task *
+find_or_404 (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp)
+{
+  const char *id = ebb_http_request_capture (req, "id");
+  ebb_agent_task *t = id && ebb_id_is_valid (id, EBB_AGENT_ID_MAX) ? ebb_agent_find (a, id) : NULL;
+  if (!t)
+    {
+      ebb_agent_count_error (a, EBB_AGENT_ERR_NOT_FOUND);
+      if (id && !ebb_id_is_valid (id, EBB_AGENT_ID_MAX))
+        ebb_http_error (resp, 400, "bad_request", "task id must match [A-Za-z0-9._-]{1,64}");
+      else
+        ebb_http_error (resp, 404, "not_found", "no task %s", id ? id : "");
+    }
+  return t;
+}
+
+/* Answers a repeated request_id with its first answer. Returns true when it answered. */
+static bool
+replay (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp, const char *rid,
+        const char *key)
+{
+  if (!rid)
+    return false;
+  const ebb_agent_reply *r = ebb_agent_idem_find (a->idem, rid);
+  if (!r)
+    {
+      for (size_t i = 0; i < a->n_tasks; i++)
+        if (a->tasks[i]->pending && a->tasks[i]->pending->request_id
+            && strcmp (a->tasks[i]->pending->request_id, rid) == 0)
+          {
+            ebb_http_error (resp, 409, "in_progress", "request %s is still in progress", rid);
+            return true;
+          }
+      return false;
+    }
+  (void)req;
+  if (strcmp (r->key, key) != 0)
+    {
+      ebb_http_error (resp, 409, "request_id_reused", "request_id %s was used for %s", rid, r->key);
+      return true;
+    }
+  json_object *o = ebb_json_parse (r->body, strlen (r->body), 0, NULL);
+  ebb_http_reply_json (resp, r->status, o);
+  ebb_http_reply_header (resp, "Idempotent-Replayed", "true");
+  return true;
+}
+
+static char *
+req_key (ebb_http_request *req)
+{
+  return ebb_xasprintf ("%s %s", ebb_http_request_method (req), ebb_http_request_path (req));
+}
+
+static ebb_agent_pending *
+pending_new (ebb_http_request *req, const char *rid, unsigned ok_status)
+{
+  ebb_agent_pending *p = ebb_xcalloc (1, sizeof *p);
+  p->request_id = rid ? ebb_xstrdup (rid) : NULL;
+  p->key = req_key (req);
+  p->ok_status = ok_status;
+  return p;
+}
+
+/* Answers synchronously through the pending machinery (records the request id). */
+static int
+answer_now (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_response *resp,
+            const char *rid, unsigned status)
+{
+  ebb_agent_pending *p = ebb_xcalloc (1, sizeof *p);
+  p->request_id = rid ? ebb_xstrdup (rid) : NULL;
+  p->key = req_key (req);
+  ebb_agent_pending_finish (a, t, p, status, NULL, NULL);
+  ebb_http_reply_json (resp, status, ebb_agent_task_to_json (t));
+  return EBB_HTTP_REPLIED;
+}
+
+static bool
+refuse_stopping (ebb_agent *a, ebb_http_response *resp)
+{
+  if (!a->stopping)
+    return false;
+  ebb_http_error (resp, 503, "unavailable", "the agent is shutting down");
+  return true;
+}
+
+static int
+h_health (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  ebb_agent *a = ud;
+  (void)req;
+  json_object *o = json_object_new_object ();
+  ebb_json_add_string (o, "status", a->stopping ? "stopping" : "ok");
+  ebb_json_add_uint64 (o, "tasks", a->n_tasks);
+  ebb_http_reply_json (resp, 200, o);
+  return EBB_HTTP_REPLIED;
+}
+
+static int
+h_node (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  (void)req;
+  ebb_http_reply_json (resp, 200, ebb_agent_node_json (ud));
+  return EBB_HTTP_REPLIED;
+}
+
+static int
+h_metrics (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  (void)req;
+  cleanup_free char *text = ebb_agent_metrics_text (ud);
+  ebb_http_reply_text (resp, 200, "text/plain; version=0.0.4", text);
+  return EBB_HTTP_REPLIED;
+}
+
+static int
+h_list (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  ebb_agent *a = ud;
+  (void)req;
+  json_object *arr = json_object_new_array_ext ((int)a->n_tasks);
+  for (size_t i = 0; i < a->n_tasks; i++)
+    json_object_array_add (arr, ebb_agent_task_to_json (a->tasks[i]));
+  json_object *o = json_object_new_object ();
+  json_object_object_add (o, "tasks", arr);
+  ebb_http_reply_json (resp, 200, o);
+  return EBB_HTTP_REPLIED;
+}
+
+static int
+h_get (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  ebb_agent_task *t = find_or_404 (ud, req, resp);
+  ebb_agent_refresh_task (ud, t);
+  if (t)
+    ebb_http_reply_json (resp, 200, ebb_agent_task_to_json (t));
+  return EBB_HTTP_REPLIED;
+}
+
+static int
+do_launch (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp,
+           const ebb_agent_launch_req *lr, ebb_error **err)
+{
+  cleanup_free char *key = req_key (req);
+  if (replay (a, req, resp, lr->request_id, key))
+    return EBB_HTTP_REPLIED;
+  if (ebb_agent_find (a, lr->id))
+    {
+      ebb_error_set (err, EEXIST, "task %s exists", lr->id);
+      return reply_err (a, resp, EEXIST, err);
+    }
+  ebb_agent_task *t = NULL;
+  int r = ebb_agent_launch (a, lr, &t, err);
+  if (r < 0)
+    {
+      ebb_agent_count_error (a, EBB_AGENT_ERR_LAUNCH);
+      int code = ebb_error_code (err);
+      if (code == ENOENT || code == EACCES || code == ENOEXEC || code == ENOTDIR)
+        {
+          ebb_http_error (resp, 422, "launch_failed", "%s", ebb_error_msg (err));
+          return EBB_HTTP_REPLIED;
+        }
+      return reply_err (a, resp, code, err);
+    }
+  ebb_agent_add_task (a, t);
+  a->m.launches++;
+  ebb_log_info ("launched task %s (pid %d) in %s", t->id, (int)t->pid, t->cgroup);
+  return answer_now (a, t, req, resp, lr->request_id, 201);
+}
+
+static int
+h_launch (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  ebb_agent *a = ud;
+  cleanup_error ebb_error *err = NULL;
+  json_object *body = NULL;
+  if (refuse_stopping (a, resp))
+    return EBB_HTTP_REPLIED;
+  if (body_json (req, &body, &err) < 0)
+    return reply_err (a, resp, EBB_EPARSE, &err);
+  ebb_agent_launch_req lr;
+  int r = ebb_agent_parse_launch (body, &lr, &err);
+  json_object_put (body);
+  if (r < 0)
+    {
+      ebb_agent_launch_req_clear (&lr);
+      return reply_err (a, resp, EBB_EPARSE, &err);
+    }
+  r = do_launch (a, req, resp, &lr, &err);
+  ebb_agent_launch_req_clear (&lr);
+  return r;
+}
+
+static int
+do_adopt (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp,
+          const ebb_agent_adopt_req *ar, ebb_error **err)
+{
+  cleanup_free char *key = req_key (req);
+  if (replay (a, req, resp, ar->request_id, key))
+    return EBB_HTTP_REPLIED;
+  ebb_agent_task *t = NULL;
+  int r = ar->cgroup ? ebb_agent_adopt_cgroup (a, ar, &t, err)
+                     : ebb_agent_adopt_container (a, ar, &t, err);
+  if (r < 0)
+    return reply_err (a, resp, ebb_error_code (err), err);
+  if (ebb_agent_journal (a, t, err) < 0)
+    {
+      ebb_cg_close (t->cg);
+      ebb_agent_task_free (t);
+      return reply_err (a, resp, ebb_error_code (err), err);
+    }
+  ebb_agent_add_task (a, t);
+  a->m.adoptions++;
+  ebb_log_info ("adopted %s as task %s", t->cgroup, t->id);
+  return answer_now (a, t, req, resp, ar->request_id, 201);
+}
+
+static int
+h_adopt (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  ebb_agent *a = ud;
+  cleanup_error ebb_error *err = NULL;
+  json_object *body = NULL;
+  if (refuse_stopping (a, resp))
+    return EBB_HTTP_REPLIED;
+  if (body_json (req, &body, &err) < 0)
+    return reply_err (a, resp, EBB_EPARSE, &err);
+  ebb_agent_adopt_req ar;
+  int r = ebb_agent_parse_adopt (body, &ar, &err);
+  json_object_put (body);
+  if (r >= 0)
+    r = do_adopt (a, req, resp, &ar, &err);
+  else
+    r = reply_err (a, resp, EBB_EPARSE, &err);
+  ebb_agent_adopt_req_clear (&ar);
+  return r;
+}
+
+static bool
+busy (ebb_agent *a, ebb_agent_task *t, ebb_http_response *resp)
+{
+  if (t->state == EBB_AGENT_SUSPENDING || t->state == EBB_AGENT_RESUMING || t->deleting
+      || (t->cg && ebb_cg_pool_busy (a->pool, t->cg)))
+    {
+      ebb_agent_count_error (a, EBB_AGENT_ERR_CONFLICT);
+      ebb_http_error (resp, 409, "busy", "task %s is %s", t->id,
+                      t->deleting ? "being deleted" : ebb_agent_state_name (t->state));
+      return true;
+    }
+  if (t->state == EBB_AGENT_EXITED)
+    {
+      ebb_agent_count_error (a, EBB_AGENT_ERR_CONFLICT);
+      ebb_http_error (resp, 409, "exited", "task %s has exited", t->id);
+      return true;
+    }
+  return false;
+}
+
+static int
+do_suspend (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_response *resp,
+            const ebb_agent_suspend_req *sr, ebb_error **err)
+{
+  cleanup_free char *key = req_key (req);
+  if (replay (a, req, resp, sr->request_id, key) || busy (a, t, resp))
+    return EBB_HTTP_REPLIED;
+  if (t->state == EBB_AGENT_SUSPENDED && !sr->graceful)
+    return answer_now (a, t, req, resp, sr->request_id, 200); /* already there */
+  uint64_t t0 = ebb_now_usec ();
+  ebb_agent_pending *p = pending_new (req, sr->request_id, 200);
+  if (ebb_agent_op_suspend (a, t, sr->graceful, sr->cpu_millis, sr->memory_bytes, p, err) < 0)
+    {
+      ebb_agent_pending_free (p);
+      return reply_err (a, resp, ebb_error_code (err), err);
+    }
+  /* The pool answers from the loop later, never inside this call: defer now. */
+  p->d = ebb_http_defer (req);
+  t->op_start_usec = t0;
+  return EBB_HTTP_DEFERRED;
+}
+
+static int
+h_suspend (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  ebb_agent *a = ud;
+  cleanup_error ebb_error *err = NULL;
+  json_object *body = NULL;
+  ebb_agent_task *t = find_or_404 (a, req, resp);
+  if (!t || refuse_stopping (a, resp))
+    return EBB_HTTP_REPLIED;
+  if (body_json (req, &body, &err) < 0)
+    return reply_err (a, resp, EBB_EPARSE, &err);
+  ebb_agent_suspend_req sr;
+  int r = ebb_agent_parse_suspend (body, &sr, &err);
+  json_object_put (body);
+  if (r >= 0)
+    r = do_suspend (a, t, req, resp, &sr, &err);
+  else
+    r = reply_err (a, resp, EBB_EPARSE, &err);
+  ebb_agent_suspend_req_clear (&sr);
+  return r;
+}
+
+/* The body of resume and delete is optional; request_id may also come as ?request_id=. */
+static int
+parse_simple (ebb_http_request *req, ebb_agent_simple_req *sr, ebb_error **err)
+{
+  json_object *body = NULL;
+  memset (sr, 0, sizeof *sr);
+  if (body_json (req, &body, err) < 0)
+    return -EBB_EPARSE;
+  int r = ebb_agent_parse_simple (body, sr, err);
+  json_object_put (body);
+  const char *q = ebb_http_request_query (req, "request_id");
+  if (r >= 0 && q && !sr->request_id)
+    {
+      if (!ebb_id_is_valid (q, 128))
+        return ebb_error_set (err, EBB_EPARSE, "request_id must match [A-Za-z0-9._-]{1,128}");
+      sr->request_id = ebb_xstrdup (q);
+    }
+  return r;
+}
+
+static int
+do_resume (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_response *resp,
+           const ebb_agent_simple_req *sr, ebb_error **err)
+{
+  cleanup_free char *key = req_key (req);
+  if (replay (a, req, resp, sr->request_id, key) || busy (a, t, resp))
+    return EBB_HTTP_REPLIED;
+  if (t->state == EBB_AGENT_RUNNING)
+    return answer_now (a, t, req, resp, sr->request_id, 200); /* nothing to resume */
+  uint64_t t0 = ebb_now_usec ();
+  ebb_agent_pending *p = pending_new (req, sr->request_id, 200);
+  if (ebb_agent_op_resume (a, t, p, err) < 0)
+    {
+      ebb_agent_pending_free (p);
+      return reply_err (a, resp, ebb_error_code (err), err);
+    }
+  p->d = ebb_http_defer (req);
+  t->op_start_usec = t0;
+  return EBB_HTTP_DEFERRED;
+}
+
+static int
+h_resume (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  ebb_agent *a = ud;
+  cleanup_error ebb_error *err = NULL;
+  ebb_agent_task *t = find_or_404 (a, req, resp);
+  if (!t || refuse_stopping (a, resp))
+    return EBB_HTTP_REPLIED;
+  ebb_agent_simple_req sr;
+  int r = parse_simple (req, &sr, &err);
+  if (r >= 0)
+    r = do_resume (a, t, req, resp, &sr, &err);
+  else
+    r = reply_err (a, resp, EBB_EPARSE, &err);
+  ebb_agent_simple_req_clear (&sr);
+  return r;
+}
+
+static int
+do_delete (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_response *resp,
+           const ebb_agent_simple_req *sr, ebb_error **err)
+{
+  cleanup_free char *key = req_key (req);
+  if (replay (a, req, resp, sr->request_id, key))
+    return EBB_HTTP_REPLIED;
+  if (t->state == EBB_AGENT_EXITED)
+    {
+      /* Deleting an exited task forgets it (its id may be used again). */
+      ebb_http_reply_json (resp, 200, ebb_agent_task_to_json (t));
+      ebb_agent_journal_remove (a->tasks_fd, t->id, NULL);
+      ebb_agent_drop_task (a, t);
+      return EBB_HTTP_REPLIED;
+    }
+  if (t->state == EBB_AGENT_SUSPENDING || t->state == EBB_AGENT_RESUMING || t->deleting)
+    return busy (a, t, resp), EBB_HTTP_REPLIED;
+  uint64_t grace = sr->grace_millis ? sr->grace_millis * 1000 : a->cfg->stop_grace_usec;
+  ebb_agent_pending *p = pending_new (req, sr->request_id, 200);
+  bool adopted_now = t->source != EBB_AGENT_SRC_LAUNCHED && t->state != EBB_AGENT_SUSPENDED;
+  if (adopted_now)
+    p->d = ebb_http_defer (req); /* answered inside ebb_agent_op_delete() */
+  if (ebb_agent_op_delete (a, t, grace, p, err) < 0)
+    {
+      if (adopted_now)
+        return EBB_HTTP_DEFERRED;
+      ebb_agent_pending_free (p);
+      return reply_err (a, resp, ebb_error_code (err), err);
+    }
+  if (!adopted_now)
+    p->d = ebb_http_defer (req);
+  return EBB_HTTP_DEFERRED;
+}
+
+static int
+h_delete (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  ebb_agent *a = ud;
+  cleanup_error ebb_error *err = NULL;
+  ebb_agent_task *t = find_or_404 (a, req, resp);
+  if (!t || refuse_stopping (a, resp))
+    return EBB_HTTP_REPLIED;
+  ebb_agent_simple_req sr;
+  int r = parse_simple (req, &sr, &err);
+  if (r >= 0)
+    r = do_delete (a, t, req, resp, &sr, &err);
+  else
+    r = reply_err (a, resp, EBB_EPARSE, &err);
+  ebb_agent_simple_req_clear (&sr);
+  return r;
+}
+
+static const ebb_http_route routes[] = {
+  { "GET", "/v1/health", h_health, 0 },
+  { "GET", "/v1/node", h_node, 0 },
+  { "GET", "/metrics", h_metrics, 0 },
+  { "GET", "/v1/tasks", h_list, 0 },
+  { "POST", "/v1/tasks", h_launch, 0 },
+  { "POST", "/v1/tasks/adopt", h_adopt, 0 },
+  { "GET", "/v1/tasks/{id}", h_get, 0 },
+  { "DELETE", "/v1/tasks/{id}", h_delete, 0 },
+  { "POST", "/v1/tasks/{id}/suspend", h_suspend, 0 },
+  { "POST", "/v1/tasks/{id}/resume", h_resume, 0 },
+};
+
+/* Starts the HTTP server on every --listen address. */
+int
+ebb_agent_http_start (ebb_agent *a, ebb_error **err)
+{
+  ebb_http_server_config hc = { 0 };
+  hc.listen = (const char *const *)a->cfg->listen;
+  hc.routes = routes;
+  hc.n_routes = EBB_ARRAY_SIZE (routes);
+  hc.userdata = a;
+  hc.bearer_token = a->token;
+  hc.max_body_bytes = EBB_AGENT_MAX_BODY;
+  a->http = ebb_http_server_new (a->event, &hc, err);
+  if (!a->http)
+    return ebb_error_wrap (err, "listen");
+  for (size_t i = 0; i < ebb_http_server_n_listeners (a->http); i++)
+    ebb_log_notice ("listening on %s", ebb_http_server_base_url (a->http, i));
+  return 0;
+}

@@ -1,0 +1,211 @@
+/* The daemon: context setup, the sd-event loop (signals, the periodic timer, the pool's
+ * eventfd, HTTP, curl multi), the task table and shutdown. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include "agent/daemon.h"
+#include "lib/log.h"
+#include "lib/time.h"
+#include "lib/util.h"
+
+#define TICK_USEC 1000000ULL
+
+/* Kills the agent (SIGKILL, like kill -9) at a named point when EBB_AGENT_CRASH_AT says so. */
+void
+ebb_agent_crash_point (ebb_agent *a, const char *point)
+{
+  if (a->crash_at && strcmp (a->crash_at, point) == 0)
+    {
+      ebb_log_notice ("EBB_AGENT_CRASH_AT=%s: killing myself", point);
+      raise (SIGKILL);
+    }
+}
+
+/* Returns the task named id, or NULL. */
+ebb_agent_task *
+ebb_agent_find (ebb_agent *a, const char *id)
+{
+  for (size_t i = 0; i < a->n_tasks; i++)
+    if (strcmp (a->tasks[i]->id, id) == 0)
+      return a->tasks[i];
+  return NULL;
+}
+
+/* Adds t to the table (the agent owns it from now on). */
+void
+ebb_agent_add_task (ebb_agent *a, ebb_agent_task *t)
+{
+  if (a->n_tasks == a->cap_tasks)
+    {
+      a->cap_tasks = a->cap_tasks ? a->cap_tasks * 2 : 64;
+      a->tasks = ebb_xrealloc (a->tasks, a->cap_tasks * sizeof *a->tasks);
+    }
+  t->owner = a;
+  a->tasks[a->n_tasks++] = t;
+}
+
+static void
+task_destroy (ebb_agent_task *t)
+{
+  t->exit_src = sd_event_source_disable_unref (t->exit_src);
+  t->kill_timer = sd_event_source_disable_unref (t->kill_timer);
+  if (t->pidfd >= 0)
+    close (t->pidfd);
+  ebb_cg_close (t->cg);
+  ebb_agent_pending_free (t->pending);
+  ebb_agent_task_free (t);
+}
+
+/* Removes t from the table and frees it. */
+void
+ebb_agent_drop_task (ebb_agent *a, ebb_agent_task *t)
+{
+  for (size_t i = 0; i < a->n_tasks; i++)
+    if (a->tasks[i] == t)
+      {
+        memmove (&a->tasks[i], &a->tasks[i + 1], (a->n_tasks - i - 1) * sizeof *a->tasks);
+        a->n_tasks--;
+        break;
+      }
+  task_destroy (t);
+}
+
+/* Returns how many tasks are in state s. */
+size_t
+ebb_agent_count_state (ebb_agent *a, ebb_agent_state s)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < a->n_tasks; i++)
+    n += a->tasks[i]->state == s;
+  return n;
+}
+
+/* Journals t. */
+int
+ebb_agent_journal (ebb_agent *a, ebb_agent_task *t, ebb_error **err)
+{
+  cleanup_error ebb_error *e = NULL;
+  if (ebb_agent_journal_write (a->tasks_fd, t, &e) < 0)
+    {
+      ebb_agent_count_error (a, EBB_AGENT_ERR_JOURNAL);
+      ebb_log_err ("journal %s: %s", t->id, ebb_error_msg (&e));
+      return ebb_error_set (err, ebb_error_code (&e), "journal: %s", ebb_error_msg (&e));
+    }
+  return 0;
+}
+
+/* Re-reads t's applied limits and usage (not while the pool owns its handle). */
+void
+ebb_agent_refresh_task (ebb_agent *a, ebb_agent_task *t)
+{
+  if (!t || !t->cg || t->state == EBB_AGENT_EXITED || ebb_cg_pool_busy (a->pool, t->cg))
+    return;
+  cleanup_error ebb_error *e = NULL;
+  if (ebb_cg_read_limits (t->cg, &t->applied, &e) == -EBB_EGONE
+      || ebb_cg_read_stats (t->cg, &t->stats, &e) == -EBB_EGONE)
+    {
+      if (t->source != EBB_AGENT_SRC_LAUNCHED)
+        ebb_agent_task_exited (a, t, -1, 0); /* an adopted cgroup vanished */
+    }
+}
+
+static void
+refresh_all (ebb_agent *a)
+{
+  /* Backwards: an adopted task whose cgroup vanished is only marked, never dropped here. */
+  for (size_t i = a->n_tasks; i-- > 0;)
+    if (a->tasks[i]->state == EBB_AGENT_RUNNING || a->tasks[i]->state == EBB_AGENT_SUSPENDED)
+      ebb_agent_refresh_task (a, a->tasks[i]);
+}
+
+static int
+on_tick (sd_event_source *s, uint64_t usec, void *ud)
+{
+  ebb_agent *a = ud;
+  uint64_t now = ebb_now_usec ();
+  if (a->watchdog_usec)
+    sd_notify (0, "WATCHDOG=1");
+  if (now - a->last_stats_usec >= a->cfg->stats_usec)
+    {
+      refresh_all (a);
+      a->last_stats_usec = now;
+    }
+  ebb_agent_heartbeat_tick (a, now);
+  uint64_t next = TICK_USEC;
+  if (a->watchdog_usec && a->watchdog_usec / 2 < next)
+    next = a->watchdog_usec / 2;
+  sd_event_source_set_time (s, usec + next);
+  return 0;
+}
+
+static int
+on_pool (sd_event_source *s, int fd, uint32_t revents, void *ud)
+{
+  ebb_agent *a = ud;
+  (void)s, (void)fd, (void)revents;
+  ebb_cg_pool_dispatch (a->pool);
+  return 0;
+}
+
+static int
+on_signal (sd_event_source *s, const struct signalfd_siginfo *si, void *ud)
+{
+  ebb_agent *a = ud;
+  (void)s;
+  if (si->ssi_signo == SIGHUP)
+    {
+      ebb_log_notice ("SIGHUP: %zu tasks (%zu suspended); configuration reload is not "
+                      "supported, restart to change settings",
+                      a->n_tasks, ebb_agent_count_state (a, EBB_AGENT_SUSPENDED));
+      return 0;
+    }
+  if (a->stopping)
+    return 0;
+  ebb_log_notice ("%s: %s", strsignal ((int)si->ssi_signo),
+                  a->cfg->handover ? "handing over (suspended tasks stay suspended)"
+                                   : "resuming suspended tasks, then exiting");
+  a->stopping = true;
+  sd_notify (0, "STOPPING=1\nSTATUS=Stopping");
+  ebb_agent_check_stop (a);
+  return 0;
+}
+
+/* Adds the pool's eventfd, the signals and the periodic timer to the loop. */
+int
+ebb_agent_loop_sources (ebb_agent *a, ebb_error **err)
+{
+  static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+  int r = sd_event_add_io (a->event, &a->pool_src, ebb_cg_pool_fd (a->pool), EPOLLIN, on_pool, a);
+  for (size_t i = 0; r >= 0 && i < EBB_ARRAY_SIZE (sigs); i++)
+    r = sd_event_add_signal (a->event, &a->sig_src[i], sigs[i], on_signal, a);
+  if (r < 0)
+    return ebb_error_set_errno (err, -r, "event sources");
+  uint64_t wd = 0;
+  if (sd_watchdog_enabled (0, &wd) > 0)
+    a->watchdog_usec = wd;
+  r = sd_event_add_time_relative (a->event, &a->timer_src, CLOCK_MONOTONIC, TICK_USEC / 10, 0,
+                                  on_tick, a);
+  if (r >= 0)
+    r = sd_event_source_set_enabled (a->timer_src, SD_EVENT_ON);
+  return r < 0 ? ebb_error_set_errno (err, -r, "timer") : 0;
+}
+
+/* Releases the sources ebb_agent_loop_sources() added. */
+void
+ebb_agent_loop_sources_free (ebb_agent *a)
+{
+  a->pool_src = sd_event_source_disable_unref (a->pool_src);
+  a->timer_src = sd_event_source_disable_unref (a->timer_src);
+  a->stop_timer = sd_event_source_disable_unref (a->stop_timer);
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (a->sig_src); i++)
+    a->sig_src[i] = sd_event_source_disable_unref (a->sig_src[i]);
+}

@@ -1,0 +1,223 @@
+/* Metrics (Prometheus text, ebb_agent_ names, base units) and the node report. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/daemon.h"
+#include "lib/json.h"
+#include "lib/util.h"
+
+const double ebb_agent_hist_bounds[EBB_AGENT_HIST_BUCKETS]
+    = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+        0.05,   0.1,     0.25,   0.5,   1.0,    2.5,   5.0,  10.0 };
+
+/* Adds one observation of usec. */
+void
+ebb_agent_hist_observe (ebb_agent_hist *h, uint64_t usec)
+{
+  double sec = (double)usec / 1e6;
+  unsigned i = 0;
+  while (i < EBB_AGENT_HIST_BUCKETS && sec > ebb_agent_hist_bounds[i])
+    i++;
+  h->counts[i]++;
+  h->n++;
+  h->sum_sec += sec;
+}
+
+/* Returns the upper bound of the bucket holding the q-quantile (+Inf as 1e9), 0 if empty. */
+double
+ebb_agent_hist_quantile (const ebb_agent_hist *h, double q)
+{
+  if (h->n == 0)
+    return 0;
+  uint64_t want = (uint64_t)(q * (double)h->n + 0.999999);
+  if (want == 0)
+    want = 1;
+  uint64_t acc = 0;
+  for (unsigned i = 0; i < EBB_AGENT_HIST_BUCKETS; i++)
+    {
+      acc += h->counts[i];
+      if (acc >= want)
+        return ebb_agent_hist_bounds[i];
+    }
+  return 1e9;
+}
+
+static const char *const err_names[EBB_AGENT_N_ERRS] = {
+  "bad_request", "conflict", "not_found", "cgroup", "journal", "launch", "heartbeat", "gone",
+};
+
+/* Counts an error of kind. */
+void
+ebb_agent_count_error (ebb_agent *a, ebb_agent_err_kind kind)
+{
+  if ((unsigned)kind < EBB_AGENT_N_ERRS)
+    a->m.errors[kind]++;
+}
+
+static void
+put_hist (FILE *f, const char *name, const char *help, const ebb_agent_hist *h)
+{
+  fprintf (f, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+  uint64_t acc = 0;
+  for (unsigned i = 0; i < EBB_AGENT_HIST_BUCKETS; i++)
+    {
+      acc += h->counts[i];
+      fprintf (f, "%s_bucket{le=\"%g\"} %llu\n", name, ebb_agent_hist_bounds[i],
+               (unsigned long long)acc);
+    }
+  fprintf (f, "%s_bucket{le=\"+Inf\"} %llu\n%s_sum %.6f\n%s_count %llu\n", name,
+           (unsigned long long)h->n, name, h->sum_sec, name, (unsigned long long)h->n);
+}
+
+static void
+put_counter (FILE *f, const char *name, const char *help, uint64_t v)
+{
+  fprintf (f, "# HELP %s %s\n# TYPE %s counter\n%s %llu\n", name, help, name, name,
+           (unsigned long long)v);
+}
+
+static void
+put_tasks (FILE *f, ebb_agent *a)
+{
+  fputs ("# HELP ebb_agent_tasks Tasks known to the agent, by state.\n"
+         "# TYPE ebb_agent_tasks gauge\n",
+         f);
+  for (unsigned s = 0; s < EBB_AGENT_N_STATES; s++)
+    fprintf (f, "ebb_agent_tasks{state=\"%s\"} %zu\n", ebb_agent_state_name (s),
+             ebb_agent_count_state (a, s));
+  uint64_t rec = 0, held = 0;
+  for (size_t i = 0; i < a->n_tasks; i++)
+    {
+      rec += a->tasks[i]->reclaimed_bytes;
+      held += a->tasks[i]->held_bytes;
+    }
+  fprintf (f,
+           "# HELP ebb_agent_reclaimed_bytes Memory reclaimed from suspended tasks.\n"
+           "# TYPE ebb_agent_reclaimed_bytes gauge\nebb_agent_reclaimed_bytes %llu\n"
+           "# HELP ebb_agent_held_bytes Memory suspended tasks still hold (not free).\n"
+           "# TYPE ebb_agent_held_bytes gauge\nebb_agent_held_bytes %llu\n",
+           (unsigned long long)rec, (unsigned long long)held);
+}
+
+/* Returns the /metrics text (free it). */
+char *
+ebb_agent_metrics_text (ebb_agent *a)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+  if (!f)
+    return ebb_xstrdup ("");
+  put_hist (f, "ebb_agent_suspend_duration_seconds",
+            "Time from a suspend request to its limits applied.", &a->m.suspend);
+  put_hist (f, "ebb_agent_resume_duration_seconds",
+            "Time from a resume request to the original limits restored.", &a->m.resume);
+  put_tasks (f, a);
+  put_counter (f, "ebb_agent_suspends_total", "Suspensions completed.", a->m.suspends);
+  put_counter (f, "ebb_agent_resumes_total", "Resumes completed.", a->m.resumes);
+  put_counter (f, "ebb_agent_launches_total", "Tasks launched.", a->m.launches);
+  put_counter (f, "ebb_agent_adoptions_total", "Tasks adopted.", a->m.adoptions);
+  put_counter (f, "ebb_agent_exits_total", "Task exits seen.", a->m.exits);
+  put_counter (f, "ebb_agent_heartbeats_total", "Heartbeats the controller accepted.",
+               a->m.heartbeats_ok);
+  fputs ("# HELP ebb_agent_errors_total Errors by kind.\n# TYPE ebb_agent_errors_total counter\n",
+         f);
+  for (unsigned i = 0; i < EBB_AGENT_N_ERRS; i++)
+    fprintf (f, "ebb_agent_errors_total{kind=\"%s\"} %llu\n", err_names[i],
+             (unsigned long long)a->m.errors[i]);
+  fclose (f);
+  return buf;
+}
+
+static uint64_t
+meminfo_bytes (const char *key)
+{
+  cleanup_fclose FILE *f = fopen ("/proc/meminfo", "re");
+  char line[256];
+  size_t kl = strlen (key);
+  while (f && fgets (line, sizeof line, f))
+    if (strncmp (line, key, kl) == 0 && line[kl] == ':')
+      return strtoull (line + kl + 1, NULL, 10) * 1024;
+  return 0;
+}
+
+/* Detects the node's capacity: online CPUs and MemTotal. */
+void
+ebb_agent_detect_capacity (ebb_agent *a)
+{
+  long n = sysconf (_SC_NPROCESSORS_ONLN);
+  a->cpu_capacity_millis = (uint64_t)(n > 0 ? n : 1) * 1000;
+  a->memory_capacity_bytes = meminfo_bytes ("MemTotal");
+}
+
+static json_object *
+psi_json (const char *res)
+{
+  char path[64];
+  snprintf (path, sizeof path, "/proc/pressure/%s", res);
+  cleanup_fclose FILE *f = fopen (path, "re");
+  char buf[512];
+  size_t n = f ? fread (buf, 1, sizeof buf - 1, f) : 0;
+  if (n == 0)
+    return NULL;
+  buf[n] = '\0';
+  ebb_cg_psi psi;
+  if (ebb_cg_parse_psi (buf, &psi, NULL) < 0)
+    return NULL;
+  json_object *o = json_object_new_object ();
+  ebb_json_add_double (o, "some_avg10", psi.some_avg10);
+  ebb_json_add_double (o, "full_avg10", psi.full_avg10);
+  ebb_json_add_uint64 (o, "some_total_usec", psi.some_total_usec);
+  ebb_json_add_uint64 (o, "full_total_usec", psi.full_total_usec);
+  return o;
+}
+
+static json_object *
+pair (uint64_t cpu_millis, uint64_t memory_bytes)
+{
+  json_object *o = json_object_new_object ();
+  ebb_json_add_uint64 (o, "cpu_millis", cpu_millis);
+  ebb_json_add_uint64 (o, "memory_bytes", memory_bytes);
+  return o;
+}
+
+/* Returns the node report (GET /v1/node, heartbeats). */
+json_object *
+ebb_agent_node_json (ebb_agent *a)
+{
+  json_object *o = json_object_new_object ();
+  ebb_json_add_string (o, "name", a->node_name);
+  json_object_object_add (o, "capacity", pair (a->cpu_capacity_millis, a->memory_capacity_bytes));
+  uint64_t cpu = 0, mem = 0, used_cpu = 0, used_mem = 0;
+  for (size_t i = 0; i < a->n_tasks; i++)
+    {
+      const ebb_agent_task *t = a->tasks[i];
+      if (t->state == EBB_AGENT_RUNNING || t->state == EBB_AGENT_RESUMING)
+        cpu += t->cpu_millis, mem += t->memory_bytes;
+      if (t->state != EBB_AGENT_EXITED)
+        used_mem += t->stats.memory_current_bytes;
+    }
+  json_object_object_add (o, "allocated", pair (cpu, mem));
+  used_cpu = a->cpu_capacity_millis; /* placeholder replaced below from /proc/loadavg */
+  double load = 0;
+  cleanup_fclose FILE *f = fopen ("/proc/loadavg", "re");
+  if (f && fscanf (f, "%lf", &load) == 1)
+    used_cpu = (uint64_t)(load * 1000);
+  json_object *usage = pair (used_cpu, a->memory_capacity_bytes - meminfo_bytes ("MemAvailable"));
+  ebb_json_add_uint64 (usage, "tasks_memory_bytes", used_mem);
+  json_object_object_add (o, "usage", usage);
+  json_object *psi = json_object_new_object ();
+  const char *res[] = { "cpu", "memory", "io" };
+  for (unsigned i = 0; i < 3; i++)
+    json_object_object_add (psi, res[i], psi_json (res[i]));
+  json_object_object_add (o, "psi", psi);
+  ebb_json_add_string (o, "backend",
+                       ebb_cg_ctx_layout (a->cg_ctx) == EBB_CG_LAYOUT_V2 ? "v2" : "v1");
+  ebb_json_add_uint64 (o, "tasks", a->n_tasks);
+  return o;
+}

@@ -1,0 +1,139 @@
+# Shared by the ebb-agent integration tests (tests/test-agent-*.sh): a cgroup parent nested
+# under the test's own cgroup (removed afterwards), a temporary state dir, the real ebb-agent
+# on a unix socket, curl and jq helpers, CPU measured from /proc/PID/stat.
+set -u
+: "${EBB_TOP_BUILDDIR:=.}"
+AGENT_BIN="$EBB_TOP_BUILDDIR/ebb-agent"
+
+skip () {
+  echo "SKIP: $*"
+  [ "${EBB_TEST_STRICT:-0}" = 1 ] && exit 1
+  exit 77
+}
+fail () { echo "FAIL: $*"; FAILED=1; }
+ok () { echo "ok: $*"; }
+FAILED=0
+
+[ "$(id -u)" = 0 ] || skip "needs root (creates cgroups)"
+for c in curl jq; do command -v $c >/dev/null || skip "needs $c"; done
+[ -x "$AGENT_BIN" ] || skip "no $AGENT_BIN"
+
+TMP=$(mktemp -d /tmp/ebb-agent-test.XXXXXX) || exit 99
+SOCK="$TMP/agent.sock"
+STATE="$TMP/state"
+LOG="$TMP/agent.log"
+AGENT_PID=
+CREATED_DIRS=
+HZ=$(getconf CLK_TCK)
+
+if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+  LAYOUT=v2
+  OWN=$(sed -n 's/^0:://p' /proc/self/cgroup)
+  HIERS=""
+else
+  LAYOUT=v1
+  OWN=$(awk -F: '$2 == "memory" { print $3 }' /proc/self/cgroup)
+  HIERS="cpu cpuacct memory freezer"
+  [ -d /sys/fs/cgroup/memory ] || skip "no cgroup v1 memory hierarchy"
+fi
+OWN=${OWN%/}
+CGP="$OWN/ebb-agent-test-$$"
+
+# Directory of cgroup path $2 in hierarchy $1 ("" on v2).
+cgdir () { if [ "$LAYOUT" = v2 ]; then echo "/sys/fs/cgroup$2"; else echo "/sys/fs/cgroup/$1$2"; fi; }
+
+# mkdir -p that remembers what it created (removed deepest first by cleanup).
+mkcg () {
+  d=$1 todo=
+  while [ ! -d "$d" ]; do todo="$d $todo"; d=$(dirname "$d"); done
+  for d in $todo; do mkdir "$d" || return 1; CREATED_DIRS="$d $CREATED_DIRS"; done
+}
+
+setup_cgroups () {
+  if [ "$LAYOUT" = v2 ]; then
+    own=$(cgdir "" "${OWN:-/}")
+    grep -qw cpu "$own/cgroup.subtree_control" || echo "+cpu +memory" >"$own/cgroup.subtree_control" 2>/dev/null ||
+      skip "cannot enable cpu and memory below $OWN"
+    mkcg "$(cgdir "" "$CGP")" || skip "cannot create $CGP"
+  else
+    for h in $HIERS; do mkcg "$(cgdir $h "$CGP")" || skip "cannot create $CGP in $h"; done
+  fi
+}
+
+# Kills what the agent launched (processes in cgroups below $CGP), then removes the cgroups.
+cleanup () {
+  [ -n "$AGENT_PID" ] && kill -9 "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
+  [ -n "${CONTROL_PID:-}" ] && kill -9 "$CONTROL_PID" 2>/dev/null
+  base=$(cgdir memory "$CGP"); [ "$LAYOUT" = v2 ] && base=$(cgdir "" "$CGP")
+  for d in "$base"/*/; do
+    [ -f "$d/cgroup.procs" ] || continue
+    [ "$LAYOUT" = v1 ] && echo THAWED >"$(cgdir freezer "$CGP")/$(basename "$d")/freezer.state" 2>/dev/null
+    for p in $(cat "$d/cgroup.procs"); do kill -9 "$p" 2>/dev/null; done
+  done
+  sleep 0.2
+  for h in ${HIERS:-x}; do
+    for d in "$(cgdir $h "$CGP")"/*/; do [ -d "$d" ] && rmdir "$d" 2>/dev/null; done
+  done
+  for d in $CREATED_DIRS; do rmdir "$d" 2>/dev/null; done
+  if [ "$FAILED" != 0 ] && [ -f "$LOG" ]; then echo "--- agent log"; tail -50 "$LOG"; fi
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# start_agent [extra options]: starts ebb-agent and waits until /v1/health answers.
+start_agent () {
+  "$AGENT_BIN" --listen "unix:$SOCK" --state-dir "$STATE" --cgroup-parent "$CGP" \
+    --stop-grace 2s --stats-interval 1s -v "$@" >>"$LOG" 2>&1 &
+  AGENT_PID=$!
+  i=0
+  while [ $i -lt 100 ]; do
+    curl -sf --unix-socket "$SOCK" http://agent/v1/health >/dev/null 2>&1 && return 0
+    kill -0 "$AGENT_PID" 2>/dev/null || { AGENT_PID=; return 1; }
+    sleep 0.05; i=$((i + 1))
+  done
+  return 1
+}
+
+# stop_agent SIGNAL: signals the agent and waits for it; sets AGENT_STATUS.
+stop_agent () {
+  kill -"$1" "$AGENT_PID"
+  wait "$AGENT_PID"; AGENT_STATUS=$?
+  AGENT_PID=
+}
+
+# api METHOD PATH [BODY]: the body goes to $TMP/body, the status to $STATUS.
+api () {
+  if [ $# -ge 3 ]; then
+    STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" \
+      -H 'Content-Type: application/json' --data-binary "$3" "http://agent$2")
+  else
+    STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" "http://agent$2")
+  fi
+}
+body () { cat "$TMP/body"; }
+field () { jq -r "$1" "$TMP/body"; }
+
+# cpu_ticks PID: utime + stime from /proc/PID/stat (fields after the last ')').
+cpu_ticks () { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
+
+# cpu_pct2 PID [PID2]: percent of one CPU each used over 2 s (measured together).
+cpu_pct2 () {
+  a1=$(cpu_ticks "$1"); b1=$(cpu_ticks "${2:-$1}")
+  sleep 2
+  a2=$(cpu_ticks "$1"); b2=$(cpu_ticks "${2:-$1}")
+  echo "$(( (a2 - a1) * 100 / (2 * HZ) )) $(( (b2 - b1) * 100 / (2 * HZ) ))"
+}
+
+# cgfile TASK FILE: a limit file of a task's cgroup (v1: the right hierarchy).
+cgfile () {
+  if [ "$LAYOUT" = v2 ]; then cat "$(cgdir "" "$CGP/$1")/$2"; return; fi
+  case $2 in cpu.*) h=cpu ;; memory.*) h=memory ;; freezer.*) h=freezer ;; esac
+  cat "$(cgdir $h "$CGP/$1")/$2"
+}
+cpu_limit () { if [ "$LAYOUT" = v2 ]; then cgfile "$1" cpu.max | awk '{print $1}'; else cgfile "$1" cpu.cfs_quota_us; fi; }
+mem_limit () { if [ "$LAYOUT" = v2 ]; then cgfile "$1" memory.max; else cgfile "$1" memory.limit_in_bytes; fi; }
+
+launch_body () { # launch_body ID ARGV-JSON CPU_MILLIS MEMORY_BYTES
+  printf '{"id":"%s","argv":%s,"cpu_millis":%s,"memory_bytes":%s,"job":"j1","class":"long"}' "$@"
+}
+BURN='["sh","-c","while :; do :; done"]'

@@ -1,0 +1,77 @@
+#!/bin/sh
+# ebb-agent end to end on real cgroups (v1 on the host, v2 in the VM): launch a CPU burner
+# over REST, suspend immediate -> <= 2% of a CPU over 2 s (from /proc/PID/stat), resume ->
+# >= 80% (or, on a loaded machine, >= 80% of a control burner measured at the same time),
+# idempotent request ids, DELETE -> exited with status, exit codes, /metrics, SIGTERM.
+. "${EBB_TOP_SRCDIR:-.}/tests/agent/lib.sh"
+setup_cgroups
+start_agent || { FAILED=1; fail "agent did not start"; exit 1; }
+
+api POST /v1/tasks "$(launch_body b1 "$BURN" 1000 268435456)"
+[ "$STATUS" = 201 ] && [ "$(field .state)" = running ] && ok "launch -> 201 running" || fail "launch: $STATUS $(body)"
+PID=$(field .pid)
+[ "$(field .source)" = launched ] || fail "source: $(field .source)"
+[ "$(cpu_limit b1)" = 100000 ] && ok "cpu limit applied (1000 millis)" || fail "cpu limit $(cpu_limit b1)"
+[ "$(mem_limit b1)" = 268435456 ] && ok "memory limit applied" || fail "memory limit $(mem_limit b1)"
+grep -q "ebb-agent-test-$$/b1" /proc/$PID/cgroup && ok "process is in its cgroup" || fail "cgroup of $PID: $(cat /proc/$PID/cgroup)"
+
+sh -c 'while :; do :; done' & CONTROL_PID=$!
+set -- $(cpu_pct2 "$PID" "$CONTROL_PID")
+echo "before: task $1% control $2%"
+
+api POST /v1/tasks/b1/suspend '{"mode":"immediate","request_id":"s-1"}'
+[ "$STATUS" = 200 ] && [ "$(field .state)" = suspended ] && ok "suspend -> suspended" || fail "suspend: $STATUS $(body)"
+cp "$TMP/body" "$TMP/first-suspend"
+[ "$(cpu_limit b1)" = 1000 ] && ok "cpu quota at the footprint" || fail "quota $(cpu_limit b1)"
+set -- $(cpu_pct2 "$PID" "$CONTROL_PID")
+echo "suspended: task $1% control $2%"
+[ "$1" -le 2 ] && ok "suspended task uses <= 2% of a CPU ($1%)" || fail "suspended task uses $1%"
+
+api POST /v1/tasks/b1/resume '{"request_id":"r-1"}'
+[ "$STATUS" = 200 ] && [ "$(field .state)" = running ] && ok "resume -> running" || fail "resume: $STATUS $(body)"
+[ "$(cpu_limit b1)" = 100000 ] && [ "$(mem_limit b1)" = 268435456 ] && ok "original limits restored" ||
+  fail "limits after resume: $(cpu_limit b1) $(mem_limit b1)"
+set -- $(cpu_pct2 "$PID" "$CONTROL_PID")
+echo "resumed: task $1% control $2%"
+if [ "$1" -ge 80 ]; then ok "resumed task uses >= 80% ($1%)"
+elif [ $(( $1 * 100 )) -ge $(( $2 * 80 )) ] && [ "$1" -ge 20 ]; then
+  ok "resumed task uses $1%, >= 80% of the control burner's $2% (machine loaded)"
+else fail "resumed task uses $1% (control $2%)"; fi
+kill -9 "$CONTROL_PID"; CONTROL_PID=
+
+# The same request id again: the first answer, and nothing is done (the task stays running).
+api POST /v1/tasks/b1/suspend '{"mode":"immediate","request_id":"s-1"}'
+if [ "$STATUS" = 200 ] && cmp -s "$TMP/body" "$TMP/first-suspend" && [ "$(cpu_limit b1)" = 100000 ]; then
+  ok "repeated request_id returns the first answer and changes nothing"
+else fail "replay: $STATUS $(body) quota $(cpu_limit b1)"; fi
+api POST /v1/tasks/b1/resume '{"request_id":"s-1"}'
+[ "$STATUS" = 409 ] && [ "$(field .error)" = request_id_reused ] && ok "request_id reused elsewhere -> 409" || fail "reuse: $STATUS $(body)"
+
+# Graceful: a step of 300 millis from 1000 leaves 700.
+api POST /v1/tasks/b1/suspend '{"mode":"graceful","cpu_millis":300}'
+[ "$STATUS" = 200 ] && [ "$(cpu_limit b1)" = 70000 ] && ok "graceful step -> quota 70000" || fail "graceful: $STATUS $(cpu_limit b1) $(body)"
+api POST /v1/tasks/b1/resume
+[ "$(cpu_limit b1)" = 100000 ] && ok "resume after graceful restores" || fail "graceful resume: $(cpu_limit b1)"
+
+api POST /v1/tasks/b1/suspend '{"mode":"immediate"}'
+api DELETE /v1/tasks/b1
+[ "$STATUS" = 200 ] && [ "$(field .state)" = exited ] && [ "$(field .exit_status)" = 143 ] &&
+  ok "DELETE of a suspended task -> exited, status 143 (SIGTERM)" || fail "delete: $STATUS $(body)"
+kill -0 "$PID" 2>/dev/null && fail "process $PID still alive"
+api GET /v1/tasks/b1
+[ "$(field .state)" = exited ] && ok "GET after DELETE -> exited" || fail "get: $(body)"
+
+api POST /v1/tasks "$(launch_body e3 '["sh","-c","exit 3"]' 100 16777216)"
+sleep 0.5
+api GET /v1/tasks/e3
+[ "$(field .state)" = exited ] && [ "$(field .exit_status)" = 3 ] && ok "exit status 3 tracked" || fail "e3: $(body)"
+
+api GET /metrics
+grep -q '^ebb_agent_suspend_duration_seconds_count 3$' "$TMP/body" && grep -q 'ebb_agent_tasks{state="exited"} 2' "$TMP/body" &&
+  ok "/metrics counts suspensions and tasks by state" || { fail "metrics"; body | head -40; }
+api GET /v1/node
+[ "$STATUS" = 200 ] && [ "$(field '.capacity.cpu_millis')" -ge 1000 ] && ok "/v1/node" || fail "node: $(body)"
+
+stop_agent TERM
+[ "$AGENT_STATUS" = 0 ] && ok "SIGTERM -> exit 0" || fail "exit status $AGENT_STATUS"
+exit $FAILED
