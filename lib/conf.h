@@ -76,10 +76,10 @@ typedef struct ebb_conf_setting
 {
   const char *name;
   ebb_conf_type type;
-  size_t offset;               /* offsetof (struct your_config, field) */
-  int64_t min, max;            /* INT64 bounds */
-  uint64_t umin, umax;         /* UINT64, DURATION, BYTES bounds; STRING/STRLIST max length */
-  const char *def;             /* default, as text in the file syntax; NULL: zero/NULL/empty */
+  size_t offset;       /* offsetof (struct your_config, field) */
+  int64_t min, max;    /* INT64 bounds */
+  uint64_t umin, umax; /* UINT64, DURATION, BYTES bounds; STRING/STRLIST max length */
+  const char *def;     /* default, in the file syntax (STRLIST: one item); NULL: 0/NULL/empty */
   const ebb_conf_enum *enums;  /* ENUM: names, terminated by { NULL, 0 } */
   ebb_conf_validator validate; /* optional */
   const char *help;
