@@ -58,6 +58,7 @@ struct ebb_http_request
   ebb_http_captures caps;
   char *body;
   size_t body_len, body_alloc;
+  size_t discarded_bytes; /* body bytes dropped after the cap was exceeded */
   json_object *json;
   ebb_http_response resp;
   ebb_http_deferred *deferred;
@@ -85,6 +86,10 @@ struct ebb_http_server
   unsigned conn_timeout_sec;
   ebb_http_request *suspended; /* head of the suspended list */
 };
+
+/* Past the body cap, MHD 0.9.x will not take a reply until the upload ends, so the rest is
+ * read and dropped; a client that goes on streaming beyond this is disconnected instead. */
+#define EBB_HTTP_DISCARD_LIMIT_BYTES (1024 * 1024)
 
 /* http-response.c */
 void ebb_http_response_clear (ebb_http_response *resp);

@@ -163,7 +163,14 @@ on_body_chunk (ebb_http_request *req, const char *data, size_t size)
 {
   size_t cap = req->listener->server->max_body_bytes;
   if (req->phase == REQ_DISCARD)
-    return MHD_YES;
+    {
+      req->discarded_bytes += size;
+      if (req->discarded_bytes <= EBB_HTTP_DISCARD_LIMIT_BYTES)
+        return MHD_YES;
+      ebb_log_debug ("http: %s %s: over %d bytes past the body cap, disconnecting", req->method,
+                     req->path, EBB_HTTP_DISCARD_LIMIT_BYTES);
+      return MHD_NO;
+    }
   if (size > cap - req->body_len)
     {
       free (req->body);

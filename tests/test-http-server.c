@@ -460,6 +460,30 @@ test_413_chunked (void)
   CU_ASSERT_PTR_NOT_NULL (strstr (raw, "\"payload_too_large\""));
   free (raw);
   free (req);
+
+  /* A client that keeps streaming far past the cap is cut off rather than read forever. */
+  cap = 4 * 1024 * 1024;
+  req = malloc (cap);
+  len = snprintf (req, cap,
+                  "POST /v1/tasks/a/suspend HTTP/1.1\r\nHost: x\r\n"
+                  "Transfer-Encoding: chunked\r\n\r\n");
+  while ((size_t)len + 0x10000 + 16 < cap)
+    {
+      len += snprintf (req + len, cap - (size_t)len, "10000\r\n");
+      memset (req + len, ' ', 0x10000);
+      len += 0x10000;
+      len += snprintf (req + len, cap - (size_t)len, "\r\n");
+    }
+  raw = raw_request (ebb_http_server_port (f.server, 0), req, (size_t)len);
+  CU_ASSERT_EQUAL (raw_status (raw), -1); /* disconnected, no reply */
+  free (raw);
+  free (req);
+  /* The server is still fine. */
+  cleanup_error ebb_error *err = NULL;
+  ebb_http_result res = { 0 };
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 200);
+  ebb_http_result_clear (&res);
   fixture_stop (&f);
 }
 
