@@ -7,7 +7,7 @@ build=(build-essential autoconf automake libtool pkg-config autoconf-archive
        libsystemd-dev libcurl4-openssl-dev libjson-c-dev libmicrohttpd-dev
        libcunit1-dev libsqlite3-dev libcgroup-dev clang-format)
 tests=(curl cpio procps psmisc)
-vm=(qemu-system-x86 linux-image-amd64 busybox-static)
+vm=(qemu-system-x86 linux-image-amd64 busybox-static debootstrap)
 bench=(wrk gnuplot-nox)
 
 want=("${build[@]}" "${tests[@]}" "${vm[@]}" "${bench[@]}")

@@ -1,4 +1,22 @@
-# cgroup v2 tests in a VM: make check-vm
+# Real-kernel tests in VMs: `make check-vm` (tests/vm/README.md).
+#
+# Boot 1 (cgroup v2, busybox init, zram swap) runs tests/vm/sanity.sh, every check program
+# named tests/test-cgroup-*-live (found in check_PROGRAMS), and EBB_VM_TESTS.
+# Boot 2 (Debian root image with systemd as PID 1) runs EBB_VM_SYSTEMD_TESTS.
+# To add a VM test: append it to check_PROGRAMS in your fragment and to EBB_VM_TESTS (or name
+# it tests/test-cgroup-<x>-live); helpers it executes go to EBB_VM_FILES.
+EBB_VM_TESTS =
+EBB_VM_SYSTEMD_TESTS =
+EBB_VM_FILES =
+
+EXTRA_DIST += tests/vm/README.md tests/vm/lib.sh tests/vm/run.sh tests/vm/run-systemd.sh \
+	tests/vm/mkroot.sh tests/vm/check-vm.sh tests/vm/sanity.sh
+
 check-vm:
-	@echo "check-vm: no VM tests yet"; exit 1
+	@live=; for p in $(check_PROGRAMS); do \
+	  case $$p in tests/test-cgroup-systemd*) ;; tests/test-cgroup-*-live*) live="$$live $$p" ;; esac; \
+	done; \
+	$(MAKE) $(AM_MAKEFLAGS) $$live $(EBB_VM_TESTS) $(EBB_VM_SYSTEMD_TESTS) $(EBB_VM_FILES) && \
+	$(SHELL) $(srcdir)/tests/vm/check-vm.sh -b . -T "$$live $(EBB_VM_TESTS)" \
+	  -S "$(EBB_VM_SYSTEMD_TESTS)" -F "$(EBB_VM_FILES)"
 .PHONY: check-vm

@@ -1,0 +1,126 @@
+#!/bin/bash
+# `make check-vm`: ebb's real-kernel tests, in as few VM boots as possible.
+#
+#   tests/vm/check-vm.sh -b BUILDDIR [-T "TEST..."] [-S "TEST..."] [-F "FILE..."]
+#
+# Boot 1 (tests/vm/run.sh: busybox init, cgroup2 with +cpu +memory +pids +io, 512 MiB zram
+# swap, 1024 MB, 2 CPUs) runs tests/vm/sanity.sh and then every -T program in turn, each with
+# its own output and CUnit summary on the console and its status and time reported.
+# Boot 2 (tests/vm/run-systemd.sh: Debian with systemd as PID 1) runs every -S program.
+# -F lists extra files (helpers the tests exec) to copy into both VMs.
+# Test paths are relative to BUILDDIR; inside the VM they run from BUILDDIR with
+# EBB_TOP_BUILDDIR set and EBB_TEST_STRICT passed through.
+#
+# Exit status: 0 when every program passed (77 from a program is a skip: a failure under
+# EBB_TEST_STRICT); 1 otherwise.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+builddir=. tests= systemd_tests= extra=
+while getopts "b:T:S:F:" o; do
+  case $o in
+    b) builddir=$OPTARG ;; T) tests=$OPTARG ;; S) systemd_tests=$OPTARG ;; F) extra=$OPTARG ;;
+    *) echo "usage: $0 -b BUILDDIR [-T TESTS] [-S SYSTEMD_TESTS] [-F FILES]" >&2; exit 2 ;;
+  esac
+done
+builddir=$(cd "$builddir" && pwd)
+per_test_timeout=${EBB_VM_TEST_TIMEOUT:-300}
+strict=${EBB_TEST_STRICT:-}
+[ "$strict" = 0 ] && strict=
+t_start=$SECONDS
+results=()
+status=0
+work=$(mktemp -d /tmp/ebb-check-vm.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# record NAME STATUS SECONDS: one line of the final table; sets the overall status.
+record() {
+  local verdict
+  case $2 in
+    0) verdict=PASS ;;
+    77) if [ -n "$strict" ]; then verdict="FAIL (skipped under EBB_TEST_STRICT)"; status=1
+        else verdict=SKIP; fi ;;
+    -) verdict="FAIL (no status: VM stopped first)"; status=1 ;;
+    *) verdict="FAIL (exit $2)"; status=1 ;;
+  esac
+  results+=("$(printf '%-44s %-36s %5s s' "$1" "$verdict" "$3")")
+}
+
+# The script run inside a VM: each program in turn, framed by markers the host parses.
+# $1: test names (relative to builddir).
+inner_script() {
+  cat <<EOF
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export EBB_TOP_BUILDDIR=$builddir EBB_TOP_SRCDIR=$(cd "$here/../.." && pwd)
+cd $builddir
+rc=0
+now() { cut -d' ' -f1 /proc/uptime | cut -d. -f1; }
+for t in $1; do
+  echo "=== vm: \$t"
+  case \$t in *.sh) cmd="sh \$t" ;; /*) cmd=\$t ;; *) cmd=./\$t ;; esac
+  t0=\$(now)
+  timeout $per_test_timeout \$cmd 2>&1
+  st=\$?
+  echo "EBB-VM-TEST-END \$t \$st \$((\$(now) - t0))"
+  [ \$st = 0 ] || rc=1
+done
+exit \$rc
+EOF
+}
+
+# parse LOG NAMES: record each program's status from the console log (missing: the VM died).
+parse() {
+  local log=$1 t line
+  for t in $2; do
+    line=$(tr -d '\r' <"$log" | awk -v t="$t" '$1 == "EBB-VM-TEST-END" && $2 == t' | tail -n 1)
+    if [ -n "$line" ]; then
+      set -- $line
+      record "$t" "$3" "$4"
+    else
+      record "$t" - -
+    fi
+  done
+}
+
+# Boot 1: busybox init on cgroup v2 with zram swap.
+files=()
+for t in $tests $extra; do files+=(-f "$builddir/$t"); done
+files+=(-f "$here/sanity.sh")
+inner_script "$here/sanity.sh $tests" >"$work/boot1.sh"
+n=$(echo $tests | wc -w)
+t0=$SECONDS
+echo "=== check-vm boot 1: cgroup v2 (busybox init): sanity + $n test program(s)"
+"$here/run.sh" -m 1024 -c 2 -s 512 -t $((180 + per_test_timeout * (n + 1))) -l "$work/boot1.log" \
+  "${files[@]+"${files[@]}"}" "$work/boot1.sh"
+rc=$?
+boot1_secs=$((SECONDS - t0))
+boot1_ready=$(sed -n 's/.*EBB-VM-BEGIN uptime \([0-9.]*\) s.*/\1/p' "$work/boot1.log" 2>/dev/null)
+if [ $rc = 77 ] || [ ! -s "$work/boot1.log" ]; then
+  record "boot 1 (cgroup v2 VM)" 77 "$boot1_secs"
+else
+  parse "$work/boot1.log" "$here/sanity.sh $tests"
+fi
+
+# Boot 2: Debian with systemd as PID 1.
+if [ -n "$systemd_tests" ]; then
+  files=()
+  for t in $systemd_tests $extra; do files+=(-f "$builddir/$t"); done
+  inner_script "$systemd_tests" >"$work/boot2.sh"
+  n=$(echo $systemd_tests | wc -w)
+  t0=$SECONDS
+  echo "=== check-vm boot 2: systemd as PID 1 (Debian root image): $n test program(s)"
+  "$here/run-systemd.sh" -m 1024 -c 2 -t $((240 + per_test_timeout * n)) -l "$work/boot2.log" \
+    "${files[@]}" "$work/boot2.sh"
+  rc=$?
+  boot2_secs=$((SECONDS - t0))
+  if [ $rc = 77 ] || [ ! -s "$work/boot2.log" ]; then
+    record "boot 2 (systemd VM)" 77 "$boot2_secs"
+  else
+    parse "$work/boot2.log" "$systemd_tests"
+  fi
+fi
+
+echo "=== check-vm results"
+for r in "${results[@]}"; do echo "check-vm: $r"; done
+echo "check-vm: boot 1 ${boot1_secs} s (guest userspace after ${boot1_ready:-?} s)${boot2_secs:+, boot 2 ${boot2_secs} s}, total $((SECONDS - t_start)) s"
+[ $status = 0 ] && echo "check-vm: all passed" || echo "check-vm: FAILED"
+exit $status
