@@ -51,6 +51,15 @@ struct ebb_cg_ctx
 
 typedef struct ebb_cg_ops ebb_cg_ops;
 
+enum
+{
+  EBB_CG_CPUFD_QUOTA_R = 0, /* v2 cpu.max, v1 cpu.cfs_quota_us */
+  EBB_CG_CPUFD_QUOTA_W,
+  EBB_CG_CPUFD_PERIOD_R, /* v1 cpu.cfs_period_us */
+  EBB_CG_CPUFD_PERIOD_W,
+  EBB_CG_CPUFD_N
+};
+
 struct ebb_cg
 {
   ebb_cg_ctx *ctx;
@@ -75,6 +84,14 @@ struct ebb_cg
   /* Guarded by the pool's mutex (pool.c). */
   unsigned pool_pending; /* jobs queued/running/undispatched on this handle */
   int pool_running;      /* a worker runs a job on this handle */
+
+  /* Files the CPU path uses on every suspend/resume, opened once (fs.c cached I/O): a
+   * suspend is then one read and one write, close to the raw write(2) it wraps. */
+  int cpu_fd[EBB_CG_CPUFD_N];
+  /* v1: the cfs period last read or written through this handle (0: unknown). A suspend
+   * reads it fresh when it records the originals; resume trusts it, so a period changed by
+   * someone else during a suspension is kept (ebb writes only what it changed). */
+  uint64_t v1_period_usec;
 };
 
 /* The backend table. Every function returns 0 (or >= 0) on success and negative with *err
@@ -105,6 +122,9 @@ struct ebb_cg_ops
   /* v1 memory.oom_control oom_kill_disable: the engine sets it while a task is suspended so
    * a task that grows into its lowered limit waits instead of being killed. */
   int (*set_oom_kill_disable) (ebb_cg *cg, int disable, ebb_error **err);
+  /* Optional: reads only the CPU quota and period (the CPU-only suspend's original), through
+   * cached fds. NULL: the front end uses read_limits. */
+  int (*read_cpu) (ebb_cg *cg, ebb_cg_limits *out, ebb_error **err);
 };
 
 extern const ebb_cg_ops ebb_cg_v2_ops;
@@ -149,6 +169,14 @@ int ebb_cg_write_at (int dirfd, const char *name, const char *s, ebb_error **err
  * ENOENT names the controller missing there (from cgroup.controllers on v2). */
 int ebb_cg_read_file (ebb_cg *cg, int dirfd, const char *name, char **out, ebb_error **err);
 int ebb_cg_write_file (ebb_cg *cg, int dirfd, const char *name, const char *s, ebb_error **err);
+
+/* Cached I/O on a file the handle keeps open in *fd (opened on first use, closed again
+ * after an error so the next call re-checks the path). Read: one pread at offset 0 into buf
+ * (NUL-terminated). Same return values as ebb_cg_read_file()/ebb_cg_write_file(). */
+int ebb_cg_cached_read (ebb_cg *cg, int *fd, int dirfd, const char *name, char *buf, size_t n,
+                        ebb_error **err);
+int ebb_cg_cached_write (ebb_cg *cg, int *fd, int dirfd, const char *name, const char *s,
+                         ebb_error **err);
 
 /* Reads a single-value file (decimal or "max"). */
 int ebb_cg_read_u64 (ebb_cg *cg, int dirfd, const char *name, uint64_t *out, ebb_error **err);

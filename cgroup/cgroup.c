@@ -33,6 +33,8 @@ handle_alloc (ebb_cg_ctx *ctx)
   cg->dirfd = -1;
   for (int c = 0; c < EBB_CG_CTRL_N; c++)
     cg->ctrl_fd[c] = -1;
+  for (int i = 0; i < EBB_CG_CPUFD_N; i++)
+    cg->cpu_fd[i] = -1;
   return cg;
 }
 
@@ -251,6 +253,9 @@ ebb_cg_close (ebb_cg *cg)
     cg->ops->close (cg);
   if (cg->dirfd >= 0)
     close (cg->dirfd);
+  for (int i = 0; i < EBB_CG_CPUFD_N; i++)
+    if (cg->cpu_fd[i] >= 0)
+      close (cg->cpu_fd[i]);
   for (int c = 0; c < EBB_CG_CTRL_N; c++)
     {
       if (cg->ctrl_fd[c] >= 0)

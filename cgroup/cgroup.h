@@ -304,6 +304,8 @@ typedef struct ebb_cg_original
   int oom_kill_disabled; /* v1: the engine set oom_kill_disable 1; resume writes 0 */
   ebb_cg_state state;
   uint32_t changed; /* EBB_CG_LIM_* the engine has changed: resume restores these */
+  int cpu_only;     /* only the CPU limits were recorded (CPU-only suspend); the memory
+                     * limits are read before the engine first changes one */
 } ebb_cg_original;
 
 typedef struct ebb_cg_result

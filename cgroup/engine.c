@@ -30,21 +30,49 @@ ebb_cg_engine_config_init (ebb_cg_engine_config *cfg)
   };
 }
 
+/* Records the originals before the first change: all limits (full), or only the CPU ones
+ * for a CPU-only suspend (one read on the hot path). Completing a CPU-only record keeps the
+ * CPU originals already taken: the kernel holds the footprint by then. */
+static int
+ensure_recorded (ebb_cg *cg, int full, ebb_error **err)
+{
+  ebb_cg_original *o = &cg->orig;
+  if (o->recorded && (!full || !o->cpu_only))
+    return 0;
+  ebb_cg_limits l = { 0 };
+  int r = !full && cg->ops->read_cpu ? cg->ops->read_cpu (cg, &l, err)
+                                     : ebb_cg_read_limits (cg, &l, err);
+  if (r < 0)
+    return ebb_error_wrap (err, "record original limits");
+  if (o->recorded)
+    {
+      const uint32_t keep = o->limits.valid & (EBB_CG_LIM_CPU | EBB_CG_LIM_CPU_BURST);
+      if (keep & EBB_CG_LIM_CPU)
+        {
+          l.cpu_quota_usec = o->limits.cpu_quota_usec;
+          l.cpu_period_usec = o->limits.cpu_period_usec;
+        }
+      if (keep & EBB_CG_LIM_CPU_BURST)
+        l.cpu_burst_usec = o->limits.cpu_burst_usec;
+      l.valid |= keep;
+      o->limits = l;
+      o->cpu_only = 0;
+      return 0;
+    }
+  memset (o, 0, sizeof *o);
+  o->limits = l;
+  o->recorded = 1;
+  o->cpu_only = !full;
+  o->state = EBB_CG_STATE_RUNNING;
+  return 0;
+}
+
 int
 ebb_cg_record_original (ebb_cg *cg, ebb_cg_original *out, ebb_error **err)
 {
-  if (!cg->orig.recorded)
-    {
-      ebb_cg_limits l;
-      int r = ebb_cg_read_limits (cg, &l, err);
-      if (r < 0)
-        return ebb_error_wrap (err, "record original limits");
-      memset (&cg->orig, 0, sizeof cg->orig);
-      cg->orig.limits = l;
-      cg->orig.recorded = 1;
-      cg->orig.changed = 0;
-      cg->orig.state = EBB_CG_STATE_RUNNING;
-    }
+  int r = ensure_recorded (cg, 1, err);
+  if (r < 0)
+    return r;
   if (out)
     *out = cg->orig;
   return 0;
@@ -256,7 +284,7 @@ ebb_cg_suspend (ebb_cg *cg, const ebb_cg_engine_config *cfg, ebb_cg_result *res,
     }
   uint64_t t0 = ebb_now_usec ();
   memset (res, 0, sizeof *res);
-  int r = ebb_cg_record_original (cg, NULL, err);
+  int r = ensure_recorded (cg, !cfg->cpu_only, err);
   uint64_t before = r >= 0 && !cfg->cpu_only ? mem_usage (cg, err, &r) : 0;
   /* CPU first: a throttled task stops dirtying memory, so reclaim goes faster (BIG-C). */
   if (r >= 0)

@@ -6,7 +6,9 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/syscall.h>
 
 #define READ_MAX_BYTES (1 << 20)
@@ -143,6 +145,60 @@ ebb_cg_write_file (ebb_cg *cg, int dirfd, const char *name, const char *s, ebb_e
   if (r < 0)
     return ebb_error_wrap (err, "cgroup %s: \"%s\"", cg->path, s);
   return 0;
+}
+
+static void
+drop_fd (int *fd)
+{
+  if (*fd >= 0)
+    close (*fd);
+  *fd = -1;
+}
+
+int
+ebb_cg_cached_read (ebb_cg *cg, int *fd, int dirfd, const char *name, char *buf, size_t n,
+                    ebb_error **err)
+{
+  if (*fd < 0 && dirfd >= 0)
+    *fd = openat (dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  ssize_t r = *fd >= 0 ? pread (*fd, buf, n - 1, 0) : -1;
+  if (r >= 0)
+    {
+      buf[r] = '\0';
+      return 0;
+    }
+  /* The uncached path gives the precise error (gone, missing controller) or succeeds. */
+  drop_fd (fd);
+  cleanup_free char *s = NULL;
+  int rc = ebb_cg_read_file (cg, dirfd, name, &s, err);
+  if (rc >= 0)
+    snprintf (buf, n, "%s", s);
+  return rc;
+}
+
+int
+ebb_cg_cached_write (ebb_cg *cg, int *fd, int dirfd, const char *name, const char *s,
+                     ebb_error **err)
+{
+  if (*fd < 0 && dirfd >= 0)
+    {
+      *fd = openat (dirfd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+      struct statfs sfs;
+      if (*fd >= 0 && fstatfs (*fd, &sfs) == 0 && sfs.f_type != CGROUP_SUPER_MAGIC
+          && sfs.f_type != CGROUP2_SUPER_MAGIC)
+        drop_fd (fd); /* a fake tree (tests): plain files need truncating writes */
+    }
+  if (*fd < 0)
+    return ebb_cg_write_file (cg, dirfd, name, s, err);
+  size_t len = strlen (s);
+  ssize_t r = pwrite (*fd, s, len, 0);
+  if (r == (ssize_t)len)
+    return 0;
+  int e = r < 0 ? errno : EIO;
+  drop_fd (fd);
+  if (e == ENODEV || e == ENOENT)
+    return gone_or_errno (err, dirfd, e, "write", name);
+  return ebb_error_set_errno (err, e, "cgroup %s: write %s \"%s\"", cg->path, name, s);
 }
 
 int

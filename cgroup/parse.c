@@ -190,9 +190,9 @@ parse_psi_line (const char *p, double *avg10, uint64_t *total)
         }
       else
         {
-          double d;
+          double d = 0;
           r = parse_pct (&v, &d);
-          if (klen == 5 && strncmp (p, "avg10", 5) == 0)
+          if (r == 0 && klen == 5 && strncmp (p, "avg10", 5) == 0)
             {
               *avg10 = d;
               seen_avg10 = 1;

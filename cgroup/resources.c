@@ -72,6 +72,12 @@ ebb_cg_set_cpu (ebb_cg *cg, uint64_t quota_usec, uint64_t period_usec, ebb_error
         *err = ebb_steal_ptr (&first);
       return r;
     }
+  if (cg->orig.recorded && !(cg->orig.limits.valid & EBB_CG_LIM_CPU_BURST))
+    {
+      /* a CPU-only record skipped the burst: it is the original until now */
+      cg->orig.limits.cpu_burst_usec = cur.cpu_burst_usec;
+      cg->orig.limits.valid |= EBB_CG_LIM_CPU_BURST;
+    }
   r = note (cg, EBB_CG_LIM_CPU_BURST, cg->ops->set_cpu_burst (cg, quota_usec, err));
   if (r < 0)
     return ebb_error_wrap (err, "lower cpu burst below the new quota");

@@ -183,18 +183,66 @@ write_num (ebb_cg *cg, int fd, const char *name, uint64_t v, ebb_error **err)
   return ebb_cg_write_file (cg, fd, name, buf, err);
 }
 
+/* A cached single-number read of a cpu file ("-1" is unlimited). */
+static int
+cpu_u64 (ebb_cg *cg, int which, const char *name, uint64_t *out, ebb_error **err)
+{
+  char buf[64];
+  int r = ebb_cg_cached_read (cg, &cg->cpu_fd[which], FD (cg, CPU), name, buf, sizeof buf, err);
+  if (r < 0)
+    return r;
+  if (strncmp (buf, "-1", 2) == 0)
+    {
+      *out = EBB_CG_MAX;
+      return 0;
+    }
+  if (ebb_cg_parse_u64_or_max (buf, out, err) < 0)
+    return ebb_error_wrap (err, "cgroup %s: %s", cg->path, name);
+  return 0;
+}
+
+static int
+v1_read_cpu (ebb_cg *cg, ebb_cg_limits *l, ebb_error **err)
+{
+  int r = cpu_u64 (cg, EBB_CG_CPUFD_QUOTA_R, "cpu.cfs_quota_us", &l->cpu_quota_usec, err);
+  if (r >= 0)
+    r = cpu_u64 (cg, EBB_CG_CPUFD_PERIOD_R, "cpu.cfs_period_us", &l->cpu_period_usec, err);
+  if (r >= 0)
+    {
+      l->valid |= EBB_CG_LIM_CPU;
+      cg->v1_period_usec = l->cpu_period_usec;
+    }
+  return r;
+}
+
+static void
+fmt_num (char *buf, size_t n, uint64_t v)
+{
+  if (v == EBB_CG_MAX)
+    snprintf (buf, n, "-1");
+  else
+    snprintf (buf, n, "%llu", (unsigned long long)v);
+}
+
 static int
 v1_set_cpu (ebb_cg *cg, uint64_t quota_usec, uint64_t period_usec, ebb_error **err)
 {
-  /* Each write re-applies the group's bandwidth in the kernel (~0.2 ms here): write the
-   * period only when it changes, which a read (~10 µs) tells. */
-  uint64_t cur = 0;
-  int r = opt_u64 (cg, FD (cg, CPU), "cpu.cfs_period_us", &cur, err);
+  /* Write the period only when it changes (a read tells, cheaply). */
+  uint64_t cur = cg->v1_period_usec;
+  char buf[32];
+  int r = cur ? 0 : cpu_u64 (cg, EBB_CG_CPUFD_PERIOD_R, "cpu.cfs_period_us", &cur, err);
   if (r >= 0 && cur != period_usec)
-    r = write_num (cg, FD (cg, CPU), "cpu.cfs_period_us", period_usec, err);
-  if (r >= 0)
-    r = write_num (cg, FD (cg, CPU), "cpu.cfs_quota_us", quota_usec, err);
-  return r < 0 ? r : 0;
+    {
+      fmt_num (buf, sizeof buf, period_usec);
+      r = ebb_cg_cached_write (cg, &cg->cpu_fd[EBB_CG_CPUFD_PERIOD_W], FD (cg, CPU),
+                               "cpu.cfs_period_us", buf, err);
+    }
+  cg->v1_period_usec = r >= 0 ? period_usec : 0;
+  if (r < 0)
+    return r;
+  fmt_num (buf, sizeof buf, quota_usec);
+  return ebb_cg_cached_write (cg, &cg->cpu_fd[EBB_CG_CPUFD_QUOTA_W], FD (cg, CPU),
+                              "cpu.cfs_quota_us", buf, err);
 }
 
 static int
@@ -235,4 +283,5 @@ const ebb_cg_ops ebb_cg_v1_ops = {
   .freeze_read = v1_freeze_read,
   .attach = ebb_cg_files_attach,
   .set_oom_kill_disable = v1_set_oom_kill_disable,
+  .read_cpu = v1_read_cpu,
 };

@@ -184,7 +184,22 @@ v2_set_cpu (ebb_cg *cg, uint64_t quota_usec, uint64_t period_usec, ebb_error **e
   char q[32], buf[64];
   fmt_value (q, sizeof q, quota_usec);
   snprintf (buf, sizeof buf, "%s %llu", q, (unsigned long long)period_usec);
-  return ebb_cg_write_file (cg, cg->dirfd, "cpu.max", buf, err);
+  return ebb_cg_cached_write (cg, &cg->cpu_fd[EBB_CG_CPUFD_QUOTA_W], cg->dirfd, "cpu.max", buf,
+                              err);
+}
+
+static int
+v2_read_cpu (ebb_cg *cg, ebb_cg_limits *l, ebb_error **err)
+{
+  char buf[64];
+  int r = ebb_cg_cached_read (cg, &cg->cpu_fd[EBB_CG_CPUFD_QUOTA_R], cg->dirfd, "cpu.max", buf,
+                              sizeof buf, err);
+  if (r < 0)
+    return r;
+  if (ebb_cg_parse_cpu_max (buf, &l->cpu_quota_usec, &l->cpu_period_usec, err) < 0)
+    return ebb_error_wrap (err, "cgroup %s", cg->path);
+  l->valid |= EBB_CG_LIM_CPU;
+  return 0;
 }
 
 static int
@@ -246,4 +261,5 @@ const ebb_cg_ops ebb_cg_v2_ops = {
   .freeze_write = v2_freeze_write,
   .freeze_read = v2_freeze_read,
   .attach = ebb_cg_files_attach,
+  .read_cpu = v2_read_cpu,
 };
