@@ -1,1 +1,23 @@
-# simulator benchmarks
+# simulator benchmarks: `make bench-sim` (not part of `make check`: minutes, not seconds).
+# EBB_TRACES is the directory holding YH2_sub.tr and FB_synthetic_2000.tr; results go to
+# bench-sim/ in the build tree. The committed bench/sim-*.csv, .png and .txt are the figures
+# doc/sim-fidelity.md discusses.
+EBB_TRACES ?= /work/shared/traces
+EXTRA_DIST += bench/sim-lib.sh bench/sim-fidelity.sh bench/sim-sweep.sh bench/sim-ablation.sh \
+	bench/sim-perf.sh bench/sim-fidelity.csv bench/sim-sweep.csv bench/sim-ablation.csv \
+	bench/sim-sweep.png bench/sim-perf.txt
+bench-sim: sim/ebb-sim
+	@mkdir -p bench-sim
+	@echo "== fidelity against the authors' simulator (YH2_sub.tr)"
+	SIM=$(abs_top_builddir)/sim/ebb-sim TRACES=$(EBB_TRACES) \
+	  sh $(abs_top_srcdir)/bench/sim-fidelity.sh bench-sim/sim-fidelity.csv
+	@echo "== Hawk/Sparrow sweep"
+	SIM=$(abs_top_builddir)/sim/ebb-sim TRACES=$(EBB_TRACES) \
+	  sh $(abs_top_srcdir)/bench/sim-sweep.sh bench-sim
+	@echo "== ablations"
+	SIM=$(abs_top_builddir)/sim/ebb-sim TRACES=$(EBB_TRACES) \
+	  sh $(abs_top_srcdir)/bench/sim-ablation.sh bench-sim/sim-ablation.csv
+	@echo "== performance"
+	SIM=$(abs_top_builddir)/sim/ebb-sim TRACES=$(EBB_TRACES) \
+	  sh $(abs_top_srcdir)/bench/sim-perf.sh $(abs_top_builddir)/bench-sim
+.PHONY: bench-sim

@@ -13,24 +13,37 @@
 #include "config.h"
 
 #include "policies/policy.h"
+#include "policies/iheap.h"
 #include "lib/util.h"
 
 #include <math.h>
 
-typedef struct hawk_slot
+/* The central queue of <node, estimated waiting time>, kept up to date incrementally so a
+ * long job costs O(t log n), not a scan of the cluster. A node's waiting time is
+ *   W                                 no long task running (W: long work assigned to it)
+ *   W + 2d - min(now - start, est)    a long task bound at `start` with estimate `est`
+ * The second is (W + 2d + start) - now until the task overruns its estimate, W + 2d - est
+ * after: each form has a key that does not change with time, so the nodes sit in three heaps
+ * (idle, running, overrun) and a fourth orders the running ones by when they overrun. */
+enum
 {
-  double key;
-  uint32_t id;
-} hawk_slot;
+  Q_IDLE,
+  Q_RUN,
+  Q_OVER,
+};
 
 typedef struct hawk_priv
 {
   uint32_t first_general;
-  double *wait_sec;       /* estimated long work assigned to the node, not yet finished */
+  double *wait_sec;       /* W: estimated long work assigned to the node, not yet finished */
   uint32_t *nlong;        /* long tasks assigned to the node, not yet finished */
-  double *long_start_sec; /* bind time of the running long task, or -1 */
-  double *long_est_sec;   /* its estimate */
-  hawk_slot *heap;
+  double *long_est_sec;   /* estimate of the running long task */
+  double *key;            /* the node's key in the heap named by where[] */
+  double *overrun_at_sec; /* start + est of the running long task */
+  uint8_t *where;
+  uint32_t *pos, *tpos;
+  ebb_pol_iheap q[3];
+  ebb_pol_iheap overrun; /* Q_RUN nodes by overrun_at_sec */
 } hawk_priv;
 
 static int
@@ -44,11 +57,19 @@ hawk_init (ebb_pol *p, ebb_error **err)
     return ebb_error_set (err, EBB_ERANGE, "the short partition leaves no general node");
   h->wait_sec = ebb_xcalloc (n, sizeof *h->wait_sec);
   h->nlong = ebb_xcalloc (n, sizeof *h->nlong);
-  h->long_start_sec = ebb_xmalloc (n * sizeof *h->long_start_sec);
   h->long_est_sec = ebb_xcalloc (n, sizeof *h->long_est_sec);
-  h->heap = ebb_xmalloc (n * sizeof *h->heap);
+  h->key = ebb_xcalloc (n, sizeof *h->key);
+  h->overrun_at_sec = ebb_xcalloc (n, sizeof *h->overrun_at_sec);
+  h->where = ebb_xcalloc (n, sizeof *h->where);
+  h->pos = ebb_xmalloc (n * sizeof *h->pos);
+  h->tpos = ebb_xmalloc (n * sizeof *h->tpos);
   for (uint32_t i = 0; i < n; i++)
-    h->long_start_sec[i] = -1;
+    h->pos[i] = h->tpos[i] = UINT32_MAX;
+  for (int i = 0; i < 3; i++)
+    ebb_pol_iheap_init (&h->q[i], n, h->pos, h->key);
+  ebb_pol_iheap_init (&h->overrun, n, h->tpos, h->overrun_at_sec);
+  for (uint32_t i = h->first_general; i < n; i++)
+    ebb_pol_iheap_push (&h->q[Q_IDLE], i);
   return 0;
 }
 
@@ -58,88 +79,85 @@ hawk_fini (ebb_pol *p)
   hawk_priv *h = p->priv;
   free (h->wait_sec);
   free (h->nlong);
-  free (h->long_start_sec);
   free (h->long_est_sec);
-  free (h->heap);
+  free (h->key);
+  free (h->overrun_at_sec);
+  free (h->where);
+  free (h->pos);
+  free (h->tpos);
+  for (int i = 0; i < 3; i++)
+    ebb_pol_iheap_fini (&h->q[i]);
+  ebb_pol_iheap_fini (&h->overrun);
 }
 
-static inline int
-slot_less (const hawk_slot *a, const hawk_slot *b)
-{
-  return a->key < b->key || (a->key == b->key && a->id < b->id);
-}
-
+/* Moves the running nodes whose long task has overrun its estimate by now. */
 static void
-sift_down (hawk_slot *hp, uint32_t n, uint32_t i)
+advance_overruns (ebb_pol *p, hawk_priv *h, double now_sec)
 {
-  hawk_slot x = hp[i];
-  for (;;)
+  while (h->overrun.n > 0 && h->overrun_at_sec[h->overrun.ids[0]] <= now_sec)
     {
-      uint32_t c = 2 * i + 1;
-      if (c >= n)
-        break;
-      if (c + 1 < n && slot_less (&hp[c + 1], &hp[c]))
-        c++;
-      if (!slot_less (&hp[c], &x))
-        break;
-      hp[i] = hp[c];
-      i = c;
+      uint32_t id = h->overrun.ids[0];
+      ebb_pol_iheap_remove (&h->overrun, id);
+      ebb_pol_iheap_remove (&h->q[Q_RUN], id);
+      h->key[id] = h->wait_sec[id] + 2 * p->params.net_delay_sec - h->long_est_sec[id];
+      h->where[id] = Q_OVER;
+      ebb_pol_iheap_push (&h->q[Q_OVER], id);
     }
-  hp[i] = x;
 }
 
-/* Estimated time before a new long task would start on node i. */
-static double
-adjusted_wait (const ebb_pol *p, const hawk_priv *h, double now_sec, uint32_t i)
+/* Returns the general node with the least estimated waiting time (ties: lower id). */
+static uint32_t
+least_waiting (const hawk_priv *h, double now_sec)
 {
-  double w = h->wait_sec[i];
-  if (h->long_start_sec[i] >= 0)
+  uint32_t best = EBB_POL_NONE;
+  double best_w = 0;
+  for (int i = 0; i < 3; i++)
     {
-      double done = now_sec - h->long_start_sec[i];
-      if (done > h->long_est_sec[i])
-        done = h->long_est_sec[i];
-      w += 2 * p->params.net_delay_sec - done;
+      if (h->q[i].n == 0)
+        continue;
+      uint32_t id = h->q[i].ids[0];
+      double w = i == Q_RUN ? h->key[id] - now_sec : h->key[id];
+      if (w < 0)
+        w = 0;
+      if (best == EBB_POL_NONE || w < best_w || (w == best_w && id < best))
+        best = id, best_w = w;
     }
-  return w > 0 ? w : 0;
+  return best;
 }
 
-static void
-assign_long (ebb_pol *p, hawk_priv *h, uint32_t node, uint32_t job)
-{
-  h->wait_sec[node] += p->jobs[job].est_task_sec;
-  h->nlong[node]++;
-  ebb_pol_send_probe (p, node, job);
-}
-
-/* Central placement: nodes without long work first, in ascending id; then repeatedly the
- * node with the least estimated waiting time (a heap of <wait, node>, ties to the lower id),
- * whose wait grows by the job's estimate after each assignment. */
+/* Central placement: each task on the node with the least estimated waiting time, whose
+ * wait then grows by the job's estimate. Nodes without long work (wait 0) come first, in
+ * ascending id. */
 static void
 place_long (ebb_pol *p, double now_sec, uint32_t job)
 {
   hawk_priv *h = p->priv;
-  uint32_t g = h->first_general, n = p->params.nnodes;
-  uint32_t left = p->jobs[job].ntasks;
   double est = p->jobs[job].est_task_sec;
-  for (uint32_t i = g; i < n && left > 0; i++)
-    if (h->nlong[i] == 0)
-      {
-        assign_long (p, h, i, job);
-        left--;
-      }
-  if (left == 0)
-    return;
-  uint32_t m = n - g;
-  for (uint32_t i = 0; i < m; i++)
-    h->heap[i] = (hawk_slot){ .key = adjusted_wait (p, h, now_sec, g + i), .id = g + i };
-  for (uint32_t i = m / 2; i-- > 0;)
-    sift_down (h->heap, m, i);
-  while (left-- > 0)
+  advance_overruns (p, h, now_sec);
+  for (uint32_t left = p->jobs[job].ntasks; left > 0; left--)
     {
-      assign_long (p, h, h->heap[0].id, job);
-      h->heap[0].key += est;
-      sift_down (h->heap, m, 0);
+      uint32_t node = least_waiting (h, now_sec);
+      h->wait_sec[node] += est;
+      h->nlong[node]++;
+      h->key[node] += est;
+      ebb_pol_iheap_update (&h->q[h->where[node]], node);
+      ebb_pol_send_probe (p, node, job);
     }
+}
+
+/* Moves node to the idle heap with key W (its long task ended). */
+static void
+to_idle (hawk_priv *h, uint32_t node)
+{
+  uint8_t w = h->where[node];
+  if (w == Q_IDLE)
+    return;
+  if (w == Q_RUN)
+    ebb_pol_iheap_remove (&h->overrun, node);
+  ebb_pol_iheap_remove (&h->q[w], node);
+  h->key[node] = h->wait_sec[node];
+  h->where[node] = Q_IDLE;
+  ebb_pol_iheap_push (&h->q[Q_IDLE], node);
 }
 
 static void
@@ -162,27 +180,41 @@ static void
 hawk_task_bound (ebb_pol *p, double now_sec, uint32_t node, uint32_t job)
 {
   hawk_priv *h = p->priv;
-  if (p->jobs[job].is_long)
+  if (!p->jobs[job].is_long || p->params.no_central || node < h->first_general)
+    return;
+  double est = p->jobs[job].est_task_sec;
+  to_idle (h, node);
+  ebb_pol_iheap_remove (&h->q[Q_IDLE], node);
+  h->long_est_sec[node] = est;
+  h->overrun_at_sec[node] = now_sec + est;
+  if (est > 0)
     {
-      h->long_start_sec[node] = now_sec;
-      h->long_est_sec[node] = p->jobs[job].est_task_sec;
+      h->key[node] = h->wait_sec[node] + 2 * p->params.net_delay_sec + now_sec;
+      h->where[node] = Q_RUN;
+      ebb_pol_iheap_push (&h->overrun, node);
     }
   else
-    h->long_start_sec[node] = -1;
+    {
+      h->key[node] = h->wait_sec[node] + 2 * p->params.net_delay_sec;
+      h->where[node] = Q_OVER;
+    }
+  ebb_pol_iheap_push (&h->q[h->where[node]], node);
 }
 
 static void
 hawk_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job)
 {
   hawk_priv *h = p->priv;
-  h->long_start_sec[node] = -1;
-  if (!p->jobs[job].is_long || p->params.no_central)
+  if (!p->jobs[job].is_long || p->params.no_central || node < h->first_general)
     return;
   /* Exact bookkeeping by count, so float drift never hides an empty node. */
   if (--h->nlong[node] == 0)
     h->wait_sec[node] = 0;
   else
     h->wait_sec[node] -= p->jobs[job].est_task_sec;
+  to_idle (h, node);
+  h->key[node] = h->wait_sec[node];
+  ebb_pol_iheap_update (&h->q[Q_IDLE], node);
 }
 
 /* Unlinks and frees the probes of cancelled jobs after prev (or at the head) in node's
@@ -203,6 +235,7 @@ drop_dead (ebb_pol *p, double now_sec, ebb_pol_node *v, uint32_t prev)
       if (next == EBB_POL_NONE)
         v->tail = prev;
       v->qlen--;
+      v->qlong -= p->jobs[pr[cur].job].is_long;
       p->stats.probes_cancelled++;
       ebb_pol_probe_release (p, cur);
       cur = next;
@@ -218,6 +251,8 @@ steal_from (ebb_pol *p, double now_sec, uint32_t victim, uint32_t thief)
   ebb_pol_node *v = &p->nodes[victim];
   ebb_pol_probe *pr = p->probes;
   const ebb_pol_job *jobs = p->jobs;
+  if (!v->running_long && v->qlong == 0)
+    return 0; /* no long task: nothing is blocked behind one */
   uint32_t prev = EBB_POL_NONE, cur = drop_dead (p, now_sec, v, prev);
   if (!v->running_long)
     while (cur != EBB_POL_NONE && !jobs[pr[cur].job].is_long)

@@ -3,6 +3,7 @@
 noinst_LIBRARIES += policies/libebb-policy.a
 policies_libebb_policy_a_SOURCES = \
 	policies/policy.h policies/policy.c \
+	policies/iheap.h policies/iheap.c \
 	policies/fifo.c \
 	policies/sparrow.c \
 	policies/hawk.c

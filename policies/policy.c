@@ -250,6 +250,7 @@ ebb_pol_queue_append (ebb_pol *p, uint32_t node, uint32_t probe)
     p->probes[n->tail].next = probe;
   n->tail = probe;
   n->qlen++;
+  n->qlong += p->jobs[p->probes[probe].job].is_long;
 }
 
 static uint32_t
@@ -261,6 +262,7 @@ queue_pop (ebb_pol *p, uint32_t node)
   if (n->head == EBB_POL_NONE)
     n->tail = EBB_POL_NONE;
   n->qlen--;
+  n->qlong -= p->jobs[p->probes[id].job].is_long;
   return id;
 }
 

@@ -113,6 +113,7 @@ typedef struct ebb_pol_node
 {
   uint32_t head, tail; /* probe queue (EBB_POL_NONE when empty) */
   uint32_t qlen;
+  uint32_t qlong;       /* probes of long jobs in the queue */
   uint8_t busy;         /* slot taken: a task runs or a round trip is pending */
   uint8_t running_long; /* the task in the slot belongs to a long job */
   uint8_t pad[2];

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "policies/policy.h"
+#include "policies/iheap.h"
 #include "tests/cu.h"
 
 #include <math.h>
@@ -183,12 +184,67 @@ test_bad_parameters (void)
   CU_ASSERT_PTR_NULL (ebb_pol_lookup ("haw"));
 }
 
+/* The indexed heap against a brute-force minimum over random pushes, removals and key
+ * changes (Hawk's central queue rests on it). */
+static void
+test_iheap_matches_brute_force (void)
+{
+  enum
+  {
+    N = 64
+  };
+  double key[N];
+  uint32_t pos[N];
+  int in[N] = { 0 };
+  ebb_pol_iheap h;
+  for (uint32_t i = 0; i < N; i++)
+    pos[i] = UINT32_MAX, key[i] = 0;
+  ebb_pol_iheap_init (&h, N, pos, key);
+  ebb_rng r;
+  ebb_rng_seed (&r, 11);
+  for (int step = 0; step < 20000; step++)
+    {
+      uint32_t id = (uint32_t)ebb_rng_below (&r, N);
+      uint64_t op = ebb_rng_below (&r, 3);
+      if (!in[id])
+        {
+          key[id] = (double)ebb_rng_below (&r, 20); /* small range: many ties */
+          ebb_pol_iheap_push (&h, id);
+          in[id] = 1;
+        }
+      else if (op == 0)
+        {
+          ebb_pol_iheap_remove (&h, id);
+          in[id] = 0;
+        }
+      else
+        {
+          key[id] = (double)ebb_rng_below (&r, 20);
+          ebb_pol_iheap_update (&h, id);
+        }
+      uint32_t best = UINT32_MAX, count = 0;
+      for (uint32_t i = 0; i < N; i++)
+        if (in[i])
+          {
+            count++;
+            if (best == UINT32_MAX || key[i] < key[best])
+              best = i;
+          }
+      CU_ASSERT_EQUAL_FATAL (h.n, count);
+      if (count)
+        CU_ASSERT_EQUAL_FATAL (h.ids[0], best);
+      CU_ASSERT_EQUAL_FATAL (ebb_pol_iheap_member (&h, id), in[id]);
+    }
+  ebb_pol_iheap_fini (&h);
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_sparrow_cancels_surplus_probe),
   EBB_CU_TEST (test_sparrow_surplus_probe_costs_round_trip),
   EBB_CU_TEST (test_hawk_least_waiting_node),
   EBB_CU_TEST (test_fifo_central_queue),
   EBB_CU_TEST (test_bad_parameters),
+  EBB_CU_TEST (test_iheap_matches_brute_force),
 };
 
 EBB_CU_MAIN ("policy-core", NULL, NULL, tests)
