@@ -124,6 +124,15 @@ content_length_too_big (const ebb_http_server *s, const ebb_http_request *req)
   return errno == ERANGE || (end != cl && n > s->max_body_bytes);
 }
 
+static void
+too_large (ebb_http_request *req)
+{
+  ebb_http_error (&req->resp, MHD_HTTP_CONTENT_TOO_LARGE, "payload_too_large",
+                  "request body larger than %zu bytes", req->listener->server->max_body_bytes);
+  /* A client that sent too much is not worth keeping the connection for. */
+  ebb_http_reply_header (&req->resp, MHD_HTTP_HEADER_CONNECTION, "close");
+}
+
 /* First call for a request: headers only. Auth, routing and the declared size are checked
  * before any body is read. */
 static enum MHD_Result
@@ -141,19 +150,11 @@ on_headers (ebb_http_request *req)
     return queue (req);
   if (content_length_too_big (s, req))
     {
-      ebb_http_error (&req->resp, MHD_HTTP_CONTENT_TOO_LARGE, "payload_too_large",
-                      "request body larger than %zu bytes", s->max_body_bytes);
+      too_large (req);
       return queue (req);
     }
   req->phase = REQ_BODY;
   return MHD_YES;
-}
-
-static void
-too_large (ebb_http_request *req)
-{
-  ebb_http_error (&req->resp, MHD_HTTP_CONTENT_TOO_LARGE, "payload_too_large",
-                  "request body larger than %zu bytes", req->listener->server->max_body_bytes);
 }
 
 /* A chunk of body: appended up to the cap; past it, dropped and answered with 413 at once

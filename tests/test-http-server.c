@@ -458,6 +458,7 @@ test_413_chunked (void)
   char *raw = raw_request (ebb_http_server_port (f.server, 0), req, (size_t)len);
   CU_ASSERT_EQUAL (raw_status (raw), 413);
   CU_ASSERT_PTR_NOT_NULL (strstr (raw, "\"payload_too_large\""));
+  CU_ASSERT_PTR_NOT_NULL (strstr (raw, "Connection: close\r\n"));
   free (raw);
   free (req);
 
