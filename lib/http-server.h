@@ -86,8 +86,8 @@ ebb_http_server *ebb_http_server_new (sd_event *event, const ebb_http_server_con
                                       ebb_error **err);
 
 /* Stops listening, answers still-deferred requests with 503, closes connections, removes
- * unix socket files. Safe on NULL. Outstanding ebb_http_deferred handles stay valid until
- * completed (their completion then only frees them). */
+ * unix socket files. Safe on NULL; not from inside one of its handlers. Outstanding
+ * ebb_http_deferred handles stay valid until completed (their completion then only frees them). */
 void ebb_http_server_free (ebb_http_server *s);
 
 /* Returns the number of listeners (one per listen spec). */
