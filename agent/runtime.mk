@@ -15,3 +15,11 @@ tests_test_runtime_parse_LDADD = $(EBB_RUNTIME_LIBS) $(EBB_TEST_LIBS)
 
 # The project's own Docker and Podman for the real-engine tests.
 EXTRA_DIST += tests/runtimes/engines.sh
+EXTRA_DIST += tests/runtimes/test-engines.sh
+
+# Real-engine test: the script starts the engines and runs the program.
+check_PROGRAMS += tests/test-runtime-engines
+tests_test_runtime_engines_SOURCES = tests/test-runtime-engines.c
+tests_test_runtime_engines_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_runtime_engines_LDADD = $(EBB_RUNTIME_LIBS) $(EBB_TEST_LIBS)
+TESTS += tests/runtimes/test-engines.sh
