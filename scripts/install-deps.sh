@@ -9,8 +9,10 @@ build=(build-essential autoconf automake libtool pkg-config autoconf-archive
 tests=(curl cpio procps psmisc)
 vm=(qemu-system-x86 linux-image-amd64 busybox-static debootstrap)
 bench=(wrk gnuplot-nox)
+# Real Docker and Podman for tests/runtimes (runc: crun refuses hybrid cgroup hosts).
+runtimes=(docker.io podman runc)
 
-want=("${build[@]}" "${tests[@]}" "${vm[@]}" "${bench[@]}")
+want=("${build[@]}" "${tests[@]}" "${vm[@]}" "${bench[@]}" "${runtimes[@]}")
 [ -n "${EBB_EXTRA_PACKAGES:-}" ] && read -r -a extra <<<"$EBB_EXTRA_PACKAGES" && want+=("${extra[@]}")
 
 missing=()
