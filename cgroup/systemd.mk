@@ -1,7 +1,4 @@
-# The systemd backend of libebb-cgroup (cgroup/systemd.c, sd-bus). Its author links it by
-# setting, in this fragment:
-#   EBB_CG_SYSTEMD_SOURCES = cgroup/systemd.c
-#   EBB_CG_SYSTEMD_CPPFLAGS = -DEBB_CG_HAVE_SYSTEMD=1
-# (see cgroup/cgroup-internal.h for the functions it must define). Empty: files only.
-EBB_CG_SYSTEMD_SOURCES =
-EBB_CG_SYSTEMD_CPPFLAGS =
+# The systemd backend of libebb-cgroup (cgroup/systemd.c, sd-bus), linked into the library by
+# cgroup/local.mk through these two variables (see cgroup/cgroup-internal.h).
+EBB_CG_SYSTEMD_SOURCES = cgroup/systemd.c cgroup/systemd.h
+EBB_CG_SYSTEMD_CPPFLAGS = -DEBB_CG_HAVE_SYSTEMD=1

@@ -120,6 +120,66 @@ clean (void)
   return system (cmd) == 0 ? 0 : 1;
 }
 
+static void
+v1_cgroup (const char *dir)
+{
+  static const char *const files[][3] = {
+    { "cpu,cpuacct", "cpu.cfs_quota_us", "-1\n" },
+    { "cpu,cpuacct", "cpu.cfs_period_us", "100000\n" },
+    { "cpu,cpuacct", "cpu.cfs_burst_us", "0\n" },
+    { "cpu,cpuacct", "cpu.stat", "nr_periods 4\nnr_throttled 3\nthrottled_time 2000\n" },
+    { "cpu,cpuacct", "cpuacct.usage", "7000000\n" },
+    { "cpu,cpuacct", "cgroup.procs", "" },
+    { "memory", "memory.limit_in_bytes", "9223372036854771712\n" },
+    { "memory", "memory.usage_in_bytes", "314572800\n" },
+    { "memory", "memory.stat",
+      "cache 1\nrss 2\ntotal_cache 4096\ntotal_rss 314568704\n"
+      "total_pgmajfault 9\n" },
+    { "memory", "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n" },
+    { "memory", "cgroup.procs", "" },
+    { "freezer", "freezer.state", "THAWED\n" },
+    { "freezer", "cgroup.procs", "" },
+  };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (files); i++)
+    {
+      char rel[256];
+      snprintf (rel, sizeof rel, "v1/%s/%s/%s", files[i][0], dir, files[i][1]);
+      put (rel, files[i][2]);
+    }
+}
+
+static ebb_cg_ctx *
+fake_v1_ctx (void)
+{
+  char mi[2048], proc[512], root[512];
+  snprintf (mi, sizeof mi,
+            "30 22 0:28 / %s/v1 rw - tmpfs tmpfs rw\n"
+            "32 30 0:29 / %s/v1/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n"
+            "33 30 0:30 / %s/v1/memory rw - cgroup cgroup rw,memory\n"
+            "34 30 0:31 / %s/v1/freezer rw - cgroup cgroup rw,freezer\n"
+            "35 30 0:32 / %s/v1/unified rw - cgroup2 cgroup2 rw\n",
+            tmp, tmp, tmp, tmp, tmp);
+  put ("proc1/self/mountinfo", mi);
+  put ("proc1/meminfo", "SwapTotal: 0 kB\n");
+  put ("proc1/200/cgroup", "4:memory:/m/t\n3:cpu,cpuacct:/c/t\n2:freezer:/m/t\n0::/\n");
+  v1_cgroup ("m/t");
+  v1_cgroup ("c/t");
+  snprintf (proc, sizeof proc, "%s/proc1", tmp);
+  snprintf (root, sizeof root, "%s/v1", tmp);
+  ebb_cg_ctx_config cfg;
+  ebb_cg_ctx_config_init (&cfg);
+  cfg.proc_root = proc;
+  cfg.cgroup_root = root;
+  cfg.use_libcgroup = 0;
+  cfg.use_systemd = 0;
+  ebb_cg_ctx *ctx = NULL;
+  ebb_error *err = NULL;
+  if (ebb_cg_ctx_new (&cfg, &ctx, &err) < 0)
+    printf ("v1 ctx: %s\n", ebb_error_msg (&err));
+  ebb_error_free (&err);
+  return ctx;
+}
+
 static ebb_cg_ctx *
 fake_ctx (const char *const *roots)
 {
@@ -434,7 +494,100 @@ test_pool (void)
   ebb_cg_ctx_free (ctx);
 }
 
+static void
+test_v1_fake (void)
+{
+  ebb_cg_ctx *ctx = fake_v1_ctx ();
+  CU_ASSERT_PTR_NOT_NULL_FATAL (ctx);
+  CU_ASSERT_EQUAL (ebb_cg_ctx_layout (ctx), EBB_CG_LAYOUT_V1);
+  CU_ASSERT_PTR_NOT_NULL (ebb_cg_ctx_mount (ctx, "cpuacct"));
+  CU_ASSERT_PTR_NULL (ebb_cg_ctx_mount (ctx, "pids"));
+  ebb_cg *cg = NULL;
+  ebb_error *err = NULL;
+  /* by PID: each controller at that process's own path (cpu differs from memory) */
+  CU_ASSERT_EQUAL_FATAL (ebb_cg_open_pid (ctx, 200, 0, &cg, &err), 0);
+  CU_ASSERT_EQUAL (ebb_cg_backend (cg), EBB_CG_BACKEND_V1);
+  CU_ASSERT_STRING_EQUAL (ebb_cg_path (cg), "/m/t");
+  CU_ASSERT_EQUAL (ebb_cg_dirfd (cg), -1);
+  ebb_cg_stats st;
+  CU_ASSERT_EQUAL (ebb_cg_read_stats (cg, &st, NULL), 0);
+  CU_ASSERT_EQUAL (st.cpu_usage_usec, 7000);
+  CU_ASSERT_EQUAL (st.throttled_usec, 2);
+  CU_ASSERT_EQUAL (st.nr_throttled, 3);
+  CU_ASSERT_EQUAL (st.memory_anon_bytes, 314568704);
+  CU_ASSERT_EQUAL (st.pgmajfault, 9);
+  CU_ASSERT_EQUAL (st.oom_kill, 1);
+  CU_ASSERT_TRUE ((st.valid & EBB_CG_STAT_FROZEN) && st.frozen == 0);
+  CU_ASSERT_FALSE (st.valid & (EBB_CG_STAT_PSI_MEMORY | EBB_CG_STAT_SWAP));
+  ebb_cg_limits l;
+  CU_ASSERT_EQUAL (ebb_cg_read_limits (cg, &l, NULL), 0);
+  CU_ASSERT_EQUAL (l.cpu_quota_usec, EBB_CG_MAX);   /* "-1" */
+  CU_ASSERT_EQUAL (l.memory_max_bytes, EBB_CG_MAX); /* the kernel's page-rounded "unlimited" */
+  CU_ASSERT_FALSE (l.valid & (EBB_CG_LIM_MEMORY_HIGH | EBB_CG_LIM_SWAP_MAX));
+  expect_code (ebb_cg_set_memory_high (cg, 1 << 20, &err), &err, ENOTSUP, "memory.high");
+  expect_code (ebb_cg_reclaim (cg, 1 << 20, &err), &err, ENOTSUP, NULL);
+  /* immediate suspend: quota in the cpu hierarchy's own path, memory stepped down (a fake
+   * file never says EBUSY, so it reaches the footprint), OOM killer off meanwhile */
+  ebb_cg_result res;
+  CU_ASSERT_EQUAL (ebb_cg_suspend (cg, NULL, &res, &err), 0);
+  ebb_error_free (&err);
+  CU_ASSERT_STRING_EQUAL (get ("v1/cpu,cpuacct/c/t/cpu.cfs_quota_us"), "1000");
+  CU_ASSERT_STRING_EQUAL (get ("v1/cpu,cpuacct/m/t/cpu.cfs_quota_us"), "-1");
+  CU_ASSERT_STRING_EQUAL (get ("v1/memory/m/t/memory.limit_in_bytes"), "67108864");
+  CU_ASSERT_STRING_EQUAL (get ("v1/memory/m/t/memory.oom_control"), "1");
+  CU_ASSERT_EQUAL (ebb_cg_resume (cg, NULL, &res, &err), 0);
+  CU_ASSERT_STRING_EQUAL (get ("v1/cpu,cpuacct/c/t/cpu.cfs_quota_us"), "-1");
+  CU_ASSERT_STRING_EQUAL (get ("v1/memory/m/t/memory.limit_in_bytes"), "-1");
+  CU_ASSERT_STRING_EQUAL (get ("v1/memory/m/t/memory.oom_control"), "0");
+  /* freezer: the request and its confirmation are the same file in v1 (the rollback is
+   * covered on v2 above and the real transition by the host test) */
+  CU_ASSERT_EQUAL (ebb_cg_set_frozen (cg, 1, 20000, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("v1/freezer/m/t/freezer.state"), "FROZEN");
+  ebb_cg_close (cg);
+  /* by path: the same path in every hierarchy; the co-mounted cpu,cpuacct dir is created once */
+  ebb_cg *parent = NULL, *child = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_cg_open_path (ctx, "/c/t", 0, &parent, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_create_child (parent, "k", &child, &err), 0);
+  ebb_error_free (&err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (child);
+  CU_ASSERT_STRING_EQUAL (ebb_cg_path (child), "/c/t/k");
+  CU_ASSERT_EQUAL (ebb_cg_remove (child, NULL), 0);
+  ebb_cg_close (child);
+  ebb_cg_close (parent);
+  ebb_cg_ctx_free (ctx);
+}
+
+static void
+test_thrash_by_faults (void)
+{
+  ebb_cg_ctx *ctx = fake_ctx (NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (ctx);
+  v2_cgroup ("cg/f");
+  ebb_cg *cg = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_cg_open_path (ctx, "/f", 0, &cg, NULL), 0);
+  ebb_cg_engine_config cfg;
+  ebb_cg_engine_config_init (&cfg);
+  cfg.thrash_majfault_delta = 100;
+  ebb_cg_result res;
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_FALSE (res.thrashing);
+  put ("cg/f/memory.stat", "anon 310000000\nfile 4572800\npgmajfault 50\n"); /* +47 */
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_FALSE (res.thrashing);
+  put ("cg/f/memory.stat", "anon 310000000\nfile 4572800\npgmajfault 500\n"); /* +450 */
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_TRUE (res.thrashing);
+  CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_FROZEN_OUT);
+  CU_ASSERT_STRING_EQUAL (get ("cg/f/cpu.max"), "1000 100000");
+  CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/f/cpu.max"), "max 100000");
+  ebb_cg_close (cg);
+  ebb_cg_ctx_free (ctx);
+}
+
 static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_v1_fake),
+  EBB_CU_TEST (test_thrash_by_faults),
   EBB_CU_TEST (test_v2_read),
   EBB_CU_TEST (test_refusals),
   EBB_CU_TEST (test_missing_controller_and_gone),
