@@ -95,6 +95,9 @@ ebb_agent_adopt_cgroup (ebb_agent *a, const ebb_agent_adopt_req *req, ebb_agent_
   cleanup_free char *canon = ebb_agent_cgroup_canon (req->cgroup, err);
   if (!canon)
     return -ebb_error_code (err);
+  /* Confinement first: a path outside --adopt-root learns nothing else about the host. */
+  if (!under_adopt_root (a, canon))
+    return ebb_error_set (err, EBB_EREFUSED, "cgroup %s is outside every --adopt-root", canon);
   const char *id = req->id ? req->id : basename_id (canon);
   if (!ebb_id_is_valid (id, EBB_AGENT_ID_MAX))
     return ebb_error_set (err, EINVAL, "cgroup name %s is not a valid task id: pass \"id\"", id);

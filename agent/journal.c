@@ -376,7 +376,8 @@ static bool
 is_record_name (const char *n)
 {
   size_t l = strlen (n);
-  return n[0] != '.' && l > 5 && strcmp (n + l - 5, ".json") == 0;
+  /* An id may start with '.', so ".x.json" is a record; temp files end in ".tmp". */
+  return l > 5 && strcmp (n + l - 5, ".json") == 0;
 }
 
 /* Loads every record of dirfd. */
@@ -397,7 +398,8 @@ ebb_agent_journal_load (int dirfd, void (*fn) (ebb_agent_task *t, void *ud), voi
   struct dirent *de;
   while ((de = readdir (d)))
     {
-      if (de->d_name[0] == '.' && strstr (de->d_name, ".tmp"))
+      size_t nl = strlen (de->d_name);
+      if (de->d_name[0] == '.' && nl > 4 && strcmp (de->d_name + nl - 4, ".tmp") == 0)
         {
           /* A temp file left by a crash mid-write: the record it replaced is intact. */
           unlinkat (dirfd, de->d_name, 0);

@@ -26,6 +26,7 @@ typedef struct tracked
 {
   ebb_rt_info info;
   uint64_t confirmed_usec; /* when the inspect that produced info was started */
+  bool followed;           /* no ebb labels, but inspected by the agent (adopted by id) */
   struct tracked *next;
 } tracked;
 
@@ -140,7 +141,7 @@ static void
 apply_inspect (ebb_rt *rt, ebb_rt_info *info, uint64_t started_usec, bool want_update)
 {
   tracked *t = tracked_find (rt, info->id);
-  if (!info->ours)
+  if (!info->ours && !(t && t->followed))
     {
       if (t)
         tracked_drop (rt, t);
@@ -324,7 +325,7 @@ handle_list (ebb_rt *rt, json_object *list, uint64_t started_usec)
       tracked *t = tracked_find (rt, info.id);
       if (t)
         t->confirmed_usec = started_usec;
-      if (info.ours && (info.running || t))
+      if ((info.ours && info.running) || t)
         request_inspect (rt, info.id, false);
       ebb_rt_info_clear (&info);
     }
@@ -780,6 +781,26 @@ blocking_get (ebb_rt *rt, const char *path, ebb_http_result *res, ebb_error **er
   return r;
 }
 
+/* A running container without ebb labels that the agent looked up (to adopt it by id) is
+ * followed from now on like a labeled one, so its death is reported too. Labeled ones are
+ * left to the events and re-lists, which report them as STARTED. */
+static void
+follow (ebb_rt *rt, const ebb_rt_info *info)
+{
+  if (info->ours || !info->running || tracked_find (rt, info->id))
+    return;
+  tracked *t = ebb_xcalloc (1, sizeof *t);
+  t->followed = true;
+  t->confirmed_usec = ebb_now_usec ();
+  t->info.kind = info->kind;
+  t->info.id = ebb_xstrdup (info->id);
+  t->info.name = ebb_xstrdup (info->name);
+  t->info.running = true;
+  t->info.pid = info->pid;
+  t->next = rt->tracked;
+  rt->tracked = t;
+}
+
 int
 ebb_rt_inspect (ebb_rt *rt, const char *ref, ebb_rt_info *info, ebb_error **err)
 {
@@ -798,7 +819,10 @@ ebb_rt_inspect (ebb_rt *rt, const char *ref, ebb_rt_info *info, ebb_error **err)
   else if (ebb_rt_parse_inspect (rt->kind, res.json, info, err) < 0)
     r = ebb_error_wrap (err, "%s: inspect %s", ebb_rt_kind_name (rt->kind), ref);
   else
-    resolve_cgroups (rt, info);
+    {
+      resolve_cgroups (rt, info);
+      follow (rt, info);
+    }
   ebb_http_result_clear (&res);
   return r;
 }

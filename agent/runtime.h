@@ -258,7 +258,10 @@ bool ebb_rt_connected (const ebb_rt *rt);
  * (POST /v1/tasks/adopt {"container":...}). Returns 0 with *info filled (labels validated:
  * check info->managed), or negative with *err: ENOENT (no such container), EINVAL (ref not
  * of [A-Za-z0-9._-]), ECONNREFUSED, EBB_EPARSE, EBB_ETIMEDOUT; the cgroups of a container
- * whose process just exited are left empty (not an error: check info->running). */
+ * whose process just exited are left empty (not an error: check info->running).
+ * A running container without ebb labels inspected here is followed from then on (its
+ * DIED/REMOVED, and STARTED on a restart, are reported like those of labeled ones), so a
+ * container adopted by id is not lost when it exits. */
 int ebb_rt_inspect (ebb_rt *rt, const char *ref, ebb_rt_info *info, ebb_error **err);
 
 /* Blocking: lists the engine's containers that carry ebb labels (running ones and, with

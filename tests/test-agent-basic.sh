@@ -15,7 +15,11 @@ PID=$(field .pid)
 [ "$(mem_limit b1)" = 268435456 ] && ok "memory limit applied" || fail "memory limit $(mem_limit b1)"
 grep -q "ebb-agent-test-$$/b1" /proc/$PID/cgroup && ok "process is in its cgroup" || fail "cgroup of $PID: $(cat /proc/$PID/cgroup)"
 
+# A control burner in a sibling cgroup (no limit) competes for the CPU on equal terms, so a
+# loaded machine shows up in both measurements alike.
 sh -c 'while :; do :; done' & CONTROL_PID=$!
+if [ "$LAYOUT" = v1 ]; then ctl=$(cgdir cpu "$CGP/control"); else ctl=$(cgdir "" "$CGP/control"); fi
+mkdir "$ctl" && echo "$CONTROL_PID" >"$ctl/cgroup.procs" || fail "control cgroup"
 set -- $(cpu_pct2 "$PID" "$CONTROL_PID")
 echo "before: task $1% control $2%"
 
@@ -31,12 +35,17 @@ api POST /v1/tasks/b1/resume '{"request_id":"r-1"}'
 [ "$STATUS" = 200 ] && [ "$(field .state)" = running ] && ok "resume -> running" || fail "resume: $STATUS $(body)"
 [ "$(cpu_limit b1)" = 100000 ] && [ "$(mem_limit b1)" = 268435456 ] && ok "original limits restored" ||
   fail "limits after resume: $(cpu_limit b1) $(mem_limit b1)"
-set -- $(cpu_pct2 "$PID" "$CONTROL_PID")
-echo "resumed: task $1% control $2%"
-if [ "$1" -ge 80 ]; then ok "resumed task uses >= 80% ($1%)"
-elif [ $(( $1 * 100 )) -ge $(( $2 * 80 )) ] && [ "$1" -ge 20 ]; then
-  ok "resumed task uses $1%, >= 80% of the control burner's $2% (machine loaded)"
-else fail "resumed task uses $1% (control $2%)"; fi
+# Up to 3 windows of 2 s: other work on a shared machine can starve any single one.
+resumed=no
+for attempt in 1 2 3; do
+  set -- $(cpu_pct2 "$PID" "$CONTROL_PID")
+  echo "resumed (window $attempt): task $1% control $2%"
+  if [ "$1" -ge 80 ]; then ok "resumed task uses >= 80% ($1%)"; resumed=yes; break; fi
+  if [ $(( $1 * 100 )) -ge $(( $2 * 80 )) ] && [ "$1" -ge 15 ]; then
+    ok "resumed task uses $1%, >= 80% of the control burner's $2% (machine loaded)"; resumed=yes; break
+  fi
+done
+[ $resumed = yes ] || fail "resumed task did not get its CPU back"
 kill -9 "$CONTROL_PID"; CONTROL_PID=
 
 # The same request id again: the first answer, and nothing is done (the task stays running).
