@@ -308,6 +308,28 @@ kill_and_remove (ebb_rt_kind kind, const char *name, const char *id)
   CU_ASSERT_TRUE (wait_event (EBB_RT_CONTAINER_REMOVED, id, from, DISCOVER_USEC) >= 0);
 }
 
+/* A container without ebb labels looked up by name (adoption by id) is followed from then
+ * on: its kill is reported. */
+static void
+follow_adopted (ebb_rt_kind kind, ebb_rt *rt, const char *name)
+{
+  char plain[96];
+  snprintf (plain, sizeof plain, "%s-plain", name);
+  ebb_rt_info info;
+  CU_ASSERT_EQUAL_FATAL (ebb_rt_inspect (rt, plain, &info, NULL), 0);
+  CU_ASSERT_FALSE (info.ours);
+  CU_ASSERT_TRUE (info.running);
+  CU_ASSERT_PTR_NOT_NULL (info.cgroups.memory);
+  char id[65];
+  snprintf (id, sizeof id, "%s", info.id);
+  ebb_rt_info_clear (&info);
+  size_t from = rec.n;
+  CU_ASSERT_EQUAL (sh ("%s %s %s kill %s > /dev/null", engines_sh, cli (kind), dir, plain), 0);
+  ssize_t i = wait_event (EBB_RT_CONTAINER_DIED, id, from, DISCOVER_USEC);
+  CU_ASSERT_FATAL (i >= 0);
+  CU_ASSERT_EQUAL (rec.ev[i].exit_code, 137);
+}
+
 static void
 remove_all (ebb_rt_kind kind)
 {
@@ -325,6 +347,7 @@ basic (ebb_rt_kind kind)
   discover (kind, rt, name, id);
   inspect_and_list (kind, rt, name, id);
   kill_and_remove (kind, name, id);
+  follow_adopted (kind, rt, name);
   remove_all (kind);
   ebb_rt_free (rt);
 }
