@@ -507,9 +507,9 @@ find_overflow (const char *buf, size_t len, char *lit, size_t size)
         }
       if (buf[i] != '-' && (buf[i] < '0' || buf[i] > '9'))
         continue;
-      size_t n = strspn (buf + i, "-+0123456789.eE");
-      if (i + n > len)
-        n = len - i;
+      size_t n = 0; /* bounded by len: buf need not be NUL-terminated */
+      while (i + n < len && strchr ("-+0123456789.eE", buf[i + n]) && buf[i + n])
+        n++;
       char tmp[512];
       snprintf (tmp, sizeof tmp, "%.*s", (int)(n < sizeof tmp ? n : sizeof tmp - 1), buf + i);
       errno = 0;

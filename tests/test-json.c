@@ -101,6 +101,11 @@ test_parse_overflow (void)
          "number out of range: -99999999999999999999");
   FAILS ("[18446744073709551616]", EBB_ERANGE, "number out of range: 18446744073709551616");
   FAILS ("[1e400]", EBB_ERANGE, "number out of range: 1e400");
+  /* a buffer that ends right after the number, without a NUL (ASan checks the reads) */
+  char *exact = ebb_xmalloc (20);
+  memcpy (exact, "99999999999999999999", 20);
+  parse_fails (exact, 20, 0, EBB_ERANGE, "number out of range: 99999999999999999999");
+  free (exact);
 }
 
 static void
