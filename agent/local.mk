@@ -24,3 +24,10 @@ ebb_agent_LDADD = $(EBB_AGENT_LIBS)
 agent_int_tests = tests/test-agent-basic.sh tests/test-agent-badinput.sh tests/test-agent-crash.sh
 TESTS += $(agent_int_tests)
 EXTRA_DIST += $(agent_int_tests) tests/agent/lib.sh
+
+# Unit suite of the pure parts (state machine, requests, journal, idempotency, histograms).
+check_PROGRAMS += tests/test-agent-core
+TESTS += tests/test-agent-core
+tests_test_agent_core_SOURCES = tests/test-agent-core.c
+tests_test_agent_core_CFLAGS = $(EBB_TEST_CFLAGS) $(LIBCGROUP_CFLAGS)
+tests_test_agent_core_LDADD = $(EBB_AGENT_LIBS) $(CUNIT_LIBS)

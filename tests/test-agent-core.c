@@ -1,0 +1,475 @@
+/* Unit suite of the agent's pure parts: the state machine, request validation, cgroup path
+ * canonicalization, the journal (encode/decode round trip, atomic write, loading with
+ * damaged records), the idempotency table, histogram quantiles. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent/agent.h"
+#include "lib/conf.h"
+#include "lib/json.h"
+#include "lib/util.h"
+#include "tests/cu.h"
+
+static json_object *
+js (const char *text)
+{
+  json_object *o = ebb_json_parse (text, strlen (text), 0, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (o);
+  return o;
+}
+
+static void
+test_transitions (void)
+{
+  CU_ASSERT_EQUAL (ebb_agent_transition (EBB_AGENT_RUNNING, 0, EBB_AGENT_EV_SUSPEND),
+                   EBB_AGENT_SUSPENDING);
+  CU_ASSERT_EQUAL (ebb_agent_transition (EBB_AGENT_SUSPENDED, 0, EBB_AGENT_EV_SUSPEND),
+                   EBB_AGENT_SUSPENDING);
+  CU_ASSERT_EQUAL (ebb_agent_transition (EBB_AGENT_SUSPENDING, 0, EBB_AGENT_EV_SUSPENDED),
+                   EBB_AGENT_SUSPENDED);
+  CU_ASSERT_EQUAL (ebb_agent_transition (EBB_AGENT_SUSPENDED, 0, EBB_AGENT_EV_RESUME),
+                   EBB_AGENT_RESUMING);
+  CU_ASSERT_EQUAL (ebb_agent_transition (EBB_AGENT_RESUMING, 0, EBB_AGENT_EV_RESUMED),
+                   EBB_AGENT_RUNNING);
+  /* A failure returns to where the transition started. */
+  CU_ASSERT_EQUAL (
+      ebb_agent_transition (EBB_AGENT_SUSPENDING, EBB_AGENT_RUNNING, EBB_AGENT_EV_FAILED),
+      EBB_AGENT_RUNNING);
+  CU_ASSERT_EQUAL (
+      ebb_agent_transition (EBB_AGENT_RESUMING, EBB_AGENT_SUSPENDED, EBB_AGENT_EV_FAILED),
+      EBB_AGENT_SUSPENDED);
+  /* Not allowed. */
+  CU_ASSERT_EQUAL (ebb_agent_transition (EBB_AGENT_RUNNING, 0, EBB_AGENT_EV_RESUME), -1);
+  CU_ASSERT_EQUAL (ebb_agent_transition (EBB_AGENT_RESUMING, 0, EBB_AGENT_EV_SUSPEND), -1);
+  CU_ASSERT_EQUAL (ebb_agent_transition (EBB_AGENT_SUSPENDING, 0, EBB_AGENT_EV_RESUME), -1);
+  CU_ASSERT_EQUAL (ebb_agent_transition (EBB_AGENT_RUNNING, 0, EBB_AGENT_EV_FAILED), -1);
+  CU_ASSERT_EQUAL (ebb_agent_transition (EBB_AGENT_RUNNING, 0, EBB_AGENT_EV_SUSPENDED), -1);
+  for (int ev = EBB_AGENT_EV_SUSPEND; ev <= EBB_AGENT_EV_EXIT; ev++)
+    CU_ASSERT_EQUAL (ebb_agent_transition (EBB_AGENT_EXITED, 0, (ebb_agent_event)ev), -1);
+  CU_ASSERT_EQUAL (ebb_agent_transition (EBB_AGENT_SUSPENDING, 0, EBB_AGENT_EV_EXIT),
+                   EBB_AGENT_EXITED);
+
+  ebb_agent_task *t = ebb_agent_task_new ("x");
+  ebb_error *err = NULL;
+  CU_ASSERT_EQUAL (ebb_agent_task_apply (t, EBB_AGENT_EV_SUSPEND, &err), 0);
+  CU_ASSERT_EQUAL (t->prev_state, EBB_AGENT_RUNNING);
+  CU_ASSERT_EQUAL (ebb_agent_task_apply (t, EBB_AGENT_EV_FAILED, &err), 0);
+  CU_ASSERT_EQUAL (t->state, EBB_AGENT_RUNNING);
+  CU_ASSERT_EQUAL (ebb_agent_task_apply (t, EBB_AGENT_EV_RESUMED, &err), -EINVAL);
+  CU_ASSERT_PTR_NOT_NULL (err);
+  CU_ASSERT_EQUAL (t->state, EBB_AGENT_RUNNING);
+  ebb_error_free (&err);
+  ebb_agent_task_free (t);
+}
+
+static void
+test_names (void)
+{
+  ebb_agent_state s;
+  ebb_agent_source src;
+  for (int i = 0; i < EBB_AGENT_N_STATES; i++)
+    {
+      CU_ASSERT_EQUAL (ebb_agent_state_from_name (ebb_agent_state_name (i), &s), 0);
+      CU_ASSERT_EQUAL (s, i);
+    }
+  CU_ASSERT_EQUAL (ebb_agent_state_from_name ("pending", &s), -1);
+  CU_ASSERT_EQUAL (ebb_agent_source_from_name ("podman", &src), 0);
+  CU_ASSERT_EQUAL (src, EBB_AGENT_SRC_PODMAN);
+  CU_ASSERT_EQUAL (ebb_agent_source_from_name ("kubelet", &src), -1);
+  CU_ASSERT_PTR_NULL (ebb_agent_state_name (EBB_AGENT_N_STATES));
+}
+
+#define LAUNCH_REST "\"cpu_millis\":500,\"memory_bytes\":67108864,\"job\":\"j\",\"class\":\"long\""
+
+static int
+launch_rc (const char *text)
+{
+  json_object *o = js (text);
+  ebb_agent_launch_req r;
+  ebb_error *err = NULL;
+  int rc = ebb_agent_parse_launch (o, &r, &err);
+  if (rc < 0)
+    CU_ASSERT_PTR_NOT_NULL (err);
+  ebb_error_free (&err);
+  ebb_agent_launch_req_clear (&r);
+  json_object_put (o);
+  return rc;
+}
+
+static void
+test_parse_launch (void)
+{
+  json_object *o = js ("{\"id\":\"t-1.a_b\",\"argv\":[\"sleep\",\"1\"],\"env\":{\"A\":\"1\"},"
+                       "\"cwd\":\"/tmp\"," LAUNCH_REST ",\"request_id\":\"r1\"}");
+  ebb_agent_launch_req r;
+  ebb_error *err = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_agent_parse_launch (o, &r, &err), 0);
+  CU_ASSERT_STRING_EQUAL (r.id, "t-1.a_b");
+  CU_ASSERT_STRING_EQUAL (r.argv[1], "1");
+  CU_ASSERT_PTR_NULL (r.argv[2]);
+  CU_ASSERT_STRING_EQUAL (r.env[0], "A=1");
+  CU_ASSERT_STRING_EQUAL (r.cwd, "/tmp");
+  CU_ASSERT_EQUAL (r.cpu_millis, 500);
+  CU_ASSERT_EQUAL (r.memory_bytes, 67108864);
+  CU_ASSERT_STRING_EQUAL (r.cls, "long");
+  CU_ASSERT_STRING_EQUAL (r.request_id, "r1");
+  ebb_agent_launch_req_clear (&r);
+  json_object_put (o);
+
+  CU_ASSERT (launch_rc ("{\"argv\":[\"a\"]," LAUNCH_REST "}") < 0);
+  CU_ASSERT (launch_rc ("{\"id\":\"..\",\"argv\":[\"a\"]," LAUNCH_REST "}") < 0);
+  CU_ASSERT (launch_rc ("{\"id\":\"a/b\",\"argv\":[\"a\"]," LAUNCH_REST "}") < 0);
+  CU_ASSERT (launch_rc ("{\"id\":\"a\",\"argv\":[]," LAUNCH_REST "}") < 0);
+  CU_ASSERT (launch_rc ("{\"id\":\"a\",\"argv\":[\"\"]," LAUNCH_REST "}") < 0);
+  CU_ASSERT (launch_rc ("{\"id\":\"a\",\"argv\":[\"a\"]," LAUNCH_REST ",\"x\":1}") < 0);
+  CU_ASSERT (launch_rc ("{\"id\":\"a\",\"argv\":[\"a\"]," LAUNCH_REST ",\"cwd\":\"rel\"}") < 0);
+  CU_ASSERT (launch_rc ("{\"id\":\"a\",\"argv\":[\"a\"],\"cpu_millis\":5,\"memory_bytes\":"
+                        "67108864,\"job\":\"j\",\"class\":\"long\"}")
+             < 0);
+  CU_ASSERT (launch_rc ("{\"id\":\"a\",\"argv\":[\"a\"],\"cpu_millis\":500,\"memory_bytes\":"
+                        "67108864,\"job\":\"j\",\"class\":\"batch\"}")
+             < 0);
+  CU_ASSERT (launch_rc ("{\"id\":\"a\",\"argv\":[\"a\"],\"cpu_millis\":500,\"memory_bytes\":-1,"
+                        "\"job\":\"j\",\"class\":\"long\"}")
+             < 0);
+  ebb_agent_launch_req r2;
+  CU_ASSERT (ebb_agent_parse_launch (NULL, &r2, &err) < 0);
+  ebb_error_free (&err);
+  ebb_agent_launch_req_clear (&r2);
+}
+
+static int
+suspend_rc (const char *text, ebb_agent_suspend_req *out)
+{
+  json_object *o = js (text);
+  ebb_error *err = NULL;
+  int rc = ebb_agent_parse_suspend (o, out, &err);
+  ebb_error_free (&err);
+  json_object_put (o);
+  return rc;
+}
+
+static void
+test_parse_suspend_adopt (void)
+{
+  ebb_agent_suspend_req s;
+  CU_ASSERT_EQUAL (suspend_rc ("{\"mode\":\"immediate\"}", &s), 0);
+  CU_ASSERT_FALSE (s.graceful);
+  ebb_agent_suspend_req_clear (&s);
+  CU_ASSERT_EQUAL (suspend_rc ("{\"mode\":\"graceful\",\"cpu_millis\":250}", &s), 0);
+  CU_ASSERT_TRUE (s.graceful);
+  CU_ASSERT_EQUAL (s.cpu_millis, 250);
+  ebb_agent_suspend_req_clear (&s);
+  CU_ASSERT (suspend_rc ("{\"mode\":\"graceful\"}", &s) < 0);
+  ebb_agent_suspend_req_clear (&s);
+  CU_ASSERT (suspend_rc ("{\"mode\":\"immediate\",\"memory_bytes\":1}", &s) < 0);
+  ebb_agent_suspend_req_clear (&s);
+  CU_ASSERT (suspend_rc ("{\"mode\":\"freeze\"}", &s) < 0);
+  ebb_agent_suspend_req_clear (&s);
+
+  ebb_agent_adopt_req a;
+  ebb_error *err = NULL;
+  json_object *o = js ("{\"cgroup\":\"/a/b\",\"id\":\"b\"}");
+  CU_ASSERT_EQUAL (ebb_agent_parse_adopt (o, &a, &err), 0);
+  ebb_agent_adopt_req_clear (&a);
+  json_object_put (o);
+  o = js ("{\"cgroup\":\"/a/b\",\"container\":\"c\"}");
+  CU_ASSERT (ebb_agent_parse_adopt (o, &a, &err) < 0);
+  ebb_error_free (&err);
+  ebb_agent_adopt_req_clear (&a);
+  json_object_put (o);
+  o = js ("{}");
+  CU_ASSERT (ebb_agent_parse_adopt (o, &a, &err) < 0);
+  ebb_error_free (&err);
+  ebb_agent_adopt_req_clear (&a);
+  json_object_put (o);
+
+  ebb_agent_simple_req sr;
+  CU_ASSERT_EQUAL (ebb_agent_parse_simple (NULL, &sr, &err), 0);
+  o = js ("{\"grace_millis\":700000}");
+  CU_ASSERT (ebb_agent_parse_simple (o, &sr, &err) < 0);
+  ebb_error_free (&err);
+  ebb_agent_simple_req_clear (&sr);
+  json_object_put (o);
+}
+
+static void
+canon_is (const char *in, const char *want)
+{
+  ebb_error *err = NULL;
+  char *c = ebb_agent_cgroup_canon (in, &err);
+  if (!want)
+    {
+      CU_ASSERT_PTR_NULL (c);
+      CU_ASSERT_PTR_NOT_NULL (err);
+    }
+  else
+    {
+      CU_ASSERT_PTR_NOT_NULL_FATAL (c);
+      CU_ASSERT_STRING_EQUAL (c, want);
+    }
+  free (c);
+  ebb_error_free (&err);
+}
+
+static void
+test_canon (void)
+{
+  canon_is ("/", "/");
+  canon_is ("//a///b/", "/a/b");
+  canon_is ("/a/b", "/a/b");
+  canon_is ("/a/../b", NULL);
+  canon_is ("/a/./b", NULL);
+  canon_is ("/..", NULL);
+  canon_is ("a/b", NULL);
+  canon_is ("/a b", NULL);
+  canon_is ("/a\nb", NULL);
+  canon_is ("", NULL);
+  CU_ASSERT_TRUE (ebb_agent_path_under ("/a/b", "/a"));
+  CU_ASSERT_TRUE (ebb_agent_path_under ("/a", "/a/"));
+  CU_ASSERT_TRUE (ebb_agent_path_under ("/a/b", "/"));
+  CU_ASSERT_FALSE (ebb_agent_path_under ("/ab", "/a"));
+  CU_ASSERT_FALSE (ebb_agent_path_under ("/b", "/a"));
+}
+
+static ebb_agent_task *
+sample_task (void)
+{
+  ebb_agent_task *t = ebb_agent_task_new (".hidden-id");
+  t->job = ebb_xstrdup ("job-1");
+  t->long_class = true;
+  t->source = EBB_AGENT_SRC_DOCKER;
+  t->state = EBB_AGENT_SUSPENDING;
+  t->prev_state = EBB_AGENT_SUSPENDED;
+  t->pid = 4242;
+  t->pid_starttime = 123456789;
+  t->cgroup = ebb_xstrdup ("/docker/abc");
+  t->cgroup_inode = 777;
+  t->container = ebb_xstrdup ("abcdef");
+  t->cpu_millis = 1500;
+  t->memory_bytes = 1ULL << 33;
+  t->orig.recorded = 1;
+  t->orig.limits.valid = EBB_CG_LIM_CPU | EBB_CG_LIM_MEMORY_MAX | EBB_CG_LIM_MEMORY_HIGH;
+  t->orig.limits.cpu_quota_usec = EBB_CG_MAX;
+  t->orig.limits.cpu_period_usec = 100000;
+  t->orig.limits.memory_max_bytes = EBB_CG_MAX;
+  t->orig.limits.memory_high_bytes = 1ULL << 40;
+  t->orig.oom_kill_disabled = 1;
+  t->orig.state = EBB_CG_STATE_SUSPENDED;
+  t->orig.changed = EBB_CG_LIM_CPU;
+  t->graceful = 1;
+  t->step_cpu_millis = 300;
+  t->reclaimed_bytes = 5;
+  t->held_bytes = 6;
+  ebb_agent_task_add_reply (t, "r1", "POST /v1/tasks/x/suspend", 200, "{\"a\":1}");
+  return t;
+}
+
+static void
+test_journal_roundtrip (void)
+{
+  ebb_agent_task *t = sample_task ();
+  json_object *rec = ebb_agent_journal_encode (t);
+  char *text = ebb_json_to_string (rec);
+  json_object_put (rec);
+  json_object *back = ebb_json_parse (text, strlen (text), 0, NULL);
+  free (text);
+  ebb_agent_task *u = NULL;
+  ebb_error *err = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_agent_journal_decode (back, &u, &err), 0);
+  json_object_put (back);
+  CU_ASSERT_STRING_EQUAL (u->id, t->id);
+  CU_ASSERT_STRING_EQUAL (u->job, "job-1");
+  CU_ASSERT_TRUE (u->long_class);
+  CU_ASSERT_EQUAL (u->source, EBB_AGENT_SRC_DOCKER);
+  CU_ASSERT_EQUAL (u->state, EBB_AGENT_SUSPENDING);
+  CU_ASSERT_EQUAL (u->prev_state, EBB_AGENT_SUSPENDED);
+  CU_ASSERT_EQUAL (u->pid, 4242);
+  CU_ASSERT_EQUAL (u->pid_starttime, 123456789);
+  CU_ASSERT_STRING_EQUAL (u->cgroup, "/docker/abc");
+  CU_ASSERT_EQUAL (u->cgroup_inode, 777);
+  CU_ASSERT_STRING_EQUAL (u->container, "abcdef");
+  CU_ASSERT_EQUAL (u->memory_bytes, 1ULL << 33);
+  /* The originals survive exactly, "max" included. */
+  CU_ASSERT_EQUAL (memcmp (&u->orig, &t->orig, sizeof t->orig), 0);
+  CU_ASSERT_EQUAL (u->graceful, 1);
+  CU_ASSERT_EQUAL (u->step_cpu_millis, 300);
+  CU_ASSERT_EQUAL (u->n_replies, 1);
+  CU_ASSERT_STRING_EQUAL (u->replies[0].body, "{\"a\":1}");
+  ebb_agent_task_free (u);
+  ebb_agent_task_free (t);
+}
+
+static void
+test_journal_decode_bad (void)
+{
+  static const char *const bad[] = {
+    "[]",
+    "{\"id\":\"a\",\"state\":\"running\",\"source\":\"launched\"}",
+    "{\"version\":2,\"id\":\"a\",\"state\":\"running\",\"source\":\"launched\"}",
+    "{\"version\":1,\"id\":\"../a\",\"state\":\"running\",\"source\":\"launched\"}",
+    "{\"version\":1,\"id\":\"a\",\"state\":\"dancing\",\"source\":\"launched\"}",
+    "{\"version\":1,\"id\":\"a\",\"state\":\"running\",\"source\":\"k8s\"}",
+    "{\"version\":1,\"id\":\"a\",\"state\":\"running\",\"source\":\"launched\",\"pid\":\"1\"}",
+    "{\"version\":1,\"id\":\"a\",\"state\":\"running\",\"source\":\"launched\",\"original\":"
+    "{\"cpu_quota_usec\":\"lots\"}}",
+  };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bad); i++)
+    {
+      json_object *o = js (bad[i]);
+      ebb_agent_task *t = NULL;
+      ebb_error *err = NULL;
+      CU_ASSERT (ebb_agent_journal_decode (o, &t, &err) < 0);
+      CU_ASSERT_PTR_NULL (t);
+      CU_ASSERT_PTR_NOT_NULL (err);
+      ebb_error_free (&err);
+      json_object_put (o);
+    }
+}
+
+static int n_loaded;
+static void
+count_loaded (ebb_agent_task *t, void *ud)
+{
+  (void)ud;
+  n_loaded++;
+  CU_ASSERT_STRING_EQUAL (t->id, ".hidden-id");
+  ebb_agent_task_free (t);
+}
+
+static void
+test_journal_files (void)
+{
+  char dir[] = "/tmp/ebb-agent-core.XXXXXX";
+  CU_ASSERT_PTR_NOT_NULL_FATAL (mkdtemp (dir));
+  int fd = open (dir, O_RDONLY | O_DIRECTORY);
+  CU_ASSERT_FATAL (fd >= 0);
+  ebb_error *err = NULL;
+  ebb_agent_task *t = sample_task ();
+  CU_ASSERT_EQUAL (ebb_agent_journal_write (fd, t, &err), 0);
+  /* Rewriting replaces atomically; no temp file stays. */
+  t->state = EBB_AGENT_SUSPENDED;
+  CU_ASSERT_EQUAL (ebb_agent_journal_write (fd, t, &err), 0);
+  CU_ASSERT (faccessat (fd, "..hidden-id.json.tmp", F_OK, 0) < 0);
+  /* Crash leftovers: a temp file (removed), a damaged record (moved aside), a record whose
+   * id does not match its name (moved aside). */
+  CU_ASSERT_EQUAL (ebb_agent_write_atomic (fd, ".x.json.tmp", "{garbage", &err), 0);
+  CU_ASSERT_EQUAL (ebb_agent_write_atomic (fd, "broken.json", "{\"version\":1,", &err), 0);
+  CU_ASSERT_EQUAL (ebb_agent_write_atomic (fd, "other.json",
+                                           "{\"version\":1,\"id\":\"zzz\",\"state\":\"running\","
+                                           "\"source\":\"launched\"}",
+                                           &err),
+                   0);
+  n_loaded = 0;
+  CU_ASSERT_EQUAL (ebb_agent_journal_load (fd, count_loaded, NULL, &err), 1);
+  CU_ASSERT_EQUAL (n_loaded, 1);
+  CU_ASSERT (faccessat (fd, ".x.json.tmp", F_OK, 0) < 0);
+  CU_ASSERT_EQUAL (faccessat (fd, "broken.json.bad", F_OK, 0), 0);
+  CU_ASSERT_EQUAL (faccessat (fd, "other.json.bad", F_OK, 0), 0);
+  CU_ASSERT_EQUAL (ebb_agent_journal_remove (fd, t->id, &err), 0);
+  CU_ASSERT_EQUAL (ebb_agent_journal_remove (fd, t->id, &err), 0); /* absent is fine */
+  n_loaded = 0;
+  CU_ASSERT_EQUAL (ebb_agent_journal_load (fd, count_loaded, NULL, &err), 0);
+  /* A write into a directory that is not writable fails and leaves nothing behind. */
+  CU_ASSERT (ebb_agent_write_atomic (-1, "x.json", "{}", &err) < 0);
+  CU_ASSERT_PTR_NOT_NULL (err);
+  ebb_error_free (&err);
+  ebb_agent_task_free (t);
+  unlinkat (fd, "broken.json.bad", 0);
+  unlinkat (fd, "other.json.bad", 0);
+  close (fd);
+  CU_ASSERT_EQUAL (rmdir (dir), 0);
+}
+
+static void
+test_idem (void)
+{
+  ebb_agent_idem *t = ebb_agent_idem_new (3);
+  CU_ASSERT_EQUAL (ebb_agent_idem_add (t, "a", "POST /x", 201, "A"), 1);
+  CU_ASSERT_EQUAL (ebb_agent_idem_add (t, "a", "POST /x", 500, "other"), 0);
+  const ebb_agent_reply *r = ebb_agent_idem_find (t, "a");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (r);
+  CU_ASSERT_EQUAL (r->status, 201); /* the first answer wins */
+  CU_ASSERT_STRING_EQUAL (r->body, "A");
+  ebb_agent_idem_add (t, "b", "k", 200, "B");
+  ebb_agent_idem_add (t, "c", "k", 200, "C");
+  CU_ASSERT_EQUAL (ebb_agent_idem_count (t), 3);
+  ebb_agent_idem_add (t, "d", "k", 200, "D"); /* evicts the oldest, "a" */
+  CU_ASSERT_EQUAL (ebb_agent_idem_count (t), 3);
+  CU_ASSERT_PTR_NULL (ebb_agent_idem_find (t, "a"));
+  CU_ASSERT_PTR_NOT_NULL (ebb_agent_idem_find (t, "b"));
+  CU_ASSERT_PTR_NOT_NULL (ebb_agent_idem_find (t, "d"));
+  ebb_agent_idem_free (t);
+
+  /* Per-task replies: bounded, the oldest falls out. */
+  ebb_agent_task *task = ebb_agent_task_new ("x");
+  for (int i = 0; i < EBB_AGENT_TASK_REQUESTS + 3; i++)
+    {
+      char id[16];
+      snprintf (id, sizeof id, "r%d", i);
+      ebb_agent_task_add_reply (task, id, "k", 200, "{}");
+    }
+  CU_ASSERT_EQUAL (task->n_replies, EBB_AGENT_TASK_REQUESTS);
+  CU_ASSERT_STRING_EQUAL (task->replies[0].request_id, "r3");
+  ebb_agent_task_free (task);
+}
+
+static void
+test_hist (void)
+{
+  ebb_agent_hist h = { 0 };
+  CU_ASSERT_DOUBLE_EQUAL (ebb_agent_hist_quantile (&h, 0.5), 0, 1e-12);
+  for (int i = 0; i < 99; i++)
+    ebb_agent_hist_observe (&h, 800);   /* 0.8 ms -> bucket 0.001 */
+  ebb_agent_hist_observe (&h, 3000000); /* 3 s -> bucket 5 */
+  CU_ASSERT_EQUAL (h.n, 100);
+  CU_ASSERT_DOUBLE_EQUAL (ebb_agent_hist_quantile (&h, 0.5), 0.001, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL (ebb_agent_hist_quantile (&h, 0.99), 0.001, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL (ebb_agent_hist_quantile (&h, 1.0), 5.0, 1e-12);
+  ebb_agent_hist_observe (&h, 60000000); /* 60 s -> +Inf */
+  CU_ASSERT (ebb_agent_hist_quantile (&h, 1.0) > 1e6);
+}
+
+static void
+test_task_json (void)
+{
+  ebb_agent_task *t = sample_task ();
+  t->state = EBB_AGENT_EXITED;
+  t->exit_status = 137;
+  t->exit_signal = 9;
+  json_object *o = ebb_agent_task_to_json (t);
+  json_object *v;
+  static const char *const keys[]
+      = { "id",     "job",     "class", "state",           "pid",        "cgroup",      "backend",
+          "limits", "applied", "usage", "reclaimed_bytes", "held_bytes", "exit_status", "source" };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (keys); i++)
+    CU_ASSERT_TRUE (json_object_object_get_ex (o, keys[i], NULL));
+  CU_ASSERT_TRUE (json_object_object_get_ex (o, "exit_status", &v));
+  CU_ASSERT_EQUAL (json_object_get_int (v), 137);
+  CU_ASSERT_TRUE (json_object_object_get_ex (o, "source", &v));
+  CU_ASSERT_STRING_EQUAL (json_object_get_string (v), "docker");
+  json_object_put (o);
+  ebb_agent_task_free (t);
+}
+
+static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_transitions),
+  EBB_CU_TEST (test_names),
+  EBB_CU_TEST (test_parse_launch),
+  EBB_CU_TEST (test_parse_suspend_adopt),
+  EBB_CU_TEST (test_canon),
+  EBB_CU_TEST (test_journal_roundtrip),
+  EBB_CU_TEST (test_journal_decode_bad),
+  EBB_CU_TEST (test_journal_files),
+  EBB_CU_TEST (test_idem),
+  EBB_CU_TEST (test_hist),
+  EBB_CU_TEST (test_task_json),
+};
+
+EBB_CU_MAIN ("agent-core", NULL, NULL, tests)
