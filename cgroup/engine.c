@@ -165,11 +165,15 @@ shrink_v2 (ebb_cg *cg, const ebb_cg_engine_config *cfg, uint64_t target, ebb_err
   uint64_t now = mem_usage (cg, err, &r);
   if (r < 0)
     return r;
-  /* Lower memory.max only to what is already reclaimed (with a little headroom), never
-   * below usage and never above the original. */
-  uint64_t max_to = (now > target ? now : target) + MAX_HEADROOM_BYTES;
+  /* Lower memory.max only to what is already reclaimed: when usage reached the target,
+   * cap it a little above (growth then reclaims to swap first). When it did not (no swap,
+   * or swap full), a memory.max just above usage would be a trap: v2 has no
+   * oom_kill_disable, so the next allocation past it would OOM-kill the task. memory.high
+   * alone then holds it: the kernel throttles, never kills, above high. */
   const ebb_cg_limits *o = &cg->orig.limits;
-  if ((o->valid & EBB_CG_LIM_MEMORY_MAX) && max_to < o->memory_max_bytes)
+  uint64_t max_to = (now > target ? now : target) + MAX_HEADROOM_BYTES;
+  if (now <= target + MAX_HEADROOM_BYTES && (o->valid & EBB_CG_LIM_MEMORY_MAX)
+      && max_to < o->memory_max_bytes)
     r = ebb_cg_set_memory_max (cg, max_to, err);
   return r;
 }

@@ -97,8 +97,8 @@ ebb_cg_step (ebb_cg *cg, const ebb_cg_engine_config *cfg, double cpu_cores, uint
     }
   uint64_t t0 = ebb_now_usec ();
   memset (res, 0, sizeof *res);
-  ebb_cg_stats st;
-  ebb_cg_limits l;
+  ebb_cg_stats st = { 0 };
+  ebb_cg_limits l = { 0 };
   int r = ebb_cg_record_original (cg, NULL, err);
   ebb_cg_state s = cg->orig.state;
   if (r >= 0 && (s == EBB_CG_STATE_FROZEN_OUT || s == EBB_CG_STATE_SUSPENDED))

@@ -27,25 +27,25 @@
 #include "lib/log.h"
 #include "lib/util.h"
 
-#define SD_DEST "org.freedesktop.systemd1"
-#define SD_PATH "/org/freedesktop/systemd1"
-#define SD_MANAGER "org.freedesktop.systemd1.Manager"
-#define SD_UNIT_IFACE "org.freedesktop.systemd1.Unit"
-#define SD_PRIVATE_BUS "unix:path=/run/systemd/private"
+#define SD_DEST           "org.freedesktop.systemd1"
+#define SD_PATH           "/org/freedesktop/systemd1"
+#define SD_MANAGER        "org.freedesktop.systemd1.Manager"
+#define SD_UNIT_IFACE     "org.freedesktop.systemd1.Unit"
+#define SD_PRIVATE_BUS    "unix:path=/run/systemd/private"
 #define CALL_TIMEOUT_USEC (10 * 1000000ULL)
-#define USEC_PER_SEC 1000000ULL
+#define USEC_PER_SEC      1000000ULL
 
 typedef struct sd_state
 {
   sd_bus *bus;
   sd_bus_slot *reload_slot;
-  char *unit;      /* "foo.scope" */
-  char *unit_path; /* its object path */
-  char *iface;     /* "org.freedesktop.systemd1.Scope": where its cgroup properties live */
-  int no_period_prop;  /* this systemd lacks CPUQuotaPeriodUSec */
-  int reload_pending;  /* a reload completed (or the bus was lost) since the last verify */
-  unsigned reloads;    /* completed reloads seen */
-  unsigned reconnects; /* connections re-opened after a loss */
+  char *unit;            /* "foo.scope" */
+  char *unit_path;       /* its object path */
+  char *iface;           /* "org.freedesktop.systemd1.Scope": where its cgroup properties live */
+  int no_period_prop;    /* this systemd lacks CPUQuotaPeriodUSec */
+  int reload_pending;    /* a reload completed (or the bus was lost) since the last verify */
+  unsigned reloads;      /* completed reloads seen */
+  unsigned reconnects;   /* connections re-opened after a loss */
   ebb_cg_limits desired; /* what this backend set; re-applied after reloads */
 } sd_state;
 
@@ -145,8 +145,8 @@ ensure_bus (sd_state *s)
 static int
 is_connection_error (int r)
 {
-  return r == -ECONNRESET || r == -ENOTCONN || r == -EPIPE || r == -ESHUTDOWN
-         || r == -ECONNREFUSED || r == -EBADF;
+  return r == -ECONNRESET || r == -ENOTCONN || r == -EPIPE || r == -ESHUTDOWN || r == -ECONNREFUSED
+         || r == -EBADF;
 }
 
 typedef int (*build_fn) (sd_bus_message *m, const void *arg);
@@ -155,8 +155,8 @@ typedef int (*build_fn) (sd_bus_message *m, const void *arg);
  * tries once more. Returns >= 0 (reply in *reply when given); the bus error's errno with a
  * message in *err otherwise. */
 static int
-call_method (sd_state *s, const char *path, const char *iface, const char *member,
-             build_fn build, const void *arg, sd_bus_message **reply, ebb_error **err)
+call_method (sd_state *s, const char *path, const char *iface, const char *member, build_fn build,
+             const void *arg, sd_bus_message **reply, ebb_error **err)
 {
   int r = 0;
   for (int attempt = 0; attempt < 2; attempt++)
@@ -202,8 +202,8 @@ get_prop (sd_state *s, const char *iface, const char *name, char type, uint64_t 
   const char *ifname[2] = { iface, name };
   sd_bus_message *reply = NULL;
   char sig[2] = { type, 0 };
-  int r = call_method (s, s->unit_path, "org.freedesktop.DBus.Properties", "Get", build_get,
-                       ifname, &reply, err);
+  int r = call_method (s, s->unit_path, "org.freedesktop.DBus.Properties", "Get", build_get, ifname,
+                       &reply, err);
   if (r < 0)
     return r;
   r = sd_bus_message_enter_container (reply, 'v', sig);
@@ -274,14 +274,13 @@ reapply (ebb_cg *cg, sd_state *s, ebb_error **err)
   int n = 0, r = cg->file_ops->read_limits (cg, &cur, err);
   if (r < 0)
     return r;
-  if ((d->valid & EBB_CG_LIM_CPU) && (cur.cpu_quota_usec != d->cpu_quota_usec
-                                      || cur.cpu_period_usec != d->cpu_period_usec))
+  if ((d->valid & EBB_CG_LIM_CPU)
+      && (cur.cpu_quota_usec != d->cpu_quota_usec || cur.cpu_period_usec != d->cpu_period_usec))
     {
-      ebb_log_notice ("systemd backend %s: cpu.max after reload is %llu/%llu, rewriting %llu/%llu",
-                      s->unit, (unsigned long long)cur.cpu_quota_usec,
-                      (unsigned long long)cur.cpu_period_usec,
-                      (unsigned long long)d->cpu_quota_usec,
-                      (unsigned long long)d->cpu_period_usec);
+      ebb_log_notice (
+          "systemd backend %s: cpu.max after reload is %llu/%llu, rewriting %llu/%llu", s->unit,
+          (unsigned long long)cur.cpu_quota_usec, (unsigned long long)cur.cpu_period_usec,
+          (unsigned long long)d->cpu_quota_usec, (unsigned long long)d->cpu_period_usec);
       if ((r = cg->file_ops->set_cpu (cg, d->cpu_quota_usec, d->cpu_period_usec, err)) < 0)
         return r;
       n++;
@@ -375,11 +374,12 @@ sd_set_cpu (ebb_cg *cg, uint64_t quota_usec, uint64_t period_usec, ebb_error **e
   if (r < 0)
     return r;
   uint64_t per_sec = UINT64_MAX;
-  if (quota_usec != EBB_CG_MAX
-      && __builtin_mul_overflow (quota_usec, USEC_PER_SEC, &per_sec) == 0)
+  if (quota_usec != EBB_CG_MAX && __builtin_mul_overflow (quota_usec, USEC_PER_SEC, &per_sec) == 0)
     per_sec /= period_usec;
-  prop_set p = { .unit = s->unit, .name = { "CPUQuotaPerSecUSec", "CPUQuotaPeriodUSec" },
-                 .type = { 't', 't' }, .value = { per_sec, period_usec },
+  prop_set p = { .unit = s->unit,
+                 .name = { "CPUQuotaPerSecUSec", "CPUQuotaPeriodUSec" },
+                 .type = { 't', 't' },
+                 .value = { per_sec, period_usec },
                  .n = s->no_period_prop ? 1 : 2 };
   cleanup_error ebb_error *e = NULL;
   r = set_props (s, &p, &e);
@@ -415,13 +415,13 @@ sd_set_memory (ebb_cg *cg, const char *prop, uint32_t bit, uint64_t bytes,
 {
   sd_state *s = cg->backend_data;
   if (!file_set)
-    return ebb_error_set (err, ENOTSUP, "cgroup %s: %s is not supported by the %s files",
-                          cg->path, prop, cg->file_ops->name);
+    return ebb_error_set (err, ENOTSUP, "cgroup %s: %s is not supported by the %s files", cg->path,
+                          prop, cg->file_ops->name);
   int r = sync_before (cg, s, err);
   if (r < 0 || (r = file_set (cg, bytes, err)) < 0)
     return r;
-  prop_set p = { .unit = s->unit, .name = { prop }, .type = { 't' }, .value = { to_sd (bytes) },
-                 .n = 1 };
+  prop_set p
+      = { .unit = s->unit, .name = { prop }, .type = { 't' }, .value = { to_sd (bytes) }, .n = 1 };
   if ((r = set_props (s, &p, err)) < 0)
     return r;
   if (bit == EBB_CG_LIM_MEMORY_HIGH)
@@ -444,15 +444,15 @@ sd_set_memory_high (ebb_cg *cg, uint64_t bytes, ebb_error **err)
 static int
 sd_set_memory_max (ebb_cg *cg, uint64_t bytes, ebb_error **err)
 {
-  return sd_set_memory (cg, "MemoryMax", EBB_CG_LIM_MEMORY_MAX, bytes,
-                        cg->file_ops->set_memory_max, err);
+  return sd_set_memory (cg, "MemoryMax", EBB_CG_LIM_MEMORY_MAX, bytes, cg->file_ops->set_memory_max,
+                        err);
 }
 
 static int
 sd_set_swap_max (ebb_cg *cg, uint64_t bytes, ebb_error **err)
 {
-  return sd_set_memory (cg, "MemorySwapMax", EBB_CG_LIM_SWAP_MAX, bytes,
-                        cg->file_ops->set_swap_max, err);
+  return sd_set_memory (cg, "MemorySwapMax", EBB_CG_LIM_SWAP_MAX, bytes, cg->file_ops->set_swap_max,
+                        err);
 }
 
 static int
@@ -478,20 +478,19 @@ sd_freeze_write (ebb_cg *cg, int frozen, ebb_error **err)
   if (r == -ENOENT || ebb_error_code (&e) == ENOENT)
     ebb_log_debug ("%s", ebb_error_msg (&e));
   else
-    ebb_log_info ("systemd backend %s: %s; writing the freezer file", s->unit,
-                  ebb_error_msg (&e));
+    ebb_log_info ("systemd backend %s: %s; writing the freezer file", s->unit, ebb_error_msg (&e));
   return cg->file_ops->freeze_write (cg, frozen, err);
 }
 
 /* Everything else is the file backend's, after a re-verify where it matters. */
-#define DELEGATE(fn, ...)                                                                         \
-  do                                                                                              \
-    {                                                                                             \
-      if (!cg->file_ops->fn)                                                                      \
-        return ebb_error_set (err, ENOTSUP, "cgroup %s: not supported by the %s files",           \
-                              cg->path, cg->file_ops->name);                                      \
-      return cg->file_ops->fn (cg, __VA_ARGS__);                                                  \
-    }                                                                                             \
+#define DELEGATE(fn, ...)                                                                          \
+  do                                                                                               \
+    {                                                                                              \
+      if (!cg->file_ops->fn)                                                                       \
+        return ebb_error_set (err, ENOTSUP, "cgroup %s: not supported by the %s files", cg->path,  \
+                              cg->file_ops->name);                                                 \
+      return cg->file_ops->fn (cg, __VA_ARGS__);                                                   \
+    }                                                                                              \
   while (0)
 
 static int
@@ -619,8 +618,8 @@ find_unit (ebb_cg *cg, sd_state *s, ebb_error **err)
   sd_bus_message *reply = NULL;
   const char *path = NULL;
   cleanup_error ebb_error *e = NULL;
-  int r = call_method (s, SD_PATH, SD_MANAGER, "GetUnitByControlGroup", build_unit_name,
-                       cg->path, &reply, &e);
+  int r = call_method (s, SD_PATH, SD_MANAGER, "GetUnitByControlGroup", build_unit_name, cg->path,
+                       &reply, &e);
   if (r < 0)
     {
       ebb_log_debug ("systemd: no unit for %s: %s", cg->path, ebb_error_msg (&e));
@@ -630,8 +629,7 @@ find_unit (ebb_cg *cg, sd_state *s, ebb_error **err)
     s->unit_path = ebb_xstrdup (path);
   sd_bus_message_unref (reply);
   if (!s->unit_path)
-    return ebb_error_set (err, EBB_EPARSE, "systemd GetUnitByControlGroup %s: bad reply",
-                          cg->path);
+    return ebb_error_set (err, EBB_EPARSE, "systemd GetUnitByControlGroup %s: bad reply", cg->path);
   char id[256] = "", cgpath[4096] = "";
   if (get_prop (s, SD_UNIT_IFACE, "Id", 's', NULL, id, sizeof id, err) < 0)
     return -1;
@@ -691,11 +689,11 @@ ebb_cg_systemd_read_props (ebb_cg *cg, ebb_cg_systemd_props *out, ebb_error **er
   sd_state *s = state_of (cg);
   if (!s)
     return ebb_error_set (err, ENOTSUP, "cgroup %s is not systemd-backed", cg ? cg->path : "?");
-  static const char *const names[] = { "CPUQuotaPerSecUSec", "CPUQuotaPeriodUSec", "MemoryHigh",
-                                       "MemoryMax", "MemorySwapMax" };
-  uint64_t *dst[] = { &out->cpu_quota_per_sec_usec, &out->cpu_quota_period_usec,
-                      &out->memory_high_bytes, &out->memory_max_bytes,
-                      &out->memory_swap_max_bytes };
+  static const char *const names[]
+      = { "CPUQuotaPerSecUSec", "CPUQuotaPeriodUSec", "MemoryHigh", "MemoryMax", "MemorySwapMax" };
+  uint64_t *dst[]
+      = { &out->cpu_quota_per_sec_usec, &out->cpu_quota_period_usec, &out->memory_high_bytes,
+          &out->memory_max_bytes, &out->memory_swap_max_bytes };
   memset (out, 0, sizeof *out);
   for (size_t i = 0; i < EBB_ARRAY_SIZE (names); i++)
     {
@@ -710,7 +708,8 @@ ebb_cg_systemd_read_props (ebb_cg *cg, ebb_cg_systemd_props *out, ebb_error **er
     }
   cleanup_error ebb_error *e = NULL;
   if (get_prop (s, SD_UNIT_IFACE, "FreezerState", 's', NULL, out->freezer_state,
-                sizeof out->freezer_state, &e) < 0)
+                sizeof out->freezer_state, &e)
+      < 0)
     out->freezer_state[0] = '\0'; /* systemd < 246 */
   return 0;
 }

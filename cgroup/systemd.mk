@@ -2,3 +2,10 @@
 # cgroup/local.mk through these two variables (see cgroup/cgroup-internal.h).
 EBB_CG_SYSTEMD_SOURCES = cgroup/systemd.c cgroup/systemd.h
 EBB_CG_SYSTEMD_CPPFLAGS = -DEBB_CG_HAVE_SYSTEMD=1
+
+# Its test against a real systemd: run in the systemd VM by `make check-vm` (it skips where
+# PID 1 is not systemd, so it is not in TESTS).
+check_PROGRAMS += tests/test-cgroup-systemd-live
+tests_test_cgroup_systemd_live_SOURCES = tests/test-cgroup-systemd-live.c
+tests_test_cgroup_systemd_live_CFLAGS = $(EBB_TEST_CFLAGS) $(LIBCGROUP_CFLAGS)
+tests_test_cgroup_systemd_live_LDADD = $(EBB_CGROUP_LIBS) $(EBB_TEST_LIBS)

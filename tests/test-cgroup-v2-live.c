@@ -292,6 +292,45 @@ test_immediate_memory_with_swap (void)
   CU_ASSERT_EQUAL (live_drop_cgroup (cg), 0);
 }
 
+/* No swap for this cgroup (swap.max 0, not raised): anonymous memory cannot go anywhere.
+ * The suspend must report it held, leave memory.max alone (v2 has no oom_kill_disable: a
+ * cap just above usage would kill on the next allocation) and kill nothing. */
+static void
+test_immediate_held_without_swap (void)
+{
+  ebb_cg *cg = test_cgroup ("held");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (cg);
+  CU_ASSERT_EQUAL (write_raw (cg, "memory.swap.max", "0"), 0);
+  char b[64];
+  live_child h;
+  CU_ASSERT_EQUAL_FATAL (live_spawn (&h, 128u << 20), 0);
+  CU_ASSERT_EQUAL_FATAL (attach (cg, h.pid), 0);
+  CU_ASSERT_EQUAL_FATAL (live_start (&h), 0);
+  ebb_cg_engine_config cfg;
+  ebb_cg_engine_config_init (&cfg);
+  cfg.raise_swap = 0;
+  ebb_cg_result res;
+  ebb_error *err = NULL;
+  CU_ASSERT_EQUAL (ebb_cg_suspend (cg, &cfg, &res, &err), 0);
+  if (err)
+    printf ("suspend: %s\n", ebb_error_msg (&err));
+  ebb_error_free (&err);
+  printf ("\n  held without swap: %llu bytes held, %llu reclaimed, in %llu ms; memory.max %s\n",
+          (unsigned long long)res.held_bytes, (unsigned long long)res.reclaimed_bytes,
+          (unsigned long long)res.elapsed_usec / 1000, raw (cg, "memory.max", b, sizeof b));
+  CU_ASSERT_TRUE (res.held_bytes >= (128ULL << 20));
+  CU_ASSERT_STRING_EQUAL (raw (cg, "memory.max", b, sizeof b), "max");
+  CU_ASSERT_STRING_EQUAL (raw (cg, "memory.high", b, sizeof b), "67108864");
+  CU_ASSERT_STRING_EQUAL (raw (cg, "memory.swap.max", b, sizeof b), "0");
+  ebb_sleep_usec (1000000);
+  CU_ASSERT_TRUE (live_alive (h.pid));
+  CU_ASSERT_EQUAL (raw_keyed (cg, "memory.events", "oom_kill"), 0);
+  CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (raw (cg, "memory.high", b, sizeof b), "max");
+  CU_ASSERT_TRUE (holder_intact (&h));
+  CU_ASSERT_EQUAL (live_drop_cgroup (cg), 0);
+}
+
 static void
 test_graceful_steps (void)
 {
@@ -341,6 +380,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_cpu_suspend_resume),
   EBB_CU_TEST (test_freeze_thaw),
   EBB_CU_TEST (test_immediate_memory_with_swap),
+  EBB_CU_TEST (test_immediate_held_without_swap),
   EBB_CU_TEST (test_graceful_steps),
 };
 
