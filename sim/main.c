@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "lib/error.h"
+#include "lib/time.h"
 #include "lib/util.h"
 #include "policies/policy.h"
 #include "sim/engine.h"
@@ -284,6 +285,7 @@ peak_rss_bytes (void)
 static int
 run_main (int argc, char **argv)
 {
+  uint64_t t0 = ebb_now_usec ();
   sim_opts o = { .cfg.policy = NULL };
   ebb_pol_params_default (&o.cfg.pol);
   o.cfg.pol.cancel_probes = 1;
@@ -310,7 +312,8 @@ run_main (int argc, char **argv)
                          .res = &res,
                          .trace_name = o.trace,
                          .truncate = o.truncate,
-                         .peak_rss_bytes = peak_rss_bytes () };
+                         .peak_rss_bytes = peak_rss_bytes (),
+                         .wall_seconds = (ebb_now_usec () - t0) / 1e6 };
   rep.report_cutoff_sec = o.have_report_cutoff ? o.report_cutoff_sec : o.cfg.pol.cutoff_sec;
   if (o.json)
     ebb_sim_print_json (stdout, &rep, 1);

@@ -92,9 +92,11 @@ ebb_sim_print_json (FILE *f, const ebb_sim_report *r, int volatile_fields)
   fprintf (f, ",\"utilization\":%.6f,\"events\":%llu", res->utilization,
            (unsigned long long)res->events);
   if (volatile_fields)
-    fprintf (f, ",\"wall_seconds\":%.3f,\"peak_rss_bytes\":%ld,\"events_per_second\":%.0f",
-             res->wall_seconds, r->peak_rss_bytes,
-             res->wall_seconds > 0 ? res->events / res->wall_seconds : 0.0);
+    fprintf (f,
+             ",\"wall_seconds\":%.3f,\"engine_seconds\":%.3f,\"peak_rss_bytes\":%ld,"
+             "\"events_per_second\":%.0f",
+             r->wall_seconds > 0 ? r->wall_seconds : res->wall_seconds, res->wall_seconds,
+             r->peak_rss_bytes, res->wall_seconds > 0 ? res->events / res->wall_seconds : 0.0);
   fprintf (f, ",\"policy\":\"%s\",\"nodes\":%u,\"jobs\":%u,\"tasks\":%llu", r->cfg->policy,
            p->nnodes, res->njobs, (unsigned long long)res->tasks);
   json_num (f, "cutoff", p->cutoff_sec);
@@ -137,9 +139,11 @@ ebb_sim_print_table (FILE *f, const ebb_sim_report *r)
              (unsigned long long)c[i]->count, c[i]->mean_sec, c[i]->p50_sec, c[i]->p90_sec,
              c[i]->p99_sec);
   fprintf (f, "job runtime in seconds (last task finish - submission)\n");
-  fprintf (f, "utilization %.4f, makespan %.1f s, %llu events in %.3f s (%.0f events/s)\n",
-           res->utilization, res->end_sec - res->start_sec, (unsigned long long)res->events,
-           res->wall_seconds, res->wall_seconds > 0 ? res->events / res->wall_seconds : 0.0);
+  fprintf (
+      f,
+      "utilization %.4f, makespan %.1f s, %llu events in %.3f s of engine time (%.0f events/s)\n",
+      res->utilization, res->end_sec - res->start_sec, (unsigned long long)res->events,
+      res->wall_seconds, res->wall_seconds > 0 ? res->events / res->wall_seconds : 0.0);
   fprintf (f,
            "probes %llu sent, %llu surplus, %llu cancelled; steals %llu of %llu attempts "
            "(%llu probes)\n",

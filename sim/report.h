@@ -22,6 +22,7 @@ typedef struct ebb_sim_report
   const char *trace_name;
   int truncate;
   long peak_rss_bytes;
+  double wall_seconds; /* whole run including trace loading; 0: the engine's time */
 } ebb_sim_report;
 
 /* Computes the statistics of the short and long classes (nearest-rank percentiles). */

@@ -30,7 +30,7 @@ check "gen hetero needs classes" 2 "give --class or --preset" -- gen hetero
 check "gen" 0 "" -- gen hetero --preset google --jobs 300 --interarrival 2 --seed 4 -o "$tmp/g.tr"
 run () { "$sim" -p hawk -n 200 -t "$tmp/g.tr" --cutoff 400 --json --seed "$1" | \
   sed -e 's/"wall_seconds":[0-9.e+-]*,//' -e 's/"peak_rss_bytes":[0-9-]*,//' \
-      -e 's/"events_per_second":[0-9.e+-]*,//'; }
+      -e 's/"events_per_second":[0-9.e+-]*,//' -e 's/"engine_seconds":[0-9.e+-]*,//'; }
 a=$(run 1) && b=$(run 1) && c=$(run 2) || { echo "FAIL: run"; fail=1; }
 [ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" != "$c" ] && echo "ok: deterministic JSON" || { echo "FAIL: determinism"; fail=1; }
 for k in '"short":{"count":' '"long":{"count":' '"p50":' '"p90":' '"p99":' '"mean":' \
