@@ -148,9 +148,7 @@ ebb_cg_open_paths (ebb_cg_ctx *ctx, const char *v2path, char *const v1paths[EBB_
     r = cg->ops->open (cg, err);
   if (r < 0)
     {
-      if (cg->ops && cg->ops->open)
-        cg->ops = cg->file_ops; /* open failed: backend data is not ours to free */
-      ebb_cg_close (cg);
+      ebb_cg_close (cg); /* the chosen backend's close frees what its probe/open kept */
       return r < 0 ? r : -EIO;
     }
   *out = cg;
