@@ -391,6 +391,18 @@ test_comments_and_quotes (void)
   expect_name ("name=x\r\n", "x");
   expect_name ("\tname\t=\tx y\t\n", "x y");
   expect_name ("name = x", "x"); /* no newline at the end of the file */
+  {
+    /* a buffer exactly as long as its text, without a NUL (ASan checks the reads) */
+    tcfg c;
+    cleanup_error ebb_error *err = NULL;
+    char *exact = ebb_xmalloc (8);
+    memcpy (exact, "name = y", 8);
+    fresh (&c);
+    CU_ASSERT_EQUAL (ebb_conf_parse_text (table, N, &c, "t.conf", exact, 8, &err), 0);
+    CU_ASSERT_STRING_EQUAL (c.name, "y");
+    free (exact);
+    ebb_conf_free (table, N, &c);
+  }
   expect_name ("   # indented comment\nname = k\n", "k");
   expect_error ("name = \"abc\n", EBB_EPARSE, "t.conf:1: unterminated quoted value");
   expect_error ("name = \"abc\\\"\n", EBB_EPARSE, "t.conf:1: unterminated quoted value");
@@ -467,7 +479,7 @@ test_hostile_bytes (void)
   expect_error ("name = \xf4\x90\x80\x80\n", EBB_EPARSE, "t.conf:1: invalid UTF-8"); /* >U+10FFFF */
   expect_error ("name = \xf0\x80\x80\x80\n", EBB_EPARSE, "t.conf:1: invalid UTF-8"); /* overlong */
   expect_error ("name = \x80\n", EBB_EPARSE, "t.conf:1: invalid UTF-8");
-      /* lone continuation */ /* valid UTF-8 */
+  /* lone continuation */ /* valid UTF-8 */
   /* a line of exactly the cap is fine, one byte more is not */
   char *big = ebb_xmalloc (EBB_CONF_MAX_LINE + 16);
   memset (big, 'x', EBB_CONF_MAX_LINE + 1);
