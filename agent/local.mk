@@ -31,3 +31,27 @@ TESTS += tests/test-agent-core
 tests_test_agent_core_SOURCES = tests/test-agent-core.c
 tests_test_agent_core_CFLAGS = $(EBB_TEST_CFLAGS) $(LIBCGROUP_CFLAGS)
 tests_test_agent_core_LDADD = $(EBB_AGENT_LIBS) $(CUNIT_LIBS)
+
+# The basic integration test also runs in the cgroup v2 VM (make check-vm; tests/vm/local.mk
+# lists these in EBB_VM_TESTS and EBB_VM_FILES). Files are copied into the VM at the path
+# they resolve to: the test itself as a real file in the build tree, lib.sh at the source
+# path the test sources it from, curl and jq from the host.
+tests/agent-vm/test-agent-basic.sh: $(srcdir)/tests/test-agent-basic.sh
+	$(AM_V_GEN)mkdir -p tests/agent-vm && cp $(srcdir)/tests/test-agent-basic.sh $@
+tests/agent-vm/lib.sh: $(srcdir)/tests/agent/lib.sh
+	$(AM_V_GEN)mkdir -p tests/agent-vm && ln -sf $(abs_srcdir)/tests/agent/lib.sh $@
+tests/agent-vm/curl tests/agent-vm/jq:
+	$(AM_V_GEN)mkdir -p tests/agent-vm && p=$$(command -v $(@F)) && ln -sf "$$p" $@
+CLEANFILES += tests/agent-vm/test-agent-basic.sh tests/agent-vm/lib.sh tests/agent-vm/curl \
+	tests/agent-vm/jq
+
+dist_man_MANS += man/ebb-agent.8
+EXTRA_DIST += contrib/systemd/ebb-agent.service
+
+# Benchmarks (not in make check): wrk on the REST API, idle RSS/CPU with 200 tasks, suspend
+# latency. BENCH_AGENT_IDLE_SEC=600 for the issue's 10-minute RSS figure.
+EXTRA_DIST += bench/agent-bench.sh
+bench-agent: ebb-agent
+	EBB_TOP_SRCDIR='$(abs_top_srcdir)' EBB_TOP_BUILDDIR='$(abs_top_builddir)' \
+	  $(SHELL) $(srcdir)/bench/agent-bench.sh
+.PHONY: bench-agent

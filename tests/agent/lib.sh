@@ -24,7 +24,7 @@ STATE="$TMP/state"
 LOG="$TMP/agent.log"
 AGENT_PID=
 CREATED_DIRS=
-HZ=$(getconf CLK_TCK)
+HZ=$(getconf CLK_TCK 2>/dev/null || echo 100)
 
 if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
   LAYOUT=v2
