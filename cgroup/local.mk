@@ -11,7 +11,7 @@ cgroup_libebb_cgroup_a_CPPFLAGS = $(AM_CPPFLAGS) $(EBB_CG_SYSTEMD_CPPFLAGS)
 cgroup_libebb_cgroup_a_CFLAGS = $(AM_CFLAGS) $(LIBCGROUP_CFLAGS) $(LIBSYSTEMD_CFLAGS)
 # What a program linking libebb-cgroup needs besides it (then EBB_COMMON_LIBS).
 EBB_CGROUP_LIBS = cgroup/libebb-cgroup.a $(LIBCGROUP_LIBS) $(LIBSYSTEMD_LIBS) -lpthread -lm
-EXTRA_DIST += cgroup/systemd.mk
+EXTRA_DIST += cgroup/systemd.mk cgroup/README.md
 
 # Unit tests of the parsers and of path handling on fake trees.
 cgroup_unit_tests = tests/test-cgroup-parse tests/test-cgroup-fake
