@@ -1,0 +1,51 @@
+#!/bin/sh
+# ebb-agent's command line, configuration file and security checks: --help/--version, exit
+# status 2 for bad options and config, refusing a non-loopback --listen without a token, a
+# world-readable token file, a second agent on the same state dir; bearer auth when a token
+# is set; settings from agent.conf with the command line winning.
+. "${EBB_TOP_SRCDIR:-.}/tests/agent/lib.sh"
+setup_cgroups
+run () { # run WANT-STATUS PATTERN -- ARGS...
+  want=$1 pat=$2; shift 3
+  timeout 10 "$AGENT_BIN" "$@" >"$TMP/out" 2>&1; got=$?
+  if [ "$got" = "$want" ] && grep -q -- "$pat" "$TMP/out"; then ok "ebb-agent $* -> $got"
+  else fail "ebb-agent $*: status $got (want $want), pattern '$pat': $(head -3 "$TMP/out")"; fi
+}
+run 0 "Usage: ebb-agent" -- --help
+run 0 "ebb-agent [0-9]" -- --version
+run 2 "unknown or incomplete option" -- --bogus
+run 2 "unexpected argument" -- extra
+run 2 "heartbeat" -- --heartbeat-interval 1x
+run 2 "state_dir\|absolute" -- --state-dir relative/dir
+run 2 "open" -- --config "$TMP/missing.conf"
+printf 'listen = 127.0.0.1:0\nnot_a_key = 1\n' >"$TMP/bad.conf"
+run 2 "bad.conf:2" -- --config "$TMP/bad.conf"
+run 1 "token-file is required" -- --listen 0.0.0.0:0 --state-dir "$STATE" --cgroup-parent "$CGP"
+printf 'abcdefghijklmnopqrstuvwxyz\n' >"$TMP/token"; chmod 644 "$TMP/token"
+run 1 "world-accessible" -- --listen 0.0.0.0:0 --token-file "$TMP/token" --state-dir "$STATE" --cgroup-parent "$CGP"
+chmod 600 "$TMP/token"
+
+# Settings from a config file; the command line's --listen replaces the file's list.
+cat >"$TMP/agent.conf" <<EOC
+listen = 127.0.0.1:1
+state_dir = $STATE
+cgroup_parent = $CGP
+node_name = node-from-file
+stats_interval = 1s
+EOC
+"$AGENT_BIN" --config "$TMP/agent.conf" --listen "unix:$SOCK" --listen 0.0.0.0:0 \
+  --token-file "$TMP/token" >>"$LOG" 2>&1 &
+AGENT_PID=$!
+i=0; while [ ! -S "$SOCK" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+api GET /v1/health
+[ "$STATUS" = 401 ] && [ "$(field .error)" = unauthorized ] && ok "no token -> 401" || fail "no token: $STATUS $(body)"
+STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -H "Authorization: Bearer wrong-token-000000" http://agent/v1/health)
+[ "$STATUS" = 401 ] && ok "wrong token -> 401" || fail "wrong token: $STATUS"
+STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -H "Authorization: Bearer abcdefghijklmnopqrstuvwxyz" http://agent/v1/node)
+[ "$STATUS" = 200 ] && [ "$(field .name)" = node-from-file ] && ok "token -> 200, node name from the file" || fail "token: $STATUS $(body)"
+grep -q '^http://' "$STATE/listen" && ! grep -q ':1$' "$STATE/listen" && ok "command-line --listen replaced the file's" ||
+  fail "listen file: $(cat "$STATE/listen")"
+run 1 "another ebb-agent" -- --listen "unix:$TMP/other.sock" --state-dir "$STATE" --cgroup-parent "$CGP"
+stop_agent TERM
+[ "$AGENT_STATUS" = 0 ] && ok "SIGTERM -> 0" || fail "exit $AGENT_STATUS"
+exit $FAILED
