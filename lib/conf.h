@@ -146,7 +146,9 @@ int ebb_conf_parse_bool (const char *s, bool *out);
  * or -1 on malformed input or overflow. */
 int ebb_conf_parse_bytes (const char *s, uint64_t *out_bytes);
 
-/* Validators for string settings: an id (ebb_id_is_valid), an absolute path. */
+/* Validators for string settings. Each returns 0 when value (a const char *) passes, or
+ * -EBB_EPARSE with *err holding the reason. _id: ebb_id_is_valid() (any length; bound it
+ * with umax); _abspath: starts with '/'. */
 int ebb_conf_validate_id (const ebb_conf_setting *s, const void *value, ebb_error **err);
 int ebb_conf_validate_abspath (const ebb_conf_setting *s, const void *value, ebb_error **err);
 

@@ -35,7 +35,8 @@ struct json_object *ebb_json_parse (const char *buf, size_t len, int max_depth, 
  * ("must be an id of [A-Za-z0-9._-]"); the caller prefixes the field. */
 typedef int (*ebb_json_str_validator) (const char *value, ebb_error **err);
 
-/* Validator: ebb_id_is_valid() (length is checked separately by max_len). */
+/* A validator for ebb_id_is_valid() ids (length is bounded separately by max_len).
+ * Returns 0 for an id, or -EBB_EPARSE with *err holding the reason. */
 int ebb_json_validate_id (const char *value, ebb_error **err);
 
 /* Typed getters on a member of an object. Each returns 1 when the member is present and
