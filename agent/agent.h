@@ -110,6 +110,8 @@ typedef struct ebb_agent_task
   uint64_t op_start_usec;
   struct ebb_agent_pending *pending; /* requests waiting for the current operation */
   struct ebb_agent *owner;
+  char *json_cache; /* ebb_agent_task_json_text(), dropped by ebb_agent_task_touch() */
+  size_t json_len;
 } ebb_agent_task;
 
 /* Returns the static name of a state/source ("running", "launched"), or NULL. */
@@ -138,6 +140,13 @@ void ebb_agent_task_add_reply (ebb_agent_task *t, const char *request_id, const 
 
 /* Returns the task as the REST API shows it (a new object). */
 json_object *ebb_agent_task_to_json (const ebb_agent_task *t);
+
+/* Returns the task's JSON text (cached until ebb_agent_task_touch(); owned by t) and its
+ * length in *len. GET /v1/tasks concatenates these. */
+const char *ebb_agent_task_json_text (ebb_agent_task *t, size_t *len);
+
+/* Drops the cached JSON text: call after any change to t. */
+void ebb_agent_task_touch (ebb_agent_task *t);
 
 /* ---------------------------------------------------------------------------------- */
 /* Journal: one record per task in STATE_DIR/tasks/ID.json                              */

@@ -192,12 +192,28 @@ h_list (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   ebb_agent *a = ud;
   (void)req;
-  json_object *arr = json_object_new_array_ext ((int)a->n_tasks);
+  /* Concatenated cached texts: no JSON tree per request for hundreds of tasks. */
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+  if (!f)
+    {
+      ebb_http_error (resp, 500, "internal", "out of memory");
+      return EBB_HTTP_REPLIED;
+    }
+  fputs ("{\"tasks\":[", f);
   for (size_t i = 0; i < a->n_tasks; i++)
-    json_object_array_add (arr, ebb_agent_task_to_json (a->tasks[i]));
-  json_object *o = json_object_new_object ();
-  json_object_object_add (o, "tasks", arr);
-  ebb_http_reply_json (resp, 200, o);
+    {
+      size_t n;
+      const char *text = ebb_agent_task_json_text (a->tasks[i], &n);
+      if (i)
+        fputc (',', f);
+      fwrite (text, 1, n, f);
+    }
+  fputs ("]}", f);
+  fclose (f);
+  ebb_http_reply_text (resp, 200, "application/json", buf);
+  free (buf);
   return EBB_HTTP_REPLIED;
 }
 

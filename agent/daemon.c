@@ -94,6 +94,7 @@ int
 ebb_agent_journal (ebb_agent *a, ebb_agent_task *t, ebb_error **err)
 {
   cleanup_error ebb_error *e = NULL;
+  ebb_agent_task_touch (t);
   if (ebb_agent_journal_write (a->tasks_fd, t, &e) < 0)
     {
       ebb_agent_count_error (a, EBB_AGENT_ERR_JOURNAL);
@@ -109,6 +110,7 @@ ebb_agent_refresh_task (ebb_agent *a, ebb_agent_task *t)
 {
   if (!t || !t->cg || t->state == EBB_AGENT_EXITED || ebb_cg_pool_busy (a->pool, t->cg))
     return;
+  ebb_agent_task_touch (t);
   cleanup_error ebb_error *e = NULL;
   if (ebb_cg_read_limits (t->cg, &t->applied, &e) == -EBB_EGONE
       || ebb_cg_read_stats (t->cg, &t->stats, &e) == -EBB_EGONE)
@@ -118,13 +120,33 @@ ebb_agent_refresh_task (ebb_agent *a, ebb_agent_task *t)
     }
 }
 
+/* Usage is refreshed a few tasks per loop iteration (a defer source), so a refresh of
+ * hundreds of cgroups never holds up HTTP requests for more than a few file reads. */
+#define REFRESH_BATCH 8
+
+static int
+on_refresh (sd_event_source *s, void *ud)
+{
+  ebb_agent *a = ud;
+  size_t end = a->refresh_cursor + REFRESH_BATCH;
+  for (; a->refresh_cursor < end && a->refresh_cursor < a->n_tasks; a->refresh_cursor++)
+    {
+      ebb_agent_task *t = a->tasks[a->refresh_cursor];
+      if (t->state == EBB_AGENT_RUNNING || t->state == EBB_AGENT_SUSPENDED)
+        ebb_agent_refresh_task (a, t);
+    }
+  if (a->refresh_cursor >= a->n_tasks)
+    sd_event_source_set_enabled (s, SD_EVENT_OFF);
+  return 0;
+}
+
 static void
 refresh_all (ebb_agent *a)
 {
-  /* Backwards: an adopted task whose cgroup vanished is only marked, never dropped here. */
-  for (size_t i = a->n_tasks; i-- > 0;)
-    if (a->tasks[i]->state == EBB_AGENT_RUNNING || a->tasks[i]->state == EBB_AGENT_SUSPENDED)
-      ebb_agent_refresh_task (a, a->tasks[i]);
+  a->refresh_cursor = 0;
+  if (!a->refresh_src && sd_event_add_defer (a->event, &a->refresh_src, on_refresh, a) < 0)
+    return;
+  sd_event_source_set_enabled (a->refresh_src, SD_EVENT_ON);
 }
 
 static int
@@ -205,6 +227,7 @@ ebb_agent_loop_sources_free (ebb_agent *a)
 {
   a->pool_src = sd_event_source_disable_unref (a->pool_src);
   a->timer_src = sd_event_source_disable_unref (a->timer_src);
+  a->refresh_src = sd_event_source_disable_unref (a->refresh_src);
   a->stop_timer = sd_event_source_disable_unref (a->stop_timer);
   for (size_t i = 0; i < EBB_ARRAY_SIZE (a->sig_src); i++)
     a->sig_src[i] = sd_event_source_disable_unref (a->sig_src[i]);

@@ -23,7 +23,8 @@ struct ebb_agent
   ebb_cg *parent; /* --cgroup-parent */
   ebb_cg_pool *pool;
   ebb_cg_engine_config engine;
-  sd_event_source *pool_src, *timer_src, *sig_src[4], *stop_timer;
+  sd_event_source *pool_src, *timer_src, *sig_src[4], *stop_timer, *refresh_src;
+  size_t refresh_cursor;
   ebb_http_server *http;
   ebb_http_client *client;
   char *token;

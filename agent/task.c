@@ -102,6 +102,7 @@ ebb_agent_task_apply (ebb_agent_task *t, ebb_agent_event ev, ebb_error **err)
   if (next == EBB_AGENT_SUSPENDING || next == EBB_AGENT_RESUMING)
     t->prev_state = t->state;
   t->state = (ebb_agent_state)next;
+  ebb_agent_task_touch (t);
   return 0;
 }
 
@@ -134,6 +135,7 @@ ebb_agent_task_free (ebb_agent_task *t)
   free (t->job);
   free (t->cgroup);
   free (t->container);
+  free (t->json_cache);
   for (unsigned i = 0; i < t->n_replies; i++)
     reply_clear (&t->replies[i]);
   free (t);
@@ -234,4 +236,27 @@ ebb_agent_task_to_json (const ebb_agent_task *t)
   if (t->state == EBB_AGENT_SUSPENDED || t->state == EBB_AGENT_SUSPENDING)
     ebb_json_add_string (o, "mode", t->graceful ? "graceful" : "immediate");
   return o;
+}
+
+/* Returns the cached JSON text of t, building it when needed. */
+const char *
+ebb_agent_task_json_text (ebb_agent_task *t, size_t *len)
+{
+  if (!t->json_cache)
+    {
+      json_object *o = ebb_agent_task_to_json (t);
+      t->json_cache = ebb_json_to_string (o);
+      t->json_len = strlen (t->json_cache);
+      json_object_put (o);
+    }
+  *len = t->json_len;
+  return t->json_cache;
+}
+
+/* Drops the cached JSON text. */
+void
+ebb_agent_task_touch (ebb_agent_task *t)
+{
+  free (t->json_cache);
+  t->json_cache = NULL;
 }
