@@ -458,6 +458,20 @@ on_done (ebb_cg *cg, const ebb_cg_job *job, int rc, const ebb_cg_result *res, eb
     done_order[done_n++] = (int)job->kind * 10 + *(int *)userdata;
 }
 
+static int gone_rc;
+
+static void
+on_gone (ebb_cg *cg, const ebb_cg_job *job, int rc, const ebb_cg_result *res, ebb_error *err,
+         void *userdata)
+{
+  (void)cg;
+  (void)job;
+  (void)res;
+  (void)userdata;
+  gone_rc = rc;
+  CU_ASSERT_EQUAL (ebb_error_code (&err), EBB_EGONE);
+}
+
 static void
 test_pool (void)
 {
@@ -490,6 +504,20 @@ test_pool (void)
   CU_ASSERT_EQUAL (done_order[1], EBB_CG_JOB_RESUME * 10 + 2);
   CU_ASSERT_FALSE (ebb_cg_pool_busy (pool, cg));
   CU_ASSERT_STRING_EQUAL (get ("cg/p/cpu.max"), "max 100000"); /* suspend, then resume */
+  /* the cgroup vanishes before its job runs: the callback gets EBB_EGONE, not a crash */
+  char cmd[600];
+  snprintf (cmd, sizeof cmd, "rm -rf '%s/cg/p'", tmp);
+  CU_ASSERT_EQUAL (system (cmd), 0);
+  gone_rc = 0;
+  ebb_cg_job f = { .kind = EBB_CG_JOB_SUSPEND, .config = s.config };
+  CU_ASSERT_EQUAL (ebb_cg_pool_submit (pool, cg, &f, on_gone, NULL, NULL), 0);
+  for (int i = 0; i < 50 && ebb_cg_pool_busy (pool, cg); i++)
+    {
+      struct pollfd pfd = { .fd = ebb_cg_pool_fd (pool), .events = POLLIN };
+      if (poll (&pfd, 1, 100) > 0)
+        ebb_cg_pool_dispatch (pool);
+    }
+  CU_ASSERT_EQUAL (gone_rc, -EBB_EGONE);
   ebb_cg_pool_free (pool);
   ebb_cg_close (cg);
   ebb_cg_ctx_free (ctx);
