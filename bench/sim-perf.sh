@@ -3,6 +3,8 @@
 #  1. Hawk and Sparrow on YH2_sub.tr at 4,000 nodes: best of 5 process wall times and the
 #     engine's events/s, against the Hawk/Eagle authors' Python simulator on the same work
 #     (12.7 s for Hawk under CPython 2.7 on these machines, issue 5): a ratio, must be >= 100.
+#     fifo, the trivial central queue, is the in-run baseline: trace loading plus an event
+#     loop with almost no policy work; hawk / fifo is the cost of the policy itself.
 #  2. Full scale: a synthetic trace of 500,000 jobs in the Google proportions (gen hetero
 #     --preset google, mean interarrival 5.8 s: ~22 M tasks, ~85% utilization) on 15,000
 #     nodes: wall time and peak RSS, must be < 60 s and < 4 GB (ebb-sim is single-threaded); and the ratio to
@@ -25,7 +27,7 @@ best_wall () { # best_wall ARGS...: "wall user" seconds, best of 5 (the JSON of 
   echo "$bw $bu"
 }
 echo "== YH2_sub.tr, 4000 nodes (reference: authors' Python simulator, Hawk, 12.7 s)"
-for p in hawk sparrow; do
+for p in fifo hawk sparrow; do
   set -- $(best_wall -p "$p" -n 4000 -t "$TRACES/YH2_sub.tr" --cutoff 90.5811 --short-partition 2 --json)
   w=$1 u=$2
   j=$(cat "$work/perf.json")
@@ -34,6 +36,9 @@ for p in hawk sparrow; do
     "$(awk -v w="$w" 'BEGIN { print 12.7 / (w > 0.005 ? w : 0.005) }')" \
     "$(awk -v w="$u" 'BEGIN { print 12.7 / (w > 0.005 ? w : 0.005) }')"
 done
+set -- $(best_wall -p fifo -n 4000 -t "$TRACES/YH2_sub.tr" --short-partition 2 --json); fu=$2
+set -- $(best_wall -p hawk -n 4000 -t "$TRACES/YH2_sub.tr" --cutoff 90.5811 --short-partition 2 --json); hu=$2
+echo "hawk / fifo user time: $(ratio "$hu" "$fu")"
 trace=$work/ebb-sim-google500k.tr
 if [ ! -s "$trace" ]; then
   t0=$(now_ns)

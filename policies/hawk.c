@@ -66,10 +66,10 @@ hawk_init (ebb_pol *p, ebb_error **err)
   for (uint32_t i = 0; i < n; i++)
     h->pos[i] = h->tpos[i] = UINT32_MAX;
   for (int i = 0; i < 3; i++)
-    ebb_pol_iheap_init (&h->q[i], n, h->pos, h->key);
-  ebb_pol_iheap_init (&h->overrun, n, h->tpos, h->overrun_at_sec);
+    ebb_pol_iheap_init (&h->q[i], n, h->pos);
+  ebb_pol_iheap_init (&h->overrun, n, h->tpos);
   for (uint32_t i = h->first_general; i < n; i++)
-    ebb_pol_iheap_push (&h->q[Q_IDLE], i);
+    ebb_pol_iheap_push (&h->q[Q_IDLE], i, 0);
   return 0;
 }
 
@@ -94,14 +94,14 @@ hawk_fini (ebb_pol *p)
 static void
 advance_overruns (ebb_pol *p, hawk_priv *h, double now_sec)
 {
-  while (h->overrun.n > 0 && h->overrun_at_sec[h->overrun.ids[0]] <= now_sec)
+  while (h->overrun.n > 0 && h->overrun.s[0].key <= now_sec)
     {
-      uint32_t id = h->overrun.ids[0];
+      uint32_t id = h->overrun.s[0].id;
       ebb_pol_iheap_remove (&h->overrun, id);
       ebb_pol_iheap_remove (&h->q[Q_RUN], id);
       h->key[id] = h->wait_sec[id] + 2 * p->params.net_delay_sec - h->long_est_sec[id];
       h->where[id] = Q_OVER;
-      ebb_pol_iheap_push (&h->q[Q_OVER], id);
+      ebb_pol_iheap_push (&h->q[Q_OVER], id, h->key[id]);
     }
 }
 
@@ -115,8 +115,8 @@ least_waiting (const hawk_priv *h, double now_sec)
     {
       if (h->q[i].n == 0)
         continue;
-      uint32_t id = h->q[i].ids[0];
-      double w = i == Q_RUN ? h->key[id] - now_sec : h->key[id];
+      uint32_t id = h->q[i].s[0].id;
+      double w = i == Q_RUN ? h->q[i].s[0].key - now_sec : h->q[i].s[0].key;
       if (w < 0)
         w = 0;
       if (best == EBB_POL_NONE || w < best_w || (w == best_w && id < best))
@@ -140,7 +140,7 @@ place_long (ebb_pol *p, double now_sec, uint32_t job)
       h->wait_sec[node] += est;
       h->nlong[node]++;
       h->key[node] += est;
-      ebb_pol_iheap_update (&h->q[h->where[node]], node);
+      ebb_pol_iheap_set (&h->q[h->where[node]], node, h->key[node]);
       ebb_pol_send_probe (p, node, job);
     }
 }
@@ -157,7 +157,7 @@ to_idle (hawk_priv *h, uint32_t node)
   ebb_pol_iheap_remove (&h->q[w], node);
   h->key[node] = h->wait_sec[node];
   h->where[node] = Q_IDLE;
-  ebb_pol_iheap_push (&h->q[Q_IDLE], node);
+  ebb_pol_iheap_push (&h->q[Q_IDLE], node, h->key[node]);
 }
 
 static void
@@ -191,14 +191,14 @@ hawk_task_bound (ebb_pol *p, double now_sec, uint32_t node, uint32_t job)
     {
       h->key[node] = h->wait_sec[node] + 2 * p->params.net_delay_sec + now_sec;
       h->where[node] = Q_RUN;
-      ebb_pol_iheap_push (&h->overrun, node);
+      ebb_pol_iheap_push (&h->overrun, node, h->overrun_at_sec[node]);
     }
   else
     {
       h->key[node] = h->wait_sec[node] + 2 * p->params.net_delay_sec;
       h->where[node] = Q_OVER;
     }
-  ebb_pol_iheap_push (&h->q[h->where[node]], node);
+  ebb_pol_iheap_push (&h->q[h->where[node]], node, h->key[node]);
 }
 
 static void
@@ -214,7 +214,7 @@ hawk_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job)
     h->wait_sec[node] -= p->jobs[job].est_task_sec;
   to_idle (h, node);
   h->key[node] = h->wait_sec[node];
-  ebb_pol_iheap_update (&h->q[Q_IDLE], node);
+  ebb_pol_iheap_set (&h->q[Q_IDLE], node, h->key[node]);
 }
 
 /* Unlinks and frees the probes of cancelled jobs after prev (or at the head) in node's
@@ -251,8 +251,8 @@ steal_from (ebb_pol *p, double now_sec, uint32_t victim, uint32_t thief)
   ebb_pol_node *v = &p->nodes[victim];
   ebb_pol_probe *pr = p->probes;
   const ebb_pol_job *jobs = p->jobs;
-  if (!v->running_long && v->qlong == 0)
-    return 0; /* no long task: nothing is blocked behind one */
+  if ((!v->running_long && v->qlong == 0) || v->qlen == v->qlong)
+    return 0; /* no long task, or no short probe: nothing to steal */
   uint32_t prev = EBB_POL_NONE, cur = drop_dead (p, now_sec, v, prev);
   if (!v->running_long)
     while (cur != EBB_POL_NONE && !jobs[pr[cur].job].is_long)

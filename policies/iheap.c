@@ -5,92 +5,90 @@
 #include "lib/util.h"
 
 void
-ebb_pol_iheap_init (ebb_pol_iheap *h, uint32_t cap, uint32_t *pos, const double *key)
+ebb_pol_iheap_init (ebb_pol_iheap *h, uint32_t cap, uint32_t *pos)
 {
-  h->ids = ebb_xmalloc ((size_t)(cap ? cap : 1) * sizeof *h->ids);
+  h->s = ebb_xmalloc ((size_t)(cap ? cap : 1) * sizeof *h->s);
   h->n = 0;
   h->pos = pos;
-  h->key = key;
 }
 
 void
 ebb_pol_iheap_fini (ebb_pol_iheap *h)
 {
-  free (h->ids);
-  h->ids = NULL;
+  free (h->s);
+  h->s = NULL;
 }
 
 static inline int
-less (const ebb_pol_iheap *h, uint32_t a, uint32_t b)
+less (const ebb_pol_iheap_slot *a, const ebb_pol_iheap_slot *b)
 {
-  double ka = h->key[a], kb = h->key[b];
-  return ka < kb || (ka == kb && a < b);
+  return a->key < b->key || (a->key == b->key && a->id < b->id);
 }
 
 static void
-sift_up (ebb_pol_iheap *h, uint32_t i)
+sift_up (ebb_pol_iheap *h, uint32_t i, ebb_pol_iheap_slot x)
 {
-  uint32_t id = h->ids[i];
   while (i > 0)
     {
       uint32_t parent = (i - 1) / 2;
-      if (!less (h, id, h->ids[parent]))
+      if (!less (&x, &h->s[parent]))
         break;
-      h->ids[i] = h->ids[parent];
-      h->pos[h->ids[i]] = i;
+      h->s[i] = h->s[parent];
+      h->pos[h->s[i].id] = i;
       i = parent;
     }
-  h->ids[i] = id;
-  h->pos[id] = i;
+  h->s[i] = x;
+  h->pos[x.id] = i;
 }
 
 static void
-sift_down (ebb_pol_iheap *h, uint32_t i)
+sift_down (ebb_pol_iheap *h, uint32_t i, ebb_pol_iheap_slot x)
 {
-  uint32_t id = h->ids[i];
   for (;;)
     {
       uint32_t c = 2 * i + 1;
       if (c >= h->n)
         break;
-      if (c + 1 < h->n && less (h, h->ids[c + 1], h->ids[c]))
+      if (c + 1 < h->n && less (&h->s[c + 1], &h->s[c]))
         c++;
-      if (!less (h, h->ids[c], id))
+      if (!less (&h->s[c], &x))
         break;
-      h->ids[i] = h->ids[c];
-      h->pos[h->ids[i]] = i;
+      h->s[i] = h->s[c];
+      h->pos[h->s[i].id] = i;
       i = c;
     }
-  h->ids[i] = id;
-  h->pos[id] = i;
+  h->s[i] = x;
+  h->pos[x.id] = i;
+}
+
+/* Puts x at index i (whose old content is gone) and moves it up or down into place. */
+static void
+place (ebb_pol_iheap *h, uint32_t i, ebb_pol_iheap_slot x)
+{
+  if (i > 0 && less (&x, &h->s[(i - 1) / 2]))
+    sift_up (h, i, x);
+  else
+    sift_down (h, i, x);
 }
 
 void
-ebb_pol_iheap_push (ebb_pol_iheap *h, uint32_t id)
+ebb_pol_iheap_push (ebb_pol_iheap *h, uint32_t id, double key)
 {
-  h->ids[h->n] = id;
-  sift_up (h, h->n++);
+  sift_up (h, h->n++, (ebb_pol_iheap_slot){ .key = key, .id = id });
 }
 
 void
 ebb_pol_iheap_remove (ebb_pol_iheap *h, uint32_t id)
 {
   uint32_t i = h->pos[id];
-  uint32_t last = h->ids[--h->n];
+  ebb_pol_iheap_slot last = h->s[--h->n];
   h->pos[id] = UINT32_MAX;
-  if (i == h->n)
-    return;
-  h->ids[i] = last;
-  h->pos[last] = i;
-  ebb_pol_iheap_update (h, last);
+  if (i < h->n)
+    place (h, i, last);
 }
 
 void
-ebb_pol_iheap_update (ebb_pol_iheap *h, uint32_t id)
+ebb_pol_iheap_set (ebb_pol_iheap *h, uint32_t id, double key)
 {
-  uint32_t i = h->pos[id];
-  if (i > 0 && less (h, id, h->ids[(i - 1) / 2]))
-    sift_up (h, i);
-  else
-    sift_down (h, i);
+  place (h, h->pos[id], (ebb_pol_iheap_slot){ .key = key, .id = id });
 }

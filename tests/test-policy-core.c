@@ -199,7 +199,7 @@ test_iheap_matches_brute_force (void)
   ebb_pol_iheap h;
   for (uint32_t i = 0; i < N; i++)
     pos[i] = UINT32_MAX, key[i] = 0;
-  ebb_pol_iheap_init (&h, N, pos, key);
+  ebb_pol_iheap_init (&h, N, pos);
   ebb_rng r;
   ebb_rng_seed (&r, 11);
   for (int step = 0; step < 20000; step++)
@@ -209,7 +209,7 @@ test_iheap_matches_brute_force (void)
       if (!in[id])
         {
           key[id] = (double)ebb_rng_below (&r, 20); /* small range: many ties */
-          ebb_pol_iheap_push (&h, id);
+          ebb_pol_iheap_push (&h, id, key[id]);
           in[id] = 1;
         }
       else if (op == 0)
@@ -220,7 +220,7 @@ test_iheap_matches_brute_force (void)
       else
         {
           key[id] = (double)ebb_rng_below (&r, 20);
-          ebb_pol_iheap_update (&h, id);
+          ebb_pol_iheap_set (&h, id, key[id]);
         }
       uint32_t best = UINT32_MAX, count = 0;
       for (uint32_t i = 0; i < N; i++)
@@ -232,10 +232,58 @@ test_iheap_matches_brute_force (void)
           }
       CU_ASSERT_EQUAL_FATAL (h.n, count);
       if (count)
-        CU_ASSERT_EQUAL_FATAL (h.ids[0], best);
+        CU_ASSERT_EQUAL_FATAL (h.s[0].id, best);
+      if (in[id])
+        CU_ASSERT_EQUAL_FATAL (ebb_pol_iheap_key (&h, id), key[id]);
       CU_ASSERT_EQUAL_FATAL (ebb_pol_iheap_member (&h, id), in[id]);
     }
   ebb_pol_iheap_fini (&h);
+}
+
+/* Ablations: without central placement a long job is probed like a short one (ratio x t
+ * probes) but only over the general partition; without the partition long tasks may go to
+ * every node. */
+static void
+test_hawk_ablations (void)
+{
+  ebb_pol_job jobs[1] = { { .ntasks = 50, .est_task_sec = 100 } };
+  ebb_pol_params p;
+  ebb_pol_params_default (&p);
+  p.nnodes = 100;
+  p.cutoff_sec = 50;
+  p.short_part_pct = 10; /* nodes 0..9 reserved */
+  p.no_central = 1;
+  ebb_error *err = NULL;
+  ebb_pol *pol = ebb_pol_new ("hawk", &p, jobs, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (pol);
+  size_t n;
+  ebb_pol_job_arrived (pol, 0, 0);
+  const ebb_pol_action *a = ebb_pol_actions (pol, &n);
+  CU_ASSERT_EQUAL (n, 100);
+  uint32_t low = 100;
+  for (size_t i = 0; i < n; i++)
+    low = a[i].node < low ? a[i].node : low;
+  CU_ASSERT (low >= 10);
+  ebb_pol_free (pol);
+  /* Central, with and without the partition: 100 tasks on empty nodes in ascending id
+   * start at node 10, or at node 0 without the partition. */
+  jobs[0].ntasks = 100;
+  p.no_central = 0;
+  for (int nopart = 0; nopart <= 1; nopart++)
+    {
+      p.no_partition = nopart;
+      pol = ebb_pol_new ("hawk", &p, jobs, &err);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (pol);
+      ebb_pol_job_arrived (pol, 0, 0);
+      a = ebb_pol_actions (pol, &n);
+      CU_ASSERT_EQUAL_FATAL (n, 100);
+      CU_ASSERT_EQUAL (a[0].node, nopart ? 0 : 10);
+      CU_ASSERT_EQUAL (a[89].node, nopart ? 89 : 99);
+      /* Without the partition all 100 nodes take one task; with it nodes 10 and up take a
+       * second one after the first round. */
+      CU_ASSERT_EQUAL (a[99].node, nopart ? 99 : 19);
+      ebb_pol_free (pol);
+    }
 }
 
 static const ebb_cu_test tests[] = {
@@ -245,6 +293,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_fifo_central_queue),
   EBB_CU_TEST (test_bad_parameters),
   EBB_CU_TEST (test_iheap_matches_brute_force),
+  EBB_CU_TEST (test_hawk_ablations),
 };
 
 EBB_CU_MAIN ("policy-core", NULL, NULL, tests)
