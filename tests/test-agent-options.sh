@@ -33,8 +33,14 @@ cgroup_parent = $CGP
 node_name = node-from-file
 stats_interval = 1s
 EOC
+# A one-shot fake controller (busybox nc) records the first heartbeat.
+HB_PORT=$((20000 + $$ % 20000)) NC_PID=
+if command -v busybox >/dev/null; then
+  busybox nc -l -p "$HB_PORT" </dev/null >"$TMP/heartbeat" 2>/dev/null & NC_PID=$!
+fi
 "$AGENT_BIN" --config "$TMP/agent.conf" --listen "unix:$SOCK" --listen 0.0.0.0:0 \
-  --token-file "$TMP/token" >>"$LOG" 2>&1 &
+  --token-file "$TMP/token" --controller "http://127.0.0.1:$HB_PORT" --heartbeat-interval 200ms \
+  >>"$LOG" 2>&1 &
 AGENT_PID=$!
 i=0; while [ ! -S "$SOCK" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 api GET /v1/health
@@ -45,6 +51,15 @@ STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -H "Auth
 [ "$STATUS" = 200 ] && [ "$(field .name)" = node-from-file ] && ok "token -> 200, node name from the file" || fail "token: $STATUS $(body)"
 grep -q '^http://' "$STATE/listen" && ! grep -q ':1$' "$STATE/listen" && ok "command-line --listen replaced the file's" ||
   fail "listen file: $(cat "$STATE/listen")"
+if [ -n "$NC_PID" ]; then
+  i=0; while ! grep -q '"tasks"' "$TMP/heartbeat" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+  if grep -q '^POST /v1/nodes/node-from-file/heartbeat' "$TMP/heartbeat" &&
+     grep -q 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz' "$TMP/heartbeat" &&
+     grep -q '"node":{"name":"node-from-file"' "$TMP/heartbeat"; then
+    ok "heartbeat sent to the controller with the token and the node report"
+  else fail "heartbeat: $(head -c 300 "$TMP/heartbeat")"; fi
+  kill "$NC_PID" 2>/dev/null
+fi
 run 1 "another ebb-agent" -- --listen "unix:$TMP/other.sock" --state-dir "$STATE" --cgroup-parent "$CGP"
 stop_agent TERM
 [ "$AGENT_STATUS" = 0 ] && ok "SIGTERM -> 0" || fail "exit $AGENT_STATUS"
