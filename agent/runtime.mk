@@ -23,3 +23,8 @@ tests_test_runtime_engines_SOURCES = tests/test-runtime-engines.c
 tests_test_runtime_engines_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_runtime_engines_LDADD = $(EBB_RUNTIME_LIBS) $(EBB_TEST_LIBS)
 TESTS += tests/runtimes/test-engines.sh
+
+# ebb-agent with the real engines: discovery, suspend/resume measured from /proc, engine
+# restarts (uses tests/agent/lib.sh).
+TESTS += tests/runtimes/test-agent-engines.sh
+EXTRA_DIST += tests/runtimes/test-agent-engines.sh

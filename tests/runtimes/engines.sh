@@ -226,11 +226,30 @@ kill_cgroups () {
   done
 }
 
+# DIR lost its env (someone removed the directory under running engines): find the engines
+# by DIR on their command lines and the cgroup parent on dockerd's.
+recover_env () {
+  CG_PARENT=$(pgrep -af -- "$T/" | sed -n 's/.*--cgroup-parent=\([^ ]*\)-docker .*/\1/p' | head -1)
+  local c p
+  for c in $(pgrep -f -- "conmon .*$T/"); do # Podman only: from a container's own cgroup
+    [ -n "$CG_PARENT" ] && break
+    for p in $(pgrep -P "$c"); do
+      CG_PARENT=$(awk -F: '$2 == "memory" {print $3}' "/proc/$p/cgroup" | sed -n 's|-podman/libpod-.*||p')
+      [ -n "$CG_PARENT" ] && break
+    done
+  done
+  DOCKER_SOCK=$T/docker.sock
+  echo "engines.sh: $T/env missing; cgroup parent from dockerd: ${CG_PARENT:-unknown}" >&2
+}
+
 cmd_stop () {
-  T=$1
-  [ -f "$T/env" ] || { rm -rf "$T"; return 0; }
-  load_env "$T"
-  if [ -f "$T/podman-service.pid" ]; then
+  T=${1%/}
+  if [ -f "$T/env" ]; then
+    load_env "$T"
+  else
+    recover_env
+  fi
+  if [ -f "$T/podman-service.pid" ] && [ -f "$T/containers.conf" ]; then
     podman rm -af -t 0 > /dev/null 2>&1
     kill_wait "$T/podman-service.pid" TERM 5
   fi
@@ -243,12 +262,11 @@ cmd_stop () {
     kill_wait "$T/dockerd.pid" TERM 10
   fi
   kill_ours
+  [ -n "${CG_PARENT:-}" ] && kill_cgroups
   sleep 0.1
   # Mounts under DIR (overlay layers, the store's private bind), deepest first.
   awk -v t="$T/" 'index($5, t) == 1 {print $5}' /proc/self/mountinfo | sort -r \
     | while read -r m; do umount -l "$m" 2> /dev/null; done
-  kill_cgroups
-
   rmdir /run/docker/plugins /run/docker 2> /dev/null
   rm -rf "$T"
   return 0
