@@ -29,13 +29,13 @@ under_adopt_root (ebb_agent *a, const char *canon)
 }
 
 /* Returns the first PID in the cgroup's cgroup.procs (0 when empty or unreadable). */
-static pid_t
-first_pid (ebb_agent *a, const char *cgroup)
+pid_t
+ebb_agent_cgroup_first_pid (ebb_agent *a, const char *cgroup)
 {
   const char *mnt = ebb_cg_ctx_layout (a->cg_ctx) == EBB_CG_LAYOUT_V2
                         ? ebb_cg_ctx_mount (a->cg_ctx, NULL)
                         : ebb_cg_ctx_mount (a->cg_ctx, "memory");
-  if (!mnt)
+  if (!mnt || !cgroup)
     return 0;
   cleanup_free char *path = ebb_xasprintf ("%s%s/cgroup.procs", mnt, cgroup);
   cleanup_fclose FILE *f = fopen (path, "re");
@@ -73,7 +73,7 @@ open_adopted (ebb_agent *a, const char *canon, ebb_agent_task *t, ebb_error **er
   t->cg = cg;
   t->cgroup = ebb_xstrdup (ebb_cg_path (cg));
   t->cgroup_inode = ebb_cg_inode (cg);
-  t->pid = first_pid (a, t->cgroup);
+  t->pid = ebb_agent_cgroup_first_pid (a, t->cgroup);
   t->pid_starttime = t->pid ? ebb_agent_pid_starttime (t->pid) : 0;
   ebb_cg_read_limits (cg, &t->applied, NULL);
   return 0;

@@ -94,6 +94,8 @@ int ebb_agent_adopt_cgroup (ebb_agent *a, const ebb_agent_adopt_req *req, ebb_ag
                             ebb_error **err);
 int ebb_agent_adopt_container (ebb_agent *a, const ebb_agent_adopt_req *req, ebb_agent_task **out,
                                ebb_error **err);
+/* Returns the first PID in a cgroup's cgroup.procs, 0 when empty or unreadable. */
+pid_t ebb_agent_cgroup_first_pid (ebb_agent *a, const char *cgroup);
 /* Starts the Docker/Podman clients named in the config. Returns 0 or negative with *err. */
 int ebb_agent_runtimes_start (ebb_agent *a, ebb_error **err);
 void ebb_agent_runtimes_stop (ebb_agent *a);

@@ -18,22 +18,6 @@
 #include "lib/log.h"
 #include "lib/util.h"
 
-static pid_t
-cgroup_first_pid (ebb_agent *a, const char *cgroup)
-{
-  const char *mnt = ebb_cg_ctx_layout (a->cg_ctx) == EBB_CG_LAYOUT_V2
-                        ? ebb_cg_ctx_mount (a->cg_ctx, NULL)
-                        : ebb_cg_ctx_mount (a->cg_ctx, "memory");
-  if (!mnt || !cgroup)
-    return 0;
-  cleanup_free char *path = ebb_xasprintf ("%s%s/cgroup.procs", mnt, cgroup);
-  cleanup_fclose FILE *f = fopen (path, "re");
-  int pid = 0;
-  if (!f || fscanf (f, "%d", &pid) != 1)
-    return 0;
-  return pid;
-}
-
 static void
 mark_gone (ebb_agent *a, ebb_agent_task *t, const char *why)
 {
@@ -56,7 +40,7 @@ process_alive (ebb_agent *a, ebb_agent_task *t)
   if (t->pid == 0)
     {
       /* Crashed between journaling the launch and recording the PID. */
-      t->pid = cgroup_first_pid (a, t->cgroup);
+      t->pid = ebb_agent_cgroup_first_pid (a, t->cgroup);
       t->pid_starttime = t->pid ? ebb_agent_pid_starttime (t->pid) : 0;
       return t->pid != 0;
     }
