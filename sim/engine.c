@@ -122,6 +122,10 @@ typedef struct sim_run
   sim_heap heap;
   sim_fifo fifo[2]; /* EV_PROBE, EV_WAKE */
   ebb_sim_result *res;
+  uint32_t running;    /* tasks between launch and finish */
+  double interval_sec; /* utilization snapshots */
+  double next_snap_sec;
+  uint32_t nnodes;
 } sim_run;
 
 static void
@@ -188,6 +192,7 @@ drain_actions (sim_run *r, double now)
           double fin = now + a[i].delay_sec + dur;
           r->res->busy_sec += dur;
           r->res->tasks++;
+          r->running++;
           if (fin > r->res->finish_sec[a[i].job])
             r->res->finish_sec[a[i].job] = fin;
           schedule (r, fin, EV_FINISH, a[i].node, a[i].job, a[i].arg);
@@ -211,6 +216,7 @@ dispatch (sim_run *r, const sim_event *e)
       ebb_pol_probe_arrived (r->pol, e->t, e->node, e->arg);
       break;
     case EV_FINISH:
+      r->running--;
       ebb_pol_task_finished (r->pol, e->t, e->node, e->job);
       break;
     default:
@@ -241,6 +247,25 @@ arrival_order (const ebb_sim_trace *t)
   return order;
 }
 
+/* Records the share of nodes running a task at every snapshot time up to now (the state
+ * before the event at now is applied, as a monitor polling every interval would see it). */
+static void
+snapshot_until (sim_run *r, double now)
+{
+  ebb_sim_result *res = r->res;
+  while (r->interval_sec > 0 && r->next_snap_sec <= now)
+    {
+      if (res->nutil == res->util_cap)
+        {
+          res->util_cap = res->util_cap ? res->util_cap * 2 : 1024;
+          res->util_samples
+              = ebb_xrealloc (res->util_samples, res->util_cap * sizeof *res->util_samples);
+        }
+      res->util_samples[res->nutil++] = (double)r->running / r->nnodes;
+      r->next_snap_sec += r->interval_sec;
+    }
+}
+
 static void
 event_loop (sim_run *r, const uint32_t *order)
 {
@@ -254,12 +279,14 @@ event_loop (sim_run *r, const uint32_t *order)
       if (next < t->njobs && (!e || t->submit_sec[order[next]] <= e->t))
         {
           now = t->submit_sec[order[next]];
+          snapshot_until (r, now);
           ebb_pol_job_arrived (r->pol, now, order[next++]);
         }
       else if (e)
         {
           sim_event x = take_next (r, src);
           now = x.t;
+          snapshot_until (r, now);
           dispatch (r, &x);
         }
       else
@@ -294,7 +321,12 @@ ebb_sim_run (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim_resu
   for (uint32_t j = 0; j < n; j++)
     res->finish_sec[j] = trace->submit_sec[j];
   cleanup_free uint32_t *order = arrival_order (trace);
-  sim_run r = { .trace = trace, .pol = pol, .res = res };
+  sim_run r = { .trace = trace,
+                .pol = pol,
+                .res = res,
+                .interval_sec = cfg->util_interval_sec,
+                .next_snap_sec = trace->submit_sec[order[0]],
+                .nnodes = cfg->pol.nnodes };
   event_loop (&r, order);
   res->start_sec = trace->submit_sec[order[0]];
   res->end_sec = res->start_sec;
@@ -320,5 +352,6 @@ ebb_sim_result_clear (ebb_sim_result *res)
 {
   free (res->finish_sec);
   free (res->runtime_sec);
+  free (res->util_samples);
   memset (res, 0, sizeof *res);
 }

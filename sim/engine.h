@@ -14,6 +14,7 @@ typedef struct ebb_sim_config
 {
   const char *policy;
   ebb_pol_params pol;
+  double util_interval_sec; /* utilization snapshot period (Hawk: 100 s); 0: none */
 } ebb_sim_config;
 
 typedef struct ebb_sim_result
@@ -27,6 +28,8 @@ typedef struct ebb_sim_result
   double start_sec; /* first submission */
   double end_sec;   /* last task finish */
   double utilization;
+  double *util_samples; /* busy share of nodes at start + k x interval */
+  uint32_t nutil, util_cap;
   ebb_pol_stats pol;
   double wall_seconds;
 } ebb_sim_result;

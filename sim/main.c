@@ -37,6 +37,8 @@ enum
   OPT_NO_PARTITION,
   OPT_NO_CENTRAL,
   OPT_LIST,
+  OPT_UTIL_CSV,
+  OPT_UTIL_INTERVAL,
   OPT_VERSION,
 };
 
@@ -54,6 +56,8 @@ static const struct option run_options[] = {
   { "seed", required_argument, NULL, OPT_SEED },
   { "jobs-csv", required_argument, NULL, OPT_JOBS_CSV },
   { "json", no_argument, NULL, OPT_JSON },
+  { "util-csv", required_argument, NULL, OPT_UTIL_CSV },
+  { "util-interval", required_argument, NULL, OPT_UTIL_INTERVAL },
   { "cancel-probes", no_argument, NULL, OPT_CANCEL },
   { "no-cancel-probes", no_argument, NULL, OPT_NO_CANCEL },
   { "sample", required_argument, NULL, OPT_SAMPLE },
@@ -73,6 +77,7 @@ typedef struct sim_opts
   ebb_sim_config cfg;
   const char *trace;
   const char *jobs_csv;
+  const char *util_csv;
   double report_cutoff_sec;
   int have_report_cutoff;
   int json;
@@ -98,6 +103,8 @@ usage (FILE *f)
               "      --seed N             random seed (default 1)\n"
               "      --jobs-csv FILE      write one line per job\n"
               "      --json               print one JSON object instead of the table\n"
+              "      --util-interval S    utilization snapshot period (default 100; 0: none)\n"
+              "      --util-csv FILE      write the snapshots (time,utilization)\n"
               "      --cancel-probes, --no-cancel-probes\n"
               "                           cancel surplus probes once a job is launched "
               "(default: yes)\n"
@@ -192,6 +199,11 @@ handle_opt (sim_opts *o, int c, const char *arg)
     case OPT_JSON:
       o->json = 1;
       return 0;
+    case OPT_UTIL_CSV:
+      o->util_csv = arg;
+      return 0;
+    case OPT_UTIL_INTERVAL:
+      return parse_double ("--util-interval", arg, 0, 1e9, &o->cfg.util_interval_sec);
     case OPT_CANCEL:
     case OPT_NO_CANCEL:
       p->cancel_probes = c == OPT_CANCEL;
@@ -289,6 +301,7 @@ run_main (int argc, char **argv)
   sim_opts o = { .cfg.policy = NULL };
   ebb_pol_params_default (&o.cfg.pol);
   o.cfg.pol.cancel_probes = 1;
+  o.cfg.util_interval_sec = 100;
   o.cfg.pol.nnodes = 0;
   int r = parse_run_args (&o, argc, argv);
   if (r != 0)
@@ -319,7 +332,8 @@ run_main (int argc, char **argv)
     ebb_sim_print_json (stdout, &rep, 1);
   else
     ebb_sim_print_table (stdout, &rep);
-  if (o.jobs_csv && ebb_sim_write_jobs_csv (o.jobs_csv, &rep, &err) < 0)
+  if ((o.jobs_csv && ebb_sim_write_jobs_csv (o.jobs_csv, &rep, &err) < 0)
+      || (o.util_csv && ebb_sim_write_util_csv (o.util_csv, &rep, &err) < 0))
     {
       ebb_sim_result_clear (&res);
       goto fail;

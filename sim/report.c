@@ -61,6 +61,20 @@ ebb_sim_class_stats_compute (const ebb_sim_report *r, ebb_sim_class_stats *shrt,
   class_stats (lv, nl, lng);
 }
 
+/* Median and maximum of the utilization snapshots (0 when there are none). */
+static void
+util_stats (const ebb_sim_result *res, double *p50, double *max)
+{
+  *p50 = *max = 0;
+  if (res->nutil == 0)
+    return;
+  cleanup_free double *v = ebb_xmalloc (res->nutil * sizeof *v);
+  memcpy (v, res->util_samples, res->nutil * sizeof *v);
+  qsort (v, res->nutil, sizeof *v, cmp_double);
+  *p50 = percentile (v, res->nutil, 50);
+  *max = v[res->nutil - 1];
+}
+
 static void
 json_class (FILE *f, const char *name, const ebb_sim_class_stats *s)
 {
@@ -89,8 +103,12 @@ ebb_sim_print_json (FILE *f, const ebb_sim_report *r, int volatile_fields)
   json_class (f, "short", &s);
   fputc (',', f);
   json_class (f, "long", &l);
-  fprintf (f, ",\"utilization\":%.6f,\"events\":%llu", res->utilization,
-           (unsigned long long)res->events);
+  double up50, umax;
+  util_stats (res, &up50, &umax);
+  fprintf (f,
+           ",\"utilization\":%.6f,\"utilization_p50\":%.4f,\"utilization_max\":%.4f,"
+           "\"events\":%llu",
+           res->utilization, up50, umax, (unsigned long long)res->events);
   if (volatile_fields)
     fprintf (f,
              ",\"wall_seconds\":%.3f,\"engine_seconds\":%.3f,\"peak_rss_bytes\":%ld,"
@@ -139,6 +157,10 @@ ebb_sim_print_table (FILE *f, const ebb_sim_report *r)
              (unsigned long long)c[i]->count, c[i]->mean_sec, c[i]->p50_sec, c[i]->p90_sec,
              c[i]->p99_sec);
   fprintf (f, "job runtime in seconds (last task finish - submission)\n");
+  double up50, umax;
+  util_stats (res, &up50, &umax);
+  if (res->nutil)
+    fprintf (f, "utilization snapshots: %u, median %.4f, max %.4f\n", res->nutil, up50, umax);
   fprintf (
       f,
       "utilization %.4f, makespan %.1f s, %llu events in %.3f s of engine time (%.0f events/s)\n",
@@ -150,6 +172,21 @@ ebb_sim_print_table (FILE *f, const ebb_sim_report *r)
            (unsigned long long)res->pol.probes_sent, (unsigned long long)res->pol.probes_surplus,
            (unsigned long long)res->pol.probes_cancelled, (unsigned long long)res->pol.steals,
            (unsigned long long)res->pol.steal_attempts, (unsigned long long)res->pol.probes_stolen);
+}
+
+int
+ebb_sim_write_util_csv (const char *path, const ebb_sim_report *r, ebb_error **err)
+{
+  cleanup_fclose FILE *f = fopen (path, "we");
+  if (!f)
+    return ebb_error_set_errno (err, errno, "open %s", path);
+  fprintf (f, "time,utilization\n");
+  for (uint32_t i = 0; i < r->res->nutil; i++)
+    fprintf (f, "%.3f,%.6f\n", r->res->start_sec + i * r->cfg->util_interval_sec,
+             r->res->util_samples[i]);
+  if (fflush (f) != 0 || ferror (f))
+    return ebb_error_set_errno (err, errno ? errno : EIO, "write %s", path);
+  return 0;
 }
 
 int

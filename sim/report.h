@@ -36,4 +36,7 @@ void ebb_sim_print_table (FILE *f, const ebb_sim_report *r);
 /* Writes one line per job; returns 0, or -errno with *err. */
 int ebb_sim_write_jobs_csv (const char *path, const ebb_sim_report *r, ebb_error **err);
 
+/* Writes the utilization snapshots (time,utilization); returns 0, or -errno with *err. */
+int ebb_sim_write_util_csv (const char *path, const ebb_sim_report *r, ebb_error **err);
+
 #endif
