@@ -253,7 +253,7 @@ static void
 snapshot_until (sim_run *r, double now)
 {
   ebb_sim_result *res = r->res;
-  while (r->interval_sec > 0 && r->next_snap_sec <= now)
+  while (r->interval_sec > 0 && r->next_snap_sec <= now && res->nutil < (1u << 28))
     {
       if (res->nutil == res->util_cap)
         {
@@ -303,6 +303,8 @@ ebb_sim_run (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim_resu
   memset (res, 0, sizeof *res);
   if (trace->njobs == 0)
     return ebb_error_set (err, EINVAL, "empty trace");
+  if (!(cfg->util_interval_sec >= 0) || !isfinite (cfg->util_interval_sec))
+    return ebb_error_set (err, EBB_ERANGE, "utilization interval must be >= 0");
   uint64_t t0 = ebb_now_usec ();
   uint32_t n = trace->njobs;
   cleanup_free ebb_pol_job *jobs = ebb_xcalloc (n, sizeof *jobs);

@@ -13,7 +13,9 @@
 static void
 setup (ebb_sim_config *cfg, const char *policy, uint32_t nnodes)
 {
+  memset (cfg, 0, sizeof *cfg);
   cfg->policy = policy;
+  cfg->util_interval_sec = 1;
   ebb_pol_params_default (&cfg->pol);
   cfg->pol.nnodes = nnodes;
   cfg->pol.net_delay_sec = D;
@@ -86,6 +88,12 @@ test_central_placement_least_waiting (void)
   CU_ASSERT_DOUBLE_EQUAL (res.runtime_sec[2], 100 + 3 * D, 1e-9);
   CU_ASSERT_DOUBLE_EQUAL (res.runtime_sec[3], 150.5 + 5 * D, 1e-9);
   CU_ASSERT_EQUAL (res.pol.probes_sent, 4); /* central: one probe per task */
+  /* One snapshot per second from 0 to the last finish (200.5 + 5d): 201 of them; at 10 s
+   * three nodes run, at 150 s two (J1 and J4), at 200.6 none. */
+  CU_ASSERT_EQUAL_FATAL (res.nutil, 201);
+  CU_ASSERT_DOUBLE_EQUAL (res.util_samples[10], 1.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL (res.util_samples[150], 2.0 / 3, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL (res.util_samples[0], 0.0, 1e-12);
   ebb_sim_result_clear (&res);
   ebb_sim_trace_free (t);
 }
