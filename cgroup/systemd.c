@@ -539,7 +539,11 @@ sd_set_oom_kill_disable (ebb_cg *cg, int disable, ebb_error **err)
 }
 
 /* Makes systemd enable the cpu and memory controllers for the unit when its cgroup lacks
- * them (systemd enables controllers only for units that ask for accounting or limits). */
+ * them. systemd enables a controller only for units that need it: memory for
+ * MemoryAccounting, but cpu only for a weight or a quota (its CPU accounting reads cpu.stat,
+ * which exists without the controller), and it disables cpu again when the quota goes back to
+ * infinity, taking cpu.max away under us. So the unit gets CPUWeight=100 (the kernel's
+ * default weight: no change in scheduling) to keep cpu.max present for record and restore. */
 static int
 sd_open (ebb_cg *cg, ebb_error **err)
 {
@@ -553,12 +557,24 @@ sd_open (ebb_cg *cg, ebb_error **err)
     return 0;
   prop_set p = { .unit = s->unit, .n = 0 };
   if (no_cpu)
-    p.name[p.n] = "CPUAccounting", p.type[p.n] = 'b', p.value[p.n++] = 1;
+    p.name[p.n] = "CPUWeight", p.type[p.n] = 't', p.value[p.n++] = 100;
   if (no_mem)
     p.name[p.n] = "MemoryAccounting", p.type[p.n] = 'b', p.value[p.n++] = 1;
   cleanup_error ebb_error *e = NULL;
   if (set_props (s, &p, &e) < 0)
-    ebb_log_warn ("systemd backend %s: enabling accounting: %s", s->unit, ebb_error_msg (&e));
+    {
+      ebb_log_warn ("systemd backend %s: enabling controllers: %s", s->unit, ebb_error_msg (&e));
+      return 0;
+    }
+  /* systemd realises the change from its event loop, just after the reply */
+  for (int i = 0; i < 200; i++)
+    {
+      if ((!no_cpu || faccessat (cg->dirfd, "cpu.max", F_OK, 0) == 0)
+          && (!no_mem || faccessat (cg->dirfd, "memory.high", F_OK, 0) == 0))
+        return 0;
+      usleep (10000);
+    }
+  ebb_log_warn ("systemd backend %s: controllers still missing after 2 s", s->unit);
   return 0;
 }
 

@@ -6,7 +6,7 @@
 # To add a VM test: append it to check_PROGRAMS in your fragment and to EBB_VM_TESTS (or name
 # it tests/test-cgroup-<x>-live); helpers it executes go to EBB_VM_FILES.
 EBB_VM_TESTS = tests/agent-vm/test-agent-basic.sh
-EBB_VM_SYSTEMD_TESTS =
+EBB_VM_SYSTEMD_TESTS = tests/test-cgroup-systemd-live
 EBB_VM_FILES = ebb-agent tests/agent-vm/lib.sh tests/agent-vm/curl tests/agent-vm/jq
 
 EXTRA_DIST += tests/vm/README.md tests/vm/lib.sh tests/vm/run.sh tests/vm/run-systemd.sh \

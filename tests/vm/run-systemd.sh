@@ -56,9 +56,17 @@ cat >"$root/payload/ebb/runner" <<'RUNNER'
 #!/bin/sh
 # Runs the harness's script under systemd; output goes to the serial console.
 exec >/dev/ttyS0 2>&1
-. /ebb/env
+# Files the image already has (its libraries) are kept; everything else is added, file by
+# file (the image's /lib is a symlink to usr/lib: merged /usr).
+cd /ebb-payload
+find . ! -type d ! -path "./ebb/*" | while read -r f; do
+  [ -e "/$f" ] && continue
+  mkdir -p "/${f%/*}" && cp -a "$f" "/$f"
+done
+cd /
+. /ebb-payload/ebb/env
 echo "EBB-VM-BEGIN uptime $(cut -d' ' -f1 /proc/uptime) s, $(nproc) cpus, PID 1: $(cat /proc/1/comm) $(systemctl --version | head -n 1), cgroup: $(stat -fc %T /sys/fs/cgroup), state: $(systemctl is-system-running)"
-sh /ebb/test.sh "$@"
+sh /ebb-payload/ebb/test.sh "$@"
 rc=$?
 if [ $rc != 0 ]; then
   echo "--- journal (warnings and worse) of this boot"
@@ -70,13 +78,13 @@ cat >"$root/payload/ebb/ebb-vm-test.service" <<'UNIT'
 [Unit]
 Description=ebb VM test runner
 After=multi-user.target dbus.service
-Requires=dbus.service
+Wants=dbus.service
 SuccessAction=poweroff-force
 FailureAction=poweroff-force
 
 [Service]
 Type=oneshot
-ExecStart=/bin/sh /ebb/runner
+ExecStart=/bin/sh /ebb-payload/ebb/runner
 StandardInput=null
 StandardOutput=journal+console
 TimeoutStartSec=infinity
@@ -92,14 +100,8 @@ for i in 1 2 3 4 5 6 7 8 9 10; do [ -b /dev/vda ] && break; sleep 0.2; done
 if ! mount -t ext4 -o rw /dev/vda /newroot; then
   echo "EBB-VM-EXIT 98 (initramfs: cannot mount the root image /dev/vda)"; poweroff -f
 fi
-# Files the image already has (its libraries) are kept; everything else is added, file by
-# file (the image's /lib is a symlink to usr/lib: merged /usr).
-cd /payload
-find . ! -type d | while read -r f; do
-  [ -e "/newroot/$f" ] && continue
-  mkdir -p "/newroot/${f%/*}" && cp -a "$f" "/newroot/$f"
-done
-cd /
+# The payload is put in place by the runner, after systemd-tmpfiles has emptied /tmp.
+cp -a /payload /newroot/ebb-payload
 mkdir -p /newroot/etc/systemd/system/multi-user.target.wants
 cp /payload/ebb/ebb-vm-test.service /newroot/etc/systemd/system/
 ln -sf /etc/systemd/system/ebb-vm-test.service \
