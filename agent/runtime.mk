@@ -28,3 +28,10 @@ TESTS += tests/runtimes/test-engines.sh
 # restarts (uses tests/agent/lib.sh).
 TESTS += tests/runtimes/test-agent-engines.sh
 EXTRA_DIST += tests/runtimes/test-agent-engines.sh
+
+# The client against a fake engine (no root, no engine needed).
+check_PROGRAMS += tests/test-runtime-fake
+TESTS += tests/test-runtime-fake
+tests_test_runtime_fake_SOURCES = tests/test-runtime-fake.c
+tests_test_runtime_fake_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_runtime_fake_LDADD = $(EBB_RUNTIME_LIBS) $(EBB_TEST_LIBS) -lpthread
