@@ -801,14 +801,10 @@ follow (ebb_rt *rt, const ebb_rt_info *info)
   rt->tracked = t;
 }
 
-int
-ebb_rt_inspect (ebb_rt *rt, const char *ref, ebb_rt_info *info, ebb_error **err)
+/* Inspects what the engine itself resolves: a full id, an id prefix, an exact name. */
+static int
+inspect_exact (ebb_rt *rt, const char *ref, ebb_rt_info *info, ebb_error **err)
 {
-  memset (info, 0, sizeof *info);
-  if (!rt || !ref || !ebb_id_is_valid (ref, 128))
-    return ebb_error_set (err, EINVAL,
-                          "container reference must be an id or name of "
-                          "[A-Za-z0-9._-]{1,128}");
   cleanup_free char *path = ebb_xasprintf (API "/containers/%s/json", ref);
   ebb_http_result res = { 0 };
   if (blocking_get (rt, path, &res, err) < 0)
@@ -818,13 +814,67 @@ ebb_rt_inspect (ebb_rt *rt, const char *ref, ebb_rt_info *info, ebb_error **err)
     r = ebb_error_set (err, ENOENT, "%s: no container %s", ebb_rt_kind_name (rt->kind), ref);
   else if (ebb_rt_parse_inspect (rt->kind, res.json, info, err) < 0)
     r = ebb_error_wrap (err, "%s: inspect %s", ebb_rt_kind_name (rt->kind), ref);
-  else
-    {
-      resolve_cgroups (rt, info);
-      follow (rt, info);
-    }
   ebb_http_result_clear (&res);
   return r;
+}
+
+/* Finds the one container whose name starts with prefix. Returns 1 with id_out, 0 when none,
+ * or negative with *err (EINVAL when several match). */
+static int
+find_name_prefix (ebb_rt *rt, const char *prefix, char id_out[65], ebb_error **err)
+{
+  ebb_http_result res = { 0 };
+  if (blocking_get (rt, API "/containers/json?all=1", &res, err) < 0)
+    return -ebb_error_code (err);
+  size_t n
+      = json_object_is_type (res.json, json_type_array) ? json_object_array_length (res.json) : 0;
+  int found = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      ebb_rt_info entry;
+      if (ebb_rt_parse_list_entry (rt->kind, json_object_array_get_idx (res.json, i), &entry, NULL)
+          < 0)
+        continue;
+      if (strncmp (entry.name, prefix, strlen (prefix)) == 0 && found++ == 0)
+        snprintf (id_out, 65, "%s", entry.id);
+      ebb_rt_info_clear (&entry);
+    }
+  ebb_http_result_clear (&res);
+  if (found > 1)
+    return ebb_error_set (err, EINVAL, "%s: %d containers have names starting with %s",
+                          ebb_rt_kind_name (rt->kind), found, prefix);
+  return found;
+}
+
+int
+ebb_rt_inspect (ebb_rt *rt, const char *ref, ebb_rt_info *info, ebb_error **err)
+{
+  memset (info, 0, sizeof *info);
+  if (!rt || !ref || !ebb_id_is_valid (ref, 128))
+    return ebb_error_set (err, EINVAL,
+                          "container reference must be an id or name of "
+                          "[A-Za-z0-9._-]{1,128}");
+  cleanup_error ebb_error *first = NULL;
+  int r = inspect_exact (rt, ref, info, &first);
+  if (r == -ENOENT)
+    {
+      /* Not an id, id prefix or name the engine knows: maybe the start of a name. */
+      char id[65];
+      int found = find_name_prefix (rt, ref, id, err);
+      if (found <= 0)
+        return found < 0 ? found : ebb_error_set (err, ENOENT, "%s", ebb_error_msg (&first));
+      r = inspect_exact (rt, id, info, err);
+    }
+  else if (r < 0)
+    {
+      ebb_error_set (err, ebb_error_code (&first), "%s", ebb_error_msg (&first));
+      return r;
+    }
+  if (r < 0)
+    return r;
+  resolve_cgroups (rt, info);
+  follow (rt, info);
+  return 0;
 }
 
 void

@@ -254,7 +254,8 @@ const char *ebb_rt_socket_path (const ebb_rt *rt);
 bool ebb_rt_connected (const ebb_rt *rt);
 
 /* Blocking (bounded by request_timeout_ms): inspects the container whose id, id prefix or
- * name is ref, and resolves its cgroups when it runs. Meant for adoption
+ * name is ref, or else the one container whose name starts with ref (EINVAL when several
+ * do), and resolves its cgroups when it runs. Meant for adoption
  * (POST /v1/tasks/adopt {"container":...}). Returns 0 with *info filled (labels validated:
  * check info->managed), or negative with *err: ENOENT (no such container), EINVAL (ref not
  * of [A-Za-z0-9._-]), ECONNREFUSED, EBB_EPARSE, EBB_ETIMEDOUT; the cgroups of a container

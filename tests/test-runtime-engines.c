@@ -277,6 +277,12 @@ inspect_and_list (ebb_rt_kind kind, ebb_rt *rt, const char *name, const char *id
   CU_ASSERT_EQUAL (ebb_rt_inspect (rt, prefix, &info, NULL), 0);
   CU_ASSERT_STRING_EQUAL (info.id ? info.id : "", id);
   ebb_rt_info_clear (&info);
+  /* The start of a name (only "<name>-plain" starts with "<name>-pl"). */
+  char start[96];
+  snprintf (start, sizeof start, "%s-pl", name);
+  CU_ASSERT_EQUAL (ebb_rt_inspect (rt, start, &info, NULL), 0);
+  CU_ASSERT_TRUE (info.name && strncmp (info.name, start, strlen (start)) == 0);
+  ebb_rt_info_clear (&info);
   CU_ASSERT_EQUAL (ebb_rt_inspect (rt, "no-such-container", &info, &err), -ENOENT);
   ebb_error_free (&err);
   CU_ASSERT_EQUAL (ebb_rt_inspect (rt, "../../x", &info, &err), -EINVAL);

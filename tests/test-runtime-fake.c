@@ -427,6 +427,21 @@ test_hostile_and_reconnect (void)
   ebb_error *err = NULL;
   CU_ASSERT_EQUAL (ebb_rt_inspect (rt, "one", &info, &err), -ENOENT);
   ebb_error_free (&err);
+  /* The start of a name, when only one name starts so. */
+  CU_ASSERT_EQUAL (ebb_rt_inspect (rt, "tw", &info, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (info.id ? info.id : "", ID2);
+  ebb_rt_info_clear (&info);
+  set_container (1, ID3, "twin", 0, 0, false);
+  CU_ASSERT_EQUAL (ebb_rt_inspect (rt, "tw", &info, &err), -EINVAL);
+  CU_ASSERT_PTR_NOT_NULL (strstr (ebb_error_msg (&err), "2 containers"));
+  ebb_error_free (&err);
+  CU_ASSERT_EQUAL (ebb_rt_inspect (rt, "twi", &info, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (info.id ? info.id : "", ID3);
+  CU_ASSERT_FALSE (info.running);
+  ebb_rt_info_clear (&info);
+  pthread_mutex_lock (&fe.lock);
+  fe.n = 1;
+  pthread_mutex_unlock (&fe.lock);
   ebb_rt_info *list = NULL;
   CU_ASSERT_EQUAL (ebb_rt_list (rt, true, &list, NULL), 1);
   CU_ASSERT_STRING_EQUAL (list[0].id, ID2);
