@@ -25,6 +25,8 @@ typedef struct sim_event
   uint32_t arg;
 } sim_event;
 
+/* A 4-ary min-heap: half the depth of a binary one and the four children of a node share
+ * two cache lines. */
 typedef struct sim_heap
 {
   sim_event *ev;
@@ -50,7 +52,7 @@ heap_push (sim_heap *h, double t, uint32_t kind, uint32_t node, uint32_t job, ui
   size_t i = h->n++;
   while (i > 0)
     {
-      size_t parent = (i - 1) / 2;
+      size_t parent = (i - 1) / 4;
       if (!ev_less (&x, &h->ev[parent]))
         break;
       h->ev[i] = h->ev[parent];
@@ -67,11 +69,13 @@ heap_pop (sim_heap *h)
   size_t i = 0, n = h->n;
   for (;;)
     {
-      size_t c = 2 * i + 1;
+      size_t c = 4 * i + 1;
       if (c >= n)
         break;
-      if (c + 1 < n && ev_less (&h->ev[c + 1], &h->ev[c]))
-        c++;
+      size_t end = c + 4 < n ? c + 4 : n;
+      for (size_t k = c + 1; k < end; k++)
+        if (ev_less (&h->ev[k], &h->ev[c]))
+          c = k;
       if (!ev_less (&h->ev[c], &x))
         break;
       h->ev[i] = h->ev[c];
