@@ -98,6 +98,32 @@ test_central_placement_least_waiting (void)
   ebb_sim_trace_free (t);
 }
 
+/* Waiting times are estimates: a long task that overruns its estimate counts as finishing
+ * "now" (W + 2d - est). Two nodes, all long. J1 (estimate 50 s, really 300 s) at 0 -> node 0,
+ * bound at d; J2 (100 s) at 1 -> node 1, ends 101 + 3d. At 60 node 0 has overrun: wait 2d;
+ * node 1: 2d + 100 - (59 - d) = 41 + 3d. J3 (10 s) goes to node 0 and waits for the real end of
+ * J1 (300 + 3d): it ends 310 + 5d, runtime 250 + 5d (node 1 would have given 51 + 5d). */
+static void
+test_central_placement_uses_estimates (void)
+{
+  ebb_sim_trace *t = ebb_sim_trace_new ();
+  double d300 = 300, d100 = 100, d10 = 10;
+  ebb_sim_trace_add (t, 0, 50, 1, &d300);
+  ebb_sim_trace_add (t, 1, 100, 1, &d100);
+  ebb_sim_trace_add (t, 60, 100, 1, &d10);
+  ebb_sim_config cfg;
+  setup (&cfg, "hawk", 2);
+  cfg.pol.cutoff_sec = 10;
+  cfg.pol.short_part_pct = 0;
+  ebb_sim_result res;
+  run (&cfg, t, &res);
+  CU_ASSERT_DOUBLE_EQUAL (res.runtime_sec[0], 300 + 3 * D, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL (res.runtime_sec[1], 100 + 3 * D, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL (res.runtime_sec[2], 250 + 5 * D, 1e-9);
+  ebb_sim_result_clear (&res);
+  ebb_sim_trace_free (t);
+}
+
 /* Two nodes: node 0 is the short partition, node 1 general. Probe ratio 1 without
  * replacement, so a 2-task job probes both nodes whatever the seed.
  *   L  (1 x 1000 s) at 0 -> node 1, ends 1000 + 3d.
@@ -192,6 +218,7 @@ test_deterministic (void)
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_late_binding_cancels_surplus_probes),
   EBB_CU_TEST (test_central_placement_least_waiting),
+  EBB_CU_TEST (test_central_placement_uses_estimates),
   EBB_CU_TEST (test_idle_node_steals_short_task_behind_long),
   EBB_CU_TEST (test_deterministic),
 };
