@@ -35,3 +35,4 @@ TESTS += tests/test-runtime-fake
 tests_test_runtime_fake_SOURCES = tests/test-runtime-fake.c
 tests_test_runtime_fake_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_runtime_fake_LDADD = $(EBB_RUNTIME_LIBS) $(EBB_TEST_LIBS) -lpthread
+EXTRA_DIST += tests/runtimes/README.md

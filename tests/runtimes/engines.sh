@@ -185,12 +185,20 @@ kill_wait () { # pidfile, signal, seconds
 
 # Processes that dockerd or Podman started for us (containerd, shims, conmon) are found by
 # the private directory on their command line: nobody else's mention it.
+# A shim killed this way leaves its socket in /run/containerd/s and runc its state in
+# /run/runc: remove those of ours too.
 kill_ours () {
-  local p
+  local p socks ids
+  socks=$(ss -xlpn 2> /dev/null | awk -v pids=" $(pgrep -f -- "containerd-shim.*$T/" | tr '\n' ' ')" \
+    '{ if (match($0, /pid=[0-9]+,/)) { p = substr($0, RSTART + 4, RLENGTH - 5);
+         if (index(pids, " " p " ")) print $5 } }' | grep '^/run/containerd/s/')
+  ids=$(ls "$T/podman-root/overlay-containers" 2> /dev/null)
   for p in $(pgrep -f -- "$T/" 2> /dev/null); do
     [ "$p" = $$ ] && continue
     kill -KILL "$p" 2> /dev/null
   done
+  [ -n "$socks" ] && rm -f $socks
+  for p in $ids; do runc delete --force "$p" > /dev/null 2>&1; done
 }
 
 # Container processes an engine could not stop (it was dead, or a test froze them) live only
