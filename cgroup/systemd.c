@@ -178,8 +178,12 @@ call_method (sd_state *s, const char *path, const char *iface, const char *membe
           drop_bus (s);
           continue;
         }
-      r = ebb_error_set (err, sd_bus_error_get_errno (&e) ?: -r, "systemd %s %s: %s", member,
-                         s->unit ? s->unit : "", e.message ? e.message : strerror (-r));
+      /* the unit went away with its processes: "task gone", as ENOENT on the files is */
+      int code = sd_bus_error_has_name (&e, "org.freedesktop.systemd1.NoSuchUnit")
+                     ? EBB_EGONE
+                     : (sd_bus_error_get_errno (&e) ?: -r);
+      r = ebb_error_set (err, code, "systemd %s %s: %s", member, s->unit ? s->unit : "",
+                         e.message ? e.message : strerror (-r));
       sd_bus_error_free (&e);
       return r;
     }

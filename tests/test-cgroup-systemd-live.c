@@ -426,6 +426,24 @@ test_reconnect_after_bus_restart (void)
           ebb_cg_systemd_reconnects (cg) - before, (unsigned long long)p.cpu_quota_per_sec_usec);
 }
 
+/* The scope's processes exit, systemd removes the unit and its cgroup: "task gone", not a
+ * failure to retry. */
+static void
+test_unit_gone (void)
+{
+  kill (burner, SIGKILL);
+  waitpid (burner, NULL, 0);
+  burner = 0;
+  struct stat st;
+  for (int i = 0; i < 200 && stat (cgdir, &st) == 0; i++)
+    ebb_sleep_usec (50000);
+  CU_ASSERT_NOT_EQUAL (stat (cgdir, &st), 0);
+  cleanup_error ebb_error *err = NULL;
+  int r = ebb_cg_set_cpu (cg, 1000, 100000, &err);
+  printf ("\n  after the scope went away: %s\n", r < 0 ? ebb_error_msg (&err) : "success?");
+  CU_ASSERT_EQUAL (r, -EBB_EGONE);
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_unit_found),
   EBB_CU_TEST (test_cpu_quota_survives_reload),
@@ -435,6 +453,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_engine_suspend_resume),
   EBB_CU_TEST (test_freeze_thaw_through_unit),
   EBB_CU_TEST (test_reconnect_after_bus_restart),
+  EBB_CU_TEST (test_unit_gone),
 };
 
 int
