@@ -9,3 +9,10 @@ check_PROGRAMS += tests/test-cgroup-systemd-live
 tests_test_cgroup_systemd_live_SOURCES = tests/test-cgroup-systemd-live.c
 tests_test_cgroup_systemd_live_CFLAGS = $(EBB_TEST_CFLAGS) $(LIBCGROUP_CFLAGS)
 tests_test_cgroup_systemd_live_LDADD = $(EBB_CGROUP_LIBS) $(EBB_TEST_LIBS)
+
+# Where PID 1 is not systemd: the backend falls back to files.
+check_PROGRAMS += tests/test-cgroup-systemd
+TESTS += tests/test-cgroup-systemd
+tests_test_cgroup_systemd_SOURCES = tests/test-cgroup-systemd.c
+tests_test_cgroup_systemd_CFLAGS = $(EBB_TEST_CFLAGS) $(LIBCGROUP_CFLAGS)
+tests_test_cgroup_systemd_LDADD = $(EBB_CGROUP_LIBS) $(EBB_TEST_LIBS)
