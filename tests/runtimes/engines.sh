@@ -84,7 +84,10 @@ start_dockerd () {
   for f in "$T/docker.pid" "$T/docker-exec/containerd/containerd.pid"; do
     [ -f "$f" ] && ! alive "$(cat "$f")" && rm -f "$f"
   done
-  dockerd --iptables=false --ip6tables=false --bridge=none \
+  # EBB_RT_LIVE_RESTORE=1: containers outlive a dockerd restart (as on many production hosts).
+  local live=
+  [ "${EBB_RT_LIVE_RESTORE:-0}" = 1 ] && live=--live-restore
+  dockerd --iptables=false --ip6tables=false --bridge=none $live \
     --exec-opt native.cgroupdriver=cgroupfs --cgroup-parent="$CG_PARENT-docker" \
     -H "unix://$DOCKER_SOCK" --data-root "$T/docker-data" --exec-root "$T/docker-exec" \
     --pidfile "$T/docker.pid" >> "$T/dockerd.log" 2>&1 &

@@ -172,6 +172,23 @@ wait_task rt-agent-d docker "$NEWPID" 5000 \
 suspend_check rt-agent-d "$NEWPID"
 resume_check rt-agent-d "$NEWPID"
 
+# --- dockerd SIGKILLed and restarted with --live-restore (common in production): the
+# container keeps running with the same PID, and the agent keeps it suspended and managed ----
+suspend_check rt-agent-d "$NEWPID"
+"$E" kill-docker "$ET"
+t0=$(now_ms)
+EBB_RT_LIVE_RESTORE=1 "$E" start-docker "$ET" || fail "dockerd --live-restore did not start"
+echo "timing: dockerd restart with --live-restore $(($(now_ms) - t0)) ms"
+[ "$(cpid docker rt-agent-d)" = "$NEWPID" ] && ok "rt-agent-d survived the dockerd restart (PID $NEWPID)" \
+  || fail "rt-agent-d PID after live-restore: $(cpid docker rt-agent-d)"
+sleep 0.5 # the agent's runtime client reconnects and re-lists
+api GET /v1/tasks/rt-agent-d
+[ "$(field .state)" = suspended ] && [ "$(field .pid)" = "$NEWPID" ] \
+  && ok "rt-agent-d still suspended and known after the restart" || fail "after live-restore: $(body)"
+set -- $(cpu_pct2 "$NEWPID")
+[ "$1" -le 2 ] && ok "rt-agent-d still <= 2% of a CPU ($1%)" || fail "rt-agent-d uses $1% after the restart"
+resume_check rt-agent-d "$NEWPID"
+
 # --- a kill is seen as an exit ---------------------------------------------------------------
 "$E" docker "$ET" update --restart=no rt-agent-d > /dev/null
 "$E" docker "$ET" kill rt-agent-d > /dev/null
