@@ -120,6 +120,25 @@ ebb_agent_refresh_task (ebb_agent *a, ebb_agent_task *t)
     }
 }
 
+/* The periodic refresh reads usage only: limits change through the agent (re-read after
+ * every operation and on GET /v1/tasks/ID), and idle CPU matters with hundreds of tasks. */
+static void
+refresh_usage (ebb_agent *a, ebb_agent_task *t)
+{
+  if (!t->cg || ebb_cg_pool_busy (a->pool, t->cg))
+    return;
+  cleanup_error ebb_error *e = NULL;
+  ebb_cg_stats st;
+  int r = ebb_cg_read_stats (t->cg, &st, &e);
+  if (r == -EBB_EGONE && t->source != EBB_AGENT_SRC_LAUNCHED)
+    ebb_agent_task_exited (a, t, -1, 0); /* an adopted cgroup vanished */
+  else if (r >= 0 && memcmp (&st, &t->stats, sizeof st) != 0)
+    {
+      t->stats = st;
+      ebb_agent_task_touch (t);
+    }
+}
+
 /* Usage is refreshed a few tasks per loop iteration (a defer source), so a refresh of
  * hundreds of cgroups never holds up HTTP requests for more than a few file reads. */
 #define REFRESH_BATCH 8
@@ -133,7 +152,7 @@ on_refresh (sd_event_source *s, void *ud)
     {
       ebb_agent_task *t = a->tasks[a->refresh_cursor];
       if (t->state == EBB_AGENT_RUNNING || t->state == EBB_AGENT_SUSPENDED)
-        ebb_agent_refresh_task (a, t);
+        refresh_usage (a, t);
     }
   if (a->refresh_cursor >= a->n_tasks)
     sd_event_source_set_enabled (s, SD_EVENT_OFF);

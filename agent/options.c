@@ -62,7 +62,8 @@ static const ebb_conf_setting table[] = {
     .help = "on SIGTERM leave suspended tasks suspended" },
   S_DUR ("heartbeat_interval", heartbeat_usec, 100000, 3600000000ULL, "5s",
          "time between heartbeats"),
-  S_DUR ("stats_interval", stats_usec, 100000, 3600000000ULL, "5s", "time between usage refreshes"),
+  S_DUR ("stats_interval", stats_usec, 100000, 3600000000ULL, "10s",
+         "time between usage refreshes"),
   S_DUR ("stop_grace", stop_grace_usec, 0, 600000000ULL, "10s", "SIGTERM to SIGKILL on DELETE"),
   { .name = "footprint_memory",
     .type = EBB_CONF_BYTES,
@@ -169,7 +170,7 @@ usage (FILE *f)
          "  --podman-socket PATH      Podman API socket to discover containers on\n"
          "  --node-name NAME          node name (default: host name)\n"
          "  --heartbeat-interval DUR  time between heartbeats (default 5s)\n"
-         "  --stats-interval DUR      time between usage refreshes (default 5s)\n"
+         "  --stats-interval DUR      time between usage refreshes (default 10s)\n"
          "  --stop-grace DUR          DELETE: SIGTERM to SIGKILL (default 10s)\n"
          "  --footprint-memory BYTES  memory a suspended task keeps (default 64M)\n"
          "  --cgroup-root DIR         where cgroups are mounted (default /sys/fs/cgroup)\n"
