@@ -144,6 +144,16 @@ IMAGE='$IMAGE'
 ENGINES='$want'
 EOE
   load_env "$T"
+  # The engines create the parent path in every hierarchy; remember which directories of it
+  # did not exist, so that stop removes them again (deepest first, and only when empty).
+  local h d
+  for h in /sys/fs/cgroup/*/; do
+    d=${h%/}$mine
+    while [ -n "$mine" ] && [ "$d" != "${h%/}" ] && [ ! -d "$d" ]; do
+      echo "$d" >> "$T/cg-created"
+      d=$(dirname "$d")
+    done
+  done
   local t0 t1
   t0=$(now_ms)
   make_rootfs || die "cannot build the busybox rootfs"
@@ -235,6 +245,8 @@ kill_cgroups () {
     find "$d" -depth -type d -exec rmdir {} \; 2> /dev/null
     [ -d "$d" ] && echo "engines.sh: could not remove $d" >&2
   done
+  [ -f "$T/cg-created" ] && while read -r d; do rmdir "$d" 2> /dev/null; done < "$T/cg-created"
+  return 0
 }
 
 # DIR lost its env (someone removed the directory under running engines): find the engines
