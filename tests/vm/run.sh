@@ -45,7 +45,11 @@ mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,run,etc}
 vm_add "$root" "$vm_busybox"
 [ "$vm_busybox" = "$root/bin/busybox" ] || cp -L "$vm_busybox" "$root/bin/busybox"
 for f in "${files[@]+"${files[@]}"}"; do vm_add "$root" "$f" || exit 2; done
-[ "$swap" -gt 0 ] && vm_add_modules "$root" zram
+# EBB_VM_ZRAM_ALGO picks zram's compressor (default: the kernel's, lzo-rle).
+zalgo=${EBB_VM_ZRAM_ALGO:-}
+if [ "$swap" -gt 0 ]; then
+  vm_add_modules "$root" zram ${zalgo:+$zalgo}
+fi
 cp "$script" "$root/ebb-test.sh"
 : >"$root/ebb-env"
 for e in "${envs[@]+"${envs[@]}"}"; do printf 'export %q\n' "$e" >>"$root/ebb-env"; done
@@ -61,6 +65,7 @@ mount -t cgroup2 -o nsdelegate cgroup2 /sys/fs/cgroup
 for c in cpu memory pids io; do echo "+\$c" > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; done
 if [ $swap -gt 0 ]; then
   sh /modules/load 2>/dev/null
+  [ -n "$zalgo" ] && echo $zalgo > /sys/block/zram0/comp_algorithm
   echo ${swap}M > /sys/block/zram0/disksize && mkswap /dev/zram0 >/dev/null && swapon /dev/zram0 ||
     echo "vm: zram swap setup failed"
 fi
