@@ -51,7 +51,7 @@ EXTRA_DIST += contrib/systemd/ebb-agent.service
 
 # Benchmarks (not in make check): wrk on the REST API, idle RSS/CPU with 200 tasks, suspend
 # latency. BENCH_AGENT_IDLE_SEC=600 for the issue's 10-minute RSS figure.
-EXTRA_DIST += bench/agent-bench.sh
+EXTRA_DIST += bench/agent-bench.sh bench/agent-bench.txt
 bench-agent: ebb-agent
 	EBB_TOP_SRCDIR='$(abs_top_srcdir)' EBB_TOP_BUILDDIR='$(abs_top_builddir)' \
 	  $(SHELL) $(srcdir)/bench/agent-bench.sh
