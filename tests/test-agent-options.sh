@@ -25,6 +25,21 @@ printf 'abcdefghijklmnopqrstuvwxyz\n' >"$TMP/token"; chmod 644 "$TMP/token"
 run 1 "world-accessible" -- --listen 0.0.0.0:0 --token-file "$TMP/token" --state-dir "$STATE" --cgroup-parent "$CGP"
 chmod 600 "$TMP/token"
 
+# Type=notify: READY=1 and STATUS= once serving, WATCHDOG=1 at least every WATCHDOG_USEC/2,
+# STOPPING=1 on SIGTERM.
+SINK="$EBB_TOP_BUILDDIR/tests/agent-notify-sink"
+"$SINK" "$TMP/notify" 6 >"$TMP/notify.out" & SINK_PID=$!
+sleep 0.2
+NOTIFY_SOCKET="$TMP/notify" WATCHDOG_USEC=1000000 start_agent || fail "agent with NOTIFY_SOCKET"
+sleep 2.5
+stop_agent TERM
+wait "$SINK_PID"
+if grep -q '^READY=1|STATUS=' "$TMP/notify.out" && [ "$(grep -c '^WATCHDOG=1$' "$TMP/notify.out")" -ge 3 ] &&
+   grep -q '^STOPPING=1' "$TMP/notify.out"; then
+  ok "sd_notify: READY=1, STATUS, $(grep -c '^WATCHDOG=1$' "$TMP/notify.out") watchdog pings in 2.5 s, STOPPING=1"
+else fail "sd_notify messages: $(tr '\n' ' ' <"$TMP/notify.out")"; fi
+rm -rf "$STATE"
+
 # Settings from a config file; the command line's --listen replaces the file's list.
 cat >"$TMP/agent.conf" <<EOC
 listen = 127.0.0.1:1
