@@ -22,7 +22,7 @@ ebb_agent_LDADD = $(EBB_AGENT_LIBS)
 
 # Integration tests: the real ebb-agent on real cgroups (root; skip otherwise).
 agent_int_tests = tests/test-agent-basic.sh tests/test-agent-badinput.sh tests/test-agent-crash.sh \
-	tests/test-agent-options.sh
+	tests/test-agent-options.sh tests/test-agent-adopt.sh
 TESTS += $(agent_int_tests)
 EXTRA_DIST += $(agent_int_tests) tests/agent/lib.sh
 
@@ -44,11 +44,13 @@ tests_test_agent_core_LDADD = $(EBB_AGENT_LIBS) $(CUNIT_LIBS)
 # path the test sources it from, curl and jq from the host.
 tests/agent-vm/test-agent-basic.sh: $(srcdir)/tests/test-agent-basic.sh
 	$(AM_V_GEN)mkdir -p tests/agent-vm && cp $(srcdir)/tests/test-agent-basic.sh $@
+tests/agent-vm/test-agent-adopt.sh: $(srcdir)/tests/test-agent-adopt.sh
+	$(AM_V_GEN)mkdir -p tests/agent-vm && cp $(srcdir)/tests/test-agent-adopt.sh $@
 tests/agent-vm/lib.sh: $(srcdir)/tests/agent/lib.sh
 	$(AM_V_GEN)mkdir -p tests/agent-vm && ln -sf $(abs_srcdir)/tests/agent/lib.sh $@
 tests/agent-vm/curl tests/agent-vm/jq:
 	$(AM_V_GEN)mkdir -p tests/agent-vm && p=$$(command -v $(@F)) && ln -sf "$$p" $@
-CLEANFILES += tests/agent-vm/test-agent-basic.sh tests/agent-vm/lib.sh tests/agent-vm/curl \
+CLEANFILES += tests/agent-vm/test-agent-basic.sh tests/agent-vm/test-agent-adopt.sh tests/agent-vm/lib.sh tests/agent-vm/curl \
 	tests/agent-vm/jq
 
 dist_man_MANS += man/ebb-agent.8

@@ -60,19 +60,24 @@ setup_cgroups () {
   fi
 }
 
-# Kills what the agent launched (processes in cgroups below $CGP), then removes the cgroups.
+# Kills what the tests started (processes in cgroups below $CGP, nested ones included), then
+# removes those cgroups, deepest first, and the directories mkcg created.
 cleanup () {
   [ -n "$AGENT_PID" ] && kill -9 "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
   [ -n "${CONTROL_PID:-}" ] && kill -9 "$CONTROL_PID" 2>/dev/null
-  base=$(cgdir memory "$CGP"); [ "$LAYOUT" = v2 ] && base=$(cgdir "" "$CGP")
-  for d in "$base"/*/; do
-    [ -f "$d/cgroup.procs" ] || continue
-    [ "$LAYOUT" = v1 ] && echo THAWED >"$(cgdir freezer "$CGP")/$(basename "$d")/freezer.state" 2>/dev/null
-    for p in $(cat "$d/cgroup.procs"); do kill -9 "$p" 2>/dev/null; done
+  for h in ${HIERS:-x}; do
+    top=$(cgdir $h "$CGP")
+    [ -d "$top" ] || continue
+    for d in $(find "$top" -mindepth 1 -depth -type d 2>/dev/null); do
+      [ "$h" = freezer ] && echo THAWED >"$d/freezer.state" 2>/dev/null
+      for p in $(cat "$d/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+    done
   done
   sleep 0.2
   for h in ${HIERS:-x}; do
-    for d in "$(cgdir $h "$CGP")"/*/; do [ -d "$d" ] && rmdir "$d" 2>/dev/null; done
+    top=$(cgdir $h "$CGP")
+    [ -d "$top" ] || continue
+    for d in $(find "$top" -mindepth 1 -depth -type d 2>/dev/null); do rmdir "$d" 2>/dev/null; done
   done
   for d in $CREATED_DIRS; do rmdir "$d" 2>/dev/null; done
   if [ "$FAILED" != 0 ] && [ -f "$LOG" ]; then echo "--- agent log"; tail -50 "$LOG"; fi

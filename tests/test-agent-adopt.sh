@@ -1,0 +1,55 @@
+#!/bin/sh
+# Adopting an existing cgroup (source "cgroup"): a CPU burner the test started in its own
+# cgroup under --adopt-root, with its own limits; suspend -> <= 2% of a CPU (from /proc),
+# resume -> its own limits again; kill -9 of the agent while suspended -> still suspended
+# after the restart; DELETE -> limits restored, task forgotten, process still running.
+. "${EBB_TOP_SRCDIR:-.}/tests/agent/lib.sh"
+setup_cgroups
+A="$CGP/adoptable/a1"
+for h in ${HIERS:-x}; do mkdir -p "$(cgdir $h "$A")" || fail "mkdir $A"; done
+if [ "$LAYOUT" = v2 ]; then
+  echo "+cpu +memory" >"$(cgdir x "$CGP")/cgroup.subtree_control"
+  echo "+cpu +memory" >"$(cgdir x "$CGP/adoptable")/cgroup.subtree_control"
+  echo "50000 100000" >"$(cgdir x "$A")/cpu.max"; echo 268435456 >"$(cgdir x "$A")/memory.max"
+else
+  echo 50000 >"$(cgdir cpu "$A")/cpu.cfs_quota_us"; echo 268435456 >"$(cgdir memory "$A")/memory.limit_in_bytes"
+fi
+sh -c 'while :; do :; done' & BURNER=$!
+for h in ${HIERS:-x}; do echo "$BURNER" >"$(cgdir $h "$A")/cgroup.procs" || fail "attach to $h"; done
+lim () { # cpu quota and memory limit of the adopted cgroup
+  if [ "$LAYOUT" = v2 ]; then echo "$(cut -d' ' -f1 "$(cgdir x "$A")/cpu.max") $(cat "$(cgdir x "$A")/memory.max")"
+  else echo "$(cat "$(cgdir cpu "$A")/cpu.cfs_quota_us") $(cat "$(cgdir memory "$A")/memory.limit_in_bytes")"; fi
+}
+ORIG=$(lim)
+
+start_agent --adopt-root "$CGP/adoptable" || { FAILED=1; fail "agent did not start"; exit 1; }
+api POST /v1/tasks/adopt "{\"cgroup\":\"$CGP//adoptable/a1/\",\"job\":\"ja\",\"class\":\"short\",\"request_id\":\"ad-1\"}"
+[ "$STATUS" = 201 ] && [ "$(field .id)" = a1 ] && [ "$(field .source)" = cgroup ] && [ "$(field .pid)" = "$BURNER" ] &&
+  [ "$(field .cgroup)" = "$A" ] && ok "adopt -> 201, id a1, source cgroup, canonical path, pid $BURNER" || fail "adopt: $STATUS $(body)"
+api POST /v1/tasks/adopt "{\"cgroup\":\"$A\",\"job\":\"ja\",\"class\":\"short\",\"request_id\":\"ad-1\"}"
+[ "$STATUS" = 201 ] && ok "adopt replayed by request_id" || fail "adopt replay: $STATUS"
+api POST /v1/tasks/adopt "{\"cgroup\":\"$A\",\"id\":\"again\"}"
+[ "$STATUS" = 409 ] && ok "adopting the same cgroup twice -> 409" || fail "double adopt: $STATUS $(body)"
+
+api POST /v1/tasks/a1/suspend '{"mode":"immediate"}'
+[ "$STATUS" = 200 ] && [ "$(lim | cut -d' ' -f1)" = 1000 ] && ok "suspend -> quota 1000" || fail "suspend: $STATUS $(lim) $(body)"
+set -- $(cpu_pct2 "$BURNER")
+[ "$1" -le 2 ] && ok "adopted burner suspended: $1% of a CPU" || fail "adopted burner uses $1%"
+
+kill -9 "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null; AGENT_PID=
+start_agent --adopt-root "$CGP/adoptable" || fail "restart"
+api GET /v1/tasks/a1
+[ "$(field .state)" = suspended ] && [ "$(lim | cut -d' ' -f1)" = 1000 ] && ok "after kill -9 and restart: still suspended" || fail "restart: $(body)"
+
+api POST /v1/tasks/a1/resume
+[ "$STATUS" = 200 ] && [ "$(lim)" = "$ORIG" ] && ok "resume -> original limits ($ORIG)" || fail "resume: $(lim) vs $ORIG"
+api POST /v1/tasks/a1/suspend '{"mode":"immediate"}'
+api DELETE /v1/tasks/a1
+[ "$STATUS" = 200 ] && [ "$(lim)" = "$ORIG" ] && ok "DELETE of a suspended adopted task restores its limits" || fail "delete: $STATUS $(lim)"
+api GET /v1/tasks/a1
+[ "$STATUS" = 404 ] && ok "then it is forgotten" || fail "after delete: $STATUS"
+kill -0 "$BURNER" 2>/dev/null && ok "the adopted process keeps running" || fail "adopted process died"
+[ -f "$STATE/tasks/a1.json" ] && fail "journal record left behind"
+stop_agent TERM
+kill -9 "$BURNER"
+exit $FAILED
