@@ -75,8 +75,16 @@ sleep 0.5
 api GET /v1/tasks/e3
 [ "$(field .state)" = exited ] && [ "$(field .exit_status)" = 3 ] && ok "exit status 3 tracked" || fail "e3: $(body)"
 
+api POST /v1/tasks "$(launch_body o1 '["sh","-c","echo to-stdout; echo to-stderr >&2; pwd; echo $EBB_X"]' 100 16777216 |
+  sed 's/}$/,"cwd":"\/tmp","env":{"EBB_X":"from-env","PATH":"\/usr\/bin:\/bin"}}/')"
+sleep 0.5
+if [ "$STATUS" = 201 ] && grep -q to-stdout "$STATE/logs/o1.log" && grep -q to-stderr "$STATE/logs/o1.log" &&
+   grep -qx /tmp "$STATE/logs/o1.log" && grep -qx from-env "$STATE/logs/o1.log"; then
+  ok "stdout and stderr in the state dir's log; cwd and env applied"
+else fail "output: $STATUS $(body) / $(cat "$STATE/logs/o1.log" 2>&1)"; fi
+
 api GET /metrics
-grep -q '^ebb_agent_suspend_duration_seconds_count 3$' "$TMP/body" && grep -q 'ebb_agent_tasks{state="exited"} 2' "$TMP/body" &&
+grep -q '^ebb_agent_suspend_duration_seconds_count 3$' "$TMP/body" && grep -q 'ebb_agent_tasks{state="exited"} 3' "$TMP/body" &&
   ok "/metrics counts suspensions and tasks by state" || { fail "metrics"; body | head -40; }
 api GET /v1/node
 [ "$STATUS" = 200 ] && [ "$(field '.capacity.cpu_millis')" -ge 1000 ] && ok "/v1/node" || fail "node: $(body)"
