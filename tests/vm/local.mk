@@ -5,7 +5,7 @@
 # Boot 2 (Debian root image with systemd as PID 1) runs EBB_VM_SYSTEMD_TESTS.
 # To add a VM test: append it to check_PROGRAMS in your fragment and to EBB_VM_TESTS (or name
 # it tests/test-cgroup-<x>-live); helpers it executes go to EBB_VM_FILES.
-EBB_VM_TESTS = tests/agent-vm/test-agent-basic.sh
+EBB_VM_TESTS = tests/agent-vm/test-agent-basic.sh tests/agent-vm/test-agent-adopt.sh
 EBB_VM_SYSTEMD_TESTS = tests/test-cgroup-systemd-live
 EBB_VM_FILES = ebb-agent tests/agent-vm/lib.sh tests/agent-vm/curl tests/agent-vm/jq
 
