@@ -303,6 +303,8 @@ typedef struct ebb_agent_config
   uint64_t footprint_memory_bytes;
   char *cgroup_root;
   int verbose;
+  int argc; /* kept for SIGHUP */
+  char **argv;
 } ebb_agent_config;
 
 typedef struct ebb_agent ebb_agent;
@@ -314,6 +316,11 @@ const struct ebb_conf_setting *ebb_agent_conf_table (size_t *n);
  * --help/--version was handled (exit 0), or negative with *err (exit 2). */
 int ebb_agent_parse_args (int argc, char **argv, ebb_agent_config *cfg, ebb_error **err);
 void ebb_agent_config_free (ebb_agent_config *cfg);
+
+/* SIGHUP: parses cfg->argv and the config file again and takes over controller, handover,
+ * heartbeat_interval, stats_interval, stop_grace and footprint_memory (others need a
+ * restart; a warning says so). Returns 0, or negative with *err (cfg unchanged). */
+int ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err);
 
 /* Sets everything up (state dir, cgroups, journal reconcile, HTTP, notify). Returns 0 and
  * *out, or negative with *err. */

@@ -197,6 +197,28 @@ on_pool (sd_event_source *s, int fd, uint32_t revents, void *ud)
   return 0;
 }
 
+static void
+reload (ebb_agent *a)
+{
+  cleanup_error ebb_error *e = NULL;
+  if (ebb_agent_reload_config (a->cfg, &e) < 0)
+    {
+      ebb_log_err ("SIGHUP: configuration not reloaded: %s", ebb_error_msg (&e));
+      return;
+    }
+  a->engine.footprint_memory_bytes = a->cfg->footprint_memory_bytes;
+  if (a->cfg->controller && !a->client)
+    {
+      a->client = ebb_http_client_new (a->event, &e);
+      if (!a->client)
+        ebb_log_err ("SIGHUP: heartbeat client: %s", ebb_error_msg (&e));
+    }
+  a->next_heartbeat_usec = 0;
+  a->heartbeat_backoff_usec = 0;
+  ebb_log_notice ("SIGHUP: configuration reloaded (%zu tasks, %zu suspended)", a->n_tasks,
+                  ebb_agent_count_state (a, EBB_AGENT_SUSPENDED));
+}
+
 static int
 on_signal (sd_event_source *s, const struct signalfd_siginfo *si, void *ud)
 {
@@ -204,9 +226,7 @@ on_signal (sd_event_source *s, const struct signalfd_siginfo *si, void *ud)
   (void)s;
   if (si->ssi_signo == SIGHUP)
     {
-      ebb_log_notice ("SIGHUP: %zu tasks (%zu suspended); configuration reload is not "
-                      "supported, restart to change settings",
-                      a->n_tasks, ebb_agent_count_state (a, EBB_AGENT_SUSPENDED));
+      reload (a);
       return 0;
     }
   if (a->stopping)

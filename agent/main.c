@@ -27,6 +27,8 @@ main (int argc, char **argv)
   ebb_log_set_ident ("ebb-agent");
 
   ebb_agent_config cfg = { 0 };
+  cfg.argc = argc;
+  cfg.argv = argv;
   cleanup_error ebb_error *err = NULL;
   int r = ebb_agent_parse_args (argc, argv, &cfg, &err);
   if (r != 0)

@@ -188,7 +188,7 @@ first_pass (int argc, char **argv, ebb_agent_config *cfg, const char **config,
             bool *explicit_config, ebb_error **err)
 {
   opterr = 0;
-  optind = 1;
+  optind = 0; /* 0: glibc re-initializes getopt (the arguments are parsed again on SIGHUP) */
   int c;
   while ((c = getopt_long (argc, argv, "v", long_opts, NULL)) != -1)
     switch (c)
@@ -221,7 +221,7 @@ static int
 second_pass (int argc, char **argv, ebb_agent_config *cfg, ebb_error **err)
 {
   bool cleared_listen = false, cleared_adopt = false;
-  optind = 1;
+  optind = 0;
   int c, idx = 0;
   while ((c = getopt_long (argc, argv, "v", long_opts, &idx)) != -1)
     {
@@ -269,6 +269,64 @@ ebb_agent_parse_args (int argc, char **argv, ebb_agent_config *cfg, ebb_error **
     return -ebb_error_code (err);
   if (!cfg->listen || !cfg->listen[0])
     return ebb_error_set (err, EINVAL, "no --listen address");
+  return 0;
+}
+
+static bool
+same_str (const char *x, const char *y)
+{
+  return (!x && !y) || (x && y && strcmp (x, y) == 0);
+}
+
+static bool
+same_strv (char **x, char **y)
+{
+  size_t n = ebb_strv_length (x);
+  if (n != ebb_strv_length (y))
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (strcmp (x[i], y[i]) != 0)
+      return false;
+  return true;
+}
+
+static void
+swap_str (char **x, char **y)
+{
+  char *t = *x;
+  *x = *y;
+  *y = t;
+}
+
+/* Re-reads the command line and the config file into a fresh copy and takes over the
+ * settings that can change while running. */
+int
+ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err)
+{
+  ebb_agent_config n = { 0 };
+  n.argc = cfg->argc;
+  n.argv = cfg->argv;
+  int r = ebb_agent_parse_args (cfg->argc, cfg->argv, &n, err);
+  if (r != 0)
+    {
+      ebb_agent_config_free (&n);
+      return r < 0 ? r : ebb_error_set (err, EINVAL, "unexpected --help/--version");
+    }
+  if (!same_strv (n.listen, cfg->listen) || !same_str (n.state_dir, cfg->state_dir)
+      || !same_str (n.cgroup_parent, cfg->cgroup_parent)
+      || !same_strv (n.adopt_root, cfg->adopt_root) || !same_str (n.token_file, cfg->token_file)
+      || !same_str (n.docker_socket, cfg->docker_socket)
+      || !same_str (n.podman_socket, cfg->podman_socket) || !same_str (n.node_name, cfg->node_name)
+      || !same_str (n.cgroup_root, cfg->cgroup_root))
+    ebb_log_warn ("reload: listen, state_dir, cgroup_parent, adopt_root, token_file, sockets, "
+                  "node_name and cgroup_root take effect only after a restart");
+  swap_str (&cfg->controller, &n.controller);
+  cfg->handover = n.handover;
+  cfg->heartbeat_usec = n.heartbeat_usec;
+  cfg->stats_usec = n.stats_usec;
+  cfg->stop_grace_usec = n.stop_grace_usec;
+  cfg->footprint_memory_bytes = n.footprint_memory_bytes;
+  ebb_agent_config_free (&n);
   return 0;
 }
 

@@ -75,6 +75,15 @@ if [ -n "$NC_PID" ]; then
   else fail "heartbeat: $(head -c 300 "$TMP/heartbeat")"; fi
   kill "$NC_PID" 2>/dev/null
 fi
+# SIGHUP reloads what can change while running; a broken file changes nothing.
+echo "stop_grace = 3s" >>"$TMP/agent.conf"
+kill -HUP "$AGENT_PID"; sleep 0.3
+grep -q "SIGHUP: configuration reloaded" "$LOG" && ok "SIGHUP reloads the configuration" || fail "no reload logged"
+echo "stop_grace = forever" >>"$TMP/agent.conf"
+kill -HUP "$AGENT_PID"; sleep 0.3
+STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -H "Authorization: Bearer abcdefghijklmnopqrstuvwxyz" http://agent/v1/health)
+grep -q "configuration not reloaded: .*stop_grace" "$LOG" && [ "$STATUS" = 200 ] &&
+  ok "SIGHUP with a broken file: error logged, agent keeps serving" || fail "broken reload: $STATUS $(tail -2 "$LOG")"
 run 1 "another ebb-agent" -- --listen "unix:$TMP/other.sock" --state-dir "$STATE" --cgroup-parent "$CGP"
 stop_agent TERM
 [ "$AGENT_STATUS" = 0 ] && ok "SIGTERM -> 0" || fail "exit $AGENT_STATUS"
