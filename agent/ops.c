@@ -303,11 +303,19 @@ ebb_agent_watch_pid (ebb_agent *a, ebb_agent_task *t, ebb_error **err)
   return 0;
 }
 
+/* Returns true while t->pid is still the process we know (its start time unchanged). */
+static bool
+process_is_ours (const ebb_agent_task *t)
+{
+  uint64_t st = t->pid > 0 ? ebb_agent_pid_starttime (t->pid) : 0;
+  return st != 0 && (t->pid_starttime == 0 || st == t->pid_starttime);
+}
+
 static void
 signal_task (ebb_agent_task *t, int sig)
 {
   /* Re-check before a destructive act: the PID must still be the process we started. */
-  if (t->pid <= 0 || ebb_agent_pid_starttime (t->pid) != t->pid_starttime)
+  if (!process_is_ours (t))
     return;
   if (t->pidfd >= 0)
     syscall (SYS_pidfd_send_signal, t->pidfd, sig, NULL, 0);
@@ -343,12 +351,22 @@ ebb_agent_op_delete (ebb_agent *a, ebb_agent_task *t, uint64_t grace_usec,
       ebb_agent_drop_task (a, t);
       return 0;
     }
+  t->deleting = true;
+  t->pending = pending;
+  if (!process_is_ours (t))
+    {
+      /* The process is gone (or its PID was reused): nothing to signal. */
+      ebb_agent_task_exited (a, t, -1, 0);
+      return 0;
+    }
   ebb_cg_stats st;
   if (t->cg && ebb_cg_read_stats (t->cg, &st, NULL) >= 0 && (st.valid & EBB_CG_STAT_FROZEN)
       && st.frozen)
     ebb_cg_set_frozen (t->cg, 0, 1000000, NULL);
-  t->deleting = true;
-  t->pending = pending;
+  /* A suspended task gets its CPU back so its SIGTERM handler can run within the grace
+   * period (raising a CPU limit does not block). */
+  if (t->cg && t->state == EBB_AGENT_SUSPENDED && (t->orig.limits.valid & EBB_CG_LIM_CPU))
+    ebb_cg_set_cpu (t->cg, t->orig.limits.cpu_quota_usec, t->orig.limits.cpu_period_usec, NULL);
   signal_task (t, SIGTERM);
   int r = sd_event_add_time_relative (a->event, &t->kill_timer, CLOCK_MONOTONIC, grace_usec, 0,
                                       on_kill_timer, t);
