@@ -27,8 +27,8 @@ TESTS += $(agent_int_tests)
 EXTRA_DIST += $(agent_int_tests) tests/agent/lib.sh
 
 # The notify socket stand-in used by tests/test-agent-options.sh (Type=notify, watchdog).
-check_PROGRAMS += tests/agent-notify-sink
-tests_agent_notify_sink_SOURCES = tests/agent-notify-sink.c
+check_PROGRAMS += tests/agent/notify-sink
+tests_agent_notify_sink_SOURCES = tests/agent/notify-sink.c
 tests_agent_notify_sink_LDADD = $(EBB_COMMON_LIBS)
 
 # Unit suite of the pure parts (state machine, requests, journal, idempotency, histograms).

@@ -27,7 +27,7 @@ chmod 600 "$TMP/token"
 
 # Type=notify: READY=1 and STATUS= once serving, WATCHDOG=1 at least every WATCHDOG_USEC/2,
 # STOPPING=1 on SIGTERM.
-SINK="$EBB_TOP_BUILDDIR/tests/agent-notify-sink"
+SINK="$EBB_TOP_BUILDDIR/tests/agent/notify-sink"
 "$SINK" "$TMP/notify" 6 >"$TMP/notify.out" & SINK_PID=$!
 sleep 0.2
 NOTIFY_SOCKET="$TMP/notify" WATCHDOG_USEC=1000000 start_agent || fail "agent with NOTIFY_SOCKET"
