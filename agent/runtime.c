@@ -1,8 +1,8 @@
 /* A Docker or Podman client: blocking inspect/list for adoption, and the followed /events
  * stream with re-list on every (re)connect, all over the engine's unix socket.
  *
- * The stream is one curl easy handle in a curl multi of its own, driven by sd-event (the
- * same pattern as lib/http-client-multi.c, which has no streaming mode). Inspects and lists
+ * The stream is one curl easy handle in a curl multi of its own, driven by sd-event through
+ * lib/curl-event.c (lib's http client has no streaming mode). Inspects and lists
  * triggered by events go through lib's non-blocking ebb_http_client on the same loop.
  *
  * What is known about each container of ours lives in a small list (tracked), so that events
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "agent/runtime.h"
+#include "lib/curl-event.h"
 #include "lib/http-client.h"
 #include "lib/log.h"
 #include "lib/time.h"
@@ -48,9 +49,8 @@ struct ebb_rt
   void *userdata;
   ebb_rt_options opts;
   /* The event stream. */
-  CURLM *multi;
+  ebb_curl_event *multi;
   CURL *easy;
-  sd_event_source *curl_timer;
   sd_event_source *retry_timer;
   ebb_rt_stream *stream;
   char errbuf[CURL_ERROR_SIZE];
@@ -479,14 +479,14 @@ on_stream_data (char *buf, size_t size, size_t n, void *userdata)
 }
 
 /* ---------------------------------------------------------------------------------- */
-/* curl multi in sd-event for the stream                                                */
+/* The stream's transfer                                                                */
 
 static void
 stream_close (ebb_rt *rt)
 {
   if (rt->easy)
     {
-      curl_multi_remove_handle (rt->multi, rt->easy);
+      ebb_curl_event_remove (rt->multi, rt->easy);
       curl_easy_cleanup (rt->easy);
       rt->easy = NULL;
     }
@@ -524,91 +524,13 @@ stream_finished (ebb_rt *rt, CURLcode code)
   emit (rt, EBB_RT_ENGINE_DISCONNECTED, NULL, -1, detail);
 }
 
+/* The completion callback of the stream's curl multi (the stream is its only transfer). */
 static void
-drain_done (ebb_rt *rt)
+on_stream_done (CURL *easy, CURLcode code, void *userdata)
 {
-  CURLMsg *msg;
-  int left;
-  while ((msg = curl_multi_info_read (rt->multi, &left)))
-    if (msg->msg == CURLMSG_DONE && msg->easy_handle == rt->easy)
-      {
-        stream_finished (rt, msg->data.result);
-        break; /* the handle is gone; nothing else is in this multi */
-      }
-}
-
-static void
-socket_action (ebb_rt *rt, curl_socket_t fd, int ev_bitmask)
-{
-  int running = 0;
-  CURLMcode mc = curl_multi_socket_action (rt->multi, fd, ev_bitmask, &running);
-  if (mc != CURLM_OK)
-    ebb_log_warn ("%s: curl_multi_socket_action: %s", ebb_rt_kind_name (rt->kind),
-                  curl_multi_strerror (mc));
-  drain_done (rt);
-}
-
-static int
-on_io (sd_event_source *src EBB_UNUSED, int fd, uint32_t revents, void *userdata)
-{
-  int action = 0;
-  if (revents & (EPOLLIN | EPOLLHUP))
-    action |= CURL_CSELECT_IN;
-  if (revents & EPOLLOUT)
-    action |= CURL_CSELECT_OUT;
-  if (revents & EPOLLERR)
-    action |= CURL_CSELECT_ERR;
-  socket_action (userdata, fd, action);
-  return 0;
-}
-
-static int
-on_curl_timer_fired (sd_event_source *src EBB_UNUSED, uint64_t usec EBB_UNUSED, void *userdata)
-{
-  socket_action (userdata, CURL_SOCKET_TIMEOUT, 0);
-  return 0;
-}
-
-static int
-on_curl_socket (CURL *easy EBB_UNUSED, curl_socket_t fd, int what, void *userp, void *socketp)
-{
-  ebb_rt *rt = userp;
-  sd_event_source *src = socketp;
-  if (what == CURL_POLL_REMOVE)
-    {
-      sd_event_source_disable_unref (src);
-      curl_multi_assign (rt->multi, fd, NULL);
-      return 0;
-    }
-  uint32_t events = (what & CURL_POLL_IN ? EPOLLIN : 0) | (what & CURL_POLL_OUT ? EPOLLOUT : 0);
-  int r;
-  if (src)
-    {
-      r = sd_event_source_set_io_events (src, events);
-      if (r >= 0)
-        r = sd_event_source_set_enabled (src, SD_EVENT_ON);
-    }
-  else
-    {
-      r = sd_event_add_io (rt->event, &src, fd, events, on_io, rt);
-      if (r >= 0)
-        curl_multi_assign (rt->multi, fd, src);
-    }
-  return r < 0 ? -1 : 0;
-}
-
-static int
-on_curl_timer (CURLM *multi EBB_UNUSED, long timeout_ms, void *userp)
-{
-  ebb_rt *rt = userp;
-  if (timeout_ms < 0)
-    return sd_event_source_set_enabled (rt->curl_timer, SD_EVENT_OFF) < 0 ? -1 : 0;
-  uint64_t now = 0;
-  sd_event_now (rt->event, CLOCK_MONOTONIC, &now);
-  if (sd_event_source_set_time (rt->curl_timer, now + (uint64_t)timeout_ms * 1000) < 0
-      || sd_event_source_set_enabled (rt->curl_timer, SD_EVENT_ONESHOT) < 0)
-    return -1;
-  return 0;
+  ebb_rt *rt = userdata;
+  if (easy == rt->easy)
+    stream_finished (rt, code);
 }
 
 /* Opens GET /events. Returns 0, or negative with *err (then the caller retries later). */
@@ -630,11 +552,10 @@ stream_open (ebb_rt *rt, ebb_error **err)
   curl_easy_setopt (e, CURLOPT_HEADERDATA, rt);
   curl_easy_setopt (e, CURLOPT_WRITEFUNCTION, on_stream_data);
   curl_easy_setopt (e, CURLOPT_WRITEDATA, rt);
-  CURLMcode mc = curl_multi_add_handle (rt->multi, e);
-  if (mc != CURLM_OK)
+  if (ebb_curl_event_add (rt->multi, e, err) < 0)
     {
       stream_close (rt);
-      return ebb_error_set (err, EIO, "curl_multi_add_handle: %s", curl_multi_strerror (mc));
+      return -EIO;
     }
   return 0;
 }
@@ -702,23 +623,17 @@ ebb_rt_new (sd_event *event, ebb_rt_kind kind, const char *socket_path, const eb
   rt->userdata = userdata;
   options_init (&rt->opts, opts);
   rt->http = ebb_http_client_new (event, err);
-  rt->multi = curl_multi_init ();
-  int r1 = sd_event_add_time (event, &rt->curl_timer, CLOCK_MONOTONIC, UINT64_MAX, 1000,
-                              on_curl_timer_fired, rt);
-  int r2 = sd_event_add_time (event, &rt->retry_timer, CLOCK_MONOTONIC, 0, 1000, on_retry, rt);
-  if (!rt->http || !rt->multi || r1 < 0 || r2 < 0)
+  if (rt->http)
+    rt->multi = ebb_curl_event_new (event, ebb_rt_kind_name (kind), on_stream_done, rt, err);
+  int r = sd_event_add_time (event, &rt->retry_timer, CLOCK_MONOTONIC, 0, 1000, on_retry, rt);
+  if (!rt->http || !rt->multi || r < 0)
     {
-      if (rt->http)
-        ebb_error_set (err, EIO, "runtime: cannot set up curl multi or timers");
+      if (rt->multi)
+        ebb_error_set (err, EIO, "runtime: cannot set up timers");
       ebb_rt_free (rt);
       return NULL;
     }
-  sd_event_source_set_enabled (rt->curl_timer, SD_EVENT_OFF);
   sd_event_source_set_enabled (rt->retry_timer, SD_EVENT_ONESHOT); /* connect from the loop */
-  curl_multi_setopt (rt->multi, CURLMOPT_SOCKETFUNCTION, on_curl_socket);
-  curl_multi_setopt (rt->multi, CURLMOPT_SOCKETDATA, rt);
-  curl_multi_setopt (rt->multi, CURLMOPT_TIMERFUNCTION, on_curl_timer);
-  curl_multi_setopt (rt->multi, CURLMOPT_TIMERDATA, rt);
   return rt;
 }
 
@@ -730,9 +645,7 @@ ebb_rt_free (ebb_rt *rt)
   rt->freeing = true;
   ebb_http_client_free (rt->http); /* its callbacks see rt->freeing and only free */
   stream_close (rt);
-  if (rt->multi)
-    curl_multi_cleanup (rt->multi);
-  sd_event_source_disable_unref (rt->curl_timer);
+  ebb_curl_event_free (rt->multi);
   sd_event_source_disable_unref (rt->retry_timer);
   while (rt->pending)
     {

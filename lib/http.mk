@@ -9,9 +9,10 @@ lib_libebb_common_a_SOURCES += \
 	lib/http-listen.h lib/http-listen.c \
 	lib/http-response.c \
 	lib/http-server.c \
-	lib/http-xfer.h lib/http-client.c lib/http-client-multi.c
+	lib/http-xfer.h lib/http-client.c lib/http-client-multi.c \
+	lib/curl-event.h lib/curl-event.c
 
-http_tests = tests/test-http-route tests/test-http-server
+http_tests = tests/test-http-route tests/test-http-server tests/test-curl-event
 check_PROGRAMS += $(http_tests)
 TESTS += $(http_tests)
 tests_test_http_route_SOURCES = tests/test-http-route.c
@@ -20,3 +21,6 @@ tests_test_http_route_LDADD = $(EBB_TEST_LIBS)
 tests_test_http_server_SOURCES = tests/test-http-server.c
 tests_test_http_server_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_http_server_LDADD = $(EBB_TEST_LIBS) -lpthread
+tests_test_curl_event_SOURCES = tests/test-curl-event.c
+tests_test_curl_event_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_curl_event_LDADD = $(EBB_TEST_LIBS)
