@@ -34,6 +34,43 @@ vm_check_tools() {
   [ -x "$vm_busybox" ] || vm_unavailable "$vm_busybox not found (apt-get install busybox-static)"
 }
 
+# vm_parse_args PROG WITH_SWAP ARG...: parses the command line shared by run.sh and
+# run-systemd.sh (only run.sh takes -s, when WITH_SWAP is 1) into mem, cpus, swap, timeout,
+# dir, keep_log, files[] and envs[] (EBB_TEST_STRICT is passed through), the script into
+# vm_script and its arguments into vm_args[]. Exits 2 on a usage error.
+vm_parse_args() {
+  local prog=$1 spec=m:c:t:f:e:C:l: sizes="[-m MB] [-c CPUS] [-t S]" o OPTIND=1
+  if [ "$2" = 1 ]; then spec=m:c:s:t:f:e:C:l: sizes="[-m MB] [-c CPUS] [-s SWAP_MB] [-t S]"; fi
+  shift 2
+  mem=1024 cpus=2 swap=0 timeout=600 dir=/tmp keep_log= files=() envs=()
+  while getopts "$spec" o; do
+    case $o in
+      m) mem=$OPTARG ;; c) cpus=$OPTARG ;; s) swap=$OPTARG ;; t) timeout=$OPTARG ;;
+      f) files+=("$OPTARG") ;; e) envs+=("$OPTARG") ;; C) dir=$OPTARG ;; l) keep_log=$OPTARG ;;
+      *) echo "usage: $prog $sizes [-f FILE]... [-e VAR=VAL]... [-C DIR] [-l LOG] SCRIPT [ARG]..." >&2
+         exit 2 ;;
+    esac
+  done
+  shift $((OPTIND - 1))
+  [ $# -ge 1 ] || { echo "$prog: no script given" >&2; exit 2; }
+  vm_script=$1
+  shift
+  vm_args=("$@")
+  [ -r "$vm_script" ] || { echo "$prog: cannot read $vm_script" >&2; exit 2; }
+  if [ -n "${EBB_TEST_STRICT:-}" ]; then envs+=("EBB_TEST_STRICT=$EBB_TEST_STRICT"); fi
+}
+
+# vm_boot WORK QEMU-ARGS...: packs WORK/root (whose /init is the guest's first program) as the
+# initramfs and boots it with the parsed -c/-m/-t/-l settings; returns as vm_qemu.
+vm_boot() {
+  local work=$1
+  shift
+  # Callers run this under set +e (for vm_qemu); a failed setup still ends with its status.
+  chmod +x "$work/root/init" && vm_cpio "$work/root" "$work/initrd.gz" || return
+  vm_qemu "$timeout" "${keep_log:-$work/console.log}" -smp "$cpus" -m "$mem" \
+    -initrd "$work/initrd.gz" "$@"
+}
+
 # vm_add ROOT FILE: copy FILE into ROOT at the same absolute path, with every shared library
 # it links (ldd also lists libasan/libubsan of sanitizer builds and the dynamic loader).
 vm_add() {

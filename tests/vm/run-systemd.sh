@@ -15,21 +15,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-mem=1024 cpus=2 timeout=600 dir=/tmp keep_log= files=() envs=()
-while getopts "m:c:t:f:e:C:l:" o; do
-  case $o in
-    m) mem=$OPTARG ;; c) cpus=$OPTARG ;; t) timeout=$OPTARG ;; f) files+=("$OPTARG") ;;
-    e) envs+=("$OPTARG") ;; C) dir=$OPTARG ;; l) keep_log=$OPTARG ;;
-    *) echo "usage: $0 [-m MB] [-c CPUS] [-t S] [-f FILE]... [-e VAR=VAL]... [-C DIR] [-l LOG] SCRIPT [ARG]..." >&2
-       exit 2 ;;
-  esac
-done
-shift $((OPTIND - 1))
-[ $# -ge 1 ] || { echo "$0: no script given" >&2; exit 2; }
-script=$1
-shift
-[ -r "$script" ] || { echo "$0: cannot read $script" >&2; exit 2; }
-[ -n "${EBB_TEST_STRICT:-}" ] && envs+=("EBB_TEST_STRICT=$EBB_TEST_STRICT")
+vm_parse_args "$0" 0 "$@"
+script=$vm_script
+set -- "${vm_args[@]+"${vm_args[@]}"}"
 
 vm_check_tools
 vm_find_kernel
@@ -109,12 +97,8 @@ ln -sf /etc/systemd/system/ebb-vm-test.service \
 umount /proc /sys /dev
 exec switch_root /newroot /lib/systemd/systemd
 INIT
-chmod +x "$root/init"
-vm_cpio "$root" "$work/initrd.gz"
-
-log=${keep_log:-$work/console.log}
 set +e
-vm_qemu "$timeout" "$log" -smp "$cpus" -m "$mem" -initrd "$work/initrd.gz" \
+vm_boot "$work" \
   -drive "file=$img,format=raw,if=virtio,snapshot=on" \
   -append "console=ttyS0 quiet loglevel=4 panic=-1 rdinit=/init systemd.unified_cgroup_hierarchy=1 systemd.show_status=error"
 exit $?

@@ -19,21 +19,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-mem=1024 cpus=2 swap=0 timeout=600 dir=/tmp keep_log= files=() envs=()
-while getopts "m:c:s:t:f:e:C:l:" o; do
-  case $o in
-    m) mem=$OPTARG ;; c) cpus=$OPTARG ;; s) swap=$OPTARG ;; t) timeout=$OPTARG ;;
-    f) files+=("$OPTARG") ;; e) envs+=("$OPTARG") ;; C) dir=$OPTARG ;; l) keep_log=$OPTARG ;;
-    *) echo "usage: $0 [-m MB] [-c CPUS] [-s SWAP_MB] [-t S] [-f FILE]... [-e VAR=VAL]... [-C DIR] [-l LOG] SCRIPT [ARG]..." >&2
-       exit 2 ;;
-  esac
-done
-shift $((OPTIND - 1))
-[ $# -ge 1 ] || { echo "$0: no script given" >&2; exit 2; }
-script=$1
-shift
-[ -r "$script" ] || { echo "$0: cannot read $script" >&2; exit 2; }
-[ -n "${EBB_TEST_STRICT:-}" ] && envs+=("EBB_TEST_STRICT=$EBB_TEST_STRICT")
+vm_parse_args "$0" 1 "$@"
+script=$vm_script
+set -- "${vm_args[@]+"${vm_args[@]}"}"
 
 vm_check_tools
 vm_find_kernel
@@ -77,11 +65,7 @@ sh /ebb-test.sh "\$@"
 echo "EBB-VM-EXIT \$?"
 poweroff -f
 INIT
-chmod +x "$root/init"
-vm_cpio "$root" "$work/initrd.gz"
-
-log=${keep_log:-$work/console.log}
 set +e
-vm_qemu "$timeout" "$log" -smp "$cpus" -m "$mem" -initrd "$work/initrd.gz" \
+vm_boot "$work" \
   -append "console=ttyS0 quiet loglevel=4 panic=-1 rdinit=/init"
 exit $?
