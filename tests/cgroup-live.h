@@ -1,19 +1,22 @@
 /* Helpers for the real-kernel cgroup tests (test-cgroup-v1-host on this host's v1,
- * test-cgroup-v2-live in the VM): child processes that burn CPU or hold memory with a known
- * pattern, and CPU time measured from /proc/PID/stat, independent of the library under
- * test. Every child is recorded so the suite's clean function kills it even after a
- * failed assertion. */
+ * test-cgroup-v2-live in the VM): the suite's context and test cgroups below this process's
+ * own cgroup, child processes that burn CPU or hold memory with a known pattern, and CPU time
+ * measured from /proc/PID/stat, independent of the library under test. Every child and test
+ * cgroup is recorded so the suite's clean function removes it even after a failed assertion. */
 #ifndef EBB_TESTS_CGROUP_LIVE_H
 #define EBB_TESTS_CGROUP_LIVE_H
 
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup/cgroup-internal.h"
 #include "cgroup/cgroup.h"
 #include "lib/time.h"
 
@@ -29,6 +32,9 @@ typedef struct
 
 static pid_t live_pids[LIVE_MAX_CHILDREN];
 static ebb_cg *live_cgroups[LIVE_MAX_CGROUPS];
+/* The suite's context (cgroupfs backend, no systemd) and this process's own cgroup. */
+static __attribute__ ((unused)) ebb_cg_ctx *live_ctx;
+static __attribute__ ((unused)) ebb_cg *live_self_cg;
 
 static __attribute__ ((unused)) void
 live_track_pid (pid_t pid)
@@ -107,6 +113,87 @@ live_drop_cgroup (ebb_cg *cg)
       live_cgroups[i] = NULL;
   ebb_cg_close (cg);
   return r;
+}
+
+/* A context on the cgroupfs backend (no systemd). Returns 0, or negative with *err. */
+static __attribute__ ((unused)) int
+live_ctx_new (ebb_cg_ctx **ctx, ebb_error **err)
+{
+  ebb_cg_ctx_config cfg;
+  ebb_cg_ctx_config_init (&cfg);
+  cfg.use_systemd = 0;
+  return ebb_cg_ctx_new (&cfg, ctx, err);
+}
+
+/* CUnit suite init: live_ctx and live_self_cg. Returns 0, or 1 after printing why. */
+static __attribute__ ((unused)) int
+live_suite_init (void)
+{
+  ebb_error *err = NULL;
+  if (live_ctx_new (&live_ctx, &err) < 0
+      || ebb_cg_open_pid (live_ctx, 0, EBB_CG_OPEN_FILES_ONLY, &live_self_cg, &err) < 0)
+    {
+      fprintf (stderr, "init: %s\n", ebb_error_msg (&err));
+      ebb_error_free (&err);
+      return 1;
+    }
+  return 0;
+}
+
+/* CUnit suite clean: every tracked child and cgroup, then the context. Returns 0. */
+static __attribute__ ((unused)) int
+live_suite_clean (void)
+{
+  live_cleanup_all ();
+  ebb_cg_close (live_self_cg);
+  ebb_cg_ctx_free (live_ctx);
+  return 0;
+}
+
+/* A fresh test cgroup below our own, tracked for cleanup; NULL (reason printed) on failure. */
+static __attribute__ ((unused)) ebb_cg *
+live_test_cgroup (const char *tag)
+{
+  char name[64];
+  snprintf (name, sizeof name, "ebb-test-%d-%s", (int)getpid (), tag);
+  ebb_cg *cg = NULL;
+  ebb_error *err = NULL;
+  if (ebb_cg_create_child (live_self_cg, name, &cg, &err) < 0)
+    {
+      printf ("create %s: %s\n", name, ebb_error_msg (&err));
+      ebb_error_free (&err);
+      return NULL;
+    }
+  live_track_cgroup (cg);
+  return cg;
+}
+
+/* Moves pid into cg. Returns ebb_cg_attach_pid's result (reason printed on failure). */
+static __attribute__ ((unused)) int
+live_attach (ebb_cg *cg, pid_t pid)
+{
+  ebb_error *err = NULL;
+  int r = ebb_cg_attach_pid (cg, pid, &err);
+  if (r < 0)
+    printf ("attach: %s\n", ebb_error_msg (&err));
+  ebb_error_free (&err);
+  return r;
+}
+
+/* The first line of file `name` under the directory dirfd, read raw (the test's own view,
+ * not the library's) into buf; "" when unreadable. Returns buf. */
+static __attribute__ ((unused)) const char *
+live_raw_at (int dirfd, const char *name, char *buf, size_t n)
+{
+  char *s = NULL;
+  buf[0] = '\0';
+  if (ebb_cg_read_at (dirfd, name, &s, NULL) == 0)
+    {
+      snprintf (buf, n, "%s", s);
+      buf[strcspn (buf, "\n")] = '\0';
+    }
+  free (s);
+  return buf;
 }
 
 /* The pattern word at index i of a holder's buffer. */
@@ -192,6 +279,24 @@ live_start (live_child *c)
   close (c->ready_fd);
   c->ready_fd = -1;
   return r;
+}
+
+/* Has a holder verify its buffer (SIGUSR1), reaps it and returns 1 when it exited 0:
+ * nothing lost. */
+static __attribute__ ((unused)) int
+live_holder_intact (live_child *h)
+{
+  kill (h->pid, SIGUSR1);
+  int wst = 0;
+  pid_t w = waitpid (h->pid, &wst, 0);
+  for (int i = 0; i < LIVE_MAX_CHILDREN; i++)
+    if (live_pids[i] == h->pid)
+      live_pids[i] = 0;
+  if (w != h->pid)
+    return 0;
+  if (!WIFEXITED (wst))
+    printf ("holder died of signal %d\n", WIFSIGNALED (wst) ? WTERMSIG (wst) : -1);
+  return WIFEXITED (wst) && WEXITSTATUS (wst) == 0;
 }
 
 /* utime + stime of pid in microseconds from /proc/PID/stat, or -1. */

@@ -13,88 +13,22 @@
 
 #include <sys/stat.h>
 
-static ebb_cg_ctx *ctx;
-static ebb_cg *self_cg;
-
-static int
-init (void)
-{
-  ebb_cg_ctx_config cfg;
-  ebb_cg_ctx_config_init (&cfg);
-  cfg.use_systemd = 0;
-  ebb_error *err = NULL;
-  if (ebb_cg_ctx_new (&cfg, &ctx, &err) < 0)
-    return 1;
-  if (ebb_cg_open_pid (ctx, 0, EBB_CG_OPEN_FILES_ONLY, &self_cg, &err) < 0)
-    {
-      fprintf (stderr, "open own cgroup: %s\n", ebb_error_msg (&err));
-      ebb_error_free (&err);
-      return 1;
-    }
-  return 0;
-}
-
-static int
-clean (void)
-{
-  live_cleanup_all ();
-  ebb_cg_close (self_cg);
-  ebb_cg_ctx_free (ctx);
-  return 0;
-}
-
-/* A fresh test cgroup below our own, tracked for cleanup. */
-static ebb_cg *
-test_cgroup (const char *tag)
-{
-  char name[64];
-  snprintf (name, sizeof name, "ebb-test-%d-%s", (int)getpid (), tag);
-  ebb_cg *cg = NULL;
-  ebb_error *err = NULL;
-  if (ebb_cg_create_child (self_cg, name, &cg, &err) < 0)
-    {
-      printf ("create %s: %s\n", name, ebb_error_msg (&err));
-      ebb_error_free (&err);
-      return NULL;
-    }
-  live_track_cgroup (cg);
-  return cg;
-}
-
-static int
-attach (ebb_cg *cg, pid_t pid)
-{
-  ebb_error *err = NULL;
-  int r = ebb_cg_attach_pid (cg, pid, &err);
-  if (r < 0)
-    printf ("attach: %s\n", ebb_error_msg (&err));
-  ebb_error_free (&err);
-  return r;
-}
-
-/* Reads a raw controller file of the test cgroup (the test's own view, not the library's). */
+/* A raw controller file of the test cgroup, first line, as the test's own view. */
 static void
 raw (ebb_cg *cg, ebb_cg_ctrl c, const char *name, char *buf, size_t n)
 {
-  char *s = NULL;
-  buf[0] = '\0';
-  if (ebb_cg_read_at (cg->ctrl_fd[c], name, &s, NULL) == 0)
-    {
-      snprintf (buf, n, "%s", s);
-      buf[strcspn (buf, "\n")] = '\0';
-    }
-  free (s);
+  live_raw_at (cg->ctrl_fd[c], name, buf, n);
 }
 
 static void
 test_cpu_suspend_resume (void)
 {
-  ebb_cg *cg = test_cgroup ("cpu");
+  ebb_cg *cg = live_test_cgroup ("cpu");
   CU_ASSERT_PTR_NOT_NULL_FATAL (cg);
   live_child burner, ref;
   CU_ASSERT_EQUAL_FATAL (live_spawn (&burner, 0), 0);
   CU_ASSERT_EQUAL_FATAL (live_spawn (&ref, 0), 0);
-  CU_ASSERT_EQUAL_FATAL (attach (cg, burner.pid), 0);
+  CU_ASSERT_EQUAL_FATAL (live_attach (cg, burner.pid), 0);
   CU_ASSERT_EQUAL_FATAL (live_start (&burner), 0);
   CU_ASSERT_EQUAL_FATAL (live_start (&ref), 0);
   /* Originals with a burst: the footprint quota (1000) is below it, so the kernel wants the
@@ -149,11 +83,11 @@ test_cpu_suspend_resume (void)
 static void
 test_freeze_thaw (void)
 {
-  ebb_cg *cg = test_cgroup ("frz");
+  ebb_cg *cg = live_test_cgroup ("frz");
   CU_ASSERT_PTR_NOT_NULL_FATAL (cg);
   live_child c;
   CU_ASSERT_EQUAL_FATAL (live_spawn (&c, 0), 0);
-  CU_ASSERT_EQUAL_FATAL (attach (cg, c.pid), 0);
+  CU_ASSERT_EQUAL_FATAL (live_attach (cg, c.pid), 0);
   CU_ASSERT_EQUAL_FATAL (live_start (&c), 0);
   ebb_error *err = NULL;
   uint64_t t0 = ebb_now_usec ();
@@ -184,7 +118,7 @@ test_freeze_thaw (void)
 static void
 test_memory_held_no_swap (void)
 {
-  ebb_cg *cg = test_cgroup ("mem");
+  ebb_cg *cg = live_test_cgroup ("mem");
   CU_ASSERT_PTR_NOT_NULL_FATAL (cg);
   /* A non-trivial original limit, to prove it comes back to the byte. */
   ebb_error *err = NULL;
@@ -194,7 +128,7 @@ test_memory_held_no_swap (void)
   CU_ASSERT_STRING_EQUAL (before, "1073741824");
   live_child h;
   CU_ASSERT_EQUAL_FATAL (live_spawn (&h, 300u << 20), 0);
-  CU_ASSERT_EQUAL_FATAL (attach (cg, h.pid), 0);
+  CU_ASSERT_EQUAL_FATAL (live_attach (cg, h.pid), 0);
   CU_ASSERT_EQUAL_FATAL (live_start (&h), 0);
 
   ebb_cg_result res;
@@ -231,13 +165,7 @@ test_memory_held_no_swap (void)
   CU_ASSERT_STRING_EQUAL (oom, "oom_kill_disable 0");
   CU_ASSERT_TRUE (live_alive (h.pid));
   /* the holder checks all 300 MB and exits 0 when nothing was lost */
-  kill (h.pid, SIGUSR1);
-  int wst = 0;
-  CU_ASSERT_EQUAL (waitpid (h.pid, &wst, 0), h.pid);
-  CU_ASSERT_TRUE (WIFEXITED (wst) && WEXITSTATUS (wst) == 0);
-  for (int i = 0; i < LIVE_MAX_CHILDREN; i++)
-    if (live_pids[i] == h.pid)
-      live_pids[i] = 0;
+  CU_ASSERT_TRUE (live_holder_intact (&h));
   CU_ASSERT_EQUAL (ebb_cg_read_stats (cg, &st, NULL), 0);
   CU_ASSERT_EQUAL (st.oom_kill, 0);
   CU_ASSERT_EQUAL (live_drop_cgroup (cg), 0);
@@ -246,12 +174,12 @@ test_memory_held_no_swap (void)
 static void
 test_gone_and_refused (void)
 {
-  ebb_cg *cg = test_cgroup ("gone");
+  ebb_cg *cg = live_test_cgroup ("gone");
   CU_ASSERT_PTR_NOT_NULL_FATAL (cg);
   char path[512];
   snprintf (path, sizeof path, "%s", ebb_cg_path (cg));
   ebb_cg *again = NULL;
-  CU_ASSERT_EQUAL (ebb_cg_open_path (ctx, path, EBB_CG_OPEN_FILES_ONLY, &again, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_open_path (live_ctx, path, EBB_CG_OPEN_FILES_ONLY, &again, NULL), 0);
   CU_ASSERT_EQUAL (live_drop_cgroup (cg), 0);
   ebb_error *err = NULL;
   ebb_cg_stats st;
@@ -261,12 +189,12 @@ test_gone_and_refused (void)
   CU_ASSERT_EQUAL (ebb_cg_set_memory_max (again, 1 << 30, &err), -EBB_EGONE);
   ebb_error_free (&err);
   ebb_cg_close (again);
-  CU_ASSERT_EQUAL (ebb_cg_open_path (ctx, path, 0, &again, &err), -EBB_EGONE);
+  CU_ASSERT_EQUAL (ebb_cg_open_path (live_ctx, path, 0, &again, &err), -EBB_EGONE);
   ebb_error_free (&err);
-  CU_ASSERT_EQUAL (ebb_cg_open_path (ctx, "/../etc", 0, &again, &err), -EBB_EREFUSED);
+  CU_ASSERT_EQUAL (ebb_cg_open_path (live_ctx, "/../etc", 0, &again, &err), -EBB_EREFUSED);
   ebb_error_free (&err);
   /* a process that does not exist: "task gone", not a failure */
-  CU_ASSERT_EQUAL (ebb_cg_attach_pid (self_cg, 999999999, &err), -EBB_EGONE);
+  CU_ASSERT_EQUAL (ebb_cg_attach_pid (live_self_cg, 999999999, &err), -EBB_EGONE);
   ebb_error_free (&err);
 }
 
@@ -283,10 +211,7 @@ main (void)
   if (geteuid () != 0)
     return ebb_cu_skip ("not root: cannot create cgroups");
   ebb_cg_ctx *probe = NULL;
-  ebb_cg_ctx_config cfg;
-  ebb_cg_ctx_config_init (&cfg);
-  cfg.use_systemd = 0;
-  if (ebb_cg_ctx_new (&cfg, &probe, NULL) < 0 || ebb_cg_ctx_layout (probe) != EBB_CG_LAYOUT_V1)
+  if (live_ctx_new (&probe, NULL) < 0 || ebb_cg_ctx_layout (probe) != EBB_CG_LAYOUT_V1)
     {
       ebb_cg_ctx_free (probe);
       return ebb_cu_skip ("no cgroup v1 hierarchies at /sys/fs/cgroup");
@@ -299,5 +224,6 @@ main (void)
         return ebb_cu_skip ("a v1 hierarchy (cpu, cpuacct, memory, freezer) is not mounted");
       }
   ebb_cg_ctx_free (probe);
-  return ebb_cu_run ("cgroup-v1-host", init, clean, tests, EBB_ARRAY_SIZE (tests));
+  return ebb_cu_run ("cgroup-v1-host", live_suite_init, live_suite_clean, tests,
+                     EBB_ARRAY_SIZE (tests));
 }

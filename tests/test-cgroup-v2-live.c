@@ -15,76 +15,11 @@
 
 #include <poll.h>
 
-static ebb_cg_ctx *ctx;
-static ebb_cg *self_cg;
-
-static int
-init (void)
-{
-  ebb_cg_ctx_config cfg;
-  ebb_cg_ctx_config_init (&cfg);
-  cfg.use_systemd = 0;
-  ebb_error *err = NULL;
-  if (ebb_cg_ctx_new (&cfg, &ctx, &err) < 0
-      || ebb_cg_open_pid (ctx, 0, EBB_CG_OPEN_FILES_ONLY, &self_cg, &err) < 0)
-    {
-      fprintf (stderr, "init: %s\n", ebb_error_msg (&err));
-      ebb_error_free (&err);
-      return 1;
-    }
-  return 0;
-}
-
-static int
-clean (void)
-{
-  live_cleanup_all ();
-  ebb_cg_close (self_cg);
-  ebb_cg_ctx_free (ctx);
-  return 0;
-}
-
-static ebb_cg *
-test_cgroup (const char *tag)
-{
-  char name[64];
-  snprintf (name, sizeof name, "ebb-test-%d-%s", (int)getpid (), tag);
-  ebb_cg *cg = NULL;
-  ebb_error *err = NULL;
-  if (ebb_cg_create_child (self_cg, name, &cg, &err) < 0)
-    {
-      printf ("create %s: %s\n", name, ebb_error_msg (&err));
-      ebb_error_free (&err);
-      return NULL;
-    }
-  live_track_cgroup (cg);
-  return cg;
-}
-
-static int
-attach (ebb_cg *cg, pid_t pid)
-{
-  ebb_error *err = NULL;
-  int r = ebb_cg_attach_pid (cg, pid, &err);
-  if (r < 0)
-    printf ("attach: %s\n", ebb_error_msg (&err));
-  ebb_error_free (&err);
-  return r;
-}
-
 /* A raw file of the test cgroup, first line, as the test's own view. */
 static const char *
 raw (ebb_cg *cg, const char *name, char *buf, size_t n)
 {
-  char *s = NULL;
-  buf[0] = '\0';
-  if (ebb_cg_read_at (cg->dirfd, name, &s, NULL) == 0)
-    {
-      snprintf (buf, n, "%s", s);
-      buf[strcspn (buf, "\n")] = '\0';
-    }
-  free (s);
-  return buf;
+  return live_raw_at (cg->dirfd, name, buf, n);
 }
 
 static uint64_t
@@ -114,12 +49,12 @@ write_raw (ebb_cg *cg, const char *name, const char *v)
 static void
 test_cpu_suspend_resume (void)
 {
-  ebb_cg *cg = test_cgroup ("cpu");
+  ebb_cg *cg = live_test_cgroup ("cpu");
   CU_ASSERT_PTR_NOT_NULL_FATAL (cg);
   live_child burner, ref;
   CU_ASSERT_EQUAL_FATAL (live_spawn (&burner, 0), 0);
   CU_ASSERT_EQUAL_FATAL (live_spawn (&ref, 0), 0);
-  CU_ASSERT_EQUAL_FATAL (attach (cg, burner.pid), 0);
+  CU_ASSERT_EQUAL_FATAL (live_attach (cg, burner.pid), 0);
   CU_ASSERT_EQUAL_FATAL (live_start (&burner), 0);
   CU_ASSERT_EQUAL_FATAL (live_start (&ref), 0);
   char before[64], b[64];
@@ -157,11 +92,11 @@ test_cpu_suspend_resume (void)
 static void
 test_freeze_thaw (void)
 {
-  ebb_cg *cg = test_cgroup ("frz");
+  ebb_cg *cg = live_test_cgroup ("frz");
   CU_ASSERT_PTR_NOT_NULL_FATAL (cg);
   live_child c;
   CU_ASSERT_EQUAL_FATAL (live_spawn (&c, 0), 0);
-  CU_ASSERT_EQUAL_FATAL (attach (cg, c.pid), 0);
+  CU_ASSERT_EQUAL_FATAL (live_attach (cg, c.pid), 0);
   CU_ASSERT_EQUAL_FATAL (live_start (&c), 0);
   ebb_error *err = NULL;
   CU_ASSERT_EQUAL (ebb_cg_set_frozen (cg, 1, 5000000, &err), 0);
@@ -197,27 +132,10 @@ on_suspended (ebb_cg *cg, const ebb_cg_job *job, int rc, const ebb_cg_result *re
     printf ("suspend job: %s\n", ebb_error_msg (&err));
 }
 
-/* Verifies the holder's buffer (SIGUSR1) and returns 1 when it exited 0: nothing lost. */
-static int
-holder_intact (live_child *h)
-{
-  kill (h->pid, SIGUSR1);
-  int wst = 0;
-  pid_t w = waitpid (h->pid, &wst, 0);
-  for (int i = 0; i < LIVE_MAX_CHILDREN; i++)
-    if (live_pids[i] == h->pid)
-      live_pids[i] = 0;
-  if (w != h->pid)
-    return 0;
-  if (!WIFEXITED (wst))
-    printf ("holder died of signal %d\n", WIFSIGNALED (wst) ? WTERMSIG (wst) : -1);
-  return WIFEXITED (wst) && WEXITSTATUS (wst) == 0;
-}
-
 static void
 test_immediate_memory_with_swap (void)
 {
-  ebb_cg *cg = test_cgroup ("mem");
+  ebb_cg *cg = live_test_cgroup ("mem");
   CU_ASSERT_PTR_NOT_NULL_FATAL (cg);
   /* originals that must come back to the byte; swap.max 0 must be raised, then restored */
   CU_ASSERT_EQUAL (write_raw (cg, "memory.max", "536870912"), 0);
@@ -229,7 +147,7 @@ test_immediate_memory_with_swap (void)
   raw (cg, "memory.swap.max", swap0, sizeof swap0);
   live_child h;
   CU_ASSERT_EQUAL_FATAL (live_spawn (&h, 300u << 20), 0);
-  CU_ASSERT_EQUAL_FATAL (attach (cg, h.pid), 0);
+  CU_ASSERT_EQUAL_FATAL (live_attach (cg, h.pid), 0);
   CU_ASSERT_EQUAL_FATAL (live_start (&h), 0);
   uint64_t cur0 = raw_u64 (cg, "memory.current");
   printf ("\n  holder filled: memory.current %llu\n", (unsigned long long)cur0);
@@ -287,7 +205,7 @@ test_immediate_memory_with_swap (void)
   CU_ASSERT_STRING_EQUAL (raw (cg, "cpu.max", b, sizeof b), "max 100000");
   CU_ASSERT_TRUE (live_alive (h.pid));
   uint64_t v0 = ebb_now_usec ();
-  CU_ASSERT_TRUE (holder_intact (&h));
+  CU_ASSERT_TRUE (live_holder_intact (&h));
   printf ("  resumed: the holder verified all 300 MB in %llu ms\n",
           (unsigned long long)(ebb_now_usec () - v0) / 1000);
   CU_ASSERT_EQUAL (raw_keyed (cg, "memory.events", "oom_kill"), 0);
@@ -300,13 +218,13 @@ test_immediate_memory_with_swap (void)
 static void
 test_immediate_held_without_swap (void)
 {
-  ebb_cg *cg = test_cgroup ("held");
+  ebb_cg *cg = live_test_cgroup ("held");
   CU_ASSERT_PTR_NOT_NULL_FATAL (cg);
   CU_ASSERT_EQUAL (write_raw (cg, "memory.swap.max", "0"), 0);
   char b[64];
   live_child h;
   CU_ASSERT_EQUAL_FATAL (live_spawn (&h, 128u << 20), 0);
-  CU_ASSERT_EQUAL_FATAL (attach (cg, h.pid), 0);
+  CU_ASSERT_EQUAL_FATAL (live_attach (cg, h.pid), 0);
   CU_ASSERT_EQUAL_FATAL (live_start (&h), 0);
   ebb_cg_engine_config cfg;
   ebb_cg_engine_config_init (&cfg);
@@ -329,18 +247,18 @@ test_immediate_held_without_swap (void)
   CU_ASSERT_EQUAL (raw_keyed (cg, "memory.events", "oom_kill"), 0);
   CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
   CU_ASSERT_STRING_EQUAL (raw (cg, "memory.high", b, sizeof b), "max");
-  CU_ASSERT_TRUE (holder_intact (&h));
+  CU_ASSERT_TRUE (live_holder_intact (&h));
   CU_ASSERT_EQUAL (live_drop_cgroup (cg), 0);
 }
 
 static void
 test_graceful_steps (void)
 {
-  ebb_cg *cg = test_cgroup ("step");
+  ebb_cg *cg = live_test_cgroup ("step");
   CU_ASSERT_PTR_NOT_NULL_FATAL (cg);
   live_child h;
   CU_ASSERT_EQUAL_FATAL (live_spawn (&h, 300u << 20), 0);
-  CU_ASSERT_EQUAL_FATAL (attach (cg, h.pid), 0);
+  CU_ASSERT_EQUAL_FATAL (live_attach (cg, h.pid), 0);
   CU_ASSERT_EQUAL_FATAL (live_start (&h), 0);
   char cpu0[64], high0[64], b[64];
   raw (cg, "cpu.max", cpu0, sizeof cpu0);
@@ -374,7 +292,7 @@ test_graceful_steps (void)
   CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
   CU_ASSERT_STRING_EQUAL (raw (cg, "cpu.max", b, sizeof b), cpu0);
   CU_ASSERT_STRING_EQUAL (raw (cg, "memory.high", b, sizeof b), high0);
-  CU_ASSERT_TRUE (holder_intact (&h));
+  CU_ASSERT_TRUE (live_holder_intact (&h));
   CU_ASSERT_EQUAL (live_drop_cgroup (cg), 0);
 }
 
@@ -392,13 +310,10 @@ main (void)
   if (geteuid () != 0)
     return ebb_cu_skip ("not root: cannot create cgroups");
   ebb_cg_ctx *probe = NULL;
-  ebb_cg_ctx_config cfg;
-  ebb_cg_ctx_config_init (&cfg);
-  cfg.use_systemd = 0;
-  int v2
-      = ebb_cg_ctx_new (&cfg, &probe, NULL) >= 0 && ebb_cg_ctx_layout (probe) == EBB_CG_LAYOUT_V2;
+  int v2 = live_ctx_new (&probe, NULL) >= 0 && ebb_cg_ctx_layout (probe) == EBB_CG_LAYOUT_V2;
   ebb_cg_ctx_free (probe);
   if (!v2)
     return ebb_cu_skip ("/sys/fs/cgroup is not cgroup v2 (run inside the VM: make check-vm)");
-  return ebb_cu_run ("cgroup-v2-live", init, clean, tests, EBB_ARRAY_SIZE (tests));
+  return ebb_cu_run ("cgroup-v2-live", live_suite_init, live_suite_clean, tests,
+                     EBB_ARRAY_SIZE (tests));
 }
