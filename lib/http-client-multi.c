@@ -2,11 +2,8 @@
  * each handed to its own callback when it finishes. */
 #include "config.h"
 
-#include <string.h>
-
 #include "lib/curl-event.h"
 #include "lib/http-xfer.h"
-#include "lib/log.h"
 
 struct ebb_http_client
 {
