@@ -431,10 +431,15 @@ do_resume (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_resp
   return EBB_HTTP_DEFERRED;
 }
 
+typedef int (*simple_op_fn) (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req,
+                             ebb_http_response *resp, const ebb_agent_simple_req *sr,
+                             ebb_error **err);
+
+/* Resume and delete take the same request body (request_id and little else): find the task,
+ * parse the body, then hand over to the operation. */
 static int
-h_resume (ebb_http_request *req, ebb_http_response *resp, void *ud)
+simple_task_op (ebb_http_request *req, ebb_http_response *resp, ebb_agent *a, simple_op_fn op)
 {
-  ebb_agent *a = ud;
   cleanup_error ebb_error *err = NULL;
   ebb_agent_task *t = find_or_404 (a, req, resp);
   if (!t || refuse_stopping (a, resp))
@@ -442,11 +447,17 @@ h_resume (ebb_http_request *req, ebb_http_response *resp, void *ud)
   ebb_agent_simple_req sr;
   int r = parse_simple (req, &sr, &err);
   if (r >= 0)
-    r = do_resume (a, t, req, resp, &sr, &err);
+    r = op (a, t, req, resp, &sr, &err);
   else
     r = reply_err (a, resp, EBB_EPARSE, &err);
   ebb_agent_simple_req_clear (&sr);
   return r;
+}
+
+static int
+h_resume (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  return simple_task_op (req, resp, ud, do_resume);
 }
 
 static int
@@ -486,19 +497,7 @@ do_delete (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_resp
 static int
 h_delete (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
-  ebb_agent *a = ud;
-  cleanup_error ebb_error *err = NULL;
-  ebb_agent_task *t = find_or_404 (a, req, resp);
-  if (!t || refuse_stopping (a, resp))
-    return EBB_HTTP_REPLIED;
-  ebb_agent_simple_req sr;
-  int r = parse_simple (req, &sr, &err);
-  if (r >= 0)
-    r = do_delete (a, t, req, resp, &sr, &err);
-  else
-    r = reply_err (a, resp, EBB_EPARSE, &err);
-  ebb_agent_simple_req_clear (&sr);
-  return r;
+  return simple_task_op (req, resp, ud, do_delete);
 }
 
 static const ebb_http_route routes[] = {
