@@ -168,6 +168,16 @@ int ebb_cg_write_at (int dirfd, const char *name, const char *s, ebb_error **err
 /* Like ebb_cg_read_at() on an open handle: adds the cgroup path to the message, and on
  * ENOENT names the controller missing there (from cgroup.controllers on v2). */
 int ebb_cg_read_file (ebb_cg *cg, int dirfd, const char *name, char **out, ebb_error **err);
+
+/* Reads a file the kernel may not offer (a disabled controller, PSI turned off at boot, a v1
+ * hierarchy that is not mounted: dirfd < 0). Returns 1 and *out when present, 0 when absent,
+ * negative on failure (EBB_EGONE when the cgroup vanished). Used by both file backends. */
+int ebb_cg_read_optional (ebb_cg *cg, int dirfd, const char *name, char **out, ebb_error **err);
+
+/* Reads an optional PSI file into *psi and sets bit in *valid. Returns 0 (also when the file is
+ * absent, leaving *valid alone), negative on a read or parse failure. */
+int ebb_cg_read_psi_optional (ebb_cg *cg, int dirfd, const char *name, ebb_cg_psi *psi,
+                              uint32_t *valid, uint32_t bit, ebb_error **err);
 int ebb_cg_write_file (ebb_cg *cg, int dirfd, const char *name, const char *s, ebb_error **err);
 
 /* Cached I/O on a file the handle keeps open in *fd (opened on first use, closed again

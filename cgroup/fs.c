@@ -346,3 +346,33 @@ ebb_cg_check_path (const ebb_cg_ctx *ctx, const char *path, char **out, ebb_erro
   *out = ebb_steal_ptr (&norm);
   return 0;
 }
+
+int
+ebb_cg_read_optional (ebb_cg *cg, int dirfd, const char *name, char **out, ebb_error **err)
+{
+  if (dirfd < 0)
+    return 0;
+  cleanup_error ebb_error *local = NULL;
+  int r = ebb_cg_read_at (dirfd, name, out, &local);
+  if (r >= 0)
+    return 1;
+  if (r == -ENOENT || r == -EOPNOTSUPP || r == -ENOTSUP)
+    return 0;
+  if (err && !*err)
+    *err = ebb_steal_ptr (&local);
+  return ebb_error_wrap (err, "cgroup %s", cg->path);
+}
+
+int
+ebb_cg_read_psi_optional (ebb_cg *cg, int dirfd, const char *name, ebb_cg_psi *psi, uint32_t *valid,
+                          uint32_t bit, ebb_error **err)
+{
+  cleanup_free char *t = NULL;
+  int r = ebb_cg_read_optional (cg, dirfd, name, &t, err);
+  if (r <= 0)
+    return r;
+  if (ebb_cg_parse_psi (t, psi, err) < 0)
+    return ebb_error_wrap (err, "cgroup %s: %s", cg->path, name);
+  *valid |= bit;
+  return 0;
+}

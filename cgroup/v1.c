@@ -8,29 +8,11 @@
 
 #define FD(cg, c) ((cg)->ctrl_fd[EBB_CG_CTRL_##c])
 
-/* Reads an optional file of controller directory fd: 1 present, 0 absent/hierarchy not
- * mounted, negative on failure. */
-static int
-read_opt (ebb_cg *cg, int fd, const char *name, char **out, ebb_error **err)
-{
-  if (fd < 0)
-    return 0;
-  cleanup_error ebb_error *local = NULL;
-  int r = ebb_cg_read_at (fd, name, out, &local);
-  if (r >= 0)
-    return 1;
-  if (r == -ENOENT || r == -EOPNOTSUPP || r == -ENOTSUP)
-    return 0;
-  if (err && !*err)
-    *err = ebb_steal_ptr (&local);
-  return ebb_error_wrap (err, "cgroup %s", cg->path);
-}
-
 static int
 opt_u64 (ebb_cg *cg, int fd, const char *name, uint64_t *out, ebb_error **err)
 {
   cleanup_free char *t = NULL;
-  int r = read_opt (cg, fd, name, &t, err);
+  int r = ebb_cg_read_optional (cg, fd, name, &t, err);
   if (r <= 0)
     return r;
   /* v1 writes "-1" for an unlimited quota */
@@ -56,7 +38,7 @@ stats_cpu (ebb_cg *cg, ebb_cg_stats *st, ebb_error **err)
     }
   cleanup_free char *t = NULL;
   if (r >= 0)
-    r = read_opt (cg, FD (cg, CPU), "cpu.stat", &t, err);
+    r = ebb_cg_read_optional (cg, FD (cg, CPU), "cpu.stat", &t, err);
   if (r > 0)
     {
       uint64_t tns = 0;
@@ -78,7 +60,7 @@ stats_memory (ebb_cg *cg, ebb_cg_stats *st, ebb_error **err)
     st->valid |= EBB_CG_STAT_MEMORY;
   cleanup_free char *t = NULL, *oom = NULL;
   if (r > 0)
-    r = read_opt (cg, FD (cg, MEMORY), "memory.stat", &t, err);
+    r = ebb_cg_read_optional (cg, FD (cg, MEMORY), "memory.stat", &t, err);
   /* total_* are hierarchical (this cgroup and its children), like v2's figures. */
   if (r > 0
       && (ebb_cg_parse_keyed (t, "total_rss", &st->memory_anon_bytes, err) < 0
@@ -94,25 +76,10 @@ stats_memory (ebb_cg *cg, ebb_cg_stats *st, ebb_error **err)
   if (k < 0 || s < 0)
     r = -EBB_EPARSE;
   if (r > 0)
-    r = read_opt (cg, FD (cg, MEMORY), "memory.oom_control", &oom, err);
+    r = ebb_cg_read_optional (cg, FD (cg, MEMORY), "memory.oom_control", &oom, err);
   if (r > 0 && (r = ebb_cg_parse_keyed (oom, "oom_kill", &st->oom_kill, err)) > 0)
     st->valid |= EBB_CG_STAT_OOM;
   return r < 0 ? ebb_error_wrap (err, "cgroup %s: memory", cg->path) : 0;
-}
-
-/* PSI per cgroup on v1 exists only with the kernel's cgroup1 psi option: optional. */
-static int
-stats_psi (ebb_cg *cg, int fd, const char *name, ebb_cg_psi *psi, uint32_t *valid, uint32_t bit,
-           ebb_error **err)
-{
-  cleanup_free char *t = NULL;
-  int r = read_opt (cg, fd, name, &t, err);
-  if (r <= 0)
-    return r;
-  if (ebb_cg_parse_psi (t, psi, err) < 0)
-    return ebb_error_wrap (err, "cgroup %s: %s", cg->path, name);
-  *valid |= bit;
-  return 0;
 }
 
 static int
@@ -134,12 +101,13 @@ v1_read_stats (ebb_cg *cg, ebb_cg_stats *st, ebb_error **err)
   int r = stats_cpu (cg, st, err);
   if (r >= 0)
     r = stats_memory (cg, st, err);
+  /* PSI per cgroup on v1 exists only with the kernel's cgroup1 psi option: optional. */
   if (r >= 0)
-    r = stats_psi (cg, FD (cg, CPU), "cpu.pressure", &st->cpu_psi, &st->valid, EBB_CG_STAT_PSI_CPU,
-                   err);
+    r = ebb_cg_read_psi_optional (cg, FD (cg, CPU), "cpu.pressure", &st->cpu_psi, &st->valid,
+                                  EBB_CG_STAT_PSI_CPU, err);
   if (r >= 0)
-    r = stats_psi (cg, FD (cg, MEMORY), "memory.pressure", &st->memory_psi, &st->valid,
-                   EBB_CG_STAT_PSI_MEMORY, err);
+    r = ebb_cg_read_psi_optional (cg, FD (cg, MEMORY), "memory.pressure", &st->memory_psi,
+                                  &st->valid, EBB_CG_STAT_PSI_MEMORY, err);
   if (r >= 0 && FD (cg, FREEZER) >= 0 && strcmp (cg->ctrl_path[EBB_CG_CTRL_FREEZER], "/") != 0)
     {
       r = v1_freeze_read (cg, err);

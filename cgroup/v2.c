@@ -4,23 +4,6 @@
 
 #include <string.h>
 
-/* Reads an optional file: returns 1 and *out when present, 0 when the kernel does not offer
- * it (ENOENT for a disabled controller, EOPNOTSUPP for PSI turned off at boot), negative
- * on failure (EBB_EGONE when the cgroup vanished). */
-static int
-read_opt (ebb_cg *cg, const char *name, char **out, ebb_error **err)
-{
-  cleanup_error ebb_error *local = NULL;
-  int r = ebb_cg_read_at (cg->dirfd, name, out, &local);
-  if (r >= 0)
-    return 1;
-  if (r == -ENOENT || r == -EOPNOTSUPP || r == -ENOTSUP)
-    return 0;
-  if (err && !*err)
-    *err = ebb_steal_ptr (&local);
-  return ebb_error_wrap (err, "cgroup %s", cg->path);
-}
-
 static int
 keyed (const char *text, const char *key, uint64_t *out, uint32_t *valid, uint32_t bit,
        ebb_error **err)
@@ -35,7 +18,7 @@ static int
 stats_cpu (ebb_cg *cg, ebb_cg_stats *st, ebb_error **err)
 {
   cleanup_free char *t = NULL;
-  int r = read_opt (cg, "cpu.stat", &t, err);
+  int r = ebb_cg_read_optional (cg, cg->dirfd, "cpu.stat", &t, err);
   if (r <= 0)
     return r;
   if (keyed (t, "usage_usec", &st->cpu_usage_usec, &st->valid, EBB_CG_STAT_CPU, err) < 0
@@ -50,11 +33,11 @@ static int
 stats_memory (ebb_cg *cg, ebb_cg_stats *st, ebb_error **err)
 {
   cleanup_free char *cur = NULL, *stat = NULL, *swap = NULL, *ev = NULL;
-  int r = read_opt (cg, "memory.current", &cur, err);
+  int r = ebb_cg_read_optional (cg, cg->dirfd, "memory.current", &cur, err);
   if (r > 0 && (r = ebb_cg_parse_u64_or_max (cur, &st->memory_current_bytes, err)) >= 0)
     st->valid |= EBB_CG_STAT_MEMORY;
   if (r >= 0)
-    r = read_opt (cg, "memory.stat", &stat, err);
+    r = ebb_cg_read_optional (cg, cg->dirfd, "memory.stat", &stat, err);
   if (r > 0
       && (ebb_cg_parse_keyed (stat, "anon", &st->memory_anon_bytes, err) < 0
           || ebb_cg_parse_keyed (stat, "file", &st->memory_file_bytes, err) < 0
@@ -63,28 +46,14 @@ stats_memory (ebb_cg *cg, ebb_cg_stats *st, ebb_error **err)
           || keyed (stat, "pswpin", &st->swapin_pages, &st->valid, EBB_CG_STAT_SWAPIN, err) < 0))
     r = -EBB_EPARSE;
   if (r >= 0)
-    r = read_opt (cg, "memory.swap.current", &swap, err);
+    r = ebb_cg_read_optional (cg, cg->dirfd, "memory.swap.current", &swap, err);
   if (r > 0 && (r = ebb_cg_parse_u64_or_max (swap, &st->swap_current_bytes, err)) >= 0)
     st->valid |= EBB_CG_STAT_SWAP;
   if (r >= 0)
-    r = read_opt (cg, "memory.events", &ev, err);
+    r = ebb_cg_read_optional (cg, cg->dirfd, "memory.events", &ev, err);
   if (r > 0)
     r = keyed (ev, "oom_kill", &st->oom_kill, &st->valid, EBB_CG_STAT_OOM, err);
   return r < 0 ? ebb_error_wrap (err, "cgroup %s: memory", cg->path) : 0;
-}
-
-static int
-stats_psi (ebb_cg *cg, const char *name, ebb_cg_psi *psi, uint32_t *valid, uint32_t bit,
-           ebb_error **err)
-{
-  cleanup_free char *t = NULL;
-  int r = read_opt (cg, name, &t, err);
-  if (r <= 0)
-    return r;
-  if (ebb_cg_parse_psi (t, psi, err) < 0)
-    return ebb_error_wrap (err, "cgroup %s: %s", cg->path, name);
-  *valid |= bit;
-  return 0;
 }
 
 static int
@@ -108,9 +77,11 @@ v2_read_stats (ebb_cg *cg, ebb_cg_stats *st, ebb_error **err)
   if (r >= 0)
     r = stats_memory (cg, st, err);
   if (r >= 0)
-    r = stats_psi (cg, "cpu.pressure", &st->cpu_psi, &st->valid, EBB_CG_STAT_PSI_CPU, err);
+    r = ebb_cg_read_psi_optional (cg, cg->dirfd, "cpu.pressure", &st->cpu_psi, &st->valid,
+                                  EBB_CG_STAT_PSI_CPU, err);
   if (r >= 0)
-    r = stats_psi (cg, "memory.pressure", &st->memory_psi, &st->valid, EBB_CG_STAT_PSI_MEMORY, err);
+    r = ebb_cg_read_psi_optional (cg, cg->dirfd, "memory.pressure", &st->memory_psi, &st->valid,
+                                  EBB_CG_STAT_PSI_MEMORY, err);
   if (r >= 0 && cg->path && strcmp (cg->path, "/") != 0)
     {
       r = v2_freeze_read (cg, err);
@@ -129,7 +100,7 @@ limit_opt (ebb_cg *cg, const char *name, uint64_t *out, uint32_t *valid, uint32_
            ebb_error **err)
 {
   cleanup_free char *t = NULL;
-  int r = read_opt (cg, name, &t, err);
+  int r = ebb_cg_read_optional (cg, cg->dirfd, name, &t, err);
   if (r <= 0)
     return r;
   if (ebb_cg_parse_u64_or_max (t, out, err) < 0)
@@ -142,7 +113,7 @@ static int
 v2_read_limits (ebb_cg *cg, ebb_cg_limits *l, ebb_error **err)
 {
   cleanup_free char *t = NULL;
-  int r = read_opt (cg, "cpu.max", &t, err);
+  int r = ebb_cg_read_optional (cg, cg->dirfd, "cpu.max", &t, err);
   if (r > 0)
     {
       if (ebb_cg_parse_cpu_max (t, &l->cpu_quota_usec, &l->cpu_period_usec, err) < 0)
