@@ -1,0 +1,1 @@
+# ebbctl: the operator CLI over the REST APIs (libcurl and json-c only).

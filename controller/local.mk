@@ -1,0 +1,1 @@
+# ebb-controller: the cluster daemon (sd-event, libmicrohttpd, libcurl multi, SQLite).

@@ -1,0 +1,1 @@
+# libFuzzer targets (clang -fsanitize=fuzzer); `make fuzz` runs each for a while.
