@@ -1,0 +1,116 @@
+/* The preemption core of the `ebb` policy: per-node decisions of whom to preempt for a short
+ * task, by how much, and when a preempted long task gets its resources back. Pure functions
+ * over plain structs (no clock, no I/O, no simulator state), so the simulator and the
+ * controller drive the same decisions and the tests can hand-build any node.
+ *
+ * Rules (doc/ebb-policy.md says why):
+ *  - A short task that does not fit on its node takes what it lacks from the node's running
+ *    long tasks instead of waiting behind them: CPU at once, memory only as much as the short
+ *    task lacks, at the reclaim cost. Short tasks are never victims.
+ *  - Victims: the long task with the latest estimated end first (it has the most slack), then
+ *    the lower slot; a task keeps at least the footprint.
+ *  - A task is preempted at most M = max_suspends times per W = suspend_window_sec (a sliding
+ *    window), and one preemption lasts at most W / 4M: past that the task gets its resources
+ *    back at the next chance even if short work is waiting. A window meets at most M + 1
+ *    preemptions (M starting in it, one carried in), so a long task holds its demand at least
+ *    (1 - (M + 1) / 4M) >= 1/2 of any window, less the end of a short task holding its room.
+ *  - Delayed resumption D: a preempted task resumes on its own node after D chances there
+ *    with room (skipped when the cluster has spare room), so a short burst still arriving
+ *    does not make it bounce. */
+#ifndef EBB_POLICY_EBB_H
+#define EBB_POLICY_EBB_H
+
+#include <stdint.h>
+
+/* The ring of suspension times per task bounds max_suspends. */
+#define EBB_PRE_MAX_SUSPENDS 16
+
+typedef struct ebb_pre_vec
+{
+  int64_t cpu_millis;
+  int64_t mem_bytes;
+} ebb_pre_vec;
+
+typedef struct ebb_pre_params
+{
+  uint32_t max_suspends;      /* per window, 1..EBB_PRE_MAX_SUSPENDS */
+  double suspend_window_sec;  /* > 0 */
+  uint32_t resume_tries;      /* D */
+  double reclaim_sec_per_gib; /* memory taken from a victim */
+  double resume_sec_per_gib;  /* memory given back on resume */
+  ebb_pre_vec footprint;      /* what a preempted task keeps */
+} ebb_pre_params;
+
+/* Defaults: 2 suspensions per 600 s, D = 3, BIG-C's 3 s/GiB both ways, footprint 10
+ * millicores and 64 MiB. */
+void ebb_pre_params_default (ebb_pre_params *p);
+/* Returns NULL when params are usable, else a static message naming the bad one. */
+const char *ebb_pre_params_check (const ebb_pre_params *p);
+
+typedef struct ebb_pre_task
+{
+  uint32_t job, task; /* the environment's names for it */
+  uint8_t is_long;    /* only long tasks are ever preempted */
+  uint8_t pad[3];
+  uint32_t chances;                  /* D: chances with room seen since it was preempted */
+  ebb_pre_vec demand;                /* what it asked for */
+  ebb_pre_vec given;                 /* what it holds now (demand unless preempted) */
+  double est_end_sec;                /* start + estimate, pushed back by time spent preempted */
+  double preempted_sec;              /* when it was last preempted (valid while given < demand) */
+  double hist[EBB_PRE_MAX_SUSPENDS]; /* times of its last suspensions, a ring */
+  uint32_t nhist, hhead;
+} ebb_pre_task;
+
+/* A node's running and preempted tasks. The environment owns the array. */
+typedef struct ebb_pre_node
+{
+  ebb_pre_vec cap;
+  ebb_pre_vec used; /* sum of given */
+  ebb_pre_task *tasks;
+  uint32_t ntasks, tasks_cap;
+} ebb_pre_node;
+
+/* One decision: take `amount` from (or give it back to) the task in `slot`; the memory part
+ * costs delay_sec (reclaim or reload). */
+typedef struct ebb_pre_take
+{
+  uint32_t slot;
+  ebb_pre_vec amount;
+  double delay_sec;
+} ebb_pre_take;
+
+/* Returns 1 when v fits in the node's free capacity. */
+int ebb_pre_fits (const ebb_pre_node *n, ebb_pre_vec v);
+/* Returns 1 when the task may be preempted at now (suspend bound). */
+int ebb_pre_may_suspend (const ebb_pre_task *t, const ebb_pre_params *p, double now_sec);
+/* Returns 1 when the task holds less than its demand. */
+int ebb_pre_is_preempted (const ebb_pre_task *t);
+
+/* Plans room for a short task needing `need` on node n at now. Returns the number of takes
+ * written to out (0: it fits as is), or -1 when the node's preemptible long work cannot make
+ * room (the short task waits; nothing may be preempted for nothing). *delay_sec is the time
+ * before the room is free: reclaims on one node share its memory bandwidth, so they add. */
+int ebb_pre_plan (const ebb_pre_node *n, const ebb_pre_params *p, ebb_pre_vec need, double now_sec,
+                  ebb_pre_take *out, uint32_t max, double *delay_sec);
+/* Applies takes planned by ebb_pre_plan at now: lowers the victims' holdings and records
+ * the suspensions. */
+void ebb_pre_apply (ebb_pre_node *n, const ebb_pre_params *p, const ebb_pre_take *takes,
+                    uint32_t ntakes, double now_sec);
+
+/* One scheduling chance on node n at now. short_pending: short work is still waiting for this
+ * node; spare: the cluster has idle capacity (D is skipped). Writes the resumptions decided
+ * (amount to give back, reload delay) to out, applies them, and returns their count. A
+ * preempted task resumes when it fits back, short work is not pending (unless it has been
+ * preempted for a whole window), and D chances have passed (or spare). */
+uint32_t ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_sec,
+                         int short_pending, int spare, ebb_pre_take *out, uint32_t max);
+
+/* Adds a task to the node holding its whole demand; returns its slot. */
+uint32_t ebb_pre_add (ebb_pre_node *n, const ebb_pre_task *t);
+/* Removes the task in slot (it finished or was killed); the last slot moves into it. */
+void ebb_pre_remove (ebb_pre_node *n, uint32_t slot);
+/* Returns the slot of (job, task) on n, or UINT32_MAX. */
+uint32_t ebb_pre_find (const ebb_pre_node *n, uint32_t job, uint32_t task);
+void ebb_pre_node_fini (ebb_pre_node *n);
+
+#endif

@@ -1,0 +1,10 @@
+# The ebb policy (Hawk's placement with preemption) and its suite; appended to
+# libebb-policy, whose sources policies/local.mk lists.
+policies_libebb_policy_a_SOURCES += policies/ebb.h policies/ebb.c
+
+policy_ebb_tests = tests/test-policy-ebb
+check_PROGRAMS += $(policy_ebb_tests)
+TESTS += $(policy_ebb_tests)
+tests_test_policy_ebb_SOURCES = tests/test-policy-ebb.c
+tests_test_policy_ebb_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_policy_ebb_LDADD = policies/libebb-policy.a $(EBB_TEST_LIBS) -lm

@@ -1,0 +1,358 @@
+/* The ebb policy's preemption core on hand-built nodes: whom it preempts and by how much,
+ * the suspend bound under alternating bursts, delayed resumption D, determinism. */
+#include "config.h"
+
+#include "policies/ebb.h"
+#include "tests/cu.h"
+
+#include <math.h>
+#include <string.h>
+
+#define GIB    (1ll << 30)
+#define CPU(c) ((int64_t)(c)*1000)
+
+static ebb_pre_params
+params (void)
+{
+  ebb_pre_params p;
+  ebb_pre_params_default (&p);
+  return p;
+}
+
+static uint32_t
+add (ebb_pre_node *n, uint32_t job, int is_long, int64_t cpu, int64_t mem, double end)
+{
+  ebb_pre_task t
+      = { .job = job, .is_long = (uint8_t)is_long, .demand = { cpu, mem }, .est_end_sec = end };
+  return ebb_pre_add (n, &t);
+}
+
+/* BIG-C's Google node: 32 CPU, 128 GiB. */
+static ebb_pre_node
+google_node (void)
+{
+  return (ebb_pre_node){ .cap = { CPU (32), 128 * GIB } };
+}
+
+static void
+test_fits_no_preemption (void)
+{
+  ebb_pre_params p = params ();
+  ebb_pre_node n = google_node ();
+  ebb_pre_take out[8];
+  double d = -1;
+  add (&n, 1, 1, CPU (8), 16 * GIB, 100);
+  add (&n, 2, 1, CPU (8), 16 * GIB, 100);
+  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ CPU (4), 4 * GIB }, 0, out, 8, &d), 0);
+  CU_ASSERT_EQUAL (d, 0);
+  /* Idle node: never a preemption. */
+  ebb_pre_node idle = google_node ();
+  CU_ASSERT_EQUAL (ebb_pre_plan (&idle, &p, (ebb_pre_vec){ CPU (32), 128 * GIB }, 0, out, 8, &d),
+                   0);
+  /* More than the node has: no preemption for nothing. */
+  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ CPU (33), 0 }, 0, out, 8, &d), -1);
+  ebb_pre_node_fini (&n);
+}
+
+/* A single-slot node (Hawk traces): the short task takes the whole slot from the long one,
+ * at once (no memory to reclaim). */
+static void
+test_slot_short_preempts_long (void)
+{
+  ebb_pre_params p = params ();
+  p.footprint = (ebb_pre_vec){ 0, 0 };
+  ebb_pre_node n = { .cap = { 1, 0 } };
+  add (&n, 7, 1, 1, 0, 5000);
+  ebb_pre_take out[4];
+  double d = -1;
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ 1, 0 }, 10, out, 4, &d), 1);
+  CU_ASSERT_EQUAL (out[0].slot, 0);
+  CU_ASSERT_EQUAL (out[0].amount.cpu_millis, 1);
+  CU_ASSERT_EQUAL (out[0].amount.mem_bytes, 0);
+  CU_ASSERT_EQUAL (d, 0);
+  ebb_pre_apply (&n, &p, out, 1, 10);
+  CU_ASSERT (ebb_pre_is_preempted (&n.tasks[0]));
+  CU_ASSERT (ebb_pre_fits (&n, (ebb_pre_vec){ 1, 0 }));
+  ebb_pre_node_fini (&n);
+}
+
+static void
+test_short_never_preempts_short (void)
+{
+  ebb_pre_params p = params ();
+  p.footprint = (ebb_pre_vec){ 0, 0 };
+  ebb_pre_node n = { .cap = { 1, 0 } };
+  add (&n, 1, 0, 1, 0, 5);
+  ebb_pre_take out[4];
+  double d;
+  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ 1, 0 }, 0, out, 4, &d), -1);
+  /* Mixed: a short task and a long one; only the long one is a victim, even though the short
+   * one ends later and holds more. */
+  ebb_pre_node m = google_node ();
+  add (&m, 1, 0, CPU (20), 8 * GIB, 900);
+  add (&m, 2, 1, CPU (12), 8 * GIB, 100);
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&m, &p, (ebb_pre_vec){ CPU (4), GIB }, 0, out, 4, &d), 1);
+  CU_ASSERT_EQUAL (m.tasks[out[0].slot].job, 2);
+  /* The long one cannot give enough: the short task waits, nobody is preempted. */
+  CU_ASSERT_EQUAL (ebb_pre_plan (&m, &p, (ebb_pre_vec){ CPU (16), GIB }, 0, out, 4, &d), -1);
+  ebb_pre_node_fini (&n);
+  ebb_pre_node_fini (&m);
+}
+
+/* CPU is taken at once; memory only as much as the short task lacks, at 3 s/GiB. */
+static void
+test_memory_only_as_needed (void)
+{
+  ebb_pre_params p = params ();
+  ebb_pre_node n = google_node ();
+  for (uint32_t j = 0; j < 4; j++)
+    add (&n, j, 1, CPU (8), 16 * GIB, 1000 + j);
+  ebb_pre_take out[8];
+  double d = -1;
+  /* 64 GiB free: only CPU is lacking. Latest end (job 3) is the victim. */
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ CPU (4), 4 * GIB }, 0, out, 8, &d),
+                         1);
+  CU_ASSERT_EQUAL (n.tasks[out[0].slot].job, 3);
+  CU_ASSERT_EQUAL (out[0].amount.cpu_millis, CPU (4));
+  CU_ASSERT_EQUAL (out[0].amount.mem_bytes, 0);
+  CU_ASSERT_EQUAL (d, 0);
+  ebb_pre_node_fini (&n);
+
+  /* Memory full too: 2 GiB lacking (126 GiB held), reclaimed in 6 s. */
+  n = google_node ();
+  add (&n, 0, 1, CPU (16), 63 * GIB, 50);
+  add (&n, 1, 1, CPU (16), 63 * GIB, 60);
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ CPU (4), 4 * GIB }, 0, out, 8, &d),
+                         1);
+  CU_ASSERT_EQUAL (n.tasks[out[0].slot].job, 1);
+  CU_ASSERT_EQUAL (out[0].amount.cpu_millis, CPU (4));
+  CU_ASSERT_EQUAL (out[0].amount.mem_bytes, 2 * GIB);
+  CU_ASSERT_DOUBLE_EQUAL (d, 6.0, 1e-9);
+  ebb_pre_node_fini (&n);
+}
+
+/* A victim keeps its footprint, so a big short task spans two victims, in end order, and
+ * the reclaims add up. */
+static void
+test_footprint_and_victim_order (void)
+{
+  ebb_pre_params p = params ();
+  ebb_pre_node n = google_node ();
+  add (&n, 0, 1, CPU (8), 32 * GIB, 300);
+  add (&n, 1, 1, CPU (8), 32 * GIB, 700);
+  add (&n, 2, 1, CPU (16), 64 * GIB, 500);
+  ebb_pre_take out[8];
+  double d;
+  int k = ebb_pre_plan (&n, &p, (ebb_pre_vec){ CPU (10), 34 * GIB }, 0, out, 8, &d);
+  CU_ASSERT_EQUAL_FATAL (k, 2);
+  CU_ASSERT_EQUAL (n.tasks[out[0].slot].job, 1);
+  CU_ASSERT_EQUAL (out[0].amount.cpu_millis, CPU (8) - 10);
+  CU_ASSERT_EQUAL (out[0].amount.mem_bytes, 32 * GIB - (64ll << 20));
+  CU_ASSERT_EQUAL (n.tasks[out[1].slot].job, 2);
+  CU_ASSERT_EQUAL (out[1].amount.cpu_millis, CPU (2) + 10);
+  CU_ASSERT_EQUAL (out[1].amount.mem_bytes, 2 * GIB + (64ll << 20));
+  CU_ASSERT_DOUBLE_EQUAL (d, 34 * 3.0, 1e-9);
+  ebb_pre_apply (&n, &p, out, 2, 0);
+  CU_ASSERT_EQUAL (n.used.cpu_millis, CPU (22));
+  CU_ASSERT_EQUAL (n.used.mem_bytes, 94 * GIB);
+  CU_ASSERT (ebb_pre_fits (&n, (ebb_pre_vec){ CPU (10), 34 * GIB }));
+  ebb_pre_node_fini (&n);
+}
+
+static void
+test_suspend_bound (void)
+{
+  ebb_pre_params p = params ();
+  p.footprint = (ebb_pre_vec){ 0, 0 };
+  p.max_suspends = 2;
+  p.suspend_window_sec = 600;
+  p.resume_tries = 0;
+  ebb_pre_node n = { .cap = { 1, 0 } };
+  add (&n, 0, 1, 1, 0, 1e6);
+  ebb_pre_take out[2];
+  double d;
+  double at[] = { 0, 10 };
+  for (int i = 0; i < 2; i++)
+    {
+      CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ 1, 0 }, at[i], out, 2, &d), 1);
+      ebb_pre_apply (&n, &p, out, 1, at[i]);
+      CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, at[i] + 5, 0, 0, out, 2), 1);
+    }
+  CU_ASSERT (!ebb_pre_may_suspend (&n.tasks[0], &p, 20));
+  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ 1, 0 }, 20, out, 2, &d), -1);
+  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ 1, 0 }, 599.9, out, 2, &d), -1);
+  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ 1, 0 }, 600, out, 2, &d), 1);
+  ebb_pre_node_fini (&n);
+}
+
+/* Delayed resumption: with D = 3 the task lets three chances with room pass and resumes on
+ * the fourth; short work still pending is no chance; spare cluster room skips D. */
+static void
+test_delayed_resumption (void)
+{
+  ebb_pre_params p = params ();
+  p.resume_tries = 3;
+  p.suspend_window_sec = 1e6; /* no overdue resumption in this test */
+  ebb_pre_node n = google_node ();
+  add (&n, 0, 1, CPU (32), 64 * GIB, 1000);
+  ebb_pre_take out[4];
+  double d;
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ CPU (4), 80 * GIB }, 0, out, 4, &d),
+                         1);
+  ebb_pre_apply (&n, &p, out, 1, 0);
+  CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 1, 1, 0, out, 4), 0); /* short pending */
+  CU_ASSERT_EQUAL (n.tasks[0].chances, 0);
+  for (int i = 0; i < 3; i++)
+    CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 2 + i, 0, 0, out, 4), 0);
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_chance (&n, &p, 10, 0, 0, out, 4), 1);
+  CU_ASSERT_EQUAL (out[0].amount.cpu_millis, CPU (4));
+  CU_ASSERT_EQUAL (out[0].amount.mem_bytes, 16 * GIB);
+  CU_ASSERT_DOUBLE_EQUAL (out[0].delay_sec, 48.0, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL (n.tasks[0].est_end_sec, 1010, 1e-9); /* pushed by its pause */
+  CU_ASSERT (!ebb_pre_is_preempted (&n.tasks[0]));
+
+  /* Spare room in the cluster: the first chance resumes. */
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ CPU (4), 0 }, 20, out, 4, &d), 1);
+  ebb_pre_apply (&n, &p, out, 1, 20);
+  CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 21, 0, 1, out, 4), 1);
+
+  /* No room (a short task holds it): no chance counted. */
+  p.max_suspends = 4;
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ CPU (4), 0 }, 30, out, 4, &d), 1);
+  ebb_pre_apply (&n, &p, out, 1, 30);
+  uint32_t s = add (&n, 9, 0, CPU (4), 0, 40);
+  CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 31, 0, 0, out, 4), 0);
+  CU_ASSERT_EQUAL (n.tasks[0].chances, 0);
+  ebb_pre_remove (&n, s);
+  CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 41, 0, 0, out, 4), 0);
+  CU_ASSERT_EQUAL (n.tasks[0].chances, 1);
+  ebb_pre_node_fini (&n);
+}
+
+/* Alternating bursts on one slot: short work arrives for `on` seconds, then none for `off`,
+ * for ten hours, in 1 s steps. Whatever the rhythm, the long task is preempted at most M
+ * times in any window of W seconds and holds its slot at least half of every window. */
+typedef struct burst_log
+{
+  double susp[4096];
+  uint32_t nsusp;
+  uint8_t held[36000];
+} burst_log;
+
+static void
+run_bursts (const ebb_pre_params *p, int on, int off, int short_len, burst_log *log)
+{
+  ebb_pre_node n = { .cap = { 1, 0 } };
+  add (&n, 0, 1, 1, 0, 1e9);
+  ebb_pre_take out[4];
+  int short_slot = -1, short_left = 0;
+  memset (log, 0, sizeof *log);
+  for (int t = 0; t < 36000; t++)
+    {
+      int burst = t % (on + off) < on;
+      if (short_slot >= 0 && --short_left == 0)
+        {
+          ebb_pre_remove (&n, (uint32_t)short_slot);
+          short_slot = -1;
+        }
+      /* A chance first, as the policy gives one when a short task ends: an overdue task
+       * takes its slot back before the next short task can. */
+      ebb_pre_chance (&n, p, t, burst, 0, out, 4);
+      if (burst && short_slot < 0)
+        {
+          double d;
+          int k = ebb_pre_plan (&n, p, (ebb_pre_vec){ 1, 0 }, t, out, 4, &d);
+          if (k > 0)
+            {
+              ebb_pre_apply (&n, p, out, (uint32_t)k, t);
+              if (log->nsusp < 4096)
+                log->susp[log->nsusp++] = t;
+            }
+          if (k >= 0)
+            {
+              short_slot = (int)add (&n, 1, 0, 1, 0, t + short_len);
+              short_left = short_len;
+            }
+        }
+      /* The slot table moves the last task into a freed slot: look the long one up. */
+      log->held[t] = !ebb_pre_is_preempted (&n.tasks[ebb_pre_find (&n, 0, 0)]);
+    }
+  ebb_pre_node_fini (&n);
+}
+
+static void
+test_suspend_bound_alternating_bursts (void)
+{
+  static burst_log log;
+  ebb_pre_params p = params ();
+  p.footprint = (ebb_pre_vec){ 0, 0 };
+  p.max_suspends = 2;
+  p.suspend_window_sec = 600;
+  int rhythm[][3] = { { 5, 5, 2 }, { 30, 30, 3 }, { 1, 1, 1 }, { 300, 10, 4 }, { 10, 290, 2 } };
+  for (size_t r = 0; r < sizeof rhythm / sizeof rhythm[0]; r++)
+    for (uint32_t dtries = 0; dtries <= 3; dtries += 3)
+      {
+        p.resume_tries = dtries;
+        run_bursts (&p, rhythm[r][0], rhythm[r][1], rhythm[r][2], &log);
+        CU_ASSERT (log.nsusp > 0);
+        /* At most M suspensions in any window: the (i + M)-th is a full window later. */
+        for (uint32_t i = 0; i + p.max_suspends < log.nsusp; i++)
+          CU_ASSERT (log.susp[i + p.max_suspends] - log.susp[i] >= p.suspend_window_sec);
+        /* Held at least half of every window (a short task of s seconds may delay the
+         * overdue resumption by s). */
+        int w = (int)p.suspend_window_sec, held = 0, min_held = w;
+        for (int t = 0; t < 36000; t++)
+          {
+            held += log.held[t];
+            if (t >= w)
+              held -= log.held[t - w];
+            if (t >= w - 1 && held < min_held)
+              min_held = held;
+          }
+        CU_ASSERT (min_held >= w / 2 - 2 * rhythm[r][2]);
+      }
+}
+
+/* Same inputs, same decisions: the policy has no clock and no hidden state. */
+static void
+test_determinism (void)
+{
+  static burst_log a, b;
+  ebb_pre_params p = params ();
+  p.footprint = (ebb_pre_vec){ 0, 0 };
+  run_bursts (&p, 7, 13, 3, &a);
+  run_bursts (&p, 7, 13, 3, &b);
+  CU_ASSERT_EQUAL (memcmp (&a, &b, sizeof a), 0);
+}
+
+static void
+test_params_check (void)
+{
+  ebb_pre_params p = params ();
+  CU_ASSERT_PTR_NULL (ebb_pre_params_check (&p));
+  p.max_suspends = 0;
+  CU_ASSERT_PTR_NOT_NULL (ebb_pre_params_check (&p));
+  p.max_suspends = EBB_PRE_MAX_SUSPENDS + 1;
+  CU_ASSERT_PTR_NOT_NULL (ebb_pre_params_check (&p));
+  p = params ();
+  p.suspend_window_sec = 0;
+  CU_ASSERT_PTR_NOT_NULL (ebb_pre_params_check (&p));
+  p = params ();
+  p.reclaim_sec_per_gib = NAN;
+  CU_ASSERT_PTR_NOT_NULL (ebb_pre_params_check (&p));
+}
+
+static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_fits_no_preemption),
+  EBB_CU_TEST (test_slot_short_preempts_long),
+  EBB_CU_TEST (test_short_never_preempts_short),
+  EBB_CU_TEST (test_memory_only_as_needed),
+  EBB_CU_TEST (test_footprint_and_victim_order),
+  EBB_CU_TEST (test_suspend_bound),
+  EBB_CU_TEST (test_delayed_resumption),
+  EBB_CU_TEST (test_suspend_bound_alternating_bursts),
+  EBB_CU_TEST (test_determinism),
+  EBB_CU_TEST (test_params_check),
+};
+
+EBB_CU_MAIN ("policy-ebb", NULL, NULL, tests)
