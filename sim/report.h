@@ -11,6 +11,7 @@ typedef struct ebb_sim_class_stats
 {
   uint64_t count;
   double mean_sec, p50_sec, p90_sec, p99_sec;
+  double bound_p90_sec; /* short only: p90 of the zero-wait runtime (ebb policy's yardstick) */
 } ebb_sim_class_stats;
 
 typedef struct ebb_sim_report
