@@ -22,14 +22,10 @@
 
 #include <stdint.h>
 
+#include "policies/policy.h"
+
 /* The ring of suspension times per task bounds max_suspends. */
 #define EBB_PRE_MAX_SUSPENDS 16
-
-typedef struct ebb_pre_vec
-{
-  int64_t cpu_millis;
-  int64_t mem_bytes;
-} ebb_pre_vec;
 
 typedef struct ebb_pre_params
 {
@@ -38,7 +34,7 @@ typedef struct ebb_pre_params
   uint32_t resume_tries;      /* D */
   double reclaim_sec_per_gib; /* memory taken from a victim */
   double resume_sec_per_gib;  /* memory given back on resume */
-  ebb_pre_vec footprint;      /* what a preempted task keeps */
+  ebb_pol_res footprint;      /* what a preempted task keeps */
 } ebb_pre_params;
 
 /* Defaults: 2 suspensions per 600 s, D = 3, BIG-C's 3 s/GiB both ways, footprint 10
@@ -51,10 +47,11 @@ typedef struct ebb_pre_task
 {
   uint32_t job, task; /* the environment's names for it */
   uint8_t is_long;    /* only long tasks are ever preempted */
-  uint8_t pad[3];
+  uint8_t inflight;   /* a suspension or resumption is under way: leave it alone */
+  uint8_t pad[2];
   uint32_t chances;                  /* D: chances with room seen since it was preempted */
-  ebb_pre_vec demand;                /* what it asked for */
-  ebb_pre_vec given;                 /* what it holds now (demand unless preempted) */
+  ebb_pol_res demand;                /* what it asked for */
+  ebb_pol_res given;                 /* what it holds now (demand unless preempted) */
   double est_end_sec;                /* start + estimate, pushed back by time spent preempted */
   double preempted_sec;              /* when it was last preempted (valid while given < demand) */
   double hist[EBB_PRE_MAX_SUSPENDS]; /* times of its last suspensions, a ring */
@@ -64,8 +61,8 @@ typedef struct ebb_pre_task
 /* A node's running and preempted tasks. The environment owns the array. */
 typedef struct ebb_pre_node
 {
-  ebb_pre_vec cap;
-  ebb_pre_vec used; /* sum of given */
+  ebb_pol_res cap;
+  ebb_pol_res used; /* sum of given */
   ebb_pre_task *tasks;
   uint32_t ntasks, tasks_cap;
 } ebb_pre_node;
@@ -75,12 +72,12 @@ typedef struct ebb_pre_node
 typedef struct ebb_pre_take
 {
   uint32_t slot;
-  ebb_pre_vec amount;
+  ebb_pol_res amount;
   double delay_sec;
 } ebb_pre_take;
 
 /* Returns 1 when v fits in the node's free capacity. */
-int ebb_pre_fits (const ebb_pre_node *n, ebb_pre_vec v);
+int ebb_pre_fits (const ebb_pre_node *n, ebb_pol_res v);
 /* Returns 1 when the task may be preempted at now (suspend bound). */
 int ebb_pre_may_suspend (const ebb_pre_task *t, const ebb_pre_params *p, double now_sec);
 /* Returns 1 when the task holds less than its demand. */
@@ -90,7 +87,7 @@ int ebb_pre_is_preempted (const ebb_pre_task *t);
  * written to out (0: it fits as is), or -1 when the node's preemptible long work cannot make
  * room (the short task waits; nothing may be preempted for nothing). *delay_sec is the time
  * before the room is free: reclaims on one node share its memory bandwidth, so they add. */
-int ebb_pre_plan (const ebb_pre_node *n, const ebb_pre_params *p, ebb_pre_vec need, double now_sec,
+int ebb_pre_plan (const ebb_pre_node *n, const ebb_pre_params *p, ebb_pol_res need, double now_sec,
                   ebb_pre_take *out, uint32_t max, double *delay_sec);
 /* Applies takes planned by ebb_pre_plan at now: lowers the victims' holdings and records
  * the suspensions. */

@@ -9,10 +9,7 @@
 #include <string.h>
 
 static const ebb_pol_ops *const registry[] = {
-  &ebb_pol_fifo_ops,
-  &ebb_pol_sparrow_ops,
-  &ebb_pol_hawk_ops,
-  NULL,
+  &ebb_pol_fifo_ops, &ebb_pol_sparrow_ops, &ebb_pol_hawk_ops, &ebb_pol_ebb_ops, NULL,
 };
 
 const ebb_pol_ops *const *

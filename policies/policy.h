@@ -202,6 +202,9 @@ typedef struct ebb_pol_params
   double working_set;     /* share of a container's memory it needs to run (0.5) */
   double natural_term;    /* authors' damper: natural termination factor; 0: off */
   double max_round_share; /* authors' damper: preempt at most this share per round; 0: off */
+  /* ebb (policies/ebb.c): suspensions of one task per window; 0: the defaults (2, 600 s). */
+  uint32_t max_suspends;
+  double suspend_window_sec;
 } ebb_pol_params;
 
 enum
@@ -391,5 +394,6 @@ extern const ebb_pol_ops ebb_pol_fifo_ops;
 extern const ebb_pol_ops ebb_pol_sparrow_ops;
 extern const ebb_pol_ops ebb_pol_hawk_ops;
 extern const ebb_pol_ops ebb_pol_bigc_ops;
+extern const ebb_pol_ops ebb_pol_ebb_ops;
 
 #endif

@@ -43,14 +43,14 @@ test_fits_no_preemption (void)
   double d = -1;
   add (&n, 1, 1, CPU (8), 16 * GIB, 100);
   add (&n, 2, 1, CPU (8), 16 * GIB, 100);
-  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ CPU (4), 4 * GIB }, 0, out, 8, &d), 0);
+  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ CPU (4), 4 * GIB }, 0, out, 8, &d), 0);
   CU_ASSERT_EQUAL (d, 0);
   /* Idle node: never a preemption. */
   ebb_pre_node idle = google_node ();
-  CU_ASSERT_EQUAL (ebb_pre_plan (&idle, &p, (ebb_pre_vec){ CPU (32), 128 * GIB }, 0, out, 8, &d),
+  CU_ASSERT_EQUAL (ebb_pre_plan (&idle, &p, (ebb_pol_res){ CPU (32), 128 * GIB }, 0, out, 8, &d),
                    0);
   /* More than the node has: no preemption for nothing. */
-  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ CPU (33), 0 }, 0, out, 8, &d), -1);
+  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ CPU (33), 0 }, 0, out, 8, &d), -1);
   ebb_pre_node_fini (&n);
 }
 
@@ -60,19 +60,19 @@ static void
 test_slot_short_preempts_long (void)
 {
   ebb_pre_params p = params ();
-  p.footprint = (ebb_pre_vec){ 0, 0 };
+  p.footprint = (ebb_pol_res){ 0, 0 };
   ebb_pre_node n = { .cap = { 1, 0 } };
   add (&n, 7, 1, 1, 0, 5000);
   ebb_pre_take out[4];
   double d = -1;
-  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ 1, 0 }, 10, out, 4, &d), 1);
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ 1, 0 }, 10, out, 4, &d), 1);
   CU_ASSERT_EQUAL (out[0].slot, 0);
   CU_ASSERT_EQUAL (out[0].amount.cpu_millis, 1);
-  CU_ASSERT_EQUAL (out[0].amount.mem_bytes, 0);
+  CU_ASSERT_EQUAL (out[0].amount.memory_bytes, 0);
   CU_ASSERT_EQUAL (d, 0);
   ebb_pre_apply (&n, &p, out, 1, 10);
   CU_ASSERT (ebb_pre_is_preempted (&n.tasks[0]));
-  CU_ASSERT (ebb_pre_fits (&n, (ebb_pre_vec){ 1, 0 }));
+  CU_ASSERT (ebb_pre_fits (&n, (ebb_pol_res){ 1, 0 }));
   ebb_pre_node_fini (&n);
 }
 
@@ -80,21 +80,21 @@ static void
 test_short_never_preempts_short (void)
 {
   ebb_pre_params p = params ();
-  p.footprint = (ebb_pre_vec){ 0, 0 };
+  p.footprint = (ebb_pol_res){ 0, 0 };
   ebb_pre_node n = { .cap = { 1, 0 } };
   add (&n, 1, 0, 1, 0, 5);
   ebb_pre_take out[4];
   double d;
-  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ 1, 0 }, 0, out, 4, &d), -1);
+  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ 1, 0 }, 0, out, 4, &d), -1);
   /* Mixed: a short task and a long one; only the long one is a victim, even though the short
    * one ends later and holds more. */
   ebb_pre_node m = google_node ();
   add (&m, 1, 0, CPU (20), 8 * GIB, 900);
   add (&m, 2, 1, CPU (12), 8 * GIB, 100);
-  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&m, &p, (ebb_pre_vec){ CPU (4), GIB }, 0, out, 4, &d), 1);
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&m, &p, (ebb_pol_res){ CPU (4), GIB }, 0, out, 4, &d), 1);
   CU_ASSERT_EQUAL (m.tasks[out[0].slot].job, 2);
   /* The long one cannot give enough: the short task waits, nobody is preempted. */
-  CU_ASSERT_EQUAL (ebb_pre_plan (&m, &p, (ebb_pre_vec){ CPU (16), GIB }, 0, out, 4, &d), -1);
+  CU_ASSERT_EQUAL (ebb_pre_plan (&m, &p, (ebb_pol_res){ CPU (16), GIB }, 0, out, 4, &d), -1);
   ebb_pre_node_fini (&n);
   ebb_pre_node_fini (&m);
 }
@@ -110,11 +110,11 @@ test_memory_only_as_needed (void)
   ebb_pre_take out[8];
   double d = -1;
   /* 64 GiB free: only CPU is lacking. Latest end (job 3) is the victim. */
-  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ CPU (4), 4 * GIB }, 0, out, 8, &d),
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ CPU (4), 4 * GIB }, 0, out, 8, &d),
                          1);
   CU_ASSERT_EQUAL (n.tasks[out[0].slot].job, 3);
   CU_ASSERT_EQUAL (out[0].amount.cpu_millis, CPU (4));
-  CU_ASSERT_EQUAL (out[0].amount.mem_bytes, 0);
+  CU_ASSERT_EQUAL (out[0].amount.memory_bytes, 0);
   CU_ASSERT_EQUAL (d, 0);
   ebb_pre_node_fini (&n);
 
@@ -122,11 +122,11 @@ test_memory_only_as_needed (void)
   n = google_node ();
   add (&n, 0, 1, CPU (16), 63 * GIB, 50);
   add (&n, 1, 1, CPU (16), 63 * GIB, 60);
-  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ CPU (4), 4 * GIB }, 0, out, 8, &d),
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ CPU (4), 4 * GIB }, 0, out, 8, &d),
                          1);
   CU_ASSERT_EQUAL (n.tasks[out[0].slot].job, 1);
   CU_ASSERT_EQUAL (out[0].amount.cpu_millis, CPU (4));
-  CU_ASSERT_EQUAL (out[0].amount.mem_bytes, 2 * GIB);
+  CU_ASSERT_EQUAL (out[0].amount.memory_bytes, 2 * GIB);
   CU_ASSERT_DOUBLE_EQUAL (d, 6.0, 1e-9);
   ebb_pre_node_fini (&n);
 }
@@ -143,19 +143,19 @@ test_footprint_and_victim_order (void)
   add (&n, 2, 1, CPU (16), 64 * GIB, 500);
   ebb_pre_take out[8];
   double d;
-  int k = ebb_pre_plan (&n, &p, (ebb_pre_vec){ CPU (10), 34 * GIB }, 0, out, 8, &d);
+  int k = ebb_pre_plan (&n, &p, (ebb_pol_res){ CPU (10), 34 * GIB }, 0, out, 8, &d);
   CU_ASSERT_EQUAL_FATAL (k, 2);
   CU_ASSERT_EQUAL (n.tasks[out[0].slot].job, 1);
   CU_ASSERT_EQUAL (out[0].amount.cpu_millis, CPU (8) - 10);
-  CU_ASSERT_EQUAL (out[0].amount.mem_bytes, 32 * GIB - (64ll << 20));
+  CU_ASSERT_EQUAL (out[0].amount.memory_bytes, 32 * GIB - (64ll << 20));
   CU_ASSERT_EQUAL (n.tasks[out[1].slot].job, 2);
   CU_ASSERT_EQUAL (out[1].amount.cpu_millis, CPU (2) + 10);
-  CU_ASSERT_EQUAL (out[1].amount.mem_bytes, 2 * GIB + (64ll << 20));
+  CU_ASSERT_EQUAL (out[1].amount.memory_bytes, 2 * GIB + (64ll << 20));
   CU_ASSERT_DOUBLE_EQUAL (d, 34 * 3.0, 1e-9);
   ebb_pre_apply (&n, &p, out, 2, 0);
   CU_ASSERT_EQUAL (n.used.cpu_millis, CPU (22));
-  CU_ASSERT_EQUAL (n.used.mem_bytes, 94 * GIB);
-  CU_ASSERT (ebb_pre_fits (&n, (ebb_pre_vec){ CPU (10), 34 * GIB }));
+  CU_ASSERT_EQUAL (n.used.memory_bytes, 94 * GIB);
+  CU_ASSERT (ebb_pre_fits (&n, (ebb_pol_res){ CPU (10), 34 * GIB }));
   ebb_pre_node_fini (&n);
 }
 
@@ -163,7 +163,7 @@ static void
 test_suspend_bound (void)
 {
   ebb_pre_params p = params ();
-  p.footprint = (ebb_pre_vec){ 0, 0 };
+  p.footprint = (ebb_pol_res){ 0, 0 };
   p.max_suspends = 2;
   p.suspend_window_sec = 600;
   p.resume_tries = 0;
@@ -174,14 +174,14 @@ test_suspend_bound (void)
   double at[] = { 0, 10 };
   for (int i = 0; i < 2; i++)
     {
-      CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ 1, 0 }, at[i], out, 2, &d), 1);
+      CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ 1, 0 }, at[i], out, 2, &d), 1);
       ebb_pre_apply (&n, &p, out, 1, at[i]);
       CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, at[i] + 5, 0, 0, out, 2), 1);
     }
   CU_ASSERT (!ebb_pre_may_suspend (&n.tasks[0], &p, 20));
-  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ 1, 0 }, 20, out, 2, &d), -1);
-  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ 1, 0 }, 599.9, out, 2, &d), -1);
-  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ 1, 0 }, 600, out, 2, &d), 1);
+  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ 1, 0 }, 20, out, 2, &d), -1);
+  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ 1, 0 }, 599.9, out, 2, &d), -1);
+  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ 1, 0 }, 600, out, 2, &d), 1);
   ebb_pre_node_fini (&n);
 }
 
@@ -197,7 +197,7 @@ test_delayed_resumption (void)
   add (&n, 0, 1, CPU (32), 64 * GIB, 1000);
   ebb_pre_take out[4];
   double d;
-  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ CPU (4), 80 * GIB }, 0, out, 4, &d),
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ CPU (4), 80 * GIB }, 0, out, 4, &d),
                          1);
   ebb_pre_apply (&n, &p, out, 1, 0);
   CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 1, 1, 0, out, 4), 0); /* short pending */
@@ -206,19 +206,19 @@ test_delayed_resumption (void)
     CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 2 + i, 0, 0, out, 4), 0);
   CU_ASSERT_EQUAL_FATAL (ebb_pre_chance (&n, &p, 10, 0, 0, out, 4), 1);
   CU_ASSERT_EQUAL (out[0].amount.cpu_millis, CPU (4));
-  CU_ASSERT_EQUAL (out[0].amount.mem_bytes, 16 * GIB);
+  CU_ASSERT_EQUAL (out[0].amount.memory_bytes, 16 * GIB);
   CU_ASSERT_DOUBLE_EQUAL (out[0].delay_sec, 48.0, 1e-9);
   CU_ASSERT_DOUBLE_EQUAL (n.tasks[0].est_end_sec, 1010, 1e-9); /* pushed by its pause */
   CU_ASSERT (!ebb_pre_is_preempted (&n.tasks[0]));
 
   /* Spare room in the cluster: the first chance resumes. */
-  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ CPU (4), 0 }, 20, out, 4, &d), 1);
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ CPU (4), 0 }, 20, out, 4, &d), 1);
   ebb_pre_apply (&n, &p, out, 1, 20);
   CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 21, 0, 1, out, 4), 1);
 
   /* No room (a short task holds it): no chance counted. */
   p.max_suspends = 4;
-  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pre_vec){ CPU (4), 0 }, 30, out, 4, &d), 1);
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ CPU (4), 0 }, 30, out, 4, &d), 1);
   ebb_pre_apply (&n, &p, out, 1, 30);
   uint32_t s = add (&n, 9, 0, CPU (4), 0, 40);
   CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 31, 0, 0, out, 4), 0);
@@ -261,7 +261,7 @@ run_bursts (const ebb_pre_params *p, int on, int off, int short_len, burst_log *
       if (burst && short_slot < 0)
         {
           double d;
-          int k = ebb_pre_plan (&n, p, (ebb_pre_vec){ 1, 0 }, t, out, 4, &d);
+          int k = ebb_pre_plan (&n, p, (ebb_pol_res){ 1, 0 }, t, out, 4, &d);
           if (k > 0)
             {
               ebb_pre_apply (&n, p, out, (uint32_t)k, t);
@@ -285,7 +285,7 @@ test_suspend_bound_alternating_bursts (void)
 {
   static burst_log log;
   ebb_pre_params p = params ();
-  p.footprint = (ebb_pre_vec){ 0, 0 };
+  p.footprint = (ebb_pol_res){ 0, 0 };
   p.max_suspends = 2;
   p.suspend_window_sec = 600;
   int rhythm[][3] = { { 5, 5, 2 }, { 30, 30, 3 }, { 1, 1, 1 }, { 300, 10, 4 }, { 10, 290, 2 } };
@@ -319,7 +319,7 @@ test_determinism (void)
 {
   static burst_log a, b;
   ebb_pre_params p = params ();
-  p.footprint = (ebb_pre_vec){ 0, 0 };
+  p.footprint = (ebb_pol_res){ 0, 0 };
   run_bursts (&p, 7, 13, 3, &a);
   run_bursts (&p, 7, 13, 3, &b);
   CU_ASSERT_EQUAL (memcmp (&a, &b, sizeof a), 0);
@@ -342,6 +342,161 @@ test_params_check (void)
   CU_ASSERT_PTR_NOT_NULL (ebb_pre_params_check (&p));
 }
 
+/* ---- The policy, driven as the controller drives it: events in, actions out. ---- */
+
+static ebb_pol *
+make_ebb (uint32_t nnodes, ebb_pol_res cap, ebb_pol_res footprint, uint32_t d, ebb_pol_job *jobs)
+{
+  ebb_pol_params p;
+  ebb_pol_params_default (&p);
+  p.nnodes = nnodes;
+  p.cutoff_sec = 100;
+  p.short_part_pct = 0;
+  p.node_cap = cap;
+  p.footprint = footprint;
+  p.resume_tries = d;
+  ebb_error *err = NULL;
+  ebb_pol *pol = ebb_pol_new ("ebb", &p, jobs, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (pol);
+  return pol;
+}
+
+/* Returns the index of the first action of kind in the pending actions, or -1. */
+static int
+find_act (ebb_pol *p, uint32_t kind)
+{
+  size_t n;
+  const ebb_pol_action *a = ebb_pol_actions (p, &n);
+  for (size_t i = 0; i < n; i++)
+    if (a[i].kind == kind)
+      return (int)i;
+  return -1;
+}
+
+static void
+free_jobs (ebb_pol_job *jobs, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    free (jobs[i].tasks);
+}
+
+/* One slot (a Hawk trace's node): a short task suspends the running long one at once, starts
+ * when the slot is reported free, and the long one resumes after D chances. */
+static void
+test_policy_slot_preempts_and_resumes (void)
+{
+  ebb_pol_job jobs[2] = {
+    { .ntasks = 1, .est_task_sec = 1000, .demand = { 1000, 0 } },
+    { .ntasks = 1, .est_task_sec = 5, .demand = { 1000, 0 } },
+  };
+  ebb_pol *p = make_ebb (1, (ebb_pol_res){ 1000, 0 }, (ebb_pol_res){ 0, 0 }, 3, jobs);
+  size_t n;
+  ebb_pol_job_arrived (p, 0, 0);
+  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) >= 0);
+  ebb_pol_clear_actions (p);
+  ebb_pol_job_arrived (p, 10, 1);
+  int i = find_act (p, EBB_POL_ACT_SUSPEND);
+  CU_ASSERT_FATAL (i >= 0);
+  const ebb_pol_action *a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL (a[i].job, 0);
+  CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_IMMEDIATE);
+  CU_ASSERT_EQUAL (a[i].amount.cpu_millis, 1000);
+  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0); /* not before the slot is free */
+  ebb_pol_clear_actions (p);
+  ebb_pol_task_reclaimed (p, 10, 0, 0, 0, (ebb_pol_res){ 1000, 0 }, 1);
+  i = find_act (p, EBB_POL_ACT_LAUNCH);
+  CU_ASSERT_FATAL (i >= 0);
+  a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL (a[i].job, 1);
+  ebb_pol_clear_actions (p);
+  /* Short work done: three chances pass (the finish and two rounds), the fourth resumes. */
+  ebb_pol_task_finished (p, 15, 0, 1, 0);
+  CU_ASSERT (find_act (p, EBB_POL_ACT_RESUME) < 0);
+  ebb_pol_tick (p, 18);
+  ebb_pol_tick (p, 21);
+  CU_ASSERT (find_act (p, EBB_POL_ACT_RESUME) < 0);
+  ebb_pol_tick (p, 24);
+  i = find_act (p, EBB_POL_ACT_RESUME);
+  CU_ASSERT_FATAL (i >= 0);
+  a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL (a[i].job, 0);
+  CU_ASSERT_EQUAL (p->stats.suspends, 1);
+  CU_ASSERT_EQUAL (p->stats.resumes, 1);
+  ebb_pol_free (p);
+  free_jobs (jobs, 2);
+}
+
+/* Short never preempts short: the second short task waits for the first. */
+static void
+test_policy_short_waits_for_short (void)
+{
+  ebb_pol_job jobs[2] = {
+    { .ntasks = 1, .est_task_sec = 5, .demand = { 1000, 0 } },
+    { .ntasks = 1, .est_task_sec = 5, .demand = { 1000, 0 } },
+  };
+  ebb_pol *p = make_ebb (1, (ebb_pol_res){ 1000, 0 }, (ebb_pol_res){ 0, 0 }, 0, jobs);
+  ebb_pol_job_arrived (p, 0, 0);
+  ebb_pol_clear_actions (p);
+  ebb_pol_job_arrived (p, 1, 1);
+  CU_ASSERT (find_act (p, EBB_POL_ACT_SUSPEND) < 0);
+  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0);
+  ebb_pol_task_finished (p, 5, 0, 0, 0);
+  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) >= 0);
+  CU_ASSERT_EQUAL (p->stats.suspends, 0);
+  ebb_pol_free (p);
+  free_jobs (jobs, 2);
+}
+
+/* Vectors: the short task lacks only CPU, so only CPU is taken (graceful, no memory), and
+ * the long task is given its CPU back at once when D = 0. */
+static void
+test_policy_vector_takes_cpu_only (void)
+{
+  ebb_pol_job jobs[3] = {
+    { .ntasks = 2, .est_task_sec = 3000, .demand = { CPU (16), 32 * GIB } },
+    { .ntasks = 1, .est_task_sec = 10, .demand = { CPU (4), 4 * GIB } },
+  };
+  ebb_pol *p
+      = make_ebb (1, (ebb_pol_res){ CPU (32), 128 * GIB }, (ebb_pol_res){ 10, 64 << 20 }, 0, jobs);
+  size_t n;
+  ebb_pol_job_arrived (p, 0, 0);
+  ebb_pol_clear_actions (p);
+  ebb_pol_job_arrived (p, 5, 1);
+  int i = find_act (p, EBB_POL_ACT_SUSPEND);
+  CU_ASSERT_FATAL (i >= 0);
+  const ebb_pol_action *a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_GRACEFUL);
+  CU_ASSERT_EQUAL (a[i].amount.cpu_millis, CPU (4));
+  CU_ASSERT_EQUAL (a[i].amount.memory_bytes, 0);
+  CU_ASSERT_EQUAL (find_act (p, EBB_POL_ACT_SUSPEND), i); /* one victim only */
+  uint32_t victim = a[i].arg;
+  ebb_pol_clear_actions (p);
+  ebb_pol_task_reclaimed (p, 5, 0, 0, victim, (ebb_pol_res){ CPU (4), 0 }, 1);
+  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) >= 0);
+  ebb_pol_clear_actions (p);
+  ebb_pol_task_finished (p, 15, 0, 1, 0);
+  i = find_act (p, EBB_POL_ACT_RESUME);
+  CU_ASSERT_FATAL (i >= 0);
+  a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL (a[i].arg, victim);
+  CU_ASSERT_EQUAL (a[i].amount.cpu_millis, CPU (4));
+  ebb_pol_free (p);
+  free_jobs (jobs, 3);
+}
+
+/* The policy refuses single-slot mode (it needs capacities to preempt). */
+static void
+test_policy_needs_resources (void)
+{
+  ebb_pol_params p;
+  ebb_pol_params_default (&p);
+  ebb_error *err = NULL;
+  ebb_pol_job jobs[1] = { { .ntasks = 1 } };
+  CU_ASSERT_PTR_NULL (ebb_pol_new ("ebb", &p, jobs, &err));
+  CU_ASSERT_PTR_NOT_NULL (err);
+  ebb_error_free (&err);
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_fits_no_preemption),
   EBB_CU_TEST (test_slot_short_preempts_long),
@@ -353,6 +508,10 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_suspend_bound_alternating_bursts),
   EBB_CU_TEST (test_determinism),
   EBB_CU_TEST (test_params_check),
+  EBB_CU_TEST (test_policy_slot_preempts_and_resumes),
+  EBB_CU_TEST (test_policy_short_waits_for_short),
+  EBB_CU_TEST (test_policy_vector_takes_cpu_only),
+  EBB_CU_TEST (test_policy_needs_resources),
 };
 
 EBB_CU_MAIN ("policy-ebb", NULL, NULL, tests)
