@@ -341,7 +341,11 @@ ebb_init (ebb_pol *p, ebb_error **err)
   const ebb_pol_params *pp = &p->params;
   uint32_t n = pp->nnodes;
   ebb_pre_params_default (&e->pre);
-  e->pre.footprint = pp->footprint;
+  /* Nodes without memory are slots (a Hawk trace): a suspended task is swapped out whole,
+   * otherwise its footprint would keep the slot from ever fitting a short task. */
+  if (pp->node_cap.memory_bytes == 0)
+    p->params.footprint = (ebb_pol_res){ 0, 0 };
+  e->pre.footprint = p->params.footprint;
   e->pre.resume_tries = pp->resume_tries;
   if (pp->max_suspends)
     e->pre.max_suspends = pp->max_suspends;

@@ -8,3 +8,10 @@ TESTS += $(policy_ebb_tests)
 tests_test_policy_ebb_SOURCES = tests/test-policy-ebb.c
 tests_test_policy_ebb_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_policy_ebb_LDADD = policies/libebb-policy.a $(EBB_TEST_LIBS) -lm
+
+policy_ebb_sim_tests = tests/test-policy-ebb-sim
+check_PROGRAMS += $(policy_ebb_sim_tests)
+TESTS += $(policy_ebb_sim_tests)
+tests_test_policy_ebb_sim_SOURCES = tests/test-policy-ebb-sim.c
+tests_test_policy_ebb_sim_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_policy_ebb_sim_LDADD = sim/libebb-sim.a policies/libebb-policy.a $(EBB_TEST_LIBS) -lm
