@@ -455,8 +455,9 @@ has_preempted (const ebb_pre_node *n)
   return 0;
 }
 
-/* The head short task does not fit: make room by preemption, or wait. */
-static void
+/* The head short task does not fit: make room by preemption. Returns 1 when room is made
+ * or already promised, 0 when the node has nothing it may take (the bound, or short work). */
+static int
 preempt_for (ebb_pol *p, uint32_t node, ebb_qent *head, double now_sec)
 {
   ebb_priv *e = p->priv;
@@ -466,7 +467,7 @@ preempt_for (ebb_pol *p, uint32_t node, ebb_qent *head, double now_sec)
   int k = ebb_pre_plan (pn, &e->pre, p->jobs[head->job].demand, now_sec, e->takes, e->takes_cap,
                         &delay);
   if (k <= 0)
-    return; /* room already promised (a reclaim or a finish under way), or none to take */
+    return k == 0; /* 0: room already promised (a reclaim under way) */
   ebb_pre_apply (pn, &e->pre, e->takes, (uint32_t)k, now_sec);
   for (int i = 0; i < k; i++)
     {
@@ -488,7 +489,48 @@ preempt_for (ebb_pol *p, uint32_t node, ebb_qent *head, double now_sec)
       e->listed[node] = 1;
       e->plist[e->nplist++] = node;
     }
+  return 1;
 }
+
+/* Returns 1 when node could start a short task of job now: it fits, or the node's long work
+ * may be preempted for it. */
+static int
+can_start (ebb_pol *p, uint32_t node, uint32_t job, double now_sec)
+{
+  ebb_priv *e = p->priv;
+  if (ebb_pol_res_fits (p->jobs[job].demand, p->node_free[node]))
+    return 1;
+  ensure_takes (e, e->pn[node].ntasks + 1);
+  double delay;
+  return ebb_pre_plan (&e->pn[node], &e->pre, p->jobs[job].demand, now_sec, e->takes,
+                       e->takes_cap, &delay)
+         > 0;
+}
+
+/* The head short task can neither start nor preempt here (the suspend bound protects the
+ * long work, or short tasks hold the node): rather than wait behind them, it moves to the
+ * first of up to steal_cap random nodes with no short queue that could start it now, as
+ * Hawk's stealing moves short work away from long work, pushed instead of pulled. */
+static uint32_t
+relocate (ebb_pol *p, uint32_t node, double now_sec)
+{
+  ebb_priv *e = p->priv;
+  uint32_t n = p->params.nnodes, job = q_front (&e->shortq[node])->job;
+  for (uint32_t a = 0; a < p->params.steal_cap; a++)
+    {
+      uint32_t to = (uint32_t)ebb_rng_below (&p->rng, n);
+      if (to == node || e->shortq[to].n > 0 || !can_start (p, to, job, now_sec))
+        continue;
+      ebb_qent x = q_pop (&e->shortq[node]);
+      x.waiting = 0;
+      q_push (&e->shortq[to], x);
+      p->stats.probes_stolen++;
+      return to;
+    }
+  return EBB_POL_NONE;
+}
+
+
 
 /* Gives preempted tasks their chance; returns 1 when one is still preempted. */
 static int
@@ -509,9 +551,10 @@ resume_chance (ebb_pol *p, uint32_t node, double now_sec)
 }
 
 static uint32_t steal (ebb_pol *p, uint32_t thief, double now_sec);
+static void serve (ebb_pol *p, uint32_t node, double now_sec);
 
 /* Everything a node does when something changed on it: short tasks first (preempting long
- * work for the head one), then chances for preempted long tasks, then queued long tasks,
+ * work for the head one, or moving it to a node that can start it), then chances for preempted long tasks, then queued long tasks,
  * then stealing when it has nothing queued. */
 static void
 serve (ebb_pol *p, uint32_t node, double now_sec)
@@ -528,9 +571,12 @@ serve (ebb_pol *p, uint32_t node, double now_sec)
               launch (p, node, q_pop (sq), now_sec);
               continue;
             }
-          if (!h->waiting)
-            preempt_for (p, node, h, now_sec);
-          break;
+          if (h->waiting || preempt_for (p, node, h, now_sec))
+            break;
+          uint32_t to = relocate (p, node, now_sec);
+          if (to == EBB_POL_NONE)
+            break;
+          serve (p, to, now_sec);
         }
       int preempted = resume_chance (p, node, now_sec);
       while (!preempted && sq->n == 0 && lq->n > 0
