@@ -40,6 +40,8 @@ enum
   OPT_UTIL_CSV,
   OPT_UTIL_INTERVAL,
   OPT_VERSION,
+  OPT_MAX_SUSPENDS,
+  OPT_SUSPEND_WINDOW,
 };
 
 static const struct option run_options[] = {
@@ -67,6 +69,8 @@ static const struct option run_options[] = {
   { "no-partition", no_argument, NULL, OPT_NO_PARTITION },
   { "no-central", no_argument, NULL, OPT_NO_CENTRAL },
   { "list-policies", no_argument, NULL, OPT_LIST },
+  { "max-suspends", required_argument, NULL, OPT_MAX_SUSPENDS },
+  { "suspend-window", required_argument, NULL, OPT_SUSPEND_WINDOW },
   { "help", no_argument, NULL, 'h' },
   { "version", no_argument, NULL, OPT_VERSION },
   { NULL, 0, NULL, 0 },
@@ -114,6 +118,9 @@ usage (FILE *f)
               "                           truncate durations to whole seconds (default: no)\n"
               "      --no-steal, --no-partition, --no-central\n"
               "                           Hawk ablations (Hawk §5.4)\n"
+              "      --max-suspends M, --suspend-window S\n"
+              "                           ebb: a task is suspended at most M times per S "
+              "seconds (2, 600)\n"
               "  -h, --help               this text; `ebb-sim gen --help` for generators\n");
 }
 
@@ -202,6 +209,13 @@ handle_opt (sim_opts *o, int c, const char *arg)
     case OPT_UTIL_CSV:
       o->util_csv = arg;
       return 0;
+    case OPT_MAX_SUSPENDS:
+      if (parse_u64 ("--max-suspends", arg, 1, 16, &u) < 0)
+        return -1;
+      p->max_suspends = (uint32_t)u;
+      return 0;
+    case OPT_SUSPEND_WINDOW:
+      return parse_double ("--suspend-window", arg, 1e-3, 1e9, &p->suspend_window_sec);
     case OPT_UTIL_INTERVAL:
       return parse_double ("--util-interval", arg, 0, 1e9, &o->cfg.util_interval_sec);
     case OPT_CANCEL:
@@ -318,6 +332,13 @@ run_main (int argc, char **argv)
     goto fail;
   if (o.truncate)
     ebb_sim_trace_truncate (t);
+  /* A policy that preempts needs capacities: on a Hawk-format trace a node is one slot. */
+  const ebb_pol_ops *ops = ebb_pol_lookup (o.cfg.policy);
+  if (ops->needs_resources && !ebb_sim_trace_has_res (t) && o.cfg.pol.node_cap.cpu_millis == 0
+      && o.cfg.pol.node_cap.memory_bytes == 0)
+    o.cfg.pol.node_cap = (ebb_pol_res){ .cpu_millis = 1000 };
+  if (ops->needs_resources && o.cfg.reclaim_sec_per_gib == 0 && o.cfg.resume_sec_per_gib == 0)
+    ebb_sim_config_costs_bigc (&o.cfg);
   if (ebb_sim_run (&o.cfg, t, &res, &err) < 0)
     goto fail;
   ebb_sim_report rep = { .cfg = &o.cfg,
