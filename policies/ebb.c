@@ -455,6 +455,22 @@ has_preempted (const ebb_pre_node *n)
   return 0;
 }
 
+/* Returns 1 when a preempted task on n could take its room back now: only then does a
+ * round bring it a chance. */
+static int
+wants_round (const ebb_pre_node *n)
+{
+  for (uint32_t s = 0; s < n->ntasks; s++)
+    {
+      const ebb_pre_task *t = &n->tasks[s];
+      if (!t->inflight && ebb_pre_is_preempted (t)
+          && ebb_pre_fits (n, (ebb_pol_res){ t->demand.cpu_millis - t->given.cpu_millis,
+                                             t->demand.memory_bytes - t->given.memory_bytes }))
+        return 1;
+    }
+  return 0;
+}
+
 /* The head short task does not fit: make room by preemption. Returns 1 when room is made
  * or already promised, 0 when the node has nothing it may take (the bound, or short work). */
 static int
@@ -484,11 +500,6 @@ preempt_for (ebb_pol *p, uint32_t node, ebb_qent *head, double now_sec)
                        e->takes[i].amount);
     }
   head->waiting = 1;
-  if (!e->listed[node])
-    {
-      e->listed[node] = 1;
-      e->plist[e->nplist++] = node;
-    }
   return 1;
 }
 
@@ -502,8 +513,8 @@ can_start (ebb_pol *p, uint32_t node, uint32_t job, double now_sec)
     return 1;
   ensure_takes (e, e->pn[node].ntasks + 1);
   double delay;
-  return ebb_pre_plan (&e->pn[node], &e->pre, p->jobs[job].demand, now_sec, e->takes,
-                       e->takes_cap, &delay)
+  return ebb_pre_plan (&e->pn[node], &e->pre, p->jobs[job].demand, now_sec, e->takes, e->takes_cap,
+                       &delay)
          > 0;
 }
 
@@ -530,8 +541,6 @@ relocate (ebb_pol *p, uint32_t node, double now_sec)
   return EBB_POL_NONE;
 }
 
-
-
 /* Gives preempted tasks their chance; returns 1 when one is still preempted. */
 static int
 resume_chance (ebb_pol *p, uint32_t node, double now_sec)
@@ -554,8 +563,8 @@ static uint32_t steal (ebb_pol *p, uint32_t thief, double now_sec);
 static void serve (ebb_pol *p, uint32_t node, double now_sec);
 
 /* Everything a node does when something changed on it: short tasks first (preempting long
- * work for the head one, or moving it to a node that can start it), then chances for preempted long tasks, then queued long tasks,
- * then stealing when it has nothing queued. */
+ * work for the head one, or moving it to a node that can start it), then chances for preempted long
+ * tasks, then queued long tasks, then stealing when it has nothing queued. */
 static void
 serve (ebb_pol *p, uint32_t node, double now_sec)
 {
@@ -587,6 +596,14 @@ serve (ebb_pol *p, uint32_t node, double now_sec)
         break;
     }
   refresh_idle (e, node);
+  /* Rounds are only needed where nothing else will happen: a preempted task that fits back,
+   * waiting for D chances on a node with no short work queued (a short task's start or
+   * finish, or a reclaim or resume report, brings the next chance itself). */
+  if (!e->listed[node] && sq->n == 0 && wants_round (&e->pn[node]))
+    {
+      e->listed[node] = 1;
+      e->plist[e->nplist++] = node;
+    }
 }
 
 /* Randomized stealing (Hawk): a node with nothing queued contacts up to steal_cap random
@@ -756,7 +773,7 @@ ebb_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32
   serve (p, node, now_sec);
 }
 
-/* A round: every node with preempted tasks gets a chance (D counts them). */
+/* A round: every listed node gets a chance (D counts them). */
 static void
 ebb_tick (ebb_pol *p, double now_sec)
 {
@@ -765,7 +782,7 @@ ebb_tick (ebb_pol *p, double now_sec)
     {
       uint32_t node = e->plist[i];
       serve (p, node, now_sec);
-      if (has_preempted (&e->pn[node]))
+      if (e->shortq[node].n == 0 && wants_round (&e->pn[node]))
         i++;
       else
         {
