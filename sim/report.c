@@ -161,10 +161,15 @@ ebb_sim_print_json (FILE *f, const ebb_sim_report *r, int volatile_fields)
            (unsigned long long)res->pol.probes_surplus);
   fprintf (f,
            ",\"probes_cancelled\":%llu,\"steal_attempts\":%llu,\"steals\":%llu,"
-           "\"probes_stolen\":%llu}\n",
+           "\"probes_stolen\":%llu",
            (unsigned long long)res->pol.probes_cancelled,
            (unsigned long long)res->pol.steal_attempts, (unsigned long long)res->pol.steals,
            (unsigned long long)res->pol.probes_stolen);
+  if (res->resources) /* preemption counters (slot-mode output stays as it was) */
+    fprintf (f, ",\"suspends\":%llu,\"resumes\":%llu,\"failed_jobs\":%llu",
+             (unsigned long long)res->pol.suspends, (unsigned long long)res->pol.resumes,
+             (unsigned long long)res->pol.failed_jobs);
+  fputs ("}\n", f);
 }
 
 void
