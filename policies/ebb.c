@@ -27,7 +27,7 @@ const char *
 ebb_pre_params_check (const ebb_pre_params *p)
 {
   if (p->max_suspends < 1 || p->max_suspends > EBB_PRE_MAX_SUSPENDS)
-    return "max suspends out of range [1, 16]";
+    return "max suspends out of range [1, 8]";
   if (!(p->suspend_window_sec > 0) || !isfinite (p->suspend_window_sec))
     return "suspend window must be > 0";
   if (!(p->reclaim_sec_per_gib >= 0) || !isfinite (p->reclaim_sec_per_gib)
@@ -162,7 +162,10 @@ ebb_pre_apply (ebb_pre_node *n, const ebb_pre_params *p, const ebb_pre_take *tak
     {
       ebb_pre_task *t = &n->tasks[takes[i].slot];
       if (!ebb_pre_is_preempted (t))
-        t->preempted_sec = now_sec;
+        {
+          t->preempted_sec = now_sec;
+          n->npreempted++;
+        }
       t->given.cpu_millis -= takes[i].amount.cpu_millis;
       t->given.memory_bytes -= takes[i].amount.memory_bytes;
       n->used.cpu_millis -= takes[i].amount.cpu_millis;
@@ -187,6 +190,8 @@ ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_sec, int sh
   /* Candidates in out, longest preempted first, so the bound on a preemption's length holds
    * for each task when room is short. */
   uint32_t nc = 0;
+  if (n->npreempted == 0)
+    return 0;
   for (uint32_t s = 0; s < n->ntasks && nc < max; s++)
     {
       if (!ebb_pre_is_preempted (&n->tasks[s]) || n->tasks[s].inflight)
@@ -219,6 +224,7 @@ ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_sec, int sh
       n->used.cpu_millis += back.cpu_millis;
       n->used.memory_bytes += back.memory_bytes;
       t->chances = 0;
+      n->npreempted--;
     }
   return k;
 }
@@ -244,6 +250,8 @@ void
 ebb_pre_remove (ebb_pre_node *n, uint32_t slot)
 {
   ebb_pre_task *t = &n->tasks[slot];
+  if (ebb_pre_is_preempted (t))
+    n->npreempted--;
   n->used.cpu_millis -= t->given.cpu_millis;
   n->used.memory_bytes -= t->given.memory_bytes;
   n->tasks[slot] = n->tasks[--n->ntasks];
@@ -446,13 +454,10 @@ launch (ebb_pol *p, uint32_t node, ebb_qent q, double now_sec)
   ebb_pre_add (&e->pn[node], &t);
 }
 
-static int
+static inline int
 has_preempted (const ebb_pre_node *n)
 {
-  for (uint32_t s = 0; s < n->ntasks; s++)
-    if (ebb_pre_is_preempted (&n->tasks[s]))
-      return 1;
-  return 0;
+  return n->npreempted > 0;
 }
 
 /* Returns 1 when a preempted task on n could take its room back now: only then does a
@@ -460,6 +465,8 @@ has_preempted (const ebb_pre_node *n)
 static int
 wants_round (const ebb_pre_node *n)
 {
+  if (n->npreempted == 0)
+    return 0;
   for (uint32_t s = 0; s < n->ntasks; s++)
     {
       const ebb_pre_task *t = &n->tasks[s];
@@ -547,6 +554,8 @@ resume_chance (ebb_pol *p, uint32_t node, double now_sec)
 {
   ebb_priv *e = p->priv;
   ebb_pre_node *pn = &e->pn[node];
+  if (pn->npreempted == 0)
+    return 0;
   ensure_takes (e, pn->ntasks + 1);
   uint32_t k = ebb_pre_chance (pn, &e->pre, now_sec, e->shortq[node].n > 0, e->nidle > 0, e->takes,
                                e->takes_cap);
@@ -737,7 +746,9 @@ ebb_task_reclaimed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uin
           const ebb_pol_task *ct = &p->jobs[job].tasks[task];
           e->pn[node].used.cpu_millis += ct->alloc.cpu_millis - t->given.cpu_millis;
           e->pn[node].used.memory_bytes += ct->alloc.memory_bytes - t->given.memory_bytes;
+          int was = ebb_pre_is_preempted (t);
           t->given = ct->alloc;
+          e->pn[node].npreempted += ebb_pre_is_preempted (t) - was;
           t->inflight = 0;
         }
       if (e->shortq[node].n > 0)

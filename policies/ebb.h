@@ -25,7 +25,7 @@
 #include "policies/policy.h"
 
 /* The ring of suspension times per task bounds max_suspends. */
-#define EBB_PRE_MAX_SUSPENDS 16
+#define EBB_PRE_MAX_SUSPENDS 8
 
 typedef struct ebb_pre_params
 {
@@ -62,7 +62,8 @@ typedef struct ebb_pre_task
 typedef struct ebb_pre_node
 {
   ebb_pol_res cap;
-  ebb_pol_res used; /* sum of given */
+  ebb_pol_res used;    /* sum of given */
+  uint32_t npreempted; /* tasks holding less than their demand */
   ebb_pre_task *tasks;
   uint32_t ntasks, tasks_cap;
 } ebb_pre_node;

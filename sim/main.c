@@ -210,7 +210,7 @@ handle_opt (sim_opts *o, int c, const char *arg)
       o->util_csv = arg;
       return 0;
     case OPT_MAX_SUSPENDS:
-      if (parse_u64 ("--max-suspends", arg, 1, 16, &u) < 0)
+      if (parse_u64 ("--max-suspends", arg, 1, 8, &u) < 0)
         return -1;
       p->max_suspends = (uint32_t)u;
       return 0;
