@@ -1,3 +1,4 @@
 # Benchmarks: each prints its figure as a ratio against a baseline measured in the same run.
 include bench/sim.mk
+include bench/ebb.mk
 include bench/cgroup.mk
