@@ -6,7 +6,8 @@ policies_libebb_policy_a_SOURCES = \
 	policies/iheap.h policies/iheap.c \
 	policies/fifo.c \
 	policies/sparrow.c \
-	policies/hawk.c
+	policies/hawk.c \
+	policies/bigc.c
 # What a program linking libebb-policy needs besides it.
 EBB_POLICY_LIBS = policies/libebb-policy.a lib/libebb-common.a -lm
 

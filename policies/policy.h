@@ -41,9 +41,11 @@
  *           mode IMMEDIATE brings it down to the footprint (amount = everything above the
  *           footprint), GRACEFUL takes one step of `amount`. CPU is free at once, memory
  *           after the reclaim cost: the environment reports what is free with
- *           ebb_pol_task_reclaimed (any number of calls, the last one with done = 1; the
+ *           ebb_pol_task_reclaimed (any number of calls per SUSPEND, the last one with
+ *           done = 1: exactly one done = 1 per SUSPEND, in the order they were sent; the
  *           sum of `freed` may be less than asked when memory cannot be reclaimed, e.g. no
- *           swap: the policy must trust `freed`, not `amount`).
+ *           swap: the policy must trust `freed`, not `amount`). Several SUSPENDs of one
+ *           task may be in flight (graceful steps).
  *   RESUME  (node, job, task=arg)  give the task its full demand again; the policy counts
  *           the resources as taken from the moment it emits RESUME; the environment answers
  *           ebb_pol_task_resumed after the resume cost.
@@ -122,6 +124,7 @@ typedef struct ebb_pol_task
   uint8_t frozen;      /* excluded from further graceful steps (below its working set) */
   uint32_t tries;      /* delayed resumption: chances with room seen so far */
   uint32_t suspends;   /* SUSPENDs sent to this task */
+  uint32_t inflight;   /* SUSPENDs not reported done yet */
 } ebb_pol_task;
 
 /* A job as the environment describes it, plus the policy's per-job counters. */
