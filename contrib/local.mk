@@ -35,3 +35,6 @@ tests_test_install_configs_SOURCES = tests/test-install-configs.c
 tests_test_install_configs_CFLAGS = $(EBB_TEST_CFLAGS) $(LIBCGROUP_CFLAGS)
 tests_test_install_configs_LDADD = $(EBB_AGENT_LIBS) $(CUNIT_LIBS)
 EXTRA_DIST += tests/test-install-tree.sh
+
+# The Debian package (dpkg-buildpackage -us -uc -b; tests/test-install-deb.sh).
+EXTRA_DIST += debian/changelog debian/control debian/copyright debian/rules debian/source/format
