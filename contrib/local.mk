@@ -38,3 +38,22 @@ EXTRA_DIST += tests/test-install-tree.sh
 
 # The Debian package (dpkg-buildpackage -us -uc -b; tests/test-install-deb.sh).
 EXTRA_DIST += debian/changelog debian/control debian/copyright debian/rules debian/source/format
+EXTRA_DIST += scripts/build-deb.sh tests/test-install-deb-vm.sh
+
+# make check-vm, boot 2 (systemd VM): the package built from this tree by scripts/build-deb.sh
+# (about 20-60 s: a full optimized build) is installed with dpkg and its units started
+# (tests/test-install-deb-vm.sh, about 30 s in the VM).
+EBB_VM_SYSTEMD_TESTS += tests/deb-vm/test-install-deb-vm.sh
+EBB_VM_FILES += tests/deb-vm/ebb.deb tests/deb-vm/curl
+tests/deb-vm/test-install-deb-vm.sh: $(srcdir)/tests/test-install-deb-vm.sh
+	$(AM_V_GEN)mkdir -p $(@D) && cp $(srcdir)/tests/test-install-deb-vm.sh $@
+tests/deb-vm/ebb.deb: ebb-agent $(bin_PROGRAMS) $(srcdir)/debian/control $(srcdir)/debian/rules \
+		$(srcdir)/contrib/local.mk $(srcdir)/contrib/systemd/ebb-agent.service.in
+	$(AM_V_GEN)$(SHELL) $(srcdir)/scripts/build-deb.sh $(srcdir) $@ >/dev/null
+tests/deb-vm/curl:
+	$(AM_V_GEN)mkdir -p $(@D) && p=$$(command -v curl) && ln -sf "$$p" $@
+CLEANFILES += tests/deb-vm/test-install-deb-vm.sh tests/deb-vm/ebb.deb tests/deb-vm/curl
+
+# Options in --help, man pages and ebb.conf(5) agree both ways (a few seconds).
+TESTS += tests/test-docs-options.sh
+EXTRA_DIST += tests/test-docs-options.sh
