@@ -1,4 +1,5 @@
-/* libFuzzer target: ebb-sim's trace reader (sim/trace.c), and a write of what it read. */
+/* libFuzzer target: ebb-sim's trace reader (sim/trace.c), both formats (Hawk/Eagle lines and
+ * JSON lines, told apart by content), and a write of what it read. */
 #include "config.h"
 
 #include <stdint.h>
