@@ -32,7 +32,7 @@
  * share of the cluster per round (their total preemption per round, 10%). */
 #include "config.h"
 
-#include "policies/policy.h"
+#include "policies/bigc.h"
 #include "lib/util.h"
 
 #include <math.h>
@@ -95,10 +95,6 @@ cpu_dominant (ebb_pol_res x, ebb_pol_res cap)
   return (__int128)x.cpu_millis * cap.memory_bytes >= (__int128)x.memory_bytes * cap.cpu_millis;
 }
 
-/* COMPUTEDR (Algorithm 1, line 9): reclaim the dominant resource of the short demand rs up to
- * a, the other resource in rs's ratio, capped by a. Exposed for the tests. */
-ebb_pol_res ebb_pol_bigc_computedr (ebb_pol_res rs, ebb_pol_res a, ebb_pol_res cap);
-
 ebb_pol_res
 ebb_pol_bigc_computedr (ebb_pol_res rs, ebb_pol_res a, ebb_pol_res cap)
 {
@@ -121,10 +117,6 @@ ebb_pol_bigc_computedr (ebb_pol_res rs, ebb_pol_res a, ebb_pol_res cap)
     }
   return p;
 }
-
-/* Algorithm 1: the vector to preempt from the long queue, given the long allocation rl, the
- * short demand rs still unmet, the cluster capacity and the long queue's share. */
-ebb_pol_res ebb_pol_bigc_alg1 (ebb_pol_res rl, ebb_pol_res rs, ebb_pol_res cap, double long_share);
 
 ebb_pol_res
 ebb_pol_bigc_alg1 (ebb_pol_res rl, ebb_pol_res rs, ebb_pol_res cap, double long_share)
@@ -281,13 +273,18 @@ short_pending (const ebb_pol *p)
   return s;
 }
 
-/* Restores suspended or shrunk long containers on their node: after D chances with room,
- * or at once when no short task waits (the cluster has spare room). `count` says whether
- * this pass is a scheduling chance (the rounds), or only a placement after an event. */
+/* Restores suspended or shrunk long containers on their own node after D chances there with
+ * room (a chance: one round of the resource monitor, BIG-C's node heartbeat). D is skipped
+ * when the cluster has spare room: no short task waits and the free room on the other nodes
+ * could take the container's demand, so resuming it cannot make a short task wait. `count`
+ * says whether this pass is a round (counts chances) or a placement after an event. */
 static void
 resume_pass (ebb_pol *p, int count, int short_waiting)
 {
   bigc_priv *b = p->priv;
+  ebb_pol_res free_all = { 0, 0 };
+  for (uint32_t n = 0; n < p->params.nnodes; n++)
+    res_add (&free_all, res_clamp0 (p->node_free[n]));
   for (uint32_t i = 0; i < b->nrunning; i++)
     {
       uint32_t job = b->running[i];
@@ -304,12 +301,16 @@ resume_pass (ebb_pol *p, int count, int short_waiting)
           res_sub (&lack, k->alloc);
           if (!ebb_pol_res_fits (lack, p->node_free[k->node]))
             continue;
-          if (short_waiting && k->tries < p->params.resume_tries)
+          ebb_pol_res elsewhere = free_all;
+          res_sub (&elsewhere, res_clamp0 (p->node_free[k->node]));
+          int spare = !short_waiting && ebb_pol_res_fits (j->demand, elsewhere);
+          if (!spare && k->tries < p->params.resume_tries)
             {
               if (count)
                 k->tries++;
               continue;
             }
+          res_sub (&free_all, lack);
           ebb_pol_resume (p, job, t);
         }
     }

@@ -16,6 +16,9 @@
  * agent's GET /v1/node); it states a job's per-task demand in ebb_pol_job.demand before
  * calling ebb_pol_job_arrived.
  *
+ * The job array starts zeroed (calloc): the core keeps per-task state in it (tasks) and
+ * frees that state in ebb_pol_free, so the array must outlive the policy.
+ *
  * Naming. A task is named by (job, task, node): `job` is the index of the job in the
  * environment's job array, `task` the index of the task inside the job (0 .. ntasks-1),
  * `node` the index of the node (0 .. nnodes-1). Nothing else (no simulator event, no agent
