@@ -91,6 +91,14 @@ ebb_pol_new (const char *name, const ebb_pol_params *params, ebb_pol_job *jobs, 
       ebb_error_set (err, EINVAL, "unknown policy '%s'", name);
       return NULL;
     }
+  return ebb_pol_new_ops (ops, params, jobs, err);
+}
+
+ebb_pol *
+ebb_pol_new_ops (const ebb_pol_ops *ops, const ebb_pol_params *params, ebb_pol_job *jobs,
+                 ebb_error **err)
+{
+  const char *name = ops->name;
   if (check_params (params, err) < 0)
     return NULL;
   int res_mode = params->node_cap.cpu_millis > 0 || params->node_cap.memory_bytes > 0;
@@ -259,12 +267,40 @@ ebb_pol_send_probes_random (ebb_pol *p, uint32_t job, uint32_t count, uint32_t f
     }
 }
 
+/* Resource mode of ebb_pol_bind_task: the task is the first one pending (tasks killed and
+ * re-queued come back), the node's resources are taken and LAUNCH carries the demand. */
+static int
+bind_task_res (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, double delay_sec)
+{
+  ebb_pol_job *j = &p->jobs[job];
+  uint32_t task = j->launched;
+  if (task >= j->ntasks || j->tasks[task].state != EBB_POL_TASK_PENDING)
+    for (task = 0; task < j->ntasks && j->tasks[task].state != EBB_POL_TASK_PENDING; task++)
+      ;
+  if (task == j->ntasks)
+    return -1;
+  ebb_pol_node *n = &p->nodes[node];
+  n->busy = 1;
+  n->running_long = j->is_long;
+  if (j->launched + 1 == j->ntasks && p->params.cancel_probes)
+    {
+      j->cancel_at_sec = now_sec + 2 * p->params.net_delay_sec;
+      ebb_pol_emit (p, EBB_POL_ACT_CANCEL, EBB_POL_NONE, job, 0, 2 * p->params.net_delay_sec);
+    }
+  ebb_pol_launch_res (p, node, job, task, delay_sec);
+  if (p->ops->task_bound)
+    p->ops->task_bound (p, now_sec, node, job);
+  return 0;
+}
+
 int
 ebb_pol_bind_task (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, double delay_sec)
 {
   ebb_pol_job *j = &p->jobs[job];
   if (j->launched >= j->ntasks)
     return -1;
+  if (p->node_cap)
+    return bind_task_res (p, now_sec, node, job, delay_sec);
   uint32_t task = j->launched++;
   ebb_pol_node *n = &p->nodes[node];
   n->busy = 1;
@@ -390,6 +426,8 @@ ebb_pol_probe_arrived (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe
     serve_next (p, now_sec, node);
 }
 
+static void serve_next (ebb_pol *p, double now_sec, uint32_t node);
+
 static void
 res_add (ebb_pol_res *a, ebb_pol_res b)
 {
@@ -419,13 +457,16 @@ ebb_pol_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, 
   p->jobs[job].finished++;
   if (p->node_cap)
     {
-      /* Resource mode: the node's queue is the policy's business (node_idle is not used). */
       ebb_pol_task *t = task_of (p, job, task);
       res_add (&p->node_free[node], t->alloc);
       t->alloc = (ebb_pol_res){ 0, 0 };
       t->state = EBB_POL_TASK_DONE;
       if (p->ops->task_finished)
         p->ops->task_finished (p, now_sec, node, job, task);
+      /* A policy on the probe queues (bind_task) is served as in slot mode; one placing
+       * with ebb_pol_launch_res never marks a node busy nor queues on it. */
+      if (p->nodes[node].busy || p->nodes[node].head != EBB_POL_NONE)
+        serve_next (p, now_sec, node);
       return;
     }
   if (p->ops->task_finished)
@@ -508,6 +549,8 @@ ebb_pol_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, ui
     t->state = EBB_POL_TASK_FAILED;
   if (p->ops->task_killed)
     p->ops->task_killed (p, now_sec, node, job, task);
+  if (p->nodes[node].busy || p->nodes[node].head != EBB_POL_NONE)
+    serve_next (p, now_sec, node);
 }
 
 void
