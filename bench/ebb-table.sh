@@ -2,7 +2,7 @@
 # The ebb policy against fifo, sparrow, hawk and BIG-C gp: medians over seeds 1-5 of the
 # short and long job runtimes, on YH2_sub.tr at 4000 and 5000 nodes (Hawk's cutoff
 # 90.5811 s, 2% short partition) and on a generated resource trace (`ebb-sim gen
-# bigc-google`, when this ebb-sim has it). Checks of the ebb policy (doc/ebb-policy.md):
+# bigc-google`, BIG-C's Google replay: one trace per seed, 26 nodes of 32 CPU / 128 GiB). Checks of the ebb policy (doc/ebb-policy.md):
 #   short p90 <= 1.2 x short.bound_p90 (zero-wait runtime), long p50 <= 1.10 x hawk's,
 #   no long job failed.
 # A policy or generator this ebb-sim does not have is reported as missing (a row with
@@ -26,7 +26,9 @@ row () {
   name=$1 n=$2 p=$3; shift 3
   s50s= s90s= b90s= l50s= l90s= fails= sus=
   for seed in 1 2 3 4 5; do
-    j=$("$SIM" --policy "$p" --nodes "$n" --json --seed "$seed" "$@")
+    # @SEED@ in an argument: the per-seed generated trace
+    # shellcheck disable=SC2046
+    j=$("$SIM" --policy "$p" --nodes "$n" --json --seed "$seed" $(printf '%s\n' "$@" | sed "s/@SEED@/$seed/g"))
     s50s="$s50s $(jget "$j" short p50)"; s90s="$s90s $(jget "$j" short p90)"
     b90s="$b90s $(jget "$j" short bound_p90)"; l50s="$l50s $(jget "$j" long p50)"
     l90s="$l90s $(jget "$j" long p90)"
@@ -75,10 +77,14 @@ for n in 4000 5000; do
   done
 done
 # The generated resource trace: BIG-C's Google replay (26 nodes of 32 CPU / 128 GiB).
-if "$SIM" gen bigc-google --seed 1 -o "$work/google.jsonl" 2>/dev/null; then
+gen_ok=1
+for seed in 1 2 3 4 5; do
+  "$SIM" gen bigc-google --seed "$seed" -o "$work/google-$seed.jsonl" 2>/dev/null || gen_ok=0
+done
+if [ $gen_ok = 1 ]; then
   for p in bigc ebb; do
     if ! have_policy "$p"; then missing bigc-google 26 "$p"; continue; fi
-    set -- --trace "$work/google.jsonl" --node-cpu-millis 32000 --node-memory 128G
+    set -- --trace "$work/google-@SEED@.jsonl" --node-cpu-millis 32000 --node-memory 128G
     [ "$p" = bigc ] && set -- "$@" --mode gp
     row bigc-google 26 "$p" "$@"
     [ "$p" = ebb ] && verdict "$s90 <= 1.2 * $b90" "bigc-google: ebb short p90 $s90 <= 1.2 x bound $b90"
