@@ -581,6 +581,9 @@ serve (ebb_pol *p, uint32_t node, double now_sec)
   ebb_queue *sq = &e->shortq[node], *lq = &e->longq[node];
   for (int round = 0; round < 2; round++)
     {
+      /* An overdue preempted task takes its room back before the next short task can. */
+      if (sq->n > 0)
+        resume_chance (p, node, now_sec);
       while (sq->n > 0)
         {
           ebb_qent *h = q_front (sq);

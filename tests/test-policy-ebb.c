@@ -484,6 +484,33 @@ test_policy_vector_takes_cpu_only (void)
   free_jobs (jobs, 3);
 }
 
+/* The length bound inside the policy: a long task preempted for W / 4M (75 s here) takes
+ * its slot back when the short task holding it ends, even though more short work waits. */
+static void
+test_policy_overdue_resume_beats_queued_short (void)
+{
+  ebb_pol_job jobs[3] = {
+    { .ntasks = 1, .est_task_sec = 5000, .demand = { 1000, 0 } },
+    { .ntasks = 1, .est_task_sec = 80, .demand = { 1000, 0 } },
+    { .ntasks = 1, .est_task_sec = 10, .demand = { 1000, 0 } },
+  };
+  ebb_pol *p = make_ebb (1, (ebb_pol_res){ 1000, 0 }, (ebb_pol_res){ 0, 0 }, 3, jobs);
+  ebb_pol_job_arrived (p, 0, 0);
+  ebb_pol_job_arrived (p, 1, 1);
+  ebb_pol_task_reclaimed (p, 1, 0, 0, 0, (ebb_pol_res){ 1000, 0 }, 1);
+  ebb_pol_job_arrived (p, 2, 2);
+  ebb_pol_clear_actions (p);
+  ebb_pol_task_finished (p, 81, 0, 1, 0);
+  size_t n;
+  int i = find_act (p, EBB_POL_ACT_RESUME);
+  CU_ASSERT_FATAL (i >= 0);
+  CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, 0);
+  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0); /* the queued short task waits */
+  CU_ASSERT (find_act (p, EBB_POL_ACT_SUSPEND) < 0);
+  ebb_pol_free (p);
+  free_jobs (jobs, 3);
+}
+
 /* The policy refuses single-slot mode (it needs capacities to preempt). */
 static void
 test_policy_needs_resources (void)
@@ -511,6 +538,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_policy_slot_preempts_and_resumes),
   EBB_CU_TEST (test_policy_short_waits_for_short),
   EBB_CU_TEST (test_policy_vector_takes_cpu_only),
+  EBB_CU_TEST (test_policy_overdue_resume_beats_queued_short),
   EBB_CU_TEST (test_policy_needs_resources),
 };
 
