@@ -56,7 +56,11 @@ short_bound_p90 (const ebb_sim_report *r, double *scratch)
   uint64_t ns = 0;
   for (uint32_t j = 0; j < t->njobs; j++)
     {
-      if (t->mean_sec[j] >= r->report_cutoff_sec)
+      /* The same classes as the runtime figures: the trace's class when it has one. */
+      int is_long = t->mean_sec[j] >= r->report_cutoff_sec;
+      if (t->klass && t->klass[j])
+        is_long = t->klass[j] == EBB_POL_CLASS_LONG;
+      if (is_long || (r->res->failed && r->res->failed[j]))
         continue;
       double longest = 0;
       for (uint32_t k = 0; k < t->ntasks[j]; k++)
