@@ -183,7 +183,7 @@ h_metrics (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   (void)req;
   cleanup_free char *text = ebb_agent_metrics_text (ud);
-  ebb_http_reply_text (resp, 200, "text/plain; version=0.0.4", text);
+  ebb_http_reply_text (resp, 200, "text/plain; version=0.0.4; charset=utf-8", text);
   return EBB_HTTP_REPLIED;
 }
 

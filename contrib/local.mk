@@ -57,3 +57,7 @@ CLEANFILES += tests/deb-vm/test-install-deb-vm.sh tests/deb-vm/ebb.deb tests/deb
 # Options in --help, man pages and ebb.conf(5) agree both ways (a few seconds).
 TESTS += tests/test-docs-options.sh
 EXTRA_DIST += tests/test-docs-options.sh
+
+# Debian's prometheus scrapes a live agent over loopback with a bearer token (about 10 s).
+TESTS += tests/test-prometheus-agent.sh
+EXTRA_DIST += tests/test-prometheus-agent.sh contrib/grafana/ebb.json

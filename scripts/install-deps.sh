@@ -11,6 +11,9 @@ tests=(curl cpio procps psmisc jq slowhttptest openssl)
 fuzz=(clang-14 libclang-rt-14-dev)
 vm=(qemu-system-x86 linux-image-amd64 busybox-static debootstrap)
 bench=(wrk gnuplot-nox)
+# Packaging (debian/, scripts/build-deb.sh), bash completion's pkg-config file, and the
+# Prometheus server that tests/test-prometheus-*.sh runs against the daemons.
+product=(debhelper dpkg-dev fakeroot bash-completion prometheus)
 # Real Docker and Podman for tests/runtimes (runc: crun refuses hybrid cgroup hosts).
 runtimes=(docker.io podman runc)
 
