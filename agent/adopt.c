@@ -55,6 +55,8 @@ fill_common (ebb_agent_task *t, const ebb_agent_adopt_req *req)
     }
   if (req->cls)
     t->long_class = strcmp (req->cls, "long") == 0;
+  if (req->generation)
+    t->generation = req->generation;
   if (req->cpu_millis)
     t->cpu_millis = req->cpu_millis;
   if (req->memory_bytes)

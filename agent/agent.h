@@ -77,7 +77,8 @@ typedef struct ebb_agent_task
 {
   char id[EBB_AGENT_ID_MAX + 1];
   char *job;
-  bool long_class; /* "long" (else "short") */
+  uint64_t generation; /* the controller's generation of this task (0: none given) */
+  bool long_class;     /* "long" (else "short") */
   ebb_agent_source source;
   ebb_agent_state state;
   ebb_agent_state prev_state; /* before a suspending/resuming transition */
@@ -198,12 +199,14 @@ typedef struct ebb_agent_launch_req
   char *id, *job, *cls, *cwd, *request_id;
   char **argv, **env;
   uint64_t cpu_millis, memory_bytes;
+  uint64_t generation; /* 0: none */
 } ebb_agent_launch_req;
 
 typedef struct ebb_agent_suspend_req
 {
   char *mode, *request_id;
   uint64_t cpu_millis, memory_bytes;
+  uint64_t generation; /* 0: not checked */
   bool graceful;
 } ebb_agent_suspend_req;
 
@@ -211,12 +214,14 @@ typedef struct ebb_agent_adopt_req
 {
   char *container, *cgroup, *id, *job, *cls, *request_id;
   uint64_t cpu_millis, memory_bytes;
+  uint64_t generation; /* 0: none */
 } ebb_agent_adopt_req;
 
 typedef struct ebb_agent_simple_req
 {
   char *request_id;
   uint64_t grace_millis;
+  uint64_t generation; /* 0: not checked */
 } ebb_agent_simple_req;
 
 /* Each parses and validates a JSON request body (obj may be NULL only where a body is
@@ -302,6 +307,9 @@ typedef struct ebb_agent_config
   uint64_t stop_grace_usec;
   uint64_t footprint_memory_bytes;
   char *cgroup_root;
+  uint64_t capacity_cpu_millis;   /* 0: detect */
+  uint64_t capacity_memory_bytes; /* 0: detect */
+  char *advertise_url;            /* NULL: the first listener's URL */
   int verbose;
   int argc; /* kept for SIGHUP */
   char **argv;
@@ -318,7 +326,8 @@ int ebb_agent_parse_args (int argc, char **argv, ebb_agent_config *cfg, ebb_erro
 void ebb_agent_config_free (ebb_agent_config *cfg);
 
 /* SIGHUP: parses cfg->argv and the config file again and takes over controller, handover,
- * heartbeat_interval, stats_interval, stop_grace and footprint_memory (others need a
+ * heartbeat_interval, stats_interval, stop_grace, footprint_memory, the capacity override
+ * and advertise_url (others need a
  * restart; a warning says so). Returns 0, or negative with *err (cfg unchanged). */
 int ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err);
 

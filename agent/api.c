@@ -174,7 +174,7 @@ static int
 h_node (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   (void)req;
-  ebb_http_reply_json (resp, 200, ebb_agent_node_json (ud));
+  ebb_http_reply_json (resp, 200, ebb_agent_node_report (ud));
   return EBB_HTTP_REPLIED;
 }
 
@@ -346,12 +346,27 @@ busy (ebb_agent *a, ebb_agent_task *t, ebb_http_response *resp)
   return false;
 }
 
+/* A command for an older (or another) generation of the task than the one running here is
+ * refused: the controller relaunched it meanwhile, or its view is stale. */
+static bool
+stale (ebb_agent *a, ebb_agent_task *t, uint64_t generation, ebb_http_response *resp)
+{
+  if (generation == 0 || generation == t->generation)
+    return false;
+  ebb_agent_count_error (a, EBB_AGENT_ERR_CONFLICT);
+  ebb_http_error (resp, 409, "stale_generation",
+                  "task %s is generation %llu, the request names generation %llu", t->id,
+                  (unsigned long long)t->generation, (unsigned long long)generation);
+  return true;
+}
+
 static int
 do_suspend (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_response *resp,
             const ebb_agent_suspend_req *sr, ebb_error **err)
 {
   cleanup_free char *key = req_key (req);
-  if (replay (a, req, resp, sr->request_id, key) || busy (a, t, resp))
+  if (replay (a, req, resp, sr->request_id, key) || stale (a, t, sr->generation, resp)
+      || busy (a, t, resp))
     return EBB_HTTP_REPLIED;
   if (t->state == EBB_AGENT_SUSPENDED && !sr->graceful)
     return answer_now (a, t, req, resp, sr->request_id, 200); /* already there */
@@ -415,7 +430,8 @@ do_resume (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_resp
            const ebb_agent_simple_req *sr, ebb_error **err)
 {
   cleanup_free char *key = req_key (req);
-  if (replay (a, req, resp, sr->request_id, key) || busy (a, t, resp))
+  if (replay (a, req, resp, sr->request_id, key) || stale (a, t, sr->generation, resp)
+      || busy (a, t, resp))
     return EBB_HTTP_REPLIED;
   if (t->state == EBB_AGENT_RUNNING)
     return answer_now (a, t, req, resp, sr->request_id, 200); /* nothing to resume */
@@ -465,7 +481,7 @@ do_delete (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_resp
            const ebb_agent_simple_req *sr, ebb_error **err)
 {
   cleanup_free char *key = req_key (req);
-  if (replay (a, req, resp, sr->request_id, key))
+  if (replay (a, req, resp, sr->request_id, key) || stale (a, t, sr->generation, resp))
     return EBB_HTTP_REPLIED;
   if (t->state == EBB_AGENT_EXITED)
     {

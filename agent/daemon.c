@@ -267,6 +267,7 @@ ebb_agent_loop_sources_free (ebb_agent *a)
   a->pool_src = sd_event_source_disable_unref (a->pool_src);
   a->timer_src = sd_event_source_disable_unref (a->timer_src);
   a->refresh_src = sd_event_source_disable_unref (a->refresh_src);
+  a->push_src = sd_event_source_disable_unref (a->push_src);
   a->stop_timer = sd_event_source_disable_unref (a->stop_timer);
   for (size_t i = 0; i < EBB_ARRAY_SIZE (a->sig_src); i++)
     a->sig_src[i] = sd_event_source_disable_unref (a->sig_src[i]);

@@ -37,6 +37,9 @@ struct ebb_agent
   uint64_t cpu_capacity_millis, memory_capacity_bytes;
   uint64_t last_stats_usec, next_heartbeat_usec, heartbeat_backoff_usec;
   bool heartbeat_in_flight;
+  bool push_wanted; /* a state changed since the last heartbeat was sent */
+  sd_event_source *push_src;
+  uint64_t heartbeat_seq;
   uint64_t watchdog_usec;
   bool stopping;
   int exit_code;
@@ -118,5 +121,12 @@ void ebb_agent_detect_capacity (ebb_agent *a);
 
 /* Heartbeats (agent/heartbeat.c): called from the periodic timer. */
 void ebb_agent_heartbeat_tick (ebb_agent *a, uint64_t now_usec);
+/* A task's state changed (exit, suspended, resumed, failed): a heartbeat goes out at once,
+ * one for all changes of a loop iteration or made while one is in flight. */
+void ebb_agent_heartbeat_push (ebb_agent *a);
+/* The node report with the capacity override and the advertised URL (GET /v1/node). */
+json_object *ebb_agent_node_report (ebb_agent *a);
+/* The URL the controller should call this agent on (--advertise-url or the first listener). */
+const char *ebb_agent_advertise_url (ebb_agent *a);
 
 #endif

@@ -86,6 +86,8 @@ ebb_agent_journal_encode (const ebb_agent_task *t)
   ebb_json_add_string (o, "id", t->id);
   ebb_json_add_string (o, "job", t->job);
   ebb_json_add_string (o, "class", t->long_class ? "long" : "short");
+  if (t->generation)
+    ebb_json_add_uint64 (o, "generation", t->generation);
   ebb_json_add_string (o, "source", ebb_agent_source_name (t->source));
   ebb_json_add_string (o, "state", ebb_agent_state_name (t->state));
   ebb_json_add_string (o, "prev_state", ebb_agent_state_name (t->prev_state));
@@ -204,6 +206,7 @@ decode_numbers (json_object *o, ebb_agent_task *t, ebb_error **err)
   if (ebb_json_get_int64 (o, "pid", 0, INT32_MAX, &pid, err) < 0
       || ebb_json_get_uint64 (o, "pid_starttime", 0, UINT64_MAX, &t->pid_starttime, err) < 0
       || ebb_json_get_uint64 (o, "cgroup_inode", 0, UINT64_MAX, &t->cgroup_inode, err) < 0
+      || ebb_json_get_uint64 (o, "generation", 0, UINT64_MAX, &t->generation, err) < 0
       || ebb_json_get_uint64 (o, "cpu_millis", 0, UINT64_MAX, &t->cpu_millis, err) < 0
       || ebb_json_get_uint64 (o, "memory_bytes", 0, UINT64_MAX, &t->memory_bytes, err) < 0
       || ebb_json_get_bool (o, "graceful", &g, err) < 0

@@ -181,6 +181,7 @@ task_from_req (const ebb_agent_launch_req *req)
   ebb_agent_task *t = ebb_agent_task_new (req->id);
   t->job = ebb_xstrdup (req->job);
   t->long_class = strcmp (req->cls, "long") == 0;
+  t->generation = req->generation;
   t->source = EBB_AGENT_SRC_LAUNCHED;
   t->cpu_millis = req->cpu_millis;
   t->memory_bytes = req->memory_bytes;

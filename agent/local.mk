@@ -22,7 +22,7 @@ ebb_agent_LDADD = $(EBB_AGENT_LIBS)
 
 # Integration tests: the real ebb-agent on real cgroups (root; skip otherwise).
 agent_int_tests = tests/test-agent-basic.sh tests/test-agent-badinput.sh tests/test-agent-crash.sh \
-	tests/test-agent-options.sh tests/test-agent-adopt.sh
+	tests/test-agent-options.sh tests/test-agent-adopt.sh tests/test-agent-controller.sh
 TESTS += $(agent_int_tests)
 EXTRA_DIST += $(agent_int_tests) tests/agent/lib.sh
 
@@ -30,6 +30,11 @@ EXTRA_DIST += $(agent_int_tests) tests/agent/lib.sh
 check_PROGRAMS += tests/agent/notify-sink
 tests_agent_notify_sink_SOURCES = tests/agent/notify-sink.c
 tests_agent_notify_sink_LDADD = $(EBB_COMMON_LIBS)
+# The controller stand-in of tests/test-agent-controller.sh (records heartbeats).
+check_PROGRAMS += tests/agent/fake-controller
+tests_agent_fake_controller_SOURCES = tests/agent/fake-controller.c
+tests_agent_fake_controller_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_agent_fake_controller_LDADD = $(EBB_COMMON_LIBS)
 
 # Unit suite of the pure parts (state machine, requests, journal, idempotency, histograms).
 check_PROGRAMS += tests/test-agent-core

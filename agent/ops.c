@@ -161,6 +161,7 @@ suspend_done (ebb_agent *a, ebb_agent_task *t, int rc, const ebb_cg_result *res,
       ebb_agent_count_error (a, EBB_AGENT_ERR_CGROUP);
       ebb_log_err ("suspend %s: %s", t->id, ebb_error_msg (&err));
       finish_task (a, t, 500, "cgroup", ebb_error_msg (&err));
+      ebb_agent_heartbeat_push (a);
       return;
     }
   ebb_cg_get_original (t->cg, &t->orig);
@@ -170,6 +171,7 @@ suspend_done (ebb_agent *a, ebb_agent_task *t, int rc, const ebb_cg_result *res,
   ebb_agent_hist_observe (&a->m.suspend, ebb_now_usec () - t->op_start_usec);
   a->m.suspends++;
   finish_task (a, t, 200, NULL, NULL);
+  ebb_agent_heartbeat_push (a);
 }
 
 static void
@@ -182,6 +184,7 @@ resume_done (ebb_agent *a, ebb_agent_task *t, int rc, ebb_error *err)
       ebb_agent_count_error (a, EBB_AGENT_ERR_CGROUP);
       ebb_log_err ("resume %s: %s", t->id, ebb_error_msg (&err));
       finish_task (a, t, 500, "cgroup", ebb_error_msg (&err));
+      ebb_agent_heartbeat_push (a);
       return;
     }
   memset (&t->orig, 0, sizeof t->orig);
@@ -191,6 +194,7 @@ resume_done (ebb_agent *a, ebb_agent_task *t, int rc, ebb_error *err)
   ebb_agent_task_apply (t, EBB_AGENT_EV_RESUMED, NULL);
   ebb_agent_hist_observe (&a->m.resume, ebb_now_usec () - t->op_start_usec);
   a->m.resumes++;
+  ebb_agent_heartbeat_push (a);
   if (t->forget_on_exit)
     {
       finish_task (a, t, 200, NULL, NULL);
@@ -263,6 +267,7 @@ ebb_agent_task_exited (ebb_agent *a, ebb_agent_task *t, int code, int status)
   t->exited = true;
   a->m.exits++;
   ebb_log_info ("task %s exited (status %d)", t->id, t->exit_status);
+  ebb_agent_heartbeat_push (a);
   if (t->cg && !ebb_cg_pool_busy (a->pool, t->cg))
     {
       if (t->source == EBB_AGENT_SRC_LAUNCHED)

@@ -16,6 +16,21 @@
 
 #define DEFAULT_CONFIG "/etc/ebb/agent.conf"
 
+/* http://, https:// or unix:/PATH, printable, no blanks: it goes into JSON and a curl URL. */
+static int
+validate_url (const ebb_conf_setting *s, const void *value, ebb_error **err)
+{
+  const char *v = value;
+  (void)s;
+  if (strncmp (v, "http://", 7) != 0 && strncmp (v, "https://", 8) != 0
+      && strncmp (v, "unix:/", 6) != 0)
+    return ebb_error_set (err, EBB_EPARSE, "must start with http://, https:// or unix:/");
+  for (const char *p = v; *p; p++)
+    if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f)
+      return ebb_error_set (err, EBB_EPARSE, "must be printable ASCII without blanks");
+  return 0;
+}
+
 #define S_STR(n, f, d, v, h)                                                                       \
   {                                                                                                \
     .name = n, .type = EBB_CONF_STRING, .offset = offsetof (ebb_agent_config, f), .umax = 4096,    \
@@ -74,6 +89,18 @@ static const ebb_conf_setting table[] = {
     .help = "memory a suspended task keeps" },
   S_STR ("cgroup_root", cgroup_root, "/sys/fs/cgroup", ebb_conf_validate_abspath,
          "where cgroup hierarchies are mounted"),
+  { .name = "capacity_cpu_millis",
+    .type = EBB_CONF_UINT64,
+    .offset = offsetof (ebb_agent_config, capacity_cpu_millis),
+    .umax = EBB_AGENT_CPU_MILLIS_MAX,
+    .help = "CPU capacity reported, in millicores (default: online CPUs)" },
+  { .name = "capacity_memory",
+    .type = EBB_CONF_BYTES,
+    .offset = offsetof (ebb_agent_config, capacity_memory_bytes),
+    .umax = EBB_AGENT_MEMORY_BYTES_MAX,
+    .help = "memory capacity reported (default: MemTotal)" },
+  S_STR ("advertise_url", advertise_url, NULL, validate_url,
+         "URL the controller calls this agent on (default: the first listen address)"),
 };
 
 /* Returns the table and its size. */
@@ -90,6 +117,9 @@ enum
   OPT_HELP,
   OPT_VERSION,
   OPT_HANDOVER,
+  OPT_CAP_CPU,
+  OPT_CAP_MEM,
+  OPT_ADVERTISE,
 };
 
 static const struct option long_opts[] = {
@@ -108,6 +138,9 @@ static const struct option long_opts[] = {
   { "stop-grace", required_argument, NULL, 'g' },
   { "footprint-memory", required_argument, NULL, 'm' },
   { "cgroup-root", required_argument, NULL, 'R' },
+  { "capacity-cpu-millis", required_argument, NULL, OPT_CAP_CPU },
+  { "capacity-memory", required_argument, NULL, OPT_CAP_MEM },
+  { "advertise-url", required_argument, NULL, OPT_ADVERTISE },
   { "handover", no_argument, NULL, OPT_HANDOVER },
   { "verbose", no_argument, NULL, 'v' },
   { "help", no_argument, NULL, OPT_HELP },
@@ -148,6 +181,12 @@ key_of (int c)
       return "footprint_memory";
     case 'R':
       return "cgroup_root";
+    case OPT_CAP_CPU:
+      return "capacity_cpu_millis";
+    case OPT_CAP_MEM:
+      return "capacity_memory";
+    case OPT_ADVERTISE:
+      return "advertise_url";
     default:
       return NULL;
     }
@@ -174,6 +213,10 @@ usage (FILE *f)
          "  --stop-grace DUR          DELETE: SIGTERM to SIGKILL (default 10s)\n"
          "  --footprint-memory BYTES  memory a suspended task keeps (default 64M)\n"
          "  --cgroup-root DIR         where cgroups are mounted (default /sys/fs/cgroup)\n"
+         "  --capacity-cpu-millis N   CPU capacity to report (default: online CPUs)\n"
+         "  --capacity-memory BYTES   memory capacity to report (default: MemTotal)\n"
+         "  --advertise-url URL       URL the controller calls this agent on\n"
+         "                            (default: the first --listen address)\n"
          "  --handover                on SIGTERM, leave suspended tasks suspended\n"
          "  -v, --verbose             more logging (repeat for debug)\n"
          "  --help, --version\n"
@@ -321,6 +364,9 @@ ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err)
     ebb_log_warn ("reload: listen, state_dir, cgroup_parent, adopt_root, token_file, sockets, "
                   "node_name and cgroup_root take effect only after a restart");
   swap_str (&cfg->controller, &n.controller);
+  swap_str (&cfg->advertise_url, &n.advertise_url);
+  cfg->capacity_cpu_millis = n.capacity_cpu_millis;
+  cfg->capacity_memory_bytes = n.capacity_memory_bytes;
   cfg->handover = n.handover;
   cfg->heartbeat_usec = n.heartbeat_usec;
   cfg->stats_usec = n.stats_usec;

@@ -69,6 +69,7 @@ static const ebb_json_field launch_fields[] = {
   F_STR ("class", true, ebb_agent_launch_req, cls, 5, validate_class),
   F_STR ("request_id", false, ebb_agent_launch_req, request_id, REQUEST_ID_MAX,
          ebb_json_validate_id),
+  F_U64 ("generation", false, ebb_agent_launch_req, generation, 1, UINT64_MAX),
 };
 static const ebb_json_schema launch_schema
     = { launch_fields, EBB_ARRAY_SIZE (launch_fields), false };
@@ -79,6 +80,7 @@ static const ebb_json_field suspend_fields[] = {
   F_U64 ("memory_bytes", false, ebb_agent_suspend_req, memory_bytes, 0, EBB_AGENT_MEMORY_BYTES_MAX),
   F_STR ("request_id", false, ebb_agent_suspend_req, request_id, REQUEST_ID_MAX,
          ebb_json_validate_id),
+  F_U64 ("generation", false, ebb_agent_suspend_req, generation, 1, UINT64_MAX),
 };
 static const ebb_json_schema suspend_schema
     = { suspend_fields, EBB_ARRAY_SIZE (suspend_fields), false };
@@ -93,6 +95,7 @@ static const ebb_json_field adopt_fields[] = {
   F_U64 ("memory_bytes", false, ebb_agent_adopt_req, memory_bytes, 0, EBB_AGENT_MEMORY_BYTES_MAX),
   F_STR ("request_id", false, ebb_agent_adopt_req, request_id, REQUEST_ID_MAX,
          ebb_json_validate_id),
+  F_U64 ("generation", false, ebb_agent_adopt_req, generation, 1, UINT64_MAX),
 };
 static const ebb_json_schema adopt_schema = { adopt_fields, EBB_ARRAY_SIZE (adopt_fields), false };
 
@@ -100,6 +103,7 @@ static const ebb_json_field simple_fields[] = {
   F_STR ("request_id", false, ebb_agent_simple_req, request_id, REQUEST_ID_MAX,
          ebb_json_validate_id),
   F_U64 ("grace_millis", false, ebb_agent_simple_req, grace_millis, 0, 600000),
+  F_U64 ("generation", false, ebb_agent_simple_req, generation, 1, UINT64_MAX),
 };
 static const ebb_json_schema simple_schema
     = { simple_fields, EBB_ARRAY_SIZE (simple_fields), false };

@@ -212,6 +212,8 @@ ebb_agent_task_to_json (const ebb_agent_task *t)
   ebb_json_add_string (o, "id", t->id);
   ebb_json_add_string (o, "job", t->job);
   ebb_json_add_string (o, "class", t->long_class ? "long" : "short");
+  if (t->generation)
+    ebb_json_add_uint64 (o, "generation", t->generation);
   ebb_json_add_string (o, "state", ebb_agent_state_name (t->state));
   ebb_json_add_int64 (o, "pid", t->pid);
   ebb_json_add_string (o, "cgroup", t->cgroup);
