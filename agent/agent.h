@@ -317,11 +317,8 @@ typedef struct ebb_agent_config
 
 typedef struct ebb_agent ebb_agent;
 
-/* Returns the config table for lib/conf.h and its size. */
-const struct ebb_conf_setting *ebb_agent_conf_table (size_t *n);
-
 /* Parses the command line (and the config file it names). Returns 0 to run, 1 when
- * --help/--version was handled (exit 0), or negative with *err (exit 2). */
+ * --help/--version/--print-config was handled (exit 0), or negative with *err (exit 2). */
 int ebb_agent_parse_args (int argc, char **argv, ebb_agent_config *cfg, ebb_error **err);
 void ebb_agent_config_free (ebb_agent_config *cfg);
 
