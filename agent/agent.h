@@ -89,7 +89,8 @@ typedef struct ebb_agent_task
   char *container;                   /* docker/podman container id, or NULL */
   uint64_t cpu_millis, memory_bytes; /* requested (launched) or label limits; 0: none */
   ebb_cg_original orig;              /* journaled before the first limit change */
-  int graceful;                      /* the current/last suspension is graceful */
+  char *error;  /* the last failure that left the task short of its limits, or NULL */
+  int graceful; /* the current/last suspension is graceful */
   uint64_t step_cpu_millis, step_memory_bytes;
   uint64_t reclaimed_bytes, held_bytes;
   bool exited;
@@ -130,6 +131,11 @@ int ebb_agent_transition (ebb_agent_state s, ebb_agent_state prev, ebb_agent_eve
  * transition is not allowed; t is then unchanged. */
 int ebb_agent_task_apply (ebb_agent_task *t, ebb_agent_event ev, ebb_error **err);
 
+/* Hands the error in *local over to err (when err wants one and holds none; else frees it)
+ * and returns its negative code, -EIO when *local is empty: a failure is never returned as
+ * 0, whether or not the caller asked for details. */
+int ebb_agent_pass_error (ebb_error **err, ebb_error **local);
+
 /* Returns a new zeroed task with id set (exit_status -1, pidfd -1). */
 ebb_agent_task *ebb_agent_task_new (const char *id);
 /* Frees the task's journaled fields and the task (not its runtime sources: see daemon). */
@@ -151,6 +157,9 @@ void ebb_agent_task_touch (ebb_agent_task *t);
 
 /* ---------------------------------------------------------------------------------- */
 /* Journal: one record per task in STATE_DIR/tasks/ID.json                              */
+
+/* Returns the recorded original limits as the journal (and GET /v1/tasks/ID) show them. */
+json_object *ebb_agent_original_json (const ebb_cg_original *g);
 
 /* Returns the journal record of t (a new object). */
 json_object *ebb_agent_journal_encode (const ebb_agent_task *t);

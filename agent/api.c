@@ -244,7 +244,7 @@ do_launch (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp,
   if (r < 0)
     {
       ebb_agent_count_error (a, EBB_AGENT_ERR_LAUNCH);
-      int code = ebb_error_code (err);
+      int code = -r;
       if (code == ENOENT || code == EACCES || code == ENOEXEC || code == ENOTDIR)
         {
           ebb_http_error (resp, 422, "launch_failed", "%s", ebb_error_msg (err));
@@ -292,12 +292,12 @@ do_adopt (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp,
   int r = ar->cgroup ? ebb_agent_adopt_cgroup (a, ar, &t, err)
                      : ebb_agent_adopt_container (a, ar, &t, err);
   if (r < 0)
-    return reply_err (a, resp, ebb_error_code (err), err);
-  if (ebb_agent_journal (a, t, err) < 0)
+    return reply_err (a, resp, -r, err);
+  if ((r = ebb_agent_journal (a, t, err)) < 0)
     {
       ebb_cg_close (t->cg);
       ebb_agent_task_free (t);
-      return reply_err (a, resp, ebb_error_code (err), err);
+      return reply_err (a, resp, -r, err);
     }
   ebb_agent_add_task (a, t);
   a->m.adoptions++;
@@ -372,10 +372,11 @@ do_suspend (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_res
     return answer_now (a, t, req, resp, sr->request_id, 200); /* already there */
   uint64_t t0 = ebb_now_usec ();
   ebb_agent_pending *p = pending_new (req, sr->request_id, 200);
-  if (ebb_agent_op_suspend (a, t, sr->graceful, sr->cpu_millis, sr->memory_bytes, p, err) < 0)
+  int r = ebb_agent_op_suspend (a, t, sr->graceful, sr->cpu_millis, sr->memory_bytes, p, err);
+  if (r < 0)
     {
       ebb_agent_pending_free (p);
-      return reply_err (a, resp, ebb_error_code (err), err);
+      return reply_err (a, resp, -r, err);
     }
   /* The pool answers from the loop later, never inside this call: defer now. */
   p->d = ebb_http_defer (req);
@@ -437,10 +438,11 @@ do_resume (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_resp
     return answer_now (a, t, req, resp, sr->request_id, 200); /* nothing to resume */
   uint64_t t0 = ebb_now_usec ();
   ebb_agent_pending *p = pending_new (req, sr->request_id, 200);
-  if (ebb_agent_op_resume (a, t, p, err) < 0)
+  int r = ebb_agent_op_resume (a, t, p, err);
+  if (r < 0)
     {
       ebb_agent_pending_free (p);
-      return reply_err (a, resp, ebb_error_code (err), err);
+      return reply_err (a, resp, -r, err);
     }
   p->d = ebb_http_defer (req);
   t->op_start_usec = t0;
@@ -498,12 +500,13 @@ do_delete (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_resp
   bool adopted_now = t->source != EBB_AGENT_SRC_LAUNCHED && t->state != EBB_AGENT_SUSPENDED;
   if (adopted_now)
     p->d = ebb_http_defer (req); /* answered inside ebb_agent_op_delete() */
-  if (ebb_agent_op_delete (a, t, grace, p, err) < 0)
+  int r = ebb_agent_op_delete (a, t, grace, p, err);
+  if (r < 0)
     {
       if (adopted_now)
         return EBB_HTTP_DEFERRED;
       ebb_agent_pending_free (p);
-      return reply_err (a, resp, ebb_error_code (err), err);
+      return reply_err (a, resp, -r, err);
     }
   if (!adopted_now)
     p->d = ebb_http_defer (req);

@@ -95,11 +95,13 @@ ebb_agent_journal (ebb_agent *a, ebb_agent_task *t, ebb_error **err)
 {
   cleanup_error ebb_error *e = NULL;
   ebb_agent_task_touch (t);
-  if (ebb_agent_journal_write (a->tasks_fd, t, &e) < 0)
+  int r = ebb_agent_journal_write (a->tasks_fd, t, &e);
+  if (r < 0)
     {
       ebb_agent_count_error (a, EBB_AGENT_ERR_JOURNAL);
       ebb_log_err ("journal %s: %s", t->id, ebb_error_msg (&e));
-      return ebb_error_set (err, ebb_error_code (&e), "journal: %s", ebb_error_msg (&e));
+      ebb_error_set (err, -r, "journal: %s", ebb_error_msg (&e));
+      return r;
     }
   return 0;
 }

@@ -42,8 +42,8 @@ get_u64 (json_object *o, const char *key, uint64_t *out, ebb_error **err)
   return ebb_json_get_uint64 (o, key, 0, UINT64_MAX - 1, out, err);
 }
 
-static json_object *
-encode_orig (const ebb_cg_original *g)
+json_object *
+ebb_agent_original_json (const ebb_cg_original *g)
 {
   json_object *o = json_object_new_object ();
   ebb_json_add_bool (o, "recorded", g->recorded);
@@ -98,8 +98,9 @@ ebb_agent_journal_encode (const ebb_agent_task *t)
   ebb_json_add_string (o, "container", t->container);
   ebb_json_add_uint64 (o, "cpu_millis", t->cpu_millis);
   ebb_json_add_uint64 (o, "memory_bytes", t->memory_bytes);
-  json_object_object_add (o, "original", encode_orig (&t->orig));
+  json_object_object_add (o, "original", ebb_agent_original_json (&t->orig));
   ebb_json_add_bool (o, "graceful", t->graceful);
+  ebb_json_add_string (o, "error", t->error);
   ebb_json_add_uint64 (o, "step_cpu_millis", t->step_cpu_millis);
   ebb_json_add_uint64 (o, "step_memory_bytes", t->step_memory_bytes);
   ebb_json_add_uint64 (o, "reclaimed_bytes", t->reclaimed_bytes);
@@ -186,6 +187,10 @@ decode_strings (json_object *o, ebb_agent_task *t, ebb_error **err)
   if (ebb_json_get_string (o, "class", 16, NULL, &s, err) < 0)
     return -EBB_EPARSE;
   t->long_class = s && strcmp (s, "long") == 0;
+  s = NULL;
+  if (ebb_json_get_string (o, "error", 1024, NULL, &s, err) < 0)
+    return -EBB_EPARSE;
+  t->error = s ? ebb_xstrdup (s) : NULL;
   const char *st = NULL, *pst = NULL, *src = NULL;
   if (ebb_json_get_string (o, "state", 32, NULL, &st, err) != 1
       || ebb_agent_state_from_name (st, &t->state) < 0)

@@ -205,9 +205,10 @@ ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_task 
 {
   static char *const default_env[] = { "PATH=" DEFAULT_PATH, "HOME=/", NULL };
   char *const *env = req->env ? req->env : default_env;
-  cleanup_free char *exe = ebb_agent_find_exec (req->argv[0], env, err);
+  ebb_error *e = NULL;
+  cleanup_free char *exe = ebb_agent_find_exec (req->argv[0], env, &e);
   if (!exe)
-    return -ebb_error_code (err);
+    return ebb_agent_pass_error (err, &e);
   ebb_cg *cg = NULL;
   int r = ebb_cg_create_child (a->parent, req->id, &cg, err);
   if (r < 0)

@@ -92,8 +92,9 @@ ebb_agent_op_suspend (ebb_agent *a, ebb_agent_task *t, bool graceful, uint64_t c
 {
   if (!t->cg)
     return ebb_error_set (err, EBB_EGONE, "task %s has no cgroup", t->id);
-  if (!t->orig.recorded && ebb_cg_record_original (t->cg, &t->orig, err) < 0)
-    return -ebb_error_code (err);
+  int r;
+  if (!t->orig.recorded && (r = ebb_cg_record_original (t->cg, &t->orig, err)) < 0)
+    return r;
   ebb_agent_state old = t->state, old_prev = t->prev_state;
   int old_graceful = t->graceful;
   if (ebb_agent_task_apply (t, EBB_AGENT_EV_SUSPEND, err) < 0)
@@ -104,18 +105,18 @@ ebb_agent_op_suspend (ebb_agent *a, ebb_agent_task *t, bool graceful, uint64_t c
   t->graceful = graceful;
   t->step_cpu_millis = graceful ? cpu_millis : 0;
   t->step_memory_bytes = graceful ? memory_bytes : 0;
-  if (ebb_agent_journal (a, t, err) < 0)
+  if ((r = ebb_agent_journal (a, t, err)) < 0)
     {
       t->state = old, t->prev_state = old_prev, t->graceful = old_graceful;
-      return -ebb_error_code (err);
+      return r;
     }
   ebb_agent_crash_point (a, "suspend-journaled");
   t->op_start_usec = ebb_now_usec ();
-  if (submit (a, t, graceful ? EBB_CG_JOB_STEP : EBB_CG_JOB_SUSPEND, err) < 0)
+  if ((r = submit (a, t, graceful ? EBB_CG_JOB_STEP : EBB_CG_JOB_SUSPEND, err)) < 0)
     {
       t->state = old, t->prev_state = old_prev, t->graceful = old_graceful;
       ebb_agent_journal (a, t, NULL);
-      return -ebb_error_code (err);
+      return r;
     }
   t->pending = pending;
   return 0;
@@ -129,20 +130,21 @@ ebb_agent_op_resume (ebb_agent *a, ebb_agent_task *t, ebb_agent_pending *pending
     return ebb_error_set (err, EBB_EGONE, "task %s has no cgroup", t->id);
   if (ebb_agent_task_apply (t, EBB_AGENT_EV_RESUME, err) < 0)
     return -EBUSY;
-  if (ebb_agent_journal (a, t, err) < 0)
+  int r = ebb_agent_journal (a, t, err);
+  if (r < 0)
     {
       t->state = t->prev_state;
-      return -ebb_error_code (err);
+      return r;
     }
   ebb_agent_crash_point (a, "resume-journaled");
   if (t->orig.recorded)
     ebb_cg_set_original (t->cg, &t->orig);
   t->op_start_usec = ebb_now_usec ();
-  if (submit (a, t, EBB_CG_JOB_RESUME, err) < 0)
+  if ((r = submit (a, t, EBB_CG_JOB_RESUME, err)) < 0)
     {
       t->state = t->prev_state;
       ebb_agent_journal (a, t, NULL);
-      return -ebb_error_code (err);
+      return r;
     }
   t->pending = pending;
   return 0;
@@ -155,15 +157,34 @@ suspend_done (ebb_agent *a, ebb_agent_task *t, int rc, const ebb_cg_result *res,
     {
       /* Roll back to the originals: raising limits does not reclaim, so this is quick. */
       ebb_cg_result r2;
-      ebb_cg_resume (t->cg, &a->engine, &r2, NULL);
-      memset (&t->orig, 0, sizeof t->orig);
-      ebb_agent_task_apply (t, EBB_AGENT_EV_FAILED, NULL);
+      cleanup_error ebb_error *e2 = NULL;
       ebb_agent_count_error (a, EBB_AGENT_ERR_CGROUP);
-      ebb_log_err ("suspend %s: %s", t->id, ebb_error_msg (&err));
-      finish_task (a, t, 500, "cgroup", ebb_error_msg (&err));
+      free (t->error);
+      if (ebb_cg_resume (t->cg, &a->engine, &r2, &e2) >= 0)
+        {
+          t->error = NULL;
+          memset (&t->orig, 0, sizeof t->orig);
+          ebb_agent_task_apply (t, EBB_AGENT_EV_FAILED, NULL);
+          ebb_log_err ("suspend %s: %s (rolled back)", t->id, ebb_error_msg (&err));
+        }
+      else
+        {
+          /* The limits are somewhere between the originals and the target: the task counts
+           * as suspended and keeps its recorded originals (journaled below), so a resume,
+           * or the next agent after a crash, restores them. Forgetting them would leave it
+           * throttled for good. */
+          t->error = ebb_xasprintf ("suspend failed (%s); rollback failed (%s): the original "
+                                    "limits are kept, resume to restore them",
+                                    ebb_error_msg (&err), ebb_error_msg (&e2));
+          ebb_agent_task_apply (t, EBB_AGENT_EV_SUSPENDED, NULL);
+          ebb_log_err ("suspend %s: %s", t->id, t->error);
+        }
+      finish_task (a, t, 500, "cgroup", t->error ? t->error : ebb_error_msg (&err));
       ebb_agent_heartbeat_push (a);
       return;
     }
+  free (t->error);
+  t->error = NULL;
   ebb_cg_get_original (t->cg, &t->orig);
   t->reclaimed_bytes = res->reclaimed_bytes;
   t->held_bytes = res->held_bytes;
@@ -182,12 +203,18 @@ resume_done (ebb_agent *a, ebb_agent_task *t, int rc, ebb_error *err)
       /* The originals stay recorded and journaled: a later resume retries. */
       ebb_agent_task_apply (t, EBB_AGENT_EV_FAILED, NULL);
       ebb_agent_count_error (a, EBB_AGENT_ERR_CGROUP);
+      free (t->error);
+      t->error = ebb_xasprintf ("resume failed (%s): the original limits are kept, resume "
+                                "again to restore them",
+                                ebb_error_msg (&err));
       ebb_log_err ("resume %s: %s", t->id, ebb_error_msg (&err));
       finish_task (a, t, 500, "cgroup", ebb_error_msg (&err));
       ebb_agent_heartbeat_push (a);
       return;
     }
   memset (&t->orig, 0, sizeof t->orig);
+  free (t->error);
+  t->error = NULL;
   t->reclaimed_bytes = 0;
   t->held_bytes = 0;
   t->graceful = 0;

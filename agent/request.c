@@ -115,8 +115,9 @@ ebb_agent_parse_launch (json_object *obj, ebb_agent_launch_req *out, ebb_error *
   memset (out, 0, sizeof *out);
   if (!obj)
     return ebb_error_set (err, EBB_EPARSE, "a JSON body is required");
-  if (ebb_json_schema_apply (&launch_schema, obj, out, err) < 0)
-    return -ebb_error_code (err);
+  int r = ebb_json_schema_apply (&launch_schema, obj, out, err);
+  if (r < 0)
+    return r;
   if (!out->argv[0])
     return ebb_error_set (err, EBB_EPARSE, "field \"argv\": must not be empty");
   if (out->argv[0][0] == '\0')
@@ -138,8 +139,9 @@ ebb_agent_parse_suspend (json_object *obj, ebb_agent_suspend_req *out, ebb_error
   memset (out, 0, sizeof *out);
   if (!obj)
     return ebb_error_set (err, EBB_EPARSE, "a JSON body is required");
-  if (ebb_json_schema_apply (&suspend_schema, obj, out, err) < 0)
-    return -ebb_error_code (err);
+  int r = ebb_json_schema_apply (&suspend_schema, obj, out, err);
+  if (r < 0)
+    return r;
   out->graceful = strcmp (out->mode, "graceful") == 0;
   bool has_step = json_object_object_get_ex (obj, "cpu_millis", NULL)
                   || json_object_object_get_ex (obj, "memory_bytes", NULL);
@@ -166,8 +168,9 @@ ebb_agent_parse_adopt (json_object *obj, ebb_agent_adopt_req *out, ebb_error **e
   memset (out, 0, sizeof *out);
   if (!obj)
     return ebb_error_set (err, EBB_EPARSE, "a JSON body is required");
-  if (ebb_json_schema_apply (&adopt_schema, obj, out, err) < 0)
-    return -ebb_error_code (err);
+  int r = ebb_json_schema_apply (&adopt_schema, obj, out, err);
+  if (r < 0)
+    return r;
   if (!!out->container == !!out->cgroup)
     return ebb_error_set (err, EBB_EPARSE, "exactly one of \"container\" and \"cgroup\"");
   return 0;
@@ -187,8 +190,9 @@ ebb_agent_parse_simple (json_object *obj, ebb_agent_simple_req *out, ebb_error *
   memset (out, 0, sizeof *out);
   if (!obj)
     return 0;
-  if (ebb_json_schema_apply (&simple_schema, obj, out, err) < 0)
-    return -ebb_error_code (err);
+  int r = ebb_json_schema_apply (&simple_schema, obj, out, err);
+  if (r < 0)
+    return r;
   return 0;
 }
 

@@ -111,9 +111,10 @@ open_state (ebb_agent *a, ebb_error **err)
     return ebb_error_set_errno (err, errno == EWOULDBLOCK ? EBUSY : errno,
                                 "lock %s/lock (is another ebb-agent using it?)", dir);
   /* The lock fd stays open (and locked) for the daemon's life. */
-  if ((a->tasks_fd = mkdir_at (a->state_fd, "tasks", err)) < 0
-      || (a->logs_fd = mkdir_at (a->state_fd, "logs", err)) < 0)
-    return -ebb_error_code (err);
+  if ((a->tasks_fd = mkdir_at (a->state_fd, "tasks", err)) < 0)
+    return a->tasks_fd;
+  if ((a->logs_fd = mkdir_at (a->state_fd, "logs", err)) < 0)
+    return a->logs_fd;
   return 0;
 }
 
@@ -166,8 +167,8 @@ open_cgroups (ebb_agent *a, ebb_error **err)
   ebb_cg_engine_config_init (&a->engine);
   if (a->cfg->footprint_memory_bytes)
     a->engine.footprint_memory_bytes = a->cfg->footprint_memory_bytes;
-  if (ebb_cg_pool_new (2, &a->pool, err) < 0)
-    return -ebb_error_code (err);
+  if ((r = ebb_cg_pool_new (2, &a->pool, err)) < 0)
+    return r;
   return 0;
 }
 
@@ -224,9 +225,10 @@ setup (ebb_agent *a, ebb_error **err)
   write_listen_file (a);
   if (a->cfg->controller)
     {
-      a->client = ebb_http_client_new (a->event, err);
+      ebb_error *e = NULL;
+      a->client = ebb_http_client_new (a->event, &e);
       if (!a->client)
-        return -ebb_error_code (err);
+        return ebb_agent_pass_error (err, &e);
     }
   return 0;
 }
@@ -248,10 +250,10 @@ ebb_agent_new (ebb_agent_config *cfg, ebb_agent **out, ebb_error **err)
       ebb_agent_free (a);
       return ebb_error_set_errno (err, -r, "sd-event");
     }
-  if (setup (a, err) < 0)
+  if ((r = setup (a, err)) < 0)
     {
       ebb_agent_free (a);
-      return -ebb_error_code (err);
+      return r;
     }
   *out = a;
   return 0;

@@ -135,6 +135,7 @@ ebb_agent_task_free (ebb_agent_task *t)
   free (t->job);
   free (t->cgroup);
   free (t->container);
+  free (t->error);
   free (t->json_cache);
   for (unsigned i = 0; i < t->n_replies; i++)
     reply_clear (&t->replies[i]);
@@ -237,6 +238,11 @@ ebb_agent_task_to_json (const ebb_agent_task *t)
     ebb_json_add_string (o, "container", t->container);
   if (t->state == EBB_AGENT_SUSPENDED || t->state == EBB_AGENT_SUSPENDING)
     ebb_json_add_string (o, "mode", t->graceful ? "graceful" : "immediate");
+  /* What a resume will restore, and why the task is not where it was asked to be. */
+  if (t->orig.recorded)
+    json_object_object_add (o, "original", ebb_agent_original_json (&t->orig));
+  if (t->error)
+    ebb_json_add_string (o, "error", t->error);
   return o;
 }
 
@@ -261,4 +267,19 @@ ebb_agent_task_touch (ebb_agent_task *t)
 {
   free (t->json_cache);
   t->json_cache = NULL;
+}
+
+/* Moves *local into err; returns the failure's code. */
+int
+ebb_agent_pass_error (ebb_error **err, ebb_error **local)
+{
+  int code = *local && (*local)->code ? (*local)->code : EIO;
+  if (err && !*err)
+    {
+      *err = *local;
+      *local = NULL;
+    }
+  else
+    ebb_error_free (local);
+  return -code;
 }
