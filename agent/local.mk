@@ -22,7 +22,8 @@ ebb_agent_LDADD = $(EBB_AGENT_LIBS)
 
 # Integration tests: the real ebb-agent on real cgroups (root; skip otherwise).
 agent_int_tests = tests/test-agent-basic.sh tests/test-agent-badinput.sh tests/test-agent-crash.sh \
-	tests/test-agent-options.sh tests/test-agent-adopt.sh tests/test-agent-controller.sh
+	tests/test-agent-options.sh tests/test-agent-adopt.sh tests/test-agent-controller.sh \
+	tests/test-agent-faults.sh
 TESTS += $(agent_int_tests)
 EXTRA_DIST += $(agent_int_tests) tests/agent/lib.sh
 

@@ -93,7 +93,8 @@ ebb_agent_op_suspend (ebb_agent *a, ebb_agent_task *t, bool graceful, uint64_t c
   if (!t->cg)
     return ebb_error_set (err, EBB_EGONE, "task %s has no cgroup", t->id);
   int r;
-  if (!t->orig.recorded && (r = ebb_cg_record_original (t->cg, &t->orig, err)) < 0)
+  bool fresh = !t->orig.recorded;
+  if (fresh && (r = ebb_cg_record_original (t->cg, &t->orig, err)) < 0)
     return r;
   ebb_agent_state old = t->state, old_prev = t->prev_state;
   int old_graceful = t->graceful;
@@ -107,7 +108,13 @@ ebb_agent_op_suspend (ebb_agent *a, ebb_agent_task *t, bool graceful, uint64_t c
   t->step_memory_bytes = graceful ? memory_bytes : 0;
   if ((r = ebb_agent_journal (a, t, err)) < 0)
     {
+      /* Nothing changed: forget originals recorded just now, as the journal never had them. */
       t->state = old, t->prev_state = old_prev, t->graceful = old_graceful;
+      if (fresh)
+        {
+          memset (&t->orig, 0, sizeof t->orig);
+          ebb_cg_set_original (t->cg, &t->orig);
+        }
       return r;
     }
   ebb_agent_crash_point (a, "suspend-journaled");

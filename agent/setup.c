@@ -156,6 +156,15 @@ open_cgroups (ebb_agent *a, ebb_error **err)
   cc.allowed_roots = roots;
   if (a->cfg->cgroup_root)
     cc.cgroup_root = a->cfg->cgroup_root;
+  /* Failure-injection tests run the agent on a fake tree of plain files: its mountinfo
+   * names the layout, and neither libcgroup nor systemd may be asked about the real host. */
+  const char *fake_mi = getenv ("EBB_AGENT_TEST_MOUNTINFO");
+  if (fake_mi && *fake_mi)
+    {
+      cc.mountinfo_path = fake_mi;
+      cc.use_libcgroup = 0;
+      cc.use_systemd = 0;
+    }
   int r = ebb_cg_ctx_new (&cc, &a->cg_ctx, err);
   free (roots);
   if (r < 0)
