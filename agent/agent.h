@@ -89,8 +89,9 @@ typedef struct ebb_agent_task
   char *container;                   /* docker/podman container id, or NULL */
   uint64_t cpu_millis, memory_bytes; /* requested (launched) or label limits; 0: none */
   ebb_cg_original orig;              /* journaled before the first limit change */
-  char *error;  /* the last failure that left the task short of its limits, or NULL */
-  int graceful; /* the current/last suspension is graceful */
+  char *error;      /* the last failure that left the task short of its limits, or NULL */
+  int64_t uid, gid; /* a launched task's user and group; -1: not ours to say (adopted) */
+  int graceful;     /* the current/last suspension is graceful */
   uint64_t step_cpu_millis, step_memory_bytes;
   uint64_t reclaimed_bytes, held_bytes;
   bool exited;
@@ -206,6 +207,7 @@ size_t ebb_agent_idem_count (const ebb_agent_idem *t);
 typedef struct ebb_agent_launch_req
 {
   char *id, *job, *cls, *cwd, *request_id;
+  char *user, *group; /* names or numeric ids; NULL: --task-user and its primary group */
   char **argv, **env;
   uint64_t cpu_millis, memory_bytes;
   uint64_t generation; /* 0: none */
@@ -319,6 +321,8 @@ typedef struct ebb_agent_config
   uint64_t capacity_cpu_millis;   /* 0: detect */
   uint64_t capacity_memory_bytes; /* 0: detect */
   char *advertise_url;            /* NULL: the first listener's URL */
+  char *task_user;                /* who tasks run as when a launch names no user */
+  bool allow_root_tasks;
   int verbose;
   int argc; /* kept for SIGHUP */
   char **argv;

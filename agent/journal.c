@@ -101,6 +101,8 @@ ebb_agent_journal_encode (const ebb_agent_task *t)
   json_object_object_add (o, "original", ebb_agent_original_json (&t->orig));
   ebb_json_add_bool (o, "graceful", t->graceful);
   ebb_json_add_string (o, "error", t->error);
+  ebb_json_add_int64 (o, "uid", t->uid);
+  ebb_json_add_int64 (o, "gid", t->gid);
   ebb_json_add_uint64 (o, "step_cpu_millis", t->step_cpu_millis);
   ebb_json_add_uint64 (o, "step_memory_bytes", t->step_memory_bytes);
   ebb_json_add_uint64 (o, "reclaimed_bytes", t->reclaimed_bytes);
@@ -206,7 +208,7 @@ decode_strings (json_object *o, ebb_agent_task *t, ebb_error **err)
 static int
 decode_numbers (json_object *o, ebb_agent_task *t, ebb_error **err)
 {
-  int64_t pid = 0, es = -1, sig = 0;
+  int64_t pid = 0, es = -1, sig = 0, uid = -1, gid = -1;
   bool g = false;
   if (ebb_json_get_int64 (o, "pid", 0, INT32_MAX, &pid, err) < 0
       || ebb_json_get_uint64 (o, "pid_starttime", 0, UINT64_MAX, &t->pid_starttime, err) < 0
@@ -220,8 +222,12 @@ decode_numbers (json_object *o, ebb_agent_task *t, ebb_error **err)
       || ebb_json_get_uint64 (o, "reclaimed_bytes", 0, UINT64_MAX, &t->reclaimed_bytes, err) < 0
       || ebb_json_get_uint64 (o, "held_bytes", 0, UINT64_MAX, &t->held_bytes, err) < 0
       || ebb_json_get_int64 (o, "exit_status", -1, 255, &es, err) < 0
-      || ebb_json_get_int64 (o, "exit_signal", 0, 128, &sig, err) < 0)
+      || ebb_json_get_int64 (o, "exit_signal", 0, 128, &sig, err) < 0
+      || ebb_json_get_int64 (o, "uid", -1, UINT32_MAX, &uid, err) < 0
+      || ebb_json_get_int64 (o, "gid", -1, UINT32_MAX, &gid, err) < 0)
     return -EBB_EPARSE;
+  t->uid = uid;
+  t->gid = gid;
   t->pid = (pid_t)pid;
   t->graceful = g;
   t->exit_status = (int)es;

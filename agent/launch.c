@@ -5,11 +5,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -79,13 +84,109 @@ ebb_agent_pid_starttime (pid_t pid)
   return v;
 }
 
+#define MAX_GROUPS 64
+
+/* Who a task runs as: resolved in the parent (NSS is not async-signal-safe). */
+typedef struct task_ident
+{
+  uid_t uid;
+  gid_t gid;
+  gid_t groups[MAX_GROUPS];
+  int n_groups;
+} task_ident;
+
+/* Returns true and *out when s is all digits (a numeric id that fits 32 bits). */
+static bool
+numeric_id (const char *s, unsigned long *out)
+{
+  if (!*s || strspn (s, "0123456789") != strlen (s) || strlen (s) > 10)
+    return false;
+  *out = strtoul (s, NULL, 10);
+  return *out < 0xffffffffUL;
+}
+
+/* Resolves the user and group a launch names (else --task-user and its primary group) and
+ * their supplementary groups; refuses root (uid or any gid 0) without --allow-root-tasks. */
+static int
+resolve_ident (ebb_agent *a, const ebb_agent_launch_req *req, task_ident *id, ebb_error **err)
+{
+  const char *user = req->user ? req->user : a->cfg->task_user;
+  struct passwd pw, *pwp = NULL;
+  char buf[4096];
+  unsigned long n;
+  if (!user)
+    return ebb_error_set (err, EINVAL, "no task user (--task-user)");
+  if (numeric_id (user, &n))
+    {
+      getpwuid_r ((uid_t)n, &pw, buf, sizeof buf, &pwp);
+      id->uid = (uid_t)n;
+    }
+  else
+    {
+      getpwnam_r (user, &pw, buf, sizeof buf, &pwp);
+      if (!pwp)
+        return ebb_error_set (err, EINVAL, "no such user %s", user);
+      id->uid = pwp->pw_uid;
+    }
+  if (req->group)
+    {
+      struct group gr, *grp = NULL;
+      char gbuf[4096];
+      if (numeric_id (req->group, &n))
+        id->gid = (gid_t)n;
+      else if (getgrnam_r (req->group, &gr, gbuf, sizeof gbuf, &grp) == 0 && grp)
+        id->gid = grp->gr_gid;
+      else
+        return ebb_error_set (err, EINVAL, "no such group %s", req->group);
+    }
+  else if (pwp)
+    id->gid = pwp->pw_gid;
+  else
+    return ebb_error_set (err, EINVAL, "user %s has no passwd entry: name a group", user);
+  id->n_groups = MAX_GROUPS;
+  if (!pwp || getgrouplist (pwp->pw_name, id->gid, id->groups, &id->n_groups) < 0)
+    {
+      id->groups[0] = id->gid; /* no entry, or more than MAX_GROUPS: the primary one only */
+      id->n_groups = 1;
+    }
+  bool root = id->uid == 0 || id->gid == 0;
+  for (int i = 0; i < id->n_groups; i++)
+    root = root || id->groups[i] == 0;
+  if (root && !a->cfg->allow_root_tasks)
+    return ebb_error_set (err, EBB_EREFUSED,
+                          "running a task as root (user or group 0) needs --allow-root-tasks");
+  return 0;
+}
+
 typedef struct spawn_args
 {
   const char *exe;
   char *const *argv, *const *env;
   const char *cwd;
   int log_fd, go_fd, err_fd;
+  const task_ident *ident;
 } spawn_args;
+
+/* In the child: the task's identity, no capabilities (bounding, ambient, and for a root
+ * task the effective and permitted sets too), no way to gain privileges (setuid binaries,
+ * file capabilities). Async-signal-safe calls only. */
+static int
+drop_privileges (const task_ident *id)
+{
+  for (int cap = 0; cap < 64; cap++)
+    if (prctl (PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+      return -1;
+  if (setgroups ((size_t)id->n_groups, id->groups) < 0 || setgid (id->gid) < 0
+      || setuid (id->uid) < 0)
+    return -1;
+  prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+  struct __user_cap_data_struct data[2];
+  memset (data, 0, sizeof data);
+  if (syscall (SYS_capset, &hdr, data) < 0)
+    return -1;
+  return prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
 
 /* In the child, after fork: async-signal-safe calls only. */
 static _Noreturn void
@@ -101,10 +202,14 @@ child_exec (const spawn_args *s)
     signal (sig, SIG_DFL);
   sigprocmask (SIG_SETMASK, &all, NULL);
   setsid ();
-  int null = open ("/dev/null", O_RDONLY);
+  /* O_CLOEXEC: only the dup2() copy, standard input, reaches the task. */
+  int null = open ("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null < 0 || dup2 (null, 0) < 0 || dup2 (s->log_fd, 1) < 0 || dup2 (s->log_fd, 2) < 0)
     goto fail;
-  if (s->cwd && chdir (s->cwd) < 0)
+  if (drop_privileges (s->ident) < 0)
+    goto fail;
+  /* As the task's user: a directory it may not enter is refused like an exec it may not do. */
+  if (chdir (s->cwd ? s->cwd : "/") < 0)
     goto fail;
   execve (s->exe, s->argv, s->env);
 fail:
@@ -209,11 +314,17 @@ ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_task 
   cleanup_free char *exe = ebb_agent_find_exec (req->argv[0], env, &e);
   if (!exe)
     return ebb_agent_pass_error (err, &e);
+  task_ident ident;
+  int r = resolve_ident (a, req, &ident, err);
+  if (r < 0)
+    return r;
   ebb_cg *cg = NULL;
-  int r = ebb_cg_create_child (a->parent, req->id, &cg, err);
+  r = ebb_cg_create_child (a->parent, req->id, &cg, err);
   if (r < 0)
     return r;
   ebb_agent_task *t = task_from_req (req);
+  t->uid = (int64_t)ident.uid;
+  t->gid = (int64_t)ident.gid;
   t->owner = a;
   t->cg = cg;
   t->cgroup = ebb_xstrdup (ebb_cg_path (cg));
@@ -225,7 +336,7 @@ ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_task 
     r = ebb_agent_journal (a, t, err);
   if (r >= 0)
     r = log_fd = open_log (a, req->id, err);
-  spawn_args s = { exe, req->argv, env, req->cwd, log_fd, -1, -1 };
+  spawn_args s = { exe, req->argv, env, req->cwd, log_fd, -1, -1, &ident };
   pid_t pid = r >= 0 ? spawn (cg, &s, err) : -1;
   if (pid > 0)
     r = sd_event_add_child (a->event, &t->exit_src, pid, WEXITED, on_child, t);

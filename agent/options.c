@@ -116,6 +116,18 @@ static const ebb_conf_setting table[] = {
     .help = "memory capacity reported (default: MemTotal)" },
   S_STR ("advertise_url", advertise_url, NULL, validate_url,
          "URL the controller calls this agent on (default: the first listen address)"),
+  { .name = "task_user",
+    .type = EBB_CONF_STRING,
+    .offset = offsetof (ebb_agent_config, task_user),
+    .umax = 64,
+    .def = "nobody",
+    .validate = ebb_conf_validate_id,
+    .help = "user (name or id) tasks run as when a launch names none" },
+  { .name = "allow_root_tasks",
+    .type = EBB_CONF_BOOL,
+    .offset = offsetof (ebb_agent_config, allow_root_tasks),
+    .def = "no",
+    .help = "let a launch run its task as root (user or group 0)" },
 };
 
 /* Every option but --config, --print-config, -v, --help and --version is a row of table:

@@ -29,6 +29,19 @@ validate_mode (const char *v, ebb_error **err)
   return ebb_error_set (err, EBB_EPARSE, "must be \"immediate\" or \"graceful\"");
 }
 
+/* A user or group: a name as useradd(8) allows it, or a numeric id. */
+static int
+validate_account (const char *v, ebb_error **err)
+{
+  if (!v[0] || v[0] == '-')
+    return ebb_error_set (err, EBB_EPARSE, "must be a user or group name or a numeric id");
+  for (const char *p = v; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')
+          || *p == '_' || *p == '-' || *p == '.'))
+      return ebb_error_set (err, EBB_EPARSE, "must be a user or group name or a numeric id");
+  return 0;
+}
+
 static int
 validate_abs (const char *v, ebb_error **err)
 {
@@ -70,6 +83,8 @@ static const ebb_json_field launch_fields[] = {
   F_STR ("request_id", false, ebb_agent_launch_req, request_id, REQUEST_ID_MAX,
          ebb_json_validate_id),
   F_U64 ("generation", false, ebb_agent_launch_req, generation, 1, UINT64_MAX),
+  F_STR ("user", false, ebb_agent_launch_req, user, 64, validate_account),
+  F_STR ("group", false, ebb_agent_launch_req, group, 64, validate_account),
 };
 static const ebb_json_schema launch_schema
     = { launch_fields, EBB_ARRAY_SIZE (launch_fields), false };

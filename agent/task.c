@@ -114,6 +114,7 @@ ebb_agent_task_new (const char *id)
   snprintf (t->id, sizeof t->id, "%s", id);
   t->exit_status = -1;
   t->pidfd = -1;
+  t->uid = t->gid = -1;
   return t;
 }
 
@@ -243,6 +244,10 @@ ebb_agent_task_to_json (const ebb_agent_task *t)
     json_object_object_add (o, "original", ebb_agent_original_json (&t->orig));
   if (t->error)
     ebb_json_add_string (o, "error", t->error);
+  if (t->uid >= 0)
+    ebb_json_add_int64 (o, "uid", t->uid);
+  if (t->gid >= 0)
+    ebb_json_add_int64 (o, "gid", t->gid);
   return o;
 }
 
