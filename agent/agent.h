@@ -322,6 +322,7 @@ typedef struct ebb_agent_config
   uint64_t capacity_memory_bytes; /* 0: detect */
   char *advertise_url;            /* NULL: the first listener's URL */
   char *task_user;                /* who tasks run as when a launch names no user */
+  char *socket_group;             /* group of the unix sockets (mode 0660), or NULL */
   bool allow_root_tasks;
   int verbose;
   int argc; /* kept for SIGHUP */
@@ -340,6 +341,10 @@ void ebb_agent_config_free (ebb_agent_config *cfg);
  * and advertise_url (others need a
  * restart; a warning says so). Returns 0, or negative with *err (cfg unchanged). */
 int ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err);
+
+/* True when url is plain http:// to a host that is not a numeric loopback address (a token
+ * sent there crosses the network in clear). */
+bool ebb_agent_url_exposes_token (const char *url);
 
 /* Sets everything up (state dir, cgroups, journal reconcile, HTTP, notify). Returns 0 and
  * *out, or negative with *err. */

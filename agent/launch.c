@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <linux/close_range.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -206,6 +207,11 @@ child_exec (const spawn_args *s)
   int null = open ("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null < 0 || dup2 (null, 0) < 0 || dup2 (s->log_fd, 1) < 0 || dup2 (s->log_fd, 2) < 0)
     goto fail;
+  /* Nothing else reaches the task: not the agent's descriptors, not what the agent itself
+   * inherited from whoever started it (the error pipe closes at exec). */
+  if (close_range (3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+    for (int fd = 3; fd < 4096; fd++)
+      fcntl (fd, F_SETFD, FD_CLOEXEC);
   if (drop_privileges (s->ident) < 0)
     goto fail;
   /* As the task's user: a directory it may not enter is refused like an exec it may not do. */

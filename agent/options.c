@@ -58,7 +58,7 @@ static const ebb_conf_setting table[] = {
     .type = EBB_CONF_STRLIST,
     .offset = offsetof (ebb_agent_config, listen),
     .umax = 4096,
-    .def = "127.0.0.1:7470",
+    .def = "unix:/run/ebb/agent.sock",
     .validate = validate_listen,
     .help = "REST API address, HOST:PORT or unix:PATH" },
   S_STR ("state_dir", state_dir, "/var/lib/ebb/agent", ebb_conf_validate_abspath,
@@ -116,6 +116,12 @@ static const ebb_conf_setting table[] = {
     .help = "memory capacity reported (default: MemTotal)" },
   S_STR ("advertise_url", advertise_url, NULL, validate_url,
          "URL the controller calls this agent on (default: the first listen address)"),
+  { .name = "socket_group",
+    .type = EBB_CONF_STRING,
+    .offset = offsetof (ebb_agent_config, socket_group),
+    .umax = 64,
+    .validate = ebb_conf_validate_id,
+    .help = "group (name or id) of the unix sockets, mode 0660; default root's" },
   { .name = "task_user",
     .type = EBB_CONF_STRING,
     .offset = offsetof (ebb_agent_config, task_user),
@@ -377,7 +383,16 @@ ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err)
       || !same_str (n.cgroup_root, cfg->cgroup_root))
     ebb_log_warn ("reload: listen, state_dir, cgroup_parent, adopt_root, token_file, sockets, "
                   "node_name and cgroup_root take effect only after a restart");
+  if (cfg->token_file && ebb_agent_url_exposes_token (n.controller))
+    {
+      ebb_agent_config_free (&n);
+      return ebb_error_set (err, EACCES,
+                            "controller: plain http to a non-loopback address would "
+                            "expose the token; use https");
+    }
   swap_str (&cfg->controller, &n.controller);
+  swap_str (&cfg->task_user, &n.task_user);
+  cfg->allow_root_tasks = n.allow_root_tasks;
   swap_str (&cfg->advertise_url, &n.advertise_url);
   cfg->capacity_cpu_millis = n.capacity_cpu_millis;
   cfg->capacity_memory_bytes = n.capacity_memory_bytes;

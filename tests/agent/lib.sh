@@ -92,7 +92,10 @@ start_agent () {
   AGENT_PID=$!
   i=0
   while [ $i -lt 100 ]; do
-    curl -sf --unix-socket "$SOCK" http://agent/v1/health >/dev/null 2>&1 && return 0
+    # Any answer (a 401 too, when a token is set) means it serves.
+    case $(curl -s -o /dev/null -w '%{http_code}' --unix-socket "$SOCK" http://agent/v1/health 2>/dev/null) in
+      200 | 401) return 0 ;;
+    esac
     kill -0 "$AGENT_PID" 2>/dev/null || { AGENT_PID=; return 1; }
     sleep 0.05; i=$((i + 1))
   done
@@ -106,13 +109,14 @@ stop_agent () {
   AGENT_PID=
 }
 
-# api METHOD PATH [BODY]: the body goes to $TMP/body, the status to $STATUS.
+# api METHOD PATH [BODY]: the body goes to $TMP/body, the status to $STATUS; $API_AUTH (an
+# "Authorization: Bearer ..." header) is sent when set.
 api () {
   if [ $# -ge 3 ]; then
-    STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" \
+    STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" ${API_AUTH:+-H "$API_AUTH"} \
       -H 'Content-Type: application/json' --data-binary "$3" "http://agent$2")
   else
-    STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" "http://agent$2")
+    STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$1" ${API_AUTH:+-H "$API_AUTH"} "http://agent$2")
   fi
 }
 body () { cat "$TMP/body"; }
