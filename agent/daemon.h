@@ -70,6 +70,9 @@ int ebb_agent_op_resume (ebb_agent *a, ebb_agent_task *t, ebb_agent_pending *pen
                          ebb_error **err);
 int ebb_agent_op_delete (ebb_agent *a, ebb_agent_task *t, uint64_t grace_usec,
                          ebb_agent_pending *pending, ebb_error **err);
+/* Releases t's cgroup (see ops.c): removed for a launched task (kill_rest: SIGKILL to what
+ * is left in it first; a busy cgroup is retried from a timer), closed for an adopted one. */
+void ebb_agent_release_cgroup (ebb_agent *a, ebb_agent_task *t, bool kill_rest);
 /* Marks t exited with a wait status (-1: unknown), journals, answers its pending request. */
 void ebb_agent_task_exited (ebb_agent *a, ebb_agent_task *t, int code, int status);
 /* Starts watching a live process that is not our child (pidfd). Returns 0 or negative. */
