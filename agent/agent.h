@@ -323,6 +323,7 @@ typedef struct ebb_agent_config
   char *advertise_url;            /* NULL: the first listener's URL */
   char *task_user;                /* who tasks run as when a launch names no user */
   char *socket_group;             /* group of the unix sockets (mode 0660), or NULL */
+  uint64_t task_log_max_bytes;    /* a task's log beyond this moves to ID.log.1 */
   bool allow_root_tasks;
   int verbose;
   int argc; /* kept for SIGHUP */

@@ -154,7 +154,10 @@ on_refresh (sd_event_source *s, void *ud)
     {
       ebb_agent_task *t = a->tasks[a->refresh_cursor];
       if (t->state == EBB_AGENT_RUNNING || t->state == EBB_AGENT_SUSPENDED)
-        refresh_usage (a, t);
+        {
+          refresh_usage (a, t);
+          ebb_agent_rotate_log (a, t);
+        }
     }
   if (a->refresh_cursor >= a->n_tasks)
     sd_event_source_set_enabled (s, SD_EVENT_OFF);

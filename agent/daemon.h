@@ -90,6 +90,8 @@ void ebb_agent_check_stop (ebb_agent *a);
  * behind: cgroup removed). */
 int ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_task **out,
                       ebb_error **err);
+/* Moves a launched task's log to ID.log.1 when it outgrew --task-log-max. */
+void ebb_agent_rotate_log (ebb_agent *a, ebb_agent_task *t);
 /* Returns the resolved executable for argv0 under env's PATH, or NULL with *err. */
 char *ebb_agent_find_exec (const char *argv0, char *const *env, ebb_error **err);
 /* Reads /proc/PID/stat's start time. Returns 0 when the process is gone. */

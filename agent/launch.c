@@ -368,3 +368,40 @@ ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_task 
   *out = t;
   return 0;
 }
+
+/* Rotates t's log when it outgrew --task-log-max: its content moves to ID.log.1 (replacing
+ * the previous one) and ID.log is truncated in place; the task writes with O_APPEND, so it
+ * goes on at the start. A task's output thus takes at most twice the cap; what it writes
+ * between the copy and the truncation is lost. */
+void
+ebb_agent_rotate_log (ebb_agent *a, ebb_agent_task *t)
+{
+  if (t->source != EBB_AGENT_SRC_LAUNCHED || a->logs_fd < 0)
+    return;
+  char name[EBB_AGENT_ID_MAX + 8], old[EBB_AGENT_ID_MAX + 8];
+  snprintf (name, sizeof name, "%s.log", t->id);
+  snprintf (old, sizeof old, "%s.log.1", t->id);
+  cleanup_close int fd = openat (a->logs_fd, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  struct stat st;
+  if (fd < 0 || fstat (fd, &st) < 0 || !S_ISREG (st.st_mode)
+      || (uint64_t)st.st_size <= a->cfg->task_log_max_bytes)
+    return;
+  cleanup_close int out
+      = openat (a->logs_fd, old, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
+  if (out < 0)
+    {
+      ebb_log_warn ("task %s: rotate log: %s: %s", t->id, old, strerror (errno));
+      return;
+    }
+  off_t in_off = 0;
+  while (in_off < st.st_size)
+    {
+      ssize_t n = copy_file_range (fd, &in_off, out, NULL, (size_t)(st.st_size - in_off), 0);
+      if (n <= 0)
+        break;
+    }
+  if (ftruncate (fd, 0) < 0)
+    ebb_log_warn ("task %s: truncate log: %s", t->id, strerror (errno));
+  else
+    ebb_log_info ("task %s: log rotated at %lld bytes", t->id, (long long)st.st_size);
+}

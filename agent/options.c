@@ -116,6 +116,13 @@ static const ebb_conf_setting table[] = {
     .help = "memory capacity reported (default: MemTotal)" },
   S_STR ("advertise_url", advertise_url, NULL, validate_url,
          "URL the controller calls this agent on (default: the first listen address)"),
+  { .name = "task_log_max",
+    .type = EBB_CONF_BYTES,
+    .offset = offsetof (ebb_agent_config, task_log_max_bytes),
+    .umin = 4096,
+    .umax = 1ULL << 40,
+    .def = "64M",
+    .help = "a task's output log is rotated to ID.log.1 beyond this size" },
   { .name = "socket_group",
     .type = EBB_CONF_STRING,
     .offset = offsetof (ebb_agent_config, socket_group),
@@ -393,6 +400,7 @@ ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err)
   swap_str (&cfg->controller, &n.controller);
   swap_str (&cfg->task_user, &n.task_user);
   cfg->allow_root_tasks = n.allow_root_tasks;
+  cfg->task_log_max_bytes = n.task_log_max_bytes;
   swap_str (&cfg->advertise_url, &n.advertise_url);
   cfg->capacity_cpu_millis = n.capacity_cpu_millis;
   cfg->capacity_memory_bytes = n.capacity_memory_bytes;

@@ -28,7 +28,7 @@ run1 "token-file is required" --listen 127.0.0.1:0
 run1 "in clear" --listen "unix:$SOCK" --token-file "$TMP/token" --controller http://192.0.2.1:7480
 run1 "in clear" --listen "unix:$SOCK" --token-file "$TMP/token" --controller http://127.0.0.1.nip.io:7480
 
-start_agent --listen 127.0.0.1:0 --token-file "$TMP/token" || { fail "agent did not start"; exit 1; }
+start_agent --listen 127.0.0.1:0 --token-file "$TMP/token" --task-log-max 64K || { fail "agent did not start"; exit 1; }
 PORT=$(sed -n 's|^http://127.0.0.1:||p' "$STATE/listen" | head -1)
 [ "$(stat -c %a "$SOCK")" = 660 ] && ok "socket mode 0660" || fail "socket mode $(stat -c %a "$SOCK")"
 as_user curl -s -o /dev/null -w '%{http_code}' --unix-socket "$SOCK" http://agent/v1/health >"$TMP/c" 2>&1; rc=$?
@@ -67,6 +67,15 @@ tapi POST /v1/tasks "$(printf '{"id":"r1","argv":["true"],"cpu_millis":100,"memo
 [ "$STATUS" = 403 ] && ok "user root without --allow-root-tasks: 403" || fail "root task: $STATUS $(cat "$TMP/body")"
 tapi POST /v1/tasks "$(printf '{"id":"r2","argv":["true"],"cpu_millis":100,"memory_bytes":16777216,"job":"j","class":"short","group":"0"}')"
 [ "$STATUS" = 403 ] && ok "group 0 without --allow-root-tasks: 403" || fail "group 0 task: $STATUS"
+# Task output is capped: beyond --task-log-max (64K here) ID.log moves to ID.log.1. The writer
+# makes about 500 KB/s; unrotated, 3 s would leave 1.5 MB.
+tapi POST /v1/tasks "$(launch_body w1 '["sh","-c","while :; do head -c 50000 /dev/zero | tr \"\\000\" x; echo; sleep 0.1; done"]' 100 33554432)"
+[ "$STATUS" = 201 ] || fail "launch w1: $STATUS $(cat "$TMP/body")"
+sleep 3
+s0=$(stat -c %s "$STATE/logs/w1.log" 2>/dev/null || echo 0); s1=$(stat -c %s "$STATE/logs/w1.log.1" 2>/dev/null || echo 0)
+[ "$s1" -gt 65536 ] && [ "$s1" -lt 800000 ] && [ "$s0" -lt 800000 ] &&
+  ok "task log rotated at --task-log-max 64K: w1.log $s0 bytes, w1.log.1 $s1 bytes" || fail "log rotation: w1.log $s0, w1.log.1 $s1"
+tapi DELETE /v1/tasks/w1
 tapi POST /v1/tasks "$(printf '{"id":"r3","argv":["true"],"cpu_millis":100,"memory_bytes":16777216,"job":"j","class":"short","user":"no-such-user-ebb"}')"
 [ "$STATUS" = 400 ] && ok "unknown user: 400" || fail "unknown user: $STATUS"
 stop_agent TERM
