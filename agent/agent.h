@@ -338,8 +338,8 @@ int ebb_agent_parse_args (int argc, char **argv, ebb_agent_config *cfg, ebb_erro
 void ebb_agent_config_free (ebb_agent_config *cfg);
 
 /* SIGHUP: parses cfg->argv and the config file again and takes over controller, handover,
- * heartbeat_interval, stats_interval, stop_grace, footprint_memory, the capacity override
- * and advertise_url (others need a
+ * heartbeat_interval, stats_interval, stop_grace, footprint_memory, the capacity override,
+ * advertise_url, task_user, allow_root_tasks and task_log_max (others need a
  * restart; a warning says so). Returns 0, or negative with *err (cfg unchanged). */
 int ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err);
 

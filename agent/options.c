@@ -387,9 +387,10 @@ ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err)
       || !same_strv (n.adopt_root, cfg->adopt_root) || !same_str (n.token_file, cfg->token_file)
       || !same_str (n.docker_socket, cfg->docker_socket)
       || !same_str (n.podman_socket, cfg->podman_socket) || !same_str (n.node_name, cfg->node_name)
-      || !same_str (n.cgroup_root, cfg->cgroup_root))
+      || !same_str (n.cgroup_root, cfg->cgroup_root)
+      || !same_str (n.socket_group, cfg->socket_group))
     ebb_log_warn ("reload: listen, state_dir, cgroup_parent, adopt_root, token_file, sockets, "
-                  "node_name and cgroup_root take effect only after a restart");
+                  "node_name, cgroup_root and socket_group take effect only after a restart");
   if (cfg->token_file && ebb_agent_url_exposes_token (n.controller))
     {
       ebb_agent_config_free (&n);

@@ -4,6 +4,13 @@
 set -u
 : "${EBB_TOP_BUILDDIR:=.}"
 AGENT_BIN="$EBB_TOP_BUILDDIR/ebb-agent"
+# EBB_AGENT_VALGRIND=DIR (tests/agent/valgrind.sh): the agent runs under memcheck, one log per
+# process in DIR, with more time to start.
+AGENT_RUN= START_TRIES=100
+if [ -n "${EBB_AGENT_VALGRIND:-}" ]; then
+  AGENT_RUN="valgrind --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite --log-file=$EBB_AGENT_VALGRIND/vg.%p.log"
+  START_TRIES=600
+fi
 
 skip () {
   echo "SKIP: $*"
@@ -87,11 +94,11 @@ trap cleanup EXIT
 
 # start_agent [extra options]: starts ebb-agent and waits until /v1/health answers.
 start_agent () {
-  "$AGENT_BIN" --listen "unix:$SOCK" --state-dir "$STATE" --cgroup-parent "$CGP" \
+  $AGENT_RUN "$AGENT_BIN" --listen "unix:$SOCK" --state-dir "$STATE" --cgroup-parent "$CGP" \
     --stop-grace 2s --stats-interval 1s -v "$@" >>"$LOG" 2>&1 &
   AGENT_PID=$!
   i=0
-  while [ $i -lt 100 ]; do
+  while [ $i -lt "$START_TRIES" ]; do
     # Any answer (a 401 too, when a token is set) means it serves.
     case $(curl -s -o /dev/null -w '%{http_code}' --unix-socket "$SOCK" http://agent/v1/health 2>/dev/null) in
       200 | 401) return 0 ;;
