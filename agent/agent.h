@@ -175,6 +175,22 @@ int ebb_agent_write_atomic (int dirfd, const char *name, const char *text, ebb_e
 /* Journals t into dirfd (the tasks directory). Returns 0, or negative with *err. */
 int ebb_agent_journal_write (int dirfd, const ebb_agent_task *t, ebb_error **err);
 
+/* Group commit: a thread that fsyncs journal records (and, once per batch, their directory)
+ * so the loop never waits on the disk. The loop still writes and renames each record before
+ * it acts (a crashed agent finds it: the page cache survives a process); only a power loss
+ * could lose the latest records, and it ends the tasks they describe as well. */
+typedef struct ebb_agent_syncer ebb_agent_syncer;
+ebb_agent_syncer *ebb_agent_syncer_new (int dirfd);
+void ebb_agent_syncer_flush (ebb_agent_syncer *s);
+void ebb_agent_syncer_stats (ebb_agent_syncer *s, uint64_t *batches, uint64_t *files);
+void ebb_agent_syncer_free (ebb_agent_syncer *s);
+/* As ebb_agent_write_atomic() / ebb_agent_journal_write(), the fsyncs on syncer's thread
+ * (NULL: in the call). */
+int ebb_agent_write_atomic_sync (int dirfd, const char *name, const char *text,
+                                 ebb_agent_syncer *syncer, ebb_error **err);
+int ebb_agent_journal_write_sync (int dirfd, const ebb_agent_task *t, ebb_agent_syncer *syncer,
+                                  ebb_error **err);
+
 /* Removes t's record. Returns 0 (also when absent), or negative with *err. */
 int ebb_agent_journal_remove (int dirfd, const char *id, ebb_error **err);
 

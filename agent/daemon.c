@@ -95,7 +95,7 @@ ebb_agent_journal (ebb_agent *a, ebb_agent_task *t, ebb_error **err)
 {
   cleanup_error ebb_error *e = NULL;
   ebb_agent_task_touch (t);
-  int r = ebb_agent_journal_write (a->tasks_fd, t, &e);
+  int r = ebb_agent_journal_write_sync (a->tasks_fd, t, a->syncer, &e);
   if (r < 0)
     {
       ebb_agent_count_error (a, EBB_AGENT_ERR_JOURNAL);

@@ -29,6 +29,7 @@ struct ebb_agent
   ebb_http_client *client;
   char *token;
   int state_fd, tasks_fd, logs_fd;
+  ebb_agent_syncer *syncer; /* journal fsyncs, off the loop */
   ebb_agent_task **tasks;
   size_t n_tasks, cap_tasks;
   ebb_agent_idem *idem;

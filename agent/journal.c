@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -282,9 +283,146 @@ write_all (int fd, const char *p, size_t n)
   return 0;
 }
 
+/* ---- Group commit: fsyncs off the loop --------------------------------------------- */
+
+#define SYNC_MAX_BATCH 256
+
+struct ebb_agent_syncer
+{
+  int dirfd;
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t wake, idle;
+  int *fds;
+  size_t n, cap;
+  bool busy, stop;
+  uint64_t batches, files;
+};
+
+/* The worker: takes every queued descriptor at once, fsyncs each, then the directory once
+ * for all the renames of the batch (one directory fsync per batch, not per record). */
+static void *
+syncer_main (void *ud)
+{
+  ebb_agent_syncer *s = ud;
+  int batch[SYNC_MAX_BATCH];
+  pthread_mutex_lock (&s->lock);
+  for (;;)
+    {
+      while (s->n == 0 && !s->stop)
+        pthread_cond_wait (&s->wake, &s->lock);
+      if (s->n == 0 && s->stop)
+        break;
+      size_t k = s->n < SYNC_MAX_BATCH ? s->n : SYNC_MAX_BATCH;
+      memcpy (batch, s->fds, k * sizeof *batch);
+      memmove (s->fds, s->fds + k, (s->n - k) * sizeof *s->fds);
+      s->n -= k;
+      s->busy = true;
+      pthread_mutex_unlock (&s->lock);
+      for (size_t i = 0; i < k; i++)
+        {
+          if (fsync (batch[i]) < 0)
+            ebb_log_warn ("journal: fsync: %s", strerror (errno));
+          close (batch[i]);
+        }
+      if (fsync (s->dirfd) < 0)
+        ebb_log_warn ("journal: fsync directory: %s", strerror (errno));
+      pthread_mutex_lock (&s->lock);
+      s->busy = false;
+      s->batches++;
+      s->files += k;
+      pthread_cond_broadcast (&s->idle);
+    }
+  pthread_mutex_unlock (&s->lock);
+  return NULL;
+}
+
+/* Starts a syncer for dirfd (borrowed). Returns it, or NULL when no thread can start. */
+ebb_agent_syncer *
+ebb_agent_syncer_new (int dirfd)
+{
+  ebb_agent_syncer *s = ebb_xcalloc (1, sizeof *s);
+  s->dirfd = dirfd;
+  pthread_mutex_init (&s->lock, NULL);
+  pthread_cond_init (&s->wake, NULL);
+  pthread_cond_init (&s->idle, NULL);
+  if (pthread_create (&s->thread, NULL, syncer_main, s) != 0)
+    {
+      pthread_cond_destroy (&s->wake);
+      pthread_cond_destroy (&s->idle);
+      pthread_mutex_destroy (&s->lock);
+      free (s);
+      return NULL;
+    }
+  return s;
+}
+
+/* Queues fd (owned from now on) for fsync. */
+static void
+syncer_add (ebb_agent_syncer *s, int fd)
+{
+  pthread_mutex_lock (&s->lock);
+  if (s->n == s->cap)
+    {
+      s->cap = s->cap ? s->cap * 2 : 64;
+      s->fds = ebb_xrealloc (s->fds, s->cap * sizeof *s->fds);
+    }
+  s->fds[s->n++] = fd;
+  pthread_cond_signal (&s->wake);
+  pthread_mutex_unlock (&s->lock);
+}
+
+/* Waits until everything queued so far is on disk. */
+void
+ebb_agent_syncer_flush (ebb_agent_syncer *s)
+{
+  if (!s)
+    return;
+  pthread_mutex_lock (&s->lock);
+  while (s->n > 0 || s->busy)
+    pthread_cond_wait (&s->idle, &s->lock);
+  pthread_mutex_unlock (&s->lock);
+}
+
+/* Returns the number of batches and of records synced so far. */
+void
+ebb_agent_syncer_stats (ebb_agent_syncer *s, uint64_t *batches, uint64_t *files)
+{
+  pthread_mutex_lock (&s->lock);
+  *batches = s->batches;
+  *files = s->files;
+  pthread_mutex_unlock (&s->lock);
+}
+
+/* Flushes, stops the thread, frees s. */
+void
+ebb_agent_syncer_free (ebb_agent_syncer *s)
+{
+  if (!s)
+    return;
+  pthread_mutex_lock (&s->lock);
+  s->stop = true;
+  pthread_cond_signal (&s->wake);
+  pthread_mutex_unlock (&s->lock);
+  pthread_join (s->thread, NULL);
+  pthread_cond_destroy (&s->wake);
+  pthread_cond_destroy (&s->idle);
+  pthread_mutex_destroy (&s->lock);
+  free (s->fds);
+  free (s);
+}
+
 /* Writes name atomically in dirfd. */
 int
 ebb_agent_write_atomic (int dirfd, const char *name, const char *text, ebb_error **err)
+{
+  return ebb_agent_write_atomic_sync (dirfd, name, text, NULL, err);
+}
+
+/* Writes name atomically in dirfd; with a syncer the fsyncs happen on its thread. */
+int
+ebb_agent_write_atomic_sync (int dirfd, const char *name, const char *text,
+                             ebb_agent_syncer *syncer, ebb_error **err)
 {
   char tmp[EBB_AGENT_ID_MAX + 32];
   if (snprintf (tmp, sizeof tmp, ".%s.tmp", name) >= (int)sizeof tmp)
@@ -294,7 +432,7 @@ ebb_agent_write_atomic (int dirfd, const char *name, const char *text, ebb_error
   if (fd < 0)
     return ebb_error_set_errno (err, errno, "create %s", tmp);
   int r = write_all (fd, text, strlen (text));
-  if (r == 0 && fsync (fd) < 0)
+  if (r == 0 && !syncer && fsync (fd) < 0)
     r = -errno;
   if (r < 0)
     {
@@ -307,6 +445,12 @@ ebb_agent_write_atomic (int dirfd, const char *name, const char *text, ebb_error
       unlinkat (dirfd, tmp, 0);
       return ebb_error_set_errno (err, r, "rename %s", tmp);
     }
+  if (syncer)
+    {
+      syncer_add (syncer, fd);
+      fd = -1; /* the syncer closes it */
+      return 0;
+    }
   if (fsync (dirfd) < 0)
     return ebb_error_set_errno (err, errno, "fsync journal directory");
   return 0;
@@ -316,11 +460,19 @@ ebb_agent_write_atomic (int dirfd, const char *name, const char *text, ebb_error
 int
 ebb_agent_journal_write (int dirfd, const ebb_agent_task *t, ebb_error **err)
 {
+  return ebb_agent_journal_write_sync (dirfd, t, NULL, err);
+}
+
+/* Journals t, the fsyncs through syncer (may be NULL). */
+int
+ebb_agent_journal_write_sync (int dirfd, const ebb_agent_task *t, ebb_agent_syncer *syncer,
+                              ebb_error **err)
+{
   json_object *o = ebb_agent_journal_encode (t);
   cleanup_free char *text = ebb_json_to_string (o);
   json_object_put (o);
   cleanup_free char *name = ebb_xasprintf ("%s.json", t->id);
-  return ebb_agent_write_atomic (dirfd, name, text, err);
+  return ebb_agent_write_atomic_sync (dirfd, name, text, syncer, err);
 }
 
 /* Removes a record. */

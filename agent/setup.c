@@ -204,6 +204,7 @@ open_state (ebb_agent *a, ebb_error **err)
   /* The lock fd stays open (and locked) for the daemon's life. */
   if ((a->tasks_fd = mkdir_at (a->state_fd, "tasks", err)) < 0)
     return a->tasks_fd;
+  a->syncer = ebb_agent_syncer_new (a->tasks_fd); /* NULL: fsyncs in the loop, as before */
   if ((a->logs_fd = mkdir_at (a->state_fd, "logs", err)) < 0)
     return a->logs_fd;
   return 0;
@@ -385,6 +386,7 @@ ebb_agent_free (ebb_agent *a)
   ebb_agent_runtimes_stop (a);
   ebb_cg_pool_free (a->pool); /* waits for jobs in flight and runs their callbacks */
   a->pool = NULL;
+  ebb_agent_syncer_free (a->syncer); /* flushes first */
   for (size_t i = 0; i < a->n_tasks; i++)
     {
       ebb_agent_task *t = a->tasks[i];

@@ -361,6 +361,14 @@ count_loaded (ebb_agent_task *t, void *ud)
 }
 
 static void
+count_any (ebb_agent_task *t, void *ud)
+{
+  (void)ud;
+  n_loaded++;
+  ebb_agent_task_free (t);
+}
+
+static void
 test_journal_files (void)
 {
   char dir[] = "/tmp/ebb-agent-core.XXXXXX";
@@ -506,6 +514,51 @@ test_options_capacity (void)
     }
 }
 
+/* Group commit: records written through a syncer are in place at once (renamed before the
+ * call returns) and on disk after a flush, in fewer directory fsyncs than records. */
+static void
+test_journal_syncer (void)
+{
+  char dir[] = "/tmp/ebb-agent-sync.XXXXXX";
+  CU_ASSERT_PTR_NOT_NULL_FATAL (mkdtemp (dir));
+  int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  CU_ASSERT_FATAL (fd >= 0);
+  ebb_agent_syncer *s = ebb_agent_syncer_new (fd);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (s);
+  ebb_error *err = NULL;
+  enum
+  {
+    N = 200
+  };
+  for (int i = 0; i < N; i++)
+    {
+      char id[32];
+      snprintf (id, sizeof id, "s%d", i);
+      ebb_agent_task *t = ebb_agent_task_new (id);
+      t->state = EBB_AGENT_RUNNING;
+      CU_ASSERT_EQUAL (ebb_agent_journal_write_sync (fd, t, s, &err), 0);
+      char name[48];
+      snprintf (name, sizeof name, "%s.json", id);
+      CU_ASSERT_EQUAL (faccessat (fd, name, F_OK, 0), 0);
+      ebb_agent_task_free (t);
+    }
+  ebb_agent_syncer_flush (s);
+  uint64_t batches = 0, files = 0;
+  ebb_agent_syncer_stats (s, &batches, &files);
+  CU_ASSERT_EQUAL (files, N);
+  CU_ASSERT (batches >= 1 && batches <= N);
+  printf ("\n  group commit: %d records in %llu directory fsyncs\n", N,
+          (unsigned long long)batches);
+  ebb_agent_syncer_free (s);
+  n_loaded = 0;
+  CU_ASSERT_EQUAL (ebb_agent_journal_load (fd, count_any, NULL, &err), N);
+  CU_ASSERT_EQUAL (n_loaded, N);
+  char cmd[80];
+  snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CU_ASSERT_EQUAL (system (cmd), 0);
+  close (fd);
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_transitions),
   EBB_CU_TEST (test_names),
@@ -519,6 +572,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_hist),
   EBB_CU_TEST (test_task_json),
   EBB_CU_TEST (test_options_capacity),
+  EBB_CU_TEST (test_journal_syncer),
 };
 
 EBB_CU_MAIN ("agent-core", NULL, NULL, tests)

@@ -25,6 +25,11 @@ FAILED=0
 for c in curl jq; do command -v $c >/dev/null || skip "needs $c"; done
 [ -x "$AGENT_BIN" ] || skip "no $AGENT_BIN"
 
+# Tasks run as nobody by default. The VM's busybox root (tests/vm) has no /etc/passwd at
+# all; a real host always has nobody, so this never touches one.
+if [ ! -s /etc/passwd ] && [ -d /proc/1 ] && [ "$(cat /proc/1/comm 2>/dev/null)" != systemd ]; then
+  echo 'nobody:x:65534:65534:nobody:/nonexistent:/bin/false' >>/etc/passwd
+fi
 TMP=$(mktemp -d /tmp/ebb-agent-test.XXXXXX) || exit 99
 SOCK="$TMP/agent.sock"
 STATE="$TMP/state"
