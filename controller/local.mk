@@ -20,3 +20,6 @@ ebb_controller_LDADD = $(EBB_CTL_LIBS)
 controller_int_tests = tests/test-controller-basic.sh
 TESTS += $(controller_int_tests)
 EXTRA_DIST += $(controller_int_tests) tests/controller/lib.sh
+
+dist_man_MANS += man/ebb-controller.8
+EXTRA_DIST += contrib/systemd/ebb-controller.service
