@@ -35,7 +35,7 @@ done
 unit=$stage$unitdir/ebb-agent.service
 grep -q "^ExecStart=$libexecdir/ebb/ebb-agent-delegated $sbindir/ebb-agent " "$unit" ||
   fail "ExecStart does not name $sbindir: $(grep ExecStart= "$unit")"
-grep -q -- "--state-dir $localstatedir/lib/ebb/agent --listen unix:/run/ebb/agent.sock" "$unit" || fail "unit: no --state-dir under $localstatedir or no unix listener"
+grep -q -- "--state-dir $localstatedir/lib/ebb/agent" "$unit" || fail "unit: no --state-dir under $localstatedir"
 grep -q '^Delegate=yes' "$unit" || fail "unit: no Delegate=yes"
 ! grep '^ExecStart=' "$unit" | grep -q -- '--config' || fail "unit makes a config file mandatory"
 ! grep -n '@[a-z]*@' "$unit" "$stage$sysconfdir/ebb/agent.conf.example" "$stage$libexecdir/ebb/ebb-agent-delegated" ||
