@@ -23,9 +23,22 @@ CLEANFILES += $(systemdsystemunit_DATA) $(ebblibexec_SCRIPTS) $(ebbconf_DATA)
 EXTRA_DIST += contrib/systemd/ebb-agent.service.in contrib/systemd/ebb-agent-delegated.in \
 	contrib/ebb/agent.conf.in $(bashcompletion_DATA)
 
-# The agent's state directory, so a unit with ProtectSystem= can be given it read-write.
-install-data-local:
-	$(MKDIR_P) -m 0755 '$(DESTDIR)$(localstatedir)/lib/ebb'
+# The controller's unit is kept as a plain file (contrib/systemd/ebb-controller.service, with
+# Debian's paths); installed with this configure's paths instead.
+contrib/systemd/ebb-controller.service.gen: $(srcdir)/contrib/systemd/ebb-controller.service Makefile
+	$(AM_V_GEN)mkdir -p $(@D) && sed -e 's|/usr/sbin/|$(sbindir)/|g' -e 's|/etc/ebb|$(sysconfdir)/ebb|g' \
+	  -e 's|/var/lib/ebb|$(localstatedir)/lib/ebb|g' $(srcdir)/contrib/systemd/ebb-controller.service > $@.tmp && \
+	  mv $@.tmp $@
+all-local: contrib/systemd/ebb-controller.service.gen
+CLEANFILES += contrib/systemd/ebb-controller.service.gen
+
+# The daemons' state directory, so a unit with ProtectSystem= can be given it read-write.
+install-data-local: contrib/systemd/ebb-controller.service.gen
+	$(MKDIR_P) -m 0755 '$(DESTDIR)$(localstatedir)/lib/ebb' '$(DESTDIR)$(systemdsystemunitdir)'
+	$(INSTALL_DATA) contrib/systemd/ebb-controller.service.gen \
+	  '$(DESTDIR)$(systemdsystemunitdir)/ebb-controller.service'
+uninstall-local:
+	rm -f '$(DESTDIR)$(systemdsystemunitdir)/ebb-controller.service'
 
 # Tests: every example configuration parses with the program's own table; `make install`
 # puts every file where configure said, with those paths inside.

@@ -249,7 +249,7 @@ h_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       ebb_json_add_uint64 (a, "id", j->id);
       ebb_json_add_string (a, "name", j->name);
       ebb_json_add_string (a, "state", "queued");
-      j->answer = ebb_xstrdup (json_object_to_json_string_ext (a, JSON_C_TO_STRING_PLAIN));
+      j->answer = ebb_xstrdup (json_object_to_json_string_ext (a, EBB_JSON_TO_STRING_FLAGS));
       ebb_ctl_store_begin (c);
       ebb_ctl_store_job (c, j);
       for (uint32_t i = 0; i < j->ntasks; i++)

@@ -151,7 +151,7 @@ ebb_ctl_store_task (ebb_ctl *c, const ebb_ctl_task *t)
     return -EIO;
   sqlite3_bind_int64 (st, 1, (sqlite3_int64)t->job->id);
   sqlite3_bind_int64 (st, 2, t->idx);
-  bind_text (st, 3, json_object_to_json_string_ext (t->spec, JSON_C_TO_STRING_PLAIN));
+  bind_text (st, 3, json_object_to_json_string_ext (t->spec, EBB_JSON_TO_STRING_FLAGS));
   sqlite3_bind_int (st, 4, t->state);
   bind_text (st, 5, t->node >= 0 ? c->nodes[t->node]->name : NULL);
   sqlite3_bind_int64 (st, 6, (sqlite3_int64)t->generation);

@@ -46,7 +46,7 @@ cg=$(sed -n 's/^0:://p' "/proc/$pid/cgroup")
 i=0
 until api GET /v1/health >/dev/null || [ $i -ge 40 ]; do sleep 0.25; i=$((i + 1)); done
 api GET /v1/health >/dev/null || fail "GET /v1/health"
-api POST /v1/tasks '{"id":"t1","job":"vm","argv":["sleep","300"],"cpu_millis":500,"memory_bytes":67108864}' >/dev/null ||
+api POST /v1/tasks '{"id":"t1","job":"vm","class":"long","argv":["sleep","300"],"cpu_millis":500,"memory_bytes":67108864}' >/dev/null ||
   fail "POST /v1/tasks"
 tpid=$(api GET /v1/tasks/t1 | field pid)
 [ -n "$tpid" ] || fail "no pid for t1: $(api GET /v1/tasks/t1)"

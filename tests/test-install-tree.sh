@@ -23,11 +23,12 @@ unitdir=$(var systemdsystemunitdir)
 compdir=$(var bashcompletiondir)
 mandir=$(var mandir)
 mk install DESTDIR="$stage" >/dev/null
-for f in "$sbindir/ebb-agent" "$(var bindir)/ebb-sim" "$libexecdir/ebb/ebb-agent-delegated"; do
+for f in "$sbindir/ebb-agent" "$sbindir/ebb-controller" "$(var bindir)/ebb-sim" "$libexecdir/ebb/ebb-agent-delegated"; do
   [ -x "$stage$f" ] || fail "$f not installed executable"
 done
 for f in "$mandir/man8/ebb-agent.8" "$mandir/man1/ebb-sim.1" "$mandir/man5/ebb.conf.5" \
-  "$unitdir/ebb-agent.service" "$sysconfdir/ebb/agent.conf.example" \
+  "$mandir/man8/ebb-controller.8" "$unitdir/ebb-agent.service" "$unitdir/ebb-controller.service" \
+  "$sysconfdir/ebb/agent.conf.example" \
   "$compdir/ebb-agent" "$compdir/ebb-sim"; do
   [ -s "$stage$f" ] || fail "$f not installed"
 done
@@ -40,8 +41,10 @@ grep -q '^Delegate=yes' "$unit" || fail "unit: no Delegate=yes"
 ! grep '^ExecStart=' "$unit" | grep -q -- '--config' || fail "unit makes a config file mandatory"
 ! grep -n '@[a-z]*@' "$unit" "$stage$sysconfdir/ebb/agent.conf.example" "$stage$libexecdir/ebb/ebb-agent-delegated" ||
   fail "unsubstituted @variables@"
+ctlunit=$stage$unitdir/ebb-controller.service
+grep -q "^ExecStart=$sbindir/ebb-controller" "$ctlunit" || fail "controller unit: $(grep ExecStart= "$ctlunit")"
 if [ "$prefix" != /usr ]; then
-  ! grep -n '/usr/sbin' "$unit" || fail "unit names /usr/sbin under prefix $prefix"
+  ! grep -n '/usr/sbin' "$unit" "$ctlunit" || fail "a unit names /usr/sbin under prefix $prefix"
 fi
 grep -q "^state_dir = $localstatedir/lib/ebb/agent" "$stage$sysconfdir/ebb/agent.conf.example" ||
   fail "example state_dir is not under $localstatedir"
