@@ -655,6 +655,11 @@ ebb_ctl_metrics_text (ebb_ctl *c)
     }
 #define COUNTER(n, h, v)                                                                           \
   fprintf (f, "# HELP " n " " h "\n# TYPE " n " counter\n" n " %" PRIu64 "\n", (uint64_t)(v))
+  fprintf (
+      f,
+      "# HELP ebb_build_info The ebb build this program runs (always 1).\n"
+      "# TYPE ebb_build_info gauge\nebb_build_info{program=\"ebb-controller\",version=\"%s\"} 1\n",
+      PACKAGE_VERSION);
   COUNTER ("ebb_controller_jobs_submitted_total", "Jobs accepted by POST /v1/jobs.",
            c->m.jobs_submitted);
   COUNTER ("ebb_controller_task_launches_total", "LAUNCH decisions sent to agents.", c->m.launches);
@@ -707,7 +712,7 @@ h_metrics (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   (void)req;
   cleanup_free char *text = ebb_ctl_metrics_text (ud);
-  ebb_http_reply_text (resp, 200, "text/plain; version=0.0.4", text);
+  ebb_http_reply_text (resp, 200, "text/plain; version=0.0.4; charset=utf-8", text);
   return EBB_HTTP_REPLIED;
 }
 
