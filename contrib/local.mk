@@ -18,7 +18,8 @@ ebblibexecdir = $(libexecdir)/ebb
 ebblibexec_SCRIPTS = contrib/systemd/ebb-agent-delegated
 ebbconfdir = $(sysconfdir)/ebb
 ebbconf_DATA = contrib/ebb/agent.conf.example
-bashcompletion_DATA = contrib/bash-completion/ebb-agent contrib/bash-completion/ebb-sim
+bashcompletion_DATA = contrib/bash-completion/ebb-agent contrib/bash-completion/ebb-sim \
+	contrib/bash-completion/ebb-controller
 CLEANFILES += $(systemdsystemunit_DATA) $(ebblibexec_SCRIPTS) $(ebbconf_DATA)
 EXTRA_DIST += contrib/systemd/ebb-agent.service.in contrib/systemd/ebb-agent-delegated.in \
 	contrib/ebb/agent.conf.in $(bashcompletion_DATA)

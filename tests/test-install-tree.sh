@@ -29,7 +29,7 @@ done
 for f in "$mandir/man8/ebb-agent.8" "$mandir/man1/ebb-sim.1" "$mandir/man5/ebb.conf.5" \
   "$mandir/man8/ebb-controller.8" "$unitdir/ebb-agent.service" "$unitdir/ebb-controller.service" \
   "$sysconfdir/ebb/agent.conf.example" \
-  "$compdir/ebb-agent" "$compdir/ebb-sim"; do
+  "$compdir/ebb-agent" "$compdir/ebb-sim" "$compdir/ebb-controller"; do
   [ -s "$stage$f" ] || fail "$f not installed"
 done
 [ -d "$stage$localstatedir/lib/ebb" ] || fail "$localstatedir/lib/ebb not created"
@@ -54,14 +54,16 @@ grep -q "^state_dir = $localstatedir/lib/ebb/agent" "$stage$sysconfdir/ebb/agent
 # The completions load and complete the programs' options.
 if command -v bash >/dev/null; then
   out=$(PATH="$stage$sbindir:$stage$(var bindir):$PATH" bash -c '
-    . "$1"; . "$2"
+    . "$1"; . "$2"; . "$3"
     COMP_WORDS=(ebb-agent --foot); COMP_CWORD=1; _ebb_agent; echo "${COMPREPLY[*]}"
     COMP_WORDS=(ebb-sim --pol); COMP_CWORD=1; _ebb_sim; echo "${COMPREPLY[*]}"
-    COMP_WORDS=(ebb-sim --policy h); COMP_CWORD=2; _ebb_sim; echo "${COMPREPLY[*]}"' _ \
-    "$stage$compdir/ebb-agent" "$stage$compdir/ebb-sim")
+    COMP_WORDS=(ebb-sim --policy h); COMP_CWORD=2; _ebb_sim; echo "${COMPREPLY[*]}"
+    COMP_WORDS=(ebb-controller --node-t); COMP_CWORD=1; _ebb_controller; echo "${COMPREPLY[*]}"' _ \
+    "$stage$compdir/ebb-agent" "$stage$compdir/ebb-sim" "$stage$compdir/ebb-controller")
   [ "$out" = "--footprint-memory
 --policy
-hawk" ] || fail "completion gave: $out"
+hawk
+--node-timeout" ] || fail "completion gave: $out"
 fi
 mk uninstall DESTDIR="$stage" >/dev/null
 left=$(find "$stage" -type f | head -5)
