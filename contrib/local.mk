@@ -25,9 +25,12 @@ EXTRA_DIST += contrib/systemd/ebb-agent.service.in contrib/systemd/ebb-agent-del
 	contrib/ebb/agent.conf.in $(bashcompletion_DATA)
 
 # The controller's unit is kept as a plain file (contrib/systemd/ebb-controller.service, with
-# Debian's paths); installed with this configure's paths instead.
+# Debian's paths); installed with this configure's paths instead, and without an explicit
+# --config of the default file, which would make that file mandatory (the controller reads
+# $(sysconfdir)/ebb/controller.conf anyway when it exists).
 contrib/systemd/ebb-controller.service.gen: $(srcdir)/contrib/systemd/ebb-controller.service Makefile
-	$(AM_V_GEN)mkdir -p $(@D) && sed -e 's|/usr/sbin/|$(sbindir)/|g' -e 's|/etc/ebb|$(sysconfdir)/ebb|g' \
+	$(AM_V_GEN)mkdir -p $(@D) && sed -e 's| --config /etc/ebb/controller.conf||' \
+	  -e 's|/usr/sbin/|$(sbindir)/|g' -e 's|/etc/ebb|$(sysconfdir)/ebb|g' \
 	  -e 's|/var/lib/ebb|$(localstatedir)/lib/ebb|g' $(srcdir)/contrib/systemd/ebb-controller.service > $@.tmp && \
 	  mv $@.tmp $@
 all-local: contrib/systemd/ebb-controller.service.gen

@@ -43,6 +43,7 @@ grep -q '^Delegate=yes' "$unit" || fail "unit: no Delegate=yes"
   fail "unsubstituted @variables@"
 ctlunit=$stage$unitdir/ebb-controller.service
 grep -q "^ExecStart=$sbindir/ebb-controller" "$ctlunit" || fail "controller unit: $(grep ExecStart= "$ctlunit")"
+! grep '^ExecStart=' "$ctlunit" | grep -q -- '--config' || fail "controller unit makes a config file mandatory"
 if [ "$prefix" != /usr ]; then
   ! grep -n '/usr/sbin' "$unit" "$ctlunit" || fail "a unit names /usr/sbin under prefix $prefix"
 fi
