@@ -29,6 +29,8 @@ static const ebbctl_opt watch_opts[] = {
 
 static const ebbctl_opt suspend_opts[] = {
   { "mode", true, EBBCTL_O_MODE, "immediate|graceful", "how to suspend (default immediate)" },
+  { "cpu", true, EBBCTL_O_CPU, "MILLIS", "graceful: CPU to take away, in millicores" },
+  { "memory", true, EBBCTL_O_MEMORY, "SIZE", "graceful: memory to take away, e.g. 256M" },
 };
 
 #define OPTS(a) a, EBB_ARRAY_SIZE (a)

@@ -20,3 +20,8 @@ TESTS += tests/test-ebbctl-core
 tests_test_ebbctl_core_SOURCES = tests/test-ebbctl-core.c
 tests_test_ebbctl_core_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_ebbctl_core_LDADD = $(EBBCTL_LIBS) $(CUNIT_LIBS)
+
+# Integration: ebbctl against a real ebb-agent (root, real cgroups; skip otherwise).
+ebbctl_int_tests = tests/test-ebbctl-agent.sh
+TESTS += $(ebbctl_int_tests)
+EXTRA_DIST += $(ebbctl_int_tests)

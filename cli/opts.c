@@ -246,9 +246,11 @@ ebbctl_parse_cmd (const ebbctl_cmd *cmd, int argc, char **argv,
   int c;
   optind = 0;
   opterr = 0;
-  /* "+": options come before the positional arguments, so a task's own argv after "--"
-   * or a name starting with '-' after them is never taken for ours. */
-  while ((c = getopt_long (argc, argv, "+h", lo, NULL)) != -1)
+  /* A command taking a program's argv stops at the first non-option ("+"), so nothing of
+   * that argv is ever taken for ours; the others accept options after their arguments too
+   * ("suspend ID --mode graceful"). */
+  const char *shortopts = cmd->args && strstr (cmd->args, "--") ? "+h" : "h";
+  while ((c = getopt_long (argc, argv, shortopts, lo, NULL)) != -1)
     {
       if (c == 'h')
         {
