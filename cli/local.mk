@@ -22,6 +22,10 @@ tests_test_ebbctl_core_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_ebbctl_core_LDADD = $(EBBCTL_LIBS) $(CUNIT_LIBS)
 
 # Integration: ebbctl against a real ebb-agent (root, real cgroups; skip otherwise).
-ebbctl_int_tests = tests/test-ebbctl-agent.sh
+ebbctl_int_tests = tests/test-ebbctl-agent.sh tests/test-ebbctl-completion.sh
 TESTS += $(ebbctl_int_tests)
 EXTRA_DIST += $(ebbctl_int_tests)
+
+dist_man_MANS += man/ebbctl.1
+bashcompletiondir = $(datadir)/bash-completion/completions
+dist_bashcompletion_DATA = contrib/bash-completion/ebbctl
