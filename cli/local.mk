@@ -29,3 +29,6 @@ EXTRA_DIST += $(ebbctl_int_tests)
 dist_man_MANS += man/ebbctl.1
 bashcompletiondir = $(datadir)/bash-completion/completions
 dist_bashcompletion_DATA = contrib/bash-completion/ebbctl
+
+# The controller's status page is ours too (its fragment lives next to it).
+include controller/status-page.mk

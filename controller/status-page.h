@@ -1,0 +1,25 @@
+/* The controller's status page: one static HTML page (no framework, no external resources)
+ * that shows nodes, jobs, suspended tasks and recent decisions, refreshed every 2 s from the
+ * JSON API (/v1/cluster, /v1/nodes, /v1/jobs, /v1/decisions) by fetch().
+ *
+ * The token: the page itself holds no data, so it can be served without one; its script reads
+ * a token from the address's fragment (http://127.0.0.1:7480/#token=TOKEN; a fragment is never
+ * sent to a server nor logged), keeps it in the tab's sessionStorage, drops it from the address
+ * bar, and sends it as "Authorization: Bearer" on its API calls; on a 401 it asks for one.
+ * Cookies are never used, so another site cannot make the browser call the API with it. */
+#ifndef EBB_CTL_STATUS_PAGE_H
+#define EBB_CTL_STATUS_PAGE_H
+
+#include <stddef.h>
+
+#include "lib/http-server.h"
+
+/* Returns the page (static, NUL-terminated) and its length in *len when len is non-NULL. */
+const char *ebb_ctl_status_page (size_t *len);
+
+/* A route handler for GET /: the page as text/html with a Content-Security-Policy that allows
+ * nothing but its own inline script and style and calls to its own origin, no caching, no
+ * framing. userdata is unused. Always EBB_HTTP_REPLIED. */
+int ebb_ctl_status_page_handler (ebb_http_request *req, ebb_http_response *resp, void *userdata);
+
+#endif
