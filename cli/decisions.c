@@ -24,12 +24,15 @@ static const char *const header[]
 static int64_t
 print_decisions (ebbctl_ctx *ctx, json_object *list, bool header_too, int64_t since)
 {
+  int64_t seen = header_too ? -1 : since;
   ebbctl_table t;
   ebbctl_table_init (&t, 7, header);
   for (size_t i = 0; i < json_object_array_length (list); i++)
     {
       json_object *d = json_object_array_get_idx (list, i);
       int64_t seq = (int64_t)ebbctl_num (d, "seq", -1);
+      if (seq >= 0 && seq <= seen)
+        continue; /* already printed: never twice, whatever the server sends again */
       if (seq > since)
         since = seq;
       if (ctx->json)

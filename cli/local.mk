@@ -22,7 +22,7 @@ tests_test_ebbctl_core_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_ebbctl_core_LDADD = $(EBBCTL_LIBS) $(CUNIT_LIBS)
 
 # Integration: ebbctl against a real ebb-agent (root, real cgroups; skip otherwise).
-ebbctl_int_tests = tests/test-ebbctl-agent.sh tests/test-ebbctl-completion.sh
+ebbctl_int_tests = tests/test-ebbctl-agent.sh tests/test-ebbctl-completion.sh tests/test-ebbctl-fake.sh
 TESTS += $(ebbctl_int_tests)
 EXTRA_DIST += $(ebbctl_int_tests)
 

@@ -24,5 +24,5 @@ tests_status_page_fake_api_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_status_page_fake_api_LDADD = controller/libebb-status-page.a $(EBB_COMMON_LIBS)
 TESTS += tests/test-status-page-chromium.sh
 EXTRA_DIST += tests/test-status-page-chromium.sh tests/status-page/lib.sh \
-	tests/status-page/data/cluster.json tests/status-page/data/nodes.json \
-	tests/status-page/data/jobs.json tests/status-page/data/decisions.json
+	tests/status-page/data/GET_cluster.json tests/status-page/data/GET_nodes.json \
+	tests/status-page/data/GET_jobs.json tests/status-page/data/GET_decisions.json

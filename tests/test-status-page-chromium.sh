@@ -63,11 +63,11 @@ chromium_run "$TMP/badauth" "$URL/#token=wrong"
 grep -qF 'The token was refused.' "$TMP/badauth.html" && ok "a wrong token: refused" || fail "wrong token"
 
 # An API call failing (here a 404): the page says which and does not pretend.
-mv "$TMP/cluster.json" "$TMP/cluster.json.off"
+mv "$TMP/GET_cluster.json" "$TMP/GET_cluster.json.off"
 chromium_run "$TMP/down" "$URL/#token=$TOKEN"
 grep -qF 'Cannot read the controller: /v1/cluster: HTTP 404' "$TMP/down.html" && ok "a failing API call: said so" ||
   fail "failing API call"
-mv "$TMP/cluster.json.off" "$TMP/cluster.json"
+mv "$TMP/GET_cluster.json.off" "$TMP/GET_cluster.json"
 
 if [ -n "${EBB_STATUS_PAGE_SCREENSHOT:-}" ]; then
   chromium_shot "$EBB_STATUS_PAGE_SCREENSHOT" "$URL/#token=$TOKEN" && ok "screenshot in $EBB_STATUS_PAGE_SCREENSHOT"

@@ -1,9 +1,11 @@
-/* A stand-in for the controller's JSON API behind the real status page, for
- * tests/test-status-page-chromium.sh: GET / is ebb_ctl_status_page_handler; GET /v1/cluster,
- * /v1/nodes, /v1/jobs and /v1/decisions answer the files cluster.json, nodes.json, jobs.json
- * and decisions.json of DIR (read at each request), and want "Authorization: Bearer TOKEN" when
- * a token is given; GET / never does (the page holds no data). Prints its base URL on stdout
- * once listening; runs until SIGTERM.
+/* A stand-in for the controller's JSON API, driven by files, for the status page's and
+ * ebbctl's tests: GET / is the real ebb_ctl_status_page_handler (never wants a token); a
+ * request METHOD /v1/A[/B[/C]] is answered with the file DIR/METHOD_A[_B[_C]].json, read at
+ * each request (a first line "#STATUS NNN" sets the status, else 200), or a JSON 404 when
+ * there is none; every API request is appended to DIR/requests.log as
+ * "METHOD PATH since=S BODY" on one line. With a TOKEN, API requests without
+ * "Authorization: Bearer TOKEN" get a 401. Prints its base URL once listening; runs until
+ * SIGTERM.
  *   fake-api DIR [TOKEN] */
 #include "config.h"
 
@@ -18,6 +20,40 @@
 
 static const char *data_dir, *token;
 
+/* DIR/METHOD_A_B_C.json for /v1/A/B/C; NULL when a segment could escape DIR. */
+static char *
+file_of (ebb_http_request *req)
+{
+  const char *segs[3] = { ebb_http_request_capture (req, "a"), ebb_http_request_capture (req, "b"),
+                          ebb_http_request_capture (req, "c") };
+  char *name = ebb_xasprintf ("%s/%s", data_dir, ebb_http_request_method (req));
+  for (size_t i = 0; i < 3 && segs[i]; i++)
+    {
+      if (!ebb_id_is_valid (segs[i], 128))
+        {
+          free (name);
+          return NULL;
+        }
+      char *next = ebb_xasprintf ("%s_%s", name, segs[i]);
+      free (name);
+      name = next;
+    }
+  char *path = ebb_xasprintf ("%s.json", name);
+  free (name);
+  return path;
+}
+
+static void
+log_request (ebb_http_request *req)
+{
+  cleanup_free char *path = ebb_xasprintf ("%s/requests.log", data_dir);
+  cleanup_fclose FILE *f = fopen (path, "ae");
+  const char *since = ebb_http_request_query (req, "since");
+  if (f)
+    fprintf (f, "%s %s since=%s %s\n", ebb_http_request_method (req), ebb_http_request_path (req),
+             since ? since : "-", ebb_http_request_body (req, NULL));
+}
+
 static int
 h_file (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
@@ -28,22 +64,36 @@ h_file (ebb_http_request *req, ebb_http_response *resp, void *ud)
       ebb_http_error (resp, 401, "unauthorized", "missing or wrong bearer token");
       return EBB_HTTP_REPLIED;
     }
-  const char *name = strrchr (ebb_http_request_path (req), '/') + 1;
-  cleanup_free char *path = ebb_xasprintf ("%s/%s.json", data_dir, name);
-  cleanup_fclose FILE *f = fopen (path, "re");
-  char buf[1 << 16];
+  log_request (req);
+  cleanup_free char *path = file_of (req);
+  cleanup_fclose FILE *f = path ? fopen (path, "re") : NULL;
+  static char buf[1 << 20];
   size_t n = f ? fread (buf, 1, sizeof buf - 1, f) : 0;
   buf[n] = '\0';
-  ebb_http_reply_text (resp, f ? 200 : 404, "application/json", f ? buf : "{}");
+  if (!f)
+    {
+      ebb_http_error (resp, 404, "not_found", "no %s", ebb_http_request_path (req));
+      return EBB_HTTP_REPLIED;
+    }
+  unsigned status = 200;
+  const char *body = buf;
+  if (sscanf (buf, "#STATUS %u", &status) == 1)
+    body = strchr (buf, '\n') ? strchr (buf, '\n') + 1 : "";
+  ebb_http_reply_text (resp, status, "application/json", body);
   return EBB_HTTP_REPLIED;
 }
 
+#define ROUTES(m)                                                                                  \
+  { m, "/v1/{a}", h_file, 0 }, { m, "/v1/{a}/{b}", h_file, 0 },                                    \
+  {                                                                                                \
+    m, "/v1/{a}/{b}/{c}", h_file, 0                                                                \
+  }
+
 static const ebb_http_route routes[] = {
   { "GET", "/", ebb_ctl_status_page_handler, 0 },
-  { "GET", "/v1/cluster", h_file, 0 },
-  { "GET", "/v1/nodes", h_file, 0 },
-  { "GET", "/v1/jobs", h_file, 0 },
-  { "GET", "/v1/decisions", h_file, 0 },
+  ROUTES ("GET"),
+  ROUTES ("POST"),
+  ROUTES ("DELETE"),
 };
 
 int
