@@ -51,6 +51,9 @@ grep -Eq '<td>1</td><td>burn-long</td><td>1\.1</td><td>node-a</td><td class="num
 seqs=$(sed 's/<tr>/\n<tr>/g' "$D" | sed -n 's/^<tr><td>\([0-9]*\)<\/td><td>[^<]*<\/td><td class="state-\(launch\|suspend\|resume\)".*/\1/p' | tr '\n' ' ')
 [ "$seqs" = "3 2 1 " ] && grep -qF 'short job 2 waits: preempt long task 1.1' "$D" &&
   ok "decisions: newest first, with the policy's reason" || fail "decisions: '$seqs'"
+# Refreshed: a second round asked only for decisions after the last one seen.
+grep -q '^GET /v1/decisions since=0 ' "$TMP/requests.log" && grep -q '^GET /v1/decisions since=3 ' "$TMP/requests.log" &&
+  ok "refreshed, decisions fetched incrementally (since=3)" || fail "refresh: $(cat "$TMP/requests.log")"
 # The hostile name is text: escaped in the DOM, no <img> element, the title untouched.
 grep -qF '&lt;img src=x onerror=' "$D" && ! grep -q '<img' "$D" && grep -q '<title>ebb cluster</title>' "$D" &&
   ok "a job name of HTML is shown as text, never run" || fail "hostile name"
