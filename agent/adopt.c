@@ -55,6 +55,8 @@ fill_common (ebb_agent_task *t, const ebb_agent_adopt_req *req)
     }
   if (req->cls)
     t->long_class = strcmp (req->cls, "long") == 0;
+  if (req->generation)
+    t->generation = req->generation;
   if (req->cpu_millis)
     t->cpu_millis = req->cpu_millis;
   if (req->memory_bytes)
@@ -92,9 +94,10 @@ int
 ebb_agent_adopt_cgroup (ebb_agent *a, const ebb_agent_adopt_req *req, ebb_agent_task **out,
                         ebb_error **err)
 {
-  cleanup_free char *canon = ebb_agent_cgroup_canon (req->cgroup, err);
+  ebb_error *e = NULL;
+  cleanup_free char *canon = ebb_agent_cgroup_canon (req->cgroup, &e);
   if (!canon)
-    return -ebb_error_code (err);
+    return ebb_agent_pass_error (err, &e);
   /* Confinement first: a path outside --adopt-root learns nothing else about the host. */
   if (!under_adopt_root (a, canon))
     return ebb_error_set (err, EBB_EREFUSED, "cgroup %s is outside every --adopt-root", canon);
@@ -180,12 +183,12 @@ ebb_agent_adopt_container (ebb_agent *a, const ebb_agent_adopt_req *req, ebb_age
       if (last < 0)
         continue;
       const char *id = req->id ? req->id : container_task_id (&info);
-      ebb_agent_task *t = ebb_agent_find (a, id) ? NULL : task_from_info (a, &info, id, err);
-      if (!t && !ebb_error_code (err))
-        ebb_error_set (err, EEXIST, "task %s exists", id);
+      ebb_agent_task *t = ebb_agent_find (a, id) ? NULL : task_from_info (a, &info, id, &e);
+      if (!t && !e)
+        ebb_error_set (&e, EEXIST, "task %s exists", id);
       ebb_rt_info_clear (&info);
       if (!t)
-        return -ebb_error_code (err);
+        return ebb_agent_pass_error (err, &e);
       fill_common (t, req);
       *out = t;
       return 0;
@@ -281,10 +284,11 @@ ebb_agent_runtimes_start (ebb_agent *a, ebb_error **err)
     {
       if (!socks[i] || !*socks[i])
         continue;
+      ebb_error *e = NULL;
       a->rt[i] = ebb_rt_new (a->event, i == 0 ? EBB_RT_DOCKER : EBB_RT_PODMAN, socks[i], NULL,
-                             on_rt_event, a, err);
+                             on_rt_event, a, &e);
       if (!a->rt[i])
-        return -ebb_error_code (err);
+        return ebb_agent_pass_error (err, &e);
     }
   return 0;
 }

@@ -720,9 +720,9 @@ inspect_exact (ebb_rt *rt, const char *ref, ebb_rt_info *info, ebb_error **err)
 {
   cleanup_free char *path = ebb_xasprintf (API "/containers/%s/json", ref);
   ebb_http_result res = { 0 };
-  if (blocking_get (rt, path, &res, err) < 0)
-    return -ebb_error_code (err);
-  int r = 0;
+  int r = blocking_get (rt, path, &res, err);
+  if (r < 0)
+    return r;
   if (res.status == 404)
     r = ebb_error_set (err, ENOENT, "%s: no container %s", ebb_rt_kind_name (rt->kind), ref);
   else if (ebb_rt_parse_inspect (rt->kind, res.json, info, err) < 0)
@@ -737,8 +737,9 @@ static int
 find_name_prefix (ebb_rt *rt, const char *prefix, char id_out[65], ebb_error **err)
 {
   ebb_http_result res = { 0 };
-  if (blocking_get (rt, API "/containers/json?all=1", &res, err) < 0)
-    return -ebb_error_code (err);
+  int r = blocking_get (rt, API "/containers/json?all=1", &res, err);
+  if (r < 0)
+    return r;
   size_t n
       = json_object_is_type (res.json, json_type_array) ? json_object_array_length (res.json) : 0;
   int found = 0;
@@ -803,8 +804,9 @@ ebb_rt_list (ebb_rt *rt, bool all, ebb_rt_info **out, ebb_error **err)
 {
   *out = NULL;
   ebb_http_result res = { 0 };
-  if (blocking_get (rt, all ? API "/containers/json?all=1" : API "/containers/json", &res, err) < 0)
-    return -ebb_error_code (err);
+  int r = blocking_get (rt, all ? API "/containers/json?all=1" : API "/containers/json", &res, err);
+  if (r < 0)
+    return r;
   if (res.status != 200 || !json_object_is_type (res.json, json_type_array))
     {
       ebb_http_result_clear (&res);

@@ -6,7 +6,7 @@ set -euo pipefail
 build=(build-essential autoconf automake libtool pkg-config autoconf-archive
        libsystemd-dev libcurl4-openssl-dev libjson-c-dev libmicrohttpd-dev
        libcunit1-dev libsqlite3-dev libcgroup-dev clang-format)
-tests=(curl cpio procps psmisc jq bash-completion)
+tests=(curl cpio procps psmisc jq valgrind passwd util-linux bash-completion)
 # The controller's status page is checked in headless Chromium.
 status_page=(chromium)
 vm=(qemu-system-x86 linux-image-amd64 busybox-static debootstrap)
