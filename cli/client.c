@@ -82,7 +82,8 @@ ebbctl_call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path, 
   *out = NULL;
   if (!base)
     {
-      fprintf (stderr, "ebbctl: no agent address: pass --agent URL or set EBB_AGENT\n");
+      fprintf (stderr, "ebbctl: no agent address: pass --agent URL or set EBB_AGENT (no agent "
+                       "socket at " EBBCTL_DEFAULT_AGENT_SOCKET ")\n");
       return EBBCTL_EXIT_USAGE;
     }
   cleanup_free char *token = NULL;

@@ -26,7 +26,8 @@ enum
 static const ebbctl_opt global_opts[] = {
   { "controller", true, G_CONTROLLER, "URL",
     "controller address: HOST:PORT, http://HOST:PORT or unix:PATH" },
-  { "agent", true, G_AGENT, "URL", "agent address for tasks, task, suspend, resume" },
+  { "agent", true, G_AGENT, "URL",
+    "agent address for tasks, task, suspend, resume (default unix:/run/ebb/agent.sock)" },
   { "token-file", true, G_TOKEN_FILE, "FILE", "file holding the bearer token" },
   { "json", false, G_JSON, NULL, "print the API's JSON instead of tables" },
   { "help", false, G_HELP, NULL, "show this help (COMMAND --help: the command's)" },
@@ -225,6 +226,10 @@ ebbctl_parse_global (ebbctl_ctx *ctx, int argc, char **argv, ebb_error **err)
   if (!ctx->agent && env_agent && *env_agent
       && !(ctx->agent = ebbctl_normalize_url (env_agent, err)))
     return ebb_error_wrap (err, "EBB_AGENT");
+  /* The agent's default address, when this node runs one. */
+  struct stat st;
+  if (!ctx->agent && stat (EBBCTL_DEFAULT_AGENT_SOCKET, &st) == 0 && S_ISSOCK (st.st_mode))
+    ctx->agent = ebb_xstrdup ("unix:" EBBCTL_DEFAULT_AGENT_SOCKET);
   return optind;
 }
 
