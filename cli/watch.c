@@ -157,10 +157,13 @@ ebbctl_watch (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
           fprintf (ctx->out, "ebbctl watch  %s  %s\n", ctx->controller,
                    ebbctl_timestamp (ts, sizeof ts, ebbctl_now ()));
         }
+      rc = EBBCTL_EXIT_OK;
       int r = job ? job_frame (ctx, job, &rc) : cluster_frame (ctx, &rc);
       fflush (ctx->out);
-      if (r != 0)
+      if (r > 0 || (job && rc == EBBCTL_EXIT_NOT_FOUND) || rc == EBBCTL_EXIT_USAGE)
         break;
+      /* A failed call (say, the controller restarting) was reported; the view goes on, and
+       * the exit status says whether the last frame failed. */
       if (w.count && i + 1 == w.count)
         break;
       struct timespec ts = { (time_t)w.interval_sec, (long)(fmod (w.interval_sec, 1.0) * 1e9) };

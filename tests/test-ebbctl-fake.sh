@@ -127,6 +127,14 @@ run timeout 10 $E watch --interval 0.2 1
 run $E --json watch --count 1
 [ "$RC" = 0 ] && [ "$(echo "$OUT" | jq -r .cluster.policy)" = ebb ] && ok "--json watch: one JSON frame per line" || fail "--json watch: $OUT"
 run $E watch --interval 0 ;   expect_rc 2 "watch --interval 0"
+run timeout 5 $E watch --interval 0.1 77;  expect_rc 4 "watch of an unknown job"
+# A failing call does not end the view: 3 frames, then the exit status of the last one.
+mv "$TMP/GET_cluster.json" "$TMP/GET_cluster.off"
+printf '#STATUS 503\n{"error":"unavailable","detail":"restarting"}' >"$TMP/GET_cluster.json"
+run timeout 5 $E watch --interval 0.1 --count 3
+[ "$RC" = 1 ] && [ "$(echo "$OUT" | grep -c '^ebbctl watch ')" = 3 ] && [ "$(echo "$ERR" | grep -c 'HTTP 503')" = 3 ] &&
+  ok "watch goes on through failing calls, exit 1" || fail "watch through failures: $RC $OUT $ERR"
+mv "$TMP/GET_cluster.off" "$TMP/GET_cluster.json"
 
 run $EBBCTL --controller "$URL" status
 [ "$RC" = 1 ] && echo "$ERR" | grep -q 'HTTP 401' && ok "no token -> 401, exit 1" || fail "no token: $RC $ERR"
