@@ -289,8 +289,20 @@ do_adopt (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp,
   if (replay (a, req, resp, ar->request_id, key))
     return EBB_HTTP_REPLIED;
   ebb_agent_task *t = NULL;
-  int r = ar->cgroup ? ebb_agent_adopt_cgroup (a, ar, &t, err)
-                     : ebb_agent_adopt_container (a, ar, &t, err);
+  int r;
+  if (ar->container)
+    {
+      /* The engine answers later (never inside this call): defer first. */
+      ebb_agent_pending *p = pending_new (req, ar->request_id, 201);
+      p->d = ebb_http_defer (req);
+      if ((r = ebb_agent_adopt_container_start (a, ar, p, err)) < 0)
+        {
+          ebb_agent_pending_finish (a, NULL, p, 422, "unsupported", ebb_error_msg (err));
+          return EBB_HTTP_DEFERRED;
+        }
+      return EBB_HTTP_DEFERRED;
+    }
+  r = ebb_agent_adopt_cgroup (a, ar, &t, err);
   if (r < 0)
     return reply_err (a, resp, -r, err);
   if ((r = ebb_agent_journal (a, t, err)) < 0)

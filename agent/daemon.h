@@ -101,8 +101,10 @@ uint64_t ebb_agent_pid_starttime (pid_t pid);
 /* Adoption (agent/adopt.c). */
 int ebb_agent_adopt_cgroup (ebb_agent *a, const ebb_agent_adopt_req *req, ebb_agent_task **out,
                             ebb_error **err);
-int ebb_agent_adopt_container (ebb_agent *a, const ebb_agent_adopt_req *req, ebb_agent_task **out,
-                               ebb_error **err);
+/* Starts adopting a container (the engines are asked without blocking); p is answered from
+ * the loop. Returns 0, or negative with *err (no engine configured; p untouched). */
+int ebb_agent_adopt_container_start (ebb_agent *a, const ebb_agent_adopt_req *req,
+                                     ebb_agent_pending *p, ebb_error **err);
 /* Returns the first PID in a cgroup's cgroup.procs, 0 when empty or unreadable. */
 pid_t ebb_agent_cgroup_first_pid (ebb_agent *a, const char *cgroup);
 /* Starts the Docker/Podman clients named in the config. Returns 0 or negative with *err. */
