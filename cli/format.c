@@ -192,7 +192,7 @@ print_scalar_line (FILE *out, const char *key, json_object *v)
         }
       snprintf (buf, sizeof buf, "%s", joined);
     }
-  else if (ends_with (key, "_at")
+  else if ((ends_with (key, "_at") || ends_with (key, "heartbeat"))
            && (json_object_is_type (v, json_type_double) || json_object_is_type (v, json_type_int)))
     ebbctl_timestamp (buf, sizeof buf, json_object_get_double (v));
   else if (!v)

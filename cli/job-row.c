@@ -32,7 +32,19 @@ ebbctl_job_counts (json_object *job, uint64_t *done, uint64_t *running, uint64_t
       && json_object_is_type (v, json_type_array))
     tasks = v;
   if (!tasks)
-    return;
+    {
+      /* A job of a list (GET /v1/jobs) carries counts per state instead of its tasks. */
+      json_object *st = NULL;
+      if (!json_object_object_get_ex (job, "task_states", &st))
+        return;
+      double n = ebbctl_num (job, "ntasks", 0);
+      *total = n > 0 ? (uint64_t)n : 0;
+      *done = (uint64_t)(ebbctl_num (st, "exited", 0) + ebbctl_num (st, "failed", 0)
+                         + ebbctl_num (st, "killed", 0));
+      *running = (uint64_t)(ebbctl_num (st, "running", 0) + ebbctl_num (st, "starting", 0));
+      *suspended = (uint64_t)ebbctl_num (st, "suspended", 0);
+      return;
+    }
   *total = json_object_array_length (tasks);
   for (size_t i = 0; i < *total; i++)
     {

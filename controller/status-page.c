@@ -6,7 +6,7 @@
 #include "controller/status-page.h"
 
 const char *
-ebb_ctl_status_page (size_t *len)
+ebb_ctl_status_page_html (size_t *len)
 {
   if (len)
     *len = sizeof status_page_html - 1;
@@ -14,7 +14,7 @@ ebb_ctl_status_page (size_t *len)
 }
 
 int
-ebb_ctl_status_page_handler (ebb_http_request *req, ebb_http_response *resp, void *userdata)
+ebb_ctl_status_page (ebb_http_request *req, ebb_http_response *resp, void *userdata)
 {
   (void)req, (void)userdata;
   ebb_http_reply_text (resp, 200, "text/html; charset=utf-8", status_page_html);

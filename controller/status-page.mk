@@ -1,12 +1,16 @@
 # The controller's status page (owned with ebbctl): controller/status-page.html becomes a C
-# string at build time (each line escaped by awk), in controller/libebb-status-page.a, which
-# ebb-controller links; its route table maps GET / to ebb_ctl_status_page_handler.
+# string at build time (each line escaped by awk). ebb-controller's route table maps GET / to
+# ebb_ctl_status_page, declared weak there, so the file is compiled into the program itself (a
+# weak reference would not pull it out of an archive); the library is for the tests.
 noinst_LIBRARIES += controller/libebb-status-page.a
 controller_libebb_status_page_a_SOURCES = controller/status-page.h controller/status-page.c
 nodist_controller_libebb_status_page_a_SOURCES = controller/status-page-html.h
 controller_libebb_status_page_a_CFLAGS = $(AM_CFLAGS) $(LIBSYSTEMD_CFLAGS) $(LIBMHD_CFLAGS) \
 	$(JSONC_CFLAGS)
 controller/libebb_status_page_a-status-page.$(OBJEXT): controller/status-page-html.h
+ebb_controller_SOURCES += controller/status-page.h controller/status-page.c
+nodist_ebb_controller_SOURCES = controller/status-page-html.h
+controller/ebb_controller-status-page.$(OBJEXT): controller/status-page-html.h
 CLEANFILES += controller/status-page-html.h
 EXTRA_DIST += controller/status-page.html
 

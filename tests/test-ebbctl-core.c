@@ -290,6 +290,13 @@ test_job_counts (void)
   CU_ASSERT_EQUAL (s, 1);
   CU_ASSERT_EQUAL (n, 7);
   json_object_put (j);
+  /* A job of a list: counts per state, no tasks. */
+  j = json_tokener_parse ("{\"ntasks\":9,\"task_states\":{\"pending\":1,\"starting\":1,"
+                          "\"running\":2,\"suspended\":1,\"exited\":2,\"failed\":1,"
+                          "\"killed\":1}}");
+  ebbctl_job_counts (j, &d, &r, &s, &n);
+  CU_ASSERT (d == 4 && r == 3 && s == 1 && n == 9);
+  json_object_put (j);
   ebbctl_job_counts (NULL, &d, &r, &s, &n);
   CU_ASSERT_EQUAL (n, 0);
   CU_ASSERT (ebbctl_job_finished ("done") && ebbctl_job_finished ("killed"));

@@ -1,5 +1,5 @@
 /* A stand-in for the controller's JSON API, driven by files, for the status page's and
- * ebbctl's tests: GET / is the real ebb_ctl_status_page_handler (never wants a token); a
+ * ebbctl's tests: GET / is the real ebb_ctl_status_page (never wants a token); a
  * request METHOD /v1/A[/B[/C]] is answered with the file DIR/METHOD_A[_B[_C]].json, read at
  * each request (a first line "#STATUS NNN" sets the status, else 200), or a JSON 404 when
  * there is none; every API request is appended to DIR/requests.log as
@@ -90,7 +90,7 @@ h_file (ebb_http_request *req, ebb_http_response *resp, void *ud)
   }
 
 static const ebb_http_route routes[] = {
-  { "GET", "/", ebb_ctl_status_page_handler, 0 },
+  { "GET", "/", ebb_ctl_status_page, 0 },
   ROUTES ("GET"),
   ROUTES ("POST"),
   ROUTES ("DELETE"),
