@@ -21,8 +21,10 @@ tests_test_ebbctl_core_SOURCES = tests/test-ebbctl-core.c
 tests_test_ebbctl_core_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_ebbctl_core_LDADD = $(EBBCTL_LIBS) $(CUNIT_LIBS)
 
-# Integration: ebbctl against a real ebb-agent (root, real cgroups; skip otherwise).
-ebbctl_int_tests = tests/test-ebbctl-agent.sh tests/test-ebbctl-completion.sh tests/test-ebbctl-fake.sh
+# Integration: ebbctl against a real ebb-agent and a real ebb-controller (root, real cgroups;
+# skip otherwise), against a stand-in of the API, and its bash completion.
+ebbctl_int_tests = tests/test-ebbctl-agent.sh tests/test-ebbctl-completion.sh tests/test-ebbctl-fake.sh \
+	tests/test-ebbctl-controller.sh
 TESTS += $(ebbctl_int_tests)
 EXTRA_DIST += $(ebbctl_int_tests)
 

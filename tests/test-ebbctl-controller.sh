@@ -1,7 +1,8 @@
 #!/bin/sh
 # ebbctl against the real ebb-controller with two real ebb-agents (real cgroups nested under
 # the test's own, root): nodes register and show ready; submit --wait runs a 2-task job to done;
-# jobs, job, watch JOB and decisions show it; kill ends a long job; drain and undrain change the
+# jobs, job, watch JOB and decisions show it; a task suspended and resumed on its agent with
+# ebbctl --agent shows so in the controller; kill ends a long job; drain and undrain change the
 # node's state; 404s exit 4; --json is the API's JSON; the controller's token over TCP.
 # Budget: about 20 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/agent/lib.sh"
@@ -19,12 +20,11 @@ CTL_PID= A1_PID= A2_PID=
   --state-dir "$TMP/controller" --policy fifo --node-timeout 5s -v >>"$TMP/controller.log" 2>&1 &
 CTL_PID=$!
 # Agents on their own sockets and cgroup parents, heartbeating to the controller's socket.
-start_node () { # start_node NAME
-  mkcg "$(cgdir "${HIERS%% *}" "$CGP/$1")" 2>/dev/null
-  for h in $HIERS; do mkcg "$(cgdir $h "$CGP/$1")"; done
-  [ "$LAYOUT" = v2 ] && { mkcg "$(cgdir "" "$CGP/$1")"; echo "+cpu +memory" >"$(cgdir "" "$CGP")/cgroup.subtree_control"; }
+start_node () { # start_node NAME: 1 CPU of capacity each
+  if [ "$LAYOUT" = v2 ]; then mkcg "$(cgdir "" "$CGP/$1")"; echo "+cpu +memory" >"$(cgdir "" "$CGP")/cgroup.subtree_control"
+  else for h in $HIERS; do mkcg "$(cgdir $h "$CGP/$1")"; done; fi
   "$AGENT_BIN" --listen "unix:$TMP/$1.sock" --state-dir "$TMP/$1" --cgroup-parent "$CGP/$1" \
-    --node-name "$1" --controller "unix:$CSOCK" --token-file "$TOKEN_FILE" --heartbeat-interval 500ms \
+    --node-name "$1" --controller "unix:$CSOCK" --heartbeat-interval 500ms --capacity-cpu-millis 1000 \
     --stop-grace 1s -v >>"$TMP/$1.log" 2>&1 &
 }
 start_node n1; A1_PID=$!
@@ -71,6 +71,19 @@ run $E submit --name long --class long --cpu 100 --memory 32M -- sh -c 'sleep 60
 LONG=$OUT
 run timeout 10 $E watch --interval 0.2 --count 3 "$LONG"
 [ "$RC" = 0 ] && echo "$OUT" | grep -q '^\[[#>.]*\] 0/1 done, [01] running, 0 suspended$' && ok "watch JOB: progress bar" || fail "watch: $RC $OUT"
+# Suspended on its agent directly: the agent reports it, the controller shows it.
+node=$($E --json job "$LONG" | jq -r '.tasks[0].node')
+task=$($E --json job "$LONG" | jq -r '.tasks[0].id')
+# The agent's own id of that task (the only one running there).
+atask=$($EBBCTL --agent "unix:$TMP/$node.sock" --json tasks | jq -r '.tasks[] | select(.state == "running") | .id')
+run $EBBCTL --agent "unix:$TMP/$node.sock" suspend "$atask"
+[ "$RC" = 0 ] && [ "$OUT" = "$atask: suspended" ] && ok "suspend $atask on its agent ($node)" || fail "suspend via agent: $RC $OUT $ERR"
+i=0; until $E job "$LONG" 2>/dev/null | grep -q "^$task  *suspended  *$node "; do i=$((i + 1)); [ $i -lt 50 ] || break; sleep 0.1; done
+[ $i -lt 50 ] && ok "the controller shows $task suspended" || fail "controller view: $($E job "$LONG" 2>&1)"
+run $E watch --count 1 "$LONG"
+echo "$OUT" | grep -q '0/1 done, 0 running, 1 suspended$' && ok "watch: 1 suspended" || fail "watch suspended: $OUT"
+run $EBBCTL --agent "unix:$TMP/$node.sock" resume "$atask"
+[ "$RC" = 0 ] && [ "$OUT" = "$atask: running" ] && ok "resume on its agent" || fail "resume via agent: $RC $OUT $ERR"
 run $E kill "$LONG"
 expect_rc 0 "kill"
 i=0; until $E job "$LONG" 2>/dev/null | grep -qx 'state: killed'; do i=$((i + 1)); [ $i -lt 50 ] || break; sleep 0.1; done
