@@ -30,3 +30,7 @@ TESTS += tests/test-status-page-chromium.sh
 EXTRA_DIST += tests/test-status-page-chromium.sh tests/status-page/lib.sh \
 	tests/status-page/data/GET_cluster.json tests/status-page/data/GET_nodes.json \
 	tests/status-page/data/GET_jobs.json tests/status-page/data/GET_decisions.json
+# The page against a live controller and agent (root): Chromium through a socat bridge to the
+# controller's unix socket.
+TESTS += tests/test-status-page-live.sh
+EXTRA_DIST += tests/test-status-page-live.sh

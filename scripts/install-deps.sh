@@ -7,8 +7,8 @@ build=(build-essential autoconf automake libtool pkg-config autoconf-archive
        libsystemd-dev libcurl4-openssl-dev libjson-c-dev libmicrohttpd-dev
        libcunit1-dev libsqlite3-dev libcgroup-dev clang-format)
 tests=(curl cpio procps psmisc jq valgrind passwd util-linux bash-completion)
-# The controller's status page is checked in headless Chromium.
-status_page=(chromium)
+# The controller's status page is checked in headless Chromium (socat bridges to its unix socket).
+status_page=(chromium socat)
 vm=(qemu-system-x86 linux-image-amd64 busybox-static debootstrap)
 bench=(wrk gnuplot-nox)
 # Real Docker and Podman for tests/runtimes (runc: crun refuses hybrid cgroup hosts).
