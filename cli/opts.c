@@ -76,6 +76,40 @@ print_opt_lines (FILE *out, const ebbctl_opt *opts, size_t n)
     }
 }
 
+/* Every command option once, with the commands that take it: the whole program's --help
+ * lists every option (the man page's OPTIONS section does the same). */
+static void
+print_command_opts (FILE *out)
+{
+  size_t n;
+  const ebbctl_cmd *cmds = ebbctl_commands (&n);
+  fputs ("\nCommand options (see COMMAND --help):\n", out);
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < cmds[i].n_opts; j++)
+      {
+        const ebbctl_opt *o = &cmds[i].opts[j];
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+          for (size_t l = 0; l < cmds[k].n_opts && !seen; l++)
+            seen = strcmp (cmds[k].opts[l].name, o->name) == 0;
+        if (seen)
+          continue;
+        char left[64];
+        snprintf (left, sizeof left, "--%s%s%s", o->name, o->has_arg ? " " : "",
+                  o->has_arg ? o->arg : "");
+        fprintf (out, "  %-28s", left);
+        const char *sep = " ";
+        for (size_t k = i; k < n; k++)
+          for (size_t l = 0; l < cmds[k].n_opts; l++)
+            if (strcmp (cmds[k].opts[l].name, o->name) == 0)
+              {
+                fprintf (out, "%s%s: %s", sep, cmds[k].name, cmds[k].opts[l].help);
+                sep = "; ";
+              }
+        fputc ('\n', out);
+      }
+}
+
 void
 ebbctl_print_help (FILE *out, const ebbctl_cmd *cmd)
 {
@@ -96,6 +130,7 @@ ebbctl_print_help (FILE *out, const ebbctl_cmd *cmd)
          "Operate an ebb cluster through its controller (and agents).\n\nGlobal options:\n",
          out);
   print_opt_lines (out, global_opts, EBB_ARRAY_SIZE (global_opts));
+  print_command_opts (out);
   fputs ("\nCommands:\n", out);
   size_t n;
   const ebbctl_cmd *cmds = ebbctl_commands (&n);
