@@ -2,11 +2,14 @@
  * that shows nodes, jobs, suspended tasks and recent decisions, refreshed every 2 s from the
  * JSON API (/v1/cluster, /v1/nodes, /v1/jobs, /v1/decisions) by fetch().
  *
- * The token: the page itself holds no data, so it can be served without one; its script reads
- * a token from the address's fragment (http://127.0.0.1:7480/#token=TOKEN; a fragment is never
- * sent to a server nor logged), keeps it in the tab's sessionStorage, drops it from the address
- * bar, and sends it as "Authorization: Bearer" on its API calls; on a 401 it asks for one.
- * Cookies are never used, so another site cannot make the browser call the API with it. */
+ * The token: the page itself holds no data. The unix socket needs no token (reach it with
+ * `ssh -L PORT:/run/ebb/controller.sock HOST`); a TCP listener wants the token on every request,
+ * GET / included, which a browser's address bar cannot send (serving GET / there needs the HTTP
+ * glue to exempt that one route). When its API calls get a 401 the page asks for the token; it
+ * also reads one from the address's fragment (http://HOST:PORT/#token=TOKEN; a fragment is
+ * never sent to a server nor logged), keeps it in the tab's sessionStorage, drops it from the
+ * address bar, and sends it as "Authorization: Bearer". Cookies are never used, so another
+ * site cannot make the browser call the API with it. */
 #ifndef EBB_CTL_STATUS_PAGE_H
 #define EBB_CTL_STATUS_PAGE_H
 

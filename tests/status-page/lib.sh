@@ -14,7 +14,7 @@ chromium_run () {
   rm -rf "$TMP/profile"
   timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
     --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$TMP/profile" --virtual-time-budget=3000 "$@" --dump-dom "$url" \
+    --disable-dev-shm-usage --user-data-dir="$TMP/profile" --virtual-time-budget=3000 "$@" --dump-dom "$url" \
     >"$out.html" 2>"$out.log"
 }
 
@@ -23,7 +23,7 @@ chromium_shot () {
   rm -rf "$TMP/profile"
   timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
     --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$TMP/profile" --virtual-time-budget=3000 --hide-scrollbars \
+    --disable-dev-shm-usage --user-data-dir="$TMP/profile" --virtual-time-budget=3000 --hide-scrollbars \
     --window-size=1280,860 --screenshot="$1" "$2" >/dev/null 2>&1
 }
 
