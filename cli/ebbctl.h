@@ -187,6 +187,11 @@ double ebbctl_num (json_object *obj, const char *key, double def);
  * are left to the caller. */
 void ebbctl_print_kv (FILE *out, json_object *obj, const char *prefix);
 
+/* Copies s into buf (truncated to size) with control characters shown as '?'; NULL gives
+ * "-". Every server-provided string printed outside a table or key: value list goes through
+ * it, so a hostile name cannot drive the terminal. Returns buf. */
+const char *ebbctl_clean (char *buf, size_t size, const char *s);
+
 /* Formats unix seconds as local "YYYY-MM-DD HH:MM:SS" ("-" when not positive). Returns buf. */
 char *ebbctl_timestamp (char *buf, size_t size, double unix_sec);
 

@@ -146,6 +146,16 @@ ebbctl_bytes (char *buf, size_t size, uint64_t bytes)
   return buf;
 }
 
+const char *
+ebbctl_clean (char *buf, size_t size, const char *s)
+{
+  snprintf (buf, size, "%s", s ? s : "-");
+  for (char *p = buf; *p; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f)
+      *p = '?';
+  return buf;
+}
+
 char *
 ebbctl_timestamp (char *buf, size_t size, double unix_sec)
 {

@@ -23,7 +23,9 @@ ebbctl_kill (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
       else
         {
           const char *state = ebbctl_str (o, "state");
-          fprintf (ctx->out, "%s: %s\n", argv[first], state ? state : "killed");
+          char buf[64];
+          fprintf (ctx->out, "%s: %s\n", argv[first],
+                   ebbctl_clean (buf, sizeof buf, state ? state : "killed"));
         }
     }
   json_object_put (o);

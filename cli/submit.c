@@ -160,7 +160,9 @@ ebbctl_submit (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
   if (rc != EBBCTL_EXIT_OK)
     return rc;
   char idbuf[64];
-  cleanup_free char *id = ebb_xstrdup (ebbctl_cell (o, "id", idbuf, sizeof idbuf));
+  char clean[64];
+  cleanup_free char *id = ebb_xstrdup (
+      ebbctl_clean (clean, sizeof clean, ebbctl_cell (o, "id", idbuf, sizeof idbuf)));
   if (!a.wait)
     {
       if (ctx->json)
@@ -178,7 +180,8 @@ ebbctl_submit (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
   if (last && ctx->json)
     ebbctl_print_json (ctx, last);
   else if (last)
-    fprintf (ctx->out, "%s %s\n", id, ebbctl_str (last, "state"));
+    fprintf (ctx->out, "%s %s\n", id,
+             ebbctl_clean (clean, sizeof clean, ebbctl_str (last, "state")));
   json_object_put (last);
   return rc;
 }

@@ -16,8 +16,9 @@ ebbctl_task_op (ebbctl_ctx *ctx, const char *id, const char *op, json_object *bo
         ebbctl_print_json (ctx, o);
       else
         {
-          const char *state = ebbctl_str (o, "state");
-          fprintf (ctx->out, "%s: %s\n", id, state ? state : "-");
+          char buf[64];
+          fprintf (ctx->out, "%s: %s\n", id,
+                   ebbctl_clean (buf, sizeof buf, ebbctl_str (o, "state")));
         }
     }
   json_object_put (o);

@@ -60,7 +60,9 @@ job_frame (ebbctl_ctx *ctx, const char *id, int *rc)
       uint64_t d, rn, s, n;
       ebbctl_job_counts (o, &d, &rn, &s, &n);
       const char *name = ebbctl_str (o, "name");
-      fprintf (ctx->out, "job %s  %s  %s\n", id, name ? name : "-", state ? state : "-");
+      char nb[256], sb[64];
+      fprintf (ctx->out, "job %s  %s  %s\n", id, ebbctl_clean (nb, sizeof nb, name),
+               ebbctl_clean (sb, sizeof sb, state));
       progress_line (ctx, d, rn, s, n);
       fputc ('\n', ctx->out);
       ebbctl_job_tasks_table (ctx, o);
@@ -111,8 +113,10 @@ cluster_frame (ebbctl_ctx *ctx, int *rc)
       char buf[64];
       json_object *jl = ebbctl_list (jobs, "jobs");
       sum_counts (jl, c);
-      fprintf (ctx->out, "policy %s  preemptions %s\n", ebbctl_str (cl, "policy") ?: "-",
-               ebbctl_cell (cl, "preemptions", buf, sizeof buf));
+      char pb[128], cb[64];
+      fprintf (ctx->out, "policy %s  preemptions %s\n",
+               ebbctl_clean (pb, sizeof pb, ebbctl_str (cl, "policy")),
+               ebbctl_clean (cb, sizeof cb, ebbctl_cell (cl, "preemptions", buf, sizeof buf)));
       progress_line (ctx, c[0], c[1], c[2], c[3]);
       fputs ("\nNODES\n", ctx->out);
       if (ebbctl_list (nodes, "nodes"))

@@ -244,6 +244,16 @@ test_table (void)
 }
 
 static void
+test_clean (void)
+{
+  char b[8];
+  CU_ASSERT_STRING_EQUAL (ebbctl_clean (b, sizeof b, "ok\033[2J"), "ok?[2J");
+  CU_ASSERT_STRING_EQUAL (ebbctl_clean (b, sizeof b, NULL), "-");
+  CU_ASSERT_STRING_EQUAL (ebbctl_clean (b, sizeof b, "a\tb\x7f\n"), "a?b??");
+  CU_ASSERT_STRING_EQUAL (ebbctl_clean (b, sizeof b, "0123456789"), "0123456");
+}
+
+static void
 test_progress (void)
 {
   char b[256];
@@ -352,6 +362,7 @@ main (void)
     EBB_CU_TEST (test_sizes_and_numbers),
     EBB_CU_TEST (test_submit_parse),
     EBB_CU_TEST (test_table),
+    EBB_CU_TEST (test_clean),
     EBB_CU_TEST (test_progress),
     EBB_CU_TEST (test_duration_bytes),
     EBB_CU_TEST (test_job_counts),

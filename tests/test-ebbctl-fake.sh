@@ -102,6 +102,10 @@ printf '#STATUS 409\n{"error":"conflict","detail":"job 1 already ended"}' >"$TMP
 run $E kill 1
 [ "$RC" = 1 ] && echo "$ERR" | grep -q 'HTTP 409 conflict: job 1 already ended' && ok "an error answer: its detail, exit 1" || fail "409: $RC $ERR"
 
+printf '{"id":"5","state":"ki\\u001b[31mlled"}' >"$TMP/DELETE_jobs_5.json"
+run $E kill 5
+[ "$OUT" = "5: ki?[31mlled" ] && ok "a state with control characters is printed with ?" || fail "hostile state: $OUT"
+
 run $E decisions
 echo "$OUT"
 [ "$RC" = 0 ] && echo "$OUT" | head -1 | grep -q '^SEQ  *TIME  *ACTION  *TASK  *NODE  *FOR JOB  *REASON$' &&
