@@ -95,10 +95,11 @@ typedef struct ebb_ctl_task
   int64_t exit_status;
   bool has_exit;
   bool kill_wanted;
+  bool pkill; /* a KILL of the policy is under way: its exit re-queues the task */
   uint32_t suspensions;
   uint32_t attempts; /* agent call attempts for the current command */
   double started_at, finished_at;
-  struct ebb_ctl_task *next_pending; /* queue of the policy job */
+  uint32_t pidx; /* index of the task inside its policy job */
 } ebb_ctl_task;
 
 typedef struct ebb_ctl_job
@@ -140,7 +141,8 @@ typedef struct ebb_ctl_slot
 typedef struct ebb_ctl_pjob
 {
   ebb_ctl_job *job;
-  ebb_ctl_task *head, *tail;
+  ebb_ctl_task **tasks; /* the policy's task k is tasks[k] */
+  uint32_t n;
 } ebb_ctl_pjob;
 
 /* A policy event that the environment delivers after the current one (probes, wakes). */
@@ -181,6 +183,10 @@ typedef struct ebb_ctl
   size_t n_pev, cap_pev;
   bool in_drain;
   bool rebuild_wanted;
+  bool res_mode;   /* the policy schedules resource vectors: one policy node per agent */
+  size_t n_placed; /* tasks placed through the current policy instance */
+  double last_pol_tick;
+  uint64_t last_short_job; /* the job a preemption is done for (decision log) */
 
   uint64_t decision_seq;
   struct

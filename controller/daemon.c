@@ -149,9 +149,14 @@ policy_setup (ebb_ctl *c, ebb_error **err)
     }
   if (ebb_ctl_policy_params (c->cfg->policy_opt, &c->params, err) < 0)
     return -EINVAL;
-  /* Validate the parameters once with a throw-away instance. */
+  c->res_mode = ebb_pol_lookup (c->cfg->policy)->needs_resources;
+  /* Validate the parameters once with a throw-away instance (resource mode: over a node of
+   * one CPU; the real capacities come from the heartbeats). */
+  ebb_pol_params probe = c->params;
+  if (c->res_mode)
+    probe.node_cap = (ebb_pol_res){ 1000, 1LL << 30 };
   ebb_pol_job none = { 0 };
-  ebb_pol *p = ebb_pol_new (c->cfg->policy, &c->params, &none, err);
+  ebb_pol *p = ebb_pol_new (c->cfg->policy, &probe, &none, err);
   if (!p)
     return ebb_error_wrap (err, "policy %s", c->cfg->policy);
   ebb_pol_free (p);

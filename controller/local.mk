@@ -15,3 +15,11 @@ sbin_PROGRAMS += ebb-controller
 ebb_controller_SOURCES = controller/main.c
 ebb_controller_CFLAGS = $(EBB_CTL_CFLAGS)
 ebb_controller_LDADD = $(EBB_CTL_LIBS)
+
+# Integration tests: the real controller with real ebb-agents on real cgroups (root).
+controller_int_tests = tests/test-controller-basic.sh
+TESTS += $(controller_int_tests)
+EXTRA_DIST += $(controller_int_tests) tests/controller/lib.sh
+
+dist_man_MANS += man/ebb-controller.8
+EXTRA_DIST += contrib/systemd/ebb-controller.service

@@ -28,6 +28,7 @@
 #define RETRY_MIN_USEC 100000ULL
 #define MAX_ATTEMPTS   50
 #define PEV_FINISH     100 /* environment event: release a slot that got nothing to run */
+#define PEV_KILLED     101 /* environment event: hand a task back to the policy */
 
 static const char *const task_names[]
     = { "pending", "starting", "running", "suspended", "exited", "failed", "killed" };
@@ -187,6 +188,9 @@ typedef enum
   CALL_LAUNCH,
   CALL_KILL,   /* DELETE of a live task */
   CALL_FORGET, /* DELETE of an exited task, or of a stale copy on a node */
+  CALL_SUSPEND,
+  CALL_RESUME,
+  CALL_PKILL, /* DELETE decided by the policy: the task goes back to its queue */
 } call_kind;
 
 typedef struct call
@@ -198,6 +202,7 @@ typedef struct call
   uint64_t generation;
   int node;
   unsigned attempt;
+  ebb_pol_res amount; /* SUSPEND: what the policy asked for */
   json_object *body;
   char *path;
   sd_event_source *retry;
@@ -232,6 +237,9 @@ task_agent_id (uint64_t job, uint32_t idx, uint64_t gen)
 
 static void finish_task (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state s, const char *why);
 static void requeue (ebb_ctl *c, ebb_ctl_task **ts, size_t n, const char *why);
+static void pol_killed (ebb_ctl *c, ebb_ctl_task *t, const char *why);
+static void pol_reclaimed (ebb_ctl *c, ebb_ctl_task *t, ebb_pol_res freed);
+static void pol_resumed (ebb_ctl *c, ebb_ctl_task *t);
 
 static int
 on_retry (sd_event_source *s, uint64_t usec, void *ud)
@@ -313,6 +321,36 @@ on_done (ebb_http_result *res, const ebb_error *err, void *ud)
     }
   if (k->kind == CALL_LAUNCH)
     on_launch_done (k, res);
+  else if (k->kind == CALL_SUSPEND || k->kind == CALL_RESUME || k->kind == CALL_PKILL)
+    {
+      ebb_ctl_task *t = call_task (k);
+      if (t && res->status == 409 && k->kind != CALL_PKILL)
+        {
+          json_object *v;
+          const char *code = res->json && json_object_object_get_ex (res->json, "error", &v)
+                                 ? json_object_get_string (v)
+                                 : "";
+          if (strcmp (code, "busy") == 0 || strcmp (code, "in_progress") == 0)
+            {
+              call_retry (k, "agent busy");
+              return;
+            }
+        }
+      if (t && task_active (t) && res->status < 300)
+        {
+          if (k->kind == CALL_SUSPEND)
+            pol_reclaimed (c, t, k->amount);
+          else if (k->kind == CALL_RESUME)
+            pol_resumed (c, t);
+          else
+            pol_killed (c, t, "policy");
+        }
+      else if (t && task_active (t) && k->kind == CALL_PKILL && res->status == 404)
+        pol_killed (c, t, "policy");
+      else if (t && res->status >= 400)
+        ebb_log_warn ("agent %s: %s: %ld %s", c->nodes[k->node]->name, k->path, res->status,
+                      res->body ? res->body : "");
+    }
   else if (k->kind == CALL_KILL)
     {
       ebb_ctl_task *t = call_task (k);
@@ -368,12 +406,53 @@ send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int node, c
 {
   call *k = call_new (c, kind, t, generation, node);
   cleanup_free char *id = task_agent_id (t->job->id, t->idx, generation);
-  k->path = ebb_xasprintf ("/v1/tasks/%s?request_id=%s-%s", id, id, kind == CALL_KILL ? "K" : "F");
+  /* The request id names the generation and the attempt's purpose: a retry repeats it. */
+  k->path = ebb_xasprintf ("/v1/tasks/%s?request_id=%s-%s%u", id, id,
+                           kind == CALL_FORGET ? "F" : "K", t->suspensions);
+  call_start (k);
+}
+
+/* POST /v1/tasks/ID/suspend (graceful: one step of amount) or /resume. */
+static void
+send_op (ebb_ctl *c, ebb_ctl_task *t, call_kind kind, bool graceful, ebb_pol_res amount)
+{
+  call *k = call_new (c, kind, t, t->generation, t->node);
+  cleanup_free char *id = task_agent_id (t->job->id, t->idx, t->generation);
+  json_object *b = json_object_new_object ();
+  if (kind == CALL_SUSPEND)
+    {
+      ebb_json_add_string (b, "mode", graceful ? "graceful" : "immediate");
+      if (graceful && amount.cpu_millis > 0)
+        ebb_json_add_uint64 (b, "cpu_millis", (uint64_t)amount.cpu_millis);
+      if (graceful && amount.memory_bytes > 0)
+        ebb_json_add_uint64 (b, "memory_bytes", (uint64_t)amount.memory_bytes);
+    }
+  /* One request id per operation of this generation: the n-th suspend, the n-th resume. */
+  t->attempts++;
+  cleanup_free char *rid
+      = ebb_xasprintf ("%s-%s%u", id, kind == CALL_SUSPEND ? "S" : "R", t->attempts);
+  ebb_json_add_string (b, "request_id", rid);
+  ebb_json_add_uint64 (b, "generation", t->generation);
+  k->amount = amount;
+  k->body = b;
+  k->path = ebb_xasprintf ("/v1/tasks/%s/%s", id, kind == CALL_SUSPEND ? "suspend" : "resume");
   call_start (k);
 }
 
 static void
-send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long)
+send_suspend (ebb_ctl *c, ebb_ctl_task *t, bool graceful, ebb_pol_res amount)
+{
+  send_op (c, t, CALL_SUSPEND, graceful, amount);
+}
+
+static void
+send_resume (ebb_ctl *c, ebb_ctl_task *t)
+{
+  send_op (c, t, CALL_RESUME, false, (ebb_pol_res){ 0, 0 });
+}
+
+static void
+send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_millis, uint64_t memory_bytes)
 {
   call *k = call_new (c, CALL_LAUNCH, t, t->generation, t->node);
   cleanup_free char *id = task_agent_id (t->job->id, t->idx, t->generation);
@@ -383,6 +462,8 @@ send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long)
   {
     json_object_object_add (b, key, json_object_get (val));
   }
+  ebb_json_add_uint64 (b, "cpu_millis", cpu_millis);
+  ebb_json_add_uint64 (b, "memory_bytes", memory_bytes);
   cleanup_free char *job = ebb_xasprintf ("j%" PRIu64, t->job->id);
   ebb_json_add_string (b, "job", job);
   ebb_json_add_string (b, "class", is_long ? "long" : "short");
@@ -408,36 +489,46 @@ pev_push (ebb_ctl *c, uint32_t kind, uint32_t node, uint32_t job, uint32_t arg)
 }
 
 static ebb_ctl_task *
-pjob_pop (ebb_ctl_pjob *pj)
+pjob_task (ebb_ctl *c, uint32_t pj, uint32_t k)
 {
-  ebb_ctl_task *t;
-  while ((t = pj->head))
-    {
-      pj->head = t->next_pending;
-      if (!pj->head)
-        pj->tail = NULL;
-      t->next_pending = NULL;
-      if (t->state == TASK_PENDING && !t->kill_wanted)
-        return t;
-    }
-  return NULL;
+  if (pj >= c->n_pjobs || k >= c->pjobs[pj].n)
+    return NULL;
+  return c->pjobs[pj].tasks[k];
 }
 
-/* LAUNCH of a task of policy job pj on slot. */
+/* The task left the policy's view (ended, killed, or queued again elsewhere). */
 static void
-act_launch (ebb_ctl *c, uint32_t slot, uint32_t pj)
+unplace (ebb_ctl *c, ebb_ctl_task *t)
+{
+  if (t->slot == EBB_POL_NONE)
+    return;
+  if (!c->res_mode && t->slot < c->n_slots && c->slots[t->slot].task == t)
+    c->slots[t->slot].task = NULL;
+  t->slot = EBB_POL_NONE;
+  if (c->n_placed)
+    c->n_placed--;
+}
+
+/* LAUNCH of task k of policy job pj on policy node `slot` with `amount` (resource mode). */
+static void
+act_launch (ebb_ctl *c, uint32_t slot, uint32_t pj, uint32_t k, ebb_pol_res amount)
 {
   ebb_ctl_slot *s = &c->slots[slot];
-  ebb_ctl_task *t = pjob_pop (&c->pjobs[pj]);
-  if (!t)
+  ebb_ctl_task *t = pjob_task (c, pj, k);
+  if (!t || t->state != TASK_PENDING || t->kill_wanted)
     {
       /* Killed meanwhile: the slot is free again, as if the task had ended at once. */
       if (!s->ghost)
-        pev_push (c, PEV_FINISH, slot, pj, 0);
+        pev_push (c, PEV_FINISH, slot, pj, k);
       return;
     }
   if (s->ghost || c->nodes[s->node]->state != NODE_READY)
     {
+      if (c->res_mode)
+        {
+          pev_push (c, PEV_KILLED, slot, pj, k); /* back to the policy's queue */
+          return;
+        }
       s->ghost = true; /* stays busy for this policy instance */
       ebb_ctl_task *one[] = { t };
       requeue (c, one, 1, "slot's node not ready");
@@ -449,17 +540,119 @@ act_launch (ebb_ctl *c, uint32_t slot, uint32_t pj)
   t->node = s->node;
   t->slot = slot;
   t->pjob = pj;
+  t->pidx = k;
   t->attempts = 0;
-  s->task = t;
+  c->n_placed++;
+  if (!c->res_mode)
+    s->task = t;
   ebb_ctl_store_begin (c);
   ebb_ctl_store_task (c, t);
   ebb_ctl_store_decision (c, "launch", t, t->node, t->job->id, c->cfg->policy);
   ebb_ctl_store_commit (c);
   ebb_ctl_job_update (c, t->job);
   c->m.launches++;
-  send_launch (c, t, c->pjobs_pol[pj].is_long);
+  if (t->job->cls == CLS_SHORT || !c->pjobs_pol[pj].is_long)
+    c->last_short_job = t->job->id;
+  uint64_t cpu = c->res_mode && amount.cpu_millis > 0 ? (uint64_t)amount.cpu_millis : t->cpu_millis;
+  uint64_t mem
+      = c->res_mode && amount.memory_bytes > 0 ? (uint64_t)amount.memory_bytes : t->memory_bytes;
+  send_launch (c, t, c->pjobs_pol[pj].is_long, cpu, mem);
   c->m.decision_usec_sum += ebb_now_usec () - t0;
   c->m.decisions_timed++;
+}
+
+/* SUSPEND, RESUME and KILL (resource mode): committed, then sent. */
+static void
+act_preempt (ebb_ctl *c, const ebb_pol_action *a)
+{
+  ebb_ctl_task *t = pjob_task (c, a->job, a->arg);
+  if (!t || !task_active (t) || t->slot != a->node)
+    return;
+  const char *kind = a->kind == EBB_POL_ACT_SUSPEND  ? "suspend"
+                     : a->kind == EBB_POL_ACT_RESUME ? "resume"
+                                                     : "kill";
+  char reason[96];
+  snprintf (reason, sizeof reason, "%s: %s", c->cfg->policy,
+            a->kind != EBB_POL_ACT_SUSPEND        ? "room again"
+            : a->mode == EBB_POL_SUSPEND_GRACEFUL ? "graceful step for a short job"
+                                                  : "immediate for a short job");
+  ebb_ctl_store_begin (c);
+  ebb_ctl_store_decision (c, kind, t, t->node,
+                          a->kind == EBB_POL_ACT_RESUME ? t->job->id : c->last_short_job, reason);
+  ebb_ctl_store_commit (c);
+  if (a->kind == EBB_POL_ACT_SUSPEND)
+    {
+      c->m.suspends++;
+      send_suspend (c, t, a->mode == EBB_POL_SUSPEND_GRACEFUL, a->amount);
+    }
+  else if (a->kind == EBB_POL_ACT_RESUME)
+    {
+      c->m.resumes++;
+      send_resume (c, t);
+    }
+  else
+    {
+      c->m.kills++;
+      t->pkill = true;
+      send_delete (c, t, t->generation, t->node, CALL_PKILL);
+    }
+}
+
+static void
+act_fail (ebb_ctl *c, uint32_t pj)
+{
+  if (pj >= c->n_pjobs)
+    return;
+  for (uint32_t k = 0; k < c->pjobs[pj].n; k++)
+    {
+      ebb_ctl_task *t = c->pjobs[pj].tasks[k];
+      if (t->state == TASK_PENDING)
+        {
+          t->state = TASK_FAILED;
+          t->finished_at = ebb_ctl_now ();
+          ebb_ctl_store_task (c, t);
+        }
+    }
+  ebb_ctl_job_update (c, c->pjobs[pj].job);
+}
+
+static void
+run_action (ebb_ctl *c, const ebb_pol_action *a)
+{
+  switch (a->kind)
+    {
+    case EBB_POL_ACT_LAUNCH:
+      act_launch (c, a->node, a->job, a->arg, a->amount);
+      break;
+    case EBB_POL_ACT_PROBE:
+    case EBB_POL_ACT_WAKE:
+      pev_push (c, a->kind, a->node, a->job, a->arg);
+      break;
+    case EBB_POL_ACT_SUSPEND:
+    case EBB_POL_ACT_RESUME:
+    case EBB_POL_ACT_KILL:
+      act_preempt (c, a);
+      break;
+    case EBB_POL_ACT_FAIL:
+      act_fail (c, a->job);
+      break;
+    default:
+      break; /* informational */
+    }
+}
+
+static void
+run_event (ebb_ctl *c, const ebb_ctl_pevent *e)
+{
+  double now = pol_now ();
+  if (e->kind == EBB_POL_ACT_PROBE)
+    ebb_pol_probe_arrived (c->pol, now, e->node, e->arg);
+  else if (e->kind == EBB_POL_ACT_WAKE)
+    ebb_pol_node_wake (c->pol, now, e->node);
+  else if (e->kind == PEV_FINISH)
+    ebb_pol_task_finished (c->pol, now, e->node, e->job, e->arg);
+  else if (e->kind == PEV_KILLED)
+    ebb_pol_task_killed (c->pol, now, e->node, e->job, e->arg);
 }
 
 /* Runs the policy's actions and the events they cause until nothing is left. Re-entrant
@@ -483,12 +676,7 @@ drain (ebb_ctl *c)
           memmove (c->pol->acts, c->pol->acts + m, (n - m) * sizeof *buf);
           c->pol->nacts = n - m;
           for (size_t i = 0; i < m; i++)
-            {
-              if (buf[i].kind == EBB_POL_ACT_LAUNCH)
-                act_launch (c, buf[i].node, buf[i].job);
-              else if (buf[i].kind == EBB_POL_ACT_PROBE || buf[i].kind == EBB_POL_ACT_WAKE)
-                pev_push (c, buf[i].kind, buf[i].node, buf[i].job, buf[i].arg);
-            }
+            run_action (c, &buf[i]);
           continue;
         }
       if (c->n_pev == 0)
@@ -496,12 +684,7 @@ drain (ebb_ctl *c)
       ebb_ctl_pevent e = c->pev[0];
       memmove (c->pev, c->pev + 1, (c->n_pev - 1) * sizeof *c->pev);
       c->n_pev--;
-      if (e.kind == EBB_POL_ACT_PROBE)
-        ebb_pol_probe_arrived (c->pol, pol_now (), e.node, e.arg);
-      else if (e.kind == EBB_POL_ACT_WAKE)
-        ebb_pol_node_wake (c->pol, pol_now (), e.node);
-      else if (e.kind == PEV_FINISH)
-        ebb_pol_task_finished (c->pol, pol_now (), e.node, e.job);
+      run_event (c, &e);
     }
   c->in_drain = false;
 }
@@ -522,30 +705,32 @@ queue_tasks (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
   uint32_t id = c->n_pjobs++;
   ebb_ctl_pjob *pj = &c->pjobs[id];
   pj->job = j;
-  pj->head = pj->tail = NULL;
+  pj->n = (uint32_t)n;
+  pj->tasks = ebb_xmalloc (n * sizeof *pj->tasks);
+  ebb_pol_res demand = { 0, 0 };
   for (size_t i = 0; i < n; i++)
     {
-      ts[i]->next_pending = NULL;
+      pj->tasks[i] = ts[i];
       ts[i]->pjob = id;
-      if (pj->tail)
-        pj->tail->next_pending = ts[i];
-      else
-        pj->head = ts[i];
-      pj->tail = ts[i];
+      ts[i]->pidx = (uint32_t)i;
+      /* One demand per policy job: the largest of its tasks. */
+      if ((int64_t)ts[i]->cpu_millis > demand.cpu_millis)
+        demand.cpu_millis = (int64_t)ts[i]->cpu_millis;
+      if ((int64_t)ts[i]->memory_bytes > demand.memory_bytes)
+        demand.memory_bytes = (int64_t)ts[i]->memory_bytes;
     }
   ebb_pol_job *pol = &c->pjobs_pol[id];
   memset (pol, 0, sizeof *pol);
-  double cut = c->params.cutoff_sec;
-  double est = j->est_task_sec;
-  /* The class given at submission wins over the estimate: the policy classifies by it. */
-  if (j->cls == CLS_LONG && isfinite (cut) && est < cut)
-    est = cut;
-  else if (j->cls == CLS_SHORT && isfinite (cut) && est >= cut)
-    est = cut / 2;
   pol->submit_sec = pol_now ();
-  pol->est_task_sec = est;
+  pol->est_task_sec = j->est_task_sec;
   pol->cancel_at_sec = INFINITY;
   pol->ntasks = (uint32_t)n;
+  pol->demand = demand;
+  pol->class_hint = j->cls == CLS_SHORT  ? EBB_POL_CLASS_SHORT
+                    : j->cls == CLS_LONG ? EBB_POL_CLASS_LONG
+                                         : EBB_POL_CLASS_BY_CUTOFF;
+  if (j->cls == CLS_SHORT)
+    c->last_short_job = j->id;
   ebb_pol_job_arrived (c->pol, pol_now (), id);
   drain (c);
 }
@@ -561,34 +746,26 @@ queue_pending_of (ebb_ctl *c, ebb_ctl_job *j)
   queue_tasks (c, j, ts, n);
 }
 
-/* Builds a new policy over the slots of the ready nodes; only while no slot is occupied. */
 static void
-rebuild (ebb_ctl *c)
+pjobs_clear (ebb_ctl *c)
 {
-  for (uint32_t i = 0; i < c->n_slots; i++)
-    if (c->slots[i].task)
-      return;
-  uint32_t n = 0;
-  for (size_t i = 0; i < c->n_nodes; i++)
-    if (c->nodes[i]->state == NODE_READY && c->nodes[i]->url)
-      n += c->nodes[i]->nslots;
-  c->rebuild_wanted = false;
-  ebb_pol_free (c->pol);
-  c->pol = NULL;
-  free (c->slots);
-  c->slots = NULL;
-  c->n_slots = 0;
+  for (uint32_t i = 0; i < c->n_pjobs; i++)
+    free (c->pjobs[i].tasks);
   c->n_pjobs = 0;
-  c->n_pev = 0;
-  if (n == 0)
-    return;
-  c->slots = ebb_xcalloc (n, sizeof *c->slots);
-  for (size_t i = 0; i < c->n_nodes; i++)
-    if (c->nodes[i]->state == NODE_READY && c->nodes[i]->url)
-      for (uint32_t k = 0; k < c->nodes[i]->nslots; k++)
-        c->slots[c->n_slots++].node = (int)i;
-  /* Tasks still running from before (a restart, a rebuild at a new node) hold a slot of
-   * their node that the policy does not know about: it gets it as a ghost. */
+}
+
+static bool
+usable (const ebb_ctl_node *n)
+{
+  return n->state == NODE_READY && n->url;
+}
+
+/* Tasks still running from before (a restart, a rebuild at a new node) hold capacity the
+ * new policy does not know about. Slot mode: a slot of their node, as a ghost. Resource
+ * mode: their node's capacity is lowered by what they hold. */
+static void
+hold_unplaced (ebb_ctl *c)
+{
   for (size_t i = 0; i < c->n_jobs; i++)
     for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
       {
@@ -596,16 +773,60 @@ rebuild (ebb_ctl *c)
         if (!task_active (t) || t->node < 0)
           continue;
         for (uint32_t s = 0; s < c->n_slots; s++)
-          if (c->slots[s].node == t->node && !c->slots[s].task)
-            {
-              c->slots[s].task = t;
-              c->slots[s].ghost = true;
-              t->slot = s;
-              break;
-            }
+          {
+            if (c->slots[s].node != t->node)
+              continue;
+            if (c->res_mode)
+              {
+                ebb_pol_res cap = c->pol->node_cap[s];
+                cap.cpu_millis -= (int64_t)t->cpu_millis;
+                cap.memory_bytes -= (int64_t)t->memory_bytes;
+                ebb_pol_node_capacity (c->pol, s, cap);
+                break;
+              }
+            if (!c->slots[s].task)
+              {
+                c->slots[s].task = t;
+                c->slots[s].ghost = true;
+                break;
+              }
+          }
       }
+}
+
+/* Builds a new policy over the ready nodes; only while no task is placed by the old one. */
+static void
+rebuild (ebb_ctl *c)
+{
+  if (c->n_placed > 0)
+    return;
+  uint32_t n = 0;
+  for (size_t i = 0; i < c->n_nodes; i++)
+    if (usable (c->nodes[i]))
+      n += c->res_mode ? 1 : c->nodes[i]->nslots;
+  c->rebuild_wanted = false;
+  ebb_pol_free (c->pol);
+  c->pol = NULL;
+  free (c->slots);
+  c->slots = NULL;
+  c->n_slots = 0;
+  pjobs_clear (c);
+  c->n_pev = 0;
+  for (size_t i = 0; i < c->n_jobs; i++)
+    for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
+      c->jobs[i]->tasks[k].slot = EBB_POL_NONE;
+  if (n == 0)
+    return;
+  c->slots = ebb_xcalloc (n, sizeof *c->slots);
   ebb_pol_params p = c->params;
   p.nnodes = n;
+  for (size_t i = 0; i < c->n_nodes; i++)
+    if (usable (c->nodes[i]))
+      for (uint32_t k = 0; k < (c->res_mode ? 1 : c->nodes[i]->nslots); k++)
+        c->slots[c->n_slots++].node = (int)i;
+  if (c->res_mode)
+    p.node_cap = (ebb_pol_res){ (int64_t)c->nodes[c->slots[0].node]->cap_cpu_millis,
+                                (int64_t)c->nodes[c->slots[0].node]->cap_memory_bytes };
   if (!c->pjobs_pol)
     {
       c->cap_pjobs = 256;
@@ -616,10 +837,17 @@ rebuild (ebb_ctl *c)
   c->pol = ebb_pol_new (c->cfg->policy, &p, c->pjobs_pol, &err);
   if (!c->pol)
     {
-      ebb_log_err ("policy %s over %u slots: %s", c->cfg->policy, n, ebb_error_msg (&err));
+      ebb_log_err ("policy %s over %u nodes: %s", c->cfg->policy, n, ebb_error_msg (&err));
       return;
     }
-  ebb_log_notice ("policy %s over %u slots of %zu nodes", c->cfg->policy, n, c->n_nodes);
+  for (uint32_t s = 0; c->res_mode && s < c->n_slots; s++)
+    ebb_pol_node_capacity (c->pol, s,
+                           (ebb_pol_res){ (int64_t)c->nodes[c->slots[s].node]->cap_cpu_millis,
+                                          (int64_t)c->nodes[c->slots[s].node]->cap_memory_bytes });
+  hold_unplaced (c);
+  c->last_pol_tick = pol_now ();
+  ebb_log_notice ("policy %s over %u %s of %zu nodes", c->cfg->policy, n,
+                  c->res_mode ? "nodes (resources)" : "slots", c->n_nodes);
   for (size_t i = 0; i < c->n_jobs; i++)
     queue_pending_of (c, c->jobs[i]);
 }
@@ -642,28 +870,30 @@ finish_task (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state s, const char *why)
   t->state = s;
   t->finished_at = ebb_ctl_now ();
   uint32_t slot = t->slot;
-  t->slot = EBB_POL_NONE;
+  bool ghost = slot != EBB_POL_NONE && slot < c->n_slots && c->slots[slot].ghost;
+  bool placed = slot != EBB_POL_NONE && t->pjob < c->n_pjobs;
+  unplace (c, t);
   ebb_ctl_store_task (c, t);
   ebb_log_info ("task %" PRIu64 "-%u: %s (%s)", t->job->id, t->idx, ebb_ctl_task_state_name (s),
                 why);
   if (s == TASK_EXITED || s == TASK_FAILED)
     if (node >= 0 && c->nodes[node]->state != NODE_LOST)
       send_delete (c, t, t->generation, node, CALL_FORGET);
-  if (slot != EBB_POL_NONE && slot < c->n_slots && c->slots[slot].task == t)
+  if (placed && c->pol && (c->res_mode || !ghost))
     {
-      c->slots[slot].task = NULL;
-      if (!c->slots[slot].ghost && c->pol)
-        {
-          ebb_pol_task_finished (c->pol, pol_now (), slot, t->pjob);
-          drain (c);
-        }
+      if (s == TASK_KILLED && c->res_mode)
+        ebb_pol_task_killed (c->pol, pol_now (), slot, t->pjob, t->pidx);
+      else
+        ebb_pol_task_finished (c->pol, pol_now (), slot, t->pjob, t->pidx);
+      drain (c);
     }
   ebb_ctl_job_update (c, t->job);
   if (c->rebuild_wanted)
     rebuild (c);
 }
 
-/* Tasks that lost their node go back to the queue (counted as killed) with a new pjob. */
+/* Slot mode: tasks that lost their node go back to the queue (counted as killed) as a new
+ * policy job. */
 static void
 requeue (ebb_ctl *c, ebb_ctl_task **ts, size_t n, const char *why)
 {
@@ -675,18 +905,78 @@ requeue (ebb_ctl *c, ebb_ctl_task **ts, size_t n, const char *why)
           ebb_ctl_store_decision (c, "kill", t, t->node, t->job->id, why);
           c->m.tasks_lost++;
         }
-      if (t->slot != EBB_POL_NONE && t->slot < c->n_slots && c->slots[t->slot].task == t)
-        {
-          c->slots[t->slot].task = NULL;
-          c->slots[t->slot].ghost = true;
-        }
-      t->slot = EBB_POL_NONE;
+      if (t->slot != EBB_POL_NONE && t->slot < c->n_slots)
+        c->slots[t->slot].ghost = true;
+      unplace (c, t);
       t->state = TASK_PENDING;
       t->node = -1;
       ebb_ctl_store_task (c, t);
     }
   if (n && !ts[0]->kill_wanted)
     queue_tasks (c, ts[0]->job, ts, n);
+}
+
+/* Resource mode: a task that is gone (node lost, killed by the policy) goes back to the
+ * policy, which queues it again (counted as a kill). */
+static void
+pol_killed (ebb_ctl *c, ebb_ctl_task *t, const char *why)
+{
+  uint32_t slot = t->slot, pj = t->pjob, k = t->pidx;
+  bool placed = slot != EBB_POL_NONE && pj < c->n_pjobs;
+  t->pkill = false;
+  if (task_active (t) && strcmp (why, "policy") != 0)
+    {
+      ebb_ctl_store_decision (c, "kill", t, t->node, t->job->id, why);
+      c->m.tasks_lost++;
+    }
+  unplace (c, t);
+  t->state = TASK_PENDING;
+  t->node = -1;
+  ebb_ctl_store_task (c, t);
+  if (placed && c->pol)
+    {
+      ebb_pol_task_killed (c->pol, pol_now (), slot, pj, k);
+      drain (c);
+    }
+  else if (!placed)
+    {
+      ebb_ctl_task *one[] = { t };
+      queue_tasks (c, t->job, one, 1);
+    }
+  ebb_ctl_job_update (c, t->job);
+}
+
+/* A SUSPEND went through: the policy learns what is free (the limits the agent applied;
+ * memory above the limit is the kernel's to reclaim, the policy trusts the new limit). */
+static void
+pol_reclaimed (ebb_ctl *c, ebb_ctl_task *t, ebb_pol_res freed)
+{
+  if (t->state != TASK_SUSPENDED)
+    t->suspensions++;
+  t->state = TASK_SUSPENDED;
+  ebb_ctl_store_task (c, t);
+  if (c->pol && c->res_mode && t->slot != EBB_POL_NONE && t->pjob < c->n_pjobs)
+    {
+      ebb_pol_task *pt = &c->pjobs_pol[t->pjob].tasks[t->pidx];
+      if (freed.cpu_millis == 0 && freed.memory_bytes == 0)
+        freed = pt->pending; /* immediate: everything above the footprint */
+      ebb_pol_task_reclaimed (c->pol, pol_now (), t->slot, t->pjob, t->pidx, freed, 1);
+      drain (c);
+    }
+  ebb_ctl_job_update (c, t->job);
+}
+
+static void
+pol_resumed (ebb_ctl *c, ebb_ctl_task *t)
+{
+  t->state = TASK_RUNNING;
+  ebb_ctl_store_task (c, t);
+  if (c->pol && c->res_mode && t->slot != EBB_POL_NONE && t->pjob < c->n_pjobs)
+    {
+      ebb_pol_task_resumed (c->pol, pol_now (), t->slot, t->pjob, t->pidx);
+      drain (c);
+    }
+  ebb_ctl_job_update (c, t->job);
 }
 
 /* See ctl.h. */
@@ -717,6 +1007,17 @@ ebb_ctl_kill_job (ebb_ctl *c, ebb_ctl_job *j)
 /* --- Nodes */
 
 static void
+set_res_capacity (ebb_ctl *c, int idx, bool zero)
+{
+  for (uint32_t s = 0; c->res_mode && c->pol && s < c->n_slots; s++)
+    if (c->slots[s].node == idx)
+      ebb_pol_node_capacity (c->pol, s,
+                             zero ? (ebb_pol_res){ 0, 0 }
+                                  : (ebb_pol_res){ (int64_t)c->nodes[idx]->cap_cpu_millis,
+                                                   (int64_t)c->nodes[idx]->cap_memory_bytes });
+}
+
+static void
 lose_node (ebb_ctl *c, int idx, const char *why)
 {
   ebb_ctl_node *n = c->nodes[idx];
@@ -727,6 +1028,7 @@ lose_node (ebb_ctl *c, int idx, const char *why)
   for (uint32_t s = 0; s < c->n_slots; s++)
     if (c->slots[s].node == idx)
       c->slots[s].ghost = true;
+  set_res_capacity (c, idx, true);
   c->rebuild_wanted = true;
   for (size_t i = 0; i < c->n_jobs; i++)
     {
@@ -740,6 +1042,8 @@ lose_node (ebb_ctl *c, int idx, const char *why)
               ts = ebb_xmalloc (sizeof *ts * j->ntasks);
             if (j->tasks[t].kill_wanted)
               finish_task (c, &j->tasks[t], TASK_KILLED, "node lost");
+            else if (c->res_mode)
+              pol_killed (c, &j->tasks[t], "node lost");
             else
               ts[k++] = &j->tasks[t];
           }
@@ -759,10 +1063,11 @@ ebb_ctl_node_drain (ebb_ctl *c, int idx, bool drain_it)
     return;
   n->state = drain_it ? NODE_DRAINING : NODE_READY;
   ebb_ctl_store_node (c, n);
-  if (drain_it)
+  if (drain_it && !c->res_mode)
     for (uint32_t s = 0; s < c->n_slots; s++)
       if (c->slots[s].node == idx)
         c->slots[s].ghost = true;
+  set_res_capacity (c, idx, drain_it);
   c->rebuild_wanted = true;
   rebuild (c);
 }
@@ -823,6 +1128,13 @@ hb_task (ebb_ctl *c, int node, json_object *o, uint64_t *seen_job, uint32_t *see
   int64_t status = 0;
   bool has_exit;
   ebb_ctl_task_state s = agent_state (st, o, &status, &has_exit);
+  if ((s == TASK_EXITED || s == TASK_FAILED) && t->pkill)
+    {
+      /* The policy's KILL: the task runs again from its queue (its progress is lost). */
+      send_delete (c, t, t->generation, node, CALL_FORGET);
+      pol_killed (c, t, "policy");
+      return;
+    }
   if (s == TASK_EXITED || s == TASK_FAILED)
     {
       t->exit_status = status;
@@ -970,9 +1282,11 @@ ebb_ctl_sched_tick (ebb_ctl *c)
     }
   if (c->rebuild_wanted || !c->pol)
     rebuild (c);
-  if (c->pol)
+  double tick = c->pol ? c->pol->params.tick_sec : 0;
+  if (c->pol && (tick <= 0 || pol_now () - c->last_pol_tick >= tick))
     {
-      ebb_pol_tick (c->pol, pol_now ());
+      c->last_pol_tick = pol_now ();
+      ebb_pol_tick (c->pol, c->last_pol_tick);
       drain (c);
     }
 }
@@ -987,7 +1301,7 @@ ebb_ctl_sched_resume_starting (ebb_ctl *c)
       {
         ebb_ctl_task *t = &c->jobs[i]->tasks[k];
         if (t->state == TASK_STARTING && t->node >= 0)
-          send_launch (c, t, c->jobs[i]->cls == CLS_LONG);
+          send_launch (c, t, c->jobs[i]->cls == CLS_LONG, t->cpu_millis, t->memory_bytes);
         else if (t->kill_wanted && task_active (t) && t->node >= 0)
           send_delete (c, t, t->generation, t->node, CALL_KILL);
       }
@@ -999,6 +1313,7 @@ ebb_ctl_sched_free (ebb_ctl *c)
 {
   ebb_pol_free (c->pol);
   free (c->slots);
+  pjobs_clear (c);
   free (c->pjobs);
   free (c->pjobs_pol);
   free (c->pev);

@@ -15,7 +15,13 @@ typedef struct ebb_sim_config
   const char *policy;
   ebb_pol_params pol;
   double util_interval_sec; /* utilization snapshot period (Hawk: 100 s); 0: none */
+  /* Resource mode (policies with needs_resources): preemption costs. */
+  double reclaim_sec_per_gib; /* memory freed by a SUSPEND (BIG-C: 3 s per GiB) */
+  double resume_sec_per_gib;  /* memory reloaded by a RESUME (BIG-C: 3 s per GiB) */
 } ebb_sim_config;
+
+/* Fills the resource-mode costs with BIG-C's figures (3 s/GiB each way). */
+void ebb_sim_config_costs_bigc (ebb_sim_config *cfg);
 
 typedef struct ebb_sim_result
 {
@@ -32,6 +38,10 @@ typedef struct ebb_sim_result
   uint32_t nutil, util_cap;
   ebb_pol_stats pol;
   double wall_seconds;
+  /* Resource mode. */
+  int resources;
+  uint8_t *failed;          /* per job: 1 when the policy failed it (kill attempts) */
+  double util_above_80_sec; /* time with dominant-share utilization above 80% */
 } ebb_sim_result;
 
 /* Runs the trace through the policy. Returns 0 and fills *res (free it with

@@ -9,7 +9,7 @@ sim_libebb_sim_a_SOURCES = \
 
 bin_PROGRAMS += sim/ebb-sim
 sim_ebb_sim_SOURCES = sim/main.c
-sim_ebb_sim_LDADD = sim/libebb-sim.a $(EBB_POLICY_LIBS)
+sim_ebb_sim_LDADD = sim/libebb-sim.a $(EBB_POLICY_LIBS) $(JSONC_LIBS)
 dist_man_MANS += man/ebb-sim.1
 
 sim_tests = tests/test-sim-mechanisms tests/test-sim-trace
