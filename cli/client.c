@@ -167,7 +167,9 @@ ebbctl_cell (json_object *obj, const char *key, char *buf, size_t size)
     case json_type_boolean:
       return json_object_get_boolean (v) ? "yes" : "no";
     default:
-      snprintf (buf, size, "%s", json_object_to_json_string_ext (v, JSON_C_TO_STRING_PLAIN));
+      snprintf (buf, size, "%s",
+                json_object_to_json_string_ext (v, JSON_C_TO_STRING_PLAIN
+                                                       | JSON_C_TO_STRING_NOSLASHESCAPE));
       return buf;
     }
 }

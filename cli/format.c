@@ -195,7 +195,8 @@ print_scalar_line (FILE *out, const char *key, json_object *v)
           json_object *e = json_object_array_get_idx (v, i);
           const char *s = json_object_is_type (e, json_type_string)
                               ? json_object_get_string (e)
-                              : json_object_to_json_string_ext (e, JSON_C_TO_STRING_PLAIN);
+                              : json_object_to_json_string_ext (
+                                  e, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
           char *next = ebb_xasprintf ("%s%s%s", joined, i ? " " : "", s);
           free (joined);
           joined = next;
@@ -210,7 +211,9 @@ print_scalar_line (FILE *out, const char *key, json_object *v)
   else if (json_object_is_type (v, json_type_string))
     snprintf (buf, sizeof buf, "%s", json_object_get_string (v));
   else
-    snprintf (buf, sizeof buf, "%s", json_object_to_json_string_ext (v, JSON_C_TO_STRING_PLAIN));
+    snprintf (buf, sizeof buf, "%s",
+              json_object_to_json_string_ext (v, JSON_C_TO_STRING_PLAIN
+                                                     | JSON_C_TO_STRING_NOSLASHESCAPE));
   for (char *p = buf; *p; p++)
     if ((unsigned char)*p < 0x20 || *p == 0x7f)
       *p = '?';
