@@ -12,17 +12,20 @@ contrib/systemd/ebb-agent-delegated: $(srcdir)/contrib/systemd/ebb-agent-delegat
 	$(AM_V_GEN)mkdir -p $(@D) && $(EBB_SUBST) $(srcdir)/$@.in > $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 contrib/ebb/agent.conf.example: $(srcdir)/contrib/ebb/agent.conf.in Makefile
 	$(AM_V_GEN)mkdir -p $(@D) && $(EBB_SUBST) $(srcdir)/contrib/ebb/agent.conf.in > $@.tmp && mv $@.tmp $@
+contrib/ebb/controller.conf.example: $(srcdir)/contrib/ebb/controller.conf.in Makefile
+	$(AM_V_GEN)mkdir -p $(@D) && $(EBB_SUBST) $(srcdir)/contrib/ebb/controller.conf.in > $@.tmp && \
+	  mv $@.tmp $@
 
 systemdsystemunit_DATA = contrib/systemd/ebb-agent.service
 ebblibexecdir = $(libexecdir)/ebb
 ebblibexec_SCRIPTS = contrib/systemd/ebb-agent-delegated
 ebbconfdir = $(sysconfdir)/ebb
-ebbconf_DATA = contrib/ebb/agent.conf.example
+ebbconf_DATA = contrib/ebb/agent.conf.example contrib/ebb/controller.conf.example
 bashcompletion_DATA = contrib/bash-completion/ebb-agent contrib/bash-completion/ebb-sim \
 	contrib/bash-completion/ebb-controller
 CLEANFILES += $(systemdsystemunit_DATA) $(ebblibexec_SCRIPTS) $(ebbconf_DATA)
 EXTRA_DIST += contrib/systemd/ebb-agent.service.in contrib/systemd/ebb-agent-delegated.in \
-	contrib/ebb/agent.conf.in $(bashcompletion_DATA)
+	contrib/ebb/agent.conf.in contrib/ebb/controller.conf.in $(bashcompletion_DATA)
 
 # The controller's unit is kept as a plain file (contrib/systemd/ebb-controller.service, with
 # Debian's paths); installed with this configure's paths instead, and without an explicit

@@ -28,7 +28,7 @@ for f in "$sbindir/ebb-agent" "$sbindir/ebb-controller" "$(var bindir)/ebb-sim" 
 done
 for f in "$mandir/man8/ebb-agent.8" "$mandir/man1/ebb-sim.1" "$mandir/man5/ebb.conf.5" \
   "$mandir/man8/ebb-controller.8" "$unitdir/ebb-agent.service" "$unitdir/ebb-controller.service" \
-  "$sysconfdir/ebb/agent.conf.example" \
+  "$sysconfdir/ebb/agent.conf.example" "$sysconfdir/ebb/controller.conf.example" \
   "$compdir/ebb-agent" "$compdir/ebb-sim" "$compdir/ebb-controller"; do
   [ -s "$stage$f" ] || fail "$f not installed"
 done
@@ -49,6 +49,17 @@ if [ "$prefix" != /usr ]; then
 fi
 grep -q "^state_dir = $localstatedir/lib/ebb/agent" "$stage$sysconfdir/ebb/agent.conf.example" ||
   fail "example state_dir is not under $localstatedir"
+# Every installed example loads in its own program: with a broken line appended, the program
+# stops at that line (and not before: every line of the example was accepted).
+for p in ebb-agent ebb-controller; do
+  ex=$stage$sysconfdir/ebb/${p#ebb-}.conf.example
+  [ -s "$ex" ] || fail "no $ex"
+  n=$(($(wc -l <"$ex") + 1))
+  { cat "$ex"; echo "= broken"; } >"$stage/probe.conf"
+  out=$("$stage$sbindir/$p" --config "$stage/probe.conf" 2>&1 </dev/null) || true
+  case $out in *"probe.conf:$n:"*) ;; *) fail "$p does not load ${ex#$stage}: $out" ;; esac
+  rm -f "$stage/probe.conf"
+done
 # The agent reads its default config from the configured sysconfdir.
 "$stage$sbindir/ebb-agent" --help | grep -q -- "--config FILE .*(default $sysconfdir/ebb/agent.conf)" ||
   fail "ebb-agent --help: default config is not $sysconfdir/ebb/agent.conf"
