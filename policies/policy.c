@@ -171,25 +171,44 @@ ebb_pol_set_jobs (ebb_pol *p, ebb_pol_job *jobs)
   p->jobs = jobs;
 }
 
+static void
+acts_grow (ebb_pol *p)
+{
+  p->acts_cap *= 2;
+  p->acts = ebb_xrealloc (p->acts, sizeof *p->acts * p->acts_cap);
+}
+
+/* Inlined in the hot paths (bind_task, probes): one store of the action. */
+static inline void
+emit (ebb_pol *p, uint32_t kind, uint32_t node, uint32_t job, uint32_t arg, double delay_sec)
+{
+  if (__builtin_expect (p->nacts == p->acts_cap, 0))
+    acts_grow (p);
+  /* Field by field: mode and amount are left for emit_res (resource actions), so the
+   * slot policies' actions cost one 24-byte store, as before the resource model. */
+  ebb_pol_action *x = &p->acts[p->nacts++];
+  x->delay_sec = delay_sec;
+  x->kind = kind;
+  x->node = node;
+  x->job = job;
+  x->arg = arg;
+}
+
 void
 ebb_pol_emit (ebb_pol *p, uint32_t kind, uint32_t node, uint32_t job, uint32_t arg,
               double delay_sec)
 {
-  if (p->nacts == p->acts_cap)
-    {
-      p->acts_cap *= 2;
-      p->acts = ebb_xrealloc (p->acts, sizeof *p->acts * p->acts_cap);
-    }
-  p->acts[p->nacts++] = (ebb_pol_action){
-    .delay_sec = delay_sec, .kind = kind, .node = node, .job = job, .arg = arg
-  };
+  emit (p, kind, node, job, arg, delay_sec);
 }
 
 static ebb_pol_action *
 emit_res (ebb_pol *p, uint32_t kind, uint32_t node, uint32_t job, uint32_t task, double delay_sec)
 {
   ebb_pol_emit (p, kind, node, job, task, delay_sec);
-  return &p->acts[p->nacts - 1];
+  ebb_pol_action *x = &p->acts[p->nacts - 1];
+  x->mode = 0;
+  x->amount = (ebb_pol_res){ 0, 0 };
+  return x;
 }
 
 /* Returns a probe index from the free list, growing the pool geometrically when empty. */
@@ -226,7 +245,7 @@ ebb_pol_send_probe (ebb_pol *p, uint32_t node, uint32_t job)
 {
   uint32_t id = probe_alloc (p, job);
   p->stats.probes_sent++;
-  ebb_pol_emit (p, EBB_POL_ACT_PROBE, node, job, id, p->params.net_delay_sec);
+  emit (p, EBB_POL_ACT_PROBE, node, job, id, p->params.net_delay_sec);
 }
 
 uint32_t
@@ -314,7 +333,7 @@ ebb_pol_bind_task (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, doub
     }
   if (p->ops->task_bound)
     p->ops->task_bound (p, now_sec, node, job);
-  ebb_pol_emit (p, EBB_POL_ACT_LAUNCH, node, job, task, delay_sec);
+  emit (p, EBB_POL_ACT_LAUNCH, node, job, task, delay_sec);
   return 0;
 }
 
@@ -543,7 +562,7 @@ ebb_pol_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, ui
     {
       j->failed = 1;
       p->stats.failed_jobs++;
-      ebb_pol_emit (p, EBB_POL_ACT_FAIL, EBB_POL_NONE, job, task, 0);
+      emit_res (p, EBB_POL_ACT_FAIL, EBB_POL_NONE, job, task, 0);
     }
   if (j->failed)
     t->state = EBB_POL_TASK_FAILED;

@@ -173,9 +173,13 @@ typedef struct ebb_pol_action
   uint32_t node;
   uint32_t job;
   uint32_t arg;
+  /* mode and amount are set for the resource actions only (LAUNCH in resource mode,
+   * SUSPEND, RESUME, KILL, FAIL); for the others (and every action in slot mode) they are
+   * unspecified: the slot policies' hot paths skip the stores. */
   uint32_t mode; /* SUSPEND: ebb_pol_suspend_mode */
   uint32_t pad;
-  ebb_pol_res amount; /* LAUNCH: allocation given; SUSPEND: amount to take */
+  ebb_pol_res amount; /* LAUNCH: allocation given; SUSPEND: amount to take; RESUME: amount
+                         given back */
 } ebb_pol_action;
 
 /* Parameters common to the policies; a policy ignores what it does not use. */
