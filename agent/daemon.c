@@ -95,11 +95,13 @@ ebb_agent_journal (ebb_agent *a, ebb_agent_task *t, ebb_error **err)
 {
   cleanup_error ebb_error *e = NULL;
   ebb_agent_task_touch (t);
-  if (ebb_agent_journal_write (a->tasks_fd, t, &e) < 0)
+  int r = ebb_agent_journal_write_sync (a->tasks_fd, t, a->syncer, &e);
+  if (r < 0)
     {
       ebb_agent_count_error (a, EBB_AGENT_ERR_JOURNAL);
       ebb_log_err ("journal %s: %s", t->id, ebb_error_msg (&e));
-      return ebb_error_set (err, ebb_error_code (&e), "journal: %s", ebb_error_msg (&e));
+      ebb_error_set (err, -r, "journal: %s", ebb_error_msg (&e));
+      return r;
     }
   return 0;
 }
@@ -152,7 +154,10 @@ on_refresh (sd_event_source *s, void *ud)
     {
       ebb_agent_task *t = a->tasks[a->refresh_cursor];
       if (t->state == EBB_AGENT_RUNNING || t->state == EBB_AGENT_SUSPENDED)
-        refresh_usage (a, t);
+        {
+          refresh_usage (a, t);
+          ebb_agent_rotate_log (a, t);
+        }
     }
   if (a->refresh_cursor >= a->n_tasks)
     sd_event_source_set_enabled (s, SD_EVENT_OFF);
@@ -267,6 +272,7 @@ ebb_agent_loop_sources_free (ebb_agent *a)
   a->pool_src = sd_event_source_disable_unref (a->pool_src);
   a->timer_src = sd_event_source_disable_unref (a->timer_src);
   a->refresh_src = sd_event_source_disable_unref (a->refresh_src);
+  a->push_src = sd_event_source_disable_unref (a->push_src);
   a->stop_timer = sd_event_source_disable_unref (a->stop_timer);
   for (size_t i = 0; i < EBB_ARRAY_SIZE (a->sig_src); i++)
     a->sig_src[i] = sd_event_source_disable_unref (a->sig_src[i]);

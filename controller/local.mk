@@ -1,1 +1,22 @@
-# ebb-controller: the cluster daemon (sd-event, libmicrohttpd, libcurl multi, SQLite).
+# ebb-controller: the cluster daemon (sd-event, libmicrohttpd, libcurl multi, SQLite). The
+# logic lives in controller/libebb-controller.a so tests can link it; main.c hands over.
+EBB_CTL_CFLAGS = $(AM_CFLAGS) $(LIBSYSTEMD_CFLAGS) $(LIBCURL_CFLAGS) $(JSONC_CFLAGS) \
+	$(LIBMHD_CFLAGS) $(SQLITE3_CFLAGS)
+EBB_CTL_LIBS = controller/libebb-controller.a policies/libebb-policy.a $(EBB_COMMON_LIBS) \
+	$(SQLITE3_LIBS)
+
+noinst_LIBRARIES += controller/libebb-controller.a
+controller_libebb_controller_a_SOURCES = controller/ctl.h \
+	controller/options.c controller/store.c controller/sched.c controller/api.c \
+	controller/daemon.c
+controller_libebb_controller_a_CFLAGS = $(EBB_CTL_CFLAGS)
+
+sbin_PROGRAMS += ebb-controller
+ebb_controller_SOURCES = controller/main.c
+ebb_controller_CFLAGS = $(EBB_CTL_CFLAGS)
+ebb_controller_LDADD = $(EBB_CTL_LIBS)
+
+# Integration tests: the real controller with real ebb-agents on real cgroups (root).
+controller_int_tests = tests/test-controller-basic.sh
+TESTS += $(controller_int_tests)
+EXTRA_DIST += $(controller_int_tests) tests/controller/lib.sh

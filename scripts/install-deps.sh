@@ -6,7 +6,7 @@ set -euo pipefail
 build=(build-essential autoconf automake libtool pkg-config autoconf-archive
        libsystemd-dev libcurl4-openssl-dev libjson-c-dev libmicrohttpd-dev
        libcunit1-dev libsqlite3-dev libcgroup-dev clang-format)
-tests=(curl cpio procps psmisc jq slowhttptest openssl)
+tests=(curl cpio procps psmisc jq valgrind passwd util-linux slowhttptest openssl)
 # libFuzzer targets (make fuzz): clang 14 and its fuzzer runtime.
 fuzz=(clang-14 libclang-rt-14-dev)
 vm=(qemu-system-x86 linux-image-amd64 busybox-static debootstrap)
