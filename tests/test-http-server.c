@@ -236,6 +236,7 @@ fixture_start (fixture *f, const char *const *listen, const char *token, size_t 
                                  .userdata = f,
                                  .bearer_token = token ? token : TEST_TOKEN,
                                  .max_body_bytes = max_body,
+                                 .conn_timeout_sec = fixture_extra.conn_timeout_sec,
                                  .unix_group = fixture_extra.unix_group,
                                  .header_timeout_sec = fixture_extra.header_timeout_sec,
                                  .max_connections = fixture_extra.max_connections,
@@ -1365,12 +1366,63 @@ test_client_token_policy (void)
   sd_event_unref (e);
 }
 
+/* Headers in: the idle timeout applies (a slow body is not cut at the header timeout); the
+ * request answered and the connection kept alive: back to the header timeout. */
+static void
+test_timeouts_follow_the_request (void)
+{
+  fixture f;
+  fixture_extra = (ebb_http_server_config){ .header_timeout_sec = 1, .conn_timeout_sec = 3 };
+  CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 0) == 0);
+  int port = ebb_http_server_port (f.server, 0);
+
+  int fd = idle_connect (port);
+  const char *head
+      = "POST /v1/tasks/a/suspend HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " TEST_TOKEN
+        "\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{\"a\":";
+  CU_ASSERT (send (fd, head, strlen (head), MSG_NOSIGNAL) == (ssize_t)strlen (head));
+  uint64_t t0 = ebb_now_usec ();
+  struct timeval tv = { .tv_sec = 1, .tv_usec = 800 * 1000 };
+  setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  char c;
+  CU_ASSERT (read (fd, &c, 1) < 0 && errno == EAGAIN); /* still open past 1 s */
+  tv = (struct timeval){ .tv_sec = 5 };
+  setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  CU_ASSERT (closed_by_server (fd));
+  uint64_t took = ebb_now_usec () - t0;
+  CU_ASSERT (took >= 2500 * 1000 && took < 4500 * 1000);
+  close (fd);
+
+  fd = idle_connect (port);
+  const char *get
+      = "GET /v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " TEST_TOKEN "\r\n\r\n";
+  CU_ASSERT (send (fd, get, strlen (get), MSG_NOSIGNAL) == (ssize_t)strlen (get));
+  char buf[4096];
+  ssize_t n = read (fd, buf, sizeof buf - 1);
+  CU_ASSERT_FATAL (n > 0);
+  buf[n] = '\0';
+  CU_ASSERT_EQUAL (raw_status (buf), 200);
+  t0 = ebb_now_usec ();
+  /* Drain what is left of the response, then the server must close within ~1 s. */
+  bool closed = false;
+  while ((n = read (fd, buf, sizeof buf)) > 0)
+    ;
+  closed = n == 0 || (n < 0 && errno == ECONNRESET);
+  CU_ASSERT (closed);
+  took = ebb_now_usec () - t0;
+  CU_ASSERT (took < 2500 * 1000);
+  close (fd);
+  fixture_stop (&f);
+  fixture_extra = (ebb_http_server_config){ 0 };
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_tcp_needs_token),
   EBB_CU_TEST (test_loopback_is_numeric),
   EBB_CU_TEST (test_unix_group),
   EBB_CU_TEST (test_per_ip_eviction_and_stats),
   EBB_CU_TEST (test_total_limit_and_header_timeout),
+  EBB_CU_TEST (test_timeouts_follow_the_request),
   EBB_CU_TEST (test_tls_server),
   EBB_CU_TEST (test_client_token_policy),
   EBB_CU_TEST (test_json_round_trip),
