@@ -1,4 +1,4 @@
-# ebb-agent: the node daemon (issue 4). The logic lives in agent/libebb-agent.a so the unit
+# ebb-agent: the node daemon. The logic lives in agent/libebb-agent.a so the unit
 # suites link it; agent/main.c only parses options and hands over.
 include agent/runtime.mk
 
@@ -8,7 +8,8 @@ EBB_AGENT_LIBS = agent/libebb-agent.a $(EBB_RUNTIME_LIBS) $(EBB_CGROUP_LIBS) $(E
 
 noinst_LIBRARIES += agent/libebb-agent.a
 agent_libebb_agent_a_SOURCES = \
-	agent/agent.h agent/daemon.h \
+	agent/agent.h agent/daemon.h agent/proc.h agent/table.h \
+	agent/proc.c agent/table.c \
 	agent/task.c agent/journal.c agent/idem.c agent/request.c \
 	agent/launch.c agent/ops.c agent/adopt.c agent/reconcile.c \
 	agent/api.c agent/metrics.c agent/heartbeat.c \

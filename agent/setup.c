@@ -388,16 +388,7 @@ ebb_agent_free (ebb_agent *a)
   a->pool = NULL;
   ebb_agent_syncer_free (a->syncer); /* flushes first */
   for (size_t i = 0; i < a->n_tasks; i++)
-    {
-      ebb_agent_task *t = a->tasks[i];
-      t->exit_src = sd_event_source_disable_unref (t->exit_src);
-      t->kill_timer = sd_event_source_disable_unref (t->kill_timer);
-      if (t->pidfd >= 0)
-        close (t->pidfd);
-      ebb_cg_close (t->cg);
-      ebb_agent_pending_free (t->pending);
-      ebb_agent_task_free (t);
-    }
+    ebb_agent_task_destroy (a->tasks[i]);
   free (a->tasks);
   ebb_agent_loop_sources_free (a);
   ebb_cg_close (a->parent);

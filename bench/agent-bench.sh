@@ -7,7 +7,7 @@
 #      load average shown, since the machine may be shared;
 #   3. suspend -> limits applied, p50/p99 from the agent's own histogram, over 200 immediate
 #      suspensions (and the resumes).
-# Prints absolute numbers and ratios; targets from issue 4 are shown next to them.
+# Prints absolute numbers and ratios; the targets set for the agent are shown next to them.
 . "${EBB_TOP_SRCDIR:-.}/tests/agent/lib.sh"
 command -v wrk >/dev/null || skip "needs wrk"
 IDLE_SEC=${BENCH_AGENT_IDLE_SEC:-60}
