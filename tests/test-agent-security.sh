@@ -6,7 +6,7 @@
 # with no capabilities, NoNewPrivs, only fds 0-2; root tasks only with --allow-root-tasks.
 # Time budget: about 10 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/agent/lib.sh"
-for c in useradd userdel groupadd groupdel runuser; do command -v $c >/dev/null || skip "needs $c"; done
+for c in useradd userdel usermod groupadd groupdel runuser; do command -v $c >/dev/null || skip "needs $c"; done
 setup_cgroups
 U="ebbt$$" G="ebbg$$"
 groupadd "$G" || skip "groupadd failed"
