@@ -5,7 +5,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -136,36 +135,6 @@ mkdir_socket_dirs (ebb_agent *a)
               break;
           }
     }
-}
-
-/* Unix sockets: mode 0660, group --socket-group (whose members may use the API). */
-static int
-secure_sockets (ebb_agent *a, ebb_error **err)
-{
-  gid_t gid = (gid_t)-1;
-  const char *g = a->cfg->socket_group;
-  if (g)
-    {
-      struct group gr, *grp = NULL;
-      char buf[4096];
-      char *end = NULL;
-      unsigned long n = strtoul (g, &end, 10);
-      if (*g && end && !*end)
-        gid = (gid_t)n;
-      else if (getgrnam_r (g, &gr, buf, sizeof buf, &grp) == 0 && grp)
-        gid = grp->gr_gid;
-      else
-        return ebb_error_set (err, EINVAL, "--socket-group %s: no such group", g);
-    }
-  for (char **l = a->cfg->listen; l && *l; l++)
-    {
-      if (strncmp (*l, "unix:", 5) != 0)
-        continue;
-      const char *path = *l + 5;
-      if (chmod (path, 0660) < 0 || (gid != (gid_t)-1 && chown (path, (uid_t)-1, gid) < 0))
-        return ebb_error_set_errno (err, errno, "socket %s", path);
-    }
-  return 0;
 }
 
 static int
@@ -322,7 +291,7 @@ setup (ebb_agent *a, ebb_error **err)
   ebb_log_notice ("journal: %d tasks reconciled", r);
   mkdir_socket_dirs (a);
   if ((r = ebb_agent_loop_sources (a, err)) < 0 || (r = ebb_agent_runtimes_start (a, err)) < 0
-      || (r = ebb_agent_http_start (a, err)) < 0 || (r = secure_sockets (a, err)) < 0)
+      || (r = ebb_agent_http_start (a, err)) < 0)
     return r;
   write_listen_file (a);
   if (a->cfg->controller)
