@@ -6,7 +6,9 @@ policies_libebb_policy_a_SOURCES = \
 	policies/iheap.h policies/iheap.c \
 	policies/fifo.c \
 	policies/sparrow.c \
-	policies/hawk.c
+	policies/hawk.c \
+	policies/eagle.c \
+	policies/peacock.c
 # What a program linking libebb-policy needs besides it.
 EBB_POLICY_LIBS = policies/libebb-policy.a lib/libebb-common.a -lm
 

@@ -9,10 +9,8 @@
 #include <string.h>
 
 static const ebb_pol_ops *const registry[] = {
-  &ebb_pol_fifo_ops,
-  &ebb_pol_sparrow_ops,
-  &ebb_pol_hawk_ops,
-  NULL,
+  &ebb_pol_fifo_ops,  &ebb_pol_sparrow_ops, &ebb_pol_hawk_ops,
+  &ebb_pol_eagle_ops, &ebb_pol_peacock_ops, NULL,
 };
 
 const ebb_pol_ops *const *
@@ -44,6 +42,8 @@ ebb_pol_params_default (ebb_pol_params *p)
   p->steal_limit = EBB_POL_NONE;
   p->cancel_probes = 0;
   p->sample_replacement = 1;
+  p->rotation_interval_sec = 1.0;
+  p->threshold_scale = 1.0;
 }
 
 static int
@@ -60,6 +60,10 @@ check_params (const ebb_pol_params *p, ebb_error **err)
                           p->short_part_pct);
   if (isnan (p->cutoff_sec) || p->cutoff_sec < 0)
     return ebb_error_set (err, EBB_ERANGE, "cutoff must be >= 0");
+  if (!(p->rotation_interval_sec > 0) || !isfinite (p->rotation_interval_sec))
+    return ebb_error_set (err, EBB_ERANGE, "rotation interval must be > 0");
+  if (!(p->threshold_scale >= 0))
+    return ebb_error_set (err, EBB_ERANGE, "threshold scale must be >= 0");
   return 0;
 }
 
@@ -154,6 +158,12 @@ probe_alloc (ebb_pol *p, uint32_t job)
   p->probes_free = p->probes[id].next;
   p->probes[id] = (ebb_pol_probe){ .job = job, .next = EBB_POL_NONE };
   return id;
+}
+
+uint32_t
+ebb_pol_probe_new (ebb_pol *p, uint32_t job)
+{
+  return probe_alloc (p, job);
 }
 
 void
@@ -284,7 +294,14 @@ serve_next (ebb_pol *p, double now_sec, uint32_t node)
           asked_idle = 1;
           continue;
         }
-      uint32_t id = queue_pop (p, node);
+      uint32_t id
+          = p->ops->probe_pick ? p->ops->probe_pick (p, now_sec, node) : queue_pop (p, node);
+      if (id == EBB_POL_NONE)
+        {
+          if (n->head == EBB_POL_NONE)
+            continue; /* the policy dropped what was left: the queue is empty now */
+          return;
+        }
       uint32_t job = p->probes[id].job;
       ebb_pol_probe_release (p, id);
       if (ebb_pol_probe_dead (p, now_sec, job))
@@ -322,7 +339,10 @@ ebb_pol_probe_arrived (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe
       ebb_pol_probe_release (p, probe);
       return;
     }
-  ebb_pol_queue_append (p, node, probe);
+  if (p->ops->probe_enqueue)
+    p->ops->probe_enqueue (p, now_sec, node, probe);
+  else
+    ebb_pol_queue_append (p, node, probe);
   if (!p->nodes[node].busy)
     serve_next (p, now_sec, node);
 }

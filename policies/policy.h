@@ -71,17 +71,19 @@ typedef struct ebb_pol_params
 {
   uint32_t nnodes;
   uint64_t seed;
-  double net_delay_sec;   /* one-way message delay (Hawk: 0.5 ms) */
-  double cutoff_sec;      /* est_task_sec >= cutoff: long job */
-  double probe_ratio;     /* probes per task (Sparrow's d) */
-  double short_part_pct;  /* Hawk: share of nodes reserved for short jobs */
-  uint32_t steal_cap;     /* Hawk: nodes an idle node contacts */
-  uint32_t steal_limit;   /* Hawk: max probes taken from one victim (EBB_POL_NONE: all) */
-  int cancel_probes;      /* cancel surplus probes once a job is fully launched */
-  int sample_replacement; /* probes drawn with replacement (else distinct nodes) */
-  int no_steal;           /* Hawk ablation: no work stealing */
-  int no_partition;       /* Hawk ablation: no reserved short partition */
-  int no_central;         /* Hawk ablation: long jobs probed like short ones */
+  double net_delay_sec;         /* one-way message delay (Hawk: 0.5 ms) */
+  double cutoff_sec;            /* est_task_sec >= cutoff: long job */
+  double probe_ratio;           /* probes per task (Sparrow's d) */
+  double short_part_pct;        /* Hawk: share of nodes reserved for short jobs */
+  uint32_t steal_cap;           /* Hawk: nodes an idle node contacts */
+  uint32_t steal_limit;         /* Hawk: max probes taken from one victim (EBB_POL_NONE: all) */
+  int cancel_probes;            /* cancel surplus probes once a job is fully launched */
+  int sample_replacement;       /* probes drawn with replacement (else distinct nodes) */
+  int no_steal;                 /* Hawk ablation: no work stealing */
+  int no_partition;             /* Hawk ablation: no reserved short partition */
+  int no_central;               /* Hawk ablation: long jobs probed like short ones */
+  double rotation_interval_sec; /* Peacock: period of the ring's rotation rounds */
+  double threshold_scale;       /* Peacock: threshold = arrival + scale x average load */
 } ebb_pol_params;
 
 /* Fills p with the defaults: 0.5 ms, probe ratio 2, 2% short partition, steal cap 10,
@@ -106,6 +108,12 @@ typedef struct ebb_pol_ops
   void (*task_bound) (ebb_pol *p, double now_sec, uint32_t node, uint32_t job);
   void (*task_finished) (ebb_pol *p, double now_sec, uint32_t node, uint32_t job);
   void (*tick) (ebb_pol *p, double now_sec);
+  /* Optional: place an arriving probe in node's queue (anywhere, or send it on); without
+   * it the probe is appended. The core serves the node afterwards if it is free. */
+  void (*probe_enqueue) (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe);
+  /* Optional: unlink and return the probe node serves next (EBB_POL_NONE: none); without
+   * it the head of the queue. */
+  uint32_t (*probe_pick) (ebb_pol *p, double now_sec, uint32_t node);
 } ebb_pol_ops;
 
 /* Per-node state shared by the queue-based policies. */
@@ -204,9 +212,13 @@ void ebb_pol_queue_append (ebb_pol *p, uint32_t node, uint32_t probe);
 /* Returns 1 when a queued probe of job must be dropped at now (cancelled). */
 int ebb_pol_probe_dead (const ebb_pol *p, double now_sec, uint32_t job);
 void ebb_pol_probe_release (ebb_pol *p, uint32_t probe);
+/* Returns a new probe of job from the pool, not queued and not sent. */
+uint32_t ebb_pol_probe_new (ebb_pol *p, uint32_t job);
 
 extern const ebb_pol_ops ebb_pol_fifo_ops;
 extern const ebb_pol_ops ebb_pol_sparrow_ops;
 extern const ebb_pol_ops ebb_pol_hawk_ops;
+extern const ebb_pol_ops ebb_pol_eagle_ops;
+extern const ebb_pol_ops ebb_pol_peacock_ops;
 
 #endif

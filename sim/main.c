@@ -36,6 +36,8 @@ enum
   OPT_NO_STEAL,
   OPT_NO_PARTITION,
   OPT_NO_CENTRAL,
+  OPT_ROTATION_INTERVAL,
+  OPT_THRESHOLD_SCALE,
   OPT_LIST,
   OPT_UTIL_CSV,
   OPT_UTIL_INTERVAL,
@@ -66,6 +68,8 @@ static const struct option run_options[] = {
   { "no-steal", no_argument, NULL, OPT_NO_STEAL },
   { "no-partition", no_argument, NULL, OPT_NO_PARTITION },
   { "no-central", no_argument, NULL, OPT_NO_CENTRAL },
+  { "rotation-interval", required_argument, NULL, OPT_ROTATION_INTERVAL },
+  { "threshold-scale", required_argument, NULL, OPT_THRESHOLD_SCALE },
   { "list-policies", no_argument, NULL, OPT_LIST },
   { "help", no_argument, NULL, 'h' },
   { "version", no_argument, NULL, OPT_VERSION },
@@ -114,6 +118,10 @@ usage (FILE *f)
               "                           truncate durations to whole seconds (default: no)\n"
               "      --no-steal, --no-partition, --no-central\n"
               "                           Hawk ablations (Hawk §5.4)\n"
+              "      --rotation-interval S  peacock: period of the ring's rotation rounds "
+              "(default 1)\n"
+              "      --threshold-scale K  peacock: probe threshold = arrival + K x average load "
+              "(default 1)\n"
               "  -h, --help               this text; `ebb-sim gen --help` for generators\n");
 }
 
@@ -229,6 +237,10 @@ handle_opt (sim_opts *o, int c, const char *arg)
     case OPT_NO_CENTRAL:
       p->no_central = 1;
       return 0;
+    case OPT_ROTATION_INTERVAL:
+      return parse_double ("--rotation-interval", arg, 1e-6, 1e6, &p->rotation_interval_sec);
+    case OPT_THRESHOLD_SCALE:
+      return parse_double ("--threshold-scale", arg, 0, 1e6, &p->threshold_scale);
     }
   return -1;
 }

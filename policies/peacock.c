@@ -1,0 +1,319 @@
+/* peacock: probe rotation over a ring with elastic queues (Khelghatdoust and Gramoli,
+ * Euro-Par 2018).
+ *  - One probe per task, sent to distinct random workers (or with replacement, --sample).
+ *  - Workers form a ring (node i's successor is i + 1 mod n). A worker rotates a probe to
+ *    its successor in rounds every rotation_interval_sec: a probe marked at t leaves at the
+ *    next round boundary and arrives one network delay later.
+ *  - Shared state <queue size, average load>: the schedulers keep the aggregate over the
+ *    probes not finished (count, sum of estimates) and divide by the number of workers;
+ *    queue size counts only the probes beyond one per worker. Workers hold their own, maybe
+ *    stale, copy, refreshed only by piggybacking: on a probe from a scheduler, on a task
+ *    handed out by a scheduler, and on a rotation from the predecessor (if newer).
+ *  - Elastic queue: while a worker holds more probes than its queue size, or more estimated
+ *    work than the average load, it marks its last probe for rotation.
+ *  - Threshold: every probe of a job carries arrival + scale x average load at scheduling.
+ *  - Reordering (the paper's Algorithm 1): a probe entering a busy worker's queue walks from
+ *    the tail. Past a probe of a job that arrived earlier only if it is shorter and the
+ *    passed probe still starts before its threshold; past a probe of a later job unless
+ *    that one is shorter and the newcomer still starts before its own threshold. A probe
+ *    whose place makes it start after its threshold is rotated instead, unless its place is
+ *    the head or its threshold has already passed (then nobody may bypass it: no
+ *    starvation). */
+#include "config.h"
+
+#include "policies/policy.h"
+#include "lib/util.h"
+
+#include <math.h>
+
+typedef struct peacock_state
+{
+  double qsize, load, stamp;
+} peacock_state;
+
+typedef struct peacock_priv
+{
+  /* The schedulers' aggregate (they exchange every change; modelled as instantaneous). */
+  uint64_t active_tasks;
+  double active_est;
+  peacock_state *seen; /* each worker's copy of the shared state */
+  double *run_start, *run_est;
+  double *queued_est; /* estimates of the probes in the worker's queue */
+  double *threshold;  /* per job */
+  uint32_t threshold_cap;
+  uint8_t *rotated; /* per probe: it comes from the ring, not from a scheduler */
+  uint32_t rotated_cap;
+  uint32_t *buf; /* a queue as an array, for the walk from the tail */
+  double *ahead; /* estimated start of each queued probe, relative to now */
+  uint32_t buf_cap;
+  uint64_t rotations, bypasses;
+} peacock_priv;
+
+static int
+peacock_init (ebb_pol *p, ebb_error **err)
+{
+  (void)err;
+  peacock_priv *k = p->priv;
+  uint32_t n = p->params.nnodes;
+  k->seen = ebb_xcalloc (n, sizeof *k->seen);
+  for (uint32_t i = 0; i < n; i++)
+    k->seen[i].stamp = -INFINITY;
+  k->run_start = ebb_xcalloc (n, sizeof *k->run_start);
+  k->run_est = ebb_xcalloc (n, sizeof *k->run_est);
+  k->queued_est = ebb_xcalloc (n, sizeof *k->queued_est);
+  return 0;
+}
+
+static void
+peacock_fini (ebb_pol *p)
+{
+  peacock_priv *k = p->priv;
+  free (k->seen);
+  free (k->run_start);
+  free (k->run_est);
+  free (k->queued_est);
+  free (k->threshold);
+  free (k->rotated);
+  free (k->buf);
+  free (k->ahead);
+}
+
+static peacock_state
+global_state (const ebb_pol *p, const peacock_priv *k, double now_sec)
+{
+  double n = p->params.nnodes;
+  double waiting = (double)k->active_tasks - n;
+  return (peacock_state){ .qsize = waiting > 0 ? waiting / n : 0,
+                          .load = k->active_est / n,
+                          .stamp = now_sec };
+}
+
+static uint8_t *
+rotated_flag (peacock_priv *k, const ebb_pol *p, uint32_t probe)
+{
+  if (probe >= k->rotated_cap)
+    {
+      uint32_t cap = p->probes_cap > probe ? p->probes_cap : probe + 1;
+      k->rotated = ebb_xrealloc (k->rotated, cap);
+      for (uint32_t i = k->rotated_cap; i < cap; i++)
+        k->rotated[i] = 0;
+      k->rotated_cap = cap;
+    }
+  return &k->rotated[probe];
+}
+
+static void
+peacock_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
+{
+  peacock_priv *k = p->priv;
+  ebb_pol_job *j = &p->jobs[job];
+  if (job >= k->threshold_cap)
+    {
+      uint32_t cap = k->threshold_cap ? k->threshold_cap : 1024;
+      while (cap <= job)
+        cap *= 2;
+      k->threshold = ebb_xrealloc (k->threshold, cap * sizeof *k->threshold);
+      k->threshold_cap = cap;
+    }
+  if (j->ntasks == 0)
+    return;
+  /* The load seen when the job is scheduled, before its own tasks count. */
+  k->threshold[job] = now_sec + p->params.threshold_scale * global_state (p, k, now_sec).load;
+  k->active_tasks += j->ntasks;
+  k->active_est += j->ntasks * j->est_task_sec;
+  size_t first = p->nacts;
+  ebb_pol_send_probes_random (p, job, j->ntasks, 0, p->params.nnodes);
+  for (size_t i = first; i < p->nacts; i++)
+    *rotated_flag (k, p, p->acts[i].arg) = 0;
+}
+
+/* Marks probe for rotation: it leaves at the next round and reaches the successor one
+ * network delay later. */
+static void
+rotate (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
+{
+  peacock_priv *k = p->priv;
+  double iv = p->params.rotation_interval_sec;
+  double round = (floor (now_sec / iv) + 1) * iv;
+  uint32_t next = node + 1 == p->params.nnodes ? 0 : node + 1;
+  *rotated_flag (k, p, probe) = 1;
+  k->rotations++;
+  ebb_pol_emit (p, EBB_POL_ACT_PROBE, next, p->probes[probe].job, probe,
+                round - now_sec + p->params.net_delay_sec);
+}
+
+/* Removes the last probe of node's queue (a singly linked list: walk to it). */
+static uint32_t
+pop_tail (ebb_pol *p, uint32_t node)
+{
+  ebb_pol_node *v = &p->nodes[node];
+  uint32_t prev = EBB_POL_NONE, cur = v->head;
+  while (p->probes[cur].next != EBB_POL_NONE)
+    prev = cur, cur = p->probes[cur].next;
+  if (prev == EBB_POL_NONE)
+    v->head = EBB_POL_NONE;
+  else
+    p->probes[prev].next = EBB_POL_NONE;
+  v->tail = prev;
+  v->qlen--;
+  v->qlong -= p->jobs[p->probes[cur].job].is_long;
+  return cur;
+}
+
+/* The elastic queue: rotate from the tail until the queue fits the worker's copy of the
+ * shared state. */
+static void
+shrink (ebb_pol *p, double now_sec, uint32_t node)
+{
+  peacock_priv *k = p->priv;
+  const peacock_state *s = &k->seen[node];
+  ebb_pol_node *v = &p->nodes[node];
+  while (v->qlen > 0 && ((double)v->qlen > s->qsize || k->queued_est[node] > s->load + 1e-9))
+    {
+      uint32_t id = pop_tail (p, node);
+      k->queued_est[node] -= p->jobs[p->probes[id].job].est_task_sec;
+      if (v->qlen == 0)
+        k->queued_est[node] = 0; /* no float drift on an empty queue */
+      rotate (p, now_sec, node, id);
+    }
+}
+
+static void
+learn (peacock_priv *k, uint32_t node, peacock_state s)
+{
+  if (s.stamp >= k->seen[node].stamp)
+    k->seen[node] = s;
+}
+
+/* Estimated remaining time of the task in node's slot. */
+static double
+remaining (const ebb_pol *p, const peacock_priv *k, double now_sec, uint32_t node)
+{
+  if (!p->nodes[node].busy)
+    return 0;
+  double r = k->run_est[node] - (now_sec - k->run_start[node]);
+  return r > 0 ? r : 0;
+}
+
+static void
+insert_at (ebb_pol *p, uint32_t node, uint32_t pos, uint32_t probe)
+{
+  peacock_priv *k = p->priv;
+  ebb_pol_node *v = &p->nodes[node];
+  if (pos == v->qlen)
+    ebb_pol_queue_append (p, node, probe);
+  else
+    {
+      uint32_t before = pos == 0 ? EBB_POL_NONE : k->buf[pos - 1];
+      p->probes[probe].next = k->buf[pos];
+      if (before == EBB_POL_NONE)
+        v->head = probe;
+      else
+        p->probes[before].next = probe;
+      v->qlen++;
+      v->qlong += p->jobs[p->probes[probe].job].is_long;
+    }
+  k->queued_est[node] += p->jobs[p->probes[probe].job].est_task_sec;
+}
+
+static void
+peacock_probe_enqueue (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
+{
+  peacock_priv *k = p->priv;
+  ebb_pol_node *v = &p->nodes[node];
+  const ebb_pol_job *jobs = p->jobs;
+  uint32_t job = p->probes[probe].job;
+  uint8_t *rot = rotated_flag (k, p, probe);
+  if (*rot)
+    {
+      uint32_t pred = node == 0 ? p->params.nnodes - 1 : node - 1;
+      learn (k, node, k->seen[pred]);
+    }
+  else
+    learn (k, node, global_state (p, k, now_sec));
+  *rot = 0;
+  if (!v->busy)
+    {
+      /* An idle worker runs the probe at once (its queue is empty). */
+      insert_at (p, node, v->qlen, probe);
+      return;
+    }
+  if (v->qlen + 1 > k->buf_cap)
+    {
+      k->buf_cap = (v->qlen + 1) * 2;
+      k->buf = ebb_xrealloc (k->buf, k->buf_cap * sizeof *k->buf);
+      k->ahead = ebb_xrealloc (k->ahead, (k->buf_cap + 1) * sizeof *k->ahead);
+    }
+  uint32_t len = 0;
+  double t = remaining (p, k, now_sec, node);
+  for (uint32_t c = v->head; c != EBB_POL_NONE; c = p->probes[c].next)
+    {
+      k->buf[len] = c;
+      k->ahead[len++] = t;
+      t += jobs[p->probes[c].job].est_task_sec;
+    }
+  k->ahead[len] = t;
+  const ebb_pol_job *nj = &jobs[job];
+  double thr = k->threshold[job];
+  uint32_t pos = 0;
+  for (uint32_t i = len; i-- > 0;)
+    {
+      uint32_t cj = p->probes[k->buf[i]].job;
+      const ebb_pol_job *c = &jobs[cj];
+      double start = now_sec + k->ahead[i];
+      int pass;
+      if (nj->submit_sec > c->submit_sec)
+        pass = nj->est_task_sec < c->est_task_sec && start + nj->est_task_sec < k->threshold[cj];
+      else
+        pass = !(c->est_task_sec < nj->est_task_sec && start + c->est_task_sec < thr);
+      if (!pass)
+        {
+          pos = i + 1;
+          break;
+        }
+      k->bypasses++;
+    }
+  if (pos == 0 || now_sec + k->ahead[pos] < thr || thr < now_sec)
+    insert_at (p, node, pos, probe);
+  else
+    rotate (p, now_sec, node, probe);
+  shrink (p, now_sec, node);
+}
+
+static void
+peacock_task_bound (ebb_pol *p, double now_sec, uint32_t node, uint32_t job)
+{
+  peacock_priv *k = p->priv;
+  k->run_start[node] = now_sec;
+  k->run_est[node] = p->jobs[job].est_task_sec;
+  k->queued_est[node] -= p->jobs[job].est_task_sec;
+  if (p->nodes[node].qlen == 0)
+    k->queued_est[node] = 0;
+  /* The task's data comes from a scheduler, with the shared state. */
+  learn (k, node, global_state (p, k, now_sec));
+  shrink (p, now_sec, node);
+}
+
+static void
+peacock_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job)
+{
+  (void)now_sec, (void)node;
+  peacock_priv *k = p->priv;
+  k->active_tasks--;
+  k->active_est -= p->jobs[job].est_task_sec;
+  if (k->active_tasks == 0)
+    k->active_est = 0;
+}
+
+const ebb_pol_ops ebb_pol_peacock_ops = {
+  .name = "peacock",
+  .summary = "probe rotation on a ring, elastic queues from piggybacked shared state, "
+             "threshold-bounded reordering by estimated runtime",
+  .priv_size = sizeof (peacock_priv),
+  .init = peacock_init,
+  .fini = peacock_fini,
+  .job_arrived = peacock_job_arrived,
+  .task_bound = peacock_task_bound,
+  .task_finished = peacock_task_finished,
+  .probe_enqueue = peacock_probe_enqueue,
+};
