@@ -18,3 +18,13 @@ TESTS += $(policy_tests)
 tests_test_policy_core_SOURCES = tests/test-policy-core.c
 tests_test_policy_core_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_policy_core_LDADD = policies/libebb-policy.a $(EBB_TEST_LIBS)
+
+policy_paper_tests = tests/test-policy-eagle tests/test-policy-peacock
+check_PROGRAMS += $(policy_paper_tests)
+TESTS += $(policy_paper_tests)
+tests_test_policy_eagle_SOURCES = tests/test-policy-eagle.c
+tests_test_policy_eagle_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_policy_eagle_LDADD = sim/libebb-sim.a policies/libebb-policy.a $(EBB_TEST_LIBS)
+tests_test_policy_peacock_SOURCES = tests/test-policy-peacock.c
+tests_test_policy_peacock_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_policy_peacock_LDADD = sim/libebb-sim.a policies/libebb-policy.a $(EBB_TEST_LIBS)

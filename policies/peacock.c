@@ -25,6 +25,7 @@
 #include "lib/util.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 typedef struct peacock_state
 {
@@ -46,6 +47,16 @@ typedef struct peacock_priv
   uint32_t *buf; /* a queue as an array, for the walk from the tail */
   double *ahead; /* estimated start of each queued probe, relative to now */
   uint32_t buf_cap;
+  /* Rotations in flight, in the order they were marked: every probe marked in one round
+   * arrives at the same instant, so one carrier event per round delivers them all. */
+  struct peacock_hop
+  {
+    uint64_t round;
+    uint32_t node, probe;
+  } * hops;
+  size_t hops_head, hops_len, hops_cap;
+  uint64_t last_round;
+  int have_round;
   uint64_t rotations, bypasses;
 } peacock_priv;
 
@@ -76,6 +87,7 @@ peacock_fini (ebb_pol *p)
   free (k->rotated);
   free (k->buf);
   free (k->ahead);
+  free (k->hops);
 }
 
 static peacock_state
@@ -128,18 +140,35 @@ peacock_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
 }
 
 /* Marks probe for rotation: it leaves at the next round and reaches the successor one
- * network delay later. */
+ * network delay later, in the same message as every probe marked in that round. */
 static void
 rotate (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
 {
   peacock_priv *k = p->priv;
   double iv = p->params.rotation_interval_sec;
-  double round = (floor (now_sec / iv) + 1) * iv;
+  uint64_t round = (uint64_t)floor (now_sec / iv) + 1;
   uint32_t next = node + 1 == p->params.nnodes ? 0 : node + 1;
   *rotated_flag (k, p, probe) = 1;
   k->rotations++;
-  ebb_pol_emit (p, EBB_POL_ACT_PROBE, next, p->probes[probe].job, probe,
-                round - now_sec + p->params.net_delay_sec);
+  if (k->hops_len == k->hops_cap)
+    {
+      size_t cap = k->hops_cap ? 2 * k->hops_cap : 1024;
+      k->hops = ebb_xrealloc (k->hops, cap * sizeof *k->hops);
+      /* The buffer is full: unwrap the part before the head behind the old end. */
+      for (size_t i = 0; i < k->hops_head; i++)
+        k->hops[k->hops_cap + i] = k->hops[i];
+      k->hops_cap = cap;
+    }
+  k->hops[(k->hops_head + k->hops_len++) % k->hops_cap]
+      = (struct peacock_hop){ .round = round, .node = next, .probe = probe };
+  if (!k->have_round || round != k->last_round)
+    {
+      /* The first probe of a round carries the round's message. */
+      k->have_round = 1;
+      k->last_round = round;
+      ebb_pol_emit (p, EBB_POL_ACT_PROBE, next, p->probes[probe].job, probe,
+                    round * iv - now_sec + p->params.net_delay_sec);
+    }
 }
 
 /* Removes the last probe of node's queue (a singly linked list: walk to it). */
@@ -216,26 +245,18 @@ insert_at (ebb_pol *p, uint32_t node, uint32_t pos, uint32_t probe)
   k->queued_est[node] += p->jobs[p->probes[probe].job].est_task_sec;
 }
 
+/* Where a probe reaching busy node goes: its place in the queue, or on along the ring. */
 static void
-peacock_probe_enqueue (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
+place (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
 {
   peacock_priv *k = p->priv;
   ebb_pol_node *v = &p->nodes[node];
   const ebb_pol_job *jobs = p->jobs;
   uint32_t job = p->probes[probe].job;
-  uint8_t *rot = rotated_flag (k, p, probe);
-  if (*rot)
+  if (v->qlen == 0 && k->seen[node].qsize < 1)
     {
-      uint32_t pred = node == 0 ? p->params.nnodes - 1 : node - 1;
-      learn (k, node, k->seen[pred]);
-    }
-  else
-    learn (k, node, global_state (p, k, now_sec));
-  *rot = 0;
-  if (!v->busy)
-    {
-      /* An idle worker runs the probe at once (its queue is empty). */
-      insert_at (p, node, v->qlen, probe);
+      /* The queue may hold nothing: the walk and the shrink would rotate the probe at once. */
+      rotate (p, now_sec, node, probe);
       return;
     }
   if (v->qlen + 1 > k->buf_cap)
@@ -278,6 +299,61 @@ peacock_probe_enqueue (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe
   else
     rotate (p, now_sec, node, probe);
   shrink (p, now_sec, node);
+}
+
+/* The worker reads the shared state the message carries: a scheduler's, or for a rotation
+ * its predecessor's copy. */
+static void
+learn_from_message (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
+{
+  peacock_priv *k = p->priv;
+  uint8_t *rot = rotated_flag (k, p, probe);
+  if (*rot)
+    learn (k, node, k->seen[node == 0 ? p->params.nnodes - 1 : node - 1]);
+  else
+    learn (k, node, global_state (p, k, now_sec));
+  *rot = 0;
+}
+
+static void
+peacock_probe_enqueue (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
+{
+  peacock_priv *k = p->priv;
+  if (!*rotated_flag (k, p, probe))
+    {
+      learn_from_message (p, now_sec, node, probe);
+      if (!p->nodes[node].busy)
+        insert_at (p, node, p->nodes[node].qlen, probe); /* the core runs it at once */
+      else
+        place (p, now_sec, node, probe);
+      return;
+    }
+  /* The carrier of a round's rotations: deliver every probe of that round. An idle worker
+   * asks for the task at once (what the core does for the carrier's own node). */
+  if (k->hops_len == 0 || k->hops[k->hops_head].probe != probe)
+    abort (); /* a rotation always arrives as the first of its round */
+  uint64_t round = k->hops[k->hops_head].round;
+  while (k->hops_len > 0 && k->hops[k->hops_head].round == round)
+    {
+      struct peacock_hop h = k->hops[k->hops_head];
+      k->hops_head = (k->hops_head + 1) % k->hops_cap;
+      k->hops_len--;
+      learn_from_message (p, now_sec, h.node, h.probe);
+      if (p->nodes[h.node].busy)
+        {
+          place (p, now_sec, h.node, h.probe);
+          continue;
+        }
+      uint32_t job = p->probes[h.probe].job;
+      ebb_pol_probe_release (p, h.probe);
+      k->queued_est[h.node] += p->jobs[job].est_task_sec; /* task_bound takes it off again */
+      if (ebb_pol_bind_task (p, now_sec, h.node, job, 2 * p->params.net_delay_sec) < 0)
+        {
+          p->stats.probes_surplus++;
+          p->nodes[h.node].busy = 1;
+          ebb_pol_emit (p, EBB_POL_ACT_WAKE, h.node, job, 0, 2 * p->params.net_delay_sec);
+        }
+    }
 }
 
 static void
