@@ -54,7 +54,7 @@ typedef struct peacock_priv
     uint64_t round;
     uint32_t node, probe;
   } * hops;
-  size_t hops_head, hops_len, hops_cap;
+  size_t hops_head, hops_len, hops_cap; /* a ring buffer; hops_cap a power of two */
   uint64_t last_round;
   int have_round;
   uint64_t rotations, bypasses;
@@ -159,7 +159,7 @@ rotate (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
         k->hops[k->hops_cap + i] = k->hops[i];
       k->hops_cap = cap;
     }
-  k->hops[(k->hops_head + k->hops_len++) % k->hops_cap]
+  k->hops[(k->hops_head + k->hops_len++) & (k->hops_cap - 1)]
       = (struct peacock_hop){ .round = round, .node = next, .probe = probe };
   if (!k->have_round || round != k->last_round)
     {
@@ -245,6 +245,23 @@ insert_at (ebb_pol *p, uint32_t node, uint32_t pos, uint32_t probe)
   k->queued_est[node] += p->jobs[p->probes[probe].job].est_task_sec;
 }
 
+/* Algorithm 1's test: may a newcomer of job nj (threshold thr) move ahead of queued probe
+ * cur, whose task is expected to end `end` seconds from now? Past a probe of an earlier job
+ * only if shorter and that probe still starts before its threshold; past a probe of a
+ * later (or the same) job unless that one is shorter and the newcomer, staying behind it,
+ * still starts before its own threshold. */
+static int
+passes (const ebb_pol *p, const peacock_priv *k, double now_sec, uint32_t cur, double end,
+        const ebb_pol_job *nj, double thr)
+{
+  uint32_t cj = p->probes[cur].job;
+  const ebb_pol_job *c = &p->jobs[cj];
+  double start = now_sec + end - c->est_task_sec;
+  if (nj->submit_sec > c->submit_sec)
+    return nj->est_task_sec < c->est_task_sec && start + nj->est_task_sec < k->threshold[cj];
+  return !(c->est_task_sec < nj->est_task_sec && start + c->est_task_sec < thr);
+}
+
 /* Where a probe reaching busy node goes: its place in the queue, or on along the ring. */
 static void
 place (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
@@ -259,6 +276,27 @@ place (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
       rotate (p, now_sec, node, probe);
       return;
     }
+  const ebb_pol_job *nj = &jobs[job];
+  double thr = k->threshold[job];
+  double rem = remaining (p, k, now_sec, node);
+  if (v->qlen > 0 && !passes (p, k, now_sec, v->tail, rem + k->queued_est[node], nj, thr))
+    {
+      /* The common case, decided at the tail without walking the queue: the probe's place
+       * is last. It stays only if it starts before its threshold (or that has passed) and
+       * the shrink would not take it straight back off the tail. */
+      const peacock_state *s = &k->seen[node];
+      int keep = now_sec + rem + k->queued_est[node] < thr || thr < now_sec;
+      if (keep
+          && ((double)(v->qlen + 1) > s->qsize
+              || k->queued_est[node] + nj->est_task_sec > s->load + 1e-9))
+        keep = 0;
+      if (keep)
+        insert_at (p, node, v->qlen, probe);
+      else
+        rotate (p, now_sec, node, probe);
+      shrink (p, now_sec, node);
+      return;
+    }
   if (v->qlen + 1 > k->buf_cap)
     {
       k->buf_cap = (v->qlen + 1) * 2;
@@ -266,7 +304,7 @@ place (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
       k->ahead = ebb_xrealloc (k->ahead, (k->buf_cap + 1) * sizeof *k->ahead);
     }
   uint32_t len = 0;
-  double t = remaining (p, k, now_sec, node);
+  double t = rem;
   for (uint32_t c = v->head; c != EBB_POL_NONE; c = p->probes[c].next)
     {
       k->buf[len] = c;
@@ -274,20 +312,10 @@ place (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
       t += jobs[p->probes[c].job].est_task_sec;
     }
   k->ahead[len] = t;
-  const ebb_pol_job *nj = &jobs[job];
-  double thr = k->threshold[job];
   uint32_t pos = 0;
   for (uint32_t i = len; i-- > 0;)
     {
-      uint32_t cj = p->probes[k->buf[i]].job;
-      const ebb_pol_job *c = &jobs[cj];
-      double start = now_sec + k->ahead[i];
-      int pass;
-      if (nj->submit_sec > c->submit_sec)
-        pass = nj->est_task_sec < c->est_task_sec && start + nj->est_task_sec < k->threshold[cj];
-      else
-        pass = !(c->est_task_sec < nj->est_task_sec && start + c->est_task_sec < thr);
-      if (!pass)
+      if (!passes (p, k, now_sec, k->buf[i], k->ahead[i + 1], nj, thr))
         {
           pos = i + 1;
           break;
@@ -336,7 +364,7 @@ peacock_probe_enqueue (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe
   while (k->hops_len > 0 && k->hops[k->hops_head].round == round)
     {
       struct peacock_hop h = k->hops[k->hops_head];
-      k->hops_head = (k->hops_head + 1) % k->hops_cap;
+      k->hops_head = (k->hops_head + 1) & (k->hops_cap - 1);
       k->hops_len--;
       learn_from_message (p, now_sec, h.node, h.probe);
       if (p->nodes[h.node].busy)
