@@ -3,10 +3,13 @@
 #  1. Average job completion time (all jobs) of peacock, eagle, sparrow and, as the control,
 #     fifo (one central work-conserving queue) over the paper's loads 20-300%, on
 #       - yahoo:  YH2_sub.tr with its submission times rescaled so that the offered load
-#                 (task seconds / (nodes x submission span)) is the target, 1,000 nodes;
-#       - google: `ebb-sim gen hetero --preset google` (the Google 2011 proportions; the
-#                 Google trace itself is not available offline), 1,000 jobs, Poisson
-#                 arrivals at the target load, 1,000 nodes.
+#                 (task seconds / (nodes x submission span)) is the target, 4,000 nodes;
+#       - google: `ebb-sim gen hetero` with the classes of its Google preset (90% of jobs
+#                 of 175 s tasks, 10% of 2700 s tasks) and task counts scaled down 5x with
+#                 the cluster (7 and 24 tasks, 200 nodes), 500 jobs, Poisson arrivals at the
+#                 target load. The Google trace itself is not available offline. Peacock's
+#                 cost grows with waiting probes x waiting time (every waiting probe moves
+#                 once per rotation round), hence the small cluster.
 #     Seeds 1-5 (policy seed; for google also the trace seed); the medians.
 #  2. Sweeps of peacock's rotation interval and threshold scale on google at 80% and 200%.
 # Usage: bench/peacock-fidelity.sh [OUTDIR]   (writes peacock-runs.csv, peacock-loads.csv,
@@ -18,12 +21,12 @@ out=${1:-$here}
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-nodes=1000
 loads="0.2 0.5 0.8 1.0 2.0 3.0"
 seeds="1 2 3 4 5"
-# Google-like classes: 90% of jobs 35 tasks x 175 s, 10% 122 tasks x 2700 s (gen.c); mean
-# work per job in task seconds:
-gwork=$(awk 'BEGIN { print 0.9 * 35 * 175 + 0.1 * 122 * 2700 }')
+gnodes=200 ynodes=4000
+# Google-like classes (share:tasks:seconds); mean work per job in task seconds:
+gclasses="--class 0.9:7:175 --class 0.1:24:2700"
+gwork=$(awk 'BEGIN { print 0.9 * 7 * 175 + 0.1 * 24 * 2700 }')
 
 # mean_jct JSON: mean completion time over all jobs, from the per-class counts and means.
 mean_jct () {
@@ -34,7 +37,7 @@ mean_jct () {
 
 # yahoo_trace LOAD FILE: YH2_sub.tr with submissions stretched or squeezed to LOAD.
 yahoo_trace () {
-  awk -v n="$nodes" -v L="$1" '
+  awk -v n="$ynodes" -v L="$1" '
     { sub_[NR] = $1; line[NR] = $0; for (i = 4; i <= NF; i++) w += $i
       if (NR == 1 || $1 < s) s = $1; if (NR == 1 || $1 > e) e = $1 }
     END { f = w / (n * (e - s) * L)
@@ -43,15 +46,17 @@ yahoo_trace () {
 }
 
 google_trace () { # google_trace LOAD SEED FILE
-  "$SIM" gen hetero --preset google --jobs 1000 --seed "$2" \
-    --interarrival "$(awk -v w="$gwork" -v n="$nodes" -v L="$1" 'BEGIN { print w / (n * L) }')" \
+  # shellcheck disable=SC2086
+  "$SIM" gen hetero $gclasses --jobs 500 --seed "$2" \
+    --interarrival "$(awk -v w="$gwork" -v n="$gnodes" -v L="$1" 'BEGIN { print w / (n * L) }')" \
     -o "$3"
 }
 
 runs=$out/peacock-runs.csv
 echo "workload,load,policy,seed,mean_jct,short_mean,long_mean,utilization,wall_seconds" >"$runs"
 for wl in google yahoo; do
-  if [ $wl = yahoo ]; then cut=90.5811 part=2; else cut=1000 part=17; fi
+  # Cutoffs and short-only partitions of the Hawk/Eagle authors for these traces.
+  if [ $wl = yahoo ]; then cut=90.5811 part=2 nodes=$ynodes; else cut=1000 part=17 nodes=$gnodes; fi
   for L in $loads; do
     for s in $seeds; do
       tr=$work/$wl-$L-$s.tr
@@ -95,11 +100,11 @@ for L in 0.8 2.0; do
     tr=$work/sweep-$L-$s.tr
     google_trace "$L" "$s" "$tr"
     for iv in 0.1 0.5 1 2 5 10; do
-      j=$("$SIM" -p peacock -n "$nodes" -t "$tr" --cutoff 1000 --seed "$s" --rotation-interval "$iv" --json)
+      j=$("$SIM" -p peacock -n "$gnodes" -t "$tr" --cutoff 1000 --seed "$s" --rotation-interval "$iv" --json)
       echo "$L,rotation_interval,$iv,$s,$(mean_jct "$j"),$(jget "$j" short mean),$(jget "$j" long mean)" >>"$sweep"
     done
     for k in 0 0.5 1 2 4 1000000; do
-      j=$("$SIM" -p peacock -n "$nodes" -t "$tr" --cutoff 1000 --seed "$s" --threshold-scale "$k" --json)
+      j=$("$SIM" -p peacock -n "$gnodes" -t "$tr" --cutoff 1000 --seed "$s" --threshold-scale "$k" --json)
       echo "$L,threshold_scale,$k,$s,$(mean_jct "$j"),$(jget "$j" short mean),$(jget "$j" long mean)" >>"$sweep"
     done
     rm -f "$tr"
@@ -117,16 +122,16 @@ if command -v gnuplot >/dev/null; then
 set terminal pngcairo size 1200,500 font ",10"
 set output "$out/peacock-loads.png"
 set datafile separator ","
-set multiplot layout 1,2 title "Average job completion time, median of seeds 1-5, 1,000 nodes (ebb-sim)"
+set multiplot layout 1,2 title "Average job completion time, median of seeds 1-5 (ebb-sim)"
 set logscale y
 set xlabel "offered load"
 set ylabel "mean job completion time (s)"
 set key top left
-set title "Google-like (gen hetero --preset google)"
+set title "Google-like (gen hetero, Google classes, 200 nodes)"
 plot "< grep ^google $loads_csv" using 2:3 with linespoints title "sparrow", \
      "" using 2:4 with linespoints title "eagle", "" using 2:5 with linespoints title "peacock", \
      "" using 2:6 with linespoints dashtype 2 title "fifo (control)"
-set title "Yahoo (YH2\\\\_sub, rescaled arrivals)"
+set title "Yahoo (YH2\\\\_sub, rescaled arrivals, 4000 nodes)"
 plot "< grep ^yahoo $loads_csv" using 2:3 with linespoints title "sparrow", \
      "" using 2:4 with linespoints title "eagle", "" using 2:5 with linespoints title "peacock", \
      "" using 2:6 with linespoints dashtype 2 title "fifo (control)"

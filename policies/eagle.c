@@ -13,7 +13,8 @@
  *    (unlaunched tasks x estimate), but never bypasses a short probe that has already been
  *    delayed by more than CAP x its own estimate (the starvation bound); a long probe at
  *    the head of the queue is served first.
- * Short probes go to the whole cluster; there is no work stealing. */
+ * Short probes go to the whole cluster, at least EAGLE_MIN_PROBES per job; there is no work
+ * stealing. */
 #include "config.h"
 
 #include "policies/policy.h"
@@ -24,6 +25,8 @@
 /* Starvation bound of SRPT and SBP: a short probe may be delayed by bypassing probes for at
  * most this many times its own estimate (the authors' simulator: CAP_SRPT_SBP = 5). */
 #define EAGLE_SRPT_CAP 5.0
+/* Fewest probes a short job sends (the authors' Eagle runs: MIN_NR_PROBES = 20). */
+#define EAGLE_MIN_PROBES 20
 /* Draws per probe when sampling outside the long-job view in the second round. */
 #define EAGLE_RESAMPLE_DRAWS 32
 
@@ -125,6 +128,8 @@ place_short (ebb_pol *p, uint32_t job)
 {
   eagle_priv *e = p->priv;
   uint32_t n = p->params.nnodes, count = ebb_pol_probe_count (p, job), missing = 0;
+  if (count < EAGLE_MIN_PROBES)
+    count = EAGLE_MIN_PROBES;
   double d = p->params.net_delay_sec;
   for (uint32_t i = 0; i < count; i++)
     {
