@@ -190,12 +190,12 @@ eagle_task_bound (ebb_pol *p, double now_sec, uint32_t node, uint32_t job)
 }
 
 static void
-eagle_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job)
+eagle_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
 {
   eagle_priv *e = p->priv;
   if (p->jobs[job].is_long && e->long_assigned[node] > 0)
     e->long_assigned[node]--;
-  HAWK_CALL (p, e, task_finished, now_sec, node, job);
+  HAWK_CALL (p, e, task_finished, now_sec, node, job, task);
 }
 
 static void

@@ -202,7 +202,7 @@ hawk_task_bound (ebb_pol *p, double now_sec, uint32_t node, uint32_t job)
 }
 
 static void
-hawk_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job)
+hawk_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
 {
   hawk_priv *h = p->priv;
   if (!p->jobs[job].is_long || p->params.no_central || node < h->first_general)

@@ -399,9 +399,9 @@ peacock_task_bound (ebb_pol *p, double now_sec, uint32_t node, uint32_t job)
 }
 
 static void
-peacock_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job)
+peacock_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
 {
-  (void)now_sec, (void)node;
+  (void)now_sec, (void)node, (void)task;
   peacock_priv *k = p->priv;
   k->active_tasks--;
   k->active_est -= p->jobs[job].est_task_sec;

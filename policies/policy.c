@@ -42,6 +42,14 @@ ebb_pol_params_default (ebb_pol_params *p)
   p->steal_limit = EBB_POL_NONE;
   p->cancel_probes = 0;
   p->sample_replacement = 1;
+  p->footprint = (ebb_pol_res){ .cpu_millis = 10, .memory_bytes = 64ll << 20 };
+  p->kill_attempts = 4;
+  p->bigc_mode = EBB_POL_BIGC_GP;
+  p->short_share = 0.95;
+  p->reserve_share = 0.60;
+  p->gp_step = (ebb_pol_res){ .cpu_millis = 2000, .memory_bytes = 4ll << 30 };
+  p->resume_tries = 3;
+  p->working_set = 0.5;
   p->rotation_interval_sec = 1.0;
   p->threshold_scale = 1.0;
 }
@@ -60,6 +68,20 @@ check_params (const ebb_pol_params *p, ebb_error **err)
                           p->short_part_pct);
   if (isnan (p->cutoff_sec) || p->cutoff_sec < 0)
     return ebb_error_set (err, EBB_ERANGE, "cutoff must be >= 0");
+  if (p->node_cap.cpu_millis < 0 || p->node_cap.memory_bytes < 0 || p->footprint.cpu_millis < 0
+      || p->footprint.memory_bytes < 0 || p->gp_step.cpu_millis < 0 || p->gp_step.memory_bytes < 0)
+    return ebb_error_set (err, EBB_ERANGE, "resource vectors must be >= 0");
+  if (!(p->tick_sec >= 0) || !isfinite (p->tick_sec))
+    return ebb_error_set (err, EBB_ERANGE, "tick period must be >= 0");
+  if (p->kill_attempts == 0)
+    return ebb_error_set (err, EBB_ERANGE, "kill attempts must be >= 1");
+  if (!(p->short_share >= 0 && p->short_share <= 1)
+      || !(p->reserve_share >= 0 && p->reserve_share < 1))
+    return ebb_error_set (err, EBB_ERANGE, "shares must be in [0, 1]");
+  if (!(p->working_set >= 0 && p->working_set <= 1)
+      || !(p->natural_term >= 0 && p->natural_term <= 1)
+      || !(p->max_round_share >= 0 && p->max_round_share <= 1))
+    return ebb_error_set (err, EBB_ERANGE, "working set and damper shares must be in [0, 1]");
   if (!(p->rotation_interval_sec > 0) || !isfinite (p->rotation_interval_sec))
     return ebb_error_set (err, EBB_ERANGE, "rotation interval must be > 0");
   if (!(p->threshold_scale >= 0))
@@ -78,6 +100,15 @@ ebb_pol_new (const char *name, const ebb_pol_params *params, ebb_pol_job *jobs, 
     }
   if (check_params (params, err) < 0)
     return NULL;
+  int res_mode = params->node_cap.cpu_millis > 0 || params->node_cap.memory_bytes > 0;
+  if (res_mode != !!ops->needs_resources)
+    {
+      ebb_error_set (err, EINVAL,
+                     res_mode ? "policy '%s' works with single-slot nodes only"
+                              : "policy '%s' needs node capacities (resource mode)",
+                     name);
+      return NULL;
+    }
   ebb_pol *p = ebb_xcalloc (1, sizeof *p);
   p->ops = ops;
   p->params = *params;
@@ -93,6 +124,13 @@ ebb_pol_new (const char *name, const ebb_pol_params *params, ebb_pol_job *jobs, 
   p->probes_free = EBB_POL_NONE;
   p->acts_cap = 64;
   p->acts = ebb_xmalloc (sizeof *p->acts * p->acts_cap);
+  if (res_mode)
+    {
+      p->node_cap = ebb_xmalloc (sizeof *p->node_cap * params->nnodes);
+      p->node_free = ebb_xmalloc (sizeof *p->node_free * params->nnodes);
+      for (uint32_t i = 0; i < params->nnodes; i++)
+        p->node_cap[i] = p->node_free[i] = params->node_cap;
+    }
   if (ops->priv_size)
     p->priv = ebb_xcalloc (1, ops->priv_size);
   if (ops->init && ops->init (p, err) < 0)
@@ -111,6 +149,14 @@ ebb_pol_free (ebb_pol *p)
   if (p->ops->fini)
     p->ops->fini (p);
   free (p->priv);
+  if (p->node_cap)
+    for (uint32_t j = 0; j < p->jobs_seen; j++)
+      {
+        free (p->jobs[j].tasks);
+        p->jobs[j].tasks = NULL;
+      }
+  free (p->node_cap);
+  free (p->node_free);
   free (p->nodes);
   free (p->scratch);
   free (p->probes);
@@ -136,6 +182,13 @@ ebb_pol_emit (ebb_pol *p, uint32_t kind, uint32_t node, uint32_t job, uint32_t a
   p->acts[p->nacts++] = (ebb_pol_action){
     .delay_sec = delay_sec, .kind = kind, .node = node, .job = job, .arg = arg
   };
+}
+
+static ebb_pol_action *
+emit_res (ebb_pol *p, uint32_t kind, uint32_t node, uint32_t job, uint32_t task, double delay_sec)
+{
+  ebb_pol_emit (p, kind, node, job, task, delay_sec);
+  return &p->acts[p->nacts - 1];
 }
 
 /* Returns a probe index from the free list, growing the pool geometrically when empty. */
@@ -325,7 +378,20 @@ ebb_pol_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
   ebb_pol_job *j = &p->jobs[job];
   j->launched = j->finished = 0;
   j->cancel_at_sec = INFINITY;
-  j->is_long = j->est_task_sec >= p->params.cutoff_sec;
+  j->failed = 0;
+  if (j->class_hint == EBB_POL_CLASS_SHORT || j->class_hint == EBB_POL_CLASS_LONG)
+    j->is_long = j->class_hint == EBB_POL_CLASS_LONG;
+  else
+    j->is_long = j->est_task_sec >= p->params.cutoff_sec;
+  if (p->node_cap)
+    {
+      if (job >= p->jobs_seen)
+        p->jobs_seen = job + 1;
+      free (j->tasks);
+      j->tasks = ebb_xcalloc (j->ntasks ? j->ntasks : 1, sizeof *j->tasks);
+      for (uint32_t t = 0; t < j->ntasks; t++)
+        j->tasks[t].node = EBB_POL_NONE;
+    }
   p->ops->job_arrived (p, now_sec, job);
 }
 
@@ -347,13 +413,199 @@ ebb_pol_probe_arrived (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe
     serve_next (p, now_sec, node);
 }
 
+static void
+res_add (ebb_pol_res *a, ebb_pol_res b)
+{
+  a->cpu_millis += b.cpu_millis;
+  a->memory_bytes += b.memory_bytes;
+}
+
+static void
+res_sub (ebb_pol_res *a, ebb_pol_res b)
+{
+  a->cpu_millis -= b.cpu_millis;
+  a->memory_bytes -= b.memory_bytes;
+}
+
+static ebb_pol_task *
+task_of (ebb_pol *p, uint32_t job, uint32_t task)
+{
+  ebb_pol_job *j = &p->jobs[job];
+  if (!j->tasks || task >= j->ntasks)
+    abort ();
+  return &j->tasks[task];
+}
+
 void
-ebb_pol_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job)
+ebb_pol_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
 {
   p->jobs[job].finished++;
+  if (p->node_cap)
+    {
+      /* Resource mode: the node's queue is the policy's business (node_idle is not used). */
+      ebb_pol_task *t = task_of (p, job, task);
+      res_add (&p->node_free[node], t->alloc);
+      t->alloc = (ebb_pol_res){ 0, 0 };
+      t->state = EBB_POL_TASK_DONE;
+      if (p->ops->task_finished)
+        p->ops->task_finished (p, now_sec, node, job, task);
+      return;
+    }
   if (p->ops->task_finished)
-    p->ops->task_finished (p, now_sec, node, job);
+    p->ops->task_finished (p, now_sec, node, job, task);
   serve_next (p, now_sec, node);
+}
+
+void
+ebb_pol_node_capacity (ebb_pol *p, uint32_t node, ebb_pol_res cap)
+{
+  if (!p->node_cap || node >= p->params.nnodes)
+    abort ();
+  /* Keep what is in use: free moves by the change of capacity (it may go negative until
+   * tasks end; a policy sees the node as full meanwhile). */
+  p->node_free[node].cpu_millis += cap.cpu_millis - p->node_cap[node].cpu_millis;
+  p->node_free[node].memory_bytes += cap.memory_bytes - p->node_cap[node].memory_bytes;
+  p->node_cap[node] = cap;
+}
+
+void
+ebb_pol_task_reclaimed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task,
+                        ebb_pol_res freed, int done)
+{
+  ebb_pol_task *t = task_of (p, job, task);
+  if (t->node != node)
+    abort ();
+  /* Never count more than the task holds as free. */
+  if (freed.cpu_millis > t->alloc.cpu_millis)
+    freed.cpu_millis = t->alloc.cpu_millis;
+  if (freed.memory_bytes > t->alloc.memory_bytes)
+    freed.memory_bytes = t->alloc.memory_bytes;
+  res_sub (&t->alloc, freed);
+  res_sub (&t->pending, freed);
+  res_add (&p->node_free[node], freed);
+  if (done)
+    {
+      t->pending = (ebb_pol_res){ 0, 0 };
+      if (t->state == EBB_POL_TASK_SUSPENDING)
+        t->state = EBB_POL_TASK_SUSPENDED;
+    }
+  if (p->ops->task_reclaimed)
+    p->ops->task_reclaimed (p, now_sec, node, job, task, freed, done);
+}
+
+void
+ebb_pol_task_resumed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
+{
+  ebb_pol_task *t = task_of (p, job, task);
+  if (t->state == EBB_POL_TASK_RESUMING)
+    t->state = EBB_POL_TASK_RUNNING;
+  if (p->ops->task_resumed)
+    p->ops->task_resumed (p, now_sec, node, job, task);
+}
+
+void
+ebb_pol_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
+{
+  ebb_pol_job *j = &p->jobs[job];
+  ebb_pol_task *t = task_of (p, job, task);
+  if (t->node != node)
+    abort ();
+  res_add (&p->node_free[node], t->alloc);
+  t->alloc = t->pending = (ebb_pol_res){ 0, 0 };
+  t->node = EBB_POL_NONE;
+  t->frozen = 0;
+  t->tries = 0;
+  t->kills++;
+  t->state = EBB_POL_TASK_PENDING;
+  if (j->launched > 0)
+    j->launched--; /* to be launched again */
+  if (t->kills >= p->params.kill_attempts && !j->failed)
+    {
+      j->failed = 1;
+      p->stats.failed_jobs++;
+      ebb_pol_emit (p, EBB_POL_ACT_FAIL, EBB_POL_NONE, job, task, 0);
+    }
+  if (j->failed)
+    t->state = EBB_POL_TASK_FAILED;
+  if (p->ops->task_killed)
+    p->ops->task_killed (p, now_sec, node, job, task);
+}
+
+void
+ebb_pol_launch_res (ebb_pol *p, uint32_t node, uint32_t job, uint32_t task, double delay_sec)
+{
+  ebb_pol_job *j = &p->jobs[job];
+  ebb_pol_task *t = task_of (p, job, task);
+  t->node = node;
+  t->alloc = j->demand;
+  t->pending = (ebb_pol_res){ 0, 0 };
+  t->state = EBB_POL_TASK_RUNNING;
+  t->frozen = 0;
+  t->tries = 0;
+  res_sub (&p->node_free[node], j->demand);
+  j->launched++;
+  emit_res (p, EBB_POL_ACT_LAUNCH, node, job, task, delay_sec)->amount = j->demand;
+}
+
+ebb_pol_res
+ebb_pol_suspend (ebb_pol *p, uint32_t job, uint32_t task, uint32_t mode, ebb_pol_res amount)
+{
+  ebb_pol_task *t = task_of (p, job, task);
+  const ebb_pol_res *fp = &p->params.footprint;
+  /* What the task could still give: what it holds, minus what is already asked, minus
+   * the footprint it keeps. */
+  ebb_pol_res room = t->alloc;
+  res_sub (&room, t->pending);
+  res_sub (&room, *fp);
+  if (room.cpu_millis < 0)
+    room.cpu_millis = 0;
+  if (room.memory_bytes < 0)
+    room.memory_bytes = 0;
+  if (mode == EBB_POL_SUSPEND_IMMEDIATE)
+    amount = room;
+  else
+    {
+      if (amount.cpu_millis > room.cpu_millis)
+        amount.cpu_millis = room.cpu_millis;
+      if (amount.memory_bytes > room.memory_bytes)
+        amount.memory_bytes = room.memory_bytes;
+      p->stats.gp_steps++;
+    }
+  res_add (&t->pending, amount);
+  t->suspends++;
+  if (mode == EBB_POL_SUSPEND_IMMEDIATE)
+    t->state = EBB_POL_TASK_SUSPENDING;
+  p->stats.suspends++;
+  ebb_pol_action *a
+      = emit_res (p, EBB_POL_ACT_SUSPEND, t->node, job, task, p->params.net_delay_sec);
+  a->mode = mode;
+  a->amount = amount;
+  return amount;
+}
+
+void
+ebb_pol_resume (ebb_pol *p, uint32_t job, uint32_t task)
+{
+  ebb_pol_job *j = &p->jobs[job];
+  ebb_pol_task *t = task_of (p, job, task);
+  ebb_pol_res lack = j->demand;
+  res_sub (&lack, t->alloc);
+  res_sub (&p->node_free[t->node], lack);
+  t->alloc = j->demand;
+  t->pending = (ebb_pol_res){ 0, 0 };
+  t->state = EBB_POL_TASK_RESUMING;
+  t->frozen = 0;
+  t->tries = 0;
+  p->stats.resumes++;
+  emit_res (p, EBB_POL_ACT_RESUME, t->node, job, task, p->params.net_delay_sec)->amount = lack;
+}
+
+void
+ebb_pol_kill (ebb_pol *p, uint32_t job, uint32_t task)
+{
+  ebb_pol_task *t = task_of (p, job, task);
+  p->stats.kills++;
+  emit_res (p, EBB_POL_ACT_KILL, t->node, job, task, p->params.net_delay_sec);
 }
 
 void

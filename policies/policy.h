@@ -1,20 +1,70 @@
 /* libebb-policy: pure scheduling policies behind one interface, driven by the simulator in
  * virtual time and by the controller in real time.
  *
- * The model. A cluster of `nnodes` single-slot nodes, each with a FIFO queue of probes
- * (reservations for "one task of job j"). Jobs live in an array owned by the environment
- * (ebb_pol_job); the policy reads their size and estimate and keeps its own counters in them.
+ * The model. A cluster of `nnodes` nodes, each with a FIFO queue of probes (reservations for
+ * "one task of job j"). Jobs live in an array owned by the environment (ebb_pol_job); the
+ * policy reads their size, estimate and demand and keeps its own counters in them.
+ *
+ * Resources. A node has a capacity vector <cpu_millis, memory_bytes> (ebb_pol_res); every
+ * task of a job has the job's demand vector; a node runs as many tasks as fit. The
+ * single-slot model of fifo/sparrow/hawk is the special case "capacity 1 slot, demand 1
+ * slot": params.node_cap left at {0, 0} (slot mode) means every node holds exactly one task
+ * and demands are ignored; the core then keeps no resource state at all, so the slot
+ * policies pay nothing for it. A policy that needs resources (ops->needs_resources, e.g.
+ * bigc) refuses slot mode. The environment states capacities in params.node_cap (every
+ * node) and may correct one node with ebb_pol_node_capacity (the controller: from the
+ * agent's GET /v1/node); it states a job's per-task demand in ebb_pol_job.demand before
+ * calling ebb_pol_job_arrived.
+ *
+ * Naming. A task is named by (job, task, node): `job` is the index of the job in the
+ * environment's job array, `task` the index of the task inside the job (0 .. ntasks-1),
+ * `node` the index of the node (0 .. nnodes-1). Nothing else (no simulator event, no agent
+ * task id) crosses the interface; the controller maps (job, task) to the agent's task id and
+ * `node` to the agent.
  *
  * Events in (each takes `now_sec`, the environment's clock; a policy never reads a clock):
  *   ebb_pol_job_arrived     a job was submitted
  *   ebb_pol_probe_arrived   a probe sent earlier (EBB_POL_ACT_PROBE) reached its node
- *   ebb_pol_task_finished   a task launched earlier (EBB_POL_ACT_LAUNCH) ended
+ *   ebb_pol_task_finished   a task launched earlier (EBB_POL_ACT_LAUNCH) ended on its own
  *   ebb_pol_node_wake       a node's round trip for a surplus probe ended (EBB_POL_ACT_WAKE)
- *   ebb_pol_tick            periodic call (policies that need timers)
+ *   ebb_pol_tick            periodic call, every params.tick_sec when that is > 0
+ *   ebb_pol_task_reclaimed  part or all of a SUSPEND's amount is free again (resources)
+ *   ebb_pol_task_resumed    a RESUME completed: the task runs at its full demand again
+ *   ebb_pol_task_killed     a task is gone before finishing (after KILL, or lost): its
+ *                           progress is lost and its resources are free
  * Actions out: appended to an array the environment drains after every event
  * (ebb_pol_actions / ebb_pol_clear_actions). Each carries the delay after which the
  * environment must deliver its consequence; the simulator adds it to virtual time, the
- * controller sees real network latency instead.
+ * controller sees real network latency instead. Resource actions:
+ *   LAUNCH  (node, job, task=arg, amount)  start the task with `amount` (its demand)
+ *   SUSPEND (node, job, task=arg, mode, amount)  take `amount` away from the running task:
+ *           mode IMMEDIATE brings it down to the footprint (amount = everything above the
+ *           footprint), GRACEFUL takes one step of `amount`. CPU is free at once, memory
+ *           after the reclaim cost: the environment reports what is free with
+ *           ebb_pol_task_reclaimed (any number of calls, the last one with done = 1; the
+ *           sum of `freed` may be less than asked when memory cannot be reclaimed, e.g. no
+ *           swap: the policy must trust `freed`, not `amount`).
+ *   RESUME  (node, job, task=arg)  give the task its full demand again; the policy counts
+ *           the resources as taken from the moment it emits RESUME; the environment answers
+ *           ebb_pol_task_resumed after the resume cost.
+ *   KILL    (node, job, task=arg)  end the task; the environment answers
+ *           ebb_pol_task_killed (resources free, progress lost). The policy re-queues the
+ *           task, or after params.kill_attempts kills of one task fails the job (FAIL).
+ *   FAIL    (job)  informational: the job will not complete; the environment reports it.
+ *
+ * The two environments.
+ *   Simulator (virtual time): applies each action at now + delay_sec; a task advances at
+ *   rate min(1, cpu given / cpu demanded), not at all while suspended below its demand's
+ *   CPU footprint; reclaim and resume costs come from its own flags (seconds per GiB); it
+ *   calls ebb_pol_tick every params.tick_sec of virtual time.
+ *   Controller (real time): LAUNCH becomes POST /v1/tasks on the node's agent (cpu_millis,
+ *   memory_bytes = amount), SUSPEND becomes POST /v1/tasks/{id}/suspend
+ *   {"mode": "immediate"|"graceful", "cpu_millis": amount.cpu_millis, "memory_bytes":
+ *   amount.memory_bytes}, RESUME becomes POST /v1/tasks/{id}/resume, KILL becomes DELETE
+ *   /v1/tasks/{id}; the agent's reports come back as the events above (exited ->
+ *   task_finished, suspended -> task_reclaimed with the bytes actually released, done = 1,
+ *   resumed -> task_resumed, deleted or lost -> task_killed). It calls ebb_pol_tick from a
+ *   real timer every params.tick_sec. delay_sec of resource actions is advisory there.
  *
  * Late binding: when a probe reaches the head of an idle node's queue the node asks the job
  * for a task; the policy answers at once and the environment charges the round trip
@@ -35,6 +85,45 @@
 
 #define EBB_POL_NONE UINT32_MAX
 
+/* A resource vector: a node's capacity, a task's demand or allocation, an amount to take. */
+typedef struct ebb_pol_res
+{
+  int64_t cpu_millis; /* 1000 = one CPU */
+  int64_t memory_bytes;
+} ebb_pol_res;
+
+/* What the job's class is, when the environment knows it (JSON-lines traces may say). */
+enum
+{
+  EBB_POL_CLASS_BY_CUTOFF = 0, /* the policy classifies by params.cutoff_sec */
+  EBB_POL_CLASS_SHORT = 1,
+  EBB_POL_CLASS_LONG = 2,
+};
+
+/* Per-task state the core keeps in resource mode (ebb_pol_task_state). */
+typedef enum
+{
+  EBB_POL_TASK_PENDING = 0, /* not launched, or killed and re-queued */
+  EBB_POL_TASK_RUNNING,     /* launched; alloc may be below demand after graceful steps */
+  EBB_POL_TASK_SUSPENDING,  /* SUSPEND sent, not all of it reported free yet */
+  EBB_POL_TASK_SUSPENDED,   /* at the footprint (immediate or frozen) */
+  EBB_POL_TASK_RESUMING,    /* RESUME sent */
+  EBB_POL_TASK_DONE,        /* finished */
+  EBB_POL_TASK_FAILED,      /* its job failed */
+} ebb_pol_task_state;
+
+typedef struct ebb_pol_task
+{
+  ebb_pol_res alloc;   /* what the task holds on its node now (footprint when suspended) */
+  ebb_pol_res pending; /* asked by SUSPEND, not reported free yet */
+  uint32_t node;       /* EBB_POL_NONE when not placed */
+  uint16_t kills;      /* times killed (kill_attempts fails the job) */
+  uint8_t state;       /* ebb_pol_task_state */
+  uint8_t frozen;      /* excluded from further graceful steps (below its working set) */
+  uint32_t tries;      /* delayed resumption: chances with room seen so far */
+  uint32_t suspends;   /* SUSPENDs sent to this task */
+} ebb_pol_task;
+
 /* A job as the environment describes it, plus the policy's per-job counters. */
 typedef struct ebb_pol_job
 {
@@ -44,18 +133,32 @@ typedef struct ebb_pol_job
   uint32_t ntasks;      /* set by the environment */
   uint32_t launched;    /* tasks handed to nodes so far */
   uint32_t finished;    /* tasks finished */
-  uint8_t is_long;      /* classified by the policy's cutoff at arrival */
-  uint8_t pad[3];
+  uint8_t is_long;      /* classified at arrival: class_hint, else the policy's cutoff */
+  uint8_t class_hint;   /* EBB_POL_CLASS_*, set by the environment (0: by cutoff) */
+  uint8_t failed;       /* set by the policy when it emits FAIL for the job */
+  uint8_t pad;
+  ebb_pol_res demand;  /* per task; set by the environment (ignored in slot mode) */
+  ebb_pol_task *tasks; /* resource mode: the core's per-task state, ntasks entries */
 } ebb_pol_job;
 
 typedef enum
 {
-  EBB_POL_ACT_PROBE,  /* deliver probe `arg` of job `job` to `node` after delay_sec */
-  EBB_POL_ACT_LAUNCH, /* task `arg` of job `job` starts on `node` after delay_sec */
-  EBB_POL_ACT_WAKE,   /* `node` is free again after delay_sec (surplus probe round trip) */
-  EBB_POL_ACT_STEAL,  /* informational: `node` stole `arg` probes from node `job` */
-  EBB_POL_ACT_CANCEL, /* informational: job `job` is fully launched; cancel its probes */
+  EBB_POL_ACT_PROBE,   /* deliver probe `arg` of job `job` to `node` after delay_sec */
+  EBB_POL_ACT_LAUNCH,  /* task `arg` of job `job` starts on `node` after delay_sec */
+  EBB_POL_ACT_WAKE,    /* `node` is free again after delay_sec (surplus probe round trip) */
+  EBB_POL_ACT_STEAL,   /* informational: `node` stole `arg` probes from node `job` */
+  EBB_POL_ACT_CANCEL,  /* informational: job `job` is fully launched; cancel its probes */
+  EBB_POL_ACT_SUSPEND, /* take `amount` from task `arg` of `job` on `node` (mode) */
+  EBB_POL_ACT_RESUME,  /* restore task `arg` of `job` on `node` to its demand */
+  EBB_POL_ACT_KILL,    /* end task `arg` of `job` on `node`; answer with task_killed */
+  EBB_POL_ACT_FAIL,    /* informational: job `job` failed (kill attempts exhausted) */
 } ebb_pol_action_kind;
+
+typedef enum
+{
+  EBB_POL_SUSPEND_IMMEDIATE = 0, /* down to the footprint in one pass */
+  EBB_POL_SUSPEND_GRACEFUL = 1,  /* one step of `amount` */
+} ebb_pol_suspend_mode;
 
 typedef struct ebb_pol_action
 {
@@ -64,6 +167,9 @@ typedef struct ebb_pol_action
   uint32_t node;
   uint32_t job;
   uint32_t arg;
+  uint32_t mode; /* SUSPEND: ebb_pol_suspend_mode */
+  uint32_t pad;
+  ebb_pol_res amount; /* LAUNCH: allocation given; SUSPEND: amount to take */
 } ebb_pol_action;
 
 /* Parameters common to the policies; a policy ignores what it does not use. */
@@ -71,23 +177,50 @@ typedef struct ebb_pol_params
 {
   uint32_t nnodes;
   uint64_t seed;
-  double net_delay_sec;         /* one-way message delay (Hawk: 0.5 ms) */
-  double cutoff_sec;            /* est_task_sec >= cutoff: long job */
-  double probe_ratio;           /* probes per task (Sparrow's d) */
-  double short_part_pct;        /* Hawk: share of nodes reserved for short jobs */
-  uint32_t steal_cap;           /* Hawk: nodes an idle node contacts */
-  uint32_t steal_limit;         /* Hawk: max probes taken from one victim (EBB_POL_NONE: all) */
-  int cancel_probes;            /* cancel surplus probes once a job is fully launched */
-  int sample_replacement;       /* probes drawn with replacement (else distinct nodes) */
-  int no_steal;                 /* Hawk ablation: no work stealing */
-  int no_partition;             /* Hawk ablation: no reserved short partition */
-  int no_central;               /* Hawk ablation: long jobs probed like short ones */
-  double rotation_interval_sec; /* Peacock: period of the ring's rotation rounds */
-  double threshold_scale;       /* Peacock: threshold = arrival + scale x average load */
+  double net_delay_sec;   /* one-way message delay (Hawk: 0.5 ms) */
+  double cutoff_sec;      /* est_task_sec >= cutoff: long job */
+  double probe_ratio;     /* probes per task (Sparrow's d) */
+  double short_part_pct;  /* Hawk: share of nodes reserved for short jobs */
+  uint32_t steal_cap;     /* Hawk: nodes an idle node contacts */
+  uint32_t steal_limit;   /* Hawk: max probes taken from one victim (EBB_POL_NONE: all) */
+  int cancel_probes;      /* cancel surplus probes once a job is fully launched */
+  int sample_replacement; /* probes drawn with replacement (else distinct nodes) */
+  int no_steal;           /* Hawk ablation: no work stealing */
+  int no_partition;       /* Hawk ablation: no reserved short partition */
+  int no_central;         /* Hawk ablation: long jobs probed like short ones */
+  /* Resources (all zero: slot mode, see the top of this file). */
+  ebb_pol_res node_cap;   /* capacity of every node; {0, 0}: one slot per node */
+  ebb_pol_res footprint;  /* what a suspended task keeps (BIG-C: 10 millicores, 64 MiB) */
+  double tick_sec;        /* the environment calls ebb_pol_tick this often; 0: never */
+  uint32_t kill_attempts; /* kills of one task that fail its job (default 4) */
+  /* BIG-C (policies/bigc.c). */
+  uint32_t bigc_mode;     /* EBB_POL_BIGC_* */
+  double short_share;     /* short queue's DRF share (0.95) */
+  double reserve_share;   /* reserve mode: share kept for short jobs (0.60) */
+  ebb_pol_res gp_step;    /* graceful step r_GP (2 CPU, 4 GiB) */
+  uint32_t resume_tries;  /* delayed resumption D (3) */
+  double working_set;     /* share of a container's memory it needs to run (0.5) */
+  double natural_term;    /* authors' damper: natural termination factor; 0: off */
+  double max_round_share; /* authors' damper: preempt at most this share per round; 0: off */
+  /* Peacock (policies/peacock.c). */
+  double rotation_interval_sec; /* period of the ring's rotation rounds */
+  double threshold_scale;       /* threshold = arrival + scale x average load */
 } ebb_pol_params;
 
+enum
+{
+  EBB_POL_BIGC_FIFO = 0,
+  EBB_POL_BIGC_RESERVE,
+  EBB_POL_BIGC_KILL,
+  EBB_POL_BIGC_IP,
+  EBB_POL_BIGC_GP,
+};
+
 /* Fills p with the defaults: 0.5 ms, probe ratio 2, 2% short partition, steal cap 10,
- * unlimited steal size, no cancellation, sampling with replacement. */
+ * unlimited steal size, no cancellation, sampling with replacement; slot mode; footprint
+ * <10, 64 MiB>, 4 kill attempts; BIG-C: gp mode, short share 0.95, reserve 0.60, round 3 s
+ * (tick_sec stays 0 until a policy needs it: bigc sets it in init), step <2000, 4 GiB>,
+ * D = 3, working set 0.5, dampers off. */
 void ebb_pol_params_default (ebb_pol_params *p);
 
 typedef struct ebb_pol ebb_pol;
@@ -106,8 +239,14 @@ typedef struct ebb_pol_ops
   int (*node_idle) (ebb_pol *p, double now_sec, uint32_t node);
   /* A task of `job` was bound to `node` (its probe left the queue). */
   void (*task_bound) (ebb_pol *p, double now_sec, uint32_t node, uint32_t job);
-  void (*task_finished) (ebb_pol *p, double now_sec, uint32_t node, uint32_t job);
+  void (*task_finished) (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
   void (*tick) (ebb_pol *p, double now_sec);
+  /* Resource mode (NULL: the core's bookkeeping only). After the core updated the task. */
+  int needs_resources; /* 1: runs in resource mode only; 0: slot mode only */
+  void (*task_reclaimed) (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task,
+                          ebb_pol_res freed, int done);
+  void (*task_resumed) (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
+  void (*task_killed) (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
   /* Optional: place an arriving probe in node's queue (anywhere, or send it on); without
    * it the probe is appended. The core serves the node afterwards if it is free. */
   void (*probe_enqueue) (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe);
@@ -142,6 +281,13 @@ typedef struct ebb_pol_stats
   uint64_t steal_attempts;   /* victims contacted */
   uint64_t steals;           /* successful steals */
   uint64_t probes_stolen;
+  /* Preemption (resource mode). */
+  uint64_t suspends; /* SUSPEND actions */
+  uint64_t resumes;  /* RESUME actions */
+  uint64_t kills;    /* KILL actions */
+  uint64_t gp_steps; /* graceful SUSPEND steps */
+  uint64_t frozen;   /* tasks frozen below their working set */
+  uint64_t failed_jobs;
 } ebb_pol_stats;
 
 struct ebb_pol
@@ -158,6 +304,10 @@ struct ebb_pol
   uint32_t *scratch; /* a permutation of node ids for sampling without replacement */
   ebb_pol_stats stats;
   void *priv;
+  /* Resource mode only (NULL in slot mode). */
+  ebb_pol_res *node_cap;  /* per node */
+  ebb_pol_res *node_free; /* capacity minus what tasks hold or were promised */
+  uint32_t jobs_seen;     /* 1 + highest job id that arrived (to free tasks arrays) */
 };
 
 /* Returns the ops of the policy called name, or NULL. */
@@ -176,7 +326,20 @@ void ebb_pol_set_jobs (ebb_pol *p, ebb_pol_job *jobs);
 /* Events. They never fail: bad ids are programming errors and abort. */
 void ebb_pol_job_arrived (ebb_pol *p, double now_sec, uint32_t job);
 void ebb_pol_probe_arrived (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe);
-void ebb_pol_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job);
+void ebb_pol_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
+/* Resource mode. */
+void ebb_pol_node_capacity (ebb_pol *p, uint32_t node, ebb_pol_res cap);
+void ebb_pol_task_reclaimed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task,
+                             ebb_pol_res freed, int done);
+void ebb_pol_task_resumed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
+void ebb_pol_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
+
+/* Returns 1 in resource mode (params.node_cap set), 0 in slot mode. */
+static inline int
+ebb_pol_has_resources (const ebb_pol *p)
+{
+  return p->node_cap != NULL;
+}
 void ebb_pol_node_wake (ebb_pol *p, double now_sec, uint32_t node);
 void ebb_pol_tick (ebb_pol *p, double now_sec);
 
@@ -215,9 +378,30 @@ void ebb_pol_probe_release (ebb_pol *p, uint32_t probe);
 /* Returns a new probe of job from the pool, not queued and not sent. */
 uint32_t ebb_pol_probe_new (ebb_pol *p, uint32_t job);
 
+/* Resource-mode helpers (policies only). */
+static inline int
+ebb_pol_res_fits (ebb_pol_res need, ebb_pol_res avail)
+{
+  return need.cpu_millis <= avail.cpu_millis && need.memory_bytes <= avail.memory_bytes;
+}
+/* Launches task `task` of job on node with its demand: takes the demand from node_free,
+ * marks the task running and emits LAUNCH after delay_sec. The caller checked it fits. */
+void ebb_pol_launch_res (ebb_pol *p, uint32_t node, uint32_t job, uint32_t task, double delay_sec);
+/* Emits SUSPEND for a running task: immediate takes everything above the footprint,
+ * graceful takes `amount` (clamped so the task keeps at least the footprint). Returns the
+ * amount asked. */
+ebb_pol_res ebb_pol_suspend (ebb_pol *p, uint32_t job, uint32_t task, uint32_t mode,
+                             ebb_pol_res amount);
+/* Emits RESUME for a suspended (or shrunk) task and takes what it lacks from node_free.
+ * Only for a task whose SUSPENDs are all reported done (pending zero). */
+void ebb_pol_resume (ebb_pol *p, uint32_t job, uint32_t task);
+/* Emits KILL for a placed task. */
+void ebb_pol_kill (ebb_pol *p, uint32_t job, uint32_t task);
+
 extern const ebb_pol_ops ebb_pol_fifo_ops;
 extern const ebb_pol_ops ebb_pol_sparrow_ops;
 extern const ebb_pol_ops ebb_pol_hawk_ops;
+extern const ebb_pol_ops ebb_pol_bigc_ops;
 extern const ebb_pol_ops ebb_pol_eagle_ops;
 extern const ebb_pol_ops ebb_pol_peacock_ops;
 

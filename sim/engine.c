@@ -221,7 +221,7 @@ dispatch (sim_run *r, const sim_event *e)
       break;
     case EV_FINISH:
       r->running--;
-      ebb_pol_task_finished (r->pol, e->t, e->node, e->job);
+      ebb_pol_task_finished (r->pol, e->t, e->node, e->job, e->arg);
       break;
     default:
       ebb_pol_node_wake (r->pol, e->t, e->node);

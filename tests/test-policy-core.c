@@ -61,7 +61,7 @@ late_binding (int cancel)
   take (p, &n);
   CU_ASSERT_EQUAL (n, 0);
   CU_ASSERT_EQUAL (p->nodes[0].qlen, 1);
-  ebb_pol_task_finished (p, 10 + 3 * D, 0, 0);
+  ebb_pol_task_finished (p, 10 + 3 * D, 0, 0, 0);
   a = take (p, &n);
   if (cancel)
     {
@@ -148,14 +148,14 @@ test_fifo_central_queue (void)
   ebb_pol_job_arrived (p, 1, 1); /* queued behind job 0's third task */
   take (p, &n);
   CU_ASSERT_EQUAL (n, 0);
-  ebb_pol_task_finished (p, 5, 1, 0);
+  ebb_pol_task_finished (p, 5, 1, 0, 0);
   a = take (p, &n);
   CU_ASSERT_EQUAL_FATAL (n, 1);
   CU_ASSERT_EQUAL (a[0].node, 1);
   CU_ASSERT_EQUAL (a[0].job, 0);
   CU_ASSERT_EQUAL (a[0].arg, 2);
   ebb_pol_clear_actions (p);
-  ebb_pol_task_finished (p, 6, 0, 0);
+  ebb_pol_task_finished (p, 6, 0, 0, 0);
   a = take (p, &n);
   CU_ASSERT_EQUAL_FATAL (n, 1);
   CU_ASSERT_EQUAL (a[0].job, 1);

@@ -106,7 +106,7 @@ test_sticky_probing (void)
   CU_ASSERT_EQUAL (l.node, 0);
   CU_ASSERT_EQUAL (l.arg, 0);
   ebb_pol_clear_actions (p);
-  ebb_pol_task_finished (p, 10, 0, 0);
+  ebb_pol_task_finished (p, 10, 0, 0, 0);
   l = only (p, EBB_POL_ACT_LAUNCH);
   CU_ASSERT_EQUAL (l.node, 0);
   CU_ASSERT_EQUAL (l.arg, 1);
@@ -115,7 +115,7 @@ test_sticky_probing (void)
   CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_LAUNCH), 0);
   CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_WAKE), 0);
   ebb_pol_clear_actions (p);
-  ebb_pol_task_finished (p, 20, 0, 0);
+  ebb_pol_task_finished (p, 20, 0, 0, 1);
   CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_LAUNCH), 0);
   CU_ASSERT_EQUAL (p->nodes[0].qlen, 0); /* the sticky probe left with the job's last task */
   ebb_pol_free (p);
@@ -152,7 +152,7 @@ test_srpt_starvation_bound (void)
   int shorts_before_a = 0;
   for (;;)
     {
-      ebb_pol_task_finished (p, t, 0, job);
+      ebb_pol_task_finished (p, t, 0, job, 0);
       ebb_pol_action l = only (p, EBB_POL_ACT_LAUNCH);
       ebb_pol_clear_actions (p);
       job = l.job;

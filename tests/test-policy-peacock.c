@@ -99,7 +99,7 @@ test_ring_rotation_order (void)
   CU_ASSERT_EQUAL (r2.node, (x + 2) % 3);
   CU_ASSERT_DOUBLE_EQUAL (r2.delay_sec, 1.0, 1e-9);
   ebb_pol_clear_actions (p);
-  ebb_pol_task_finished (p, 1.5, (x + 2) % 3, 0); /* that worker frees up meanwhile */
+  ebb_pol_task_finished (p, 1.5, (x + 2) % 3, 0, 0); /* that worker frees up meanwhile */
   CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_LAUNCH), 0);
   ebb_pol_clear_actions (p);
   ebb_pol_probe_arrived (p, 2.0, r2.node, r2.arg);
@@ -150,7 +150,7 @@ test_threshold_bounds_reordering (void)
   for (size_t i = 0; i < 4; i++)
     CU_ASSERT_EQUAL (q[i], expect[i]);
   double t = 1000;
-  ebb_pol_task_finished (p, t, 0, 0);
+  ebb_pol_task_finished (p, t, 0, 0, 0);
   for (int i = 0; i < 4; i++)
     {
       ebb_pol_action l = only (p, EBB_POL_ACT_LAUNCH);
@@ -159,7 +159,7 @@ test_threshold_bounds_reordering (void)
         CU_ASSERT (t <= 1 + 1.015 * 1000 + 1e-9); /* A starts before its threshold */
       ebb_pol_clear_actions (p);
       t += jobs[expect[i]].est_task_sec;
-      ebb_pol_task_finished (p, t, 0, expect[i]);
+      ebb_pol_task_finished (p, t, 0, expect[i], 0);
     }
   CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_LAUNCH), 0);
   ebb_pol_free (p);
