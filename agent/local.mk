@@ -1,4 +1,4 @@
-# ebb-agent: the node daemon (issue 4). The logic lives in agent/libebb-agent.a so the unit
+# ebb-agent: the node daemon. The logic lives in agent/libebb-agent.a so the unit
 # suites link it; agent/main.c only parses options and hands over.
 include agent/runtime.mk
 

@@ -2,7 +2,7 @@
 # EBB_TRACES is the directory holding YH2_sub.tr and FB_synthetic_2000.tr; results go to
 # bench-sim/ in the build tree. The committed bench/sim-*.csv, .png and .txt are the figures
 # doc/sim-fidelity.md discusses.
-EBB_TRACES ?= /work/shared/traces
+EBB_TRACES ?= $(abs_top_srcdir)/data
 EXTRA_DIST += bench/sim-lib.sh bench/sim-fidelity.sh bench/sim-sweep.sh bench/sim-ablation.sh \
 	bench/sim-perf.sh bench/sim-fidelity.csv bench/sim-sweep.csv bench/sim-ablation.csv \
 	bench/sim-sweep.png bench/sim-perf.txt \
