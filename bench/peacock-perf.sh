@@ -26,6 +26,7 @@ for p in eagle peacock; do
   u=$(best_user -p "$p" $args)
   j=$(cat "$work/j")
   verdict=$(awk -v u="$u" 'BEGIN { print (u < 0.5) ? "PASS" : "FAIL" }')
-  printf '%-8s user %s s, %s events, %s x sparrow; %s (< 0.5 s)\n' "$p" "$u" \
-    "$(jget "$j" "" events)" "$(ratio "$u" "$base")" "$verdict"
+  printf '%-8s user %s s, %s events, %s rotations (%s per task), %s x sparrow; %s (< 0.5 s)\n' \
+    "$p" "$u" "$(jget "$j" "" events)" "$(jget "$j" "" rotations)" \
+    "$(ratio "$(jget "$j" "" rotations)" "$(jget "$j" "" tasks)")" "$(ratio "$u" "$base")" "$verdict"
 done

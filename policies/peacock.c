@@ -57,7 +57,7 @@ typedef struct peacock_priv
   size_t hops_head, hops_len, hops_cap; /* a ring buffer; hops_cap a power of two */
   uint64_t last_round;
   int have_round;
-  uint64_t rotations, bypasses;
+  uint64_t bypasses;
 } peacock_priv;
 
 static int
@@ -149,7 +149,7 @@ rotate (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
   uint64_t round = (uint64_t)floor (now_sec / iv) + 1;
   uint32_t next = node + 1 == p->params.nnodes ? 0 : node + 1;
   *rotated_flag (k, p, probe) = 1;
-  k->rotations++;
+  p->stats.rotations++;
   if (k->hops_len == k->hops_cap)
     {
       size_t cap = k->hops_cap ? 2 * k->hops_cap : 1024;

@@ -281,6 +281,7 @@ typedef struct ebb_pol_stats
   uint64_t steal_attempts;   /* victims contacted */
   uint64_t steals;           /* successful steals */
   uint64_t probes_stolen;
+  uint64_t rotations; /* Peacock: probe moves along the ring */
   /* Preemption (resource mode). */
   uint64_t suspends; /* SUSPEND actions */
   uint64_t resumes;  /* RESUME actions */

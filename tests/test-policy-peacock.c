@@ -107,6 +107,7 @@ test_ring_rotation_order (void)
   CU_ASSERT_EQUAL (l.node, (x + 2) % 3);
   CU_ASSERT_EQUAL (l.job, 1);
   CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_PROBE), 0);
+  CU_ASSERT_EQUAL (p->stats.rotations, 2);
   ebb_pol_free (p);
 }
 
