@@ -361,13 +361,34 @@ peacock_probe_enqueue (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe
   if (k->hops_len == 0 || k->hops[k->hops_head].probe != probe)
     abort (); /* a rotation always arrives as the first of its round */
   uint64_t round = k->hops[k->hops_head].round;
+  uint64_t next_round = (uint64_t)floor (now_sec / p->params.rotation_interval_sec) + 1;
   while (k->hops_len > 0 && k->hops[k->hops_head].round == round)
     {
       struct peacock_hop h = k->hops[k->hops_head];
       k->hops_head = (k->hops_head + 1) & (k->hops_cap - 1);
       k->hops_len--;
-      learn_from_message (p, now_sec, h.node, h.probe);
-      if (p->nodes[h.node].busy)
+      uint32_t pred = h.node == 0 ? p->params.nnodes - 1 : h.node - 1;
+      learn (k, h.node, k->seen[pred]);
+      const ebb_pol_node *v = &p->nodes[h.node];
+      if (v->busy && v->qlen == 0 && k->seen[h.node].qsize < 1 && k->hops_len < k->hops_cap)
+        {
+          /* The common hop, inlined (it dominates the cost of a run): a busy worker with
+           * no room passes the probe on in the next round, as place() would. */
+          uint32_t next = h.node + 1 == p->params.nnodes ? 0 : h.node + 1;
+          p->stats.rotations++;
+          k->hops[(k->hops_head + k->hops_len++) & (k->hops_cap - 1)]
+              = (struct peacock_hop){ .round = next_round, .node = next, .probe = h.probe };
+          if (next_round != k->last_round)
+            {
+              k->last_round = next_round;
+              ebb_pol_emit (p, EBB_POL_ACT_PROBE, next, p->probes[h.probe].job, h.probe,
+                            (double)next_round * p->params.rotation_interval_sec - now_sec
+                                + p->params.net_delay_sec);
+            }
+          continue;
+        }
+      *rotated_flag (k, p, h.probe) = 0;
+      if (v->busy)
         {
           place (p, now_sec, h.node, h.probe);
           continue;
