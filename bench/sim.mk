@@ -6,7 +6,8 @@ EBB_TRACES ?= $(abs_top_srcdir)/data
 EXTRA_DIST += bench/sim-lib.sh bench/sim-fidelity.sh bench/sim-sweep.sh bench/sim-ablation.sh \
 	bench/sim-perf.sh bench/sim-fidelity.csv bench/sim-sweep.csv bench/sim-ablation.csv \
 	bench/sim-sweep.png bench/sim-perf.txt \
-	bench/peacock-fidelity.sh bench/peacock-perf.sh bench/peacock-runs.csv \
+	bench/peacock-fidelity.sh bench/peacock-perf.sh bench/peacock-ablation.sh \
+	bench/peacock-ablation.csv bench/peacock-runs.csv \
 	bench/peacock-loads.csv bench/peacock-sweep.csv bench/peacock-loads.png bench/peacock-perf.txt
 bench-sim: sim/ebb-sim
 	@mkdir -p bench-sim
@@ -25,6 +26,8 @@ bench-sim: sim/ebb-sim
 	@echo "== eagle and peacock against their papers (doc/peacock-fidelity.md)"
 	SIM=$(abs_top_builddir)/sim/ebb-sim TRACES=$(EBB_TRACES) \
 	  sh $(abs_top_srcdir)/bench/peacock-fidelity.sh bench-sim
+	SIM=$(abs_top_builddir)/sim/ebb-sim TRACES=$(EBB_TRACES) \
+	  sh $(abs_top_srcdir)/bench/peacock-ablation.sh bench-sim
 	SIM=$(abs_top_builddir)/sim/ebb-sim TRACES=$(EBB_TRACES) \
 	  sh $(abs_top_srcdir)/bench/peacock-perf.sh
 .PHONY: bench-sim

@@ -18,7 +18,8 @@
  *    that one is shorter and the newcomer still starts before its own threshold. A probe
  *    whose place makes it start after its threshold is rotated instead, unless its place is
  *    the head or its threshold has already passed (then nobody may bypass it: no
- *    starvation). */
+ *    starvation).
+ * Ablation (the paper's Fig. 6): no_rotation keeps every probe where it lands. */
 #include "config.h"
 
 #include "policies/policy.h"
@@ -197,6 +198,8 @@ shrink (ebb_pol *p, double now_sec, uint32_t node)
   peacock_priv *k = p->priv;
   const peacock_state *s = &k->seen[node];
   ebb_pol_node *v = &p->nodes[node];
+  if (p->params.no_rotation)
+    return;
   while (v->qlen > 0 && ((double)v->qlen > s->qsize || k->queued_est[node] > s->load + 1e-9))
     {
       uint32_t id = pop_tail (p, node);
@@ -270,7 +273,7 @@ place (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
   ebb_pol_node *v = &p->nodes[node];
   const ebb_pol_job *jobs = p->jobs;
   uint32_t job = p->probes[probe].job;
-  if (v->qlen == 0 && k->seen[node].qsize < 1)
+  if (!p->params.no_rotation && v->qlen == 0 && k->seen[node].qsize < 1)
     {
       /* The queue may hold nothing: the walk and the shrink would rotate the probe at once. */
       rotate (p, now_sec, node, probe);
@@ -279,7 +282,8 @@ place (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
   const ebb_pol_job *nj = &jobs[job];
   double thr = k->threshold[job];
   double rem = remaining (p, k, now_sec, node);
-  if (v->qlen > 0 && !passes (p, k, now_sec, v->tail, rem + k->queued_est[node], nj, thr))
+  if (!p->params.no_rotation && v->qlen > 0
+      && !passes (p, k, now_sec, v->tail, rem + k->queued_est[node], nj, thr))
     {
       /* The common case, decided at the tail without walking the queue: the probe's place
        * is last. It stays only if it starts before its threshold (or that has passed) and
@@ -322,7 +326,7 @@ place (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
         }
       k->bypasses++;
     }
-  if (pos == 0 || now_sec + k->ahead[pos] < thr || thr < now_sec)
+  if (pos == 0 || now_sec + k->ahead[pos] < thr || thr < now_sec || p->params.no_rotation)
     insert_at (p, node, pos, probe);
   else
     rotate (p, now_sec, node, probe);

@@ -205,6 +205,7 @@ typedef struct ebb_pol_params
   /* Peacock (policies/peacock.c). */
   double rotation_interval_sec; /* period of the ring's rotation rounds */
   double threshold_scale;       /* threshold = arrival + scale x average load */
+  int no_rotation;              /* ablation (Peacock Fig. 6): probes stay where they land */
 } ebb_pol_params;
 
 enum

@@ -38,6 +38,7 @@ enum
   OPT_NO_CENTRAL,
   OPT_ROTATION_INTERVAL,
   OPT_THRESHOLD_SCALE,
+  OPT_NO_ROTATION,
   OPT_LIST,
   OPT_UTIL_CSV,
   OPT_UTIL_INTERVAL,
@@ -70,6 +71,7 @@ static const struct option run_options[] = {
   { "no-central", no_argument, NULL, OPT_NO_CENTRAL },
   { "rotation-interval", required_argument, NULL, OPT_ROTATION_INTERVAL },
   { "threshold-scale", required_argument, NULL, OPT_THRESHOLD_SCALE },
+  { "no-rotation", no_argument, NULL, OPT_NO_ROTATION },
   { "list-policies", no_argument, NULL, OPT_LIST },
   { "help", no_argument, NULL, 'h' },
   { "version", no_argument, NULL, OPT_VERSION },
@@ -122,6 +124,7 @@ usage (FILE *f)
               "(default 1)\n"
               "      --threshold-scale K  peacock: probe threshold = arrival + K x average load "
               "(default 1)\n"
+              "      --no-rotation        peacock ablation: probes stay where they land\n"
               "  -h, --help               this text; `ebb-sim gen --help` for generators\n");
 }
 
@@ -241,6 +244,9 @@ handle_opt (sim_opts *o, int c, const char *arg)
       return parse_double ("--rotation-interval", arg, 1e-6, 1e6, &p->rotation_interval_sec);
     case OPT_THRESHOLD_SCALE:
       return parse_double ("--threshold-scale", arg, 0, 1e6, &p->threshold_scale);
+    case OPT_NO_ROTATION:
+      p->no_rotation = 1;
+      return 0;
     }
   return -1;
 }

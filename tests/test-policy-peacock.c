@@ -234,6 +234,39 @@ test_elastic_queue_shrinks (void)
   ebb_pol_free (p);
 }
 
+/* The ablation keeps both probes on worker 0: nothing rotates. */
+static void
+test_no_rotation_ablation (void)
+{
+  ebb_pol_job jobs[2] = { { .ntasks = 1, .est_task_sec = 50 },
+                          { .ntasks = 3, .est_task_sec = 50, .submit_sec = 1 } };
+  ebb_pol_params prm;
+  ebb_pol_params_default (&prm);
+  prm.nnodes = 2;
+  prm.net_delay_sec = 0;
+  prm.no_rotation = 1;
+  ebb_error *err = NULL;
+  ebb_pol *p = ebb_pol_new ("peacock", &prm, jobs, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+  ebb_pol_job_arrived (p, 0, 0);
+  ebb_pol_action a = only (p, EBB_POL_ACT_PROBE);
+  ebb_pol_clear_actions (p);
+  ebb_pol_probe_arrived (p, 0, 0, a.arg);
+  ebb_pol_clear_actions (p);
+  ebb_pol_job_arrived (p, 1, 1);
+  size_t n;
+  const ebb_pol_action *acts = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 3);
+  uint32_t ids[3] = { acts[0].arg, acts[1].arg, acts[2].arg };
+  ebb_pol_clear_actions (p);
+  for (int i = 0; i < 3; i++)
+    ebb_pol_probe_arrived (p, 1, 0, ids[i]); /* all on the busy worker 0 */
+  CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_PROBE), 0);
+  CU_ASSERT_EQUAL (p->nodes[0].qlen, 3);
+  CU_ASSERT_EQUAL (p->stats.rotations, 0);
+  ebb_pol_free (p);
+}
+
 /* The same trace and seed give the same job runtimes; another seed another placement. */
 static void
 test_deterministic_per_seed (void)
@@ -288,6 +321,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_ring_rotation_order),           EBB_CU_TEST (test_threshold_bounds_reordering),
   EBB_CU_TEST (test_past_threshold_never_bypassed), EBB_CU_TEST (test_elastic_queue_shrinks),
   EBB_CU_TEST (test_deterministic_per_seed),        EBB_CU_TEST (test_bad_parameters),
+  EBB_CU_TEST (test_no_rotation_ablation),
 };
 
 EBB_CU_MAIN ("policy-peacock", NULL, NULL, tests)
