@@ -11,7 +11,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 best_user () { # best_user ARGS...: best user CPU seconds of 5 runs (last JSON in $work/j)
   b=1e9
-  for i in 1 2 3 4 5; do
+  for _ in 1 2 3 4 5; do
     /usr/bin/time -f "%U" -o "$work/t" "$SIM" "$@" >"$work/j"
     b=$(awk -v a="$(cat "$work/t")" -v b="$b" 'BEGIN { print (a < b) ? a : b }')
   done
