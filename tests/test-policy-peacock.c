@@ -276,7 +276,7 @@ test_deterministic_per_seed (void)
   ebb_rng_seed (&rng, 7);
   ebb_sim_gen_class cls[2] = { { .share = 0.9, .mean_tasks = 20, .mean_dur_sec = 20 },
                                { .share = 0.1, .mean_tasks = 60, .mean_dur_sec = 300 } };
-  ebb_sim_gen_hetero (t, 300, 2.0, cls, 2, &rng);
+  ebb_sim_gen_hetero (t, 100, 8.0, cls, 2, &rng);
   ebb_sim_result r[3] = { 0 };
   for (int i = 0; i < 3; i++)
     {
