@@ -54,7 +54,6 @@ CLEANFILES += tests/agent-vm/test-agent-basic.sh tests/agent-vm/test-agent-adopt
 	tests/agent-vm/jq
 
 dist_man_MANS += man/ebb-agent.8
-EXTRA_DIST += contrib/systemd/ebb-agent.service
 
 # Benchmarks (not in make check): wrk on the REST API, idle RSS/CPU with 200 tasks, suspend
 # latency. BENCH_AGENT_IDLE_SEC=600 for the issue's 10-minute RSS figure.

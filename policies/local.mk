@@ -7,6 +7,7 @@ policies_libebb_policy_a_SOURCES = \
 	policies/fifo.c \
 	policies/sparrow.c \
 	policies/hawk.c \
+	policies/bigc.h policies/bigc.c \
 	policies/eagle.c \
 	policies/peacock.c
 # What a program linking libebb-policy needs besides it.
@@ -18,6 +19,13 @@ TESTS += $(policy_tests)
 tests_test_policy_core_SOURCES = tests/test-policy-core.c
 tests_test_policy_core_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_policy_core_LDADD = policies/libebb-policy.a $(EBB_TEST_LIBS)
+
+bigc_tests = tests/test-bigc-alg
+check_PROGRAMS += $(bigc_tests)
+TESTS += $(bigc_tests)
+tests_test_bigc_alg_SOURCES = tests/test-bigc-alg.c
+tests_test_bigc_alg_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_bigc_alg_LDADD = policies/libebb-policy.a $(EBB_TEST_LIBS)
 
 policy_paper_tests = tests/test-policy-eagle tests/test-policy-peacock
 check_PROGRAMS += $(policy_paper_tests)

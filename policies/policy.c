@@ -9,8 +9,13 @@
 #include <string.h>
 
 static const ebb_pol_ops *const registry[] = {
-  &ebb_pol_fifo_ops,  &ebb_pol_sparrow_ops, &ebb_pol_hawk_ops,
-  &ebb_pol_eagle_ops, &ebb_pol_peacock_ops, NULL,
+  &ebb_pol_fifo_ops,
+  &ebb_pol_sparrow_ops,
+  &ebb_pol_hawk_ops,
+  &ebb_pol_bigc_ops,
+  &ebb_pol_eagle_ops,
+  &ebb_pol_peacock_ops,
+  NULL,
 };
 
 const ebb_pol_ops *const *
@@ -483,8 +488,9 @@ ebb_pol_task_reclaimed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job,
   res_sub (&t->alloc, freed);
   res_sub (&t->pending, freed);
   res_add (&p->node_free[node], freed);
-  if (done)
+  if (done && t->inflight > 0 && --t->inflight == 0)
     {
+      /* What the SUSPENDs asked and was not freed will not be: the task keeps it. */
       t->pending = (ebb_pol_res){ 0, 0 };
       if (t->state == EBB_POL_TASK_SUSPENDING)
         t->state = EBB_POL_TASK_SUSPENDED;
@@ -512,6 +518,7 @@ ebb_pol_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, ui
     abort ();
   res_add (&p->node_free[node], t->alloc);
   t->alloc = t->pending = (ebb_pol_res){ 0, 0 };
+  t->inflight = 0;
   t->node = EBB_POL_NONE;
   t->frozen = 0;
   t->tries = 0;
@@ -539,6 +546,7 @@ ebb_pol_launch_res (ebb_pol *p, uint32_t node, uint32_t job, uint32_t task, doub
   t->node = node;
   t->alloc = j->demand;
   t->pending = (ebb_pol_res){ 0, 0 };
+  t->inflight = 0;
   t->state = EBB_POL_TASK_RUNNING;
   t->frozen = 0;
   t->tries = 0;
@@ -573,6 +581,7 @@ ebb_pol_suspend (ebb_pol *p, uint32_t job, uint32_t task, uint32_t mode, ebb_pol
     }
   res_add (&t->pending, amount);
   t->suspends++;
+  t->inflight++;
   if (mode == EBB_POL_SUSPEND_IMMEDIATE)
     t->state = EBB_POL_TASK_SUSPENDING;
   p->stats.suspends++;

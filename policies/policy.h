@@ -16,6 +16,9 @@
  * agent's GET /v1/node); it states a job's per-task demand in ebb_pol_job.demand before
  * calling ebb_pol_job_arrived.
  *
+ * The job array starts zeroed (calloc): the core keeps per-task state in it (tasks) and
+ * frees that state in ebb_pol_free, so the array must outlive the policy.
+ *
  * Naming. A task is named by (job, task, node): `job` is the index of the job in the
  * environment's job array, `task` the index of the task inside the job (0 .. ntasks-1),
  * `node` the index of the node (0 .. nnodes-1). Nothing else (no simulator event, no agent
@@ -41,9 +44,11 @@
  *           mode IMMEDIATE brings it down to the footprint (amount = everything above the
  *           footprint), GRACEFUL takes one step of `amount`. CPU is free at once, memory
  *           after the reclaim cost: the environment reports what is free with
- *           ebb_pol_task_reclaimed (any number of calls, the last one with done = 1; the
+ *           ebb_pol_task_reclaimed (any number of calls per SUSPEND, the last one with
+ *           done = 1: exactly one done = 1 per SUSPEND, in the order they were sent; the
  *           sum of `freed` may be less than asked when memory cannot be reclaimed, e.g. no
- *           swap: the policy must trust `freed`, not `amount`).
+ *           swap: the policy must trust `freed`, not `amount`). Several SUSPENDs of one
+ *           task may be in flight (graceful steps).
  *   RESUME  (node, job, task=arg)  give the task its full demand again; the policy counts
  *           the resources as taken from the moment it emits RESUME; the environment answers
  *           ebb_pol_task_resumed after the resume cost.
@@ -122,6 +127,7 @@ typedef struct ebb_pol_task
   uint8_t frozen;      /* excluded from further graceful steps (below its working set) */
   uint32_t tries;      /* delayed resumption: chances with room seen so far */
   uint32_t suspends;   /* SUSPENDs sent to this task */
+  uint32_t inflight;   /* SUSPENDs not reported done yet */
 } ebb_pol_task;
 
 /* A job as the environment describes it, plus the policy's per-job counters. */

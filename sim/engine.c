@@ -5,6 +5,7 @@
 #include "lib/time.h"
 #include "lib/util.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -13,7 +14,91 @@ enum
   EV_PROBE,
   EV_FINISH,
   EV_WAKE,
+  EV_TICK,
 };
+
+/* Resource-mode events: on a heap of their own so the slot-mode event stays 32 bytes. */
+enum
+{
+  RV_START,   /* a LAUNCH reached the node */
+  RV_SUSPEND, /* a SUSPEND reached the node: CPU drops now, memory follows */
+  RV_MEMFREE, /* the memory of a SUSPEND is reclaimed */
+  RV_RESUMED, /* a RESUME completed (after reloading memory) */
+  RV_KILL,    /* a KILL reached the node */
+};
+
+typedef struct res_event
+{
+  double t;
+  uint64_t seq;
+  uint32_t kind, node, job, task;
+  uint32_t incarn; /* the task's incarnation when sent: stale after a finish or kill */
+  uint32_t mode;
+  int64_t cpu, mem;
+} res_event;
+
+typedef struct res_heap
+{
+  res_event *ev;
+  size_t n, cap;
+} res_heap;
+
+static inline int
+rv_less (const res_event *a, const res_event *b)
+{
+  return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static void
+rheap_push (res_heap *h, const res_event *x)
+{
+  if (h->n == h->cap)
+    {
+      h->cap = h->cap ? h->cap * 2 : 256;
+      h->ev = ebb_xrealloc (h->ev, h->cap * sizeof *h->ev);
+    }
+  size_t i = h->n++;
+  while (i > 0 && rv_less (x, &h->ev[(i - 1) / 2]))
+    {
+      h->ev[i] = h->ev[(i - 1) / 2];
+      i = (i - 1) / 2;
+    }
+  h->ev[i] = *x;
+}
+
+static res_event
+rheap_pop (res_heap *h)
+{
+  res_event top = h->ev[0], x = h->ev[--h->n];
+  size_t i = 0;
+  for (;;)
+    {
+      size_t c = 2 * i + 1;
+      if (c >= h->n)
+        break;
+      if (c + 1 < h->n && rv_less (&h->ev[c + 1], &h->ev[c]))
+        c++;
+      if (!rv_less (&h->ev[c], &x))
+        break;
+      h->ev[i] = h->ev[c];
+      i = c;
+    }
+  if (h->n > 0)
+    h->ev[i] = x;
+  return top;
+}
+
+/* A task's progress in resource mode. */
+typedef struct res_task
+{
+  double remaining; /* seconds of work left at full rate */
+  double last_t;    /* remaining is as of this time */
+  double rate;      /* min(1, cpu given / cpu demanded); 0 while suspended */
+  double fin_t;     /* time of its pending finish event (stale events differ) */
+  int64_t cpu, mem; /* given */
+  uint32_t incarn;
+  uint8_t running, suspended;
+} res_task;
 
 typedef struct sim_event
 {
@@ -130,6 +215,16 @@ typedef struct sim_run
   double interval_sec; /* utilization snapshots */
   double next_snap_sec;
   uint32_t nnodes;
+  /* Resource mode. */
+  const ebb_sim_config *cfg;
+  ebb_pol_job *jobs;
+  res_heap rheap;
+  res_task *tasks; /* by global task index (trace first_task + task) */
+  double cap_cpu, cap_mem;
+  int64_t use_cpu, use_mem; /* given to running tasks, cluster-wide */
+  double util_t;            /* utilization integrated up to here */
+  double util_area;
+  double tick_sec, next_tick;
 } sim_run;
 
 static void
@@ -165,6 +260,16 @@ peek_next (const sim_run *r, int *src)
   return best;
 }
 
+/* Resource mode: 1 when the resource heap's head comes before e (or e is NULL). */
+static inline int
+res_first (const sim_run *r, const sim_event *e)
+{
+  if (r->rheap.n == 0)
+    return 0;
+  const res_event *x = &r->rheap.ev[0];
+  return !e || x->t < e->t || (x->t == e->t && x->seq < e->seq);
+}
+
 static sim_event
 take_next (sim_run *r, int src)
 {
@@ -177,12 +282,217 @@ take_next (sim_run *r, int src)
   return e;
 }
 
+static inline double
+task_dur (const sim_run *r, uint32_t job, uint32_t task)
+{
+  return r->trace->dur_sec[r->trace->first_task[job] + task];
+}
+
+static inline res_task *
+rtask (sim_run *r, uint32_t job, uint32_t task)
+{
+  return &r->tasks[r->trace->first_task[job] + task];
+}
+
+/* Integrates the dominant-share utilization up to now (before the event at now applies). */
+static void
+util_advance (sim_run *r, double now)
+{
+  if (now <= r->util_t)
+    return;
+  double u = (double)r->use_cpu / r->cap_cpu;
+  if (r->cap_mem > 0 && (double)r->use_mem / r->cap_mem > u)
+    u = (double)r->use_mem / r->cap_mem;
+  r->util_area += u * (now - r->util_t);
+  if (u > 0.8)
+    r->res->util_above_80_sec += now - r->util_t;
+  r->util_t = now;
+}
+
+static void
+rv_push (sim_run *r, double t, uint32_t kind, const ebb_pol_action *a, int64_t cpu, int64_t mem)
+{
+  res_event x = { .t = t,
+                  .seq = r->heap.seq++,
+                  .kind = kind,
+                  .node = a->node,
+                  .job = a->job,
+                  .task = a->arg,
+                  .incarn = rtask (r, a->job, a->arg)->incarn,
+                  .mode = a->mode,
+                  .cpu = cpu,
+                  .mem = mem };
+  rheap_push (&r->rheap, &x);
+}
+
+/* Brings the task's progress to now and sets its rate from what it is given. */
+static void
+task_rerate (sim_run *r, res_task *t, uint32_t node, uint32_t job, uint32_t task, double now)
+{
+  if (now > t->last_t)
+    {
+      t->remaining -= t->rate * (now - t->last_t);
+      if (t->remaining < 0)
+        t->remaining = 0;
+      t->last_t = now;
+    }
+  int64_t want = r->jobs[job].demand.cpu_millis;
+  double rate = t->suspended ? 0 : (want <= 0 || t->cpu >= want ? 1.0 : (double)t->cpu / want);
+  t->rate = rate;
+  if (rate > 0)
+    {
+      t->fin_t = t->last_t + t->remaining / rate;
+      schedule (r, t->fin_t, EV_FINISH, node, job, task);
+    }
+  else
+    t->fin_t = INFINITY;
+}
+
+static double
+gib (int64_t bytes)
+{
+  return (double)bytes / (1024.0 * 1024 * 1024);
+}
+
+static void
+drain_res_action (sim_run *r, double now, const ebb_pol_action *a)
+{
+  double at = now + a->delay_sec;
+  switch (a->kind)
+    {
+    case EBB_POL_ACT_LAUNCH:
+      rv_push (r, at, RV_START, a, a->amount.cpu_millis, a->amount.memory_bytes);
+      break;
+    case EBB_POL_ACT_SUSPEND:
+      rv_push (r, at + r->cfg->suspend_latency_sec, RV_SUSPEND, a, a->amount.cpu_millis,
+               a->amount.memory_bytes);
+      break;
+    case EBB_POL_ACT_RESUME:
+      /* Memory comes back first, at the reload cost; the task runs again after it. */
+      rv_push (r,
+               at + r->cfg->resume_latency_sec
+                   + gib (a->amount.memory_bytes) * r->cfg->resume_sec_per_gib,
+               RV_RESUMED, a, a->amount.cpu_millis, a->amount.memory_bytes);
+      break;
+    case EBB_POL_ACT_KILL:
+      rv_push (r, at, RV_KILL, a, 0, 0);
+      break;
+    case EBB_POL_ACT_FAIL:
+      r->res->failed[a->job] = 1;
+      break;
+    default:
+      break;
+    }
+}
+
+static void
+dispatch_res (sim_run *r, const res_event *e)
+{
+  res_task *t = rtask (r, e->job, e->task);
+  if (e->kind != RV_START && (e->incarn != t->incarn || !t->running))
+    return; /* the task finished or was killed meanwhile */
+  switch (e->kind)
+    {
+    case RV_START:
+      t->remaining = task_dur (r, e->job, e->task);
+      t->last_t = e->t;
+      t->cpu = e->cpu;
+      t->mem = e->mem;
+      t->running = 1;
+      t->suspended = 0;
+      r->use_cpu += t->cpu;
+      r->use_mem += t->mem;
+      r->running++;
+      r->res->tasks++;
+      task_rerate (r, t, e->node, e->job, e->task, e->t);
+      break;
+    case RV_SUSPEND:
+      {
+        /* CPU is taken at once (BIG-C: throttle first so the task stops dirtying memory). */
+        int64_t cpu = e->cpu < t->cpu ? e->cpu : t->cpu;
+        t->cpu -= cpu;
+        r->use_cpu -= cpu;
+        if (e->mode == EBB_POL_SUSPEND_IMMEDIATE)
+          t->suspended = 1;
+        task_rerate (r, t, e->node, e->job, e->task, e->t);
+        int last = e->mem <= 0;
+        ebb_pol_task_reclaimed (r->pol, e->t, e->node, e->job, e->task,
+                                (ebb_pol_res){ .cpu_millis = cpu }, last);
+        if (!last)
+          {
+            res_event x = *e;
+            x.kind = RV_MEMFREE;
+            x.t = e->t + gib (e->mem) * r->cfg->reclaim_sec_per_gib;
+            x.seq = r->heap.seq++;
+            rheap_push (&r->rheap, &x);
+          }
+        break;
+      }
+    case RV_MEMFREE:
+      {
+        int64_t mem = e->mem < t->mem ? e->mem : t->mem;
+        t->mem -= mem;
+        r->use_mem -= mem;
+        ebb_pol_task_reclaimed (r->pol, e->t, e->node, e->job, e->task,
+                                (ebb_pol_res){ .memory_bytes = mem }, 1);
+        break;
+      }
+    case RV_RESUMED:
+      t->cpu += e->cpu;
+      t->mem += e->mem;
+      r->use_cpu += e->cpu;
+      r->use_mem += e->mem;
+      t->suspended = 0;
+      task_rerate (r, t, e->node, e->job, e->task, e->t);
+      ebb_pol_task_resumed (r->pol, e->t, e->node, e->job, e->task);
+      break;
+    default: /* RV_KILL: progress is lost */
+      t->running = 0;
+      t->incarn++;
+      t->fin_t = INFINITY;
+      r->use_cpu -= t->cpu;
+      r->use_mem -= t->mem;
+      r->running--;
+      ebb_pol_task_killed (r->pol, e->t, e->node, e->job, e->task);
+      break;
+    }
+}
+
+/* Resource mode: a finish event is real only when it is the task's current one. */
+static void
+finish_res (sim_run *r, const sim_event *e)
+{
+  res_task *t = rtask (r, e->job, e->arg);
+  if (!t->running || e->t != t->fin_t)
+    return;
+  t->running = 0;
+  t->incarn++;
+  r->use_cpu -= t->cpu;
+  r->use_mem -= t->mem;
+  r->running--;
+  r->res->busy_sec += task_dur (r, e->job, e->arg);
+  if (e->t > r->res->finish_sec[e->job])
+    r->res->finish_sec[e->job] = e->t;
+  ebb_pol_task_finished (r->pol, e->t, e->node, e->job, e->arg);
+}
+
 /* Turns the policy's actions into future events. */
 static void
 drain_actions (sim_run *r, double now)
 {
   size_t n;
   const ebb_pol_action *a = ebb_pol_actions (r->pol, &n);
+  if (r->tasks)
+    {
+      for (size_t i = 0; i < n; i++)
+        if (a[i].kind == EBB_POL_ACT_PROBE || a[i].kind == EBB_POL_ACT_WAKE)
+          schedule (r, now + a[i].delay_sec, a[i].kind == EBB_POL_ACT_PROBE ? EV_PROBE : EV_WAKE,
+                    a[i].node, a[i].job, a[i].arg);
+        else
+          drain_res_action (r, now, &a[i]);
+      ebb_pol_clear_actions (r->pol);
+      return;
+    }
   for (size_t i = 0; i < n; i++)
     switch (a[i].kind)
       {
@@ -220,13 +530,39 @@ dispatch (sim_run *r, const sim_event *e)
       ebb_pol_probe_arrived (r->pol, e->t, e->node, e->arg);
       break;
     case EV_FINISH:
+      if (r->tasks)
+        {
+          finish_res (r, e);
+          break;
+        }
       r->running--;
       ebb_pol_task_finished (r->pol, e->t, e->node, e->job, e->arg);
+      break;
+    case EV_TICK:
+      ebb_pol_tick (r->pol, e->t);
       break;
     default:
       ebb_pol_node_wake (r->pol, e->t, e->node);
       break;
     }
+}
+
+void
+ebb_sim_config_costs_bigc (ebb_sim_config *cfg)
+{
+  cfg->reclaim_sec_per_gib = 3;
+  cfg->resume_sec_per_gib = 3;
+  cfg->suspend_latency_sec = 0;
+  cfg->resume_latency_sec = 0;
+}
+
+void
+ebb_sim_config_costs_ebb_agent (ebb_sim_config *cfg)
+{
+  cfg->reclaim_sec_per_gib = 3;
+  cfg->resume_sec_per_gib = 3;
+  cfg->suspend_latency_sec = 0.0065;
+  cfg->resume_latency_sec = 0.0025;
 }
 
 static int
@@ -265,7 +601,14 @@ snapshot_until (sim_run *r, double now)
           res->util_samples
               = ebb_xrealloc (res->util_samples, res->util_cap * sizeof *res->util_samples);
         }
-      res->util_samples[res->nutil++] = (double)r->running / r->nnodes;
+      double u = (double)r->running / r->nnodes;
+      if (r->tasks)
+        {
+          u = (double)r->use_cpu / r->cap_cpu;
+          if (r->cap_mem > 0 && (double)r->use_mem / r->cap_mem > u)
+            u = (double)r->use_mem / r->cap_mem;
+        }
+      res->util_samples[res->nutil++] = u;
       r->next_snap_sec += r->interval_sec;
     }
 }
@@ -280,17 +623,59 @@ event_loop (sim_run *r, const uint32_t *order)
       int src;
       const sim_event *e = peek_next (r, &src);
       double now;
+      if (r->tasks)
+        {
+          /* Resource mode: the resource heap and the policy's round compete too. Order at
+           * equal times: arrivals, slot events, resource events, then the round. */
+          double ta = next < t->njobs ? t->submit_sec[order[next]] : INFINITY;
+          double te = e ? e->t : INFINITY;
+          double tr = r->rheap.n ? r->rheap.ev[0].t : INFINITY;
+          /* Stale finish events (a task slowed down, then sped up) do not keep rounds going. */
+          int work = r->rheap.n || next < t->njobs || r->running > 0;
+          double tk = r->tick_sec > 0 && work ? r->next_tick : INFINITY;
+          if (r->rheap.n && tr < ta && res_first (r, e) && tr <= tk)
+            {
+              res_event x = rheap_pop (&r->rheap);
+              now = x.t;
+              snapshot_until (r, now);
+              util_advance (r, now);
+              dispatch_res (r, &x);
+              r->res->events++;
+              drain_actions (r, now);
+              continue;
+            }
+          if (tk < ta && tk < te && tk < tr)
+            {
+              now = r->next_tick;
+              r->next_tick += r->tick_sec;
+              snapshot_until (r, now);
+              util_advance (r, now);
+              ebb_pol_tick (r->pol, now);
+              drain_actions (r, now);
+              continue;
+            }
+        }
       if (next < t->njobs && (!e || t->submit_sec[order[next]] <= e->t))
         {
           now = t->submit_sec[order[next]];
           snapshot_until (r, now);
+          if (r->tasks)
+            util_advance (r, now);
           ebb_pol_job_arrived (r->pol, now, order[next++]);
         }
       else if (e)
         {
           sim_event x = take_next (r, src);
+          if (r->tasks && x.kind == EV_FINISH)
+            {
+              const res_task *k = rtask (r, x.job, x.arg);
+              if (!k->running || x.t != k->fin_t)
+                continue; /* superseded: the task's rate changed since */
+            }
           now = x.t;
           snapshot_until (r, now);
+          if (r->tasks)
+            util_advance (r, now);
           dispatch (r, &x);
         }
       else
@@ -318,9 +703,33 @@ ebb_sim_run (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim_resu
       jobs[j].est_task_sec = trace->mean_sec[j];
       jobs[j].ntasks = trace->ntasks[j];
     }
+  const ebb_pol_ops *ops = ebb_pol_lookup (cfg->policy);
+  int resources = ops && ops->needs_resources;
+  if (resources)
+    for (uint32_t j = 0; j < n; j++)
+      {
+        /* A Hawk-format trace in resource mode: every task is one slot of one CPU. */
+        if (ebb_sim_trace_has_res (trace))
+          {
+            jobs[j].demand = (ebb_pol_res){ trace->cpu_millis[j], trace->memory_bytes[j] };
+            jobs[j].class_hint = trace->klass[j];
+          }
+        else
+          jobs[j].demand = (ebb_pol_res){ .cpu_millis = 1000 };
+      }
   ebb_pol *pol = ebb_pol_new (cfg->policy, &cfg->pol, jobs, err);
   if (!pol)
     return -ebb_error_code (err);
+  if (resources)
+    for (uint32_t j = 0; j < n; j++)
+      if (!ebb_pol_res_fits (jobs[j].demand, cfg->pol.node_cap))
+        {
+          ebb_pol_free (pol);
+          return ebb_error_set (err, EBB_ERANGE,
+                                "job %u: a task needs <%" PRId64 " millicores, %" PRId64
+                                " bytes>, more than a node has",
+                                j + 1, jobs[j].demand.cpu_millis, jobs[j].demand.memory_bytes);
+        }
   res->njobs = n;
   res->finish_sec = ebb_xmalloc (n * sizeof (double));
   res->runtime_sec = ebb_xmalloc (n * sizeof (double));
@@ -332,7 +741,20 @@ ebb_sim_run (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim_resu
                 .res = res,
                 .interval_sec = cfg->util_interval_sec,
                 .next_snap_sec = trace->submit_sec[order[0]],
-                .nnodes = cfg->pol.nnodes };
+                .nnodes = cfg->pol.nnodes,
+                .cfg = cfg,
+                .jobs = jobs };
+  if (resources)
+    {
+      res->resources = 1;
+      res->failed = ebb_xcalloc (n, 1);
+      r.tasks = ebb_xcalloc (trace->ntasks_total ? trace->ntasks_total : 1, sizeof *r.tasks);
+      r.cap_cpu = (double)cfg->pol.node_cap.cpu_millis * cfg->pol.nnodes;
+      r.cap_mem = (double)cfg->pol.node_cap.memory_bytes * cfg->pol.nnodes;
+      r.util_t = r.next_snap_sec;
+      r.tick_sec = pol->params.tick_sec;
+      r.next_tick = r.next_snap_sec + r.tick_sec;
+    }
   event_loop (&r, order);
   res->start_sec = trace->submit_sec[order[0]];
   res->end_sec = res->start_sec;
@@ -344,11 +766,18 @@ ebb_sim_run (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim_resu
     }
   double span = res->end_sec - res->start_sec;
   res->utilization = span > 0 ? res->busy_sec / (span * cfg->pol.nnodes) : 0;
+  if (resources)
+    {
+      util_advance (&r, res->end_sec);
+      res->utilization = span > 0 ? r.util_area / span : 0;
+    }
   res->pol = pol->stats;
   ebb_pol_free (pol);
   free (r.heap.ev);
   free (r.fifo[0].ev);
   free (r.fifo[1].ev);
+  free (r.rheap.ev);
+  free (r.tasks);
   res->wall_seconds = (ebb_now_usec () - t0) / 1e6;
   return 0;
 }
@@ -359,5 +788,6 @@ ebb_sim_result_clear (ebb_sim_result *res)
   free (res->finish_sec);
   free (res->runtime_sec);
   free (res->util_samples);
+  free (res->failed);
   memset (res, 0, sizeof *res);
 }

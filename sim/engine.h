@@ -15,7 +15,21 @@ typedef struct ebb_sim_config
   const char *policy;
   ebb_pol_params pol;
   double util_interval_sec; /* utilization snapshot period (Hawk: 100 s); 0: none */
+  /* Resource mode (policies with needs_resources): preemption costs. */
+  double reclaim_sec_per_gib; /* memory freed by a SUSPEND (BIG-C: 3 s per GiB) */
+  double resume_sec_per_gib;  /* memory reloaded by a RESUME (BIG-C: 3 s per GiB) */
+  double suspend_latency_sec; /* fixed cost before a SUSPEND takes the CPU */
+  double resume_latency_sec;  /* fixed cost of a RESUME besides reloading memory */
 } ebb_sim_config;
+
+/* Fills the resource-mode costs with BIG-C's figures (paper section 5.4: about 3 s to
+ * reclaim 1 GiB of dirty memory; the same for reloading it), no fixed latency. */
+void ebb_sim_config_costs_bigc (ebb_sim_config *cfg);
+/* Fills them with ebb-agent's measured figures (bench/agent-bench.txt: suspend request to
+ * limits applied, mean 6.5 ms; resume p50 2.5 ms). The repository holds no measured memory
+ * reclaim rate yet (bench/cgroup-latency --memory runs in the v2 VM only), so memory keeps
+ * BIG-C's 3 s per GiB each way. */
+void ebb_sim_config_costs_ebb_agent (ebb_sim_config *cfg);
 
 typedef struct ebb_sim_result
 {
@@ -32,6 +46,10 @@ typedef struct ebb_sim_result
   uint32_t nutil, util_cap;
   ebb_pol_stats pol;
   double wall_seconds;
+  /* Resource mode. */
+  int resources;
+  uint8_t *failed;          /* per job: 1 when the policy failed it (kill attempts) */
+  double util_above_80_sec; /* time with dominant-share utilization above 80% */
 } ebb_sim_result;
 
 /* Runs the trace through the policy. Returns 0 and fills *res (free it with

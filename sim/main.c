@@ -2,6 +2,7 @@
  * the engine (sim/engine.c); `ebb-sim gen` writes synthetic traces (sim/trace.c). */
 #include "config.h"
 
+#include "lib/conf.h"
 #include "lib/error.h"
 #include "lib/time.h"
 #include "lib/util.h"
@@ -43,6 +44,23 @@ enum
   OPT_UTIL_CSV,
   OPT_UTIL_INTERVAL,
   OPT_VERSION,
+  OPT_MODE,
+  OPT_NODE_CPU,
+  OPT_NODE_MEM,
+  OPT_KILL_ATTEMPTS,
+  OPT_RECLAIM,
+  OPT_RESUME_COST,
+  OPT_FOOT_CPU,
+  OPT_FOOT_MEM,
+  OPT_COSTS,
+  OPT_SHORT_SHARE,
+  OPT_RESERVE_SHARE,
+  OPT_ROUND,
+  OPT_GP_STEP,
+  OPT_RESUME_TRIES,
+  OPT_WORKING_SET,
+  OPT_NATURAL_TERM,
+  OPT_ROUND_CAP,
 };
 
 static const struct option run_options[] = {
@@ -73,6 +91,23 @@ static const struct option run_options[] = {
   { "threshold-scale", required_argument, NULL, OPT_THRESHOLD_SCALE },
   { "no-rotation", no_argument, NULL, OPT_NO_ROTATION },
   { "list-policies", no_argument, NULL, OPT_LIST },
+  { "mode", required_argument, NULL, OPT_MODE },
+  { "node-cpu-millis", required_argument, NULL, OPT_NODE_CPU },
+  { "node-memory", required_argument, NULL, OPT_NODE_MEM },
+  { "kill-attempts", required_argument, NULL, OPT_KILL_ATTEMPTS },
+  { "reclaim-sec-per-gib", required_argument, NULL, OPT_RECLAIM },
+  { "resume-sec-per-gib", required_argument, NULL, OPT_RESUME_COST },
+  { "footprint-cpu-millis", required_argument, NULL, OPT_FOOT_CPU },
+  { "footprint-memory", required_argument, NULL, OPT_FOOT_MEM },
+  { "costs", required_argument, NULL, OPT_COSTS },
+  { "short-share", required_argument, NULL, OPT_SHORT_SHARE },
+  { "reserve-share", required_argument, NULL, OPT_RESERVE_SHARE },
+  { "round-sec", required_argument, NULL, OPT_ROUND },
+  { "gp-step", required_argument, NULL, OPT_GP_STEP },
+  { "resume-tries", required_argument, NULL, OPT_RESUME_TRIES },
+  { "working-set", required_argument, NULL, OPT_WORKING_SET },
+  { "natural-termination", required_argument, NULL, OPT_NATURAL_TERM },
+  { "max-preempt-per-round", required_argument, NULL, OPT_ROUND_CAP },
   { "help", no_argument, NULL, 'h' },
   { "version", no_argument, NULL, OPT_VERSION },
   { NULL, 0, NULL, 0 },
@@ -93,39 +128,60 @@ typedef struct sim_opts
 static void
 usage (FILE *f)
 {
-  fprintf (f, "Usage: ebb-sim --policy NAME --nodes N --trace FILE [OPTION...]\n"
-              "       ebb-sim gen hawk2|hetero [GEN-OPTION...]\n"
-              "Simulates a scheduling policy of libebb-policy on a Hawk/Eagle trace.\n\n"
-              "  -p, --policy NAME        fifo, sparrow or hawk (--list-policies)\n"
-              "  -n, --nodes N            single-slot nodes in the cluster\n"
-              "  -t, --trace FILE         trace: submit ntasks mean d1 ... dn per line\n"
-              "      --cutoff S           mean task duration >= S: long job (hawk)\n"
-              "      --report-cutoff S    class boundary in the report (default: --cutoff)\n"
-              "      --short-partition P  %% of nodes reserved for short jobs (default 2)\n"
-              "      --probe-ratio R      probes per task (default 2)\n"
-              "      --steal-cap K        nodes an idle node contacts to steal (default 10)\n"
-              "      --steal-limit K      max probes stolen at once (default: no limit)\n"
-              "      --net-delay S        one-way network delay in seconds (default 0.0005)\n"
-              "      --seed N             random seed (default 1)\n"
-              "      --jobs-csv FILE      write one line per job\n"
-              "      --json               print one JSON object instead of the table\n"
-              "      --util-interval S    utilization snapshot period (default 100; 0: none)\n"
-              "      --util-csv FILE      write the snapshots (time,utilization)\n"
-              "      --cancel-probes, --no-cancel-probes\n"
-              "                           cancel surplus probes once a job is launched "
-              "(default: yes)\n"
-              "      --sample with|without  probe targets with or without replacement "
-              "(default: with)\n"
-              "      --truncate, --no-truncate\n"
-              "                           truncate durations to whole seconds (default: no)\n"
-              "      --no-steal, --no-partition, --no-central\n"
-              "                           Hawk ablations (Hawk §5.4)\n"
-              "      --rotation-interval S  peacock: period of the ring's rotation rounds "
-              "(default 1)\n"
-              "      --threshold-scale K  peacock: probe threshold = arrival + K x average load "
-              "(default 1)\n"
-              "      --no-rotation        peacock ablation: probes stay where they land\n"
-              "  -h, --help               this text; `ebb-sim gen --help` for generators\n");
+  fprintf (f,
+           "Usage: ebb-sim --policy NAME --nodes N --trace FILE [OPTION...]\n"
+           "       ebb-sim gen hawk2|hetero [GEN-OPTION...]\n"
+           "Simulates a scheduling policy of libebb-policy on a Hawk/Eagle or JSON-lines\n"
+           "trace.\n\n"
+           "  -p, --policy NAME        fifo, sparrow or hawk (--list-policies)\n"
+           "  -n, --nodes N            single-slot nodes in the cluster\n"
+           "  -t, --trace FILE         trace: submit ntasks mean d1 ... dn per line\n"
+           "      --cutoff S           mean task duration >= S: long job (hawk)\n"
+           "      --report-cutoff S    class boundary in the report (default: --cutoff)\n"
+           "      --short-partition P  %% of nodes reserved for short jobs (default 2)\n"
+           "      --probe-ratio R      probes per task (default 2)\n"
+           "      --steal-cap K        nodes an idle node contacts to steal (default 10)\n"
+           "      --steal-limit K      max probes stolen at once (default: no limit)\n"
+           "      --net-delay S        one-way network delay in seconds (default 0.0005)\n"
+           "      --seed N             random seed (default 1)\n"
+           "      --jobs-csv FILE      write one line per job\n"
+           "      --json               print one JSON object instead of the table\n"
+           "      --util-interval S    utilization snapshot period (default 100; 0: none)\n"
+           "      --util-csv FILE      write the snapshots (time,utilization)\n"
+           "      --cancel-probes, --no-cancel-probes\n"
+           "                           cancel surplus probes once a job is launched "
+           "(default: yes)\n"
+           "      --sample with|without  probe targets with or without replacement "
+           "(default: with)\n"
+           "      --truncate, --no-truncate\n"
+           "                           truncate durations to whole seconds (default: no)\n"
+           "      --no-steal, --no-partition, --no-central\n"
+           "                           Hawk ablations (Hawk §5.4)\n"
+           "      --rotation-interval S  peacock: period of the ring's rotation rounds "
+           "(default 1)\n"
+           "      --threshold-scale K  peacock: probe threshold = arrival + K x average load "
+           "(default 1)\n"
+           "      --no-rotation        peacock ablation: probes stay where they land\n"
+           "Resources and preemption (policies that need them, e.g. bigc):\n"
+           "      --node-cpu-millis M  CPU of every node in millicores (1000 = one CPU)\n"
+           "      --node-memory SIZE   memory of every node (bytes, or 128G, 512M, ...)\n"
+           "                           (a Hawk-format trace without them: one 1-CPU slot)\n"
+           "      --mode M             bigc: fifo, reserve, kill, ip or gp (default gp)\n"
+           "      --kill-attempts K    kills of one task that fail its job (default 4)\n"
+           "      --costs bigc|ebb-agent  preset of the preemption costs (default bigc)\n"
+           "      --reclaim-sec-per-gib S  memory freed by a suspension (default 3)\n"
+           "      --resume-sec-per-gib S   memory reloaded by a resumption (default 3)\n"
+           "      --footprint-cpu-millis M  CPU a suspended task keeps (default 10)\n"
+           "      --footprint-memory SIZE   memory a suspended task keeps (default 64M)\n"
+           "      --short-share F      bigc: short queue's share (default 0.95)\n"
+           "      --reserve-share F    bigc reserve: share kept for short jobs (default 0.6)\n"
+           "      --round-sec S        bigc: resource monitor period (default 3)\n"
+           "      --gp-step U          bigc gp: step in units of <1 CPU, 2 GiB> (default 2)\n"
+           "      --resume-tries D     bigc: delayed resumption D (default 3)\n"
+           "      --working-set F      bigc gp: share of a task's memory it needs (default 0.5)\n"
+           "      --natural-termination F  bigc: authors' damper on p (default 0: off)\n"
+           "      --max-preempt-per-round F  bigc: authors' cap per round (default 0: off)\n"
+           "  -h, --help               this text; `ebb-sim gen --help` for generators\n");
 }
 
 static int
@@ -240,6 +296,85 @@ handle_opt (sim_opts *o, int c, const char *arg)
     case OPT_NO_CENTRAL:
       p->no_central = 1;
       return 0;
+    case OPT_MODE:
+      {
+        static const char *const modes[] = { "fifo", "reserve", "kill", "ip", "gp" };
+        for (uint32_t i = 0; i < EBB_ARRAY_SIZE (modes); i++)
+          if (strcmp (arg, modes[i]) == 0)
+            {
+              p->bigc_mode = i;
+              return 0;
+            }
+        fprintf (stderr, "ebb-sim: invalid --mode '%s': expected fifo, reserve, kill, ip or gp\n",
+                 arg);
+        return -1;
+      }
+    case OPT_NODE_CPU:
+      if (parse_u64 ("--node-cpu-millis", arg, 1, UINT64_C (1) << 40, &u) < 0)
+        return -1;
+      p->node_cap.cpu_millis = (int64_t)u;
+      return 0;
+    case OPT_NODE_MEM:
+    case OPT_FOOT_MEM:
+      if (ebb_conf_parse_bytes (arg, &u) < 0 || u > (UINT64_C (1) << 56))
+        {
+          fprintf (stderr, "ebb-sim: invalid %s '%s': expected a size like 128G\n",
+                   c == OPT_NODE_MEM ? "--node-memory" : "--footprint-memory", arg);
+          return -1;
+        }
+      if (c == OPT_NODE_MEM)
+        p->node_cap.memory_bytes = (int64_t)u;
+      else
+        p->footprint.memory_bytes = (int64_t)u;
+      return 0;
+    case OPT_FOOT_CPU:
+      if (parse_u64 ("--footprint-cpu-millis", arg, 0, 1000000, &u) < 0)
+        return -1;
+      p->footprint.cpu_millis = (int64_t)u;
+      return 0;
+    case OPT_KILL_ATTEMPTS:
+      if (parse_u64 ("--kill-attempts", arg, 1, 65535, &u) < 0)
+        return -1;
+      p->kill_attempts = (uint32_t)u;
+      return 0;
+    case OPT_RECLAIM:
+      return parse_double ("--reclaim-sec-per-gib", arg, 0, 3600, &o->cfg.reclaim_sec_per_gib);
+    case OPT_RESUME_COST:
+      return parse_double ("--resume-sec-per-gib", arg, 0, 3600, &o->cfg.resume_sec_per_gib);
+    case OPT_COSTS:
+      if (strcmp (arg, "bigc") == 0)
+        ebb_sim_config_costs_bigc (&o->cfg);
+      else if (strcmp (arg, "ebb-agent") == 0)
+        ebb_sim_config_costs_ebb_agent (&o->cfg);
+      else
+        {
+          fprintf (stderr, "ebb-sim: invalid --costs '%s': expected bigc or ebb-agent\n", arg);
+          return -1;
+        }
+      return 0;
+    case OPT_SHORT_SHARE:
+      return parse_double ("--short-share", arg, 0, 1, &p->short_share);
+    case OPT_RESERVE_SHARE:
+      return parse_double ("--reserve-share", arg, 0, 0.999, &p->reserve_share);
+    case OPT_ROUND:
+      return parse_double ("--round-sec", arg, 0.001, 3600, &p->tick_sec);
+    case OPT_GP_STEP:
+      if (parse_u64 ("--gp-step", arg, 1, 1024, &u) < 0)
+        return -1;
+      p->gp_step = (ebb_pol_res){ .cpu_millis = (int64_t)u * 1000,
+                                  .memory_bytes = (int64_t)u * (INT64_C (2) << 30) };
+      return 0;
+    case OPT_RESUME_TRIES:
+      if (parse_u64 ("--resume-tries", arg, 0, 1000000, &u) < 0)
+        return -1;
+      p->resume_tries = (uint32_t)u;
+      return 0;
+    case OPT_WORKING_SET:
+      return parse_double ("--working-set", arg, 0, 1, &p->working_set);
+    case OPT_NATURAL_TERM:
+      return parse_double ("--natural-termination", arg, 0, 1, &p->natural_term);
+    case OPT_ROUND_CAP:
+      return parse_double ("--max-preempt-per-round", arg, 0, 1, &p->max_round_share);
     case OPT_ROTATION_INTERVAL:
       return parse_double ("--rotation-interval", arg, 1e-6, 1e6, &p->rotation_interval_sec);
     case OPT_THRESHOLD_SCALE:
@@ -321,6 +456,7 @@ run_main (int argc, char **argv)
   o.cfg.pol.cancel_probes = 1;
   o.cfg.util_interval_sec = 100;
   o.cfg.pol.nnodes = 0;
+  ebb_sim_config_costs_bigc (&o.cfg);
   int r = parse_run_args (&o, argc, argv);
   if (r != 0)
     return r < 0 ? 2 : 0;
@@ -336,6 +472,31 @@ run_main (int argc, char **argv)
     goto fail;
   if (o.truncate)
     ebb_sim_trace_truncate (t);
+  const ebb_pol_ops *ops = ebb_pol_lookup (o.cfg.policy);
+  ebb_pol_res *cap = &o.cfg.pol.node_cap;
+  if (ops->needs_resources && (cap->cpu_millis == 0 || cap->memory_bytes == 0))
+    {
+      if (ebb_sim_trace_has_res (t))
+        {
+          fprintf (stderr,
+                   "ebb-sim: policy %s on a JSON-lines trace needs --node-cpu-millis "
+                   "and --node-memory\n",
+                   o.cfg.policy);
+          ebb_sim_trace_free (t);
+          return 2;
+        }
+      if (cap->cpu_millis == 0)
+        cap->cpu_millis = 1000; /* one slot: one task of <1 CPU, 0 bytes> */
+    }
+  else if (!ops->needs_resources && (cap->cpu_millis || cap->memory_bytes))
+    {
+      fprintf (stderr,
+               "ebb-sim: policy %s has single-slot nodes: --node-cpu-millis and "
+               "--node-memory do not apply\n",
+               o.cfg.policy);
+      ebb_sim_trace_free (t);
+      return 2;
+    }
   if (ebb_sim_run (&o.cfg, t, &res, &err) < 0)
     goto fail;
   ebb_sim_report rep = { .cfg = &o.cfg,

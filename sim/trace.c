@@ -2,9 +2,14 @@
 #include "config.h"
 
 #include "sim/trace.h"
+#include "lib/json.h"
 #include "lib/util.h"
+#include "policies/policy.h"
+
+#include <json-c/json.h>
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -25,6 +30,9 @@ ebb_sim_trace_free (ebb_sim_trace *t)
   free (t->ntasks);
   free (t->first_task);
   free (t->dur_sec);
+  free (t->cpu_millis);
+  free (t->memory_bytes);
+  free (t->klass);
   free (t);
 }
 
@@ -40,6 +48,12 @@ reserve_jobs (ebb_sim_trace *t, uint32_t need)
   t->mean_sec = ebb_xrealloc (t->mean_sec, cap * sizeof (double));
   t->ntasks = ebb_xrealloc (t->ntasks, cap * sizeof (uint32_t));
   t->first_task = ebb_xrealloc (t->first_task, cap * sizeof (uint64_t));
+  if (t->cpu_millis)
+    {
+      t->cpu_millis = ebb_xrealloc (t->cpu_millis, cap * sizeof (int64_t));
+      t->memory_bytes = ebb_xrealloc (t->memory_bytes, cap * sizeof (int64_t));
+      t->klass = ebb_xrealloc (t->klass, cap);
+    }
   t->jobs_cap = cap;
 }
 
@@ -170,12 +184,135 @@ parse_line (ebb_sim_trace *t, char *line, const char *name, size_t lineno, ebb_e
   return 0;
 }
 
+void
+ebb_sim_trace_set_res (ebb_sim_trace *t, uint32_t j, int64_t cpu_millis, int64_t memory_bytes,
+                       uint8_t klass)
+{
+  if (!t->cpu_millis)
+    {
+      size_t cap = t->jobs_cap ? t->jobs_cap : 1;
+      t->cpu_millis = ebb_xcalloc (cap, sizeof (int64_t));
+      t->memory_bytes = ebb_xcalloc (cap, sizeof (int64_t));
+      t->klass = ebb_xcalloc (cap, 1);
+    }
+  t->cpu_millis[j] = cpu_millis;
+  t->memory_bytes[j] = memory_bytes;
+  t->klass[j] = klass;
+}
+
+/* One JSON-lines job: {"id":..,"submit":..,"cpu_millis":..,"memory_bytes":..,
+ * "durations":[..],"est":..,"class":"short"|"long"}; id, est and class optional. */
+static int
+parse_json_line (ebb_sim_trace *t, const char *line, const char *name, size_t lineno,
+                 ebb_error **err)
+{
+  ebb_error *e = NULL;
+  struct json_object *o = ebb_json_parse (line, strlen (line), 4, &e);
+  if (!o)
+    {
+      ebb_error_set (err, EBB_EPARSE, "%s:%zu: %s", name, lineno, ebb_error_msg (&e));
+      ebb_error_free (&e);
+      return -EBB_EPARSE;
+    }
+  int r = -EBB_EPARSE;
+  if (!json_object_is_type (o, json_type_object))
+    {
+      ebb_error_set (err, EBB_EPARSE, "%s:%zu: a job must be a JSON object", name, lineno);
+      goto out;
+    }
+  static const char *const known[]
+      = { "id", "submit", "cpu_millis", "memory_bytes", "durations", "est", "class" };
+  json_object_object_foreach (o, key, val)
+  {
+    (void)val;
+    size_t k = 0;
+    while (k < EBB_ARRAY_SIZE (known) && strcmp (known[k], key) != 0)
+      k++;
+    if (k == EBB_ARRAY_SIZE (known))
+      {
+        ebb_error_set (err, EBB_EPARSE, "%s:%zu: unknown key '%.40s'", name, lineno, key);
+        goto out;
+      }
+  }
+  const char *id = NULL;
+  double submit = 0, est = 0;
+  int64_t cpu = 0, mem = 0;
+  const char *klass = NULL;
+  int got;
+  if (ebb_json_get_string (o, "id", 256, NULL, &id, &e) < 0
+      || (got = ebb_json_get_double (o, "submit", 0, 1e12, &submit, &e)) < 0
+      || (got == 0 && (ebb_error_set (&e, EBB_EPARSE, "submit is required"), 1))
+      || (got = ebb_json_get_int64 (o, "cpu_millis", 1, INT64_C (1) << 40, &cpu, &e)) < 0
+      || (got == 0 && (ebb_error_set (&e, EBB_EPARSE, "cpu_millis is required"), 1))
+      || (got = ebb_json_get_int64 (o, "memory_bytes", 0, INT64_C (1) << 56, &mem, &e)) < 0
+      || (got == 0 && (ebb_error_set (&e, EBB_EPARSE, "memory_bytes is required"), 1))
+      || (got = ebb_json_get_double (o, "est", 0, 1e12, &est, &e)) < 0
+      || ebb_json_get_string (o, "class", 16, NULL, &klass, &e) < 0)
+    {
+      ebb_error_set (err, EBB_EPARSE, "%s:%zu: %s", name, lineno, ebb_error_msg (&e));
+      ebb_error_free (&e);
+      goto out;
+    }
+  (void)id;
+  uint8_t cls = EBB_POL_CLASS_BY_CUTOFF;
+  if (klass)
+    {
+      if (strcmp (klass, "short") == 0)
+        cls = EBB_POL_CLASS_SHORT;
+      else if (strcmp (klass, "long") == 0)
+        cls = EBB_POL_CLASS_LONG;
+      else
+        {
+          ebb_error_set (err, EBB_EPARSE, "%s:%zu: class must be \"short\" or \"long\"", name,
+                         lineno);
+          goto out;
+        }
+    }
+  struct json_object *d;
+  if (!json_object_object_get_ex (o, "durations", &d) || !json_object_is_type (d, json_type_array)
+      || json_object_array_length (d) == 0 || json_object_array_length (d) > 100000000)
+    {
+      ebb_error_set (err, EBB_EPARSE, "%s:%zu: durations must be a non-empty array", name, lineno);
+      goto out;
+    }
+  uint32_t n = (uint32_t)json_object_array_length (d);
+  reserve_tasks (t, t->ntasks_total + n);
+  double *dur = t->dur_sec + t->ntasks_total, sum = 0;
+  for (uint32_t i = 0; i < n; i++)
+    {
+      struct json_object *x = json_object_array_get_idx (d, i);
+      if (!json_object_is_type (x, json_type_double) && !json_object_is_type (x, json_type_int))
+        {
+          ebb_error_set (err, EBB_EPARSE, "%s:%zu: duration %u is not a number", name, lineno,
+                         i + 1);
+          goto out;
+        }
+      dur[i] = json_object_get_double (x);
+      if (!(dur[i] >= 0) || dur[i] > 1e12)
+        {
+          ebb_error_set (err, EBB_EPARSE, "%s:%zu: duration %u out of range [0, 1e12]", name,
+                         lineno, i + 1);
+          goto out;
+        }
+      sum += dur[i];
+    }
+  if (got == 0)
+    est = sum / n;
+  uint32_t j = ebb_sim_trace_add (t, submit, est, n, NULL);
+  ebb_sim_trace_set_res (t, j, cpu, mem, cls);
+  r = 0;
+out:
+  json_object_put (o);
+  return r;
+}
+
 int
 ebb_sim_trace_read_stream (ebb_sim_trace *t, FILE *f, const char *name, ebb_error **err)
 {
   cleanup_free char *line = NULL;
   size_t cap = 0, lineno = 0;
   ssize_t len;
+  int json = -1; /* decided by the first job line */
   errno = 0;
   while ((len = getline (&line, &cap, f)) >= 0)
     {
@@ -187,7 +324,16 @@ ebb_sim_trace_read_stream (ebb_sim_trace *t, FILE *f, const char *name, ebb_erro
         continue;
       if ((size_t)len != strlen (line))
         return ebb_error_set (err, EBB_EPARSE, "%s:%zu: NUL byte in line", name, lineno);
-      if (parse_line (t, s, name, lineno, err) < 0)
+      int is_json = *s == '{';
+      if (json < 0)
+        json = is_json;
+      else if (json != is_json)
+        return ebb_error_set (err, EBB_EPARSE, "%s:%zu: %s line in a %s trace", name, lineno,
+                              is_json ? "JSON" : "Hawk-format",
+                              json ? "JSON-lines" : "Hawk-format");
+      if ((is_json ? parse_json_line (t, s, name, lineno, err)
+                   : parse_line (t, s, name, lineno, err))
+          < 0)
         return -EBB_EPARSE;
     }
   if (ferror (f))
@@ -211,7 +357,20 @@ ebb_sim_trace_read (ebb_sim_trace *t, const char *path, ebb_error **err)
 int
 ebb_sim_trace_write (const ebb_sim_trace *t, FILE *f, ebb_error **err)
 {
-  for (uint32_t j = 0; j < t->njobs; j++)
+  for (uint32_t j = 0; t->cpu_millis && j < t->njobs; j++)
+    {
+      static const char *const cls[] = { "", ",\"class\":\"short\"", ",\"class\":\"long\"" };
+      fprintf (f,
+               "{\"id\":\"j%u\",\"submit\":%.3f,\"cpu_millis\":%" PRId64
+               ",\"memory_bytes\":%" PRId64 ",\"est\":%.3f%s,\"durations\":[",
+               j + 1, t->submit_sec[j], t->cpu_millis[j], t->memory_bytes[j], t->mean_sec[j],
+               cls[t->klass[j] <= 2 ? t->klass[j] : 0]);
+      const double *d = t->dur_sec + t->first_task[j];
+      for (uint32_t i = 0; i < t->ntasks[j]; i++)
+        fprintf (f, "%s%.3f", i ? "," : "", d[i]);
+      fputs ("]}\n", f);
+    }
+  for (uint32_t j = 0; !t->cpu_millis && j < t->njobs; j++)
     {
       fprintf (f, "%.6f %u %.6f", t->submit_sec[j], t->ntasks[j], t->mean_sec[j]);
       const double *d = t->dur_sec + t->first_task[j];

@@ -19,7 +19,22 @@ typedef struct ebb_sim_trace
   uint64_t *first_task; /* index of the job's first duration in dur_sec */
   uint64_t ntasks_total, dur_cap;
   double *dur_sec;
+  /* JSON-lines traces only (NULL for Hawk/Eagle traces): per job. */
+  int64_t *cpu_millis;   /* per-task CPU demand */
+  int64_t *memory_bytes; /* per-task memory demand */
+  uint8_t *klass;        /* EBB_POL_CLASS_* (0: by cutoff) */
 } ebb_sim_trace;
+
+/* Returns 1 when the trace carries demand vectors (it was read from JSON lines). */
+static inline int
+ebb_sim_trace_has_res (const ebb_sim_trace *t)
+{
+  return t->cpu_millis != NULL;
+}
+
+/* Sets job j's demand and class (turns the trace into a resource trace). */
+void ebb_sim_trace_set_res (ebb_sim_trace *t, uint32_t j, int64_t cpu_millis, int64_t memory_bytes,
+                            uint8_t klass);
 
 ebb_sim_trace *ebb_sim_trace_new (void);
 void ebb_sim_trace_free (ebb_sim_trace *t);
@@ -28,14 +43,16 @@ void ebb_sim_trace_free (ebb_sim_trace *t);
 uint32_t ebb_sim_trace_add (ebb_sim_trace *t, double submit_sec, double mean_sec, uint32_t ntasks,
                             const double *dur_sec);
 
-/* Reads a Hawk/Eagle trace from path ("-" for stdin). Returns 0, or a negative code with
- * *err "PATH:LINE: reason" for the first malformed line. Blank lines and lines starting with
- * '#' are skipped. */
+/* Reads a trace from path ("-" for stdin): the Hawk/Eagle format or JSON lines (one object
+ * a line, told apart by a first character '{'; one file holds one format). Returns 0, or a
+ * negative code with *err "PATH:LINE: reason" for the first malformed line. Blank lines and
+ * lines starting with '#' are skipped. */
 int ebb_sim_trace_read (ebb_sim_trace *t, const char *path, ebb_error **err);
 /* Same, from an open stream; name is used in messages. */
 int ebb_sim_trace_read_stream (ebb_sim_trace *t, FILE *f, const char *name, ebb_error **err);
 
-/* Writes the trace in the same format; returns 0, or -errno with *err. */
+/* Writes the trace in the format it was read in (JSON lines when it has demands); returns
+ * 0, or -errno with *err. */
 int ebb_sim_trace_write (const ebb_sim_trace *t, FILE *f, ebb_error **err);
 
 /* Returns 1 when jobs are in non-decreasing submission order. */
@@ -61,6 +78,11 @@ void ebb_sim_gen_hawk2 (ebb_sim_trace *t, uint32_t njobs, double interarrival_se
 /* Generates njobs jobs drawn from the classes (shares need not sum to 1). */
 void ebb_sim_gen_hetero (ebb_sim_trace *t, uint32_t njobs, double interarrival_sec,
                          const ebb_sim_gen_class *classes, size_t nclasses, ebb_rng *rng);
+
+/* BIG-C's workloads (sim/gen-bigc.c): the Google replay of section 5.5 and the patterns of
+ * section 5.2 (kind low, high or multi; returns -1 for another kind). */
+void ebb_sim_gen_bigc_google (ebb_sim_trace *t, ebb_rng *rng);
+int ebb_sim_gen_bigc_pattern (ebb_sim_trace *t, const char *kind, ebb_rng *rng);
 
 /* `ebb-sim gen ...` (sim/gen.c): argv[0] is "gen". Returns the exit status. */
 int ebb_sim_gen_main (int argc, char **argv);
