@@ -103,6 +103,14 @@ ebb_pol_new (const char *name, const ebb_pol_params *params, ebb_pol_job *jobs, 
       ebb_error_set (err, EINVAL, "unknown policy '%s'", name);
       return NULL;
     }
+  return ebb_pol_new_ops (ops, params, jobs, err);
+}
+
+ebb_pol *
+ebb_pol_new_ops (const ebb_pol_ops *ops, const ebb_pol_params *params, ebb_pol_job *jobs,
+                 ebb_error **err)
+{
+  const char *name = ops->name;
   if (check_params (params, err) < 0)
     return NULL;
   int res_mode = params->node_cap.cpu_millis > 0 || params->node_cap.memory_bytes > 0;
@@ -175,25 +183,44 @@ ebb_pol_set_jobs (ebb_pol *p, ebb_pol_job *jobs)
   p->jobs = jobs;
 }
 
+static void
+acts_grow (ebb_pol *p)
+{
+  p->acts_cap *= 2;
+  p->acts = ebb_xrealloc (p->acts, sizeof *p->acts * p->acts_cap);
+}
+
+/* Inlined in the hot paths (bind_task, probes): one store of the action. */
+static inline void
+emit (ebb_pol *p, uint32_t kind, uint32_t node, uint32_t job, uint32_t arg, double delay_sec)
+{
+  if (__builtin_expect (p->nacts == p->acts_cap, 0))
+    acts_grow (p);
+  /* Field by field: mode and amount are left for emit_res (resource actions), so the
+   * slot policies' actions cost one 24-byte store, as before the resource model. */
+  ebb_pol_action *x = &p->acts[p->nacts++];
+  x->delay_sec = delay_sec;
+  x->kind = kind;
+  x->node = node;
+  x->job = job;
+  x->arg = arg;
+}
+
 void
 ebb_pol_emit (ebb_pol *p, uint32_t kind, uint32_t node, uint32_t job, uint32_t arg,
               double delay_sec)
 {
-  if (p->nacts == p->acts_cap)
-    {
-      p->acts_cap *= 2;
-      p->acts = ebb_xrealloc (p->acts, sizeof *p->acts * p->acts_cap);
-    }
-  p->acts[p->nacts++] = (ebb_pol_action){
-    .delay_sec = delay_sec, .kind = kind, .node = node, .job = job, .arg = arg
-  };
+  emit (p, kind, node, job, arg, delay_sec);
 }
 
 static ebb_pol_action *
 emit_res (ebb_pol *p, uint32_t kind, uint32_t node, uint32_t job, uint32_t task, double delay_sec)
 {
   ebb_pol_emit (p, kind, node, job, task, delay_sec);
-  return &p->acts[p->nacts - 1];
+  ebb_pol_action *x = &p->acts[p->nacts - 1];
+  x->mode = 0;
+  x->amount = (ebb_pol_res){ 0, 0 };
+  return x;
 }
 
 /* Returns a probe index from the free list, growing the pool geometrically when empty. */
@@ -236,7 +263,7 @@ ebb_pol_send_probe (ebb_pol *p, uint32_t node, uint32_t job)
 {
   uint32_t id = probe_alloc (p, job);
   p->stats.probes_sent++;
-  ebb_pol_emit (p, EBB_POL_ACT_PROBE, node, job, id, p->params.net_delay_sec);
+  emit (p, EBB_POL_ACT_PROBE, node, job, id, p->params.net_delay_sec);
 }
 
 uint32_t
@@ -277,12 +304,40 @@ ebb_pol_send_probes_random (ebb_pol *p, uint32_t job, uint32_t count, uint32_t f
     }
 }
 
+/* Resource mode of ebb_pol_bind_task: the task is the first one pending (tasks killed and
+ * re-queued come back), the node's resources are taken and LAUNCH carries the demand. */
+static int
+bind_task_res (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, double delay_sec)
+{
+  ebb_pol_job *j = &p->jobs[job];
+  uint32_t task = j->launched;
+  if (task >= j->ntasks || j->tasks[task].state != EBB_POL_TASK_PENDING)
+    for (task = 0; task < j->ntasks && j->tasks[task].state != EBB_POL_TASK_PENDING; task++)
+      ;
+  if (task == j->ntasks)
+    return -1;
+  ebb_pol_node *n = &p->nodes[node];
+  n->busy = 1;
+  n->running_long = j->is_long;
+  if (j->launched + 1 == j->ntasks && p->params.cancel_probes)
+    {
+      j->cancel_at_sec = now_sec + 2 * p->params.net_delay_sec;
+      ebb_pol_emit (p, EBB_POL_ACT_CANCEL, EBB_POL_NONE, job, 0, 2 * p->params.net_delay_sec);
+    }
+  ebb_pol_launch_res (p, node, job, task, delay_sec);
+  if (p->ops->task_bound)
+    p->ops->task_bound (p, now_sec, node, job);
+  return 0;
+}
+
 int
 ebb_pol_bind_task (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, double delay_sec)
 {
   ebb_pol_job *j = &p->jobs[job];
   if (j->launched >= j->ntasks)
     return -1;
+  if (p->node_cap)
+    return bind_task_res (p, now_sec, node, job, delay_sec);
   uint32_t task = j->launched++;
   ebb_pol_node *n = &p->nodes[node];
   n->busy = 1;
@@ -296,7 +351,7 @@ ebb_pol_bind_task (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, doub
     }
   if (p->ops->task_bound)
     p->ops->task_bound (p, now_sec, node, job);
-  ebb_pol_emit (p, EBB_POL_ACT_LAUNCH, node, job, task, delay_sec);
+  emit (p, EBB_POL_ACT_LAUNCH, node, job, task, delay_sec);
   return 0;
 }
 
@@ -418,6 +473,8 @@ ebb_pol_probe_arrived (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe
     serve_next (p, now_sec, node);
 }
 
+static void serve_next (ebb_pol *p, double now_sec, uint32_t node);
+
 static void
 res_add (ebb_pol_res *a, ebb_pol_res b)
 {
@@ -447,13 +504,16 @@ ebb_pol_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, 
   p->jobs[job].finished++;
   if (p->node_cap)
     {
-      /* Resource mode: the node's queue is the policy's business (node_idle is not used). */
       ebb_pol_task *t = task_of (p, job, task);
       res_add (&p->node_free[node], t->alloc);
       t->alloc = (ebb_pol_res){ 0, 0 };
       t->state = EBB_POL_TASK_DONE;
       if (p->ops->task_finished)
         p->ops->task_finished (p, now_sec, node, job, task);
+      /* A policy on the probe queues (bind_task) is served as in slot mode; one placing
+       * with ebb_pol_launch_res never marks a node busy nor queues on it. */
+      if (p->nodes[node].busy || p->nodes[node].head != EBB_POL_NONE)
+        serve_next (p, now_sec, node);
       return;
     }
   if (p->ops->task_finished)
@@ -530,12 +590,14 @@ ebb_pol_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, ui
     {
       j->failed = 1;
       p->stats.failed_jobs++;
-      ebb_pol_emit (p, EBB_POL_ACT_FAIL, EBB_POL_NONE, job, task, 0);
+      emit_res (p, EBB_POL_ACT_FAIL, EBB_POL_NONE, job, task, 0);
     }
   if (j->failed)
     t->state = EBB_POL_TASK_FAILED;
   if (p->ops->task_killed)
     p->ops->task_killed (p, now_sec, node, job, task);
+  if (p->nodes[node].busy || p->nodes[node].head != EBB_POL_NONE)
+    serve_next (p, now_sec, node);
 }
 
 void

@@ -173,9 +173,13 @@ typedef struct ebb_pol_action
   uint32_t node;
   uint32_t job;
   uint32_t arg;
+  /* mode and amount are set for the resource actions only (LAUNCH in resource mode,
+   * SUSPEND, RESUME, KILL, FAIL); for the others (and every action in slot mode) they are
+   * unspecified: the slot policies' hot paths skip the stores. */
   uint32_t mode; /* SUSPEND: ebb_pol_suspend_mode */
   uint32_t pad;
-  ebb_pol_res amount; /* LAUNCH: allocation given; SUSPEND: amount to take */
+  ebb_pol_res amount; /* LAUNCH: allocation given; SUSPEND: amount to take; RESUME: amount
+                         given back */
 } ebb_pol_action;
 
 /* Parameters common to the policies; a policy ignores what it does not use. */
@@ -327,6 +331,9 @@ const ebb_pol_ops *const *ebb_pol_list (void);
  * or NULL with *err set (unknown name, bad parameter). */
 ebb_pol *ebb_pol_new (const char *name, const ebb_pol_params *params, ebb_pol_job *jobs,
                       ebb_error **err);
+/* Same with a policy's ops given directly (a policy outside the registry, e.g. in a test). */
+ebb_pol *ebb_pol_new_ops (const ebb_pol_ops *ops, const ebb_pol_params *params, ebb_pol_job *jobs,
+                          ebb_error **err);
 void ebb_pol_free (ebb_pol *p);
 /* Points the policy at a new job array (after the environment grew it). */
 void ebb_pol_set_jobs (ebb_pol *p, ebb_pol_job *jobs);
@@ -376,7 +383,10 @@ void ebb_pol_send_probes_random (ebb_pol *p, uint32_t job, uint32_t count, uint3
 /* Returns the number of probes the probe ratio gives for job (at least its task count). */
 uint32_t ebb_pol_probe_count (const ebb_pol *p, uint32_t job);
 /* Binds the next task of job to node now: marks the node busy and emits LAUNCH after one
- * round trip. Returns 0, or -1 when the job has no task left. */
+ * round trip. Returns 0, or -1 when the job has no task left. In resource mode the task is
+ * the first pending one (killed tasks come back) and it is placed as ebb_pol_launch_res
+ * does; the node's `busy` flag then means "its probe queue waits for this task", and the
+ * core serves the queue again when a task bound this way ends. */
 int ebb_pol_bind_task (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, double delay_sec);
 /* Appends probe (an index from the pool) to node's queue. */
 void ebb_pol_queue_append (ebb_pol *p, uint32_t node, uint32_t probe);

@@ -245,8 +245,11 @@ ebb_sim_write_jobs_csv (const char *path, const ebb_sim_report *r, ebb_error **e
   fprintf (f, "job,submit,ntasks,mean_task,class,finish,runtime\n");
   for (uint32_t j = 0; j < t->njobs; j++)
     fprintf (f, "%u,%.4f,%u,%.4f,%s,%.4f,%.4f\n", j, t->submit_sec[j], t->ntasks[j], t->mean_sec[j],
-             t->mean_sec[j] >= r->report_cutoff_sec ? "long" : "short", r->res->finish_sec[j],
-             r->res->runtime_sec[j]);
+             (t->klass && t->klass[j] ? t->klass[j] == EBB_POL_CLASS_LONG
+                                      : t->mean_sec[j] >= r->report_cutoff_sec)
+                 ? "long"
+                 : "short",
+             r->res->finish_sec[j], r->res->runtime_sec[j]);
   if (fflush (f) != 0 || ferror (f))
     return ebb_error_set_errno (err, errno ? errno : EIO, "write %s", path);
   return 0;
