@@ -9,7 +9,13 @@
 #include <string.h>
 
 static const ebb_pol_ops *const registry[] = {
-  &ebb_pol_fifo_ops, &ebb_pol_sparrow_ops, &ebb_pol_hawk_ops, &ebb_pol_bigc_ops, NULL,
+  &ebb_pol_fifo_ops,
+  &ebb_pol_sparrow_ops,
+  &ebb_pol_hawk_ops,
+  &ebb_pol_bigc_ops,
+  &ebb_pol_eagle_ops,
+  &ebb_pol_peacock_ops,
+  NULL,
 };
 
 const ebb_pol_ops *const *
@@ -49,6 +55,8 @@ ebb_pol_params_default (ebb_pol_params *p)
   p->gp_step = (ebb_pol_res){ .cpu_millis = 2000, .memory_bytes = 4ll << 30 };
   p->resume_tries = 3;
   p->working_set = 0.5;
+  p->rotation_interval_sec = 1.0;
+  p->threshold_scale = 1.0;
 }
 
 static int
@@ -79,6 +87,10 @@ check_params (const ebb_pol_params *p, ebb_error **err)
       || !(p->natural_term >= 0 && p->natural_term <= 1)
       || !(p->max_round_share >= 0 && p->max_round_share <= 1))
     return ebb_error_set (err, EBB_ERANGE, "working set and damper shares must be in [0, 1]");
+  if (!(p->rotation_interval_sec > 0) || !isfinite (p->rotation_interval_sec))
+    return ebb_error_set (err, EBB_ERANGE, "rotation interval must be > 0");
+  if (!(p->threshold_scale >= 0))
+    return ebb_error_set (err, EBB_ERANGE, "threshold scale must be >= 0");
   return 0;
 }
 
@@ -231,6 +243,12 @@ probe_alloc (ebb_pol *p, uint32_t job)
   p->probes_free = p->probes[id].next;
   p->probes[id] = (ebb_pol_probe){ .job = job, .next = EBB_POL_NONE };
   return id;
+}
+
+uint32_t
+ebb_pol_probe_new (ebb_pol *p, uint32_t job)
+{
+  return probe_alloc (p, job);
 }
 
 void
@@ -389,7 +407,14 @@ serve_next (ebb_pol *p, double now_sec, uint32_t node)
           asked_idle = 1;
           continue;
         }
-      uint32_t id = queue_pop (p, node);
+      uint32_t id
+          = p->ops->probe_pick ? p->ops->probe_pick (p, now_sec, node) : queue_pop (p, node);
+      if (id == EBB_POL_NONE)
+        {
+          if (n->head == EBB_POL_NONE)
+            continue; /* the policy dropped what was left: the queue is empty now */
+          return;
+        }
       uint32_t job = p->probes[id].job;
       ebb_pol_probe_release (p, id);
       if (ebb_pol_probe_dead (p, now_sec, job))
@@ -440,7 +465,10 @@ ebb_pol_probe_arrived (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe
       ebb_pol_probe_release (p, probe);
       return;
     }
-  ebb_pol_queue_append (p, node, probe);
+  if (p->ops->probe_enqueue)
+    p->ops->probe_enqueue (p, now_sec, node, probe);
+  else
+    ebb_pol_queue_append (p, node, probe);
   if (!p->nodes[node].busy)
     serve_next (p, now_sec, node);
 }

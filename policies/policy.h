@@ -212,6 +212,10 @@ typedef struct ebb_pol_params
   double working_set;     /* share of a container's memory it needs to run (0.5) */
   double natural_term;    /* authors' damper: natural termination factor; 0: off */
   double max_round_share; /* authors' damper: preempt at most this share per round; 0: off */
+  /* Peacock (policies/peacock.c). */
+  double rotation_interval_sec; /* period of the ring's rotation rounds */
+  double threshold_scale;       /* threshold = arrival + scale x average load */
+  int no_rotation;              /* ablation (Peacock Fig. 6): probes stay where they land */
 } ebb_pol_params;
 
 enum
@@ -254,6 +258,12 @@ typedef struct ebb_pol_ops
                           ebb_pol_res freed, int done);
   void (*task_resumed) (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
   void (*task_killed) (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
+  /* Optional: place an arriving probe in node's queue (anywhere, or send it on); without
+   * it the probe is appended. The core serves the node afterwards if it is free. */
+  void (*probe_enqueue) (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe);
+  /* Optional: unlink and return the probe node serves next (EBB_POL_NONE: none); without
+   * it the head of the queue. */
+  uint32_t (*probe_pick) (ebb_pol *p, double now_sec, uint32_t node);
 } ebb_pol_ops;
 
 /* Per-node state shared by the queue-based policies. */
@@ -282,6 +292,7 @@ typedef struct ebb_pol_stats
   uint64_t steal_attempts;   /* victims contacted */
   uint64_t steals;           /* successful steals */
   uint64_t probes_stolen;
+  uint64_t rotations; /* Peacock: probe moves along the ring */
   /* Preemption (resource mode). */
   uint64_t suspends; /* SUSPEND actions */
   uint64_t resumes;  /* RESUME actions */
@@ -382,6 +393,8 @@ void ebb_pol_queue_append (ebb_pol *p, uint32_t node, uint32_t probe);
 /* Returns 1 when a queued probe of job must be dropped at now (cancelled). */
 int ebb_pol_probe_dead (const ebb_pol *p, double now_sec, uint32_t job);
 void ebb_pol_probe_release (ebb_pol *p, uint32_t probe);
+/* Returns a new probe of job from the pool, not queued and not sent. */
+uint32_t ebb_pol_probe_new (ebb_pol *p, uint32_t job);
 
 /* Resource-mode helpers (policies only). */
 static inline int
@@ -407,5 +420,7 @@ extern const ebb_pol_ops ebb_pol_fifo_ops;
 extern const ebb_pol_ops ebb_pol_sparrow_ops;
 extern const ebb_pol_ops ebb_pol_hawk_ops;
 extern const ebb_pol_ops ebb_pol_bigc_ops;
+extern const ebb_pol_ops ebb_pol_eagle_ops;
+extern const ebb_pol_ops ebb_pol_peacock_ops;
 
 #endif
