@@ -6,13 +6,15 @@ set -euo pipefail
 build=(build-essential autoconf automake libtool pkg-config autoconf-archive
        libsystemd-dev libcurl4-openssl-dev libjson-c-dev libmicrohttpd-dev
        libcunit1-dev libsqlite3-dev libcgroup-dev clang-format)
-tests=(curl cpio procps psmisc jq valgrind passwd util-linux)
+tests=(curl cpio procps psmisc jq valgrind passwd util-linux slowhttptest openssl)
+# libFuzzer targets (make fuzz): clang 14 and its fuzzer runtime.
+fuzz=(clang-14 libclang-rt-14-dev)
 vm=(qemu-system-x86 linux-image-amd64 busybox-static debootstrap)
 bench=(wrk gnuplot-nox)
 # Real Docker and Podman for tests/runtimes (runc: crun refuses hybrid cgroup hosts).
 runtimes=(docker.io podman runc)
 
-want=("${build[@]}" "${tests[@]}" "${vm[@]}" "${bench[@]}" "${runtimes[@]}")
+want=("${build[@]}" "${tests[@]}" "${fuzz[@]}" "${vm[@]}" "${bench[@]}" "${runtimes[@]}")
 [ -n "${EBB_EXTRA_PACKAGES:-}" ] && read -r -a extra <<<"$EBB_EXTRA_PACKAGES" && want+=("${extra[@]}")
 
 missing=()
