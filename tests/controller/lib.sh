@@ -31,7 +31,7 @@ trap ctl_cleanup EXIT
 # start_controller [options]: starts ebb-controller on $CSOCK and waits for /v1/health.
 start_controller () {
   "$CTL_BIN" --listen "unix:$CSOCK" --state-dir "$CSTATE" --token-file "$TOKEN_FILE" \
-    --tick 200ms -v "$@" >>"$CLOG" 2>&1 &
+    --tick "${CTL_TICK:-200ms}" -v "$@" >>"$CLOG" 2>&1 &
   CTL_PID=$!
   _w=0
   while [ $_w -lt 100 ]; do
