@@ -24,3 +24,10 @@ EXTRA_DIST += $(controller_int_tests) tests/controller/lib.sh
 
 dist_man_MANS += man/ebb-controller.8
 EXTRA_DIST += contrib/systemd/ebb-controller.service
+
+# CUnit suite of the pure parts (options, store, heartbeat validation).
+check_PROGRAMS += tests/test-controller-core
+TESTS += tests/test-controller-core
+tests_test_controller_core_SOURCES = tests/test-controller-core.c tests/cu.h
+tests_test_controller_core_CFLAGS = $(EBB_CTL_CFLAGS) $(CUNIT_CFLAGS)
+tests_test_controller_core_LDADD = $(EBB_CTL_LIBS) $(CUNIT_LIBS)

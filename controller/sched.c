@@ -1169,8 +1169,8 @@ hb_node (ebb_ctl *c, const char *name, json_object *body, int *idx, ebb_error **
       || !json_object_is_type (node, json_type_object))
     return ebb_error_set (err, EBB_EPARSE, "field \"node\": an object is required");
   if (!json_object_object_get_ex (node, "capacity", &cap)
-      || ebb_json_get_uint64 (cap, "cpu_millis", 1, EBB_AGENT_CPU_MILLIS_MAX_CTL, &cpu, err) < 0
-      || ebb_json_get_uint64 (cap, "memory_bytes", 0, UINT64_MAX / 2, &mem, err) < 0)
+      || ebb_json_get_uint64 (cap, "cpu_millis", 1, EBB_AGENT_CPU_MILLIS_MAX_CTL, &cpu, err) <= 0
+      || ebb_json_get_uint64 (cap, "memory_bytes", 0, UINT64_MAX / 2, &mem, err) <= 0)
     return ebb_error_set (err, EBB_EPARSE,
                           "field \"node.capacity\": cpu_millis and memory_bytes required");
   if (json_object_object_get_ex (body, "url", &v) || json_object_object_get_ex (node, "url", &v))
