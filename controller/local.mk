@@ -31,3 +31,13 @@ TESTS += tests/test-controller-core
 tests_test_controller_core_SOURCES = tests/test-controller-core.c tests/cu.h
 tests_test_controller_core_CFLAGS = $(EBB_CTL_CFLAGS) $(CUNIT_CFLAGS)
 tests_test_controller_core_LDADD = $(EBB_CTL_LIBS) $(CUNIT_LIBS)
+
+# The fleet emulator (N virtual agents in one process) and make bench-controller.
+noinst_PROGRAMS += tests/controller/fleet
+tests_controller_fleet_SOURCES = tests/controller/fleet.c
+tests_controller_fleet_CFLAGS = $(EBB_CTL_CFLAGS)
+tests_controller_fleet_LDADD = $(EBB_COMMON_LIBS)
+EXTRA_DIST += bench/controller-bench.sh
+bench-controller: ebb-controller tests/controller/fleet
+	EBB_TOP_BUILDDIR='$(abs_top_builddir)' bash $(srcdir)/bench/controller-bench.sh
+.PHONY: bench-controller
