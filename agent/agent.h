@@ -1,7 +1,7 @@
 /* ebb-agent internals: the daemon context (the one global-like thing), tasks, the journal,
  * the idempotency table, request validation, metrics. Only the sd-event loop thread touches
  * any of this; reclaiming cgroup writes run on the cgroup engine's worker pool and come back
- * through its eventfd (DESIGN.md "Daemons"). */
+ * through its eventfd (doc/design.md "Daemons"). */
 #ifndef EBB_AGENT_H
 #define EBB_AGENT_H
 

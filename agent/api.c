@@ -1,4 +1,4 @@
-/* The REST API (issue 4): a route table over lib/http-server.h. Mutations are validated
+/* The REST API: a route table over lib/http-server.h. Mutations are validated
  * completely before anything changes, and are idempotent through request_id. */
 #include "config.h"
 

@@ -1,5 +1,5 @@
 /* The journal: one JSON record per task, written atomically before any limit change
- * (DESIGN.md "Crash safety"), read back and reconciled on start. */
+ * (doc/design.md "Crash safety"), read back and reconciled on start. */
 #include "config.h"
 
 #include <dirent.h>

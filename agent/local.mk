@@ -1,4 +1,4 @@
-# ebb-agent: the node daemon (issue 4). The logic lives in agent/libebb-agent.a so the unit
+# ebb-agent: the node daemon. The logic lives in agent/libebb-agent.a so the unit
 # suites link it; agent/main.c only parses options and hands over.
 include agent/runtime.mk
 
@@ -69,7 +69,6 @@ CLEANFILES += tests/agent-vm/test-agent-basic.sh tests/agent-vm/test-agent-adopt
 	tests/agent-vm/jq
 
 dist_man_MANS += man/ebb-agent.8
-EXTRA_DIST += contrib/systemd/ebb-agent.service
 
 # Benchmarks (not in make check): wrk on the REST API, idle RSS/CPU with 200 tasks, suspend
 # latency. BENCH_AGENT_IDLE_SEC=600 for the issue's 10-minute RSS figure.

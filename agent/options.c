@@ -14,7 +14,7 @@
 #include "lib/log.h"
 #include "lib/util.h"
 
-#define DEFAULT_CONFIG "/etc/ebb/agent.conf"
+#define DEFAULT_CONFIG SYSCONFDIR "/ebb/agent.conf"
 
 /* http://, https:// or unix:/PATH, printable, no blanks: it goes into JSON and a curl URL. */
 static int

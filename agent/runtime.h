@@ -1,5 +1,5 @@
 /* Container runtimes: Docker and Podman through their Docker-compatible REST API (/v1.40)
- * over a unix socket (DESIGN.md "Task, job, node"; issue 4).
+ * over a unix socket (doc/design.md "Task, job, node").
  *
  * One ebb_rt per engine. It finds containers that carry ebb labels
  *

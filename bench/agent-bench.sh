@@ -3,11 +3,11 @@
 #   1. wrk on /v1/health and on /v1/tasks with 200 tasks: req/s and p99 latency, each also
 #      as a ratio against /metrics measured in the same run (same server, same loop);
 #   2. agent RSS and CPU while idle with 200 tasks, sampled over BENCH_AGENT_IDLE_SEC
-#      (default 60 s; the issue's target is stated for 10 minutes: set 600);
+#      (default 60 s; the target is stated for 10 minutes: set 600);
 #      load average shown, since the machine may be shared;
 #   3. suspend -> limits applied, p50/p99 from the agent's own histogram, over 200 immediate
 #      suspensions (and the resumes).
-# Prints absolute numbers and ratios; targets from issue 4 are shown next to them.
+# Prints absolute numbers and ratios; the agent's targets are shown next to them.
 . "${EBB_TOP_SRCDIR:-.}/tests/agent/lib.sh"
 command -v wrk >/dev/null || skip "needs wrk"
 IDLE_SEC=${BENCH_AGENT_IDLE_SEC:-60}

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Fidelity of ebb-sim against the Hawk/Eagle authors' Python simulator on YH2_sub.tr
-# (cutoff 90.5811, short partition 2%, probe ratio 2, steal cap 10, 0.5 ms), issue 5's
-# reference table. Each semantic variant is run with seeds 1..5; the CSV holds the mean of
+# (cutoff 90.5811, short partition 2%, probe ratio 2, steal cap 10, 0.5 ms), the reference
+# table in doc/sim-fidelity.md. Each semantic variant is run with seeds 1..5; the CSV holds the mean of
 # the five and the ratio to the reference figure.
 #   ebb        ebb's defaults: probes cancelled, targets with replacement, real-valued durations
 #   reference  the authors' choices: --no-cancel-probes --truncate

@@ -1,7 +1,7 @@
 # Helpers shared by the ebb-sim benchmarks (sourced, not run).
 # SIM: the ebb-sim binary; TRACES: the directory with YH2_sub.tr and FB_synthetic_2000.tr.
 : "${SIM:=./sim/ebb-sim}"
-: "${TRACES:=/work/shared/traces}"
+: "${TRACES:=$(cd "$(dirname "$0")/../data" && pwd)}"
 
 # jget JSON CLASS FIELD: a field of the "short" or "long" object; jget JSON "" KEY: top level.
 jget () {

@@ -2,7 +2,7 @@
 # Speed of ebb-sim.
 #  1. Hawk and Sparrow on YH2_sub.tr at 4,000 nodes: best of 5 process wall times and the
 #     engine's events/s, against the Hawk/Eagle authors' Python simulator on the same work
-#     (12.7 s for Hawk under CPython 2.7 on these machines, issue 5): a ratio, must be >= 100.
+#     (12.7 s for Hawk under CPython 2.7 on these machines): a ratio, must be >= 100.
 #     fifo, the trivial central queue, is the in-run baseline: trace loading plus an event
 #     loop with almost no policy work; hawk / fifo is the cost of the policy itself.
 #  2. Full scale: a synthetic trace of 500,000 jobs in the Google proportions (gen hetero

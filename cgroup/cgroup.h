@@ -1,5 +1,5 @@
 /* libebb-cgroup: make a running task preemptable without killing it (BIG-C §3,
- * DESIGN.md "Preemption on the node").
+ * doc/design.md "Preemption on the node").
  *
  * Three layers, each usable on its own:
  *  1. A context (ebb_cg_ctx): where /proc and the cgroup mounts are (injectable, so parser
@@ -294,7 +294,7 @@ typedef enum
                              * out of further steps */
 } ebb_cg_state;
 
-/* What the engine recorded before its first change: journal it (DESIGN.md crash safety) and
+/* What the engine recorded before its first change: journal it (doc/design.md crash safety) and
  * hand it back with ebb_cg_set_original() after a restart. */
 typedef struct ebb_cg_original
 {

@@ -1,6 +1,6 @@
 /* The context: where the hierarchies are. mountinfo gives the layout (and is the only
  * source on fake trees); on real hosts libcgroup supplies the v1 mount points and a
- * process's v1 cgroup paths (DESIGN.md: "libcgroup discovers, ebb writes").
+ * process's v1 cgroup paths (doc/design.md: "libcgroup discovers, ebb writes").
  *
  * Where libcgroup 2.0.2 (Debian 12) is not used, and why (checked on this hybrid host and
  * in the cgroup v2 VM):

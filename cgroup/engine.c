@@ -1,4 +1,4 @@
-/* The preemption engine (BIG-C §3, DESIGN.md "Preemption on the node"): immediate suspend,
+/* The preemption engine (BIG-C §3, doc/design.md "Preemption on the node"): immediate suspend,
  * graceful steps, resume. It records the original limits before its first change and puts
  * back exactly those; it never asks the kernel for a limit that would OOM-kill the task. */
 #include "config.h"
@@ -312,7 +312,7 @@ ebb_cg_suspend (ebb_cg *cg, const ebb_cg_engine_config *cfg, ebb_cg_result *res,
 
 #define MEMORY_BITS (EBB_CG_LIM_MEMORY_HIGH | EBB_CG_LIM_MEMORY_MAX | EBB_CG_LIM_SWAP_MAX)
 
-/* Memory back first (DESIGN.md: reverse order of suspend); only what the engine changed. */
+/* Memory back first (doc/design.md: reverse order of suspend); only what the engine changed. */
 static int
 restore_memory (ebb_cg *cg, ebb_error **err)
 {

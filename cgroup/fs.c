@@ -1,5 +1,5 @@
 /* File access shared by the backends: paths are checked, directories opened without
- * following symlinks, files read and written relative to a directory fd (STYLE.md, crun). */
+ * following symlinks, files read and written relative to a directory fd (doc/style.md, crun). */
 #include "config.h"
 #include "cgroup/cgroup-internal.h"
 

@@ -1,4 +1,4 @@
-/* A small worker pool for the engine: writes that reclaim block for seconds (DESIGN.md), so
+/* A small worker pool for the engine: writes that reclaim block for seconds (doc/design.md), so
  * they run here and report back through an eventfd the daemon's loop watches. Jobs on one
  * handle run one at a time, in submission order. */
 #include "config.h"

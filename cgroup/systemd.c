@@ -1,4 +1,4 @@
-/* libebb-cgroup: the systemd backend (DESIGN.md "Preemption on the node", systemd points).
+/* libebb-cgroup: the systemd backend (doc/design.md "Preemption on the node", systemd points).
  *
  * A cgroup that a systemd unit owns is changed through the unit: SetUnitProperties with
  * runtime=true, then the same value written to cgroupfs (as crun and runc do), because

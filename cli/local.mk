@@ -29,7 +29,6 @@ TESTS += $(ebbctl_int_tests)
 EXTRA_DIST += $(ebbctl_int_tests)
 
 dist_man_MANS += man/ebbctl.1
-bashcompletiondir = $(datadir)/bash-completion/completions
 dist_bashcompletion_DATA = contrib/bash-completion/ebbctl
 
 # The controller's status page is ours too (its fragment lives next to it).

@@ -262,7 +262,9 @@ h_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       cleanup_free char *loc = ebb_xasprintf ("/v1/jobs/%" PRIu64, j->id);
       ebb_http_reply_header (resp, "Location", loc);
       ebb_http_reply_json (resp, 201, a);
+      uint64_t t0 = ebb_now_usec ();
       ebb_ctl_sched_job (c, j);
+      c->arrival_usec[c->n_arrival++ % EBB_ARRAY_SIZE (c->arrival_usec)] = ebb_now_usec () - t0;
     }
   job_req_clear (&jr);
   json_object_put (b);
@@ -635,6 +637,33 @@ h_health (ebb_http_request *req, ebb_http_response *resp, void *ud)
   return EBB_HTTP_REPLIED;
 }
 
+static int
+cmp_u64 (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Job arrival -> launches sent, over the last jobs: a Prometheus summary. */
+static void
+quantiles (ebb_ctl *c, FILE *f)
+{
+  size_t n = c->n_arrival < EBB_ARRAY_SIZE (c->arrival_usec) ? c->n_arrival
+                                                             : EBB_ARRAY_SIZE (c->arrival_usec);
+  uint64_t v[EBB_ARRAY_SIZE (c->arrival_usec)];
+  memcpy (v, c->arrival_usec, n * sizeof *v);
+  qsort (v, n, sizeof *v, cmp_u64);
+  fprintf (f,
+           "# HELP ebb_controller_job_decision_seconds Job arrival to its launches sent "
+           "(last %zu jobs).\n# TYPE ebb_controller_job_decision_seconds summary\n",
+           n);
+  static const double qs[] = { 0.5, 0.9, 0.99 };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (qs); i++)
+    fprintf (f, "ebb_controller_job_decision_seconds{quantile=\"%g\"} %.6f\n", qs[i],
+             n ? (double)v[(size_t)((double)(n - 1) * qs[i] + 0.5)] / 1e6 : 0.0);
+  fprintf (f, "ebb_controller_job_decision_seconds_count %zu\n", c->n_arrival);
+}
+
 /* See ctl.h. */
 char *
 ebb_ctl_metrics_text (ebb_ctl *c)
@@ -697,6 +726,7 @@ ebb_ctl_metrics_text (ebb_ctl *c)
            "# TYPE ebb_controller_agent_calls_in_flight gauge\n"
            "ebb_controller_agent_calls_in_flight %zu\n",
            c->client ? ebb_http_client_pending (c->client) : 0);
+  quantiles (c, f);
 #undef COUNTER
   fclose (f);
   return buf;

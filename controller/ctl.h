@@ -195,6 +195,9 @@ typedef struct ebb_ctl
         heartbeats_refused, agent_calls, agent_retries, agent_errors, bad_requests;
     uint64_t decision_usec_sum, decisions_timed;
   } m;
+  /* Job arrival -> its launches handed to curl multi, the last 1024 jobs (usec). */
+  uint64_t arrival_usec[1024];
+  size_t n_arrival;
 } ebb_ctl;
 
 /* options.c */

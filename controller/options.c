@@ -66,7 +66,9 @@ static const ebb_conf_setting table[] = {
     .umax = 256,
     .validate = validate_policy_opt,
     .help = "KEY=VALUE with ebb-sim's flag names: cutoff, probe-ratio, short-partition, "
-            "steal-cap, steal-limit, net-delay, seed, cancel-probes, sample (repeatable)" },
+            "steal-cap, steal-limit, net-delay, seed, cancel-probes, sample; bigc: mode, "
+            "short-share, reserve-share, round-sec, gp-step, resume-tries, working-set, "
+            "kill-attempts, footprint-cpu-millis, footprint-memory (repeatable)" },
   { .name = "node_timeout",
     .type = EBB_CONF_DURATION,
     .offset = OFF (node_timeout_usec),
@@ -170,11 +172,57 @@ policy_param (const char *item, ebb_pol_params *p, ebb_error **err)
       p->sample_replacement = strcmp (v, "with") == 0;
       return 0;
     }
-  return ebb_error_set (err, EBB_EPARSE,
-                        "unknown policy option '%s' (known: cutoff, probe-ratio, "
-                        "short-partition, steal-cap, steal-limit, net-delay, seed, "
-                        "cancel-probes, sample)",
-                        key);
+  if (strcmp (key, "mode") == 0)
+    {
+      static const char *const modes[] = { "fifo", "reserve", "kill", "ip", "gp" };
+      for (uint32_t i = 0; i < EBB_ARRAY_SIZE (modes); i++)
+        if (strcmp (v, modes[i]) == 0)
+          {
+            p->bigc_mode = i;
+            return 0;
+          }
+      return ebb_error_set (err, EBB_EPARSE, "policy option mode: fifo, reserve, kill, ip or gp");
+    }
+  if (strcmp (key, "short-share") == 0)
+    return pnum (key, v, 0, 1, &p->short_share, err);
+  if (strcmp (key, "reserve-share") == 0)
+    return pnum (key, v, 0, 0.999, &p->reserve_share, err);
+  if (strcmp (key, "round-sec") == 0)
+    return pnum (key, v, 0.001, 3600, &p->tick_sec, err);
+  if (strcmp (key, "working-set") == 0)
+    return pnum (key, v, 0, 1, &p->working_set, err);
+  if (strcmp (key, "kill-attempts") == 0 || strcmp (key, "gp-step") == 0
+      || strcmp (key, "resume-tries") == 0 || strcmp (key, "footprint-cpu-millis") == 0)
+    {
+      if (pnum (key, v, key[0] == 'r' || key[0] == 'f' ? 0 : 1, 1e6, &d, err) < 0 || d != floor (d))
+        return ebb_error_set (err, EBB_ERANGE, "policy option %s: '%s' is not an integer", key, v);
+      if (key[0] == 'k')
+        p->kill_attempts = (uint32_t)(d > 65535 ? 65535 : d);
+      else if (key[0] == 'g')
+        p->gp_step = (ebb_pol_res){ .cpu_millis = (int64_t)d * 1000,
+                                    .memory_bytes = (int64_t)d * (INT64_C (2) << 30) };
+      else if (key[0] == 'r')
+        p->resume_tries = (uint32_t)d;
+      else
+        p->footprint.cpu_millis = (int64_t)d;
+      return 0;
+    }
+  if (strcmp (key, "footprint-memory") == 0)
+    {
+      uint64_t u;
+      if (ebb_conf_parse_bytes (v, &u) < 0 || u > (UINT64_C (1) << 56))
+        return ebb_error_set (err, EBB_ERANGE, "policy option footprint-memory: a size like 64M");
+      p->footprint.memory_bytes = (int64_t)u;
+      return 0;
+    }
+  return ebb_error_set (
+      err, EBB_EPARSE,
+      "unknown policy option '%s' (known: cutoff, probe-ratio, "
+      "short-partition, steal-cap, steal-limit, net-delay, seed, "
+      "cancel-probes, sample, mode, short-share, reserve-share, round-sec, gp-step, "
+      "resume-tries, working-set, kill-attempts, footprint-cpu-millis, "
+      "footprint-memory)",
+      key);
 }
 
 /* See ctl.h. */

@@ -872,6 +872,8 @@ finish_task (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state s, const char *why)
   uint32_t slot = t->slot;
   bool ghost = slot != EBB_POL_NONE && slot < c->n_slots && c->slots[slot].ghost;
   bool placed = slot != EBB_POL_NONE && t->pjob < c->n_pjobs;
+  if (slot == EBB_POL_NONE && node >= 0)
+    c->rebuild_wanted = true; /* it held capacity the policy was not told about */
   unplace (c, t);
   ebb_ctl_store_task (c, t);
   ebb_log_info ("task %" PRIu64 "-%u: %s (%s)", t->job->id, t->idx, ebb_ctl_task_state_name (s),
@@ -1085,7 +1087,10 @@ agent_state (const char *s, json_object *o, int64_t *exit_status, bool *has_exit
           *exit_status = json_object_get_int64 (v);
           *has_exit = true;
         }
-      return *has_exit && *exit_status == 0 ? TASK_EXITED : TASK_FAILED;
+      /* No status: the agent restarted while the task ran and could no longer wait for it
+       * (it is not its child any more). The task ended on its own; count it as exited,
+       * with exit_status null in the API. */
+      return !*has_exit || *exit_status == 0 ? TASK_EXITED : TASK_FAILED;
     }
   if (strcmp (s, "suspended") == 0 || strcmp (s, "suspending") == 0)
     return TASK_SUSPENDED;
@@ -1164,8 +1169,8 @@ hb_node (ebb_ctl *c, const char *name, json_object *body, int *idx, ebb_error **
       || !json_object_is_type (node, json_type_object))
     return ebb_error_set (err, EBB_EPARSE, "field \"node\": an object is required");
   if (!json_object_object_get_ex (node, "capacity", &cap)
-      || ebb_json_get_uint64 (cap, "cpu_millis", 1, EBB_AGENT_CPU_MILLIS_MAX_CTL, &cpu, err) < 0
-      || ebb_json_get_uint64 (cap, "memory_bytes", 0, UINT64_MAX / 2, &mem, err) < 0)
+      || ebb_json_get_uint64 (cap, "cpu_millis", 1, EBB_AGENT_CPU_MILLIS_MAX_CTL, &cpu, err) <= 0
+      || ebb_json_get_uint64 (cap, "memory_bytes", 0, UINT64_MAX / 2, &mem, err) <= 0)
     return ebb_error_set (err, EBB_EPARSE,
                           "field \"node.capacity\": cpu_millis and memory_bytes required");
   if (json_object_object_get_ex (body, "url", &v) || json_object_object_get_ex (node, "url", &v))

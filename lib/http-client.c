@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "lib/http-xfer.h"
+#include "lib/json.h"
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 
@@ -92,7 +93,7 @@ set_method_and_body (ebb_http_xfer *x, const char *method, json_object *body, eb
     return ebb_error_set (err, EINVAL, "http: bad method");
   if (body)
     {
-      const char *s = json_object_to_json_string_ext (body, JSON_C_TO_STRING_PLAIN);
+      const char *s = json_object_to_json_string_ext (body, EBB_JSON_TO_STRING_FLAGS);
       curl_easy_setopt (x->easy, CURLOPT_POSTFIELDSIZE, (long)strlen (s));
       curl_easy_setopt (x->easy, CURLOPT_COPYPOSTFIELDS, s);
       x->headers = curl_slist_append (x->headers, "Content-Type: application/json");

@@ -37,6 +37,19 @@ typedef struct
   sd_event_source *timer;
 } ebb_http_listener;
 
+/* One open connection (MHD's socket context), in the server's list oldest first, for the
+ * per-address limit and its eviction. */
+typedef struct ebb_http_conn
+{
+  struct ebb_http_conn *prev, *next;
+  struct MHD_Connection *con;
+  int family; /* AF_INET, AF_INET6 or AF_UNIX (no per-address limit) */
+  unsigned char addr[16];
+  uint64_t since_usec; /* accepted, or the last request finished (keep-alive) */
+  bool headers_done;   /* a request's headers are in; not a slowloris suspect */
+  bool evicted;        /* shut down to make room; no longer counted for its address */
+} ebb_http_conn;
+
 typedef enum
 {
   REQ_NEW,       /* first call: headers only */
@@ -84,6 +97,11 @@ struct ebb_http_server
   char *bearer_token;
   size_t max_body_bytes;
   unsigned conn_timeout_sec;
+  unsigned header_timeout_sec;
+  unsigned max_connections, max_connections_per_ip;
+  ebb_http_conn *conns_head, *conns_tail; /* open connections, oldest first */
+  size_t n_conns;
+  ebb_http_server_stats stats;
   ebb_http_request *suspended; /* head of the suspended list */
 };
 

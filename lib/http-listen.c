@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include <sys/un.h>
 
 #include "lib/http-listen.h"
+#include "lib/http-server.h"
 
 #define LISTEN_BACKLOG 128
 
@@ -67,6 +69,83 @@ base_url_for (const struct sockaddr_storage *ss, int port)
   return ebb_xasprintf ("http://[%s]:%d", buf, port);
 }
 
+bool
+ebb_http_sockaddr_is_loopback (const struct sockaddr *sa)
+{
+  if (!sa)
+    return false;
+  if (sa->sa_family == AF_INET)
+    return (ntohl (((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+  if (sa->sa_family != AF_INET6)
+    return false;
+  const struct in6_addr *a6 = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+  if (IN6_IS_ADDR_LOOPBACK (a6))
+    return true;
+  return IN6_IS_ADDR_V4MAPPED (a6) && a6->s6_addr[12] == 127;
+}
+
+bool
+ebb_http_host_is_loopback (const char *host)
+{
+  if (!host)
+    return false;
+  /* Numeric only: a name is whatever the resolver says today, so it is never trusted. */
+  struct sockaddr_in sin = { .sin_family = AF_INET };
+  if (inet_pton (AF_INET, host, &sin.sin_addr) == 1)
+    return ebb_http_sockaddr_is_loopback ((struct sockaddr *)&sin);
+  char buf[INET6_ADDRSTRLEN + 2];
+  size_t n = strlen (host);
+  if (n >= 2 && host[0] == '[' && host[n - 1] == ']' && n - 2 < sizeof buf)
+    {
+      memcpy (buf, host + 1, n - 2);
+      buf[n - 2] = '\0';
+      host = buf;
+    }
+  struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6 };
+  if (inet_pton (AF_INET6, host, &sin6.sin6_addr) == 1)
+    return ebb_http_sockaddr_is_loopback ((struct sockaddr *)&sin6);
+  return false;
+}
+
+bool
+ebb_http_listen_spec_is_loopback (const char *spec)
+{
+  if (!spec || strncmp (spec, "unix:", 5) == 0)
+    return false;
+  cleanup_free char *host = NULL, *port = NULL;
+  if (split_host_port (spec, &host, &port, NULL) < 0)
+    return false;
+  return ebb_http_host_is_loopback (host);
+}
+
+bool
+ebb_http_listen_spec_is_unix (const char *spec)
+{
+  return spec && strncmp (spec, "unix:", 5) == 0;
+}
+
+int
+ebb_http_resolve_group (const char *group, gid_t *gid, ebb_error **err)
+{
+  if (!group || !group[0])
+    return ebb_error_set (err, EINVAL, "socket group: empty name");
+  char *end = NULL;
+  errno = 0;
+  unsigned long n = strtoul (group, &end, 10);
+  if (group[0] >= '0' && group[0] <= '9' && *end == '\0' && !errno && n < (gid_t)-1)
+    {
+      *gid = (gid_t)n;
+      return 0;
+    }
+  struct group gr, *found = NULL;
+  char buf[4096];
+  int r = getgrnam_r (group, &gr, buf, sizeof buf, &found);
+  if (r != 0 || !found)
+    return ebb_error_set (err, ENOENT, "socket group '%s': no such group", group);
+  *gid = found->gr_gid;
+  return 0;
+}
+
 static int
 bind_ai (const struct addrinfo *ai, const char *spec, ebb_error **err)
 {
@@ -112,6 +191,7 @@ open_tcp (const char *spec, ebb_http_listen_socket *ls, ebb_error **err)
       close (fd);
       return r;
     }
+  ls->is_loopback = ebb_http_sockaddr_is_loopback ((struct sockaddr *)&ss);
   ls->port = ntohs (ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
                                             : ((struct sockaddr_in6 *)&ss)->sin6_port);
   ls->base_url = base_url_for (&ss, ls->port);
@@ -140,7 +220,7 @@ clear_stale_socket (const char *path, const struct sockaddr_un *sun, ebb_error *
 }
 
 static int
-open_unix (const char *path, ebb_http_listen_socket *ls, ebb_error **err)
+open_unix (const char *path, gid_t gid, ebb_http_listen_socket *ls, ebb_error **err)
 {
   struct sockaddr_un sun = { .sun_family = AF_UNIX };
   if (path[0] == '\0' || strlen (path) >= sizeof sun.sun_path)
@@ -161,6 +241,13 @@ open_unix (const char *path, ebb_http_listen_socket *ls, ebb_error **err)
       unlink (path);
       return r;
     }
+  if (gid != (gid_t)-1 && chown (path, (uid_t)-1, gid) < 0)
+    {
+      r = ebb_error_set_errno (err, errno, "listen unix:%s: give the socket to group %u", path,
+                               (unsigned)gid);
+      unlink (path);
+      return r;
+    }
   ls->is_unix = true;
   ls->unix_path = ebb_xstrdup (path);
   ls->base_url = ebb_xasprintf ("unix:%s", path);
@@ -169,13 +256,13 @@ open_unix (const char *path, ebb_http_listen_socket *ls, ebb_error **err)
 }
 
 int
-ebb_http_listen_open (const char *spec, ebb_http_listen_socket *ls, ebb_error **err)
+ebb_http_listen_open (const char *spec, gid_t unix_gid, ebb_http_listen_socket *ls, ebb_error **err)
 {
   *ls = (ebb_http_listen_socket){ .fd = -1, .port = -1 };
   if (!spec)
     return ebb_error_set (err, EINVAL, "listen spec missing");
   if (strncmp (spec, "unix:", 5) == 0)
-    return open_unix (spec + 5, ls, err);
+    return open_unix (spec + 5, unix_gid, ls, err);
   return open_tcp (spec, ls, err);
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lib/http-internal.h"
+#include "lib/json.h"
 
 void
 ebb_http_response_clear (ebb_http_response *resp)
@@ -46,7 +47,7 @@ void
 ebb_http_reply_json (ebb_http_response *resp, unsigned status, json_object *obj)
 {
   size_t len = 0;
-  const char *s = json_object_to_json_string_length (obj, JSON_C_TO_STRING_PLAIN, &len);
+  const char *s = json_object_to_json_string_length (obj, EBB_JSON_TO_STRING_FLAGS, &len);
   char *copy = ebb_xmalloc (len + 2);
   memcpy (copy, s, len);
   copy[len++] = '\n'; /* curl and humans both prefer a final newline */

@@ -5,8 +5,11 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 
 #include "lib/http-internal.h"
 #include "lib/log.h"
@@ -270,6 +273,26 @@ on_complete (ebb_http_request *req)
   return queue (req);
 }
 
+static ebb_http_conn *
+conn_of (struct MHD_Connection *con)
+{
+  const union MHD_ConnectionInfo *ci
+      = MHD_get_connection_info (con, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  return ci ? ci->socket_context : NULL;
+}
+
+/* The request line and headers are in: from now on the connection gets the idle timeout. */
+static void
+headers_in (ebb_http_server *s, struct MHD_Connection *con)
+{
+  ebb_http_conn *c = conn_of (con);
+  if (c && !c->headers_done)
+    {
+      c->headers_done = true;
+      MHD_set_connection_option (con, MHD_CONNECTION_OPTION_TIMEOUT, s->conn_timeout_sec);
+    }
+}
+
 static enum MHD_Result
 on_access (void *cls, struct MHD_Connection *con, const char *url, const char *method,
            const char *version EBB_UNUSED, const char *upload_data, size_t *upload_data_size,
@@ -285,6 +308,7 @@ on_access (void *cls, struct MHD_Connection *con, const char *url, const char *m
       req->path = ebb_xstrdup (url);
       req->start_usec = ebb_now_usec ();
       *con_cls = req;
+      headers_in (req->listener->server, con);
       return on_headers (req);
     }
   switch (req->phase)
@@ -305,13 +329,30 @@ on_access (void *cls, struct MHD_Connection *con, const char *url, const char *m
 }
 
 static void
-on_completed (void *cls EBB_UNUSED, struct MHD_Connection *con EBB_UNUSED, void **con_cls,
+on_completed (void *cls EBB_UNUSED, struct MHD_Connection *con, void **con_cls,
               enum MHD_RequestTerminationCode toe)
 {
   ebb_http_request *req = *con_cls;
   if (!req)
     return;
   *con_cls = NULL;
+  ebb_http_server *s = req->listener->server;
+  if (req->sent_status)
+    {
+      s->stats.requests++;
+      unsigned cls_idx = req->sent_status / 100;
+      if (cls_idx < EBB_ARRAY_SIZE (s->stats.by_class))
+        s->stats.by_class[cls_idx]++;
+    }
+  /* Kept alive, the connection waits for the next request's headers: back to the header
+   * timeout, and a slowloris suspect again until they are in. */
+  ebb_http_conn *c = toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? conn_of (con) : NULL;
+  if (c && c->headers_done)
+    {
+      c->headers_done = false;
+      c->since_usec = ebb_now_usec ();
+      MHD_set_connection_option (con, MHD_CONNECTION_OPTION_TIMEOUT, s->header_timeout_sec);
+    }
   ebb_log_debug ("http: %s %s -> %u (%" PRIu64 " us, %s%s)", req->method, req->path,
                  req->sent_status, ebb_now_usec () - req->start_usec,
                  req->listener->sock.is_unix ? "unix" : "tcp",
@@ -405,16 +446,141 @@ on_timer (sd_event_source *src EBB_UNUSED, uint64_t usec EBB_UNUSED, void *userd
   return 0;
 }
 
+static bool
+conn_same_addr (const ebb_http_conn *c, int family, const unsigned char *addr)
+{
+  size_t n = family == AF_INET ? 4 : 16;
+  return c->family == family && memcmp (c->addr, addr, n) == 0;
+}
+
+/* The address part of a sockaddr for the per-address limit; false for unix peers. */
+static bool
+addr_key (const struct sockaddr *sa, int *family, unsigned char addr[16])
+{
+  if (!sa)
+    return false;
+  if (sa->sa_family == AF_INET)
+    {
+      memcpy (addr, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+      *family = AF_INET;
+      return true;
+    }
+  if (sa->sa_family == AF_INET6)
+    {
+      memcpy (addr, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+      *family = AF_INET6;
+      return true;
+    }
+  return false;
+}
+
+/* Closes a connection from outside MHD: a shutdown makes its socket readable at EOF, and
+ * MHD then closes and forgets it in its next run. */
+static void
+evict (ebb_http_conn *c)
+{
+  const union MHD_ConnectionInfo *ci
+      = MHD_get_connection_info (c->con, MHD_CONNECTION_INFO_CONNECTION_FD);
+  if (ci)
+    shutdown (ci->connect_fd, SHUT_RDWR);
+  c->evicted = true;
+}
+
+/* MHD's accept policy callback: the total and per-address limits. Ours rather than
+ * MHD's own, to count refusals and to evict instead of refusing where that is safe. */
+static enum MHD_Result
+accept_policy (void *cls, const struct sockaddr *sa, socklen_t len EBB_UNUSED)
+{
+  ebb_http_listener *l = cls;
+  ebb_http_server *s = l->server;
+  if (s->n_conns >= s->max_connections)
+    {
+      s->stats.rejected_total++;
+      return MHD_NO;
+    }
+  int family = 0;
+  unsigned char addr[16];
+  if (!addr_key (sa, &family, addr))
+    return MHD_YES;
+  size_t mine = 0;
+  ebb_http_conn *victim = NULL;
+  uint64_t now = ebb_now_usec ();
+  for (ebb_http_conn *c = s->conns_head; c; c = c->next)
+    {
+      if (c->evicted || !conn_same_addr (c, family, addr))
+        continue;
+      mine++;
+      if (!victim && !c->headers_done
+          && now - c->since_usec >= (uint64_t)EBB_HTTP_EVICT_MIN_AGE_MS * 1000)
+        victim = c;
+    }
+  if (mine < s->max_connections_per_ip)
+    return MHD_YES;
+  if (!victim)
+    {
+      s->stats.rejected_per_ip++;
+      return MHD_NO;
+    }
+  evict (victim);
+  s->stats.evicted++;
+  return MHD_YES;
+}
+
+static void
+on_connection (void *cls, struct MHD_Connection *con, void **socket_context,
+               enum MHD_ConnectionNotificationCode code)
+{
+  ebb_http_listener *l = cls;
+  ebb_http_server *s = l->server;
+  if (code == MHD_CONNECTION_NOTIFY_STARTED)
+    {
+      ebb_http_conn *c = ebb_xcalloc (1, sizeof *c);
+      c->con = con;
+      c->since_usec = ebb_now_usec ();
+      const union MHD_ConnectionInfo *ci
+          = MHD_get_connection_info (con, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+      if (!ci || !addr_key (ci->client_addr, &c->family, c->addr))
+        c->family = AF_UNIX;
+      c->prev = s->conns_tail;
+      if (s->conns_tail)
+        s->conns_tail->next = c;
+      else
+        s->conns_head = c;
+      s->conns_tail = c;
+      s->n_conns++;
+      s->stats.connections++;
+      *socket_context = c;
+      return;
+    }
+  ebb_http_conn *c = *socket_context;
+  if (!c)
+    return;
+  *socket_context = NULL;
+  if (c->prev)
+    c->prev->next = c->next;
+  else
+    s->conns_head = c->next;
+  if (c->next)
+    c->next->prev = c->prev;
+  else
+    s->conns_tail = c->prev;
+  s->n_conns--;
+  free (c);
+}
+
 /* Starts the MHD daemon on the listener's socket and hooks it into the loop. */
 static int
 listener_start (ebb_http_server *s, ebb_http_listener *l, ebb_error **err)
 {
   unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
-  l->mhd
-      = MHD_start_daemon (flags, 0, NULL, NULL, on_access, l, MHD_OPTION_EXTERNAL_LOGGER, mhd_log,
-                          l, MHD_OPTION_LISTEN_SOCKET, l->sock.fd, MHD_OPTION_NOTIFY_COMPLETED,
-                          on_completed, l, MHD_OPTION_CONNECTION_TIMEOUT, s->conn_timeout_sec,
-                          MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
+  l->mhd = MHD_start_daemon (
+      flags, 0, accept_policy, l, on_access, l, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, l,
+      MHD_OPTION_LISTEN_SOCKET, l->sock.fd, MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
+      MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
+      /* One over ours: at its own limit MHD stops accepting, and the
+         queue would wait in the backlog uncounted; accept_policy refuses. */
+      MHD_OPTION_CONNECTION_LIMIT, s->max_connections + 1, MHD_OPTION_CONNECTION_TIMEOUT,
+      s->header_timeout_sec, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
   if (!l->mhd)
     return ebb_error_set (err, EIO, "listen %s: cannot start libmicrohttpd", l->sock.base_url);
   l->sock.fd = -1; /* MHD owns and closes it now */
@@ -442,7 +608,29 @@ check_config (const ebb_http_server_config *cfg, ebb_error **err)
       if (!r->method || !r->pattern || r->pattern[0] != '/' || !r->handler)
         return ebb_error_set (err, EINVAL, "http server: route %zu is incomplete", i);
     }
+  bool token = cfg->bearer_token && cfg->bearer_token[0];
+  for (size_t i = 0; cfg->listen[i]; i++)
+    if (!token && !ebb_http_listen_spec_is_unix (cfg->listen[i]))
+      return ebb_error_set (err, EINVAL,
+                            "listen %s: a TCP listener needs a bearer token (loopback too: any "
+                            "local user can connect); set one, or listen on unix:/path",
+                            cfg->listen[i]);
   return 0;
+}
+
+/* At most the configured total, and never more than the open-file limit allows (minus a
+ * reserve for the program's own files): past it, accept() would fail in a loop. */
+static unsigned
+connection_cap (unsigned want)
+{
+  struct rlimit rl;
+  if (getrlimit (RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 128)
+    {
+      rlim_t room = rl.rlim_cur - 64;
+      if (want > room)
+        want = (unsigned)room;
+    }
+  return want;
 }
 
 ebb_http_server *
@@ -462,6 +650,18 @@ ebb_http_server_new (sd_event *event, const ebb_http_server_config *cfg, ebb_err
   s->max_body_bytes = cfg->max_body_bytes ? cfg->max_body_bytes : EBB_HTTP_DEFAULT_MAX_BODY_BYTES;
   s->conn_timeout_sec
       = cfg->conn_timeout_sec ? cfg->conn_timeout_sec : EBB_HTTP_DEFAULT_CONN_TIMEOUT_SEC;
+  s->header_timeout_sec
+      = cfg->header_timeout_sec ? cfg->header_timeout_sec : EBB_HTTP_DEFAULT_HEADER_TIMEOUT_SEC;
+  s->max_connections = connection_cap (cfg->max_connections ? cfg->max_connections
+                                                            : EBB_HTTP_DEFAULT_MAX_CONNECTIONS);
+  s->max_connections_per_ip = cfg->max_connections_per_ip ? cfg->max_connections_per_ip
+                                                          : EBB_HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP;
+  gid_t gid = (gid_t)-1;
+  if (cfg->unix_group && ebb_http_resolve_group (cfg->unix_group, &gid, err) < 0)
+    {
+      ebb_http_server_free (s);
+      return NULL;
+    }
   size_t n = 0;
   while (cfg->listen[n])
     n++;
@@ -470,7 +670,7 @@ ebb_http_server_new (sd_event *event, const ebb_http_server_config *cfg, ebb_err
     {
       ebb_http_listener *l = &s->listeners[i];
       l->server = s;
-      if (ebb_http_listen_open (cfg->listen[i], &l->sock, err) < 0
+      if (ebb_http_listen_open (cfg->listen[i], gid, &l->sock, err) < 0
           || listener_start (s, l, err) < 0)
         {
           s->n_listeners++; /* so free() cleans this half-started one too */
@@ -523,6 +723,13 @@ ebb_http_server_free (ebb_http_server *s)
   free (s->bearer_token);
   sd_event_unref (s->event);
   free (s);
+}
+
+void
+ebb_http_server_get_stats (const ebb_http_server *s, ebb_http_server_stats *out)
+{
+  *out = s->stats;
+  out->open_connections = s->n_conns;
 }
 
 size_t

@@ -17,7 +17,9 @@
 #define EBB_HTTP_SERVER_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <systemd/sd-event.h>
 
 #include "lib/error.h"
@@ -61,7 +63,18 @@ typedef struct
 } ebb_http_route;
 
 #define EBB_HTTP_DEFAULT_MAX_BODY_BYTES   (1024 * 1024)
-#define EBB_HTTP_DEFAULT_CONN_TIMEOUT_SEC 60
+#define EBB_HTTP_DEFAULT_CONN_TIMEOUT_SEC 30 /* idle, once a request's headers are in */
+/* Until the request line and headers are complete (reset by every byte, as MHD's timeouts
+ * are): slowloris connections that trickle a header line every 10 s die after 5. */
+#define EBB_HTTP_DEFAULT_HEADER_TIMEOUT_SEC 5
+/* Open connections per server (also capped by RLIMIT_NOFILE minus a reserve). */
+#define EBB_HTTP_DEFAULT_MAX_CONNECTIONS 4096
+/* Open connections per client address. When an address is at its limit, its oldest
+ * connection that has not finished its headers for EBB_HTTP_EVICT_MIN_AGE_MS is closed to
+ * make room (so a slowloris source cannot lock out a well-behaved client on the same
+ * address); with no such connection, the new one is refused. */
+#define EBB_HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP 256
+#define EBB_HTTP_EVICT_MIN_AGE_MS               250
 
 typedef struct
 {
@@ -72,11 +85,31 @@ typedef struct
   const char *const *listen;
   const ebb_http_route *routes;
   size_t n_routes;
-  void *userdata;            /* passed to every handler */
-  const char *bearer_token;  /* NULL or "": no auth; else every request needs it */
+  void *userdata; /* passed to every handler */
+  /* NULL or "": no auth (then only unix listeners are allowed); else every request on every
+   * listener needs "Authorization: Bearer <token>". A TCP listener without a token, loopback
+   * included, makes ebb_http_server_new() fail with EINVAL. */
+  const char *bearer_token;
   size_t max_body_bytes;     /* 0: EBB_HTTP_DEFAULT_MAX_BODY_BYTES */
-  unsigned conn_timeout_sec; /* idle connection timeout; 0: the default */
+  unsigned conn_timeout_sec; /* idle connection timeout once headers are in; 0: the default */
+  /* Fields added later (zero keeps the old behaviour or a safe default): */
+  const char *unix_group;          /* group of unix socket files (name or gid); NULL: ours */
+  unsigned header_timeout_sec;     /* see EBB_HTTP_DEFAULT_HEADER_TIMEOUT_SEC; 0: the default */
+  unsigned max_connections;        /* per server; 0: EBB_HTTP_DEFAULT_MAX_CONNECTIONS */
+  unsigned max_connections_per_ip; /* 0: EBB_HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP */
 } ebb_http_server_config;
+
+/* Counters since the server started (for /metrics). */
+typedef struct
+{
+  uint64_t requests;         /* requests answered (status known) */
+  uint64_t by_class[6];      /* by status / 100: [2] 2xx, [4] 4xx, [5] 5xx; [0] unused */
+  uint64_t connections;      /* connections accepted */
+  uint64_t rejected_total;   /* refused: the server was at max_connections */
+  uint64_t rejected_per_ip;  /* refused: the address was at its limit, nothing to evict */
+  uint64_t evicted;          /* closed to make room: headers unfinished, address at its limit */
+  uint64_t open_connections; /* now */
+} ebb_http_server_stats;
 
 /* Binds every listener and attaches the server to event (which it references). The config
  * is copied except routes, which must outlive the server (a static table).
@@ -89,6 +122,20 @@ ebb_http_server *ebb_http_server_new (sd_event *event, const ebb_http_server_con
  * unix socket files. Safe on NULL; not from inside one of its handlers. Outstanding
  * ebb_http_deferred handles stay valid until completed (their completion then only frees them). */
 void ebb_http_server_free (ebb_http_server *s);
+
+/* Fills *out with the server's counters. */
+void ebb_http_server_get_stats (const ebb_http_server *s, ebb_http_server_stats *out);
+
+/* Whether spec is "unix:/path". */
+bool ebb_http_listen_spec_is_unix (const char *spec);
+
+/* Whether a TCP listen spec names a numeric loopback address: 127.0.0.0/8, [::1] or
+ * [::ffff:127.x.y.z]. A host name ("localhost" included) is never loopback: what it resolves
+ * to is not ours to trust. */
+bool ebb_http_listen_spec_is_loopback (const char *spec);
+
+/* Whether host (as in a URL: "127.0.0.1", "[::1]", "::1") is a numeric loopback address. */
+bool ebb_http_host_is_loopback (const char *host);
 
 /* Returns the number of listeners (one per listen spec). */
 size_t ebb_http_server_n_listeners (const ebb_http_server *s);

@@ -24,3 +24,7 @@ tests_test_http_server_LDADD = $(EBB_TEST_LIBS) -lpthread
 tests_test_curl_event_SOURCES = tests/test-curl-event.c
 tests_test_curl_event_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_curl_event_LDADD = $(EBB_TEST_LIBS)
+
+# A real ebb-agent under slowhttptest (about 35 s).
+TESTS += tests/test-slowloris-agent.sh
+EXTRA_DIST += tests/test-slowloris-agent.sh

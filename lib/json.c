@@ -15,8 +15,7 @@
 static void
 got_text (struct json_object *v, char *buf, size_t size)
 {
-  const char *s
-      = json_object_to_json_string_ext (v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+  const char *s = json_object_to_json_string_ext (v, EBB_JSON_TO_STRING_FLAGS);
   size_t len = strlen (s);
   snprintf (buf, size, "%.*s%s", GOT_MAX, s, len > GOT_MAX ? "..." : "");
 }
@@ -732,6 +731,5 @@ ebb_json_add_strv (struct json_object *obj, const char *key, char *const *strv)
 char *
 ebb_json_to_string (struct json_object *obj)
 {
-  return ebb_xstrdup (json_object_to_json_string_ext (obj, JSON_C_TO_STRING_PLAIN
-                                                               | JSON_C_TO_STRING_NOSLASHESCAPE));
+  return ebb_xstrdup (json_object_to_json_string_ext (obj, EBB_JSON_TO_STRING_FLAGS));
 }

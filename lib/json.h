@@ -18,6 +18,11 @@
 
 #include "lib/error.h"
 
+/* How ebb serializes JSON everywhere: compact, and '/' not escaped as "\/" (json-c escapes it
+ * by default; paths such as cgroup directories must stay readable and greppable). Every
+ * json_object_to_json_string*() call in the tree passes these flags (tests/test-json.c). */
+#define EBB_JSON_TO_STRING_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+
 /* Nesting depth allowed by default: ebb's documents are a few levels deep. */
 #define EBB_JSON_MAX_DEPTH 32
 

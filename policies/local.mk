@@ -6,7 +6,8 @@ policies_libebb_policy_a_SOURCES = \
 	policies/iheap.h policies/iheap.c \
 	policies/fifo.c \
 	policies/sparrow.c \
-	policies/hawk.c
+	policies/hawk.c \
+	policies/bigc.h policies/bigc.c
 # What a program linking libebb-policy needs besides it.
 EBB_POLICY_LIBS = policies/libebb-policy.a lib/libebb-common.a -lm
 
@@ -16,3 +17,10 @@ TESTS += $(policy_tests)
 tests_test_policy_core_SOURCES = tests/test-policy-core.c
 tests_test_policy_core_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_policy_core_LDADD = policies/libebb-policy.a $(EBB_TEST_LIBS)
+
+bigc_tests = tests/test-bigc-alg
+check_PROGRAMS += $(bigc_tests)
+TESTS += $(bigc_tests)
+tests_test_bigc_alg_SOURCES = tests/test-bigc-alg.c
+tests_test_bigc_alg_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_bigc_alg_LDADD = policies/libebb-policy.a $(EBB_TEST_LIBS)

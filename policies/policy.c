@@ -9,10 +9,7 @@
 #include <string.h>
 
 static const ebb_pol_ops *const registry[] = {
-  &ebb_pol_fifo_ops,
-  &ebb_pol_sparrow_ops,
-  &ebb_pol_hawk_ops,
-  NULL,
+  &ebb_pol_fifo_ops, &ebb_pol_sparrow_ops, &ebb_pol_hawk_ops, &ebb_pol_bigc_ops, NULL,
 };
 
 const ebb_pol_ops *const *
@@ -94,6 +91,14 @@ ebb_pol_new (const char *name, const ebb_pol_params *params, ebb_pol_job *jobs, 
       ebb_error_set (err, EINVAL, "unknown policy '%s'", name);
       return NULL;
     }
+  return ebb_pol_new_ops (ops, params, jobs, err);
+}
+
+ebb_pol *
+ebb_pol_new_ops (const ebb_pol_ops *ops, const ebb_pol_params *params, ebb_pol_job *jobs,
+                 ebb_error **err)
+{
+  const char *name = ops->name;
   if (check_params (params, err) < 0)
     return NULL;
   int res_mode = params->node_cap.cpu_millis > 0 || params->node_cap.memory_bytes > 0;
@@ -262,12 +267,40 @@ ebb_pol_send_probes_random (ebb_pol *p, uint32_t job, uint32_t count, uint32_t f
     }
 }
 
+/* Resource mode of ebb_pol_bind_task: the task is the first one pending (tasks killed and
+ * re-queued come back), the node's resources are taken and LAUNCH carries the demand. */
+static int
+bind_task_res (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, double delay_sec)
+{
+  ebb_pol_job *j = &p->jobs[job];
+  uint32_t task = j->launched;
+  if (task >= j->ntasks || j->tasks[task].state != EBB_POL_TASK_PENDING)
+    for (task = 0; task < j->ntasks && j->tasks[task].state != EBB_POL_TASK_PENDING; task++)
+      ;
+  if (task == j->ntasks)
+    return -1;
+  ebb_pol_node *n = &p->nodes[node];
+  n->busy = 1;
+  n->running_long = j->is_long;
+  if (j->launched + 1 == j->ntasks && p->params.cancel_probes)
+    {
+      j->cancel_at_sec = now_sec + 2 * p->params.net_delay_sec;
+      ebb_pol_emit (p, EBB_POL_ACT_CANCEL, EBB_POL_NONE, job, 0, 2 * p->params.net_delay_sec);
+    }
+  ebb_pol_launch_res (p, node, job, task, delay_sec);
+  if (p->ops->task_bound)
+    p->ops->task_bound (p, now_sec, node, job);
+  return 0;
+}
+
 int
 ebb_pol_bind_task (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, double delay_sec)
 {
   ebb_pol_job *j = &p->jobs[job];
   if (j->launched >= j->ntasks)
     return -1;
+  if (p->node_cap)
+    return bind_task_res (p, now_sec, node, job, delay_sec);
   uint32_t task = j->launched++;
   ebb_pol_node *n = &p->nodes[node];
   n->busy = 1;
@@ -393,6 +426,8 @@ ebb_pol_probe_arrived (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe
     serve_next (p, now_sec, node);
 }
 
+static void serve_next (ebb_pol *p, double now_sec, uint32_t node);
+
 static void
 res_add (ebb_pol_res *a, ebb_pol_res b)
 {
@@ -422,13 +457,16 @@ ebb_pol_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, 
   p->jobs[job].finished++;
   if (p->node_cap)
     {
-      /* Resource mode: the node's queue is the policy's business (node_idle is not used). */
       ebb_pol_task *t = task_of (p, job, task);
       res_add (&p->node_free[node], t->alloc);
       t->alloc = (ebb_pol_res){ 0, 0 };
       t->state = EBB_POL_TASK_DONE;
       if (p->ops->task_finished)
         p->ops->task_finished (p, now_sec, node, job, task);
+      /* A policy on the probe queues (bind_task) is served as in slot mode; one placing
+       * with ebb_pol_launch_res never marks a node busy nor queues on it. */
+      if (p->nodes[node].busy || p->nodes[node].head != EBB_POL_NONE)
+        serve_next (p, now_sec, node);
       return;
     }
   if (p->ops->task_finished)
@@ -463,8 +501,9 @@ ebb_pol_task_reclaimed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job,
   res_sub (&t->alloc, freed);
   res_sub (&t->pending, freed);
   res_add (&p->node_free[node], freed);
-  if (done)
+  if (done && t->inflight > 0 && --t->inflight == 0)
     {
+      /* What the SUSPENDs asked and was not freed will not be: the task keeps it. */
       t->pending = (ebb_pol_res){ 0, 0 };
       if (t->state == EBB_POL_TASK_SUSPENDING)
         t->state = EBB_POL_TASK_SUSPENDED;
@@ -492,6 +531,7 @@ ebb_pol_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, ui
     abort ();
   res_add (&p->node_free[node], t->alloc);
   t->alloc = t->pending = (ebb_pol_res){ 0, 0 };
+  t->inflight = 0;
   t->node = EBB_POL_NONE;
   t->frozen = 0;
   t->tries = 0;
@@ -509,6 +549,8 @@ ebb_pol_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, ui
     t->state = EBB_POL_TASK_FAILED;
   if (p->ops->task_killed)
     p->ops->task_killed (p, now_sec, node, job, task);
+  if (p->nodes[node].busy || p->nodes[node].head != EBB_POL_NONE)
+    serve_next (p, now_sec, node);
 }
 
 void
@@ -519,6 +561,7 @@ ebb_pol_launch_res (ebb_pol *p, uint32_t node, uint32_t job, uint32_t task, doub
   t->node = node;
   t->alloc = j->demand;
   t->pending = (ebb_pol_res){ 0, 0 };
+  t->inflight = 0;
   t->state = EBB_POL_TASK_RUNNING;
   t->frozen = 0;
   t->tries = 0;
@@ -553,6 +596,7 @@ ebb_pol_suspend (ebb_pol *p, uint32_t job, uint32_t task, uint32_t mode, ebb_pol
     }
   res_add (&t->pending, amount);
   t->suspends++;
+  t->inflight++;
   if (mode == EBB_POL_SUSPEND_IMMEDIATE)
     t->state = EBB_POL_TASK_SUSPENDING;
   p->stats.suspends++;

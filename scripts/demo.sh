@@ -74,7 +74,7 @@ api DELETE /v1/tasks/long-1 >/dev/null
 echo "agent metrics:"; api GET /metrics | grep -E '^ebb_agent_(suspend|resume)_duration_seconds_(count|sum)' | sed 's/^/  /'
 
 # --- 2. scheduling on a cluster ------------------------------------------------------------
-trace=$top/../shared/traces/YH2_sub.tr
+trace=$top/data/YH2_sub.tr
 if [ -f "$trace" ]; then
   echo
   echo "== 2. Hawk against Sparrow in ebb-sim: YH2_sub trace, 4000 nodes, cutoff 90.5811 s, 2% short partition"

@@ -6,7 +6,9 @@ set -euo pipefail
 build=(build-essential autoconf automake libtool pkg-config autoconf-archive
        libsystemd-dev libcurl4-openssl-dev libjson-c-dev libmicrohttpd-dev
        libcunit1-dev libsqlite3-dev libcgroup-dev clang-format)
-tests=(curl cpio procps psmisc jq valgrind passwd util-linux bash-completion)
+tests=(curl cpio procps psmisc jq valgrind passwd util-linux slowhttptest openssl bash-completion)
+# libFuzzer targets (make fuzz): clang 14 and its fuzzer runtime.
+fuzz=(clang-14 libclang-rt-14-dev)
 # The controller's status page is checked in headless Chromium (socat bridges to its unix socket).
 status_page=(chromium socat)
 vm=(qemu-system-x86 linux-image-amd64 busybox-static debootstrap)
@@ -14,7 +16,7 @@ bench=(wrk gnuplot-nox)
 # Real Docker and Podman for tests/runtimes (runc: crun refuses hybrid cgroup hosts).
 runtimes=(docker.io podman runc)
 
-want=("${build[@]}" "${tests[@]}" "${status_page[@]}" "${vm[@]}" "${bench[@]}" "${runtimes[@]}")
+want=("${build[@]}" "${tests[@]}" "${fuzz[@]}" "${status_page[@]}" "${vm[@]}" "${bench[@]}" "${runtimes[@]}")
 [ -n "${EBB_EXTRA_PACKAGES:-}" ] && read -r -a extra <<<"$EBB_EXTRA_PACKAGES" && want+=("${extra[@]}")
 
 missing=()

@@ -40,6 +40,7 @@ run() {
   show_logs
   step "make check-vm" make -C "$build" check-vm
   step "make check-format" make -C "$build" -s check-format
+  step "make fuzz" make -C "$build" -s fuzz
   step "make distcheck" make -C "$build" -s distcheck \
     DISTCHECK_CONFIGURE_FLAGS=--enable-werror
 }

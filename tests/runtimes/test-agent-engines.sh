@@ -1,5 +1,5 @@
 #!/bin/bash
-# ebb-agent with real Docker and Podman (issue 4): labeled CPU-burning containers appear in
+# ebb-agent with real Docker and Podman: labeled CPU-burning containers appear in
 # GET /v1/tasks within 2 s with source docker|podman, are suspended (<= 2% of a CPU over 2 s,
 # measured from /proc/PID/stat) and resumed (>= 80%, or >= 80% of a control burner measured
 # at the same time when the shared machine is loaded), and are still managed after each

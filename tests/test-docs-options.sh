@@ -1,0 +1,129 @@
+#!/bin/sh
+# Options and settings are documented both ways, for every program of the tree:
+#   - every option its --help lists is an entry of the OPTIONS section of its man page (the tag
+#     line after a .TP), and every such entry is an option its --help lists;
+#   - for the daemons with a configuration file (ebb-agent, ebb-controller), every setting the
+#     program accepts is an entry of its section of ebb.conf(5), and every entry there is a
+#     setting the program accepts.
+# The settings a program accepts are asked of the program itself: a file "KEY = x" followed
+# by a broken line makes it exit before doing anything, saying 'unknown key "KEY"' (or
+# 'unknown setting "KEY"') only when KEY is not one of its settings. Candidates are the man
+# page's keys and the program's long options with '-' read as '_' (the tables map options to
+# settings that way).
+# A program is skipped only when its source is not in the tree; when the source is there and
+# the program is not built, or its man page is missing, that is a failure.
+# Budget: under 5 s (one --help per program, one short run per candidate setting).
+set -u
+top=${EBB_TOP_SRCDIR:-.}
+build=${EBB_TOP_BUILDDIR:-.}
+tmp=$(mktemp -d /tmp/ebb-docs.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+checked=0
+bad () { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# has_main DIR: the part's program is in the tree (a .c file in DIR defines main).
+has_main () {
+  [ -d "$top/$1" ] && grep -l -E '^(int )?main ?\(' "$top/$1"/*.c >/dev/null 2>&1
+}
+
+# find_prog NAME: the built program (top of the build tree or one level down).
+find_prog () {
+  for p in "$build/$1" "$build"/*/"$1"; do
+    [ -f "$p" ] && [ -x "$p" ] && { echo "$p"; return 0; }
+  done
+  return 1
+}
+
+# help_opts PROG: the options of PROG --help: from each line that starts with blanks and a
+# dash, the text before the description (two blanks), its -x and --name tokens.
+help_opts () {
+  "$1" --help 2>&1 | awk '
+    /^[ \t]+-/ {
+      sub(/^[ \t]+/, ""); i = index($0, "  "); s = i ? substr($0, 1, i - 1) : $0
+      while (match(s, /(^|[ ,\[])--?[A-Za-z0-9][A-Za-z0-9-]*/)) {
+        t = substr(s, RSTART, RLENGTH); sub(/^[ ,\[]/, "", t); print t
+        s = substr(s, RSTART + RLENGTH)
+      }
+    }' | sort -u
+}
+
+# deroff: roff escapes and font changes out of a tag line.
+deroff () {
+  sed -e 's/\\f[BIRP]//g' -e 's/\\f(..//g' -e 's/\\-/-/g' -e 's/\\e/\\/g' -e 's/\\(..//g' \
+    -e 's/^\.[A-Z]* *//' -e 's/"//g'
+}
+
+# man_tags FILE SECTION: the tag line after each .TP in .SH SECTION (until the next .SH).
+man_tags () {
+  awk -v sec="$2" '
+    /^\.SH/ { t = $0; sub(/^\.SH[ \t]+/, "", t); gsub(/"/, "", t); in_sec = (t == sec); next }
+    in_sec && /^\.TP/ { want = 1; next }
+    in_sec && want { print; want = 0 }' "$1" | deroff
+}
+
+# man_opts FILE: the -x and --name tokens of the OPTIONS entries.
+man_opts () {
+  man_tags "$1" OPTIONS | grep -o -E '(^|[ ,\[])--?[A-Za-z0-9][A-Za-z0-9-]*' |
+    sed 's/^[ ,\[]//' | sort -u
+}
+
+# accepts_setting PROG KEY: 0 when PROG's configuration parser knows KEY.
+accepts_setting () {
+  printf '%s = x\n= broken line: stop here\n' "$2" >"$tmp/probe.conf"
+  out=$(timeout 10 "$1" --config "$tmp/probe.conf" 2>&1 </dev/null)
+  case $out in *"unknown setting \"$2\""* | *"unknown key \"$2\""*) return 1 ;; esac
+  return 0
+}
+
+# check_options NAME PROG MAN
+check_options () {
+  help_opts "$2" >"$tmp/help"
+  man_opts "$3" >"$tmp/man"
+  [ -s "$tmp/help" ] || bad "$1 --help lists no option"
+  [ -s "$tmp/man" ] || bad "$3: no option entries (.TP) in OPTIONS"
+  for o in $(comm -23 "$tmp/help" "$tmp/man"); do bad "$1: $o is in --help but not in OPTIONS of $(basename "$3")"; done
+  for o in $(comm -13 "$tmp/help" "$tmp/man"); do bad "$1: $o is in $(basename "$3") OPTIONS but not in --help"; done
+  echo "$1: $(wc -l <"$tmp/help") options in --help, $(wc -l <"$tmp/man") in $(basename "$3")"
+}
+
+# check_settings NAME PROG SECTION
+check_settings () {
+  conf5=$top/man/ebb.conf.5
+  # keys are the tag's words before its "(type; default)": "docker_socket, podman_socket (...)"
+  man_tags "$conf5" "$3" | sed 's/(.*//' | tr ', ' '\n\n' | grep -E '^[a-z][a-z0-9_]*$' |
+    sort -u >"$tmp/keys"
+  [ -s "$tmp/keys" ] || bad "ebb.conf(5): no setting entries (.TP) in $3"
+  { cat "$tmp/keys"; sed -n 's/^--//p' "$tmp/help" | tr - _; } | sort -u >"$tmp/cand"
+  : >"$tmp/known"
+  for k in $(cat "$tmp/cand"); do
+    accepts_setting "$2" "$k" && echo "$k" >>"$tmp/known"
+  done
+  sort -u -o "$tmp/known" "$tmp/known"
+  [ -s "$tmp/known" ] || bad "$1 accepts none of the candidate settings (probe broken?)"
+  for k in $(comm -23 "$tmp/known" "$tmp/keys"); do bad "$1: setting $k is not in ebb.conf(5) $3"; done
+  for k in $(comm -13 "$tmp/known" "$tmp/keys"); do bad "$1: ebb.conf(5) $3 lists $k, which $1 does not accept"; done
+  echo "$1: $(wc -l <"$tmp/known") settings accepted, $(wc -l <"$tmp/keys") in ebb.conf(5) $3"
+}
+
+# NAME SOURCE-DIR MAN-PAGE SETTINGS-SECTION (- for none)
+while read -r name dir man section; do
+  if ! has_main "$dir"; then
+    echo "$name: not in this tree ($dir/ has no main), skipped"
+    continue
+  fi
+  prog=$(find_prog "$name") || { bad "$name: source in $dir/ but no built $name in $build"; continue; }
+  [ -f "$top/man/$man" ] || { bad "$name: no man page man/$man"; continue; }
+  checked=$((checked + 1))
+  check_options "$name" "$prog" "$top/man/$man"
+  [ "$section" = - ] || check_settings "$name" "$prog" "$section"
+done <<EOF2
+ebb-agent agent ebb-agent.8 AGENT SETTINGS
+ebb-sim sim ebb-sim.1 -
+ebb-controller controller ebb-controller.8 CONTROLLER SETTINGS
+ebbctl cli ebbctl.1 -
+EOF2
+
+[ "$checked" -gt 0 ] || bad "no program checked"
+echo "docs-options: $checked program(s) checked, $failures failure(s)"
+[ "$failures" = 0 ]
