@@ -25,6 +25,7 @@ echo "ebbctl-fake-token-$$" >"$TMP/token"
 i=0; while [ ! -s "$TMP/url" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 URL=$(cat "$TMP/url")
 [ -n "$URL" ] || { fail "fake-api did not start"; exit 1; }
+case $URL in unix:*) ;; *) fail "fake-api: $URL"; exit 1 ;; esac
 E="$EBBCTL --controller $URL --token-file $TMP/token"
 
 run () { "$@" >"$TMP/out" 2>"$TMP/err"; RC=$?; OUT=$(cat "$TMP/out"); ERR=$(cat "$TMP/err"); }

@@ -7,9 +7,10 @@
 . "${EBB_TOP_SRCDIR:-.}/tests/status-page/lib.sh"
 FAKE="$EBB_TOP_BUILDDIR/tests/status-page/fake-api"
 [ -x "$FAKE" ] || skip "no $FAKE"
+command -v socat >/dev/null || skip "needs socat"
 TMP=$(mktemp -d /tmp/ebb-status-page.XXXXXX) || exit 99
-FAKE_PID=
-trap '[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
+FAKE_PID= BRIDGE_PID=
+trap '[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null; [ -n "$BRIDGE_PID" ] && kill "$BRIDGE_PID"; rm -rf "$TMP"' EXIT
 
 # The fixtures, timed around now so durations are plausible.
 now=$(date +%s)
@@ -18,8 +19,12 @@ sed -i "s/NOW/$now/g" "$TMP"/*.json
 TOKEN=status-page-test-token-$$
 "$FAKE" "$TMP" "$TOKEN" >"$TMP/url" & FAKE_PID=$!
 i=0; while [ ! -s "$TMP/url" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-URL=$(cat "$TMP/url")
-[ -n "$URL" ] || { fail "fake-api did not start"; exit 1; }
+[ -s "$TMP/url" ] || { fail "fake-api did not start"; exit 1; }
+# Chromium speaks TCP: a loopback bridge to the stand-in's socket.
+PORT=$((20000 + ($$ + 21) % 20000))
+socat "TCP-LISTEN:$PORT,bind=127.0.0.1,reuseaddr,fork" "UNIX-CONNECT:$TMP/api.sock" 2>/dev/null & BRIDGE_PID=$!
+URL="http://127.0.0.1:$PORT"
+i=0; until curl -s -o /dev/null "$URL/"; do i=$((i + 1)); [ $i -lt 50 ] || break; sleep 0.1; done
 
 # GET / needs no token and says what it may load.
 curl -s -D "$TMP/headers" -o "$TMP/page" "$URL/"

@@ -5,7 +5,8 @@
  * there is none; every API request is appended to DIR/requests.log as
  * "METHOD PATH since=S BODY" on one line. With a TOKEN, API requests without
  * "Authorization: Bearer TOKEN" get a 401. Prints its base URL once listening; runs until
- * SIGTERM.
+ * SIGTERM. It listens on the unix socket DIR/api.sock (tests reach it from Chromium through
+ * socat).
  *   fake-api DIR [TOKEN] */
 #include "config.h"
 
@@ -114,7 +115,10 @@ main (int argc, char **argv)
   sigprocmask (SIG_BLOCK, &ss, NULL);
   if (sd_event_default (&ev) < 0 || sd_event_add_signal (ev, NULL, SIGTERM, NULL, NULL) < 0)
     return 1;
-  const char *listen[] = { "127.0.0.1:0", NULL };
+  /* A unix socket: the HTTP glue wants a token on every TCP listener, for every route, and
+   * this stand-in checks its token itself on the API routes only, as a browser needs. */
+  cleanup_free char *spec = ebb_xasprintf ("unix:%s/api.sock", data_dir);
+  const char *listen[] = { spec, NULL };
   ebb_http_server_config cfg
       = { .listen = listen, .routes = routes, .n_routes = EBB_ARRAY_SIZE (routes) };
   ebb_http_server *s = ebb_http_server_new (ev, &cfg, &err);
