@@ -554,6 +554,7 @@ ebb_agent_http_start (ebb_agent *a, ebb_error **err)
   hc.n_routes = EBB_ARRAY_SIZE (routes);
   hc.userdata = a;
   hc.bearer_token = a->token;
+  hc.unix_group = a->cfg->socket_group; /* sockets are 0660: root and this group */
   hc.max_body_bytes = EBB_AGENT_MAX_BODY;
   a->http = ebb_http_server_new (a->event, &hc, err);
   if (!a->http)

@@ -3,6 +3,8 @@
 #define EBB_AGENT_DAEMON_H
 
 #include "agent/agent.h"
+#include "agent/proc.h"
+#include "agent/table.h"
 
 struct ebb_rt;
 
@@ -51,15 +53,6 @@ struct ebb_agent
 /* Kills the agent with SIGKILL when EBB_AGENT_CRASH_AT names point (crash-safety tests). */
 void ebb_agent_crash_point (ebb_agent *a, const char *point);
 
-/* Task table. */
-ebb_agent_task *ebb_agent_find (ebb_agent *a, const char *id);
-void ebb_agent_add_task (ebb_agent *a, ebb_agent_task *t);
-void ebb_agent_drop_task (ebb_agent *a, ebb_agent_task *t);
-size_t ebb_agent_count_state (ebb_agent *a, ebb_agent_state s);
-
-/* Journals t; counts and logs a failure. Returns 0 or negative with *err. */
-int ebb_agent_journal (ebb_agent *a, ebb_agent_task *t, ebb_error **err);
-
 /* Re-reads the applied limits and the usage of t (quietly; a vanished cgroup is noted). */
 void ebb_agent_refresh_task (ebb_agent *a, ebb_agent_task *t);
 
@@ -82,7 +75,7 @@ int ebb_agent_watch_pid (ebb_agent *a, ebb_agent_task *t, ebb_error **err);
  * answer under its request id, frees p. */
 void ebb_agent_pending_finish (ebb_agent *a, ebb_agent_task *t, ebb_agent_pending *p,
                                unsigned status, const char *code, const char *detail);
-void ebb_agent_pending_free (ebb_agent_pending *p);
+
 /* During shutdown: resumes every suspended task; exits the loop when none is left busy. */
 void ebb_agent_check_stop (ebb_agent *a);
 
@@ -95,8 +88,6 @@ int ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_t
 void ebb_agent_rotate_log (ebb_agent *a, ebb_agent_task *t);
 /* Returns the resolved executable for argv0 under env's PATH, or NULL with *err. */
 char *ebb_agent_find_exec (const char *argv0, char *const *env, ebb_error **err);
-/* Reads /proc/PID/stat's start time. Returns 0 when the process is gone. */
-uint64_t ebb_agent_pid_starttime (pid_t pid);
 
 /* Adoption (agent/adopt.c). */
 int ebb_agent_adopt_cgroup (ebb_agent *a, const ebb_agent_adopt_req *req, ebb_agent_task **out,

@@ -57,34 +57,6 @@ ebb_agent_find_exec (const char *argv0, char *const *env, ebb_error **err)
   return ebb_error_set (err, ENOENT, "argv[0] %s: not found in PATH", argv0), NULL;
 }
 
-/* Returns field 22 of /proc/PID/stat (start time in clock ticks), 0 when gone. */
-uint64_t
-ebb_agent_pid_starttime (pid_t pid)
-{
-  char path[64], buf[1024];
-  snprintf (path, sizeof path, "/proc/%d/stat", (int)pid);
-  cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  ssize_t n = read (fd, buf, sizeof buf - 1);
-  if (n <= 0)
-    return 0;
-  buf[n] = '\0';
-  /* The command name may hold spaces and ')': fields restart after the last ')'. */
-  char *p = strrchr (buf, ')');
-  if (!p)
-    return 0;
-  unsigned long long v = 0;
-  /* After ')': state is field 3, so the start time is the 20th field from there. */
-  if (sscanf (p + 2,
-              "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
-              "%*d %llu",
-              &v)
-      != 1)
-    return 0;
-  return v;
-}
-
 #define MAX_GROUPS 64
 
 /* Who a task runs as: resolved in the parent (NSS is not async-signal-safe). */

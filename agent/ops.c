@@ -19,17 +19,6 @@
 #include "lib/time.h"
 #include "lib/util.h"
 
-/* Frees a pending request that was not answered (the server answers 503 on shutdown). */
-void
-ebb_agent_pending_free (ebb_agent_pending *p)
-{
-  if (!p)
-    return;
-  free (p->request_id);
-  free (p->key);
-  free (p);
-}
-
 /* Answers p (if any) with status and body (owned), remembering the answer under its
  * request id, in the task's journal record too (t may be NULL). Journals t. */
 void
@@ -452,8 +441,7 @@ ebb_agent_watch_pid (ebb_agent *a, ebb_agent_task *t, ebb_error **err)
 static bool
 process_is_ours (const ebb_agent_task *t)
 {
-  uint64_t st = t->pid > 0 ? ebb_agent_pid_starttime (t->pid) : 0;
-  return st != 0 && (t->pid_starttime == 0 || st == t->pid_starttime);
+  return ebb_agent_pid_is (t->pid, t->pid_starttime);
 }
 
 static void

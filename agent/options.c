@@ -235,7 +235,7 @@ usage (FILE *f)
     {
       const ebb_conf_setting *s = &table[i];
       char opt[OPT_NAME_MAX + 2], help[512];
-      snprintf (opt, sizeof opt, "--%s", opt_names[i]);
+      snprintf (opt, sizeof opt, "--%.*s", OPT_NAME_MAX - 1, opt_names[i]);
       snprintf (help, sizeof help, "%s%s%s%s [%s]", s->help,
                 s->type == EBB_CONF_STRLIST ? "; repeatable" : "",
                 s->def && *s->def ? "; default " : "", s->def && *s->def ? s->def : "", s->name);

@@ -5,7 +5,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -136,36 +135,6 @@ mkdir_socket_dirs (ebb_agent *a)
               break;
           }
     }
-}
-
-/* Unix sockets: mode 0660, group --socket-group (whose members may use the API). */
-static int
-secure_sockets (ebb_agent *a, ebb_error **err)
-{
-  gid_t gid = (gid_t)-1;
-  const char *g = a->cfg->socket_group;
-  if (g)
-    {
-      struct group gr, *grp = NULL;
-      char buf[4096];
-      char *end = NULL;
-      unsigned long n = strtoul (g, &end, 10);
-      if (*g && end && !*end)
-        gid = (gid_t)n;
-      else if (getgrnam_r (g, &gr, buf, sizeof buf, &grp) == 0 && grp)
-        gid = grp->gr_gid;
-      else
-        return ebb_error_set (err, EINVAL, "--socket-group %s: no such group", g);
-    }
-  for (char **l = a->cfg->listen; l && *l; l++)
-    {
-      if (strncmp (*l, "unix:", 5) != 0)
-        continue;
-      const char *path = *l + 5;
-      if (chmod (path, 0660) < 0 || (gid != (gid_t)-1 && chown (path, (uid_t)-1, gid) < 0))
-        return ebb_error_set_errno (err, errno, "socket %s", path);
-    }
-  return 0;
 }
 
 static int
@@ -322,7 +291,7 @@ setup (ebb_agent *a, ebb_error **err)
   ebb_log_notice ("journal: %d tasks reconciled", r);
   mkdir_socket_dirs (a);
   if ((r = ebb_agent_loop_sources (a, err)) < 0 || (r = ebb_agent_runtimes_start (a, err)) < 0
-      || (r = ebb_agent_http_start (a, err)) < 0 || (r = secure_sockets (a, err)) < 0)
+      || (r = ebb_agent_http_start (a, err)) < 0)
     return r;
   write_listen_file (a);
   if (a->cfg->controller)
@@ -388,16 +357,7 @@ ebb_agent_free (ebb_agent *a)
   a->pool = NULL;
   ebb_agent_syncer_free (a->syncer); /* flushes first */
   for (size_t i = 0; i < a->n_tasks; i++)
-    {
-      ebb_agent_task *t = a->tasks[i];
-      t->exit_src = sd_event_source_disable_unref (t->exit_src);
-      t->kill_timer = sd_event_source_disable_unref (t->kill_timer);
-      if (t->pidfd >= 0)
-        close (t->pidfd);
-      ebb_cg_close (t->cg);
-      ebb_agent_pending_free (t->pending);
-      ebb_agent_task_free (t);
-    }
+    ebb_agent_task_destroy (a->tasks[i]);
   free (a->tasks);
   ebb_agent_loop_sources_free (a);
   ebb_cg_close (a->parent);

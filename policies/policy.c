@@ -12,6 +12,9 @@ static const ebb_pol_ops *const registry[] = {
   &ebb_pol_fifo_ops,
   &ebb_pol_sparrow_ops,
   &ebb_pol_hawk_ops,
+  &ebb_pol_bigc_ops,
+  &ebb_pol_eagle_ops,
+  &ebb_pol_peacock_ops,
   NULL,
 };
 
@@ -52,6 +55,8 @@ ebb_pol_params_default (ebb_pol_params *p)
   p->gp_step = (ebb_pol_res){ .cpu_millis = 2000, .memory_bytes = 4ll << 30 };
   p->resume_tries = 3;
   p->working_set = 0.5;
+  p->rotation_interval_sec = 1.0;
+  p->threshold_scale = 1.0;
 }
 
 static int
@@ -82,6 +87,10 @@ check_params (const ebb_pol_params *p, ebb_error **err)
       || !(p->natural_term >= 0 && p->natural_term <= 1)
       || !(p->max_round_share >= 0 && p->max_round_share <= 1))
     return ebb_error_set (err, EBB_ERANGE, "working set and damper shares must be in [0, 1]");
+  if (!(p->rotation_interval_sec > 0) || !isfinite (p->rotation_interval_sec))
+    return ebb_error_set (err, EBB_ERANGE, "rotation interval must be > 0");
+  if (!(p->threshold_scale >= 0))
+    return ebb_error_set (err, EBB_ERANGE, "threshold scale must be >= 0");
   return 0;
 }
 
@@ -94,6 +103,14 @@ ebb_pol_new (const char *name, const ebb_pol_params *params, ebb_pol_job *jobs, 
       ebb_error_set (err, EINVAL, "unknown policy '%s'", name);
       return NULL;
     }
+  return ebb_pol_new_ops (ops, params, jobs, err);
+}
+
+ebb_pol *
+ebb_pol_new_ops (const ebb_pol_ops *ops, const ebb_pol_params *params, ebb_pol_job *jobs,
+                 ebb_error **err)
+{
+  const char *name = ops->name;
   if (check_params (params, err) < 0)
     return NULL;
   int res_mode = params->node_cap.cpu_millis > 0 || params->node_cap.memory_bytes > 0;
@@ -166,25 +183,44 @@ ebb_pol_set_jobs (ebb_pol *p, ebb_pol_job *jobs)
   p->jobs = jobs;
 }
 
+static void
+acts_grow (ebb_pol *p)
+{
+  p->acts_cap *= 2;
+  p->acts = ebb_xrealloc (p->acts, sizeof *p->acts * p->acts_cap);
+}
+
+/* Inlined in the hot paths (bind_task, probes): one store of the action. */
+static inline void
+emit (ebb_pol *p, uint32_t kind, uint32_t node, uint32_t job, uint32_t arg, double delay_sec)
+{
+  if (__builtin_expect (p->nacts == p->acts_cap, 0))
+    acts_grow (p);
+  /* Field by field: mode and amount are left for emit_res (resource actions), so the
+   * slot policies' actions cost one 24-byte store, as before the resource model. */
+  ebb_pol_action *x = &p->acts[p->nacts++];
+  x->delay_sec = delay_sec;
+  x->kind = kind;
+  x->node = node;
+  x->job = job;
+  x->arg = arg;
+}
+
 void
 ebb_pol_emit (ebb_pol *p, uint32_t kind, uint32_t node, uint32_t job, uint32_t arg,
               double delay_sec)
 {
-  if (p->nacts == p->acts_cap)
-    {
-      p->acts_cap *= 2;
-      p->acts = ebb_xrealloc (p->acts, sizeof *p->acts * p->acts_cap);
-    }
-  p->acts[p->nacts++] = (ebb_pol_action){
-    .delay_sec = delay_sec, .kind = kind, .node = node, .job = job, .arg = arg
-  };
+  emit (p, kind, node, job, arg, delay_sec);
 }
 
 static ebb_pol_action *
 emit_res (ebb_pol *p, uint32_t kind, uint32_t node, uint32_t job, uint32_t task, double delay_sec)
 {
   ebb_pol_emit (p, kind, node, job, task, delay_sec);
-  return &p->acts[p->nacts - 1];
+  ebb_pol_action *x = &p->acts[p->nacts - 1];
+  x->mode = 0;
+  x->amount = (ebb_pol_res){ 0, 0 };
+  return x;
 }
 
 /* Returns a probe index from the free list, growing the pool geometrically when empty. */
@@ -209,6 +245,12 @@ probe_alloc (ebb_pol *p, uint32_t job)
   return id;
 }
 
+uint32_t
+ebb_pol_probe_new (ebb_pol *p, uint32_t job)
+{
+  return probe_alloc (p, job);
+}
+
 void
 ebb_pol_probe_release (ebb_pol *p, uint32_t probe)
 {
@@ -221,7 +263,7 @@ ebb_pol_send_probe (ebb_pol *p, uint32_t node, uint32_t job)
 {
   uint32_t id = probe_alloc (p, job);
   p->stats.probes_sent++;
-  ebb_pol_emit (p, EBB_POL_ACT_PROBE, node, job, id, p->params.net_delay_sec);
+  emit (p, EBB_POL_ACT_PROBE, node, job, id, p->params.net_delay_sec);
 }
 
 uint32_t
@@ -262,12 +304,40 @@ ebb_pol_send_probes_random (ebb_pol *p, uint32_t job, uint32_t count, uint32_t f
     }
 }
 
+/* Resource mode of ebb_pol_bind_task: the task is the first one pending (tasks killed and
+ * re-queued come back), the node's resources are taken and LAUNCH carries the demand. */
+static int
+bind_task_res (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, double delay_sec)
+{
+  ebb_pol_job *j = &p->jobs[job];
+  uint32_t task = j->launched;
+  if (task >= j->ntasks || j->tasks[task].state != EBB_POL_TASK_PENDING)
+    for (task = 0; task < j->ntasks && j->tasks[task].state != EBB_POL_TASK_PENDING; task++)
+      ;
+  if (task == j->ntasks)
+    return -1;
+  ebb_pol_node *n = &p->nodes[node];
+  n->busy = 1;
+  n->running_long = j->is_long;
+  if (j->launched + 1 == j->ntasks && p->params.cancel_probes)
+    {
+      j->cancel_at_sec = now_sec + 2 * p->params.net_delay_sec;
+      ebb_pol_emit (p, EBB_POL_ACT_CANCEL, EBB_POL_NONE, job, 0, 2 * p->params.net_delay_sec);
+    }
+  ebb_pol_launch_res (p, node, job, task, delay_sec);
+  if (p->ops->task_bound)
+    p->ops->task_bound (p, now_sec, node, job);
+  return 0;
+}
+
 int
 ebb_pol_bind_task (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, double delay_sec)
 {
   ebb_pol_job *j = &p->jobs[job];
   if (j->launched >= j->ntasks)
     return -1;
+  if (p->node_cap)
+    return bind_task_res (p, now_sec, node, job, delay_sec);
   uint32_t task = j->launched++;
   ebb_pol_node *n = &p->nodes[node];
   n->busy = 1;
@@ -281,7 +351,7 @@ ebb_pol_bind_task (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, doub
     }
   if (p->ops->task_bound)
     p->ops->task_bound (p, now_sec, node, job);
-  ebb_pol_emit (p, EBB_POL_ACT_LAUNCH, node, job, task, delay_sec);
+  emit (p, EBB_POL_ACT_LAUNCH, node, job, task, delay_sec);
   return 0;
 }
 
@@ -337,7 +407,14 @@ serve_next (ebb_pol *p, double now_sec, uint32_t node)
           asked_idle = 1;
           continue;
         }
-      uint32_t id = queue_pop (p, node);
+      uint32_t id
+          = p->ops->probe_pick ? p->ops->probe_pick (p, now_sec, node) : queue_pop (p, node);
+      if (id == EBB_POL_NONE)
+        {
+          if (n->head == EBB_POL_NONE)
+            continue; /* the policy dropped what was left: the queue is empty now */
+          return;
+        }
       uint32_t job = p->probes[id].job;
       ebb_pol_probe_release (p, id);
       if (ebb_pol_probe_dead (p, now_sec, job))
@@ -388,10 +465,15 @@ ebb_pol_probe_arrived (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe
       ebb_pol_probe_release (p, probe);
       return;
     }
-  ebb_pol_queue_append (p, node, probe);
+  if (p->ops->probe_enqueue)
+    p->ops->probe_enqueue (p, now_sec, node, probe);
+  else
+    ebb_pol_queue_append (p, node, probe);
   if (!p->nodes[node].busy)
     serve_next (p, now_sec, node);
 }
+
+static void serve_next (ebb_pol *p, double now_sec, uint32_t node);
 
 static void
 res_add (ebb_pol_res *a, ebb_pol_res b)
@@ -422,13 +504,16 @@ ebb_pol_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, 
   p->jobs[job].finished++;
   if (p->node_cap)
     {
-      /* Resource mode: the node's queue is the policy's business (node_idle is not used). */
       ebb_pol_task *t = task_of (p, job, task);
       res_add (&p->node_free[node], t->alloc);
       t->alloc = (ebb_pol_res){ 0, 0 };
       t->state = EBB_POL_TASK_DONE;
       if (p->ops->task_finished)
         p->ops->task_finished (p, now_sec, node, job, task);
+      /* A policy on the probe queues (bind_task) is served as in slot mode; one placing
+       * with ebb_pol_launch_res never marks a node busy nor queues on it. */
+      if (p->nodes[node].busy || p->nodes[node].head != EBB_POL_NONE)
+        serve_next (p, now_sec, node);
       return;
     }
   if (p->ops->task_finished)
@@ -463,8 +548,9 @@ ebb_pol_task_reclaimed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job,
   res_sub (&t->alloc, freed);
   res_sub (&t->pending, freed);
   res_add (&p->node_free[node], freed);
-  if (done)
+  if (done && t->inflight > 0 && --t->inflight == 0)
     {
+      /* What the SUSPENDs asked and was not freed will not be: the task keeps it. */
       t->pending = (ebb_pol_res){ 0, 0 };
       if (t->state == EBB_POL_TASK_SUSPENDING)
         t->state = EBB_POL_TASK_SUSPENDED;
@@ -492,6 +578,7 @@ ebb_pol_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, ui
     abort ();
   res_add (&p->node_free[node], t->alloc);
   t->alloc = t->pending = (ebb_pol_res){ 0, 0 };
+  t->inflight = 0;
   t->node = EBB_POL_NONE;
   t->frozen = 0;
   t->tries = 0;
@@ -503,12 +590,14 @@ ebb_pol_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, ui
     {
       j->failed = 1;
       p->stats.failed_jobs++;
-      ebb_pol_emit (p, EBB_POL_ACT_FAIL, EBB_POL_NONE, job, task, 0);
+      emit_res (p, EBB_POL_ACT_FAIL, EBB_POL_NONE, job, task, 0);
     }
   if (j->failed)
     t->state = EBB_POL_TASK_FAILED;
   if (p->ops->task_killed)
     p->ops->task_killed (p, now_sec, node, job, task);
+  if (p->nodes[node].busy || p->nodes[node].head != EBB_POL_NONE)
+    serve_next (p, now_sec, node);
 }
 
 void
@@ -519,6 +608,7 @@ ebb_pol_launch_res (ebb_pol *p, uint32_t node, uint32_t job, uint32_t task, doub
   t->node = node;
   t->alloc = j->demand;
   t->pending = (ebb_pol_res){ 0, 0 };
+  t->inflight = 0;
   t->state = EBB_POL_TASK_RUNNING;
   t->frozen = 0;
   t->tries = 0;
@@ -553,6 +643,7 @@ ebb_pol_suspend (ebb_pol *p, uint32_t job, uint32_t task, uint32_t mode, ebb_pol
     }
   res_add (&t->pending, amount);
   t->suspends++;
+  t->inflight++;
   if (mode == EBB_POL_SUSPEND_IMMEDIATE)
     t->state = EBB_POL_TASK_SUSPENDING;
   p->stats.suspends++;

@@ -16,6 +16,9 @@
  * agent's GET /v1/node); it states a job's per-task demand in ebb_pol_job.demand before
  * calling ebb_pol_job_arrived.
  *
+ * The job array starts zeroed (calloc): the core keeps per-task state in it (tasks) and
+ * frees that state in ebb_pol_free, so the array must outlive the policy.
+ *
  * Naming. A task is named by (job, task, node): `job` is the index of the job in the
  * environment's job array, `task` the index of the task inside the job (0 .. ntasks-1),
  * `node` the index of the node (0 .. nnodes-1). Nothing else (no simulator event, no agent
@@ -41,9 +44,11 @@
  *           mode IMMEDIATE brings it down to the footprint (amount = everything above the
  *           footprint), GRACEFUL takes one step of `amount`. CPU is free at once, memory
  *           after the reclaim cost: the environment reports what is free with
- *           ebb_pol_task_reclaimed (any number of calls, the last one with done = 1; the
+ *           ebb_pol_task_reclaimed (any number of calls per SUSPEND, the last one with
+ *           done = 1: exactly one done = 1 per SUSPEND, in the order they were sent; the
  *           sum of `freed` may be less than asked when memory cannot be reclaimed, e.g. no
- *           swap: the policy must trust `freed`, not `amount`).
+ *           swap: the policy must trust `freed`, not `amount`). Several SUSPENDs of one
+ *           task may be in flight (graceful steps).
  *   RESUME  (node, job, task=arg)  give the task its full demand again; the policy counts
  *           the resources as taken from the moment it emits RESUME; the environment answers
  *           ebb_pol_task_resumed after the resume cost.
@@ -122,6 +127,7 @@ typedef struct ebb_pol_task
   uint8_t frozen;      /* excluded from further graceful steps (below its working set) */
   uint32_t tries;      /* delayed resumption: chances with room seen so far */
   uint32_t suspends;   /* SUSPENDs sent to this task */
+  uint32_t inflight;   /* SUSPENDs not reported done yet */
 } ebb_pol_task;
 
 /* A job as the environment describes it, plus the policy's per-job counters. */
@@ -167,9 +173,13 @@ typedef struct ebb_pol_action
   uint32_t node;
   uint32_t job;
   uint32_t arg;
+  /* mode and amount are set for the resource actions only (LAUNCH in resource mode,
+   * SUSPEND, RESUME, KILL, FAIL); for the others (and every action in slot mode) they are
+   * unspecified: the slot policies' hot paths skip the stores. */
   uint32_t mode; /* SUSPEND: ebb_pol_suspend_mode */
   uint32_t pad;
-  ebb_pol_res amount; /* LAUNCH: allocation given; SUSPEND: amount to take */
+  ebb_pol_res amount; /* LAUNCH: allocation given; SUSPEND: amount to take; RESUME: amount
+                         given back */
 } ebb_pol_action;
 
 /* Parameters common to the policies; a policy ignores what it does not use. */
@@ -202,6 +212,10 @@ typedef struct ebb_pol_params
   double working_set;     /* share of a container's memory it needs to run (0.5) */
   double natural_term;    /* authors' damper: natural termination factor; 0: off */
   double max_round_share; /* authors' damper: preempt at most this share per round; 0: off */
+  /* Peacock (policies/peacock.c). */
+  double rotation_interval_sec; /* period of the ring's rotation rounds */
+  double threshold_scale;       /* threshold = arrival + scale x average load */
+  int no_rotation;              /* ablation (Peacock Fig. 6): probes stay where they land */
 } ebb_pol_params;
 
 enum
@@ -244,6 +258,12 @@ typedef struct ebb_pol_ops
                           ebb_pol_res freed, int done);
   void (*task_resumed) (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
   void (*task_killed) (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
+  /* Optional: place an arriving probe in node's queue (anywhere, or send it on); without
+   * it the probe is appended. The core serves the node afterwards if it is free. */
+  void (*probe_enqueue) (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe);
+  /* Optional: unlink and return the probe node serves next (EBB_POL_NONE: none); without
+   * it the head of the queue. */
+  uint32_t (*probe_pick) (ebb_pol *p, double now_sec, uint32_t node);
 } ebb_pol_ops;
 
 /* Per-node state shared by the queue-based policies. */
@@ -272,6 +292,7 @@ typedef struct ebb_pol_stats
   uint64_t steal_attempts;   /* victims contacted */
   uint64_t steals;           /* successful steals */
   uint64_t probes_stolen;
+  uint64_t rotations; /* Peacock: probe moves along the ring */
   /* Preemption (resource mode). */
   uint64_t suspends; /* SUSPEND actions */
   uint64_t resumes;  /* RESUME actions */
@@ -310,6 +331,9 @@ const ebb_pol_ops *const *ebb_pol_list (void);
  * or NULL with *err set (unknown name, bad parameter). */
 ebb_pol *ebb_pol_new (const char *name, const ebb_pol_params *params, ebb_pol_job *jobs,
                       ebb_error **err);
+/* Same with a policy's ops given directly (a policy outside the registry, e.g. in a test). */
+ebb_pol *ebb_pol_new_ops (const ebb_pol_ops *ops, const ebb_pol_params *params, ebb_pol_job *jobs,
+                          ebb_error **err);
 void ebb_pol_free (ebb_pol *p);
 /* Points the policy at a new job array (after the environment grew it). */
 void ebb_pol_set_jobs (ebb_pol *p, ebb_pol_job *jobs);
@@ -359,13 +383,18 @@ void ebb_pol_send_probes_random (ebb_pol *p, uint32_t job, uint32_t count, uint3
 /* Returns the number of probes the probe ratio gives for job (at least its task count). */
 uint32_t ebb_pol_probe_count (const ebb_pol *p, uint32_t job);
 /* Binds the next task of job to node now: marks the node busy and emits LAUNCH after one
- * round trip. Returns 0, or -1 when the job has no task left. */
+ * round trip. Returns 0, or -1 when the job has no task left. In resource mode the task is
+ * the first pending one (killed tasks come back) and it is placed as ebb_pol_launch_res
+ * does; the node's `busy` flag then means "its probe queue waits for this task", and the
+ * core serves the queue again when a task bound this way ends. */
 int ebb_pol_bind_task (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, double delay_sec);
 /* Appends probe (an index from the pool) to node's queue. */
 void ebb_pol_queue_append (ebb_pol *p, uint32_t node, uint32_t probe);
 /* Returns 1 when a queued probe of job must be dropped at now (cancelled). */
 int ebb_pol_probe_dead (const ebb_pol *p, double now_sec, uint32_t job);
 void ebb_pol_probe_release (ebb_pol *p, uint32_t probe);
+/* Returns a new probe of job from the pool, not queued and not sent. */
+uint32_t ebb_pol_probe_new (ebb_pol *p, uint32_t job);
 
 /* Resource-mode helpers (policies only). */
 static inline int
@@ -391,5 +420,7 @@ extern const ebb_pol_ops ebb_pol_fifo_ops;
 extern const ebb_pol_ops ebb_pol_sparrow_ops;
 extern const ebb_pol_ops ebb_pol_hawk_ops;
 extern const ebb_pol_ops ebb_pol_bigc_ops;
+extern const ebb_pol_ops ebb_pol_eagle_ops;
+extern const ebb_pol_ops ebb_pol_peacock_ops;
 
 #endif

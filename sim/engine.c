@@ -364,12 +364,15 @@ drain_res_action (sim_run *r, double now, const ebb_pol_action *a)
       rv_push (r, at, RV_START, a, a->amount.cpu_millis, a->amount.memory_bytes);
       break;
     case EBB_POL_ACT_SUSPEND:
-      rv_push (r, at, RV_SUSPEND, a, a->amount.cpu_millis, a->amount.memory_bytes);
+      rv_push (r, at + r->cfg->suspend_latency_sec, RV_SUSPEND, a, a->amount.cpu_millis,
+               a->amount.memory_bytes);
       break;
     case EBB_POL_ACT_RESUME:
       /* Memory comes back first, at the reload cost; the task runs again after it. */
-      rv_push (r, at + gib (a->amount.memory_bytes) * r->cfg->resume_sec_per_gib, RV_RESUMED, a,
-               a->amount.cpu_millis, a->amount.memory_bytes);
+      rv_push (r,
+               at + r->cfg->resume_latency_sec
+                   + gib (a->amount.memory_bytes) * r->cfg->resume_sec_per_gib,
+               RV_RESUMED, a, a->amount.cpu_millis, a->amount.memory_bytes);
       break;
     case EBB_POL_ACT_KILL:
       rv_push (r, at, RV_KILL, a, 0, 0);
@@ -473,23 +476,34 @@ finish_res (sim_run *r, const sim_event *e)
   ebb_pol_task_finished (r->pol, e->t, e->node, e->job, e->arg);
 }
 
-/* Turns the policy's actions into future events. */
-static void
-drain_actions (sim_run *r, double now)
+/* Resource mode's drain, out of line so the slot path stays small and inlined. */
+static __attribute__ ((noinline)) void
+drain_actions_res (sim_run *r, double now)
 {
   size_t n;
   const ebb_pol_action *a = ebb_pol_actions (r->pol, &n);
+  for (size_t i = 0; i < n; i++)
+    if (a[i].kind == EBB_POL_ACT_PROBE || a[i].kind == EBB_POL_ACT_WAKE)
+      schedule (r, now + a[i].delay_sec, a[i].kind == EBB_POL_ACT_PROBE ? EV_PROBE : EV_WAKE,
+                a[i].node, a[i].job, a[i].arg);
+    else
+      drain_res_action (r, now, &a[i]);
+  ebb_pol_clear_actions (r->pol);
+}
+
+/* Turns the policy's actions into future events. Always inlined into the event loop: the
+ * slot policies' hot path (measured with callgrind: out of line it costs 7% more
+ * instructions on sparrow). */
+static inline __attribute__ ((always_inline)) void
+drain_actions (sim_run *r, double now)
+{
   if (r->tasks)
     {
-      for (size_t i = 0; i < n; i++)
-        if (a[i].kind == EBB_POL_ACT_PROBE || a[i].kind == EBB_POL_ACT_WAKE)
-          schedule (r, now + a[i].delay_sec, a[i].kind == EBB_POL_ACT_PROBE ? EV_PROBE : EV_WAKE,
-                    a[i].node, a[i].job, a[i].arg);
-        else
-          drain_res_action (r, now, &a[i]);
-      ebb_pol_clear_actions (r->pol);
+      drain_actions_res (r, now);
       return;
     }
+  size_t n;
+  const ebb_pol_action *a = ebb_pol_actions (r->pol, &n);
   for (size_t i = 0; i < n; i++)
     switch (a[i].kind)
       {
@@ -549,6 +563,17 @@ ebb_sim_config_costs_bigc (ebb_sim_config *cfg)
 {
   cfg->reclaim_sec_per_gib = 3;
   cfg->resume_sec_per_gib = 3;
+  cfg->suspend_latency_sec = 0;
+  cfg->resume_latency_sec = 0;
+}
+
+void
+ebb_sim_config_costs_ebb_agent (ebb_sim_config *cfg)
+{
+  cfg->reclaim_sec_per_gib = 3;
+  cfg->resume_sec_per_gib = 3;
+  cfg->suspend_latency_sec = 0.0065;
+  cfg->resume_latency_sec = 0.0025;
 }
 
 static int
@@ -616,7 +641,8 @@ event_loop (sim_run *r, const uint32_t *order)
           double ta = next < t->njobs ? t->submit_sec[order[next]] : INFINITY;
           double te = e ? e->t : INFINITY;
           double tr = r->rheap.n ? r->rheap.ev[0].t : INFINITY;
-          int work = e || r->rheap.n || next < t->njobs || r->running > 0;
+          /* Stale finish events (a task slowed down, then sped up) do not keep rounds going. */
+          int work = r->rheap.n || next < t->njobs || r->running > 0;
           double tk = r->tick_sec > 0 && work ? r->next_tick : INFINITY;
           if (r->rheap.n && tr < ta && res_first (r, e) && tr <= tk)
             {
@@ -651,6 +677,12 @@ event_loop (sim_run *r, const uint32_t *order)
       else if (e)
         {
           sim_event x = take_next (r, src);
+          if (r->tasks && x.kind == EV_FINISH)
+            {
+              const res_task *k = rtask (r, x.job, x.arg);
+              if (!k->running || x.t != k->fin_t)
+                continue; /* superseded: the task's rate changed since */
+            }
           now = x.t;
           snapshot_until (r, now);
           if (r->tasks)

@@ -29,6 +29,8 @@ static void
 gen_usage (FILE *f)
 {
   fprintf (f, "Usage: ebb-sim gen hawk2|hetero [OPTION...]\n"
+              "       ebb-sim gen bigc-google [--seed N] [-o FILE]\n"
+              "       ebb-sim gen bigc-pattern low|high|multi [--seed N] [-o FILE]\n"
               "  --jobs N                 jobs to generate (default 1000)\n"
               "  --interarrival S         mean of the exponential interarrival (default 50)\n"
               "  --seed N                 random seed (default 1)\n"
@@ -133,18 +135,39 @@ ebb_sim_gen_main (int argc, char **argv)
       return 2;
     }
   const char *kind = argv[1];
+  const char *pattern = NULL;
+  if (strcmp (kind, "bigc-pattern") == 0)
+    {
+      if (argc < 3 || argv[2][0] == '-')
+        return fprintf (stderr, "ebb-sim gen bigc-pattern: which? low, high or multi\n"), 2;
+      pattern = argv[2];
+      argc--, argv++;
+    }
   int r = parse_gen_args (&o, argc - 1, argv + 1);
   if (r != 0)
     return r < 0 ? 2 : 0;
+  if (optind < argc - 1)
+    return fprintf (stderr, "ebb-sim gen: unexpected argument '%s'\n", argv[optind + 1]), 2;
   int hawk2 = strcmp (kind, "hawk2") == 0;
-  if (!hawk2 && strcmp (kind, "hetero") != 0)
+  int bigc = pattern || strcmp (kind, "bigc-google") == 0;
+  if (!hawk2 && !bigc && strcmp (kind, "hetero") != 0)
     return fprintf (stderr, "ebb-sim gen: unknown generator '%s'\n", kind), 2;
-  if (!hawk2 && o.nclasses == 0)
+  if (!hawk2 && !bigc && o.nclasses == 0)
     return fprintf (stderr, "ebb-sim gen hetero: give --class or --preset\n"), 2;
   ebb_rng rng;
   ebb_rng_seed (&rng, o.seed);
   ebb_sim_trace *t = ebb_sim_trace_new ();
-  if (hawk2)
+  if (pattern)
+    {
+      if (ebb_sim_gen_bigc_pattern (t, pattern, &rng) < 0)
+        {
+          ebb_sim_trace_free (t);
+          return fprintf (stderr, "ebb-sim gen bigc-pattern: unknown pattern '%s'\n", pattern), 2;
+        }
+    }
+  else if (bigc)
+    ebb_sim_gen_bigc_google (t, &rng);
+  else if (hawk2)
     ebb_sim_gen_hawk2 (t, (uint32_t)o.jobs, o.interarrival_sec, &rng);
   else
     ebb_sim_gen_hetero (t, (uint32_t)o.jobs, o.interarrival_sec, o.classes, o.nclasses, &rng);

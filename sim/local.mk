@@ -5,14 +5,14 @@ sim_libebb_sim_a_SOURCES = \
 	sim/trace.h sim/trace.c \
 	sim/engine.h sim/engine.c \
 	sim/report.h sim/report.c \
-	sim/gen.c
+	sim/gen.c sim/gen-bigc.c
 
 bin_PROGRAMS += sim/ebb-sim
 sim_ebb_sim_SOURCES = sim/main.c
 sim_ebb_sim_LDADD = sim/libebb-sim.a $(EBB_POLICY_LIBS) $(JSONC_LIBS)
 dist_man_MANS += man/ebb-sim.1
 
-sim_tests = tests/test-sim-mechanisms tests/test-sim-trace
+sim_tests = tests/test-sim-mechanisms tests/test-sim-trace tests/test-sim-resources
 check_PROGRAMS += $(sim_tests)
 TESTS += $(sim_tests) tests/test-sim-cli.sh
 EXTRA_DIST += tests/test-sim-cli.sh
@@ -22,3 +22,6 @@ tests_test_sim_mechanisms_LDADD = sim/libebb-sim.a policies/libebb-policy.a $(EB
 tests_test_sim_trace_SOURCES = tests/test-sim-trace.c
 tests_test_sim_trace_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_sim_trace_LDADD = sim/libebb-sim.a policies/libebb-policy.a $(EBB_TEST_LIBS)
+tests_test_sim_resources_SOURCES = tests/test-sim-resources.c
+tests_test_sim_resources_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_sim_resources_LDADD = sim/libebb-sim.a policies/libebb-policy.a $(EBB_TEST_LIBS)

@@ -2,6 +2,7 @@
  * the engine (sim/engine.c); `ebb-sim gen` writes synthetic traces (sim/trace.c). */
 #include "config.h"
 
+#include "lib/conf.h"
 #include "lib/error.h"
 #include "lib/time.h"
 #include "lib/util.h"
@@ -36,40 +37,117 @@ enum
   OPT_NO_STEAL,
   OPT_NO_PARTITION,
   OPT_NO_CENTRAL,
+  OPT_ROTATION_INTERVAL,
+  OPT_THRESHOLD_SCALE,
+  OPT_NO_ROTATION,
   OPT_LIST,
   OPT_UTIL_CSV,
   OPT_UTIL_INTERVAL,
   OPT_VERSION,
+  OPT_MODE,
+  OPT_NODE_CPU,
+  OPT_NODE_MEM,
+  OPT_KILL_ATTEMPTS,
+  OPT_RECLAIM,
+  OPT_RESUME_COST,
+  OPT_FOOT_CPU,
+  OPT_FOOT_MEM,
+  OPT_COSTS,
+  OPT_SHORT_SHARE,
+  OPT_RESERVE_SHARE,
+  OPT_ROUND,
+  OPT_GP_STEP,
+  OPT_RESUME_TRIES,
+  OPT_WORKING_SET,
+  OPT_NATURAL_TERM,
+  OPT_ROUND_CAP,
 };
 
-static const struct option run_options[] = {
-  { "policy", required_argument, NULL, 'p' },
-  { "nodes", required_argument, NULL, 'n' },
-  { "trace", required_argument, NULL, 't' },
-  { "cutoff", required_argument, NULL, OPT_CUTOFF },
-  { "report-cutoff", required_argument, NULL, OPT_REPORT_CUTOFF },
-  { "short-partition", required_argument, NULL, OPT_SHORT_PART },
-  { "probe-ratio", required_argument, NULL, OPT_PROBE_RATIO },
-  { "steal-cap", required_argument, NULL, OPT_STEAL_CAP },
-  { "steal-limit", required_argument, NULL, OPT_STEAL_LIMIT },
-  { "net-delay", required_argument, NULL, OPT_NET_DELAY },
-  { "seed", required_argument, NULL, OPT_SEED },
-  { "jobs-csv", required_argument, NULL, OPT_JOBS_CSV },
-  { "json", no_argument, NULL, OPT_JSON },
-  { "util-csv", required_argument, NULL, OPT_UTIL_CSV },
-  { "util-interval", required_argument, NULL, OPT_UTIL_INTERVAL },
-  { "cancel-probes", no_argument, NULL, OPT_CANCEL },
-  { "no-cancel-probes", no_argument, NULL, OPT_NO_CANCEL },
-  { "sample", required_argument, NULL, OPT_SAMPLE },
-  { "truncate", no_argument, NULL, OPT_TRUNCATE },
-  { "no-truncate", no_argument, NULL, OPT_NO_TRUNCATE },
-  { "no-steal", no_argument, NULL, OPT_NO_STEAL },
-  { "no-partition", no_argument, NULL, OPT_NO_PARTITION },
-  { "no-central", no_argument, NULL, OPT_NO_CENTRAL },
-  { "list-policies", no_argument, NULL, OPT_LIST },
-  { "help", no_argument, NULL, 'h' },
-  { "version", no_argument, NULL, OPT_VERSION },
-  { NULL, 0, NULL, 0 },
+/* The one table of ebb-sim's options: the getopt table and --help are built from it (and
+ * man/ebb-sim.1 documents every entry). Entries with a NULL help share the previous line. */
+typedef struct sim_opt
+{
+  const char *name;
+  int has_arg;
+  int val;
+  const char *metavar;
+  const char *help;
+} sim_opt;
+
+static const sim_opt run_opts[] = {
+  { "policy", required_argument, 'p', "NAME",
+    "fifo, sparrow, hawk, bigc, eagle or peacock (--list-policies)" },
+  { "nodes", required_argument, 'n', "N", "nodes in the cluster" },
+  { "trace", required_argument, 't', "FILE", "Hawk/Eagle trace or JSON lines (\"-\": stdin)" },
+  { "cutoff", required_argument, OPT_CUTOFF, "S", "mean task duration >= S: long job (hawk)" },
+  { "report-cutoff", required_argument, OPT_REPORT_CUTOFF, "S",
+    "class boundary in the report (default: --cutoff)" },
+  { "short-partition", required_argument, OPT_SHORT_PART, "P",
+    "% of nodes reserved for short jobs (default 2)" },
+  { "probe-ratio", required_argument, OPT_PROBE_RATIO, "R", "probes per task (default 2)" },
+  { "steal-cap", required_argument, OPT_STEAL_CAP, "K",
+    "nodes an idle node contacts to steal (default 10)" },
+  { "steal-limit", required_argument, OPT_STEAL_LIMIT, "K",
+    "max probes stolen at once (default: no limit)" },
+  { "net-delay", required_argument, OPT_NET_DELAY, "S",
+    "one-way network delay in seconds (default 0.0005)" },
+  { "seed", required_argument, OPT_SEED, "N", "random seed (default 1)" },
+  { "jobs-csv", required_argument, OPT_JOBS_CSV, "FILE", "write one line per job" },
+  { "json", no_argument, OPT_JSON, NULL, "print one JSON object instead of the table" },
+  { "util-interval", required_argument, OPT_UTIL_INTERVAL, "S",
+    "utilization snapshot period (default 100; 0: none)" },
+  { "util-csv", required_argument, OPT_UTIL_CSV, "FILE", "write the snapshots (time,utilization)" },
+  { "cancel-probes", no_argument, OPT_CANCEL, NULL,
+    "cancel surplus probes once a job is launched (default)" },
+  { "no-cancel-probes", no_argument, OPT_NO_CANCEL, NULL, "keep surplus probes queued" },
+  { "sample", required_argument, OPT_SAMPLE, "with|without",
+    "probe targets with or without replacement (default: with)" },
+  { "truncate", no_argument, OPT_TRUNCATE, NULL, "truncate durations to whole seconds" },
+  { "no-truncate", no_argument, OPT_NO_TRUNCATE, NULL, "keep durations as read (default)" },
+  { "no-steal", no_argument, OPT_NO_STEAL, NULL, "Hawk ablation: no work stealing" },
+  { "no-partition", no_argument, OPT_NO_PARTITION, NULL, "Hawk ablation: no short partition" },
+  { "no-central", no_argument, OPT_NO_CENTRAL, NULL, "Hawk ablation: long jobs probed too" },
+  { "rotation-interval", required_argument, OPT_ROTATION_INTERVAL, "S",
+    "peacock: period of the ring's rotation rounds (default 1)" },
+  { "threshold-scale", required_argument, OPT_THRESHOLD_SCALE, "K",
+    "peacock: threshold = arrival + K x average load (default 1)" },
+  { "no-rotation", no_argument, OPT_NO_ROTATION, NULL,
+    "peacock ablation: probes stay where they land" },
+  { "node-cpu-millis", required_argument, OPT_NODE_CPU, "M",
+    "CPU of every node in millicores (resource policies)" },
+  { "node-memory", required_argument, OPT_NODE_MEM, "SIZE",
+    "memory of every node (bytes, or 128G, 512M, ...)" },
+  { "mode", required_argument, OPT_MODE, "M", "bigc: fifo, reserve, kill, ip or gp (default gp)" },
+  { "kill-attempts", required_argument, OPT_KILL_ATTEMPTS, "K",
+    "kills of one task that fail its job (default 4)" },
+  { "costs", required_argument, OPT_COSTS, "bigc|ebb-agent",
+    "preset of the preemption costs (default bigc)" },
+  { "reclaim-sec-per-gib", required_argument, OPT_RECLAIM, "S",
+    "memory freed by a suspension, s/GiB (default 3)" },
+  { "resume-sec-per-gib", required_argument, OPT_RESUME_COST, "S",
+    "memory reloaded by a resumption, s/GiB (default 3)" },
+  { "footprint-cpu-millis", required_argument, OPT_FOOT_CPU, "M",
+    "CPU a suspended task keeps (default 10)" },
+  { "footprint-memory", required_argument, OPT_FOOT_MEM, "SIZE",
+    "memory a suspended task keeps (default 64M)" },
+  { "short-share", required_argument, OPT_SHORT_SHARE, "F",
+    "bigc: the short queue's share (default 0.95)" },
+  { "reserve-share", required_argument, OPT_RESERVE_SHARE, "F",
+    "bigc reserve: share kept for short jobs (default 0.6)" },
+  { "round-sec", required_argument, OPT_ROUND, "S", "bigc: resource monitor period (default 3)" },
+  { "gp-step", required_argument, OPT_GP_STEP, "U",
+    "bigc gp: step in units of <1 CPU, 2 GiB> (default 2)" },
+  { "resume-tries", required_argument, OPT_RESUME_TRIES, "D",
+    "bigc: delayed resumption D (default 3)" },
+  { "working-set", required_argument, OPT_WORKING_SET, "F",
+    "bigc gp: share of a task's memory it needs (default 0.5)" },
+  { "natural-termination", required_argument, OPT_NATURAL_TERM, "F",
+    "bigc: authors' damper on p (default 0: off)" },
+  { "max-preempt-per-round", required_argument, OPT_ROUND_CAP, "F",
+    "bigc: authors' cap per round (default 0: off)" },
+  { "list-policies", no_argument, OPT_LIST, NULL, "list the policies and exit" },
+  { "help", no_argument, 'h', NULL, "this text; `ebb-sim gen --help` for generators" },
+  { "version", no_argument, OPT_VERSION, NULL, "print the version and exit" },
 };
 
 typedef struct sim_opts
@@ -88,33 +166,26 @@ static void
 usage (FILE *f)
 {
   fprintf (f, "Usage: ebb-sim --policy NAME --nodes N --trace FILE [OPTION...]\n"
-              "       ebb-sim gen hawk2|hetero [GEN-OPTION...]\n"
-              "Simulates a scheduling policy of libebb-policy on a Hawk/Eagle trace.\n\n"
-              "  -p, --policy NAME        fifo, sparrow or hawk (--list-policies)\n"
-              "  -n, --nodes N            single-slot nodes in the cluster\n"
-              "  -t, --trace FILE         trace: submit ntasks mean d1 ... dn per line\n"
-              "      --cutoff S           mean task duration >= S: long job (hawk)\n"
-              "      --report-cutoff S    class boundary in the report (default: --cutoff)\n"
-              "      --short-partition P  %% of nodes reserved for short jobs (default 2)\n"
-              "      --probe-ratio R      probes per task (default 2)\n"
-              "      --steal-cap K        nodes an idle node contacts to steal (default 10)\n"
-              "      --steal-limit K      max probes stolen at once (default: no limit)\n"
-              "      --net-delay S        one-way network delay in seconds (default 0.0005)\n"
-              "      --seed N             random seed (default 1)\n"
-              "      --jobs-csv FILE      write one line per job\n"
-              "      --json               print one JSON object instead of the table\n"
-              "      --util-interval S    utilization snapshot period (default 100; 0: none)\n"
-              "      --util-csv FILE      write the snapshots (time,utilization)\n"
-              "      --cancel-probes, --no-cancel-probes\n"
-              "                           cancel surplus probes once a job is launched "
-              "(default: yes)\n"
-              "      --sample with|without  probe targets with or without replacement "
-              "(default: with)\n"
-              "      --truncate, --no-truncate\n"
-              "                           truncate durations to whole seconds (default: no)\n"
-              "      --no-steal, --no-partition, --no-central\n"
-              "                           Hawk ablations (Hawk §5.4)\n"
-              "  -h, --help               this text; `ebb-sim gen --help` for generators\n");
+              "       ebb-sim gen hawk2|hetero|bigc-google|bigc-pattern [GEN-OPTION...]\n"
+              "Simulates a scheduling policy of libebb-policy on a Hawk/Eagle or JSON-lines\n"
+              "trace.\n\n");
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (run_opts); i++)
+    {
+      const sim_opt *o = &run_opts[i];
+      char head[64];
+      int n = snprintf (head, sizeof head, "%s--%s%s%s", o->val < 128 ? "" : "    ", o->name,
+                        o->metavar ? " " : "", o->metavar ? o->metavar : "");
+      if (o->val < 128)
+        fprintf (f, "  -%c, %s", o->val, head);
+      else
+        fprintf (f, "  %s", head);
+      if (o->val < 128)
+        n += 4;
+      if (n < 24)
+        fprintf (f, "%*s %s\n", 24 - n, "", o->help);
+      else
+        fprintf (f, "\n%27s%s\n", "", o->help);
+    }
 }
 
 static int
@@ -229,6 +300,92 @@ handle_opt (sim_opts *o, int c, const char *arg)
     case OPT_NO_CENTRAL:
       p->no_central = 1;
       return 0;
+    case OPT_ROTATION_INTERVAL:
+      return parse_double ("--rotation-interval", arg, 1e-6, 1e6, &p->rotation_interval_sec);
+    case OPT_THRESHOLD_SCALE:
+      return parse_double ("--threshold-scale", arg, 0, 1e6, &p->threshold_scale);
+    case OPT_NO_ROTATION:
+      p->no_rotation = 1;
+      return 0;
+    case OPT_MODE:
+      {
+        static const char *const modes[] = { "fifo", "reserve", "kill", "ip", "gp" };
+        for (uint32_t i = 0; i < EBB_ARRAY_SIZE (modes); i++)
+          if (strcmp (arg, modes[i]) == 0)
+            {
+              p->bigc_mode = i;
+              return 0;
+            }
+        fprintf (stderr, "ebb-sim: invalid --mode '%s': expected fifo, reserve, kill, ip or gp\n",
+                 arg);
+        return -1;
+      }
+    case OPT_NODE_CPU:
+      if (parse_u64 ("--node-cpu-millis", arg, 1, UINT64_C (1) << 40, &u) < 0)
+        return -1;
+      p->node_cap.cpu_millis = (int64_t)u;
+      return 0;
+    case OPT_NODE_MEM:
+    case OPT_FOOT_MEM:
+      if (ebb_conf_parse_bytes (arg, &u) < 0 || u > (UINT64_C (1) << 56))
+        {
+          fprintf (stderr, "ebb-sim: invalid %s '%s': expected a size like 128G\n",
+                   c == OPT_NODE_MEM ? "--node-memory" : "--footprint-memory", arg);
+          return -1;
+        }
+      if (c == OPT_NODE_MEM)
+        p->node_cap.memory_bytes = (int64_t)u;
+      else
+        p->footprint.memory_bytes = (int64_t)u;
+      return 0;
+    case OPT_FOOT_CPU:
+      if (parse_u64 ("--footprint-cpu-millis", arg, 0, 1000000, &u) < 0)
+        return -1;
+      p->footprint.cpu_millis = (int64_t)u;
+      return 0;
+    case OPT_KILL_ATTEMPTS:
+      if (parse_u64 ("--kill-attempts", arg, 1, 65535, &u) < 0)
+        return -1;
+      p->kill_attempts = (uint32_t)u;
+      return 0;
+    case OPT_RECLAIM:
+      return parse_double ("--reclaim-sec-per-gib", arg, 0, 3600, &o->cfg.reclaim_sec_per_gib);
+    case OPT_RESUME_COST:
+      return parse_double ("--resume-sec-per-gib", arg, 0, 3600, &o->cfg.resume_sec_per_gib);
+    case OPT_COSTS:
+      if (strcmp (arg, "bigc") == 0)
+        ebb_sim_config_costs_bigc (&o->cfg);
+      else if (strcmp (arg, "ebb-agent") == 0)
+        ebb_sim_config_costs_ebb_agent (&o->cfg);
+      else
+        {
+          fprintf (stderr, "ebb-sim: invalid --costs '%s': expected bigc or ebb-agent\n", arg);
+          return -1;
+        }
+      return 0;
+    case OPT_SHORT_SHARE:
+      return parse_double ("--short-share", arg, 0, 1, &p->short_share);
+    case OPT_RESERVE_SHARE:
+      return parse_double ("--reserve-share", arg, 0, 0.999, &p->reserve_share);
+    case OPT_ROUND:
+      return parse_double ("--round-sec", arg, 0.001, 3600, &p->tick_sec);
+    case OPT_GP_STEP:
+      if (parse_u64 ("--gp-step", arg, 1, 1024, &u) < 0)
+        return -1;
+      p->gp_step = (ebb_pol_res){ .cpu_millis = (int64_t)u * 1000,
+                                  .memory_bytes = (int64_t)u * (INT64_C (2) << 30) };
+      return 0;
+    case OPT_RESUME_TRIES:
+      if (parse_u64 ("--resume-tries", arg, 0, 1000000, &u) < 0)
+        return -1;
+      p->resume_tries = (uint32_t)u;
+      return 0;
+    case OPT_WORKING_SET:
+      return parse_double ("--working-set", arg, 0, 1, &p->working_set);
+    case OPT_NATURAL_TERM:
+      return parse_double ("--natural-termination", arg, 0, 1, &p->natural_term);
+    case OPT_ROUND_CAP:
+      return parse_double ("--max-preempt-per-round", arg, 0, 1, &p->max_round_share);
     }
   return -1;
 }
@@ -237,7 +394,11 @@ static int
 parse_run_args (sim_opts *o, int argc, char **argv)
 {
   int c;
-  while ((c = getopt_long (argc, argv, "p:n:t:h", run_options, NULL)) != -1)
+  struct option longopts[EBB_ARRAY_SIZE (run_opts) + 1];
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (run_opts); i++)
+    longopts[i] = (struct option){ run_opts[i].name, run_opts[i].has_arg, NULL, run_opts[i].val };
+  longopts[EBB_ARRAY_SIZE (run_opts)] = (struct option){ NULL, 0, NULL, 0 };
+  while ((c = getopt_long (argc, argv, "p:n:t:h", longopts, NULL)) != -1)
     {
       if (c == 'h')
         {
@@ -303,6 +464,7 @@ run_main (int argc, char **argv)
   o.cfg.pol.cancel_probes = 1;
   o.cfg.util_interval_sec = 100;
   o.cfg.pol.nnodes = 0;
+  ebb_sim_config_costs_bigc (&o.cfg);
   int r = parse_run_args (&o, argc, argv);
   if (r != 0)
     return r < 0 ? 2 : 0;
@@ -318,6 +480,31 @@ run_main (int argc, char **argv)
     goto fail;
   if (o.truncate)
     ebb_sim_trace_truncate (t);
+  const ebb_pol_ops *ops = ebb_pol_lookup (o.cfg.policy);
+  ebb_pol_res *cap = &o.cfg.pol.node_cap;
+  if (ops->needs_resources && (cap->cpu_millis == 0 || cap->memory_bytes == 0))
+    {
+      if (ebb_sim_trace_has_res (t))
+        {
+          fprintf (stderr,
+                   "ebb-sim: policy %s on a JSON-lines trace needs --node-cpu-millis "
+                   "and --node-memory\n",
+                   o.cfg.policy);
+          ebb_sim_trace_free (t);
+          return 2;
+        }
+      if (cap->cpu_millis == 0)
+        cap->cpu_millis = 1000; /* one slot: one task of <1 CPU, 0 bytes> */
+    }
+  else if (!ops->needs_resources && (cap->cpu_millis || cap->memory_bytes))
+    {
+      fprintf (stderr,
+               "ebb-sim: policy %s has single-slot nodes: --node-cpu-millis and "
+               "--node-memory do not apply\n",
+               o.cfg.policy);
+      ebb_sim_trace_free (t);
+      return 2;
+    }
   if (ebb_sim_run (&o.cfg, t, &res, &err) < 0)
     goto fail;
   ebb_sim_report rep = { .cfg = &o.cfg,

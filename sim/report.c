@@ -37,6 +37,11 @@ class_stats (double *v, uint64_t n, ebb_sim_class_stats *s)
   for (uint64_t i = 0; i < n; i++)
     sum += v[i];
   s->mean_sec = sum / n;
+  double sq = 0;
+  for (uint64_t i = 0; i < n; i++)
+    sq += (v[i] - s->mean_sec) * (v[i] - s->mean_sec);
+  s->cov = s->mean_sec > 0 ? sqrt (sq / n) / s->mean_sec : 0;
+  s->p95_sec = percentile (v, n, 95);
   s->p50_sec = percentile (v, n, 50);
   s->p90_sec = percentile (v, n, 90);
   s->p99_sec = percentile (v, n, 99);
@@ -49,16 +54,23 @@ ebb_sim_class_stats_compute (const ebb_sim_report *r, ebb_sim_class_stats *shrt,
   uint32_t n = r->res->njobs;
   cleanup_free double *sv = ebb_xmalloc ((size_t)n * sizeof (double) + 1);
   cleanup_free double *lv = ebb_xmalloc ((size_t)n * sizeof (double) + 1);
-  uint64_t ns = 0, nl = 0;
+  uint64_t ns = 0, nl = 0, fs = 0, fl = 0;
   for (uint32_t j = 0; j < n; j++)
     {
-      if (r->trace->mean_sec[j] >= r->report_cutoff_sec)
+      int is_long = r->trace->mean_sec[j] >= r->report_cutoff_sec;
+      if (r->trace->klass && r->trace->klass[j])
+        is_long = r->trace->klass[j] == EBB_POL_CLASS_LONG;
+      if (r->res->failed && r->res->failed[j])
+        *(is_long ? &fl : &fs) += 1;
+      else if (is_long)
         lv[nl++] = r->res->runtime_sec[j];
       else
         sv[ns++] = r->res->runtime_sec[j];
     }
   class_stats (sv, ns, shrt);
   class_stats (lv, nl, lng);
+  shrt->failed = fs;
+  lng->failed = fl;
 }
 
 /* Median and maximum of the utilization snapshots (0 when there are none). */
@@ -78,8 +90,11 @@ util_stats (const ebb_sim_result *res, double *p50, double *max)
 static void
 json_class (FILE *f, const char *name, const ebb_sim_class_stats *s)
 {
-  fprintf (f, "\"%s\":{\"count\":%llu,\"mean\":%.3f,\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f}", name,
-           (unsigned long long)s->count, s->mean_sec, s->p50_sec, s->p90_sec, s->p99_sec);
+  fprintf (f,
+           "\"%s\":{\"count\":%llu,\"mean\":%.3f,\"p50\":%.3f,\"p90\":%.3f,\"p95\":%.3f,"
+           "\"p99\":%.3f,\"cov\":%.4f,\"failed\":%llu}",
+           name, (unsigned long long)s->count, s->mean_sec, s->p50_sec, s->p90_sec, s->p95_sec,
+           s->p99_sec, s->cov, (unsigned long long)s->failed);
 }
 
 /* Prints a finite double as JSON (infinity becomes null). */
@@ -91,6 +106,8 @@ json_num (FILE *f, const char *key, double v)
   else
     fprintf (f, ",\"%s\":null", key);
 }
+
+static void json_preemption (FILE *f, const ebb_sim_report *r);
 
 void
 ebb_sim_print_json (FILE *f, const ebb_sim_report *r, int volatile_fields)
@@ -134,10 +151,28 @@ ebb_sim_print_json (FILE *f, const ebb_sim_report *r, int volatile_fields)
            (unsigned long long)res->pol.probes_surplus);
   fprintf (f,
            ",\"probes_cancelled\":%llu,\"steal_attempts\":%llu,\"steals\":%llu,"
-           "\"probes_stolen\":%llu}\n",
+           "\"probes_stolen\":%llu,\"rotations\":%llu",
            (unsigned long long)res->pol.probes_cancelled,
            (unsigned long long)res->pol.steal_attempts, (unsigned long long)res->pol.steals,
-           (unsigned long long)res->pol.probes_stolen);
+           (unsigned long long)res->pol.probes_stolen, (unsigned long long)res->pol.rotations);
+  if (res->resources)
+    json_preemption (f, r);
+  fputs ("}\n", f);
+}
+
+/* The preemption counters (resource mode): appended before the closing brace. */
+static void
+json_preemption (FILE *f, const ebb_sim_report *r)
+{
+  const ebb_sim_result *res = r->res;
+  double span = res->end_sec - res->start_sec;
+  fprintf (f,
+           ",\"suspends\":%llu,\"resumes\":%llu,\"kills\":%llu,\"gp_steps\":%llu,"
+           "\"frozen\":%llu,\"failed_jobs\":%llu,\"util_above_80_share\":%.4f",
+           (unsigned long long)res->pol.suspends, (unsigned long long)res->pol.resumes,
+           (unsigned long long)res->pol.kills, (unsigned long long)res->pol.gp_steps,
+           (unsigned long long)res->pol.frozen, (unsigned long long)res->pol.failed_jobs,
+           span > 0 ? res->util_above_80_sec / span : 0.0);
 }
 
 void
@@ -172,6 +207,17 @@ ebb_sim_print_table (FILE *f, const ebb_sim_report *r)
            (unsigned long long)res->pol.probes_sent, (unsigned long long)res->pol.probes_surplus,
            (unsigned long long)res->pol.probes_cancelled, (unsigned long long)res->pol.steals,
            (unsigned long long)res->pol.steal_attempts, (unsigned long long)res->pol.probes_stolen);
+  if (res->resources)
+    fprintf (f,
+             "preemption: %llu suspends, %llu resumes, %llu kills, %llu gp steps, %llu frozen; "
+             "failed jobs %llu short, %llu long; utilization above 80%% for %.1f%% of the time\n",
+             (unsigned long long)res->pol.suspends, (unsigned long long)res->pol.resumes,
+             (unsigned long long)res->pol.kills, (unsigned long long)res->pol.gp_steps,
+             (unsigned long long)res->pol.frozen, (unsigned long long)s.failed,
+             (unsigned long long)l.failed,
+             res->end_sec > res->start_sec
+                 ? 100.0 * res->util_above_80_sec / (res->end_sec - res->start_sec)
+                 : 0.0);
 }
 
 int
@@ -199,8 +245,11 @@ ebb_sim_write_jobs_csv (const char *path, const ebb_sim_report *r, ebb_error **e
   fprintf (f, "job,submit,ntasks,mean_task,class,finish,runtime\n");
   for (uint32_t j = 0; j < t->njobs; j++)
     fprintf (f, "%u,%.4f,%u,%.4f,%s,%.4f,%.4f\n", j, t->submit_sec[j], t->ntasks[j], t->mean_sec[j],
-             t->mean_sec[j] >= r->report_cutoff_sec ? "long" : "short", r->res->finish_sec[j],
-             r->res->runtime_sec[j]);
+             (t->klass && t->klass[j] ? t->klass[j] == EBB_POL_CLASS_LONG
+                                      : t->mean_sec[j] >= r->report_cutoff_sec)
+                 ? "long"
+                 : "short",
+             r->res->finish_sec[j], r->res->runtime_sec[j]);
   if (fflush (f) != 0 || ferror (f))
     return ebb_error_set_errno (err, errno ? errno : EIO, "write %s", path);
   return 0;

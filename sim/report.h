@@ -11,6 +11,9 @@ typedef struct ebb_sim_class_stats
 {
   uint64_t count;
   double mean_sec, p50_sec, p90_sec, p99_sec;
+  double p95_sec;
+  double cov;      /* coefficient of variation of the runtime (sd / mean) */
+  uint64_t failed; /* jobs the policy failed (excluded from the figures above) */
 } ebb_sim_class_stats;
 
 typedef struct ebb_sim_report
@@ -25,7 +28,9 @@ typedef struct ebb_sim_report
   double wall_seconds; /* whole run including trace loading; 0: the engine's time */
 } ebb_sim_report;
 
-/* Computes the statistics of the short and long classes (nearest-rank percentiles). */
+/* Computes the statistics of the short and long classes (nearest-rank percentiles). A job's
+ * class is the trace's when it names one (JSON lines), else by report_cutoff_sec. Failed
+ * jobs are counted apart and left out of the runtime figures (as BIG-C reports them). */
 void ebb_sim_class_stats_compute (const ebb_sim_report *r, ebb_sim_class_stats *shrt,
                                   ebb_sim_class_stats *lng);
 /* Prints the JSON object (one line). volatile_fields = 0 leaves out wall_seconds,

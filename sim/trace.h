@@ -79,6 +79,11 @@ void ebb_sim_gen_hawk2 (ebb_sim_trace *t, uint32_t njobs, double interarrival_se
 void ebb_sim_gen_hetero (ebb_sim_trace *t, uint32_t njobs, double interarrival_sec,
                          const ebb_sim_gen_class *classes, size_t nclasses, ebb_rng *rng);
 
+/* BIG-C's workloads (sim/gen-bigc.c): the Google replay of section 5.5 and the patterns of
+ * section 5.2 (kind low, high or multi; returns -1 for another kind). */
+void ebb_sim_gen_bigc_google (ebb_sim_trace *t, ebb_rng *rng);
+int ebb_sim_gen_bigc_pattern (ebb_sim_trace *t, const char *kind, ebb_rng *rng);
+
 /* `ebb-sim gen ...` (sim/gen.c): argv[0] is "gen". Returns the exit status. */
 int ebb_sim_gen_main (int argc, char **argv);
 

@@ -11,8 +11,9 @@ FAKE="$EBB_TOP_BUILDDIR/tests/agent/fake-controller"
 [ -x "$FAKE" ] || skip "no $FAKE"
 HB="$TMP/heartbeats"
 : >"$HB"
-"$FAKE" 127.0.0.1:0 "$TMP/ctl-url" "$HB" 60 >>"$LOG" 2>&1 & CONTROL_PID=$!
-i=0; while ! grep -q '^http' "$TMP/ctl-url" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+# On a unix socket: a TCP listener would need a token (every ebb server refuses TCP without).
+"$FAKE" "unix:$TMP/ctl.sock" "$TMP/ctl-url" "$HB" 60 >>"$LOG" 2>&1 & CONTROL_PID=$!
+i=0; while ! grep -q '^unix:' "$TMP/ctl-url" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 CTL=$(cat "$TMP/ctl-url")
 
 # A long period: every heartbeat after the first must be a push.

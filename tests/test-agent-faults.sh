@@ -65,12 +65,18 @@ suspend_now () { api POST /v1/tasks/t1/suspend '{"mode":"immediate"}'; ANS=$STAT
 # reclaim_block: memory.reclaim becomes a FIFO; returns once the engine waits on it.
 reclaim_block () {
   rm -f "$T1/memory.reclaim"; mkfifo "$T1/memory.reclaim"
-  curl -s -o "$TMP/bg" -w '%{http_code}' --unix-socket "$SOCK" -X POST -d '{"mode":"immediate"}' \
+  curl -s -m 20 -o "$TMP/bg" -w '%{http_code}' --unix-socket "$SOCK" -X POST -d '{"mode":"immediate"}' \
     http://agent/v1/tasks/t1/suspend >"$TMP/bg-status" & BG=$!
   i=0; while [ "$(cat "$T1/cpu.max")" != "1000 100000" ] && [ $i -lt 100 ]; do sleep 0.02; i=$((i + 1)); done
   sleep 0.1
 }
-reclaim_release () { cat "$T1/memory.reclaim" >/dev/null & wait "$BG"; ANS=$(cat "$TMP/bg-status"); }
+# reclaim_release: a reader holds the FIFO open (read-write: it never sees EOF) for as long as
+# the engine writes to it, however many reclaim writes that takes; then it is stopped by PID.
+reclaim_release () {
+  sleep 30 <>"$T1/memory.reclaim" & HOLD=$!
+  wait "$BG"; ANS=$(cat "$TMP/bg-status")
+  kill "$HOLD" 2>/dev/null; wait "$HOLD" 2>/dev/null
+}
 
 # 1. The journal cannot be written when a suspend starts.
 fresh; mkdir "$STATE/tasks/.t1.json.tmp"; suspend_now

@@ -6,7 +6,7 @@
 # with no capabilities, NoNewPrivs, only fds 0-2; root tasks only with --allow-root-tasks.
 # Time budget: about 10 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/agent/lib.sh"
-for c in useradd userdel groupadd groupdel runuser; do command -v $c >/dev/null || skip "needs $c"; done
+for c in useradd userdel usermod groupadd groupdel runuser; do command -v $c >/dev/null || skip "needs $c"; done
 setup_cgroups
 U="ebbt$$" G="ebbg$$"
 groupadd "$G" || skip "groupadd failed"
@@ -67,13 +67,14 @@ tapi POST /v1/tasks "$(printf '{"id":"r1","argv":["true"],"cpu_millis":100,"memo
 [ "$STATUS" = 403 ] && ok "user root without --allow-root-tasks: 403" || fail "root task: $STATUS $(cat "$TMP/body")"
 tapi POST /v1/tasks "$(printf '{"id":"r2","argv":["true"],"cpu_millis":100,"memory_bytes":16777216,"job":"j","class":"short","group":"0"}')"
 [ "$STATUS" = 403 ] && ok "group 0 without --allow-root-tasks: 403" || fail "group 0 task: $STATUS"
-# Task output is capped: beyond --task-log-max (64K here) ID.log moves to ID.log.1. The writer
-# makes about 500 KB/s; unrotated, 3 s would leave 1.5 MB.
-tapi POST /v1/tasks "$(launch_body w1 '["sh","-c","while :; do head -c 50000 /dev/zero | tr \"\\000\" x; echo; sleep 0.1; done"]' 100 33554432)"
+# Task output is capped: beyond --task-log-max (64K here) ID.log moves to ID.log.1, checked at
+# each usage refresh (1 to 2 s apart here). The writer makes about 200 KB/s: unrotated, 4 s
+# leave 800 KB; rotated, neither file exceeds 64K + 2 s of output (464 KB).
+tapi POST /v1/tasks "$(launch_body w1 '["sh","-c","while :; do head -c 20000 /dev/zero | tr \"\\000\" x; echo; sleep 0.1; done"]' 100 33554432)"
 [ "$STATUS" = 201 ] || fail "launch w1: $STATUS $(cat "$TMP/body")"
-sleep 3
+sleep 4
 s0=$(stat -c %s "$STATE/logs/w1.log" 2>/dev/null || echo 0); s1=$(stat -c %s "$STATE/logs/w1.log.1" 2>/dev/null || echo 0)
-[ "$s1" -gt 65536 ] && [ "$s1" -lt 800000 ] && [ "$s0" -lt 800000 ] &&
+[ "$s1" -gt 65536 ] && [ "$s1" -lt 500000 ] && [ "$s0" -lt 500000 ] &&
   ok "task log rotated at --task-log-max 64K: w1.log $s0 bytes, w1.log.1 $s1 bytes" || fail "log rotation: w1.log $s0, w1.log.1 $s1"
 tapi DELETE /v1/tasks/w1
 tapi POST /v1/tasks "$(printf '{"id":"r3","argv":["true"],"cpu_millis":100,"memory_bytes":16777216,"job":"j","class":"short","user":"no-such-user-ebb"}')"

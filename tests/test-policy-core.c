@@ -286,6 +286,69 @@ test_hawk_ablations (void)
     }
 }
 
+/* A resource-mode policy on the probe queues: every task is probed to node 0. */
+static void
+probe_all_to_0 (ebb_pol *p, double now_sec, uint32_t job)
+{
+  (void)now_sec;
+  for (uint32_t t = 0; t < p->jobs[job].ntasks; t++)
+    ebb_pol_send_probe (p, 0, job);
+}
+
+static const ebb_pol_ops queue_res_ops = {
+  .name = "queue-res",
+  .summary = "test",
+  .job_arrived = probe_all_to_0,
+  .needs_resources = 1,
+};
+
+/* bind_task in resource mode: LAUNCH carries the demand, node_free follows, a finished task
+ * frees its resources and the queue is served again; a killed task is bound again first. */
+static void
+test_resource_mode_queue (void)
+{
+  ebb_pol_job jobs[1] = { { .ntasks = 2, .est_task_sec = 5, .demand = { 3000, 1 << 20 } } };
+  ebb_pol_params pp;
+  ebb_pol_params_default (&pp);
+  pp.node_cap = (ebb_pol_res){ 4000, 8 << 20 };
+  pp.cancel_probes = 0;
+  ebb_error *err = NULL;
+  ebb_pol *p = ebb_pol_new_ops (&queue_res_ops, &pp, jobs, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+  ebb_pol_job_arrived (p, 0, 0);
+  size_t n;
+  const ebb_pol_action *a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 2);
+  uint32_t probe[2] = { a[0].arg, a[1].arg };
+  ebb_pol_clear_actions (p);
+  ebb_pol_probe_arrived (p, D, 0, probe[0]);
+  ebb_pol_probe_arrived (p, D, 0, probe[1]);
+  a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 1);
+  CU_ASSERT_EQUAL (a[0].kind, EBB_POL_ACT_LAUNCH);
+  CU_ASSERT_EQUAL (a[0].arg, 0);
+  CU_ASSERT_EQUAL (a[0].amount.cpu_millis, 3000);
+  CU_ASSERT_EQUAL (p->node_free[0].cpu_millis, 1000);
+  ebb_pol_clear_actions (p);
+  /* Killed before it ends: its resources come back, kills are counted, and the node's queue
+   * is served again: the other probe binds task 0 (pending again) once more. */
+  ebb_pol_task_killed (p, 1, 0, 0, 0);
+  CU_ASSERT_EQUAL (jobs[0].tasks[0].kills, 1);
+  CU_ASSERT_EQUAL (jobs[0].tasks[0].state, EBB_POL_TASK_RUNNING);
+  CU_ASSERT_EQUAL (p->node_free[0].cpu_millis, 1000);
+  a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 1);
+  CU_ASSERT_EQUAL (a[0].kind, EBB_POL_ACT_LAUNCH);
+  CU_ASSERT_EQUAL (a[0].arg, 0);
+  CU_ASSERT_EQUAL (jobs[0].launched, 1);
+  ebb_pol_clear_actions (p);
+  /* It finishes: resources back; the queue is empty, the node idle. */
+  ebb_pol_task_finished (p, 9, 0, 0, 0);
+  CU_ASSERT_EQUAL (p->node_free[0].cpu_millis, 4000);
+  CU_ASSERT_EQUAL (p->nodes[0].busy, 0);
+  ebb_pol_free (p);
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_sparrow_cancels_surplus_probe),
   EBB_CU_TEST (test_sparrow_surplus_probe_costs_round_trip),
@@ -294,6 +357,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_bad_parameters),
   EBB_CU_TEST (test_iheap_matches_brute_force),
   EBB_CU_TEST (test_hawk_ablations),
+  EBB_CU_TEST (test_resource_mode_queue),
 };
 
 EBB_CU_MAIN ("policy-core", NULL, NULL, tests)

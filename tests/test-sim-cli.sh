@@ -41,4 +41,24 @@ done
   || { echo "FAIL: volatile keys"; fail=1; }
 "$sim" -p sparrow -n 200 -t "$tmp/g.tr" --cutoff 400 --jobs-csv "$tmp/jobs.csv" >/dev/null
 [ "$(wc -l <"$tmp/jobs.csv")" = 301 ] && echo "ok: jobs csv" || { echo "FAIL: jobs csv"; fail=1; }
+# Resources and BIG-C.
+R="--nodes 26 --node-cpu-millis 32000 --node-memory 128G"
+"$sim" gen bigc-pattern low --seed 3 -o "$tmp/low.jsonl" || { echo "FAIL: gen bigc-pattern"; fail=1; }
+check "bigc without node shape" 2 "needs --node-cpu-millis" -- -p bigc -n 26 -t "$tmp/low.jsonl"
+check "slot policy with node shape" 2 "single-slot" -- -p fifo $R -t "$tmp/low.jsonl"
+check "bad node memory" 2 "invalid --node-memory '12Q'" -- -p bigc -n 2 --node-cpu-millis 1000 --node-memory 12Q -t "$tmp/low.jsonl"
+check "bad mode" 2 "invalid --mode 'nice'" -- -p bigc --mode nice $R -t "$tmp/low.jsonl"
+check "gen bigc-pattern kind" 2 "unknown pattern 'mid'" -- gen bigc-pattern mid
+printf '{"submit":1,"cpu_millis":1000,"memory_bytes":0,"durations":[1]}\n{"submit":2,"cpu_millis":1000,"memory_bytes":0,"durations":[1],"prio":3}\n' >"$tmp/bad.jsonl"
+check "json trace unknown key" 1 "bad.jsonl:2: unknown key 'prio'" -- -p bigc $R -t "$tmp/bad.jsonl"
+"$sim" gen bigc-google --seed 2 -o "$tmp/g1.jsonl" && "$sim" gen bigc-google --seed 2 -o "$tmp/g2.jsonl" \
+  && cmp -s "$tmp/g1.jsonl" "$tmp/g2.jsonl" && [ "$(wc -l <"$tmp/g1.jsonl")" = 2202 ] \
+  && echo "ok: gen bigc-google deterministic" || { echo "FAIL: gen bigc-google"; fail=1; }
+j=$("$sim" -p bigc --mode gp $R -t "$tmp/low.jsonl" --json)
+for k in '"p95":' '"cov":' '"failed":' '"suspends":' '"resumes":' '"kills":' '"gp_steps":' \
+         '"frozen":' '"util_above_80_share":'; do
+  echo "$j" | grep -q "$k" || { echo "FAIL: bigc key $k missing"; fail=1; }
+done
+echo "$j" | grep -q '"gp_steps":[1-9]' && echo "ok: gp preempts on the low pattern" \
+  || { echo "FAIL: no gp steps"; fail=1; }
 exit $fail

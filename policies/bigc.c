@@ -1,0 +1,655 @@
+/* bigc: BIG-C's preemptive fair-share scheduler (Chen et al., "Preemptive, Low Latency
+ * Datacenter Scheduling via Lightweight Virtualization", USENIX ATC 2017), in five modes:
+ *
+ *   fifo     one queue in submission order, no preemption
+ *   reserve  two queues; long jobs never hold more than 1 - reserve_share of the cluster
+ *   kill     two queues shared by DRF, YARN's capacity scheduler: whole containers killed
+ *   ip       the same, containers suspended at once to the footprint (immediate preemption)
+ *   gp       graceful preemption: steps of min(r_GP, r_c, p) per container per round
+ *
+ * Short tasks are placed first, then suspended or shrunk long containers are restored on
+ * their own node (delayed resumption D), then long tasks take what is left (work-conserving).
+ * Every params.tick_sec (3 s, BIG-C's resource monitor) Algorithm 1 computes the vector p to
+ * preempt from the long queue and Algorithm 2 picks the containers.
+ *
+ * Algorithm 1 (COMPUTEDR), in integer arithmetic. f_l = long share x capacity; a = r_l - f_l;
+ * r_s is the pending short demand not covered by free room or reclaims already under way.
+ * p = r_s when it fits in a; else the short demand's dominant resource is reclaimed up to a,
+ * and the other one only in r_s's ratio, capped by a (no fragmentation, paper section 4.3).
+ *
+ * Algorithm 2. Long jobs by longest remaining time first (estimated task runtime x tasks not
+ * finished); inside a job, containers with the largest allocation (dominant share) first.
+ * kill and ip take whole containers, gp one step each per round; stop once p's dominant
+ * resource is met.
+ *
+ * Working-set model (gp): a container needs working_set x its memory demand to run without
+ * swapping. A step that would leave it below that freezes it instead: it is suspended at
+ * once to the footprint (what BIG-C's container monitor does when it sees swapping) and left
+ * out of further rounds until it is resumed.
+ *
+ * Authors' dampers (yncxcw/big-c, ProportionalCapacityPreemptionPolicy), off by default:
+ * natural_term scales p (their natural termination factor, 0.2), max_round_share caps p at a
+ * share of the cluster per round (their total preemption per round, 10%). */
+#include "config.h"
+
+#include "policies/bigc.h"
+#include "lib/util.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct bigc_priv
+{
+  uint32_t *queue; /* jobs with tasks not launched, in arrival order */
+  uint32_t nqueue, qcap;
+  uint32_t *cursor; /* per job: lowest task index that may be pending */
+  uint32_t jcap;
+  uint32_t *running; /* long jobs that arrived (candidates for preemption) */
+  uint32_t nrunning, rcap;
+  ebb_pol_res cap;  /* whole cluster */
+  uint8_t *waiting; /* per node: a long container waits there to be restored */
+  int in_pass;
+  /* Demands no node could take in this pass: free room only shrinks during a pass, so a
+   * demand at least as large fails too and needs no scan of the nodes. */
+  ebb_pol_res failed[8];
+  uint32_t nfailed;
+} bigc_priv;
+
+typedef struct victim
+{
+  uint32_t task;
+  __int128 key;
+} victim;
+
+static void
+res_add (ebb_pol_res *a, ebb_pol_res b)
+{
+  a->cpu_millis += b.cpu_millis;
+  a->memory_bytes += b.memory_bytes;
+}
+
+static void
+res_sub (ebb_pol_res *a, ebb_pol_res b)
+{
+  a->cpu_millis -= b.cpu_millis;
+  a->memory_bytes -= b.memory_bytes;
+}
+
+static int64_t
+min64 (int64_t a, int64_t b)
+{
+  return a < b ? a : b;
+}
+
+static ebb_pol_res
+res_clamp0 (ebb_pol_res a)
+{
+  return (ebb_pol_res){ a.cpu_millis > 0 ? a.cpu_millis : 0,
+                        a.memory_bytes > 0 ? a.memory_bytes : 0 };
+}
+
+/* 1 when x's CPU share of cap is at least its memory share (CPU dominant). */
+static int
+cpu_dominant (ebb_pol_res x, ebb_pol_res cap)
+{
+  if (cap.memory_bytes <= 0)
+    return 1;
+  if (cap.cpu_millis <= 0)
+    return 0;
+  return (__int128)x.cpu_millis * cap.memory_bytes >= (__int128)x.memory_bytes * cap.cpu_millis;
+}
+
+ebb_pol_res
+ebb_pol_bigc_computedr (ebb_pol_res rs, ebb_pol_res a, ebb_pol_res cap)
+{
+  rs = res_clamp0 (rs);
+  a = res_clamp0 (a);
+  ebb_pol_res p = { 0, 0 };
+  if (rs.cpu_millis == 0 && rs.memory_bytes == 0)
+    return p;
+  if (cpu_dominant (rs, cap))
+    {
+      p.cpu_millis = min64 (rs.cpu_millis, a.cpu_millis);
+      int64_t m = (int64_t)((__int128)p.cpu_millis * rs.memory_bytes / rs.cpu_millis);
+      p.memory_bytes = min64 (m, a.memory_bytes);
+    }
+  else
+    {
+      p.memory_bytes = min64 (rs.memory_bytes, a.memory_bytes);
+      int64_t c = (int64_t)((__int128)p.memory_bytes * rs.cpu_millis / rs.memory_bytes);
+      p.cpu_millis = min64 (c, a.cpu_millis);
+    }
+  return p;
+}
+
+ebb_pol_res
+ebb_pol_bigc_alg1 (ebb_pol_res rl, ebb_pol_res rs, ebb_pol_res cap, double long_share)
+{
+  /* f_l in integer arithmetic: the share in parts per million. */
+  int64_t ppm = (int64_t)llround (long_share * 1000000.0);
+  ebb_pol_res fl = { (int64_t)((__int128)cap.cpu_millis * ppm / 1000000),
+                     (int64_t)((__int128)cap.memory_bytes * ppm / 1000000) };
+  ebb_pol_res a = rl;
+  res_sub (&a, fl);
+  a = res_clamp0 (a);
+  rs = res_clamp0 (rs);
+  if (rs.cpu_millis == 0 && rs.memory_bytes == 0)
+    return rs;
+  if (ebb_pol_res_fits (rs, a))
+    return rs;
+  return ebb_pol_bigc_computedr (rs, a, cap);
+}
+
+static int
+bigc_init (ebb_pol *p, ebb_error **err)
+{
+  bigc_priv *b = p->priv;
+  if (p->params.bigc_mode > EBB_POL_BIGC_GP)
+    return ebb_error_set (err, EBB_ERANGE, "bigc: unknown mode %u", p->params.bigc_mode);
+  if (p->params.tick_sec <= 0)
+    p->params.tick_sec = 3.0;
+  for (uint32_t i = 0; i < p->params.nnodes; i++)
+    res_add (&b->cap, p->node_cap[i]);
+  b->waiting = ebb_xcalloc (p->params.nnodes, 1);
+  return 0;
+}
+
+static void
+bigc_fini (ebb_pol *p)
+{
+  bigc_priv *b = p->priv;
+  free (b->queue);
+  free (b->cursor);
+  free (b->running);
+  free (b->waiting);
+}
+
+static int
+is_short (const ebb_pol *p, uint32_t job)
+{
+  return p->params.bigc_mode != EBB_POL_BIGC_FIFO && !p->jobs[job].is_long;
+}
+
+/* Returns a node where demand fits, preferring the node with the most free room of the
+ * dominant resource (spreads load as YARN's heartbeat order does on average), or NONE. */
+static uint32_t
+find_node (ebb_pol *p, ebb_pol_res demand)
+{
+  uint32_t best = EBB_POL_NONE;
+  for (uint32_t n = 0; n < p->params.nnodes; n++)
+    if (ebb_pol_res_fits (demand, p->node_free[n]))
+      {
+        if (best == EBB_POL_NONE || p->node_free[n].cpu_millis > p->node_free[best].cpu_millis)
+          best = n;
+      }
+  return best;
+}
+
+/* Sums over the long jobs' placed containers: what they hold (use) and what was asked
+ * from them and is not free yet (reclaiming); marks the nodes where one waits to be
+ * restored (so new long work keeps off them). */
+static void
+long_state (ebb_pol *p, ebb_pol_res *use, ebb_pol_res *reclaiming)
+{
+  bigc_priv *b = p->priv;
+  *use = *reclaiming = (ebb_pol_res){ 0, 0 };
+  memset (b->waiting, 0, p->params.nnodes);
+  for (uint32_t i = 0; i < b->nrunning; i++)
+    {
+      const ebb_pol_job *j = &p->jobs[b->running[i]];
+      for (uint32_t t = 0; t < j->ntasks; t++)
+        {
+          const ebb_pol_task *k = &j->tasks[t];
+          if (k->node == EBB_POL_NONE || k->state == EBB_POL_TASK_DONE
+              || k->state == EBB_POL_TASK_FAILED)
+            continue;
+          res_add (use, k->alloc);
+          res_add (reclaiming, k->pending);
+          if (k->state == EBB_POL_TASK_SUSPENDED
+              || (k->state == EBB_POL_TASK_RUNNING && !ebb_pol_res_fits (j->demand, k->alloc)))
+            b->waiting[k->node] = 1;
+        }
+    }
+}
+
+/* Launches what fits of job's pending tasks; returns 1 when some task did not fit. */
+static int
+place_job (ebb_pol *p, uint32_t job, int is_long_pass, ebb_pol_res *long_room)
+{
+  bigc_priv *b = p->priv;
+  ebb_pol_job *j = &p->jobs[job];
+  if (j->failed)
+    return 0;
+  for (uint32_t t = b->cursor[job]; t < j->ntasks; t++)
+    {
+      ebb_pol_task *k = &j->tasks[t];
+      if (k->state != EBB_POL_TASK_PENDING)
+        {
+          if (t == b->cursor[job])
+            b->cursor[job]++;
+          continue;
+        }
+      if (long_room && !ebb_pol_res_fits (j->demand, *long_room))
+        return 1;
+      uint32_t node = EBB_POL_NONE;
+      int known_fail = 0;
+      for (uint32_t f = 0; f < b->nfailed && !known_fail; f++)
+        known_fail = ebb_pol_res_fits (b->failed[f], j->demand);
+      if (!known_fail)
+        {
+          node = find_node (p, j->demand);
+          if (node == EBB_POL_NONE && b->nfailed < EBB_ARRAY_SIZE (b->failed))
+            b->failed[b->nfailed++] = j->demand;
+        }
+      if (node != EBB_POL_NONE && is_long_pass && p->params.bigc_mode >= EBB_POL_BIGC_KILL
+          && b->waiting[node])
+        node = EBB_POL_NONE; /* keep the room for the container suspended there */
+      if (node == EBB_POL_NONE)
+        return 1;
+      ebb_pol_launch_res (p, node, job, t, p->params.net_delay_sec);
+      if (long_room)
+        res_sub (long_room, j->demand);
+      if (t == b->cursor[job])
+        b->cursor[job]++;
+    }
+  return 0;
+}
+
+static void
+queue_compact (bigc_priv *b, const ebb_pol *p)
+{
+  uint32_t w = 0;
+  for (uint32_t i = 0; i < b->nqueue; i++)
+    {
+      const ebb_pol_job *j = &p->jobs[b->queue[i]];
+      if (!j->failed && j->launched < j->ntasks)
+        b->queue[w++] = b->queue[i];
+    }
+  b->nqueue = w;
+}
+
+/* Total demand of short tasks not launched yet. */
+static ebb_pol_res
+short_pending (const ebb_pol *p)
+{
+  const bigc_priv *b = p->priv;
+  ebb_pol_res s = { 0, 0 };
+  for (uint32_t i = 0; i < b->nqueue; i++)
+    {
+      const ebb_pol_job *j = &p->jobs[b->queue[i]];
+      if (is_short (p, b->queue[i]) && !j->failed && j->launched < j->ntasks)
+        {
+          s.cpu_millis += j->demand.cpu_millis * (int64_t)(j->ntasks - j->launched);
+          s.memory_bytes += j->demand.memory_bytes * (int64_t)(j->ntasks - j->launched);
+        }
+    }
+  return s;
+}
+
+/* Restores suspended or shrunk long containers on their own node after D chances there with
+ * room (a chance: one round of the resource monitor, BIG-C's node heartbeat). D is skipped
+ * when the cluster has spare room: no short task waits and the free room on the other nodes
+ * could take the container's demand, so resuming it cannot make a short task wait. `count`
+ * says whether this pass is a round (counts chances) or a placement after an event. */
+static void
+resume_pass (ebb_pol *p, int count, int short_waiting)
+{
+  bigc_priv *b = p->priv;
+  ebb_pol_res free_all = { 0, 0 };
+  int have_free_all = 0; /* summed over the nodes only when a container could resume */
+  for (uint32_t i = 0; i < b->nrunning; i++)
+    {
+      uint32_t job = b->running[i];
+      ebb_pol_job *j = &p->jobs[job];
+      for (uint32_t t = 0; t < j->ntasks; t++)
+        {
+          ebb_pol_task *k = &j->tasks[t];
+          int shrunk = k->state == EBB_POL_TASK_RUNNING && !ebb_pol_res_fits (j->demand, k->alloc);
+          if (k->state != EBB_POL_TASK_SUSPENDED && !shrunk)
+            continue;
+          if (k->inflight)
+            continue; /* a reclaim is still under way */
+          ebb_pol_res lack = j->demand;
+          res_sub (&lack, k->alloc);
+          if (!ebb_pol_res_fits (lack, p->node_free[k->node]))
+            continue;
+          if (!have_free_all)
+            {
+              for (uint32_t n = 0; n < p->params.nnodes; n++)
+                res_add (&free_all, res_clamp0 (p->node_free[n]));
+              have_free_all = 1;
+            }
+          ebb_pol_res elsewhere = free_all;
+          res_sub (&elsewhere, res_clamp0 (p->node_free[k->node]));
+          int spare = !short_waiting && ebb_pol_res_fits (j->demand, elsewhere);
+          if (!spare && k->tries < p->params.resume_tries)
+            {
+              if (count)
+                k->tries++;
+              continue;
+            }
+          res_sub (&free_all, lack);
+          ebb_pol_resume (p, job, t);
+        }
+    }
+}
+
+/* One scheduling pass: short tasks first, then restorations, then long tasks. */
+static void
+schedule (ebb_pol *p, int count)
+{
+  bigc_priv *b = p->priv;
+  if (b->in_pass)
+    return;
+  b->in_pass = 1;
+  b->nfailed = 0;
+  uint32_t mode = p->params.bigc_mode;
+  if (mode == EBB_POL_BIGC_FIFO)
+    {
+      for (uint32_t i = 0; i < b->nqueue; i++)
+        place_job (p, b->queue[i], 0, NULL);
+    }
+  else
+    {
+      int short_blocked = 0;
+      for (uint32_t i = 0; i < b->nqueue; i++)
+        if (is_short (p, b->queue[i]))
+          short_blocked |= place_job (p, b->queue[i], 0, NULL);
+      if (mode >= EBB_POL_BIGC_KILL)
+        resume_pass (p, count, short_blocked);
+      if (!short_blocked)
+        {
+          ebb_pol_res room = { INT64_MAX, INT64_MAX }, use, reclaiming;
+          long_state (p, &use, &reclaiming);
+          if (mode == EBB_POL_BIGC_RESERVE)
+            {
+              /* Long jobs keep to 1 - reserve_share of the cluster. */
+              double ls = 1.0 - p->params.reserve_share;
+              room.cpu_millis = (int64_t)(b->cap.cpu_millis * ls) - use.cpu_millis;
+              room.memory_bytes = (int64_t)(b->cap.memory_bytes * ls) - use.memory_bytes;
+            }
+          for (uint32_t i = 0; i < b->nqueue; i++)
+            if (!is_short (p, b->queue[i]))
+              place_job (p, b->queue[i], 1, mode == EBB_POL_BIGC_RESERVE ? &room : NULL);
+        }
+    }
+  queue_compact (b, p);
+  b->in_pass = 0;
+}
+
+static void
+bigc_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
+{
+  (void)now_sec;
+  bigc_priv *b = p->priv;
+  if (job >= b->jcap)
+    {
+      uint32_t cap = b->jcap ? b->jcap : 1024;
+      while (cap <= job)
+        cap *= 2;
+      b->cursor = ebb_xrealloc (b->cursor, sizeof *b->cursor * cap);
+      b->jcap = cap;
+    }
+  b->cursor[job] = 0;
+  if (p->jobs[job].ntasks == 0)
+    return;
+  if (b->nqueue == b->qcap)
+    {
+      b->qcap = b->qcap ? b->qcap * 2 : 256;
+      b->queue = ebb_xrealloc (b->queue, sizeof *b->queue * b->qcap);
+    }
+  b->queue[b->nqueue++] = job;
+  if (p->jobs[job].is_long)
+    {
+      if (b->nrunning == b->rcap)
+        {
+          b->rcap = b->rcap ? b->rcap * 2 : 256;
+          b->running = ebb_xrealloc (b->running, sizeof *b->running * b->rcap);
+        }
+      b->running[b->nrunning++] = job;
+    }
+  schedule (p, 0);
+}
+
+static void
+drop_done_long (ebb_pol *p)
+{
+  bigc_priv *b = p->priv;
+  uint32_t w = 0;
+  for (uint32_t i = 0; i < b->nrunning; i++)
+    {
+      const ebb_pol_job *j = &p->jobs[b->running[i]];
+      if (j->finished < j->ntasks && !j->failed)
+        b->running[w++] = b->running[i];
+      else if (j->failed)
+        {
+          /* A failed job's containers still running are ended: the job will not complete. */
+          for (uint32_t t = 0; t < j->ntasks; t++)
+            if (j->tasks[t].node != EBB_POL_NONE && j->tasks[t].state != EBB_POL_TASK_DONE
+                && j->tasks[t].state != EBB_POL_TASK_FAILED)
+              b->running[w++] = b->running[i], t = j->ntasks;
+        }
+    }
+  b->nrunning = w;
+}
+
+static void
+bigc_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
+{
+  (void)now_sec, (void)node, (void)task, (void)job;
+  schedule (p, 0);
+}
+
+/* Sorting keys: longest remaining time first; largest allocation first. */
+static int
+cmp_victim (const void *x, const void *y)
+{
+  const victim *a = x, *b = y;
+  if (a->key != b->key)
+    return a->key > b->key ? -1 : 1;
+  return a->task < b->task ? -1 : a->task > b->task;
+}
+
+/* Algorithm 2: picks containers from long jobs until p's dominant resource is met. */
+static void
+preempt (ebb_pol *p, ebb_pol_res need)
+{
+  bigc_priv *b = p->priv;
+  uint32_t mode = p->params.bigc_mode;
+  int cpu_dom = cpu_dominant (need, b->cap);
+  cleanup_free victim *jobs = ebb_xmalloc (sizeof *jobs * (b->nrunning + 1));
+  uint32_t nj = 0;
+  for (uint32_t i = 0; i < b->nrunning; i++)
+    {
+      const ebb_pol_job *j = &p->jobs[b->running[i]];
+      if (j->failed)
+        continue;
+      /* Remaining time: estimated task runtime x tasks not finished, in milliseconds. */
+      jobs[nj++] = (victim){ .task = b->running[i],
+                             .key = (__int128)llround (j->est_task_sec * 1000.0)
+                                    * (j->ntasks - j->finished) };
+    }
+  qsort (jobs, nj, sizeof *jobs, cmp_victim);
+  for (uint32_t v = 0; v < nj; v++)
+    {
+      if ((cpu_dom ? need.cpu_millis : need.memory_bytes) <= 0)
+        return;
+      uint32_t job = jobs[v].task;
+      ebb_pol_job *j = &p->jobs[job];
+      cleanup_free victim *cs = ebb_xmalloc (sizeof *cs * (j->ntasks + 1));
+      uint32_t nc = 0;
+      for (uint32_t t = 0; t < j->ntasks; t++)
+        {
+          const ebb_pol_task *k = &j->tasks[t];
+          if (k->state != EBB_POL_TASK_RUNNING || k->frozen)
+            continue;
+          ebb_pol_res room = k->alloc;
+          res_sub (&room, k->pending);
+          res_sub (&room, p->params.footprint);
+          if (room.cpu_millis <= 0 && room.memory_bytes <= 0)
+            continue;
+          /* Dominant share of the allocation, in a common scale. */
+          __int128 c
+              = (__int128)k->alloc.cpu_millis * (b->cap.memory_bytes ? b->cap.memory_bytes : 1);
+          __int128 m
+              = (__int128)k->alloc.memory_bytes * (b->cap.cpu_millis ? b->cap.cpu_millis : 1);
+          cs[nc++] = (victim){ .task = t, .key = c > m ? c : m };
+        }
+      qsort (cs, nc, sizeof *cs, cmp_victim);
+      for (uint32_t c = 0; c < nc; c++)
+        {
+          if ((cpu_dom ? need.cpu_millis : need.memory_bytes) <= 0)
+            return;
+          uint32_t t = cs[c].task;
+          ebb_pol_task *k = &j->tasks[t];
+          if (mode == EBB_POL_BIGC_KILL)
+            {
+              res_sub (&need, k->alloc);
+              ebb_pol_kill (p, job, t);
+              /* Until the kill lands: counted as reclaiming, not a victim twice. */
+              k->pending = k->alloc;
+              k->state = EBB_POL_TASK_SUSPENDING;
+              continue;
+            }
+          if (mode == EBB_POL_BIGC_IP)
+            {
+              ebb_pol_res got = ebb_pol_suspend (p, job, t, EBB_POL_SUSPEND_IMMEDIATE, need);
+              res_sub (&need, got);
+              continue;
+            }
+          /* gp: one step of min(r_GP, r_c, p). */
+          ebb_pol_res step = p->params.gp_step;
+          ebb_pol_res nn = res_clamp0 (need);
+          step.cpu_millis = min64 (step.cpu_millis, nn.cpu_millis);
+          step.memory_bytes = min64 (step.memory_bytes, nn.memory_bytes);
+          int64_t ws = (int64_t)(j->demand.memory_bytes * p->params.working_set);
+          int64_t mem_after = k->alloc.memory_bytes - k->pending.memory_bytes - step.memory_bytes;
+          ebb_pol_res got;
+          if (step.memory_bytes > 0 && mem_after < ws)
+            {
+              /* Below its working set it would swap: freeze it at the footprint. */
+              k->frozen = 1;
+              p->stats.frozen++;
+              got = ebb_pol_suspend (p, job, t, EBB_POL_SUSPEND_IMMEDIATE, need);
+            }
+          else
+            got = ebb_pol_suspend (p, job, t, EBB_POL_SUSPEND_GRACEFUL, step);
+          res_sub (&need, got);
+        }
+    }
+}
+
+/* The resource monitor's round. */
+static void
+bigc_tick (ebb_pol *p, double now_sec)
+{
+  (void)now_sec;
+  bigc_priv *b = p->priv;
+  drop_done_long (p);
+  schedule (p, 1);
+  uint32_t mode = p->params.bigc_mode;
+  if (mode < EBB_POL_BIGC_KILL)
+    return;
+  ebb_pol_res rs = short_pending (p);
+  if (rs.cpu_millis == 0 && rs.memory_bytes == 0)
+    return;
+  /* What is already free or on its way does not need preempting. */
+  ebb_pol_res free_all = { 0, 0 }, use, reclaiming;
+  for (uint32_t n = 0; n < p->params.nnodes; n++)
+    res_add (&free_all, res_clamp0 (p->node_free[n]));
+  long_state (p, &use, &reclaiming);
+  res_sub (&rs, free_all);
+  res_sub (&rs, reclaiming);
+  rs = res_clamp0 (rs);
+  /* What is being reclaimed already left the long queue's share. */
+  res_sub (&use, reclaiming);
+  ebb_pol_res need = ebb_pol_bigc_alg1 (use, rs, b->cap, 1.0 - p->params.short_share);
+  if (p->params.natural_term > 0)
+    {
+      need.cpu_millis = (int64_t)(need.cpu_millis * p->params.natural_term);
+      need.memory_bytes = (int64_t)(need.memory_bytes * p->params.natural_term);
+    }
+  if (p->params.max_round_share > 0)
+    {
+      need.cpu_millis
+          = min64 (need.cpu_millis, (int64_t)(b->cap.cpu_millis * p->params.max_round_share));
+      need.memory_bytes
+          = min64 (need.memory_bytes, (int64_t)(b->cap.memory_bytes * p->params.max_round_share));
+    }
+  if (need.cpu_millis > 0 || need.memory_bytes > 0)
+    preempt (p, need);
+}
+
+static void
+bigc_task_reclaimed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task,
+                     ebb_pol_res freed, int done)
+{
+  (void)now_sec, (void)node, (void)task, (void)done, (void)job, (void)freed;
+  schedule (p, 0);
+}
+
+static void
+bigc_task_resumed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
+{
+  (void)now_sec, (void)node, (void)job, (void)task;
+  schedule (p, 0);
+}
+
+static void
+bigc_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
+{
+  (void)now_sec, (void)node;
+  bigc_priv *b = p->priv;
+  ebb_pol_job *j = &p->jobs[job];
+  /* YARN re-queues a killed container at once. */
+  if (task < b->cursor[job])
+    b->cursor[job] = task;
+  if (!j->failed)
+    {
+      uint32_t i = 0;
+      while (i < b->nqueue && b->queue[i] != job)
+        i++;
+      if (i == b->nqueue)
+        {
+          if (b->nqueue == b->qcap)
+            {
+              b->qcap = b->qcap ? b->qcap * 2 : 256;
+              b->queue = ebb_xrealloc (b->queue, sizeof *b->queue * b->qcap);
+            }
+          /* Keep arrival order: insert before the first job that arrived later. */
+          uint32_t at = 0;
+          while (at < b->nqueue && b->queue[at] < job)
+            at++;
+          memmove (b->queue + at + 1, b->queue + at, sizeof *b->queue * (b->nqueue - at));
+          b->queue[at] = job;
+          b->nqueue++;
+        }
+    }
+  else
+    {
+      /* The job failed: end its other containers so they free the cluster. */
+      for (uint32_t t = 0; t < j->ntasks; t++)
+        if (j->tasks[t].state == EBB_POL_TASK_RUNNING)
+          {
+            ebb_pol_kill (p, job, t);
+            j->tasks[t].pending = j->tasks[t].alloc;
+            j->tasks[t].state = EBB_POL_TASK_SUSPENDING;
+          }
+    }
+  schedule (p, 0);
+}
+
+const ebb_pol_ops ebb_pol_bigc_ops = {
+  .name = "bigc",
+  .summary = "BIG-C: preemptive DRF over short/long queues (modes fifo|reserve|kill|ip|gp)",
+  .priv_size = sizeof (bigc_priv),
+  .init = bigc_init,
+  .fini = bigc_fini,
+  .job_arrived = bigc_job_arrived,
+  .task_finished = bigc_task_finished,
+  .tick = bigc_tick,
+  .needs_resources = 1,
+  .task_reclaimed = bigc_task_reclaimed,
+  .task_resumed = bigc_task_resumed,
+  .task_killed = bigc_task_killed,
+};

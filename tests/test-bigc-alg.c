@@ -1,0 +1,353 @@
+/* BIG-C (policies/bigc.c) driven directly, events in and actions out: Algorithm 1 on
+ * hand-computed vectors, Algorithm 2's victim order, graceful steps and the working-set
+ * freeze, delayed resumption D and kill attempts. */
+#include "config.h"
+
+#include "policies/bigc.h"
+#include "tests/cu.h"
+
+#include <string.h>
+
+#define GIB (INT64_C (1) << 30)
+#define MIB (INT64_C (1) << 20)
+
+static ebb_pol_res
+R (int64_t cpu, int64_t mem)
+{
+  return (ebb_pol_res){ cpu, mem };
+}
+
+#define ASSERT_RES(x, c, m)                                                                        \
+  do                                                                                               \
+    {                                                                                              \
+      ebb_pol_res x_ = (x);                                                                        \
+      CU_ASSERT_EQUAL (x_.cpu_millis, (c));                                                        \
+      CU_ASSERT_EQUAL (x_.memory_bytes, (m));                                                      \
+    }                                                                                              \
+  while (0)
+
+/* The Google-replay cluster: 26 x <32 CPU, 128 GiB>. */
+static const ebb_pol_res cap26 = { 26 * 32000, 26 * 128 * GIB };
+
+static void
+test_computedr_vectors (void)
+{
+  /* CPU dominant (40000/832000 > 40/3328): all of a's CPU, memory in rs's ratio
+   * 16000 x 40 GiB / 40000 = 16 GiB, under a's 64 GiB. */
+  ASSERT_RES (ebb_pol_bigc_computedr (R (40000, 40 * GIB), R (16000, 64 * GIB), cap26), 16000,
+              16 * GIB);
+  /* Memory dominant (100/3328 > 1000/832000): a's 50 GiB, CPU in ratio 500, capped by a's 300. */
+  ASSERT_RES (ebb_pol_bigc_computedr (R (1000, 100 * GIB), R (300, 50 * GIB), cap26), 300,
+              50 * GIB);
+  /* Integer division rounds down: 1000 x (2^30 + 1) / 3000 = 357913941.67 -> 357913941. */
+  ASSERT_RES (ebb_pol_bigc_computedr (R (3000, GIB + 1), R (1000, 10 * GIB), cap26), 1000,
+              357913941);
+  /* Nothing over the share: nothing to take. */
+  ASSERT_RES (ebb_pol_bigc_computedr (R (4000, 4 * GIB), R (0, 0), cap26), 0, 0);
+}
+
+static void
+test_alg1 (void)
+{
+  /* Fits in a = rl - 5% x cap: p = rs exactly. */
+  ASSERT_RES (ebb_pol_bigc_alg1 (R (800000, 1600 * GIB), R (40000, 40 * GIB), cap26, 0.05), 40000,
+              40 * GIB);
+  /* a = <800000 - 41600, ...> but rs asks more CPU than a has: COMPUTEDR. f_l's memory is
+   * 3328 GiB x 50000 / 10^6 = 178670639513 bytes (integer). */
+  ebb_pol_res rl = { 50000, 300 * GIB };
+  ebb_pol_res p = ebb_pol_bigc_alg1 (rl, R (40000, 40 * GIB), cap26, 0.05);
+  /* a = <8400, 300 GiB - 178670639513>; CPU dominant: 8400, memory 8400 x 40 GiB / 40000. */
+  ASSERT_RES (p, 8400, (int64_t)((__int128)8400 * 40 * GIB / 40000));
+  /* Idle cluster (no long allocation): nothing to preempt. */
+  ASSERT_RES (ebb_pol_bigc_alg1 (R (0, 0), R (40000, 40 * GIB), cap26, 0.05), 0, 0);
+  /* Long queue within its share: nothing. */
+  ASSERT_RES (ebb_pol_bigc_alg1 (R (41600, 100 * GIB), R (40000, 40 * GIB), cap26, 0.05), 0, 0);
+  /* No unmet short demand: nothing. */
+  ASSERT_RES (ebb_pol_bigc_alg1 (R (800000, 1600 * GIB), R (0, 0), cap26, 0.05), 0, 0);
+}
+
+/* One node <32 CPU, 64 GiB>; job 0 long (est 100 s, 2 tasks), job 1 long (est 1000 s, 2
+ * tasks), both <8 CPU, 16 GiB>: the node is full. Job 2 short, one task <4 CPU, 4 GiB>. */
+static ebb_pol *
+setup (ebb_pol_job *jobs, uint32_t mode, double working_set, uint32_t d)
+{
+  ebb_pol_params pp;
+  ebb_pol_params_default (&pp);
+  pp.nnodes = 1;
+  pp.node_cap = R (32000, 64 * GIB);
+  pp.bigc_mode = mode;
+  pp.working_set = working_set;
+  pp.resume_tries = d;
+  jobs[0] = (ebb_pol_job){
+    .ntasks = 2, .est_task_sec = 100, .class_hint = EBB_POL_CLASS_LONG, .demand = R (8000, 16 * GIB)
+  };
+  jobs[1] = (ebb_pol_job){ .ntasks = 2,
+                           .est_task_sec = 1000,
+                           .class_hint = EBB_POL_CLASS_LONG,
+                           .demand = R (8000, 16 * GIB) };
+  jobs[2] = (ebb_pol_job){
+    .ntasks = 1, .est_task_sec = 10, .class_hint = EBB_POL_CLASS_SHORT, .demand = R (4000, 4 * GIB)
+  };
+  ebb_error *err = NULL;
+  ebb_pol *p = ebb_pol_new ("bigc", &pp, jobs, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+  CU_ASSERT_EQUAL (p->params.tick_sec, 3.0);
+  ebb_pol_job_arrived (p, 0, 0);
+  ebb_pol_job_arrived (p, 1, 1);
+  size_t n;
+  const ebb_pol_action *a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 4);
+  for (size_t i = 0; i < n; i++)
+    {
+      CU_ASSERT_EQUAL (a[i].kind, EBB_POL_ACT_LAUNCH);
+      ASSERT_RES (a[i].amount, 8000, 16 * GIB);
+    }
+  ebb_pol_clear_actions (p);
+  return p;
+}
+
+static size_t
+count_kind (ebb_pol *p, uint32_t kind)
+{
+  size_t n, c = 0;
+  const ebb_pol_action *a = ebb_pol_actions (p, &n);
+  for (size_t i = 0; i < n; i++)
+    c += a[i].kind == kind;
+  return c;
+}
+
+static void
+test_no_preemption_when_short_fits (void)
+{
+  ebb_pol_job jobs[3];
+  ebb_pol *p = setup (jobs, EBB_POL_BIGC_GP, 0.5, 3);
+  /* One long task ends: the short task fits in the room it leaves. */
+  ebb_pol_task_finished (p, 5, 0, 0, 0);
+  ebb_pol_job_arrived (p, 6, 2);
+  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 1);
+  ebb_pol_clear_actions (p);
+  ebb_pol_tick (p, 9);
+  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_SUSPEND), 0);
+  CU_ASSERT_EQUAL (p->stats.suspends, 0);
+  ebb_pol_free (p);
+}
+
+static void
+test_idle_cluster_no_preemption (void)
+{
+  ebb_pol_job jobs[3] = { { .ntasks = 0 } };
+  ebb_pol_params pp;
+  ebb_pol_params_default (&pp);
+  pp.nnodes = 2;
+  pp.node_cap = R (32000, 64 * GIB);
+  jobs[2] = (ebb_pol_job){
+    .ntasks = 1, .est_task_sec = 10, .class_hint = EBB_POL_CLASS_SHORT, .demand = R (4000, 4 * GIB)
+  };
+  ebb_error *err = NULL;
+  ebb_pol *p = ebb_pol_new ("bigc", &pp, jobs, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+  ebb_pol_job_arrived (p, 0, 2);
+  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 1);
+  ebb_pol_clear_actions (p);
+  for (int i = 1; i <= 5; i++)
+    ebb_pol_tick (p, 3.0 * i);
+  size_t n;
+  ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL (n, 0);
+  ebb_pol_free (p);
+}
+
+/* kill: the victim is job 1 (1000 s x 2 tasks left beats 100 s x 2), its first container
+ * (equal allocations: lowest index), exactly one container for p = <4 CPU, 4 GiB>. */
+static void
+test_victim_order_kill (void)
+{
+  ebb_pol_job jobs[3];
+  ebb_pol *p = setup (jobs, EBB_POL_BIGC_KILL, 0.5, 3);
+  ebb_pol_job_arrived (p, 2, 2);
+  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 0);
+  ebb_pol_tick (p, 3);
+  size_t n;
+  const ebb_pol_action *a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 1);
+  CU_ASSERT_EQUAL (a[0].kind, EBB_POL_ACT_KILL);
+  CU_ASSERT_EQUAL (a[0].job, 1);
+  CU_ASSERT_EQUAL (a[0].arg, 0);
+  ebb_pol_clear_actions (p);
+  /* The kill lands: the short task takes the room, the killed task waits (re-queued). */
+  ebb_pol_task_killed (p, 3.1, 0, 1, 0);
+  a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 1);
+  CU_ASSERT_EQUAL (a[0].kind, EBB_POL_ACT_LAUNCH);
+  CU_ASSERT_EQUAL (a[0].job, 2);
+  CU_ASSERT_EQUAL (jobs[1].tasks[0].state, EBB_POL_TASK_PENDING);
+  CU_ASSERT_EQUAL (jobs[1].tasks[0].kills, 1);
+  ebb_pol_free (p);
+}
+
+/* gp: steps of min(r_GP, r_c, p): <2 CPU, 4 GiB> from job 1's task 0, then the rest of p's
+ * dominant resource (CPU: 2000 more, memory already met) from task 1. Next round, largest
+ * allocation first: task 1 (6 CPU) is not larger than task 0 (6 CPU) -- equal, lowest index. */
+static void
+test_gp_steps (void)
+{
+  ebb_pol_job jobs[3];
+  ebb_pol *p = setup (jobs, EBB_POL_BIGC_GP, 0.5, 3);
+  ebb_pol_job_arrived (p, 2, 2);
+  ebb_pol_tick (p, 3);
+  size_t n;
+  const ebb_pol_action *a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 2);
+  CU_ASSERT_EQUAL (a[0].kind, EBB_POL_ACT_SUSPEND);
+  CU_ASSERT_EQUAL (a[0].mode, EBB_POL_SUSPEND_GRACEFUL);
+  CU_ASSERT_EQUAL (a[0].job, 1);
+  CU_ASSERT_EQUAL (a[0].arg, 0);
+  ASSERT_RES (a[0].amount, 2000, 4 * GIB);
+  CU_ASSERT_EQUAL (a[1].job, 1);
+  CU_ASSERT_EQUAL (a[1].arg, 1);
+  ASSERT_RES (a[1].amount, 2000, 0);
+  CU_ASSERT_EQUAL (p->stats.gp_steps, 2);
+  ebb_pol_clear_actions (p);
+  /* In flight: the next round asks nothing more (reclaims under way cover the demand). */
+  ebb_pol_tick (p, 6);
+  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_SUSPEND), 0);
+  /* CPU comes back at once: 4000 millicores free, but memory not yet: no launch. */
+  ebb_pol_task_reclaimed (p, 6.1, 0, 1, 0, R (2000, 0), 0);
+  ebb_pol_task_reclaimed (p, 6.1, 0, 1, 1, R (2000, 0), 1);
+  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 0);
+  ebb_pol_task_reclaimed (p, 18.1, 0, 1, 0, R (0, 4 * GIB), 1);
+  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 1);
+  ASSERT_RES (jobs[1].tasks[0].alloc, 6000, 12 * GIB);
+  ASSERT_RES (jobs[1].tasks[1].alloc, 6000, 16 * GIB);
+  ASSERT_RES (p->node_free[0], 0, 0);
+  ebb_pol_free (p);
+}
+
+/* A step that would leave a container below its working set (here 90% of 16 GiB) freezes it
+ * at the footprint instead, and a frozen container is no victim in later rounds. */
+static void
+test_freeze_exclusion (void)
+{
+  ebb_pol_job jobs[3];
+  ebb_pol *p = setup (jobs, EBB_POL_BIGC_GP, 0.9, 3);
+  ebb_pol_job_arrived (p, 2, 2);
+  ebb_pol_tick (p, 3);
+  size_t n;
+  const ebb_pol_action *a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 1);
+  CU_ASSERT_EQUAL (a[0].mode, EBB_POL_SUSPEND_IMMEDIATE);
+  CU_ASSERT_EQUAL (a[0].job, 1);
+  CU_ASSERT_EQUAL (a[0].arg, 0);
+  ASSERT_RES (a[0].amount, 8000 - 10, 16 * GIB - 64 * MIB);
+  CU_ASSERT_EQUAL (p->stats.frozen, 1);
+  CU_ASSERT (jobs[1].tasks[0].frozen);
+  ebb_pol_clear_actions (p);
+  ebb_pol_task_reclaimed (p, 3.1, 0, 1, 0, R (7990, 0), 0);
+  ebb_pol_task_reclaimed (p, 50, 0, 1, 0, R (0, 16 * GIB - 64 * MIB), 1);
+  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 1);
+  ebb_pol_clear_actions (p);
+  /* A second short job: task 0 of job 1 is frozen, so the round takes from task 1. */
+  jobs[2].launched = 0;
+  ebb_pol_job_arrived (p, 51, 2);
+  ebb_pol_clear_actions (p);
+  ebb_pol_tick (p, 54);
+  a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 1);
+  CU_ASSERT_EQUAL (a[0].job, 1);
+  CU_ASSERT_EQUAL (a[0].arg, 1);
+  ebb_pol_free (p);
+}
+
+/* Delayed resumption: a suspended container on a cluster without spare room resumes only
+ * after D rounds with room on its node; D = 0 at the first chance. */
+static void
+test_delayed_resumption (void)
+{
+  for (uint32_t d = 0; d <= 3; d += 3)
+    {
+      ebb_pol_job jobs[3];
+      ebb_pol *p = setup (jobs, EBB_POL_BIGC_IP, 0.5, d);
+      ebb_pol_job_arrived (p, 2, 2);
+      ebb_pol_tick (p, 3);
+      CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_SUSPEND), 1);
+      ebb_pol_clear_actions (p);
+      ebb_pol_task_reclaimed (p, 3.1, 0, 1, 0, R (7990, 0), 0);
+      ebb_pol_task_reclaimed (p, 50, 0, 1, 0, R (0, 16 * GIB - 64 * MIB), 1);
+      CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 1);
+      CU_ASSERT_EQUAL (jobs[1].tasks[0].state, EBB_POL_TASK_SUSPENDED);
+      ebb_pol_clear_actions (p);
+      /* The short task ends: room on the node, none elsewhere (one node). */
+      ebb_pol_task_finished (p, 60, 0, 2, 0);
+      CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_RESUME), d == 0 ? 1 : 0);
+      for (uint32_t r = 1; d > 0 && r <= d; r++)
+        {
+          ebb_pol_tick (p, 60 + 3.0 * r);
+          CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_RESUME), 0);
+          CU_ASSERT_EQUAL (jobs[1].tasks[0].tries, r);
+        }
+      if (d > 0)
+        {
+          ebb_pol_tick (p, 60 + 3.0 * (d + 1));
+          CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_RESUME), 1);
+        }
+      CU_ASSERT_EQUAL (jobs[1].tasks[0].state, EBB_POL_TASK_RESUMING);
+      ASSERT_RES (p->node_free[0], 0, 0);
+      ebb_pol_free (p);
+    }
+}
+
+/* A task killed kill_attempts (4) times fails its job: FAIL once, no more launches. */
+static void
+test_kill_attempts (void)
+{
+  ebb_pol_job jobs[3];
+  ebb_pol *p = setup (jobs, EBB_POL_BIGC_KILL, 0.5, 3);
+  for (int k = 1; k <= 4; k++)
+    {
+      ebb_pol_clear_actions (p);
+      ebb_pol_task_killed (p, 10.0 * k, 0, 1, 1);
+      size_t relaunch = count_kind (p, EBB_POL_ACT_LAUNCH);
+      CU_ASSERT_EQUAL (relaunch, k < 4 ? 1 : 0);
+      CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_FAIL), k < 4 ? 0 : 1);
+    }
+  CU_ASSERT (jobs[1].failed);
+  CU_ASSERT_EQUAL (p->stats.failed_jobs, 1);
+  /* Its other container is ended so the job frees the cluster. */
+  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_KILL), 1);
+  ebb_pol_free (p);
+}
+
+static void
+test_mode_checks (void)
+{
+  ebb_pol_job jobs[1] = { { .ntasks = 1 } };
+  ebb_pol_params pp;
+  ebb_pol_params_default (&pp);
+  ebb_error *err = NULL;
+  /* bigc needs capacities; the slot policies refuse them. */
+  CU_ASSERT_PTR_NULL (ebb_pol_new ("bigc", &pp, jobs, &err));
+  CU_ASSERT_PTR_NOT_NULL (strstr (ebb_error_msg (&err), "needs node capacities"));
+  ebb_error_free (&err);
+  pp.node_cap = R (1000, 0);
+  CU_ASSERT_PTR_NULL (ebb_pol_new ("fifo", &pp, jobs, &err));
+  CU_ASSERT_PTR_NOT_NULL (strstr (ebb_error_msg (&err), "single-slot"));
+  ebb_error_free (&err);
+  pp.bigc_mode = 9;
+  CU_ASSERT_PTR_NULL (ebb_pol_new ("bigc", &pp, jobs, &err));
+  ebb_error_free (&err);
+}
+
+static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_computedr_vectors),
+  EBB_CU_TEST (test_alg1),
+  EBB_CU_TEST (test_no_preemption_when_short_fits),
+  EBB_CU_TEST (test_idle_cluster_no_preemption),
+  EBB_CU_TEST (test_victim_order_kill),
+  EBB_CU_TEST (test_gp_steps),
+  EBB_CU_TEST (test_freeze_exclusion),
+  EBB_CU_TEST (test_delayed_resumption),
+  EBB_CU_TEST (test_kill_attempts),
+  EBB_CU_TEST (test_mode_checks),
+};
+
+EBB_CU_MAIN ("bigc-alg", NULL, NULL, tests)

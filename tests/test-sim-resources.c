@@ -1,0 +1,243 @@
+/* ebb-sim in resource mode: the JSON-lines trace reader (bad lines name their line), the
+ * BIG-C generators and runs (same seed, same bytes), and the progress model (suspended tasks
+ * stop, reclaim and resume costs per GiB). */
+#include "config.h"
+
+#include "sim/engine.h"
+#include "sim/report.h"
+#include "sim/trace.h"
+#include "tests/cu.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GIB (INT64_C (1) << 30)
+
+/* Reads text as a trace named "t"; returns the error message ("" on success). */
+static char *
+read_text (const char *text, ebb_sim_trace **out)
+{
+  FILE *f = fmemopen ((void *)text, strlen (text), "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (f);
+  ebb_sim_trace *t = ebb_sim_trace_new ();
+  ebb_error *err = NULL;
+  int r = ebb_sim_trace_read_stream (t, f, "t", &err);
+  fclose (f);
+  char *msg = strdup (r < 0 ? ebb_error_msg (&err) : "");
+  ebb_error_free (&err);
+  if (out && r == 0)
+    *out = t;
+  else
+    ebb_sim_trace_free (t);
+  return msg;
+}
+
+#define GOOD "{\"submit\":1,\"cpu_millis\":4000,\"memory_bytes\":1024,\"durations\":[3,5]}\n"
+
+static void
+expect_error (const char *text, const char *want)
+{
+  char *msg = read_text (text, NULL);
+  if (!strstr (msg, want))
+    fprintf (stderr, "got '%s', want '%s'\n", msg, want);
+  CU_ASSERT_PTR_NOT_NULL (strstr (msg, want));
+  free (msg);
+}
+
+static void
+test_json_trace_good (void)
+{
+  ebb_sim_trace *t = NULL;
+  char *msg = read_text ("# comment\n" GOOD "\n{\"id\":\"j2\",\"submit\":2.5,\"cpu_millis\":8000,"
+                         "\"memory_bytes\":17179869184,\"durations\":[10],\"est\":12,"
+                         "\"class\":\"long\"}\n",
+                         &t);
+  CU_ASSERT_STRING_EQUAL (msg, "");
+  free (msg);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (t);
+  CU_ASSERT_EQUAL (t->njobs, 2);
+  CU_ASSERT (ebb_sim_trace_has_res (t));
+  CU_ASSERT_DOUBLE_EQUAL (t->mean_sec[0], 4.0, 1e-12); /* est defaults to the mean */
+  CU_ASSERT_DOUBLE_EQUAL (t->mean_sec[1], 12.0, 1e-12);
+  CU_ASSERT_EQUAL (t->cpu_millis[1], 8000);
+  CU_ASSERT_EQUAL (t->memory_bytes[1], 16 * GIB);
+  CU_ASSERT_EQUAL (t->klass[0], EBB_POL_CLASS_BY_CUTOFF);
+  CU_ASSERT_EQUAL (t->klass[1], EBB_POL_CLASS_LONG);
+  ebb_sim_trace_free (t);
+}
+
+static void
+test_json_trace_bad_lines (void)
+{
+  expect_error (GOOD
+                "{\"submit\":1,\"cpu_millis\":1,\"memory_bytes\":0,\"durations\":[1],\"x\":1}\n",
+                "t:2: unknown key 'x'");
+  expect_error (GOOD GOOD "{\"cpu_millis\":1,\"memory_bytes\":0,\"durations\":[1]}\n",
+                "t:3: submit is required");
+  expect_error ("{\"submit\":1,\"cpu_millis\":0,\"memory_bytes\":0,\"durations\":[1]}\n", "t:1: ");
+  expect_error ("{\"submit\":1,\"cpu_millis\":1,\"memory_bytes\":0,\"durations\":[]}\n",
+                "t:1: durations must be a non-empty array");
+  expect_error ("{\"submit\":1,\"cpu_millis\":1,\"memory_bytes\":0,\"durations\":[1,\"a\"]}\n",
+                "t:1: duration 2 is not a number");
+  expect_error ("{\"submit\":1,\"cpu_millis\":1,\"memory_bytes\":0,\"durations\":[-1]}\n",
+                "t:1: duration 1 out of range");
+  expect_error (GOOD "{\"submit\":1,\"cpu_millis\":1,\"memory_bytes\":0,\"durations\":[1],"
+                     "\"class\":\"medium\"}\n",
+                "t:2: class must be");
+  expect_error (GOOD "{\"submit\":1,\n", "t:2: ");
+  expect_error (GOOD "[1,2]\n", "t:2: ");
+  expect_error (GOOD "1 1 1 1\n", "t:2: Hawk-format line in a JSON-lines trace");
+  expect_error ("1 1 1 1\n" GOOD, "t:2: JSON line in a Hawk-format trace");
+  expect_error (
+      "{\"submit\":1,\"submit\":2,\"cpu_millis\":1,\"memory_bytes\":0,\"durations\":[1]}\n",
+      "t:1: ");
+}
+
+static void
+config (ebb_sim_config *cfg, const char *mode, uint32_t nodes, ebb_pol_res cap)
+{
+  memset (cfg, 0, sizeof *cfg);
+  cfg->policy = "bigc";
+  ebb_pol_params_default (&cfg->pol);
+  cfg->pol.nnodes = nodes;
+  cfg->pol.node_cap = cap;
+  static const char *const modes[] = { "fifo", "reserve", "kill", "ip", "gp" };
+  for (uint32_t i = 0; i < 5; i++)
+    if (strcmp (mode, modes[i]) == 0)
+      cfg->pol.bigc_mode = i;
+  cfg->util_interval_sec = 100;
+  ebb_sim_config_costs_bigc (cfg);
+}
+
+static char *
+json_of (const ebb_sim_config *cfg, const ebb_sim_trace *t)
+{
+  ebb_sim_result res;
+  ebb_error *err = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_sim_run (cfg, t, &res, &err), 0);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+  ebb_sim_report rep = { .cfg = cfg, .trace = t, .res = &res, .report_cutoff_sec = INFINITY };
+  ebb_sim_print_json (f, &rep, 0);
+  fclose (f);
+  ebb_sim_result_clear (&res);
+  return buf;
+}
+
+static char *
+trace_text (const ebb_sim_trace *t)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+  CU_ASSERT_EQUAL (ebb_sim_trace_write (t, f, NULL), 0);
+  fclose (f);
+  return buf;
+}
+
+/* Same seed: the same file and the same report, in every mode; another seed differs. The
+ * written trace reads back to the same text. */
+static void
+test_bigc_determinism (void)
+{
+  char *text[3];
+  for (int i = 0; i < 3; i++)
+    {
+      ebb_rng rng;
+      ebb_rng_seed (&rng, i < 2 ? 7 : 8);
+      ebb_sim_trace *t = ebb_sim_trace_new ();
+      CU_ASSERT_EQUAL (ebb_sim_gen_bigc_pattern (t, "high", &rng), 0);
+      text[i] = trace_text (t);
+      ebb_sim_trace_free (t);
+    }
+  CU_ASSERT_STRING_EQUAL (text[0], text[1]);
+  CU_ASSERT_STRING_NOT_EQUAL (text[0], text[2]);
+  ebb_sim_trace *t = NULL;
+  char *msg = read_text (text[0], &t);
+  CU_ASSERT_STRING_EQUAL (msg, "");
+  free (msg);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (t);
+  char *again = trace_text (t);
+  CU_ASSERT_STRING_EQUAL (again, text[0]);
+  free (again);
+  static const char *const modes[] = { "fifo", "reserve", "kill", "ip", "gp" };
+  for (int m = 0; m < 5; m++)
+    {
+      ebb_sim_config cfg;
+      config (&cfg, modes[m], 26, (ebb_pol_res){ 32000, 128 * GIB });
+      char *a = json_of (&cfg, t), *b = json_of (&cfg, t);
+      CU_ASSERT_STRING_EQUAL (a, b);
+      CU_ASSERT_PTR_NOT_NULL (strstr (a, "\"util_above_80_share\":"));
+      free (a);
+      free (b);
+    }
+  ebb_sim_trace_free (t);
+  for (int i = 0; i < 3; i++)
+    free (text[i]);
+  ebb_rng rng;
+  ebb_rng_seed (&rng, 1);
+  t = ebb_sim_trace_new ();
+  ebb_sim_gen_bigc_google (t, &rng);
+  CU_ASSERT_EQUAL (t->njobs, 2202);
+  uint32_t nlong = 0;
+  for (uint32_t j = 0; j < t->njobs; j++)
+    nlong += t->klass[j] == EBB_POL_CLASS_LONG;
+  CU_ASSERT_EQUAL (nlong, 182);
+  ebb_sim_trace_free (t);
+}
+
+/* One node <8 CPU, 16 GiB>: a long task <8 CPU, 8 GiB> of 100 s from 0, a short task
+ * <4 CPU, 4 GiB> of 20 s at 10 s. ip, D = 0: the round at 12 s suspends the long task (its
+ * CPU at 12.0005 s after one network delay), the short task starts one delay later and runs
+ * 20 s; the long task's 8 GiB - 64 MiB take 3 s/GiB to reclaim and as long to reload, then it
+ * runs its remaining 100 - 12.0005 s. */
+static void
+test_progress_and_costs (void)
+{
+  ebb_sim_trace *t = ebb_sim_trace_new ();
+  double dl = 100, ds = 20;
+  uint32_t j0 = ebb_sim_trace_add (t, 0, dl, 1, &dl);
+  uint32_t j1 = ebb_sim_trace_add (t, 10, ds, 1, &ds);
+  ebb_sim_trace_set_res (t, j0, 8000, 8 * GIB, EBB_POL_CLASS_LONG);
+  ebb_sim_trace_set_res (t, j1, 4000, 4 * GIB, EBB_POL_CLASS_SHORT);
+  ebb_sim_config cfg;
+  config (&cfg, "ip", 1, (ebb_pol_res){ 8000, 16 * GIB });
+  cfg.pol.resume_tries = 0;
+  ebb_sim_result res;
+  ebb_error *err = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_sim_run (&cfg, t, &res, &err), 0);
+  double d = 0.0005, susp = 12 + d;
+  double gib = (8.0 * GIB - 64.0 * 1024 * 1024) / GIB;
+  CU_ASSERT_DOUBLE_EQUAL (res.runtime_sec[1], susp + d + ds - 10, 1e-6);
+  /* The reclaim completes at susp + 3 x gib; the RESUME leaves then and the task runs again
+   * after one delay and the reload. */
+  double resumed = susp + 3 * gib + d + 3 * gib;
+  /* It started one delay after its arrival at 0. */
+  CU_ASSERT_DOUBLE_EQUAL (res.runtime_sec[0], resumed + (dl - (susp - d)), 1e-6);
+  CU_ASSERT_EQUAL (res.pol.suspends, 1);
+  CU_ASSERT_EQUAL (res.pol.resumes, 1);
+  ebb_sim_result_clear (&res);
+  /* Without costs the long task only loses the time it stood still. */
+  cfg.reclaim_sec_per_gib = cfg.resume_sec_per_gib = 0;
+  CU_ASSERT_EQUAL_FATAL (ebb_sim_run (&cfg, t, &res, &err), 0);
+  CU_ASSERT (res.runtime_sec[0] < 100 + 20 + 1);
+  CU_ASSERT (res.runtime_sec[0] > 100 + 20 - 1);
+  ebb_sim_result_clear (&res);
+  /* A node too small for a task is an error, not a hang. */
+  config (&cfg, "gp", 1, (ebb_pol_res){ 4000, 16 * GIB });
+  CU_ASSERT (ebb_sim_run (&cfg, t, &res, &err) < 0);
+  CU_ASSERT_PTR_NOT_NULL (strstr (ebb_error_msg (&err), "more than a node has"));
+  ebb_error_free (&err);
+  ebb_sim_trace_free (t);
+}
+
+static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_json_trace_good),
+  EBB_CU_TEST (test_json_trace_bad_lines),
+  EBB_CU_TEST (test_bigc_determinism),
+  EBB_CU_TEST (test_progress_and_costs),
+};
+
+EBB_CU_MAIN ("sim-resources", NULL, NULL, tests)
