@@ -55,6 +55,8 @@ fill_common (ebb_agent_task *t, const ebb_agent_adopt_req *req)
     }
   if (req->cls)
     t->long_class = strcmp (req->cls, "long") == 0;
+  if (req->generation)
+    t->generation = req->generation;
   if (req->cpu_millis)
     t->cpu_millis = req->cpu_millis;
   if (req->memory_bytes)
@@ -92,9 +94,10 @@ int
 ebb_agent_adopt_cgroup (ebb_agent *a, const ebb_agent_adopt_req *req, ebb_agent_task **out,
                         ebb_error **err)
 {
-  cleanup_free char *canon = ebb_agent_cgroup_canon (req->cgroup, err);
+  ebb_error *e = NULL;
+  cleanup_free char *canon = ebb_agent_cgroup_canon (req->cgroup, &e);
   if (!canon)
-    return -ebb_error_code (err);
+    return ebb_agent_pass_error (err, &e);
   /* Confinement first: a path outside --adopt-root learns nothing else about the host. */
   if (!under_adopt_root (a, canon))
     return ebb_error_set (err, EBB_EREFUSED, "cgroup %s is outside every --adopt-root", canon);
@@ -164,38 +167,141 @@ container_task_id (const ebb_rt_info *info)
   return info->id;
 }
 
-/* Adopts a container by id or name through the engines configured. */
-int
-ebb_agent_adopt_container (ebb_agent *a, const ebb_agent_adopt_req *req, ebb_agent_task **out,
-                           ebb_error **err)
+/* A container adoption in flight: the engines are asked in turn, without blocking. */
+typedef struct adopt_ctx
 {
-  int last = -ENOENT;
-  for (int i = 0; i < 2; i++)
+  ebb_agent *a;
+  ebb_agent_adopt_req req; /* copies */
+  ebb_agent_pending *pending;
+  int next_rt;
+  int last; /* the last engine's failure */
+  char *last_msg;
+} adopt_ctx;
+
+static void adopt_try (adopt_ctx *c);
+
+static void
+adopt_ctx_free (adopt_ctx *c)
+{
+  free (c->req.container), free (c->req.id), free (c->req.job), free (c->req.cls);
+  free (c->last_msg);
+  free (c);
+}
+
+/* Answers the request (status from the error code) and frees c. */
+static void
+adopt_fail (adopt_ctx *c, int code, const char *msg)
+{
+  static const struct
+  {
+    int code;
+    unsigned status;
+    const char *name;
+  } map[] = {
+    { ENOENT, 404, "not_found" },       { EINVAL, 400, "bad_request" },
+    { EEXIST, 409, "conflict" },        { EBB_EGONE, 410, "gone" },
+    { EBB_EREFUSED, 403, "forbidden" }, { ENOTSUP, 422, "unsupported" },
+  };
+  unsigned status = 500;
+  const char *name = "internal";
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (map); i++)
+    if (map[i].code == code)
+      status = map[i].status, name = map[i].name;
+  ebb_agent_count_error (c->a, status == 404   ? EBB_AGENT_ERR_NOT_FOUND
+                               : status == 409 ? EBB_AGENT_ERR_CONFLICT
+                                               : EBB_AGENT_ERR_BAD_REQUEST);
+  /* Not remembered under its request id: a retry, once the container exists, must work. */
+  free (c->pending->request_id);
+  c->pending->request_id = NULL;
+  ebb_agent_pending_finish (c->a, NULL, c->pending, status, name, msg);
+  adopt_ctx_free (c);
+}
+
+static void
+on_inspected (ebb_rt_info *info, const ebb_error *err, void *ud)
+{
+  adopt_ctx *c = ud;
+  ebb_agent *a = c->a;
+  if (err)
     {
-      if (!a->rt[i])
-        continue;
-      ebb_rt_info info = { 0 };
-      cleanup_error ebb_error *e = NULL;
-      last = ebb_rt_inspect (a->rt[i], req->container, &info, &e);
-      if (last < 0)
-        continue;
-      const char *id = req->id ? req->id : container_task_id (&info);
-      ebb_agent_task *t = ebb_agent_find (a, id) ? NULL : task_from_info (a, &info, id, err);
-      if (!t && !ebb_error_code (err))
-        ebb_error_set (err, EEXIST, "task %s exists", id);
-      ebb_rt_info_clear (&info);
-      if (!t)
-        return -ebb_error_code (err);
-      fill_common (t, req);
-      *out = t;
-      return 0;
+      c->last = -err->code;
+      free (c->last_msg);
+      c->last_msg = ebb_xstrdup (err->msg);
+      if (err->code == ENOENT && !a->stopping)
+        adopt_try (c); /* maybe the other engine has it */
+      else
+        adopt_fail (c, err->code, err->msg);
+      return;
     }
+  const char *id = c->req.id ? c->req.id : container_task_id (info);
+  cleanup_error ebb_error *e = NULL;
+  ebb_agent_task *t = NULL;
+  if (ebb_agent_find (a, id))
+    ebb_error_set (&e, EEXIST, "task %s exists", id);
+  else if ((t = task_from_info (a, info, id, &e)))
+    {
+      fill_common (t, &c->req);
+      if (ebb_agent_journal (a, t, &e) < 0)
+        {
+          ebb_cg_close (t->cg);
+          ebb_agent_task_free (t);
+          t = NULL;
+        }
+    }
+  if (!t)
+    {
+      adopt_fail (c, e ? e->code : EIO, ebb_error_msg (&e));
+      return;
+    }
+  ebb_agent_add_task (a, t);
+  a->m.adoptions++;
+  ebb_log_info ("adopted container %s as task %s", t->container, t->id);
+  ebb_agent_pending_finish (a, t, c->pending, 201, NULL, NULL);
+  adopt_ctx_free (c);
+}
+
+/* Asks the next configured engine; when none is left, answers with the last failure. */
+static void
+adopt_try (adopt_ctx *c)
+{
+  ebb_agent *a = c->a;
+  while (c->next_rt < 2)
+    {
+      ebb_rt *rt = a->rt[c->next_rt++];
+      if (!rt)
+        continue;
+      cleanup_error ebb_error *e = NULL;
+      if (ebb_rt_inspect_async (rt, c->req.container, on_inspected, c, &e) >= 0)
+        return;
+      c->last = -ebb_error_code (&e);
+      free (c->last_msg);
+      c->last_msg = ebb_xstrdup (ebb_error_msg (&e));
+    }
+  adopt_fail (c, c->last ? -c->last : ENOENT,
+              c->last_msg ? c->last_msg : "no container runtime has it");
+}
+
+/* Adopts a container by id or name through the engines configured, asynchronously: p is
+ * answered (201 and the task, or the error) from the loop once an engine has answered. */
+int
+ebb_agent_adopt_container_start (ebb_agent *a, const ebb_agent_adopt_req *req, ebb_agent_pending *p,
+                                 ebb_error **err)
+{
   if (!a->rt[0] && !a->rt[1])
     return ebb_error_set (err, ENOTSUP,
                           "no container runtime configured "
                           "(--docker-socket, --podman-socket)");
-  return ebb_error_set (err, last == -ENOENT ? ENOENT : -last, "container %s not found",
-                        req->container);
+  adopt_ctx *c = ebb_xcalloc (1, sizeof *c);
+  c->a = a;
+  c->pending = p;
+  c->req = *req;
+  c->req.container = ebb_xstrdup (req->container);
+  c->req.id = req->id ? ebb_xstrdup (req->id) : NULL;
+  c->req.job = req->job ? ebb_xstrdup (req->job) : NULL;
+  c->req.cls = req->cls ? ebb_xstrdup (req->cls) : NULL;
+  c->req.cgroup = c->req.request_id = NULL;
+  adopt_try (c);
+  return 0;
 }
 
 static ebb_agent_task *
@@ -281,10 +387,11 @@ ebb_agent_runtimes_start (ebb_agent *a, ebb_error **err)
     {
       if (!socks[i] || !*socks[i])
         continue;
+      ebb_error *e = NULL;
       a->rt[i] = ebb_rt_new (a->event, i == 0 ? EBB_RT_DOCKER : EBB_RT_PODMAN, socks[i], NULL,
-                             on_rt_event, a, err);
+                             on_rt_event, a, &e);
       if (!a->rt[i])
-        return -ebb_error_code (err);
+        return ebb_agent_pass_error (err, &e);
     }
   return 0;
 }

@@ -77,7 +77,8 @@ typedef struct ebb_agent_task
 {
   char id[EBB_AGENT_ID_MAX + 1];
   char *job;
-  bool long_class; /* "long" (else "short") */
+  uint64_t generation; /* the controller's generation of this task (0: none given) */
+  bool long_class;     /* "long" (else "short") */
   ebb_agent_source source;
   ebb_agent_state state;
   ebb_agent_state prev_state; /* before a suspending/resuming transition */
@@ -88,7 +89,9 @@ typedef struct ebb_agent_task
   char *container;                   /* docker/podman container id, or NULL */
   uint64_t cpu_millis, memory_bytes; /* requested (launched) or label limits; 0: none */
   ebb_cg_original orig;              /* journaled before the first limit change */
-  int graceful;                      /* the current/last suspension is graceful */
+  char *error;      /* the last failure that left the task short of its limits, or NULL */
+  int64_t uid, gid; /* a launched task's user and group; -1: not ours to say (adopted) */
+  int graceful;     /* the current/last suspension is graceful */
   uint64_t step_cpu_millis, step_memory_bytes;
   uint64_t reclaimed_bytes, held_bytes;
   bool exited;
@@ -129,6 +132,11 @@ int ebb_agent_transition (ebb_agent_state s, ebb_agent_state prev, ebb_agent_eve
  * transition is not allowed; t is then unchanged. */
 int ebb_agent_task_apply (ebb_agent_task *t, ebb_agent_event ev, ebb_error **err);
 
+/* Hands the error in *local over to err (when err wants one and holds none; else frees it)
+ * and returns its negative code, -EIO when *local is empty: a failure is never returned as
+ * 0, whether or not the caller asked for details. */
+int ebb_agent_pass_error (ebb_error **err, ebb_error **local);
+
 /* Returns a new zeroed task with id set (exit_status -1, pidfd -1). */
 ebb_agent_task *ebb_agent_task_new (const char *id);
 /* Frees the task's journaled fields and the task (not its runtime sources: see daemon). */
@@ -151,6 +159,9 @@ void ebb_agent_task_touch (ebb_agent_task *t);
 /* ---------------------------------------------------------------------------------- */
 /* Journal: one record per task in STATE_DIR/tasks/ID.json                              */
 
+/* Returns the recorded original limits as the journal (and GET /v1/tasks/ID) show them. */
+json_object *ebb_agent_original_json (const ebb_cg_original *g);
+
 /* Returns the journal record of t (a new object). */
 json_object *ebb_agent_journal_encode (const ebb_agent_task *t);
 
@@ -163,6 +174,22 @@ int ebb_agent_write_atomic (int dirfd, const char *name, const char *text, ebb_e
 
 /* Journals t into dirfd (the tasks directory). Returns 0, or negative with *err. */
 int ebb_agent_journal_write (int dirfd, const ebb_agent_task *t, ebb_error **err);
+
+/* Group commit: a thread that fsyncs journal records (and, once per batch, their directory)
+ * so the loop never waits on the disk. The loop still writes and renames each record before
+ * it acts (a crashed agent finds it: the page cache survives a process); only a power loss
+ * could lose the latest records, and it ends the tasks they describe as well. */
+typedef struct ebb_agent_syncer ebb_agent_syncer;
+ebb_agent_syncer *ebb_agent_syncer_new (int dirfd);
+void ebb_agent_syncer_flush (ebb_agent_syncer *s);
+void ebb_agent_syncer_stats (ebb_agent_syncer *s, uint64_t *batches, uint64_t *files);
+void ebb_agent_syncer_free (ebb_agent_syncer *s);
+/* As ebb_agent_write_atomic() / ebb_agent_journal_write(), the fsyncs on syncer's thread
+ * (NULL: in the call). */
+int ebb_agent_write_atomic_sync (int dirfd, const char *name, const char *text,
+                                 ebb_agent_syncer *syncer, ebb_error **err);
+int ebb_agent_journal_write_sync (int dirfd, const ebb_agent_task *t, ebb_agent_syncer *syncer,
+                                  ebb_error **err);
 
 /* Removes t's record. Returns 0 (also when absent), or negative with *err. */
 int ebb_agent_journal_remove (int dirfd, const char *id, ebb_error **err);
@@ -196,14 +223,17 @@ size_t ebb_agent_idem_count (const ebb_agent_idem *t);
 typedef struct ebb_agent_launch_req
 {
   char *id, *job, *cls, *cwd, *request_id;
+  char *user, *group; /* names or numeric ids; NULL: --task-user and its primary group */
   char **argv, **env;
   uint64_t cpu_millis, memory_bytes;
+  uint64_t generation; /* 0: none */
 } ebb_agent_launch_req;
 
 typedef struct ebb_agent_suspend_req
 {
   char *mode, *request_id;
   uint64_t cpu_millis, memory_bytes;
+  uint64_t generation; /* 0: not checked */
   bool graceful;
 } ebb_agent_suspend_req;
 
@@ -211,12 +241,14 @@ typedef struct ebb_agent_adopt_req
 {
   char *container, *cgroup, *id, *job, *cls, *request_id;
   uint64_t cpu_millis, memory_bytes;
+  uint64_t generation; /* 0: none */
 } ebb_agent_adopt_req;
 
 typedef struct ebb_agent_simple_req
 {
   char *request_id;
   uint64_t grace_millis;
+  uint64_t generation; /* 0: not checked */
 } ebb_agent_simple_req;
 
 /* Each parses and validates a JSON request body (obj may be NULL only where a body is
@@ -302,6 +334,13 @@ typedef struct ebb_agent_config
   uint64_t stop_grace_usec;
   uint64_t footprint_memory_bytes;
   char *cgroup_root;
+  uint64_t capacity_cpu_millis;   /* 0: detect */
+  uint64_t capacity_memory_bytes; /* 0: detect */
+  char *advertise_url;            /* NULL: the first listener's URL */
+  char *task_user;                /* who tasks run as when a launch names no user */
+  char *socket_group;             /* group of the unix sockets (mode 0660), or NULL */
+  uint64_t task_log_max_bytes;    /* a task's log beyond this moves to ID.log.1 */
+  bool allow_root_tasks;
   int verbose;
   int argc; /* kept for SIGHUP */
   char **argv;
@@ -309,18 +348,20 @@ typedef struct ebb_agent_config
 
 typedef struct ebb_agent ebb_agent;
 
-/* Returns the config table for lib/conf.h and its size. */
-const struct ebb_conf_setting *ebb_agent_conf_table (size_t *n);
-
 /* Parses the command line (and the config file it names). Returns 0 to run, 1 when
- * --help/--version was handled (exit 0), or negative with *err (exit 2). */
+ * --help/--version/--print-config was handled (exit 0), or negative with *err (exit 2). */
 int ebb_agent_parse_args (int argc, char **argv, ebb_agent_config *cfg, ebb_error **err);
 void ebb_agent_config_free (ebb_agent_config *cfg);
 
 /* SIGHUP: parses cfg->argv and the config file again and takes over controller, handover,
- * heartbeat_interval, stats_interval, stop_grace and footprint_memory (others need a
+ * heartbeat_interval, stats_interval, stop_grace, footprint_memory, the capacity override,
+ * advertise_url, task_user, allow_root_tasks and task_log_max (others need a
  * restart; a warning says so). Returns 0, or negative with *err (cfg unchanged). */
 int ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err);
+
+/* True when url is plain http:// to a host that is not a numeric loopback address (a token
+ * sent there crosses the network in clear). */
+bool ebb_agent_url_exposes_token (const char *url);
 
 /* Sets everything up (state dir, cgroups, journal reconcile, HTTP, notify). Returns 0 and
  * *out, or negative with *err. */

@@ -174,7 +174,7 @@ static int
 h_node (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   (void)req;
-  ebb_http_reply_json (resp, 200, ebb_agent_node_json (ud));
+  ebb_http_reply_json (resp, 200, ebb_agent_node_report (ud));
   return EBB_HTTP_REPLIED;
 }
 
@@ -183,7 +183,7 @@ h_metrics (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   (void)req;
   cleanup_free char *text = ebb_agent_metrics_text (ud);
-  ebb_http_reply_text (resp, 200, "text/plain; version=0.0.4", text);
+  ebb_http_reply_text (resp, 200, "text/plain; version=0.0.4; charset=utf-8", text);
   return EBB_HTTP_REPLIED;
 }
 
@@ -244,7 +244,7 @@ do_launch (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp,
   if (r < 0)
     {
       ebb_agent_count_error (a, EBB_AGENT_ERR_LAUNCH);
-      int code = ebb_error_code (err);
+      int code = -r;
       if (code == ENOENT || code == EACCES || code == ENOEXEC || code == ENOTDIR)
         {
           ebb_http_error (resp, 422, "launch_failed", "%s", ebb_error_msg (err));
@@ -289,15 +289,27 @@ do_adopt (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp,
   if (replay (a, req, resp, ar->request_id, key))
     return EBB_HTTP_REPLIED;
   ebb_agent_task *t = NULL;
-  int r = ar->cgroup ? ebb_agent_adopt_cgroup (a, ar, &t, err)
-                     : ebb_agent_adopt_container (a, ar, &t, err);
+  int r;
+  if (ar->container)
+    {
+      /* The engine answers later (never inside this call): defer first. */
+      ebb_agent_pending *p = pending_new (req, ar->request_id, 201);
+      p->d = ebb_http_defer (req);
+      if ((r = ebb_agent_adopt_container_start (a, ar, p, err)) < 0)
+        {
+          ebb_agent_pending_finish (a, NULL, p, 422, "unsupported", ebb_error_msg (err));
+          return EBB_HTTP_DEFERRED;
+        }
+      return EBB_HTTP_DEFERRED;
+    }
+  r = ebb_agent_adopt_cgroup (a, ar, &t, err);
   if (r < 0)
-    return reply_err (a, resp, ebb_error_code (err), err);
-  if (ebb_agent_journal (a, t, err) < 0)
+    return reply_err (a, resp, -r, err);
+  if ((r = ebb_agent_journal (a, t, err)) < 0)
     {
       ebb_cg_close (t->cg);
       ebb_agent_task_free (t);
-      return reply_err (a, resp, ebb_error_code (err), err);
+      return reply_err (a, resp, -r, err);
     }
   ebb_agent_add_task (a, t);
   a->m.adoptions++;
@@ -346,21 +358,37 @@ busy (ebb_agent *a, ebb_agent_task *t, ebb_http_response *resp)
   return false;
 }
 
+/* A command for an older (or another) generation of the task than the one running here is
+ * refused: the controller relaunched it meanwhile, or its view is stale. */
+static bool
+stale (ebb_agent *a, ebb_agent_task *t, uint64_t generation, ebb_http_response *resp)
+{
+  if (generation == 0 || generation == t->generation)
+    return false;
+  ebb_agent_count_error (a, EBB_AGENT_ERR_CONFLICT);
+  ebb_http_error (resp, 409, "stale_generation",
+                  "task %s is generation %llu, the request names generation %llu", t->id,
+                  (unsigned long long)t->generation, (unsigned long long)generation);
+  return true;
+}
+
 static int
 do_suspend (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_response *resp,
             const ebb_agent_suspend_req *sr, ebb_error **err)
 {
   cleanup_free char *key = req_key (req);
-  if (replay (a, req, resp, sr->request_id, key) || busy (a, t, resp))
+  if (replay (a, req, resp, sr->request_id, key) || stale (a, t, sr->generation, resp)
+      || busy (a, t, resp))
     return EBB_HTTP_REPLIED;
   if (t->state == EBB_AGENT_SUSPENDED && !sr->graceful)
     return answer_now (a, t, req, resp, sr->request_id, 200); /* already there */
   uint64_t t0 = ebb_now_usec ();
   ebb_agent_pending *p = pending_new (req, sr->request_id, 200);
-  if (ebb_agent_op_suspend (a, t, sr->graceful, sr->cpu_millis, sr->memory_bytes, p, err) < 0)
+  int r = ebb_agent_op_suspend (a, t, sr->graceful, sr->cpu_millis, sr->memory_bytes, p, err);
+  if (r < 0)
     {
       ebb_agent_pending_free (p);
-      return reply_err (a, resp, ebb_error_code (err), err);
+      return reply_err (a, resp, -r, err);
     }
   /* The pool answers from the loop later, never inside this call: defer now. */
   p->d = ebb_http_defer (req);
@@ -415,16 +443,18 @@ do_resume (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_resp
            const ebb_agent_simple_req *sr, ebb_error **err)
 {
   cleanup_free char *key = req_key (req);
-  if (replay (a, req, resp, sr->request_id, key) || busy (a, t, resp))
+  if (replay (a, req, resp, sr->request_id, key) || stale (a, t, sr->generation, resp)
+      || busy (a, t, resp))
     return EBB_HTTP_REPLIED;
   if (t->state == EBB_AGENT_RUNNING)
     return answer_now (a, t, req, resp, sr->request_id, 200); /* nothing to resume */
   uint64_t t0 = ebb_now_usec ();
   ebb_agent_pending *p = pending_new (req, sr->request_id, 200);
-  if (ebb_agent_op_resume (a, t, p, err) < 0)
+  int r = ebb_agent_op_resume (a, t, p, err);
+  if (r < 0)
     {
       ebb_agent_pending_free (p);
-      return reply_err (a, resp, ebb_error_code (err), err);
+      return reply_err (a, resp, -r, err);
     }
   p->d = ebb_http_defer (req);
   t->op_start_usec = t0;
@@ -465,7 +495,7 @@ do_delete (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_resp
            const ebb_agent_simple_req *sr, ebb_error **err)
 {
   cleanup_free char *key = req_key (req);
-  if (replay (a, req, resp, sr->request_id, key))
+  if (replay (a, req, resp, sr->request_id, key) || stale (a, t, sr->generation, resp))
     return EBB_HTTP_REPLIED;
   if (t->state == EBB_AGENT_EXITED)
     {
@@ -482,12 +512,13 @@ do_delete (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_resp
   bool adopted_now = t->source != EBB_AGENT_SRC_LAUNCHED && t->state != EBB_AGENT_SUSPENDED;
   if (adopted_now)
     p->d = ebb_http_defer (req); /* answered inside ebb_agent_op_delete() */
-  if (ebb_agent_op_delete (a, t, grace, p, err) < 0)
+  int r = ebb_agent_op_delete (a, t, grace, p, err);
+  if (r < 0)
     {
       if (adopted_now)
         return EBB_HTTP_DEFERRED;
       ebb_agent_pending_free (p);
-      return reply_err (a, resp, ebb_error_code (err), err);
+      return reply_err (a, resp, -r, err);
     }
   if (!adopted_now)
     p->d = ebb_http_defer (req);
@@ -523,6 +554,7 @@ ebb_agent_http_start (ebb_agent *a, ebb_error **err)
   hc.n_routes = EBB_ARRAY_SIZE (routes);
   hc.userdata = a;
   hc.bearer_token = a->token;
+  hc.unix_group = a->cfg->socket_group; /* sockets are 0660: root and this group */
   hc.max_body_bytes = EBB_AGENT_MAX_BODY;
   a->http = ebb_http_server_new (a->event, &hc, err);
   if (!a->http)

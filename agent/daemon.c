@@ -30,80 +30,6 @@ ebb_agent_crash_point (ebb_agent *a, const char *point)
     }
 }
 
-/* Returns the task named id, or NULL. */
-ebb_agent_task *
-ebb_agent_find (ebb_agent *a, const char *id)
-{
-  for (size_t i = 0; i < a->n_tasks; i++)
-    if (strcmp (a->tasks[i]->id, id) == 0)
-      return a->tasks[i];
-  return NULL;
-}
-
-/* Adds t to the table (the agent owns it from now on). */
-void
-ebb_agent_add_task (ebb_agent *a, ebb_agent_task *t)
-{
-  if (a->n_tasks == a->cap_tasks)
-    {
-      a->cap_tasks = a->cap_tasks ? a->cap_tasks * 2 : 64;
-      a->tasks = ebb_xrealloc (a->tasks, a->cap_tasks * sizeof *a->tasks);
-    }
-  t->owner = a;
-  a->tasks[a->n_tasks++] = t;
-}
-
-static void
-task_destroy (ebb_agent_task *t)
-{
-  t->exit_src = sd_event_source_disable_unref (t->exit_src);
-  t->kill_timer = sd_event_source_disable_unref (t->kill_timer);
-  if (t->pidfd >= 0)
-    close (t->pidfd);
-  ebb_cg_close (t->cg);
-  ebb_agent_pending_free (t->pending);
-  ebb_agent_task_free (t);
-}
-
-/* Removes t from the table and frees it. */
-void
-ebb_agent_drop_task (ebb_agent *a, ebb_agent_task *t)
-{
-  for (size_t i = 0; i < a->n_tasks; i++)
-    if (a->tasks[i] == t)
-      {
-        memmove (&a->tasks[i], &a->tasks[i + 1], (a->n_tasks - i - 1) * sizeof *a->tasks);
-        a->n_tasks--;
-        break;
-      }
-  task_destroy (t);
-}
-
-/* Returns how many tasks are in state s. */
-size_t
-ebb_agent_count_state (ebb_agent *a, ebb_agent_state s)
-{
-  size_t n = 0;
-  for (size_t i = 0; i < a->n_tasks; i++)
-    n += a->tasks[i]->state == s;
-  return n;
-}
-
-/* Journals t. */
-int
-ebb_agent_journal (ebb_agent *a, ebb_agent_task *t, ebb_error **err)
-{
-  cleanup_error ebb_error *e = NULL;
-  ebb_agent_task_touch (t);
-  if (ebb_agent_journal_write (a->tasks_fd, t, &e) < 0)
-    {
-      ebb_agent_count_error (a, EBB_AGENT_ERR_JOURNAL);
-      ebb_log_err ("journal %s: %s", t->id, ebb_error_msg (&e));
-      return ebb_error_set (err, ebb_error_code (&e), "journal: %s", ebb_error_msg (&e));
-    }
-  return 0;
-}
-
 /* Re-reads t's applied limits and usage (not while the pool owns its handle). */
 void
 ebb_agent_refresh_task (ebb_agent *a, ebb_agent_task *t)
@@ -152,7 +78,10 @@ on_refresh (sd_event_source *s, void *ud)
     {
       ebb_agent_task *t = a->tasks[a->refresh_cursor];
       if (t->state == EBB_AGENT_RUNNING || t->state == EBB_AGENT_SUSPENDED)
-        refresh_usage (a, t);
+        {
+          refresh_usage (a, t);
+          ebb_agent_rotate_log (a, t);
+        }
     }
   if (a->refresh_cursor >= a->n_tasks)
     sd_event_source_set_enabled (s, SD_EVENT_OFF);
@@ -267,6 +196,7 @@ ebb_agent_loop_sources_free (ebb_agent *a)
   a->pool_src = sd_event_source_disable_unref (a->pool_src);
   a->timer_src = sd_event_source_disable_unref (a->timer_src);
   a->refresh_src = sd_event_source_disable_unref (a->refresh_src);
+  a->push_src = sd_event_source_disable_unref (a->push_src);
   a->stop_timer = sd_event_source_disable_unref (a->stop_timer);
   for (size_t i = 0; i < EBB_ARRAY_SIZE (a->sig_src); i++)
     a->sig_src[i] = sd_event_source_disable_unref (a->sig_src[i]);

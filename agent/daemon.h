@@ -3,6 +3,8 @@
 #define EBB_AGENT_DAEMON_H
 
 #include "agent/agent.h"
+#include "agent/proc.h"
+#include "agent/table.h"
 
 struct ebb_rt;
 
@@ -29,6 +31,7 @@ struct ebb_agent
   ebb_http_client *client;
   char *token;
   int state_fd, tasks_fd, logs_fd;
+  ebb_agent_syncer *syncer; /* journal fsyncs, off the loop */
   ebb_agent_task **tasks;
   size_t n_tasks, cap_tasks;
   ebb_agent_idem *idem;
@@ -37,6 +40,9 @@ struct ebb_agent
   uint64_t cpu_capacity_millis, memory_capacity_bytes;
   uint64_t last_stats_usec, next_heartbeat_usec, heartbeat_backoff_usec;
   bool heartbeat_in_flight;
+  bool push_wanted; /* a state changed since the last heartbeat was sent */
+  sd_event_source *push_src;
+  uint64_t heartbeat_seq;
   uint64_t watchdog_usec;
   bool stopping;
   int exit_code;
@@ -46,15 +52,6 @@ struct ebb_agent
 
 /* Kills the agent with SIGKILL when EBB_AGENT_CRASH_AT names point (crash-safety tests). */
 void ebb_agent_crash_point (ebb_agent *a, const char *point);
-
-/* Task table. */
-ebb_agent_task *ebb_agent_find (ebb_agent *a, const char *id);
-void ebb_agent_add_task (ebb_agent *a, ebb_agent_task *t);
-void ebb_agent_drop_task (ebb_agent *a, ebb_agent_task *t);
-size_t ebb_agent_count_state (ebb_agent *a, ebb_agent_state s);
-
-/* Journals t; counts and logs a failure. Returns 0 or negative with *err. */
-int ebb_agent_journal (ebb_agent *a, ebb_agent_task *t, ebb_error **err);
 
 /* Re-reads the applied limits and the usage of t (quietly; a vanished cgroup is noted). */
 void ebb_agent_refresh_task (ebb_agent *a, ebb_agent_task *t);
@@ -67,6 +64,9 @@ int ebb_agent_op_resume (ebb_agent *a, ebb_agent_task *t, ebb_agent_pending *pen
                          ebb_error **err);
 int ebb_agent_op_delete (ebb_agent *a, ebb_agent_task *t, uint64_t grace_usec,
                          ebb_agent_pending *pending, ebb_error **err);
+/* Releases t's cgroup (see ops.c): removed for a launched task (kill_rest: SIGKILL to what
+ * is left in it first; a busy cgroup is retried from a timer), closed for an adopted one. */
+void ebb_agent_release_cgroup (ebb_agent *a, ebb_agent_task *t, bool kill_rest);
 /* Marks t exited with a wait status (-1: unknown), journals, answers its pending request. */
 void ebb_agent_task_exited (ebb_agent *a, ebb_agent_task *t, int code, int status);
 /* Starts watching a live process that is not our child (pidfd). Returns 0 or negative. */
@@ -75,7 +75,7 @@ int ebb_agent_watch_pid (ebb_agent *a, ebb_agent_task *t, ebb_error **err);
  * answer under its request id, frees p. */
 void ebb_agent_pending_finish (ebb_agent *a, ebb_agent_task *t, ebb_agent_pending *p,
                                unsigned status, const char *code, const char *detail);
-void ebb_agent_pending_free (ebb_agent_pending *p);
+
 /* During shutdown: resumes every suspended task; exits the loop when none is left busy. */
 void ebb_agent_check_stop (ebb_agent *a);
 
@@ -84,16 +84,18 @@ void ebb_agent_check_stop (ebb_agent *a);
  * behind: cgroup removed). */
 int ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_task **out,
                       ebb_error **err);
+/* Moves a launched task's log to ID.log.1 when it outgrew --task-log-max. */
+void ebb_agent_rotate_log (ebb_agent *a, ebb_agent_task *t);
 /* Returns the resolved executable for argv0 under env's PATH, or NULL with *err. */
 char *ebb_agent_find_exec (const char *argv0, char *const *env, ebb_error **err);
-/* Reads /proc/PID/stat's start time. Returns 0 when the process is gone. */
-uint64_t ebb_agent_pid_starttime (pid_t pid);
 
 /* Adoption (agent/adopt.c). */
 int ebb_agent_adopt_cgroup (ebb_agent *a, const ebb_agent_adopt_req *req, ebb_agent_task **out,
                             ebb_error **err);
-int ebb_agent_adopt_container (ebb_agent *a, const ebb_agent_adopt_req *req, ebb_agent_task **out,
-                               ebb_error **err);
+/* Starts adopting a container (the engines are asked without blocking); p is answered from
+ * the loop. Returns 0, or negative with *err (no engine configured; p untouched). */
+int ebb_agent_adopt_container_start (ebb_agent *a, const ebb_agent_adopt_req *req,
+                                     ebb_agent_pending *p, ebb_error **err);
 /* Returns the first PID in a cgroup's cgroup.procs, 0 when empty or unreadable. */
 pid_t ebb_agent_cgroup_first_pid (ebb_agent *a, const char *cgroup);
 /* Starts the Docker/Podman clients named in the config. Returns 0 or negative with *err. */
@@ -118,5 +120,12 @@ void ebb_agent_detect_capacity (ebb_agent *a);
 
 /* Heartbeats (agent/heartbeat.c): called from the periodic timer. */
 void ebb_agent_heartbeat_tick (ebb_agent *a, uint64_t now_usec);
+/* A task's state changed (exit, suspended, resumed, failed): a heartbeat goes out at once,
+ * one for all changes of a loop iteration or made while one is in flight. */
+void ebb_agent_heartbeat_push (ebb_agent *a);
+/* The node report with the capacity override and the advertised URL (GET /v1/node). */
+json_object *ebb_agent_node_report (ebb_agent *a);
+/* The URL the controller should call this agent on (--advertise-url or the first listener). */
+const char *ebb_agent_advertise_url (ebb_agent *a);
 
 #endif

@@ -1,17 +1,23 @@
-/* Heartbeats to --controller: POST /v1/nodes/NAME/heartbeat with the node report and every
- * task's state, over curl multi in the loop; exponential backoff while the controller is
- * unreachable or answers an error. */
+/* Heartbeats to --controller: POST /v1/nodes/NAME/heartbeat with the node report, the URL the
+ * controller should call this agent on, and every task's state, over curl multi in the loop;
+ * exponential backoff while the controller is unreachable or answers an error. A task's state
+ * change (exit, suspended, resumed, a failed operation) sends one at once instead of waiting
+ * for the period: changes within one loop iteration, or while one is in flight, share one
+ * heartbeat (coalesced). */
 #include "config.h"
 
 #include <stdlib.h>
 
 #include "agent/daemon.h"
+#include "lib/json.h"
 #include "lib/log.h"
 #include "lib/time.h"
 #include "lib/util.h"
 
 #define BACKOFF_MIN_USEC 500000ULL
 #define BACKOFF_MAX_USEC 60000000ULL
+
+static void arm_push (ebb_agent *a);
 
 static void
 on_done (ebb_http_result *res, const ebb_error *err, void *ud)
@@ -26,6 +32,8 @@ on_done (ebb_http_result *res, const ebb_error *err, void *ud)
       a->heartbeat_backoff_usec = 0;
       a->m.heartbeats_ok++;
       a->next_heartbeat_usec = now + a->cfg->heartbeat_usec;
+      if (a->push_wanted)
+        arm_push (a); /* a state changed while this one was in flight */
       return;
     }
   ebb_agent_count_error (a, EBB_AGENT_ERR_HEARTBEAT);
@@ -37,11 +45,41 @@ on_done (ebb_http_result *res, const ebb_error *err, void *ud)
   a->next_heartbeat_usec = now + a->heartbeat_backoff_usec;
 }
 
+/* Returns the URL the controller should call this agent on. */
+const char *
+ebb_agent_advertise_url (ebb_agent *a)
+{
+  if (a->cfg->advertise_url)
+    return a->cfg->advertise_url;
+  return a->http ? ebb_http_server_base_url (a->http, 0) : NULL;
+}
+
+/* The node report of GET /v1/node and heartbeats: what metrics.c measures, with the
+ * capacity --capacity-cpu-millis/--capacity-memory set (several agents on one machine each
+ * offer their share), and the advertised URL. */
+json_object *
+ebb_agent_node_report (ebb_agent *a)
+{
+  json_object *o = ebb_agent_node_json (a), *cap = NULL;
+  if (json_object_object_get_ex (o, "capacity", &cap))
+    {
+      if (a->cfg->capacity_cpu_millis)
+        ebb_json_add_uint64 (cap, "cpu_millis", a->cfg->capacity_cpu_millis);
+      if (a->cfg->capacity_memory_bytes)
+        ebb_json_add_uint64 (cap, "memory_bytes", a->cfg->capacity_memory_bytes);
+    }
+  ebb_json_add_string (o, "url", ebb_agent_advertise_url (a));
+  return o;
+}
+
 static json_object *
 report (ebb_agent *a)
 {
   json_object *o = json_object_new_object ();
-  json_object_object_add (o, "node", ebb_agent_node_json (a));
+  ebb_json_add_uint64 (o, "seq", ++a->heartbeat_seq);
+  ebb_json_add_string (o, "url", ebb_agent_advertise_url (a));
+  ebb_json_add_string (o, "reason", a->push_wanted ? "state" : "periodic");
+  json_object_object_add (o, "node", ebb_agent_node_report (a));
   json_object *arr = json_object_new_array ();
   for (size_t i = 0; i < a->n_tasks; i++)
     json_object_array_add (arr, ebb_agent_task_to_json (a->tasks[i]));
@@ -49,18 +87,15 @@ report (ebb_agent *a)
   return o;
 }
 
-/* Sends a heartbeat when one is due and none is in flight. */
-void
-ebb_agent_heartbeat_tick (ebb_agent *a, uint64_t now_usec)
+static void
+send_now (ebb_agent *a)
 {
-  if (!a->cfg->controller || !a->client || a->heartbeat_in_flight
-      || now_usec < a->next_heartbeat_usec)
-    return;
   cleanup_free char *path = ebb_xasprintf ("/v1/nodes/%s/heartbeat", a->node_name);
   json_object *body = report (a);
   ebb_http_call_opts opts = { 0 };
   opts.timeout_ms = 5000;
   opts.bearer_token = a->token;
+  a->push_wanted = false;
   cleanup_error ebb_error *err = NULL;
   if (ebb_http_client_start (a->client, "POST", a->cfg->controller, path, body, &opts, on_done, a,
                              &err)
@@ -74,4 +109,44 @@ ebb_agent_heartbeat_tick (ebb_agent *a, uint64_t now_usec)
   else
     a->heartbeat_in_flight = true;
   json_object_put (body);
+}
+
+/* Sends a heartbeat when one is due and none is in flight. */
+void
+ebb_agent_heartbeat_tick (ebb_agent *a, uint64_t now_usec)
+{
+  if (!a->cfg->controller || !a->client || a->heartbeat_in_flight
+      || now_usec < a->next_heartbeat_usec)
+    return;
+  send_now (a);
+}
+
+static int
+on_push (sd_event_source *s, void *ud)
+{
+  ebb_agent *a = ud;
+  (void)s;
+  /* In flight: on_done() re-arms; backing off: the periodic tick sends it when due. */
+  if (a->push_wanted && a->client && !a->heartbeat_in_flight && !a->heartbeat_backoff_usec)
+    send_now (a);
+  return 0;
+}
+
+static void
+arm_push (ebb_agent *a)
+{
+  if (!a->push_src && sd_event_add_defer (a->event, &a->push_src, on_push, a) < 0)
+    return; /* the next periodic heartbeat carries the change */
+  sd_event_source_set_enabled (a->push_src, SD_EVENT_ONESHOT);
+}
+
+/* A task's state changed: tell the controller now (coalesced; see the top). */
+void
+ebb_agent_heartbeat_push (ebb_agent *a)
+{
+  if (!a->cfg->controller || !a->client || a->stopping)
+    return;
+  a->push_wanted = true;
+  if (!a->heartbeat_in_flight)
+    arm_push (a);
 }

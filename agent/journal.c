@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,8 +43,8 @@ get_u64 (json_object *o, const char *key, uint64_t *out, ebb_error **err)
   return ebb_json_get_uint64 (o, key, 0, UINT64_MAX - 1, out, err);
 }
 
-static json_object *
-encode_orig (const ebb_cg_original *g)
+json_object *
+ebb_agent_original_json (const ebb_cg_original *g)
 {
   json_object *o = json_object_new_object ();
   ebb_json_add_bool (o, "recorded", g->recorded);
@@ -86,6 +87,8 @@ ebb_agent_journal_encode (const ebb_agent_task *t)
   ebb_json_add_string (o, "id", t->id);
   ebb_json_add_string (o, "job", t->job);
   ebb_json_add_string (o, "class", t->long_class ? "long" : "short");
+  if (t->generation)
+    ebb_json_add_uint64 (o, "generation", t->generation);
   ebb_json_add_string (o, "source", ebb_agent_source_name (t->source));
   ebb_json_add_string (o, "state", ebb_agent_state_name (t->state));
   ebb_json_add_string (o, "prev_state", ebb_agent_state_name (t->prev_state));
@@ -96,8 +99,11 @@ ebb_agent_journal_encode (const ebb_agent_task *t)
   ebb_json_add_string (o, "container", t->container);
   ebb_json_add_uint64 (o, "cpu_millis", t->cpu_millis);
   ebb_json_add_uint64 (o, "memory_bytes", t->memory_bytes);
-  json_object_object_add (o, "original", encode_orig (&t->orig));
+  json_object_object_add (o, "original", ebb_agent_original_json (&t->orig));
   ebb_json_add_bool (o, "graceful", t->graceful);
+  ebb_json_add_string (o, "error", t->error);
+  ebb_json_add_int64 (o, "uid", t->uid);
+  ebb_json_add_int64 (o, "gid", t->gid);
   ebb_json_add_uint64 (o, "step_cpu_millis", t->step_cpu_millis);
   ebb_json_add_uint64 (o, "step_memory_bytes", t->step_memory_bytes);
   ebb_json_add_uint64 (o, "reclaimed_bytes", t->reclaimed_bytes);
@@ -184,6 +190,10 @@ decode_strings (json_object *o, ebb_agent_task *t, ebb_error **err)
   if (ebb_json_get_string (o, "class", 16, NULL, &s, err) < 0)
     return -EBB_EPARSE;
   t->long_class = s && strcmp (s, "long") == 0;
+  s = NULL;
+  if (ebb_json_get_string (o, "error", 1024, NULL, &s, err) < 0)
+    return -EBB_EPARSE;
+  t->error = s ? ebb_xstrdup (s) : NULL;
   const char *st = NULL, *pst = NULL, *src = NULL;
   if (ebb_json_get_string (o, "state", 32, NULL, &st, err) != 1
       || ebb_agent_state_from_name (st, &t->state) < 0)
@@ -199,11 +209,12 @@ decode_strings (json_object *o, ebb_agent_task *t, ebb_error **err)
 static int
 decode_numbers (json_object *o, ebb_agent_task *t, ebb_error **err)
 {
-  int64_t pid = 0, es = -1, sig = 0;
+  int64_t pid = 0, es = -1, sig = 0, uid = -1, gid = -1;
   bool g = false;
   if (ebb_json_get_int64 (o, "pid", 0, INT32_MAX, &pid, err) < 0
       || ebb_json_get_uint64 (o, "pid_starttime", 0, UINT64_MAX, &t->pid_starttime, err) < 0
       || ebb_json_get_uint64 (o, "cgroup_inode", 0, UINT64_MAX, &t->cgroup_inode, err) < 0
+      || ebb_json_get_uint64 (o, "generation", 0, UINT64_MAX, &t->generation, err) < 0
       || ebb_json_get_uint64 (o, "cpu_millis", 0, UINT64_MAX, &t->cpu_millis, err) < 0
       || ebb_json_get_uint64 (o, "memory_bytes", 0, UINT64_MAX, &t->memory_bytes, err) < 0
       || ebb_json_get_bool (o, "graceful", &g, err) < 0
@@ -212,8 +223,12 @@ decode_numbers (json_object *o, ebb_agent_task *t, ebb_error **err)
       || ebb_json_get_uint64 (o, "reclaimed_bytes", 0, UINT64_MAX, &t->reclaimed_bytes, err) < 0
       || ebb_json_get_uint64 (o, "held_bytes", 0, UINT64_MAX, &t->held_bytes, err) < 0
       || ebb_json_get_int64 (o, "exit_status", -1, 255, &es, err) < 0
-      || ebb_json_get_int64 (o, "exit_signal", 0, 128, &sig, err) < 0)
+      || ebb_json_get_int64 (o, "exit_signal", 0, 128, &sig, err) < 0
+      || ebb_json_get_int64 (o, "uid", -1, UINT32_MAX, &uid, err) < 0
+      || ebb_json_get_int64 (o, "gid", -1, UINT32_MAX, &gid, err) < 0)
     return -EBB_EPARSE;
+  t->uid = uid;
+  t->gid = gid;
   t->pid = (pid_t)pid;
   t->graceful = g;
   t->exit_status = (int)es;
@@ -268,9 +283,146 @@ write_all (int fd, const char *p, size_t n)
   return 0;
 }
 
+/* ---- Group commit: fsyncs off the loop --------------------------------------------- */
+
+#define SYNC_MAX_BATCH 256
+
+struct ebb_agent_syncer
+{
+  int dirfd;
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t wake, idle;
+  int *fds;
+  size_t n, cap;
+  bool busy, stop;
+  uint64_t batches, files;
+};
+
+/* The worker: takes every queued descriptor at once, fsyncs each, then the directory once
+ * for all the renames of the batch (one directory fsync per batch, not per record). */
+static void *
+syncer_main (void *ud)
+{
+  ebb_agent_syncer *s = ud;
+  int batch[SYNC_MAX_BATCH];
+  pthread_mutex_lock (&s->lock);
+  for (;;)
+    {
+      while (s->n == 0 && !s->stop)
+        pthread_cond_wait (&s->wake, &s->lock);
+      if (s->n == 0 && s->stop)
+        break;
+      size_t k = s->n < SYNC_MAX_BATCH ? s->n : SYNC_MAX_BATCH;
+      memcpy (batch, s->fds, k * sizeof *batch);
+      memmove (s->fds, s->fds + k, (s->n - k) * sizeof *s->fds);
+      s->n -= k;
+      s->busy = true;
+      pthread_mutex_unlock (&s->lock);
+      for (size_t i = 0; i < k; i++)
+        {
+          if (fsync (batch[i]) < 0)
+            ebb_log_warn ("journal: fsync: %s", strerror (errno));
+          close (batch[i]);
+        }
+      if (fsync (s->dirfd) < 0)
+        ebb_log_warn ("journal: fsync directory: %s", strerror (errno));
+      pthread_mutex_lock (&s->lock);
+      s->busy = false;
+      s->batches++;
+      s->files += k;
+      pthread_cond_broadcast (&s->idle);
+    }
+  pthread_mutex_unlock (&s->lock);
+  return NULL;
+}
+
+/* Starts a syncer for dirfd (borrowed). Returns it, or NULL when no thread can start. */
+ebb_agent_syncer *
+ebb_agent_syncer_new (int dirfd)
+{
+  ebb_agent_syncer *s = ebb_xcalloc (1, sizeof *s);
+  s->dirfd = dirfd;
+  pthread_mutex_init (&s->lock, NULL);
+  pthread_cond_init (&s->wake, NULL);
+  pthread_cond_init (&s->idle, NULL);
+  if (pthread_create (&s->thread, NULL, syncer_main, s) != 0)
+    {
+      pthread_cond_destroy (&s->wake);
+      pthread_cond_destroy (&s->idle);
+      pthread_mutex_destroy (&s->lock);
+      free (s);
+      return NULL;
+    }
+  return s;
+}
+
+/* Queues fd (owned from now on) for fsync. */
+static void
+syncer_add (ebb_agent_syncer *s, int fd)
+{
+  pthread_mutex_lock (&s->lock);
+  if (s->n == s->cap)
+    {
+      s->cap = s->cap ? s->cap * 2 : 64;
+      s->fds = ebb_xrealloc (s->fds, s->cap * sizeof *s->fds);
+    }
+  s->fds[s->n++] = fd;
+  pthread_cond_signal (&s->wake);
+  pthread_mutex_unlock (&s->lock);
+}
+
+/* Waits until everything queued so far is on disk. */
+void
+ebb_agent_syncer_flush (ebb_agent_syncer *s)
+{
+  if (!s)
+    return;
+  pthread_mutex_lock (&s->lock);
+  while (s->n > 0 || s->busy)
+    pthread_cond_wait (&s->idle, &s->lock);
+  pthread_mutex_unlock (&s->lock);
+}
+
+/* Returns the number of batches and of records synced so far. */
+void
+ebb_agent_syncer_stats (ebb_agent_syncer *s, uint64_t *batches, uint64_t *files)
+{
+  pthread_mutex_lock (&s->lock);
+  *batches = s->batches;
+  *files = s->files;
+  pthread_mutex_unlock (&s->lock);
+}
+
+/* Flushes, stops the thread, frees s. */
+void
+ebb_agent_syncer_free (ebb_agent_syncer *s)
+{
+  if (!s)
+    return;
+  pthread_mutex_lock (&s->lock);
+  s->stop = true;
+  pthread_cond_signal (&s->wake);
+  pthread_mutex_unlock (&s->lock);
+  pthread_join (s->thread, NULL);
+  pthread_cond_destroy (&s->wake);
+  pthread_cond_destroy (&s->idle);
+  pthread_mutex_destroy (&s->lock);
+  free (s->fds);
+  free (s);
+}
+
 /* Writes name atomically in dirfd. */
 int
 ebb_agent_write_atomic (int dirfd, const char *name, const char *text, ebb_error **err)
+{
+  return ebb_agent_write_atomic_sync (dirfd, name, text, NULL, err);
+}
+
+/* Writes name atomically in dirfd; with a syncer the fsyncs happen on its thread. */
+int
+ebb_agent_write_atomic_sync (int dirfd, const char *name, const char *text,
+                             ebb_agent_syncer *syncer, ebb_error **err)
 {
   char tmp[EBB_AGENT_ID_MAX + 32];
   if (snprintf (tmp, sizeof tmp, ".%s.tmp", name) >= (int)sizeof tmp)
@@ -280,7 +432,7 @@ ebb_agent_write_atomic (int dirfd, const char *name, const char *text, ebb_error
   if (fd < 0)
     return ebb_error_set_errno (err, errno, "create %s", tmp);
   int r = write_all (fd, text, strlen (text));
-  if (r == 0 && fsync (fd) < 0)
+  if (r == 0 && !syncer && fsync (fd) < 0)
     r = -errno;
   if (r < 0)
     {
@@ -293,6 +445,12 @@ ebb_agent_write_atomic (int dirfd, const char *name, const char *text, ebb_error
       unlinkat (dirfd, tmp, 0);
       return ebb_error_set_errno (err, r, "rename %s", tmp);
     }
+  if (syncer)
+    {
+      syncer_add (syncer, fd);
+      fd = -1; /* the syncer closes it */
+      return 0;
+    }
   if (fsync (dirfd) < 0)
     return ebb_error_set_errno (err, errno, "fsync journal directory");
   return 0;
@@ -302,11 +460,19 @@ ebb_agent_write_atomic (int dirfd, const char *name, const char *text, ebb_error
 int
 ebb_agent_journal_write (int dirfd, const ebb_agent_task *t, ebb_error **err)
 {
+  return ebb_agent_journal_write_sync (dirfd, t, NULL, err);
+}
+
+/* Journals t, the fsyncs through syncer (may be NULL). */
+int
+ebb_agent_journal_write_sync (int dirfd, const ebb_agent_task *t, ebb_agent_syncer *syncer,
+                              ebb_error **err)
+{
   json_object *o = ebb_agent_journal_encode (t);
   cleanup_free char *text = ebb_json_to_string (o);
   json_object_put (o);
   cleanup_free char *name = ebb_xasprintf ("%s.json", t->id);
-  return ebb_agent_write_atomic (dirfd, name, text, err);
+  return ebb_agent_write_atomic_sync (dirfd, name, text, syncer, err);
 }
 
 /* Removes a record. */

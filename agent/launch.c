@@ -5,11 +5,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <linux/close_range.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,32 +57,78 @@ ebb_agent_find_exec (const char *argv0, char *const *env, ebb_error **err)
   return ebb_error_set (err, ENOENT, "argv[0] %s: not found in PATH", argv0), NULL;
 }
 
-/* Returns field 22 of /proc/PID/stat (start time in clock ticks), 0 when gone. */
-uint64_t
-ebb_agent_pid_starttime (pid_t pid)
+#define MAX_GROUPS 64
+
+/* Who a task runs as: resolved in the parent (NSS is not async-signal-safe). */
+typedef struct task_ident
 {
-  char path[64], buf[1024];
-  snprintf (path, sizeof path, "/proc/%d/stat", (int)pid);
-  cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return 0;
-  ssize_t n = read (fd, buf, sizeof buf - 1);
-  if (n <= 0)
-    return 0;
-  buf[n] = '\0';
-  /* The command name may hold spaces and ')': fields restart after the last ')'. */
-  char *p = strrchr (buf, ')');
-  if (!p)
-    return 0;
-  unsigned long long v = 0;
-  /* After ')': state is field 3, so the start time is the 20th field from there. */
-  if (sscanf (p + 2,
-              "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
-              "%*d %llu",
-              &v)
-      != 1)
-    return 0;
-  return v;
+  uid_t uid;
+  gid_t gid;
+  gid_t groups[MAX_GROUPS];
+  int n_groups;
+} task_ident;
+
+/* Returns true and *out when s is all digits (a numeric id that fits 32 bits). */
+static bool
+numeric_id (const char *s, unsigned long *out)
+{
+  if (!*s || strspn (s, "0123456789") != strlen (s) || strlen (s) > 10)
+    return false;
+  *out = strtoul (s, NULL, 10);
+  return *out < 0xffffffffUL;
+}
+
+/* Resolves the user and group a launch names (else --task-user and its primary group) and
+ * their supplementary groups; refuses root (uid or any gid 0) without --allow-root-tasks. */
+static int
+resolve_ident (ebb_agent *a, const ebb_agent_launch_req *req, task_ident *id, ebb_error **err)
+{
+  const char *user = req->user ? req->user : a->cfg->task_user;
+  struct passwd pw, *pwp = NULL;
+  char buf[4096];
+  unsigned long n;
+  if (!user)
+    return ebb_error_set (err, EINVAL, "no task user (--task-user)");
+  if (numeric_id (user, &n))
+    {
+      getpwuid_r ((uid_t)n, &pw, buf, sizeof buf, &pwp);
+      id->uid = (uid_t)n;
+    }
+  else
+    {
+      getpwnam_r (user, &pw, buf, sizeof buf, &pwp);
+      if (!pwp)
+        return ebb_error_set (err, EINVAL, "no such user %s", user);
+      id->uid = pwp->pw_uid;
+    }
+  if (req->group)
+    {
+      struct group gr, *grp = NULL;
+      char gbuf[4096];
+      if (numeric_id (req->group, &n))
+        id->gid = (gid_t)n;
+      else if (getgrnam_r (req->group, &gr, gbuf, sizeof gbuf, &grp) == 0 && grp)
+        id->gid = grp->gr_gid;
+      else
+        return ebb_error_set (err, EINVAL, "no such group %s", req->group);
+    }
+  else if (pwp)
+    id->gid = pwp->pw_gid;
+  else
+    return ebb_error_set (err, EINVAL, "user %s has no passwd entry: name a group", user);
+  id->n_groups = MAX_GROUPS;
+  if (!pwp || getgrouplist (pwp->pw_name, id->gid, id->groups, &id->n_groups) < 0)
+    {
+      id->groups[0] = id->gid; /* no entry, or more than MAX_GROUPS: the primary one only */
+      id->n_groups = 1;
+    }
+  bool root = id->uid == 0 || id->gid == 0;
+  for (int i = 0; i < id->n_groups; i++)
+    root = root || id->groups[i] == 0;
+  if (root && !a->cfg->allow_root_tasks)
+    return ebb_error_set (err, EBB_EREFUSED,
+                          "running a task as root (user or group 0) needs --allow-root-tasks");
+  return 0;
 }
 
 typedef struct spawn_args
@@ -85,7 +137,29 @@ typedef struct spawn_args
   char *const *argv, *const *env;
   const char *cwd;
   int log_fd, go_fd, err_fd;
+  const task_ident *ident;
 } spawn_args;
+
+/* In the child: the task's identity, no capabilities (bounding, ambient, and for a root
+ * task the effective and permitted sets too), no way to gain privileges (setuid binaries,
+ * file capabilities). Async-signal-safe calls only. */
+static int
+drop_privileges (const task_ident *id)
+{
+  for (int cap = 0; cap < 64; cap++)
+    if (prctl (PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+      return -1;
+  if (setgroups ((size_t)id->n_groups, id->groups) < 0 || setgid (id->gid) < 0
+      || setuid (id->uid) < 0)
+    return -1;
+  prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+  struct __user_cap_data_struct data[2];
+  memset (data, 0, sizeof data);
+  if (syscall (SYS_capset, &hdr, data) < 0)
+    return -1;
+  return prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
 
 /* In the child, after fork: async-signal-safe calls only. */
 static _Noreturn void
@@ -101,10 +175,19 @@ child_exec (const spawn_args *s)
     signal (sig, SIG_DFL);
   sigprocmask (SIG_SETMASK, &all, NULL);
   setsid ();
-  int null = open ("/dev/null", O_RDONLY);
+  /* O_CLOEXEC: only the dup2() copy, standard input, reaches the task. */
+  int null = open ("/dev/null", O_RDONLY | O_CLOEXEC);
   if (null < 0 || dup2 (null, 0) < 0 || dup2 (s->log_fd, 1) < 0 || dup2 (s->log_fd, 2) < 0)
     goto fail;
-  if (s->cwd && chdir (s->cwd) < 0)
+  /* Nothing else reaches the task: not the agent's descriptors, not what the agent itself
+   * inherited from whoever started it (the error pipe closes at exec). */
+  if (close_range (3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+    for (int fd = 3; fd < 4096; fd++)
+      fcntl (fd, F_SETFD, FD_CLOEXEC);
+  if (drop_privileges (s->ident) < 0)
+    goto fail;
+  /* As the task's user: a directory it may not enter is refused like an exec it may not do. */
+  if (chdir (s->cwd ? s->cwd : "/") < 0)
     goto fail;
   execve (s->exe, s->argv, s->env);
 fail:
@@ -181,6 +264,7 @@ task_from_req (const ebb_agent_launch_req *req)
   ebb_agent_task *t = ebb_agent_task_new (req->id);
   t->job = ebb_xstrdup (req->job);
   t->long_class = strcmp (req->cls, "long") == 0;
+  t->generation = req->generation;
   t->source = EBB_AGENT_SRC_LAUNCHED;
   t->cpu_millis = req->cpu_millis;
   t->memory_bytes = req->memory_bytes;
@@ -204,14 +288,21 @@ ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_task 
 {
   static char *const default_env[] = { "PATH=" DEFAULT_PATH, "HOME=/", NULL };
   char *const *env = req->env ? req->env : default_env;
-  cleanup_free char *exe = ebb_agent_find_exec (req->argv[0], env, err);
+  ebb_error *e = NULL;
+  cleanup_free char *exe = ebb_agent_find_exec (req->argv[0], env, &e);
   if (!exe)
-    return -ebb_error_code (err);
+    return ebb_agent_pass_error (err, &e);
+  task_ident ident;
+  int r = resolve_ident (a, req, &ident, err);
+  if (r < 0)
+    return r;
   ebb_cg *cg = NULL;
-  int r = ebb_cg_create_child (a->parent, req->id, &cg, err);
+  r = ebb_cg_create_child (a->parent, req->id, &cg, err);
   if (r < 0)
     return r;
   ebb_agent_task *t = task_from_req (req);
+  t->uid = (int64_t)ident.uid;
+  t->gid = (int64_t)ident.gid;
   t->owner = a;
   t->cg = cg;
   t->cgroup = ebb_xstrdup (ebb_cg_path (cg));
@@ -223,7 +314,7 @@ ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_task 
     r = ebb_agent_journal (a, t, err);
   if (r >= 0)
     r = log_fd = open_log (a, req->id, err);
-  spawn_args s = { exe, req->argv, env, req->cwd, log_fd, -1, -1 };
+  spawn_args s = { exe, req->argv, env, req->cwd, log_fd, -1, -1, &ident };
   pid_t pid = r >= 0 ? spawn (cg, &s, err) : -1;
   if (pid > 0)
     r = sd_event_add_child (a->event, &t->exit_src, pid, WEXITED, on_child, t);
@@ -248,4 +339,41 @@ ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_task 
   ebb_cg_read_limits (cg, &t->applied, NULL);
   *out = t;
   return 0;
+}
+
+/* Rotates t's log when it outgrew --task-log-max: its content moves to ID.log.1 (replacing
+ * the previous one) and ID.log is truncated in place; the task writes with O_APPEND, so it
+ * goes on at the start. A task's output thus takes at most twice the cap; what it writes
+ * between the copy and the truncation is lost. */
+void
+ebb_agent_rotate_log (ebb_agent *a, ebb_agent_task *t)
+{
+  if (t->source != EBB_AGENT_SRC_LAUNCHED || a->logs_fd < 0)
+    return;
+  char name[EBB_AGENT_ID_MAX + 8], old[EBB_AGENT_ID_MAX + 8];
+  snprintf (name, sizeof name, "%s.log", t->id);
+  snprintf (old, sizeof old, "%s.log.1", t->id);
+  cleanup_close int fd = openat (a->logs_fd, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  struct stat st;
+  if (fd < 0 || fstat (fd, &st) < 0 || !S_ISREG (st.st_mode)
+      || (uint64_t)st.st_size <= a->cfg->task_log_max_bytes)
+    return;
+  cleanup_close int out
+      = openat (a->logs_fd, old, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
+  if (out < 0)
+    {
+      ebb_log_warn ("task %s: rotate log: %s: %s", t->id, old, strerror (errno));
+      return;
+    }
+  off_t in_off = 0;
+  while (in_off < st.st_size)
+    {
+      ssize_t n = copy_file_range (fd, &in_off, out, NULL, (size_t)(st.st_size - in_off), 0);
+      if (n <= 0)
+        break;
+    }
+  if (ftruncate (fd, 0) < 0)
+    ebb_log_warn ("task %s: truncate log: %s", t->id, strerror (errno));
+  else
+    ebb_log_info ("task %s: log rotated at %lld bytes", t->id, (long long)st.st_size);
 }

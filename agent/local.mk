@@ -8,7 +8,8 @@ EBB_AGENT_LIBS = agent/libebb-agent.a $(EBB_RUNTIME_LIBS) $(EBB_CGROUP_LIBS) $(E
 
 noinst_LIBRARIES += agent/libebb-agent.a
 agent_libebb_agent_a_SOURCES = \
-	agent/agent.h agent/daemon.h \
+	agent/agent.h agent/daemon.h agent/proc.h agent/table.h \
+	agent/proc.c agent/table.c \
 	agent/task.c agent/journal.c agent/idem.c agent/request.c \
 	agent/launch.c agent/ops.c agent/adopt.c agent/reconcile.c \
 	agent/api.c agent/metrics.c agent/heartbeat.c \
@@ -22,14 +23,29 @@ ebb_agent_LDADD = $(EBB_AGENT_LIBS)
 
 # Integration tests: the real ebb-agent on real cgroups (root; skip otherwise).
 agent_int_tests = tests/test-agent-basic.sh tests/test-agent-badinput.sh tests/test-agent-crash.sh \
-	tests/test-agent-options.sh tests/test-agent-adopt.sh
+	tests/test-agent-options.sh tests/test-agent-adopt.sh tests/test-agent-controller.sh \
+	tests/test-agent-faults.sh tests/test-agent-security.sh
 TESTS += $(agent_int_tests)
-EXTRA_DIST += $(agent_int_tests) tests/agent/lib.sh
+EXTRA_DIST += $(agent_int_tests) tests/agent/lib.sh tests/agent/valgrind.sh
+
+# valgrind memcheck over agent integration tests (not in make check: a second, sanitizer-free
+# build of the agent in valgrind-build/, then about 2 minutes of tests).
+check-valgrind-agent:
+	$(AM_V_GEN)mkdir -p valgrind-build && cd valgrind-build && \
+	  { [ -f Makefile ] || $(abs_top_srcdir)/configure -q; } && \
+	  $(MAKE) -s ebb-agent tests/agent/fake-controller tests/agent/notify-sink
+	$(SHELL) $(srcdir)/tests/agent/valgrind.sh '$(abs_top_srcdir)' '$(abs_top_builddir)/valgrind-build'
+.PHONY: check-valgrind-agent
 
 # The notify socket stand-in used by tests/test-agent-options.sh (Type=notify, watchdog).
 check_PROGRAMS += tests/agent/notify-sink
 tests_agent_notify_sink_SOURCES = tests/agent/notify-sink.c
 tests_agent_notify_sink_LDADD = $(EBB_COMMON_LIBS)
+# The controller stand-in of tests/test-agent-controller.sh (records heartbeats).
+check_PROGRAMS += tests/agent/fake-controller
+tests_agent_fake_controller_SOURCES = tests/agent/fake-controller.c
+tests_agent_fake_controller_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_agent_fake_controller_LDADD = $(EBB_COMMON_LIBS)
 
 # Unit suite of the pure parts (state machine, requests, journal, idempotency, histograms).
 check_PROGRAMS += tests/test-agent-core

@@ -104,6 +104,41 @@ put_tasks (FILE *f, ebb_agent *a)
            (unsigned long long)rec, (unsigned long long)held);
 }
 
+/* ebb_build_info: a constant 1 whose labels say which build answers (Prometheus' convention
+ * for version information, so dashboards can join on it). */
+static void
+put_build_info (FILE *f)
+{
+  fputs ("# HELP ebb_build_info The ebb build this program runs (always 1).\n"
+         "# TYPE ebb_build_info gauge\n",
+         f);
+  fprintf (f, "ebb_build_info{program=\"ebb-agent\",version=\"%s\"} 1\n", PACKAGE_VERSION);
+}
+
+/* The REST server's own counters: requests answered by status class, connections. */
+static void
+put_http (FILE *f, ebb_agent *a)
+{
+  ebb_http_server_stats st = { 0 };
+  if (a->http)
+    ebb_http_server_get_stats (a->http, &st);
+  fputs ("# HELP ebb_agent_http_requests_total REST requests answered, by status class.\n"
+         "# TYPE ebb_agent_http_requests_total counter\n",
+         f);
+  static const char *const classes[] = { NULL, "1xx", "2xx", "3xx", "4xx", "5xx" };
+  for (unsigned c = 1; c < EBB_ARRAY_SIZE (classes); c++)
+    fprintf (f, "ebb_agent_http_requests_total{code=\"%s\"} %llu\n", classes[c],
+             (unsigned long long)st.by_class[c]);
+  put_counter (f, "ebb_agent_http_connections_total", "REST connections accepted.", st.connections);
+  put_counter (f, "ebb_agent_http_connections_refused_total",
+               "REST connections refused or evicted at the connection limits.",
+               st.rejected_total + st.rejected_per_ip + st.evicted);
+  fprintf (f,
+           "# HELP ebb_agent_http_open_connections REST connections open now.\n"
+           "# TYPE ebb_agent_http_open_connections gauge\nebb_agent_http_open_connections %llu\n",
+           (unsigned long long)st.open_connections);
+}
+
 /* Returns the /metrics text (free it). */
 char *
 ebb_agent_metrics_text (ebb_agent *a)
@@ -113,6 +148,7 @@ ebb_agent_metrics_text (ebb_agent *a)
   FILE *f = open_memstream (&buf, &len);
   if (!f)
     return ebb_xstrdup ("");
+  put_build_info (f);
   put_hist (f, "ebb_agent_suspend_duration_seconds",
             "Time from a suspend request to its limits applied.", &a->m.suspend);
   put_hist (f, "ebb_agent_resume_duration_seconds",
@@ -123,8 +159,14 @@ ebb_agent_metrics_text (ebb_agent *a)
   put_counter (f, "ebb_agent_launches_total", "Tasks launched.", a->m.launches);
   put_counter (f, "ebb_agent_adoptions_total", "Tasks adopted.", a->m.adoptions);
   put_counter (f, "ebb_agent_exits_total", "Task exits seen.", a->m.exits);
-  put_counter (f, "ebb_agent_heartbeats_total", "Heartbeats the controller accepted.",
-               a->m.heartbeats_ok);
+  fprintf (f,
+           "# HELP ebb_agent_heartbeats_total Heartbeats sent to the controller, by outcome.\n"
+           "# TYPE ebb_agent_heartbeats_total counter\n"
+           "ebb_agent_heartbeats_total{result=\"ok\"} %llu\n"
+           "ebb_agent_heartbeats_total{result=\"error\"} %llu\n",
+           (unsigned long long)a->m.heartbeats_ok,
+           (unsigned long long)a->m.errors[EBB_AGENT_ERR_HEARTBEAT]);
+  put_http (f, a);
   fputs ("# HELP ebb_agent_errors_total Errors by kind.\n# TYPE ebb_agent_errors_total counter\n",
          f);
   for (unsigned i = 0; i < EBB_AGENT_N_ERRS; i++)

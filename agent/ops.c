@@ -4,7 +4,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -16,17 +18,6 @@
 #include "lib/log.h"
 #include "lib/time.h"
 #include "lib/util.h"
-
-/* Frees a pending request that was not answered (the server answers 503 on shutdown). */
-void
-ebb_agent_pending_free (ebb_agent_pending *p)
-{
-  if (!p)
-    return;
-  free (p->request_id);
-  free (p->key);
-  free (p);
-}
 
 /* Answers p (if any) with status and body (owned), remembering the answer under its
  * request id, in the task's journal record too (t may be NULL). Journals t. */
@@ -92,8 +83,10 @@ ebb_agent_op_suspend (ebb_agent *a, ebb_agent_task *t, bool graceful, uint64_t c
 {
   if (!t->cg)
     return ebb_error_set (err, EBB_EGONE, "task %s has no cgroup", t->id);
-  if (!t->orig.recorded && ebb_cg_record_original (t->cg, &t->orig, err) < 0)
-    return -ebb_error_code (err);
+  int r;
+  bool fresh = !t->orig.recorded;
+  if (fresh && (r = ebb_cg_record_original (t->cg, &t->orig, err)) < 0)
+    return r;
   ebb_agent_state old = t->state, old_prev = t->prev_state;
   int old_graceful = t->graceful;
   if (ebb_agent_task_apply (t, EBB_AGENT_EV_SUSPEND, err) < 0)
@@ -104,18 +97,24 @@ ebb_agent_op_suspend (ebb_agent *a, ebb_agent_task *t, bool graceful, uint64_t c
   t->graceful = graceful;
   t->step_cpu_millis = graceful ? cpu_millis : 0;
   t->step_memory_bytes = graceful ? memory_bytes : 0;
-  if (ebb_agent_journal (a, t, err) < 0)
+  if ((r = ebb_agent_journal (a, t, err)) < 0)
     {
+      /* Nothing changed: forget originals recorded just now, as the journal never had them. */
       t->state = old, t->prev_state = old_prev, t->graceful = old_graceful;
-      return -ebb_error_code (err);
+      if (fresh)
+        {
+          memset (&t->orig, 0, sizeof t->orig);
+          ebb_cg_set_original (t->cg, &t->orig);
+        }
+      return r;
     }
   ebb_agent_crash_point (a, "suspend-journaled");
   t->op_start_usec = ebb_now_usec ();
-  if (submit (a, t, graceful ? EBB_CG_JOB_STEP : EBB_CG_JOB_SUSPEND, err) < 0)
+  if ((r = submit (a, t, graceful ? EBB_CG_JOB_STEP : EBB_CG_JOB_SUSPEND, err)) < 0)
     {
       t->state = old, t->prev_state = old_prev, t->graceful = old_graceful;
       ebb_agent_journal (a, t, NULL);
-      return -ebb_error_code (err);
+      return r;
     }
   t->pending = pending;
   return 0;
@@ -129,20 +128,21 @@ ebb_agent_op_resume (ebb_agent *a, ebb_agent_task *t, ebb_agent_pending *pending
     return ebb_error_set (err, EBB_EGONE, "task %s has no cgroup", t->id);
   if (ebb_agent_task_apply (t, EBB_AGENT_EV_RESUME, err) < 0)
     return -EBUSY;
-  if (ebb_agent_journal (a, t, err) < 0)
+  int r = ebb_agent_journal (a, t, err);
+  if (r < 0)
     {
       t->state = t->prev_state;
-      return -ebb_error_code (err);
+      return r;
     }
   ebb_agent_crash_point (a, "resume-journaled");
   if (t->orig.recorded)
     ebb_cg_set_original (t->cg, &t->orig);
   t->op_start_usec = ebb_now_usec ();
-  if (submit (a, t, EBB_CG_JOB_RESUME, err) < 0)
+  if ((r = submit (a, t, EBB_CG_JOB_RESUME, err)) < 0)
     {
       t->state = t->prev_state;
       ebb_agent_journal (a, t, NULL);
-      return -ebb_error_code (err);
+      return r;
     }
   t->pending = pending;
   return 0;
@@ -155,14 +155,34 @@ suspend_done (ebb_agent *a, ebb_agent_task *t, int rc, const ebb_cg_result *res,
     {
       /* Roll back to the originals: raising limits does not reclaim, so this is quick. */
       ebb_cg_result r2;
-      ebb_cg_resume (t->cg, &a->engine, &r2, NULL);
-      memset (&t->orig, 0, sizeof t->orig);
-      ebb_agent_task_apply (t, EBB_AGENT_EV_FAILED, NULL);
+      cleanup_error ebb_error *e2 = NULL;
       ebb_agent_count_error (a, EBB_AGENT_ERR_CGROUP);
-      ebb_log_err ("suspend %s: %s", t->id, ebb_error_msg (&err));
-      finish_task (a, t, 500, "cgroup", ebb_error_msg (&err));
+      free (t->error);
+      if (ebb_cg_resume (t->cg, &a->engine, &r2, &e2) >= 0)
+        {
+          t->error = NULL;
+          memset (&t->orig, 0, sizeof t->orig);
+          ebb_agent_task_apply (t, EBB_AGENT_EV_FAILED, NULL);
+          ebb_log_err ("suspend %s: %s (rolled back)", t->id, ebb_error_msg (&err));
+        }
+      else
+        {
+          /* The limits are somewhere between the originals and the target: the task counts
+           * as suspended and keeps its recorded originals (journaled below), so a resume,
+           * or the next agent after a crash, restores them. Forgetting them would leave it
+           * throttled for good. */
+          t->error = ebb_xasprintf ("suspend failed (%s); rollback failed (%s): the original "
+                                    "limits are kept, resume to restore them",
+                                    ebb_error_msg (&err), ebb_error_msg (&e2));
+          ebb_agent_task_apply (t, EBB_AGENT_EV_SUSPENDED, NULL);
+          ebb_log_err ("suspend %s: %s", t->id, t->error);
+        }
+      finish_task (a, t, 500, "cgroup", t->error ? t->error : ebb_error_msg (&err));
+      ebb_agent_heartbeat_push (a);
       return;
     }
+  free (t->error);
+  t->error = NULL;
   ebb_cg_get_original (t->cg, &t->orig);
   t->reclaimed_bytes = res->reclaimed_bytes;
   t->held_bytes = res->held_bytes;
@@ -170,6 +190,7 @@ suspend_done (ebb_agent *a, ebb_agent_task *t, int rc, const ebb_cg_result *res,
   ebb_agent_hist_observe (&a->m.suspend, ebb_now_usec () - t->op_start_usec);
   a->m.suspends++;
   finish_task (a, t, 200, NULL, NULL);
+  ebb_agent_heartbeat_push (a);
 }
 
 static void
@@ -180,17 +201,25 @@ resume_done (ebb_agent *a, ebb_agent_task *t, int rc, ebb_error *err)
       /* The originals stay recorded and journaled: a later resume retries. */
       ebb_agent_task_apply (t, EBB_AGENT_EV_FAILED, NULL);
       ebb_agent_count_error (a, EBB_AGENT_ERR_CGROUP);
+      free (t->error);
+      t->error = ebb_xasprintf ("resume failed (%s): the original limits are kept, resume "
+                                "again to restore them",
+                                ebb_error_msg (&err));
       ebb_log_err ("resume %s: %s", t->id, ebb_error_msg (&err));
       finish_task (a, t, 500, "cgroup", ebb_error_msg (&err));
+      ebb_agent_heartbeat_push (a);
       return;
     }
   memset (&t->orig, 0, sizeof t->orig);
+  free (t->error);
+  t->error = NULL;
   t->reclaimed_bytes = 0;
   t->held_bytes = 0;
   t->graceful = 0;
   ebb_agent_task_apply (t, EBB_AGENT_EV_RESUMED, NULL);
   ebb_agent_hist_observe (&a->m.resume, ebb_now_usec () - t->op_start_usec);
   a->m.resumes++;
+  ebb_agent_heartbeat_push (a);
   if (t->forget_on_exit)
     {
       finish_task (a, t, 200, NULL, NULL);
@@ -214,13 +243,7 @@ on_job_done (ebb_cg *cg, const ebb_cg_job *job, int rc, const ebb_cg_result *res
     {
       if (t->state != EBB_AGENT_EXITED)
         ebb_agent_task_exited (a, t, -1, 0);
-      if (t->cg && !ebb_cg_pool_busy (a->pool, t->cg))
-        {
-          if (t->source == EBB_AGENT_SRC_LAUNCHED)
-            ebb_cg_remove (t->cg, NULL);
-          ebb_cg_close (t->cg);
-          t->cg = NULL;
-        }
+      ebb_agent_release_cgroup (a, t, t->deleting);
       finish_task (a, t, 410, "gone", "the task exited during the operation");
     }
   else
@@ -233,6 +256,121 @@ on_job_done (ebb_cg *cg, const ebb_cg_job *job, int rc, const ebb_cg_result *res
     }
   if (a->stopping)
     ebb_agent_check_stop (a);
+}
+
+/* ---- The cgroup as a whole: signals and release ---------------------------------- */
+
+/* Returns the directory of cgroup path in the hierarchy of controller ctl (v2: the one
+ * unified hierarchy), or NULL when it is not mounted. */
+static char *
+cg_dir (ebb_agent *a, const char *ctl, const char *path)
+{
+  bool v2 = ebb_cg_ctx_layout (a->cg_ctx) == EBB_CG_LAYOUT_V2;
+  const char *mnt = ebb_cg_ctx_mount (a->cg_ctx, v2 ? "cpu" : ctl);
+  return mnt && path ? ebb_xasprintf ("%s%s", mnt, path) : NULL;
+}
+
+/* Writes s to dir/name; returns 0 or -errno. No waiting: these are the kernel's own
+ * asynchronous controls (cgroup.kill, freeze files). */
+static int
+put_file (const char *dir, const char *name, const char *s)
+{
+  if (!dir)
+    return -ENOENT;
+  cleanup_free char *path = ebb_xasprintf ("%s/%s", dir, name);
+  cleanup_close int fd = open (path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0)
+    return -errno;
+  size_t n = strlen (s);
+  return write (fd, s, n) == (ssize_t)n ? 0 : -errno;
+}
+
+/* Sends sig to every process of t's cgroup, those that left the task's session or process
+ * group included. SIGKILL: cgroup.kill on v2 (the kernel kills even processes forking
+ * meanwhile); otherwise, and on v1, freeze (nothing forks), signal each PID, thaw. */
+static void
+signal_cgroup (ebb_agent *a, ebb_agent_task *t, int sig)
+{
+  bool v2 = ebb_cg_ctx_layout (a->cg_ctx) == EBB_CG_LAYOUT_V2;
+  cleanup_free char *dir = cg_dir (a, "memory", t->cgroup);
+  if (!dir)
+    return;
+  if (sig == SIGKILL && v2 && put_file (dir, "cgroup.kill", "1") == 0)
+    return;
+  cleanup_free char *fdir = v2 ? ebb_xstrdup (dir) : cg_dir (a, "freezer", t->cgroup);
+  bool froze = sig == SIGKILL
+               && put_file (fdir, v2 ? "cgroup.freeze" : "freezer.state", v2 ? "1" : "FROZEN") == 0;
+  cleanup_free char *procs = ebb_xasprintf ("%s/cgroup.procs", dir);
+  cleanup_fclose FILE *f = fopen (procs, "re");
+  long pid;
+  while (f && fscanf (f, "%ld", &pid) == 1)
+    if (pid > 1)
+      kill ((pid_t)pid, sig);
+  if (froze || sig != SIGKILL) /* a stopped or frozen task must run to act on SIGTERM */
+    put_file (fdir, v2 ? "cgroup.freeze" : "freezer.state", v2 ? "0" : "THAWED");
+}
+
+#define RELEASE_RETRY_USEC 50000ULL
+#define RELEASE_TRIES      60
+
+/* A cgroup whose last processes are still dying: rmdir retried from a timer, never by
+ * waiting in the loop. */
+typedef struct release_retry
+{
+  ebb_cg *cg;
+  unsigned tries;
+} release_retry;
+
+static int
+on_release_retry (sd_event_source *s, uint64_t usec, void *ud)
+{
+  release_retry *rr = ud;
+  cleanup_error ebb_error *e = NULL;
+  if (ebb_cg_remove (rr->cg, &e) >= 0 || ++rr->tries >= RELEASE_TRIES)
+    {
+      if (rr->tries >= RELEASE_TRIES)
+        ebb_log_warn ("cgroup %s still busy after %u tries: left behind (%s)", ebb_cg_path (rr->cg),
+                      rr->tries, ebb_error_msg (&e));
+      ebb_cg_close (rr->cg);
+      free (rr);
+      sd_event_source_disable_unref (s);
+      return 0;
+    }
+  sd_event_source_set_time (s, usec + RELEASE_RETRY_USEC);
+  return 0;
+}
+
+/* The one release path of a task's cgroup: unless the engine still works on it, a launched
+ * task's cgroup is emptied (kill_rest: SIGKILL to what remains) and removed, an adopted
+ * one only closed; t->cg is NULL afterwards. */
+void
+ebb_agent_release_cgroup (ebb_agent *a, ebb_agent_task *t, bool kill_rest)
+{
+  if (!t->cg || (a->pool && ebb_cg_pool_busy (a->pool, t->cg)))
+    return;
+  ebb_cg *cg = t->cg;
+  t->cg = NULL;
+  if (t->source != EBB_AGENT_SRC_LAUNCHED)
+    {
+      ebb_cg_close (cg);
+      return;
+    }
+  if (kill_rest)
+    signal_cgroup (a, t, SIGKILL);
+  if (ebb_cg_remove (cg, NULL) >= 0)
+    {
+      ebb_cg_close (cg);
+      return;
+    }
+  release_retry *rr = ebb_xcalloc (1, sizeof *rr);
+  rr->cg = cg;
+  if (sd_event_add_time_relative (a->event, NULL, CLOCK_MONOTONIC, RELEASE_RETRY_USEC, 0,
+                                  on_release_retry, rr)
+      < 0)
+    {
+      ebb_cg_close (cg);
+      free (rr);
+    }
 }
 
 static void
@@ -263,13 +401,9 @@ ebb_agent_task_exited (ebb_agent *a, ebb_agent_task *t, int code, int status)
   t->exited = true;
   a->m.exits++;
   ebb_log_info ("task %s exited (status %d)", t->id, t->exit_status);
-  if (t->cg && !ebb_cg_pool_busy (a->pool, t->cg))
-    {
-      if (t->source == EBB_AGENT_SRC_LAUNCHED)
-        ebb_cg_remove (t->cg, NULL);
-      ebb_cg_close (t->cg);
-      t->cg = NULL;
-    }
+  ebb_agent_heartbeat_push (a);
+  /* A deleted task leaves nothing: what it started in its cgroup, setsid() or not, goes too. */
+  ebb_agent_release_cgroup (a, t, t->deleting);
   if (t->deleting)
     finish_task (a, t, 200, NULL, NULL);
   else
@@ -307,22 +441,23 @@ ebb_agent_watch_pid (ebb_agent *a, ebb_agent_task *t, ebb_error **err)
 static bool
 process_is_ours (const ebb_agent_task *t)
 {
-  uint64_t st = t->pid > 0 ? ebb_agent_pid_starttime (t->pid) : 0;
-  return st != 0 && (t->pid_starttime == 0 || st == t->pid_starttime);
+  return ebb_agent_pid_is (t->pid, t->pid_starttime);
 }
 
 static void
 signal_task (ebb_agent_task *t, int sig)
 {
   /* Re-check before a destructive act: the PID must still be the process we started. */
-  if (!process_is_ours (t))
-    return;
-  if (t->pidfd >= 0)
-    syscall (SYS_pidfd_send_signal, t->pidfd, sig, NULL, 0);
-  else
-    kill (t->pid, sig);
-  /* The child called setsid(): its group holds what it started. */
-  kill (-t->pid, sig);
+  if (process_is_ours (t))
+    {
+      if (t->pidfd >= 0)
+        syscall (SYS_pidfd_send_signal, t->pidfd, sig, NULL, 0);
+      else
+        kill (t->pid, sig);
+    }
+  /* Everything else in its cgroup too: a process that called setsid() is still in there. */
+  if (t->cg && t->source == EBB_AGENT_SRC_LAUNCHED)
+    signal_cgroup (t->owner, t, sig);
 }
 
 static int
@@ -359,12 +494,9 @@ ebb_agent_op_delete (ebb_agent *a, ebb_agent_task *t, uint64_t grace_usec,
       ebb_agent_task_exited (a, t, -1, 0);
       return 0;
     }
-  ebb_cg_stats st;
-  if (t->cg && ebb_cg_read_stats (t->cg, &st, NULL) >= 0 && (st.valid & EBB_CG_STAT_FROZEN)
-      && st.frozen)
-    ebb_cg_set_frozen (t->cg, 0, 1000000, NULL);
-  /* A suspended task gets its CPU back so its SIGTERM handler can run within the grace
-   * period (raising a CPU limit does not block). */
+  /* A frozen task is thawed by signal_task() (no waiting in the loop): its processes then
+   * act on the SIGTERM. A suspended task gets its CPU back so its SIGTERM handler can run within
+   * the grace period (raising a CPU limit does not block). */
   if (t->cg && t->state == EBB_AGENT_SUSPENDED && (t->orig.limits.valid & EBB_CG_LIM_CPU))
     ebb_cg_set_cpu (t->cg, t->orig.limits.cpu_quota_usec, t->orig.limits.cpu_period_usec, NULL);
   signal_task (t, SIGTERM);

@@ -16,6 +16,32 @@
 
 #define DEFAULT_CONFIG SYSCONFDIR "/ebb/agent.conf"
 
+/* http://, https:// or unix:/PATH, printable, no blanks: it goes into JSON and a curl URL. */
+static int
+validate_url (const ebb_conf_setting *s, const void *value, ebb_error **err)
+{
+  const char *v = value;
+  (void)s;
+  if (strncmp (v, "http://", 7) != 0 && strncmp (v, "https://", 8) != 0
+      && strncmp (v, "unix:/", 6) != 0)
+    return ebb_error_set (err, EBB_EPARSE, "must start with http://, https:// or unix:/");
+  for (const char *p = v; *p; p++)
+    if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f)
+      return ebb_error_set (err, EBB_EPARSE, "must be printable ASCII without blanks");
+  return 0;
+}
+
+/* unix:/PATH or HOST:PORT (the server checks the rest when it binds). */
+static int
+validate_listen (const ebb_conf_setting *s, const void *value, ebb_error **err)
+{
+  const char *v = value;
+  (void)s;
+  if (strncmp (v, "unix:", 5) == 0 ? v[5] != '/' : !strrchr (v, ':'))
+    return ebb_error_set (err, EBB_EPARSE, "must be unix:/PATH or HOST:PORT");
+  return 0;
+}
+
 #define S_STR(n, f, d, v, h)                                                                       \
   {                                                                                                \
     .name = n, .type = EBB_CONF_STRING, .offset = offsetof (ebb_agent_config, f), .umax = 4096,    \
@@ -32,10 +58,11 @@ static const ebb_conf_setting table[] = {
     .type = EBB_CONF_STRLIST,
     .offset = offsetof (ebb_agent_config, listen),
     .umax = 4096,
-    .def = "127.0.0.1:7470",
-    .help = "HOST:PORT or unix:PATH to serve the REST API on" },
+    .def = "unix:/run/ebb/agent.sock",
+    .validate = validate_listen,
+    .help = "REST API address, HOST:PORT or unix:PATH" },
   S_STR ("state_dir", state_dir, "/var/lib/ebb/agent", ebb_conf_validate_abspath,
-         "journal, task output, lock"),
+         "directory of the journal, task output and lock"),
   S_STR ("cgroup_parent", cgroup_parent, "/ebb", ebb_conf_validate_abspath,
          "cgroup (under each hierarchy root) for launched tasks"),
   { .name = "adopt_root",
@@ -44,11 +71,13 @@ static const ebb_conf_setting table[] = {
     .umax = 4096,
     .validate = ebb_conf_validate_abspath,
     .help = "subtree whose cgroups may be adopted" },
-  S_STR ("controller", controller, NULL, NULL, "controller base URL for heartbeats"),
+  S_STR ("controller", controller, NULL, validate_url, "controller to send heartbeats to"),
   S_STR ("token_file", token_file, NULL, ebb_conf_validate_abspath,
-         "bearer token file (mode 0600)"),
-  S_STR ("docker_socket", docker_socket, NULL, ebb_conf_validate_abspath, "Docker API socket"),
-  S_STR ("podman_socket", podman_socket, NULL, ebb_conf_validate_abspath, "Podman API socket"),
+         "bearer token file (not accessible by others)"),
+  S_STR ("docker_socket", docker_socket, NULL, ebb_conf_validate_abspath,
+         "Docker API socket to discover containers on"),
+  S_STR ("podman_socket", podman_socket, NULL, ebb_conf_validate_abspath,
+         "Podman API socket to discover containers on"),
   { .name = "node_name",
     .type = EBB_CONF_STRING,
     .offset = offsetof (ebb_agent_config, node_name),
@@ -59,12 +88,13 @@ static const ebb_conf_setting table[] = {
     .type = EBB_CONF_BOOL,
     .offset = offsetof (ebb_agent_config, handover),
     .def = "no",
-    .help = "on SIGTERM leave suspended tasks suspended" },
+    .help = "on SIGTERM, leave suspended tasks suspended" },
   S_DUR ("heartbeat_interval", heartbeat_usec, 100000, 3600000000ULL, "5s",
          "time between heartbeats"),
   S_DUR ("stats_interval", stats_usec, 100000, 3600000000ULL, "10s",
          "time between usage refreshes"),
-  S_DUR ("stop_grace", stop_grace_usec, 0, 600000000ULL, "10s", "SIGTERM to SIGKILL on DELETE"),
+  S_DUR ("stop_grace", stop_grace_usec, 0, 600000000ULL, "10s",
+         "DELETE: time from SIGTERM to SIGKILL"),
   { .name = "footprint_memory",
     .type = EBB_CONF_BYTES,
     .offset = offsetof (ebb_agent_config, footprint_memory_bytes),
@@ -74,83 +104,122 @@ static const ebb_conf_setting table[] = {
     .help = "memory a suspended task keeps" },
   S_STR ("cgroup_root", cgroup_root, "/sys/fs/cgroup", ebb_conf_validate_abspath,
          "where cgroup hierarchies are mounted"),
+  { .name = "capacity_cpu_millis",
+    .type = EBB_CONF_UINT64,
+    .offset = offsetof (ebb_agent_config, capacity_cpu_millis),
+    .umax = EBB_AGENT_CPU_MILLIS_MAX,
+    .help = "CPU capacity reported, in millicores (default: online CPUs)" },
+  { .name = "capacity_memory",
+    .type = EBB_CONF_BYTES,
+    .offset = offsetof (ebb_agent_config, capacity_memory_bytes),
+    .umax = EBB_AGENT_MEMORY_BYTES_MAX,
+    .help = "memory capacity reported (default: MemTotal)" },
+  S_STR ("advertise_url", advertise_url, NULL, validate_url,
+         "URL the controller calls this agent on (default: the first listen address)"),
+  { .name = "task_log_max",
+    .type = EBB_CONF_BYTES,
+    .offset = offsetof (ebb_agent_config, task_log_max_bytes),
+    .umin = 4096,
+    .umax = 1ULL << 40,
+    .def = "64M",
+    .help = "a task's output log is rotated to ID.log.1 beyond this size" },
+  { .name = "socket_group",
+    .type = EBB_CONF_STRING,
+    .offset = offsetof (ebb_agent_config, socket_group),
+    .umax = 64,
+    .validate = ebb_conf_validate_id,
+    .help = "group (name or id) of the unix sockets, mode 0660; default root's" },
+  { .name = "task_user",
+    .type = EBB_CONF_STRING,
+    .offset = offsetof (ebb_agent_config, task_user),
+    .umax = 64,
+    .def = "nobody",
+    .validate = ebb_conf_validate_id,
+    .help = "user (name or id) tasks run as when a launch names none" },
+  { .name = "allow_root_tasks",
+    .type = EBB_CONF_BOOL,
+    .offset = offsetof (ebb_agent_config, allow_root_tasks),
+    .def = "no",
+    .help = "let a launch run its task as root (user or group 0)" },
 };
 
-/* Returns the table and its size. */
-const ebb_conf_setting *
-ebb_agent_conf_table (size_t *n)
-{
-  *n = EBB_ARRAY_SIZE (table);
-  return table;
-}
-
+/* Every option but --config, --print-config, -v, --help and --version is a row of table:
+ * its long option is the key with dashes (state_dir is --state-dir), a boolean takes no
+ * argument (it sets yes), the argument's name comes from the type and validator, and the
+ * help line from the row. Nothing else lists the agent's options. */
 enum
 {
   OPT_CONFIG = 1000,
+  OPT_PRINT_CONFIG,
   OPT_HELP,
   OPT_VERSION,
-  OPT_HANDOVER,
+  OPT_SETTING = 2000, /* + the row's index */
 };
 
-static const struct option long_opts[] = {
-  { "config", required_argument, NULL, OPT_CONFIG },
-  { "listen", required_argument, NULL, 'l' },
-  { "state-dir", required_argument, NULL, 's' },
-  { "cgroup-parent", required_argument, NULL, 'p' },
-  { "adopt-root", required_argument, NULL, 'a' },
-  { "controller", required_argument, NULL, 'c' },
-  { "token-file", required_argument, NULL, 't' },
-  { "docker-socket", required_argument, NULL, 'D' },
-  { "podman-socket", required_argument, NULL, 'P' },
-  { "node-name", required_argument, NULL, 'n' },
-  { "heartbeat-interval", required_argument, NULL, 'H' },
-  { "stats-interval", required_argument, NULL, 'S' },
-  { "stop-grace", required_argument, NULL, 'g' },
-  { "footprint-memory", required_argument, NULL, 'm' },
-  { "cgroup-root", required_argument, NULL, 'R' },
-  { "handover", no_argument, NULL, OPT_HANDOVER },
-  { "verbose", no_argument, NULL, 'v' },
-  { "help", no_argument, NULL, OPT_HELP },
-  { "version", no_argument, NULL, OPT_VERSION },
-  { NULL, 0, NULL, 0 },
-};
+#define N_SETTINGS   EBB_ARRAY_SIZE (table)
+#define OPT_NAME_MAX 64
+
+static char opt_names[N_SETTINGS][OPT_NAME_MAX];
+static struct option long_opts[N_SETTINGS + 6];
 
 static const char *
-key_of (int c)
+metavar (const ebb_conf_setting *s)
 {
-  switch (c)
+  switch (s->type)
     {
-    case 'l':
-      return "listen";
-    case 's':
-      return "state_dir";
-    case 'p':
-      return "cgroup_parent";
-    case 'a':
-      return "adopt_root";
-    case 'c':
-      return "controller";
-    case 't':
-      return "token_file";
-    case 'D':
-      return "docker_socket";
-    case 'P':
-      return "podman_socket";
-    case 'n':
-      return "node_name";
-    case 'H':
-      return "heartbeat_interval";
-    case 'S':
-      return "stats_interval";
-    case 'g':
-      return "stop_grace";
-    case 'm':
-      return "footprint_memory";
-    case 'R':
-      return "cgroup_root";
-    default:
+    case EBB_CONF_BOOL:
       return NULL;
+    case EBB_CONF_DURATION:
+      return "DURATION";
+    case EBB_CONF_BYTES:
+      return "BYTES";
+    case EBB_CONF_UINT64:
+    case EBB_CONF_INT64:
+      return "N";
+    default:
+      break;
     }
+  if (s->validate == validate_url)
+    return "URL";
+  if (s->validate == validate_listen)
+    return "ADDR";
+  if (s->validate == ebb_conf_validate_id)
+    return "NAME";
+  if (s->validate == ebb_conf_validate_abspath)
+    return "PATH";
+  return "VALUE";
+}
+
+/* Fills long_opts from the table (idempotent). */
+static void
+build_long_opts (void)
+{
+  size_t k = 0;
+  for (size_t i = 0; i < N_SETTINGS; i++)
+    {
+      snprintf (opt_names[i], OPT_NAME_MAX, "%s", table[i].name);
+      for (char *p = opt_names[i]; *p; p++)
+        if (*p == '_')
+          *p = '-';
+      long_opts[k++]
+          = (struct option){ opt_names[i],
+                             table[i].type == EBB_CONF_BOOL ? no_argument : required_argument, NULL,
+                             OPT_SETTING + (int)i };
+    }
+  long_opts[k++] = (struct option){ "config", required_argument, NULL, OPT_CONFIG };
+  long_opts[k++] = (struct option){ "print-config", no_argument, NULL, OPT_PRINT_CONFIG };
+  long_opts[k++] = (struct option){ "verbose", no_argument, NULL, 'v' };
+  long_opts[k++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
+  long_opts[k++] = (struct option){ "version", no_argument, NULL, OPT_VERSION };
+  long_opts[k] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+static void
+usage_line (FILE *f, const char *opt, const char *arg, const char *help)
+{
+  char left[96];
+  snprintf (left, sizeof left, "%s%s%s", opt, arg ? " " : "", arg ? arg : "");
+  fprintf (f, "  %-30s %s\n", left, help);
 }
 
 static void
@@ -158,34 +227,32 @@ usage (FILE *f)
 {
   fputs ("Usage: ebb-agent [OPTIONS]\n"
          "The ebb node agent: launches, adopts, suspends and resumes tasks (see ebb-agent(8)).\n"
-         "\n"
-         "  --config FILE             configuration file (default " DEFAULT_CONFIG ")\n"
-         "  --listen HOST:PORT|unix:PATH  REST API address, repeatable (default 127.0.0.1:7470)\n"
-         "  --state-dir DIR           journal and task output (default /var/lib/ebb/agent)\n"
-         "  --cgroup-parent PATH      cgroup for launched tasks (default /ebb)\n"
-         "  --adopt-root PATH         subtree whose cgroups may be adopted, repeatable\n"
-         "  --controller URL          controller to send heartbeats to\n"
-         "  --token-file FILE         bearer token (required for non-loopback --listen)\n"
-         "  --docker-socket PATH      Docker API socket to discover containers on\n"
-         "  --podman-socket PATH      Podman API socket to discover containers on\n"
-         "  --node-name NAME          node name (default: host name)\n"
-         "  --heartbeat-interval DUR  time between heartbeats (default 5s)\n"
-         "  --stats-interval DUR      time between usage refreshes (default 10s)\n"
-         "  --stop-grace DUR          DELETE: SIGTERM to SIGKILL (default 10s)\n"
-         "  --footprint-memory BYTES  memory a suspended task keeps (default 64M)\n"
-         "  --cgroup-root DIR         where cgroups are mounted (default /sys/fs/cgroup)\n"
-         "  --handover                on SIGTERM, leave suspended tasks suspended\n"
-         "  -v, --verbose             more logging (repeat for debug)\n"
-         "  --help, --version\n"
-         "\nExit status: 0 clean stop, 1 runtime failure, 2 usage or configuration error.\n",
+         "Every option but the first and the last four is also a setting of the configuration\n"
+         "file, named in brackets (see ebb.conf(5)); the command line wins.\n\n",
          f);
+  usage_line (f, "--config", "FILE", "configuration file (default " DEFAULT_CONFIG ")");
+  for (size_t i = 0; i < N_SETTINGS; i++)
+    {
+      const ebb_conf_setting *s = &table[i];
+      char opt[OPT_NAME_MAX + 2], help[512];
+      snprintf (opt, sizeof opt, "--%.*s", OPT_NAME_MAX - 1, opt_names[i]);
+      snprintf (help, sizeof help, "%s%s%s%s [%s]", s->help,
+                s->type == EBB_CONF_STRLIST ? "; repeatable" : "",
+                s->def && *s->def ? "; default " : "", s->def && *s->def ? s->def : "", s->name);
+      usage_line (f, opt, metavar (s), help);
+    }
+  usage_line (f, "--print-config", NULL, "print the effective configuration and exit");
+  usage_line (f, "-v, --verbose", NULL, "more logging (repeat for debug)");
+  usage_line (f, "--help", NULL, "this help");
+  usage_line (f, "--version", NULL, "the version");
+  fputs ("\nExit status: 0 clean stop, 1 runtime failure, 2 usage or configuration error.\n", f);
 }
 
-/* First pass: --config, -v, --help, --version. Returns 1 when done (help/version), 0, or
- * negative on a usage error. */
+/* First pass: --config, -v, --help, --version, --print-config. Returns 1 when done
+ * (help/version), 0, or negative on a usage error. */
 static int
 first_pass (int argc, char **argv, ebb_agent_config *cfg, const char **config,
-            bool *explicit_config, ebb_error **err)
+            bool *explicit_config, bool *print, ebb_error **err)
 {
   opterr = 0;
   optind = 0; /* 0: glibc re-initializes getopt (the arguments are parsed again on SIGHUP) */
@@ -202,6 +269,9 @@ first_pass (int argc, char **argv, ebb_agent_config *cfg, const char **config,
       case OPT_CONFIG:
         *config = optarg;
         *explicit_config = true;
+        break;
+      case OPT_PRINT_CONFIG:
+        *print = true;
         break;
       case 'v':
         cfg->verbose++;
@@ -220,31 +290,26 @@ first_pass (int argc, char **argv, ebb_agent_config *cfg, const char **config,
 static int
 second_pass (int argc, char **argv, ebb_agent_config *cfg, ebb_error **err)
 {
-  bool cleared_listen = false, cleared_adopt = false;
+  bool cleared[N_SETTINGS] = { false };
   optind = 0;
-  int c, idx = 0;
-  while ((c = getopt_long (argc, argv, "v", long_opts, &idx)) != -1)
+  int c;
+  while ((c = getopt_long (argc, argv, "v", long_opts, NULL)) != -1)
     {
-      const char *key = key_of (c);
-      if (c == OPT_HANDOVER)
-        cfg->handover = true;
-      if (!key)
+      if (c < OPT_SETTING || c >= OPT_SETTING + (int)N_SETTINGS)
         continue;
+      size_t i = (size_t)(c - OPT_SETTING);
+      const ebb_conf_setting *s = &table[i];
       /* A list on the command line replaces the file's. */
-      if ((c == 'l' && !cleared_listen) || (c == 'a' && !cleared_adopt))
+      if (s->type == EBB_CONF_STRLIST && !cleared[i])
         {
-          ebb_conf_set (table, EBB_ARRAY_SIZE (table), cfg, key, "", NULL, NULL);
-          *(c == 'l' ? &cleared_listen : &cleared_adopt) = true;
+          ebb_conf_set (table, N_SETTINGS, cfg, s->name, "", NULL, NULL);
+          cleared[i] = true;
         }
-      cleanup_free char *where = ebb_xasprintf ("--%s", long_opts[idx].name);
-      for (const struct option *o = long_opts; o->name; o++)
-        if (o->val == c)
-          {
-            free (where);
-            where = ebb_xasprintf ("--%s", o->name);
-          }
-      if (ebb_conf_set (table, EBB_ARRAY_SIZE (table), cfg, key, optarg, where, err) < 0)
-        return -ebb_error_code (err);
+      cleanup_free char *where = ebb_xasprintf ("--%s", opt_names[i]);
+      int r = ebb_conf_set (table, N_SETTINGS, cfg, s->name,
+                            s->type == EBB_CONF_BOOL ? "yes" : optarg, where, err);
+      if (r < 0)
+        return r;
     }
   return 0;
 }
@@ -254,21 +319,26 @@ int
 ebb_agent_parse_args (int argc, char **argv, ebb_agent_config *cfg, ebb_error **err)
 {
   const char *config = DEFAULT_CONFIG;
-  bool explicit_config = false;
-  int r = first_pass (argc, argv, cfg, &config, &explicit_config, err);
+  bool explicit_config = false, print = false;
+  build_long_opts ();
+  int r = first_pass (argc, argv, cfg, &config, &explicit_config, &print, err);
   if (r != 0)
     return r;
-  if (ebb_conf_defaults (table, EBB_ARRAY_SIZE (table), cfg, err) < 0)
-    return -ebb_error_code (err);
-  if (ebb_conf_load (table, EBB_ARRAY_SIZE (table), cfg, config,
-                     explicit_config ? 0 : EBB_CONF_OPTIONAL, err)
-      < 0)
-    return -ebb_error_code (err);
+  if ((r = ebb_conf_defaults (table, N_SETTINGS, cfg, err)) < 0
+      || (r = ebb_conf_load (table, N_SETTINGS, cfg, config,
+                             explicit_config ? 0 : EBB_CONF_OPTIONAL, err))
+             < 0)
+    return r;
   cfg->config_path = ebb_xstrdup (config);
-  if (second_pass (argc, argv, cfg, err) < 0)
-    return -ebb_error_code (err);
+  if ((r = second_pass (argc, argv, cfg, err)) < 0)
+    return r;
   if (!cfg->listen || !cfg->listen[0])
     return ebb_error_set (err, EINVAL, "no --listen address");
+  if (print)
+    {
+      r = ebb_conf_dump (table, N_SETTINGS, cfg, stdout, err);
+      return r < 0 ? r : 1;
+    }
   return 0;
 }
 
@@ -317,10 +387,24 @@ ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err)
       || !same_strv (n.adopt_root, cfg->adopt_root) || !same_str (n.token_file, cfg->token_file)
       || !same_str (n.docker_socket, cfg->docker_socket)
       || !same_str (n.podman_socket, cfg->podman_socket) || !same_str (n.node_name, cfg->node_name)
-      || !same_str (n.cgroup_root, cfg->cgroup_root))
+      || !same_str (n.cgroup_root, cfg->cgroup_root)
+      || !same_str (n.socket_group, cfg->socket_group))
     ebb_log_warn ("reload: listen, state_dir, cgroup_parent, adopt_root, token_file, sockets, "
-                  "node_name and cgroup_root take effect only after a restart");
+                  "node_name, cgroup_root and socket_group take effect only after a restart");
+  if (cfg->token_file && ebb_agent_url_exposes_token (n.controller))
+    {
+      ebb_agent_config_free (&n);
+      return ebb_error_set (err, EACCES,
+                            "controller: plain http to a non-loopback address would "
+                            "expose the token; use https");
+    }
   swap_str (&cfg->controller, &n.controller);
+  swap_str (&cfg->task_user, &n.task_user);
+  cfg->allow_root_tasks = n.allow_root_tasks;
+  cfg->task_log_max_bytes = n.task_log_max_bytes;
+  swap_str (&cfg->advertise_url, &n.advertise_url);
+  cfg->capacity_cpu_millis = n.capacity_cpu_millis;
+  cfg->capacity_memory_bytes = n.capacity_memory_bytes;
   cfg->handover = n.handover;
   cfg->heartbeat_usec = n.heartbeat_usec;
   cfg->stats_usec = n.stats_usec;
@@ -334,7 +418,7 @@ ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err)
 void
 ebb_agent_config_free (ebb_agent_config *cfg)
 {
-  ebb_conf_free (table, EBB_ARRAY_SIZE (table), cfg);
+  ebb_conf_free (table, N_SETTINGS, cfg);
   free (cfg->config_path);
   cfg->config_path = NULL;
 }

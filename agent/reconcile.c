@@ -22,13 +22,7 @@ static void
 mark_gone (ebb_agent *a, ebb_agent_task *t, const char *why)
 {
   ebb_log_notice ("reconcile: task %s %s: exited", t->id, why);
-  if (t->cg)
-    {
-      if (t->source == EBB_AGENT_SRC_LAUNCHED)
-        ebb_cg_remove (t->cg, NULL);
-      ebb_cg_close (t->cg);
-      t->cg = NULL;
-    }
+  ebb_agent_release_cgroup (a, t, false);
   t->state = EBB_AGENT_EXITED;
   t->exited = true;
   ebb_agent_journal (a, t, NULL);

@@ -29,6 +29,19 @@ validate_mode (const char *v, ebb_error **err)
   return ebb_error_set (err, EBB_EPARSE, "must be \"immediate\" or \"graceful\"");
 }
 
+/* A user or group: a name as useradd(8) allows it, or a numeric id. */
+static int
+validate_account (const char *v, ebb_error **err)
+{
+  if (!v[0] || v[0] == '-')
+    return ebb_error_set (err, EBB_EPARSE, "must be a user or group name or a numeric id");
+  for (const char *p = v; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')
+          || *p == '_' || *p == '-' || *p == '.'))
+      return ebb_error_set (err, EBB_EPARSE, "must be a user or group name or a numeric id");
+  return 0;
+}
+
 static int
 validate_abs (const char *v, ebb_error **err)
 {
@@ -69,6 +82,9 @@ static const ebb_json_field launch_fields[] = {
   F_STR ("class", true, ebb_agent_launch_req, cls, 5, validate_class),
   F_STR ("request_id", false, ebb_agent_launch_req, request_id, REQUEST_ID_MAX,
          ebb_json_validate_id),
+  F_U64 ("generation", false, ebb_agent_launch_req, generation, 1, UINT64_MAX),
+  F_STR ("user", false, ebb_agent_launch_req, user, 64, validate_account),
+  F_STR ("group", false, ebb_agent_launch_req, group, 64, validate_account),
 };
 static const ebb_json_schema launch_schema
     = { launch_fields, EBB_ARRAY_SIZE (launch_fields), false };
@@ -79,6 +95,7 @@ static const ebb_json_field suspend_fields[] = {
   F_U64 ("memory_bytes", false, ebb_agent_suspend_req, memory_bytes, 0, EBB_AGENT_MEMORY_BYTES_MAX),
   F_STR ("request_id", false, ebb_agent_suspend_req, request_id, REQUEST_ID_MAX,
          ebb_json_validate_id),
+  F_U64 ("generation", false, ebb_agent_suspend_req, generation, 1, UINT64_MAX),
 };
 static const ebb_json_schema suspend_schema
     = { suspend_fields, EBB_ARRAY_SIZE (suspend_fields), false };
@@ -93,6 +110,7 @@ static const ebb_json_field adopt_fields[] = {
   F_U64 ("memory_bytes", false, ebb_agent_adopt_req, memory_bytes, 0, EBB_AGENT_MEMORY_BYTES_MAX),
   F_STR ("request_id", false, ebb_agent_adopt_req, request_id, REQUEST_ID_MAX,
          ebb_json_validate_id),
+  F_U64 ("generation", false, ebb_agent_adopt_req, generation, 1, UINT64_MAX),
 };
 static const ebb_json_schema adopt_schema = { adopt_fields, EBB_ARRAY_SIZE (adopt_fields), false };
 
@@ -100,6 +118,7 @@ static const ebb_json_field simple_fields[] = {
   F_STR ("request_id", false, ebb_agent_simple_req, request_id, REQUEST_ID_MAX,
          ebb_json_validate_id),
   F_U64 ("grace_millis", false, ebb_agent_simple_req, grace_millis, 0, 600000),
+  F_U64 ("generation", false, ebb_agent_simple_req, generation, 1, UINT64_MAX),
 };
 static const ebb_json_schema simple_schema
     = { simple_fields, EBB_ARRAY_SIZE (simple_fields), false };
@@ -111,8 +130,9 @@ ebb_agent_parse_launch (json_object *obj, ebb_agent_launch_req *out, ebb_error *
   memset (out, 0, sizeof *out);
   if (!obj)
     return ebb_error_set (err, EBB_EPARSE, "a JSON body is required");
-  if (ebb_json_schema_apply (&launch_schema, obj, out, err) < 0)
-    return -ebb_error_code (err);
+  int r = ebb_json_schema_apply (&launch_schema, obj, out, err);
+  if (r < 0)
+    return r;
   if (!out->argv[0])
     return ebb_error_set (err, EBB_EPARSE, "field \"argv\": must not be empty");
   if (out->argv[0][0] == '\0')
@@ -134,8 +154,9 @@ ebb_agent_parse_suspend (json_object *obj, ebb_agent_suspend_req *out, ebb_error
   memset (out, 0, sizeof *out);
   if (!obj)
     return ebb_error_set (err, EBB_EPARSE, "a JSON body is required");
-  if (ebb_json_schema_apply (&suspend_schema, obj, out, err) < 0)
-    return -ebb_error_code (err);
+  int r = ebb_json_schema_apply (&suspend_schema, obj, out, err);
+  if (r < 0)
+    return r;
   out->graceful = strcmp (out->mode, "graceful") == 0;
   bool has_step = json_object_object_get_ex (obj, "cpu_millis", NULL)
                   || json_object_object_get_ex (obj, "memory_bytes", NULL);
@@ -162,8 +183,9 @@ ebb_agent_parse_adopt (json_object *obj, ebb_agent_adopt_req *out, ebb_error **e
   memset (out, 0, sizeof *out);
   if (!obj)
     return ebb_error_set (err, EBB_EPARSE, "a JSON body is required");
-  if (ebb_json_schema_apply (&adopt_schema, obj, out, err) < 0)
-    return -ebb_error_code (err);
+  int r = ebb_json_schema_apply (&adopt_schema, obj, out, err);
+  if (r < 0)
+    return r;
   if (!!out->container == !!out->cgroup)
     return ebb_error_set (err, EBB_EPARSE, "exactly one of \"container\" and \"cgroup\"");
   return 0;
@@ -183,8 +205,9 @@ ebb_agent_parse_simple (json_object *obj, ebb_agent_simple_req *out, ebb_error *
   memset (out, 0, sizeof *out);
   if (!obj)
     return 0;
-  if (ebb_json_schema_apply (&simple_schema, obj, out, err) < 0)
-    return -ebb_error_code (err);
+  int r = ebb_json_schema_apply (&simple_schema, obj, out, err);
+  if (r < 0)
+    return r;
   return 0;
 }
 

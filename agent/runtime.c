@@ -720,9 +720,9 @@ inspect_exact (ebb_rt *rt, const char *ref, ebb_rt_info *info, ebb_error **err)
 {
   cleanup_free char *path = ebb_xasprintf (API "/containers/%s/json", ref);
   ebb_http_result res = { 0 };
-  if (blocking_get (rt, path, &res, err) < 0)
-    return -ebb_error_code (err);
-  int r = 0;
+  int r = blocking_get (rt, path, &res, err);
+  if (r < 0)
+    return r;
   if (res.status == 404)
     r = ebb_error_set (err, ENOENT, "%s: no container %s", ebb_rt_kind_name (rt->kind), ref);
   else if (ebb_rt_parse_inspect (rt->kind, res.json, info, err) < 0)
@@ -737,8 +737,9 @@ static int
 find_name_prefix (ebb_rt *rt, const char *prefix, char id_out[65], ebb_error **err)
 {
   ebb_http_result res = { 0 };
-  if (blocking_get (rt, API "/containers/json?all=1", &res, err) < 0)
-    return -ebb_error_code (err);
+  int r = blocking_get (rt, API "/containers/json?all=1", &res, err);
+  if (r < 0)
+    return r;
   size_t n
       = json_object_is_type (res.json, json_type_array) ? json_object_array_length (res.json) : 0;
   int found = 0;
@@ -790,6 +791,144 @@ ebb_rt_inspect (ebb_rt *rt, const char *ref, ebb_rt_info *info, ebb_error **err)
   return 0;
 }
 
+/* ---- Asynchronous lookup: exact inspect, else a name prefix from the list, then inspect */
+
+typedef struct lookup
+{
+  ebb_rt *rt;
+  char *ref;
+  int step; /* 0 exact inspect, 1 list, 2 inspect of the prefix match */
+  ebb_rt_inspect_fn done;
+  void *userdata;
+} lookup;
+
+static void on_lookup (ebb_http_result *res, const ebb_error *err, void *ud);
+
+static int
+lookup_get (lookup *l, const char *path, ebb_error **err)
+{
+  ebb_http_call_opts o;
+  return ebb_http_client_start (l->rt->http, "GET", l->rt->base, path, NULL, call_opts (l->rt, &o),
+                                on_lookup, l, err);
+}
+
+static void
+lookup_finish (lookup *l, ebb_rt_info *info, ebb_error *e)
+{
+  l->done (info, e, l->userdata);
+  ebb_error_free (&e);
+  free (l->ref);
+  free (l);
+}
+
+static void
+on_lookup (ebb_http_result *res, const ebb_error *err, void *ud)
+{
+  lookup *l = ud;
+  ebb_rt *rt = l->rt;
+  const char *kind = ebb_rt_kind_name (rt->kind);
+  ebb_error *e = NULL;
+  if (err)
+    {
+      ebb_error_set (&e, err->code, "%s %s: %s", kind, rt->socket_path, err->msg);
+      lookup_finish (l, NULL, e);
+      return;
+    }
+  if (res->status != 200 && res->status != 404)
+    {
+      ebb_error_set (&e, EIO, "%s: HTTP %ld: %.200s", kind, res->status,
+                     res->body ? res->body : "");
+      lookup_finish (l, NULL, e);
+      return;
+    }
+  if (l->step == 1)
+    {
+      size_t n = json_object_is_type (res->json, json_type_array)
+                     ? json_object_array_length (res->json)
+                     : 0;
+      int found = 0;
+      char id[65] = "";
+      for (size_t i = 0; i < n; i++)
+        {
+          ebb_rt_info entry;
+          if (ebb_rt_parse_list_entry (rt->kind, json_object_array_get_idx (res->json, i), &entry,
+                                       NULL)
+              < 0)
+            continue;
+          if (strncmp (entry.name, l->ref, strlen (l->ref)) == 0 && found++ == 0)
+            snprintf (id, sizeof id, "%s", entry.id);
+          ebb_rt_info_clear (&entry);
+        }
+      if (found != 1)
+        {
+          if (found > 1)
+            ebb_error_set (&e, EINVAL, "%s: %d containers have names starting with %s", kind, found,
+                           l->ref);
+          else
+            ebb_error_set (&e, ENOENT, "%s: no container %s", kind, l->ref);
+          lookup_finish (l, NULL, e);
+          return;
+        }
+      l->step = 2;
+      cleanup_free char *path = ebb_xasprintf (API "/containers/%s/json", id);
+      if (lookup_get (l, path, &e) < 0)
+        lookup_finish (l, NULL, e);
+      return;
+    }
+  if (res->status == 404)
+    {
+      if (l->step == 0)
+        {
+          /* Not an id, id prefix or name the engine knows: maybe the start of a name. */
+          l->step = 1;
+          if (lookup_get (l, API "/containers/json?all=1", &e) < 0)
+            lookup_finish (l, NULL, e);
+          return;
+        }
+      ebb_error_set (&e, ENOENT, "%s: no container %s", kind, l->ref);
+      lookup_finish (l, NULL, e);
+      return;
+    }
+  ebb_rt_info *info = ebb_xcalloc (1, sizeof *info);
+  if (ebb_rt_parse_inspect (rt->kind, res->json, info, &e) < 0)
+    {
+      ebb_error_wrap (&e, "%s: inspect %s", kind, l->ref);
+      free (info);
+      lookup_finish (l, NULL, e);
+      return;
+    }
+  resolve_cgroups (rt, info);
+  follow (rt, info);
+  l->done (info, NULL, l->userdata);
+  ebb_rt_info_clear (info);
+  free (info);
+  free (l->ref);
+  free (l);
+}
+
+int
+ebb_rt_inspect_async (ebb_rt *rt, const char *ref, ebb_rt_inspect_fn done, void *userdata,
+                      ebb_error **err)
+{
+  if (!rt || !ref || !ebb_id_is_valid (ref, 128))
+    return ebb_error_set (err, EINVAL,
+                          "container reference must be an id or name of "
+                          "[A-Za-z0-9._-]{1,128}");
+  lookup *l = ebb_xcalloc (1, sizeof *l);
+  l->rt = rt;
+  l->ref = ebb_xstrdup (ref);
+  l->done = done;
+  l->userdata = userdata;
+  cleanup_free char *path = ebb_xasprintf (API "/containers/%s/json", ref);
+  int r = lookup_get (l, path, err);
+  if (r < 0)
+    {
+      free (l->ref);
+      free (l);
+    }
+  return r;
+}
+
 void
 ebb_rt_info_array_free (ebb_rt_info *infos, size_t n)
 {
@@ -803,8 +942,9 @@ ebb_rt_list (ebb_rt *rt, bool all, ebb_rt_info **out, ebb_error **err)
 {
   *out = NULL;
   ebb_http_result res = { 0 };
-  if (blocking_get (rt, all ? API "/containers/json?all=1" : API "/containers/json", &res, err) < 0)
-    return -ebb_error_code (err);
+  int r = blocking_get (rt, all ? API "/containers/json?all=1" : API "/containers/json", &res, err);
+  if (r < 0)
+    return r;
   if (res.status != 200 || !json_object_is_type (res.json, json_type_array))
     {
       ebb_http_result_clear (&res);

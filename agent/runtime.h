@@ -265,6 +265,15 @@ bool ebb_rt_connected (const ebb_rt *rt);
  * container adopted by id is not lost when it exits. */
 int ebb_rt_inspect (ebb_rt *rt, const char *ref, ebb_rt_info *info, ebb_error **err);
 
+/* The same lookup without blocking, through the engine's asynchronous client (curl multi in
+ * the loop): done(info, err, userdata) is called once from the loop, info filled on
+ * success (the callback owns it: ebb_rt_info_clear), err set otherwise (ECANCELED when the
+ * runtime is freed first). Returns 0 when started, or negative with *err (done is then not
+ * called). The agent's API uses this one: an engine slow to answer never holds the loop. */
+typedef void (*ebb_rt_inspect_fn) (ebb_rt_info *info, const ebb_error *err, void *userdata);
+int ebb_rt_inspect_async (ebb_rt *rt, const char *ref, ebb_rt_inspect_fn done, void *userdata,
+                          ebb_error **err);
+
 /* Blocking: lists the engine's containers that carry ebb labels (running ones and, with
  * all, stopped ones too), each inspected and resolved. Returns the count with *out an array
  * (free with ebb_rt_info_array_free), or negative with *err as for ebb_rt_inspect. */

@@ -2,8 +2,10 @@
  * directory (locked), cgroups and the engine pool, the journal, the loop's sources. */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,17 +23,42 @@
 
 #define TOKEN_MAX 4096
 
-/* Loopback and unix sockets need no token; anything else does. */
+/* Whether host (a URL's host part, brackets removed) is a numeric loopback address: names
+ * are never trusted to be local (a host name starting with "127." is not 127.0.0.1). */
 static bool
-listen_is_local (const char *spec)
+host_is_loopback (const char *host)
 {
-  if (strncmp (spec, "unix:", 5) == 0)
-    return true;
-  static const char *const local[] = { "127.", "[::1]:", "localhost:" };
-  for (size_t i = 0; i < EBB_ARRAY_SIZE (local); i++)
-    if (strncmp (spec, local[i], strlen (local[i])) == 0)
-      return true;
+  struct in_addr a4;
+  struct in6_addr a6;
+  if (inet_pton (AF_INET, host, &a4) == 1)
+    return (ntohl (a4.s_addr) >> 24) == 127;
+  if (inet_pton (AF_INET6, host, &a6) == 1)
+    return IN6_IS_ADDR_LOOPBACK (&a6);
   return false;
+}
+
+/* True when url is plain http:// to anything but a numeric loopback address: a bearer
+ * token sent there could be read on the wire. */
+bool
+ebb_agent_url_exposes_token (const char *url)
+{
+  if (!url || strncmp (url, "http://", 7) != 0)
+    return false;
+  const char *h = url + 7;
+  char host[256];
+  size_t n;
+  if (*h == '[')
+    {
+      h++;
+      n = strcspn (h, "]");
+    }
+  else
+    n = strcspn (h, ":/?#");
+  if (n == 0 || n >= sizeof host)
+    return true;
+  memcpy (host, h, n);
+  host[n] = '\0';
+  return !host_is_loopback (host);
 }
 
 static int
@@ -60,21 +87,54 @@ read_token (const char *path, char **out, ebb_error **err)
   return 0;
 }
 
+/* Every TCP listener needs the token, loopback included: any local user can reach
+ * loopback, and the API runs commands. A unix socket is guarded by its mode and group. */
 static int
 check_security (ebb_agent *a, ebb_error **err)
 {
-  const char *remote = NULL;
+  const char *tcp = NULL;
   for (char **l = a->cfg->listen; l && *l; l++)
-    if (!listen_is_local (*l))
-      remote = *l;
-  if (remote && !a->cfg->token_file)
+    if (strncmp (*l, "unix:", 5) != 0)
+      tcp = *l;
+  if (tcp && !a->cfg->token_file)
     return ebb_error_set (err, EACCES,
-                          "--listen %s is not loopback or a unix socket: --token-file is "
-                          "required",
-                          remote);
+                          "--listen %s is a TCP address: --token-file is required (any local "
+                          "user can reach TCP, loopback included)",
+                          tcp);
+  if (a->cfg->token_file && ebb_agent_url_exposes_token (a->cfg->controller))
+    return ebb_error_set (err, EACCES,
+                          "--controller %s is plain http to a non-loopback address: the token "
+                          "would cross the network in clear; use https",
+                          a->cfg->controller);
   if (a->cfg->token_file)
     return read_token (a->cfg->token_file, &a->token, err);
   return 0;
+}
+
+/* mkdir -p of a unix socket's directory (/run/ebb), mode 0755: the socket's own mode and
+ * group decide who connects. */
+static void
+mkdir_socket_dirs (ebb_agent *a)
+{
+  for (char **l = a->cfg->listen; l && *l; l++)
+    {
+      if (strncmp (*l, "unix:/", 6) != 0)
+        continue;
+      cleanup_free char *copy = ebb_xstrdup (*l + 5);
+      char *slash = strrchr (copy, '/');
+      if (slash && slash != copy)
+        *slash = '\0';
+      for (char *p = copy + 1;; p++)
+        if (*p == '/' || *p == '\0')
+          {
+            char c = *p;
+            *p = '\0';
+            mkdir (copy, 0755);
+            *p = c;
+            if (!c)
+              break;
+          }
+    }
 }
 
 static int
@@ -111,9 +171,11 @@ open_state (ebb_agent *a, ebb_error **err)
     return ebb_error_set_errno (err, errno == EWOULDBLOCK ? EBUSY : errno,
                                 "lock %s/lock (is another ebb-agent using it?)", dir);
   /* The lock fd stays open (and locked) for the daemon's life. */
-  if ((a->tasks_fd = mkdir_at (a->state_fd, "tasks", err)) < 0
-      || (a->logs_fd = mkdir_at (a->state_fd, "logs", err)) < 0)
-    return -ebb_error_code (err);
+  if ((a->tasks_fd = mkdir_at (a->state_fd, "tasks", err)) < 0)
+    return a->tasks_fd;
+  a->syncer = ebb_agent_syncer_new (a->tasks_fd); /* NULL: fsyncs in the loop, as before */
+  if ((a->logs_fd = mkdir_at (a->state_fd, "logs", err)) < 0)
+    return a->logs_fd;
   return 0;
 }
 
@@ -155,6 +217,15 @@ open_cgroups (ebb_agent *a, ebb_error **err)
   cc.allowed_roots = roots;
   if (a->cfg->cgroup_root)
     cc.cgroup_root = a->cfg->cgroup_root;
+  /* Failure-injection tests run the agent on a fake tree of plain files: its mountinfo
+   * names the layout, and neither libcgroup nor systemd may be asked about the real host. */
+  const char *fake_mi = getenv ("EBB_AGENT_TEST_MOUNTINFO");
+  if (fake_mi && *fake_mi)
+    {
+      cc.mountinfo_path = fake_mi;
+      cc.use_libcgroup = 0;
+      cc.use_systemd = 0;
+    }
   int r = ebb_cg_ctx_new (&cc, &a->cg_ctx, err);
   free (roots);
   if (r < 0)
@@ -166,8 +237,8 @@ open_cgroups (ebb_agent *a, ebb_error **err)
   ebb_cg_engine_config_init (&a->engine);
   if (a->cfg->footprint_memory_bytes)
     a->engine.footprint_memory_bytes = a->cfg->footprint_memory_bytes;
-  if (ebb_cg_pool_new (2, &a->pool, err) < 0)
-    return -ebb_error_code (err);
+  if ((r = ebb_cg_pool_new (2, &a->pool, err)) < 0)
+    return r;
   return 0;
 }
 
@@ -218,15 +289,17 @@ setup (ebb_agent *a, ebb_error **err)
   if (r < 0)
     return r;
   ebb_log_notice ("journal: %d tasks reconciled", r);
+  mkdir_socket_dirs (a);
   if ((r = ebb_agent_loop_sources (a, err)) < 0 || (r = ebb_agent_runtimes_start (a, err)) < 0
       || (r = ebb_agent_http_start (a, err)) < 0)
     return r;
   write_listen_file (a);
   if (a->cfg->controller)
     {
-      a->client = ebb_http_client_new (a->event, err);
+      ebb_error *e = NULL;
+      a->client = ebb_http_client_new (a->event, &e);
       if (!a->client)
-        return -ebb_error_code (err);
+        return ebb_agent_pass_error (err, &e);
     }
   return 0;
 }
@@ -248,10 +321,10 @@ ebb_agent_new (ebb_agent_config *cfg, ebb_agent **out, ebb_error **err)
       ebb_agent_free (a);
       return ebb_error_set_errno (err, -r, "sd-event");
     }
-  if (setup (a, err) < 0)
+  if ((r = setup (a, err)) < 0)
     {
       ebb_agent_free (a);
-      return -ebb_error_code (err);
+      return r;
     }
   *out = a;
   return 0;
@@ -282,17 +355,9 @@ ebb_agent_free (ebb_agent *a)
   ebb_agent_runtimes_stop (a);
   ebb_cg_pool_free (a->pool); /* waits for jobs in flight and runs their callbacks */
   a->pool = NULL;
+  ebb_agent_syncer_free (a->syncer); /* flushes first */
   for (size_t i = 0; i < a->n_tasks; i++)
-    {
-      ebb_agent_task *t = a->tasks[i];
-      t->exit_src = sd_event_source_disable_unref (t->exit_src);
-      t->kill_timer = sd_event_source_disable_unref (t->kill_timer);
-      if (t->pidfd >= 0)
-        close (t->pidfd);
-      ebb_cg_close (t->cg);
-      ebb_agent_pending_free (t->pending);
-      ebb_agent_task_free (t);
-    }
+    ebb_agent_task_destroy (a->tasks[i]);
   free (a->tasks);
   ebb_agent_loop_sources_free (a);
   ebb_cg_close (a->parent);

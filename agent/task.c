@@ -114,6 +114,7 @@ ebb_agent_task_new (const char *id)
   snprintf (t->id, sizeof t->id, "%s", id);
   t->exit_status = -1;
   t->pidfd = -1;
+  t->uid = t->gid = -1;
   return t;
 }
 
@@ -135,6 +136,7 @@ ebb_agent_task_free (ebb_agent_task *t)
   free (t->job);
   free (t->cgroup);
   free (t->container);
+  free (t->error);
   free (t->json_cache);
   for (unsigned i = 0; i < t->n_replies; i++)
     reply_clear (&t->replies[i]);
@@ -212,6 +214,8 @@ ebb_agent_task_to_json (const ebb_agent_task *t)
   ebb_json_add_string (o, "id", t->id);
   ebb_json_add_string (o, "job", t->job);
   ebb_json_add_string (o, "class", t->long_class ? "long" : "short");
+  if (t->generation)
+    ebb_json_add_uint64 (o, "generation", t->generation);
   ebb_json_add_string (o, "state", ebb_agent_state_name (t->state));
   ebb_json_add_int64 (o, "pid", t->pid);
   ebb_json_add_string (o, "cgroup", t->cgroup);
@@ -235,6 +239,15 @@ ebb_agent_task_to_json (const ebb_agent_task *t)
     ebb_json_add_string (o, "container", t->container);
   if (t->state == EBB_AGENT_SUSPENDED || t->state == EBB_AGENT_SUSPENDING)
     ebb_json_add_string (o, "mode", t->graceful ? "graceful" : "immediate");
+  /* What a resume will restore, and why the task is not where it was asked to be. */
+  if (t->orig.recorded)
+    json_object_object_add (o, "original", ebb_agent_original_json (&t->orig));
+  if (t->error)
+    ebb_json_add_string (o, "error", t->error);
+  if (t->uid >= 0)
+    ebb_json_add_int64 (o, "uid", t->uid);
+  if (t->gid >= 0)
+    ebb_json_add_int64 (o, "gid", t->gid);
   return o;
 }
 
@@ -259,4 +272,19 @@ ebb_agent_task_touch (ebb_agent_task *t)
 {
   free (t->json_cache);
   t->json_cache = NULL;
+}
+
+/* Moves *local into err; returns the failure's code. */
+int
+ebb_agent_pass_error (ebb_error **err, ebb_error **local)
+{
+  int code = *local && (*local)->code ? (*local)->code : EIO;
+  if (err && !*err)
+    {
+      *err = *local;
+      *local = NULL;
+    }
+  else
+    ebb_error_free (local);
+  return -code;
 }

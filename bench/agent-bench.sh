@@ -14,8 +14,12 @@ IDLE_SEC=${BENCH_AGENT_IDLE_SEC:-60}
 DUR=${BENCH_AGENT_WRK_SEC:-10}
 N=${BENCH_AGENT_TASKS:-200}
 setup_cgroups
+# TCP needs a token (loopback included); the requests below carry it.
+TOKEN=bench-token-0123456789abcdef
+printf '%s\n' "$TOKEN" >"$TMP/token"; chmod 600 "$TMP/token"
+AUTH="Authorization: Bearer $TOKEN" API_AUTH="Authorization: Bearer $TOKEN"
 "$AGENT_BIN" --listen 127.0.0.1:0 --listen "unix:$SOCK" --state-dir "$STATE" \
-  --cgroup-parent "$CGP" --stats-interval 5s >>"$LOG" 2>&1 &
+  --cgroup-parent "$CGP" --stats-interval 5s --token-file "$TMP/token" >>"$LOG" 2>&1 &
 AGENT_PID=$!
 i=0; while [ ! -s "$STATE/listen" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 URL=$(grep '^http://' "$STATE/listen" | head -1)
@@ -31,7 +35,7 @@ done
 
 # wrk_run PATH: sets RPS and P99_MS.
 wrk_run () {
-  wrk -t2 -c32 -d"${DUR}s" --latency "$URL$1" >"$TMP/wrk" 2>&1
+  wrk -t2 -c32 -d"${DUR}s" --latency -H "$AUTH" "$URL$1" >"$TMP/wrk" 2>&1
   RPS=$(awk '/^Requests\/sec:/ { print $2 }' "$TMP/wrk")
   P99_MS=$(awk '$1 == "99%" { v = $2; if (v ~ /us$/) { sub(/us/, "", v); v /= 1000 }
                  else if (v ~ /ms$/) sub(/ms/, "", v); else if (v ~ /s$/) { sub(/s/, "", v); v *= 1000 }
@@ -45,10 +49,10 @@ wrk_run /v1/tasks; T_RPS=$RPS T_P99=$P99_MS
 echo "wrk -t2 -c32 -d${DUR}s (loopback):"
 printf '  /v1/health  %10.0f req/s  p99 %7.2f ms   (target >= 10000 req/s, p99 <= 10 ms)\n' "$H_RPS" "$H_P99"
 printf '  /v1/tasks   %10.0f req/s  p99 %7.2f ms   (%d tasks, %.0f KiB per response)\n' "$T_RPS" "$T_P99" "$N" \
-  "$(curl -s "$URL/v1/tasks" | wc -c | awk '{ print $1 / 1024 }')"
+  "$(curl -s -H "$AUTH" "$URL/v1/tasks" | wc -c | awk '{ print $1 / 1024 }')"
 printf '  /metrics    %10.0f req/s  p99 %7.2f ms   (baseline in the same run)\n' "$M_RPS" "$M_P99"
 # Latency without saturating the loop: 4 connections, one wrk thread.
-wrk -t1 -c4 -d"${DUR}s" --latency "$URL/v1/health" >"$TMP/wrk" 2>&1
+wrk -t1 -c4 -d"${DUR}s" --latency -H "$AUTH" "$URL/v1/health" >"$TMP/wrk" 2>&1
 L_RPS=$(awk '/^Requests\/sec:/ { print $2 }' "$TMP/wrk")
 L_P99=$(awk '$1 == "99%" { print $2 }' "$TMP/wrk")
 printf '  /v1/health at 4 connections: %.0f req/s, p99 %s\n' "$L_RPS" "$L_P99"
@@ -73,7 +77,7 @@ i=1
 while [ $i -le "$N" ]; do api POST "/v1/tasks/b$i/suspend" '{"mode":"immediate"}'; i=$((i + 1)); done
 i=1
 while [ $i -le "$N" ]; do api POST "/v1/tasks/b$i/resume"; i=$((i + 1)); done
-curl -s "$URL/metrics" >"$TMP/metrics"
+curl -s -H "$AUTH" "$URL/metrics" >"$TMP/metrics"
 quant () { # quant HISTOGRAM Q: the upper bound of the bucket holding quantile Q
   awk -v name="$1_bucket" -v q="$2" '
     index($0, name "{") == 1 { split($0, a, "\""); le[n] = a[2]; c[n] = $NF; n++ }

@@ -109,6 +109,7 @@ set style fill solid 0.7 border -1
 set boxwidth 0.8
 set grid ytics
 set ylabel "seconds"
+set yrange [0:*]
 set title "short jobs (paper p95: reserve 183, kill 176, ip 118, gp 96)"
 plot "$gm" every ::1 using 3:xtic(1) title "p90", "" every ::1 using 4 title "p95"
 set title "long jobs (paper: gp p90 within 4% of fifo)"

@@ -7,7 +7,10 @@ EXTRA_DIST += bench/sim-lib.sh bench/sim-fidelity.sh bench/sim-sweep.sh bench/si
 	bench/sim-perf.sh bench/sim-bigc.sh bench/sim-fidelity.csv bench/sim-sweep.csv bench/sim-ablation.csv \
 	bench/sim-sweep.png bench/sim-perf.txt bench/sim-bigc-google.csv \
 	bench/sim-bigc-google-median.csv bench/sim-bigc-patterns.csv bench/sim-bigc-sweeps.csv \
-	bench/sim-bigc.png bench/sim-bigc.txt
+	bench/sim-bigc.png bench/sim-bigc.txt \
+	bench/peacock-fidelity.sh bench/peacock-perf.sh bench/peacock-ablation.sh \
+	bench/peacock-ablation.csv bench/peacock-runs.csv \
+	bench/peacock-loads.csv bench/peacock-sweep.csv bench/peacock-loads.png bench/peacock-perf.txt
 bench-sim: sim/ebb-sim
 	@mkdir -p bench-sim
 	@echo "== fidelity against the authors' simulator (YH2_sub.tr)"
@@ -24,4 +27,11 @@ bench-sim: sim/ebb-sim
 	@echo "== performance"
 	SIM=$(abs_top_builddir)/sim/ebb-sim TRACES=$(EBB_TRACES) \
 	  sh $(abs_top_srcdir)/bench/sim-perf.sh $(abs_top_builddir)/bench-sim
+	@echo "== eagle and peacock against their papers (doc/peacock-fidelity.md)"
+	SIM=$(abs_top_builddir)/sim/ebb-sim TRACES=$(EBB_TRACES) \
+	  sh $(abs_top_srcdir)/bench/peacock-fidelity.sh bench-sim
+	SIM=$(abs_top_builddir)/sim/ebb-sim TRACES=$(EBB_TRACES) \
+	  sh $(abs_top_srcdir)/bench/peacock-ablation.sh bench-sim
+	SIM=$(abs_top_builddir)/sim/ebb-sim TRACES=$(EBB_TRACES) \
+	  sh $(abs_top_srcdir)/bench/peacock-perf.sh
 .PHONY: bench-sim

@@ -12,20 +12,40 @@ contrib/systemd/ebb-agent-delegated: $(srcdir)/contrib/systemd/ebb-agent-delegat
 	$(AM_V_GEN)mkdir -p $(@D) && $(EBB_SUBST) $(srcdir)/$@.in > $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 contrib/ebb/agent.conf.example: $(srcdir)/contrib/ebb/agent.conf.in Makefile
 	$(AM_V_GEN)mkdir -p $(@D) && $(EBB_SUBST) $(srcdir)/contrib/ebb/agent.conf.in > $@.tmp && mv $@.tmp $@
+contrib/ebb/controller.conf.example: $(srcdir)/contrib/ebb/controller.conf.in Makefile
+	$(AM_V_GEN)mkdir -p $(@D) && $(EBB_SUBST) $(srcdir)/contrib/ebb/controller.conf.in > $@.tmp && \
+	  mv $@.tmp $@
 
 systemdsystemunit_DATA = contrib/systemd/ebb-agent.service
 ebblibexecdir = $(libexecdir)/ebb
 ebblibexec_SCRIPTS = contrib/systemd/ebb-agent-delegated
 ebbconfdir = $(sysconfdir)/ebb
-ebbconf_DATA = contrib/ebb/agent.conf.example
-bashcompletion_DATA = contrib/bash-completion/ebb-agent contrib/bash-completion/ebb-sim
+ebbconf_DATA = contrib/ebb/agent.conf.example contrib/ebb/controller.conf.example
+bashcompletion_DATA = contrib/bash-completion/ebb-agent contrib/bash-completion/ebb-sim \
+	contrib/bash-completion/ebb-controller
 CLEANFILES += $(systemdsystemunit_DATA) $(ebblibexec_SCRIPTS) $(ebbconf_DATA)
 EXTRA_DIST += contrib/systemd/ebb-agent.service.in contrib/systemd/ebb-agent-delegated.in \
-	contrib/ebb/agent.conf.in $(bashcompletion_DATA)
+	contrib/ebb/agent.conf.in contrib/ebb/controller.conf.in $(bashcompletion_DATA)
 
-# The agent's state directory, so a unit with ProtectSystem= can be given it read-write.
-install-data-local:
-	$(MKDIR_P) -m 0755 '$(DESTDIR)$(localstatedir)/lib/ebb'
+# The controller's unit is kept as a plain file (contrib/systemd/ebb-controller.service, with
+# Debian's paths); installed with this configure's paths instead, and without an explicit
+# --config of the default file, which would make that file mandatory (the controller reads
+# $(sysconfdir)/ebb/controller.conf anyway when it exists).
+contrib/systemd/ebb-controller.service.gen: $(srcdir)/contrib/systemd/ebb-controller.service Makefile
+	$(AM_V_GEN)mkdir -p $(@D) && sed -e 's| --config /etc/ebb/controller.conf||' \
+	  -e 's|/usr/sbin/|$(sbindir)/|g' -e 's|/etc/ebb|$(sysconfdir)/ebb|g' \
+	  -e 's|/var/lib/ebb|$(localstatedir)/lib/ebb|g' $(srcdir)/contrib/systemd/ebb-controller.service > $@.tmp && \
+	  mv $@.tmp $@
+all-local: contrib/systemd/ebb-controller.service.gen
+CLEANFILES += contrib/systemd/ebb-controller.service.gen
+
+# The daemons' state directory, so a unit with ProtectSystem= can be given it read-write.
+install-data-local: contrib/systemd/ebb-controller.service.gen
+	$(MKDIR_P) -m 0755 '$(DESTDIR)$(localstatedir)/lib/ebb' '$(DESTDIR)$(systemdsystemunitdir)'
+	$(INSTALL_DATA) contrib/systemd/ebb-controller.service.gen \
+	  '$(DESTDIR)$(systemdsystemunitdir)/ebb-controller.service'
+uninstall-local:
+	rm -f '$(DESTDIR)$(systemdsystemunitdir)/ebb-controller.service'
 
 # Tests: every example configuration parses with the program's own table; `make install`
 # puts every file where configure said, with those paths inside.
@@ -57,3 +77,7 @@ CLEANFILES += tests/deb-vm/test-install-deb-vm.sh tests/deb-vm/ebb.deb tests/deb
 # Options in --help, man pages and ebb.conf(5) agree both ways (a few seconds).
 TESTS += tests/test-docs-options.sh
 EXTRA_DIST += tests/test-docs-options.sh
+
+# Debian's prometheus scrapes a live agent over loopback with a bearer token (about 10 s).
+TESTS += tests/test-prometheus-agent.sh
+EXTRA_DIST += tests/test-prometheus-agent.sh contrib/grafana/ebb.json

@@ -1,1 +1,43 @@
-# ebb-controller: the cluster daemon (sd-event, libmicrohttpd, libcurl multi, SQLite).
+# ebb-controller: the cluster daemon (sd-event, libmicrohttpd, libcurl multi, SQLite). The
+# logic lives in controller/libebb-controller.a so tests can link it; main.c hands over.
+EBB_CTL_CFLAGS = $(AM_CFLAGS) $(LIBSYSTEMD_CFLAGS) $(LIBCURL_CFLAGS) $(JSONC_CFLAGS) \
+	$(LIBMHD_CFLAGS) $(SQLITE3_CFLAGS)
+EBB_CTL_LIBS = controller/libebb-controller.a policies/libebb-policy.a $(EBB_COMMON_LIBS) \
+	$(SQLITE3_LIBS)
+
+noinst_LIBRARIES += controller/libebb-controller.a
+controller_libebb_controller_a_SOURCES = controller/ctl.h \
+	controller/options.c controller/store.c controller/sched.c controller/api.c \
+	controller/daemon.c
+controller_libebb_controller_a_CFLAGS = $(EBB_CTL_CFLAGS)
+
+sbin_PROGRAMS += ebb-controller
+ebb_controller_SOURCES = controller/main.c
+ebb_controller_CFLAGS = $(EBB_CTL_CFLAGS)
+ebb_controller_LDADD = $(EBB_CTL_LIBS)
+
+# Integration tests: the real controller with real ebb-agents on real cgroups (root).
+controller_int_tests = tests/test-controller-basic.sh tests/test-controller-faults.sh \
+	tests/test-controller-preempt.sh
+TESTS += $(controller_int_tests)
+EXTRA_DIST += $(controller_int_tests) tests/controller/lib.sh
+
+dist_man_MANS += man/ebb-controller.8
+EXTRA_DIST += contrib/systemd/ebb-controller.service
+
+# CUnit suite of the pure parts (options, store, heartbeat validation).
+check_PROGRAMS += tests/test-controller-core
+TESTS += tests/test-controller-core
+tests_test_controller_core_SOURCES = tests/test-controller-core.c tests/cu.h
+tests_test_controller_core_CFLAGS = $(EBB_CTL_CFLAGS) $(CUNIT_CFLAGS)
+tests_test_controller_core_LDADD = $(EBB_CTL_LIBS) $(CUNIT_LIBS)
+
+# The fleet emulator (N virtual agents in one process) and make bench-controller.
+noinst_PROGRAMS += tests/controller/fleet
+tests_controller_fleet_SOURCES = tests/controller/fleet.c
+tests_controller_fleet_CFLAGS = $(EBB_CTL_CFLAGS)
+tests_controller_fleet_LDADD = $(EBB_COMMON_LIBS)
+EXTRA_DIST += bench/controller-bench.sh bench/controller-bench.txt
+bench-controller: ebb-controller tests/controller/fleet
+	EBB_TOP_BUILDDIR='$(abs_top_builddir)' bash $(srcdir)/bench/controller-bench.sh
+.PHONY: bench-controller

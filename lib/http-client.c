@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/http-server.h"
 #include "lib/http-xfer.h"
 #include "lib/json.h"
 
@@ -73,10 +74,10 @@ set_url (ebb_http_xfer *x, const char *base, const char *path, ebb_error **err)
       x->url = ebb_xasprintf ("http://localhost%s", path);
       curl_easy_setopt (x->easy, CURLOPT_UNIX_SOCKET_PATH, x->unix_path);
     }
-  else if (strncmp (base, "http://", 7) == 0)
+  else if (strncmp (base, "http://", 7) == 0 || strncmp (base, "https://", 8) == 0)
     {
-      size_t len = strlen (base);
-      while (len > 7 && base[len - 1] == '/')
+      size_t len = strlen (base), scheme = base[4] == 's' ? 8 : 7;
+      while (len > scheme && base[len - 1] == '/')
         len--; /* "http://h:p/" + "/v1" must not become "//v1" */
       x->url = ebb_xasprintf ("%.*s%s", (int)len, base, path);
     }
@@ -120,7 +121,9 @@ set_options (ebb_http_xfer *x, const ebb_http_call_opts *opts)
                                                   : EBB_HTTP_DEFAULT_MAX_RESPONSE_BYTES;
   curl_easy_setopt (x->easy, CURLOPT_TIMEOUT_MS, timeout_ms);
   curl_easy_setopt (x->easy, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt (x->easy, CURLOPT_PROTOCOLS_STR, "http");
+  curl_easy_setopt (x->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+  if (opts && opts->ca_file)
+    curl_easy_setopt (x->easy, CURLOPT_CAINFO, opts->ca_file);
   curl_easy_setopt (x->easy, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->max_bytes);
   curl_easy_setopt (x->easy, CURLOPT_WRITEFUNCTION, on_write);
   curl_easy_setopt (x->easy, CURLOPT_WRITEDATA, x);
@@ -137,10 +140,48 @@ set_options (ebb_http_xfer *x, const ebb_http_call_opts *opts)
     }
 }
 
+/* The host of a "http://host:port/..." base ("[v6]" keeps its brackets); NULL when the
+ * authority has user info ("http://127.0.0.1:80@evil.example/": the host is evil.example). */
+static char *
+base_host (const char *base)
+{
+  const char *h = base + 7;
+  size_t n = strcspn (h, "/?#");
+  if (memchr (h, '@', n))
+    return NULL;
+  if (h[0] == '[')
+    {
+      const char *close = strchr (h, ']');
+      n = close ? (size_t)(close - h + 1) : strlen (h);
+    }
+  else
+    n = strcspn (h, ":/?#");
+  return strndup (h, n);
+}
+
+/* The token goes in clear over plain http: only to this machine (numeric loopback) or a
+ * unix socket; anything else must be https. */
+static int
+check_token_transport (const char *base, const ebb_http_call_opts *opts, ebb_error **err)
+{
+  if (!opts || !opts->bearer_token || !opts->bearer_token[0] || !base
+      || strncmp (base, "http://", 7) != 0)
+    return 0;
+  cleanup_free char *host = base_host (base);
+  if (host && ebb_http_host_is_loopback (host))
+    return 0;
+  return ebb_error_set (err, EINVAL,
+                        "http: refusing to send the bearer token over plain http to %s (not a "
+                        "loopback address): use https://",
+                        host ? host : base);
+}
+
 ebb_http_xfer *
 ebb_http_xfer_new (const char *method, const char *base, const char *path, json_object *body,
                    const ebb_http_call_opts *opts, ebb_error **err)
 {
+  if (check_token_transport (base, opts, err) < 0)
+    return NULL;
   ebb_http_curl_init_once ();
   ebb_http_xfer *x = ebb_xcalloc (1, sizeof *x);
   x->easy = curl_easy_init ();

@@ -2,13 +2,17 @@
  * (curl multi driven by an sd-event loop). Both take a base address and a path:
  *
  *   base "http://127.0.0.1:7470" or "http://[::1]:7470" + path "/v1/tasks"
+ *   base "https://node-1.example:7470" + path "/v1/tasks" (verified against ca_file, or
+ *   the system's CA store)
  *   base "unix:/run/ebb/agent.sock" + path "/v1/tasks" (http://localhost/v1/tasks over the socket)
  *
  * Transport failures are ebb_errors: ECONNREFUSED (nobody listening, also for a unix socket
  * that is missing), EBB_ETIMEDOUT (the whole call took longer than timeout_ms), EBB_ERANGE
  * (response larger than max_response_bytes), EBB_EPARSE (a body labelled application/json that
- * does not parse), EINVAL (bad base address or arguments), EIO (anything else, with curl's
- * message). Any HTTP status, 4xx/5xx included, is a successful call: check result.status.
+ * does not parse), EINVAL (bad base address or arguments; a bearer token with a plain
+ * "http://" base whose host is not a numeric loopback address: the token is never sent in
+ * clear over a network), EIO (anything else, with curl's message, TLS failures included). Any HTTP
+ * status, 4xx/5xx included, is a successful call: check result.status.
  */
 #ifndef EBB_HTTP_CLIENT_H
 #define EBB_HTTP_CLIENT_H
@@ -36,6 +40,7 @@ typedef struct
   const char *bearer_token;  /* NULL: no Authorization header */
   long timeout_ms;           /* 0: EBB_HTTP_DEFAULT_TIMEOUT_MS; the whole call */
   size_t max_response_bytes; /* 0: EBB_HTTP_DEFAULT_MAX_RESPONSE_BYTES */
+  const char *ca_file;       /* https: PEM CA bundle to verify the server; NULL: the system's */
 } ebb_http_call_opts;
 
 /* Frees what a result owns and zeroes it; safe on a zeroed result. */

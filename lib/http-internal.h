@@ -99,6 +99,7 @@ struct ebb_http_server
   unsigned conn_timeout_sec;
   unsigned header_timeout_sec;
   unsigned max_connections, max_connections_per_ip;
+  char *tls_cert, *tls_key;               /* PEM text; NULL: plain http */
   ebb_http_conn *conns_head, *conns_tail; /* open connections, oldest first */
   size_t n_conns;
   ebb_http_server_stats stats;

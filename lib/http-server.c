@@ -573,16 +573,30 @@ static int
 listener_start (ebb_http_server *s, ebb_http_listener *l, ebb_error **err)
 {
   unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+  bool tls = s->tls_cert && !l->sock.is_unix;
+  /* An option array ends at its own MHD_OPTION_END: empty, it adds nothing. */
+  struct MHD_OptionItem tls_opts[3] = { { MHD_OPTION_END, 0, NULL } };
+  if (tls)
+    {
+      flags |= MHD_USE_TLS;
+      tls_opts[0] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, s->tls_key };
+      tls_opts[1] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, s->tls_cert };
+      tls_opts[2] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+      char *u = ebb_xasprintf ("https%s", l->sock.base_url + 4); /* "http://..." */
+      free (l->sock.base_url);
+      l->sock.base_url = u;
+    }
   l->mhd = MHD_start_daemon (
-      flags, 0, accept_policy, l, on_access, l, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, l,
-      MHD_OPTION_LISTEN_SOCKET, l->sock.fd, MHD_OPTION_NOTIFY_COMPLETED, on_completed, l,
-      MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
-      /* One over ours: at its own limit MHD stops accepting, and the
-         queue would wait in the backlog uncounted; accept_policy refuses. */
+      flags, 0, accept_policy, l, on_access, l, MHD_OPTION_ARRAY, tls_opts,
+      MHD_OPTION_EXTERNAL_LOGGER, mhd_log, l, MHD_OPTION_LISTEN_SOCKET, l->sock.fd,
+      MHD_OPTION_NOTIFY_COMPLETED, on_completed, l, MHD_OPTION_NOTIFY_CONNECTION, on_connection, l,
+      /* One over ours: at its own limit MHD stops accepting, and the queue would wait in the
+         backlog uncounted; accept_policy refuses instead. */
       MHD_OPTION_CONNECTION_LIMIT, s->max_connections + 1, MHD_OPTION_CONNECTION_TIMEOUT,
       s->header_timeout_sec, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
   if (!l->mhd)
-    return ebb_error_set (err, EIO, "listen %s: cannot start libmicrohttpd", l->sock.base_url);
+    return ebb_error_set (err, EIO, "listen %s: cannot start libmicrohttpd%s", l->sock.base_url,
+                          tls ? " (is the TLS key/certificate pair valid PEM?)" : "");
   l->sock.fd = -1; /* MHD owns and closes it now */
   const union MHD_DaemonInfo *info = MHD_get_daemon_info (l->mhd, MHD_DAEMON_INFO_EPOLL_FD);
   if (!info)
@@ -616,6 +630,47 @@ check_config (const ebb_http_server_config *cfg, ebb_error **err)
                             "local user can connect); set one, or listen on unix:/path",
                             cfg->listen[i]);
   return 0;
+}
+
+/* Reads a PEM file whole (they are small; a cap keeps a wrong path from eating memory). */
+static int
+read_pem (const char *path, const char *what, char **out, ebb_error **err)
+{
+  FILE *f = fopen (path, "re");
+  if (!f)
+    return ebb_error_set_errno (err, errno, "http server: %s %s", what, path);
+  size_t cap = 1024 * 1024, len = 0;
+  char *buf = ebb_xcalloc (1, cap + 1);
+  size_t n;
+  while (len < cap && (n = fread (buf + len, 1, cap - len, f)) > 0)
+    len += n;
+  bool bad = ferror (f) || len == 0 || len == cap;
+  fclose (f);
+  if (bad)
+    {
+      free (buf);
+      return ebb_error_set (err, EINVAL, "http server: %s %s: empty, unreadable or over 1 MiB",
+                            what, path);
+    }
+  *out = buf;
+  return 0;
+}
+
+static int
+load_tls (ebb_http_server *s, const ebb_http_server_config *cfg, ebb_error **err)
+{
+  bool cert = cfg->tls_cert_file && cfg->tls_cert_file[0];
+  bool key = cfg->tls_key_file && cfg->tls_key_file[0];
+  if (!cert && !key)
+    return 0;
+  if (!cert || !key)
+    return ebb_error_set (err, EINVAL, "http server: TLS needs both a certificate and a key");
+  if (MHD_is_feature_supported (MHD_FEATURE_TLS) != MHD_YES)
+    return ebb_error_set (err, ENOTSUP, "http server: libmicrohttpd was built without TLS");
+  int r = read_pem (cfg->tls_cert_file, "TLS certificate", &s->tls_cert, err);
+  if (r < 0)
+    return r;
+  return read_pem (cfg->tls_key_file, "TLS key", &s->tls_key, err);
 }
 
 /* At most the configured total, and never more than the open-file limit allows (minus a
@@ -657,7 +712,8 @@ ebb_http_server_new (sd_event *event, const ebb_http_server_config *cfg, ebb_err
   s->max_connections_per_ip = cfg->max_connections_per_ip ? cfg->max_connections_per_ip
                                                           : EBB_HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP;
   gid_t gid = (gid_t)-1;
-  if (cfg->unix_group && ebb_http_resolve_group (cfg->unix_group, &gid, err) < 0)
+  if (load_tls (s, cfg, err) < 0
+      || (cfg->unix_group && ebb_http_resolve_group (cfg->unix_group, &gid, err) < 0))
     {
       ebb_http_server_free (s);
       return NULL;
@@ -721,6 +777,10 @@ ebb_http_server_free (ebb_http_server *s)
     }
   free (s->listeners);
   free (s->bearer_token);
+  if (s->tls_key)
+    explicit_bzero (s->tls_key, strlen (s->tls_key));
+  free (s->tls_key);
+  free (s->tls_cert);
   sd_event_unref (s->event);
   free (s);
 }

@@ -97,6 +97,13 @@ typedef struct
   unsigned header_timeout_sec;     /* see EBB_HTTP_DEFAULT_HEADER_TIMEOUT_SEC; 0: the default */
   unsigned max_connections;        /* per server; 0: EBB_HTTP_DEFAULT_MAX_CONNECTIONS */
   unsigned max_connections_per_ip; /* 0: EBB_HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP */
+  /* PEM files; both set: every TCP listener speaks https only (GnuTLS through
+   * libmicrohttpd; unix listeners stay plain http) and its base URL is "https://...".
+   * Read once by ebb_http_server_new(): EINVAL when only one is set, the file's errno when
+   * unreadable, ENOTSUP when libmicrohttpd was built without TLS, EIO when GnuTLS refuses
+   * the pair. */
+  const char *tls_cert_file;
+  const char *tls_key_file;
 } ebb_http_server_config;
 
 /* Counters since the server started (for /metrics). */
@@ -145,8 +152,8 @@ size_t ebb_http_server_n_listeners (const ebb_http_server *s);
 int ebb_http_server_port (const ebb_http_server *s, size_t idx);
 
 /* Returns a base address for the client glue that reaches listener idx:
- * "http://127.0.0.1:PORT", "http://[::1]:PORT" (a wildcard bind gives the loopback address)
- * or "unix:/path"; NULL when idx is out of range. Owned by the server. */
+ * "http://127.0.0.1:PORT", "http://[::1]:PORT" (a wildcard bind gives the loopback address;
+ * "https://" with TLS) or "unix:/path"; NULL when idx is out of range. Owned by the server. */
 const char *ebb_http_server_base_url (const ebb_http_server *s, size_t idx);
 
 /* --- Request getters (valid during the handler; for a deferred request, until completion) */

@@ -25,6 +25,6 @@ tests_test_curl_event_SOURCES = tests/test-curl-event.c
 tests_test_curl_event_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_curl_event_LDADD = $(EBB_TEST_LIBS)
 
-# A real ebb-agent under slowhttptest (about 35 s).
-TESTS += tests/test-slowloris-agent.sh
-EXTRA_DIST += tests/test-slowloris-agent.sh
+# A real ebb-agent and a real ebb-controller under slowhttptest (about 25 s each).
+TESTS += tests/test-slowloris-agent.sh tests/test-slowloris-controller.sh
+EXTRA_DIST += tests/test-slowloris-agent.sh tests/test-slowloris-controller.sh tests/slowloris.sh

@@ -49,6 +49,10 @@ typedef struct bigc_priv
   ebb_pol_res cap;  /* whole cluster */
   uint8_t *waiting; /* per node: a long container waits there to be restored */
   int in_pass;
+  /* Demands no node could take in this pass: free room only shrinks during a pass, so a
+   * demand at least as large fails too and needs no scan of the nodes. */
+  ebb_pol_res failed[8];
+  uint32_t nfailed;
 } bigc_priv;
 
 typedef struct victim
@@ -227,7 +231,16 @@ place_job (ebb_pol *p, uint32_t job, int is_long_pass, ebb_pol_res *long_room)
         }
       if (long_room && !ebb_pol_res_fits (j->demand, *long_room))
         return 1;
-      uint32_t node = find_node (p, j->demand);
+      uint32_t node = EBB_POL_NONE;
+      int known_fail = 0;
+      for (uint32_t f = 0; f < b->nfailed && !known_fail; f++)
+        known_fail = ebb_pol_res_fits (b->failed[f], j->demand);
+      if (!known_fail)
+        {
+          node = find_node (p, j->demand);
+          if (node == EBB_POL_NONE && b->nfailed < EBB_ARRAY_SIZE (b->failed))
+            b->failed[b->nfailed++] = j->demand;
+        }
       if (node != EBB_POL_NONE && is_long_pass && p->params.bigc_mode >= EBB_POL_BIGC_KILL
           && b->waiting[node])
         node = EBB_POL_NONE; /* keep the room for the container suspended there */
@@ -283,8 +296,7 @@ resume_pass (ebb_pol *p, int count, int short_waiting)
 {
   bigc_priv *b = p->priv;
   ebb_pol_res free_all = { 0, 0 };
-  for (uint32_t n = 0; n < p->params.nnodes; n++)
-    res_add (&free_all, res_clamp0 (p->node_free[n]));
+  int have_free_all = 0; /* summed over the nodes only when a container could resume */
   for (uint32_t i = 0; i < b->nrunning; i++)
     {
       uint32_t job = b->running[i];
@@ -301,6 +313,12 @@ resume_pass (ebb_pol *p, int count, int short_waiting)
           res_sub (&lack, k->alloc);
           if (!ebb_pol_res_fits (lack, p->node_free[k->node]))
             continue;
+          if (!have_free_all)
+            {
+              for (uint32_t n = 0; n < p->params.nnodes; n++)
+                res_add (&free_all, res_clamp0 (p->node_free[n]));
+              have_free_all = 1;
+            }
           ebb_pol_res elsewhere = free_all;
           res_sub (&elsewhere, res_clamp0 (p->node_free[k->node]));
           int spare = !short_waiting && ebb_pol_res_fits (j->demand, elsewhere);
@@ -324,6 +342,7 @@ schedule (ebb_pol *p, int count)
   if (b->in_pass)
     return;
   b->in_pass = 1;
+  b->nfailed = 0;
   uint32_t mode = p->params.bigc_mode;
   if (mode == EBB_POL_BIGC_FIFO)
     {

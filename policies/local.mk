@@ -7,7 +7,9 @@ policies_libebb_policy_a_SOURCES = \
 	policies/fifo.c \
 	policies/sparrow.c \
 	policies/hawk.c \
-	policies/bigc.h policies/bigc.c
+	policies/bigc.h policies/bigc.c \
+	policies/eagle.c \
+	policies/peacock.c
 # What a program linking libebb-policy needs besides it.
 EBB_POLICY_LIBS = policies/libebb-policy.a lib/libebb-common.a -lm
 
@@ -24,3 +26,13 @@ TESTS += $(bigc_tests)
 tests_test_bigc_alg_SOURCES = tests/test-bigc-alg.c
 tests_test_bigc_alg_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_bigc_alg_LDADD = policies/libebb-policy.a $(EBB_TEST_LIBS)
+
+policy_paper_tests = tests/test-policy-eagle tests/test-policy-peacock
+check_PROGRAMS += $(policy_paper_tests)
+TESTS += $(policy_paper_tests)
+tests_test_policy_eagle_SOURCES = tests/test-policy-eagle.c
+tests_test_policy_eagle_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_policy_eagle_LDADD = sim/libebb-sim.a policies/libebb-policy.a $(EBB_TEST_LIBS)
+tests_test_policy_peacock_SOURCES = tests/test-policy-peacock.c
+tests_test_policy_peacock_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_policy_peacock_LDADD = sim/libebb-sim.a policies/libebb-policy.a $(EBB_TEST_LIBS)

@@ -9,8 +9,8 @@
 #include <string.h>
 
 static const ebb_pol_ops *const registry[] = {
-  &ebb_pol_fifo_ops, &ebb_pol_sparrow_ops, &ebb_pol_hawk_ops,
-  &ebb_pol_bigc_ops, &ebb_pol_ebb_ops,     NULL,
+  &ebb_pol_fifo_ops,  &ebb_pol_sparrow_ops, &ebb_pol_hawk_ops, &ebb_pol_bigc_ops,
+  &ebb_pol_eagle_ops, &ebb_pol_peacock_ops, &ebb_pol_ebb_ops,  NULL,
 };
 
 const ebb_pol_ops *const *
@@ -50,6 +50,8 @@ ebb_pol_params_default (ebb_pol_params *p)
   p->gp_step = (ebb_pol_res){ .cpu_millis = 2000, .memory_bytes = 4ll << 30 };
   p->resume_tries = 3;
   p->working_set = 0.5;
+  p->rotation_interval_sec = 1.0;
+  p->threshold_scale = 1.0;
 }
 
 static int
@@ -80,6 +82,10 @@ check_params (const ebb_pol_params *p, ebb_error **err)
       || !(p->natural_term >= 0 && p->natural_term <= 1)
       || !(p->max_round_share >= 0 && p->max_round_share <= 1))
     return ebb_error_set (err, EBB_ERANGE, "working set and damper shares must be in [0, 1]");
+  if (!(p->rotation_interval_sec > 0) || !isfinite (p->rotation_interval_sec))
+    return ebb_error_set (err, EBB_ERANGE, "rotation interval must be > 0");
+  if (!(p->threshold_scale >= 0))
+    return ebb_error_set (err, EBB_ERANGE, "threshold scale must be >= 0");
   return 0;
 }
 
@@ -172,25 +178,44 @@ ebb_pol_set_jobs (ebb_pol *p, ebb_pol_job *jobs)
   p->jobs = jobs;
 }
 
+static void
+acts_grow (ebb_pol *p)
+{
+  p->acts_cap *= 2;
+  p->acts = ebb_xrealloc (p->acts, sizeof *p->acts * p->acts_cap);
+}
+
+/* Inlined in the hot paths (bind_task, probes): one store of the action. */
+static inline void
+emit (ebb_pol *p, uint32_t kind, uint32_t node, uint32_t job, uint32_t arg, double delay_sec)
+{
+  if (__builtin_expect (p->nacts == p->acts_cap, 0))
+    acts_grow (p);
+  /* Field by field: mode and amount are left for emit_res (resource actions), so the
+   * slot policies' actions cost one 24-byte store, as before the resource model. */
+  ebb_pol_action *x = &p->acts[p->nacts++];
+  x->delay_sec = delay_sec;
+  x->kind = kind;
+  x->node = node;
+  x->job = job;
+  x->arg = arg;
+}
+
 void
 ebb_pol_emit (ebb_pol *p, uint32_t kind, uint32_t node, uint32_t job, uint32_t arg,
               double delay_sec)
 {
-  if (p->nacts == p->acts_cap)
-    {
-      p->acts_cap *= 2;
-      p->acts = ebb_xrealloc (p->acts, sizeof *p->acts * p->acts_cap);
-    }
-  p->acts[p->nacts++] = (ebb_pol_action){
-    .delay_sec = delay_sec, .kind = kind, .node = node, .job = job, .arg = arg
-  };
+  emit (p, kind, node, job, arg, delay_sec);
 }
 
 static ebb_pol_action *
 emit_res (ebb_pol *p, uint32_t kind, uint32_t node, uint32_t job, uint32_t task, double delay_sec)
 {
   ebb_pol_emit (p, kind, node, job, task, delay_sec);
-  return &p->acts[p->nacts - 1];
+  ebb_pol_action *x = &p->acts[p->nacts - 1];
+  x->mode = 0;
+  x->amount = (ebb_pol_res){ 0, 0 };
+  return x;
 }
 
 /* Returns a probe index from the free list, growing the pool geometrically when empty. */
@@ -215,6 +240,12 @@ probe_alloc (ebb_pol *p, uint32_t job)
   return id;
 }
 
+uint32_t
+ebb_pol_probe_new (ebb_pol *p, uint32_t job)
+{
+  return probe_alloc (p, job);
+}
+
 void
 ebb_pol_probe_release (ebb_pol *p, uint32_t probe)
 {
@@ -227,7 +258,7 @@ ebb_pol_send_probe (ebb_pol *p, uint32_t node, uint32_t job)
 {
   uint32_t id = probe_alloc (p, job);
   p->stats.probes_sent++;
-  ebb_pol_emit (p, EBB_POL_ACT_PROBE, node, job, id, p->params.net_delay_sec);
+  emit (p, EBB_POL_ACT_PROBE, node, job, id, p->params.net_delay_sec);
 }
 
 uint32_t
@@ -315,7 +346,7 @@ ebb_pol_bind_task (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, doub
     }
   if (p->ops->task_bound)
     p->ops->task_bound (p, now_sec, node, job);
-  ebb_pol_emit (p, EBB_POL_ACT_LAUNCH, node, job, task, delay_sec);
+  emit (p, EBB_POL_ACT_LAUNCH, node, job, task, delay_sec);
   return 0;
 }
 
@@ -371,7 +402,14 @@ serve_next (ebb_pol *p, double now_sec, uint32_t node)
           asked_idle = 1;
           continue;
         }
-      uint32_t id = queue_pop (p, node);
+      uint32_t id
+          = p->ops->probe_pick ? p->ops->probe_pick (p, now_sec, node) : queue_pop (p, node);
+      if (id == EBB_POL_NONE)
+        {
+          if (n->head == EBB_POL_NONE)
+            continue; /* the policy dropped what was left: the queue is empty now */
+          return;
+        }
       uint32_t job = p->probes[id].job;
       ebb_pol_probe_release (p, id);
       if (ebb_pol_probe_dead (p, now_sec, job))
@@ -422,7 +460,10 @@ ebb_pol_probe_arrived (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe
       ebb_pol_probe_release (p, probe);
       return;
     }
-  ebb_pol_queue_append (p, node, probe);
+  if (p->ops->probe_enqueue)
+    p->ops->probe_enqueue (p, now_sec, node, probe);
+  else
+    ebb_pol_queue_append (p, node, probe);
   if (!p->nodes[node].busy)
     serve_next (p, now_sec, node);
 }
@@ -544,7 +585,7 @@ ebb_pol_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, ui
     {
       j->failed = 1;
       p->stats.failed_jobs++;
-      ebb_pol_emit (p, EBB_POL_ACT_FAIL, EBB_POL_NONE, job, task, 0);
+      emit_res (p, EBB_POL_ACT_FAIL, EBB_POL_NONE, job, task, 0);
     }
   if (j->failed)
     t->state = EBB_POL_TASK_FAILED;

@@ -173,9 +173,13 @@ typedef struct ebb_pol_action
   uint32_t node;
   uint32_t job;
   uint32_t arg;
+  /* mode and amount are set for the resource actions only (LAUNCH in resource mode,
+   * SUSPEND, RESUME, KILL, FAIL); for the others (and every action in slot mode) they are
+   * unspecified: the slot policies' hot paths skip the stores. */
   uint32_t mode; /* SUSPEND: ebb_pol_suspend_mode */
   uint32_t pad;
-  ebb_pol_res amount; /* LAUNCH: allocation given; SUSPEND: amount to take */
+  ebb_pol_res amount; /* LAUNCH: allocation given; SUSPEND: amount to take; RESUME: amount
+                         given back */
 } ebb_pol_action;
 
 /* Parameters common to the policies; a policy ignores what it does not use. */
@@ -208,6 +212,10 @@ typedef struct ebb_pol_params
   double working_set;     /* share of a container's memory it needs to run (0.5) */
   double natural_term;    /* authors' damper: natural termination factor; 0: off */
   double max_round_share; /* authors' damper: preempt at most this share per round; 0: off */
+  /* Peacock (policies/peacock.c). */
+  double rotation_interval_sec; /* period of the ring's rotation rounds */
+  double threshold_scale;       /* threshold = arrival + scale x average load */
+  int no_rotation;              /* ablation (Peacock Fig. 6): probes stay where they land */
   /* ebb (policies/ebb.c): suspensions of one task per window; 0: the defaults (2, 600 s). */
   uint32_t max_suspends;
   double suspend_window_sec;
@@ -253,6 +261,12 @@ typedef struct ebb_pol_ops
                           ebb_pol_res freed, int done);
   void (*task_resumed) (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
   void (*task_killed) (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
+  /* Optional: place an arriving probe in node's queue (anywhere, or send it on); without
+   * it the probe is appended. The core serves the node afterwards if it is free. */
+  void (*probe_enqueue) (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe);
+  /* Optional: unlink and return the probe node serves next (EBB_POL_NONE: none); without
+   * it the head of the queue. */
+  uint32_t (*probe_pick) (ebb_pol *p, double now_sec, uint32_t node);
 } ebb_pol_ops;
 
 /* Per-node state shared by the queue-based policies. */
@@ -281,6 +295,7 @@ typedef struct ebb_pol_stats
   uint64_t steal_attempts;   /* victims contacted */
   uint64_t steals;           /* successful steals */
   uint64_t probes_stolen;
+  uint64_t rotations; /* Peacock: probe moves along the ring */
   /* Preemption (resource mode). */
   uint64_t suspends; /* SUSPEND actions */
   uint64_t resumes;  /* RESUME actions */
@@ -381,6 +396,8 @@ void ebb_pol_queue_append (ebb_pol *p, uint32_t node, uint32_t probe);
 /* Returns 1 when a queued probe of job must be dropped at now (cancelled). */
 int ebb_pol_probe_dead (const ebb_pol *p, double now_sec, uint32_t job);
 void ebb_pol_probe_release (ebb_pol *p, uint32_t probe);
+/* Returns a new probe of job from the pool, not queued and not sent. */
+uint32_t ebb_pol_probe_new (ebb_pol *p, uint32_t job);
 
 /* Resource-mode helpers (policies only). */
 static inline int
@@ -406,6 +423,8 @@ extern const ebb_pol_ops ebb_pol_fifo_ops;
 extern const ebb_pol_ops ebb_pol_sparrow_ops;
 extern const ebb_pol_ops ebb_pol_hawk_ops;
 extern const ebb_pol_ops ebb_pol_bigc_ops;
+extern const ebb_pol_ops ebb_pol_eagle_ops;
+extern const ebb_pol_ops ebb_pol_peacock_ops;
 extern const ebb_pol_ops ebb_pol_ebb_ops;
 
 #endif

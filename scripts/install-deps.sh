@@ -6,15 +6,21 @@ set -euo pipefail
 build=(build-essential autoconf automake libtool pkg-config autoconf-archive
        libsystemd-dev libcurl4-openssl-dev libjson-c-dev libmicrohttpd-dev
        libcunit1-dev libsqlite3-dev libcgroup-dev clang-format)
-tests=(curl cpio procps psmisc jq slowhttptest openssl)
+tests=(curl cpio procps psmisc jq slowhttptest openssl valgrind passwd util-linux bash-completion)
 # libFuzzer targets (make fuzz): clang 14 and its fuzzer runtime.
 fuzz=(clang-14 libclang-rt-14-dev)
+# The controller's status page is checked in headless Chromium (socat bridges to its unix socket).
+status_page=(chromium socat)
 vm=(qemu-system-x86 linux-image-amd64 busybox-static debootstrap)
 bench=(wrk gnuplot-nox)
+# Packaging (debian/, scripts/build-deb.sh), bash completion's pkg-config file, and the
+# Prometheus server that tests/test-prometheus-*.sh runs against the daemons.
+product=(debhelper dpkg-dev fakeroot bash-completion prometheus)
 # Real Docker and Podman for tests/runtimes (runc: crun refuses hybrid cgroup hosts).
 runtimes=(docker.io podman runc)
 
-want=("${build[@]}" "${tests[@]}" "${fuzz[@]}" "${vm[@]}" "${bench[@]}" "${runtimes[@]}")
+want=("${build[@]}" "${tests[@]}" "${fuzz[@]}" "${status_page[@]}" "${vm[@]}" "${bench[@]}" "${runtimes[@]}"
+      "${product[@]}")
 [ -n "${EBB_EXTRA_PACKAGES:-}" ] && read -r -a extra <<<"$EBB_EXTRA_PACKAGES" && want+=("${extra[@]}")
 
 missing=()

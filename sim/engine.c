@@ -476,23 +476,34 @@ finish_res (sim_run *r, const sim_event *e)
   ebb_pol_task_finished (r->pol, e->t, e->node, e->job, e->arg);
 }
 
-/* Turns the policy's actions into future events. */
-static void
-drain_actions (sim_run *r, double now)
+/* Resource mode's drain, out of line so the slot path stays small and inlined. */
+static __attribute__ ((noinline)) void
+drain_actions_res (sim_run *r, double now)
 {
   size_t n;
   const ebb_pol_action *a = ebb_pol_actions (r->pol, &n);
+  for (size_t i = 0; i < n; i++)
+    if (a[i].kind == EBB_POL_ACT_PROBE || a[i].kind == EBB_POL_ACT_WAKE)
+      schedule (r, now + a[i].delay_sec, a[i].kind == EBB_POL_ACT_PROBE ? EV_PROBE : EV_WAKE,
+                a[i].node, a[i].job, a[i].arg);
+    else
+      drain_res_action (r, now, &a[i]);
+  ebb_pol_clear_actions (r->pol);
+}
+
+/* Turns the policy's actions into future events. Always inlined into the event loop: the
+ * slot policies' hot path (measured with callgrind: out of line it costs 7% more
+ * instructions on sparrow). */
+static inline __attribute__ ((always_inline)) void
+drain_actions (sim_run *r, double now)
+{
   if (r->tasks)
     {
-      for (size_t i = 0; i < n; i++)
-        if (a[i].kind == EBB_POL_ACT_PROBE || a[i].kind == EBB_POL_ACT_WAKE)
-          schedule (r, now + a[i].delay_sec, a[i].kind == EBB_POL_ACT_PROBE ? EV_PROBE : EV_WAKE,
-                    a[i].node, a[i].job, a[i].arg);
-        else
-          drain_res_action (r, now, &a[i]);
-      ebb_pol_clear_actions (r->pol);
+      drain_actions_res (r, now);
       return;
     }
+  size_t n;
+  const ebb_pol_action *a = ebb_pol_actions (r->pol, &n);
   for (size_t i = 0; i < n; i++)
     switch (a[i].kind)
       {

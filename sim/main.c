@@ -37,6 +37,9 @@ enum
   OPT_NO_STEAL,
   OPT_NO_PARTITION,
   OPT_NO_CENTRAL,
+  OPT_ROTATION_INTERVAL,
+  OPT_THRESHOLD_SCALE,
+  OPT_NO_ROTATION,
   OPT_LIST,
   OPT_UTIL_CSV,
   OPT_UTIL_INTERVAL,
@@ -74,7 +77,8 @@ typedef struct sim_opt
 } sim_opt;
 
 static const sim_opt run_opts[] = {
-  { "policy", required_argument, 'p', "NAME", "fifo, sparrow, hawk or bigc (--list-policies)" },
+  { "policy", required_argument, 'p', "NAME",
+    "fifo, sparrow, hawk, bigc, eagle or peacock (--list-policies)" },
   { "nodes", required_argument, 'n', "N", "nodes in the cluster" },
   { "trace", required_argument, 't', "FILE", "Hawk/Eagle trace or JSON lines (\"-\": stdin)" },
   { "cutoff", required_argument, OPT_CUTOFF, "S", "mean task duration >= S: long job (hawk)" },
@@ -105,6 +109,12 @@ static const sim_opt run_opts[] = {
   { "no-steal", no_argument, OPT_NO_STEAL, NULL, "Hawk ablation: no work stealing" },
   { "no-partition", no_argument, OPT_NO_PARTITION, NULL, "Hawk ablation: no short partition" },
   { "no-central", no_argument, OPT_NO_CENTRAL, NULL, "Hawk ablation: long jobs probed too" },
+  { "rotation-interval", required_argument, OPT_ROTATION_INTERVAL, "S",
+    "peacock: period of the ring's rotation rounds (default 1)" },
+  { "threshold-scale", required_argument, OPT_THRESHOLD_SCALE, "K",
+    "peacock: threshold = arrival + K x average load (default 1)" },
+  { "no-rotation", no_argument, OPT_NO_ROTATION, NULL,
+    "peacock ablation: probes stay where they land" },
   { "node-cpu-millis", required_argument, OPT_NODE_CPU, "M",
     "CPU of every node in millicores (resource policies)" },
   { "node-memory", required_argument, OPT_NODE_MEM, "SIZE",
@@ -295,6 +305,13 @@ handle_opt (sim_opts *o, int c, const char *arg)
       return 0;
     case OPT_NO_CENTRAL:
       p->no_central = 1;
+      return 0;
+    case OPT_ROTATION_INTERVAL:
+      return parse_double ("--rotation-interval", arg, 1e-6, 1e6, &p->rotation_interval_sec);
+    case OPT_THRESHOLD_SCALE:
+      return parse_double ("--threshold-scale", arg, 0, 1e6, &p->threshold_scale);
+    case OPT_NO_ROTATION:
+      p->no_rotation = 1;
       return 0;
     case OPT_MODE:
       {

@@ -182,10 +182,10 @@ ebb_sim_print_json (FILE *f, const ebb_sim_report *r, int volatile_fields)
            (unsigned long long)res->pol.probes_surplus);
   fprintf (f,
            ",\"probes_cancelled\":%llu,\"steal_attempts\":%llu,\"steals\":%llu,"
-           "\"probes_stolen\":%llu",
+           "\"probes_stolen\":%llu,\"rotations\":%llu",
            (unsigned long long)res->pol.probes_cancelled,
            (unsigned long long)res->pol.steal_attempts, (unsigned long long)res->pol.steals,
-           (unsigned long long)res->pol.probes_stolen);
+           (unsigned long long)res->pol.probes_stolen, (unsigned long long)res->pol.rotations);
   if (res->resources)
     json_preemption (f, r);
   fputs ("}\n", f);

@@ -89,6 +89,17 @@ grep -q '^ebb_agent_suspend_duration_seconds_count 3$' "$TMP/body" && grep -q 'e
 api GET /v1/node
 [ "$STATUS" = 200 ] && [ "$(field '.capacity.cpu_millis')" -ge 1000 ] && ok "/v1/node" || fail "node: $(body)"
 
+# DELETE takes the whole cgroup: a process that left the session (setsid) and survives
+# SIGTERM goes too (cgroup.kill on v2; freeze, kill each, thaw on v1), and the cgroup is gone.
+K1ARGV="[\"sh\",\"-c\",\"setsid sh -c 'trap : TERM; while :; do sleep 1; done' ebbk1mark & exec sleep 1000\"]"
+api POST /v1/tasks "$(launch_body k1 "$K1ARGV" 100 16777216)"
+i=0; while ! pgrep -f ebbk1mark >/dev/null && [ $i -lt 40 ]; do sleep 0.05; i=$((i + 1)); done
+api DELETE /v1/tasks/k1 '{"grace_millis":300}'
+i=0; while { pgrep -f ebbk1mark >/dev/null || [ -d "$(cgdir memory "$CGP/k1")" ]; } && [ $i -lt 60 ]; do sleep 0.05; i=$((i + 1)); done
+if [ "$STATUS" = 200 ] && ! pgrep -f ebbk1mark >/dev/null && [ ! -d "$(cgdir memory "$CGP/k1")" ]; then
+  ok "DELETE kills a setsid() escapee that ignores SIGTERM and removes the cgroup"
+else fail "k1: $STATUS $(body) escapee $(pgrep -f ebbk1mark) cgroup $(ls -d "$(cgdir memory "$CGP/k1")" 2>&1)"; fi
+
 stop_agent TERM
 [ "$AGENT_STATUS" = 0 ] && ok "SIGTERM -> exit 0" || fail "exit status $AGENT_STATUS"
 exit $FAILED

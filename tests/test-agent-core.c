@@ -172,6 +172,21 @@ test_parse_suspend_adopt (void)
   ebb_agent_suspend_req_clear (&s);
   CU_ASSERT (suspend_rc ("{\"mode\":\"freeze\"}", &s) < 0);
   ebb_agent_suspend_req_clear (&s);
+  /* The controller's form: mode and amounts, a request id and the task's generation. */
+  CU_ASSERT_EQUAL (suspend_rc ("{\"mode\":\"graceful\",\"cpu_millis\":500,"
+                               "\"memory_bytes\":67108864,\"request_id\":\"c-1\","
+                               "\"generation\":3}",
+                               &s),
+                   0);
+  CU_ASSERT_EQUAL (s.cpu_millis, 500);
+  CU_ASSERT_EQUAL (s.memory_bytes, 67108864);
+  CU_ASSERT_EQUAL (s.generation, 3);
+  CU_ASSERT_STRING_EQUAL (s.request_id, "c-1");
+  ebb_agent_suspend_req_clear (&s);
+  CU_ASSERT (suspend_rc ("{\"mode\":\"immediate\",\"generation\":0}", &s) < 0);
+  ebb_agent_suspend_req_clear (&s);
+  CU_ASSERT (suspend_rc ("{\"mode\":\"immediate\",\"generation\":-1}", &s) < 0);
+  ebb_agent_suspend_req_clear (&s);
 
   ebb_agent_adopt_req a;
   ebb_error *err = NULL;
@@ -268,6 +283,7 @@ sample_task (void)
   t->reclaimed_bytes = 5;
   t->held_bytes = 6;
   ebb_agent_task_add_reply (t, "r1", "POST /v1/tasks/x/suspend", 200, "{\"a\":1}");
+  t->generation = 7;
   return t;
 }
 
@@ -296,6 +312,7 @@ test_journal_roundtrip (void)
   CU_ASSERT_EQUAL (u->cgroup_inode, 777);
   CU_ASSERT_STRING_EQUAL (u->container, "abcdef");
   CU_ASSERT_EQUAL (u->memory_bytes, 1ULL << 33);
+  CU_ASSERT_EQUAL (u->generation, 7);
   /* The originals survive exactly, "max" included. */
   CU_ASSERT_EQUAL (memcmp (&u->orig, &t->orig, sizeof t->orig), 0);
   CU_ASSERT_EQUAL (u->graceful, 1);
@@ -340,6 +357,14 @@ count_loaded (ebb_agent_task *t, void *ud)
   (void)ud;
   n_loaded++;
   CU_ASSERT_STRING_EQUAL (t->id, ".hidden-id");
+  ebb_agent_task_free (t);
+}
+
+static void
+count_any (ebb_agent_task *t, void *ud)
+{
+  (void)ud;
+  n_loaded++;
   ebb_agent_task_free (t);
 }
 
@@ -458,6 +483,82 @@ test_task_json (void)
   ebb_agent_task_free (t);
 }
 
+/* The capacity override and the advertised URL parse from the command line, bounded. */
+static void
+test_options_capacity (void)
+{
+  char *argv[]
+      = { "ebb-agent",       "--capacity-cpu-millis",       "1500", "--capacity-memory", "8G",
+          "--advertise-url", "https://node-a.example:7470", NULL };
+  ebb_agent_config cfg = { 0 };
+  ebb_error *err = NULL;
+  CU_ASSERT_EQUAL (ebb_agent_parse_args (7, argv, &cfg, &err), 0);
+  CU_ASSERT_EQUAL (cfg.capacity_cpu_millis, 1500);
+  CU_ASSERT_EQUAL (cfg.capacity_memory_bytes, 8ULL << 30);
+  CU_ASSERT_STRING_EQUAL (cfg.advertise_url, "https://node-a.example:7470");
+  ebb_agent_config_free (&cfg);
+  static const char *const bad[][2] = {
+    { "--advertise-url", "ftp://x" },
+    { "--advertise-url", "http://a b" },
+    { "--capacity-memory", "lots" },
+    { "--capacity-cpu-millis", "99999999999" },
+  };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bad); i++)
+    {
+      char *bv[] = { argv[0], (char *)bad[i][0], (char *)bad[i][1], NULL };
+      ebb_agent_config c = { 0 };
+      CU_ASSERT (ebb_agent_parse_args (3, bv, &c, &err) < 0);
+      CU_ASSERT_PTR_NOT_NULL (err);
+      ebb_error_free (&err);
+      ebb_agent_config_free (&c);
+    }
+}
+
+/* Group commit: records written through a syncer are in place at once (renamed before the
+ * call returns) and on disk after a flush, in fewer directory fsyncs than records. */
+static void
+test_journal_syncer (void)
+{
+  char dir[] = "/tmp/ebb-agent-sync.XXXXXX";
+  CU_ASSERT_PTR_NOT_NULL_FATAL (mkdtemp (dir));
+  int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  CU_ASSERT_FATAL (fd >= 0);
+  ebb_agent_syncer *s = ebb_agent_syncer_new (fd);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (s);
+  ebb_error *err = NULL;
+  enum
+  {
+    N = 200
+  };
+  for (int i = 0; i < N; i++)
+    {
+      char id[32];
+      snprintf (id, sizeof id, "s%d", i);
+      ebb_agent_task *t = ebb_agent_task_new (id);
+      t->state = EBB_AGENT_RUNNING;
+      CU_ASSERT_EQUAL (ebb_agent_journal_write_sync (fd, t, s, &err), 0);
+      char name[48];
+      snprintf (name, sizeof name, "%s.json", id);
+      CU_ASSERT_EQUAL (faccessat (fd, name, F_OK, 0), 0);
+      ebb_agent_task_free (t);
+    }
+  ebb_agent_syncer_flush (s);
+  uint64_t batches = 0, files = 0;
+  ebb_agent_syncer_stats (s, &batches, &files);
+  CU_ASSERT_EQUAL (files, N);
+  CU_ASSERT (batches >= 1 && batches <= N);
+  printf ("\n  group commit: %d records in %llu directory fsyncs\n", N,
+          (unsigned long long)batches);
+  ebb_agent_syncer_free (s);
+  n_loaded = 0;
+  CU_ASSERT_EQUAL (ebb_agent_journal_load (fd, count_any, NULL, &err), N);
+  CU_ASSERT_EQUAL (n_loaded, N);
+  char cmd[80];
+  snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CU_ASSERT_EQUAL (system (cmd), 0);
+  close (fd);
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_transitions),
   EBB_CU_TEST (test_names),
@@ -470,6 +571,8 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_idem),
   EBB_CU_TEST (test_hist),
   EBB_CU_TEST (test_task_json),
+  EBB_CU_TEST (test_options_capacity),
+  EBB_CU_TEST (test_journal_syncer),
 };
 
 EBB_CU_MAIN ("agent-core", NULL, NULL, tests)

@@ -25,6 +25,32 @@ printf 'abcdefghijklmnopqrstuvwxyz\n' >"$TMP/token"; chmod 644 "$TMP/token"
 run 1 "world-accessible" -- --listen 0.0.0.0:0 --token-file "$TMP/token" --state-dir "$STATE" --cgroup-parent "$CGP"
 chmod 600 "$TMP/token"
 
+# One table makes the parser, --help and the config keys: every option of --help is in
+# ebb-agent(8)'s OPTIONS and back, every key --print-config shows is in ebb.conf(5)'s AGENT
+# SETTINGS and back, and ebb.conf(5)'s example loads.
+MAN8="$EBB_TOP_SRCDIR/man/ebb-agent.8" MAN5="$EBB_TOP_SRCDIR/man/ebb.conf.5"
+"$AGENT_BIN" --help | grep '^  -' | grep -oE -- '--[a-z][a-z-]*' | sort -u >"$TMP/help-opts"
+sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$MAN8" | sed 's/\\-/-/g' | grep -oE -- '--[a-z][a-z-]*' | sort -u >"$TMP/man-opts"
+if [ -s "$TMP/help-opts" ] && diff "$TMP/help-opts" "$TMP/man-opts" >"$TMP/diff"; then
+  ok "--help and ebb-agent(8) list the same $(wc -l <"$TMP/help-opts") options"
+else fail "--help vs ebb-agent(8) OPTIONS: $(tr '\n' ' ' <"$TMP/diff")"; fi
+: >"$TMP/empty.conf"
+"$AGENT_BIN" --config "$TMP/empty.conf" --print-config | sed -n 's/^\([a-z_]*\) =.*/\1/p' | sort -u >"$TMP/keys"
+sed -n '/^\.SH AGENT SETTINGS/,/^\.SH /p' "$MAN5" | sed -n '/^\.TP/{n;p}' |
+  awk -F'"' '{ for (i = 1; i <= NF; i += 2) { print $i; if ($(i + 1) ~ /^ \(/) break } }' | tr ' ' '\n' | grep -E '^[a-z]+(_[a-z]+)*$' |
+  grep -v '^\.' | sort -u >"$TMP/man-keys"
+if [ -s "$TMP/keys" ] && diff "$TMP/keys" "$TMP/man-keys" >"$TMP/diff"; then
+  ok "--print-config and ebb.conf(5) AGENT SETTINGS list the same $(wc -l <"$TMP/keys") keys"
+else fail "config keys vs ebb.conf(5): $(tr '\n' ' ' <"$TMP/diff")"; fi
+mkdir -p "$TMP/ex/agent.conf.d"
+sed -n '/^\.SH EXAMPLE/,/^\.fi/p' "$MAN5" | sed '1,2d;$d' >"$TMP/ex/all"
+sed '/^# .*agent\.conf\.d/,$d' "$TMP/ex/all" >"$TMP/ex/agent.conf"
+sed -n '/^# .*agent\.conf\.d/,$p' "$TMP/ex/all" >"$TMP/ex/agent.conf.d/50-local.conf"
+if "$AGENT_BIN" --config "$TMP/ex/agent.conf" --print-config >"$TMP/ex/out" 2>&1 &&
+   grep -q '^capacity_memory = 8G' "$TMP/ex/out" && grep -q '^listen = "unix:/run/ebb/agent.sock"' "$TMP/ex/out"; then
+  ok "ebb.conf(5)'s example loads as written (main file and drop-in)"
+else fail "ebb.conf(5) example: $(head -3 "$TMP/ex/out")"; fi
+
 # Type=notify: READY=1 and STATUS= once serving, WATCHDOG=1 at least every WATCHDOG_USEC/2,
 # STOPPING=1 on SIGTERM.
 SINK="$EBB_TOP_BUILDDIR/tests/agent/notify-sink"

@@ -236,10 +236,13 @@ fixture_start (fixture *f, const char *const *listen, const char *token, size_t 
                                  .userdata = f,
                                  .bearer_token = token ? token : TEST_TOKEN,
                                  .max_body_bytes = max_body,
+                                 .conn_timeout_sec = fixture_extra.conn_timeout_sec,
                                  .unix_group = fixture_extra.unix_group,
                                  .header_timeout_sec = fixture_extra.header_timeout_sec,
                                  .max_connections = fixture_extra.max_connections,
-                                 .max_connections_per_ip = fixture_extra.max_connections_per_ip };
+                                 .max_connections_per_ip = fixture_extra.max_connections_per_ip,
+                                 .tls_cert_file = fixture_extra.tls_cert_file,
+                                 .tls_key_file = fixture_extra.tls_key_file };
   f->server = ebb_http_server_new (f->event, &cfg, &err);
   if (!f->server)
     {
@@ -1230,12 +1233,198 @@ test_total_limit_and_header_timeout (void)
   fixture_extra = (ebb_http_server_config){ 0 };
 }
 
+/* --- TLS and the client's token policy */
+
+/* Makes a throwaway self-signed certificate for 127.0.0.1 in tmpdir; false when openssl
+ * is missing (scripts/install-deps.sh installs it). */
+static bool
+make_cert (char *cert, char *key, size_t n)
+{
+  snprintf (cert, n, "%s/cert.pem", tmpdir);
+  snprintf (key, n, "%s/key.pem", tmpdir);
+  if (access (cert, R_OK) == 0 && access (key, R_OK) == 0)
+    return true;
+  char cmd[1024];
+  snprintf (cmd, sizeof cmd,
+            "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
+            "-keyout '%s' -out '%s' -days 2 -subj /CN=localhost "
+            "-addext subjectAltName=IP:127.0.0.1,DNS:localhost >/dev/null 2>&1",
+            key, cert);
+  return system (cmd) == 0;
+}
+
+static void
+test_tls_server (void)
+{
+  char cert[128], key[128];
+  if (!make_cert (cert, key, sizeof cert))
+    {
+      CU_FAIL ("openssl could not make a test certificate (is it installed?)");
+      return;
+    }
+  char spec[160];
+  snprintf (spec, sizeof spec, "unix:%s/tls-side.sock", tmpdir);
+  const char *const listen[] = { "127.0.0.1:0", spec, NULL };
+  fixture f;
+  fixture_extra = (ebb_http_server_config){ .tls_cert_file = cert, .tls_key_file = key };
+  CU_ASSERT_FATAL (fixture_start (&f, listen, NULL, 0) == 0);
+  CU_ASSERT_NSTRING_EQUAL (base (&f, 0), "https://127.0.0.1:", 18);
+  CU_ASSERT_STRING_EQUAL (base (&f, 1), spec); /* unix stays plain */
+  cleanup_error ebb_error *err = NULL;
+  ebb_http_result res = { 0 };
+  ebb_http_call_opts o = { .bearer_token = TEST_TOKEN, .ca_file = cert };
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks/t-1", NULL, &o, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 200);
+  ebb_http_result_clear (&res);
+  json_object *body = json_tokener_parse ("{\"over\": \"tls\"}");
+  CU_ASSERT_EQUAL (
+      ebb_http_call ("POST", base (&f, 0), "/v1/tasks/t-1/suspend", body, &o, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 201);
+  ebb_http_result_clear (&res);
+  json_object_put (body);
+  /* Without the CA the self-signed server is not trusted. */
+  ebb_http_call_opts no_ca = { .bearer_token = TEST_TOKEN };
+  CU_ASSERT (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, &no_ca, &res, &err) < 0);
+  CU_ASSERT_EQUAL (ebb_error_code (&err), EIO);
+  ebb_error_free (&err);
+  /* Plain http to the TLS port gets no answer. */
+  char plain[64];
+  snprintf (plain, sizeof plain, "http://127.0.0.1:%d", ebb_http_server_port (f.server, 0));
+  ebb_http_call_opts quick = { .bearer_token = TEST_TOKEN, .timeout_ms = 2000 };
+  int r = ebb_http_call ("GET", plain, "/v1/tasks", NULL, &quick, &res, &err);
+  CU_ASSERT (r < 0 || res.status >= 400);
+  ebb_http_result_clear (&res);
+  ebb_error_free (&err);
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", spec, "/v1/tasks", NULL, &auth, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 200);
+  ebb_http_result_clear (&res);
+  fixture_stop (&f);
+  fixture_extra = (ebb_http_server_config){ 0 };
+
+  /* Configuration errors. */
+  char garbage[128];
+  snprintf (garbage, sizeof garbage, "%s/garbage.pem", tmpdir);
+  FILE *g = fopen (garbage, "w");
+  fputs ("-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n", g);
+  fclose (g);
+  struct
+  {
+    const char *cert, *key;
+    int code;
+  } bad[] = {
+    { cert, NULL, EINVAL },
+    { NULL, key, EINVAL },
+    { "/nonexistent/cert.pem", key, ENOENT },
+    { garbage, garbage, EIO },
+  };
+  sd_event *e = NULL;
+  sd_event_new (&e);
+  const char *const tcp[] = { "127.0.0.1:0", NULL };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bad); i++)
+    {
+      ebb_http_server_config cfg = { .listen = tcp,
+                                     .routes = routes,
+                                     .n_routes = 1,
+                                     .bearer_token = "t",
+                                     .tls_cert_file = bad[i].cert,
+                                     .tls_key_file = bad[i].key };
+      CU_ASSERT_PTR_NULL (ebb_http_server_new (e, &cfg, &err));
+      CU_ASSERT_EQUAL (ebb_error_code (&err), bad[i].code);
+      if (ebb_error_code (&err) != bad[i].code)
+        fprintf (stderr, "tls case %zu: %s\n", i, ebb_error_msg (&err));
+      ebb_error_free (&err);
+    }
+  sd_event_unref (e);
+}
+
+/* The token never leaves the machine over plain http: these fail before any connection. */
+static void
+test_client_token_policy (void)
+{
+  const char *bases[] = { "http://192.0.2.1:7470",      "http://localhost:7470",
+                          "http://127.0.0.1.nip.io:80", "http://127.0.0.1:80@192.0.2.1/",
+                          "http://[2001:db8::1]:7470",  "http://[::ffff:192.0.2.1]:1",
+                          "http://node-1.example:7470/" };
+  ebb_http_call_opts o = { .bearer_token = "secret", .timeout_ms = 200 };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bases); i++)
+    {
+      cleanup_error ebb_error *err = NULL;
+      ebb_http_result res = { 0 };
+      CU_ASSERT_EQUAL (ebb_http_call ("GET", bases[i], "/v1/node", NULL, &o, &res, &err), -EINVAL);
+      CU_ASSERT_PTR_NOT_NULL (strstr (ebb_error_msg (&err), "refusing to send the bearer token"));
+    }
+  sd_event *e = NULL;
+  sd_event_new (&e);
+  cleanup_error ebb_error *err = NULL;
+  ebb_http_client *c = ebb_http_client_new (e, &err);
+  CU_ASSERT_FATAL (c != NULL);
+  CU_ASSERT (
+      ebb_http_client_start (c, "GET", "http://192.0.2.1:7470", "/x", NULL, &o, NULL, NULL, &err)
+      < 0);
+  CU_ASSERT_EQUAL (ebb_error_code (&err), EINVAL);
+  ebb_http_client_free (c);
+  sd_event_unref (e);
+}
+
+/* Headers in: the idle timeout applies (a slow body is not cut at the header timeout); the
+ * request answered and the connection kept alive: back to the header timeout. */
+static void
+test_timeouts_follow_the_request (void)
+{
+  fixture f;
+  fixture_extra = (ebb_http_server_config){ .header_timeout_sec = 1, .conn_timeout_sec = 3 };
+  CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 0) == 0);
+  int port = ebb_http_server_port (f.server, 0);
+
+  int fd = idle_connect (port);
+  const char *head
+      = "POST /v1/tasks/a/suspend HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " TEST_TOKEN
+        "\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{\"a\":";
+  CU_ASSERT (send (fd, head, strlen (head), MSG_NOSIGNAL) == (ssize_t)strlen (head));
+  uint64_t t0 = ebb_now_usec ();
+  struct timeval tv = { .tv_sec = 1, .tv_usec = 800 * 1000 };
+  setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  char c;
+  CU_ASSERT (read (fd, &c, 1) < 0 && errno == EAGAIN); /* still open past 1 s */
+  tv = (struct timeval){ .tv_sec = 5 };
+  setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  CU_ASSERT (closed_by_server (fd));
+  uint64_t took = ebb_now_usec () - t0;
+  CU_ASSERT (took >= 2500 * 1000 && took < 4500 * 1000);
+  close (fd);
+
+  fd = idle_connect (port);
+  const char *get
+      = "GET /v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " TEST_TOKEN "\r\n\r\n";
+  CU_ASSERT (send (fd, get, strlen (get), MSG_NOSIGNAL) == (ssize_t)strlen (get));
+  char buf[4096];
+  ssize_t n = read (fd, buf, sizeof buf - 1);
+  CU_ASSERT_FATAL (n > 0);
+  buf[n] = '\0';
+  CU_ASSERT_EQUAL (raw_status (buf), 200);
+  t0 = ebb_now_usec ();
+  /* Drain what is left of the response, then the server must close within ~1 s. */
+  bool closed = false;
+  while ((n = read (fd, buf, sizeof buf)) > 0)
+    ;
+  closed = n == 0 || (n < 0 && errno == ECONNRESET);
+  CU_ASSERT (closed);
+  took = ebb_now_usec () - t0;
+  CU_ASSERT (took < 2500 * 1000);
+  close (fd);
+  fixture_stop (&f);
+  fixture_extra = (ebb_http_server_config){ 0 };
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_tcp_needs_token),
   EBB_CU_TEST (test_loopback_is_numeric),
   EBB_CU_TEST (test_unix_group),
   EBB_CU_TEST (test_per_ip_eviction_and_stats),
   EBB_CU_TEST (test_total_limit_and_header_timeout),
+  EBB_CU_TEST (test_timeouts_follow_the_request),
+  EBB_CU_TEST (test_tls_server),
+  EBB_CU_TEST (test_client_token_policy),
   EBB_CU_TEST (test_json_round_trip),
   EBB_CU_TEST (test_errors_404_405_413),
   EBB_CU_TEST (test_413_chunked),

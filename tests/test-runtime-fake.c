@@ -281,6 +281,49 @@ on_event (ebb_rt *rt EBB_UNUSED, const ebb_rt_event *ev, void *userdata EBB_UNUS
   snprintf (e->cpu, sizeof e->cpu, "%s", cpu ? cpu : "");
 }
 
+/* ebb_rt_inspect_async: the answer arrives through the loop. */
+typedef struct
+{
+  bool done;
+  int code;
+  char id[65];
+  int running;
+} async_out;
+
+static void
+on_async (ebb_rt_info *info, const ebb_error *err, void *ud)
+{
+  async_out *o = ud;
+  o->done = true;
+  o->code = err ? err->code : 0;
+  if (info)
+    {
+      snprintf (o->id, sizeof o->id, "%s", info->id ? info->id : "");
+      o->running = info->running;
+    }
+}
+
+/* Starts an asynchronous lookup of ref and runs the loop until it answers (2 s at most). */
+static async_out
+inspect_async (ebb_rt *rt, const char *ref)
+{
+  async_out o = { 0 };
+  ebb_error *err = NULL;
+  if (ebb_rt_inspect_async (rt, ref, on_async, &o, &err) < 0)
+    {
+      o.done = true;
+      o.code = ebb_error_code (&err) ? ebb_error_code (&err) : EIO;
+      ebb_error_free (&err);
+      return o;
+    }
+  CU_ASSERT_FALSE (o.done); /* never answered inside the call */
+  uint64_t end = ebb_now_usec () + 2000000;
+  while (!o.done && ebb_now_usec () < end)
+    sd_event_run (loop, 20000);
+  CU_ASSERT_TRUE (o.done);
+  return o;
+}
+
 static ssize_t
 wait_event (ebb_rt_event_type type, const char *id, size_t from, uint64_t timeout_usec)
 {
@@ -439,6 +482,20 @@ test_hostile_and_reconnect (void)
   CU_ASSERT_STRING_EQUAL (info.id ? info.id : "", ID3);
   CU_ASSERT_FALSE (info.running);
   ebb_rt_info_clear (&info);
+  /* The same lookups without blocking (what the agent's API uses). */
+  async_out ao = inspect_async (rt, "two");
+  CU_ASSERT_EQUAL (ao.code, 0);
+  CU_ASSERT_STRING_EQUAL (ao.id, ID2);
+  CU_ASSERT_TRUE (ao.running);
+  ao = inspect_async (rt, "twi");
+  CU_ASSERT_EQUAL (ao.code, 0);
+  CU_ASSERT_STRING_EQUAL (ao.id, ID3);
+  ao = inspect_async (rt, "tw");
+  CU_ASSERT_EQUAL (ao.code, EINVAL);
+  ao = inspect_async (rt, "one");
+  CU_ASSERT_EQUAL (ao.code, ENOENT);
+  ao = inspect_async (rt, "../x");
+  CU_ASSERT_EQUAL (ao.code, EINVAL);
   pthread_mutex_lock (&fe.lock);
   fe.n = 1;
   pthread_mutex_unlock (&fe.lock);

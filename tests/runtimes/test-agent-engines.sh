@@ -124,6 +124,19 @@ wait_task rt-agent-p podman "$(cpid podman rt-agent-p)" 2000 \
 api GET /v1/tasks
 echo "tasks: $(jq -c '[.tasks[] | {id, source, state, pid, cgroup}]' "$TMP/body")"
 
+# --- adoption by name of an unlabeled container: Docker is asked first (no such container),
+# then Podman, both through the agent's asynchronous client; an unknown name is a 404 ------
+"$E" podman "$ET" run -d --name rt-adopt-u --cgroup-parent="$CG_PARENT-podman" "localhost/$IMAGE" \
+  sleep 100000 > /dev/null || fail "podman run rt-adopt-u"
+api POST /v1/tasks/adopt '{"container":"rt-adopt-u","id":"u1","job":"ju","class":"long"}'
+[ "$STATUS" = 201 ] && [ "$(field .source)" = podman ] && [ "$(field .pid)" = "$(cpid podman rt-adopt-u)" ] \
+  && ok "unlabeled podman container adopted by name (docker asked first): 201, source podman" \
+  || fail "adopt by name: $STATUS $(body)"
+api POST /v1/tasks/adopt '{"container":"no-such-container-ebb"}'
+[ "$STATUS" = 404 ] && ok "adopting an unknown container: 404 from both engines" || fail "unknown container: $STATUS $(body)"
+api DELETE /v1/tasks/u1
+"$E" podman "$ET" rm -f rt-adopt-u > /dev/null 2>&1
+
 # --- suspend both, resume one at a time (two burners and a control on two cores would
 # share them three ways) ------------------------------------------------------------------
 DPID=$(cpid docker rt-agent-d)

@@ -1,0 +1,198 @@
+/* Calls to the controller or an agent, the bearer token, and reading their JSON. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/ebbctl.h"
+#include "lib/http-client.h"
+#include "lib/util.h"
+
+/* Reads a token file: the first line, trailing blanks dropped. A token is a header value: no
+ * control characters, at most 4 KiB. Returns a new string, or NULL with *err set. */
+static char *
+read_token (const char *path, ebb_error **err)
+{
+  cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    {
+      ebb_error_set_errno (err, errno, "token file %s", path);
+      return NULL;
+    }
+  char buf[4097];
+  ssize_t n = read (fd, buf, sizeof buf - 1);
+  if (n < 0)
+    {
+      ebb_error_set_errno (err, errno, "read token file %s", path);
+      return NULL;
+    }
+  buf[n] = '\0';
+  buf[strcspn (buf, "\r\n")] = '\0';
+  size_t len = strlen (buf);
+  while (len && (buf[len - 1] == ' ' || buf[len - 1] == '\t'))
+    buf[--len] = '\0';
+  for (size_t i = 0; i < len; i++)
+    if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+      len = 0;
+  if (len == 0 || (size_t)n == sizeof buf - 1)
+    {
+      ebb_error_set (err, EBB_EPARSE, "token file %s: want one line of printable text", path);
+      return NULL;
+    }
+  return ebb_xstrdup (buf);
+}
+
+/* The token for this call: --token-file if given; for the controller over TCP, its generated
+ * token when readable (no error when not: the server then says 401). */
+static int
+token_for (ebbctl_ctx *ctx, bool agent, const char *base, char **out, ebb_error **err)
+{
+  *out = NULL;
+  if (ctx->token_file)
+    return (*out = read_token (ctx->token_file, err)) ? 0 : -EINVAL;
+  if (agent || strncmp (base, "unix:", 5) == 0)
+    return 0;
+  if (access (EBBCTL_DEFAULT_CONTROLLER_TOKEN, R_OK) == 0)
+    *out = read_token (EBBCTL_DEFAULT_CONTROLLER_TOKEN, NULL);
+  return 0;
+}
+
+static void
+print_http_error (const char *what, const char *base, const char *path, ebb_http_result *res)
+{
+  const char *code = ebbctl_str (res->json, "error");
+  const char *detail = ebbctl_str (res->json, "detail");
+  fprintf (stderr, "ebbctl: %s %s%s: HTTP %ld", what, base, path, res->status);
+  if (code || detail)
+    fprintf (stderr, " %s: %s", code ? code : "error", detail ? detail : "");
+  fputc ('\n', stderr);
+  if (res->status == 401)
+    fputs ("ebbctl: the server wants a bearer token: pass --token-file FILE\n", stderr);
+}
+
+int
+ebbctl_call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path, json_object *body,
+             json_object **out)
+{
+  cleanup_error ebb_error *err = NULL;
+  const char *base = agent ? ctx->agent : ctx->controller;
+  const char *what = agent ? "agent" : "controller";
+  *out = NULL;
+  if (!base)
+    {
+      fprintf (stderr, "ebbctl: no agent address: pass --agent URL or set EBB_AGENT (no agent "
+                       "socket at " EBBCTL_DEFAULT_AGENT_SOCKET ")\n");
+      return EBBCTL_EXIT_USAGE;
+    }
+  cleanup_free char *token = NULL;
+  if (token_for (ctx, agent, base, &token, &err) < 0)
+    {
+      fprintf (stderr, "ebbctl: %s\n", ebb_error_msg (&err));
+      return EBBCTL_EXIT_FAILURE;
+    }
+  ebb_http_call_opts opts = { .bearer_token = token, .timeout_ms = 30000 };
+  ebb_http_result res = { 0 };
+  if (ebb_http_call (method, base, path, body, &opts, &res, &err) < 0)
+    {
+      fprintf (stderr, "ebbctl: cannot reach the %s at %s: %s\n", what, base, ebb_error_msg (&err));
+      return EBBCTL_EXIT_FAILURE;
+    }
+  int rc = EBBCTL_EXIT_OK;
+  if (res.status < 200 || res.status > 299)
+    {
+      print_http_error (what, base, path, &res);
+      rc = res.status == 404 ? EBBCTL_EXIT_NOT_FOUND : EBBCTL_EXIT_FAILURE;
+    }
+  else if (!res.json && res.body_len)
+    {
+      fprintf (stderr, "ebbctl: the %s at %s answered %s with no JSON\n", what, base, path);
+      rc = EBBCTL_EXIT_FAILURE;
+    }
+  else
+    *out = ebb_steal_ptr (&res.json);
+  ebb_http_result_clear (&res);
+  return rc;
+}
+
+void
+ebbctl_print_json (ebbctl_ctx *ctx, json_object *obj)
+{
+  fprintf (ctx->out, "%s\n",
+           json_object_to_json_string_ext (obj, JSON_C_TO_STRING_PRETTY
+                                                    | JSON_C_TO_STRING_NOSLASHESCAPE
+                                                    | JSON_C_TO_STRING_SPACED));
+}
+
+json_object *
+ebbctl_list (json_object *obj, const char *key)
+{
+  if (json_object_is_type (obj, json_type_array))
+    return obj;
+  json_object *v = NULL;
+  if (json_object_is_type (obj, json_type_object) && json_object_object_get_ex (obj, key, &v)
+      && json_object_is_type (v, json_type_array))
+    return v;
+  return NULL;
+}
+
+const char *
+ebbctl_str (json_object *obj, const char *key)
+{
+  json_object *v = NULL;
+  if (!json_object_is_type (obj, json_type_object) || !json_object_object_get_ex (obj, key, &v)
+      || !json_object_is_type (v, json_type_string))
+    return NULL;
+  return json_object_get_string (v);
+}
+
+const char *
+ebbctl_cell (json_object *obj, const char *key, char *buf, size_t size)
+{
+  json_object *v = NULL;
+  if (!json_object_is_type (obj, json_type_object) || !json_object_object_get_ex (obj, key, &v)
+      || !v)
+    return "-";
+  switch (json_object_get_type (v))
+    {
+    case json_type_string:
+      return json_object_get_string (v);
+    case json_type_int:
+      snprintf (buf, size, "%lld", (long long)json_object_get_int64 (v));
+      return buf;
+    case json_type_double:
+      snprintf (buf, size, "%g", json_object_get_double (v));
+      return buf;
+    case json_type_boolean:
+      return json_object_get_boolean (v) ? "yes" : "no";
+    default:
+      snprintf (buf, size, "%s",
+                json_object_to_json_string_ext (v, JSON_C_TO_STRING_PLAIN
+                                                       | JSON_C_TO_STRING_NOSLASHESCAPE));
+      return buf;
+    }
+}
+
+double
+ebbctl_num (json_object *obj, const char *key, double def)
+{
+  json_object *v = NULL;
+  if (!json_object_is_type (obj, json_type_object) || !json_object_object_get_ex (obj, key, &v)
+      || !(json_object_is_type (v, json_type_int) || json_object_is_type (v, json_type_double)))
+    return def;
+  return json_object_get_double (v);
+}
+
+int
+ebbctl_fail (const ebbctl_cmd *cmd, ebb_error **err)
+{
+  int code = ebb_error_code (err);
+  fprintf (stderr, "ebbctl %s: %s\n", cmd ? cmd->name : "", ebb_error_msg (err));
+  if (code == EINVAL)
+    {
+      fprintf (stderr, "Try 'ebbctl %s%s--help'.\n", cmd ? cmd->name : "", cmd ? " " : "");
+      return EBBCTL_EXIT_USAGE;
+    }
+  return code == ENOENT ? EBBCTL_EXIT_NOT_FOUND : EBBCTL_EXIT_FAILURE;
+}

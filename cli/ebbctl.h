@@ -1,0 +1,252 @@
+/* ebbctl: the operator CLI. One small file per command (cli/<command>.c), dispatched from the
+ * table in cli/commands.c (crun's layout); the pure parts (option tables, URL and size parsing,
+ * table and progress formatting) are in cli/opts.c and cli/format.c and have a CUnit suite. */
+#ifndef EBB_EBBCTL_H
+#define EBB_EBBCTL_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/error.h"
+
+/* Exit codes (documented in ebbctl(1)). */
+enum
+{
+  EBBCTL_EXIT_OK = 0,
+  EBBCTL_EXIT_FAILURE = 1,
+  EBBCTL_EXIT_USAGE = 2,
+  EBBCTL_EXIT_NOT_FOUND = 4,
+};
+
+#define EBBCTL_DEFAULT_CONTROLLER_SOCKET "/run/ebb/controller.sock"
+#define EBBCTL_DEFAULT_CONTROLLER_TCP    "http://127.0.0.1:7480"
+#define EBBCTL_DEFAULT_AGENT_SOCKET      "/run/ebb/agent.sock"
+#define EBBCTL_DEFAULT_CONTROLLER_TOKEN  LOCALSTATEDIR "/lib/ebb/controller/token"
+
+typedef struct
+{
+  char *controller; /* base URL ("http://h:p" or "unix:/path"), owned */
+  char *agent;      /* NULL when no --agent and no EBB_AGENT; owned */
+  char *token_file; /* --token-file, owned */
+  bool json;
+  FILE *out; /* stdout; tests substitute a memstream */
+} ebbctl_ctx;
+
+/* Option values of the commands' tables (cli/commands.c), seen by their on_opt. */
+enum
+{
+  EBBCTL_O_NAME = 1,
+  EBBCTL_O_CLASS,
+  EBBCTL_O_TASKS,
+  EBBCTL_O_CPU,
+  EBBCTL_O_MEMORY,
+  EBBCTL_O_EST,
+  EBBCTL_O_WAIT,
+  EBBCTL_O_FOLLOW,
+  EBBCTL_O_MODE,
+  EBBCTL_O_INTERVAL,
+  EBBCTL_O_COUNT,
+};
+
+/* One option of a command: the table produces the getopt parser, --help and the synopsis. */
+typedef struct
+{
+  const char *name; /* long name without "--" */
+  bool has_arg;
+  int val;          /* returned to the command's on_opt */
+  const char *arg;  /* metavariable for --help ("SEC", "short|long|auto") */
+  const char *help; /* one line */
+} ebbctl_opt;
+
+typedef struct ebbctl_cmd
+{
+  const char *name;
+  const char *args;    /* positional arguments for the synopsis ("NAME", "-- ARGV...") */
+  const char *summary; /* one line */
+  const ebbctl_opt *opts;
+  size_t n_opts;
+  bool agent; /* talks to an agent (needs --agent) rather than the controller */
+  int (*run) (ebbctl_ctx *ctx, const struct ebbctl_cmd *cmd, int argc, char **argv);
+} ebbctl_cmd;
+
+/* --- cli/commands.c */
+
+/* Returns the command table and its size. */
+const ebbctl_cmd *ebbctl_commands (size_t *n);
+
+/* Returns the command called name, or NULL. */
+const ebbctl_cmd *ebbctl_command_find (const char *name);
+
+/* --- cli/opts.c */
+
+/* The global options, for help and completion. */
+const ebbctl_opt *ebbctl_global_opts (size_t *n);
+
+/* Parses the global options of argv (up to the command name, which must come first after
+ * them) into ctx (defaults from EBB_CONTROLLER / EBB_AGENT, else the controller's defaults).
+ * Returns the index of the command name in argv (argc when there is none), -1 when --help or
+ * --version was printed, or -EINVAL with *err set on a usage error. */
+int ebbctl_parse_global (ebbctl_ctx *ctx, int argc, char **argv, ebb_error **err);
+
+/* Frees what ctx owns. */
+void ebbctl_ctx_clear (ebbctl_ctx *ctx);
+
+/* Normalises a base URL: "unix:/path" and "http://..." as given, "HOST:PORT" and "[V6]:PORT"
+ * with "http://" prepended. Returns a new string, or NULL with *err set (EINVAL) for anything
+ * else (another scheme, an empty or relative unix path, a missing port, spaces). */
+char *ebbctl_normalize_url (const char *s, ebb_error **err);
+
+/* Parses a command's options from argv[0] (the command name) on, calling on_opt for each.
+ * Returns the index of the first positional argument, -1 when --help was printed (to out),
+ * or -EINVAL with *err set. on_opt returns 0, or negative with *err set. */
+int ebbctl_parse_cmd (const ebbctl_cmd *cmd, int argc, char **argv,
+                      int (*on_opt) (int val, const char *arg, void *data, ebb_error **err),
+                      void *data, FILE *out, ebb_error **err);
+
+/* For a command without options: parses --help and checks for exactly n positional arguments.
+ * Returns the index of the first one, -1 when --help was printed, or -EINVAL with *err. */
+int ebbctl_simple_args (const ebbctl_cmd *cmd, int argc, char **argv, int n, FILE *out,
+                        ebb_error **err);
+
+/* Prints a command's --help, or (cmd NULL) the whole program's. */
+void ebbctl_print_help (FILE *out, const ebbctl_cmd *cmd);
+
+/* Parses a positive integer in [min, max]. Returns 0, or -EINVAL with *err naming what. */
+int ebbctl_parse_uint (const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *out,
+                       ebb_error **err);
+
+/* Parses a memory size ("512M", "1GiB", "1048576"; 1024-based) in [1, 2^50]. Returns 0, or
+ * -EINVAL with *err set. */
+int ebbctl_parse_size (const char *what, const char *s, uint64_t *out_bytes, ebb_error **err);
+
+/* Checks that exactly n positional arguments follow index first. Returns 0 or -EINVAL. */
+int ebbctl_want_args (const ebbctl_cmd *cmd, int argc, int first, int n, ebb_error **err);
+
+/* Checks that s is an id usable in a URL path ([A-Za-z0-9._-], at most 128). */
+int ebbctl_check_id (const char *what, const char *s, ebb_error **err);
+
+/* --- cli/format.c */
+
+typedef struct
+{
+  size_t n_cols;
+  size_t n_rows; /* the header is row 0 */
+  char **cells;  /* n_rows * n_cols, owned */
+} ebbctl_table;
+
+/* Starts a table with the given header (n_cols names). */
+void ebbctl_table_init (ebbctl_table *t, size_t n_cols, const char *const *header);
+/* Appends a row of n_cols cells (NULL prints "-"); cells are copied. */
+void ebbctl_table_add (ebbctl_table *t, const char *const *cells);
+/* Prints the table: columns left-aligned, padded to their widest cell, two spaces apart, no
+ * trailing blanks. Control characters in cells are shown as '?' (a hostile name must not
+ * drive the terminal). */
+void ebbctl_table_print (const ebbctl_table *t, FILE *out);
+void ebbctl_table_clear (ebbctl_table *t);
+
+/* Writes a progress line into buf:
+ *   "[#########.........]  3/10 done, 2 running, 1 suspended"
+ * bar of width cells ('#' done, '>' running or suspended, '.' the rest). Counts are clamped so
+ * that done + running + suspended <= total. Returns buf. */
+char *ebbctl_progress (char *buf, size_t size, uint64_t done, uint64_t running, uint64_t suspended,
+                       uint64_t total, unsigned width);
+
+/* Formats a duration in seconds as "850ms", "12.3s", "4m05s", "2h03m" ("-" when negative
+ * or not finite). Returns buf. */
+char *ebbctl_duration (char *buf, size_t size, double sec);
+
+/* Formats a byte count as "512M", "1.5G", "100" (1024-based). Returns buf. */
+char *ebbctl_bytes (char *buf, size_t size, uint64_t bytes);
+
+/* --- cli/client.c: calls and their results */
+
+/* Calls the controller (agent false) or the agent. On 2xx stores the parsed JSON body in
+ * *out (a new reference, may be NULL for an empty body) and returns EBBCTL_EXIT_OK; otherwise
+ * prints why to stderr and returns EBBCTL_EXIT_NOT_FOUND for 404 and EBBCTL_EXIT_FAILURE for
+ * anything else. */
+int ebbctl_call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path,
+                 json_object *body, json_object **out);
+
+/* Prints obj as pretty JSON (no slash escaping) to ctx->out. */
+void ebbctl_print_json (ebbctl_ctx *ctx, json_object *obj);
+
+/* Returns the array obj itself or its member key when that is an array, else NULL. */
+json_object *ebbctl_list (json_object *obj, const char *key);
+
+/* Borrowed string of a member, or NULL (also when it is not a string). */
+const char *ebbctl_str (json_object *obj, const char *key);
+/* A member as text for a table cell ("-" when absent or null); buf for numbers. */
+const char *ebbctl_cell (json_object *obj, const char *key, char *buf, size_t size);
+/* A numeric member, or def when absent or not a number. */
+double ebbctl_num (json_object *obj, const char *key, double def);
+
+/* Prints the scalar members of obj as "key: value" lines, nested objects as "key.sub", arrays
+ * of scalars joined by commas and members named *_at as local date and time; arrays of objects
+ * are left to the caller. */
+void ebbctl_print_kv (FILE *out, json_object *obj, const char *prefix);
+
+/* Copies s into buf (truncated to size) with control characters shown as '?'; NULL gives
+ * "-". Every server-provided string printed outside a table or key: value list goes through
+ * it, so a hostile name cannot drive the terminal. Returns buf. */
+const char *ebbctl_clean (char *buf, size_t size, const char *s);
+
+/* Formats unix seconds as local "YYYY-MM-DD HH:MM:SS" ("-" when not positive). Returns buf. */
+char *ebbctl_timestamp (char *buf, size_t size, double unix_sec);
+
+/* Now, in unix seconds with fractions. */
+double ebbctl_now (void);
+
+/* Prints an error "ebbctl CMD: msg" and returns the exit code for err's code (EINVAL: usage). */
+int ebbctl_fail (const ebbctl_cmd *cmd, ebb_error **err);
+
+/* Tables shared by several commands (cli/node-row.c, cli/job-row.c). */
+void ebbctl_nodes_table (ebbctl_ctx *ctx, json_object *list);
+void ebbctl_jobs_table (ebbctl_ctx *ctx, json_object *list);
+void ebbctl_job_tasks_table (ebbctl_ctx *ctx, json_object *job);
+/* POST /v1/tasks/{id}/{op} on the agent with body (may be NULL); prints "ID: state". Returns
+ * the exit code (cli/task-op.c). */
+int ebbctl_task_op (ebbctl_ctx *ctx, const char *id, const char *op, json_object *body);
+/* True for a job state that will not change any more (done, failed, killed). */
+bool ebbctl_job_finished (const char *state);
+
+/* --- commands (cli/<name>.c) */
+int ebbctl_status (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
+int ebbctl_nodes (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
+int ebbctl_node (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
+int ebbctl_drain (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
+int ebbctl_jobs (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
+int ebbctl_job (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
+int ebbctl_submit (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
+int ebbctl_kill (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
+int ebbctl_decisions (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
+int ebbctl_watch (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
+int ebbctl_tasks (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
+int ebbctl_task (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
+int ebbctl_suspend (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
+int ebbctl_resume (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
+
+/* --- submit's pure parts (cli/submit.c), for the unit suite */
+typedef struct
+{
+  const char *name;
+  const char *klass; /* short|long|auto */
+  uint64_t tasks, cpu_millis, memory_bytes;
+  double est_sec; /* < 0: not given */
+  bool wait;
+  char **argv; /* borrowed from the command line */
+} ebbctl_submit_args;
+
+/* Parses submit's arguments (argv[0] is "submit"). Returns 0, -1 when --help was printed, or
+ * -EINVAL with *err set. */
+int ebbctl_submit_parse (const ebbctl_cmd *cmd, int argc, char **argv, ebbctl_submit_args *out,
+                         FILE *help_out, ebb_error **err);
+/* Returns the POST /v1/jobs body for a (request_id may be NULL). */
+json_object *ebbctl_submit_body (const ebbctl_submit_args *a, const char *request_id);
+
+/* Counts a job's tasks by state into done (exited/failed/killed), running, suspended, total. */
+void ebbctl_job_counts (json_object *job, uint64_t *done, uint64_t *running, uint64_t *suspended,
+                        uint64_t *total);
+
+#endif

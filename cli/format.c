@@ -1,0 +1,246 @@
+/* Human output: aligned tables, a progress bar, durations and sizes. Pure functions. */
+#include "config.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <time.h>
+#include <string.h>
+
+#include "cli/ebbctl.h"
+#include "lib/util.h"
+
+void
+ebbctl_table_init (ebbctl_table *t, size_t n_cols, const char *const *header)
+{
+  *t = (ebbctl_table){ .n_cols = n_cols };
+  ebbctl_table_add (t, header);
+}
+
+/* A copy with control characters (and DEL) replaced by '?'. */
+static char *
+sanitize (const char *s)
+{
+  char *c = ebb_xstrdup (s ? s : "-");
+  for (char *p = c; *p; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f)
+      *p = '?';
+  return c;
+}
+
+void
+ebbctl_table_add (ebbctl_table *t, const char *const *cells)
+{
+  t->cells = ebb_xrealloc (t->cells, (t->n_rows + 1) * t->n_cols * sizeof *t->cells);
+  for (size_t c = 0; c < t->n_cols; c++)
+    t->cells[t->n_rows * t->n_cols + c] = sanitize (cells[c]);
+  t->n_rows++;
+}
+
+/* Display width: UTF-8 continuation bytes take no column. */
+static size_t
+width_of (const char *s)
+{
+  size_t w = 0;
+  for (; *s; s++)
+    if (((unsigned char)*s & 0xc0) != 0x80)
+      w++;
+  return w;
+}
+
+void
+ebbctl_table_print (const ebbctl_table *t, FILE *out)
+{
+  cleanup_free size_t *w = ebb_xcalloc (t->n_cols ? t->n_cols : 1, sizeof *w);
+  for (size_t r = 0; r < t->n_rows; r++)
+    for (size_t c = 0; c < t->n_cols; c++)
+      {
+        size_t x = width_of (t->cells[r * t->n_cols + c]);
+        if (x > w[c])
+          w[c] = x;
+      }
+  for (size_t r = 0; r < t->n_rows; r++)
+    {
+      for (size_t c = 0; c < t->n_cols; c++)
+        {
+          const char *cell = t->cells[r * t->n_cols + c];
+          fputs (cell, out);
+          if (c + 1 < t->n_cols)
+            fprintf (out, "%*s", (int)(w[c] - width_of (cell) + 2), "");
+        }
+      fputc ('\n', out);
+    }
+}
+
+void
+ebbctl_table_clear (ebbctl_table *t)
+{
+  for (size_t i = 0; i < t->n_rows * t->n_cols; i++)
+    free (t->cells[i]);
+  free (t->cells);
+  *t = (ebbctl_table){ 0 };
+}
+
+char *
+ebbctl_progress (char *buf, size_t size, uint64_t done, uint64_t running, uint64_t suspended,
+                 uint64_t total, unsigned width)
+{
+  if (done > total)
+    done = total;
+  if (running > total - done)
+    running = total - done;
+  if (suspended > total - done - running)
+    suspended = total - done - running;
+  char bar[256];
+  if (width > sizeof bar - 1)
+    width = sizeof bar - 1;
+  /* Cells by rounding cumulative fractions, so the bar is full exactly when all are done. */
+  unsigned n_done = total ? (unsigned)(done * width / total) : 0;
+  unsigned n_active = total ? (unsigned)((done + running + suspended) * width / total) - n_done : 0;
+  for (unsigned i = 0; i < width; i++)
+    bar[i] = i < n_done ? '#' : i < n_done + n_active ? '>' : '.';
+  bar[width] = '\0';
+  snprintf (buf, size, "[%s] %llu/%llu done, %llu running, %llu suspended", bar,
+            (unsigned long long)done, (unsigned long long)total, (unsigned long long)running,
+            (unsigned long long)suspended);
+  return buf;
+}
+
+char *
+ebbctl_duration (char *buf, size_t size, double sec)
+{
+  if (!isfinite (sec) || sec < 0)
+    snprintf (buf, size, "-");
+  else if (sec < 1)
+    snprintf (buf, size, "%.0fms", sec * 1000);
+  else if (sec < 60)
+    snprintf (buf, size, "%.1fs", sec);
+  else if (sec < 3600)
+    snprintf (buf, size, "%um%02us", (unsigned)(sec / 60), (unsigned)fmod (sec, 60));
+  else if (sec < 1e9)
+    snprintf (buf, size, "%uh%02um", (unsigned)(sec / 3600), (unsigned)fmod (sec / 60, 60));
+  else
+    snprintf (buf, size, "-");
+  return buf;
+}
+
+char *
+ebbctl_bytes (char *buf, size_t size, uint64_t bytes)
+{
+  static const char units[] = "KMGTPE";
+  if (bytes < 1024)
+    {
+      snprintf (buf, size, "%llu", (unsigned long long)bytes);
+      return buf;
+    }
+  double v = (double)bytes;
+  unsigned u = 0;
+  while (v >= 1024 && u < sizeof units - 1)
+    {
+      v /= 1024;
+      u++;
+    }
+  if (fabs (v - round (v)) < 0.05 || v >= 100)
+    snprintf (buf, size, "%.0f%c", v, units[u - 1]);
+  else
+    snprintf (buf, size, "%.1f%c", v, units[u - 1]);
+  return buf;
+}
+
+const char *
+ebbctl_clean (char *buf, size_t size, const char *s)
+{
+  snprintf (buf, size, "%s", s ? s : "-");
+  for (char *p = buf; *p; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f)
+      *p = '?';
+  return buf;
+}
+
+char *
+ebbctl_timestamp (char *buf, size_t size, double unix_sec)
+{
+  time_t t = (time_t)unix_sec;
+  struct tm tm;
+  if (!(unix_sec > 0) || unix_sec > 1e11 || !localtime_r (&t, &tm)
+      || !strftime (buf, size, "%Y-%m-%d %H:%M:%S", &tm))
+    snprintf (buf, size, "-");
+  return buf;
+}
+
+double
+ebbctl_now (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static bool
+ends_with (const char *s, const char *suffix)
+{
+  size_t a = strlen (s), b = strlen (suffix);
+  return a >= b && strcmp (s + a - b, suffix) == 0;
+}
+
+static void
+print_scalar_line (FILE *out, const char *key, json_object *v)
+{
+  char buf[512];
+  cleanup_free char *k = ebb_xstrdup (key);
+  if (json_object_is_type (v, json_type_array))
+    {
+      cleanup_free char *joined = ebb_xstrdup ("");
+      for (size_t i = 0; i < json_object_array_length (v); i++)
+        {
+          json_object *e = json_object_array_get_idx (v, i);
+          const char *s = json_object_is_type (e, json_type_string)
+                              ? json_object_get_string (e)
+                              : json_object_to_json_string_ext (
+                                  e, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+          char *next = ebb_xasprintf ("%s%s%s", joined, i ? " " : "", s);
+          free (joined);
+          joined = next;
+        }
+      snprintf (buf, sizeof buf, "%s", joined);
+    }
+  else if ((ends_with (key, "_at") || ends_with (key, "heartbeat"))
+           && (json_object_is_type (v, json_type_double) || json_object_is_type (v, json_type_int)))
+    ebbctl_timestamp (buf, sizeof buf, json_object_get_double (v));
+  else if (!v)
+    snprintf (buf, sizeof buf, "-");
+  else if (json_object_is_type (v, json_type_string))
+    snprintf (buf, sizeof buf, "%s", json_object_get_string (v));
+  else
+    snprintf (buf, sizeof buf, "%s",
+              json_object_to_json_string_ext (v, JSON_C_TO_STRING_PLAIN
+                                                     | JSON_C_TO_STRING_NOSLASHESCAPE));
+  for (char *p = buf; *p; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f)
+      *p = '?';
+  for (char *p = k; *p; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f)
+      *p = '?';
+  fprintf (out, "%s: %s\n", k, buf);
+}
+
+static bool
+is_object_array (json_object *v)
+{
+  return json_object_is_type (v, json_type_array) && json_object_array_length (v) > 0
+         && json_object_is_type (json_object_array_get_idx (v, 0), json_type_object);
+}
+
+void
+ebbctl_print_kv (FILE *out, json_object *obj, const char *prefix)
+{
+  if (!json_object_is_type (obj, json_type_object))
+    return;
+  json_object_object_foreach (obj, key, v)
+  {
+    cleanup_free char *full = prefix ? ebb_xasprintf ("%s.%s", prefix, key) : ebb_xstrdup (key);
+    if (json_object_is_type (v, json_type_object))
+      ebbctl_print_kv (out, v, full);
+    else if (!is_object_array (v))
+      print_scalar_line (out, full, v);
+  }
+}

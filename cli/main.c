@@ -1,0 +1,37 @@
+/* ebbctl: global options, then the command from the table. */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "cli/ebbctl.h"
+
+int
+main (int argc, char **argv)
+{
+  cleanup_error ebb_error *err = NULL;
+  ebbctl_ctx ctx = { .out = stdout };
+  int i = ebbctl_parse_global (&ctx, argc, argv, &err);
+  int rc;
+  if (i == -1)
+    rc = EBBCTL_EXIT_OK;
+  else if (i < 0)
+    rc = ebbctl_fail (NULL, &err);
+  else if (i >= argc)
+    {
+      fputs ("ebbctl: no command given\nTry 'ebbctl --help'.\n", stderr);
+      rc = EBBCTL_EXIT_USAGE;
+    }
+  else
+    {
+      const ebbctl_cmd *cmd = ebbctl_command_find (argv[i]);
+      if (!cmd)
+        {
+          fprintf (stderr, "ebbctl: unknown command '%s'\nTry 'ebbctl --help'.\n", argv[i]);
+          rc = EBBCTL_EXIT_USAGE;
+        }
+      else
+        rc = cmd->run (&ctx, cmd, argc - i, argv + i);
+    }
+  ebbctl_ctx_clear (&ctx);
+  return rc;
+}

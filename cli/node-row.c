@@ -1,0 +1,68 @@
+/* One node as a table row, shared by nodes and watch. */
+#include "config.h"
+
+#include "cli/ebbctl.h"
+
+static json_object *
+member (json_object *o, const char *key)
+{
+  json_object *v = NULL;
+  return json_object_is_type (o, json_type_object) && json_object_object_get_ex (o, key, &v) ? v
+                                                                                             : NULL;
+}
+
+/* "used/capacity" of a resource, by key inside allocated and capacity. */
+static const char *
+pair (char *buf, size_t size, json_object *node, const char *key, bool bytes)
+{
+  double used = ebbctl_num (member (node, "allocated"), key, -1);
+  double cap = ebbctl_num (member (node, "capacity"), key, -1);
+  char a[32], b[32];
+  if (cap < 0)
+    return "-";
+  if (bytes)
+    snprintf (buf, size, "%s/%s", used < 0 ? "-" : ebbctl_bytes (a, sizeof a, (uint64_t)used),
+              ebbctl_bytes (b, sizeof b, (uint64_t)cap));
+  else
+    snprintf (buf, size, "%.0f/%.0f", used < 0 ? 0 : used, cap);
+  return buf;
+}
+
+static const char *const node_header[]
+    = { "NAME", "STATE", "CPU(m)", "MEMORY", "TASKS", "HEARTBEAT" };
+
+void
+ebbctl_nodes_table (ebbctl_ctx *ctx, json_object *list)
+{
+  ebbctl_table t;
+  ebbctl_table_init (&t, 6, node_header);
+  for (size_t i = 0; i < json_object_array_length (list); i++)
+    {
+      json_object *n = json_object_array_get_idx (list, i);
+      char cpu[64], mem[64], tasks[32], hb[48], tmp[32];
+      json_object *tv = member (n, "tasks");
+      if (json_object_is_type (tv, json_type_array))
+        snprintf (tasks, sizeof tasks, "%zu", json_object_array_length (tv));
+      else
+        snprintf (tasks, sizeof tasks, "%s", ebbctl_cell (n, "tasks", tmp, sizeof tmp));
+      double last = ebbctl_num (n, "last_heartbeat", -1);
+      if (last < 0)
+        last = ebbctl_num (n, "last_heartbeat_at", -1);
+      if (last > 0)
+        {
+          ebbctl_duration (tmp, sizeof tmp, ebbctl_now () - last);
+          snprintf (hb, sizeof hb, "%s ago", tmp);
+        }
+      else
+        snprintf (hb, sizeof hb, "-");
+      const char *row[] = { ebbctl_str (n, "name"),
+                            ebbctl_str (n, "state"),
+                            pair (cpu, sizeof cpu, n, "cpu_millis", false),
+                            pair (mem, sizeof mem, n, "memory_bytes", true),
+                            tasks,
+                            hb };
+      ebbctl_table_add (&t, row);
+    }
+  ebbctl_table_print (&t, ctx->out);
+  ebbctl_table_clear (&t);
+}

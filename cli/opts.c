@@ -1,0 +1,368 @@
+/* Option tables to getopt and --help, global options, and the argument parsers. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/ebbctl.h"
+#include "lib/conf.h"
+#include "lib/util.h"
+
+enum
+{
+  G_CONTROLLER = 1,
+  G_AGENT,
+  G_TOKEN_FILE,
+  G_JSON,
+  G_HELP,
+  G_VERSION,
+};
+
+static const ebbctl_opt global_opts[] = {
+  { "controller", true, G_CONTROLLER, "URL",
+    "controller address: HOST:PORT, http://HOST:PORT or unix:PATH" },
+  { "agent", true, G_AGENT, "URL",
+    "agent address for tasks, task, suspend, resume (default unix:/run/ebb/agent.sock)" },
+  { "token-file", true, G_TOKEN_FILE, "FILE", "file holding the bearer token" },
+  { "json", false, G_JSON, NULL, "print the API's JSON instead of tables" },
+  { "help", false, G_HELP, NULL, "show this help (COMMAND --help: the command's)" },
+  { "version", false, G_VERSION, NULL, "show the version" },
+};
+
+const ebbctl_opt *
+ebbctl_global_opts (size_t *n)
+{
+  *n = EBB_ARRAY_SIZE (global_opts);
+  return global_opts;
+}
+
+/* getopt's table from ours, plus --help / -h for commands. */
+static struct option *
+build_longopts (const ebbctl_opt *opts, size_t n, bool add_help)
+{
+  struct option *lo = ebb_xcalloc (n + 2, sizeof *lo);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    lo[k++] = (struct option){ opts[i].name, opts[i].has_arg ? required_argument : no_argument,
+                               NULL, opts[i].val };
+  if (add_help)
+    lo[k++] = (struct option){ "help", no_argument, NULL, 'h' };
+  return lo;
+}
+
+static void
+opt_synopsis (FILE *out, const ebbctl_opt *o)
+{
+  if (o->has_arg)
+    fprintf (out, " [--%s %s]", o->name, o->arg);
+  else
+    fprintf (out, " [--%s]", o->name);
+}
+
+static void
+print_opt_lines (FILE *out, const ebbctl_opt *opts, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      char left[64];
+      snprintf (left, sizeof left, "--%s%s%s", opts[i].name, opts[i].has_arg ? " " : "",
+                opts[i].has_arg ? opts[i].arg : "");
+      fprintf (out, "  %-28s %s\n", left, opts[i].help);
+    }
+}
+
+/* Every command option once, with the commands that take it: the whole program's --help
+ * lists every option (the man page's OPTIONS section does the same). */
+static void
+print_command_opts (FILE *out)
+{
+  size_t n;
+  const ebbctl_cmd *cmds = ebbctl_commands (&n);
+  fputs ("\nCommand options (see COMMAND --help):\n", out);
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < cmds[i].n_opts; j++)
+      {
+        const ebbctl_opt *o = &cmds[i].opts[j];
+        bool seen = false;
+        for (size_t k = 0; k < i && !seen; k++)
+          for (size_t l = 0; l < cmds[k].n_opts && !seen; l++)
+            seen = strcmp (cmds[k].opts[l].name, o->name) == 0;
+        if (seen)
+          continue;
+        char left[64];
+        snprintf (left, sizeof left, "--%s%s%s", o->name, o->has_arg ? " " : "",
+                  o->has_arg ? o->arg : "");
+        fprintf (out, "  %-28s", left);
+        const char *sep = " ";
+        for (size_t k = i; k < n; k++)
+          for (size_t l = 0; l < cmds[k].n_opts; l++)
+            if (strcmp (cmds[k].opts[l].name, o->name) == 0)
+              {
+                fprintf (out, "%s%s: %s", sep, cmds[k].name, cmds[k].opts[l].help);
+                sep = "; ";
+              }
+        fputc ('\n', out);
+      }
+}
+
+void
+ebbctl_print_help (FILE *out, const ebbctl_cmd *cmd)
+{
+  if (cmd)
+    {
+      fprintf (out, "Usage: ebbctl [GLOBAL OPTION]... %s", cmd->name);
+      for (size_t i = 0; i < cmd->n_opts; i++)
+        opt_synopsis (out, &cmd->opts[i]);
+      fprintf (out, "%s%s\n%s\n\nOptions:\n", cmd->args ? " " : "", cmd->args ? cmd->args : "",
+               cmd->summary);
+      print_opt_lines (out, cmd->opts, cmd->n_opts);
+      fprintf (out, "  %-28s %s\n", "-h, --help", "show this help");
+      if (cmd->agent)
+        fputs ("\nTalks to the agent given by --agent (or EBB_AGENT).\n", out);
+      return;
+    }
+  fputs ("Usage: ebbctl [GLOBAL OPTION]... COMMAND [OPTION]... [ARG]...\n"
+         "Operate an ebb cluster through its controller (and agents).\n\nGlobal options:\n",
+         out);
+  print_opt_lines (out, global_opts, EBB_ARRAY_SIZE (global_opts));
+  print_command_opts (out);
+  fputs ("\nCommands:\n", out);
+  size_t n;
+  const ebbctl_cmd *cmds = ebbctl_commands (&n);
+  for (size_t i = 0; i < n; i++)
+    {
+      fprintf (out, "  %s", cmds[i].name);
+      for (size_t j = 0; j < cmds[i].n_opts; j++)
+        opt_synopsis (out, &cmds[i].opts[j]);
+      fprintf (out, "%s%s\n      %s\n", cmds[i].args ? " " : "", cmds[i].args ? cmds[i].args : "",
+               cmds[i].summary);
+    }
+  fputs ("\nEnvironment: EBB_CONTROLLER, EBB_AGENT (addresses when no option is given).\n"
+         "Exit status: 0 ok, 1 failure, 2 usage error, 4 not found.\n"
+         "See ebbctl(1).\n",
+         out);
+}
+
+char *
+ebbctl_normalize_url (const char *s, ebb_error **err)
+{
+  if (!s || !*s || strpbrk (s, " \t\r\n"))
+    goto bad;
+  if (strncmp (s, "unix:", 5) == 0)
+    {
+      if (s[5] != '/')
+        goto bad;
+      return ebb_xstrdup (s);
+    }
+  if (strncmp (s, "http://", 7) == 0)
+    {
+      if (!s[7] || s[7] == '/')
+        goto bad;
+      return ebb_xstrdup (s);
+    }
+  if (strstr (s, "://"))
+    goto bad;
+  const char *colon = strrchr (s, ':');
+  if (!colon || colon == s || !colon[1] || strspn (colon + 1, "0123456789") != strlen (colon + 1))
+    goto bad;
+  if (s[0] == '[' && colon[-1] != ']')
+    goto bad;
+  if (s[0] != '[' && memchr (s, ':', (size_t)(colon - s)))
+    goto bad; /* a bare IPv6 address needs brackets */
+  return ebb_xasprintf ("http://%s", s);
+bad:
+  ebb_error_set (err, EINVAL, "bad address '%s' (want HOST:PORT, http://HOST:PORT or unix:/PATH)",
+                 s ? s : "");
+  return NULL;
+}
+
+static char *
+default_controller (void)
+{
+  const char *env = getenv ("EBB_CONTROLLER");
+  if (env && *env)
+    return ebbctl_normalize_url (env, NULL);
+  struct stat st;
+  /* The controller listens on both by default; the socket needs no token. */
+  if (stat (EBBCTL_DEFAULT_CONTROLLER_SOCKET, &st) == 0 && S_ISSOCK (st.st_mode))
+    return ebb_xstrdup ("unix:" EBBCTL_DEFAULT_CONTROLLER_SOCKET);
+  return ebb_xstrdup (EBBCTL_DEFAULT_CONTROLLER_TCP);
+}
+
+static int
+set_url (char **slot, const char *opt, const char *value, ebb_error **err)
+{
+  char *u = ebbctl_normalize_url (value, err);
+  if (!u)
+    return ebb_error_wrap (err, "--%s", opt);
+  free (*slot);
+  *slot = u;
+  return 0;
+}
+
+int
+ebbctl_parse_global (ebbctl_ctx *ctx, int argc, char **argv, ebb_error **err)
+{
+  cleanup_free struct option *lo
+      = build_longopts (global_opts, EBB_ARRAY_SIZE (global_opts), false);
+  bool help = false, version = false;
+  int c;
+  optind = 0; /* glibc: full re-initialisation (tests parse several command lines) */
+  opterr = 0;
+  /* "+": stop at the command name; its options are the command's. */
+  while ((c = getopt_long (argc, argv, "+h", lo, NULL)) != -1)
+    switch (c)
+      {
+      case G_CONTROLLER:
+        if (set_url (&ctx->controller, "controller", optarg, err) < 0)
+          return -EINVAL;
+        break;
+      case G_AGENT:
+        if (set_url (&ctx->agent, "agent", optarg, err) < 0)
+          return -EINVAL;
+        break;
+      case G_TOKEN_FILE:
+        if (!*optarg)
+          return ebb_error_set (err, EINVAL, "--token-file: empty file name");
+        free (ctx->token_file);
+        ctx->token_file = ebb_xstrdup (optarg);
+        break;
+      case G_JSON:
+        ctx->json = true;
+        break;
+      case G_HELP:
+      case 'h':
+        help = true;
+        break;
+      case G_VERSION:
+        version = true;
+        break;
+      default:
+        return ebb_error_set (err, EINVAL, "unknown or incomplete option '%s'",
+                              argv[optind - 1] ? argv[optind - 1] : "");
+      }
+  if (help || version)
+    {
+      if (help)
+        ebbctl_print_help (ctx->out ? ctx->out : stdout, NULL);
+      else
+        fprintf (ctx->out ? ctx->out : stdout, "ebbctl %s\n", PACKAGE_VERSION);
+      return -1;
+    }
+  if (!ctx->controller && !(ctx->controller = default_controller ()))
+    return ebb_error_set (err, EINVAL, "EBB_CONTROLLER: bad address '%s'",
+                          getenv ("EBB_CONTROLLER"));
+  const char *env_agent = getenv ("EBB_AGENT");
+  if (!ctx->agent && env_agent && *env_agent
+      && !(ctx->agent = ebbctl_normalize_url (env_agent, err)))
+    return ebb_error_wrap (err, "EBB_AGENT");
+  /* The agent's default address, when this node runs one. */
+  struct stat st;
+  if (!ctx->agent && stat (EBBCTL_DEFAULT_AGENT_SOCKET, &st) == 0 && S_ISSOCK (st.st_mode))
+    ctx->agent = ebb_xstrdup ("unix:" EBBCTL_DEFAULT_AGENT_SOCKET);
+  return optind;
+}
+
+void
+ebbctl_ctx_clear (ebbctl_ctx *ctx)
+{
+  free (ctx->controller);
+  free (ctx->agent);
+  free (ctx->token_file);
+  ctx->controller = ctx->agent = ctx->token_file = NULL;
+}
+
+int
+ebbctl_parse_cmd (const ebbctl_cmd *cmd, int argc, char **argv,
+                  int (*on_opt) (int val, const char *arg, void *data, ebb_error **err), void *data,
+                  FILE *out, ebb_error **err)
+{
+  cleanup_free struct option *lo = build_longopts (cmd->opts, cmd->n_opts, true);
+  int c;
+  optind = 0;
+  opterr = 0;
+  /* A command taking a program's argv stops at the first non-option ("+"), so nothing of
+   * that argv is ever taken for ours; the others accept options after their arguments too
+   * ("suspend ID --mode graceful"). */
+  const char *shortopts = cmd->args && strstr (cmd->args, "--") ? "+h" : "h";
+  while ((c = getopt_long (argc, argv, shortopts, lo, NULL)) != -1)
+    {
+      if (c == 'h')
+        {
+          ebbctl_print_help (out ? out : stdout, cmd);
+          return -1;
+        }
+      if (c == '?' || c == ':')
+        return ebb_error_set (err, EINVAL, "unknown option or missing value in '%s'",
+                              argv[optind - 1] ? argv[optind - 1] : "");
+      if (on_opt (c, optarg, data, err) < 0)
+        return -EINVAL;
+    }
+  return optind;
+}
+
+int
+ebbctl_parse_uint (const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *out,
+                   ebb_error **err)
+{
+  char *end = NULL;
+  errno = 0;
+  unsigned long long v = s && isdigit ((unsigned char)*s) ? strtoull (s, &end, 10) : 0;
+  if (!s || !isdigit ((unsigned char)*s) || errno || *end || v < min || v > max)
+    return ebb_error_set (err, EINVAL, "%s: want an integer in [%llu, %llu], got '%s'", what,
+                          (unsigned long long)min, (unsigned long long)max, s ? s : "");
+  *out = v;
+  return 0;
+}
+
+int
+ebbctl_parse_size (const char *what, const char *s, uint64_t *out_bytes, ebb_error **err)
+{
+  uint64_t v = 0;
+  if (ebb_conf_parse_bytes (s, &v) < 0 || v == 0 || v > (1ULL << 50))
+    return ebb_error_set (err, EINVAL, "%s: want a size like 512M or 2G (1 byte to 1P), got '%s'",
+                          what, s ? s : "");
+  *out_bytes = v;
+  return 0;
+}
+
+int
+ebbctl_want_args (const ebbctl_cmd *cmd, int argc, int first, int n, ebb_error **err)
+{
+  if (argc - first != n)
+    return ebb_error_set (err, EINVAL, "want %d argument%s (%s), got %d", n, n == 1 ? "" : "s",
+                          cmd->args ? cmd->args : "none", argc - first);
+  return 0;
+}
+
+int
+ebbctl_check_id (const char *what, const char *s, ebb_error **err)
+{
+  if (!ebb_id_is_valid (s, 128))
+    return ebb_error_set (err, EINVAL, "%s must be 1-128 characters of [A-Za-z0-9._-], got '%s'",
+                          what, s);
+  return 0;
+}
+
+static int
+no_opt (int val, const char *arg, void *data, ebb_error **err)
+{
+  (void)val, (void)arg, (void)data;
+  return ebb_error_set (err, EINVAL, "no options");
+}
+
+int
+ebbctl_simple_args (const ebbctl_cmd *cmd, int argc, char **argv, int n, FILE *out, ebb_error **err)
+{
+  int first = ebbctl_parse_cmd (cmd, argc, argv, no_opt, NULL, out, err);
+  if (first < 0)
+    return first;
+  if (ebbctl_want_args (cmd, argc, first, n, err) < 0)
+    return -EINVAL;
+  return first;
+}

@@ -1,0 +1,187 @@
+/* ebbctl submit [...] -- ARGV...: POST /v1/jobs; --wait polls the job until it ends. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "cli/ebbctl.h"
+#include "lib/json.h"
+#include "lib/util.h"
+
+#define MAX_TASKS 10000
+
+static int
+on_opt (int val, const char *arg, void *data, ebb_error **err)
+{
+  ebbctl_submit_args *a = data;
+  char *end = NULL;
+  switch (val)
+    {
+    case EBBCTL_O_NAME:
+      if (!ebb_id_is_valid (arg, 128))
+        return ebb_error_set (err, EINVAL,
+                              "--name: want 1-128 characters of [A-Za-z0-9._-], got '%s'", arg);
+      a->name = arg;
+      return 0;
+    case EBBCTL_O_CLASS:
+      if (strcmp (arg, "short") && strcmp (arg, "long") && strcmp (arg, "auto"))
+        return ebb_error_set (err, EINVAL, "--class: want short, long or auto, got '%s'", arg);
+      a->klass = arg;
+      return 0;
+    case EBBCTL_O_TASKS:
+      return ebbctl_parse_uint ("--tasks", arg, 1, MAX_TASKS, &a->tasks, err);
+    case EBBCTL_O_CPU:
+      return ebbctl_parse_uint ("--cpu", arg, 1, 1048576, &a->cpu_millis, err);
+    case EBBCTL_O_MEMORY:
+      return ebbctl_parse_size ("--memory", arg, &a->memory_bytes, err);
+    case EBBCTL_O_EST:
+      errno = 0;
+      a->est_sec = strtod (arg, &end);
+      if (errno || end == arg || *end || !isfinite (a->est_sec) || a->est_sec <= 0
+          || a->est_sec > 1e9)
+        return ebb_error_set (err, EINVAL, "--est: want seconds > 0, got '%s'", arg);
+      return 0;
+    case EBBCTL_O_WAIT:
+      a->wait = true;
+      return 0;
+    default:
+      return ebb_error_set (err, EINVAL, "unexpected option");
+    }
+}
+
+int
+ebbctl_submit_parse (const ebbctl_cmd *cmd, int argc, char **argv, ebbctl_submit_args *out,
+                     FILE *help_out, ebb_error **err)
+{
+  *out = (ebbctl_submit_args){
+    .klass = "auto", .tasks = 1, .cpu_millis = 1000, .memory_bytes = 256ULL << 20, .est_sec = -1
+  };
+  int first = ebbctl_parse_cmd (cmd, argc, argv, on_opt, out, help_out, err);
+  if (first < 0)
+    return first;
+  /* getopt stops at "--" and consumes it; without "--" the program must still come first. */
+  if (first >= argc)
+    return ebb_error_set (err, EINVAL, "no program given (submit [OPTION]... -- ARGV...)");
+  if (strcmp (argv[first - 1], "--") != 0)
+    return ebb_error_set (err, EINVAL, "put '--' before the program: submit [OPTION]... -- %s",
+                          argv[first]);
+  if (!argv[first][0])
+    return ebb_error_set (err, EINVAL, "the program name is empty");
+  out->argv = argv + first;
+  if (!out->name)
+    {
+      const char *base = strrchr (argv[first], '/');
+      base = base ? base + 1 : argv[first];
+      out->name = ebb_id_is_valid (base, 128) ? base : "job";
+    }
+  return 0;
+}
+
+json_object *
+ebbctl_submit_body (const ebbctl_submit_args *a, const char *request_id)
+{
+  json_object *o = json_object_new_object ();
+  ebb_json_add_string (o, "name", a->name);
+  ebb_json_add_string (o, "class", a->klass);
+  if (a->est_sec > 0)
+    ebb_json_add_double (o, "est_task_sec", a->est_sec);
+  if (request_id)
+    ebb_json_add_string (o, "request_id", request_id);
+  json_object *tasks = json_object_new_array ();
+  for (uint64_t i = 0; i < a->tasks; i++)
+    {
+      json_object *t = json_object_new_object ();
+      ebb_json_add_strv (t, "argv", a->argv);
+      ebb_json_add_uint64 (t, "cpu_millis", a->cpu_millis);
+      ebb_json_add_uint64 (t, "memory_bytes", a->memory_bytes);
+      json_object_array_add (tasks, t);
+    }
+  json_object_object_add (o, "tasks", tasks);
+  return o;
+}
+
+/* A fresh request id, so that a retried submission is not a second job. */
+static void
+make_request_id (char *buf, size_t size)
+{
+  unsigned char r[12] = { 0 };
+  if (getrandom (r, sizeof r, 0) != (ssize_t)sizeof r)
+    {
+      uint64_t t = (uint64_t)time (NULL) ^ ((uint64_t)getpid () << 32);
+      memcpy (r, &t, sizeof t);
+    }
+  size_t n = snprintf (buf, size, "ebbctl-");
+  for (size_t i = 0; i < sizeof r && n + 2 < size; i++)
+    n += snprintf (buf + n, size - n, "%02x", r[i]);
+}
+
+/* Polls the job until it ends. Returns 0 when done, 1 when failed or killed or on an error. */
+static int
+wait_job (ebbctl_ctx *ctx, const char *id, json_object **last)
+{
+  cleanup_free char *path = ebb_xasprintf ("/v1/jobs/%s", id);
+  for (;;)
+    {
+      json_object *o = NULL;
+      int rc = ebbctl_call (ctx, false, "GET", path, NULL, &o);
+      if (rc != EBBCTL_EXIT_OK)
+        return rc;
+      const char *state = ebbctl_str (o, "state");
+      if (ebbctl_job_finished (state))
+        {
+          rc = strcmp (state, "done") == 0 ? EBBCTL_EXIT_OK : EBBCTL_EXIT_FAILURE;
+          *last = o;
+          return rc;
+        }
+      json_object_put (o);
+      struct timespec ts = { 0, 200 * 1000 * 1000 };
+      nanosleep (&ts, NULL);
+    }
+}
+
+int
+ebbctl_submit (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
+{
+  cleanup_error ebb_error *err = NULL;
+  ebbctl_submit_args a;
+  int r = ebbctl_submit_parse (cmd, argc, argv, &a, ctx->out, &err);
+  if (r < 0)
+    return r == -1 ? EBBCTL_EXIT_OK : ebbctl_fail (cmd, &err);
+  char rid[64];
+  make_request_id (rid, sizeof rid);
+  json_object *body = ebbctl_submit_body (&a, rid);
+  json_object *o = NULL;
+  int rc = ebbctl_call (ctx, false, "POST", "/v1/jobs", body, &o);
+  json_object_put (body);
+  if (rc != EBBCTL_EXIT_OK)
+    return rc;
+  char idbuf[64];
+  char clean[64];
+  cleanup_free char *id = ebb_xstrdup (
+      ebbctl_clean (clean, sizeof clean, ebbctl_cell (o, "id", idbuf, sizeof idbuf)));
+  if (!a.wait)
+    {
+      if (ctx->json)
+        ebbctl_print_json (ctx, o);
+      else
+        fprintf (ctx->out, "%s\n", id);
+      json_object_put (o);
+      return EBBCTL_EXIT_OK;
+    }
+  json_object_put (o);
+  if (ebbctl_check_id ("job id in the answer", id, &err) < 0)
+    return ebbctl_fail (cmd, &err);
+  json_object *last = NULL;
+  rc = wait_job (ctx, id, &last);
+  if (last && ctx->json)
+    ebbctl_print_json (ctx, last);
+  else if (last)
+    fprintf (ctx->out, "%s %s\n", id,
+             ebbctl_clean (clean, sizeof clean, ebbctl_str (last, "state")));
+  json_object_put (last);
+  return rc;
+}

@@ -1,0 +1,273 @@
+/* ebb-controller: the cluster daemon. One context (ebb_ctl) holds the configuration, the
+ * sd-event loop, the HTTP servers, the async agent client, the SQLite store, and the cluster
+ * model: jobs with their tasks, nodes with their slots, and the libebb-policy instance that
+ * decides where tasks go (the same policy code ebb-sim runs, driven here in real time). */
+#ifndef EBB_CTL_H
+#define EBB_CTL_H
+
+#include <json-c/json.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "lib/conf.h"
+#include "lib/error.h"
+#include "lib/http-client.h"
+#include "lib/http-server.h"
+#include "policies/policy.h"
+
+#define EBB_CTL_MAX_TASKS_PER_JOB    10000
+#define EBB_CTL_MAX_BODY_BYTES       (8 * 1024 * 1024)
+#define EBB_AGENT_CPU_MILLIS_MAX_CTL (1024ULL * 1000)
+#define EBB_CTL_CPU_MILLIS_MIN       10
+#define EBB_CTL_MEMORY_BYTES_MIN     (4ULL << 20)
+#define EBB_CTL_MEMORY_BYTES_MAX     (16ULL << 40)
+
+/* Settings: one table (controller/options.c) gives the command line, --help and the keys
+ * of controller.conf. */
+typedef struct ebb_ctl_config
+{
+  char **listen;
+  char *state_dir;
+  char *policy;
+  char **policy_opt;
+  uint64_t node_timeout_usec;
+  char *token_file;
+  uint64_t tick_usec;
+  uint64_t retry_max_usec;
+  int64_t verbose;
+  /* Not settings: how the program was started (for SIGHUP reload). */
+  char *config_path;
+  bool config_explicit;
+  int argc;
+  char **argv;
+} ebb_ctl_config;
+
+typedef enum
+{
+  TASK_PENDING,
+  TASK_STARTING,
+  TASK_RUNNING,
+  TASK_SUSPENDED,
+  TASK_EXITED,
+  TASK_FAILED,
+  TASK_KILLED,
+  TASK_N_STATES,
+} ebb_ctl_task_state;
+
+typedef enum
+{
+  JOB_QUEUED,
+  JOB_RUNNING,
+  JOB_DONE,
+  JOB_FAILED,
+  JOB_KILLED,
+} ebb_ctl_job_state;
+
+typedef enum
+{
+  NODE_READY,
+  NODE_LOST,
+  NODE_DRAINING,
+} ebb_ctl_node_state;
+
+typedef enum
+{
+  CLS_SHORT,
+  CLS_LONG,
+  CLS_AUTO,
+} ebb_ctl_class;
+
+struct ebb_ctl_job;
+
+typedef struct ebb_ctl_task
+{
+  struct ebb_ctl_job *job;
+  uint32_t idx;
+  ebb_ctl_task_state state;
+  json_object *spec; /* argv, env, cwd, cpu_millis, memory_bytes: validated at submit */
+  uint64_t cpu_millis, memory_bytes;
+  uint64_t generation; /* bumped at every (re)launch; fences the agent's older copies */
+  int node;            /* index in ctl->nodes, -1 */
+  uint32_t slot;       /* policy slot it occupies, EBB_POL_NONE */
+  uint32_t pjob;       /* policy job it was queued under, EBB_POL_NONE */
+  int64_t exit_status;
+  bool has_exit;
+  bool kill_wanted;
+  bool pkill; /* a KILL of the policy is under way: its exit re-queues the task */
+  uint32_t suspensions;
+  uint32_t attempts; /* agent call attempts for the current command */
+  double started_at, finished_at;
+  uint32_t pidx; /* index of the task inside its policy job */
+} ebb_ctl_task;
+
+typedef struct ebb_ctl_job
+{
+  uint64_t id;
+  char *name;
+  char *request_id;
+  char *answer; /* the first answer to POST /v1/jobs (JSON text) */
+  ebb_ctl_class cls;
+  double est_task_sec;
+  ebb_ctl_job_state state;
+  double submitted_at, started_at, finished_at;
+  uint32_t ntasks;
+  ebb_ctl_task *tasks;
+} ebb_ctl_job;
+
+typedef struct ebb_ctl_node
+{
+  char *name;
+  char *url;
+  ebb_ctl_node_state state;
+  uint64_t epoch;
+  uint64_t cap_cpu_millis, cap_memory_bytes;
+  uint64_t last_hb_usec; /* monotonic */
+  double last_hb_at;     /* unix seconds */
+  uint64_t last_seq;
+  uint32_t nslots; /* slots this node offers the policy (capacity in whole CPUs, >= 1) */
+} ebb_ctl_node;
+
+/* A policy slot: one CPU of one node, the unit the single-slot policies schedule. */
+typedef struct ebb_ctl_slot
+{
+  int node;
+  ebb_ctl_task *task; /* occupant, or NULL */
+  bool ghost;         /* busy for the policy but unusable (node lost or drained) */
+} ebb_ctl_slot;
+
+/* A policy job: a batch of tasks of one controller job queued into the policy together. */
+typedef struct ebb_ctl_pjob
+{
+  ebb_ctl_job *job;
+  ebb_ctl_task **tasks; /* the policy's task k is tasks[k] */
+  uint32_t n;
+} ebb_ctl_pjob;
+
+/* A policy event that the environment delivers after the current one (probes, wakes). */
+typedef struct ebb_ctl_pevent
+{
+  uint32_t kind, node, job, arg;
+} ebb_ctl_pevent;
+
+typedef struct ebb_ctl
+{
+  ebb_ctl_config *cfg;
+  sd_event *event;
+  ebb_http_server *http_unix, *http_tcp;
+  ebb_http_client *client;
+  sqlite3 *db;
+  char *token;
+  sd_event_source *sig_src[3];
+  sd_event_source *timer_src;
+  uint64_t watchdog_usec;
+  bool stopping;
+  double start_at;
+
+  ebb_ctl_job **jobs;
+  size_t n_jobs, cap_jobs;
+  uint64_t next_job_id;
+  ebb_ctl_node **nodes;
+  size_t n_nodes, cap_nodes;
+
+  /* The policy over the slots of the ready nodes at its last (re)build. */
+  ebb_pol *pol;
+  ebb_pol_params params;
+  ebb_ctl_slot *slots;
+  uint32_t n_slots;
+  ebb_pol_job *pjobs_pol;
+  ebb_ctl_pjob *pjobs;
+  uint32_t n_pjobs, cap_pjobs;
+  ebb_ctl_pevent *pev;
+  size_t n_pev, cap_pev;
+  bool in_drain;
+  bool rebuild_wanted;
+  bool res_mode;   /* the policy schedules resource vectors: one policy node per agent */
+  size_t n_placed; /* tasks placed through the current policy instance */
+  double last_pol_tick;
+  uint64_t last_short_job; /* the job a preemption is done for (decision log) */
+
+  uint64_t decision_seq;
+  struct
+  {
+    uint64_t jobs_submitted, launches, kills, suspends, resumes, tasks_lost, heartbeats,
+        heartbeats_refused, agent_calls, agent_retries, agent_errors, bad_requests;
+    uint64_t decision_usec_sum, decisions_timed;
+  } m;
+  /* Job arrival -> its launches handed to curl multi, the last 1024 jobs (usec). */
+  uint64_t arrival_usec[1024];
+  size_t n_arrival;
+} ebb_ctl;
+
+/* options.c */
+/* Parses argv and the config file into cfg. Returns 0 to run, 1 when --help or --version was
+ * answered, negative with *err on bad usage. */
+/* Returns the settings table and its size. */
+const ebb_conf_setting *ebb_ctl_conf_table (size_t *n);
+int ebb_ctl_parse_args (int argc, char **argv, ebb_ctl_config *cfg, ebb_error **err);
+/* Re-reads the configuration file and the command line into a fresh copy and swaps it in
+ * on success. Returns 0, or negative with *err (cfg unchanged). */
+int ebb_ctl_reload_config (ebb_ctl_config *cfg, ebb_error **err);
+void ebb_ctl_config_free (ebb_ctl_config *cfg);
+/* Fills params from --policy-opt KEY=VALUE items (ebb-sim's flag names). Returns 0, or
+ * negative with *err naming the bad item. */
+int ebb_ctl_policy_params (char *const *opts, ebb_pol_params *p, ebb_error **err);
+
+/* store.c */
+int ebb_ctl_store_open (ebb_ctl *c, ebb_error **err);
+void ebb_ctl_store_close (ebb_ctl *c);
+int ebb_ctl_store_job (ebb_ctl *c, const ebb_ctl_job *j);
+int ebb_ctl_store_task (ebb_ctl *c, const ebb_ctl_task *t);
+int ebb_ctl_store_node (ebb_ctl *c, const ebb_ctl_node *n);
+/* Appends to the decision log (committed before the caller acts); returns the seq or 0. */
+uint64_t ebb_ctl_store_decision (ebb_ctl *c, const char *kind, const ebb_ctl_task *t, int node,
+                                 uint64_t for_job, const char *reason);
+int ebb_ctl_store_begin (ebb_ctl *c);
+int ebb_ctl_store_commit (ebb_ctl *c);
+/* Loads jobs, tasks and nodes saved by an earlier run. Returns 0, or negative with *err. */
+int ebb_ctl_store_load (ebb_ctl *c, ebb_error **err);
+/* Returns the decisions with seq > since as a JSON array (at most limit). */
+json_object *ebb_ctl_store_decisions (ebb_ctl *c, uint64_t since, unsigned limit);
+
+/* sched.c */
+ebb_ctl_job *ebb_ctl_job_find (ebb_ctl *c, uint64_t id);
+ebb_ctl_node *ebb_ctl_node_find (ebb_ctl *c, const char *name, int *idx);
+void ebb_ctl_add_job (ebb_ctl *c, ebb_ctl_job *j);
+int ebb_ctl_add_node (ebb_ctl *c, ebb_ctl_node *n);
+void ebb_ctl_job_free (ebb_ctl_job *j);
+/* A new job entered the cluster: queue its pending tasks into the policy. */
+void ebb_ctl_sched_job (ebb_ctl *c, ebb_ctl_job *j);
+/* Kills a job: pending tasks become killed, running ones get DELETE. */
+void ebb_ctl_kill_job (ebb_ctl *c, ebb_ctl_job *j);
+/* Applies a node's heartbeat (capacity, URL, task states). Returns 0, or negative with
+ * *err for a malformed report (nothing changed). */
+int ebb_ctl_heartbeat (ebb_ctl *c, const char *name, json_object *body, ebb_error **err);
+/* Periodic work: node timeouts, policy tick, retries, rebuild at idle. */
+void ebb_ctl_sched_tick (ebb_ctl *c);
+/* Marks a node drained (no new tasks) or ready again. */
+void ebb_ctl_node_drain (ebb_ctl *c, int idx, bool drain);
+void ebb_ctl_sched_free (ebb_ctl *c);
+/* After a restart: re-sends the launches and kills the store says were under way. */
+void ebb_ctl_sched_resume_starting (ebb_ctl *c);
+const char *ebb_ctl_task_state_name (ebb_ctl_task_state s);
+const char *ebb_ctl_job_state_name (ebb_ctl_job_state s);
+const char *ebb_ctl_node_state_name (ebb_ctl_node_state s);
+const char *ebb_ctl_class_name (ebb_ctl_class c);
+double ebb_ctl_now (void);
+/* Recomputes a job's state from its tasks (and stores it when it changed). */
+void ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j);
+
+/* api.c */
+int ebb_ctl_http_start (ebb_ctl *c, ebb_error **err);
+json_object *ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks);
+json_object *ebb_ctl_node_json (ebb_ctl *c, int idx);
+json_object *ebb_ctl_cluster_json (ebb_ctl *c);
+char *ebb_ctl_metrics_text (ebb_ctl *c);
+
+/* daemon.c */
+int ebb_ctl_new (ebb_ctl_config *cfg, ebb_ctl **out, ebb_error **err);
+int ebb_ctl_run (ebb_ctl *c);
+void ebb_ctl_free (ebb_ctl *c);
+
+#endif

@@ -1,0 +1,410 @@
+/* Options: ONE table (lib/conf.h) gives the config-file keys, the long options (key with
+ * '-' for '_') and the --help text. Order: defaults, /etc/ebb/controller.conf and its
+ * controller.conf.d drop-ins, then the command line (which wins; a list given there
+ * replaces the file's list). */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/ctl.h"
+#include "lib/util.h"
+
+#define DEFAULT_CONFIG SYSCONFDIR "/ebb/controller.conf"
+
+static int
+validate_listen (const ebb_conf_setting *s, const void *value, ebb_error **err)
+{
+  const char *v = value;
+  (void)s;
+  if (strncmp (v, "unix:/", 6) == 0 || (strchr (v, ':') && v[0] != ':'))
+    return 0;
+  return ebb_error_set (err, EBB_EPARSE, "expected HOST:PORT or unix:/PATH");
+}
+
+static int
+validate_policy_opt (const ebb_conf_setting *s, const void *value, ebb_error **err)
+{
+  (void)s;
+  ebb_pol_params p;
+  ebb_pol_params_default (&p);
+  char *one[] = { (char *)value, NULL };
+  return ebb_ctl_policy_params (one, &p, err);
+}
+
+#define OFF(f) offsetof (ebb_ctl_config, f)
+
+static const ebb_conf_setting table[] = {
+  { .name = "listen",
+    .type = EBB_CONF_STRLIST,
+    .offset = OFF (listen),
+    .umax = 4096,
+    .validate = validate_listen,
+    .help = "HOST:PORT or unix:PATH to serve the API on (repeatable; default "
+            "unix:/run/ebb/controller.sock and 127.0.0.1:7480); TCP always needs the token" },
+  { .name = "state_dir",
+    .type = EBB_CONF_STRING,
+    .offset = OFF (state_dir),
+    .umax = 4096,
+    .def = LOCALSTATEDIR "/lib/ebb/controller",
+    .validate = ebb_conf_validate_abspath,
+    .help = "SQLite database (WAL) and the generated token" },
+  { .name = "policy",
+    .type = EBB_CONF_STRING,
+    .offset = OFF (policy),
+    .umax = 64,
+    .def = "ebb",
+    .help = "scheduling policy of libebb-policy (as ebb-sim --policy)" },
+  { .name = "policy_opt",
+    .type = EBB_CONF_STRLIST,
+    .offset = OFF (policy_opt),
+    .umax = 256,
+    .validate = validate_policy_opt,
+    .help = "KEY=VALUE with ebb-sim's flag names: cutoff, probe-ratio, short-partition, "
+            "steal-cap, steal-limit, net-delay, seed, cancel-probes, sample; bigc: mode, "
+            "short-share, reserve-share, round-sec, gp-step, resume-tries, working-set, "
+            "kill-attempts, footprint-cpu-millis, footprint-memory (repeatable)" },
+  { .name = "node_timeout",
+    .type = EBB_CONF_DURATION,
+    .offset = OFF (node_timeout_usec),
+    .umin = 100000,
+    .umax = 3600000000ULL,
+    .def = "15s",
+    .help = "a node without heartbeat for this long is lost" },
+  { .name = "token_file",
+    .type = EBB_CONF_STRING,
+    .offset = OFF (token_file),
+    .umax = 4096,
+    .validate = ebb_conf_validate_abspath,
+    .help = "bearer token (for the TCP listeners and towards agents); default: "
+            "STATE_DIR/token, generated at first start" },
+  { .name = "tick",
+    .type = EBB_CONF_DURATION,
+    .offset = OFF (tick_usec),
+    .umin = 10000,
+    .umax = 60000000ULL,
+    .def = "1s",
+    .help = "period of the policy tick and of the node timeout check" },
+  { .name = "retry_max",
+    .type = EBB_CONF_DURATION,
+    .offset = OFF (retry_max_usec),
+    .umin = 10000,
+    .umax = 600000000ULL,
+    .def = "10s",
+    .help = "longest backoff between retries of an agent call" },
+  { .name = "verbose",
+    .type = EBB_CONF_INT64,
+    .offset = OFF (verbose),
+    .min = 0,
+    .max = 2,
+    .help = "log level: 0 notice, 1 info, 2 debug (-v, -vv)" },
+};
+
+/* Returns the table and its size (the tests and the man page check them). */
+const ebb_conf_setting *
+ebb_ctl_conf_table (size_t *n)
+{
+  *n = EBB_ARRAY_SIZE (table);
+  return table;
+}
+
+static int
+pnum (const char *key, const char *v, double lo, double hi, double *out, ebb_error **err)
+{
+  char *end;
+  errno = 0;
+  double d = strtod (v, &end);
+  if (errno || end == v || *end || !(d >= lo && d <= hi))
+    return ebb_error_set (err, EBB_ERANGE, "policy option %s: '%s' is not a number in [%g, %g]",
+                          key, v, lo, hi);
+  *out = d;
+  return 0;
+}
+
+/* Applies one KEY=VALUE to p. */
+static int
+policy_param (const char *item, ebb_pol_params *p, ebb_error **err)
+{
+  const char *eq = strchr (item, '=');
+  if (!eq)
+    return ebb_error_set (err, EBB_EPARSE, "policy option '%s': expected KEY=VALUE", item);
+  cleanup_free char *key = strndup (item, (size_t)(eq - item));
+  const char *v = eq + 1;
+  double d;
+  if (strcmp (key, "cutoff") == 0)
+    return pnum (key, v, 0, INFINITY, &p->cutoff_sec, err);
+  if (strcmp (key, "probe-ratio") == 0)
+    return pnum (key, v, 1, 1000, &p->probe_ratio, err);
+  if (strcmp (key, "short-partition") == 0)
+    return pnum (key, v, 0, 99.999, &p->short_part_pct, err);
+  if (strcmp (key, "net-delay") == 0)
+    return pnum (key, v, 0, 3600, &p->net_delay_sec, err);
+  if (strcmp (key, "steal-cap") == 0 || strcmp (key, "steal-limit") == 0
+      || strcmp (key, "seed") == 0)
+    {
+      if (pnum (key, v, 0, 1e15, &d, err) < 0 || d != floor (d))
+        return ebb_error_set (err, EBB_ERANGE, "policy option %s: '%s' is not an integer", key, v);
+      if (key[1] == 'e')
+        p->seed = (uint64_t)d;
+      else if (strcmp (key, "steal-cap") == 0)
+        p->steal_cap = (uint32_t)(d > 1e6 ? 1e6 : d);
+      else
+        p->steal_limit = d < 1 ? 1 : d > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)d;
+      return 0;
+    }
+  if (strcmp (key, "cancel-probes") == 0)
+    {
+      bool b;
+      if (ebb_conf_parse_bool (v, &b) < 0)
+        return ebb_error_set (err, EBB_EPARSE, "policy option cancel-probes: yes or no");
+      p->cancel_probes = b;
+      return 0;
+    }
+  if (strcmp (key, "sample") == 0)
+    {
+      if (strcmp (v, "with") != 0 && strcmp (v, "without") != 0)
+        return ebb_error_set (err, EBB_EPARSE, "policy option sample: with or without");
+      p->sample_replacement = strcmp (v, "with") == 0;
+      return 0;
+    }
+  if (strcmp (key, "mode") == 0)
+    {
+      static const char *const modes[] = { "fifo", "reserve", "kill", "ip", "gp" };
+      for (uint32_t i = 0; i < EBB_ARRAY_SIZE (modes); i++)
+        if (strcmp (v, modes[i]) == 0)
+          {
+            p->bigc_mode = i;
+            return 0;
+          }
+      return ebb_error_set (err, EBB_EPARSE, "policy option mode: fifo, reserve, kill, ip or gp");
+    }
+  if (strcmp (key, "short-share") == 0)
+    return pnum (key, v, 0, 1, &p->short_share, err);
+  if (strcmp (key, "reserve-share") == 0)
+    return pnum (key, v, 0, 0.999, &p->reserve_share, err);
+  if (strcmp (key, "round-sec") == 0)
+    return pnum (key, v, 0.001, 3600, &p->tick_sec, err);
+  if (strcmp (key, "working-set") == 0)
+    return pnum (key, v, 0, 1, &p->working_set, err);
+  if (strcmp (key, "kill-attempts") == 0 || strcmp (key, "gp-step") == 0
+      || strcmp (key, "resume-tries") == 0 || strcmp (key, "footprint-cpu-millis") == 0)
+    {
+      if (pnum (key, v, key[0] == 'r' || key[0] == 'f' ? 0 : 1, 1e6, &d, err) < 0 || d != floor (d))
+        return ebb_error_set (err, EBB_ERANGE, "policy option %s: '%s' is not an integer", key, v);
+      if (key[0] == 'k')
+        p->kill_attempts = (uint32_t)(d > 65535 ? 65535 : d);
+      else if (key[0] == 'g')
+        p->gp_step = (ebb_pol_res){ .cpu_millis = (int64_t)d * 1000,
+                                    .memory_bytes = (int64_t)d * (INT64_C (2) << 30) };
+      else if (key[0] == 'r')
+        p->resume_tries = (uint32_t)d;
+      else
+        p->footprint.cpu_millis = (int64_t)d;
+      return 0;
+    }
+  if (strcmp (key, "footprint-memory") == 0)
+    {
+      uint64_t u;
+      if (ebb_conf_parse_bytes (v, &u) < 0 || u > (UINT64_C (1) << 56))
+        return ebb_error_set (err, EBB_ERANGE, "policy option footprint-memory: a size like 64M");
+      p->footprint.memory_bytes = (int64_t)u;
+      return 0;
+    }
+  return ebb_error_set (
+      err, EBB_EPARSE,
+      "unknown policy option '%s' (known: cutoff, probe-ratio, "
+      "short-partition, steal-cap, steal-limit, net-delay, seed, "
+      "cancel-probes, sample, mode, short-share, reserve-share, round-sec, gp-step, "
+      "resume-tries, working-set, kill-attempts, footprint-cpu-millis, "
+      "footprint-memory)",
+      key);
+}
+
+/* See ctl.h. */
+int
+ebb_ctl_policy_params (char *const *opts, ebb_pol_params *p, ebb_error **err)
+{
+  for (size_t i = 0; opts && opts[i]; i++)
+    if (policy_param (opts[i], p, err) < 0)
+      return -EBB_EPARSE;
+  return 0;
+}
+
+enum
+{
+  OPT_CONFIG = 1000,
+  OPT_HELP,
+  OPT_VERSION,
+  OPT_BASE, /* setting i is OPT_BASE + i */
+};
+
+static void
+usage (FILE *f)
+{
+  fprintf (f,
+           "Usage: ebb-controller [OPTION...]\n"
+           "The ebb cluster controller: takes jobs over REST, runs a libebb-policy\n"
+           "scheduling policy in real time and drives the ebb-agents.\n\n"
+           "  --config FILE   configuration file (default " DEFAULT_CONFIG ", then FILE.d/*.conf)\n"
+           "  -v              more logging (-vv: debug)\n"
+           "  -h, --help      this text\n"
+           "  --version       the version\n\n"
+           "Settings (--NAME VALUE on the command line, NAME = VALUE in the file;\n"
+           "'-' and '_' are the same on the command line):\n");
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (table); i++)
+    {
+      cleanup_free char *opt = ebb_xstrdup (table[i].name);
+      for (char *p = opt; *p; p++)
+        if (*p == '_')
+          *p = '-';
+      fprintf (f, "  --%-14s %s%s%s%s\n", opt, table[i].help, table[i].def ? " (default " : "",
+               table[i].def ? table[i].def : "", table[i].def ? ")" : "");
+    }
+}
+
+static struct option *
+long_options (void)
+{
+  size_t n = EBB_ARRAY_SIZE (table);
+  struct option *o = ebb_xcalloc (n * 2 + 5, sizeof *o);
+  size_t k = 0;
+  o[k++] = (struct option){ "config", required_argument, NULL, OPT_CONFIG };
+  o[k++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
+  o[k++] = (struct option){ "version", no_argument, NULL, OPT_VERSION };
+  for (size_t i = 0; i < n; i++)
+    {
+      char *dash = ebb_xstrdup (table[i].name);
+      for (char *p = dash; *p; p++)
+        if (*p == '_')
+          *p = '-';
+      o[k++] = (struct option){ dash, required_argument, NULL, (int)(OPT_BASE + i) };
+      if (strchr (table[i].name, '_'))
+        o[k++] = (struct option){ ebb_xstrdup (table[i].name), required_argument, NULL,
+                                  (int)(OPT_BASE + i) };
+    }
+  return o;
+}
+
+static void
+long_options_free (struct option *o)
+{
+  for (size_t i = 3; o[i].name; i++)
+    free ((char *)o[i].name);
+  free (o);
+}
+
+/* Pass 1 finds --config and answers --help/--version; pass 2 applies the settings after the
+ * file was read. Lists given on the command line replace the file's (cleared once). */
+static int
+parse (int argc, char **argv, ebb_ctl_config *cfg, int pass, ebb_error **err)
+{
+  struct option *lo = long_options ();
+  bool cleared[EBB_ARRAY_SIZE (table)] = { false };
+  int verbose = 0, c, r = 0;
+  optind = 0;
+  opterr = 0;
+  while (r == 0 && (c = getopt_long (argc, argv, ":vh", lo, NULL)) != -1)
+    {
+      if (c == 'v')
+        verbose++;
+      else if (c == 'h' || c == OPT_HELP)
+        r = pass == 1 ? (usage (stdout), 1) : 0;
+      else if (c == OPT_VERSION)
+        r = pass == 1 ? (printf ("ebb-controller %s\n", PACKAGE_VERSION), 1) : 0;
+      else if (c == OPT_CONFIG)
+        {
+          if (pass == 1)
+            {
+              free (cfg->config_path);
+              cfg->config_path = ebb_xstrdup (optarg);
+              cfg->config_explicit = true;
+            }
+        }
+      else if (c >= OPT_BASE && pass == 2)
+        {
+          size_t i = (size_t)(c - OPT_BASE);
+          cleanup_free char *where = ebb_xasprintf ("--%s", lo[0].name ? table[i].name : "");
+          for (char *p = where; *p; p++)
+            if (*p == '_')
+              *p = '-';
+          if (table[i].type == EBB_CONF_STRLIST && !cleared[i])
+            {
+              ebb_conf_set (table, EBB_ARRAY_SIZE (table), cfg, table[i].name, "", NULL, NULL);
+              cleared[i] = true;
+            }
+          r = ebb_conf_set (table, EBB_ARRAY_SIZE (table), cfg, table[i].name, optarg, where, err);
+        }
+      else if (c == '?' || c == ':')
+        r = ebb_error_set (err, EINVAL, "%s '%s' (see --help)",
+                           c == ':' ? "missing value for" : "unknown option",
+                           argv[optind - 1] ? argv[optind - 1] : "");
+    }
+  if (r == 0 && optind < argc)
+    r = ebb_error_set (err, EINVAL, "unexpected argument '%s'", argv[optind]);
+  if (r == 0 && pass == 2 && verbose)
+    cfg->verbose = verbose > 2 ? 2 : verbose;
+  long_options_free (lo);
+  return r;
+}
+
+static int
+load (ebb_ctl_config *cfg, ebb_error **err)
+{
+  if (ebb_conf_defaults (table, EBB_ARRAY_SIZE (table), cfg, err) < 0)
+    return -EINVAL;
+  if (ebb_conf_load (table, EBB_ARRAY_SIZE (table), cfg, cfg->config_path,
+                     cfg->config_explicit ? 0 : EBB_CONF_OPTIONAL, err)
+      < 0)
+    return -EBB_EPARSE;
+  return parse (cfg->argc, cfg->argv, cfg, 2, err);
+}
+
+/* See ctl.h. */
+int
+ebb_ctl_parse_args (int argc, char **argv, ebb_ctl_config *cfg, ebb_error **err)
+{
+  cfg->argc = argc;
+  cfg->argv = argv;
+  cfg->config_path = ebb_xstrdup (DEFAULT_CONFIG);
+  int r = parse (argc, argv, cfg, 1, err);
+  if (r != 0)
+    return r;
+  return load (cfg, err);
+}
+
+/* See ctl.h. */
+int
+ebb_ctl_reload_config (ebb_ctl_config *cfg, ebb_error **err)
+{
+  ebb_ctl_config n = { 0 };
+  n.argc = cfg->argc;
+  n.argv = cfg->argv;
+  n.config_path = ebb_xstrdup (cfg->config_path);
+  n.config_explicit = cfg->config_explicit;
+  if (load (&n, err) < 0)
+    {
+      ebb_ctl_config_free (&n);
+      return -EBB_EPARSE;
+    }
+  /* Only what can change at run time: the rest (listeners, state dir, policy, token) needs
+   * a restart, as ebb-controller(8) says. */
+  cfg->node_timeout_usec = n.node_timeout_usec;
+  cfg->retry_max_usec = n.retry_max_usec;
+  cfg->verbose = n.verbose;
+  ebb_ctl_config_free (&n);
+  return 0;
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_config_free (ebb_ctl_config *cfg)
+{
+  ebb_conf_free (table, EBB_ARRAY_SIZE (table), cfg);
+  free (cfg->config_path);
+  cfg->config_path = NULL;
+}

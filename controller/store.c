@@ -1,0 +1,366 @@
+/* The SQLite store (WAL): jobs, tasks, nodes with their epochs, and the decision log. The
+ * in-memory model is authoritative while running; every change is written through, and a
+ * decision is committed before the agent call it causes goes out, so a restart after kill -9
+ * reloads what was decided. synchronous=NORMAL: a committed transaction survives a crash of
+ * the process (not necessarily of the machine), which is the failure the controller fences. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "controller/ctl.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/util.h"
+
+static const char schema[]
+    = "PRAGMA journal_mode=WAL;"
+      "PRAGMA synchronous=NORMAL;"
+      "CREATE TABLE IF NOT EXISTS jobs (id INTEGER PRIMARY KEY, request_id TEXT, name TEXT,"
+      " class INTEGER, est REAL, state INTEGER, submitted_at REAL, started_at REAL,"
+      " finished_at REAL, answer TEXT, ntasks INTEGER);"
+      "CREATE TABLE IF NOT EXISTS tasks (job INTEGER, idx INTEGER, spec TEXT, state INTEGER,"
+      " node TEXT, generation INTEGER, exit_status INTEGER, has_exit INTEGER,"
+      " suspensions INTEGER, started_at REAL, finished_at REAL, kill_wanted INTEGER,"
+      " PRIMARY KEY (job, idx));"
+      "CREATE TABLE IF NOT EXISTS nodes (name TEXT PRIMARY KEY, url TEXT, state INTEGER,"
+      " epoch INTEGER, cap_cpu INTEGER, cap_mem INTEGER, last_hb REAL);"
+      "CREATE TABLE IF NOT EXISTS decisions (seq INTEGER PRIMARY KEY, time REAL, kind TEXT,"
+      " job INTEGER, task INTEGER, generation INTEGER, node TEXT, for_job INTEGER,"
+      " reason TEXT);";
+
+static void
+db_warn (ebb_ctl *c, const char *what)
+{
+  ebb_log_err ("store: %s: %s", what, sqlite3_errmsg (c->db));
+}
+
+static int
+exec (ebb_ctl *c, const char *sql)
+{
+  char *msg = NULL;
+  if (sqlite3_exec (c->db, sql, NULL, NULL, &msg) != SQLITE_OK)
+    {
+      ebb_log_err ("store: %s: %s", sql, msg ? msg : "?");
+      sqlite3_free (msg);
+      return -EIO;
+    }
+  return 0;
+}
+
+/* See ctl.h. */
+int
+ebb_ctl_store_open (ebb_ctl *c, ebb_error **err)
+{
+  if (mkdir (c->cfg->state_dir, 0700) < 0 && errno != EEXIST)
+    return ebb_error_set_errno (err, errno, "create %s", c->cfg->state_dir);
+  cleanup_free char *path = ebb_xasprintf ("%s/controller.db", c->cfg->state_dir);
+  if (sqlite3_open_v2 (path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
+    return ebb_error_set (err, EIO, "open %s: %s", path,
+                          c->db ? sqlite3_errmsg (c->db) : "out of memory");
+  sqlite3_busy_timeout (c->db, 2000);
+  if (exec (c, schema) < 0)
+    return ebb_error_set (err, EIO, "%s: cannot create the schema: %s", path,
+                          sqlite3_errmsg (c->db));
+  return 0;
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_store_close (ebb_ctl *c)
+{
+  if (c->db)
+    sqlite3_close (c->db);
+  c->db = NULL;
+}
+
+/* See ctl.h. */
+int
+ebb_ctl_store_begin (ebb_ctl *c)
+{
+  return sqlite3_get_autocommit (c->db) ? exec (c, "BEGIN") : 0;
+}
+
+/* See ctl.h. */
+int
+ebb_ctl_store_commit (ebb_ctl *c)
+{
+  return sqlite3_get_autocommit (c->db) ? 0 : exec (c, "COMMIT");
+}
+
+static sqlite3_stmt *
+prep (ebb_ctl *c, const char *sql)
+{
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2 (c->db, sql, -1, &st, NULL) != SQLITE_OK)
+    db_warn (c, "prepare");
+  return st;
+}
+
+static int
+step_done (ebb_ctl *c, sqlite3_stmt *st, const char *what)
+{
+  int r = sqlite3_step (st);
+  sqlite3_finalize (st);
+  if (r != SQLITE_DONE)
+    {
+      db_warn (c, what);
+      return -EIO;
+    }
+  return 0;
+}
+
+static void
+bind_text (sqlite3_stmt *st, int i, const char *s)
+{
+  if (s)
+    sqlite3_bind_text (st, i, s, -1, SQLITE_TRANSIENT);
+  else
+    sqlite3_bind_null (st, i);
+}
+
+/* See ctl.h. */
+int
+ebb_ctl_store_job (ebb_ctl *c, const ebb_ctl_job *j)
+{
+  sqlite3_stmt *st = prep (c, "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+  if (!st)
+    return -EIO;
+  sqlite3_bind_int64 (st, 1, (sqlite3_int64)j->id);
+  bind_text (st, 2, j->request_id);
+  bind_text (st, 3, j->name);
+  sqlite3_bind_int (st, 4, j->cls);
+  sqlite3_bind_double (st, 5, j->est_task_sec);
+  sqlite3_bind_int (st, 6, j->state);
+  sqlite3_bind_double (st, 7, j->submitted_at);
+  sqlite3_bind_double (st, 8, j->started_at);
+  sqlite3_bind_double (st, 9, j->finished_at);
+  bind_text (st, 10, j->answer);
+  sqlite3_bind_int64 (st, 11, j->ntasks);
+  return step_done (c, st, "store job");
+}
+
+/* See ctl.h. */
+int
+ebb_ctl_store_task (ebb_ctl *c, const ebb_ctl_task *t)
+{
+  sqlite3_stmt *st = prep (c, "INSERT OR REPLACE INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+  if (!st)
+    return -EIO;
+  sqlite3_bind_int64 (st, 1, (sqlite3_int64)t->job->id);
+  sqlite3_bind_int64 (st, 2, t->idx);
+  bind_text (st, 3, json_object_to_json_string_ext (t->spec, EBB_JSON_TO_STRING_FLAGS));
+  sqlite3_bind_int (st, 4, t->state);
+  bind_text (st, 5, t->node >= 0 ? c->nodes[t->node]->name : NULL);
+  sqlite3_bind_int64 (st, 6, (sqlite3_int64)t->generation);
+  sqlite3_bind_int64 (st, 7, t->exit_status);
+  sqlite3_bind_int (st, 8, t->has_exit);
+  sqlite3_bind_int64 (st, 9, t->suspensions);
+  sqlite3_bind_double (st, 10, t->started_at);
+  sqlite3_bind_double (st, 11, t->finished_at);
+  sqlite3_bind_int (st, 12, t->kill_wanted);
+  return step_done (c, st, "store task");
+}
+
+/* See ctl.h. */
+int
+ebb_ctl_store_node (ebb_ctl *c, const ebb_ctl_node *n)
+{
+  sqlite3_stmt *st = prep (c, "INSERT OR REPLACE INTO nodes VALUES (?,?,?,?,?,?,?)");
+  if (!st)
+    return -EIO;
+  bind_text (st, 1, n->name);
+  bind_text (st, 2, n->url);
+  sqlite3_bind_int (st, 3, n->state);
+  sqlite3_bind_int64 (st, 4, (sqlite3_int64)n->epoch);
+  sqlite3_bind_int64 (st, 5, (sqlite3_int64)n->cap_cpu_millis);
+  sqlite3_bind_int64 (st, 6, (sqlite3_int64)n->cap_memory_bytes);
+  sqlite3_bind_double (st, 7, n->last_hb_at);
+  return step_done (c, st, "store node");
+}
+
+/* See ctl.h. */
+uint64_t
+ebb_ctl_store_decision (ebb_ctl *c, const char *kind, const ebb_ctl_task *t, int node,
+                        uint64_t for_job, const char *reason)
+{
+  sqlite3_stmt *st = prep (c, "INSERT INTO decisions VALUES (?,?,?,?,?,?,?,?,?)");
+  if (!st)
+    return 0;
+  uint64_t seq = ++c->decision_seq;
+  sqlite3_bind_int64 (st, 1, (sqlite3_int64)seq);
+  sqlite3_bind_double (st, 2, ebb_ctl_now ());
+  bind_text (st, 3, kind);
+  sqlite3_bind_int64 (st, 4, (sqlite3_int64)t->job->id);
+  sqlite3_bind_int64 (st, 5, t->idx);
+  sqlite3_bind_int64 (st, 6, (sqlite3_int64)t->generation);
+  bind_text (st, 7, node >= 0 ? c->nodes[node]->name : NULL);
+  sqlite3_bind_int64 (st, 8, (sqlite3_int64)for_job);
+  bind_text (st, 9, reason);
+  return step_done (c, st, "store decision") < 0 ? 0 : seq;
+}
+
+/* See ctl.h. */
+json_object *
+ebb_ctl_store_decisions (ebb_ctl *c, uint64_t since, unsigned limit)
+{
+  json_object *arr = json_object_new_array ();
+  sqlite3_stmt *st = prep (c, "SELECT seq, time, kind, job, task, generation, node, for_job,"
+                              " reason FROM decisions WHERE seq > ? ORDER BY seq LIMIT ?");
+  if (!st)
+    return arr;
+  sqlite3_bind_int64 (st, 1, (sqlite3_int64)since);
+  sqlite3_bind_int (st, 2, (int)limit);
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      json_object *o = json_object_new_object ();
+      ebb_json_add_uint64 (o, "seq", (uint64_t)sqlite3_column_int64 (st, 0));
+      ebb_json_add_double (o, "time", sqlite3_column_double (st, 1));
+      ebb_json_add_string (o, "action", (const char *)sqlite3_column_text (st, 2));
+      cleanup_free char *task = ebb_xasprintf ("%lld-%lld", (long long)sqlite3_column_int64 (st, 3),
+                                               (long long)sqlite3_column_int64 (st, 4));
+      ebb_json_add_uint64 (o, "job", (uint64_t)sqlite3_column_int64 (st, 3));
+      ebb_json_add_string (o, "task", task);
+      ebb_json_add_uint64 (o, "generation", (uint64_t)sqlite3_column_int64 (st, 5));
+      ebb_json_add_string (o, "node", (const char *)sqlite3_column_text (st, 6));
+      ebb_json_add_uint64 (o, "for_job", (uint64_t)sqlite3_column_int64 (st, 7));
+      ebb_json_add_string (o, "reason", (const char *)sqlite3_column_text (st, 8));
+      json_object_array_add (arr, o);
+    }
+  sqlite3_finalize (st);
+  return arr;
+}
+
+static char *
+col_str (sqlite3_stmt *st, int i)
+{
+  const unsigned char *s = sqlite3_column_text (st, i);
+  return s ? ebb_xstrdup ((const char *)s) : NULL;
+}
+
+static int
+load_nodes (ebb_ctl *c)
+{
+  sqlite3_stmt *st = prep (c, "SELECT name, url, state, epoch, cap_cpu, cap_mem, last_hb"
+                              " FROM nodes ORDER BY name");
+  if (!st)
+    return -EIO;
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      ebb_ctl_node *n = ebb_xcalloc (1, sizeof *n);
+      n->name = col_str (st, 0);
+      n->url = col_str (st, 1);
+      n->state = (ebb_ctl_node_state)sqlite3_column_int (st, 2);
+      n->epoch = (uint64_t)sqlite3_column_int64 (st, 3);
+      n->cap_cpu_millis = (uint64_t)sqlite3_column_int64 (st, 4);
+      n->cap_memory_bytes = (uint64_t)sqlite3_column_int64 (st, 5);
+      n->last_hb_at = sqlite3_column_double (st, 6);
+      if (!n->name || ebb_ctl_add_node (c, n) < 0)
+        {
+          free (n->name);
+          free (n->url);
+          free (n);
+        }
+    }
+  sqlite3_finalize (st);
+  return 0;
+}
+
+static int
+load_jobs (ebb_ctl *c)
+{
+  sqlite3_stmt *st = prep (c, "SELECT id, request_id, name, class, est, state, submitted_at,"
+                              " started_at, finished_at, answer, ntasks FROM jobs ORDER BY id");
+  if (!st)
+    return -EIO;
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      uint64_t ntasks = (uint64_t)sqlite3_column_int64 (st, 10);
+      if (ntasks == 0 || ntasks > EBB_CTL_MAX_TASKS_PER_JOB)
+        continue;
+      ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
+      j->id = (uint64_t)sqlite3_column_int64 (st, 0);
+      j->request_id = col_str (st, 1);
+      j->name = col_str (st, 2);
+      j->cls = (ebb_ctl_class)sqlite3_column_int (st, 3);
+      j->est_task_sec = sqlite3_column_double (st, 4);
+      j->state = (ebb_ctl_job_state)sqlite3_column_int (st, 5);
+      j->submitted_at = sqlite3_column_double (st, 6);
+      j->started_at = sqlite3_column_double (st, 7);
+      j->finished_at = sqlite3_column_double (st, 8);
+      j->answer = col_str (st, 9);
+      j->ntasks = (uint32_t)ntasks;
+      j->tasks = ebb_xcalloc (ntasks, sizeof *j->tasks);
+      for (uint32_t i = 0; i < j->ntasks; i++)
+        {
+          j->tasks[i].job = j;
+          j->tasks[i].idx = i;
+          j->tasks[i].node = -1;
+          j->tasks[i].slot = EBB_POL_NONE;
+          j->tasks[i].pjob = EBB_POL_NONE;
+          j->tasks[i].state = TASK_FAILED; /* until its row is read */
+        }
+      ebb_ctl_add_job (c, j);
+      if (j->id >= c->next_job_id)
+        c->next_job_id = j->id + 1;
+    }
+  sqlite3_finalize (st);
+  return 0;
+}
+
+static int
+load_tasks (ebb_ctl *c)
+{
+  sqlite3_stmt *st = prep (c, "SELECT job, idx, spec, state, node, generation, exit_status,"
+                              " has_exit, suspensions, started_at, finished_at, kill_wanted"
+                              " FROM tasks");
+  if (!st)
+    return -EIO;
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      ebb_ctl_job *j = ebb_ctl_job_find (c, (uint64_t)sqlite3_column_int64 (st, 0));
+      uint64_t idx = (uint64_t)sqlite3_column_int64 (st, 1);
+      if (!j || idx >= j->ntasks)
+        continue;
+      ebb_ctl_task *t = &j->tasks[idx];
+      const char *spec = (const char *)sqlite3_column_text (st, 2);
+      t->spec = spec ? json_tokener_parse (spec) : NULL;
+      if (!t->spec)
+        continue;
+      json_object *v;
+      if (json_object_object_get_ex (t->spec, "cpu_millis", &v))
+        t->cpu_millis = (uint64_t)json_object_get_int64 (v);
+      if (json_object_object_get_ex (t->spec, "memory_bytes", &v))
+        t->memory_bytes = (uint64_t)json_object_get_int64 (v);
+      t->state = (ebb_ctl_task_state)sqlite3_column_int (st, 3);
+      const char *node = (const char *)sqlite3_column_text (st, 4);
+      if (node)
+        ebb_ctl_node_find (c, node, &t->node);
+      t->generation = (uint64_t)sqlite3_column_int64 (st, 5);
+      t->exit_status = sqlite3_column_int64 (st, 6);
+      t->has_exit = sqlite3_column_int (st, 7);
+      t->suspensions = (uint32_t)sqlite3_column_int64 (st, 8);
+      t->started_at = sqlite3_column_double (st, 9);
+      t->finished_at = sqlite3_column_double (st, 10);
+      t->kill_wanted = sqlite3_column_int (st, 11);
+    }
+  sqlite3_finalize (st);
+  return 0;
+}
+
+/* See ctl.h. */
+int
+ebb_ctl_store_load (ebb_ctl *c, ebb_error **err)
+{
+  if (load_nodes (c) < 0 || load_jobs (c) < 0 || load_tasks (c) < 0)
+    return ebb_error_set (err, EIO, "load the store: %s", sqlite3_errmsg (c->db));
+  sqlite3_stmt *st = prep (c, "SELECT MAX(seq) FROM decisions");
+  if (st && sqlite3_step (st) == SQLITE_ROW)
+    c->decision_seq = (uint64_t)sqlite3_column_int64 (st, 0);
+  sqlite3_finalize (st);
+  if (c->next_job_id == 0)
+    c->next_job_id = 1;
+  return 0;
+}

@@ -1,0 +1,448 @@
+/* peacock: probe rotation over a ring with elastic queues (Khelghatdoust and Gramoli,
+ * Euro-Par 2018).
+ *  - One probe per task, sent to distinct random workers (or with replacement, --sample).
+ *  - Workers form a ring (node i's successor is i + 1 mod n). A worker rotates a probe to
+ *    its successor in rounds every rotation_interval_sec: a probe marked at t leaves at the
+ *    next round boundary and arrives one network delay later.
+ *  - Shared state <queue size, average load>: the schedulers keep the aggregate over the
+ *    probes not finished (count, sum of estimates) and divide by the number of workers;
+ *    queue size counts only the probes beyond one per worker. Workers hold their own, maybe
+ *    stale, copy, refreshed only by piggybacking: on a probe from a scheduler, on a task
+ *    handed out by a scheduler, and on a rotation from the predecessor (if newer).
+ *  - Elastic queue: while a worker holds more probes than its queue size, or more estimated
+ *    work than the average load, it marks its last probe for rotation.
+ *  - Threshold: every probe of a job carries arrival + scale x average load at scheduling.
+ *  - Reordering (the paper's Algorithm 1): a probe entering a busy worker's queue walks from
+ *    the tail. Past a probe of a job that arrived earlier only if it is shorter and the
+ *    passed probe still starts before its threshold; past a probe of a later job unless
+ *    that one is shorter and the newcomer still starts before its own threshold. A probe
+ *    whose place makes it start after its threshold is rotated instead, unless its place is
+ *    the head or its threshold has already passed (then nobody may bypass it: no
+ *    starvation).
+ * Ablation (the paper's Fig. 6): no_rotation keeps every probe where it lands. */
+#include "config.h"
+
+#include "policies/policy.h"
+#include "lib/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+typedef struct peacock_state
+{
+  double qsize, load, stamp;
+} peacock_state;
+
+typedef struct peacock_priv
+{
+  /* The schedulers' aggregate (they exchange every change; modelled as instantaneous). */
+  uint64_t active_tasks;
+  double active_est;
+  peacock_state *seen; /* each worker's copy of the shared state */
+  double *run_start, *run_est;
+  double *queued_est; /* estimates of the probes in the worker's queue */
+  double *threshold;  /* per job */
+  uint32_t threshold_cap;
+  uint8_t *rotated; /* per probe: it comes from the ring, not from a scheduler */
+  uint32_t rotated_cap;
+  uint32_t *buf; /* a queue as an array, for the walk from the tail */
+  double *ahead; /* estimated start of each queued probe, relative to now */
+  uint32_t buf_cap;
+  /* Rotations in flight, in the order they were marked: every probe marked in one round
+   * arrives at the same instant, so one carrier event per round delivers them all. */
+  struct peacock_hop
+  {
+    uint64_t round;
+    uint32_t node, probe;
+  } * hops;
+  size_t hops_head, hops_len, hops_cap; /* a ring buffer; hops_cap a power of two */
+  uint64_t last_round;
+  int have_round;
+  uint64_t bypasses;
+} peacock_priv;
+
+static int
+peacock_init (ebb_pol *p, ebb_error **err)
+{
+  (void)err;
+  peacock_priv *k = p->priv;
+  uint32_t n = p->params.nnodes;
+  k->seen = ebb_xcalloc (n, sizeof *k->seen);
+  for (uint32_t i = 0; i < n; i++)
+    k->seen[i].stamp = -INFINITY;
+  k->run_start = ebb_xcalloc (n, sizeof *k->run_start);
+  k->run_est = ebb_xcalloc (n, sizeof *k->run_est);
+  k->queued_est = ebb_xcalloc (n, sizeof *k->queued_est);
+  return 0;
+}
+
+static void
+peacock_fini (ebb_pol *p)
+{
+  peacock_priv *k = p->priv;
+  free (k->seen);
+  free (k->run_start);
+  free (k->run_est);
+  free (k->queued_est);
+  free (k->threshold);
+  free (k->rotated);
+  free (k->buf);
+  free (k->ahead);
+  free (k->hops);
+}
+
+static peacock_state
+global_state (const ebb_pol *p, const peacock_priv *k, double now_sec)
+{
+  double n = p->params.nnodes;
+  double waiting = (double)k->active_tasks - n;
+  return (peacock_state){ .qsize = waiting > 0 ? waiting / n : 0,
+                          .load = k->active_est / n,
+                          .stamp = now_sec };
+}
+
+static uint8_t *
+rotated_flag (peacock_priv *k, const ebb_pol *p, uint32_t probe)
+{
+  if (probe >= k->rotated_cap)
+    {
+      uint32_t cap = p->probes_cap > probe ? p->probes_cap : probe + 1;
+      k->rotated = ebb_xrealloc (k->rotated, cap);
+      for (uint32_t i = k->rotated_cap; i < cap; i++)
+        k->rotated[i] = 0;
+      k->rotated_cap = cap;
+    }
+  return &k->rotated[probe];
+}
+
+static void
+peacock_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
+{
+  peacock_priv *k = p->priv;
+  ebb_pol_job *j = &p->jobs[job];
+  if (job >= k->threshold_cap)
+    {
+      uint32_t cap = k->threshold_cap ? k->threshold_cap : 1024;
+      while (cap <= job)
+        cap *= 2;
+      k->threshold = ebb_xrealloc (k->threshold, cap * sizeof *k->threshold);
+      k->threshold_cap = cap;
+    }
+  if (j->ntasks == 0)
+    return;
+  /* The load seen when the job is scheduled, before its own tasks count. */
+  k->threshold[job] = now_sec + p->params.threshold_scale * global_state (p, k, now_sec).load;
+  k->active_tasks += j->ntasks;
+  k->active_est += j->ntasks * j->est_task_sec;
+  size_t first = p->nacts;
+  ebb_pol_send_probes_random (p, job, j->ntasks, 0, p->params.nnodes);
+  for (size_t i = first; i < p->nacts; i++)
+    *rotated_flag (k, p, p->acts[i].arg) = 0;
+}
+
+/* Marks probe for rotation: it leaves at the next round and reaches the successor one
+ * network delay later, in the same message as every probe marked in that round. */
+static void
+rotate (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
+{
+  peacock_priv *k = p->priv;
+  double iv = p->params.rotation_interval_sec;
+  uint64_t round = (uint64_t)floor (now_sec / iv) + 1;
+  uint32_t next = node + 1 == p->params.nnodes ? 0 : node + 1;
+  *rotated_flag (k, p, probe) = 1;
+  p->stats.rotations++;
+  if (k->hops_len == k->hops_cap)
+    {
+      size_t cap = k->hops_cap ? 2 * k->hops_cap : 1024;
+      k->hops = ebb_xrealloc (k->hops, cap * sizeof *k->hops);
+      /* The buffer is full: unwrap the part before the head behind the old end. */
+      for (size_t i = 0; i < k->hops_head; i++)
+        k->hops[k->hops_cap + i] = k->hops[i];
+      k->hops_cap = cap;
+    }
+  k->hops[(k->hops_head + k->hops_len++) & (k->hops_cap - 1)]
+      = (struct peacock_hop){ .round = round, .node = next, .probe = probe };
+  if (!k->have_round || round != k->last_round)
+    {
+      /* The first probe of a round carries the round's message. */
+      k->have_round = 1;
+      k->last_round = round;
+      ebb_pol_emit (p, EBB_POL_ACT_PROBE, next, p->probes[probe].job, probe,
+                    round * iv - now_sec + p->params.net_delay_sec);
+    }
+}
+
+/* Removes the last probe of node's queue (a singly linked list: walk to it). */
+static uint32_t
+pop_tail (ebb_pol *p, uint32_t node)
+{
+  ebb_pol_node *v = &p->nodes[node];
+  uint32_t prev = EBB_POL_NONE, cur = v->head;
+  while (p->probes[cur].next != EBB_POL_NONE)
+    prev = cur, cur = p->probes[cur].next;
+  if (prev == EBB_POL_NONE)
+    v->head = EBB_POL_NONE;
+  else
+    p->probes[prev].next = EBB_POL_NONE;
+  v->tail = prev;
+  v->qlen--;
+  v->qlong -= p->jobs[p->probes[cur].job].is_long;
+  return cur;
+}
+
+/* The elastic queue: rotate from the tail until the queue fits the worker's copy of the
+ * shared state. */
+static void
+shrink (ebb_pol *p, double now_sec, uint32_t node)
+{
+  peacock_priv *k = p->priv;
+  const peacock_state *s = &k->seen[node];
+  ebb_pol_node *v = &p->nodes[node];
+  if (p->params.no_rotation)
+    return;
+  while (v->qlen > 0 && ((double)v->qlen > s->qsize || k->queued_est[node] > s->load + 1e-9))
+    {
+      uint32_t id = pop_tail (p, node);
+      k->queued_est[node] -= p->jobs[p->probes[id].job].est_task_sec;
+      if (v->qlen == 0)
+        k->queued_est[node] = 0; /* no float drift on an empty queue */
+      rotate (p, now_sec, node, id);
+    }
+}
+
+static void
+learn (peacock_priv *k, uint32_t node, peacock_state s)
+{
+  if (s.stamp >= k->seen[node].stamp)
+    k->seen[node] = s;
+}
+
+/* Estimated remaining time of the task in node's slot. */
+static double
+remaining (const ebb_pol *p, const peacock_priv *k, double now_sec, uint32_t node)
+{
+  if (!p->nodes[node].busy)
+    return 0;
+  double r = k->run_est[node] - (now_sec - k->run_start[node]);
+  return r > 0 ? r : 0;
+}
+
+static void
+insert_at (ebb_pol *p, uint32_t node, uint32_t pos, uint32_t probe)
+{
+  peacock_priv *k = p->priv;
+  ebb_pol_node *v = &p->nodes[node];
+  if (pos == v->qlen)
+    ebb_pol_queue_append (p, node, probe);
+  else
+    {
+      uint32_t before = pos == 0 ? EBB_POL_NONE : k->buf[pos - 1];
+      p->probes[probe].next = k->buf[pos];
+      if (before == EBB_POL_NONE)
+        v->head = probe;
+      else
+        p->probes[before].next = probe;
+      v->qlen++;
+      v->qlong += p->jobs[p->probes[probe].job].is_long;
+    }
+  k->queued_est[node] += p->jobs[p->probes[probe].job].est_task_sec;
+}
+
+/* Algorithm 1's test: may a newcomer of job nj (threshold thr) move ahead of queued probe
+ * cur, whose task is expected to end `end` seconds from now? Past a probe of an earlier job
+ * only if shorter and that probe still starts before its threshold; past a probe of a
+ * later (or the same) job unless that one is shorter and the newcomer, staying behind it,
+ * still starts before its own threshold. */
+static int
+passes (const ebb_pol *p, const peacock_priv *k, double now_sec, uint32_t cur, double end,
+        const ebb_pol_job *nj, double thr)
+{
+  uint32_t cj = p->probes[cur].job;
+  const ebb_pol_job *c = &p->jobs[cj];
+  double start = now_sec + end - c->est_task_sec;
+  if (nj->submit_sec > c->submit_sec)
+    return nj->est_task_sec < c->est_task_sec && start + nj->est_task_sec < k->threshold[cj];
+  return !(c->est_task_sec < nj->est_task_sec && start + c->est_task_sec < thr);
+}
+
+/* Where a probe reaching busy node goes: its place in the queue, or on along the ring. */
+static void
+place (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
+{
+  peacock_priv *k = p->priv;
+  ebb_pol_node *v = &p->nodes[node];
+  const ebb_pol_job *jobs = p->jobs;
+  uint32_t job = p->probes[probe].job;
+  if (!p->params.no_rotation && v->qlen == 0 && k->seen[node].qsize < 1)
+    {
+      /* The queue may hold nothing: the walk and the shrink would rotate the probe at once. */
+      rotate (p, now_sec, node, probe);
+      return;
+    }
+  const ebb_pol_job *nj = &jobs[job];
+  double thr = k->threshold[job];
+  double rem = remaining (p, k, now_sec, node);
+  if (!p->params.no_rotation && v->qlen > 0
+      && !passes (p, k, now_sec, v->tail, rem + k->queued_est[node], nj, thr))
+    {
+      /* The common case, decided at the tail without walking the queue: the probe's place
+       * is last. It stays only if it starts before its threshold (or that has passed) and
+       * the shrink would not take it straight back off the tail. */
+      const peacock_state *s = &k->seen[node];
+      int keep = now_sec + rem + k->queued_est[node] < thr || thr < now_sec;
+      if (keep
+          && ((double)(v->qlen + 1) > s->qsize
+              || k->queued_est[node] + nj->est_task_sec > s->load + 1e-9))
+        keep = 0;
+      if (keep)
+        insert_at (p, node, v->qlen, probe);
+      else
+        rotate (p, now_sec, node, probe);
+      shrink (p, now_sec, node);
+      return;
+    }
+  if (v->qlen + 1 > k->buf_cap)
+    {
+      k->buf_cap = (v->qlen + 1) * 2;
+      k->buf = ebb_xrealloc (k->buf, k->buf_cap * sizeof *k->buf);
+      k->ahead = ebb_xrealloc (k->ahead, (k->buf_cap + 1) * sizeof *k->ahead);
+    }
+  uint32_t len = 0;
+  double t = rem;
+  for (uint32_t c = v->head; c != EBB_POL_NONE; c = p->probes[c].next)
+    {
+      k->buf[len] = c;
+      k->ahead[len++] = t;
+      t += jobs[p->probes[c].job].est_task_sec;
+    }
+  k->ahead[len] = t;
+  uint32_t pos = 0;
+  for (uint32_t i = len; i-- > 0;)
+    {
+      if (!passes (p, k, now_sec, k->buf[i], k->ahead[i + 1], nj, thr))
+        {
+          pos = i + 1;
+          break;
+        }
+      k->bypasses++;
+    }
+  if (pos == 0 || now_sec + k->ahead[pos] < thr || thr < now_sec || p->params.no_rotation)
+    insert_at (p, node, pos, probe);
+  else
+    rotate (p, now_sec, node, probe);
+  shrink (p, now_sec, node);
+}
+
+/* The worker reads the shared state the message carries: a scheduler's, or for a rotation
+ * its predecessor's copy. */
+static void
+learn_from_message (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
+{
+  peacock_priv *k = p->priv;
+  uint8_t *rot = rotated_flag (k, p, probe);
+  if (*rot)
+    learn (k, node, k->seen[node == 0 ? p->params.nnodes - 1 : node - 1]);
+  else
+    learn (k, node, global_state (p, k, now_sec));
+  *rot = 0;
+}
+
+static void
+peacock_probe_enqueue (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
+{
+  peacock_priv *k = p->priv;
+  if (!*rotated_flag (k, p, probe))
+    {
+      learn_from_message (p, now_sec, node, probe);
+      if (!p->nodes[node].busy)
+        insert_at (p, node, p->nodes[node].qlen, probe); /* the core runs it at once */
+      else
+        place (p, now_sec, node, probe);
+      return;
+    }
+  /* The carrier of a round's rotations: deliver every probe of that round. An idle worker
+   * asks for the task at once (what the core does for the carrier's own node). */
+  if (k->hops_len == 0 || k->hops[k->hops_head].probe != probe)
+    abort (); /* a rotation always arrives as the first of its round */
+  uint64_t round = k->hops[k->hops_head].round;
+  uint64_t next_round = (uint64_t)floor (now_sec / p->params.rotation_interval_sec) + 1;
+  while (k->hops_len > 0 && k->hops[k->hops_head].round == round)
+    {
+      struct peacock_hop h = k->hops[k->hops_head];
+      k->hops_head = (k->hops_head + 1) & (k->hops_cap - 1);
+      k->hops_len--;
+      uint32_t pred = h.node == 0 ? p->params.nnodes - 1 : h.node - 1;
+      learn (k, h.node, k->seen[pred]);
+      const ebb_pol_node *v = &p->nodes[h.node];
+      if (v->busy && v->qlen == 0 && k->seen[h.node].qsize < 1 && k->hops_len < k->hops_cap)
+        {
+          /* The common hop, inlined (it dominates the cost of a run): a busy worker with
+           * no room passes the probe on in the next round, as place() would. */
+          uint32_t next = h.node + 1 == p->params.nnodes ? 0 : h.node + 1;
+          p->stats.rotations++;
+          k->hops[(k->hops_head + k->hops_len++) & (k->hops_cap - 1)]
+              = (struct peacock_hop){ .round = next_round, .node = next, .probe = h.probe };
+          if (next_round != k->last_round)
+            {
+              k->last_round = next_round;
+              ebb_pol_emit (p, EBB_POL_ACT_PROBE, next, p->probes[h.probe].job, h.probe,
+                            (double)next_round * p->params.rotation_interval_sec - now_sec
+                                + p->params.net_delay_sec);
+            }
+          continue;
+        }
+      *rotated_flag (k, p, h.probe) = 0;
+      if (v->busy)
+        {
+          place (p, now_sec, h.node, h.probe);
+          continue;
+        }
+      uint32_t job = p->probes[h.probe].job;
+      ebb_pol_probe_release (p, h.probe);
+      k->queued_est[h.node] += p->jobs[job].est_task_sec; /* task_bound takes it off again */
+      if (ebb_pol_bind_task (p, now_sec, h.node, job, 2 * p->params.net_delay_sec) < 0)
+        {
+          p->stats.probes_surplus++;
+          p->nodes[h.node].busy = 1;
+          ebb_pol_emit (p, EBB_POL_ACT_WAKE, h.node, job, 0, 2 * p->params.net_delay_sec);
+        }
+    }
+}
+
+static void
+peacock_task_bound (ebb_pol *p, double now_sec, uint32_t node, uint32_t job)
+{
+  peacock_priv *k = p->priv;
+  k->run_start[node] = now_sec;
+  k->run_est[node] = p->jobs[job].est_task_sec;
+  k->queued_est[node] -= p->jobs[job].est_task_sec;
+  if (p->nodes[node].qlen == 0)
+    k->queued_est[node] = 0;
+  /* The task's data comes from a scheduler, with the shared state. */
+  learn (k, node, global_state (p, k, now_sec));
+  shrink (p, now_sec, node);
+}
+
+static void
+peacock_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
+{
+  (void)now_sec, (void)node, (void)task;
+  peacock_priv *k = p->priv;
+  k->active_tasks--;
+  k->active_est -= p->jobs[job].est_task_sec;
+  if (k->active_tasks == 0)
+    k->active_est = 0;
+}
+
+const ebb_pol_ops ebb_pol_peacock_ops = {
+  .name = "peacock",
+  .summary = "probe rotation on a ring, elastic queues from piggybacked shared state, "
+             "threshold-bounded reordering by estimated runtime",
+  .priv_size = sizeof (peacock_priv),
+  .init = peacock_init,
+  .fini = peacock_fini,
+  .job_arrived = peacock_job_arrived,
+  .task_bound = peacock_task_bound,
+  .task_finished = peacock_task_finished,
+  .probe_enqueue = peacock_probe_enqueue,
+};

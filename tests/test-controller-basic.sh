@@ -1,0 +1,63 @@
+#!/bin/sh
+# ebb-controller with 3 real ebb-agents (2 CPUs of capacity each, cgroups nested under the
+# test's): nodes register through heartbeats, a 6-task job of CPU burners is placed by the
+# policy (fifo: 2 per node), every task ends with the iteration count it was asked for and is
+# started exactly once; the decision log, /v1/cluster, /metrics; request_id replay; DELETE of
+# a running job kills its tasks. Time budget: about 25 s.
+. "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
+setup_cgroups
+start_controller --policy fifo --node-timeout 5s || { fail "controller did not start"; exit 1; }
+for n in 1 2 3; do start_node $n; done
+wait_for 10 '[.nodes[] | select(.state == "ready" and .slots == 2)] | length == 3' /v1/nodes &&
+  ok "3 agents registered through heartbeats, 2 slots each" || fail "nodes: $(cat "$TMP/body")"
+
+ITER=300000
+set --
+for k in 1 2 3 4 5 6; do set -- "$@" "$(burner_task long$k $ITER)"; done
+capi POST /v1/jobs "$(job_body longjob long "$@")"
+[ "$STATUS" = 201 ] && JOB=$(jq -r .id "$TMP/body") && ok "POST /v1/jobs -> 201, id $JOB" ||
+  fail "submit: $STATUS $(cat "$TMP/body")"
+cp "$TMP/body" "$TMP/first"
+capi POST /v1/jobs "$(job_body longjob long "$@")"
+[ "$STATUS" = 201 ] && cmp -s "$TMP/body" "$TMP/first" && ok "repeated request_id returns the first answer" ||
+  fail "replay: $STATUS $(cat "$TMP/body")"
+
+wait_for 5 '.state == "running" and .task_states.running == 6' "/v1/jobs/$JOB" &&
+  ok "all 6 tasks running" || fail "job: $(cat "$TMP/body")"
+per_node=$(jq -r '[.tasks[].node] | group_by(.) | map(length) | sort | join(",")' "$TMP/body")
+[ "$per_node" = "2,2,2" ] && ok "2 tasks on each node" || fail "placement: $per_node"
+wait_for 60 '.state == "done"' "/v1/jobs/$JOB" && ok "job done" || fail "job not done: $(cat "$TMP/body")"
+good=0
+for k in 1 2 3 4 5 6; do
+  [ "$(cat "$OUT/long$k" 2>/dev/null)" = "$ITER" ] && [ "$(wc -l <"$OUT/long$k.starts")" = 1 ] && good=$((good + 1))
+done
+[ $good = 6 ] && ok "every task counted $ITER iterations and started once" || fail "counts: $good of 6"
+jq -e '[.tasks[] | select(.state == "exited" and .exit_status == 0 and .finished_at != null)] | length == 6' \
+  "$TMP/body" >/dev/null && ok "tasks exited 0 with times" || fail "tasks: $(cat "$TMP/body")"
+
+capi GET "/v1/decisions?since=0"
+[ "$(jq '[.decisions[] | select(.action == "launch" and .job == '"$JOB"')] | length' "$TMP/body")" = 6 ] &&
+  ok "decision log: 6 launches" || fail "decisions: $(cat "$TMP/body")"
+last=$(jq .last_seq "$TMP/body")
+capi GET "/v1/decisions?since=$last"
+[ "$(jq '.decisions | length' "$TMP/body")" = 0 ] && ok "decisions?since=last is empty" || fail "since: $(cat "$TMP/body")"
+
+capi GET /v1/cluster
+jq -e '.nodes.ready == 3 and .capacity.cpu_millis == 6000 and .slots == 6' "$TMP/body" >/dev/null &&
+  ok "GET /v1/cluster" || fail "cluster: $(cat "$TMP/body")"
+capi GET /metrics
+grep -q '^ebb_controller_task_launches_total 6$' "$TMP/body" && grep -q '^ebb_controller_nodes{state="ready"} 3$' "$TMP/body" &&
+  ok "/metrics" || fail "metrics: $(head -c 600 "$TMP/body")"
+
+# DELETE of a running job: its tasks are killed through their agents.
+capi POST /v1/jobs "$(job_body spin long "$(burner_task spin1 1000000000)" "$(burner_task spin2 1000000000)")"
+SPIN=$(jq -r .id "$TMP/body")
+wait_for 5 '.task_states.running == 2' "/v1/jobs/$SPIN" || fail "spin not running: $(cat "$TMP/body")"
+capi DELETE "/v1/jobs/$SPIN"
+[ "$STATUS" = 200 ] || fail "DELETE: $STATUS"
+wait_for 10 '.state == "killed" and .task_states.killed == 2' "/v1/jobs/$SPIN" &&
+  ok "DELETE /v1/jobs/ID: both tasks killed" || fail "kill: $(cat "$TMP/body")"
+capi GET "/v1/decisions?since=$last"
+[ "$(jq '[.decisions[] | select(.action == "kill")] | length' "$TMP/body")" = 2 ] &&
+  ok "kills in the decision log" || fail "kill decisions: $(cat "$TMP/body")"
+exit $FAILED

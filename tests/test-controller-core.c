@@ -1,0 +1,235 @@
+/* CUnit suite of the controller's pure parts: policy options (ebb-sim's names), the option
+ * table (command line over file, lists replaced), the SQLite store (save, reload, decision
+ * log) and heartbeat validation (a malformed report changes nothing). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "controller/ctl.h"
+#include "lib/json.h"
+#include "lib/util.h"
+#include "tests/cu.h"
+
+static char tmpdir[] = "/tmp/ebb-ctl-core.XXXXXX";
+
+static int
+init (void)
+{
+  return mkdtemp (tmpdir) ? 0 : -1;
+}
+
+static int
+clean (void)
+{
+  cleanup_free char *cmd = ebb_xasprintf ("rm -rf '%s'", tmpdir);
+  return system (cmd) == 0 ? 0 : -1;
+}
+
+static void
+test_policy_params (void)
+{
+  ebb_pol_params p;
+  ebb_pol_params_default (&p);
+  char *good[] = { "cutoff=90", "probe-ratio=3", "seed=7",    "sample=without",
+                   "mode=kill", "round-sec=0.5", "gp-step=1", "footprint-memory=32M",
+                   NULL };
+  CU_ASSERT_EQUAL (ebb_ctl_policy_params (good, &p, NULL), 0);
+  CU_ASSERT_DOUBLE_EQUAL (p.cutoff_sec, 90, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL (p.probe_ratio, 3, 1e-9);
+  CU_ASSERT_EQUAL (p.seed, 7);
+  CU_ASSERT_EQUAL (p.sample_replacement, 0);
+  CU_ASSERT_EQUAL (p.bigc_mode, EBB_POL_BIGC_KILL);
+  CU_ASSERT_DOUBLE_EQUAL (p.tick_sec, 0.5, 1e-9);
+  CU_ASSERT_EQUAL (p.gp_step.cpu_millis, 1000);
+  CU_ASSERT_EQUAL (p.footprint.memory_bytes, 32 << 20);
+  const char *bad[]
+      = { "cutoff", "cutoff=-1",    "probe-ratio=0.5",      "seed=1.5", "nosuch=1", "sample=maybe",
+          "mode=x", "cutoff=1e999", "footprint-memory=lots" };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bad); i++)
+    {
+      ebb_error *err = NULL;
+      char *one[] = { (char *)bad[i], NULL };
+      CU_ASSERT (ebb_ctl_policy_params (one, &p, &err) < 0);
+      CU_ASSERT_PTR_NOT_NULL (err);
+      ebb_error_free (&err);
+    }
+}
+
+static void
+test_options (void)
+{
+  cleanup_free char *conf = ebb_xasprintf ("%s/controller.conf", tmpdir);
+  FILE *f = fopen (conf, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (f);
+  fprintf (f, "policy = sparrow\nnode_timeout = 20s\nlisten = 127.0.0.1:1\nlisten = unix:/x\n");
+  fclose (f);
+  char *argv[] = { "ebb-controller", "--config", conf, "--node-timeout", "3s", "--listen",
+                   "unix:/y",        "-v",       NULL };
+  ebb_ctl_config cfg = { 0 };
+  ebb_error *err = NULL;
+  CU_ASSERT_EQUAL (ebb_ctl_parse_args (8, argv, &cfg, &err), 0);
+  CU_ASSERT_STRING_EQUAL (cfg.policy, "sparrow");    /* from the file */
+  CU_ASSERT_EQUAL (cfg.node_timeout_usec, 3000000);  /* command line wins */
+  CU_ASSERT_EQUAL (ebb_strv_length (cfg.listen), 1); /* list replaced */
+  CU_ASSERT_STRING_EQUAL (cfg.listen[0], "unix:/y");
+  CU_ASSERT_EQUAL (cfg.verbose, 1);
+  ebb_ctl_config_free (&cfg);
+
+  char *bad1[] = { "ebb-controller", "--nosuch", NULL };
+  char *bad2[] = { "ebb-controller", "--node-timeout", "1ms", NULL };
+  char *bad3[] = { "ebb-controller", "--listen", "nocolon", NULL };
+  char *bad4[] = { "ebb-controller", "--policy-opt", "x=1", NULL };
+  char **bads[] = { bad1, bad2, bad3, bad4 };
+  int argcs[] = { 2, 3, 3, 3 };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bads); i++)
+    {
+      ebb_ctl_config c2 = { 0 };
+      CU_ASSERT (ebb_ctl_parse_args (argcs[i], bads[i], &c2, &err) < 0);
+      CU_ASSERT_PTR_NOT_NULL (err);
+      ebb_error_free (&err);
+      ebb_ctl_config_free (&c2);
+    }
+  size_t n;
+  const ebb_conf_setting *t = ebb_ctl_conf_table (&n);
+  CU_ASSERT (n >= 8);
+  CU_ASSERT_PTR_NOT_NULL (ebb_conf_find (t, n, "policy_opt"));
+}
+
+static ebb_ctl *
+ctl_new (ebb_ctl_config *cfg)
+{
+  memset (cfg, 0, sizeof *cfg);
+  cfg->state_dir = ebb_xasprintf ("%s/state", tmpdir);
+  cfg->policy = ebb_xstrdup ("fifo");
+  cfg->node_timeout_usec = 15000000;
+  ebb_ctl *c = ebb_xcalloc (1, sizeof *c);
+  c->cfg = cfg;
+  ebb_pol_params_default (&c->params);
+  CU_ASSERT_EQUAL (ebb_ctl_store_open (c, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_ctl_store_load (c, NULL), 0);
+  return c;
+}
+
+static void
+ctl_del (ebb_ctl *c, ebb_ctl_config *cfg)
+{
+  ebb_ctl_sched_free (c);
+  ebb_ctl_store_close (c);
+  free (c);
+  free (cfg->state_dir);
+  free (cfg->policy);
+}
+
+static void
+test_store (void)
+{
+  ebb_ctl_config cfg;
+  ebb_ctl *c = ctl_new (&cfg);
+  ebb_ctl_node *n = ebb_xcalloc (1, sizeof *n);
+  n->name = ebb_xstrdup ("n1");
+  n->url = ebb_xstrdup ("unix:/run/x.sock");
+  n->epoch = 3;
+  n->cap_cpu_millis = 2000;
+  ebb_ctl_add_node (c, n);
+  ebb_ctl_store_node (c, n);
+  ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
+  j->id = 5;
+  j->name = ebb_xstrdup ("job");
+  j->request_id = ebb_xstrdup ("r1");
+  j->answer = ebb_xstrdup ("{\"id\":5}");
+  j->cls = CLS_LONG;
+  j->ntasks = 2;
+  j->tasks = ebb_xcalloc (2, sizeof *j->tasks);
+  for (uint32_t i = 0; i < 2; i++)
+    {
+      j->tasks[i].job = j;
+      j->tasks[i].idx = i;
+      j->tasks[i].node = i == 1 ? 0 : -1;
+      j->tasks[i].state = i == 1 ? TASK_RUNNING : TASK_PENDING;
+      j->tasks[i].generation = i;
+      j->tasks[i].spec = json_tokener_parse ("{\"argv\":[\"x\"],\"cpu_millis\":100,"
+                                             "\"memory_bytes\":4194304}");
+    }
+  ebb_ctl_add_job (c, j);
+  ebb_ctl_store_job (c, j);
+  ebb_ctl_store_task (c, &j->tasks[0]);
+  ebb_ctl_store_task (c, &j->tasks[1]);
+  CU_ASSERT_EQUAL (ebb_ctl_store_decision (c, "launch", &j->tasks[1], 0, 5, "test"), 1);
+  ctl_del (c, &cfg);
+
+  c = ctl_new (&cfg);
+  CU_ASSERT_EQUAL_FATAL (c->n_jobs, 1);
+  CU_ASSERT_EQUAL_FATAL (c->n_nodes, 1);
+  CU_ASSERT_EQUAL (c->next_job_id, 6);
+  CU_ASSERT_EQUAL (c->decision_seq, 1);
+  CU_ASSERT_EQUAL (c->nodes[0]->epoch, 3);
+  CU_ASSERT_STRING_EQUAL (c->nodes[0]->url, "unix:/run/x.sock");
+  ebb_ctl_job *k = ebb_ctl_job_find (c, 5);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (k);
+  CU_ASSERT_STRING_EQUAL (k->request_id, "r1");
+  CU_ASSERT_EQUAL (k->cls, CLS_LONG);
+  CU_ASSERT_EQUAL (k->tasks[1].state, TASK_RUNNING);
+  CU_ASSERT_EQUAL (k->tasks[1].node, 0);
+  CU_ASSERT_EQUAL (k->tasks[1].generation, 1);
+  CU_ASSERT_EQUAL (k->tasks[0].cpu_millis, 100);
+  json_object *d = ebb_ctl_store_decisions (c, 0, 10);
+  CU_ASSERT_EQUAL (json_object_array_length (d), 1);
+  json_object_put (d);
+  d = ebb_ctl_store_decisions (c, 1, 10);
+  CU_ASSERT_EQUAL (json_object_array_length (d), 0);
+  json_object_put (d);
+  ctl_del (c, &cfg);
+}
+
+static void
+test_heartbeat_validation (void)
+{
+  ebb_ctl_config cfg;
+  ebb_ctl *c = ctl_new (&cfg);
+  size_t n0 = c->n_nodes;
+  const char *bad[] = {
+    "[]",
+    "{}",
+    "{\"node\":1}",
+    "{\"node\":{\"capacity\":{\"cpu_millis\":0,\"memory_bytes\":1}}}",
+    "{\"node\":{\"capacity\":{\"cpu_millis\":1000}}}",
+    "{\"node\":{\"capacity\":{\"cpu_millis\":1000,\"memory_bytes\":1}},\"url\":\"file:/x\"}",
+    "{\"node\":{\"capacity\":{\"cpu_millis\":1000,\"memory_bytes\":1}},\"url\":7}",
+    "{\"node\":{\"capacity\":{\"cpu_millis\":1000,\"memory_bytes\":1}},\"tasks\":3}",
+    "{\"node\":{\"capacity\":{\"cpu_millis\":1000,\"memory_bytes\":1}},\"seq\":-1}",
+  };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bad); i++)
+    {
+      json_object *o = json_tokener_parse (bad[i]);
+      ebb_error *err = NULL;
+      CU_ASSERT (ebb_ctl_heartbeat (c, "nx", o, &err) < 0);
+      CU_ASSERT_PTR_NOT_NULL (err);
+      ebb_error_free (&err);
+      json_object_put (o);
+      CU_ASSERT_EQUAL (c->n_nodes, n0);
+    }
+  json_object *o = json_tokener_parse (
+      "{\"seq\":1,\"url\":\"unix:/a.sock\",\"node\":{\"capacity\":{\"cpu_millis\":3500,"
+      "\"memory_bytes\":1073741824}},\"tasks\":[{\"id\":\"foreign\",\"state\":\"running\"}]}");
+  CU_ASSERT_EQUAL (ebb_ctl_heartbeat (c, "nx", o, NULL), 0);
+  json_object_put (o);
+  int idx = -1;
+  ebb_ctl_node *n = ebb_ctl_node_find (c, "nx", &idx);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (n);
+  CU_ASSERT_EQUAL (n->state, NODE_READY);
+  CU_ASSERT_EQUAL (n->nslots, 3);
+  CU_ASSERT_EQUAL (n->epoch, 1);
+  CU_ASSERT_EQUAL (c->n_slots, 3); /* the policy was built over its slots */
+  ctl_del (c, &cfg);
+}
+
+static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_policy_params),
+  EBB_CU_TEST (test_options),
+  EBB_CU_TEST (test_store),
+  EBB_CU_TEST (test_heartbeat_validation),
+};
+
+EBB_CU_MAIN ("controller-core", init, clean, tests)

@@ -1,0 +1,54 @@
+#!/bin/bash
+# The bash completion of ebbctl: commands, global and per-command options, option values, the
+# task's command line after "submit --", and that every option of `ebbctl --help` is offered.
+# Budget: about 1 s.
+: "${EBB_TOP_SRCDIR:=.}" "${EBB_TOP_BUILDDIR:=.}"
+skip () { echo "SKIP: $*"; [ "${EBB_TEST_STRICT:-0}" = 1 ] && exit 1; exit 77; }
+BC=/usr/share/bash-completion/bash_completion
+[ -r $BC ] || skip "needs the bash-completion package"
+[ -x "$EBB_TOP_BUILDDIR/ebbctl" ] || skip "no ebbctl"
+FAILED=0
+fail () { echo "FAIL: $*"; FAILED=1; }
+ok () { echo "ok: $*"; }
+. $BC
+. "$EBB_TOP_SRCDIR/contrib/bash-completion/ebbctl"
+export PATH="$EBB_TOP_BUILDDIR:$PATH"
+# No cluster here: id completion must stay quiet and fast.
+export EBB_CONTROLLER=unix:/nonexistent.sock EBB_AGENT=unix:/nonexistent.sock
+
+# complete LINE: COMPREPLY for the line as typed (the cursor at its end).
+complete_line () {
+  COMP_LINE=$1 COMP_POINT=${#1}
+  read -r -a COMP_WORDS <<<"$1"
+  [[ $1 == *' ' ]] && COMP_WORDS+=("")
+  COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+  COMPREPLY=()
+  _ebbctl ebbctl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}" 2>/dev/null
+  echo "${COMPREPLY[*]}"
+}
+expect () { # expect LINE WANTED...: every WANTED word is offered
+  local got; got=" $(complete_line "$1") "
+  shift
+  for w in "$@"; do [[ $got == *" $w "* ]] || { fail "'$LINE' misses $w: got$got"; return; }; done
+  ok "completes $*"
+}
+LINE="ebbctl " expect "ebbctl " status nodes node drain undrain jobs job submit kill decisions watch tasks task suspend resume
+expect "ebbctl --" --controller --agent --token-file --json --help --version
+expect "ebbctl --json su" submit suspend
+expect "ebbctl submit --" --name --class --tasks --cpu --memory --est --wait
+expect "ebbctl submit --class " short long auto
+expect "ebbctl --agent unix:/x suspend b1 --mode " immediate graceful
+expect "ebbctl suspend b1 --" --mode --cpu --memory
+expect "ebbctl watch --" --interval --count
+expect "ebbctl decisions --" --follow
+# After "submit --" the words are a program's: bash's own command completion takes over.
+got=$(complete_line "ebbctl submit --tasks 2 -- ech")
+[[ " $got " == *" echo "* ]] && ok "after --: commands" || fail "after --: $got"
+
+# Every option in ebbctl --help is offered somewhere.
+all=$( { complete_line "ebbctl --"; for c in submit suspend watch decisions; do complete_line "ebbctl $c --"; done; } | tr ' ' '\n' | sort -u)
+for o in $(ebbctl --help | grep -o -- '--[a-z-]*' | sort -u); do
+  echo "$all" | grep -qx -- "$o" || fail "--help has $o, completion does not offer it"
+done
+[ $FAILED = 0 ] && ok "every option of --help is completed"
+exit $FAILED

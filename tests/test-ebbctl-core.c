@@ -1,0 +1,372 @@
+/* ebbctl's pure parts: global and command option parsing, addresses, sizes, the submit body,
+ * tables, the progress bar, durations, and that every option of the tables is in --help. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/ebbctl.h"
+#include "lib/util.h"
+#include "tests/cu.h"
+
+#define ARGV(...) ((char *[]){ __VA_ARGS__, NULL })
+
+static int
+argc_of (char **argv)
+{
+  int n = 0;
+  while (argv[n])
+    n++;
+  return n;
+}
+
+static char *
+capture (void (*fn) (FILE *, void *), void *data)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+  fn (f, data);
+  fclose (f);
+  return buf;
+}
+
+static void
+test_normalize_url (void)
+{
+  cleanup_error ebb_error *err = NULL;
+  struct
+  {
+    const char *in, *out;
+  } good[] = { { "127.0.0.1:7480", "http://127.0.0.1:7480" },
+               { "localhost:1", "http://localhost:1" },
+               { "[::1]:7480", "http://[::1]:7480" },
+               { "http://h:5", "http://h:5" },
+               { "unix:/run/ebb/controller.sock", "unix:/run/ebb/controller.sock" } };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (good); i++)
+    {
+      cleanup_free char *u = ebbctl_normalize_url (good[i].in, &err);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (u);
+      CU_ASSERT_STRING_EQUAL (u, good[i].out);
+    }
+  const char *bad[] = { "",     "unix:",   "unix:relative", "https://h:1", "ftp://x",
+                        "host", "host:",   "host:12a",      "::1:80",      "[::1:80",
+                        "h :1", "http://", "http:///x" };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bad); i++)
+    {
+      char *u = ebbctl_normalize_url (bad[i], &err);
+      if (u)
+        fprintf (stderr, "accepted '%s'\n", bad[i]);
+      CU_ASSERT_PTR_NULL (u);
+      CU_ASSERT_EQUAL (ebb_error_code (&err), EINVAL);
+      ebb_error_free (&err);
+      free (u);
+    }
+}
+
+static void
+test_global (void)
+{
+  cleanup_error ebb_error *err = NULL;
+  unsetenv ("EBB_AGENT");
+  setenv ("EBB_CONTROLLER", "10.0.0.1:99", 1);
+  ebbctl_ctx ctx = { 0 };
+  char **a = ARGV ("ebbctl", "--json", "--agent", "unix:/a.sock", "--token-file", "/t", "jobs",
+                   "--json");
+  CU_ASSERT_EQUAL (ebbctl_parse_global (&ctx, 8, a, &err), 6);
+  CU_ASSERT (ctx.json);
+  CU_ASSERT_STRING_EQUAL (ctx.agent, "unix:/a.sock");
+  CU_ASSERT_STRING_EQUAL (ctx.token_file, "/t");
+  CU_ASSERT_STRING_EQUAL (ctx.controller, "http://10.0.0.1:99"); /* from EBB_CONTROLLER */
+  ebbctl_ctx_clear (&ctx);
+
+  ctx = (ebbctl_ctx){ 0 };
+  char **b = ARGV ("ebbctl", "--controller=h:1", "status");
+  CU_ASSERT_EQUAL (ebbctl_parse_global (&ctx, 3, b, &err), 2);
+  CU_ASSERT_STRING_EQUAL (ctx.controller, "http://h:1"); /* the option wins over the env */
+  ebbctl_ctx_clear (&ctx);
+
+  const char *bad[][3] = { { "ebbctl", "--controller", "nope" },
+                           { "ebbctl", "--bogus", "status" },
+                           { "ebbctl", "--token-file", "" },
+                           { "ebbctl", "status", "--agent" } };
+  for (size_t i = 0; i < 3; i++)
+    {
+      ctx = (ebbctl_ctx){ 0 };
+      CU_ASSERT_EQUAL (ebbctl_parse_global (&ctx, 3, (char **)bad[i], &err), -EINVAL);
+      CU_ASSERT_EQUAL (ebb_error_code (&err), EINVAL);
+      ebb_error_free (&err);
+      ebbctl_ctx_clear (&ctx);
+    }
+  /* Options after the command are the command's: global parsing stops at "status". */
+  ctx = (ebbctl_ctx){ 0 };
+  CU_ASSERT_EQUAL (ebbctl_parse_global (&ctx, 3, (char **)bad[3], &err), 1);
+  ebbctl_ctx_clear (&ctx);
+
+  setenv ("EBB_CONTROLLER", "bad address", 1);
+  ctx = (ebbctl_ctx){ 0 };
+  CU_ASSERT (ebbctl_parse_global (&ctx, 2, ARGV ("ebbctl", "status"), &err) < 0);
+  ebb_error_free (&err);
+  ebbctl_ctx_clear (&ctx);
+  unsetenv ("EBB_CONTROLLER");
+
+  char *buf = NULL;
+  size_t len = 0;
+  ctx = (ebbctl_ctx){ .out = open_memstream (&buf, &len) };
+  CU_ASSERT_EQUAL (ebbctl_parse_global (&ctx, 2, ARGV ("ebbctl", "--help"), &err), -1);
+  fclose (ctx.out);
+  CU_ASSERT_PTR_NOT_NULL (strstr (buf, "--controller URL"));
+  free (buf);
+  ebbctl_ctx_clear (&ctx);
+}
+
+static void
+test_sizes_and_numbers (void)
+{
+  cleanup_error ebb_error *err = NULL;
+  uint64_t v = 0;
+  CU_ASSERT_EQUAL (ebbctl_parse_size ("--memory", "512M", &v, &err), 0);
+  CU_ASSERT_EQUAL (v, 512ULL << 20);
+  CU_ASSERT_EQUAL (ebbctl_parse_size ("--memory", "1GiB", &v, &err), 0);
+  CU_ASSERT_EQUAL (v, 1ULL << 30);
+  CU_ASSERT_EQUAL (ebbctl_parse_size ("--memory", "4096", &v, &err), 0);
+  CU_ASSERT_EQUAL (v, 4096);
+  const char *bad[] = { "", "0", "-1", "12X", "1.5G", "2P", "99999999999999999999", "M", " 1M" };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bad); i++)
+    {
+      CU_ASSERT_EQUAL (ebbctl_parse_size ("--memory", bad[i], &v, &err), -EINVAL);
+      CU_ASSERT_PTR_NOT_NULL (strstr (ebb_error_msg (&err), "--memory"));
+      ebb_error_free (&err);
+    }
+  CU_ASSERT_EQUAL (ebbctl_parse_uint ("--tasks", "7", 1, 10, &v, &err), 0);
+  CU_ASSERT_EQUAL (v, 7);
+  const char *badn[] = { "0", "11", "-3", "+3", "3x", "", "18446744073709551616" };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (badn); i++)
+    {
+      CU_ASSERT_EQUAL (ebbctl_parse_uint ("--tasks", badn[i], 1, 10, &v, &err), -EINVAL);
+      ebb_error_free (&err);
+    }
+  CU_ASSERT_EQUAL (ebbctl_check_id ("job id", "j-1.x_2", &err), 0);
+  CU_ASSERT (ebbctl_check_id ("job id", "../x", &err) < 0);
+  ebb_error_free (&err);
+  CU_ASSERT (ebbctl_check_id ("job id", "a b", &err) < 0);
+}
+
+static void
+test_submit_parse (void)
+{
+  cleanup_error ebb_error *err = NULL;
+  const ebbctl_cmd *cmd = ebbctl_command_find ("submit");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (cmd);
+  ebbctl_submit_args a;
+  char **argv = ARGV ("submit", "--name", "burn", "--class", "long", "--tasks", "3", "--cpu", "500",
+                      "--memory", "64M", "--est", "2.5", "--wait", "--", "sh", "-c", "echo --name");
+  CU_ASSERT_EQUAL_FATAL (ebbctl_submit_parse (cmd, argc_of (argv), argv, &a, NULL, &err), 0);
+  CU_ASSERT_STRING_EQUAL (a.name, "burn");
+  CU_ASSERT_STRING_EQUAL (a.klass, "long");
+  CU_ASSERT_EQUAL (a.tasks, 3);
+  CU_ASSERT_EQUAL (a.cpu_millis, 500);
+  CU_ASSERT_EQUAL (a.memory_bytes, 64 << 20);
+  CU_ASSERT_DOUBLE_EQUAL (a.est_sec, 2.5, 1e-9);
+  CU_ASSERT (a.wait);
+  CU_ASSERT_STRING_EQUAL (a.argv[0], "sh");
+  CU_ASSERT_STRING_EQUAL (a.argv[2], "echo --name"); /* the task's argv is never ours */
+
+  json_object *body = ebbctl_submit_body (&a, "rid-1");
+  const char *s = json_object_to_json_string_ext (body, JSON_C_TO_STRING_PLAIN
+                                                            | JSON_C_TO_STRING_NOSLASHESCAPE);
+  CU_ASSERT_STRING_EQUAL (
+      s, "{\"name\":\"burn\",\"class\":\"long\",\"est_task_sec\":2.5,\"request_id\":\"rid-1\","
+         "\"tasks\":[{\"argv\":[\"sh\",\"-c\",\"echo --name\"],\"cpu_millis\":500,"
+         "\"memory_bytes\":67108864},{\"argv\":[\"sh\",\"-c\",\"echo --name\"],\"cpu_millis\":"
+         "500,\"memory_bytes\":67108864},{\"argv\":[\"sh\",\"-c\",\"echo --name\"],"
+         "\"cpu_millis\":500,\"memory_bytes\":67108864}]}");
+  json_object_put (body);
+
+  /* Defaults, and the name from the program's base name. */
+  char **d = ARGV ("submit", "--", "/usr/bin/sleep", "1");
+  CU_ASSERT_EQUAL_FATAL (ebbctl_submit_parse (cmd, 4, d, &a, NULL, &err), 0);
+  CU_ASSERT_STRING_EQUAL (a.name, "sleep");
+  CU_ASSERT_STRING_EQUAL (a.klass, "auto");
+  CU_ASSERT_EQUAL (a.tasks, 1);
+  CU_ASSERT_EQUAL (a.cpu_millis, 1000);
+  CU_ASSERT_EQUAL (a.memory_bytes, 256 << 20);
+  CU_ASSERT (a.est_sec < 0 && !a.wait);
+  body = ebbctl_submit_body (&a, NULL);
+  json_object *v = NULL;
+  CU_ASSERT (!json_object_object_get_ex (body, "est_task_sec", &v));
+  CU_ASSERT (!json_object_object_get_ex (body, "request_id", &v));
+  json_object_put (body);
+
+  char **bad[] = {
+    ARGV ("submit", "sleep", "1"),                   /* no "--" */
+    ARGV ("submit", "--tasks", "3"),                 /* no program */
+    ARGV ("submit", "--", ""),                       /* empty program */
+    ARGV ("submit", "--class", "medium", "--", "x"), /* bad class */
+    ARGV ("submit", "--tasks", "0", "--", "x"),      /* zero tasks */
+    ARGV ("submit", "--tasks", "10001", "--", "x"),  /* too many */
+    ARGV ("submit", "--cpu", "1.5", "--", "x"),      /* not an integer */
+    ARGV ("submit", "--memory", "lots", "--", "x"),  /* not a size */
+    ARGV ("submit", "--est", "-1", "--", "x"),       /* negative estimate */
+    ARGV ("submit", "--est", "nan", "--", "x"),      /* not finite */
+    ARGV ("submit", "--name", "a/b", "--", "x"),     /* name not an id */
+    ARGV ("submit", "--bogus", "--", "x"),           /* unknown option */
+    ARGV ("submit", "--name"),                       /* missing value */
+  };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bad); i++)
+    {
+      int n = 0;
+      while (bad[i][n])
+        n++;
+      CU_ASSERT_EQUAL (ebbctl_submit_parse (cmd, n, bad[i], &a, NULL, &err), -EINVAL);
+      CU_ASSERT_EQUAL (ebb_error_code (&err), EINVAL);
+      ebb_error_free (&err);
+    }
+}
+
+static void
+test_table (void)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+  ebbctl_table t;
+  ebbctl_table_init (&t, 3, (const char *const[]){ "ID", "STATE", "NODE" });
+  ebbctl_table_add (&t, (const char *const[]){ "1", "running", "node-a" });
+  ebbctl_table_add (&t, (const char *const[]){ "1234", NULL, "n\033[2Jx" });
+  ebbctl_table_print (&t, f);
+  ebbctl_table_clear (&t);
+  fclose (f);
+  CU_ASSERT_STRING_EQUAL (buf, "ID    STATE    NODE\n"
+                               "1     running  node-a\n"
+                               "1234  -        n?[2Jx\n");
+  free (buf);
+}
+
+static void
+test_clean (void)
+{
+  char b[8];
+  CU_ASSERT_STRING_EQUAL (ebbctl_clean (b, sizeof b, "ok\033[2J"), "ok?[2J");
+  CU_ASSERT_STRING_EQUAL (ebbctl_clean (b, sizeof b, NULL), "-");
+  CU_ASSERT_STRING_EQUAL (ebbctl_clean (b, sizeof b, "a\tb\x7f\n"), "a?b??");
+  CU_ASSERT_STRING_EQUAL (ebbctl_clean (b, sizeof b, "0123456789"), "0123456");
+}
+
+static void
+test_progress (void)
+{
+  char b[256];
+  CU_ASSERT_STRING_EQUAL (ebbctl_progress (b, sizeof b, 3, 2, 1, 10, 10),
+                          "[###>>>....] 3/10 done, 2 running, 1 suspended");
+  CU_ASSERT_STRING_EQUAL (ebbctl_progress (b, sizeof b, 10, 0, 0, 10, 4),
+                          "[####] 10/10 done, 0 running, 0 suspended");
+  CU_ASSERT_STRING_EQUAL (ebbctl_progress (b, sizeof b, 0, 0, 0, 0, 4),
+                          "[....] 0/0 done, 0 running, 0 suspended");
+  /* Counts that do not add up are clamped, never a bar longer than its width. */
+  CU_ASSERT_STRING_EQUAL (ebbctl_progress (b, sizeof b, 12, 5, 5, 10, 4),
+                          "[####] 10/10 done, 0 running, 0 suspended");
+  CU_ASSERT_STRING_EQUAL (ebbctl_progress (b, sizeof b, 1, 9, 9, 10, 10),
+                          "[#>>>>>>>>>] 1/10 done, 9 running, 0 suspended");
+  CU_ASSERT_STRING_EQUAL (ebbctl_progress (b, sizeof b, 1, 0, 0, 3, 10),
+                          "[###.......] 1/3 done, 0 running, 0 suspended");
+}
+
+static void
+test_duration_bytes (void)
+{
+  char b[32];
+  CU_ASSERT_STRING_EQUAL (ebbctl_duration (b, sizeof b, 0.85), "850ms");
+  CU_ASSERT_STRING_EQUAL (ebbctl_duration (b, sizeof b, 12.34), "12.3s");
+  CU_ASSERT_STRING_EQUAL (ebbctl_duration (b, sizeof b, 245), "4m05s");
+  CU_ASSERT_STRING_EQUAL (ebbctl_duration (b, sizeof b, 7380), "2h03m");
+  CU_ASSERT_STRING_EQUAL (ebbctl_duration (b, sizeof b, -1), "-");
+  CU_ASSERT_STRING_EQUAL (ebbctl_duration (b, sizeof b, 1.0 / 0.0), "-");
+  CU_ASSERT_STRING_EQUAL (ebbctl_bytes (b, sizeof b, 100), "100");
+  CU_ASSERT_STRING_EQUAL (ebbctl_bytes (b, sizeof b, 512ULL << 20), "512M");
+  CU_ASSERT_STRING_EQUAL (ebbctl_bytes (b, sizeof b, 3ULL << 29), "1.5G");
+}
+
+static void
+test_job_counts (void)
+{
+  json_object *j = json_tokener_parse (
+      "{\"tasks\":[{\"state\":\"exited\"},{\"state\":\"running\"},{\"state\":\"starting\"},"
+      "{\"state\":\"suspended\"},{\"state\":\"pending\"},{\"state\":\"killed\"},{}]}");
+  uint64_t d, r, s, n;
+  ebbctl_job_counts (j, &d, &r, &s, &n);
+  CU_ASSERT_EQUAL (d, 2);
+  CU_ASSERT_EQUAL (r, 2);
+  CU_ASSERT_EQUAL (s, 1);
+  CU_ASSERT_EQUAL (n, 7);
+  json_object_put (j);
+  /* A job of a list: counts per state, no tasks. */
+  j = json_tokener_parse ("{\"ntasks\":9,\"task_states\":{\"pending\":1,\"starting\":1,"
+                          "\"running\":2,\"suspended\":1,\"exited\":2,\"failed\":1,"
+                          "\"killed\":1}}");
+  ebbctl_job_counts (j, &d, &r, &s, &n);
+  CU_ASSERT (d == 4 && r == 3 && s == 1 && n == 9);
+  json_object_put (j);
+  ebbctl_job_counts (NULL, &d, &r, &s, &n);
+  CU_ASSERT_EQUAL (n, 0);
+  CU_ASSERT (ebbctl_job_finished ("done") && ebbctl_job_finished ("killed"));
+  CU_ASSERT (!ebbctl_job_finished ("running") && !ebbctl_job_finished (NULL));
+}
+
+static void
+print_all_help (FILE *f, void *data)
+{
+  (void)data;
+  ebbctl_print_help (f, NULL);
+}
+
+/* Every option of every table appears in the program's --help and in its command's. */
+static void
+test_help_lists_every_option (void)
+{
+  cleanup_free char *all = capture (print_all_help, NULL);
+  size_t n, ng;
+  const ebbctl_cmd *cmds = ebbctl_commands (&n);
+  const ebbctl_opt *g = ebbctl_global_opts (&ng);
+  for (size_t i = 0; i < ng; i++)
+    {
+      cleanup_free char *o = ebb_xasprintf ("--%s", g[i].name);
+      CU_ASSERT_PTR_NOT_NULL (strstr (all, o));
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      char *one = NULL;
+      size_t len = 0;
+      FILE *f = open_memstream (&one, &len);
+      ebbctl_print_help (f, &cmds[i]);
+      fclose (f);
+      CU_ASSERT_PTR_NOT_NULL (strstr (all, cmds[i].name));
+      for (size_t j = 0; j < cmds[i].n_opts; j++)
+        {
+          cleanup_free char *o = ebb_xasprintf ("--%s", cmds[i].opts[j].name);
+          CU_ASSERT_PTR_NOT_NULL (strstr (all, o));
+          CU_ASSERT_PTR_NOT_NULL (strstr (one, o));
+        }
+      free (one);
+      CU_ASSERT_PTR_EQUAL (ebbctl_command_find (cmds[i].name), &cmds[i]);
+    }
+  CU_ASSERT_PTR_NULL (ebbctl_command_find ("nope"));
+}
+
+int
+main (void)
+{
+  static const ebb_cu_test tests[] = {
+    EBB_CU_TEST (test_normalize_url),
+    EBB_CU_TEST (test_global),
+    EBB_CU_TEST (test_sizes_and_numbers),
+    EBB_CU_TEST (test_submit_parse),
+    EBB_CU_TEST (test_table),
+    EBB_CU_TEST (test_clean),
+    EBB_CU_TEST (test_progress),
+    EBB_CU_TEST (test_duration_bytes),
+    EBB_CU_TEST (test_job_counts),
+    EBB_CU_TEST (test_help_lists_every_option),
+  };
+  return ebb_cu_run ("ebbctl", NULL, NULL, tests, EBB_ARRAY_SIZE (tests));
+}

@@ -1,0 +1,151 @@
+#!/bin/sh
+# ebbctl's controller commands against a stand-in of the controller's REST API
+# (tests/status-page/fake-api: fixed JSON per route, every request logged): the tables, the
+# request each command sends (submit's body, drain, kill, decisions' since), --wait and watch
+# ending with the job, --json, the exit codes (4 for 404, 1 for errors), the token over TCP.
+# The same commands against the real ebb-controller: tests/test-ebbctl-controller.sh.
+# Budget: about 10 s.
+: "${EBB_TOP_SRCDIR:=.}" "${EBB_TOP_BUILDDIR:=.}"
+skip () { echo "SKIP: $*"; [ "${EBB_TEST_STRICT:-0}" = 1 ] && exit 1; exit 77; }
+fail () { echo "FAIL: $*"; FAILED=1; }
+ok () { echo "ok: $*"; }
+FAILED=0
+FAKE="$EBB_TOP_BUILDDIR/tests/status-page/fake-api"
+EBBCTL="$EBB_TOP_BUILDDIR/ebbctl"
+[ -x "$FAKE" ] && [ -x "$EBBCTL" ] || skip "needs $FAKE and $EBBCTL"
+command -v jq >/dev/null || skip "needs jq"
+TMP=$(mktemp -d /tmp/ebbctl-fake.XXXXXX) || exit 99
+FAKE_PID=
+trap '[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
+now=$(date +%s)
+cp "$EBB_TOP_SRCDIR"/tests/status-page/data/*.json "$TMP/"
+sed -i "s/NOW/$now/g" "$TMP"/*.json
+echo "ebbctl-fake-token-$$" >"$TMP/token"
+"$FAKE" "$TMP" "$(cat "$TMP/token")" >"$TMP/url" & FAKE_PID=$!
+i=0; while [ ! -s "$TMP/url" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+URL=$(cat "$TMP/url")
+[ -n "$URL" ] || { fail "fake-api did not start"; exit 1; }
+case $URL in unix:*) ;; *) fail "fake-api: $URL"; exit 1 ;; esac
+E="$EBBCTL --controller $URL --token-file $TMP/token"
+
+run () { "$@" >"$TMP/out" 2>"$TMP/err"; RC=$?; OUT=$(cat "$TMP/out"); ERR=$(cat "$TMP/err"); }
+expect_rc () { if [ "$RC" = "$1" ]; then ok "$2 -> exit $1"; else fail "$2: exit $RC, want $1; out: $OUT; err: $ERR"; fi; }
+last_request () { tail -1 "$TMP/requests.log"; }
+
+run $E status
+expect_rc 0 status
+echo "$OUT" | grep -qx 'policy: ebb' && echo "$OUT" | grep -qx 'capacity.cpu_millis: 6000' && ok "status: key: value" || fail "status: $OUT"
+
+run $E nodes
+echo "$OUT"
+[ "$RC" = 0 ] && echo "$OUT" | head -1 | grep -q '^NAME  *STATE  *CPU(m)  *MEMORY  *TASKS  *HEARTBEAT$' &&
+  echo "$OUT" | grep -q '^node-a  *ready  *2000/2000  *1G/4G  *3  *[0-9.]*m\?s ago$' &&
+  echo "$OUT" | grep -q '^node-c  *lost ' && ok "nodes: a table" || fail "nodes: $OUT"
+
+run $E jobs
+echo "$OUT"
+[ "$RC" = 0 ] && echo "$OUT" | grep -q '^1  *burn-long  *long  *running  *1/6 ' &&
+  echo "$OUT" | grep -q '^2  *query  *short  *done  *2/2 ' && ok "jobs: a table with tasks done of total" || fail "jobs: $OUT"
+# A hostile name reaches the terminal without its control characters.
+printf '{"jobs":[{"id":"9","name":"evil\\u001b[2Jname","state":"queued","tasks":[]}]}' >"$TMP/GET_jobs.json"
+run $E jobs
+echo "$OUT" | grep -q 'evil?\[2Jname' && ! grep -q "$(printf '\033')" "$TMP/out" && ok "control characters shown as ?" || fail "escape: $OUT"
+
+cat >"$TMP/GET_jobs_1.json" <<EOF2
+{"id":"1","name":"burn-long","class":"long","state":"running","submitted_at":$now,"started_at":$now,
+ "tasks":[{"id":"1.0","state":"running","node":"node-a","suspensions":0,"started_at":$now},
+          {"id":"1.1","state":"suspended","node":"node-b","suspensions":2,"started_at":$now},
+          {"id":"1.2","state":"exited","node":"node-a","exit_status":0,"suspensions":1,"started_at":$now,"finished_at":$((now + 5))}]}
+EOF2
+run $E job 1
+echo "$OUT"
+[ "$RC" = 0 ] && echo "$OUT" | grep -qx 'state: running' && echo "$OUT" | grep -q '^TASK  *STATE  *NODE  *EXIT  *SUSPENSIONS  *RUNTIME$' &&
+  echo "$OUT" | grep -q '^1\.1  *suspended  *node-b  *-  *2 ' && echo "$OUT" | grep -q '^1\.2  *exited  *node-a  *0  *1  *5\.0s$' &&
+  ok "job: the job and a table of its tasks" || fail "job 1: $OUT"
+run $E job 77;  expect_rc 4 "job of an unknown id"
+echo "$ERR" | grep -q 'HTTP 404' && ok "404 reported" || fail "404: $ERR"
+run $E node nope; expect_rc 4 "node of an unknown name"
+
+echo '{"id":"42","state":"queued"}' >"$TMP/POST_jobs.json"
+run $E submit --name burn --class long --tasks 3 --cpu 500 --memory 64M --est 30 -- sh -c 'echo a/b'
+[ "$RC" = 0 ] && [ "$OUT" = 42 ] && ok "submit prints the job id" || fail "submit: $RC $OUT $ERR"
+body=$(last_request | sed 's/^POST \/v1\/jobs since=- //')
+[ "$(echo "$body" | jq -c '[.name,.class,.est_task_sec,(.tasks|length),.tasks[2].argv,.tasks[0].cpu_millis,.tasks[0].memory_bytes]')" = \
+  '["burn","long",30,3,["sh","-c","echo a/b"],500,67108864]' ] && ok "submit: the body of POST /v1/jobs" || fail "submit body: $body"
+rid1=$(echo "$body" | jq -r .request_id)
+run $E submit -- true
+rid2=$(last_request | sed 's/^POST \/v1\/jobs since=- //' | jq -r .request_id)
+[ -n "$rid1" ] && [ "$rid1" != null ] && [ "$rid1" != "$rid2" ] && ok "each submission has its own request_id" || fail "request ids $rid1 $rid2"
+run $E submit --tasks 0 -- true;    expect_rc 2 "submit --tasks 0"
+run $E submit true;                 expect_rc 2 "submit without --"
+
+# --wait: the job ends while ebbctl polls.
+echo '{"id":"42","state":"running","tasks":[{"state":"running"}]}' >"$TMP/GET_jobs_42.json"
+(sleep 1; echo '{"id":"42","state":"done","tasks":[{"state":"exited"}]}' >"$TMP/GET_jobs_42.json.new" &&
+  mv "$TMP/GET_jobs_42.json.new" "$TMP/GET_jobs_42.json") &
+run timeout 10 $E submit --wait -- true
+[ "$RC" = 0 ] && [ "$OUT" = "42 done" ] && ok "submit --wait -> exit 0 once done" || fail "wait: $RC $OUT $ERR"
+echo '{"id":"42","state":"failed","tasks":[{"state":"failed"}]}' >"$TMP/GET_jobs_42.json"
+run timeout 10 $E submit --wait -- true
+[ "$RC" = 1 ] && [ "$OUT" = "42 failed" ] && ok "submit --wait -> exit 1 when failed" || fail "wait failed: $RC $OUT"
+
+echo '{"name":"node-b","state":"draining"}' >"$TMP/POST_nodes_node-b_drain.json"
+run $E drain node-b
+[ "$RC" = 0 ] && [ "$OUT" = "node-b: draining" ] && last_request | grep -q '^POST /v1/nodes/node-b/drain ' &&
+  ok "drain -> POST /v1/nodes/node-b/drain" || fail "drain: $RC $OUT $(last_request)"
+echo '{"name":"node-b","state":"ready"}' >"$TMP/POST_nodes_node-b_undrain.json"
+run $E undrain node-b
+[ "$OUT" = "node-b: ready" ] && last_request | grep -q '^POST /v1/nodes/node-b/undrain ' && ok "undrain" || fail "undrain: $OUT"
+echo '{"id":"1","state":"killed"}' >"$TMP/DELETE_jobs_1.json"
+run $E kill 1
+[ "$RC" = 0 ] && [ "$OUT" = "1: killed" ] && last_request | grep -q '^DELETE /v1/jobs/1 ' && ok "kill -> DELETE /v1/jobs/1" || fail "kill: $OUT"
+printf '#STATUS 409\n{"error":"conflict","detail":"job 1 already ended"}' >"$TMP/DELETE_jobs_1.json"
+run $E kill 1
+[ "$RC" = 1 ] && echo "$ERR" | grep -q 'HTTP 409 conflict: job 1 already ended' && ok "an error answer: its detail, exit 1" || fail "409: $RC $ERR"
+
+printf '{"id":"5","state":"ki\\u001b[31mlled"}' >"$TMP/DELETE_jobs_5.json"
+run $E kill 5
+[ "$OUT" = "5: ki?[31mlled" ] && ok "a state with control characters is printed with ?" || fail "hostile state: $OUT"
+
+run $E decisions
+echo "$OUT"
+[ "$RC" = 0 ] && echo "$OUT" | head -1 | grep -q '^SEQ  *TIME  *ACTION  *TASK  *NODE  *FOR JOB  *REASON$' &&
+  echo "$OUT" | grep -q '^2  .*  suspend  *1\.1  *node-a  *2  *short job 2 waits: preempt long task 1\.1$' &&
+  ok "decisions: a table" || fail "decisions: $OUT"
+: >"$TMP/requests.log"
+run timeout 2.5 $E decisions --follow
+polls=$(grep -c '^GET /v1/decisions' "$TMP/requests.log")
+[ "$polls" -ge 2 ] && sed -n 2p "$TMP/requests.log" | grep -q 'since=3 ' && [ "$(echo "$OUT" | grep -c '^[0-9]  ')" = 3 ] &&
+  ok "decisions --follow: polls with since= the last seq, prints each decision once" || fail "follow: $polls $(cat "$TMP/requests.log") $OUT"
+run $E --json decisions
+[ "$(echo "$OUT" | jq '.decisions | length')" = 3 ] && ok "--json decisions" || fail "--json decisions"
+
+cp "$TMP/GET_jobs_1.json" "$TMP/GET_jobs_1.json.orig"
+run $E watch --count 2 --interval 0.2
+[ "$RC" = 0 ] && [ "$(echo "$OUT" | grep -c '^ebbctl watch ')" = 2 ] && echo "$OUT" | grep -q '^NODES$' &&
+  echo "$OUT" | grep -q '^\[[#>.]*\] [0-9]*/[0-9]* done, [0-9]* running, [0-9]* suspended$' &&
+  ok "watch: two frames with a progress bar, nodes and jobs" || fail "watch: $RC $OUT"
+(sleep 1; sed 's/"state":"running","submitted_at"/"state":"done","submitted_at"/' "$TMP/GET_jobs_1.json.orig" >"$TMP/x" && mv "$TMP/x" "$TMP/GET_jobs_1.json") &
+run timeout 10 $E watch --interval 0.2 1
+[ "$RC" = 0 ] && echo "$OUT" | grep -q '^\[#############>>>>>>>>>>>>>>>>>>>>>>>>>>>\] 1/3 done, 1 running, 1 suspended$' &&
+  echo "$OUT" | tail -7 | grep -q '^job 1  burn-long  done$' && ok "watch JOB: progress bar, ends with the job" || fail "watch 1: $RC $OUT"
+run $E --json watch --count 1
+[ "$RC" = 0 ] && [ "$(echo "$OUT" | jq -r .cluster.policy)" = ebb ] && ok "--json watch: one JSON frame per line" || fail "--json watch: $OUT"
+run $E watch --interval 0 ;   expect_rc 2 "watch --interval 0"
+run timeout 5 $E watch --interval 0.1 77;  expect_rc 4 "watch of an unknown job"
+# A failing call does not end the view: 3 frames, then the exit status of the last one.
+mv "$TMP/GET_cluster.json" "$TMP/GET_cluster.off"
+printf '#STATUS 503\n{"error":"unavailable","detail":"restarting"}' >"$TMP/GET_cluster.json"
+run timeout 5 $E watch --interval 0.1 --count 3
+[ "$RC" = 1 ] && [ "$(echo "$OUT" | grep -c '^ebbctl watch ')" = 3 ] && [ "$(echo "$ERR" | grep -c 'HTTP 503')" = 3 ] &&
+  ok "watch goes on through failing calls, exit 1" || fail "watch through failures: $RC $OUT $ERR"
+mv "$TMP/GET_cluster.off" "$TMP/GET_cluster.json"
+
+run $EBBCTL --controller "$URL" status
+[ "$RC" = 1 ] && echo "$ERR" | grep -q 'HTTP 401' && ok "no token -> 401, exit 1" || fail "no token: $RC $ERR"
+EBB_CONTROLLER="$URL" run $EBBCTL --token-file "$TMP/token" status
+expect_rc 0 "EBB_CONTROLLER as the address"
+kill "$FAKE_PID"; wait "$FAKE_PID" 2>/dev/null; FAKE_PID=
+run $E status
+[ "$RC" = 1 ] && echo "$ERR" | grep -q 'cannot reach the controller' && ok "controller gone -> exit 1, says so" || fail "gone: $RC $ERR"
+exit $FAILED

@@ -1,0 +1,163 @@
+#!/bin/sh
+# Debian's Prometheus scrapes a real ebb-agent: the agent listens on loopback TCP behind a
+# bearer token (port 0, the bound address read from STATE/listen), sends heartbeats, and a
+# private prometheus (loopback, its own data dir, 1 s scrape interval) scrapes /metrics with
+# the token from a credentials file. The test then asks Prometheus' HTTP API for ebb's
+# series: the target is up with no scrape error, ebb_build_info carries the version, the
+# request counters by status class and ebb_agent_heartbeats_total{result=...} are stored.
+# When the tree has an ebb-controller, the agent heartbeats to it (result="ok") and Prometheus
+# scrapes it too (up, ebb_build_info, its heartbeat counter); otherwise heartbeats go to a
+# port where nothing listens (result="error").
+# Budget: about 15 s (60 s hard limit on the waits).
+. "${EBB_TOP_SRCDIR:-.}/tests/agent/lib.sh"
+command -v prometheus >/dev/null || skip "needs prometheus (apt-get install prometheus)"
+PROM_PID=
+
+setup_cgroups
+umask 077
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$TMP/token"
+# free_port: a loopback port where nothing answers now.
+free_port () {
+  for try in 1 2 3 4 5 6 7 8; do
+    p=$((20000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 40000))
+    curl -s -m 1 -o /dev/null "http://127.0.0.1:$p/" || { echo "$p"; return 0; }
+  done
+  return 1
+}
+auth="Authorization: Bearer $(cat "$TMP/token")"
+
+# The controller, when the tree has one: the agent heartbeats to it (same token), and
+# Prometheus scrapes it too. Without one, heartbeats go to a port where nothing listens, so
+# each one is a real error outcome.
+CTL_BIN=$EBB_TOP_BUILDDIR/ebb-controller
+CTL_PID=
+ctl_addr=
+if [ -x "$CTL_BIN" ]; then
+  ctl_addr=127.0.0.1:$(free_port) || { fail "no free port for the controller"; exit 1; }
+  "$CTL_BIN" --listen "$ctl_addr" --state-dir "$TMP/ctl" --token-file "$TMP/token" -v \
+    >"$TMP/controller.log" 2>&1 &
+  CTL_PID=$!
+  i=0
+  until curl -sf -o /dev/null -H "$auth" "http://$ctl_addr/v1/nodes" || [ $i -ge 100 ]; do
+    kill -0 "$CTL_PID" 2>/dev/null || { fail "controller exited: $(tail -5 "$TMP/controller.log")"; exit 1; }
+    sleep 0.1
+    i=$((i + 1))
+  done
+  hb_url=http://$ctl_addr
+else
+  hb_url=http://127.0.0.1:$(free_port)
+fi
+# Only a TCP listener (the token guards every listener once it is set).
+"$AGENT_BIN" --listen 127.0.0.1:0 --token-file "$TMP/token" --state-dir "$STATE" \
+  --cgroup-parent "$CGP" --controller "$hb_url" --heartbeat-interval 200ms \
+  -v >>"$LOG" 2>&1 &
+AGENT_PID=$!
+addr=
+i=0
+while [ -z "$addr" ] && [ $i -lt 100 ]; do
+  kill -0 "$AGENT_PID" 2>/dev/null || { AGENT_PID=; fail "agent exited"; exit 1; }
+  addr=$(grep -s -m1 '^http://127\.0\.0\.1:' "$STATE/listen" | sed 's|^http://||; s|/*$||')
+  sleep 0.05
+  i=$((i + 1))
+done
+[ -n "$addr" ] || { fail "no TCP address in $STATE/listen"; exit 1; }
+i=0
+until curl -sf -o /dev/null -H "$auth" "http://$addr/v1/health" || [ $i -ge 100 ]; do sleep 0.05; i=$((i + 1)); done
+
+# The exposition itself: content type with charset, refused without the token.
+ctype=$(curl -s -o /dev/null -w '%{content_type}' -H "$auth" "http://$addr/metrics")
+[ "$ctype" = "text/plain; version=0.0.4; charset=utf-8" ] && ok "content type: $ctype" ||
+  fail "content type: $ctype"
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://$addr/metrics")
+[ "$code" = 401 ] && ok "no token: 401" || fail "no token: HTTP $code"
+
+# A free loopback port for Prometheus' own web API.
+port=$(free_port) || { fail "no free port for prometheus"; exit 1; }
+cat >"$TMP/prometheus.yml" <<EOF2
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: ebb-agent
+    authorization:
+      type: Bearer
+      credentials_file: $TMP/token
+    static_configs:
+      - targets: ['$addr']
+EOF2
+[ -z "$ctl_addr" ] || cat >>"$TMP/prometheus.yml" <<EOF2
+  - job_name: ebb-controller
+    authorization:
+      type: Bearer
+      credentials_file: $TMP/token
+    static_configs:
+      - targets: ['$ctl_addr']
+EOF2
+prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/prom" \
+  --web.listen-address="127.0.0.1:$port" --log.level=warn >"$TMP/prometheus.log" 2>&1 &
+PROM_PID=$!
+trap 'kill "$PROM_PID" $CTL_PID 2>/dev/null; wait "$PROM_PID" $CTL_PID 2>/dev/null; cleanup' EXIT
+
+# query PROMQL: the first sample's value ("" when there is none).
+query () {
+  curl -s -m 5 -G "http://127.0.0.1:$port/api/v1/query" --data-urlencode "query=$1" >"$TMP/q.json" || return 1
+  jq -r '.data.result[0].value[1] // ""' "$TMP/q.json"
+}
+t0=$(date +%s)
+if [ -n "$ctl_addr" ]; then want_hb=ok; else want_hb=error; fi
+until [ "$(query 'up{job="ebb-agent"}' 2>/dev/null)" = 1 ] &&
+  [ "$(query "ebb_agent_heartbeats_total{result=\"$want_hb\"} > 0" 2>/dev/null)" != "" ] &&
+  { [ -z "$ctl_addr" ] || [ "$(query 'up{job="ebb-controller"}' 2>/dev/null)" = 1 ]; }; do
+  kill -0 "$PROM_PID" 2>/dev/null || { fail "prometheus exited: $(tail -5 "$TMP/prometheus.log")"; exit 1; }
+  [ $(($(date +%s) - t0)) -lt 60 ] || { fail "no successful scrape in 60 s"; break; }
+  sleep 0.5
+done
+echo "prometheus scraped the agent after $(($(date +%s) - t0)) s"
+curl -s "http://127.0.0.1:$port/api/v1/targets" >"$TMP/targets.json"
+health=$(jq -r '.data.activeTargets[] | select(.labels.job=="ebb-agent") | .health' "$TMP/targets.json")
+lasterr=$(jq -r '.data.activeTargets[] | select(.labels.job=="ebb-agent") | .lastError' "$TMP/targets.json")
+[ "$health" = up ] && [ -z "$lasterr" ] && ok "target up, no scrape error" ||
+  fail "target health $health, last error: $lasterr"
+
+v=$(query "ebb_build_info{job=\"ebb-agent\",version=\"$("$AGENT_BIN" --version | awk '{print $NF}')\"}")
+[ "$v" = 1 ] && ok "ebb_build_info with the agent's version" || fail "ebb_build_info: '$v' ($(cat "$TMP/q.json"))"
+v=$(query 'ebb_agent_http_requests_total{code="2xx"}')
+[ -n "$v" ] && [ "$v" -ge 1 ] && ok "ebb_agent_http_requests_total{code=\"2xx\"} = $v" ||
+  fail "2xx requests: '$v'"
+v=$(query 'ebb_agent_http_requests_total{code="4xx"}')
+[ -n "$v" ] && [ "$v" -ge 1 ] && ok "ebb_agent_http_requests_total{code=\"4xx\"} = $v (the refused scrape)" ||
+  fail "4xx requests: '$v'"
+v=$(query "ebb_agent_heartbeats_total{result=\"$want_hb\"}")
+[ -n "$v" ] && [ "$v" -ge 1 ] && ok "ebb_agent_heartbeats_total{result=\"$want_hb\"} = $v" ||
+  fail "heartbeats $want_hb: '$v'"
+v=$(query 'ebb_agent_heartbeats_total{result=~"ok|error"}')
+[ -n "$v" ] || fail "no ebb_agent_heartbeats_total{result=...} series"
+if [ -n "$ctl_addr" ]; then
+  ctype=$(curl -s -o /dev/null -w '%{content_type}' -H "$auth" "http://$ctl_addr/metrics")
+  [ "$ctype" = "text/plain; version=0.0.4; charset=utf-8" ] && ok "controller content type: $ctype" ||
+    fail "controller content type: $ctype"
+  health=$(jq -r '.data.activeTargets[] | select(.labels.job=="ebb-controller") | .health' "$TMP/targets.json")
+  [ "$health" = up ] && ok "controller target up" || fail "controller target: $health"
+  v=$(query 'ebb_build_info{job="ebb-controller",program="ebb-controller"}')
+  [ "$v" = 1 ] && ok "ebb_build_info of the controller" || fail "controller ebb_build_info: '$v'"
+  v=$(query 'ebb_controller_heartbeats_total')
+  [ -n "$v" ] && [ "$v" -ge 1 ] && ok "ebb_controller_heartbeats_total = $v" || fail "controller heartbeats: '$v'"
+fi
+n=$(curl -s -G "http://127.0.0.1:$port/api/v1/label/__name__/values" | jq -r '.data[]' | grep -c '^ebb_')
+[ "$n" -ge 10 ] && ok "$n ebb_ series stored" || fail "only $n ebb_ series stored"
+# The Grafana dashboard asks only for series the agent exports, in queries Prometheus accepts.
+curl -s -G "http://127.0.0.1:$port/api/v1/label/__name__/values" | jq -r '.data[]' | sort -u >"$TMP/names"
+dash=$EBB_TOP_SRCDIR/contrib/grafana/ebb.json
+jq -r '.panels[].targets[]?.expr' "$dash" >"$TMP/exprs" || fail "$dash is not valid JSON"
+for m in $(grep -o 'ebb_[a-z_]*' "$TMP/exprs" | sort -u); do
+  case $m in ebb_controller_*) [ -n "$ctl_addr" ] || continue ;; esac
+  grep -qx "$m" "$TMP/names" || fail "dashboard uses $m, which the agent does not export"
+done
+while read -r e; do
+  e=$(printf '%s' "$e" | sed 's/\$__rate_interval/5s/g; s/\$instance/.*/g')
+  st=$(curl -s -G "http://127.0.0.1:$port/api/v1/query" --data-urlencode "query=$e" | jq -r .status)
+  [ "$st" = success ] || fail "dashboard query refused by Prometheus: $e"
+done <"$TMP/exprs"
+ok "dashboard: $(wc -l <"$TMP/exprs") queries accepted, every series they name is exported"
+exit $FAILED

@@ -1,0 +1,6 @@
+#!/bin/bash
+# Slowloris (slowhttptest -c 2000 -H -i 10 -r 400) against a real ebb-controller: GET /v1/health
+# stays under 100 ms p99 from another address and from the attacker's own (tests/slowloris.sh).
+# Time budget: about 20 s, at most 50 s.
+SLOWLORIS_TARGET=controller
+. "${EBB_TOP_SRCDIR:-.}/tests/slowloris.sh"

@@ -1,0 +1,83 @@
+#!/bin/sh
+# The status page in headless Chromium against a stand-in of the controller's JSON API
+# (tests/status-page/fake-api serving the real page and fixed JSON): what the DOM shows after
+# the script ran (policy, nodes and states, job progress bars, suspended tasks, decisions
+# newest first), a hostile job name shown as text and never run as HTML, the token taken from
+# the address's fragment, a 401 turned into the token form, a failing call reported. Budget: about 10 s.
+. "${EBB_TOP_SRCDIR:-.}/tests/status-page/lib.sh"
+FAKE="$EBB_TOP_BUILDDIR/tests/status-page/fake-api"
+[ -x "$FAKE" ] || skip "no $FAKE"
+command -v socat >/dev/null || skip "needs socat"
+TMP=$(mktemp -d /tmp/ebb-status-page.XXXXXX) || exit 99
+FAKE_PID= BRIDGE_PID=
+trap '[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null; [ -n "$BRIDGE_PID" ] && kill "$BRIDGE_PID"; rm -rf "$TMP"' EXIT
+
+# The fixtures, timed around now so durations are plausible.
+now=$(date +%s)
+cp "$EBB_TOP_SRCDIR"/tests/status-page/data/*.json "$TMP/"
+sed -i "s/NOW/$now/g" "$TMP"/*.json
+TOKEN=status-page-test-token-$$
+"$FAKE" "$TMP" "$TOKEN" >"$TMP/url" & FAKE_PID=$!
+i=0; while [ ! -s "$TMP/url" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+[ -s "$TMP/url" ] || { fail "fake-api did not start"; exit 1; }
+# Chromium speaks TCP: a loopback bridge to the stand-in's socket.
+PORT=$((20000 + ($$ + 21) % 20000))
+socat "TCP-LISTEN:$PORT,bind=127.0.0.1,reuseaddr,fork" "UNIX-CONNECT:$TMP/api.sock" 2>/dev/null & BRIDGE_PID=$!
+URL="http://127.0.0.1:$PORT"
+i=0; until curl -s -o /dev/null "$URL/"; do i=$((i + 1)); [ $i -lt 50 ] || break; sleep 0.1; done
+
+# GET / needs no token and says what it may load.
+curl -s -D "$TMP/headers" -o "$TMP/page" "$URL/"
+grep -qi '^content-type: text/html; charset=utf-8' "$TMP/headers" &&
+  grep -qi "^content-security-policy: default-src 'none'" "$TMP/headers" &&
+  grep -q '<title>ebb cluster</title>' "$TMP/page" && ok "GET / -> the page, text/html with a CSP" ||
+  fail "GET /: $(cat "$TMP/headers")"
+# No external resource: no src= or href= anywhere and no absolute URL in the page.
+grep -Eq '(src|href)=|https?://' "$TMP/page" && fail "the page refers to something outside itself" ||
+  ok "no external resources"
+
+chromium_run "$TMP/dom" "$URL/#token=$TOKEN"
+D="$TMP/dom.html"
+[ -s "$D" ] || { fail "chromium: no DOM"; tail -5 "$TMP/dom.log"; exit 1; }
+[ "$(text_of "$D" policy)" = ebb ] && [ "$(text_of "$D" n-nodes)" = 3 ] && [ "$(text_of "$D" n-jobs)" = 3 ] &&
+  [ "$(text_of "$D" n-suspended)" = 2 ] && [ "$(text_of "$D" n-preemptions)" = 7 ] &&
+  ok "header: policy ebb, 3 nodes, 3 jobs, 2 suspended, 7 preemptions" ||
+  fail "header: $(text_of "$D" policy) $(text_of "$D" n-nodes) $(text_of "$D" n-jobs) $(text_of "$D" n-suspended) $(text_of "$D" n-preemptions)"
+for s in '<td>node-a</td><td class="state-ready">ready</td><td>2000/2000</td><td>1G/4G</td>' \
+         '<td>node-b</td><td class="state-draining">draining</td>' '<td>node-c</td><td class="state-lost">lost</td>'; do
+  grep -qF "$s" "$D" || fail "nodes: missing $s"
+done
+grep -qF '1/6 done, 3 running, 2 suspended' "$D" && grep -qF '2/2 done, 0 running, 0 suspended' "$D" &&
+  ok "jobs: progress of tasks done of total, running, suspended" || fail "progress bars"
+grep -Eq '<td>1</td><td>burn-long</td><td>1\.1</td><td>node-a</td><td class="num">2</td>' "$D" &&
+  grep -Eq '<td>1</td><td>burn-long</td><td>1\.2</td><td>node-b</td><td class="num">1</td>' "$D" &&
+  ok "suspended tasks: both, with node and suspensions" || fail "suspended tasks"
+# Decisions newest first.
+seqs=$(sed 's/<tr>/\n<tr>/g' "$D" | sed -n 's/^<tr><td>\([0-9]*\)<\/td><td>[^<]*<\/td><td class="state-\(launch\|suspend\|resume\)".*/\1/p' | tr '\n' ' ')
+[ "$seqs" = "3 2 1 " ] && grep -qF 'short job 2 waits: preempt long task 1.1' "$D" &&
+  ok "decisions: newest first, with the policy's reason" || fail "decisions: '$seqs'"
+# Refreshed: a second round asked only for decisions after the last one seen.
+grep -q '^GET /v1/decisions since=0 ' "$TMP/requests.log" && grep -q '^GET /v1/decisions since=3 ' "$TMP/requests.log" &&
+  ok "refreshed, decisions fetched incrementally (since=3)" || fail "refresh: $(cat "$TMP/requests.log")"
+# The hostile name is text: escaped in the DOM, no <img> element, the title untouched.
+grep -qF '&lt;img src=x onerror=' "$D" && ! grep -q '<img' "$D" && grep -q '<title>ebb cluster</title>' "$D" &&
+  ok "a job name of HTML is shown as text, never run" || fail "hostile name"
+grep -q "$TOKEN" "$D" && fail "the token is in the DOM" || ok "the token stays out of the page"
+
+chromium_run "$TMP/noauth" "$URL/"
+grep -qF 'A token is needed.' "$TMP/noauth.html" && grep -q 'id="auth" style="display: block;"' "$TMP/noauth.html" &&
+  ! grep -qF 'burn-long' "$TMP/noauth.html" && ok "no token: the token form, no data" || fail "no token"
+chromium_run "$TMP/badauth" "$URL/#token=wrong"
+grep -qF 'The token was refused.' "$TMP/badauth.html" && ok "a wrong token: refused" || fail "wrong token"
+
+# An API call failing (here a 404): the page says which and does not pretend.
+mv "$TMP/GET_cluster.json" "$TMP/GET_cluster.json.off"
+chromium_run "$TMP/down" "$URL/#token=$TOKEN"
+grep -qF 'Cannot read the controller: /v1/cluster: HTTP 404' "$TMP/down.html" && ok "a failing API call: said so" ||
+  fail "failing API call"
+mv "$TMP/GET_cluster.json.off" "$TMP/GET_cluster.json"
+
+if [ -n "${EBB_STATUS_PAGE_SCREENSHOT:-}" ]; then
+  chromium_shot "$EBB_STATUS_PAGE_SCREENSHOT" "$URL/#token=$TOKEN" && ok "screenshot in $EBB_STATUS_PAGE_SCREENSHOT"
+fi
+exit $FAILED

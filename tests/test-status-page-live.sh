@@ -1,0 +1,64 @@
+#!/bin/sh
+# The status page against a live ebb-controller with a live ebb-agent (root, real cgroups), in
+# headless Chromium: a long job of two tasks, one of them suspended on its agent with ebbctl,
+# and a short job done; the DOM after the script ran shows the policy, the node, both jobs with
+# their progress, the suspended task with its node, and the launch decisions. The controller's
+# unix socket needs no token; Chromium reaches it through a loopback TCP bridge (socat), as an
+# operator would through `ssh -L PORT:/run/ebb/controller.sock`. Budget: about 15 s.
+. "${EBB_TOP_SRCDIR:-.}/tests/agent/lib.sh"
+. "${EBB_TOP_SRCDIR:-.}/tests/status-page/lib.sh"
+EBBCTL="$EBB_TOP_BUILDDIR/ebbctl"
+CTL_BIN="$EBB_TOP_BUILDDIR/ebb-controller"
+[ -x "$EBBCTL" ] && [ -x "$CTL_BIN" ] || skip "needs $EBBCTL and $CTL_BIN"
+command -v socat >/dev/null || skip "needs socat"
+setup_cgroups
+
+CSOCK="$TMP/controller.sock"
+CTL_PID= A1_PID= BRIDGE_PID=
+"$CTL_BIN" --listen "unix:$CSOCK" --state-dir "$TMP/controller" --policy fifo -v >>"$TMP/controller.log" 2>&1 &
+CTL_PID=$!
+"$AGENT_BIN" --listen "unix:$TMP/n1.sock" --state-dir "$TMP/n1" --cgroup-parent "$CGP" --node-name n1 \
+  --controller "unix:$CSOCK" --heartbeat-interval 500ms --capacity-cpu-millis 2000 --stop-grace 1s \
+  -v >>"$TMP/n1.log" 2>&1 &
+A1_PID=$!
+PORT=$((20000 + ($$ + 13) % 20000))
+socat "TCP-LISTEN:$PORT,bind=127.0.0.1,reuseaddr,fork" "UNIX-CONNECT:$CSOCK" 2>/dev/null &
+BRIDGE_PID=$!
+trap 'for p in $BRIDGE_PID $A1_PID $CTL_PID; do kill -TERM $p 2>/dev/null; wait $p 2>/dev/null; done
+      cleanup; [ "$FAILED" != 0 ] && tail -20 "$TMP"/*.log 2>/dev/null' EXIT
+
+E="$EBBCTL --controller unix:$CSOCK"
+i=0; until $E nodes 2>/dev/null | grep -q '^n1  *ready '; do
+  i=$((i + 1)); [ $i -lt 100 ] || { fail "n1 did not register"; exit 1; }; sleep 0.1
+done
+$E submit --name quick --class short --tasks 2 --cpu 100 --memory 32M --wait -- true >/dev/null || fail "quick job"
+LONG=$($E submit --name crunch --class long --tasks 2 --cpu 500 --memory 32M -- sleep 60) || fail "long job"
+i=0; until [ "$($E --json job "$LONG" | jq '[.tasks[] | select(.state == "running")] | length')" = 2 ]; do
+  i=$((i + 1)); [ $i -lt 50 ] || { fail "long job not running"; break; }; sleep 0.1
+done
+atask=$($EBBCTL --agent "unix:$TMP/n1.sock" --json tasks | jq -r '[.tasks[] | select(.state == "running")][0].id')
+$EBBCTL --agent "unix:$TMP/n1.sock" suspend "$atask" >/dev/null || fail "suspend $atask"
+i=0; until $E job "$LONG" | grep -q '  suspended  *n1 '; do
+  i=$((i + 1)); [ $i -lt 50 ] || { fail "the controller did not see the suspension"; break; }; sleep 0.1
+done
+STASK=$($E --json job "$LONG" | jq -r '.tasks[] | select(.state == "suspended") | .id')
+
+chromium_run "$TMP/dom" "http://127.0.0.1:$PORT/"
+D="$TMP/dom.html"
+[ -s "$D" ] || { fail "chromium: no DOM"; tail -5 "$TMP/dom.log"; exit 1; }
+[ "$(text_of "$D" policy)" = fifo ] && [ "$(text_of "$D" n-nodes)" = 1 ] && [ "$(text_of "$D" n-jobs)" = 2 ] &&
+  [ "$(text_of "$D" n-running)" = 1 ] && [ "$(text_of "$D" n-suspended)" = 1 ] &&
+  ok "header: fifo, 1 node, 2 jobs, 1 running and 1 suspended task" ||
+  fail "header: $(text_of "$D" policy) $(text_of "$D" n-nodes) $(text_of "$D" n-jobs) $(text_of "$D" n-running) $(text_of "$D" n-suspended)"
+grep -qF '<td>n1</td><td class="state-ready">ready</td><td>500/2000</td>' "$D" &&
+  ok "node n1 ready, 500 of 2000 millicores allocated (the suspended task's given back)" || fail "node row: $(grep -o '<td>n1</td>.\{0,120\}' "$D")"
+grep -qF "<td>$LONG</td><td>crunch</td><td>long</td><td class=\"state-running\">running</td>" "$D" &&
+  grep -qF '0/2 done, 1 running, 1 suspended' "$D" && grep -qF '2/2 done, 0 running, 0 suspended' "$D" &&
+  ok "jobs with their progress" || fail "jobs"
+grep -qF "<td>$LONG</td><td>crunch</td><td>$STASK</td><td>n1</td>" "$D" && ok "suspended task $STASK on n1" ||
+  fail "suspended tasks: $(grep -o 'id="suspended".\{0,300\}' "$D")"
+[ "$(grep -o 'class="state-launch">launch<' "$D" | wc -l)" = 4 ] && ok "4 launch decisions" || fail "decisions"
+grep -q 'id="error" role="alert" style="display: none;"' "$D" && ok "no error shown" || fail "error: $(text_of "$D" error)"
+[ -n "${EBB_STATUS_PAGE_SCREENSHOT:-}" ] && chromium_shot "$EBB_STATUS_PAGE_SCREENSHOT" "http://127.0.0.1:$PORT/" &&
+  ok "screenshot in $EBB_STATUS_PAGE_SCREENSHOT"
+exit $FAILED
