@@ -722,7 +722,10 @@ queue_tasks (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
   ebb_pol_job *pol = &c->pjobs_pol[id];
   memset (pol, 0, sizeof *pol);
   pol->submit_sec = pol_now ();
-  pol->est_task_sec = j->est_task_sec;
+  /* A job submitted without an estimate still needs one: Hawk's central placement sums the
+   * estimates of the long work queued on a node, and with all of them 0 every node ties and
+   * the first takes every task. One second each makes it spread by task count. */
+  pol->est_task_sec = j->est_task_sec > 0 ? j->est_task_sec : 1.0;
   pol->cancel_at_sec = INFINITY;
   pol->ntasks = (uint32_t)n;
   pol->demand = demand;

@@ -11,8 +11,10 @@
 setup_cgroups
 REPS=${EBB_CTL_TEST_REPS:-5}
 ITER=${EBB_CTL_TEST_ITER:-3000000}
-CTL_TICK=50ms start_controller --policy bigc --policy-opt mode=gp --policy-opt round-sec=0.05 \
-  --node-timeout 10s || { fail "controller did not start"; exit 1; }
+# EBB_CTL_TEST_POLICY: the policy's flags (tests/test-controller-preempt-ebb.sh runs ebb).
+POLICY=${EBB_CTL_TEST_POLICY:---policy bigc --policy-opt mode=gp --policy-opt round-sec=0.05}
+# shellcheck disable=SC2086 # the flags are words
+CTL_TICK=50ms start_controller $POLICY --node-timeout 10s || { fail "controller did not start"; exit 1; }
 for n in 1 2 3; do start_node $n; done
 wait_for 10 '[.nodes[] | select(.state == "ready")] | length == 3' /v1/nodes || fail "nodes: $(cat "$TMP/body")"
 
