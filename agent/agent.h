@@ -339,6 +339,9 @@ typedef struct ebb_agent_config
   char *advertise_url;            /* NULL: the first listener's URL */
   char *task_user;                /* who tasks run as when a launch names no user */
   char *socket_group;             /* group of the unix sockets (mode 0660), or NULL */
+  char *tls_cert;                 /* PEM certificate of the TCP listeners (with tls_key) */
+  char *tls_key;                  /* PEM private key of the TCP listeners */
+  char *controller_ca;            /* PEM CA bundle that verifies an https controller */
   uint64_t task_log_max_bytes;    /* a task's log beyond this moves to ID.log.1 */
   bool allow_root_tasks;
   int verbose;

@@ -555,6 +555,8 @@ ebb_agent_http_start (ebb_agent *a, ebb_error **err)
   hc.userdata = a;
   hc.bearer_token = a->token;
   hc.unix_group = a->cfg->socket_group; /* sockets are 0660: root and this group */
+  hc.tls_cert_file = a->cfg->tls_cert;  /* https on TCP listeners; unix sockets stay plain */
+  hc.tls_key_file = a->cfg->tls_key;
   hc.max_body_bytes = EBB_AGENT_MAX_BODY;
   a->http = ebb_http_server_new (a->event, &hc, err);
   if (!a->http)

@@ -95,6 +95,7 @@ send_now (ebb_agent *a)
   ebb_http_call_opts opts = { 0 };
   opts.timeout_ms = 5000;
   opts.bearer_token = a->token;
+  opts.ca_file = a->cfg->controller_ca;
   a->push_wanted = false;
   cleanup_error ebb_error *err = NULL;
   if (ebb_http_client_start (a->client, "POST", a->cfg->controller, path, body, &opts, on_done, a,

@@ -74,6 +74,12 @@ static const ebb_conf_setting table[] = {
   S_STR ("controller", controller, NULL, validate_url, "controller to send heartbeats to"),
   S_STR ("token_file", token_file, NULL, ebb_conf_validate_abspath,
          "bearer token file (not accessible by others)"),
+  S_STR ("tls_cert", tls_cert, NULL, ebb_conf_validate_abspath,
+         "PEM certificate: the TCP listeners speak https (with tls_key)"),
+  S_STR ("tls_key", tls_key, NULL, ebb_conf_validate_abspath,
+         "PEM private key of tls_cert (not accessible by others)"),
+  S_STR ("controller_ca", controller_ca, NULL, ebb_conf_validate_abspath,
+         "PEM CA bundle that verifies an https controller (default: the system's)"),
   S_STR ("docker_socket", docker_socket, NULL, ebb_conf_validate_abspath,
          "Docker API socket to discover containers on"),
   S_STR ("podman_socket", podman_socket, NULL, ebb_conf_validate_abspath,
@@ -388,9 +394,11 @@ ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err)
       || !same_str (n.docker_socket, cfg->docker_socket)
       || !same_str (n.podman_socket, cfg->podman_socket) || !same_str (n.node_name, cfg->node_name)
       || !same_str (n.cgroup_root, cfg->cgroup_root)
-      || !same_str (n.socket_group, cfg->socket_group))
+      || !same_str (n.socket_group, cfg->socket_group) || !same_str (n.tls_cert, cfg->tls_cert)
+      || !same_str (n.tls_key, cfg->tls_key))
     ebb_log_warn ("reload: listen, state_dir, cgroup_parent, adopt_root, token_file, sockets, "
-                  "node_name, cgroup_root and socket_group take effect only after a restart");
+                  "node_name, cgroup_root, socket_group, tls_cert and tls_key take effect only "
+                  "after a restart");
   if (cfg->token_file && ebb_agent_url_exposes_token (n.controller))
     {
       ebb_agent_config_free (&n);
@@ -399,6 +407,7 @@ ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err)
                             "expose the token; use https");
     }
   swap_str (&cfg->controller, &n.controller);
+  swap_str (&cfg->controller_ca, &n.controller_ca);
   swap_str (&cfg->task_user, &n.task_user);
   cfg->allow_root_tasks = n.allow_root_tasks;
   cfg->task_log_max_bytes = n.task_log_max_bytes;

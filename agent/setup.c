@@ -101,6 +101,8 @@ check_security (ebb_agent *a, ebb_error **err)
                           "--listen %s is a TCP address: --token-file is required (any local "
                           "user can reach TCP, loopback included)",
                           tcp);
+  if (!a->cfg->tls_cert != !a->cfg->tls_key)
+    return ebb_error_set (err, EINVAL, "--tls-cert and --tls-key go together");
   if (a->cfg->token_file && ebb_agent_url_exposes_token (a->cfg->controller))
     return ebb_error_set (err, EACCES,
                           "--controller %s is plain http to a non-loopback address: the token "
