@@ -806,6 +806,8 @@ ebb_ctl_http_start (ebb_ctl *c, ebb_error **err)
         return ebb_error_set (err, EINVAL, "a TCP listener needs a token (--token-file)");
       hc.listen = tcp_l;
       hc.bearer_token = c->token;
+      hc.tls_cert_file = c->cfg->tls_cert; /* https on TCP; the unix socket stays plain */
+      hc.tls_key_file = c->cfg->tls_key;
       c->http_tcp = ebb_http_server_new (c->event, &hc, err);
       if (!c->http_tcp)
         return ebb_error_wrap (err, "listen");

@@ -34,6 +34,9 @@ typedef struct ebb_ctl_config
   char **policy_opt;
   uint64_t node_timeout_usec;
   char *token_file;
+  char *tls_cert; /* PEM certificate: the TCP listeners speak https (with tls_key) */
+  char *tls_key;
+  char *agent_ca; /* PEM CA bundle that verifies https agents; NULL: the system's */
   uint64_t tick_usec;
   uint64_t retry_max_usec;
   int64_t verbose;

@@ -18,7 +18,7 @@ ebb_controller_LDADD = $(EBB_CTL_LIBS)
 
 # Integration tests: the real controller with real ebb-agents on real cgroups (root).
 controller_int_tests = tests/test-controller-basic.sh tests/test-controller-faults.sh \
-	tests/test-controller-preempt.sh
+	tests/test-controller-preempt.sh tests/test-controller-tls.sh
 TESTS += $(controller_int_tests)
 EXTRA_DIST += $(controller_int_tests) tests/controller/lib.sh
 

@@ -374,6 +374,7 @@ call_start (call *k)
   c->m.agent_calls++;
   ebb_http_call_opts opts = { 0 };
   opts.bearer_token = c->token;
+  opts.ca_file = c->cfg->agent_ca;
   opts.timeout_ms = 10000;
   cleanup_error ebb_error *err = NULL;
   if (!n->url)
