@@ -730,7 +730,11 @@ ebb_sim_run (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim_resu
       }
   ebb_pol *pol = ebb_pol_new (cfg->policy, &cfg->pol, jobs, err);
   if (!pol)
-    return -ebb_error_code (err);
+    {
+      /* err may be NULL (the caller wants no message): a failure must still be negative. */
+      int code = ebb_error_code (err);
+      return code > 0 ? -code : -EINVAL;
+    }
   if (resources)
     for (uint32_t j = 0; j < n; j++)
       if (!ebb_pol_res_fits (jobs[j].demand, cfg->pol.node_cap))
