@@ -756,7 +756,9 @@ h_root (ebb_http_request *req, ebb_http_response *resp, void *ud)
 }
 
 static const ebb_http_route routes[] = {
-  { "GET", "/", h_root, 0 },
+  /* The page is static HTML: a browser can load it without the token, which its script then
+   * asks for (or takes from #token=) and sends with every API call. */
+  { "GET", "/", h_root, EBB_HTTP_ROUTE_PUBLIC },
   { "GET", "/v1/health", h_health, 0 },
   { "GET", "/metrics", h_metrics, 0 },
   { "GET", "/v1/cluster", h_cluster, 0 },

@@ -136,13 +136,27 @@ too_large (ebb_http_request *req)
   ebb_http_reply_header (&req->resp, MHD_HTTP_HEADER_CONNECTION, "close");
 }
 
+/* Returns whether method + path names a route marked EBB_HTTP_ROUTE_PUBLIC. */
+static bool
+public_route (const ebb_http_server *s, const ebb_http_request *req)
+{
+  for (size_t i = 0; i < s->n_routes; i++)
+    {
+      const ebb_http_route *r = &s->routes[i];
+      if ((r->flags & EBB_HTTP_ROUTE_PUBLIC) && strcmp (r->method, req->method) == 0
+          && ebb_http_route_match (r->pattern, req->path, NULL))
+        return true;
+    }
+  return false;
+}
+
 /* First call for a request: headers only. Auth, routing and the declared size are checked
  * before any body is read. */
 static enum MHD_Result
 on_headers (ebb_http_request *req)
 {
   ebb_http_server *s = req->listener->server;
-  if (!authorized (s, req))
+  if (!authorized (s, req) && !public_route (s, req))
     {
       ebb_http_error (&req->resp, MHD_HTTP_UNAUTHORIZED, "unauthorized",
                       "missing or wrong bearer token");

@@ -52,6 +52,9 @@ enum
   /* Any non-empty body is parsed as JSON whatever its Content-Type (a body with
    * Content-Type: application/json is parsed on every route). */
   EBB_HTTP_ROUTE_JSON = 1u << 0,
+  /* Served without the bearer token: only for content that carries no data and changes
+   * nothing (a status page's static HTML that then asks the API with the token). */
+  EBB_HTTP_ROUTE_PUBLIC = 1u << 1,
 };
 
 typedef struct

@@ -21,6 +21,12 @@ CURL=$(sed -n 's/.*listening on \(https:\/\/127\.0\.0\.1:[0-9]*\).*/\1/p' "$CLOG
 AUTH="Authorization: Bearer $(cat "$TOKEN_FILE")"
 code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$TMP/cert.pem" -H "$AUTH" "$CURL/v1/health")
 [ "$code" = 200 ] && ok "controller: GET /v1/health over https -> 200" || fail "controller https: $code"
+# The status page is static HTML a browser loads without the token; the API still needs it.
+code=$(curl -s -o "$TMP/page" -w '%{http_code}' --cacert "$TMP/cert.pem" "$CURL/")
+[ "$code" = 200 ] && grep -qi '<html' "$TMP/page" && ok "GET / (status page) without the token -> 200" ||
+  fail "status page over TCP: $code"
+code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$TMP/cert.pem" "$CURL/v1/jobs")
+[ "$code" = 401 ] && ok "GET /v1/jobs without the token -> 401" || fail "API without token: $code"
 
 for h in ${HIERS:-x}; do
   if [ "$LAYOUT" = v2 ]; then mkcg "$(cgdir "" "$CGP/a1")"; else mkcg "$(cgdir $h "$CGP/a1")"; fi

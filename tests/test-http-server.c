@@ -187,6 +187,7 @@ static const ebb_http_route routes[] = {
   { "POST", "/v1/tasks/{id}/suspend", h_suspend, EBB_HTTP_ROUTE_JSON },
   { "PUT", "/v1/tasks/{id}/suspend", h_suspend, 0 },
   { "GET", "/metrics", h_metrics, 0 },
+  { "GET", "/public", h_metrics, EBB_HTTP_ROUTE_PUBLIC },
   { "GET", "/big", h_big, 0 },
   { "GET", "/nothing", h_nothing, 0 },
   { "POST", "/v1/slow/{id}", h_slow, 0 },
@@ -626,6 +627,16 @@ test_bearer_auth (void)
   CU_ASSERT_EQUAL (raw_status (raw), 401);
   CU_ASSERT_PTR_NOT_NULL (strstr (raw, "WWW-Authenticate: Bearer\r\n"));
   free (raw);
+  /* A public route is served without the token, for its own method only. */
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/public", NULL, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 200);
+  ebb_http_result_clear (&res);
+  CU_ASSERT_EQUAL (ebb_http_call ("POST", base (&f, 0), "/public", NULL, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 401);
+  ebb_http_result_clear (&res);
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/public/x", NULL, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 401);
+  ebb_http_result_clear (&res);
   ebb_http_call_opts ok = { .bearer_token = "s3cret-token" };
   CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, &ok, &res, &err), 0);
   CU_ASSERT_EQUAL (res.status, 200);
