@@ -309,7 +309,6 @@ typedef struct ebb_agent_metrics
   ebb_agent_hist suspend, resume;
   uint64_t suspends, resumes, launches, adoptions, exits;
   uint64_t errors[EBB_AGENT_N_ERRS];
-  uint64_t http_requests;
   uint64_t heartbeats_ok;
 } ebb_agent_metrics;
 

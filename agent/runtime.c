@@ -667,12 +667,6 @@ ebb_rt_get_kind (const ebb_rt *rt)
   return rt->kind;
 }
 
-const char *
-ebb_rt_socket_path (const ebb_rt *rt)
-{
-  return rt->socket_path;
-}
-
 bool
 ebb_rt_connected (const ebb_rt *rt)
 {

@@ -248,7 +248,6 @@ ebb_rt *ebb_rt_new (sd_event *event, ebb_rt_kind kind, const char *socket_path,
 void ebb_rt_free (ebb_rt *rt);
 
 ebb_rt_kind ebb_rt_get_kind (const ebb_rt *rt);
-const char *ebb_rt_socket_path (const ebb_rt *rt);
 
 /* Returns true while the event stream is open. */
 bool ebb_rt_connected (const ebb_rt *rt);

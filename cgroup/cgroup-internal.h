@@ -188,9 +188,6 @@ int ebb_cg_cached_read (ebb_cg *cg, int *fd, int dirfd, const char *name, char *
 int ebb_cg_cached_write (ebb_cg *cg, int *fd, int dirfd, const char *name, const char *s,
                          ebb_error **err);
 
-/* Reads a single-value file (decimal or "max"). */
-int ebb_cg_read_u64 (ebb_cg *cg, int dirfd, const char *name, uint64_t *out, ebb_error **err);
-
 /* Opens cgroup path `path` (normalised, checked) below mount directory `mount`, refusing
  * symlinks (openat2 RESOLVE_NO_SYMLINKS|RESOLVE_BENEATH, or a component walk with
  * O_NOFOLLOW). Returns the O_PATH fd; EBB_EREFUSED (symlink/escape); EBB_EGONE (missing);

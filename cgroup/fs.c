@@ -201,19 +201,6 @@ ebb_cg_cached_write (ebb_cg *cg, int *fd, int dirfd, const char *name, const cha
   return ebb_error_set_errno (err, e, "cgroup %s: write %s \"%s\"", cg->path, name, s);
 }
 
-int
-ebb_cg_read_u64 (ebb_cg *cg, int dirfd, const char *name, uint64_t *out, ebb_error **err)
-{
-  cleanup_free char *s = NULL;
-  int r = ebb_cg_read_file (cg, dirfd, name, &s, err);
-  if (r < 0)
-    return r;
-  r = ebb_cg_parse_u64_or_max (s, out, err);
-  if (r < 0)
-    return ebb_error_wrap (err, "cgroup %s: %s", cg->path, name);
-  return 0;
-}
-
 static int
 refuse_symlink (ebb_error **err, const char *mount, const char *path)
 {
