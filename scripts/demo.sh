@@ -41,6 +41,7 @@ rmtree() {
   for c in "$1"/*/; do [ -f "$c/cgroup.procs" ] && rmtree "${c%/}"; done
   for p in $(cat "$1/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
   for _ in 1 2 3 4 5 6 7 8 9 10; do rmdir "$1" 2>/dev/null && return 0; sleep 0.1; done
+  return 0
 }
 stop_cluster() {
   local p
@@ -50,6 +51,7 @@ stop_cluster() {
   for d in $(cgdirs); do for c in "$d"/*/; do [ -d "$c" ] && rmtree "${c%/}"; done; done
 }
 cleanup() {
+  set +e   # a cgroup already gone (cpu and cpuacct may be one hierarchy) must not stop the rest
   stop_cluster
   for d in $(cgdirs); do rmtree "$d"; done
   rm -rf "$T"
@@ -64,10 +66,12 @@ else
   for h in $hiers; do mkdir -p "/sys/fs/cgroup/$h$parent"; done
 fi
 
-# Each agent gets a third of this machine's CPUs; one long task fills it (one slot), a short one must displace it.
+# Each agent advertises 2 slots of 1000 CPU millis (the controller counts a slot per 1000; a
+# smaller slice leaves bigc and ebb a free node for shorts and nothing to preempt). Two long
+# tasks fill a node, so every short job must displace one.
 NCPU=$(nproc)
-SLICE=$((NCPU * 1000 / 3))
-TASK=$((SLICE / 2))
+SLICE=2000
+TASK=1000
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/token"
 chmod 600 "$T/token"
 
@@ -118,14 +122,14 @@ run_policy() {
     sleep 0.1
   done
   set --
-  for k in 1 2 3; do set -- "$@" "$(burner long$k 1000000000)"; done
+  for k in 1 2 3 4 5 6; do set -- "$@" "$(burner long$k 1000000000)"; done
   local long; long=$(capi POST /v1/jobs "$(job training long "$@")" | jq -r .id)
   for _ in $(seq 100); do
-    [ "$(capi GET "/v1/jobs/$long" | jq .task_states.running)" = 3 ] && break; sleep 0.1
+    [ "$(capi GET "/v1/jobs/$long" | jq .task_states.running)" = 6 ] && break; sleep 0.1
   done
   sleep 1
   echo
-  echo "== $label: 3 long burners, one per node of $SLICE CPU millis; bursts of 3 short jobs every 3 s"
+  echo "== $label: 6 long burners, two per node of $SLICE CPU millis; bursts of 3 short jobs every 3 s"
   (
     b=0
     while [ $((b * 3)) -lt "$SECS" ]; do
@@ -150,7 +154,7 @@ run_policy() {
   done >"$d/times"
   # work lost: the rounds every earlier run of a long task reached before it was killed
   local lost=0 k p c
-  for k in 1 2 3; do
+  for k in 1 2 3 4 5 6; do
     for p in $(head -n -1 "$OUT/long$k.starts" 2>/dev/null); do
       c=$(cat "$OUT/long$k.$p" 2>/dev/null || echo 0); lost=$((lost + c))
     done
