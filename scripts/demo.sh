@@ -39,7 +39,7 @@ rmtree() {
   local c
   [ -d "$1" ] || return 0
   for c in "$1"/*/; do [ -f "$c/cgroup.procs" ] && rmtree "${c%/}"; done
-  for p in $(cat "$1/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+  for p in $(cat "$1/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done
   for _ in 1 2 3 4 5 6 7 8 9 10; do rmdir "$1" 2>/dev/null && return 0; sleep 0.1; done
   return 0
 }
