@@ -311,7 +311,9 @@ signal_cgroup (ebb_agent *a, ebb_agent_task *t, int sig)
 }
 
 #define RELEASE_RETRY_USEC 50000ULL
-#define RELEASE_TRIES      60
+#define RELEASE_TRIES                                                                              \
+  200 /* 10 s: an escapee killed in its sleep leaves a child that exits within 1 s, and a loaded   \
+         machine reaps late */
 
 /* A cgroup whose last processes are still dying: rmdir retried from a timer, never by
  * waiting in the loop. */

@@ -95,7 +95,7 @@ K1ARGV="[\"sh\",\"-c\",\"setsid sh -c 'trap : TERM; while :; do sleep 1; done' e
 api POST /v1/tasks "$(launch_body k1 "$K1ARGV" 100 16777216)"
 i=0; while ! pgrep -f ebbk1mark >/dev/null && [ $i -lt 40 ]; do sleep 0.05; i=$((i + 1)); done
 api DELETE /v1/tasks/k1 '{"grace_millis":300}'
-i=0; while { pgrep -f ebbk1mark >/dev/null || [ -d "$(cgdir memory "$CGP/k1")" ]; } && [ $i -lt 60 ]; do sleep 0.05; i=$((i + 1)); done
+i=0; while { pgrep -f ebbk1mark >/dev/null || [ -d "$(cgdir memory "$CGP/k1")" ]; } && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 if [ "$STATUS" = 200 ] && ! pgrep -f ebbk1mark >/dev/null && [ ! -d "$(cgdir memory "$CGP/k1")" ]; then
   ok "DELETE kills a setsid() escapee that ignores SIGTERM and removes the cgroup"
 else fail "k1: $STATUS $(body) escapee $(pgrep -f ebbk1mark) cgroup $(ls -d "$(cgdir memory "$CGP/k1")" 2>&1)"; fi
