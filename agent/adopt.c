@@ -28,23 +28,6 @@ under_adopt_root (ebb_agent *a, const char *canon)
   return false;
 }
 
-/* Returns the first PID in the cgroup's cgroup.procs (0 when empty or unreadable). */
-pid_t
-ebb_agent_cgroup_first_pid (ebb_agent *a, const char *cgroup)
-{
-  const char *mnt = ebb_cg_ctx_layout (a->cg_ctx) == EBB_CG_LAYOUT_V2
-                        ? ebb_cg_ctx_mount (a->cg_ctx, NULL)
-                        : ebb_cg_ctx_mount (a->cg_ctx, "memory");
-  if (!mnt || !cgroup)
-    return 0;
-  cleanup_free char *path = ebb_xasprintf ("%s%s/cgroup.procs", mnt, cgroup);
-  cleanup_fclose FILE *f = fopen (path, "re");
-  int pid = 0;
-  if (!f || fscanf (f, "%d", &pid) != 1)
-    return 0;
-  return pid;
-}
-
 static void
 fill_common (ebb_agent_task *t, const ebb_agent_adopt_req *req)
 {

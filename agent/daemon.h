@@ -4,6 +4,7 @@
 
 #include "agent/agent.h"
 #include "agent/proc.h"
+#include "agent/release.h"
 #include "agent/table.h"
 
 struct ebb_rt;
@@ -64,9 +65,6 @@ int ebb_agent_op_resume (ebb_agent *a, ebb_agent_task *t, ebb_agent_pending *pen
                          ebb_error **err);
 int ebb_agent_op_delete (ebb_agent *a, ebb_agent_task *t, uint64_t grace_usec,
                          ebb_agent_pending *pending, ebb_error **err);
-/* Releases t's cgroup (see ops.c): removed for a launched task (kill_rest: SIGKILL to what
- * is left in it first; a busy cgroup is retried from a timer), closed for an adopted one. */
-void ebb_agent_release_cgroup (ebb_agent *a, ebb_agent_task *t, bool kill_rest);
 /* Marks t exited with a wait status (-1: unknown), journals, answers its pending request. */
 void ebb_agent_task_exited (ebb_agent *a, ebb_agent_task *t, int code, int status);
 /* Starts watching a live process that is not our child (pidfd). Returns 0 or negative. */
@@ -96,8 +94,6 @@ int ebb_agent_adopt_cgroup (ebb_agent *a, const ebb_agent_adopt_req *req, ebb_ag
  * the loop. Returns 0, or negative with *err (no engine configured; p untouched). */
 int ebb_agent_adopt_container_start (ebb_agent *a, const ebb_agent_adopt_req *req,
                                      ebb_agent_pending *p, ebb_error **err);
-/* Returns the first PID in a cgroup's cgroup.procs, 0 when empty or unreadable. */
-pid_t ebb_agent_cgroup_first_pid (ebb_agent *a, const char *cgroup);
 /* Starts the Docker/Podman clients named in the config. Returns 0 or negative with *err. */
 int ebb_agent_runtimes_start (ebb_agent *a, ebb_error **err);
 void ebb_agent_runtimes_stop (ebb_agent *a);

@@ -8,8 +8,8 @@ EBB_AGENT_LIBS = agent/libebb-agent.a $(EBB_RUNTIME_LIBS) $(EBB_CGROUP_LIBS) $(E
 
 noinst_LIBRARIES += agent/libebb-agent.a
 agent_libebb_agent_a_SOURCES = \
-	agent/agent.h agent/daemon.h agent/proc.h agent/table.h \
-	agent/proc.c agent/table.c \
+	agent/agent.h agent/daemon.h agent/proc.h agent/table.h agent/release.h \
+	agent/proc.c agent/table.c agent/release.c \
 	agent/task.c agent/journal.c agent/idem.c agent/request.c \
 	agent/launch.c agent/ops.c agent/adopt.c agent/reconcile.c \
 	agent/api.c agent/metrics.c agent/heartbeat.c \

@@ -258,123 +258,6 @@ on_job_done (ebb_cg *cg, const ebb_cg_job *job, int rc, const ebb_cg_result *res
     ebb_agent_check_stop (a);
 }
 
-/* ---- The cgroup as a whole: signals and release ---------------------------------- */
-
-/* Returns the directory of cgroup path in the hierarchy of controller ctl (v2: the one
- * unified hierarchy), or NULL when it is not mounted. */
-static char *
-cg_dir (ebb_agent *a, const char *ctl, const char *path)
-{
-  bool v2 = ebb_cg_ctx_layout (a->cg_ctx) == EBB_CG_LAYOUT_V2;
-  const char *mnt = ebb_cg_ctx_mount (a->cg_ctx, v2 ? "cpu" : ctl);
-  return mnt && path ? ebb_xasprintf ("%s%s", mnt, path) : NULL;
-}
-
-/* Writes s to dir/name; returns 0 or -errno. No waiting: these are the kernel's own
- * asynchronous controls (cgroup.kill, freeze files). */
-static int
-put_file (const char *dir, const char *name, const char *s)
-{
-  if (!dir)
-    return -ENOENT;
-  cleanup_free char *path = ebb_xasprintf ("%s/%s", dir, name);
-  cleanup_close int fd = open (path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0)
-    return -errno;
-  size_t n = strlen (s);
-  return write (fd, s, n) == (ssize_t)n ? 0 : -errno;
-}
-
-/* Sends sig to every process of t's cgroup, those that left the task's session or process
- * group included. SIGKILL: cgroup.kill on v2 (the kernel kills even processes forking
- * meanwhile); otherwise, and on v1, freeze (nothing forks), signal each PID, thaw. */
-static void
-signal_cgroup (ebb_agent *a, ebb_agent_task *t, int sig)
-{
-  bool v2 = ebb_cg_ctx_layout (a->cg_ctx) == EBB_CG_LAYOUT_V2;
-  cleanup_free char *dir = cg_dir (a, "memory", t->cgroup);
-  if (!dir)
-    return;
-  if (sig == SIGKILL && v2 && put_file (dir, "cgroup.kill", "1") == 0)
-    return;
-  cleanup_free char *fdir = v2 ? ebb_xstrdup (dir) : cg_dir (a, "freezer", t->cgroup);
-  bool froze = sig == SIGKILL
-               && put_file (fdir, v2 ? "cgroup.freeze" : "freezer.state", v2 ? "1" : "FROZEN") == 0;
-  cleanup_free char *procs = ebb_xasprintf ("%s/cgroup.procs", dir);
-  cleanup_fclose FILE *f = fopen (procs, "re");
-  long pid;
-  while (f && fscanf (f, "%ld", &pid) == 1)
-    if (pid > 1)
-      kill ((pid_t)pid, sig);
-  if (froze || sig != SIGKILL) /* a stopped or frozen task must run to act on SIGTERM */
-    put_file (fdir, v2 ? "cgroup.freeze" : "freezer.state", v2 ? "0" : "THAWED");
-}
-
-#define RELEASE_RETRY_USEC 50000ULL
-#define RELEASE_TRIES                                                                              \
-  200 /* 10 s: an escapee killed in its sleep leaves a child that exits within 1 s, and a loaded   \
-         machine reaps late */
-
-/* A cgroup whose last processes are still dying: rmdir retried from a timer, never by
- * waiting in the loop. */
-typedef struct release_retry
-{
-  ebb_cg *cg;
-  unsigned tries;
-} release_retry;
-
-static int
-on_release_retry (sd_event_source *s, uint64_t usec, void *ud)
-{
-  release_retry *rr = ud;
-  cleanup_error ebb_error *e = NULL;
-  if (ebb_cg_remove (rr->cg, &e) >= 0 || ++rr->tries >= RELEASE_TRIES)
-    {
-      if (rr->tries >= RELEASE_TRIES)
-        ebb_log_warn ("cgroup %s still busy after %u tries: left behind (%s)", ebb_cg_path (rr->cg),
-                      rr->tries, ebb_error_msg (&e));
-      ebb_cg_close (rr->cg);
-      free (rr);
-      sd_event_source_disable_unref (s);
-      return 0;
-    }
-  sd_event_source_set_time (s, usec + RELEASE_RETRY_USEC);
-  return 0;
-}
-
-/* The one release path of a task's cgroup: unless the engine still works on it, a launched
- * task's cgroup is emptied (kill_rest: SIGKILL to what remains) and removed, an adopted
- * one only closed; t->cg is NULL afterwards. */
-void
-ebb_agent_release_cgroup (ebb_agent *a, ebb_agent_task *t, bool kill_rest)
-{
-  if (!t->cg || (a->pool && ebb_cg_pool_busy (a->pool, t->cg)))
-    return;
-  ebb_cg *cg = t->cg;
-  t->cg = NULL;
-  if (t->source != EBB_AGENT_SRC_LAUNCHED)
-    {
-      ebb_cg_close (cg);
-      return;
-    }
-  if (kill_rest)
-    signal_cgroup (a, t, SIGKILL);
-  if (ebb_cg_remove (cg, NULL) >= 0)
-    {
-      ebb_cg_close (cg);
-      return;
-    }
-  release_retry *rr = ebb_xcalloc (1, sizeof *rr);
-  rr->cg = cg;
-  if (sd_event_add_time_relative (a->event, NULL, CLOCK_MONOTONIC, RELEASE_RETRY_USEC, 0,
-                                  on_release_retry, rr)
-      < 0)
-    {
-      ebb_cg_close (cg);
-      free (rr);
-    }
-}
-
 static void
 close_runtime (ebb_agent_task *t)
 {
@@ -459,7 +342,7 @@ signal_task (ebb_agent_task *t, int sig)
     }
   /* Everything else in its cgroup too: a process that called setsid() is still in there. */
   if (t->cg && t->source == EBB_AGENT_SRC_LAUNCHED)
-    signal_cgroup (t->owner, t, sig);
+    ebb_agent_signal_cgroup (t->owner, t->cgroup, sig);
 }
 
 static int

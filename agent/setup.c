@@ -362,10 +362,12 @@ ebb_agent_free (ebb_agent *a)
     ebb_agent_task_destroy (a->tasks[i]);
   free (a->tasks);
   ebb_agent_loop_sources_free (a);
+  /* Before the cgroup context: a cgroup removal still being retried is freed with the loop
+   * (its timer's destroy callback closes the handle). */
+  sd_event_unref (a->event);
   ebb_cg_close (a->parent);
   ebb_cg_ctx_free (a->cg_ctx);
   ebb_agent_idem_free (a->idem);
-  sd_event_unref (a->event);
   if (a->state_fd >= 0)
     close (a->state_fd);
   if (a->tasks_fd >= 0)
