@@ -11,8 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/daemon.h"
+#include "agent/adopt.h"
+#include "agent/ops.h"
+#include "agent/proc.h"
+#include "agent/release.h"
 #include "agent/runtime.h"
+#include "agent/table.h"
 #include "lib/log.h"
 #include "lib/util.h"
 

@@ -6,7 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/daemon.h"
+#include "agent/adopt.h"
+#include "agent/api.h"
+#include "agent/heartbeat.h"
+#include "agent/launch.h"
+#include "agent/ops.h"
+#include "agent/request.h"
+#include "agent/table.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/time.h"

@@ -19,7 +19,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "agent/daemon.h"
+#include "agent/launch.h"
+#include "agent/ops.h"
+#include "agent/proc.h"
+#include "agent/release.h"
+#include "agent/table.h"
 #include "lib/log.h"
 #include "lib/util.h"
 

@@ -13,7 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "agent/daemon.h"
+#include "agent/metrics.h"
+#include "agent/ops.h"
+#include "agent/proc.h"
+#include "agent/release.h"
+#include "agent/table.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/time.h"
@@ -178,7 +182,7 @@ suspend_done (ebb_agent *a, ebb_agent_task *t, int rc, const ebb_cg_result *res,
           ebb_log_err ("suspend %s: %s", t->id, t->error);
         }
       finish_task (a, t, 500, "cgroup", t->error ? t->error : ebb_error_msg (&err));
-      ebb_agent_heartbeat_push (a);
+      ebb_agent_task_changed (a);
       return;
     }
   free (t->error);
@@ -190,7 +194,7 @@ suspend_done (ebb_agent *a, ebb_agent_task *t, int rc, const ebb_cg_result *res,
   ebb_agent_hist_observe (&a->m.suspend, ebb_now_usec () - t->op_start_usec);
   a->m.suspends++;
   finish_task (a, t, 200, NULL, NULL);
-  ebb_agent_heartbeat_push (a);
+  ebb_agent_task_changed (a);
 }
 
 static void
@@ -207,7 +211,7 @@ resume_done (ebb_agent *a, ebb_agent_task *t, int rc, ebb_error *err)
                                 ebb_error_msg (&err));
       ebb_log_err ("resume %s: %s", t->id, ebb_error_msg (&err));
       finish_task (a, t, 500, "cgroup", ebb_error_msg (&err));
-      ebb_agent_heartbeat_push (a);
+      ebb_agent_task_changed (a);
       return;
     }
   memset (&t->orig, 0, sizeof t->orig);
@@ -219,7 +223,7 @@ resume_done (ebb_agent *a, ebb_agent_task *t, int rc, ebb_error *err)
   ebb_agent_task_apply (t, EBB_AGENT_EV_RESUMED, NULL);
   ebb_agent_hist_observe (&a->m.resume, ebb_now_usec () - t->op_start_usec);
   a->m.resumes++;
-  ebb_agent_heartbeat_push (a);
+  ebb_agent_task_changed (a);
   if (t->forget_on_exit)
     {
       finish_task (a, t, 200, NULL, NULL);
@@ -258,6 +262,22 @@ on_job_done (ebb_cg *cg, const ebb_cg_job *job, int rc, const ebb_cg_result *res
     ebb_agent_check_stop (a);
 }
 
+/* Re-reads t's applied limits and usage (not while the pool owns its handle). */
+void
+ebb_agent_refresh_task (ebb_agent *a, ebb_agent_task *t)
+{
+  if (!t || !t->cg || t->state == EBB_AGENT_EXITED || ebb_cg_pool_busy (a->pool, t->cg))
+    return;
+  ebb_agent_task_touch (t);
+  cleanup_error ebb_error *e = NULL;
+  if (ebb_cg_read_limits (t->cg, &t->applied, &e) == -EBB_EGONE
+      || ebb_cg_read_stats (t->cg, &t->stats, &e) == -EBB_EGONE)
+    {
+      if (t->source != EBB_AGENT_SRC_LAUNCHED)
+        ebb_agent_task_exited (a, t, -1, 0); /* an adopted cgroup vanished */
+    }
+}
+
 static void
 close_runtime (ebb_agent_task *t)
 {
@@ -286,7 +306,7 @@ ebb_agent_task_exited (ebb_agent *a, ebb_agent_task *t, int code, int status)
   t->exited = true;
   a->m.exits++;
   ebb_log_info ("task %s exited (status %d)", t->id, t->exit_status);
-  ebb_agent_heartbeat_push (a);
+  ebb_agent_task_changed (a);
   /* A deleted task leaves nothing: what it started in its cgroup, setsid() or not, goes too. */
   ebb_agent_release_cgroup (a, t, t->deleting);
   if (t->deleting)

@@ -11,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/daemon.h"
+#include "agent/context.h"
+#include "agent/release.h"
 #include "lib/log.h"
 #include "lib/util.h"
 

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "agent/agent.h"
+#include "agent/task.h"
 
 struct ebb_agent;
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "agent/agent.h"
+#include "agent/request.h"
 #include "lib/conf.h"
 #include "lib/json.h"
 #include "lib/util.h"

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/daemon.h"
 #include "agent/table.h"
 #include "lib/log.h"
 #include "lib/util.h"

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "agent/agent.h"
+#include "agent/context.h"
 
 struct ebb_agent;
 struct ebb_agent_pending;
