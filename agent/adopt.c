@@ -230,8 +230,7 @@ on_inspected (ebb_rt_info *info, const ebb_error *err, void *ud)
       fill_common (t, &c->req);
       if (ebb_agent_journal (a, t, &e) < 0)
         {
-          ebb_cg_close (t->cg);
-          ebb_agent_task_free (t);
+          ebb_agent_task_destroy (t);
           t = NULL;
         }
     }
@@ -330,8 +329,7 @@ container_started (ebb_agent *a, const ebb_rt_info *info)
     }
   if (ebb_agent_journal (a, t, &e) < 0)
     {
-      ebb_cg_close (t->cg);
-      ebb_agent_task_free (t);
+      ebb_agent_task_destroy (t);
       return;
     }
   ebb_agent_add_task (a, t);

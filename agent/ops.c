@@ -278,23 +278,13 @@ ebb_agent_refresh_task (ebb_agent *a, ebb_agent_task *t)
     }
 }
 
-static void
-close_runtime (ebb_agent_task *t)
-{
-  t->exit_src = sd_event_source_disable_unref (t->exit_src);
-  t->kill_timer = sd_event_source_disable_unref (t->kill_timer);
-  if (t->pidfd >= 0)
-    close (t->pidfd);
-  t->pidfd = -1;
-}
-
 /* The process ended: record how, journal, answer a waiting DELETE. */
 void
 ebb_agent_task_exited (ebb_agent *a, ebb_agent_task *t, int code, int status)
 {
   if (t->state == EBB_AGENT_EXITED)
     return;
-  close_runtime (t);
+  ebb_agent_task_close_runtime (t);
   if (code == CLD_EXITED)
     t->exit_status = status;
   else if (code == CLD_KILLED || code == CLD_DUMPED)
