@@ -6,7 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/daemon.h"
+#include "agent/adopt.h"
+#include "agent/api.h"
+#include "agent/heartbeat.h"
+#include "agent/launch.h"
+#include "agent/ops.h"
+#include "agent/request.h"
+#include "agent/table.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/time.h"
@@ -307,8 +313,7 @@ do_adopt (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp,
     return reply_err (a, resp, -r, err);
   if ((r = ebb_agent_journal (a, t, err)) < 0)
     {
-      ebb_cg_close (t->cg);
-      ebb_agent_task_free (t);
+      ebb_agent_task_destroy (t);
       return reply_err (a, resp, -r, err);
     }
   ebb_agent_add_task (a, t);

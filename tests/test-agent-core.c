@@ -10,7 +10,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/agent.h"
+#include "agent/idem.h"
+#include "agent/journal.h"
+#include "agent/metrics.h"
+#include "agent/options.h"
+#include "agent/request.h"
+#include "agent/task.h"
 #include "lib/conf.h"
 #include "lib/json.h"
 #include "lib/util.h"
