@@ -111,21 +111,22 @@ describe (const ebb_conf_setting *s, char *buf, size_t size)
                   umax_of (s));
       return;
     case EBB_CONF_DURATION:
-      ebb_conf_format_usec (s->umin, lo, sizeof lo);
-      ebb_conf_format_usec (umax_of (s), hi, sizeof hi);
-      if (!ubounded)
-        snprintf (buf, size, "must be a duration (e.g. 250ms, 10s, 5min)");
-      else
-        snprintf (buf, size, "must be a duration in [%s, %s]", lo, hi);
-      return;
     case EBB_CONF_BYTES:
-      ebb_conf_format_bytes (s->umin, lo, sizeof lo);
-      ebb_conf_format_bytes (umax_of (s), hi, sizeof hi);
-      if (!ubounded)
-        snprintf (buf, size, "must be a byte size (e.g. 4096, 512K, 64M, 1G)");
-      else
-        snprintf (buf, size, "must be a byte size in [%s, %s]", lo, hi);
-      return;
+      {
+        /* Bounds in the unit the values are written in. */
+        bool dur = s->type == EBB_CONF_DURATION;
+        void (*format) (uint64_t, char *, size_t)
+            = dur ? ebb_conf_format_usec : ebb_conf_format_bytes;
+        format (s->umin, lo, sizeof lo);
+        format (umax_of (s), hi, sizeof hi);
+        if (!ubounded)
+          snprintf (buf, size, "%s",
+                    dur ? "must be a duration (e.g. 250ms, 10s, 5min)"
+                        : "must be a byte size (e.g. 4096, 512K, 64M, 1G)");
+        else
+          snprintf (buf, size, "must be a %s in [%s, %s]", dur ? "duration" : "byte size", lo, hi);
+        return;
+      }
     case EBB_CONF_DOUBLE:
       if (s->dmin == 0 && s->dmax == 0)
         snprintf (buf, size, "must be a number");
