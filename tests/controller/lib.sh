@@ -50,6 +50,11 @@ start_node () {
   for h in ${HIERS:-x}; do
     if [ "$LAYOUT" = v2 ]; then mkcg "$(cgdir "" "$CGP/a$n")"; else mkcg "$(cgdir $h "$CGP/a$n")"; fi
   done
+  # v2: an agent enables cpu and memory in its own parent only, so $CGP must offer them.
+  if [ "$LAYOUT" = v2 ]; then
+    grep -qw cpu "$(cgdir "" "$CGP")/cgroup.subtree_control" ||
+      echo "+cpu +memory" >"$(cgdir "" "$CGP")/cgroup.subtree_control"
+  fi
   "$AGENT_BIN" --listen "unix:$TMP/a$n.sock" --state-dir "$TMP/a$n" --cgroup-parent "$CGP/a$n" \
     --controller "unix:$CSOCK" --token-file "$TOKEN_FILE" --node-name "a$n" \
     --capacity-cpu-millis 2000 --capacity-memory 2G --heartbeat-interval 1s \
