@@ -7,10 +7,10 @@
 # it tests/test-cgroup-<x>-live); helpers it executes go to EBB_VM_FILES.
 EBB_VM_TESTS = tests/agent-vm/test-agent-basic.sh tests/agent-vm/test-agent-adopt.sh
 EBB_VM_SYSTEMD_TESTS = tests/test-cgroup-systemd-live
-EBB_VM_FILES = ebb-agent tests/agent-vm/lib.sh tests/agent-vm/curl tests/agent-vm/jq
+EBB_VM_FILES = ebb-agent ebb-controller tests/agent-vm/lib.sh tests/agent-vm/curl tests/agent-vm/jq
 
 EXTRA_DIST += tests/vm/README.md tests/vm/lib.sh tests/vm/run.sh tests/vm/run-systemd.sh \
-	tests/vm/mkroot.sh tests/vm/check-vm.sh tests/vm/sanity.sh
+	tests/vm/mkroot.sh tests/vm/check-vm.sh tests/vm/sanity.sh tests/vm/cluster.sh
 
 check-vm:
 	@live=; for p in $(check_PROGRAMS); do \
