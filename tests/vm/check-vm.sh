@@ -86,6 +86,11 @@ parse() {
 files=()
 for t in $tests $extra; do files+=(-f "$builddir/$t"); done
 files+=(-f "$here/sanity.sh")
+# The cluster proof (tests/vm/cluster.sh): ebb-controller and 3 ebb-agents, policy ebb.
+cluster=$here/cluster.sh
+files+=(-f "$cluster" -f "$here/../controller/lib.sh" -f "$here/../agent/lib.sh" -f "$builddir/ebb-controller"
+        -f "$builddir/ebb-agent" -f "$(command -v curl)" -f "$(command -v jq)")
+tests="$tests $cluster"
 inner_script "$here/sanity.sh $tests" >"$work/boot1.sh"
 n=$(echo $tests | wc -w)
 t0=$SECONDS

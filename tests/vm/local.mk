@@ -7,13 +7,13 @@
 # it tests/test-cgroup-<x>-live); helpers it executes go to EBB_VM_FILES.
 EBB_VM_TESTS = tests/agent-vm/test-agent-basic.sh tests/agent-vm/test-agent-adopt.sh
 EBB_VM_SYSTEMD_TESTS = tests/test-cgroup-systemd-live
-EBB_VM_FILES = ebb-agent tests/agent-vm/lib.sh tests/agent-vm/curl tests/agent-vm/jq
+EBB_VM_FILES = ebb-agent ebb-controller tests/agent-vm/lib.sh tests/agent-vm/curl tests/agent-vm/jq
 
 # Boot 3 runs scripts/demo.sh --quick with these (tests/vm/demo.sh).
 EBB_VM_DEMO_PROGRAMS = ebb-controller ebb-agent ebbctl sim/ebb-sim
 
 EXTRA_DIST += tests/vm/README.md tests/vm/lib.sh tests/vm/run.sh tests/vm/run-systemd.sh \
-	tests/vm/mkroot.sh tests/vm/check-vm.sh tests/vm/sanity.sh tests/vm/demo.sh
+	tests/vm/mkroot.sh tests/vm/check-vm.sh tests/vm/sanity.sh tests/vm/demo.sh tests/vm/cluster.sh
 
 check-vm:
 	@live=; for p in $(check_PROGRAMS); do \
