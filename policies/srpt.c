@@ -1,0 +1,75 @@
+/* srpt: Hopper's baseline (Hopper section 7.1), SRPT with best-effort speculation. A free
+ * slot goes to the job with the fewest unfinished tasks that has work for it: an original
+ * task, or a copy of a straggler LATE named (speculative copies are ordinary tasks, served
+ * whenever a slot is open). Central: one scheduler sees every job. Decentral: Sparrow-SRPT,
+ * batched power of two choices (params.probe_ratio reservations per task, late binding);
+ * a free worker serves, among the jobs with a reservation in its queue, the one with the
+ * fewest unfinished tasks. */
+#include "config.h"
+
+#include "policies/spec.h"
+
+static uint32_t
+srpt_pick_central (ebb_pol *p, double now_sec, uint32_t node)
+{
+  (void)now_sec;
+  (void)node;
+  ebb_spec *s = p->priv;
+  for (uint32_t i = 0; i < s->norder; i++)
+    if (ebb_spec_runnable (p, s->order[i]))
+      return s->order[i];
+  return EBB_POL_NONE;
+}
+
+static uint32_t
+srpt_pick_worker (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec)
+{
+  (void)now_sec;
+  (void)delay_sec;
+  ebb_spec *s = p->priv;
+  uint32_t best = EBB_POL_NONE;
+  for (uint32_t i = 0; i < s->nresv[node]; i++)
+    {
+      uint32_t job = s->resv[node][i];
+      if (best != EBB_POL_NONE && s->jobs[job].opos >= s->jobs[s->resv[node][best]].opos)
+        continue;
+      if (ebb_spec_runnable (p, job))
+        best = i;
+    }
+  return best;
+}
+
+static int
+srpt_init (ebb_pol *p, ebb_error **err)
+{
+  (void)err;
+  static const ebb_spec_hooks hooks = { srpt_pick_central, srpt_pick_worker };
+  ebb_spec_init (p, p->priv, &hooks);
+  return 0;
+}
+
+static void
+srpt_fini (ebb_pol *p)
+{
+  ebb_spec_fini (p->priv);
+}
+
+static void
+srpt_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
+{
+  ebb_spec_job_arrived (p, now_sec, job, p->params.probe_ratio);
+}
+
+const ebb_pol_ops ebb_pol_srpt_ops = {
+  .name = "srpt",
+  .summary = "SRPT with best-effort LATE speculation (Hopper's baseline)",
+  .priv_size = sizeof (ebb_spec),
+  .init = srpt_init,
+  .fini = srpt_fini,
+  .job_arrived = srpt_job_arrived,
+  .node_idle = ebb_spec_node_idle,
+  .task_finished = ebb_spec_task_finished,
+  .tick = ebb_spec_tick,
+  .probe_enqueue = ebb_spec_probe_enqueue,
+  .speculative = 1,
+};
