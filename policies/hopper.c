@@ -127,7 +127,6 @@ refresh_alloc (ebb_pol *p)
 static uint32_t
 hopper_pick_central (ebb_pol *p, double now_sec, uint32_t node)
 {
-  (void)now_sec;
   (void)node;
   hopper_priv *h = p->priv;
   ebb_spec *s = &h->s;
@@ -135,17 +134,20 @@ hopper_pick_central (ebb_pol *p, double now_sec, uint32_t node)
   for (uint32_t i = 0; i < s->norder; i++)
     {
       uint32_t job = s->order[i];
-      if (s->jobs[job].occupied < s->jobs[job].alloc && ebb_spec_runnable (p, job))
+      if (s->jobs[job].occupied < s->jobs[job].alloc && ebb_spec_runnable (p, job, now_sec))
         return job;
     }
   for (uint32_t i = 0; i < s->norder; i++)
     {
       uint32_t job = s->order[i];
-      if (s->jobs[job].occupied < s->jobs[job].alloc && ebb_spec_may_speculate (s, p, job))
+      /* The budget of Figure 2 is the virtual size: a slot past it is not kept idle. */
+      const ebb_spec_job *j = &s->jobs[job];
+      double v = ebb_spec_virtual_size (p->params.spec_beta, j->remaining);
+      if (j->occupied < j->alloc && j->occupied < v && ebb_spec_may_speculate (s, p, job))
         return EBB_POL_NONE; /* kept for the job's stragglers */
     }
   for (uint32_t i = 0; i < s->norder; i++)
-    if (ebb_spec_runnable (p, s->order[i]))
+    if (ebb_spec_runnable (p, s->order[i], now_sec))
       return s->order[i];
   return EBB_POL_NONE;
 }
@@ -153,18 +155,17 @@ hopper_pick_central (ebb_pol *p, double now_sec, uint32_t node)
 /* Pseudocode 2: the job's scheduler takes a refusable offer while the job holds fewer
  * slots than its virtual size (or its epsilon-fair share) and has work for the slot. */
 static int
-scheduler_accepts (ebb_pol *p, uint32_t job, double fair)
+scheduler_accepts (ebb_pol *p, uint32_t job, double fair, double now_sec)
 {
   const ebb_spec_job *j = &((ebb_spec *)p->priv)->jobs[job];
   double v = ebb_spec_virtual_size (p->params.spec_beta, j->remaining);
-  return (j->occupied < v || j->occupied < fair) && ebb_spec_runnable (p, job);
+  return (j->occupied < v || j->occupied < fair) && ebb_spec_runnable (p, job, now_sec);
 }
 
 /* Pseudocode 3 at a free worker; refused marks are cleared before returning. */
 static uint32_t
 hopper_pick_worker (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec)
 {
-  (void)now_sec;
   ebb_spec *s = p->priv;
   const uint32_t *q = s->resv[node];
   uint32_t nq = s->nresv[node];
@@ -188,7 +189,7 @@ hopper_pick_worker (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec
         }
       if (best == EBB_POL_NONE)
         break;
-      if (scheduler_accepts (p, q[best], fair))
+      if (scheduler_accepts (p, q[best], fair, now_sec))
         {
           pick = best;
           break;
@@ -205,7 +206,7 @@ hopper_pick_worker (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec
       for (uint32_t i = 0; i < nq; i++)
         {
           ebb_spec_job *j = &s->jobs[q[i]];
-          if (j->refused == 2 || !ebb_spec_runnable (p, q[i]))
+          if (j->refused == 2 || !ebb_spec_runnable (p, q[i], now_sec))
             continue;
           j->refused = 2;
           total += ebb_spec_virtual_size (p->params.spec_beta, j->remaining);

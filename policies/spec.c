@@ -8,9 +8,12 @@
 #include <string.h>
 
 /* LATE judges a copy only after it ran this share of the job's estimated task duration
- * (and at least one heartbeat): the paper's example (section 3.1) detects a straggler after
+ * (and at least one heartbeat): Hopper's example (section 3.1) detects a straggler after
  * 2 time units of tasks that take 10. */
 #define SPEC_MIN_RUN_SHARE 0.2
+/* LATE's SlowTaskThreshold (Zaharia et al., OSDI 2008): a task is a straggler when its
+ * progress rate is among the slowest quarter of its job's running tasks. */
+#define SPEC_SLOW_SHARE 0.25
 
 static ebb_spec *
 spec_of (ebb_pol *p)
@@ -132,14 +135,19 @@ ebb_spec_may_speculate (const ebb_spec *s, const ebb_pol *p, uint32_t job)
   return j->active && j->next == p->jobs[job].ntasks && j->nrun > 0;
 }
 
+static void late_check (ebb_pol *p, uint32_t job, double now_sec);
+
 int
-ebb_spec_runnable (ebb_pol *p, uint32_t job)
+ebb_spec_runnable (ebb_pol *p, uint32_t job, double now_sec)
 {
   ebb_spec_job *j = &spec_of (p)->jobs[job];
   if (!j->active)
     return 0;
   if (j->next < p->jobs[job].ntasks)
     return 1;
+  ebb_spec *s = spec_of (p);
+  if (s->spec_cap && s->live_copies - s->live_tasks >= s->spec_cap)
+    return 0;
   /* Drop candidates that finished or got their copies since the heartbeat. */
   while (j->ncand > 0)
     {
@@ -148,7 +156,12 @@ ebb_spec_runnable (ebb_pol *p, uint32_t job)
         return 1;
       j->ncand--;
     }
-  return 0;
+  /* LATE looks for a straggler when a slot is offered (with the progress reports as of
+   * now), not only at heartbeats; once per job and instant. */
+  if (j->checked_at == now_sec)
+    return 0;
+  late_check (p, job, now_sec);
+  return j->ncand > 0;
 }
 
 /* Starts a copy of job's next piece of work on node: an original task while any is left,
@@ -174,7 +187,9 @@ launch (ebb_pol *p, uint32_t node, uint32_t job, double delay_sec, double now_se
     {
       grow_u32 (&j->run, &j->run_cap, j->nrun + 1);
       j->run[j->nrun++] = task;
+      s->live_tasks++;
     }
+  s->live_copies++;
   for (uint32_t c = 0; c < EBB_SPEC_MAX_COPIES; c++)
     if (t->node[c] == EBB_POL_NONE)
       {
@@ -228,6 +243,16 @@ fill_node (ebb_pol *p, double now_sec, uint32_t node)
   return 1;
 }
 
+/* Central: offers the free nodes until the scheduler leaves one free (it would leave the
+ * others too: its choice does not depend on the node). */
+static void
+fill_idle_central (ebb_pol *p, double now_sec)
+{
+  ebb_spec *s = spec_of (p);
+  while (s->nidle > 0 && fill_node (p, now_sec, s->idle[s->nidle - 1]))
+    ;
+}
+
 void
 ebb_spec_job_arrived (ebb_pol *p, double now_sec, uint32_t job, double probe_ratio)
 {
@@ -257,6 +282,7 @@ ebb_spec_job_arrived (ebb_pol *p, double now_sec, uint32_t job, double probe_rat
   j->next = 0;
   j->occupied = 0;
   j->nrun = j->ncand = 0;
+  j->checked_at = -INFINITY;
   j->active = 1;
   s->total_remaining += n;
   grow_u32 (&s->order, &s->order_cap, s->norder + 1);
@@ -266,8 +292,7 @@ ebb_spec_job_arrived (ebb_pol *p, double now_sec, uint32_t job, double probe_rat
   s->dirty = 1;
   if (s->central)
     {
-      while (s->nidle > 0 && fill_node (p, now_sec, s->idle[s->nidle - 1]))
-        ;
+      fill_idle_central (p, now_sec);
       return;
     }
   double c = ceil (probe_ratio * n);
@@ -325,7 +350,6 @@ run_remove (ebb_spec_job *j, uint32_t task)
 void
 ebb_spec_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
 {
-  (void)now_sec;
   ebb_spec *s = spec_of (p);
   ebb_spec_job *j = &s->jobs[job];
   ebb_spec_task *t = &j->tasks[task];
@@ -334,6 +358,8 @@ ebb_spec_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job,
   t->done = 1;
   j->occupied--;
   run_remove (j, task);
+  s->live_copies--;
+  s->live_tasks--;
   /* The first copy won: the others are killed (their slots stay taken until then). */
   for (uint32_t c = 0; c < EBB_SPEC_MAX_COPIES; c++)
     if (t->node[c] != EBB_POL_NONE)
@@ -351,7 +377,10 @@ ebb_spec_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job,
     }
   else
     order_bubble (s, job);
-  /* The core calls node_idle next: the winner's node is offered there. */
+  /* The core calls node_idle next: the winner's node is offered there. A central scheduler
+   * also sees the change at once: nodes it kept free may have a taker now. */
+  if (s->central)
+    fill_idle_central (p, now_sec);
 }
 
 void
@@ -359,9 +388,17 @@ ebb_pol_copy_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, ui
 {
   ebb_spec *s = spec_of (p);
   ebb_spec_job *j = &s->jobs[job];
-  if (!copy_remove (&j->tasks[task], node))
+  ebb_spec_task *t = &j->tasks[task];
+  if (!copy_remove (t, node))
     abort ();
   j->occupied--;
+  s->live_copies--;
+  if (!t->done && t->ncopies == 0)
+    {
+      /* Not the policies' own doing (they kill losers only), but keep the books right. */
+      run_remove (j, task);
+      s->live_tasks--;
+    }
   if (p->ops->task_killed)
     p->ops->task_killed (p, now_sec, node, job, task);
   ebb_spec_node_idle (p, now_sec, node);
@@ -397,6 +434,7 @@ ebb_spec_time_left (ebb_pol *p, uint32_t job, uint32_t task, double now_sec)
 
 typedef struct spec_cand
 {
+  double key;
   double left;
   uint32_t task;
 } spec_cand;
@@ -405,23 +443,23 @@ static int
 cmp_cand (const void *a, const void *b)
 {
   const spec_cand *x = a, *y = b;
-  if (x->left != y->left)
-    return x->left < y->left ? -1 : 1;
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
   return (x->task > y->task) - (x->task < y->task);
 }
 
-/* LATE at one heartbeat: every running task of a job whose originals are all launched is a
- * candidate when its best copy's estimated time left exceeds what a new copy takes (the
- * job's estimated task duration); candidates are served longest time left first. */
+/* LATE at one heartbeat, for a job whose originals are all launched: among its running
+ * tasks with a single copy old enough to judge, the slowest quarter by progress rate are
+ * stragglers; they get a copy longest estimated time left first. */
 static void
 late_check (ebb_pol *p, uint32_t job, double now_sec)
 {
   ebb_spec *s = spec_of (p);
   ebb_spec_job *j = &s->jobs[job];
   j->ncand = 0;
+  j->checked_at = now_sec;
   if (j->next < p->jobs[job].ntasks || j->nrun == 0)
     return;
-  double t_new = p->jobs[job].est_task_sec;
   if (j->nrun > s->scratch_cap)
     {
       s->scratch_cap = j->nrun * 2;
@@ -432,19 +470,28 @@ late_check (ebb_pol *p, uint32_t job, double now_sec)
   for (uint32_t i = 0; i < j->nrun; i++)
     {
       uint32_t task = j->run[i];
-      if (j->tasks[task].ncopies >= EBB_SPEC_MAX_COPIES)
+      const ebb_spec_task *t = &j->tasks[task];
+      if (t->ncopies != 1)
         continue;
       double left = ebb_spec_time_left (p, job, task, now_sec);
-      if (left > t_new)
-        c[n++] = (spec_cand){ left, task };
+      if (left < 0)
+        continue; /* too young to judge */
+      uint32_t k = t->node[0] != EBB_POL_NONE ? 0 : 1;
+      double elapsed = now_sec - t->start[k];
+      /* Progress rate = progress / elapsed = elapsed / (elapsed + left) / elapsed. */
+      c[n++] = (spec_cand){ .key = 1.0 / (elapsed + left), .left = left, .task = task };
     }
   if (n == 0)
     return;
   qsort (c, n, sizeof *c, cmp_cand);
-  grow_u32 (&j->cand, &j->cand_cap, n);
-  for (uint32_t i = 0; i < n; i++)
+  uint32_t slow = (uint32_t)ceil (SPEC_SLOW_SHARE * n);
+  for (uint32_t i = 0; i < slow; i++)
+    c[i].key = c[i].left;
+  qsort (c, slow, sizeof *c, cmp_cand);
+  grow_u32 (&j->cand, &j->cand_cap, slow);
+  for (uint32_t i = 0; i < slow; i++)
     j->cand[i] = c[i].task;
-  j->ncand = n;
+  j->ncand = slow;
 }
 
 void
@@ -455,8 +502,7 @@ ebb_spec_tick (ebb_pol *p, double now_sec)
     late_check (p, s->order[i], now_sec);
   if (s->central)
     {
-      while (s->nidle > 0 && fill_node (p, now_sec, s->idle[s->nidle - 1]))
-        ;
+      fill_idle_central (p, now_sec);
       return;
     }
   for (uint32_t i = 0; i < s->nidle;)

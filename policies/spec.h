@@ -18,8 +18,8 @@
 
 #include "policies/policy.h"
 
-/* Copies of one task alive at once (the original and up to two speculative ones). */
-#define EBB_SPEC_MAX_COPIES 3
+/* Copies of one task alive at once: LATE runs at most one speculative copy of a task. */
+#define EBB_SPEC_MAX_COPIES 2
 
 typedef struct ebb_spec_task
 {
@@ -41,6 +41,7 @@ typedef struct ebb_spec_job
   uint32_t occupied;  /* live copies: slots the job holds */
   uint32_t opos;      /* position in ebb_spec.order */
   uint32_t alloc;     /* hopper central: slots allotted (Pseudocode 1 with epsilon) */
+  double checked_at;  /* last LATE check */
   uint8_t active;
   uint8_t refused; /* hopper decentral: scratch mark while a worker asks around */
 } ebb_spec_job;
@@ -70,7 +71,10 @@ struct ebb_spec
   uint64_t total_remaining;
   uint32_t central;
   uint32_t nnodes;
-  void *scratch; /* LATE's candidates being sorted */
+  uint32_t spec_cap;    /* LATE's SpeculativeCap on live speculative copies (0: none) */
+  uint64_t live_copies; /* copies on nodes, winners' losers included until killed */
+  uint64_t live_tasks;  /* unfinished tasks with a live copy */
+  void *scratch;        /* LATE's candidates being sorted */
   uint32_t scratch_cap;
   uint8_t dirty; /* remaining counts changed since the policy last looked (hopper) */
   ebb_spec_hooks hooks;
@@ -89,8 +93,9 @@ void ebb_spec_tick (ebb_pol *p, double now_sec);
 void ebb_spec_probe_enqueue (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe);
 
 /* Returns 1 when job has work for a slot now: an original task not launched yet, or a
- * straggler LATE named at the last heartbeat that can still take a copy. */
-int ebb_spec_runnable (ebb_pol *p, uint32_t job);
+ * straggler LATE named at the last heartbeat that can still take a copy (within
+ * spec_cap). */
+int ebb_spec_runnable (ebb_pol *p, uint32_t job, double now_sec);
 /* Returns 1 when job has launched every original and still runs some: a straggler may
  * appear that Hopper's budget keeps a slot for. */
 int ebb_spec_may_speculate (const ebb_spec *s, const ebb_pol *p, uint32_t job);

@@ -1,10 +1,10 @@
 /* srpt: Hopper's baseline (Hopper section 7.1), SRPT with best-effort speculation. A free
  * slot goes to the job with the fewest unfinished tasks that has work for it: an original
  * task, or a copy of a straggler LATE named (speculative copies are ordinary tasks, served
- * whenever a slot is open). Central: one scheduler sees every job. Decentral: Sparrow-SRPT,
- * batched power of two choices (params.probe_ratio reservations per task, late binding);
- * a free worker serves, among the jobs with a reservation in its queue, the one with the
- * fewest unfinished tasks. */
+ * whenever a slot is open, within LATE's SpeculativeCap of 10% of the slots). Central: one
+ * scheduler sees every job. Decentral: Sparrow-SRPT, batched power of two choices
+ * (params.probe_ratio reservations per task, late binding); a free worker serves, among the jobs
+ * with a reservation in its queue, the one with the fewest unfinished tasks. */
 #include "config.h"
 
 #include "policies/spec.h"
@@ -12,11 +12,10 @@
 static uint32_t
 srpt_pick_central (ebb_pol *p, double now_sec, uint32_t node)
 {
-  (void)now_sec;
   (void)node;
   ebb_spec *s = p->priv;
   for (uint32_t i = 0; i < s->norder; i++)
-    if (ebb_spec_runnable (p, s->order[i]))
+    if (ebb_spec_runnable (p, s->order[i], now_sec))
       return s->order[i];
   return EBB_POL_NONE;
 }
@@ -24,7 +23,6 @@ srpt_pick_central (ebb_pol *p, double now_sec, uint32_t node)
 static uint32_t
 srpt_pick_worker (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec)
 {
-  (void)now_sec;
   (void)delay_sec;
   ebb_spec *s = p->priv;
   uint32_t best = EBB_POL_NONE;
@@ -33,7 +31,7 @@ srpt_pick_worker (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec)
       uint32_t job = s->resv[node][i];
       if (best != EBB_POL_NONE && s->jobs[job].opos >= s->jobs[s->resv[node][best]].opos)
         continue;
-      if (ebb_spec_runnable (p, job))
+      if (ebb_spec_runnable (p, job, now_sec))
         best = i;
     }
   return best;
@@ -44,7 +42,10 @@ srpt_init (ebb_pol *p, ebb_error **err)
 {
   (void)err;
   static const ebb_spec_hooks hooks = { srpt_pick_central, srpt_pick_worker };
-  ebb_spec_init (p, p->priv, &hooks);
+  ebb_spec *s = p->priv;
+  ebb_spec_init (p, s, &hooks);
+  /* LATE's SpeculativeCap: at most 10% of the slots run speculative copies. */
+  s->spec_cap = p->params.nnodes / 10 ? p->params.nnodes / 10 : 1;
   return 0;
 }
 

@@ -85,7 +85,7 @@ typedef struct sim_opt
 
 static const sim_opt run_opts[] = {
   { "policy", required_argument, 'p', "NAME",
-    "fifo, sparrow, hawk, bigc, eagle or peacock (--list-policies)" },
+    "fifo, sparrow, hawk, bigc, eagle, peacock, ebb, hopper or srpt" },
   { "nodes", required_argument, 'n', "N", "nodes in the cluster" },
   { "trace", required_argument, 't', "FILE", "Hawk/Eagle trace or JSON lines (\"-\": stdin)" },
   { "cutoff", required_argument, OPT_CUTOFF, "S", "mean task duration >= S: long job (hawk)" },

@@ -301,8 +301,6 @@ ebb_sim_run_spec (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim
         break;
       res->events++;
       drain (&r, now);
-      if (next == n && r.jobs_left == 0)
-        break;
     }
   res->start_sec = start;
   res->end_sec = start;
