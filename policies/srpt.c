@@ -3,8 +3,9 @@
  * task, or a copy of a straggler LATE named (speculative copies are ordinary tasks, served
  * whenever a slot is open, within LATE's SpeculativeCap of 10% of the slots). Central: one
  * scheduler sees every job. Decentral: Sparrow-SRPT, batched power of two choices
- * (params.probe_ratio reservations per task, late binding); a free worker serves, among the jobs
- * with a reservation in its queue, the one with the fewest unfinished tasks. */
+ * (params.probe_ratio reservations per task, late binding); a free worker serves, among the
+ * jobs with a reservation in its queue, the one with the fewest unfinished tasks, and a
+ * reservation answered "no task" is spent (Hopper's, in contrast, stay queued). */
 #include "config.h"
 
 #include "policies/spec.h"
@@ -20,21 +21,26 @@ srpt_pick_central (ebb_pol *p, double now_sec, uint32_t node)
   return EBB_POL_NONE;
 }
 
+/* Sparrow's late binding: the worker asks the job with the fewest unfinished tasks among
+ * those queued; a job with nothing to run answers "no task" (a round trip) and that
+ * reservation is spent, as in Sparrow; the worker then asks the next. */
 static uint32_t
 srpt_pick_worker (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec)
 {
-  (void)delay_sec;
   ebb_spec *s = p->priv;
-  uint32_t best = EBB_POL_NONE;
-  for (uint32_t i = 0; i < s->nresv[node]; i++)
+  for (;;)
     {
-      uint32_t job = s->resv[node][i];
-      if (best != EBB_POL_NONE && s->jobs[job].opos >= s->jobs[s->resv[node][best]].opos)
-        continue;
-      if (ebb_spec_runnable (p, job, now_sec))
-        best = i;
+      uint32_t best = EBB_POL_NONE;
+      for (uint32_t i = 0; i < s->nresv[node]; i++)
+        if (best == EBB_POL_NONE
+            || s->jobs[s->resv[node][i]].opos < s->jobs[s->resv[node][best]].opos)
+          best = i;
+      if (best == EBB_POL_NONE || ebb_spec_runnable (p, s->resv[node][best], now_sec))
+        return best;
+      s->resv[node][best] = s->resv[node][--s->nresv[node]];
+      p->stats.probes_surplus++;
+      *delay_sec += 2 * p->params.net_delay_sec;
     }
-  return best;
 }
 
 static int
