@@ -5,7 +5,8 @@ sim_libebb_sim_a_SOURCES = \
 	sim/trace.h sim/trace.c \
 	sim/engine.h sim/engine.c \
 	sim/report.h sim/report.c \
-	sim/gen.c sim/gen-bigc.c
+	sim/gen.c sim/gen-bigc.c \
+	sim/speculate.h sim/speculate.c sim/gen-pareto.c
 
 bin_PROGRAMS += sim/ebb-sim
 sim_ebb_sim_SOURCES = sim/main.c
