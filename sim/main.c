@@ -63,6 +63,9 @@ enum
   OPT_ROUND_CAP,
   OPT_MAX_SUSPENDS,
   OPT_SUSPEND_WINDOW,
+  OPT_NODE_NET,
+  OPT_KAPPA,
+  OPT_QUEUES,
 };
 
 /* The one table of ebb-sim's options: the getopt table and --help are built from it (and
@@ -78,7 +81,7 @@ typedef struct sim_opt
 
 static const sim_opt run_opts[] = {
   { "policy", required_argument, 'p', "NAME",
-    "fifo, sparrow, hawk, bigc, eagle or peacock (--list-policies)" },
+    "fifo, sparrow, hawk, bigc, eagle, peacock, ebb; DAG: graphene, cp, tetris, random" },
   { "nodes", required_argument, 'n', "N", "nodes in the cluster" },
   { "trace", required_argument, 't', "FILE", "Hawk/Eagle trace or JSON lines (\"-\": stdin)" },
   { "cutoff", required_argument, OPT_CUTOFF, "S", "mean task duration >= S: long job (hawk)" },
@@ -151,6 +154,12 @@ static const sim_opt run_opts[] = {
     "ebb: suspensions of one task per window (default 2)" },
   { "suspend-window", required_argument, OPT_SUSPEND_WINDOW, "S",
     "ebb: the window of --max-suspends in seconds (default 600)" },
+  { "node-net-mbps", required_argument, OPT_NODE_NET, "M",
+    "DAG policies: network of every node in Mbit/s (default 0: not modeled)" },
+  { "kappa", required_argument, OPT_KAPPA, "K",
+    "graphene: unfairness bound K x cluster capacity, 0 < K <= 1 (default 0.25)" },
+  { "queues", required_argument, OPT_QUEUES, "Q",
+    "DAG policies: queues sharing evenly, job j in queue j mod Q (default 1)" },
   { "list-policies", no_argument, OPT_LIST, NULL, "list the policies and exit" },
   { "help", no_argument, 'h', NULL, "this text; `ebb-sim gen --help` for generators" },
   { "version", no_argument, OPT_VERSION, NULL, "print the version and exit" },
@@ -388,6 +397,18 @@ handle_opt (sim_opts *o, int c, const char *arg)
       return 0;
     case OPT_SUSPEND_WINDOW:
       return parse_double ("--suspend-window", arg, 1e-3, 1e9, &p->suspend_window_sec);
+    case OPT_NODE_NET:
+      if (parse_u64 ("--node-net-mbps", arg, 0, UINT64_C (1) << 40, &u) < 0)
+        return -1;
+      p->node_net_mbps = (int64_t)u;
+      return 0;
+    case OPT_KAPPA:
+      return parse_double ("--kappa", arg, 1e-6, 1, &p->dag_kappa);
+    case OPT_QUEUES:
+      if (parse_u64 ("--queues", arg, 1, 1000000, &u) < 0)
+        return -1;
+      p->dag_queues = (uint32_t)u;
+      return 0;
     case OPT_RESUME_TRIES:
       if (parse_u64 ("--resume-tries", arg, 0, 1000000, &u) < 0)
         return -1;
