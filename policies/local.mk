@@ -9,7 +9,10 @@ policies_libebb_policy_a_SOURCES = \
 	policies/hawk.c \
 	policies/bigc.h policies/bigc.c \
 	policies/eagle.c \
-	policies/peacock.c
+	policies/peacock.c \
+	policies/dag.h policies/dag.c policies/dag-sched.h policies/dag-sched.c \
+	policies/graphene.h policies/graphene.c policies/graphene-offline.c \
+	policies/dag-baselines.c
 # What a program linking libebb-policy needs besides it.
 EBB_POLICY_LIBS = policies/libebb-policy.a lib/libebb-common.a -lm
 

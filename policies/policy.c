@@ -9,11 +9,22 @@
 #include <string.h>
 
 static const ebb_pol_ops *const registry[] = {
-  &ebb_pol_fifo_ops,  &ebb_pol_sparrow_ops,
-  &ebb_pol_hawk_ops,  &ebb_pol_bigc_ops,
-  &ebb_pol_eagle_ops, &ebb_pol_peacock_ops,
-  &ebb_pol_ebb_ops,   &ebb_pol_hopper_ops,
-  &ebb_pol_srpt_ops,  NULL,
+  &ebb_pol_fifo_ops,
+  &ebb_pol_sparrow_ops,
+  &ebb_pol_hawk_ops,
+  &ebb_pol_bigc_ops,
+  &ebb_pol_eagle_ops,
+  &ebb_pol_peacock_ops,
+  &ebb_pol_ebb_ops,
+  /* Speculation-aware policies (policies/spec.h). */
+  &ebb_pol_hopper_ops,
+  &ebb_pol_srpt_ops,
+  /* DAG policies (policies/dag.h). */
+  &ebb_pol_graphene_ops,
+  &ebb_pol_cp_ops,
+  &ebb_pol_tetris_ops,
+  &ebb_pol_random_ops,
+  NULL,
 };
 
 const ebb_pol_ops *const *
@@ -60,6 +71,8 @@ ebb_pol_params_default (ebb_pol_params *p)
   p->hopper_probes = 4.0;
   p->refusals = 2;
   p->heartbeat_sec = 0.1;
+  p->dag_kappa = 0.25;
+  p->dag_queues = 1;
 }
 
 static int
@@ -100,6 +113,10 @@ check_params (const ebb_pol_params *p, ebb_error **err)
     return ebb_error_set (err, EBB_ERANGE,
                           "speculation: beta must be > 1, epsilon in [0, 1], probes in [1, 1000], "
                           "heartbeat > 0");
+  if (p->node_net_mbps < 0 || !(p->dag_kappa > 0 && p->dag_kappa <= 1) || p->dag_queues == 0
+      || p->dag_queues > 1000000)
+    return ebb_error_set (err, EBB_ERANGE,
+                          "network capacity must be >= 0, kappa in (0, 1], queues >= 1");
   return 0;
 }
 
@@ -624,6 +641,23 @@ ebb_pol_launch_res (ebb_pol *p, uint32_t node, uint32_t job, uint32_t task, doub
   res_sub (&p->node_free[node], j->demand);
   j->launched++;
   emit_res (p, EBB_POL_ACT_LAUNCH, node, job, task, delay_sec)->amount = j->demand;
+}
+
+void
+ebb_pol_launch_task (ebb_pol *p, uint32_t node, uint32_t job, uint32_t task, ebb_pol_res demand,
+                     double delay_sec)
+{
+  ebb_pol_task *t = task_of (p, job, task);
+  t->node = node;
+  t->alloc = demand;
+  t->pending = (ebb_pol_res){ 0, 0 };
+  t->inflight = 0;
+  t->state = EBB_POL_TASK_RUNNING;
+  t->frozen = 0;
+  t->tries = 0;
+  res_sub (&p->node_free[node], demand);
+  p->jobs[job].launched++;
+  emit_res (p, EBB_POL_ACT_LAUNCH, node, job, task, delay_sec)->amount = demand;
 }
 
 ebb_pol_res

@@ -145,6 +145,9 @@ typedef struct ebb_pol_job
   uint8_t pad;
   ebb_pol_res demand;  /* per task; set by the environment (ignored in slot mode) */
   ebb_pol_task *tasks; /* resource mode: the core's per-task state, ntasks entries */
+  /* DAG policies only (ops->dag): the job's tasks, demands and edges (policies/dag.h);
+   * set by the environment before ebb_pol_job_arrived. demand is then the largest task's. */
+  const struct ebb_pol_dag *dag;
 } ebb_pol_job;
 
 typedef enum
@@ -230,6 +233,10 @@ typedef struct ebb_pol_params
    * (0: not started); set by the environment before ebb_pol_new. */
   double (*progress) (void *ctx, uint32_t node, uint32_t job, uint32_t task, double now_sec);
   void *progress_ctx;
+  /* DAG policies (graphene, cp, tetris, random). */
+  int64_t node_net_mbps; /* network capacity of every node; 0: the network is not modeled */
+  double dag_kappa;      /* graphene: unfairness threshold kappa x cluster capacity (0.25) */
+  uint32_t dag_queues;   /* graphene: queues sharing the cluster evenly; job j in j mod Q (1) */
 } ebb_pol_params;
 
 enum
@@ -288,6 +295,8 @@ typedef struct ebb_pol_ops
    * elsewhere) and KILLs the losers; the environment answers a KILL with
    * ebb_pol_copy_killed (policies/spec.h) and reports progress (params.progress). */
   int speculative;
+  /* 1: schedules DAG jobs (job.dag set, a task starts only after its parents finished). */
+  int dag;
 } ebb_pol_ops;
 
 /* Per-node state shared by the queue-based policies. */
@@ -325,6 +334,11 @@ typedef struct ebb_pol_stats
   uint64_t frozen;   /* tasks frozen below their working set */
   uint64_t failed_jobs;
   uint64_t speculative_copies; /* LAUNCHes of a task already running elsewhere */
+  /* DAG policies. */
+  uint64_t dag_offline_jobs;      /* graphene: jobs given an offline schedule */
+  uint64_t dag_offline_schedules; /* graphene: candidate schedules built for them */
+  uint64_t dag_unfair_picks;      /* graphene: picks restricted to the most deprived job */
+  double dag_max_deficit;         /* graphene: largest deficit counter seen / capacity */
 } ebb_pol_stats;
 
 struct ebb_pol
@@ -430,6 +444,9 @@ ebb_pol_res_fits (ebb_pol_res need, ebb_pol_res avail)
 /* Launches task `task` of job on node with its demand: takes the demand from node_free,
  * marks the task running and emits LAUNCH after delay_sec. The caller checked it fits. */
 void ebb_pol_launch_res (ebb_pol *p, uint32_t node, uint32_t job, uint32_t task, double delay_sec);
+/* Same for a task with its own demand (DAG jobs: tasks of one job differ). */
+void ebb_pol_launch_task (ebb_pol *p, uint32_t node, uint32_t job, uint32_t task,
+                          ebb_pol_res demand, double delay_sec);
 /* Emits SUSPEND for a running task: immediate takes everything above the footprint,
  * graceful takes `amount` (clamped so the task keeps at least the footprint). Returns the
  * amount asked. */
@@ -450,5 +467,9 @@ extern const ebb_pol_ops ebb_pol_peacock_ops;
 extern const ebb_pol_ops ebb_pol_ebb_ops;
 extern const ebb_pol_ops ebb_pol_hopper_ops;
 extern const ebb_pol_ops ebb_pol_srpt_ops;
+extern const ebb_pol_ops ebb_pol_graphene_ops;
+extern const ebb_pol_ops ebb_pol_cp_ops;
+extern const ebb_pol_ops ebb_pol_tetris_ops;
+extern const ebb_pol_ops ebb_pol_random_ops;
 
 #endif

@@ -3,6 +3,7 @@
 
 #include "sim/engine.h"
 #include "sim/speculate.h"
+#include "sim/dag.h"
 #include "lib/time.h"
 #include "lib/util.h"
 
@@ -226,6 +227,7 @@ typedef struct sim_run
   double util_t;            /* utilization integrated up to here */
   double util_area;
   double tick_sec, next_tick;
+  ebb_sim_dag_run *dag; /* DAG policies: per-task demands, parents, finished flags */
 } sim_run;
 
 static void
@@ -337,7 +339,8 @@ task_rerate (sim_run *r, res_task *t, uint32_t node, uint32_t job, uint32_t task
         t->remaining = 0;
       t->last_t = now;
     }
-  int64_t want = r->jobs[job].demand.cpu_millis;
+  int64_t want = r->dag ? r->jobs[job].dag->demand[(size_t)task * EBB_DAG_NRES + EBB_DAG_CPU]
+                        : r->jobs[job].demand.cpu_millis;
   double rate = t->suspended ? 0 : (want <= 0 || t->cpu >= want ? 1.0 : (double)t->cpu / want);
   t->rate = rate;
   if (rate > 0)
@@ -405,6 +408,8 @@ dispatch_res (sim_run *r, const res_event *e)
       r->use_mem += t->mem;
       r->running++;
       r->res->tasks++;
+      if (r->dag)
+        ebb_sim_dag_started (r->dag, r->trace, e->job, e->task);
       task_rerate (r, t, e->node, e->job, e->task, e->t);
       break;
     case RV_SUSPEND:
@@ -472,6 +477,8 @@ finish_res (sim_run *r, const sim_event *e)
   r->use_mem -= t->mem;
   r->running--;
   r->res->busy_sec += task_dur (r, e->job, e->arg);
+  if (r->dag)
+    ebb_sim_dag_finished (r->dag, r->trace->first_task[e->job] + e->arg);
   if (e->t > r->res->finish_sec[e->job])
     r->res->finish_sec[e->job] = e->t;
   ebb_pol_task_finished (r->pol, e->t, e->node, e->job, e->arg);
@@ -720,6 +727,27 @@ ebb_sim_run (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim_resu
     }
   const ebb_pol_ops *ops = ebb_pol_lookup (cfg->policy);
   int resources = ops && ops->needs_resources;
+  if (ops && trace->dag && !ops->dag)
+    return ebb_error_set (err, EINVAL,
+                          "policy '%s' ignores task dependencies: a trace with DAG jobs needs "
+                          "graphene, cp, tetris or random",
+                          cfg->policy);
+  ebb_sim_dag_run dag_run = { .dags = NULL };
+  if (ops && ops->dag)
+    {
+      ebb_sim_dag_prepare (trace, &dag_run);
+      for (uint32_t j = 0; j < n; j++)
+        jobs[j].dag = &dag_run.dags[j];
+      int64_t net = cfg->pol.node_net_mbps;
+      for (uint64_t i = 0; net > 0 && i < trace->ntasks_total; i++)
+        if (dag_run.demand[i * EBB_DAG_NRES + EBB_DAG_NET] > net)
+          {
+            int64_t want = dag_run.demand[i * EBB_DAG_NRES + EBB_DAG_NET];
+            ebb_sim_dag_run_free (&dag_run);
+            return ebb_error_set (err, EBB_ERANGE,
+                                  "a task needs %" PRId64 " Mbit/s, more than a node has", want);
+          }
+    }
   if (resources)
     for (uint32_t j = 0; j < n; j++)
       {
@@ -735,6 +763,7 @@ ebb_sim_run (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim_resu
   ebb_pol *pol = ebb_pol_new (cfg->policy, &cfg->pol, jobs, err);
   if (!pol)
     {
+      ebb_sim_dag_run_free (&dag_run);
       /* err may be NULL (the caller wants no message): a failure must still be negative. */
       int code = ebb_error_code (err);
       return code > 0 ? -code : -EINVAL;
@@ -744,6 +773,7 @@ ebb_sim_run (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim_resu
       if (!ebb_pol_res_fits (jobs[j].demand, cfg->pol.node_cap))
         {
           ebb_pol_free (pol);
+          ebb_sim_dag_run_free (&dag_run);
           return ebb_error_set (err, EBB_ERANGE,
                                 "job %u: a task needs <%" PRId64 " millicores, %" PRId64
                                 " bytes>, more than a node has",
@@ -762,7 +792,8 @@ ebb_sim_run (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim_resu
                 .next_snap_sec = trace->submit_sec[order[0]],
                 .nnodes = cfg->pol.nnodes,
                 .cfg = cfg,
-                .jobs = jobs };
+                .jobs = jobs,
+                .dag = dag_run.dags ? &dag_run : NULL };
   if (resources)
     {
       res->resources = 1;
@@ -791,7 +822,10 @@ ebb_sim_run (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim_resu
       res->utilization = span > 0 ? r.util_area / span : 0;
     }
   res->pol = pol->stats;
+  res->dep_violations = dag_run.violations;
+  res->dag = dag_run.dags != NULL;
   ebb_pol_free (pol);
+  ebb_sim_dag_run_free (&dag_run);
   free (r.heap.ev);
   free (r.fifo[0].ev);
   free (r.fifo[1].ev);

@@ -53,6 +53,9 @@ typedef struct ebb_sim_result
   /* Speculative policies (sim/speculate.c). */
   int speculation;
   uint64_t speculative_copies; /* copies launched of a task already launched */
+  /* DAG policies (sim/dag.h). */
+  int dag;                 /* the run used a DAG policy */
+  uint64_t dep_violations; /* tasks started before a parent finished (0 unless a bug) */
 } ebb_sim_result;
 
 /* Runs the trace through the policy. Returns 0 and fills *res (free it with

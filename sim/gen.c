@@ -7,6 +7,7 @@
  *           (top 10% of jobs: ~84% of task-seconds, 28% of tasks). */
 #include "config.h"
 
+#include "sim/dag.h"
 #include "sim/trace.h"
 #include "lib/util.h"
 
@@ -32,6 +33,7 @@ gen_usage (FILE *f)
               "       ebb-sim gen pareto --nodes M [--jobs N] [--load L] [--beta B] [--seed N]\n"
               "       ebb-sim gen bigc-google [--seed N] [-o FILE]\n"
               "       ebb-sim gen bigc-pattern low|high|multi [--seed N] [-o FILE]\n"
+              "       ebb-sim gen dag --jobs N --nodes M --load L (see gen dag --help)\n"
               "  --jobs N                 jobs to generate (default 1000)\n"
               "  --interarrival S         mean of the exponential interarrival (default 50)\n"
               "  --seed N                 random seed (default 1)\n"
@@ -127,6 +129,8 @@ int
 ebb_sim_gen_main (int argc, char **argv)
 {
   gen_opts o = { .jobs = 1000, .seed = 1, .interarrival_sec = 50 };
+  if (argc >= 2 && strcmp (argv[1], "dag") == 0)
+    return ebb_sim_gen_dag_main (argc - 1, argv + 1); /* sim/gen-dag.c */
   if (argc < 2 || argv[1][0] == '-')
     {
       if (argc >= 2 && strcmp (argv[1], "--help") == 0)

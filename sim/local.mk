@@ -6,7 +6,8 @@ sim_libebb_sim_a_SOURCES = \
 	sim/engine.h sim/engine.c \
 	sim/report.h sim/report.c \
 	sim/gen.c sim/gen-bigc.c \
-	sim/speculate.h sim/speculate.c sim/gen-pareto.c
+	sim/speculate.h sim/speculate.c sim/gen-pareto.c \
+	sim/dag.h sim/dag.c sim/gen-dag.c
 
 bin_PROGRAMS += sim/ebb-sim
 sim_ebb_sim_SOURCES = sim/main.c
@@ -26,3 +27,11 @@ tests_test_sim_trace_LDADD = sim/libebb-sim.a policies/libebb-policy.a $(EBB_TES
 tests_test_sim_resources_SOURCES = tests/test-sim-resources.c
 tests_test_sim_resources_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_sim_resources_LDADD = sim/libebb-sim.a policies/libebb-policy.a $(EBB_TEST_LIBS)
+
+# Graphene and the DAG baselines (policies/graphene*.c, policies/dag*.c, sim/dag.c).
+graphene_tests = tests/test-policy-graphene
+check_PROGRAMS += $(graphene_tests)
+TESTS += $(graphene_tests)
+tests_test_policy_graphene_SOURCES = tests/test-policy-graphene.c
+tests_test_policy_graphene_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_policy_graphene_LDADD = sim/libebb-sim.a policies/libebb-policy.a $(EBB_TEST_LIBS) -lm

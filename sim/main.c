@@ -70,6 +70,9 @@ enum
   OPT_REFUSALS,
   OPT_BETA,
   OPT_HEARTBEAT,
+  OPT_NODE_NET,
+  OPT_KAPPA,
+  OPT_QUEUES,
 };
 
 /* The one table of ebb-sim's options: the getopt table and --help are built from it (and
@@ -85,7 +88,8 @@ typedef struct sim_opt
 
 static const sim_opt run_opts[] = {
   { "policy", required_argument, 'p', "NAME",
-    "fifo, sparrow, hawk, bigc, eagle, peacock, ebb, hopper or srpt" },
+    "fifo, sparrow, hawk, bigc, eagle, peacock, ebb, hopper, srpt; DAG: graphene, cp, tetris, "
+    "random" },
   { "nodes", required_argument, 'n', "N", "nodes in the cluster" },
   { "trace", required_argument, 't', "FILE", "Hawk/Eagle trace or JSON lines (\"-\": stdin)" },
   { "cutoff", required_argument, OPT_CUTOFF, "S", "mean task duration >= S: long job (hawk)" },
@@ -169,6 +173,12 @@ static const sim_opt run_opts[] = {
     "hopper, srpt: Pareto shape of task durations (default 1.5)" },
   { "heartbeat", required_argument, OPT_HEARTBEAT, "S",
     "hopper, srpt: period of LATE's straggler check (default 0.1)" },
+  { "node-net-mbps", required_argument, OPT_NODE_NET, "M",
+    "DAG policies: network of every node in Mbit/s (default 0: not modeled)" },
+  { "kappa", required_argument, OPT_KAPPA, "K",
+    "graphene: unfairness bound K x cluster capacity, 0 < K <= 1 (default 0.25)" },
+  { "queues", required_argument, OPT_QUEUES, "Q",
+    "DAG policies: queues sharing evenly, job j in queue j mod Q (default 1)" },
   { "list-policies", no_argument, OPT_LIST, NULL, "list the policies and exit" },
   { "help", no_argument, 'h', NULL, "this text; `ebb-sim gen --help` for generators" },
   { "version", no_argument, OPT_VERSION, NULL, "print the version and exit" },
@@ -445,6 +455,18 @@ handle_opt (sim_opts *o, int c, const char *arg)
       return 0;
     case OPT_SUSPEND_WINDOW:
       return parse_double ("--suspend-window", arg, 1e-3, 1e9, &p->suspend_window_sec);
+    case OPT_NODE_NET:
+      if (parse_u64 ("--node-net-mbps", arg, 0, UINT64_C (1) << 40, &u) < 0)
+        return -1;
+      p->node_net_mbps = (int64_t)u;
+      return 0;
+    case OPT_KAPPA:
+      return parse_double ("--kappa", arg, 1e-6, 1, &p->dag_kappa);
+    case OPT_QUEUES:
+      if (parse_u64 ("--queues", arg, 1, 1000000, &u) < 0)
+        return -1;
+      p->dag_queues = (uint32_t)u;
+      return 0;
     case OPT_RESUME_TRIES:
       if (parse_u64 ("--resume-tries", arg, 0, 1000000, &u) < 0)
         return -1;

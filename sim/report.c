@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "sim/report.h"
+#include "sim/dag.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -210,6 +211,8 @@ ebb_sim_print_json (FILE *f, const ebb_sim_report *r, int volatile_fields)
            (unsigned long long)res->pol.probes_stolen, (unsigned long long)res->pol.rotations);
   if (res->resources)
     json_preemption (f, r);
+  if (res->dag)
+    ebb_sim_dag_print_json (f, r);
   fputs ("}\n", f);
 }
 

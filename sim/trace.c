@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "sim/trace.h"
+#include "sim/dag.h"
 #include "lib/json.h"
 #include "lib/util.h"
 #include "policies/policy.h"
@@ -33,6 +34,7 @@ ebb_sim_trace_free (ebb_sim_trace *t)
   free (t->cpu_millis);
   free (t->memory_bytes);
   free (t->klass);
+  ebb_sim_dag_free (t->dag);
   free (t);
 }
 
@@ -220,6 +222,12 @@ parse_json_line (ebb_sim_trace *t, const char *line, const char *name, size_t li
       ebb_error_set (err, EBB_EPARSE, "%s:%zu: a job must be a JSON object", name, lineno);
       goto out;
     }
+  if (json_object_object_get_ex (o, "tasks", NULL))
+    {
+      /* A DAG job: its tasks carry their own demand vectors (sim/dag.c). */
+      r = ebb_sim_dag_parse_json (t, o, name, lineno, err);
+      goto out;
+    }
   static const char *const known[]
       = { "id", "submit", "cpu_millis", "memory_bytes", "durations", "est", "class" };
   json_object_object_foreach (o, key, val)
@@ -359,6 +367,11 @@ ebb_sim_trace_write (const ebb_sim_trace *t, FILE *f, ebb_error **err)
 {
   for (uint32_t j = 0; t->cpu_millis && j < t->njobs; j++)
     {
+      if (ebb_sim_dag_is_dag (t, j))
+        {
+          ebb_sim_dag_write_job (t, j, f);
+          continue;
+        }
       static const char *const cls[] = { "", ",\"class\":\"short\"", ",\"class\":\"long\"" };
       fprintf (f,
                "{\"id\":\"j%u\",\"submit\":%.3f,\"cpu_millis\":%" PRId64

@@ -23,6 +23,8 @@ typedef struct ebb_sim_trace
   int64_t *cpu_millis;   /* per-task CPU demand */
   int64_t *memory_bytes; /* per-task memory demand */
   uint8_t *klass;        /* EBB_POL_CLASS_* (0: by cutoff) */
+  /* DAG jobs (sim/dag.h): NULL unless a job listed "tasks" or a DAG generator ran. */
+  struct ebb_sim_dag *dag;
 } ebb_sim_trace;
 
 /* Returns 1 when the trace carries demand vectors (it was read from JSON lines). */

@@ -1,0 +1,81 @@
+/* The online half shared by the DAG policies (graphene, cp, tetris, random): per-job
+ * runnable sets (a task is runnable once its parents finished), per-node free vectors over
+ * CPU, memory and network, and the matching loop that fills a node with the task its
+ * policy scores best. The policies differ only in the priority they give tasks at arrival
+ * and in how they score a (task, node) pair. */
+#ifndef EBB_POLICY_DAG_SCHED_H
+#define EBB_POLICY_DAG_SCHED_H
+
+#include "policies/dag.h"
+#include "policies/policy.h"
+
+typedef enum
+{
+  EBB_DAG_GRAPHENE,
+  EBB_DAG_CP,
+  EBB_DAG_TETRIS,
+  EBB_DAG_RANDOM,
+} ebb_dag_kind;
+
+typedef struct ebb_dag_job
+{
+  ebb_dag_graph g;
+  uint32_t *waiting;  /* per task: parents not finished */
+  uint32_t *runnable; /* runnable tasks not launched yet */
+  uint32_t nrunnable;
+  double *prio;   /* per task: graphene priScore (1 first .. 0), cp critical path */
+  double *dem;    /* per task: EBB_DAG_NRES shares of one node */
+  double srpt;    /* work of the tasks not launched: sum of duration x shares */
+  double alloc;   /* dominant shares of its running tasks (cp's fair choice) */
+  uint32_t left;  /* tasks not finished */
+  uint32_t pos;   /* index in the active list, EBB_POL_NONE when not there */
+  uint32_t group; /* its queue (job index mod params.dag_queues) */
+  uint8_t live;
+} ebb_dag_job;
+
+/* A queue of jobs: the unit of fairness (the paper's groups). */
+typedef struct ebb_dag_group
+{
+  uint32_t active_jobs; /* its jobs with runnable tasks; the group competes when > 0 */
+  double base;          /* deficit: value of the global credit when it began competing */
+  double consumed;      /* deficit: what it was given since */
+} ebb_dag_group;
+
+typedef struct ebb_dag_sched
+{
+  ebb_dag_kind kind;
+  ebb_dag_job *jobs;
+  uint32_t jobs_cap;
+  uint32_t *active; /* jobs with runnable tasks */
+  uint32_t nactive;
+  double *free;             /* per node: EBB_DAG_NRES shares free */
+  double cap[EBB_DAG_NRES]; /* one node's capacity; 0: the resource is not modeled */
+  uint32_t *fresh;          /* (job, task) pairs that became runnable since the last pass */
+  uint32_t nfresh, fresh_cap;
+  uint8_t *open; /* per node: fill it in the next pass */
+  ebb_dag_group *groups;
+  uint32_t ngroups, active_groups;
+  double credit;    /* deficit counters: sum over picks of factor / competing groups */
+  double eta;       /* weight of srpt against the packing score */
+  double kappa_cap; /* unfairness threshold kappa x C (C: nodes, in dominant shares) */
+} ebb_dag_sched;
+
+/* The ops bodies every DAG policy uses; kind is read from the ebb_dag_sched at the start of
+ * the policy's private state. */
+int ebb_dag_sched_init (ebb_pol *p, ebb_dag_kind kind, ebb_error **err);
+void ebb_dag_sched_fini (ebb_pol *p);
+void ebb_dag_sched_job_arrived (ebb_pol *p, double now_sec, uint32_t job);
+void ebb_dag_sched_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job,
+                                  uint32_t task);
+
+/* Deficit counter of a competing group (graphene's unfairness measure). */
+static inline double
+ebb_dag_deficit (const ebb_dag_sched *s, const ebb_dag_group *g)
+{
+  return s->credit - g->base - g->consumed;
+}
+
+/* Graphene's offline step for one job (policies/graphene.c): fills j->prio. */
+void ebb_graphene_prepare (ebb_pol *p, uint32_t job, ebb_dag_job *j);
+
+#endif

@@ -1,0 +1,60 @@
+/* graphene: Grandl et al., "GRAPHENE: Packing and Dependency-aware Scheduling for
+ * Data-Parallel Clusters", OSDI 2016. Offline, each arriving DAG gets a preferred schedule
+ * (policies/graphene-offline.c) distilled into priScore: 1 for the task that starts first,
+ * falling linearly with its rank. Online (policies/dag-sched.c), a node is given the task
+ * with the best perfScore = pScore x priScore - eta x srpt (pScore: dot product of the
+ * task's demand and the node's free vector; srpt: the job's remaining work), unless the
+ * most deprived job's deficit counter passed kappa x C: then that job's best task. */
+#include "config.h"
+
+#include "policies/dag-sched.h"
+#include "policies/graphene.h"
+#include "lib/util.h"
+
+#include <stdlib.h>
+
+void
+ebb_graphene_prepare (ebb_pol *p, uint32_t job, ebb_dag_job *j)
+{
+  const ebb_pol_dag *d = p->jobs[job].dag;
+  uint32_t n = d->ntasks;
+  if (n <= 1)
+    {
+      /* Nothing to order: the offline step is bypassed (section 4.4). */
+      if (n == 1)
+        j->prio[0] = 1;
+      return;
+    }
+  ebb_gr_dag gd = { .n = n, .g = &j->g, .dur = d->dur_sec, .dem = j->dem, .stage = d->stage };
+  gd.machines = ebb_gr_space_machines (&gd, p->params.nnodes);
+  double *start = ebb_xmalloc (n * sizeof *start);
+  uint32_t *rank = ebb_xmalloc (n * sizeof *rank);
+  ebb_gr_plan plan = { .start = start, .rank = rank };
+  if (ebb_gr_build_schedule (&gd, &plan) < 0)
+    abort (); /* an acyclic DAG always has a schedule */
+  for (uint32_t t = 0; t < n; t++)
+    j->prio[t] = 1.0 - (double)rank[t] / n;
+  p->stats.dag_offline_jobs++;
+  p->stats.dag_offline_schedules += plan.schedules;
+  free (start);
+  free (rank);
+}
+
+static int
+graphene_init (ebb_pol *p, ebb_error **err)
+{
+  return ebb_dag_sched_init (p, EBB_DAG_GRAPHENE, err);
+}
+
+const ebb_pol_ops ebb_pol_graphene_ops = {
+  .name = "graphene",
+  .summary = "Graphene: offline troublesome-first DAG schedules, online packing + SRPT, "
+             "bounded unfairness",
+  .priv_size = sizeof (ebb_dag_sched),
+  .init = graphene_init,
+  .fini = ebb_dag_sched_fini,
+  .job_arrived = ebb_dag_sched_job_arrived,
+  .task_finished = ebb_dag_sched_task_finished,
+  .needs_resources = 1,
+  .dag = 1,
+};

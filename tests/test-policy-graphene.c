@@ -1,0 +1,464 @@
+/* Graphene and the DAG baselines: DAG jobs in traces (cycles refused with their line), the
+ * engine's precedence check, the offline schedule of a tiny DAG worked out by hand, the
+ * online choices of cp and tetris on hand cases, the deficit counters' bound, the DAG
+ * generator's shapes and determinism (same seed, same bytes and same reports). */
+#include "config.h"
+
+#include "policies/dag.h"
+#include "policies/graphene.h"
+#include "policies/policy.h"
+#include "sim/dag.h"
+#include "sim/engine.h"
+#include "sim/report.h"
+#include "sim/trace.h"
+#include "tests/cu.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GIB (INT64_C (1) << 30)
+
+static char *
+read_text (const char *text, ebb_sim_trace **out)
+{
+  FILE *f = fmemopen ((void *)text, strlen (text), "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (f);
+  ebb_sim_trace *t = ebb_sim_trace_new ();
+  ebb_error *err = NULL;
+  int r = ebb_sim_trace_read_stream (t, f, "t", &err);
+  fclose (f);
+  char *msg = strdup (r < 0 ? ebb_error_msg (&err) : "");
+  ebb_error_free (&err);
+  if (out && r == 0)
+    *out = t;
+  else
+    ebb_sim_trace_free (t);
+  return msg;
+}
+
+static void
+expect_error (const char *text, const char *want)
+{
+  char *msg = read_text (text, NULL);
+  if (!strstr (msg, want))
+    fprintf (stderr, "got '%s', want '%s'\n", msg, want);
+  CU_ASSERT_PTR_NOT_NULL (strstr (msg, want));
+  free (msg);
+}
+
+static char *
+trace_text (const ebb_sim_trace *t)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+  CU_ASSERT_EQUAL (ebb_sim_trace_write (t, f, NULL), 0);
+  fclose (f);
+  return buf;
+}
+
+#define TASK(d, c) "{\"duration\":" #d ",\"cpu_millis\":" #c ",\"memory_bytes\":0}"
+#define JOB3       "{\"submit\":0,\"tasks\":[" TASK (1, 1000) "," TASK (2, 1000) "," TASK (3, 1000) "],"
+
+static void
+test_parse_dag (void)
+{
+  ebb_sim_trace *t = NULL;
+  char *msg = read_text (
+      "{\"submit\":1,\"cpu_millis\":1000,\"memory_bytes\":5,\"durations\":[4]}\n"
+      "{\"id\":\"x\",\"submit\":2,\"tasks\":[{\"duration\":5,\"cpu_millis\":2000,"
+      "\"memory_bytes\":1024,\"net_mbps\":300,\"stage\":7},{\"duration\":1,\"cpu_millis\":500,"
+      "\"memory_bytes\":4096}],\"deps\":[[0,1]]}\n",
+      &t);
+  CU_ASSERT_STRING_EQUAL (msg, "");
+  free (msg);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (t);
+  CU_ASSERT_EQUAL (t->njobs, 2);
+  CU_ASSERT (!ebb_sim_dag_is_dag (t, 0));
+  CU_ASSERT (ebb_sim_dag_is_dag (t, 1));
+  /* The job's vector is the largest task's in each resource. */
+  CU_ASSERT_EQUAL (t->cpu_millis[1], 2000);
+  CU_ASSERT_EQUAL (t->memory_bytes[1], 4096);
+  CU_ASSERT_DOUBLE_EQUAL (t->mean_sec[1], 3.0, 1e-12);
+  const int64_t *v = t->dag->demand + t->first_task[1] * EBB_DAG_NRES;
+  CU_ASSERT_EQUAL (v[EBB_DAG_NET], 300);
+  CU_ASSERT_EQUAL (v[EBB_DAG_NRES + EBB_DAG_NET], 0); /* net_mbps defaults to 0 */
+  CU_ASSERT_EQUAL (t->dag->stage[t->first_task[1]], 7);
+  CU_ASSERT_EQUAL (t->dag->nedges[1], 1);
+  /* Written and read back: the same text. */
+  char *a = trace_text (t);
+  ebb_sim_trace *u = NULL;
+  msg = read_text (a, &u);
+  CU_ASSERT_STRING_EQUAL (msg, "");
+  free (msg);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (u);
+  char *b = trace_text (u);
+  CU_ASSERT_STRING_EQUAL (a, b);
+  CU_ASSERT_PTR_NOT_NULL (strstr (a, "\"deps\":[[0,1]]"));
+  free (a);
+  free (b);
+  ebb_sim_trace_free (u);
+  ebb_sim_trace_free (t);
+}
+
+static void
+test_parse_cycles_refused (void)
+{
+  expect_error (JOB3 "\"deps\":[[0,1]]}\n" JOB3 "\"deps\":[[0,1],[1,2],[2,1]]}\n",
+                "t:2: deps form a cycle through task 1");
+  expect_error (JOB3 "\"deps\":[[2,2]]}\n", "t:1: deps form a cycle through task 2");
+  expect_error ("\n#c\n" JOB3 "\"deps\":[[0,1],[1,2],[2,0]]}\n",
+                "t:3: deps form a cycle through task 0");
+  expect_error (JOB3 "\"deps\":[[0,3]]}\n", "t:1: dep 0: task index must be in [0, 3)");
+  expect_error (JOB3 "\"deps\":[[0]]}\n", "t:1: dep 0 is not a [parent, child] pair");
+  expect_error ("{\"submit\":0,\"tasks\":[{\"cpu_millis\":1,\"memory_bytes\":0}]}\n",
+                "t:1: task 0: duration is required");
+  expect_error ("{\"submit\":0,\"tasks\":[{\"duration\":1,\"cpu_millis\":1,\"memory_bytes\":0,"
+                "\"disk\":1}]}\n",
+                "t:1: task 0: unknown key 'disk'");
+  expect_error ("{\"submit\":0,\"tasks\":[]}\n", "t:1: tasks must be a non-empty array");
+  expect_error ("{\"submit\":0,\"durations\":[1],\"tasks\":[" TASK (1, 1) "]}\n",
+                "t:1: unknown key 'durations' in a job with tasks");
+}
+
+static void
+test_graph_helpers (void)
+{
+  /* A diamond 0 -> {1, 2} -> 3. */
+  uint32_t e[] = { 0, 1, 0, 2, 1, 3, 2, 3 }, bad = 99;
+  ebb_dag_graph g;
+  CU_ASSERT_EQUAL_FATAL (ebb_dag_graph_build (&g, 4, e, 4, &bad), 0);
+  CU_ASSERT_EQUAL (g.topo[0], 0);
+  CU_ASSERT_EQUAL (g.topo[3], 3);
+  double dur[] = { 1, 5, 2, 1 }, cp[4];
+  ebb_dag_cp_length (&g, dur, cp);
+  CU_ASSERT_DOUBLE_EQUAL (cp[0], 7, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL (cp[1], 6, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL (cp[2], 3, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL (cp[3], 1, 1e-12);
+  ebb_dag_graph_free (&g);
+  uint32_t c[] = { 0, 1, 1, 2, 2, 1 };
+  CU_ASSERT_EQUAL (ebb_dag_graph_build (&g, 3, c, 3, &bad), -2);
+  CU_ASSERT_EQUAL (bad, 1);
+  CU_ASSERT_EQUAL (ebb_dag_graph_build (&g, 2, c, 3, &bad), -1);
+  CU_ASSERT_EQUAL (bad, 1);
+}
+
+/* One machine of capacity 1. A: 10 s x 0.6; B: 1 s x 0.6; C: 10 s x 0.4; B -> C.
+ * LongScore picks T = {A, C} (B scores 0.1, every stage packs perfectly: FragScore 1, so f
+ * adds nothing): one distinct candidate. A and C overlap from 0 to 10 (0.6 + 0.4 = 1), P =
+ * {B} goes backwards before C: -1 to 0. Makespan 11, order B, A, C. A greedy list
+ * scheduler (longest ready first) runs A, then B after A (0.6 + 0.6 > 1), then C: 21. */
+static void
+test_offline_by_hand (void)
+{
+  uint32_t e[] = { 1, 2 }, bad;
+  ebb_dag_graph g;
+  CU_ASSERT_EQUAL_FATAL (ebb_dag_graph_build (&g, 3, e, 1, &bad), 0);
+  double dur[] = { 10, 1, 10 };
+  double dem[] = { 0.6, 0, 0, 0.6, 0, 0, 0.4, 0, 0 };
+  ebb_gr_dag d = { .n = 3, .g = &g, .dur = dur, .dem = dem, .stage = NULL, .machines = 1 };
+  CU_ASSERT_EQUAL (ebb_gr_space_machines (&d, 100), 2); /* 0.6 + 0.6 + 0.4 -> 2 */
+  double start[3];
+  uint32_t rank[3];
+  ebb_gr_plan plan = { .start = start, .rank = rank };
+  CU_ASSERT_EQUAL_FATAL (ebb_gr_build_schedule (&d, &plan), 0);
+  CU_ASSERT_DOUBLE_EQUAL (plan.makespan, 11, 1e-9);
+  CU_ASSERT_EQUAL (plan.candidates, 1);
+  CU_ASSERT_EQUAL (plan.schedules, EBB_GR_NORDERS);
+  CU_ASSERT_EQUAL (plan.ntrouble, 2);
+  CU_ASSERT_DOUBLE_EQUAL (start[1], 0, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL (start[0], 1, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL (start[2], 1, 1e-9);
+  CU_ASSERT_EQUAL (rank[1], 0);
+  CU_ASSERT_EQUAL (rank[0], 1);
+  CU_ASSERT_EQUAL (rank[2], 2);
+  /* Two machines: A alone on one, B then C on the other: 11 as well (B, C chained). */
+  d.machines = 2;
+  CU_ASSERT_EQUAL_FATAL (ebb_gr_build_schedule (&d, &plan), 0);
+  CU_ASSERT_DOUBLE_EQUAL (plan.makespan, 11, 1e-9);
+  ebb_dag_graph_free (&g);
+}
+
+/* A trace of one DAG job from hand-written tasks (cpu in millicores, memory 0). */
+static ebb_sim_trace *
+one_job (uint32_t n, const double *dur, const int64_t *cpu, uint32_t nedges, const uint32_t *edges)
+{
+  ebb_sim_trace *t = ebb_sim_trace_new ();
+  int64_t dem[16 * EBB_DAG_NRES] = { 0 };
+  for (uint32_t i = 0; i < n; i++)
+    dem[i * EBB_DAG_NRES + EBB_DAG_CPU] = cpu[i];
+  ebb_sim_dag_add (t, 0, 0, n, dur, dem, NULL, nedges, edges);
+  return t;
+}
+
+static void
+dag_config (ebb_sim_config *cfg, const char *policy, uint32_t nodes)
+{
+  memset (cfg, 0, sizeof *cfg);
+  cfg->policy = policy;
+  ebb_pol_params_default (&cfg->pol);
+  cfg->pol.nnodes = nodes;
+  cfg->pol.node_cap = (ebb_pol_res){ 1000, 1 };
+  cfg->pol.net_delay_sec = 0;
+}
+
+/* The same DAG as test_offline_by_hand on one node of 1 CPU: graphene follows its offline
+ * order (B, then A and C together): 11 s; tetris packs the ready tasks only (A and B score
+ * alike, A has the lower index), so C waits for A and B: 21 s; cp runs B first (critical
+ * path 11) and gets 11 too; no run starts a task before its parents end. */
+static void
+test_online_hand_cases (void)
+{
+  double dur[] = { 10, 1, 10 };
+  int64_t cpu[] = { 600, 600, 400 };
+  uint32_t e[] = { 1, 2 };
+  ebb_sim_trace *t = one_job (3, dur, cpu, 1, e);
+  static const char *const pols[] = { "graphene", "tetris", "cp", "random" };
+  double want[] = { 11, 21, 11, -1 };
+  for (int i = 0; i < 4; i++)
+    {
+      ebb_sim_config cfg;
+      dag_config (&cfg, pols[i], 1);
+      ebb_sim_result res;
+      ebb_error *err = NULL;
+      CU_ASSERT_EQUAL_FATAL (ebb_sim_run (&cfg, t, &res, &err), 0);
+      if (want[i] > 0)
+        CU_ASSERT_DOUBLE_EQUAL (res.runtime_sec[0], want[i], 1e-9);
+      CU_ASSERT (res.runtime_sec[0] >= 11 - 1e-9);
+      CU_ASSERT_EQUAL (res.dep_violations, 0);
+      CU_ASSERT_EQUAL (res.tasks, 3);
+      ebb_sim_result_clear (&res);
+    }
+  ebb_sim_trace_free (t);
+  /* tetris prefers the task that packs best: one node, Y (0.5 CPU) scores above X (0.3).
+   * cp prefers the longest critical path: chain 0 (1 s) -> 1 (10 s) and a lone 2 (5 s),
+   * every task a whole node: 0, 1, then 2. Checked on the policy's LAUNCH actions. */
+  double d2[] = { 1, 10, 5 };
+  int64_t c2[] = { 300, 500, 0 };
+  ebb_pol_dag dag = { .ntasks = 2, .dur_sec = d2 };
+  int64_t dem[3 * EBB_DAG_NRES] = { 300, 0, 0, 500, 0, 0, 1000, 0, 0 };
+  dag.demand = dem;
+  ebb_pol_params p;
+  ebb_pol_params_default (&p);
+  p.node_cap = (ebb_pol_res){ 1000, 1 };
+  ebb_pol_job jobs[1] = { { .ntasks = 2, .dag = &dag } };
+  jobs[0].demand = (ebb_pol_res){ c2[1], 0 };
+  ebb_pol *pol = ebb_pol_new ("tetris", &p, jobs, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (pol);
+  ebb_pol_job_arrived (pol, 0, 0);
+  size_t n;
+  const ebb_pol_action *a = ebb_pol_actions (pol, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 2);
+  CU_ASSERT_EQUAL (a[0].kind, EBB_POL_ACT_LAUNCH);
+  CU_ASSERT_EQUAL (a[0].arg, 1);
+  CU_ASSERT_EQUAL (a[0].amount.cpu_millis, 500);
+  CU_ASSERT_EQUAL (a[1].arg, 0);
+  ebb_pol_free (pol);
+  uint32_t e3[] = { 0, 1 };
+  int64_t dem3[3 * EBB_DAG_NRES] = { 1000, 0, 0, 1000, 0, 0, 1000, 0, 0 };
+  ebb_pol_dag chain = { .ntasks = 3, .nedges = 1, .dur_sec = d2, .demand = dem3, .edges = e3 };
+  jobs[0] = (ebb_pol_job){ .ntasks = 3, .dag = &chain, .demand = { 1000, 0 } };
+  pol = ebb_pol_new ("cp", &p, jobs, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (pol);
+  uint32_t order[3];
+  ebb_pol_job_arrived (pol, 0, 0);
+  for (int k = 0; k < 3; k++)
+    {
+      a = ebb_pol_actions (pol, &n);
+      CU_ASSERT_EQUAL_FATAL (n, 1);
+      order[k] = a[0].arg;
+      ebb_pol_clear_actions (pol);
+      ebb_pol_task_finished (pol, k + 1, a[0].node, 0, order[k]);
+    }
+  CU_ASSERT_EQUAL (order[0], 0);
+  CU_ASSERT_EQUAL (order[1], 1);
+  CU_ASSERT_EQUAL (order[2], 2);
+  ebb_pol_free (pol);
+}
+
+static ebb_sim_trace *
+gen (uint64_t seed, uint32_t jobs, uint32_t nodes, double load)
+{
+  ebb_rng rng;
+  ebb_rng_seed (&rng, seed);
+  int64_t cap[EBB_DAG_NRES] = { 16000, 64 * GIB, 10000 };
+  ebb_sim_trace *t = ebb_sim_trace_new ();
+  ebb_sim_gen_dag (t, jobs, nodes, load, cap, &rng);
+  return t;
+}
+
+static void
+gen_config (ebb_sim_config *cfg, const char *policy, uint32_t nodes)
+{
+  dag_config (cfg, policy, nodes);
+  cfg->pol.node_cap = (ebb_pol_res){ 16000, 64 * GIB };
+  cfg->pol.node_net_mbps = 10000;
+  cfg->pol.net_delay_sec = 0.0005;
+}
+
+static char *
+json_of (const ebb_sim_config *cfg, const ebb_sim_trace *t, ebb_sim_result *keep)
+{
+  ebb_sim_result res;
+  ebb_error *err = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_sim_run (cfg, t, &res, &err), 0);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+  ebb_sim_report rep = { .cfg = cfg, .trace = t, .res = &res, .report_cutoff_sec = INFINITY };
+  ebb_sim_print_json (f, &rep, 0);
+  fclose (f);
+  if (keep)
+    *keep = res;
+  else
+    ebb_sim_result_clear (&res);
+  return buf;
+}
+
+/* Same seed: same trace bytes and same report for every policy; another seed differs. Every
+ * job finishes, no task starts before its parents. The generator makes every shape. */
+static void
+test_determinism (void)
+{
+  ebb_sim_trace *t1 = gen (5, 150, 10, 1.0), *t2 = gen (5, 150, 10, 1.0),
+                *t3 = gen (6, 150, 10, 1.0);
+  char *a = trace_text (t1), *b = trace_text (t2), *c = trace_text (t3);
+  CU_ASSERT_STRING_EQUAL (a, b);
+  CU_ASSERT_STRING_NOT_EQUAL (a, c);
+  free (a);
+  free (b);
+  free (c);
+  uint32_t chains = 0, joins = 0, fans = 0;
+  for (uint32_t j = 0; j < t1->njobs; j++)
+    {
+      /* Count stages by their parents and children: a join has 2+ parent stages. */
+      const uint32_t *st = t1->dag->stage + t1->first_task[j];
+      uint32_t ns = st[t1->ntasks[j] - 1] + 1, np[32] = { 0 }, nc[32] = { 0 };
+      const uint32_t *e = t1->dag->edges + 2 * t1->dag->edge_first[j];
+      uint8_t seen[32][32] = { { 0 } };
+      for (uint32_t k = 0; k < t1->dag->nedges[j]; k++)
+        {
+          uint32_t ps = st[e[2 * k]], cs = st[e[2 * k + 1]];
+          if (!seen[ps][cs])
+            seen[ps][cs] = 1, np[cs]++, nc[ps]++;
+        }
+      uint32_t j2 = 0, f3 = 0, lin = 0;
+      for (uint32_t s = 0; s < ns; s++)
+        {
+          j2 += np[s] >= 2;
+          f3 += nc[s] >= 2;
+          lin += np[s] <= 1 && nc[s] <= 1;
+        }
+      chains += ns >= 5 && lin == ns;
+      joins += j2 >= 2;
+      fans += f3 >= 1 && j2 == 0;
+    }
+  CU_ASSERT (chains > 10);
+  CU_ASSERT (joins > 10);
+  CU_ASSERT (fans > 10);
+  static const char *const pols[] = { "graphene", "cp", "tetris", "random" };
+  for (int i = 0; i < 4; i++)
+    {
+      ebb_sim_config cfg;
+      gen_config (&cfg, pols[i], 10);
+      ebb_sim_result res;
+      char *x = json_of (&cfg, t1, &res), *y = json_of (&cfg, t2, NULL);
+      CU_ASSERT_STRING_EQUAL (x, y);
+      CU_ASSERT_PTR_NOT_NULL (strstr (x, "\"dep_violations\":0,"));
+      CU_ASSERT_EQUAL (res.tasks, t1->ntasks_total);
+      CU_ASSERT_EQUAL (res.dep_violations, 0);
+      free (x);
+      free (y);
+      ebb_sim_result_clear (&res);
+    }
+  ebb_sim_trace_free (t1);
+  ebb_sim_trace_free (t2);
+  ebb_sim_trace_free (t3);
+}
+
+/* Deficit counters over two queues (job j in queue j mod 2): queue 0 gets large jobs, queue
+ * 1 a stream of small ones, all tasks alike (half a node, 10 s) on an overloaded cluster.
+ * SRPT keeps serving queue 1; with kappa = 0.02 queue 0's counter stays within kappa x C
+ * plus one pick (a task's dominant share / C, the pick that crosses the threshold), and
+ * picks are made for it; with kappa = 1 the counter grows past that bound. */
+static void
+test_deficit_bounded (void)
+{
+  ebb_sim_trace *t = ebb_sim_trace_new ();
+  const uint32_t nodes = 4;
+  int64_t dem[40 * EBB_DAG_NRES] = { 0 };
+  double dur[40];
+  for (int i = 0; i < 40; i++)
+    {
+      dem[i * EBB_DAG_NRES + EBB_DAG_CPU] = 500;
+      dur[i] = 10;
+    }
+  for (int j = 0; j < 200; j++)
+    ebb_sim_dag_add (t, 0.5 * j, 0, j % 2 ? 1 : 40, dur, dem, NULL, 0, NULL);
+  double maxd[2];
+  uint64_t unfair[2];
+  double kappa[2] = { 0.02, 1.0 };
+  for (int k = 0; k < 2; k++)
+    {
+      ebb_sim_config cfg;
+      dag_config (&cfg, "graphene", nodes);
+      cfg.pol.dag_kappa = kappa[k];
+      cfg.pol.dag_queues = 2;
+      ebb_sim_result res;
+      ebb_error *err = NULL;
+      CU_ASSERT_EQUAL_FATAL (ebb_sim_run (&cfg, t, &res, &err), 0);
+      maxd[k] = res.pol.dag_max_deficit;
+      unfair[k] = res.pol.dag_unfair_picks;
+      CU_ASSERT_EQUAL (res.dep_violations, 0);
+      ebb_sim_result_clear (&res);
+    }
+  double bound = 0.02 + 0.5 / nodes + 1e-9;
+  CU_ASSERT (maxd[0] <= bound);
+  CU_ASSERT (maxd[0] > 0.02);
+  CU_ASSERT (unfair[0] > 0);
+  CU_ASSERT (maxd[1] > bound);
+  CU_ASSERT (maxd[1] <= 1 + 0.5 / nodes + 1e-9);
+  if (maxd[0] > bound || maxd[1] <= bound)
+    fprintf (stderr, "max deficit %g (kappa 0.02), %g (kappa 1); unfair picks %llu\n", maxd[0],
+             maxd[1], (unsigned long long)unfair[0]);
+  ebb_sim_trace_free (t);
+}
+
+/* A DAG trace refuses a policy that ignores dependencies; the network capacity is checked. */
+static void
+test_engine_refusals (void)
+{
+  double dur[] = { 1, 1 };
+  int64_t cpu[] = { 100, 100 };
+  uint32_t e[] = { 0, 1 };
+  ebb_sim_trace *t = one_job (2, dur, cpu, 1, e);
+  ebb_sim_config cfg;
+  dag_config (&cfg, "bigc", 1);
+  ebb_sim_result res;
+  ebb_error *err = NULL;
+  CU_ASSERT (ebb_sim_run (&cfg, t, &res, &err) < 0);
+  CU_ASSERT_PTR_NOT_NULL (strstr (ebb_error_msg (&err), "ignores task dependencies"));
+  ebb_error_free (&err);
+  t->dag->demand[EBB_DAG_NET] = 50;
+  dag_config (&cfg, "graphene", 1);
+  cfg.pol.node_net_mbps = 40;
+  CU_ASSERT (ebb_sim_run (&cfg, t, &res, &err) < 0);
+  CU_ASSERT_PTR_NOT_NULL (strstr (ebb_error_msg (&err), "50 Mbit/s"));
+  ebb_error_free (&err);
+  cfg.pol.node_net_mbps = 50;
+  CU_ASSERT_EQUAL (ebb_sim_run (&cfg, t, &res, &err), 0);
+  CU_ASSERT_DOUBLE_EQUAL (res.runtime_sec[0], 2, 1e-9);
+  ebb_sim_result_clear (&res);
+  ebb_sim_trace_free (t);
+}
+
+static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_parse_dag),         EBB_CU_TEST (test_parse_cycles_refused),
+  EBB_CU_TEST (test_graph_helpers),     EBB_CU_TEST (test_offline_by_hand),
+  EBB_CU_TEST (test_online_hand_cases), EBB_CU_TEST (test_determinism),
+  EBB_CU_TEST (test_deficit_bounded),   EBB_CU_TEST (test_engine_refusals),
+};
+
+EBB_CU_MAIN ("policy-graphene", NULL, NULL, tests)
