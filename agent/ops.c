@@ -74,6 +74,7 @@ submit (ebb_agent *a, ebb_agent_task *t, ebb_cg_job_kind kind, ebb_error **err)
   ebb_cg_job job = { 0 };
   job.kind = kind;
   job.config = a->engine;
+  job.given_cores = (double)t->cpu_millis / 1000.0;
   job.cpu_cores = (double)t->step_cpu_millis / 1000.0;
   job.memory_bytes = t->step_memory_bytes;
   job.timeout_usec = 1000000;

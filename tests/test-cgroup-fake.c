@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static char tmp[] = "/tmp/ebb-cg-fake-XXXXXX";
 
@@ -381,25 +382,71 @@ test_graceful_step_fake (void)
   ebb_cg_engine_config cfg;
   ebb_cg_engine_config_init (&cfg);
   ebb_cg_result res;
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 64 << 20, &res, NULL), 0);
   CU_ASSERT_STRING_EQUAL (get ("cg/s/cpu.max"), "150000 100000");
   CU_ASSERT_STRING_EQUAL (get ("cg/s/memory.high"), "247463936"); /* 300 MiB - 64 MiB */
   CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_SHRUNK);
   CU_ASSERT_FALSE (res.thrashing);
   /* thrashing appears: memory PSI over the threshold */
   put ("cg/s/memory.pressure", "some avg10=55.00 avg60=0.00 avg300=0.00 total=20\n");
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 64 << 20, &res, NULL), 0);
   CU_ASSERT_TRUE (res.thrashing);
   CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_FROZEN_OUT);
   CU_ASSERT_STRING_EQUAL (get ("cg/s/cpu.max"), "1000 100000");
   /* frozen out: further steps change nothing */
   put ("cg/s/cpu.max", "1000 100000\n");
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 64 << 20, &res, NULL), 0);
   CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_FROZEN_OUT);
   CU_ASSERT_STRING_EQUAL (get ("cg/s/memory.high"), "180355072"); /* second step only */
   CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
   CU_ASSERT_STRING_EQUAL (get ("cg/s/cpu.max"), "200000 100000");
   CU_ASSERT_STRING_EQUAL (get ("cg/s/memory.high"), "max");
+  ebb_cg_close (cg);
+  ebb_cg_ctx_free (ctx);
+}
+
+/* cpu.max unlimited: the step takes its amount from what the task was given (its
+ * allocation), so a step of all but the footprint leaves the footprint; without an
+ * allocation it counts as all online CPUs. */
+static void
+test_graceful_step_unlimited_cpu (void)
+{
+  ebb_cg_ctx *ctx = fake_ctx (NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (ctx);
+  v2_cgroup ("cg/u");
+  put ("cg/u/cpu.max", "max 100000\n");
+  ebb_cg *cg = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_cg_open_path (ctx, "/u", 0, &cg, NULL), 0);
+  ebb_cg_engine_config cfg;
+  ebb_cg_engine_config_init (&cfg);
+  ebb_cg_result res;
+  /* given 1 CPU, asked for 0.99: 1% of a CPU left */
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 1.0, 0.99, 0, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), "1000 100000");
+  CU_ASSERT_EQUAL (res.cpu_quota_usec, 1000);
+  /* given 1 CPU, asked for 0.9: 10% left (a part of the allocation, not of the host) */
+  CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), "max 100000");
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 1.0, 0.9, 0, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), "10000 100000");
+  /* a second step goes on from the limit now in force, not from the allocation */
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 1.0, 0.05, 0, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), "5000 100000");
+  CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), "max 100000");
+  /* no allocation known: unlimited is all online CPUs */
+  long n = sysconf (_SC_NPROCESSORS_ONLN);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 0, &res, NULL), 0);
+  char want[64];
+  snprintf (want, sizeof want, "%ld 100000", (n > 0 ? n : 1) * 100000 - 50000);
+  CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), want);
+  CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
+  /* a limited cpu.max is the base whatever the allocation */
+  put ("cg/u/cpu.max", "50000 100000\n");
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 1.0, 0.3, 0, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), "20000 100000");
+  CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), "50000 100000");
   ebb_cg_close (cg);
   ebb_cg_ctx_free (ctx);
 }
@@ -598,13 +645,13 @@ test_thrash_by_faults (void)
   ebb_cg_engine_config_init (&cfg);
   cfg.thrash_majfault_delta = 100;
   ebb_cg_result res;
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 64 << 20, &res, NULL), 0);
   CU_ASSERT_FALSE (res.thrashing);
   put ("cg/f/memory.stat", "anon 310000000\nfile 4572800\npgmajfault 50\n"); /* +47 */
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 64 << 20, &res, NULL), 0);
   CU_ASSERT_FALSE (res.thrashing);
   put ("cg/f/memory.stat", "anon 310000000\nfile 4572800\npgmajfault 500\n"); /* +450 */
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 64 << 20, &res, NULL), 0);
   CU_ASSERT_TRUE (res.thrashing);
   CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_FROZEN_OUT);
   CU_ASSERT_STRING_EQUAL (get ("cg/f/cpu.max"), "1000 100000");
@@ -622,6 +669,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_missing_controller_and_gone),
   EBB_CU_TEST (test_engine_v2_order_and_restore),
   EBB_CU_TEST (test_graceful_step_fake),
+  EBB_CU_TEST (test_graceful_step_unlimited_cpu),
   EBB_CU_TEST (test_freeze_timeout_rolls_back),
   EBB_CU_TEST (test_create_child_enables_controllers),
   EBB_CU_TEST (test_pool),
