@@ -36,6 +36,15 @@ put (const char *rel, const char *content)
   fclose (f);
 }
 
+/* Returns the path of rel in the fake tree (static buffer). */
+static const char *
+get_path (const char *rel)
+{
+  static char path[512];
+  snprintf (path, sizeof path, "%s/%s", tmp, rel);
+  return path;
+}
+
 /* Returns the content of a file (static buffer), trailing newline removed. */
 static const char *
 get (const char *rel)
@@ -628,6 +637,22 @@ test_v1_fake (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (child);
   CU_ASSERT_STRING_EQUAL (ebb_cg_path (child), "/c/t/k");
   CU_ASSERT_EQUAL (ebb_cg_remove (child, NULL), 0);
+  ebb_cg_close (child);
+  /* One busy hierarchy (here: a fake directory that is not empty): the others are removed,
+   * and a retry says busy again, not "already gone", until the last one goes. */
+  CU_ASSERT_EQUAL_FATAL (ebb_cg_create_child (parent, "b", &child, NULL), 0);
+  put ("v1/memory/c/t/b/busy", "1");
+  CU_ASSERT_EQUAL (ebb_cg_remove (child, &err), -ENOTEMPTY);
+  ebb_error_free (&err);
+  struct stat sb;
+  CU_ASSERT_NOT_EQUAL (stat (get_path ("v1/freezer/c/t/b"), &sb), 0);
+  CU_ASSERT_NOT_EQUAL (stat (get_path ("v1/cpu,cpuacct/c/t/b"), &sb), 0);
+  CU_ASSERT_EQUAL (ebb_cg_remove (child, &err), -ENOTEMPTY);
+  ebb_error_free (&err);
+  CU_ASSERT_EQUAL (unlink (get_path ("v1/memory/c/t/b/busy")), 0);
+  CU_ASSERT_EQUAL (ebb_cg_remove (child, NULL), 0);
+  CU_ASSERT_NOT_EQUAL (stat (get_path ("v1/memory/c/t/b"), &sb), 0);
+  expect_code (ebb_cg_remove (child, &err), &err, EBB_EGONE, "already gone");
   ebb_cg_close (child);
   ebb_cg_close (parent);
   ebb_cg_ctx_free (ctx);
