@@ -15,44 +15,21 @@
 #include "agent/release.h"
 #include "lib/util.h"
 #include "tests/cu.h"
+#include "tests/fake-tree.h"
 
 static char tmp[] = "/tmp/ebb-agent-release-XXXXXX";
 
 static void
 put (const char *rel, const char *content)
 {
-  char path[512];
-  snprintf (path, sizeof path, "%s/%s", tmp, rel);
-  for (char *p = path + strlen (tmp) + 1; *p; p++)
-    if (*p == '/')
-      {
-        *p = '\0';
-        mkdir (path, 0755);
-        *p = '/';
-      }
-  FILE *f = fopen (path, "w");
-  if (!f)
-    {
-      perror (path);
-      abort ();
-    }
-  fputs (content, f);
-  fclose (f);
-}
-
-static const char *
-at (const char *rel)
-{
-  static char path[512];
-  snprintf (path, sizeof path, "%s/%s", tmp, rel);
-  return path;
+  ebb_fake_put (tmp, rel, content);
 }
 
 static bool
 exists (const char *rel)
 {
   struct stat st;
-  return stat (at (rel), &st) == 0;
+  return stat (ebb_fake_path (tmp, rel), &st) == 0;
 }
 
 static int
@@ -73,12 +50,7 @@ init (void)
 {
   if (!mkdtemp (tmp))
     return 1;
-  char mi[1024];
-  snprintf (mi, sizeof mi,
-            "22 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n"
-            "40 22 0:38 / %s/cg rw,relatime - cgroup2 cgroup2 rw,nsdelegate\n",
-            tmp);
-  put ("proc/self/mountinfo", mi);
+  ebb_fake_v2_mount (tmp);
   put ("proc/meminfo", "MemTotal: 100 kB\nSwapTotal: 0 kB\n");
   put ("cg/cgroup.controllers", "cpu memory\n");
   put ("cg/cgroup.subtree_control", "\n");
@@ -90,9 +62,7 @@ init (void)
 static int
 clean (void)
 {
-  char cmd[600];
-  snprintf (cmd, sizeof cmd, "rm -rf '%s'", tmp);
-  return system (cmd) == 0 ? 0 : 1;
+  return ebb_fake_remove (tmp);
 }
 
 /* A daemon context with just what release.c uses: the loop and the cgroup context. */
@@ -162,7 +132,7 @@ test_first_pid (void)
   CU_ASSERT_EQUAL (ebb_agent_cgroup_first_pid (&f.a, "/p/fp"), 0); /* no cgroup.procs */
   put ("cg/p/fp/cgroup.procs", "4242\n4243\n");
   CU_ASSERT_EQUAL (ebb_agent_cgroup_first_pid (&f.a, "/p/fp"), 4242);
-  unlink (at ("cg/p/fp/cgroup.procs"));
+  unlink (ebb_fake_path (tmp, "cg/p/fp/cgroup.procs"));
   ebb_cg_remove (f.t->cg, NULL);
   ebb_cg_close (f.t->cg);
   teardown (&f);
@@ -208,8 +178,8 @@ test_retry_kills_and_frees_with_loop (void)
   CU_ASSERT_TRUE (exists ("cg/p/r1")); /* still retrying */
   teardown (&f);                       /* the loop goes with a retry pending */
   CU_ASSERT_EQUAL (open_fds (), fds0); /* the retry's cgroup handle was closed */
-  unlink (at ("cg/p/r1/cgroup.procs"));
-  rmdir (at ("cg/p/r1"));
+  unlink (ebb_fake_path (tmp, "cg/p/r1/cgroup.procs"));
+  rmdir (ebb_fake_path (tmp, "cg/p/r1"));
 }
 
 /* The timer keeps retrying (it is one-shot: re-armed each time) until rmdir succeeds. */
@@ -222,7 +192,7 @@ test_retry_until_removed (void)
   put ("cg/p/r2/cgroup.procs", "");
   ebb_agent_release_cgroup (&f.a, f.t, false);
   CU_ASSERT_FALSE (run_until (&f, 300000, gone, "cg/p/r2")); /* several tries: still busy */
-  unlink (at ("cg/p/r2/cgroup.procs"));
+  unlink (ebb_fake_path (tmp, "cg/p/r2/cgroup.procs"));
   CU_ASSERT_TRUE (run_until (&f, 1000000, gone, "cg/p/r2"));
   teardown (&f);
   CU_ASSERT_EQUAL (open_fds (), fds0);
@@ -240,7 +210,7 @@ test_adopted_closed_only (void)
   CU_ASSERT_TRUE (exists ("cg/p/ad"));
   teardown (&f);
   CU_ASSERT_EQUAL (open_fds (), fds0);
-  rmdir (at ("cg/p/ad"));
+  rmdir (ebb_fake_path (tmp, "cg/p/ad"));
 }
 
 static const ebb_cu_test tests[] = {
