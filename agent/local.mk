@@ -30,6 +30,13 @@ agent_int_tests = tests/test-agent-basic.sh tests/test-agent-badinput.sh tests/t
 TESTS += $(agent_int_tests)
 EXTRA_DIST += $(agent_int_tests) tests/agent/lib.sh tests/agent/valgrind.sh
 
+# The cgroup release path (retries, kill before each, freed with the loop) on a fake tree.
+check_PROGRAMS += tests/test-agent-release
+TESTS += tests/test-agent-release
+tests_test_agent_release_SOURCES = tests/test-agent-release.c
+tests_test_agent_release_CFLAGS = $(EBB_TEST_CFLAGS) $(LIBCGROUP_CFLAGS)
+tests_test_agent_release_LDADD = $(EBB_AGENT_LIBS) $(CUNIT_LIBS)
+
 # The layering of agent/README.md holds in the #include lines.
 TESTS += tests/test-agent-layers.sh
 EXTRA_DIST += tests/test-agent-layers.sh agent/README.md

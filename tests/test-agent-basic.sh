@@ -112,10 +112,15 @@ sleep 0.3
 [ -d "$RHOLD" ] && ok "r1's cgroup is busy (child cgroup): removal retried" || fail "hold dir gone"
 # A process put into the busy cgroup after the delete is killed by the retry.
 sh -c 'exec sleep 1000' & RPID=$!
-if [ "$LAYOUT" = v2 ]; then echo $RPID >"$(cgdir "" "$CGP/r1")/cgroup.procs"; else echo $RPID >"$(cgdir memory "$CGP/r1")/cgroup.procs"; fi
-i=0; while kill -0 $RPID 2>/dev/null && [ $i -lt 40 ]; do sleep 0.05; i=$((i + 1)); done
-kill -0 $RPID 2>/dev/null && { fail "the retry did not kill pid $RPID in r1's cgroup"; kill -9 $RPID; } ||
-  ok "the retry kills a process left in the busy cgroup"
+if [ "$LAYOUT" = v2 ]; then RPROCS=$(cgdir "" "$CGP/r1")/cgroup.procs; else RPROCS=$(cgdir memory "$CGP/r1")/cgroup.procs; fi
+if echo $RPID >"$RPROCS"; then
+  i=0; while kill -0 $RPID 2>/dev/null && [ $i -lt 40 ]; do sleep 0.05; i=$((i + 1)); done
+  kill -0 $RPID 2>/dev/null && { fail "the retry did not kill pid $RPID in r1's cgroup"; kill -9 $RPID; } ||
+    ok "the retry kills a process left in the busy cgroup"
+else
+  echo "note: this kernel refused a process in r1 (it has a child cgroup): retry kill not checked here"
+  kill -9 $RPID
+fi
 wait $RPID 2>/dev/null
 
 stop_agent TERM

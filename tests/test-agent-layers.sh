@@ -7,9 +7,9 @@ README="$SRC/agent/README.md"
 [ -f "$README" ] || { echo "FAIL: no $README"; exit 1; }
 LAYERS=$(sed -n '/<!-- layers: begin -->/,/<!-- layers: end -->/p' "$README" | grep -E '^[0-9]+\. ')
 [ -n "$LAYERS" ] || { echo "FAIL: no layer list in $README"; exit 1; }
-# layer_of MODULE: the number of its layer, empty when unlisted (runtime-parse.c is runtime).
+# layer_of MODULE: the number of its layer, empty when unlisted (runtime-parse.c and the other runtime-*.c are runtime).
 layer_of () {
-  m=${1%-parse}
+  m=${1%%-*}
   echo "$LAYERS" | awk -v m="$m" '{ for (i = 2; i <= NF; i++) if ($i == m) print $1 + 0 }'
 }
 failed=0 checked=0

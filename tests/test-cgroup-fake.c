@@ -5,6 +5,7 @@
 #include "config.h"
 #include "cgroup/cgroup.h"
 #include "tests/cu.h"
+#include "tests/fake-tree.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -16,24 +17,7 @@ static char tmp[] = "/tmp/ebb-cg-fake-XXXXXX";
 static void
 put (const char *rel, const char *content)
 {
-  char path[512];
-  snprintf (path, sizeof path, "%s/%s", tmp, rel);
-  for (char *p = path + strlen (tmp) + 1; *p; p++)
-    if (*p == '/')
-      {
-        *p = '\0';
-        mkdir (path, 0755);
-        *p = '/';
-      }
-  FILE *f = fopen (path, "w");
-  if (!f)
-    {
-      /* also called from init(), outside any test: no CUnit assertion here */
-      perror (path);
-      abort ();
-    }
-  fputs (content, f);
-  fclose (f);
+  ebb_fake_put (tmp, rel, content);
 }
 
 /* Returns the content of a file (static buffer), trailing newline removed. */
@@ -94,12 +78,7 @@ init (void)
 {
   if (!mkdtemp (tmp))
     return 1;
-  char mi[1024];
-  snprintf (mi, sizeof mi,
-            "22 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n"
-            "40 22 0:38 / %s/cg rw,relatime - cgroup2 cgroup2 rw,nsdelegate\n",
-            tmp);
-  put ("proc/self/mountinfo", mi);
+  ebb_fake_v2_mount (tmp);
   put ("proc/meminfo", "MemTotal: 100 kB\nSwapTotal:       524284 kB\n");
   put ("proc/123/cgroup", "0::/a/b\n");
   put ("proc/124/cgroup", "0::/a/../etc\n");
@@ -116,9 +95,7 @@ init (void)
 static int
 clean (void)
 {
-  char cmd[600];
-  snprintf (cmd, sizeof cmd, "rm -rf '%s'", tmp);
-  return system (cmd) == 0 ? 0 : 1;
+  return ebb_fake_remove (tmp);
 }
 
 static void
@@ -628,6 +605,22 @@ test_v1_fake (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (child);
   CU_ASSERT_STRING_EQUAL (ebb_cg_path (child), "/c/t/k");
   CU_ASSERT_EQUAL (ebb_cg_remove (child, NULL), 0);
+  ebb_cg_close (child);
+  /* One busy hierarchy (here: a fake directory that is not empty): the others are removed,
+   * and a retry says busy again, not "already gone", until the last one goes. */
+  CU_ASSERT_EQUAL_FATAL (ebb_cg_create_child (parent, "b", &child, NULL), 0);
+  put ("v1/memory/c/t/b/busy", "1");
+  CU_ASSERT_EQUAL (ebb_cg_remove (child, &err), -ENOTEMPTY);
+  ebb_error_free (&err);
+  struct stat sb;
+  CU_ASSERT_NOT_EQUAL (stat (ebb_fake_path (tmp, "v1/freezer/c/t/b"), &sb), 0);
+  CU_ASSERT_NOT_EQUAL (stat (ebb_fake_path (tmp, "v1/cpu,cpuacct/c/t/b"), &sb), 0);
+  CU_ASSERT_EQUAL (ebb_cg_remove (child, &err), -ENOTEMPTY);
+  ebb_error_free (&err);
+  CU_ASSERT_EQUAL (unlink (ebb_fake_path (tmp, "v1/memory/c/t/b/busy")), 0);
+  CU_ASSERT_EQUAL (ebb_cg_remove (child, NULL), 0);
+  CU_ASSERT_NOT_EQUAL (stat (ebb_fake_path (tmp, "v1/memory/c/t/b"), &sb), 0);
+  expect_code (ebb_cg_remove (child, &err), &err, EBB_EGONE, "already gone");
   ebb_cg_close (child);
   ebb_cg_close (parent);
   ebb_cg_ctx_free (ctx);
