@@ -3,7 +3,7 @@
 # ebb-controller (policy ebb) and 3 real ebb-agents of 2 CPUs of capacity each, their cgroups
 # nested under the test's own. Six long CPU burners fill the cluster, each counting loop
 # iterations to a file; a short 2-task job then starts at once because the controller
-# suspends long tasks through their agents. A displaced long task runs at about 1% of a CPU,
+# suspends long tasks through their agents. A displaced long task runs at 1-5% of a CPU,
 # measured from its cgroup's cpu.stat usage_usec (the kernel's own account, not the agent's);
 # it is resumed when the short job ends and uses CPU again; every long task ends with the
 # iteration count it was asked for. Also runs on a cgroup v2 host.
@@ -83,7 +83,9 @@ if [ -n "$k" ]; then
   p=$(cg_pct "$cg" 2)
   [ "$(cat "$cg/cpu.max")" = "1000 100000" ] || fail "long task $k was resumed while measured"
   echo "long task $k suspended: $(pct2 "$p")% of a CPU (cpu.stat usage_usec over 2 s)"
-  [ "$p" -le 300 ] && ok "a displaced long task is throttled to ~1% of a CPU ($(pct2 "$p")%)" ||
+  # The quota is 1 ms per 100 ms, but the kernel checks it at its tick (4 ms at HZ=250), so
+  # a throttled task may run up to one tick per period: 1% to 5%; measured 0.7-3.9% in TCG.
+  [ "$p" -le 500 ] && ok "a displaced long task is throttled to its 1% quota ($(pct2 "$p")% of a CPU)" ||
     fail "suspended long task used $(pct2 "$p")% of a CPU"
 else
   fail "no long task was suspended: $(jq -c '[.tasks[].state]' "$TMP/body")"
