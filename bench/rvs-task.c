@@ -1,16 +1,19 @@
-/* The task of bench/real-vs-sim.sh: needs SECONDS of progress and progresses only while it is
- * not throttled, as a task does in ebb-sim (no progress while suspended). Each round sleeps
- * 50 ms, then spins 3 ms of its own CPU time; a round counts as progress only when it took
- * under 150 ms. Under a suspension's 1% quota (1 ms per 100 ms period) the spin alone takes
- * 200 ms, so a suspended task stalls; running, it costs about 6% of a CPU, so the cluster's
- * 6 CPUs of capacity fit on a small shared machine. A C program, not a script: it starts in
- * about a millisecond, where an interpreter's start-up would add to every short job.
+/* The task of bench/real-vs-sim.sh: needs SECONDS of progress and makes none while the kernel
+ * throttles it, as a task in ebb-sim makes none while suspended. Each round sleeps 50 ms and
+ * spins 3 ms of its own CPU time; its wall time counts as progress unless the task's cgroup
+ * was throttled meanwhile (nr_throttled of its cpu.stat grew: a suspension's 1% quota, 1 ms
+ * per 100 ms period, throttles every spin). Host load only makes rounds slower, not lost, so
+ * the cluster's 6 CPUs of capacity can run on a small shared machine: the task costs about
+ * 6% of a CPU. Without a readable cpu.stat, a round counts when it took under 150 ms (the
+ * throttled spin alone takes 200 ms). A C program, not a script: it starts in about a
+ * millisecond, where an interpreter's start-up would add to every short job.
  *
  *   rvs-task SECONDS        exit 0 after SECONDS of progress, 2 on bad usage */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define ROUND_SLEEP_NSEC 50000000L
@@ -25,6 +28,67 @@ clock_sec (clockid_t id)
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Finds the cpu.stat of this process's cgroup (v2: the unified line; v1: the hierarchy whose
+ * controllers include cpu) into path. Returns 0, or -1 when there is none. */
+static int
+find_cpu_stat (char *path, size_t len)
+{
+  FILE *f = fopen ("/proc/self/cgroup", "re");
+  if (!f)
+    return -1;
+  char line[4096];
+  int found = -1;
+  while (found < 0 && fgets (line, sizeof line, f))
+    {
+      line[strcspn (line, "\n")] = '\0';
+      char *ctrl = strchr (line, ':');
+      char *cg = ctrl ? strchr (ctrl + 1, ':') : NULL;
+      if (!cg)
+        continue;
+      *cg++ = '\0';
+      ctrl++;
+      if (*ctrl == '\0')
+        snprintf (path, len, "/sys/fs/cgroup%s/cpu.stat", cg);
+      else
+        {
+          char list[256];
+          snprintf (list, sizeof list, ",%s,", ctrl);
+          if (!strstr (list, ",cpu,"))
+            continue;
+          snprintf (path, len, "/sys/fs/cgroup/%s%s/cpu.stat", ctrl, cg);
+          FILE *t = fopen (path, "re");
+          if (!t)
+            snprintf (path, len, "/sys/fs/cgroup/cpu%s/cpu.stat", cg);
+          else
+            fclose (t);
+        }
+      FILE *t = fopen (path, "re");
+      if (t)
+        {
+          fclose (t);
+          found = 0;
+        }
+    }
+  fclose (f);
+  return found;
+}
+
+/* Returns nr_throttled from the cpu.stat at path, or -1. */
+static long long
+nr_throttled (const char *path)
+{
+  FILE *f = fopen (path, "re");
+  if (!f)
+    return -1;
+  char key[64];
+  long long v, r = -1;
+  while (fscanf (f, "%63s %lld", key, &v) == 2)
+    if (strcmp (key, "nr_throttled") == 0)
+      r = v;
+  fclose (f);
+  return r;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -35,9 +99,12 @@ main (int argc, char **argv)
       fprintf (stderr, "usage: rvs-task SECONDS\n");
       return 2;
     }
+  char stat[4096];
+  int have_stat = find_cpu_stat (stat, sizeof stat) == 0 && nr_throttled (stat) >= 0;
   double got = 0;
   while (got < need)
     {
+      long long th0 = have_stat ? nr_throttled (stat) : 0;
       double t0 = clock_sec (CLOCK_MONOTONIC);
       struct timespec nap = { 0, ROUND_SLEEP_NSEC };
       nanosleep (&nap, NULL);
@@ -45,7 +112,7 @@ main (int argc, char **argv)
       while (clock_sec (CLOCK_THREAD_CPUTIME_ID) - c0 < ROUND_SPIN_SEC)
         ;
       double dt = clock_sec (CLOCK_MONOTONIC) - t0;
-      if (dt < ROUND_MAX_SEC)
+      if (have_stat ? nr_throttled (stat) == th0 : dt < ROUND_MAX_SEC)
         got += dt;
     }
   return 0;
