@@ -107,11 +107,12 @@ double ebb_spec_time_left (ebb_pol *p, uint32_t job, uint32_t task, double now_s
 /* The environment's answer to a KILL: the copy of (job, task) on node is gone. */
 void ebb_pol_copy_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
 
-/* Hopper's virtual size V = (2 / beta) x remaining tasks (section 4.1). */
+/* Hopper's virtual size (section 4.1): the threshold max(2 / beta, 1) times the remaining
+ * tasks, V = (2 / beta) x T_rem for the paper's 1 < beta < 2. */
 static inline double
 ebb_spec_virtual_size (double beta, uint32_t remaining)
 {
-  return 2.0 / beta * remaining;
+  return (beta < 2 ? 2.0 / beta : 1.0) * remaining;
 }
 
 #endif

@@ -68,6 +68,8 @@ test_virtual_size (void)
   CU_ASSERT_DOUBLE_EQUAL (ebb_spec_virtual_size (1.5, 3), 4.0, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL (ebb_spec_virtual_size (2.0, 7), 7.0, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL (ebb_spec_virtual_size (1.25, 10), 16.0, 1e-12);
+  /* Past beta 2 the threshold is 1 slot per task: max(2 / beta, 1). */
+  CU_ASSERT_DOUBLE_EQUAL (ebb_spec_virtual_size (4.0, 6), 6.0, 1e-12);
 }
 
 /* Guideline 2 (slots short of the sum of virtual sizes): the smallest jobs get their
