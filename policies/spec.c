@@ -234,11 +234,12 @@ fill_node (ebb_pol *p, double now_sec, uint32_t node)
   if (s->nresv[node] == 0)
     return 0;
   double delay = 2 * p->params.net_delay_sec;
-  uint32_t i = s->hooks.pick_worker (p, now_sec, node, &delay);
-  if (i == EBB_POL_NONE)
+  uint32_t i = EBB_POL_NONE;
+  uint32_t job = s->hooks.pick_worker (p, now_sec, node, &delay, &i);
+  if (job == EBB_POL_NONE)
     return 0;
-  uint32_t job = s->resv[node][i];
-  resv_drop (s, node, i);
+  if (i != EBB_POL_NONE)
+    resv_drop (s, node, i);
   launch (p, node, job, delay, now_sec);
   return 1;
 }

@@ -52,9 +52,11 @@ typedef struct ebb_spec_hooks
 {
   /* Central: the job the free node's slot goes to, or EBB_POL_NONE to leave it free. */
   uint32_t (*pick_central) (ebb_pol *p, double now_sec, uint32_t node);
-  /* Decentral: index in the node's reservations of the job served, or EBB_POL_NONE;
-   * *delay_sec is the time the exchange took (round trips to schedulers). */
-  uint32_t (*pick_worker) (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec);
+  /* Decentral: the job served (EBB_POL_NONE: none) and in *resv the index of the
+   * reservation it used in the node's queue (EBB_POL_NONE: a job its scheduler named, with
+   * no reservation here); *delay_sec is the time the exchange took (round trips). */
+  uint32_t (*pick_worker) (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec,
+                           uint32_t *resv);
 } ebb_spec_hooks;
 
 struct ebb_spec
