@@ -12,7 +12,9 @@
 # Every run of one seed shares its trace (the generator's seed) and the policies' seed.
 # Output: DIR/sim-hopper-runs.csv (every run) and DIR/sim-hopper.csv (medians over seeds:
 # of each policy's mean job completion time and of the per-seed gain 1 - hopper / srpt;
-# for fig3 the load column holds the slots k and only hopper runs).
+# for fig3 the load column holds the slots k and only hopper runs), DIR/sim-hopper-bins.csv
+# (gains by job size) and DIR/sim-hopper-fairness.csv (jobs epsilon slows down against
+# epsilon 0).
 # Usage: bench/sim-hopper.sh [DIR]   (SIM: the ebb-sim binary; JOBS: jobs per trace, 3000)
 set -eu
 . "$(dirname "$0")/sim-lib.sh"
@@ -98,6 +100,30 @@ for mode in central decentral; do
   rm -f "$tmp"/jobs-*.csv
 done
 
+# Figure 10b/c: jobs that epsilon slows down against a perfectly fair hopper (epsilon 0),
+# job by job, load 0.7, pooled over the seeds: share slowed, mean and worst slowdown of
+# those (runtime / fair runtime - 1).
+fair=$out/sim-hopper-fairness.csv
+echo "mode,epsilon,jobs,slowed_share,mean_slowdown,worst_slowdown" >"$fair"
+for mode in central decentral; do
+  for eps in 0 0.05 0.1 0.2 0.3; do
+    for s in $seeds; do
+      t=$(trace 0.7 1.5 "$s")
+      "$SIM" -p hopper -n "$nodes" -t "$t" --hopper-mode "$mode" --beta 1.5 --seed "$s" \
+        --epsilon "$eps" --jobs-csv "$tmp/fair-$eps-$s.csv" >/dev/null
+    done
+  done
+  for eps in 0.05 0.1 0.2 0.3; do
+    for s in $seeds; do
+      awk -F, 'NR == FNR { if ($1 != "job") r0[$1] = $7; next }
+               $1 != "job" { print r0[$1], $7 }' "$tmp/fair-0-$s.csv" "$tmp/fair-$eps-$s.csv"
+    done | awk -v mode="$mode" -v eps="$eps" '
+      { n++; if ($2 > $1 * (1 + 1e-9)) { k++; d = $2 / $1 - 1; sum += d; if (d > worst) worst = d } }
+      END { printf "%s,%s,%d,%.4f,%.4f,%.4f\n", mode, eps, n, k / n, k ? sum / k : 0, worst }' >>"$fair"
+  done
+  rm -f "$tmp"/fair-*.csv
+done
+
 # Figure 3: one job of 200 tasks alone (hopper central gives it every slot).
 for s in $seeds; do
   # Figure 3's job has 200 tasks: the first 200 durations gen pareto draws for this seed.
@@ -143,4 +169,4 @@ awk -F, -v OFS=, '
         med("g", n), med("sc", n), med("hc", n), med("su", n), med("hu", n), n
     }
   }' "$runs" >"$out/sim-hopper.csv"
-cat "$out/sim-hopper.csv" "$bins"
+cat "$out/sim-hopper.csv" "$bins" "$fair"
