@@ -10,7 +10,7 @@ EBB_VM_SYSTEMD_TESTS = tests/test-cgroup-systemd-live
 EBB_VM_FILES = ebb-agent tests/agent-vm/lib.sh tests/agent-vm/curl tests/agent-vm/jq
 
 # Boot 3 runs scripts/demo.sh --quick with these (tests/vm/demo.sh).
-EBB_VM_DEMO_PROGRAMS = ebb-controller ebb-agent ebbctl sim/ebb-sim
+EBB_VM_DEMO_BINS = ebb-controller ebb-agent ebbctl sim/ebb-sim
 
 EXTRA_DIST += tests/vm/README.md tests/vm/lib.sh tests/vm/run.sh tests/vm/run-systemd.sh \
 	tests/vm/mkroot.sh tests/vm/check-vm.sh tests/vm/sanity.sh tests/vm/demo.sh
@@ -20,7 +20,7 @@ check-vm:
 	  case $$p in tests/test-cgroup-systemd*) ;; tests/test-cgroup-*-live*) live="$$live $$p" ;; esac; \
 	done; \
 	$(MAKE) $(AM_MAKEFLAGS) $$live $(EBB_VM_TESTS) $(EBB_VM_SYSTEMD_TESTS) $(EBB_VM_FILES) \
-	  $(EBB_VM_DEMO_PROGRAMS) && \
+	  $(EBB_VM_DEMO_BINS) && \
 	$(SHELL) $(srcdir)/tests/vm/check-vm.sh -b . -T "$$live $(EBB_VM_TESTS)" \
 	  -S "$(EBB_VM_SYSTEMD_TESTS)" -F "$(EBB_VM_FILES)"
 .PHONY: check-vm
