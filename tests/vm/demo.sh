@@ -33,6 +33,10 @@ for t in curl jq gnuplot; do
   p=$(command -v $t) || { echo "vm demo: $t not found (scripts/install-deps.sh)" >&2; exit 1; }
   files+=(-f "$p")
 done
+# gnuplot's PNG terminal draws its text with fontconfig: its configuration and one font.
+if font=$(fc-match -f '%{file}' sans 2>/dev/null) && [ -f "$font" ] && [ -f /etc/fonts/fonts.conf ]; then
+  files+=(-f /etc/fonts/fonts.conf -f "$font")
+fi
 
 work=$(mktemp -d /tmp/ebb-vm-demo.XXXXXX)
 trap 'rm -rf "$work"' EXIT
