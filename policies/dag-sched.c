@@ -172,8 +172,16 @@ pick_scored (ebb_pol *p, const double *free_, uint32_t only, int use_prio)
           double pack = 0;
           for (int r = 0; r < EBB_DAG_NRES; r++)
             pack += dem[r] * free_[r];
-          if (use_prio)
+          if (use_prio && !p->params.dag_prio_remaining)
             pack *= j->prio[t];
+          else if (use_prio)
+            {
+              /* Rank among the tasks not launched yet: those launched mostly ranked
+               * before this one (the online order follows the preferred one). */
+              double n = j->g.n, rem = n - j->launched;
+              double rank = (1 - j->prio[t]) * n - j->launched;
+              pack *= 1 - (rank > 0 ? rank : 0) / rem;
+            }
           double score = pack - s->eta * j->srpt;
           sum_pack += pack;
           npack++;
@@ -287,6 +295,7 @@ launch (ebb_pol *p, uint32_t node, pick x)
   ebb_dag_job *j = &s->jobs[x.job];
   uint32_t t = j->runnable[x.idx];
   j->runnable[x.idx] = j->runnable[--j->nrunnable];
+  j->launched++;
   const double *dem = j->dem + (size_t)t * EBB_DAG_NRES;
   double *fr = s->free + (size_t)node * EBB_DAG_NRES, sum = 0;
   for (int r = 0; r < EBB_DAG_NRES; r++)
@@ -393,6 +402,7 @@ ebb_dag_sched_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
   if (ebb_dag_graph_build (&j->g, n, d->edges, d->nedges, &bad) < 0)
     abort (); /* the trace reader refuses cycles */
   j->live = 1;
+  s->live_jobs++;
   j->left = n;
   j->waiting = ebb_xmalloc ((n ? n : 1) * sizeof *j->waiting);
   j->runnable = ebb_xmalloc ((n ? n : 1) * sizeof *j->runnable);
@@ -437,6 +447,9 @@ ebb_dag_sched_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t
     if (--j->waiting[j->g.chi[k]] == 0)
       make_runnable (s, job, j->g.chi[k]);
   if (--j->left == 0)
-    job_release (j);
+    {
+      job_release (j);
+      s->live_jobs--;
+    }
   pass (p);
 }

@@ -16,18 +16,21 @@
 #define EPS 1e-9
 
 /* One machine's usage over time: a step function, use[k] on [t[k], t[k + 1]); zero before
- * t[0] and after the last breakpoint (the last segment's use is zero). */
+ * t[0] and after the last breakpoint (the last segment's use is zero). Its arrays are a
+ * slice of the space's slab: a task adds at most two breakpoints, so 2 x tasks + 2 is
+ * enough and a space is three allocations however many machines it has. */
 typedef struct mach
 {
   double *t;
   double *use; /* EBB_DAG_NRES per segment */
-  uint32_t n, cap;
+  uint32_t n;
 } mach;
 
 typedef struct space
 {
-  uint32_t m, ntasks;
+  uint32_t m, ntasks, cap;
   mach *mc;
+  double *slab;
   double *start, *end;
   uint8_t *placed;
   double lo, hi; /* first start, last end (lo > hi while empty) */
@@ -39,7 +42,14 @@ space_init (space *s, uint32_t m, uint32_t n)
 {
   s->m = m;
   s->ntasks = n;
+  s->cap = 2 * n + 2;
   s->mc = ebb_xcalloc (m, sizeof *s->mc);
+  s->slab = ebb_xmalloc ((size_t)m * s->cap * (1 + EBB_DAG_NRES) * sizeof *s->slab);
+  for (uint32_t k = 0; k < m; k++)
+    {
+      s->mc[k].t = s->slab + (size_t)k * s->cap * (1 + EBB_DAG_NRES);
+      s->mc[k].use = s->mc[k].t + s->cap;
+    }
   s->start = ebb_xcalloc (n, sizeof *s->start);
   s->end = ebb_xcalloc (n, sizeof *s->end);
   s->placed = ebb_xcalloc (n, 1);
@@ -51,12 +61,8 @@ space_init (space *s, uint32_t m, uint32_t n)
 static void
 space_free (space *s)
 {
-  for (uint32_t k = 0; s->mc && k < s->m; k++)
-    {
-      free (s->mc[k].t);
-      free (s->mc[k].use);
-    }
   free (s->mc);
+  free (s->slab);
   free (s->start);
   free (s->end);
   free (s->placed);
@@ -71,14 +77,9 @@ space_copy (space *dst, const space *src)
     {
       const mach *a = &src->mc[k];
       mach *b = &dst->mc[k];
-      b->n = b->cap = a->n;
-      if (a->n)
-        {
-          b->t = ebb_xmalloc (a->n * sizeof *b->t);
-          b->use = ebb_xmalloc ((size_t)a->n * EBB_DAG_NRES * sizeof *b->use);
-          memcpy (b->t, a->t, a->n * sizeof *b->t);
-          memcpy (b->use, a->use, (size_t)a->n * EBB_DAG_NRES * sizeof *b->use);
-        }
+      b->n = a->n;
+      memcpy (b->t, a->t, a->n * sizeof *b->t);
+      memcpy (b->use, a->use, (size_t)a->n * EBB_DAG_NRES * sizeof *b->use);
     }
   memcpy (dst->start, src->start, src->ntasks * sizeof *dst->start);
   memcpy (dst->end, src->end, src->ntasks * sizeof *dst->end);
@@ -155,12 +156,6 @@ split_at (mach *m, double x)
   int64_t k = seg_at (m, x);
   if (k >= 0 && m->t[k] == x)
     return;
-  if (m->n == m->cap)
-    {
-      m->cap = m->cap ? m->cap * 2 : 8;
-      m->t = ebb_xrealloc (m->t, m->cap * sizeof *m->t);
-      m->use = ebb_xrealloc (m->use, (size_t)m->cap * EBB_DAG_NRES * sizeof *m->use);
-    }
   uint32_t at = (uint32_t)(k + 1);
   memmove (m->t + at + 1, m->t + at, (m->n - at) * sizeof *m->t);
   memmove (m->use + (size_t)(at + 1) * EBB_DAG_NRES, m->use + (size_t)at * EBB_DAG_NRES,

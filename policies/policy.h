@@ -223,9 +223,11 @@ typedef struct ebb_pol_params
   uint32_t max_suspends;
   double suspend_window_sec;
   /* DAG policies (graphene, cp, tetris, random). */
-  int64_t node_net_mbps; /* network capacity of every node; 0: the network is not modeled */
-  double dag_kappa;      /* graphene: unfairness threshold kappa x cluster capacity (0.25) */
-  uint32_t dag_queues;   /* graphene: queues sharing the cluster evenly; job j in j mod Q (1) */
+  int64_t node_net_mbps;  /* network capacity of every node; 0: the network is not modeled */
+  double dag_kappa;       /* graphene: unfairness threshold kappa x cluster capacity (0.25) */
+  uint32_t dag_queues;    /* graphene: queues sharing the cluster evenly; job j in j mod Q (1) */
+  int dag_prio_remaining; /* graphene ablation: priScore ranks among the job's tasks not
+                             launched yet (default 0: among all its tasks, the paper's text) */
 } ebb_pol_params;
 
 enum
