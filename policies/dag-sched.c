@@ -263,10 +263,11 @@ pick_random (ebb_pol *p, const double *free_)
   return best;
 }
 
-/* Graphene's choice: the most deprived group alone when its deficit passed kappa x C and
- * it has a task that fits here; otherwise the best perfScore over all jobs. */
+/* Graphene's choice: the best perfScore over all jobs; but once the most deprived group's
+ * deficit passed kappa x C, the best among that group's tasks only, and none when none of
+ * them fits here (*held: the node waits for it, which is what bounds the unfairness). */
 static pick
-pick_graphene (ebb_pol *p, const double *free_)
+pick_graphene (ebb_pol *p, const double *free_, int *held)
 {
   ebb_dag_sched *s = sched_of (p);
   uint32_t unfair = EBB_POL_NONE;
@@ -280,10 +281,10 @@ pick_graphene (ebb_pol *p, const double *free_)
     {
       pick x = pick_scored (p, free_, unfair, 1);
       if (x.job != EBB_POL_NONE)
-        {
-          p->stats.dag_unfair_picks++;
-          return x;
-        }
+        p->stats.dag_unfair_picks++;
+      else
+        *held = 1;
+      return x;
     }
   return pick_scored (p, free_, EBB_POL_NONE, 1);
 }
@@ -322,10 +323,12 @@ launch (ebb_pol *p, uint32_t node, pick x)
       p->params.net_delay_sec);
 }
 
-static void
-fill (ebb_pol *p, uint32_t node)
+/* Returns the tasks launched on node; *held set when graphene's fairness left it waiting. */
+static uint32_t
+fill (ebb_pol *p, uint32_t node, int *held)
 {
   ebb_dag_sched *s = sched_of (p);
+  uint32_t launched = 0;
   const double *fr = s->free + (size_t)node * EBB_DAG_NRES;
   while (s->nactive > 0)
     {
@@ -333,7 +336,7 @@ fill (ebb_pol *p, uint32_t node)
       switch (s->kind)
         {
         case EBB_DAG_GRAPHENE:
-          x = pick_graphene (p, fr);
+          x = pick_graphene (p, fr, held);
           break;
         case EBB_DAG_TETRIS:
           x = pick_scored (p, fr, EBB_POL_NONE, 0);
@@ -346,9 +349,11 @@ fill (ebb_pol *p, uint32_t node)
           break;
         }
       if (x.job == EBB_POL_NONE)
-        return;
+        return launched;
       launch (p, node, x);
+      launched++;
     }
+  return launched;
 }
 
 static void
@@ -366,12 +371,25 @@ pass (ebb_pol *p)
         }
     }
   s->nfresh = 0;
-  for (uint32_t node = 0; node < n; node++)
-    if (s->open[node])
-      {
-        s->open[node] = 0;
-        fill (p, node);
-      }
+  /* A node held for a deprived group stays open: it is filled again at the next event, and
+   * in this pass again while other nodes' launches move the deficits. */
+  uint32_t progress;
+  int any_held;
+  do
+    {
+      progress = 0;
+      any_held = 0;
+      for (uint32_t node = 0; node < n; node++)
+        if (s->open[node])
+          {
+            int held = 0;
+            progress += fill (p, node, &held);
+            s->open[node] = (uint8_t)held;
+            any_held |= held;
+            p->stats.dag_fair_holds += (uint64_t)held;
+          }
+    }
+  while (progress && any_held);
 }
 
 void

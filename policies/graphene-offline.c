@@ -122,33 +122,6 @@ over (const double *use, const double *dem)
   return 0;
 }
 
-/* Checks [a, b) on m. Returns 1 when dem fits throughout; else 0 with *first_bad_start and
- * *last_bad_end the span of the first and last conflicting segments. */
-static int
-fits (const mach *m, double a, double b, const double *dem, double *bad_lo, double *bad_hi)
-{
-  if (b <= a || m->n == 0)
-    return 1;
-  int64_t k = seg_at (m, a);
-  if (k < 0)
-    k = 0;
-  int ok = 1;
-  for (; k < m->n && m->t[k] < b; k++)
-    {
-      double seg_end = k + 1 < m->n ? m->t[k + 1] : INFINITY;
-      if (seg_end <= a)
-        continue;
-      if (over (m->use + (size_t)k * EBB_DAG_NRES, dem))
-        {
-          if (ok)
-            *bad_lo = m->t[k];
-          *bad_hi = seg_end;
-          ok = 0;
-        }
-    }
-  return ok;
-}
-
 /* Makes x a breakpoint of m. */
 static void
 split_at (mach *m, double x)
@@ -186,35 +159,68 @@ put (space *s, uint32_t mi, uint32_t task, double a, double b, const double *dem
       m->use[(size_t)k * EBB_DAG_NRES + r] += dem[r];
 }
 
-/* Earliest start >= lb on machine m with the end <= ub; INFINITY when none. */
+/* Earliest start >= lb on machine m with the end <= ub (and before cutoff, the best other
+ * machines offer); INFINITY when none. One sweep: a conflicting segment moves the candidate
+ * start to its end and the scan goes on from there. */
 static double
 earliest (const mach *m, double lb, double ub, double dur, const double *dem, double cutoff)
 {
   double a = lb;
+  int64_t k = m->n && dur > 0 ? seg_at (m, a) : m->n;
+  if (k < 0)
+    k = 0;
   for (;;)
     {
       if (a + dur > ub + EPS || a >= cutoff)
         return INFINITY;
-      double bl, bh;
-      if (fits (m, a, a + dur, dem, &bl, &bh))
+      int conflict = 0;
+      for (int64_t i = k; i < m->n && m->t[i] < a + dur; i++)
+        {
+          double seg_end = i + 1 < m->n ? m->t[i + 1] : INFINITY;
+          if (seg_end <= a)
+            continue;
+          if (over (m->use + (size_t)i * EBB_DAG_NRES, dem))
+            {
+              a = seg_end;
+              k = i + 1;
+              conflict = 1;
+              break;
+            }
+        }
+      if (!conflict)
         return a;
-      a = bh;
     }
 }
 
-/* Latest end <= ub on machine m with the start >= lb; -INFINITY when none. */
+/* Latest end <= ub on machine m with the start >= lb (and after cutoff); -INFINITY when
+ * none. The same sweep, backwards. */
 static double
 latest (const mach *m, double lb, double ub, double dur, const double *dem, double cutoff)
 {
   double b = ub;
+  int64_t k = m->n && dur > 0 ? seg_at (m, b) : -1;
   for (;;)
     {
       if (b - dur < lb - EPS || b <= cutoff)
         return -INFINITY;
-      double bl, bh;
-      if (fits (m, b - dur, b, dem, &bl, &bh))
+      int conflict = 0;
+      for (int64_t i = k; i >= 0; i--)
+        {
+          double seg_end = i + 1 < m->n ? m->t[i + 1] : INFINITY;
+          if (m->t[i] >= b)
+            continue;
+          if (seg_end <= b - dur)
+            break;
+          if (over (m->use + (size_t)i * EBB_DAG_NRES, dem))
+            {
+              b = m->t[i];
+              k = i - 1;
+              conflict = 1;
+              break;
+            }
+        }
+      if (!conflict)
         return b;
-      b = bl;
     }
 }
 

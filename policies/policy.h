@@ -319,6 +319,7 @@ typedef struct ebb_pol_stats
   uint64_t dag_offline_schedules; /* graphene: candidate schedules built for them */
   uint64_t dag_unfair_picks;      /* graphene: picks restricted to the most deprived job */
   double dag_max_deficit;         /* graphene: largest deficit counter seen / capacity */
+  uint64_t dag_fair_holds;        /* graphene: nodes left waiting for a deprived queue */
 } ebb_pol_stats;
 
 struct ebb_pol
