@@ -172,6 +172,7 @@ pick_scored (ebb_pol *p, const double *free_, uint32_t only, int use_prio)
           double pack = 0;
           for (int r = 0; r < EBB_DAG_NRES; r++)
             pack += dem[r] * free_[r];
+          sum_pack += pack; /* eta follows the average pScore, priScore aside */
           if (use_prio && !p->params.dag_prio_remaining)
             pack *= j->prio[t];
           else if (use_prio)
@@ -183,7 +184,6 @@ pick_scored (ebb_pol *p, const double *free_, uint32_t only, int use_prio)
               pack *= 1 - (rank > 0 ? rank : 0) / rem;
             }
           double score = pack - s->eta * j->srpt;
-          sum_pack += pack;
           npack++;
           any = 1;
           if (score > best_score
