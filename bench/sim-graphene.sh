@@ -7,12 +7,14 @@
 #             as the paper's makespan experiment ("all jobs arrive within the first few
 #             minutes")
 #   alone     one DAG at a time (--load 0.02) on 4 nodes: the quality of each DAG's schedule
-#             (the paper's section 7.3 compares schedules of single DAGs)
+#             (the paper's section 7.3 compares schedules of single DAGs), and against
+#             Graphene's offline schedule of the same DAG (bench/graphene-offline)
 #   queues    online with two queues (job j in queue j mod 2): graphene's deficit counters,
 #             the largest one seen against kappa, and the JCT change from one queue
 #   prio      graphene --graphene-prio remaining (ablation) in online and batch
 #   perf      graphene on 10,000 jobs, 100 nodes, load 0.9: wall time, must be < 30 s
-# Usage: sim-graphene.sh OUTDIR   (SIM: the ebb-sim binary; GNUPLOT: plot when set/found)
+# Usage: sim-graphene.sh OUTDIR   (SIM: the ebb-sim binary; OFFLINE: bench/graphene-offline,
+# default next to SIM's directory; GNUPLOT: plot when set/found)
 set -eu
 . "$(dirname "$0")/sim-lib.sh"
 out=${1:-bench-sim}
@@ -22,6 +24,7 @@ trap 'rm -rf "$tmp"' EXIT
 NODECAP="--node-cpu-millis 16000 --node-memory 64G --node-net-mbps 10000"
 SEEDS=${SEEDS:-"1 2 3 4 5"}
 POLICIES="graphene cp tetris random"
+OFFLINE=${OFFLINE:-$(dirname "$SIM")/../bench/graphene-offline}
 JOBS=${JOBS:-1000}
 
 # dag JSON FIELD: a field of the "dag" object.
@@ -43,13 +46,33 @@ for s in $SEEDS; do
   for p in $POLICIES; do
     one online "$s" "$p" 50 "$tmp/online-$s.jsonl" --policy "$p"
     one batch "$s" "$p" 50 "$tmp/batch-$s.jsonl" --policy "$p"
-    one alone "$s" "$p" 4 "$tmp/alone-$s.jsonl" --policy "$p"
+    one alone "$s" "$p" 4 "$tmp/alone-$s.jsonl" --policy "$p" --jobs-csv "$tmp/alone-$s-$p.csv"
   done
   one queues "$s" graphene 50 "$tmp/online-$s.jsonl" --policy graphene --queues 2
   one queues "$s" tetris 50 "$tmp/online-$s.jsonl" --policy tetris --queues 2
   one prio "$s" graphene-online-remaining 50 "$tmp/online-$s.jsonl" --policy graphene --graphene-prio remaining
   one prio "$s" graphene-batch-remaining 50 "$tmp/batch-$s.jsonl" --policy graphene --graphene-prio remaining
 done
+
+# alone: every DAG's realized completion time against its offline schedule.
+al="$out/sim-graphene-alone.csv"
+echo "seed,policy,median_realized_over_offline,share_offline_5pct_better,share_5pct_better_than_cp,share_5pct_worse_than_cp,median_offline_over_critical_path" > "$al"
+if [ -x "$OFFLINE" ]; then
+  for s in $SEEDS; do
+    "$OFFLINE" "$tmp/alone-$s.jsonl" 4 > "$tmp/offline-$s.csv"
+    for p in $POLICIES; do
+      # offline: job,tasks,machines,offline_makespan,critical_path,...; jobs csv: ...,runtime
+      paste -d, "$tmp/offline-$s.csv" "$tmp/alone-$s-$p.csv" "$tmp/alone-$s-cp.csv" | tail -n +2 | awk -F, -v s="$s" -v p="$p" '
+        { r = $14; c = $21; o = $4; ratio[NR] = r / o; oc[NR] = o / $5
+          better += (o < 0.95 * r); vsb += (r < 0.95 * c); vsw += (r > 1.05 * c) }
+        function med(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j] < a[j - 1]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+          return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+        END { printf "%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f\n", s, p, med(ratio, NR), better / NR, vsb / NR, vsw / NR, med(oc, NR) }' >> "$al"
+    done
+  done
+  echo "== alone: realized vs Graphene's offline schedule of each DAG ($al)"
+  cat "$al"
+fi
 
 # median FILE PREFIX COLUMN: median of the column over the rows starting with PREFIX.
 median () {
