@@ -234,9 +234,11 @@ typedef struct ebb_pol_params
   double (*progress) (void *ctx, uint32_t node, uint32_t job, uint32_t task, double now_sec);
   void *progress_ctx;
   /* DAG policies (graphene, cp, tetris, random). */
-  int64_t node_net_mbps; /* network capacity of every node; 0: the network is not modeled */
-  double dag_kappa;      /* graphene: unfairness threshold kappa x cluster capacity (0.25) */
-  uint32_t dag_queues;   /* graphene: queues sharing the cluster evenly; job j in j mod Q (1) */
+  int64_t node_net_mbps;  /* network capacity of every node; 0: the network is not modeled */
+  double dag_kappa;       /* graphene: unfairness threshold kappa x cluster capacity (0.25) */
+  uint32_t dag_queues;    /* graphene: queues sharing the cluster evenly; job j in j mod Q (1) */
+  int dag_prio_remaining; /* graphene ablation: priScore ranks among the job's tasks not
+                             launched yet (default 0: among all its tasks, the paper's text) */
 } ebb_pol_params;
 
 enum
@@ -339,6 +341,7 @@ typedef struct ebb_pol_stats
   uint64_t dag_offline_schedules; /* graphene: candidate schedules built for them */
   uint64_t dag_unfair_picks;      /* graphene: picks restricted to the most deprived job */
   double dag_max_deficit;         /* graphene: largest deficit counter seen / capacity */
+  uint64_t dag_fair_holds;        /* graphene: nodes left waiting for a deprived queue */
 } ebb_pol_stats;
 
 struct ebb_pol
