@@ -72,6 +72,10 @@ typedef struct ebb_priv
   uint8_t *listed; /* node is in plist (has preempted tasks to look after at ticks) */
   uint32_t *plist, nplist;
   uint8_t *idle; /* general node with no task and no queued work */
+  /* Nodes with short work queued, as bytes (the queues themselves are a cache miss away):
+   * stealing and relocation probe random nodes, and mostly find none. */
+  uint8_t *has_short;
+  uint32_t nshort_general; /* general nodes among them */
   uint32_t nidle;
   ebb_pre_take *takes;
   uint32_t takes_cap;
@@ -120,6 +124,7 @@ ebb_init (ebb_pol *p, ebb_error **err)
   e->listed = ebb_xcalloc (n, 1);
   e->plist = ebb_xmalloc (n * sizeof *e->plist);
   e->idle = ebb_xcalloc (n, 1);
+  e->has_short = ebb_xcalloc (n, 1);
   for (uint32_t i = e->first_general; i < n; i++)
     e->idle[i] = 1;
   e->nidle = n - e->first_general;
@@ -148,6 +153,7 @@ ebb_fini (ebb_pol *p)
   free (e->listed);
   free (e->plist);
   free (e->idle);
+  free (e->has_short);
   free (e->takes);
 }
 
@@ -172,6 +178,19 @@ refresh_idle (ebb_priv *e, uint32_t node)
       e->nidle += idle ? 1 : (uint32_t)-1;
       e->idle[node] = idle;
     }
+}
+
+/* Keeps has_short and nshort_general in step with node's short queue: called after every
+ * change to it. */
+static void
+short_changed (ebb_priv *e, uint32_t node)
+{
+  uint8_t has = e->shortq[node].n > 0;
+  if (has == e->has_short[node])
+    return;
+  e->has_short[node] = has;
+  if (node >= e->first_general)
+    e->nshort_general += has ? 1 : (uint32_t)-1;
 }
 
 static void
@@ -272,11 +291,13 @@ relocate (ebb_pol *p, uint32_t node, double now_sec)
   for (uint32_t a = 0; a < p->params.steal_cap; a++)
     {
       uint32_t to = (uint32_t)ebb_rng_below (&p->rng, n);
-      if (to == node || e->shortq[to].n > 0 || !can_start (p, to, job, now_sec))
+      if (to == node || e->has_short[to] || !can_start (p, to, job, now_sec))
         continue;
       ebb_qent x = q_pop (&e->shortq[node]);
       x.waiting = 0;
       q_push (&e->shortq[to], x);
+      short_changed (e, node);
+      short_changed (e, to);
       p->stats.probes_stolen++;
       return to;
     }
@@ -325,6 +346,7 @@ serve (ebb_pol *p, uint32_t node, double now_sec)
           if (ebb_pol_res_fits (p->jobs[h->job].demand, p->node_free[node]))
             {
               launch (p, node, q_pop (sq), now_sec);
+              short_changed (e, node);
               continue;
             }
           if (h->waiting || preempt_for (p, node, h, now_sec))
@@ -362,15 +384,26 @@ steal (ebb_pol *p, uint32_t thief, double now_sec)
   ebb_priv *e = p->priv;
   uint32_t g = e->first_general, n = p->params.nnodes;
   (void)now_sec;
+  if (e->nshort_general == 0)
+    {
+      /* No general node has short work queued: every attempt finds nothing. The draws are
+       * made all the same, so the run goes on with the same random numbers. */
+      for (uint32_t a = 0; a < p->params.steal_cap; a++)
+        (void)ebb_rng_below (&p->rng, n - g);
+      p->stats.steal_attempts += p->params.steal_cap;
+      return 0;
+    }
   for (uint32_t a = 0; a < p->params.steal_cap; a++)
     {
       uint32_t victim = g + (uint32_t)ebb_rng_below (&p->rng, n - g);
       p->stats.steal_attempts++;
-      ebb_queue *vq = &e->shortq[victim];
-      if (victim == thief || vq->n == 0)
+      if (victim == thief || !e->has_short[victim])
         continue;
+      ebb_queue *vq = &e->shortq[victim];
       /* Keep the victim's head when its room is being made. */
       uint32_t keep = q_front (vq)->waiting ? 1 : 0, got = 0;
+      if (vq->n <= keep)
+        continue; /* only that head: the queue would be rebuilt as it is */
       uint32_t limit = p->params.steal_limit;
       ebb_queue rest = { 0 };
       while (vq->n > 0)
@@ -385,6 +418,8 @@ steal (ebb_pol *p, uint32_t thief, double now_sec)
         }
       free (vq->v);
       *vq = rest;
+      short_changed (e, victim);
+      short_changed (e, thief);
       refresh_idle (e, victim);
       if (got > 0)
         {
@@ -429,6 +464,7 @@ ebb_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
         {
           node = pick_short (p, job);
           q_push (&e->shortq[node], (ebb_qent){ .job = job, .task = k });
+          short_changed (e, node);
         }
       else
         {
@@ -515,8 +551,11 @@ ebb_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32
   if (s != UINT32_MAX)
     ebb_pre_remove (&e->pn[node], s);
   if (!p->jobs[job].failed)
-    q_push (p->jobs[job].is_long ? &e->longq[node] : &e->shortq[node],
-            (ebb_qent){ .job = job, .task = task });
+    {
+      q_push (p->jobs[job].is_long ? &e->longq[node] : &e->shortq[node],
+              (ebb_qent){ .job = job, .task = task });
+      short_changed (e, node);
+    }
   else if (p->jobs[job].is_long)
     forget_task (p, node, job, task);
   serve (p, node, now_sec);
