@@ -506,7 +506,6 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
           if (from->stamp >= st->stamp)
             *st = *from; /* learn(), without copying the state when it is not newer */
           const ebb_pol_node *v = &nodes[node];
-          uint32_t job = probes[h.probe].job;
           if (node != away_node)
             away_node = EBB_POL_NONE;
           if (!v->busy)
@@ -525,8 +524,11 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
                * it (learning the same copy again changes nothing). */
               full_node = node;
             }
-          else if (node != away_node || job != away_job)
+          else if (node != away_node || probes[h.probe].job != away_job)
             {
+              /* (The probe's job only now: the probes array is large, the hops above
+               * need not touch it.) */
+              uint32_t job = probes[h.probe].job;
               /* place()'s decision at the tail, and shrink()'s test after it. */
               const ebb_pol_job *nj = &jobs[job];
               double thr = threshold[job];
