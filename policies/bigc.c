@@ -22,6 +22,9 @@
  * kill and ip take whole containers, gp one step each per round; stop once p's dominant
  * resource is met.
  *
+ * Footprint: not counted (a suspended container holds nothing in the resource manager's
+ * books, as in the authors' code), whatever --footprint-* say.
+ *
  * Working-set model (gp): a container needs working_set x its memory demand to run without
  * swapping. A step that would leave it below that freezes it instead: it is suspended at
  * once to the footprint (what BIG-C's container monitor does when it sees swapping) and left
@@ -148,6 +151,13 @@ bigc_init (ebb_pol *p, ebb_error **err)
     return ebb_error_set (err, EBB_ERANGE, "bigc: unknown mode %u", p->params.bigc_mode);
   if (p->params.tick_sec <= 0)
     p->params.tick_sec = 3.0;
+  /* BIG-C's resource manager counts a preempted container at what it still holds for YARN:
+   * a round takes min(p, min(current used, unit)), down to nothing (yncxcw/big-c,
+   * ProportionalCapacityPreemptionPolicy.preemptFrom). The 1% CPU and the pages a suspended
+   * container keeps live outside YARN's accounting, so they must not keep room from short
+   * tasks: a suspended <8 CPU> container frees room for two <4 CPU> short tasks, and on
+   * one-CPU slots (a Hawk trace) a suspended task frees its slot. */
+  p->params.footprint = (ebb_pol_res){ 0, 0 };
   for (uint32_t i = 0; i < p->params.nnodes; i++)
     res_add (&b->cap, p->node_cap[i]);
   b->waiting = ebb_xcalloc (p->params.nnodes, 1);
