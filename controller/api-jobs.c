@@ -228,7 +228,6 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       ebb_ctl_store_job (c, j);
       for (uint32_t i = 0; i < j->ntasks; i++)
         ebb_ctl_store_task (c, &j->tasks[i]);
-      ebb_ctl_store_commit (c);
       ebb_ctl_add_job (c, j);
       c->m.jobs_submitted++;
       ebb_log_info ("job %" PRIu64 " (%s): %u tasks, class %s", j->id, j->name, j->ntasks,
@@ -236,9 +235,11 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       cleanup_free char *loc = ebb_xasprintf ("/v1/jobs/%" PRIu64, j->id);
       ebb_http_reply_header (resp, "Location", loc);
       ebb_http_reply_json (resp, 201, a);
-      uint64_t t0 = ebb_now_usec ();
+      /* Its launch decisions commit with the job, before the answer; their calls go out at
+       * the end of the loop iteration, where its latency is taken. */
+      ebb_ctl_arrival (c, ebb_now_usec ());
       ebb_ctl_sched_job (c, j);
-      c->arrival_usec[c->n_arrival++ % EBB_ARRAY_SIZE (c->arrival_usec)] = ebb_now_usec () - t0;
+      ebb_ctl_store_commit (c);
     }
   job_req_clear (&jr);
   json_object_put (b);

@@ -103,6 +103,12 @@ typedef struct ebb_ctl_task
   uint32_t attempts; /* agent call attempts for the current command */
   double started_at, finished_at;
   uint32_t pidx; /* index of the task inside its policy job */
+  /* What the counters (sched-index.c) hold for this task: its state and node when it was
+   * last written to the store. */
+  ebb_ctl_task_state acc_state;
+  int acc_node;
+  bool accounted; /* its job was added: the counters include it */
+  bool stored;    /* its row exists: a store is an UPDATE without the spec */
 } ebb_ctl_task;
 
 typedef struct ebb_ctl_job
@@ -117,6 +123,10 @@ typedef struct ebb_ctl_job
   double submitted_at, started_at, finished_at;
   uint32_t ntasks;
   ebb_ctl_task *tasks;
+  /* Counters of its tasks (sched-index.c): final, failed, killed, not pending. */
+  uint32_t n_terminal, n_failed, n_killed, n_started;
+  ebb_ctl_job_state acc_state; /* the state the cluster's queued counters hold */
+  bool accounted;
 } ebb_ctl_job;
 
 typedef struct ebb_ctl_node
@@ -130,6 +140,9 @@ typedef struct ebb_ctl_node
   double last_hb_at;     /* unix seconds */
   uint64_t last_seq;
   uint32_t nslots; /* slots this node offers the policy (capacity in whole CPUs, >= 1) */
+  /* Its active tasks (starting, running, suspended) and what the unsuspended ones hold. */
+  uint32_t ntasks;
+  uint64_t alloc_cpu_millis, alloc_memory_bytes;
 } ebb_ctl_node;
 
 /* A policy slot: one CPU of one node, the unit the single-slot policies schedule. */
@@ -148,6 +161,15 @@ typedef struct ebb_ctl_pjob
   uint32_t n;
 } ebb_ctl_pjob;
 
+/* Cluster-wide counters, kept as tasks and jobs change so that no request scans them. */
+typedef struct ebb_ctl_counts
+{
+  uint64_t running; /* starting or running */
+  uint64_t suspended;
+  uint64_t alloc_cpu_millis, alloc_memory_bytes; /* of the running ones */
+  uint64_t queued_jobs[3];                       /* by class */
+} ebb_ctl_counts;
+
 /* A policy event that the environment delivers after the current one (probes, wakes). */
 typedef struct ebb_ctl_pevent
 {
@@ -164,6 +186,7 @@ typedef struct ebb_ctl
   char *token;
   sd_event_source *sig_src[3];
   sd_event_source *timer_src;
+  sd_event_source *post_src; /* the end of each loop iteration: ebb_ctl_flush */
   uint64_t watchdog_usec;
   bool stopping;
   double start_at;
@@ -173,6 +196,9 @@ typedef struct ebb_ctl
   uint64_t next_job_id;
   ebb_ctl_node **nodes;
   size_t n_nodes, cap_nodes;
+  uint32_t *node_index; /* open addressing by name: node index + 1, 0 empty */
+  size_t node_index_cap;
+  ebb_ctl_counts counts;
 
   /* The policy over the slots of the ready nodes at its last (re)build. */
   ebb_pol *pol;
@@ -201,6 +227,16 @@ typedef struct ebb_ctl
   /* Job arrival -> its launches handed to curl multi, the last 1024 jobs (usec). */
   uint64_t arrival_usec[1024];
   size_t n_arrival;
+  /* Agent calls decided in this loop iteration, started by ebb_ctl_flush once the store
+   * committed them; and the arrival times of the jobs they are for. */
+  struct ebb_ctl_call **outbox;
+  size_t n_outbox, cap_outbox;
+  uint64_t *arrivals;
+  size_t n_arrivals, cap_arrivals;
+  /* Prepared once (store.c). */
+  sqlite3_stmt *st_job, *st_task_insert, *st_task_update, *st_node, *st_decision, *st_begin,
+      *st_commit;
+  uint64_t commits;
 } ebb_ctl;
 
 /* options.c */
@@ -220,12 +256,15 @@ int ebb_ctl_policy_params (char *const *opts, ebb_pol_params *p, ebb_error **err
 /* store.c */
 int ebb_ctl_store_open (ebb_ctl *c, ebb_error **err);
 void ebb_ctl_store_close (ebb_ctl *c);
-int ebb_ctl_store_job (ebb_ctl *c, const ebb_ctl_job *j);
-int ebb_ctl_store_task (ebb_ctl *c, const ebb_ctl_task *t);
+int ebb_ctl_store_job (ebb_ctl *c, ebb_ctl_job *j);
+int ebb_ctl_store_task (ebb_ctl *c, ebb_ctl_task *t);
 int ebb_ctl_store_node (ebb_ctl *c, const ebb_ctl_node *n);
 /* Appends to the decision log (committed before the caller acts); returns the seq or 0. */
 uint64_t ebb_ctl_store_decision (ebb_ctl *c, const char *kind, const ebb_ctl_task *t, int node,
                                  uint64_t for_job, const char *reason);
+/* Every write opens a transaction when none is open; ebb_ctl_store_commit commits it (the
+ * writes of one loop iteration are one transaction: ebb_ctl_flush commits them before the
+ * calls they decided go out). Both return 0, or negative (logged). */
 int ebb_ctl_store_begin (ebb_ctl *c);
 int ebb_ctl_store_commit (ebb_ctl *c);
 /* Loads jobs, tasks and nodes saved by an earlier run. Returns 0, or negative with *err. */
@@ -260,6 +299,28 @@ const char *ebb_ctl_class_name (ebb_ctl_class c);
 double ebb_ctl_now (void);
 /* Recomputes a job's state from its tasks (and stores it when it changed). */
 void ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j);
+/* The end of a loop iteration: commits the store, then starts the agent calls decided
+ * since the last flush (a decision is committed before its call goes out). */
+void ebb_ctl_flush (ebb_ctl *c);
+/* Records that a job arrived at arrival_usec (monotonic): its decision latency is taken
+ * when its launches are handed to curl multi, at the next flush. */
+void ebb_ctl_arrival (ebb_ctl *c, uint64_t arrival_usec);
+
+/* sched-index.c: the node index by name and the counters. */
+/* Adds node idx to the index by name. */
+void ebb_ctl_index_add_node (ebb_ctl *c, size_t idx);
+/* Returns the index of the node named name, or -1. */
+int ebb_ctl_index_find_node (const ebb_ctl *c, const char *name);
+/* A task was written to the store: moves its share of the counters from the state and node
+ * it had to the ones it has. Every change of a task's state or node is written. */
+void ebb_ctl_count_task (ebb_ctl *c, ebb_ctl_task *t);
+/* A job was written: its share of the queued counters follows its state. */
+void ebb_ctl_count_job (ebb_ctl *c, ebb_ctl_job *j);
+/* A job entered the model: counts it and its tasks. */
+void ebb_ctl_count_add_job (ebb_ctl *c, ebb_ctl_job *j);
+/* Recounts everything from the tasks (after loading the store). */
+void ebb_ctl_count_all (ebb_ctl *c);
+void ebb_ctl_index_free (ebb_ctl *c);
 
 /* api-*.c (controller/api.h: the API's inside) */
 int ebb_ctl_http_start (ebb_ctl *c, ebb_error **err);
