@@ -235,11 +235,11 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       cleanup_free char *loc = ebb_xasprintf ("/v1/jobs/%" PRIu64, j->id);
       ebb_http_reply_header (resp, "Location", loc);
       ebb_http_reply_json (resp, 201, a);
-      /* Its launch decisions commit with the job, before the answer; their calls go out at
-       * the end of the loop iteration, where its latency is taken. */
+      /* Its launch decisions commit with the job, then their calls go out (with any other
+       * the commit covers), where its latency is taken. */
       ebb_ctl_arrival (c, ebb_now_usec ());
       ebb_ctl_sched_job (c, j);
-      ebb_ctl_store_commit (c);
+      ebb_ctl_flush (c);
     }
   job_req_clear (&jr);
   json_object_put (b);

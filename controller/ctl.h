@@ -23,6 +23,9 @@
 #define EBB_CTL_CPU_MILLIS_MIN       10
 #define EBB_CTL_MEMORY_BYTES_MIN     (4ULL << 20)
 #define EBB_CTL_MEMORY_BYTES_MAX     (16ULL << 40)
+#define EBB_CTL_CONNS_PER_AGENT      16   /* agent calls in flight to one agent */
+#define EBB_CTL_CONNS_TOTAL          512  /* agent calls in flight in all */
+#define EBB_CTL_WAL_CHECKPOINT_PAGES 1000 /* SQLite's own default threshold */
 
 /* Settings: one table (controller/options.c) gives the command line, --help and the keys
  * of controller.conf. */
@@ -237,6 +240,7 @@ typedef struct ebb_ctl
   sqlite3_stmt *st_job, *st_task_insert, *st_task_update, *st_node, *st_decision, *st_begin,
       *st_commit;
   uint64_t commits;
+  int wal_pages; /* in the WAL after the last commit */
 } ebb_ctl;
 
 /* options.c */
@@ -266,6 +270,9 @@ uint64_t ebb_ctl_store_decision (ebb_ctl *c, const char *kind, const ebb_ctl_tas
  * writes of one loop iteration are one transaction: ebb_ctl_flush commits them before the
  * calls they decided go out). Both return 0, or negative (logged). */
 int ebb_ctl_store_begin (ebb_ctl *c);
+/* Copies the WAL back into the database once it holds EBB_CTL_WAL_CHECKPOINT_PAGES (from
+ * the periodic tick, so that no decision waits for it). */
+void ebb_ctl_store_checkpoint (ebb_ctl *c);
 int ebb_ctl_store_commit (ebb_ctl *c);
 /* Loads jobs, tasks and nodes saved by an earlier run. Returns 0, or negative with *err. */
 int ebb_ctl_store_load (ebb_ctl *c, ebb_error **err);

@@ -80,6 +80,8 @@ on_tick (sd_event_source *s, uint64_t usec, void *ud)
   if (c->watchdog_usec)
     sd_notify (0, "WATCHDOG=1");
   ebb_ctl_sched_tick (c);
+  ebb_ctl_flush (c);
+  ebb_ctl_store_checkpoint (c);
   uint64_t next = c->cfg->tick_usec;
   if (c->watchdog_usec && c->watchdog_usec / 2 < next)
     next = c->watchdog_usec / 2;
@@ -202,6 +204,10 @@ ebb_ctl_new (ebb_ctl_config *cfg, ebb_ctl **out, ebb_error **err)
   c->client = ebb_http_client_new (c->event, err);
   if (!c->client || loop_sources (c, err) < 0 || ebb_ctl_http_start (c, err) < 0)
     return -EIO;
+  /* A burst of decisions (a big job, a rebuild) is thousands of calls at once: they share
+   * kept-alive connections instead of opening a socket each (file descriptors, the agents'
+   * per-address connection limit). */
+  ebb_http_client_limit (c->client, EBB_CTL_CONNS_PER_AGENT, EBB_CTL_CONNS_TOTAL);
   ebb_log_notice ("%zu jobs and %zu nodes from the store; policy %s", c->n_jobs, c->n_nodes,
                   cfg->policy);
   ebb_ctl_sched_resume_starting (c);

@@ -50,6 +50,28 @@ exec (ebb_ctl *c, const char *sql)
   return 0;
 }
 
+/* After each commit: how many pages the WAL holds. */
+static int
+on_wal (void *ud, sqlite3 *db, const char *name, int pages)
+{
+  (void)db, (void)name;
+  ((ebb_ctl *)ud)->wal_pages = pages;
+  return SQLITE_OK;
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_store_checkpoint (ebb_ctl *c)
+{
+  if (!c->db || c->wal_pages < EBB_CTL_WAL_CHECKPOINT_PAGES || !sqlite3_get_autocommit (c->db))
+    return;
+  int log = 0, done = 0;
+  if (sqlite3_wal_checkpoint_v2 (c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done) != SQLITE_OK)
+    db_warn (c, "checkpoint");
+  else if (done == log)
+    c->wal_pages = 0;
+}
+
 /* See ctl.h. */
 int
 ebb_ctl_store_open (ebb_ctl *c, ebb_error **err)
@@ -64,6 +86,10 @@ ebb_ctl_store_open (ebb_ctl *c, ebb_error **err)
   if (exec (c, schema) < 0)
     return ebb_error_set (err, EIO, "%s: cannot create the schema: %s", path,
                           sqlite3_errmsg (c->db));
+  /* Checkpoints (which sync) run from the periodic tick, not inside the commit of a
+   * decision: ebb_ctl_store_checkpoint. */
+  sqlite3_wal_autocheckpoint (c->db, 0);
+  sqlite3_wal_hook (c->db, on_wal, c);
   return 0;
 }
 

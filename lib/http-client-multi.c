@@ -82,6 +82,13 @@ ebb_http_client_start (ebb_http_client *c, const char *method, const char *base,
   return 0;
 }
 
+/* See http-client.h. */
+void
+ebb_http_client_limit (ebb_http_client *c, long per_host, long total)
+{
+  ebb_curl_event_limit (c->multi, per_host, total);
+}
+
 size_t
 ebb_http_client_pending (const ebb_http_client *c)
 {

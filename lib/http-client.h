@@ -77,5 +77,8 @@ int ebb_http_client_start (ebb_http_client *c, const char *method, const char *b
 
 /* Returns how many requests are in flight. */
 size_t ebb_http_client_pending (const ebb_http_client *c);
+/* Caps the client's connections (see ebb_curl_event_limit): calls over the cap wait for a
+ * connection kept alive by an earlier one. */
+void ebb_http_client_limit (ebb_http_client *c, long per_host, long total);
 
 #endif
