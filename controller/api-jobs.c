@@ -153,15 +153,6 @@ parse_job (json_object *b, job_req *jr, ebb_error **err)
 }
 
 static ebb_ctl_job *
-find_rid (ebb_ctl *c, const char *rid)
-{
-  for (size_t i = c->n_jobs; rid && i-- > 0;)
-    if (c->jobs[i]->request_id && strcmp (c->jobs[i]->request_id, rid) == 0)
-      return c->jobs[i];
-  return NULL;
-}
-
-static ebb_ctl_job *
 job_new (ebb_ctl *c, job_req *jr)
 {
   ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
@@ -210,7 +201,7 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       json_object_put (b);
       return ebb_ctl_api_bad (c, resp, 400, "bad_request", &err);
     }
-  ebb_ctl_job *old = find_rid (c, jr.request_id);
+  ebb_ctl_job *old = ebb_ctl_index_find_rid (c, jr.request_id);
   if (old)
     {
       ebb_http_reply_json (resp, 201, json_tokener_parse (old->answer));

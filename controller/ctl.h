@@ -164,6 +164,13 @@ typedef struct ebb_ctl_pjob
   uint32_t n;
 } ebb_ctl_pjob;
 
+/* An index by a string key (sched-index.c): open addressing, entry i + 1 or 0 (empty). */
+typedef struct ebb_ctl_strindex
+{
+  uint32_t *tab;
+  size_t cap, n;
+} ebb_ctl_strindex;
+
 /* Cluster-wide counters, kept as tasks and jobs change so that no request scans them. */
 typedef struct ebb_ctl_counts
 {
@@ -199,8 +206,8 @@ typedef struct ebb_ctl
   uint64_t next_job_id;
   ebb_ctl_node **nodes;
   size_t n_nodes, cap_nodes;
-  uint32_t *node_index; /* open addressing by name: node index + 1, 0 empty */
-  size_t node_index_cap;
+  ebb_ctl_strindex node_index; /* nodes by name */
+  ebb_ctl_strindex rid_index;  /* jobs by request id */
   ebb_ctl_counts counts;
 
   /* The policy over the slots of the ready nodes at its last (re)build. */
@@ -318,6 +325,10 @@ void ebb_ctl_arrival (ebb_ctl *c, uint64_t arrival_usec);
 void ebb_ctl_index_add_node (ebb_ctl *c, size_t idx);
 /* Returns the index of the node named name, or -1. */
 int ebb_ctl_index_find_node (const ebb_ctl *c, const char *name);
+/* Adds job idx to the index by request id (a job without one is not indexed). */
+void ebb_ctl_index_add_job (ebb_ctl *c, size_t idx);
+/* Returns the job submitted with request_id (the newest), or NULL (also for NULL). */
+ebb_ctl_job *ebb_ctl_index_find_rid (const ebb_ctl *c, const char *request_id);
 /* A task was written to the store: moves its share of the counters from the state and node
  * it had to the ones it has. Every change of a task's state or node is written. */
 void ebb_ctl_count_task (ebb_ctl *c, ebb_ctl_task *t);

@@ -1,5 +1,6 @@
 /* The model's indexes: nodes by name (a heartbeat finds its node without a scan of all of
- * them), and counters of tasks by state and node, by job and for the cluster, kept as tasks
+ * them), jobs by request id (a submission checks its id without a scan of all jobs), and
+ * counters of tasks by state and node, by job and for the cluster, kept as tasks
  * change so that no decision or request walks every task. A task's share is moved when it
  * is written to the store, which every change of its state or node is. */
 #include "config.h"
@@ -20,50 +21,93 @@ name_hash (const char *s)
   return h;
 }
 
-static void
-index_put (uint32_t *tab, size_t cap, const char *name, uint32_t v)
+typedef const char *(*key_fn) (const ebb_ctl *c, uint32_t i);
+
+static const char *
+node_key (const ebb_ctl *c, uint32_t i)
 {
-  size_t i = name_hash (name) & (cap - 1);
-  while (tab[i])
-    i = (i + 1) & (cap - 1);
-  tab[i] = v;
+  return c->nodes[i]->name;
+}
+
+static const char *
+rid_key (const ebb_ctl *c, uint32_t i)
+{
+  return c->jobs[i]->request_id;
+}
+
+/* Puts entry i under its key; an entry of the same key is replaced (the newest wins). */
+static void
+index_put (const ebb_ctl *c, ebb_ctl_strindex *x, key_fn key, uint32_t i)
+{
+  const char *k = key (c, i);
+  size_t s = name_hash (k) & (x->cap - 1);
+  for (; x->tab[s]; s = (s + 1) & (x->cap - 1))
+    if (strcmp (key (c, x->tab[s] - 1), k) == 0)
+      {
+        x->tab[s] = i + 1;
+        return;
+      }
+  x->tab[s] = i + 1;
+  x->n++;
+}
+
+/* Adds entry i, growing the table to stay at most half full (so that a probe ends soon). */
+static void
+index_add (const ebb_ctl *c, ebb_ctl_strindex *x, key_fn key, uint32_t i)
+{
+  if ((x->n + 1) * 2 > x->cap)
+    {
+      ebb_ctl_strindex y = { .cap = x->cap ? x->cap * 2 : 64 };
+      y.tab = ebb_xcalloc (y.cap, sizeof *y.tab);
+      for (size_t s = 0; s < x->cap; s++)
+        if (x->tab[s])
+          index_put (c, &y, key, x->tab[s] - 1);
+      free (x->tab);
+      *x = y;
+    }
+  index_put (c, x, key, i);
+}
+
+/* Returns the entry under key k, or -1. */
+static int
+index_find (const ebb_ctl *c, const ebb_ctl_strindex *x, key_fn key, const char *k)
+{
+  if (!x->cap)
+    return -1;
+  for (size_t s = name_hash (k) & (x->cap - 1); x->tab[s]; s = (s + 1) & (x->cap - 1))
+    if (strcmp (key (c, x->tab[s] - 1), k) == 0)
+      return (int)(x->tab[s] - 1);
+  return -1;
 }
 
 /* See ctl.h. */
 void
 ebb_ctl_index_add_node (ebb_ctl *c, size_t idx)
 {
-  /* At most half full, so that a probe ends soon. */
-  if ((c->n_nodes + 1) * 2 > c->node_index_cap)
-    {
-      size_t cap = c->node_index_cap ? c->node_index_cap * 2 : 64;
-      while ((c->n_nodes + 1) * 2 > cap)
-        cap *= 2;
-      uint32_t *tab = ebb_xcalloc (cap, sizeof *tab);
-      for (size_t i = 0; i < c->n_nodes; i++)
-        if (i != idx)
-          index_put (tab, cap, c->nodes[i]->name, (uint32_t)i + 1);
-      free (c->node_index);
-      c->node_index = tab;
-      c->node_index_cap = cap;
-    }
-  index_put (c->node_index, c->node_index_cap, c->nodes[idx]->name, (uint32_t)idx + 1);
+  index_add (c, &c->node_index, node_key, (uint32_t)idx);
 }
 
 /* See ctl.h. */
 int
 ebb_ctl_index_find_node (const ebb_ctl *c, const char *name)
 {
-  if (!c->node_index_cap)
-    return -1;
-  for (size_t i = name_hash (name) & (c->node_index_cap - 1); c->node_index[i];
-       i = (i + 1) & (c->node_index_cap - 1))
-    {
-      uint32_t k = c->node_index[i] - 1;
-      if (strcmp (c->nodes[k]->name, name) == 0)
-        return (int)k;
-    }
-  return -1;
+  return index_find (c, &c->node_index, node_key, name);
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_index_add_job (ebb_ctl *c, size_t idx)
+{
+  if (c->jobs[idx]->request_id)
+    index_add (c, &c->rid_index, rid_key, (uint32_t)idx);
+}
+
+/* See ctl.h. */
+ebb_ctl_job *
+ebb_ctl_index_find_rid (const ebb_ctl *c, const char *request_id)
+{
+  int i = request_id ? index_find (c, &c->rid_index, rid_key, request_id) : -1;
+  return i < 0 ? NULL : c->jobs[i];
 }
 
 /* Adds (sign 1) or removes (-1) the share of a task in state s on node `node`. */
@@ -169,7 +213,8 @@ ebb_ctl_count_all (ebb_ctl *c)
 void
 ebb_ctl_index_free (ebb_ctl *c)
 {
-  free (c->node_index);
-  c->node_index = NULL;
-  c->node_index_cap = 0;
+  free (c->node_index.tab);
+  free (c->rid_index.tab);
+  memset (&c->node_index, 0, sizeof c->node_index);
+  memset (&c->rid_index, 0, sizeof c->rid_index);
 }

@@ -81,7 +81,9 @@ ebb_ctl_add_job (ebb_ctl *c, ebb_ctl_job *j)
       c->cap_jobs = c->cap_jobs ? c->cap_jobs * 2 : 64;
       c->jobs = ebb_xrealloc (c->jobs, c->cap_jobs * sizeof *c->jobs);
     }
-  c->jobs[c->n_jobs++] = j;
+  c->jobs[c->n_jobs] = j;
+  ebb_ctl_index_add_job (c, c->n_jobs);
+  c->n_jobs++;
   ebb_ctl_count_add_job (c, j);
 }
 

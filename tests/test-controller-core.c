@@ -319,6 +319,8 @@ test_index_counters (void)
       ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
       j->id = next_id++;
       j->name = ebb_xasprintf ("job-%d", i);
+      if (i % 3)
+        j->request_id = ebb_xasprintf ("rid-%d", i);
       j->cls = (ebb_ctl_class)ebb_rng_below (&rng, 3);
       j->ntasks = 1 + (uint32_t)ebb_rng_below (&rng, 20);
       j->tasks = ebb_xcalloc (j->ntasks, sizeof *j->tasks);
@@ -365,6 +367,13 @@ test_index_counters (void)
   CU_ASSERT (found);
   CU_ASSERT_PTR_NULL (ebb_ctl_node_find (c, "node-300", NULL));
   CU_ASSERT_PTR_NULL (ebb_ctl_node_find (c, "", NULL));
+  /* Every request id finds its job, an unknown one none. */
+  for (size_t i = 0; i < c->n_jobs; i++)
+    if (c->jobs[i]->request_id)
+      found = found && ebb_ctl_index_find_rid (c, c->jobs[i]->request_id) == c->jobs[i];
+  CU_ASSERT (found);
+  CU_ASSERT_PTR_NULL (ebb_ctl_index_find_rid (c, "rid-0"));
+  CU_ASSERT_PTR_NULL (ebb_ctl_index_find_rid (c, NULL));
   ebb_ctl_counts before = c->counts;
   ctl_del (c, &cfg);
 
@@ -376,6 +385,8 @@ test_index_counters (void)
   int idx = -1;
   CU_ASSERT_PTR_NOT_NULL (ebb_ctl_node_find (c, "node-123", &idx));
   CU_ASSERT (idx >= 0 && strcmp (c->nodes[idx]->name, "node-123") == 0);
+  ebb_ctl_job *r = ebb_ctl_index_find_rid (c, "rid-7");
+  CU_ASSERT (r && strcmp (r->name, "job-7") == 0);
   ctl_del (c, &cfg);
 }
 
