@@ -339,6 +339,7 @@ ebb_ctl_api_job_delete (ebb_http_request *req, ebb_http_response *resp, void *ud
   if (j)
     {
       ebb_ctl_kill_job (ud, j);
+      ebb_ctl_flush (ud); /* the kills are committed before the answer, then sent */
       ebb_http_reply_json (resp, 200, ebb_ctl_job_json (ud, j, true));
     }
   return EBB_HTTP_REPLIED;

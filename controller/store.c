@@ -233,6 +233,13 @@ ebb_ctl_store_task (ebb_ctl *c, ebb_ctl_task *t)
   int r = step_done (c, st, "store task");
   if (r == 0)
     t->stored = true;
+  /* A finished task is never sent again and its row keeps the spec: memory that would grow
+   * with every task ever run is given back. */
+  if (r == 0 && t->state >= TASK_EXITED && t->state < TASK_N_STATES)
+    {
+      json_object_put (t->spec);
+      t->spec = NULL;
+    }
   return r;
 }
 
