@@ -228,7 +228,7 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       ebb_http_reply_json (resp, 201, a);
       /* Its launch decisions commit with the job, then their calls go out (with any other
        * the commit covers), where its latency is taken. */
-      ebb_ctl_arrival (c, ebb_now_usec ());
+      ebb_ctl_arrival (c, j->id, ebb_now_usec ());
       ebb_ctl_sched_job (c, j);
       ebb_ctl_flush (c);
     }

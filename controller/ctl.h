@@ -241,7 +241,10 @@ typedef struct ebb_ctl
    * committed them; and the arrival times of the jobs they are for. */
   struct ebb_ctl_call **outbox;
   size_t n_outbox, cap_outbox;
-  uint64_t *arrivals;
+  struct
+  {
+    uint64_t job, usec;
+  } * arrivals;
   size_t n_arrivals, cap_arrivals;
   /* Prepared once (store.c). */
   sqlite3_stmt *st_job, *st_task_insert, *st_task_update, *st_node, *st_decision, *st_begin,
@@ -316,9 +319,9 @@ void ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j);
 /* The end of a loop iteration: commits the store, then starts the agent calls decided
  * since the last flush (a decision is committed before its call goes out). */
 void ebb_ctl_flush (ebb_ctl *c);
-/* Records that a job arrived at arrival_usec (monotonic): its decision latency is taken
- * when its launches are handed to curl multi, at the next flush. */
-void ebb_ctl_arrival (ebb_ctl *c, uint64_t arrival_usec);
+/* Records that job `job` arrived at arrival_usec (monotonic): the next flush starts its
+ * launches first and takes its decision latency once they are handed to curl multi. */
+void ebb_ctl_arrival (ebb_ctl *c, uint64_t job, uint64_t arrival_usec);
 
 /* sched-index.c: the node index by name and the counters. */
 /* Adds node idx to the index by name. */

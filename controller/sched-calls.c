@@ -223,14 +223,15 @@ outbox_push (call *k)
 
 /* See ctl.h. */
 void
-ebb_ctl_arrival (ebb_ctl *c, uint64_t arrival_usec)
+ebb_ctl_arrival (ebb_ctl *c, uint64_t job, uint64_t arrival_usec)
 {
   if (c->n_arrivals == c->cap_arrivals)
     {
       c->cap_arrivals = c->cap_arrivals ? c->cap_arrivals * 2 : 64;
       c->arrivals = ebb_xrealloc (c->arrivals, c->cap_arrivals * sizeof *c->arrivals);
     }
-  c->arrivals[c->n_arrivals++] = arrival_usec;
+  c->arrivals[c->n_arrivals].job = job;
+  c->arrivals[c->n_arrivals++].usec = arrival_usec;
 }
 
 /* See ctl.h. Group commit: the decisions of one loop iteration (a burst of submissions,
@@ -240,19 +241,29 @@ ebb_ctl_flush (ebb_ctl *c)
 {
   if (c->db)
     ebb_ctl_store_commit (c);
-  /* Started in the order decided. The array is taken first: a call that fails at once may
-   * decide new calls, which wait for the next flush. */
+  /* The array is taken first: a call that fails at once may decide new calls, which wait
+   * for the next flush. The launches of jobs that just arrived go first (their tasks are
+   * new: no earlier call of theirs can be overtaken), then the rest in the order decided. */
   call **box = c->outbox;
   size_t n = c->n_outbox;
   c->outbox = NULL;
   c->n_outbox = c->cap_outbox = 0;
-  for (size_t i = 0; i < n; i++)
-    call_start (box[i]);
-  free (box);
+  for (size_t i = 0; c->n_arrivals && i < n; i++)
+    for (size_t a = 0; a < c->n_arrivals; a++)
+      if (box[i]->kind == CALL_LAUNCH && box[i]->job == c->arrivals[a].job)
+        {
+          call_start (box[i]);
+          box[i] = NULL;
+          break;
+        }
   uint64_t now = ebb_now_usec ();
-  for (size_t i = 0; i < c->n_arrivals; i++)
-    c->arrival_usec[c->n_arrival++ % EBB_ARRAY_SIZE (c->arrival_usec)] = now - c->arrivals[i];
+  for (size_t a = 0; a < c->n_arrivals; a++)
+    c->arrival_usec[c->n_arrival++ % EBB_ARRAY_SIZE (c->arrival_usec)] = now - c->arrivals[a].usec;
   c->n_arrivals = 0;
+  for (size_t i = 0; i < n; i++)
+    if (box[i])
+      call_start (box[i]);
+  free (box);
 }
 
 /* See sched.h. */
