@@ -153,15 +153,6 @@ parse_job (json_object *b, job_req *jr, ebb_error **err)
 }
 
 static ebb_ctl_job *
-find_rid (ebb_ctl *c, const char *rid)
-{
-  for (size_t i = c->n_jobs; rid && i-- > 0;)
-    if (c->jobs[i]->request_id && strcmp (c->jobs[i]->request_id, rid) == 0)
-      return c->jobs[i];
-  return NULL;
-}
-
-static ebb_ctl_job *
 job_new (ebb_ctl *c, job_req *jr)
 {
   ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
@@ -210,7 +201,7 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       json_object_put (b);
       return ebb_ctl_api_bad (c, resp, 400, "bad_request", &err);
     }
-  ebb_ctl_job *old = find_rid (c, jr.request_id);
+  ebb_ctl_job *old = ebb_ctl_index_find_rid (c, jr.request_id);
   if (old)
     {
       ebb_http_reply_json (resp, 201, json_tokener_parse (old->answer));
@@ -228,7 +219,6 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       ebb_ctl_store_job (c, j);
       for (uint32_t i = 0; i < j->ntasks; i++)
         ebb_ctl_store_task (c, &j->tasks[i]);
-      ebb_ctl_store_commit (c);
       ebb_ctl_add_job (c, j);
       c->m.jobs_submitted++;
       ebb_log_info ("job %" PRIu64 " (%s): %u tasks, class %s", j->id, j->name, j->ntasks,
@@ -236,9 +226,11 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       cleanup_free char *loc = ebb_xasprintf ("/v1/jobs/%" PRIu64, j->id);
       ebb_http_reply_header (resp, "Location", loc);
       ebb_http_reply_json (resp, 201, a);
-      uint64_t t0 = ebb_now_usec ();
+      /* Its launch decisions commit with the job, then their calls go out (with any other
+       * the commit covers), where its latency is taken. */
+      ebb_ctl_arrival (c, j->id, ebb_now_usec ());
       ebb_ctl_sched_job (c, j);
-      c->arrival_usec[c->n_arrival++ % EBB_ARRAY_SIZE (c->arrival_usec)] = ebb_now_usec () - t0;
+      ebb_ctl_flush (c);
     }
   job_req_clear (&jr);
   json_object_put (b);
@@ -347,6 +339,7 @@ ebb_ctl_api_job_delete (ebb_http_request *req, ebb_http_response *resp, void *ud
   if (j)
     {
       ebb_ctl_kill_job (ud, j);
+      ebb_ctl_flush (ud); /* the kills are committed before the answer, then sent */
       ebb_http_reply_json (resp, 200, ebb_ctl_job_json (ud, j, true));
     }
   return EBB_HTTP_REPLIED;

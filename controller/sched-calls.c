@@ -19,7 +19,7 @@
 #define MAX_ATTEMPTS   50
 
 /* One agent call, from its first attempt to its answer (retries reuse it). */
-typedef struct call
+typedef struct ebb_ctl_call
 {
   ebb_ctl *c;
   ebb_ctl_call_kind kind;
@@ -208,6 +208,78 @@ call_start (call *k)
     call_retry (k, ebb_error_msg (&err));
 }
 
+/* A decided call waits for the commit of its decision (ebb_ctl_flush). */
+static void
+outbox_push (call *k)
+{
+  ebb_ctl *c = k->c;
+  if (c->n_outbox == c->cap_outbox)
+    {
+      c->cap_outbox = c->cap_outbox ? c->cap_outbox * 2 : 256;
+      c->outbox = ebb_xrealloc (c->outbox, c->cap_outbox * sizeof *c->outbox);
+    }
+  c->outbox[c->n_outbox++] = k;
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_arrival (ebb_ctl *c, uint64_t job, uint64_t arrival_usec)
+{
+  if (c->n_arrivals == c->cap_arrivals)
+    {
+      c->cap_arrivals = c->cap_arrivals ? c->cap_arrivals * 2 : 64;
+      c->arrivals = ebb_xrealloc (c->arrivals, c->cap_arrivals * sizeof *c->arrivals);
+    }
+  c->arrivals[c->n_arrivals].job = job;
+  c->arrivals[c->n_arrivals++].usec = arrival_usec;
+}
+
+/* See ctl.h. Group commit: the decisions of one loop iteration (a burst of submissions,
+ * heartbeats, completions) share one transaction instead of one each. */
+void
+ebb_ctl_flush (ebb_ctl *c)
+{
+  if (c->db)
+    ebb_ctl_store_commit (c);
+  /* The array is taken first: a call that fails at once may decide new calls, which wait
+   * for the next flush. The launches of jobs that just arrived go first (their tasks are
+   * new: no earlier call of theirs can be overtaken), then the rest in the order decided. */
+  call **box = c->outbox;
+  size_t n = c->n_outbox;
+  c->outbox = NULL;
+  c->n_outbox = c->cap_outbox = 0;
+  for (size_t i = 0; c->n_arrivals && i < n; i++)
+    for (size_t a = 0; a < c->n_arrivals; a++)
+      if (box[i]->kind == CALL_LAUNCH && box[i]->job == c->arrivals[a].job)
+        {
+          call_start (box[i]);
+          box[i] = NULL;
+          break;
+        }
+  uint64_t now = ebb_now_usec ();
+  for (size_t a = 0; a < c->n_arrivals; a++)
+    c->arrival_usec[c->n_arrival++ % EBB_ARRAY_SIZE (c->arrival_usec)] = now - c->arrivals[a].usec;
+  c->n_arrivals = 0;
+  for (size_t i = 0; i < n; i++)
+    if (box[i])
+      call_start (box[i]);
+  free (box);
+}
+
+/* See sched.h. */
+void
+ebb_ctl_calls_free (ebb_ctl *c)
+{
+  for (size_t i = 0; i < c->n_outbox; i++)
+    call_free (c->outbox[i]);
+  free (c->outbox);
+  c->outbox = NULL;
+  c->n_outbox = c->cap_outbox = 0;
+  free (c->arrivals);
+  c->arrivals = NULL;
+  c->n_arrivals = c->cap_arrivals = 0;
+}
+
 static call *
 call_new (ebb_ctl *c, ebb_ctl_call_kind kind, const ebb_ctl_task *t, uint64_t generation, int node)
 {
@@ -231,7 +303,7 @@ ebb_ctl_send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int
   /* The request id names the generation and the attempt's purpose: a retry repeats it. */
   k->path = ebb_xasprintf ("/v1/tasks/%s?request_id=%s-%s%u", id, id,
                            kind == CALL_FORGET ? "F" : "K", t->suspensions);
-  call_start (k);
+  outbox_push (k);
 }
 
 /* POST /v1/tasks/ID/suspend (graceful: one step of amount) or /resume. */
@@ -258,7 +330,7 @@ send_op (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, bool graceful, ebb
   k->amount = amount;
   k->body = b;
   k->path = ebb_xasprintf ("/v1/tasks/%s/%s", id, kind == CALL_SUSPEND ? "suspend" : "resume");
-  call_start (k);
+  outbox_push (k);
 }
 
 /* See sched.h. */
@@ -298,5 +370,5 @@ ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_mil
   ebb_json_add_uint64 (b, "generation", t->generation);
   k->body = b;
   k->path = ebb_xstrdup ("/v1/tasks");
-  call_start (k);
+  outbox_push (k);
 }

@@ -86,10 +86,10 @@ act_launch (ebb_ctl *c, uint32_t slot, uint32_t pj, uint32_t k, ebb_pol_res amou
   c->n_placed++;
   if (!c->res_mode)
     s->task = t;
-  ebb_ctl_store_begin (c);
+  /* Written into the loop iteration's transaction; the call waits in the outbox until
+   * ebb_ctl_flush has committed it. */
   ebb_ctl_store_task (c, t);
   ebb_ctl_store_decision (c, "launch", t, t->node, t->job->id, c->cfg->policy);
-  ebb_ctl_store_commit (c);
   ebb_ctl_job_update (c, t->job);
   c->m.launches++;
   if (t->job->cls == CLS_SHORT || !c->pjobs_pol[pj].is_long)

@@ -64,6 +64,9 @@ void ebb_ctl_send_resume (ebb_ctl *c, ebb_ctl_task *t);
 void ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_millis,
                           uint64_t memory_bytes);
 
+/* Frees the calls not started yet (at exit). */
+void ebb_ctl_calls_free (ebb_ctl *c);
+
 /* sched-place.c */
 /* Runs the policy's actions and the events they cause until nothing is left. */
 void ebb_ctl_drain (ebb_ctl *c);
