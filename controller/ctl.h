@@ -254,6 +254,9 @@ void ebb_ctl_sched_free (ebb_ctl *c);
 /* After a restart: re-sends the launches and kills the store says were under way. */
 void ebb_ctl_sched_resume_starting (ebb_ctl *c);
 const char *ebb_ctl_task_state_name (ebb_ctl_task_state s);
+/* The id the agent knows task idx of job by in its generation gen: "j<job>-t<idx>-g<gen>"
+ * (a task started again gets a new generation, so a new agent task). Owned by the caller. */
+char *ebb_ctl_task_agent_id (uint64_t job, uint32_t idx, uint64_t gen);
 const char *ebb_ctl_job_state_name (ebb_ctl_job_state s);
 const char *ebb_ctl_node_state_name (ebb_ctl_node_state s);
 const char *ebb_ctl_class_name (ebb_ctl_class c);

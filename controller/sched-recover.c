@@ -89,6 +89,14 @@ ebb_ctl_pol_killed (ebb_ctl *c, ebb_ctl_task *t, const char *why)
     {
       ebb_pol_task_killed (c->pol, ebb_ctl_pol_now (), slot, pj, k);
       ebb_ctl_drain (c);
+      /* Its job failed (kill attempts spent), now or before: the policy will not place it
+       * again, so it must not stay pending for ever. */
+      if (t->state == TASK_PENDING && pj < c->n_pjobs && c->pjobs_pol[pj].failed)
+        {
+          t->state = TASK_FAILED;
+          t->finished_at = ebb_ctl_now ();
+          ebb_ctl_store_task (c, t);
+        }
     }
   else if (!placed)
     {
