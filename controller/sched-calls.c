@@ -250,10 +250,12 @@ send_op (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, bool graceful, ebb
       if (graceful && amount.memory_bytes > 0)
         ebb_json_add_uint64 (b, "memory_bytes", (uint64_t)amount.memory_bytes);
     }
-  /* One request id per operation of this generation: the n-th suspend, the n-th resume. */
+  /* One request id per operation: the sequence number of the decision that carries it
+   * (committed just before). A count kept in memory would start again after a restart, and
+   * the agent would answer a new RESUME with the reply it kept for an old one. */
   t->attempts++;
   cleanup_free char *rid
-      = ebb_xasprintf ("%s-%s%u", id, kind == CALL_SUSPEND ? "S" : "R", t->attempts);
+      = ebb_xasprintf ("%s-%s%" PRIu64, id, kind == CALL_SUSPEND ? "S" : "R", c->decision_seq);
   ebb_json_add_string (b, "request_id", rid);
   ebb_json_add_uint64 (b, "generation", t->generation);
   k->amount = amount;
