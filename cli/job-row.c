@@ -100,7 +100,7 @@ ebbctl_jobs_table (ebbctl_ctx *ctx, json_object *list)
 }
 
 static const char *const task_header[]
-    = { "TASK", "STATE", "NODE", "EXIT", "SUSPENSIONS", "RUNTIME" };
+    = { "TASK", "STATE", "NODE", "AGENT-TASK", "EXIT", "SUSPENSIONS", "RUNTIME" };
 
 void
 ebbctl_job_tasks_table (ebbctl_ctx *ctx, json_object *job)
@@ -110,7 +110,7 @@ ebbctl_job_tasks_table (ebbctl_ctx *ctx, json_object *job)
       || !json_object_is_type (tasks, json_type_array))
     return;
   ebbctl_table t;
-  ebbctl_table_init (&t, 6, task_header);
+  ebbctl_table_init (&t, 7, task_header);
   for (size_t i = 0; i < json_object_array_length (tasks); i++)
     {
       json_object *k = json_object_array_get_idx (tasks, i);
@@ -121,12 +121,12 @@ ebbctl_job_tasks_table (ebbctl_ctx *ctx, json_object *job)
           snprintf (id, sizeof id, "%zu", i);
           tid = id;
         }
-      const char *row[] = { tid,
-                            ebbctl_str (k, "state"),
-                            ebbctl_str (k, "node"),
-                            ebbctl_cell (k, "exit_status", ex, sizeof ex),
-                            ebbctl_cell (k, "suspensions", su, sizeof su),
-                            span (run, sizeof run, k, "started_at", "finished_at") };
+      const char *row[]
+          = { tid, ebbctl_str (k, "state"), ebbctl_str (k, "node"),
+              /* the id the node's agent knows it by (ebbctl --agent ... task ID) */
+              ebbctl_str (k, "agent_task_id"), ebbctl_cell (k, "exit_status", ex, sizeof ex),
+              ebbctl_cell (k, "suspensions", su, sizeof su),
+              span (run, sizeof run, k, "started_at", "finished_at") };
       ebbctl_table_add (&t, row);
     }
   ebbctl_table_print (&t, ctx->out);
