@@ -7,13 +7,15 @@
 # the long job done once released), no task started twice (each writes one line per start),
 # and no long task left suspended once the short work is gone: a RESUME owed from before a
 # restart is sent again, so every long task runs again within two rounds of the last short
-# job's end. Every long task ends with its iteration count. About 60 s.
+# job's end. Then kill -9 of an agent and restart (its tasks reconciled, not launched again)
+# and an agent stopped for good (its node lost after --node-timeout, its long tasks started
+# again elsewhere). Every long task ends with its iteration count. About 90 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
 setup_cgroups
 KILLS=${EBB_CTL_TEST_KILLS:-20}
 ITER=200000
 ROUND=1
-CTL_FLAGS="--policy ebb --policy-opt max-suspends=8 --policy-opt round-sec=$ROUND --policy-opt resume-tries=1 --node-timeout 10s"
+CTL_FLAGS="--policy ebb --policy-opt max-suspends=8 --policy-opt round-sec=$ROUND --policy-opt resume-tries=1 --node-timeout 3s"
 # shellcheck disable=SC2086 # the flags are words
 CTL_TICK=50ms start_controller $CTL_FLAGS || { fail "controller did not start"; exit 1; }
 for n in 1 2 3; do start_node $n; done
@@ -65,13 +67,38 @@ done
 capi GET "/v1/decisions?since=0"
 owed=$(jq '[.decisions[] | select(.action == "resume" and (.reason | startswith("owed")))] | length' "$TMP/body")
 echo "decisions: $(jq '[.decisions[] | select(.action == "suspend")] | length' "$TMP/body") suspends, $(jq '[.decisions[] | select(.action == "resume")] | length' "$TMP/body") resumes ($owed owed after a restart)"
+
+# --- kill -9 of an agent and restart: its long tasks keep running, reconciled, not relaunched.
+capi GET "/v1/jobs/$LONG"
+node=$(jq -r '.tasks[0].node' "$TMP/body"); n=${node#a}
+eval "kill -9 \$AGENT_PID_$n"
+sleep 0.5
+start_node "$n"
+wait_for 15 '[.nodes[] | select(.name == "'"$node"'" and .state == "ready")] | length == 1' /v1/nodes &&
+  wait_for 10 '.task_states.running == 6 and ([.tasks[].generation] | max) == 1' "/v1/jobs/$LONG" &&
+  ok "agent $node kill -9 + restart: its long tasks reconciled, still generation 1" ||
+  fail "agent restart: $(jq -c '[.tasks[] | [.node, .state, .generation]]' "$TMP/body")"
+
+# --- an agent stopped for good: lost after --node-timeout, its long tasks run elsewhere.
+node=$(jq -r '.tasks[1].node' "$TMP/body"); n=${node#a}
+lost_tasks=$(jq '[.tasks[] | select(.node == "'"$node"'")] | length' "$TMP/body")
+eval "kill -9 \$AGENT_PID_$n"
+for h in ${HIERS:-x}; do # the machine is gone: so are its tasks
+  for p in $(cat "$(cgdir $h "$CGP/a$n")"/*/cgroup.procs 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+done
+wait_for 10 '.nodes[] | select(.name == "'"$node"'") | .state == "lost"' /v1/nodes &&
+  ok "node $node lost after the timeout ($lost_tasks long tasks on it)" || fail "not lost: $(cat "$TMP/body")"
 touch "$OUT/release"
-wait_for 60 '.state == "done"' "/v1/jobs/$LONG" || fail "long job: $(jq -c '[.tasks[].state]' "$TMP/body")"
+wait_for 60 '.state == "done"' "/v1/jobs/$LONG" || fail "long job: $(jq -c '[.tasks[] | [.node, .state]]' "$TMP/body")"
+moved=$(jq '[.tasks[] | select(.generation == 2 and .node != "'"$node"'")] | length' "$TMP/body")
+[ "$moved" = "$lost_tasks" ] && ok "the $moved long tasks of the lost node ran again elsewhere (generation 2)" ||
+  fail "moved $moved of $lost_tasks: $(jq -c '[.tasks[] | [.node, .generation]]' "$TMP/body")"
 good=0 starts=0
 for k in 1 2 3 4 5 6; do
   [ "$(cat "$OUT/long$k" 2>/dev/null)" = "$ITER" ] && good=$((good + 1))
   starts=$((starts + $(wc -l <"$OUT/long$k.starts")))
 done
-[ $good = 6 ] && [ $starts = 6 ] && ok "every long task ended with its $ITER iterations, started once" ||
+[ $good = 6 ] && [ $starts = $((6 + lost_tasks)) ] &&
+  ok "every long task ended with its $ITER iterations; started once, the lost node's twice" ||
   fail "long: $good of 6 counts, $starts starts"
 exit $FAILED
