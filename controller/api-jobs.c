@@ -265,6 +265,11 @@ ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
       ebb_json_add_uint64 (to, "index", t->idx);
       ebb_json_add_string (to, "state", ebb_ctl_task_state_name (t->state));
       ebb_json_add_string (to, "node", t->node >= 0 ? c->nodes[t->node]->name : NULL);
+      /* The agent's id for it, in the generation it runs (or ran) in; none before a launch. */
+      cleanup_free char *aid = t->generation > 0 && t->state != TASK_PENDING
+                                   ? ebb_ctl_task_agent_id (j->id, t->idx, t->generation)
+                                   : NULL;
+      ebb_json_add_string (to, "agent_task_id", aid);
       if (t->has_exit)
         ebb_json_add_int64 (to, "exit_status", t->exit_status);
       else

@@ -101,7 +101,9 @@ typedef struct ebb_ctl_task
   int64_t exit_status;
   bool has_exit;
   bool kill_wanted;
-  bool pkill; /* a KILL of the policy is under way: its exit re-queues the task */
+  bool pkill;            /* a KILL of the policy is under way: its exit re-queues the task */
+  bool owed_resume;      /* suspended when a new policy took it over: it owes a RESUME */
+  double owed_resume_at; /* when that RESUME was last sent */
   uint32_t suspensions;
   uint32_t attempts; /* agent call attempts for the current command */
   double started_at, finished_at;
@@ -309,7 +311,15 @@ void ebb_ctl_node_drain (ebb_ctl *c, int idx, bool drain);
 void ebb_ctl_sched_free (ebb_ctl *c);
 /* After a restart: re-sends the launches and kills the store says were under way. */
 void ebb_ctl_sched_resume_starting (ebb_ctl *c);
+/* Tasks that were suspended when a new policy took them over (after a restart or a
+ * rebuild: that policy counts them at their demand and will never resume them) get their
+ * RESUME once no short task runs on their node any more. Called every tick; resent every
+ * 2 s until the task runs. */
+void ebb_ctl_resume_owed (ebb_ctl *c);
 const char *ebb_ctl_task_state_name (ebb_ctl_task_state s);
+/* The id the agent knows task idx of job by in its generation gen: "j<job>-t<idx>-g<gen>"
+ * (a task started again gets a new generation, so a new agent task). Owned by the caller. */
+char *ebb_ctl_task_agent_id (uint64_t job, uint32_t idx, uint64_t gen);
 const char *ebb_ctl_job_state_name (ebb_ctl_job_state s);
 const char *ebb_ctl_node_state_name (ebb_ctl_node_state s);
 const char *ebb_ctl_class_name (ebb_ctl_class c);

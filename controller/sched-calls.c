@@ -55,8 +55,9 @@ call_task (call *k)
   return t->generation == k->generation ? t : NULL;
 }
 
-static char *
-task_agent_id (uint64_t job, uint32_t idx, uint64_t gen)
+/* See ctl.h. */
+char *
+ebb_ctl_task_agent_id (uint64_t job, uint32_t idx, uint64_t gen)
 {
   return ebb_xasprintf ("j%" PRIu64 "-t%u-g%" PRIu64, job, idx, gen);
 }
@@ -299,7 +300,7 @@ ebb_ctl_send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int
                      ebb_ctl_call_kind kind)
 {
   call *k = call_new (c, kind, t, generation, node);
-  cleanup_free char *id = task_agent_id (t->job->id, t->idx, generation);
+  cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, generation);
   /* The request id names the generation and the attempt's purpose: a retry repeats it. */
   k->path = ebb_xasprintf ("/v1/tasks/%s?request_id=%s-%s%u", id, id,
                            kind == CALL_FORGET ? "F" : "K", t->suspensions);
@@ -311,7 +312,7 @@ static void
 send_op (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, bool graceful, ebb_pol_res amount)
 {
   call *k = call_new (c, kind, t, t->generation, t->node);
-  cleanup_free char *id = task_agent_id (t->job->id, t->idx, t->generation);
+  cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, t->generation);
   json_object *b = json_object_new_object ();
   if (kind == CALL_SUSPEND)
     {
@@ -321,10 +322,12 @@ send_op (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, bool graceful, ebb
       if (graceful && amount.memory_bytes > 0)
         ebb_json_add_uint64 (b, "memory_bytes", (uint64_t)amount.memory_bytes);
     }
-  /* One request id per operation of this generation: the n-th suspend, the n-th resume. */
+  /* One request id per operation: the sequence number of the decision that carries it
+   * (committed just before). A count kept in memory would start again after a restart, and
+   * the agent would answer a new RESUME with the reply it kept for an old one. */
   t->attempts++;
   cleanup_free char *rid
-      = ebb_xasprintf ("%s-%s%u", id, kind == CALL_SUSPEND ? "S" : "R", t->attempts);
+      = ebb_xasprintf ("%s-%s%" PRIu64, id, kind == CALL_SUSPEND ? "S" : "R", c->decision_seq);
   ebb_json_add_string (b, "request_id", rid);
   ebb_json_add_uint64 (b, "generation", t->generation);
   k->amount = amount;
@@ -353,7 +356,7 @@ ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_mil
                      uint64_t memory_bytes)
 {
   call *k = call_new (c, CALL_LAUNCH, t, t->generation, t->node);
-  cleanup_free char *id = task_agent_id (t->job->id, t->idx, t->generation);
+  cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, t->generation);
   json_object *b = json_object_new_object ();
   ebb_json_add_string (b, "id", id);
   json_object_object_foreach (t->spec, key, val)

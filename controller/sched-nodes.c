@@ -257,6 +257,7 @@ ebb_ctl_sched_tick (ebb_ctl *c)
     }
   if (c->rebuild_wanted || !c->pol)
     ebb_ctl_rebuild (c);
+  ebb_ctl_resume_owed (c);
   double tick = c->pol ? c->pol->params.tick_sec : 0;
   if (c->pol && (tick <= 0 || ebb_ctl_pol_now () - c->last_pol_tick >= tick))
     {

@@ -52,6 +52,7 @@ ebb_ctl_pol_reclaimed (ebb_ctl *c, ebb_ctl_task *t, ebb_pol_res freed)
   if (t->state != TASK_SUSPENDED)
     t->suspensions++;
   t->state = TASK_SUSPENDED;
+  t->owed_resume = false; /* suspended by this policy: it resumes it */
   ebb_ctl_store_task (c, t);
   if (c->pol && c->res_mode && t->slot != EBB_POL_NONE && t->pjob < c->n_pjobs)
     {
@@ -69,6 +70,7 @@ void
 ebb_ctl_pol_resumed (ebb_ctl *c, ebb_ctl_task *t)
 {
   t->state = TASK_RUNNING;
+  t->owed_resume = false;
   ebb_ctl_store_task (c, t);
   if (c->pol && c->res_mode && t->slot != EBB_POL_NONE && t->pjob < c->n_pjobs)
     {

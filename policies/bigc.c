@@ -421,6 +421,33 @@ bigc_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
   schedule (p, 0);
 }
 
+/* Containers that ran before the environment restarted: all launched; a long job is a
+ * candidate for preemption like one that arrived. */
+static void
+bigc_job_adopted (ebb_pol *p, double now_sec, uint32_t job)
+{
+  (void)now_sec;
+  bigc_priv *b = p->priv;
+  if (job >= b->jcap)
+    {
+      uint32_t cap = b->jcap ? b->jcap : 1024;
+      while (cap <= job)
+        cap *= 2;
+      b->cursor = ebb_xrealloc (b->cursor, sizeof *b->cursor * cap);
+      b->jcap = cap;
+    }
+  b->cursor[job] = p->jobs[job].ntasks;
+  if (p->jobs[job].is_long && p->jobs[job].ntasks > 0)
+    {
+      if (b->nrunning == b->rcap)
+        {
+          b->rcap = b->rcap ? b->rcap * 2 : 256;
+          b->running = ebb_xrealloc (b->running, sizeof *b->running * b->rcap);
+        }
+      b->running[b->nrunning++] = job;
+    }
+}
+
 static void
 drop_done_long (ebb_pol *p)
 {
@@ -662,4 +689,5 @@ const ebb_pol_ops ebb_pol_bigc_ops = {
   .task_reclaimed = bigc_task_reclaimed,
   .task_resumed = bigc_task_resumed,
   .task_killed = bigc_task_killed,
+  .job_adopted = bigc_job_adopted,
 };

@@ -561,6 +561,34 @@ ebb_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32
   serve (p, node, now_sec);
 }
 
+/* Tasks that ran before the environment restarted: on their nodes as if launched there
+ * now, long ones counted in their node's estimated long work like a queued long task. */
+static void
+ebb_job_adopted (ebb_pol *p, double now_sec, uint32_t job)
+{
+  ebb_priv *e = p->priv;
+  const ebb_pol_job *j = &p->jobs[job];
+  for (uint32_t k = 0; k < j->ntasks; k++)
+    {
+      uint32_t node = j->tasks[k].node;
+      if (node == EBB_POL_NONE)
+        continue;
+      if (j->is_long && node >= e->first_general)
+        {
+          e->wait_sec[node] += j->est_task_sec;
+          e->nlong[node]++;
+          ebb_pol_iheap_set (&e->wq, node, e->wait_sec[node]);
+        }
+      ebb_pre_task t = { .job = job,
+                         .task = k,
+                         .is_long = j->is_long,
+                         .demand = j->demand,
+                         .est_end_sec = now_sec + j->est_task_sec };
+      ebb_pre_add (&e->pn[node], &t);
+      refresh_idle (e, node);
+    }
+}
+
 /* A round: every listed node gets a chance (D counts them). */
 static void
 ebb_tick (ebb_pol *p, double now_sec)
@@ -594,4 +622,5 @@ const ebb_pol_ops ebb_pol_ebb_ops = {
   .task_reclaimed = ebb_task_reclaimed,
   .task_resumed = ebb_task_resumed,
   .task_killed = ebb_task_killed,
+  .job_adopted = ebb_job_adopted,
 };

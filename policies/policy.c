@@ -458,8 +458,9 @@ serve_next (ebb_pol *p, double now_sec, uint32_t node)
     }
 }
 
-void
-ebb_pol_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
+/* A new job's counters, class and (resource mode) per-task state. */
+static void
+job_init (ebb_pol *p, uint32_t job)
 {
   ebb_pol_job *j = &p->jobs[job];
   j->launched = j->finished = 0;
@@ -478,7 +479,39 @@ ebb_pol_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
       for (uint32_t t = 0; t < j->ntasks; t++)
         j->tasks[t].node = EBB_POL_NONE;
     }
+}
+
+void
+ebb_pol_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
+{
+  job_init (p, job);
   p->ops->job_arrived (p, now_sec, job);
+}
+
+void
+ebb_pol_job_adopted (ebb_pol *p, double now_sec, uint32_t job, const uint32_t *nodes)
+{
+  job_init (p, job);
+  if (!p->node_cap)
+    return;
+  ebb_pol_job *j = &p->jobs[job];
+  for (uint32_t k = 0; k < j->ntasks; k++)
+    {
+      if (nodes[k] == EBB_POL_NONE)
+        continue;
+      if (nodes[k] >= p->params.nnodes)
+        abort ();
+      /* As ebb_pol_launch_res, without the LAUNCH: it runs already. */
+      ebb_pol_task *t = &j->tasks[k];
+      t->node = nodes[k];
+      t->alloc = j->demand;
+      t->state = EBB_POL_TASK_RUNNING;
+      p->node_free[nodes[k]].cpu_millis -= j->demand.cpu_millis;
+      p->node_free[nodes[k]].memory_bytes -= j->demand.memory_bytes;
+      j->launched++;
+    }
+  if (p->ops->job_adopted)
+    p->ops->job_adopted (p, now_sec, job);
 }
 
 void

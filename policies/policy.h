@@ -299,6 +299,9 @@ typedef struct ebb_pol_ops
   int speculative;
   /* 1: schedules DAG jobs (job.dag set, a task starts only after its parents finished). */
   int dag;
+  /* Optional, resource mode: the job's placed tasks already run on their nodes (see
+   * ebb_pol_job_adopted); the core recorded them, the policy adds them to its own state. */
+  void (*job_adopted) (ebb_pol *p, double now_sec, uint32_t job);
 } ebb_pol_ops;
 
 /* Per-node state shared by the queue-based policies. */
@@ -382,6 +385,11 @@ void ebb_pol_set_jobs (ebb_pol *p, ebb_pol_job *jobs);
 
 /* Events. They never fail: bad ids are programming errors and abort. */
 void ebb_pol_job_arrived (ebb_pol *p, double now_sec, uint32_t job);
+/* Resource mode: a job whose task t already runs on nodes[t] (EBB_POL_NONE: not placed, it
+ * stays out of the policy), at its demand: the environment restarted and found it there.
+ * Classified like an arrival; no LAUNCH is emitted; the policy may preempt those tasks like
+ * its own. Slot mode: nothing happens (the environment holds their slots). */
+void ebb_pol_job_adopted (ebb_pol *p, double now_sec, uint32_t job, const uint32_t *nodes);
 void ebb_pol_probe_arrived (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe);
 void ebb_pol_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
 /* Resource mode. */

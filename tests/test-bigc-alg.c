@@ -185,6 +185,59 @@ test_victim_order_kill (void)
   ebb_pol_free (p);
 }
 
+/* Adoption (the controller after a restart): the same four long containers, adopted where
+ * they run instead of launched, are victims like launched ones: no LAUNCH for them, the
+ * same KILL of the longest job's first container, and the killed one is queued again. */
+static void
+test_adopted_containers_are_victims (void)
+{
+  ebb_pol_params pp;
+  ebb_pol_params_default (&pp);
+  pp.nnodes = 1;
+  pp.node_cap = R (32000, 64 * GIB);
+  pp.bigc_mode = EBB_POL_BIGC_KILL;
+  ebb_pol_job jobs[3] = {
+    { .ntasks = 2,
+      .est_task_sec = 100,
+      .class_hint = EBB_POL_CLASS_LONG,
+      .demand = R (8000, 16 * GIB) },
+    { .ntasks = 2,
+      .est_task_sec = 1000,
+      .class_hint = EBB_POL_CLASS_LONG,
+      .demand = R (8000, 16 * GIB) },
+    { .ntasks = 1,
+      .est_task_sec = 10,
+      .class_hint = EBB_POL_CLASS_SHORT,
+      .demand = R (4000, 4 * GIB) },
+  };
+  ebb_error *err = NULL;
+  ebb_pol *p = ebb_pol_new ("bigc", &pp, jobs, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+  const uint32_t nodes[2] = { 0, 0 };
+  ebb_pol_job_adopted (p, 0, 0, nodes);
+  ebb_pol_job_adopted (p, 0, 1, nodes);
+  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 0);
+  CU_ASSERT_EQUAL (jobs[1].launched, 2);
+  ASSERT_RES (p->node_free[0], 0, 0);
+  ebb_pol_job_arrived (p, 2, 2);
+  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 0);
+  ebb_pol_tick (p, 3);
+  size_t n;
+  const ebb_pol_action *a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 1);
+  CU_ASSERT_EQUAL (a[0].kind, EBB_POL_ACT_KILL);
+  CU_ASSERT_EQUAL (a[0].job, 1);
+  CU_ASSERT_EQUAL (a[0].arg, 0);
+  ebb_pol_clear_actions (p);
+  ebb_pol_task_killed (p, 3.1, 0, 1, 0);
+  a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 1);
+  CU_ASSERT_EQUAL (a[0].kind, EBB_POL_ACT_LAUNCH);
+  CU_ASSERT_EQUAL (a[0].job, 2);
+  CU_ASSERT_EQUAL (jobs[1].tasks[0].state, EBB_POL_TASK_PENDING);
+  ebb_pol_free (p);
+}
+
 /* gp: steps of min(r_GP, r_c, p): <2 CPU, 4 GiB> from job 1's task 0, then the rest of p's
  * dominant resource (CPU: 2000 more, memory already met) from task 1. Next round, largest
  * allocation first: task 1 (6 CPU) is not larger than task 0 (6 CPU) -- equal, lowest index. */
@@ -411,6 +464,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_no_preemption_when_short_fits),
   EBB_CU_TEST (test_idle_cluster_no_preemption),
   EBB_CU_TEST (test_victim_order_kill),
+  EBB_CU_TEST (test_adopted_containers_are_victims),
   EBB_CU_TEST (test_gp_steps),
   EBB_CU_TEST (test_freeze_exclusion),
   EBB_CU_TEST (test_delayed_resumption),
