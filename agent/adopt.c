@@ -11,8 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/daemon.h"
+#include "agent/adopt.h"
+#include "agent/ops.h"
+#include "agent/proc.h"
+#include "agent/release.h"
 #include "agent/runtime.h"
+#include "agent/table.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -26,23 +30,6 @@ under_adopt_root (ebb_agent *a, const char *canon)
         return true;
     }
   return false;
-}
-
-/* Returns the first PID in the cgroup's cgroup.procs (0 when empty or unreadable). */
-pid_t
-ebb_agent_cgroup_first_pid (ebb_agent *a, const char *cgroup)
-{
-  const char *mnt = ebb_cg_ctx_layout (a->cg_ctx) == EBB_CG_LAYOUT_V2
-                        ? ebb_cg_ctx_mount (a->cg_ctx, NULL)
-                        : ebb_cg_ctx_mount (a->cg_ctx, "memory");
-  if (!mnt || !cgroup)
-    return 0;
-  cleanup_free char *path = ebb_xasprintf ("%s%s/cgroup.procs", mnt, cgroup);
-  cleanup_fclose FILE *f = fopen (path, "re");
-  int pid = 0;
-  if (!f || fscanf (f, "%d", &pid) != 1)
-    return 0;
-  return pid;
 }
 
 static void
@@ -243,8 +230,7 @@ on_inspected (ebb_rt_info *info, const ebb_error *err, void *ud)
       fill_common (t, &c->req);
       if (ebb_agent_journal (a, t, &e) < 0)
         {
-          ebb_cg_close (t->cg);
-          ebb_agent_task_free (t);
+          ebb_agent_task_destroy (t);
           t = NULL;
         }
     }
@@ -343,8 +329,7 @@ container_started (ebb_agent *a, const ebb_rt_info *info)
     }
   if (ebb_agent_journal (a, t, &e) < 0)
     {
-      ebb_cg_close (t->cg);
-      ebb_agent_task_free (t);
+      ebb_agent_task_destroy (t);
       return;
     }
   ebb_agent_add_task (a, t);

@@ -6,7 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/daemon.h"
+#include "agent/adopt.h"
+#include "agent/api.h"
+#include "agent/heartbeat.h"
+#include "agent/launch.h"
+#include "agent/ops.h"
+#include "agent/request.h"
+#include "agent/table.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/time.h"
@@ -158,6 +164,24 @@ refuse_stopping (ebb_agent *a, ebb_http_response *resp)
   return true;
 }
 
+/* What every mutating handler does first: refuse while stopping, parse the body (once).
+ * Returns true to go on with *body (NULL for an empty body; the caller puts it), false when
+ * the request is answered already. */
+static bool
+begin (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp, json_object **body)
+{
+  cleanup_error ebb_error *err = NULL;
+  *body = NULL;
+  if (refuse_stopping (a, resp))
+    return false;
+  if (body_json (req, body, &err) < 0)
+    {
+      reply_err (a, resp, EBB_EPARSE, &err);
+      return false;
+    }
+  return true;
+}
+
 static int
 h_health (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
@@ -263,20 +287,13 @@ h_launch (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   ebb_agent *a = ud;
   cleanup_error ebb_error *err = NULL;
-  json_object *body = NULL;
-  if (refuse_stopping (a, resp))
+  json_object *body;
+  if (!begin (a, req, resp, &body))
     return EBB_HTTP_REPLIED;
-  if (body_json (req, &body, &err) < 0)
-    return reply_err (a, resp, EBB_EPARSE, &err);
   ebb_agent_launch_req lr;
   int r = ebb_agent_parse_launch (body, &lr, &err);
   json_object_put (body);
-  if (r < 0)
-    {
-      ebb_agent_launch_req_clear (&lr);
-      return reply_err (a, resp, EBB_EPARSE, &err);
-    }
-  r = do_launch (a, req, resp, &lr, &err);
+  r = r < 0 ? reply_err (a, resp, EBB_EPARSE, &err) : do_launch (a, req, resp, &lr, &err);
   ebb_agent_launch_req_clear (&lr);
   return r;
 }
@@ -307,8 +324,7 @@ do_adopt (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp,
     return reply_err (a, resp, -r, err);
   if ((r = ebb_agent_journal (a, t, err)) < 0)
     {
-      ebb_cg_close (t->cg);
-      ebb_agent_task_free (t);
+      ebb_agent_task_destroy (t);
       return reply_err (a, resp, -r, err);
     }
   ebb_agent_add_task (a, t);
@@ -322,18 +338,13 @@ h_adopt (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   ebb_agent *a = ud;
   cleanup_error ebb_error *err = NULL;
-  json_object *body = NULL;
-  if (refuse_stopping (a, resp))
+  json_object *body;
+  if (!begin (a, req, resp, &body))
     return EBB_HTTP_REPLIED;
-  if (body_json (req, &body, &err) < 0)
-    return reply_err (a, resp, EBB_EPARSE, &err);
   ebb_agent_adopt_req ar;
   int r = ebb_agent_parse_adopt (body, &ar, &err);
   json_object_put (body);
-  if (r >= 0)
-    r = do_adopt (a, req, resp, &ar, &err);
-  else
-    r = reply_err (a, resp, EBB_EPARSE, &err);
+  r = r < 0 ? reply_err (a, resp, EBB_EPARSE, &err) : do_adopt (a, req, resp, &ar, &err);
   ebb_agent_adopt_req_clear (&ar);
   return r;
 }
@@ -401,33 +412,23 @@ h_suspend (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   ebb_agent *a = ud;
   cleanup_error ebb_error *err = NULL;
-  json_object *body = NULL;
+  json_object *body;
   ebb_agent_task *t = find_or_404 (a, req, resp);
-  if (!t || refuse_stopping (a, resp))
+  if (!t || !begin (a, req, resp, &body))
     return EBB_HTTP_REPLIED;
-  if (body_json (req, &body, &err) < 0)
-    return reply_err (a, resp, EBB_EPARSE, &err);
   ebb_agent_suspend_req sr;
   int r = ebb_agent_parse_suspend (body, &sr, &err);
   json_object_put (body);
-  if (r >= 0)
-    r = do_suspend (a, t, req, resp, &sr, &err);
-  else
-    r = reply_err (a, resp, EBB_EPARSE, &err);
+  r = r < 0 ? reply_err (a, resp, EBB_EPARSE, &err) : do_suspend (a, t, req, resp, &sr, &err);
   ebb_agent_suspend_req_clear (&sr);
   return r;
 }
 
 /* The body of resume and delete is optional; request_id may also come as ?request_id=. */
 static int
-parse_simple (ebb_http_request *req, ebb_agent_simple_req *sr, ebb_error **err)
+parse_simple (ebb_http_request *req, json_object *body, ebb_agent_simple_req *sr, ebb_error **err)
 {
-  json_object *body = NULL;
-  memset (sr, 0, sizeof *sr);
-  if (body_json (req, &body, err) < 0)
-    return -EBB_EPARSE;
   int r = ebb_agent_parse_simple (body, sr, err);
-  json_object_put (body);
   const char *q = ebb_http_request_query (req, "request_id");
   if (r >= 0 && q && !sr->request_id)
     {
@@ -471,15 +472,14 @@ static int
 simple_task_op (ebb_http_request *req, ebb_http_response *resp, ebb_agent *a, simple_op_fn op)
 {
   cleanup_error ebb_error *err = NULL;
+  json_object *body;
   ebb_agent_task *t = find_or_404 (a, req, resp);
-  if (!t || refuse_stopping (a, resp))
+  if (!t || !begin (a, req, resp, &body))
     return EBB_HTTP_REPLIED;
   ebb_agent_simple_req sr;
-  int r = parse_simple (req, &sr, &err);
-  if (r >= 0)
-    r = op (a, t, req, resp, &sr, &err);
-  else
-    r = reply_err (a, resp, EBB_EPARSE, &err);
+  int r = parse_simple (req, body, &sr, &err);
+  json_object_put (body);
+  r = r < 0 ? reply_err (a, resp, EBB_EPARSE, &err) : op (a, t, req, resp, &sr, &err);
   ebb_agent_simple_req_clear (&sr);
   return r;
 }

@@ -1,5 +1,5 @@
-/* The daemon: context setup, the sd-event loop (signals, the periodic timer, the pool's
- * eventfd, HTTP, curl multi), the task table and shutdown. */
+/* The daemon's loop sources: signals (SIGTERM/SIGINT stop, SIGHUP reloads), the periodic
+ * timer (usage refresh, log rotation, heartbeats, watchdog) and the pool's eventfd. */
 #include "config.h"
 
 #include <errno.h>
@@ -13,38 +13,15 @@
 #include <unistd.h>
 
 #include "agent/daemon.h"
+#include "agent/heartbeat.h"
+#include "agent/launch.h"
+#include "agent/ops.h"
+#include "agent/table.h"
 #include "lib/log.h"
 #include "lib/time.h"
 #include "lib/util.h"
 
 #define TICK_USEC 1000000ULL
-
-/* Kills the agent (SIGKILL, like kill -9) at a named point when EBB_AGENT_CRASH_AT says so. */
-void
-ebb_agent_crash_point (ebb_agent *a, const char *point)
-{
-  if (a->crash_at && strcmp (a->crash_at, point) == 0)
-    {
-      ebb_log_notice ("EBB_AGENT_CRASH_AT=%s: killing myself", point);
-      raise (SIGKILL);
-    }
-}
-
-/* Re-reads t's applied limits and usage (not while the pool owns its handle). */
-void
-ebb_agent_refresh_task (ebb_agent *a, ebb_agent_task *t)
-{
-  if (!t || !t->cg || t->state == EBB_AGENT_EXITED || ebb_cg_pool_busy (a->pool, t->cg))
-    return;
-  ebb_agent_task_touch (t);
-  cleanup_error ebb_error *e = NULL;
-  if (ebb_cg_read_limits (t->cg, &t->applied, &e) == -EBB_EGONE
-      || ebb_cg_read_stats (t->cg, &t->stats, &e) == -EBB_EGONE)
-    {
-      if (t->source != EBB_AGENT_SRC_LAUNCHED)
-        ebb_agent_task_exited (a, t, -1, 0); /* an adopted cgroup vanished */
-    }
-}
 
 /* The periodic refresh reads usage only: limits change through the agent (re-read after
  * every operation and on GET /v1/tasks/ID), and idle CPU matters with hundreds of tasks. */

@@ -8,7 +8,7 @@
 
 #include <stdlib.h>
 
-#include "agent/daemon.h"
+#include "agent/heartbeat.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/time.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/agent.h"
+#include "agent/idem.h"
 #include "lib/util.h"
 
 struct ebb_agent_idem

@@ -11,23 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/agent.h"
+#include "agent/journal.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
 #define JOURNAL_VERSION  1
 #define RECORD_MAX_BYTES (1024 * 1024)
-
-/* uint64 values with EBB_CG_MAX as "max": json-c's int64 cannot carry UINT64_MAX. */
-static void
-put_u64 (json_object *o, const char *key, uint64_t v)
-{
-  if (v == EBB_CG_MAX)
-    ebb_json_add_string (o, key, "max");
-  else
-    ebb_json_add_uint64 (o, key, v);
-}
 
 static int
 get_u64 (json_object *o, const char *key, uint64_t *out, ebb_error **err)
@@ -41,25 +31,6 @@ get_u64 (json_object *o, const char *key, uint64_t *out, ebb_error **err)
       return 1;
     }
   return ebb_json_get_uint64 (o, key, 0, UINT64_MAX - 1, out, err);
-}
-
-json_object *
-ebb_agent_original_json (const ebb_cg_original *g)
-{
-  json_object *o = json_object_new_object ();
-  ebb_json_add_bool (o, "recorded", g->recorded);
-  ebb_json_add_uint64 (o, "valid", g->limits.valid);
-  put_u64 (o, "cpu_quota_usec", g->limits.cpu_quota_usec);
-  put_u64 (o, "cpu_period_usec", g->limits.cpu_period_usec);
-  put_u64 (o, "cpu_burst_usec", g->limits.cpu_burst_usec);
-  put_u64 (o, "memory_high_bytes", g->limits.memory_high_bytes);
-  put_u64 (o, "memory_max_bytes", g->limits.memory_max_bytes);
-  put_u64 (o, "swap_max_bytes", g->limits.swap_max_bytes);
-  ebb_json_add_bool (o, "swap_raised", g->swap_raised);
-  ebb_json_add_bool (o, "oom_kill_disabled", g->oom_kill_disabled);
-  ebb_json_add_int64 (o, "engine_state", g->state);
-  ebb_json_add_uint64 (o, "changed", g->changed);
-  return o;
 }
 
 static json_object *

@@ -19,7 +19,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "agent/daemon.h"
+#include "agent/launch.h"
+#include "agent/ops.h"
+#include "agent/proc.h"
+#include "agent/release.h"
+#include "agent/table.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -327,10 +331,8 @@ ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_task 
   if (pid < 0 || r < 0)
     {
       ebb_agent_journal_remove (a->tasks_fd, t->id, NULL);
-      ebb_cg_remove (cg, NULL);
-      ebb_cg_close (cg);
-      t->cg = NULL;
-      ebb_agent_task_free (t);
+      ebb_agent_release_cgroup (a, t, true);
+      ebb_agent_task_destroy (t);
       return pid < 0 ? pid : r;
     }
   t->pid = pid;

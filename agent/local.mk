@@ -8,12 +8,14 @@ EBB_AGENT_LIBS = agent/libebb-agent.a $(EBB_RUNTIME_LIBS) $(EBB_CGROUP_LIBS) $(E
 
 noinst_LIBRARIES += agent/libebb-agent.a
 agent_libebb_agent_a_SOURCES = \
-	agent/agent.h agent/daemon.h agent/proc.h agent/table.h \
-	agent/proc.c agent/table.c \
-	agent/task.c agent/journal.c agent/idem.c agent/request.c \
-	agent/launch.c agent/ops.c agent/adopt.c agent/reconcile.c \
-	agent/api.c agent/metrics.c agent/heartbeat.c \
-	agent/daemon.c agent/setup.c agent/options.c
+	agent/task.h agent/task.c agent/journal.h agent/journal.c agent/idem.h agent/idem.c \
+	agent/request.h agent/request.c agent/options.h agent/options.c \
+	agent/context.h agent/context.c agent/proc.h agent/proc.c agent/table.h agent/table.c \
+	agent/release.h agent/release.c agent/metrics.h agent/metrics.c \
+	agent/ops.h agent/ops.c \
+	agent/launch.h agent/launch.c agent/adopt.h agent/adopt.c agent/reconcile.h agent/reconcile.c \
+	agent/api.h agent/api.c agent/heartbeat.h agent/heartbeat.c \
+	agent/daemon.h agent/daemon.c agent/setup.h agent/setup.c
 agent_libebb_agent_a_CFLAGS = $(EBB_AGENT_CFLAGS)
 
 sbin_PROGRAMS += ebb-agent
@@ -27,6 +29,17 @@ agent_int_tests = tests/test-agent-basic.sh tests/test-agent-badinput.sh tests/t
 	tests/test-agent-faults.sh tests/test-agent-security.sh tests/test-agent-tls.sh
 TESTS += $(agent_int_tests)
 EXTRA_DIST += $(agent_int_tests) tests/agent/lib.sh tests/agent/valgrind.sh
+
+# The cgroup release path (retries, kill before each, freed with the loop) on a fake tree.
+check_PROGRAMS += tests/test-agent-release
+TESTS += tests/test-agent-release
+tests_test_agent_release_SOURCES = tests/test-agent-release.c
+tests_test_agent_release_CFLAGS = $(EBB_TEST_CFLAGS) $(LIBCGROUP_CFLAGS)
+tests_test_agent_release_LDADD = $(EBB_AGENT_LIBS) $(CUNIT_LIBS)
+
+# The layering of agent/README.md holds in the #include lines.
+TESTS += tests/test-agent-layers.sh
+EXTRA_DIST += tests/test-agent-layers.sh agent/README.md
 
 # valgrind memcheck over agent integration tests (not in make check: a second, sanitizer-free
 # build of the agent in valgrind-build/, then about 2 minutes of tests).

@@ -7,7 +7,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 
-#include "agent/agent.h"
+#include "agent/options.h"
+#include "agent/setup.h"
 #include "lib/log.h"
 #include "lib/util.h"
 

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/daemon.h"
+#include "agent/context.h"
+#include "agent/metrics.h"
+#include "agent/table.h"
 #include "lib/json.h"
 #include "lib/util.h"
 

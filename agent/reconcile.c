@@ -14,7 +14,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/daemon.h"
+#include "agent/ops.h"
+#include "agent/proc.h"
+#include "agent/reconcile.h"
+#include "agent/release.h"
+#include "agent/table.h"
 #include "lib/log.h"
 #include "lib/util.h"
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "agent/agent.h"
+#include "agent/request.h"
 #include "lib/conf.h"
 #include "lib/json.h"
 #include "lib/util.h"
@@ -50,14 +50,6 @@ validate_abs (const char *v, ebb_error **err)
   return 0;
 }
 
-static int
-validate_arg (const char *v, ebb_error **err)
-{
-  (void)v;
-  (void)err;
-  return 0;
-}
-
 #define F_STR(name, req, st, mem, maxlen, val)                                                     \
   {                                                                                                \
     name, EBB_JSON_STRING, req, offsetof (st, mem), 0, 0, 0, 0, 0, 0, maxlen, 0, val, NULL, NULL   \
@@ -70,7 +62,7 @@ validate_arg (const char *v, ebb_error **err)
 static const ebb_json_field launch_fields[] = {
   F_STR ("id", true, ebb_agent_launch_req, id, EBB_AGENT_ID_MAX, ebb_json_validate_id),
   { "argv", EBB_JSON_STRV, true, offsetof (ebb_agent_launch_req, argv), 0, 0, 0, 0, 0, 0,
-    EBB_AGENT_MAX_ARG_BYTES, EBB_AGENT_MAX_ARGV, validate_arg, NULL, NULL },
+    EBB_AGENT_MAX_ARG_BYTES, EBB_AGENT_MAX_ARGV, NULL, NULL, NULL },
   { "env", EBB_JSON_ENV, false, offsetof (ebb_agent_launch_req, env), 0, 0, 0, 0, 0, 0,
     EBB_AGENT_MAX_ARG_BYTES, EBB_AGENT_MAX_ENV, NULL, NULL, NULL },
   F_STR ("cwd", false, ebb_agent_launch_req, cwd, EBB_AGENT_MAX_PATH, validate_abs),

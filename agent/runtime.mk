@@ -1,7 +1,8 @@
 # Docker and Podman runtime client (agent/runtime.h), a library the agent links:
 #   ebb_agent_LDADD = agent/libebb-runtime.a ... $(EBB_COMMON_LIBS)
 noinst_LIBRARIES += agent/libebb-runtime.a
-agent_libebb_runtime_a_SOURCES = agent/runtime.h agent/runtime.c agent/runtime-parse.c
+agent_libebb_runtime_a_SOURCES = agent/runtime.h agent/runtime-internal.h agent/runtime.c \
+	agent/runtime-track.c agent/runtime-events.c agent/runtime-parse.c
 agent_libebb_runtime_a_CFLAGS = $(AM_CFLAGS) $(LIBSYSTEMD_CFLAGS) $(LIBCURL_CFLAGS) $(JSONC_CFLAGS)
 EBB_RUNTIME_LIBS = agent/libebb-runtime.a
 

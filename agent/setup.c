@@ -2,10 +2,8 @@
  * directory (locked), cgroups and the engine pool, the journal, the loop's sources. */
 #include "config.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,51 +13,20 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include "agent/adopt.h"
+#include "agent/api.h"
 #include "agent/daemon.h"
+#include "agent/heartbeat.h"
+#include "agent/reconcile.h"
+#include "agent/request.h"
+#include "agent/setup.h"
+#include "agent/table.h"
 #include "lib/conf.h"
 #include "lib/log.h"
 #include "lib/time.h"
 #include "lib/util.h"
 
 #define TOKEN_MAX 4096
-
-/* Whether host (a URL's host part, brackets removed) is a numeric loopback address: names
- * are never trusted to be local (a host name starting with "127." is not 127.0.0.1). */
-static bool
-host_is_loopback (const char *host)
-{
-  struct in_addr a4;
-  struct in6_addr a6;
-  if (inet_pton (AF_INET, host, &a4) == 1)
-    return (ntohl (a4.s_addr) >> 24) == 127;
-  if (inet_pton (AF_INET6, host, &a6) == 1)
-    return IN6_IS_ADDR_LOOPBACK (&a6);
-  return false;
-}
-
-/* True when url is plain http:// to anything but a numeric loopback address: a bearer
- * token sent there could be read on the wire. */
-bool
-ebb_agent_url_exposes_token (const char *url)
-{
-  if (!url || strncmp (url, "http://", 7) != 0)
-    return false;
-  const char *h = url + 7;
-  char host[256];
-  size_t n;
-  if (*h == '[')
-    {
-      h++;
-      n = strcspn (h, "]");
-    }
-  else
-    n = strcspn (h, ":/?#");
-  if (n == 0 || n >= sizeof host)
-    return true;
-  memcpy (host, h, n);
-  host[n] = '\0';
-  return !host_is_loopback (host);
-}
 
 static int
 read_token (const char *path, char **out, ebb_error **err)
@@ -284,6 +251,7 @@ static int
 setup (ebb_agent *a, ebb_error **err)
 {
   int r;
+  a->on_task_change = ebb_agent_heartbeat_push; /* ops and below never call up */
   if ((r = check_security (a, err)) < 0 || (r = open_state (a, err)) < 0
       || (r = open_cgroups (a, err)) < 0)
     return r;
@@ -362,10 +330,12 @@ ebb_agent_free (ebb_agent *a)
     ebb_agent_task_destroy (a->tasks[i]);
   free (a->tasks);
   ebb_agent_loop_sources_free (a);
+  /* Before the cgroup context: a cgroup removal still being retried is freed with the loop
+   * (its timer's destroy callback closes the handle). */
+  sd_event_unref (a->event);
   ebb_cg_close (a->parent);
   ebb_cg_ctx_free (a->cg_ctx);
   ebb_agent_idem_free (a->idem);
-  sd_event_unref (a->event);
   if (a->state_fd >= 0)
     close (a->state_fd);
   if (a->tasks_fd >= 0)

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/daemon.h"
 #include "agent/table.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -22,15 +21,24 @@ ebb_agent_pending_free (ebb_agent_pending *p)
   free (p);
 }
 
-/* Frees t and what it holds at run time (sources, pidfd, cgroup handle, a waiting request
- * left unanswered: the server answers 503 on shutdown). */
+/* Stops watching t's process: its exit source, kill timer and pidfd. */
 void
-ebb_agent_task_destroy (ebb_agent_task *t)
+ebb_agent_task_close_runtime (ebb_agent_task *t)
 {
   t->exit_src = sd_event_source_disable_unref (t->exit_src);
   t->kill_timer = sd_event_source_disable_unref (t->kill_timer);
   if (t->pidfd >= 0)
     close (t->pidfd);
+  t->pidfd = -1;
+}
+
+/* Frees t and what it holds at run time (sources, pidfd, cgroup handle, a waiting request
+ * left unanswered: the server answers 503 on shutdown). A task not (yet) in the table, whose
+ * journal write failed, goes the same way. */
+void
+ebb_agent_task_destroy (ebb_agent_task *t)
+{
+  ebb_agent_task_close_runtime (t);
   ebb_cg_close (t->cg);
   ebb_agent_pending_free (t->pending);
   ebb_agent_task_free (t);

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "agent/agent.h"
+#include "agent/context.h"
 
 struct ebb_agent;
 struct ebb_agent_pending;
@@ -21,6 +21,9 @@ size_t ebb_agent_count_state (struct ebb_agent *a, ebb_agent_state s);
 /* Journals t (the fsync through the group commit); counts and logs a failure. Returns 0 or
  * negative with *err. */
 int ebb_agent_journal (struct ebb_agent *a, ebb_agent_task *t, ebb_error **err);
+/* Stops watching t's process (exit source, kill timer, pidfd): the first part of the teardown,
+ * also what an exit does. */
+void ebb_agent_task_close_runtime (ebb_agent_task *t);
 /* The one teardown: t's event sources, pidfd, cgroup handle, unanswered request, then t. */
 void ebb_agent_task_destroy (ebb_agent_task *t);
 /* Frees a request that was never answered. */

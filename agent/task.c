@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "agent/agent.h"
+#include "agent/task.h"
 #include "lib/json.h"
 #include "lib/util.h"
 
@@ -207,6 +207,36 @@ usage_to_json (const ebb_cg_stats *s)
 }
 
 /* Returns the REST representation of t. */
+/* uint64 values with EBB_CG_MAX as "max": json-c's int64 cannot carry UINT64_MAX. */
+static void
+put_u64 (json_object *o, const char *key, uint64_t v)
+{
+  if (v == EBB_CG_MAX)
+    ebb_json_add_string (o, key, "max");
+  else
+    ebb_json_add_uint64 (o, key, v);
+}
+
+/* The recorded original limits as the journal and GET /v1/tasks/ID show them. */
+json_object *
+ebb_agent_original_json (const ebb_cg_original *g)
+{
+  json_object *o = json_object_new_object ();
+  ebb_json_add_bool (o, "recorded", g->recorded);
+  ebb_json_add_uint64 (o, "valid", g->limits.valid);
+  put_u64 (o, "cpu_quota_usec", g->limits.cpu_quota_usec);
+  put_u64 (o, "cpu_period_usec", g->limits.cpu_period_usec);
+  put_u64 (o, "cpu_burst_usec", g->limits.cpu_burst_usec);
+  put_u64 (o, "memory_high_bytes", g->limits.memory_high_bytes);
+  put_u64 (o, "memory_max_bytes", g->limits.memory_max_bytes);
+  put_u64 (o, "swap_max_bytes", g->limits.swap_max_bytes);
+  ebb_json_add_bool (o, "swap_raised", g->swap_raised);
+  ebb_json_add_bool (o, "oom_kill_disabled", g->oom_kill_disabled);
+  ebb_json_add_int64 (o, "engine_state", g->state);
+  ebb_json_add_uint64 (o, "changed", g->changed);
+  return o;
+}
+
 json_object *
 ebb_agent_task_to_json (const ebb_agent_task *t)
 {

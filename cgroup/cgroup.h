@@ -346,11 +346,13 @@ int ebb_cg_suspend (ebb_cg *cg, const ebb_cg_engine_config *cfg, ebb_cg_result *
                     ebb_error **err);
 
 /* Graceful step: lowers the CPU limit by cpu_cores (e.g. 0.5) and the memory limit by
- * memory_bytes below the current effective limits (bounded below by the footprint); if
+ * memory_bytes below the current effective limits (bounded below by the footprint). An
+ * unlimited CPU limit counts as given_cores, what the task was given (its allocation, the
+ * whole of which the scheduler's amounts are parts); given_cores 0: all online CPUs. If
  * thrashing is detected afterwards, puts the cgroup at the CPU footprint and reports
  * EBB_CG_STATE_FROZEN_OUT. A frozen-out cgroup is not stepped again (returns 0, no change).
  * Returns 0 and *res; EBB_EGONE; negative on failure. */
-int ebb_cg_step (ebb_cg *cg, const ebb_cg_engine_config *cfg, double cpu_cores,
+int ebb_cg_step (ebb_cg *cg, const ebb_cg_engine_config *cfg, double given_cores, double cpu_cores,
                  uint64_t memory_bytes, ebb_cg_result *res, ebb_error **err);
 
 /* Resume: restores the recorded originals exactly, memory first (memory.max, memory.high,
@@ -376,6 +378,7 @@ typedef struct ebb_cg_job
 {
   ebb_cg_job_kind kind;
   ebb_cg_engine_config config; /* SUSPEND, STEP, RESUME */
+  double given_cores;          /* STEP: the task's allocation (see ebb_cg_step()) */
   double cpu_cores;            /* STEP */
   uint64_t memory_bytes;       /* STEP; RECLAIM: bytes to reclaim */
   uint64_t timeout_usec;       /* FREEZE, THAW */

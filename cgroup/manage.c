@@ -149,16 +149,28 @@ ebb_cg_remove (ebb_cg *cg, ebb_error **err)
   ebb_cg_ctx *ctx = cg->ctx;
   if (ctx->layout == EBB_CG_LAYOUT_V2)
     return remove_dir (ctx->v2_mount, cg->path, err);
-  int r = 0;
+  int r = 0, dirs = 0, gone = 0;
   for (int c = 0; c < EBB_CG_CTRL_N; c++)
     {
       if (cg->ctrl_fd[c] < 0 || comounted_earlier (ctx, c))
         continue;
-      int rc = remove_dir (ctx->v1_mount[c], cg->ctrl_path[c], r < 0 ? NULL : err);
-      if (rc < 0 && r >= 0)
-        r = rc;
+      dirs++;
+      cleanup_error ebb_error *e = NULL;
+      int rc = remove_dir (ctx->v1_mount[c], cg->ctrl_path[c], &e);
+      if (rc == -EBB_EGONE)
+        gone++;
+      else if (rc < 0 && r >= 0)
+        {
+          r = rc;
+          if (err && !*err)
+            *err = e, e = NULL;
+        }
     }
-  /* Keep going after a failure so one busy hierarchy does not leave the others behind. */
+  /* Keep going after a failure so one busy hierarchy does not leave the others behind. A
+   * hierarchy already removed (by an earlier, partial call) does not hide a busy one: the
+   * call is EBB_EGONE only when every directory is gone. */
+  if (r >= 0 && dirs > 0 && gone == dirs)
+    return ebb_error_set (err, EBB_EGONE, "remove cgroup %s: already gone", cg->path);
   return r;
 }
 

@@ -16,24 +16,30 @@ fault_count (const ebb_cg_stats *st)
   return st->pgmajfault + st->swapin_pages;
 }
 
-/* The CPU quota in force, as usec per period (unlimited counts as all online CPUs). */
+/* The CPU quota the step starts from, as usec per period. Unlimited counts as what the task
+ * was given (its allocation): the scheduler's amount is a part of that allocation, so taking
+ * it from all online CPUs would leave the task far above the footprint (a 990-millicore step
+ * on a 2-CPU host left 1.01 CPUs instead of 10 millicores). Without an allocation, unlimited
+ * counts as all online CPUs. */
 static uint64_t
-effective_quota (const ebb_cg_limits *l, uint64_t period)
+effective_quota (const ebb_cg_limits *l, uint64_t period, double given_cores)
 {
   if (l->cpu_quota_usec != EBB_CG_MAX)
     return l->cpu_quota_usec;
+  if (given_cores > 0)
+    return (uint64_t)llround (given_cores * (double)period);
   long n = sysconf (_SC_NPROCESSORS_ONLN);
   return (uint64_t)(n > 0 ? n : 1) * period;
 }
 
 static int
-step_cpu (ebb_cg *cg, const ebb_cg_engine_config *cfg, double cores, const ebb_cg_limits *l,
-          ebb_error **err)
+step_cpu (ebb_cg *cg, const ebb_cg_engine_config *cfg, double given_cores, double cores,
+          const ebb_cg_limits *l, ebb_error **err)
 {
   if (!(l->valid & EBB_CG_LIM_CPU) || cores <= 0)
     return 0;
   uint64_t period = l->cpu_period_usec ? l->cpu_period_usec : EBB_CG_FOOTPRINT_PERIOD_USEC;
-  uint64_t q = effective_quota (l, period);
+  uint64_t q = effective_quota (l, period, given_cores);
   uint64_t take = (uint64_t)llround (cores * (double)period);
   /* The footprint expressed in this period, never below the kernel's 1000 µs floor. */
   uint64_t floor_q = cfg->footprint_quota_usec * period / cfg->footprint_period_usec;
@@ -86,8 +92,8 @@ thrashing (ebb_cg *cg, const ebb_cg_engine_config *cfg, const ebb_cg_stats *st)
 }
 
 int
-ebb_cg_step (ebb_cg *cg, const ebb_cg_engine_config *cfg, double cpu_cores, uint64_t memory_bytes,
-             ebb_cg_result *res, ebb_error **err)
+ebb_cg_step (ebb_cg *cg, const ebb_cg_engine_config *cfg, double given_cores, double cpu_cores,
+             uint64_t memory_bytes, ebb_cg_result *res, ebb_error **err)
 {
   ebb_cg_engine_config def;
   if (!cfg)
@@ -114,7 +120,7 @@ ebb_cg_step (ebb_cg *cg, const ebb_cg_engine_config *cfg, double cpu_cores, uint
   if (r >= 0)
     r = ebb_cg_read_limits (cg, &l, err);
   if (r >= 0)
-    r = step_cpu (cg, cfg, cpu_cores, &l, err);
+    r = step_cpu (cg, cfg, given_cores, cpu_cores, &l, err);
   if (r >= 0)
     r = step_memory (cg, cfg, memory_bytes, &l, st.memory_current_bytes, err);
   if (r < 0)

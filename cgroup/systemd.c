@@ -9,8 +9,8 @@
  * Memory limits are written to cgroupfs first: lowering memory.high below usage reclaims in the
  * writing thread, and that must be our worker, not PID 1. Device properties are never touched.
  *
- * Each handle has its own bus connection (a handle is used by one thread at a time, sd-bus
- * objects are not thread-safe); a dropped connection is re-opened on the next call.
+ * The bus connection, method calls and properties are in cgroup/systemd-bus.c; here: the
+ * backend's operations, re-verification after reloads, choosing the backend, the extras.
  */
 #include "config.h"
 
@@ -23,255 +23,17 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup-internal.h"
+#include "cgroup/systemd-bus.h"
 #include "cgroup/systemd.h"
 #include "lib/log.h"
 #include "lib/util.h"
-
-#define SD_DEST           "org.freedesktop.systemd1"
-#define SD_PATH           "/org/freedesktop/systemd1"
-#define SD_MANAGER        "org.freedesktop.systemd1.Manager"
-#define SD_UNIT_IFACE     "org.freedesktop.systemd1.Unit"
-#define SD_PRIVATE_BUS    "unix:path=/run/systemd/private"
-#define CALL_TIMEOUT_USEC (10 * 1000000ULL)
-#define USEC_PER_SEC      1000000ULL
-
-typedef struct sd_state
-{
-  sd_bus *bus;
-  sd_bus_slot *reload_slot;
-  char *unit;            /* "foo.scope" */
-  char *unit_path;       /* its object path */
-  char *iface;           /* "org.freedesktop.systemd1.Scope": where its cgroup properties live */
-  int no_period_prop;    /* this systemd lacks CPUQuotaPeriodUSec */
-  int reload_pending;    /* a reload completed (or the bus was lost) since the last verify */
-  unsigned reloads;      /* completed reloads seen */
-  unsigned reconnects;   /* connections re-opened after a loss */
-  ebb_cg_limits desired; /* what this backend set; re-applied after reloads */
-} sd_state;
-
-static sd_state *
-state_of (const ebb_cg *cg)
-{
-  return cg && cg->kind == EBB_CG_BACKEND_SYSTEMD ? cg->backend_data : NULL;
-}
-
-static void
-drop_bus (sd_state *s)
-{
-  s->reload_slot = sd_bus_slot_unref (s->reload_slot);
-  s->bus = sd_bus_flush_close_unref (s->bus);
-}
-
-static void
-state_free (sd_state *s)
-{
-  if (!s)
-    return;
-  drop_bus (s);
-  free (s->unit);
-  free (s->unit_path);
-  free (s->iface);
-  free (s);
-}
-
-/* Completed reloads arrive as Reloading(false). */
-static int
-on_reloading (sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
-{
-  sd_state *s = userdata;
-  int active = 0;
-  (void)ret_error;
-  if (sd_bus_message_read (m, "b", &active) >= 0 && !active)
-    {
-      s->reloads++;
-      s->reload_pending = 1;
-    }
-  return 0;
-}
-
-/* Connects to the system bus, or (root, no dbus-daemon) straight to systemd's private
- * socket. Returns 0 and *out, or a negative errno. */
-static int
-open_bus (sd_bus **out)
-{
-  sd_bus *bus = NULL;
-  int r = sd_bus_open_system (&bus);
-  if (r >= 0)
-    {
-      /* sd_bus_open_system connects lazily; a cheap call proves the daemon is there */
-      r = sd_bus_call_method (bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                              "org.freedesktop.DBus", "GetId", NULL, NULL, "");
-      if (r >= 0)
-        return *out = bus, 0;
-    }
-  bus = sd_bus_flush_close_unref (bus);
-  if ((r = sd_bus_new (&bus)) < 0)
-    return r;
-  if ((r = sd_bus_set_address (bus, SD_PRIVATE_BUS)) >= 0 && (r = sd_bus_start (bus)) >= 0)
-    return *out = bus, 0;
-  sd_bus_unref (bus);
-  return r;
-}
-
-/* Makes sure s->bus is connected, subscribed to Reloading. A (re)connection marks a reload
- * as pending: one may have happened while we were not listening. Returns 0 or -errno. */
-static int
-ensure_bus (sd_state *s)
-{
-  if (s->bus && sd_bus_is_open (s->bus) > 0)
-    return 0;
-  if (s->bus)
-    {
-      drop_bus (s);
-      s->reconnects++;
-      ebb_log_info ("systemd backend %s: bus connection lost, reconnecting", s->unit);
-    }
-  int r = open_bus (&s->bus);
-  if (r < 0)
-    return r;
-  r = sd_bus_match_signal (s->bus, &s->reload_slot, SD_DEST, SD_PATH, SD_MANAGER, "Reloading",
-                           on_reloading, s);
-  if (r >= 0)
-    /* systemd broadcasts its signals on the system bus only to subscribed clients */
-    r = sd_bus_call_method (s->bus, SD_DEST, SD_PATH, SD_MANAGER, "Subscribe", NULL, NULL, "");
-  if (r < 0)
-    ebb_log_warn ("systemd backend: no Reloading signal (%s): limits are re-verified on each "
-                  "operation only",
-                  strerror (-r));
-  s->reload_pending = 1;
-  return 0;
-}
-
-static int
-is_connection_error (int r)
-{
-  return r == -ECONNRESET || r == -ENOTCONN || r == -EPIPE || r == -ESHUTDOWN || r == -ECONNREFUSED
-         || r == -EBADF;
-}
-
-typedef int (*build_fn) (sd_bus_message *m, const void *arg);
-
-/* Calls a method, building the message with build(arg); on a lost connection reconnects and
- * tries once more. Returns >= 0 (reply in *reply when given); the bus error's errno with a
- * message in *err otherwise. */
-static int
-call_method (sd_state *s, const char *path, const char *iface, const char *member, build_fn build,
-             const void *arg, sd_bus_message **reply, ebb_error **err)
-{
-  int r = 0;
-  for (int attempt = 0; attempt < 2; attempt++)
-    {
-      sd_bus_error e = SD_BUS_ERROR_NULL;
-      sd_bus_message *m = NULL;
-      if ((r = ensure_bus (s)) < 0)
-        return ebb_error_set (err, -r, "systemd: cannot connect to the bus: %s", strerror (-r));
-      r = sd_bus_message_new_method_call (s->bus, &m, SD_DEST, path, iface, member);
-      if (r >= 0 && build)
-        r = build (m, arg);
-      if (r >= 0)
-        r = sd_bus_call (s->bus, m, CALL_TIMEOUT_USEC, &e, reply);
-      sd_bus_message_unref (m);
-      if (r >= 0)
-        return r;
-      if (attempt == 0 && is_connection_error (r) && !sd_bus_error_is_set (&e))
-        {
-          drop_bus (s);
-          continue;
-        }
-      /* the unit went away with its processes: "task gone", as ENOENT on the files is */
-      int code = sd_bus_error_has_name (&e, "org.freedesktop.systemd1.NoSuchUnit")
-                     ? EBB_EGONE
-                     : (sd_bus_error_get_errno (&e) ?: -r);
-      r = ebb_error_set (err, code, "systemd %s %s: %s", member, s->unit ? s->unit : "",
-                         e.message ? e.message : strerror (-r));
-      sd_bus_error_free (&e);
-      return r;
-    }
-  return r;
-}
-
-static int
-build_get (sd_bus_message *m, const void *arg)
-{
-  const char *const *ifname = arg;
-  return sd_bus_message_append (m, "ss", ifname[0], ifname[1]);
-}
-
-/* Reads property `name` of interface `iface` on the unit; type 't' (into *u64) or 's' (copied
- * into str). Returns 0, or negative with *err. */
-static int
-get_prop (sd_state *s, const char *iface, const char *name, char type, uint64_t *u64, char *str,
-          size_t strsz, ebb_error **err)
-{
-  const char *ifname[2] = { iface, name };
-  sd_bus_message *reply = NULL;
-  char sig[2] = { type, 0 };
-  int r = call_method (s, s->unit_path, "org.freedesktop.DBus.Properties", "Get", build_get, ifname,
-                       &reply, err);
-  if (r < 0)
-    return r;
-  r = sd_bus_message_enter_container (reply, 'v', sig);
-  if (r >= 0 && type == 't')
-    r = sd_bus_message_read (reply, "t", u64);
-  else if (r >= 0)
-    {
-      const char *v = NULL;
-      r = sd_bus_message_read (reply, "s", &v);
-      if (r >= 0)
-        snprintf (str, strsz, "%s", v);
-    }
-  sd_bus_message_unref (reply);
-  if (r < 0)
-    return ebb_error_set (err, EBB_EPARSE, "systemd %s: property %s: %s", s->unit, name,
-                          strerror (-r));
-  return 0;
-}
-
-/* One runtime property change: up to two (name, uint64) pairs. */
-typedef struct prop_set
-{
-  const char *unit;
-  const char *name[2];
-  char type[2]; /* 't' (uint64) or 'b' (boolean) */
-  uint64_t value[2];
-  int n;
-} prop_set;
-
-static int
-build_set (sd_bus_message *m, const void *arg)
-{
-  const prop_set *p = arg;
-  int r = sd_bus_message_append (m, "sb", p->unit, 1);
-  if (r >= 0)
-    r = sd_bus_message_open_container (m, 'a', "(sv)");
-  for (int i = 0; i < p->n && r >= 0; i++)
-    if (p->type[i] == 'b')
-      r = sd_bus_message_append (m, "(sv)", p->name[i], "b", (int)p->value[i]);
-    else
-      r = sd_bus_message_append (m, "(sv)", p->name[i], "t", p->value[i]);
-  if (r >= 0)
-    r = sd_bus_message_close_container (m);
-  return r;
-}
-
-static int
-set_props (sd_state *s, const prop_set *p, ebb_error **err)
-{
-  return call_method (s, SD_PATH, SD_MANAGER, "SetUnitProperties", build_set, p, NULL, err);
-}
-
-static uint64_t
-to_sd (uint64_t v)
-{
-  return v == EBB_CG_MAX ? UINT64_MAX : v; /* systemd's infinity is UINT64_MAX as well */
-}
 
 /* ---- re-verification after systemd reloads ---- */
 
 /* Rewrites, through the file backend, each limit this backend set that the files no longer
  * show. Returns the number rewritten, or negative. */
 static int
-reapply (ebb_cg *cg, sd_state *s, ebb_error **err)
+reapply (ebb_cg *cg, ebb_cg_sd_state *s, ebb_error **err)
 {
   const ebb_cg_limits *d = &s->desired;
   ebb_cg_limits cur = { 0 };
@@ -316,14 +78,14 @@ reapply (ebb_cg *cg, sd_state *s, ebb_error **err)
 /* Dispatches queued bus messages (Reloading signals); a broken connection is dropped, to be
  * re-opened (and a reload assumed) by the next call. */
 static void
-process_bus (sd_state *s)
+process_bus (ebb_cg_sd_state *s)
 {
   int r = 0;
   while (s->bus && (r = sd_bus_process (s->bus, NULL)) > 0)
     ;
   if (s->bus && (r < 0 || sd_bus_is_open (s->bus) <= 0))
     {
-      drop_bus (s);
+      ebb_cg_sd_drop_bus (s);
       s->reconnects++;
       s->reload_pending = 1;
       ebb_log_info ("systemd backend %s: bus connection lost (%s)", s->unit,
@@ -332,7 +94,7 @@ process_bus (sd_state *s)
 }
 
 static int
-verify (ebb_cg *cg, sd_state *s, int force, ebb_error **err)
+verify (ebb_cg *cg, ebb_cg_sd_state *s, int force, ebb_error **err)
 {
   process_bus (s);
   if (!force && !s->reload_pending)
@@ -352,7 +114,7 @@ verify (ebb_cg *cg, sd_state *s, int force, ebb_error **err)
 /* Run before each operation: a failed re-verify is logged, the operation goes on (it writes
  * fresh values anyway), except when the cgroup is gone. */
 static int
-sync_before (ebb_cg *cg, sd_state *s, ebb_error **err)
+sync_before (ebb_cg *cg, ebb_cg_sd_state *s, ebb_error **err)
 {
   cleanup_error ebb_error *e = NULL;
   int r = verify (cg, s, 0, &e);
@@ -373,20 +135,20 @@ sync_before (ebb_cg *cg, sd_state *s, ebb_error **err)
 static int
 sd_set_cpu (ebb_cg *cg, uint64_t quota_usec, uint64_t period_usec, ebb_error **err)
 {
-  sd_state *s = cg->backend_data;
+  ebb_cg_sd_state *s = cg->backend_data;
   int r = sync_before (cg, s, err);
   if (r < 0)
     return r;
   uint64_t per_sec = UINT64_MAX;
   if (quota_usec != EBB_CG_MAX && __builtin_mul_overflow (quota_usec, USEC_PER_SEC, &per_sec) == 0)
     per_sec /= period_usec;
-  prop_set p = { .unit = s->unit,
-                 .name = { "CPUQuotaPerSecUSec", "CPUQuotaPeriodUSec" },
-                 .type = { 't', 't' },
-                 .value = { per_sec, period_usec },
-                 .n = s->no_period_prop ? 1 : 2 };
+  ebb_cg_sd_prop_set p = { .unit = s->unit,
+                           .name = { "CPUQuotaPerSecUSec", "CPUQuotaPeriodUSec" },
+                           .type = { 't', 't' },
+                           .value = { per_sec, period_usec },
+                           .n = s->no_period_prop ? 1 : 2 };
   cleanup_error ebb_error *e = NULL;
-  r = set_props (s, &p, &e);
+  r = ebb_cg_sd_set_props (s, &p, &e);
   if (r < 0 && p.n == 2 && (r == -EINVAL || r == -ENXIO || r == -EPERM || r == -EROFS))
     {
       /* systemd < 242 has no CPUQuotaPeriodUSec; its period is 100 ms, the file has ours */
@@ -395,7 +157,7 @@ sd_set_cpu (ebb_cg *cg, uint64_t quota_usec, uint64_t period_usec, ebb_error **e
       ebb_error_free (&e);
       s->no_period_prop = 1;
       p.n = 1;
-      r = set_props (s, &p, &e);
+      r = ebb_cg_sd_set_props (s, &p, &e);
     }
   if (r < 0)
     {
@@ -417,16 +179,17 @@ static int
 sd_set_memory (ebb_cg *cg, const char *prop, uint32_t bit, uint64_t bytes,
                int (*file_set) (ebb_cg *, uint64_t, ebb_error **), ebb_error **err)
 {
-  sd_state *s = cg->backend_data;
+  ebb_cg_sd_state *s = cg->backend_data;
   if (!file_set)
     return ebb_error_set (err, ENOTSUP, "cgroup %s: %s is not supported by the %s files", cg->path,
                           prop, cg->file_ops->name);
   int r = sync_before (cg, s, err);
   if (r < 0 || (r = file_set (cg, bytes, err)) < 0)
     return r;
-  prop_set p
-      = { .unit = s->unit, .name = { prop }, .type = { 't' }, .value = { to_sd (bytes) }, .n = 1 };
-  if ((r = set_props (s, &p, err)) < 0)
+  ebb_cg_sd_prop_set p = {
+    .unit = s->unit, .name = { prop }, .type = { 't' }, .value = { ebb_cg_sd_value (bytes) }, .n = 1
+  };
+  if ((r = ebb_cg_sd_set_props (s, &p, err)) < 0)
     return r;
   if (bit == EBB_CG_LIM_MEMORY_HIGH)
     s->desired.memory_high_bytes = bytes;
@@ -470,13 +233,13 @@ build_unit_name (sd_bus_message *m, const void *arg)
 static int
 sd_freeze_write (ebb_cg *cg, int frozen, ebb_error **err)
 {
-  sd_state *s = cg->backend_data;
+  ebb_cg_sd_state *s = cg->backend_data;
   int r = sync_before (cg, s, err);
   if (r < 0)
     return r;
   cleanup_error ebb_error *e = NULL;
-  r = call_method (s, SD_PATH, SD_MANAGER, frozen ? "FreezeUnit" : "ThawUnit", build_unit_name,
-                   s->unit, NULL, &e);
+  r = ebb_cg_sd_call (s, SD_PATH, SD_MANAGER, frozen ? "FreezeUnit" : "ThawUnit", build_unit_name,
+                      s->unit, NULL, &e);
   if (r >= 0)
     return 0;
   if (r == -ENOENT || ebb_error_code (&e) == ENOENT)
@@ -551,7 +314,7 @@ sd_set_oom_kill_disable (ebb_cg *cg, int disable, ebb_error **err)
 static int
 sd_open (ebb_cg *cg, ebb_error **err)
 {
-  sd_state *s = cg->backend_data;
+  ebb_cg_sd_state *s = cg->backend_data;
   (void)err;
   if (cg->dirfd < 0)
     return 0; /* v1: the controllers are separate hierarchies, nothing to enable */
@@ -559,13 +322,13 @@ sd_open (ebb_cg *cg, ebb_error **err)
   int no_mem = faccessat (cg->dirfd, "memory.high", F_OK, 0) < 0;
   if (!no_cpu && !no_mem)
     return 0;
-  prop_set p = { .unit = s->unit, .n = 0 };
+  ebb_cg_sd_prop_set p = { .unit = s->unit, .n = 0 };
   if (no_cpu)
     p.name[p.n] = "CPUWeight", p.type[p.n] = 't', p.value[p.n++] = 100;
   if (no_mem)
     p.name[p.n] = "MemoryAccounting", p.type[p.n] = 'b', p.value[p.n++] = 1;
   cleanup_error ebb_error *e = NULL;
-  if (set_props (s, &p, &e) < 0)
+  if (ebb_cg_sd_set_props (s, &p, &e) < 0)
     {
       ebb_log_warn ("systemd backend %s: enabling controllers: %s", s->unit, ebb_error_msg (&e));
       return 0;
@@ -585,7 +348,7 @@ sd_open (ebb_cg *cg, ebb_error **err)
 static void
 sd_close (ebb_cg *cg)
 {
-  state_free (cg->backend_data);
+  ebb_cg_sd_state_free (cg->backend_data);
   cg->backend_data = NULL;
 }
 
@@ -633,13 +396,13 @@ unit_iface (const char *id)
 /* Asks systemd which unit owns cg->path. Returns 1 with s->unit, s->unit_path, s->iface
  * set; 0 when no unit owns exactly this cgroup; negative on failure. */
 static int
-find_unit (ebb_cg *cg, sd_state *s, ebb_error **err)
+find_unit (ebb_cg *cg, ebb_cg_sd_state *s, ebb_error **err)
 {
   sd_bus_message *reply = NULL;
   const char *path = NULL;
   cleanup_error ebb_error *e = NULL;
-  int r = call_method (s, SD_PATH, SD_MANAGER, "GetUnitByControlGroup", build_unit_name, cg->path,
-                       &reply, &e);
+  int r = ebb_cg_sd_call (s, SD_PATH, SD_MANAGER, "GetUnitByControlGroup", build_unit_name,
+                          cg->path, &reply, &e);
   if (r < 0)
     {
       ebb_log_debug ("systemd: no unit for %s: %s", cg->path, ebb_error_msg (&e));
@@ -651,13 +414,13 @@ find_unit (ebb_cg *cg, sd_state *s, ebb_error **err)
   if (!s->unit_path)
     return ebb_error_set (err, EBB_EPARSE, "systemd GetUnitByControlGroup %s: bad reply", cg->path);
   char id[256] = "", cgpath[4096] = "";
-  if (get_prop (s, SD_UNIT_IFACE, "Id", 's', NULL, id, sizeof id, err) < 0)
+  if (ebb_cg_sd_get_prop (s, SD_UNIT_IFACE, "Id", 's', NULL, id, sizeof id, err) < 0)
     return -1;
   const char *iface = unit_iface (id);
   if (!iface || strcmp (id, "init.scope") == 0 || strcmp (id, "-.slice") == 0)
     return 0;
   s->unit = ebb_xstrdup (id);
-  if (get_prop (s, iface, "ControlGroup", 's', NULL, cgpath, sizeof cgpath, err) < 0)
+  if (ebb_cg_sd_get_prop (s, iface, "ControlGroup", 's', NULL, cgpath, sizeof cgpath, err) < 0)
     return -1;
   /* A cgroup below the unit's own (a delegated subtree) is the delegate's to write. */
   if (strcmp (cgpath, cg->path) != 0)
@@ -674,18 +437,18 @@ ebb_cg_systemd_probe (ebb_cg *cg, ebb_error **err)
 {
   if (sd_booted () <= 0 || !cg->path || strcmp (cg->path, "/") == 0)
     return 0;
-  sd_state *s = ebb_xcalloc (1, sizeof *s);
-  int r = ensure_bus (s);
+  ebb_cg_sd_state *s = ebb_xcalloc (1, sizeof *s);
+  int r = ebb_cg_sd_ensure_bus (s);
   if (r < 0)
     {
       ebb_log_info ("systemd: no bus (%s): cgroup %s uses files", strerror (-r), cg->path);
-      state_free (s);
+      ebb_cg_sd_state_free (s);
       return 0;
     }
   r = find_unit (cg, s, err);
   if (r <= 0)
     {
-      state_free (s);
+      ebb_cg_sd_state_free (s);
       return r < 0 ? ebb_error_wrap (err, "systemd backend for %s", cg->path) : 0;
     }
   s->reload_pending = 0; /* nothing set yet: nothing to re-verify */
@@ -699,14 +462,14 @@ ebb_cg_systemd_probe (ebb_cg *cg, ebb_error **err)
 const char *
 ebb_cg_systemd_unit (const ebb_cg *cg)
 {
-  sd_state *s = state_of (cg);
+  ebb_cg_sd_state *s = ebb_cg_sd_state_of (cg);
   return s ? s->unit : NULL;
 }
 
 int
 ebb_cg_systemd_read_props (ebb_cg *cg, ebb_cg_systemd_props *out, ebb_error **err)
 {
-  sd_state *s = state_of (cg);
+  ebb_cg_sd_state *s = ebb_cg_sd_state_of (cg);
   if (!s)
     return ebb_error_set (err, ENOTSUP, "cgroup %s is not systemd-backed", cg ? cg->path : "?");
   static const char *const names[]
@@ -722,13 +485,13 @@ ebb_cg_systemd_read_props (ebb_cg *cg, ebb_cg_systemd_props *out, ebb_error **er
           *dst[i] = EBB_CG_MAX;
           continue;
         }
-      int r = get_prop (s, s->iface, names[i], 't', dst[i], NULL, 0, err);
+      int r = ebb_cg_sd_get_prop (s, s->iface, names[i], 't', dst[i], NULL, 0, err);
       if (r < 0)
         return r;
     }
   cleanup_error ebb_error *e = NULL;
-  if (get_prop (s, SD_UNIT_IFACE, "FreezerState", 's', NULL, out->freezer_state,
-                sizeof out->freezer_state, &e)
+  if (ebb_cg_sd_get_prop (s, SD_UNIT_IFACE, "FreezerState", 's', NULL, out->freezer_state,
+                          sizeof out->freezer_state, &e)
       < 0)
     out->freezer_state[0] = '\0'; /* systemd < 246 */
   return 0;
@@ -737,7 +500,7 @@ ebb_cg_systemd_read_props (ebb_cg *cg, ebb_cg_systemd_props *out, ebb_error **er
 int
 ebb_cg_systemd_verify (ebb_cg *cg, int force, ebb_error **err)
 {
-  sd_state *s = state_of (cg);
+  ebb_cg_sd_state *s = ebb_cg_sd_state_of (cg);
   if (!s)
     return ebb_error_set (err, ENOTSUP, "cgroup %s is not systemd-backed", cg ? cg->path : "?");
   return verify (cg, s, force, err);
@@ -746,20 +509,20 @@ ebb_cg_systemd_verify (ebb_cg *cg, int force, ebb_error **err)
 unsigned
 ebb_cg_systemd_reloads (const ebb_cg *cg)
 {
-  sd_state *s = state_of (cg);
+  ebb_cg_sd_state *s = ebb_cg_sd_state_of (cg);
   return s ? s->reloads : 0;
 }
 
 unsigned
 ebb_cg_systemd_reconnects (const ebb_cg *cg)
 {
-  sd_state *s = state_of (cg);
+  ebb_cg_sd_state *s = ebb_cg_sd_state_of (cg);
   return s ? s->reconnects : 0;
 }
 
 int
 ebb_cg_systemd_fd (const ebb_cg *cg)
 {
-  sd_state *s = state_of (cg);
+  ebb_cg_sd_state *s = ebb_cg_sd_state_of (cg);
   return s && s->bus ? sd_bus_get_fd (s->bus) : -ENOTCONN;
 }

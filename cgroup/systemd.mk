@@ -1,6 +1,6 @@
 # The systemd backend of libebb-cgroup (cgroup/systemd.c, sd-bus), linked into the library by
 # cgroup/local.mk through these two variables (see cgroup/cgroup-internal.h).
-EBB_CG_SYSTEMD_SOURCES = cgroup/systemd.c cgroup/systemd.h
+EBB_CG_SYSTEMD_SOURCES = cgroup/systemd.c cgroup/systemd.h cgroup/systemd-bus.c cgroup/systemd-bus.h
 EBB_CG_SYSTEMD_CPPFLAGS = -DEBB_CG_HAVE_SYSTEMD=1
 
 # Its test against a real systemd: run in the systemd VM by `make check-vm` (it skips where

@@ -196,3 +196,12 @@ ebbctl_fail (const ebbctl_cmd *cmd, ebb_error **err)
     }
   return code == ENOENT ? EBBCTL_EXIT_NOT_FOUND : EBBCTL_EXIT_FAILURE;
 }
+
+json_object *
+ebbctl_member (json_object *obj, const char *key)
+{
+  json_object *v = NULL;
+  return json_object_is_type (obj, json_type_object) && json_object_object_get_ex (obj, key, &v)
+             ? v
+             : NULL;
+}

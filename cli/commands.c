@@ -33,27 +33,78 @@ static const ebbctl_opt suspend_opts[] = {
   { "memory", true, EBBCTL_O_MEMORY, "SIZE", "graceful: memory to take away, e.g. 256M" },
 };
 
-#define OPTS(a) a, EBB_ARRAY_SIZE (a)
+/* The commands that are one request and its answer (cli/request.c). */
+static const ebbctl_request status_req = { .method = "GET", .path = "/v1/cluster" };
+static const ebbctl_request nodes_req = { .method = "GET",
+                                          .path = "/v1/nodes",
+                                          .print = ebbctl_print_answer_list,
+                                          .list = "nodes",
+                                          .table = ebbctl_nodes_table };
+static const ebbctl_request node_req
+    = { .method = "GET", .path = "/v1/nodes", .arg_what = "node name" };
+static const ebbctl_request drain_req = { .method = "POST",
+                                          .path = "/v1/nodes",
+                                          .tail = "drain",
+                                          .arg_what = "node name",
+                                          .print = ebbctl_print_answer_state,
+                                          .fallback = "drain" };
+static const ebbctl_request undrain_req = { .method = "POST",
+                                            .path = "/v1/nodes",
+                                            .tail = "undrain",
+                                            .arg_what = "node name",
+                                            .print = ebbctl_print_answer_state,
+                                            .fallback = "undrain" };
+static const ebbctl_request jobs_req = { .method = "GET",
+                                         .path = "/v1/jobs",
+                                         .print = ebbctl_print_answer_list,
+                                         .list = "jobs",
+                                         .table = ebbctl_jobs_table };
+static const ebbctl_request job_req = {
+  .method = "GET", .path = "/v1/jobs", .arg_what = "job id", .print = ebbctl_print_answer_job
+};
+static const ebbctl_request kill_req = { .method = "DELETE",
+                                         .path = "/v1/jobs",
+                                         .arg_what = "job id",
+                                         .print = ebbctl_print_answer_state,
+                                         .fallback = "killed" };
+static const ebbctl_request tasks_req = { .method = "GET",
+                                          .path = "/v1/tasks",
+                                          .print = ebbctl_print_answer_list,
+                                          .list = "tasks",
+                                          .table = ebbctl_tasks_table };
+static const ebbctl_request task_req
+    = { .method = "GET", .path = "/v1/tasks", .arg_what = "task id" };
+static const ebbctl_request resume_req = { .method = "POST",
+                                           .path = "/v1/tasks",
+                                           .tail = "resume",
+                                           .arg_what = "task id",
+                                           .print = ebbctl_print_answer_state };
+
+#define OPTS(a)    a, EBB_ARRAY_SIZE (a)
+#define REQUEST(r) ebbctl_request_run, &r
 
 static const ebbctl_cmd commands[] = {
   { "status", NULL, "show the cluster: policy, nodes, capacity, queues, preemptions", NULL, 0,
-    false, ebbctl_status },
-  { "nodes", NULL, "list nodes", NULL, 0, false, ebbctl_nodes },
-  { "node", "NAME", "show one node", NULL, 0, false, ebbctl_node },
-  { "drain", "NAME", "stop placing tasks on a node", NULL, 0, false, ebbctl_drain },
-  { "undrain", "NAME", "place tasks on a drained node again", NULL, 0, false, ebbctl_drain },
-  { "jobs", NULL, "list jobs", NULL, 0, false, ebbctl_jobs },
-  { "job", "ID", "show one job and its tasks", NULL, 0, false, ebbctl_job },
+    false, REQUEST (status_req) },
+  { "nodes", NULL, "list nodes", NULL, 0, false, REQUEST (nodes_req) },
+  { "node", "NAME", "show one node", NULL, 0, false, REQUEST (node_req) },
+  { "drain", "NAME", "stop placing tasks on a node", NULL, 0, false, REQUEST (drain_req) },
+  { "undrain", "NAME", "place tasks on a drained node again", NULL, 0, false,
+    REQUEST (undrain_req) },
+  { "jobs", NULL, "list jobs", NULL, 0, false, REQUEST (jobs_req) },
+  { "job", "ID", "show one job and its tasks", NULL, 0, false, REQUEST (job_req) },
   { "submit", "-- ARGV...", "submit a job of identical tasks running ARGV", OPTS (submit_opts),
-    false, ebbctl_submit },
-  { "kill", "JOB", "kill a job", NULL, 0, false, ebbctl_kill },
-  { "decisions", NULL, "show the preemption log", OPTS (decisions_opts), false, ebbctl_decisions },
+    false, ebbctl_submit, NULL },
+  { "kill", "JOB", "kill a job", NULL, 0, false, REQUEST (kill_req) },
+  { "decisions", NULL, "show the preemption log", OPTS (decisions_opts), false, ebbctl_decisions,
+    NULL },
   { "watch", "[JOB]", "live view of the cluster or of one job, with a progress bar",
-    OPTS (watch_opts), false, ebbctl_watch },
-  { "tasks", NULL, "list an agent's tasks", NULL, 0, true, ebbctl_tasks },
-  { "task", "ID", "show one of an agent's tasks", NULL, 0, true, ebbctl_task },
-  { "suspend", "ID", "suspend a task on an agent", OPTS (suspend_opts), true, ebbctl_suspend },
-  { "resume", "ID", "resume a suspended task on an agent", NULL, 0, true, ebbctl_resume },
+    OPTS (watch_opts), false, ebbctl_watch, NULL },
+  { "tasks", NULL, "list an agent's tasks", NULL, 0, true, REQUEST (tasks_req) },
+  { "task", "ID", "show one of an agent's tasks", NULL, 0, true, REQUEST (task_req) },
+  { "suspend", "ID", "suspend a task on an agent", OPTS (suspend_opts), true, ebbctl_suspend,
+    NULL },
+  { "resume", "ID", "resume a suspended task on an agent", NULL, 0, true, REQUEST (resume_req) },
 };
 
 const ebbctl_cmd *

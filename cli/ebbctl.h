@@ -1,6 +1,8 @@
-/* ebbctl: the operator CLI. One small file per command (cli/<command>.c), dispatched from the
- * table in cli/commands.c (crun's layout); the pure parts (option tables, URL and size parsing,
- * table and progress formatting) are in cli/opts.c and cli/format.c and have a CUnit suite. */
+/* ebbctl: the operator CLI. Commands are dispatched from the table in cli/commands.c (crun's
+ * layout); a command that is one request and its answer is described there by an
+ * ebbctl_request and run by cli/request.c, the others have their own file (cli/<command>.c).
+ * The pure parts (option tables, URL and size parsing, table and progress formatting) are in
+ * cli/opts.c and cli/format.c and have a CUnit suite. */
 #ifndef EBB_EBBCTL_H
 #define EBB_EBBCTL_H
 
@@ -60,6 +62,22 @@ typedef struct
   const char *help; /* one line */
 } ebbctl_opt;
 
+/* A request and how its answer is printed (without --json; with it, the answer is printed as
+ * JSON). The path is path, then "/ARG" when the command takes an argument, then "/TAIL". */
+typedef struct ebbctl_request ebbctl_request;
+struct ebbctl_request
+{
+  const char *method;   /* "GET", "POST", "DELETE" */
+  const char *path;     /* "/v1/jobs" */
+  const char *tail;     /* last segment after the argument ("drain"), or NULL */
+  const char *arg_what; /* the argument, for errors ("job id"); NULL: the command takes none */
+  /* Prints a 2xx answer and returns the exit code; NULL: ebbctl_print_answer_kv. */
+  int (*print) (ebbctl_ctx *ctx, const ebbctl_request *req, const char *arg, json_object *answer);
+  const char *fallback;                               /* answer_state: when there is no state */
+  const char *list;                                   /* answer_list: the member with the list */
+  void (*table) (ebbctl_ctx *ctx, json_object *list); /* answer_list: prints the list */
+};
+
 typedef struct ebbctl_cmd
 {
   const char *name;
@@ -69,6 +87,7 @@ typedef struct ebbctl_cmd
   size_t n_opts;
   bool agent; /* talks to an agent (needs --agent) rather than the controller */
   int (*run) (ebbctl_ctx *ctx, const struct ebbctl_cmd *cmd, int argc, char **argv);
+  const ebbctl_request *request; /* for run = ebbctl_request_run */
 } ebbctl_cmd;
 
 /* --- cli/commands.c */
@@ -145,6 +164,11 @@ void ebbctl_table_add (ebbctl_table *t, const char *const *cells);
  * drive the terminal). */
 void ebbctl_table_print (const ebbctl_table *t, FILE *out);
 void ebbctl_table_clear (ebbctl_table *t);
+/* Prints the table of header (n_cols names) with the rows row adds (one call per element i of
+ * the array list, item). */
+void ebbctl_table_print_list (FILE *out, const char *const *header, size_t n_cols,
+                              json_object *list,
+                              void (*row) (ebbctl_table *t, json_object *item, size_t i));
 
 /* Writes a progress line into buf:
  *   "[#########.........]  3/10 done, 2 running, 1 suspended"
@@ -201,31 +225,44 @@ double ebbctl_now (void);
 /* Prints an error "ebbctl CMD: msg" and returns the exit code for err's code (EINVAL: usage). */
 int ebbctl_fail (const ebbctl_cmd *cmd, ebb_error **err);
 
-/* Tables shared by several commands (cli/node-row.c, cli/job-row.c). */
+/* The member key of obj, or NULL (also when obj is not an object). */
+json_object *ebbctl_member (json_object *obj, const char *key);
+
+/* --- cli/request.c: commands that are one request */
+
+/* Calls req on the agent (agent true) or the controller for arg (NULL when the command takes
+ * none) with body (may be NULL), and prints the answer. Returns the exit code. */
+int ebbctl_request_send (ebbctl_ctx *ctx, bool agent, const ebbctl_request *req, const char *arg,
+                         json_object *body);
+/* The run of a command without options described by cmd->request: parses --help and its
+ * argument (checked with ebbctl_check_id), then ebbctl_request_send. */
+int ebbctl_request_run (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv);
+/* Printers of answers: "key: value" lines; "ARG: state" (req->fallback when the answer has no
+ * state); the table req->table of the list in member req->list (exit 1 when there is none). */
+int ebbctl_print_answer_kv (ebbctl_ctx *ctx, const ebbctl_request *req, const char *arg,
+                            json_object *answer);
+int ebbctl_print_answer_state (ebbctl_ctx *ctx, const ebbctl_request *req, const char *arg,
+                               json_object *answer);
+int ebbctl_print_answer_list (ebbctl_ctx *ctx, const ebbctl_request *req, const char *arg,
+                              json_object *answer);
+
+/* Tables and answers shared by several commands (cli/node-row.c, cli/job-row.c,
+ * cli/task-row.c). */
 void ebbctl_nodes_table (ebbctl_ctx *ctx, json_object *list);
 void ebbctl_jobs_table (ebbctl_ctx *ctx, json_object *list);
 void ebbctl_job_tasks_table (ebbctl_ctx *ctx, json_object *job);
-/* POST /v1/tasks/{id}/{op} on the agent with body (may be NULL); prints "ID: state". Returns
- * the exit code (cli/task-op.c). */
-int ebbctl_task_op (ebbctl_ctx *ctx, const char *id, const char *op, json_object *body);
+void ebbctl_tasks_table (ebbctl_ctx *ctx, json_object *list);
+/* A job's answer: its "key: value" lines, then the table of its tasks. */
+int ebbctl_print_answer_job (ebbctl_ctx *ctx, const ebbctl_request *req, const char *arg,
+                             json_object *answer);
 /* True for a job state that will not change any more (done, failed, killed). */
 bool ebbctl_job_finished (const char *state);
 
-/* --- commands (cli/<name>.c) */
-int ebbctl_status (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
-int ebbctl_nodes (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
-int ebbctl_node (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
-int ebbctl_drain (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
-int ebbctl_jobs (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
-int ebbctl_job (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
+/* --- commands with options (cli/<name>.c) */
 int ebbctl_submit (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
-int ebbctl_kill (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
 int ebbctl_decisions (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
 int ebbctl_watch (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
-int ebbctl_tasks (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
-int ebbctl_task (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
 int ebbctl_suspend (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
-int ebbctl_resume (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
 
 /* --- submit's pure parts (cli/submit.c), for the unit suite */
 typedef struct

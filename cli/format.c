@@ -80,6 +80,18 @@ ebbctl_table_clear (ebbctl_table *t)
   *t = (ebbctl_table){ 0 };
 }
 
+void
+ebbctl_table_print_list (FILE *out, const char *const *header, size_t n_cols, json_object *list,
+                         void (*row) (ebbctl_table *t, json_object *item, size_t i))
+{
+  ebbctl_table t;
+  ebbctl_table_init (&t, n_cols, header);
+  for (size_t i = 0; i < json_object_array_length (list); i++)
+    row (&t, json_object_array_get_idx (list, i), i);
+  ebbctl_table_print (&t, out);
+  ebbctl_table_clear (&t);
+}
+
 char *
 ebbctl_progress (char *buf, size_t size, uint64_t done, uint64_t running, uint64_t suspended,
                  uint64_t total, unsigned width)

@@ -1,9 +1,10 @@
-/* Jobs and their tasks as tables, shared by jobs, job and watch. */
+/* Jobs and their tasks as tables, shared by jobs, job and watch; the answer of job. */
 #include "config.h"
 
 #include <string.h>
 
 #include "cli/ebbctl.h"
+#include "lib/util.h"
 
 bool
 ebbctl_job_finished (const char *state)
@@ -71,36 +72,53 @@ span (char *buf, size_t size, json_object *o, const char *from, const char *to)
 static const char *const job_header[]
     = { "ID", "NAME", "CLASS", "STATE", "TASKS", "WAITED", "RUNTIME" };
 
+static void
+job_row (ebbctl_table *t, json_object *j, size_t i EBB_UNUSED)
+{
+  char id[32], tasks[64], waited[32], run[32];
+  uint64_t d, r, s, n;
+  ebbctl_job_counts (j, &d, &r, &s, &n);
+  if (n)
+    snprintf (tasks, sizeof tasks, "%llu/%llu", (unsigned long long)d, (unsigned long long)n);
+  else
+    snprintf (tasks, sizeof tasks, "-");
+  const char *row[] = { ebbctl_cell (j, "id", id, sizeof id),
+                        ebbctl_str (j, "name"),
+                        ebbctl_str (j, "class"),
+                        ebbctl_str (j, "state"),
+                        tasks,
+                        span (waited, sizeof waited, j, "submitted_at", "started_at"),
+                        span (run, sizeof run, j, "started_at", "finished_at") };
+  ebbctl_table_add (t, row);
+}
+
 void
 ebbctl_jobs_table (ebbctl_ctx *ctx, json_object *list)
 {
-  ebbctl_table t;
-  ebbctl_table_init (&t, 7, job_header);
-  for (size_t i = 0; i < json_object_array_length (list); i++)
-    {
-      json_object *j = json_object_array_get_idx (list, i);
-      char id[32], tasks[64], waited[32], run[32];
-      uint64_t d, r, s, n;
-      ebbctl_job_counts (j, &d, &r, &s, &n);
-      if (n)
-        snprintf (tasks, sizeof tasks, "%llu/%llu", (unsigned long long)d, (unsigned long long)n);
-      else
-        snprintf (tasks, sizeof tasks, "-");
-      const char *row[] = { ebbctl_cell (j, "id", id, sizeof id),
-                            ebbctl_str (j, "name"),
-                            ebbctl_str (j, "class"),
-                            ebbctl_str (j, "state"),
-                            tasks,
-                            span (waited, sizeof waited, j, "submitted_at", "started_at"),
-                            span (run, sizeof run, j, "started_at", "finished_at") };
-      ebbctl_table_add (&t, row);
-    }
-  ebbctl_table_print (&t, ctx->out);
-  ebbctl_table_clear (&t);
+  ebbctl_table_print_list (ctx->out, job_header, EBB_ARRAY_SIZE (job_header), list, job_row);
 }
 
 static const char *const task_header[]
     = { "TASK", "STATE", "NODE", "EXIT", "SUSPENSIONS", "RUNTIME" };
+
+static void
+task_row (ebbctl_table *t, json_object *k, size_t i)
+{
+  char id[64], ex[32], su[32], run[32];
+  const char *tid = ebbctl_cell (k, "id", id, sizeof id);
+  if (tid[0] == '-' && !tid[1])
+    {
+      snprintf (id, sizeof id, "%zu", i);
+      tid = id;
+    }
+  const char *row[] = { tid,
+                        ebbctl_str (k, "state"),
+                        ebbctl_str (k, "node"),
+                        ebbctl_cell (k, "exit_status", ex, sizeof ex),
+                        ebbctl_cell (k, "suspensions", su, sizeof su),
+                        span (run, sizeof run, k, "started_at", "finished_at") };
+  ebbctl_table_add (t, row);
+}
 
 void
 ebbctl_job_tasks_table (ebbctl_ctx *ctx, json_object *job)
@@ -109,26 +127,15 @@ ebbctl_job_tasks_table (ebbctl_ctx *ctx, json_object *job)
   if (!json_object_object_get_ex (job, "tasks", &tasks)
       || !json_object_is_type (tasks, json_type_array))
     return;
-  ebbctl_table t;
-  ebbctl_table_init (&t, 6, task_header);
-  for (size_t i = 0; i < json_object_array_length (tasks); i++)
-    {
-      json_object *k = json_object_array_get_idx (tasks, i);
-      char id[64], ex[32], su[32], run[32];
-      const char *tid = ebbctl_cell (k, "id", id, sizeof id);
-      if (tid[0] == '-' && !tid[1])
-        {
-          snprintf (id, sizeof id, "%zu", i);
-          tid = id;
-        }
-      const char *row[] = { tid,
-                            ebbctl_str (k, "state"),
-                            ebbctl_str (k, "node"),
-                            ebbctl_cell (k, "exit_status", ex, sizeof ex),
-                            ebbctl_cell (k, "suspensions", su, sizeof su),
-                            span (run, sizeof run, k, "started_at", "finished_at") };
-      ebbctl_table_add (&t, row);
-    }
-  ebbctl_table_print (&t, ctx->out);
-  ebbctl_table_clear (&t);
+  ebbctl_table_print_list (ctx->out, task_header, EBB_ARRAY_SIZE (task_header), tasks, task_row);
+}
+
+int
+ebbctl_print_answer_job (ebbctl_ctx *ctx, const ebbctl_request *req EBB_UNUSED,
+                         const char *arg EBB_UNUSED, json_object *answer)
+{
+  ebbctl_print_kv (ctx->out, answer, NULL);
+  fputc ('\n', ctx->out);
+  ebbctl_job_tasks_table (ctx, answer);
+  return EBBCTL_EXIT_OK;
 }

@@ -2,21 +2,14 @@
 #include "config.h"
 
 #include "cli/ebbctl.h"
-
-static json_object *
-member (json_object *o, const char *key)
-{
-  json_object *v = NULL;
-  return json_object_is_type (o, json_type_object) && json_object_object_get_ex (o, key, &v) ? v
-                                                                                             : NULL;
-}
+#include "lib/util.h"
 
 /* "used/capacity" of a resource, by key inside allocated and capacity. */
 static const char *
 pair (char *buf, size_t size, json_object *node, const char *key, bool bytes)
 {
-  double used = ebbctl_num (member (node, "allocated"), key, -1);
-  double cap = ebbctl_num (member (node, "capacity"), key, -1);
+  double used = ebbctl_num (ebbctl_member (node, "allocated"), key, -1);
+  double cap = ebbctl_num (ebbctl_member (node, "capacity"), key, -1);
   char a[32], b[32];
   if (cap < 0)
     return "-";
@@ -31,38 +24,36 @@ pair (char *buf, size_t size, json_object *node, const char *key, bool bytes)
 static const char *const node_header[]
     = { "NAME", "STATE", "CPU(m)", "MEMORY", "TASKS", "HEARTBEAT" };
 
+static void
+node_row (ebbctl_table *t, json_object *n, size_t i EBB_UNUSED)
+{
+  char cpu[64], mem[64], tasks[32], hb[48], tmp[32];
+  json_object *tv = ebbctl_member (n, "tasks");
+  if (json_object_is_type (tv, json_type_array))
+    snprintf (tasks, sizeof tasks, "%zu", json_object_array_length (tv));
+  else
+    snprintf (tasks, sizeof tasks, "%s", ebbctl_cell (n, "tasks", tmp, sizeof tmp));
+  double last = ebbctl_num (n, "last_heartbeat", -1);
+  if (last < 0)
+    last = ebbctl_num (n, "last_heartbeat_at", -1);
+  if (last > 0)
+    {
+      ebbctl_duration (tmp, sizeof tmp, ebbctl_now () - last);
+      snprintf (hb, sizeof hb, "%s ago", tmp);
+    }
+  else
+    snprintf (hb, sizeof hb, "-");
+  const char *row[] = { ebbctl_str (n, "name"),
+                        ebbctl_str (n, "state"),
+                        pair (cpu, sizeof cpu, n, "cpu_millis", false),
+                        pair (mem, sizeof mem, n, "memory_bytes", true),
+                        tasks,
+                        hb };
+  ebbctl_table_add (t, row);
+}
+
 void
 ebbctl_nodes_table (ebbctl_ctx *ctx, json_object *list)
 {
-  ebbctl_table t;
-  ebbctl_table_init (&t, 6, node_header);
-  for (size_t i = 0; i < json_object_array_length (list); i++)
-    {
-      json_object *n = json_object_array_get_idx (list, i);
-      char cpu[64], mem[64], tasks[32], hb[48], tmp[32];
-      json_object *tv = member (n, "tasks");
-      if (json_object_is_type (tv, json_type_array))
-        snprintf (tasks, sizeof tasks, "%zu", json_object_array_length (tv));
-      else
-        snprintf (tasks, sizeof tasks, "%s", ebbctl_cell (n, "tasks", tmp, sizeof tmp));
-      double last = ebbctl_num (n, "last_heartbeat", -1);
-      if (last < 0)
-        last = ebbctl_num (n, "last_heartbeat_at", -1);
-      if (last > 0)
-        {
-          ebbctl_duration (tmp, sizeof tmp, ebbctl_now () - last);
-          snprintf (hb, sizeof hb, "%s ago", tmp);
-        }
-      else
-        snprintf (hb, sizeof hb, "-");
-      const char *row[] = { ebbctl_str (n, "name"),
-                            ebbctl_str (n, "state"),
-                            pair (cpu, sizeof cpu, n, "cpu_millis", false),
-                            pair (mem, sizeof mem, n, "memory_bytes", true),
-                            tasks,
-                            hb };
-      ebbctl_table_add (&t, row);
-    }
-  ebbctl_table_print (&t, ctx->out);
-  ebbctl_table_clear (&t);
+  ebbctl_table_print_list (ctx->out, node_header, EBB_ARRAY_SIZE (node_header), list, node_row);
 }

@@ -53,7 +53,10 @@ ebbctl_suspend (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
     ebb_json_add_uint64 (body, "cpu_millis", s.cpu_millis);
   if (s.memory_bytes)
     ebb_json_add_uint64 (body, "memory_bytes", s.memory_bytes);
-  int rc = ebbctl_task_op (ctx, argv[first], "suspend", body);
+  static const ebbctl_request req = {
+    .method = "POST", .path = "/v1/tasks", .tail = "suspend", .print = ebbctl_print_answer_state
+  };
+  int rc = ebbctl_request_send (ctx, true, &req, argv[first], body);
   json_object_put (body);
   return rc;
 }

@@ -233,7 +233,7 @@ int ebb_ctl_store_load (ebb_ctl *c, ebb_error **err);
 /* Returns the decisions with seq > since as a JSON array (at most limit). */
 json_object *ebb_ctl_store_decisions (ebb_ctl *c, uint64_t since, unsigned limit);
 
-/* sched.c */
+/* sched-*.c (controller/sched.h: the scheduler's inside) */
 ebb_ctl_job *ebb_ctl_job_find (ebb_ctl *c, uint64_t id);
 ebb_ctl_node *ebb_ctl_node_find (ebb_ctl *c, const char *name, int *idx);
 void ebb_ctl_add_job (ebb_ctl *c, ebb_ctl_job *j);
@@ -261,7 +261,7 @@ double ebb_ctl_now (void);
 /* Recomputes a job's state from its tasks (and stores it when it changed). */
 void ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j);
 
-/* api.c */
+/* api-*.c (controller/api.h: the API's inside) */
 int ebb_ctl_http_start (ebb_ctl *c, ebb_error **err);
 json_object *ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks);
 json_object *ebb_ctl_node_json (ebb_ctl *c, int idx);

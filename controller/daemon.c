@@ -147,6 +147,10 @@ policy_setup (ebb_ctl *c, ebb_error **err)
       free (c->cfg->policy);
       c->cfg->policy = ebb_xstrdup ("hawk");
     }
+  if (ebb_pol_lookup (c->cfg->policy)->speculative)
+    return ebb_error_set (err, EINVAL,
+                          "policy '%s' runs copies of tasks, which only ebb-sim supports so far",
+                          c->cfg->policy);
   if (ebb_ctl_policy_params (c->cfg->policy_opt, &c->params, err) < 0)
     return -EINVAL;
   c->res_mode = ebb_pol_lookup (c->cfg->policy)->needs_resources;

@@ -7,7 +7,12 @@ EBB_CTL_LIBS = controller/libebb-controller.a policies/libebb-policy.a $(EBB_COM
 
 noinst_LIBRARIES += controller/libebb-controller.a
 controller_libebb_controller_a_SOURCES = controller/ctl.h \
-	controller/options.c controller/store.c controller/sched.c controller/api.c \
+	controller/options.c controller/store.c \
+	controller/sched.h controller/sched-model.c controller/sched-calls.c \
+	controller/sched-place.c controller/sched-preempt.c controller/sched-recover.c \
+	controller/sched-nodes.c \
+	controller/api.h controller/api-routes.c controller/api-jobs.c controller/api-nodes.c \
+	controller/api-cluster.c \
 	controller/daemon.c
 controller_libebb_controller_a_CFLAGS = $(EBB_CTL_CFLAGS)
 
@@ -16,9 +21,10 @@ ebb_controller_SOURCES = controller/main.c
 ebb_controller_CFLAGS = $(EBB_CTL_CFLAGS)
 ebb_controller_LDADD = $(EBB_CTL_LIBS)
 
-# Integration tests: the real controller with real ebb-agents on real cgroups (root).
+# Integration tests: the real controller with real ebb-agents on real cgroups (root);
+# test-controller-docker.sh also runs a private dockerd (tests/runtimes/engines.sh).
 controller_int_tests = tests/test-controller-basic.sh tests/test-controller-faults.sh \
-	tests/test-controller-preempt.sh tests/test-controller-tls.sh
+	tests/test-controller-preempt.sh tests/test-controller-tls.sh tests/test-controller-docker.sh
 TESTS += $(controller_int_tests)
 EXTRA_DIST += $(controller_int_tests) tests/controller/lib.sh
 

@@ -20,9 +20,9 @@
 /* Returns the page (static, NUL-terminated) and its length in *len when len is non-NULL. */
 const char *ebb_ctl_status_page_html (size_t *len);
 
-/* The route handler for GET / (controller/api.c declares it weak and answers 404 without it): the
- * page as text/html with a Content-Security-Policy that allows nothing but its own inline script
- * and style and calls to its own origin, no caching, no framing. userdata is unused. Always
+/* The route handler for GET / (controller/api-routes.c declares it weak and answers 404 without
+ * it): the page as text/html with a Content-Security-Policy that allows nothing but its own inline
+ * script and style and calls to its own origin, no caching, no framing. userdata is unused. Always
  * EBB_HTTP_REPLIED. */
 int ebb_ctl_status_page (ebb_http_request *req, ebb_http_response *resp, void *userdata);
 

@@ -18,7 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "agent/agent.h"
+#include "agent/request.h"
 #include "lib/http-internal.h"
 #include "lib/json.h"
 #include "lib/log.h"

@@ -12,8 +12,10 @@ FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
 	-fno-sanitize-recover=all -I$(top_builddir) -I$(top_srcdir) $(LIBSYSTEMD_CFLAGS) \
 	$(LIBCURL_CFLAGS) $(JSONC_CFLAGS) $(LIBMHD_CFLAGS)
 FUZZ_LIBS = $(LIBSYSTEMD_LIBS) $(LIBCURL_LIBS) $(JSONC_LIBS) $(LIBMHD_LIBS) -lm
-fuzz_lib_src = lib/util.c lib/error.c lib/log.c lib/time.c lib/rng.c lib/conf.c lib/json.c
+fuzz_lib_src = lib/util.c lib/error.c lib/log.c lib/time.c lib/rng.c lib/conf.c lib/conf-file.c \
+	lib/conf-dump.c lib/json.c lib/json-parse.c lib/json-build.c
 fuzz_http_src = lib/http-route.c lib/http-listen.c lib/http-response.c lib/http-server.c \
+	lib/http-request.c lib/http-conn.c \
 	lib/http-client.c lib/http-client-multi.c lib/curl-event.c
 
 FUZZ_TARGETS = fuzz/fuzz-conf fuzz/fuzz-cgroup-parse fuzz/fuzz-runtime-json fuzz/fuzz-sim-trace \

@@ -1,5 +1,6 @@
 # config files (lib/conf.*) and JSON helpers (lib/json.*), with their unit suites.
-lib_libebb_common_a_SOURCES += lib/conf.h lib/conf.c lib/json.h lib/json.c
+lib_libebb_common_a_SOURCES += lib/conf.h lib/conf-internal.h lib/conf.c lib/conf-file.c \
+	lib/conf-dump.c lib/json.h lib/json.c lib/json-parse.c lib/json-build.c
 
 data_tests = tests/test-config tests/test-json
 check_PROGRAMS += $(data_tests)

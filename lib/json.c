@@ -1,3 +1,5 @@
+/* Reading checked values out of parsed JSON: one field at a time (ebb_json_get_*) or a
+ * whole object against a schema. */
 #include "config.h"
 #include "lib/json.h"
 #include "lib/conf.h"
@@ -8,23 +10,20 @@
 #include <math.h>
 #include <string.h>
 
-/* Longest part of a bad value quoted back in a message. */
-#define GOT_MAX 64
-
-/* Writes v as compact JSON, cut to GOT_MAX bytes, for "got ..." in messages. */
+/* Writes v as compact JSON, cut to EBB_JSON_GOT_MAX bytes, for "got ..." in messages. */
 static void
 got_text (struct json_object *v, char *buf, size_t size)
 {
   const char *s = json_object_to_json_string_ext (v, EBB_JSON_TO_STRING_FLAGS);
   size_t len = strlen (s);
-  snprintf (buf, size, "%.*s%s", GOT_MAX, s, len > GOT_MAX ? "..." : "");
+  snprintf (buf, size, "%.*s%s", EBB_JSON_GOT_MAX, s, len > EBB_JSON_GOT_MAX ? "..." : "");
 }
 
 /* Sets 'field "NAME": WHAT, got VALUE'. Returns -code. */
 static int
 bad_field (ebb_error **err, int code, const char *name, struct json_object *v, const char *what)
 {
-  char got[GOT_MAX + 4];
+  char got[EBB_JSON_GOT_MAX + 4];
   got_text (v, got, sizeof got);
   return ebb_error_set (err, code, "field \"%s\": %s, got %s", name, what, got);
 }
@@ -451,7 +450,7 @@ schema_apply_at (const ebb_json_schema *schema, struct json_object *obj, const c
     (void)val;
     if (!find_field (schema, key))
       return ebb_error_set (err, EBB_EPARSE, "field \"%s%s%.*s\": unknown field", prefix,
-                            *prefix ? "." : "", GOT_MAX, key);
+                            *prefix ? "." : "", EBB_JSON_GOT_MAX, key);
   }
   return 0;
 }
@@ -462,7 +461,7 @@ ebb_json_schema_apply (const ebb_json_schema *schema, struct json_object *obj, v
 {
   if (!json_object_is_type (obj, json_type_object))
     {
-      char got[GOT_MAX + 4];
+      char got[EBB_JSON_GOT_MAX + 4];
       got_text (obj, got, sizeof got);
       return ebb_error_set (err, EBB_EPARSE, "must be a JSON object, got %s", got);
     }
@@ -488,248 +487,4 @@ ebb_json_schema_free (const ebb_json_schema *schema, void *out)
       else if (f->type == EBB_JSON_OBJECT && f->schema)
         ebb_json_schema_free (f->schema, (char *)out + f->offset);
     }
-}
-
-/* Finds the first number literal in buf that does not fit 64 bits (or a double), for the
- * message after json-c saturated it. Writes it to lit; returns false when none is found. */
-static bool
-find_overflow (const char *buf, size_t len, char *lit, size_t size)
-{
-  for (size_t i = 0; i < len; i++)
-    {
-      if (buf[i] == '"')
-        {
-          for (i++; i < len && buf[i] != '"'; i++)
-            if (buf[i] == '\\')
-              i++;
-          continue;
-        }
-      if (buf[i] != '-' && (buf[i] < '0' || buf[i] > '9'))
-        continue;
-      size_t n = 0; /* bounded by len: buf need not be NUL-terminated */
-      while (i + n < len && strchr ("-+0123456789.eE", buf[i + n]) && buf[i + n])
-        n++;
-      char tmp[512];
-      snprintf (tmp, sizeof tmp, "%.*s", (int)(n < sizeof tmp ? n : sizeof tmp - 1), buf + i);
-      errno = 0;
-      if (strpbrk (tmp, ".eE"))
-        (void)strtod (tmp, NULL);
-      else if (tmp[0] == '-')
-        (void)strtoll (tmp, NULL, 10);
-      else
-        (void)strtoull (tmp, NULL, 10);
-      if (errno == ERANGE)
-        {
-          snprintf (lit, size, "%.*s%s", GOT_MAX, tmp, strlen (tmp) > GOT_MAX ? "..." : "");
-          return true;
-        }
-      i += n - 1;
-    }
-  return false;
-}
-
-/* What a pass over the raw text outside JSON strings finds: the first single quote
- * (json-c accepts 'single-quoted' keys even in strict mode; JSON has none) and the number
- * of ':' (one per object member in a document json-c accepted). */
-typedef struct
-{
-  size_t single_quote; /* offset, or len when there is none */
-  size_t colons;
-} raw_scan;
-
-static raw_scan
-scan_raw (const char *buf, size_t len)
-{
-  raw_scan rs = { len, 0 };
-  for (size_t i = 0; i < len; i++)
-    {
-      if (buf[i] == '\'' && rs.single_quote == len)
-        rs.single_quote = i;
-      else if (buf[i] == ':')
-        rs.colons++;
-      else if (buf[i] == '"')
-        for (i++; i < len && buf[i] != '"'; i++)
-          if (buf[i] == '\\')
-            i++;
-    }
-  return rs;
-}
-
-/* Returns true when the first off bytes of buf parse as one complete JSON value. */
-static bool
-complete_prefix (const char *buf, size_t off, int depth)
-{
-  struct json_tokener *tok = json_tokener_new_ex (depth);
-  if (!tok)
-    return false;
-  json_tokener_set_flags (tok, JSON_TOKENER_STRICT);
-  struct json_object *o = json_tokener_parse_ex (tok, buf, (int)off);
-  if (!o && json_tokener_get_error (tok) == json_tokener_continue)
-    o = json_tokener_parse_ex (tok, "", 1);
-  json_tokener_free (tok);
-  bool ok = o != NULL;
-  json_object_put (o);
-  return ok;
-}
-
-/* Runs the tokener over buf, ending the input as a whole document. Returns the value (or
- * NULL) and *end, the offset where parsing stopped. */
-static struct json_object *
-tokenize (struct json_tokener *tok, const char *buf, size_t len, size_t *end)
-{
-  struct json_object *o = json_tokener_parse_ex (tok, buf, (int)len);
-  *end = json_tokener_get_parse_end (tok);
-  if (!o && json_tokener_get_error (tok) == json_tokener_continue)
-    {
-      /* a bare number or an incomplete document: a terminating NUL settles which */
-      o = json_tokener_parse_ex (tok, "", 1);
-      *end = len;
-    }
-  return o;
-}
-
-/* What a walk over a parsed value finds. */
-typedef struct
-{
-  bool nonfinite; /* a NaN or an infinity: json-c accepts them even in strict mode */
-  size_t members; /* object members, after json-c merged duplicate keys */
-} tree_scan;
-
-/* Returns the nesting depth of containers in v (a scalar is 0) and adds to *ts. json-c's
- * own depth limit counts arrays and objects differently, so the documented limit is
- * checked here; json-c's (one above it) bounds this recursion. */
-static int
-nesting (struct json_object *v, tree_scan *ts)
-{
-  int deepest = 0;
-  if (json_object_is_type (v, json_type_double) && !isfinite (json_object_get_double (v)))
-    ts->nonfinite = true;
-  if (json_object_is_type (v, json_type_array))
-    {
-      for (size_t i = 0; i < json_object_array_length (v); i++)
-        {
-          int d = nesting (json_object_array_get_idx (v, i), ts);
-          deepest = d > deepest ? d : deepest;
-        }
-      return deepest + 1;
-    }
-  if (!json_object_is_type (v, json_type_object))
-    return 0;
-  json_object_object_foreach (v, key, val)
-  {
-    (void)key;
-    ts->members++;
-    int d = nesting (val, ts);
-    deepest = d > deepest ? d : deepest;
-  }
-  return deepest + 1;
-}
-
-static bool
-only_space (const char *p, size_t n)
-{
-  for (size_t i = 0; i < n; i++)
-    if (p[i] != ' ' && p[i] != '\t' && p[i] != '\n' && p[i] != '\r')
-      return false;
-  return true;
-}
-
-struct json_object *
-ebb_json_parse (const char *buf, size_t len, int max_depth, ebb_error **err)
-{
-  int depth = max_depth > 0 ? max_depth : EBB_JSON_MAX_DEPTH;
-  if (!buf || len == 0)
-    return ebb_error_set (err, EBB_EPARSE, "invalid JSON: empty document"), NULL;
-  if (len >= INT_MAX)
-    return ebb_error_set (err, EBB_ERANGE, "JSON document too large"), NULL;
-  if (memchr (buf, '\0', len))
-    return ebb_error_set (err, EBB_EPARSE, "invalid JSON: NUL byte"), NULL;
-  if (only_space (buf, len))
-    return ebb_error_set (err, EBB_EPARSE, "invalid JSON: empty document"), NULL;
-  struct json_tokener *tok = json_tokener_new_ex (depth + 1);
-  if (!tok)
-    return ebb_error_set (err, ENOMEM, "json_tokener_new_ex failed"), NULL;
-  json_tokener_set_flags (tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-  size_t end = 0;
-  errno = 0;
-  struct json_object *o = tokenize (tok, buf, len, &end);
-  int saved_errno = errno;
-  enum json_tokener_error jerr = json_tokener_get_error (tok);
-  json_tokener_free (tok);
-  char lit[GOT_MAX + 4];
-  tree_scan ts = { false, 0 };
-  int nested = o ? nesting (o, &ts) : 0;
-  raw_scan rs = o ? scan_raw (buf, len) : (raw_scan){ len, 0 };
-  if (o && end < len && !only_space (buf + end, len - end))
-    ebb_error_set (err, EBB_EPARSE, "trailing garbage at offset %zu", end);
-  else if ((!o && jerr == json_tokener_error_depth) || nested > depth)
-    ebb_error_set (err, EBB_EPARSE, "JSON nested deeper than %d", depth);
-  else if (!o && end > 0 && end < len && complete_prefix (buf, end, depth + 1))
-    ebb_error_set (err, EBB_EPARSE, "trailing garbage at offset %zu", end);
-  else if (!o)
-    ebb_error_set (err, EBB_EPARSE, "invalid JSON at offset %zu: %s", end,
-                   json_tokener_error_desc (jerr));
-  else if (saved_errno == ERANGE && find_overflow (buf, len, lit, sizeof lit))
-    ebb_error_set (err, EBB_ERANGE, "number out of range: %s", lit);
-  else if (rs.single_quote < len)
-    ebb_error_set (err, EBB_EPARSE, "invalid JSON at offset %zu: single-quoted string",
-                   rs.single_quote);
-  else if (ts.nonfinite)
-    ebb_error_set (err, EBB_EPARSE, "invalid JSON: NaN and Infinity are not numbers");
-  else if (rs.colons != ts.members)
-    ebb_error_set (err, EBB_EPARSE, "invalid JSON: duplicate key in an object");
-  else
-    return o;
-  json_object_put (o);
-  return NULL;
-}
-
-void
-ebb_json_add_string (struct json_object *obj, const char *key, const char *s)
-{
-  json_object_object_add (obj, key, s ? json_object_new_string (s) : NULL);
-}
-
-void
-ebb_json_add_int64 (struct json_object *obj, const char *key, int64_t v)
-{
-  json_object_object_add (obj, key, json_object_new_int64 (v));
-}
-
-void
-ebb_json_add_uint64 (struct json_object *obj, const char *key, uint64_t v)
-{
-  json_object_object_add (obj, key, json_object_new_uint64 (v));
-}
-
-void
-ebb_json_add_double (struct json_object *obj, const char *key, double v)
-{
-  json_object_object_add (obj, key, json_object_new_double (v));
-}
-
-void
-ebb_json_add_bool (struct json_object *obj, const char *key, bool v)
-{
-  json_object_object_add (obj, key, json_object_new_boolean (v));
-}
-
-void
-ebb_json_add_strv (struct json_object *obj, const char *key, char *const *strv)
-{
-  if (!strv)
-    {
-      json_object_object_add (obj, key, NULL);
-      return;
-    }
-  struct json_object *a = json_object_new_array ();
-  for (size_t i = 0; strv[i]; i++)
-    json_object_array_add (a, json_object_new_string (strv[i]));
-  json_object_object_add (obj, key, a);
-}
-
-char *
-ebb_json_to_string (struct json_object *obj)
-{
-  return ebb_xstrdup (json_object_to_json_string_ext (obj, EBB_JSON_TO_STRING_FLAGS));
 }

@@ -23,6 +23,9 @@
  * json_object_to_json_string*() call in the tree passes these flags (tests/test-json.c). */
 #define EBB_JSON_TO_STRING_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
+/* The longest part of a bad value quoted back in an error message: enough to recognize it. */
+#define EBB_JSON_GOT_MAX 64
+
 /* Nesting depth allowed by default: ebb's documents are a few levels deep. */
 #define EBB_JSON_MAX_DEPTH 32
 

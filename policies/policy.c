@@ -16,6 +16,9 @@ static const ebb_pol_ops *const registry[] = {
   &ebb_pol_eagle_ops,
   &ebb_pol_peacock_ops,
   &ebb_pol_ebb_ops,
+  /* Speculation-aware policies (policies/spec.h). */
+  &ebb_pol_hopper_ops,
+  &ebb_pol_srpt_ops,
   /* DAG policies (policies/dag.h). */
   &ebb_pol_graphene_ops,
   &ebb_pol_cp_ops,
@@ -63,6 +66,11 @@ ebb_pol_params_default (ebb_pol_params *p)
   p->working_set = 0.5;
   p->rotation_interval_sec = 1.0;
   p->threshold_scale = 1.0;
+  p->spec_beta = 1.5;
+  p->epsilon = 0.1;
+  p->hopper_probes = 4.0;
+  p->refusals = 2;
+  p->heartbeat_sec = 0.1;
   p->dag_kappa = 0.25;
   p->dag_queues = 1;
 }
@@ -99,6 +107,12 @@ check_params (const ebb_pol_params *p, ebb_error **err)
     return ebb_error_set (err, EBB_ERANGE, "rotation interval must be > 0");
   if (!(p->threshold_scale >= 0))
     return ebb_error_set (err, EBB_ERANGE, "threshold scale must be >= 0");
+  if (!(p->spec_beta > 1) || !isfinite (p->spec_beta) || !(p->epsilon >= 0 && p->epsilon <= 1)
+      || !(p->hopper_probes >= 1) || p->hopper_probes > 1000 || !(p->heartbeat_sec > 0)
+      || !isfinite (p->heartbeat_sec) || p->spec_mode > EBB_POL_SPEC_CENTRAL)
+    return ebb_error_set (err, EBB_ERANGE,
+                          "speculation: beta must be > 1, epsilon in [0, 1], probes in [1, 1000], "
+                          "heartbeat > 0");
   if (p->node_net_mbps < 0 || !(p->dag_kappa > 0 && p->dag_kappa <= 1) || p->dag_queues == 0
       || p->dag_queues > 1000000)
     return ebb_error_set (err, EBB_ERANGE,

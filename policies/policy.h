@@ -222,6 +222,17 @@ typedef struct ebb_pol_params
   /* ebb (policies/ebb.c): suspensions of one task per window; 0: the defaults (2, 600 s). */
   uint32_t max_suspends;
   double suspend_window_sec;
+  /* Speculation (hopper, srpt; policies/spec.h). */
+  uint32_t spec_mode;   /* EBB_POL_SPEC_DECENTRAL (default) or EBB_POL_SPEC_CENTRAL */
+  double spec_beta;     /* Pareto shape of task durations (Hopper's beta; 1.5) */
+  double epsilon;       /* hopper: epsilon-fairness, share of the fair share given up (0.1) */
+  double hopper_probes; /* hopper decentral: reservations per task, the paper's d (4) */
+  uint32_t refusals;    /* hopper decentral: refusals before Guideline 3 (2) */
+  double heartbeat_sec; /* progress reports and LATE's straggler check (0.1) */
+  /* The environment's latest progress report of the copy of (job, task) on node, in [0, 1]
+   * (0: not started); set by the environment before ebb_pol_new. */
+  double (*progress) (void *ctx, uint32_t node, uint32_t job, uint32_t task, double now_sec);
+  void *progress_ctx;
   /* DAG policies (graphene, cp, tetris, random). */
   int64_t node_net_mbps;  /* network capacity of every node; 0: the network is not modeled */
   double dag_kappa;       /* graphene: unfairness threshold kappa x cluster capacity (0.25) */
@@ -229,6 +240,12 @@ typedef struct ebb_pol_params
   int dag_prio_remaining; /* graphene ablation: priScore ranks among the job's tasks not
                              launched yet (default 0: among all its tasks, the paper's text) */
 } ebb_pol_params;
+
+enum
+{
+  EBB_POL_SPEC_DECENTRAL = 0,
+  EBB_POL_SPEC_CENTRAL = 1,
+};
 
 enum
 {
@@ -276,6 +293,10 @@ typedef struct ebb_pol_ops
   /* Optional: unlink and return the probe node serves next (EBB_POL_NONE: none); without
    * it the head of the queue. */
   uint32_t (*probe_pick) (ebb_pol *p, double now_sec, uint32_t node);
+  /* 1: the policy launches copies of running tasks (LAUNCH of a task already running
+   * elsewhere) and KILLs the losers; the environment answers a KILL with
+   * ebb_pol_copy_killed (policies/spec.h) and reports progress (params.progress). */
+  int speculative;
   /* 1: schedules DAG jobs (job.dag set, a task starts only after its parents finished). */
   int dag;
 } ebb_pol_ops;
@@ -314,6 +335,7 @@ typedef struct ebb_pol_stats
   uint64_t gp_steps; /* graceful SUSPEND steps */
   uint64_t frozen;   /* tasks frozen below their working set */
   uint64_t failed_jobs;
+  uint64_t speculative_copies; /* LAUNCHes of a task already running elsewhere */
   /* DAG policies. */
   uint64_t dag_offline_jobs;      /* graphene: jobs given an offline schedule */
   uint64_t dag_offline_schedules; /* graphene: candidate schedules built for them */
@@ -446,6 +468,8 @@ extern const ebb_pol_ops ebb_pol_bigc_ops;
 extern const ebb_pol_ops ebb_pol_eagle_ops;
 extern const ebb_pol_ops ebb_pol_peacock_ops;
 extern const ebb_pol_ops ebb_pol_ebb_ops;
+extern const ebb_pol_ops ebb_pol_hopper_ops;
+extern const ebb_pol_ops ebb_pol_srpt_ops;
 extern const ebb_pol_ops ebb_pol_graphene_ops;
 extern const ebb_pol_ops ebb_pol_cp_ops;
 extern const ebb_pol_ops ebb_pol_tetris_ops;

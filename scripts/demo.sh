@@ -9,28 +9,90 @@
 #     /v1/decisions);
 #  2. scheduling on a big cluster: ebb-sim runs Hawk and Sparrow on the Yahoo trace sample,
 #     plotted to a PNG with gnuplot.
-# Usage: bash scripts/demo.sh        (as root on Debian 12; about two minutes)
-# EBB_DEMO_SECS: seconds of short-job bursts per policy (default 15).
+# Exits 0 when every step worked (the cluster came up and every short job finished), 1 when one
+# failed (with the log of the program that did), 2 on a usage error.
 set -euo pipefail
+usage() {
+  cat <<'EOF'
+Usage: bash scripts/demo.sh [--quick] [--no-build] [--help]
+ebb's main job on this machine, as root (Debian 12; cgroup v1 or v2): ebb-controller and three
+ebb-agents run long CPU-bound jobs and bursts of short ones under fifo, bigc (kill and gp) and
+ebb, watched live with `ebbctl watch` and measured in a table; then Hawk against Sparrow in
+ebb-sim on the bundled Yahoo trace sample, plotted with gnuplot. About two minutes.
+
+  --quick      shorter bursts (6 s per policy instead of 15): about a minute
+  --no-build   use the programs already built in the build directory; install no package
+               and build nothing (needs curl and jq; gnuplot for the plot)
+  -h, --help   print this help and exit
+
+Environment: EBB_BUILD_DIR (build directory, default build/demo in the source tree),
+EBB_DEMO_SECS (seconds of short-job bursts per policy), EBB_DEMO_SHORT_ROUNDS (a short job's
+work in loop rounds, default 100000), EBB_DEMO_FINISH_SECS (how long short jobs may take to
+finish once the long job is gone, default 30), EBB_DEMO_PNG (the plot, default
+build/demo-hawk-sparrow.png in the source tree).
+EOF
+}
+quick= nobuild=
+args=("$@")
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) quick=1 ;;
+    --no-build) nobuild=1 ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "demo: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+  shift
+done
+die() { echo "demo: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "run it as root: it creates cgroups and installs packages (sudo bash $0)"
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${EBB_BUILD_DIR:-$top/build/demo}
-bash "$top/scripts/install-deps.sh"
-(cd "$top" && autoreconf -fi >/dev/null 2>&1)
-mkdir -p "$build"
-cd "$build"
-[ -f Makefile ] || "$top/configure" -q CFLAGS="-O2 -g"
-make -s -j"$(nproc)" >/dev/null   # errors still reach the terminal on stderr
+if [ -z "$nobuild" ]; then
+  bash "$top/scripts/install-deps.sh"
+  (cd "$top" && autoreconf -fi >/dev/null 2>&1)
+  mkdir -p "$build"
+  cd "$build"
+  [ -f Makefile ] || "$top/configure" -q CFLAGS="-O2 -g"
+  make -s -j"$(nproc)" >/dev/null   # errors still reach the terminal on stderr
+fi
+for p in ebb-controller ebb-agent ebbctl sim/ebb-sim; do
+  [ -x "$build/$p" ] || die "$build/$p is not built (run without --no-build, or set EBB_BUILD_DIR)"
+done
+for t in curl jq; do command -v $t >/dev/null || die "$t not found (apt-get install $t)"; done
 
-SECS=${EBB_DEMO_SECS:-15}
-T=$(mktemp -d /tmp/ebb-demo.XXXXXX)
-chmod 755 "$T"
 if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
-  layout=v2; own=$(sed -n 's/^0:://p' /proc/self/cgroup); hiers=""
+  layout=v2; own=$(sed -n 's/^0:://p' /proc/self/cgroup); own=${own%/}; hiers=""
+  # cgroup v2 gives the agents cpu and memory only through a cgroup that holds no process
+  # (the "no internal processes" rule; the root is exempt) and whose parent passed them on.
+  # A login session or a service is not such a cgroup: systemd delegates one on request.
+  if [ -n "$own" ] && [ -z "${EBB_DEMO_DELEGATED:-}" ] && [ -d /run/systemd/system ] &&
+    command -v systemd-run >/dev/null; then
+    echo "demo: cgroup v2: running in a systemd scope with its cgroup delegated (Delegate=yes)"
+    exec systemd-run --quiet --scope --unit "ebb-demo-$$" -p Delegate=yes \
+      -- env EBB_DEMO_DELEGATED=1 bash "$top/scripts/demo.sh" "${args[@]+"${args[@]}"}" --no-build
+  fi
+  if [ -n "$own" ]; then
+    # Ours alone (a delegated scope): the shell moves to a leaf, so that the cgroup may pass
+    # cpu and memory to its children.
+    mkdir -p "/sys/fs/cgroup$own/demo-shell"
+    echo $$ >"/sys/fs/cgroup$own/demo-shell/cgroup.procs"
+  fi
+  echo "+cpu +memory" >"/sys/fs/cgroup$own/cgroup.subtree_control" 2>/dev/null ||
+    die "cgroup v2: cannot enable cpu and memory below ${own:-/} (run it in the root cgroup, or under systemd)"
 else
   layout=v1; own=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' /proc/self/cgroup)
   hiers="cpu,cpuacct memory freezer"
+  [ -d /sys/fs/cgroup/cpu,cpuacct ] || hiers="cpu cpuacct memory freezer"
 fi
-[ $layout = v1 ] && [ ! -d /sys/fs/cgroup/cpu,cpuacct ] && hiers="cpu cpuacct memory freezer"
+SECS=${EBB_DEMO_SECS:-${quick:+6}}
+SECS=${SECS:-15}
+# A short job's work, in loop rounds of sh (about 1.5 s on this kind of machine); how long the
+# short jobs get to finish once the long job is gone. A slow machine (an emulated VM) wants
+# less work and more time.
+SHORT_ROUNDS=${EBB_DEMO_SHORT_ROUNDS:-100000}
+FINISH_SECS=${EBB_DEMO_FINISH_SECS:-30}
+T=$(mktemp -d /tmp/ebb-demo.XXXXXX)
+chmod 755 "$T"
 parent=${own%/}/ebb-demo-$$     # nested under our own cgroup: the demo touches nothing else
 pids=""
 cgdirs() { if [ $layout = v2 ]; then echo "/sys/fs/cgroup$parent"; else for h in $hiers; do echo "/sys/fs/cgroup/$h$parent"; done; fi; }
@@ -61,7 +123,8 @@ trap 'exit 130' INT TERM
 if [ $layout = v2 ]; then
   mkdir -p "/sys/fs/cgroup$parent"
   # the agents need cpu and memory in their subtree
-  echo "+cpu +memory" >"/sys/fs/cgroup$parent/cgroup.subtree_control" 2>/dev/null || true
+  echo "+cpu +memory" >"/sys/fs/cgroup$parent/cgroup.subtree_control" ||
+    die "cgroup v2: cannot enable cpu and memory in $parent"
 else
   for h in $hiers; do mkdir -p "/sys/fs/cgroup/$h$parent"; done
 fi
@@ -89,6 +152,24 @@ job() {
   printf ']}'
 }
 
+# wait_for SECS WHAT LOG COMMAND...: polls COMMAND until it succeeds; after SECS, fails the
+# demo saying WHAT did not happen, with the tail of LOG.
+wait_for() {
+  local end=$(($(date +%s) + $1)) what=$2 log=$3
+  shift 3
+  until "$@"; do
+    if [ "$(date +%s)" -ge $end ]; then
+      echo "demo: $what after $SECONDS s; the end of $log:" >&2
+      tail -n 20 "$log" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+}
+healthy() { capi GET /v1/health >/dev/null 2>&1; }
+nodes_ready() { [ "$(capi GET /v1/nodes | jq '[.nodes[] | select(.state == "ready")] | length')" = 3 ]; }
+long_running() { [ "$(capi GET "/v1/jobs/$1" | jq .task_states.running)" = 6 ]; }
+
 # wait_shorts SECS: waits up to SECS for every short job to be done.
 wait_shorts() {
   local end=$(($(date +%s) + $1))
@@ -107,7 +188,7 @@ run_policy() {
   "$build/ebb-controller" --listen "unix:$T/ctl.sock" --state-dir "$d/ctl" --token-file "$T/token" \
     --tick 50ms --node-timeout 10s "$@" >"$d/controller.log" 2>&1 &
   pids="$pids $!"
-  for _ in $(seq 100); do capi GET /v1/health >/dev/null 2>&1 && break; sleep 0.05; done
+  wait_for 30 "the controller did not answer" "$d/controller.log" healthy
   for n in 1 2 3; do
     if [ $layout = v2 ]; then mkdir -p "/sys/fs/cgroup$parent/a$n"
     else for h in $hiers; do mkdir -p "/sys/fs/cgroup/$h$parent/a$n"; done; fi
@@ -117,16 +198,12 @@ run_policy() {
       --stop-grace 1s --stats-interval 1s >"$d/agent-$n.log" 2>&1 &
     pids="$pids $!"
   done
-  for _ in $(seq 100); do
-    [ "$(capi GET /v1/nodes | jq '[.nodes[] | select(.state == "ready")] | length')" = 3 ] && break
-    sleep 0.1
-  done
+  wait_for 60 "the three agents did not register" "$d/agent-1.log" nodes_ready
   set --
   for k in 1 2 3 4 5 6; do set -- "$@" "$(burner long$k 1000000000)"; done
   local long; long=$(capi POST /v1/jobs "$(job training long "$@")" | jq -r .id)
-  for _ in $(seq 100); do
-    [ "$(capi GET "/v1/jobs/$long" | jq .task_states.running)" = 6 ] && break; sleep 0.1
-  done
+  [ -n "$long" ] && [ "$long" != null ] || die "the controller refused the long job (see $d/controller.log)"
+  wait_for 60 "the 6 long tasks did not all start" "$d/agent-1.log" long_running "$long"
   sleep 1
   echo
   echo "== $label: 6 long burners, two per node of $SLICE CPU millis; bursts of 3 short jobs every 3 s"
@@ -134,7 +211,7 @@ run_policy() {
     b=0
     while [ $((b * 3)) -lt "$SECS" ]; do
       for s in 1 2 3; do
-        capi POST /v1/jobs "$(job "query-$b-$s" short "$(burner short-$b-$s 100000)")" | jq -r .id >>"$d/shorts"
+        capi POST /v1/jobs "$(job "query-$b-$s" short "$(burner short-$b-$s "$SHORT_ROUNDS")")" | jq -r .id >>"$d/shorts"
       done
       b=$((b + 1)); sleep 3
     done
@@ -147,11 +224,13 @@ run_policy() {
   wait_shorts 3
   capi GET "/v1/decisions?since=0" >"$d/decisions.json"
   capi DELETE "/v1/jobs/$long" >/dev/null
-  wait_shorts 10
+  wait_shorts "$FINISH_SECS"
   for j in $(cat "$d/shorts"); do
     capi GET "/v1/jobs/$j" | jq -r 'select(.started_at != null and .finished_at != null) |
       "\(.started_at - .submitted_at) \(.finished_at - .started_at)"'
   done >"$d/times"
+  [ -s "$d/shorts" ] || die "$label: no short job was accepted (see $d/controller.log)"
+  [ "$(wc -l <"$d/times")" = "$(wc -l <"$d/shorts")" ] || unfinished="$unfinished $label"
   # work lost: the rounds every earlier run of a long task reached before it was killed
   local lost=0 k p c
   for k in 1 2 3 4 5 6; do
@@ -176,6 +255,7 @@ run_policy() {
 echo
 echo "== 1. A cluster on this machine (cgroup $layout, $NCPU CPUs, cgroups under $parent)"
 : >"$T/table"
+unfinished=""
 run_policy fifo --policy fifo
 run_policy "bigc-kill" --policy bigc --policy-opt mode=kill --policy-opt round-sec=0.05
 run_policy "bigc-gp" --policy bigc --policy-opt mode=gp --policy-opt round-sec=0.05
@@ -184,6 +264,8 @@ echo
 echo "== Measured on this machine: short jobs (start delay = submit -> running; ms), long jobs"
 printf '%-10s %11s %9s %9s %9s %9s %12s %6s %6s\n' policy "shorts done" "delay p50" "delay p90" "run p50" "run p90" "rounds lost" susp kills
 cat "$T/table"
+# Once the long job is gone every short job must finish, under any policy.
+[ -z "$unfinished" ] || die "short jobs left unfinished under:$unfinished"
 
 # --- 2. scheduling on a cluster ------------------------------------------------------------
 trace=$top/data/YH2_sub.tr
@@ -197,10 +279,18 @@ for policy in sparrow hawk; do
     awk '{ a[NR] = $1 } END { for (i = 1; i <= NR; i++) print a[i], i / NR }' >"$T/cdf-$policy.dat"
 done
 png=${EBB_DEMO_PNG:-$top/build/demo-hawk-sparrow.png}
-gnuplot <<GP
+# gnuplot-nox is what gnuplot names through the alternatives system (a copy may lack the link).
+gp=$(command -v gnuplot || command -v gnuplot-nox || true)
+if [ -z "$gp" ]; then
+  echo
+  echo "demo: gnuplot not found: no plot (apt-get install gnuplot-nox); done in $SECONDS s"
+  exit 0
+fi
+mkdir -p "$(dirname "$png")"
+"$gp" <<GP
 set terminal pngcairo size 900,560
 set output "$png"
-set title "YH2\\_sub on 4000 simulated nodes: short-job runtime (ebb-sim)"
+set title "YH2_sub on 4000 simulated nodes: short-job runtime (ebb-sim)" noenhanced
 set xlabel "short job runtime (s, log)"
 set ylabel "fraction of short jobs"
 set logscale x
@@ -209,5 +299,7 @@ set grid
 plot "$T/cdf-sparrow.dat" using 1:2 with lines lw 2 title "Sparrow", \\
      "$T/cdf-hawk.dat" using 1:2 with lines lw 2 title "Hawk"
 GP
+[ -s "$png" ] || die "gnuplot wrote no $png"
 echo
 echo "plot: $png"
+echo "demo: done in $SECONDS s"

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "sim/engine.h"
+#include "sim/speculate.h"
 #include "sim/dag.h"
 #include "lib/time.h"
 #include "lib/util.h"
@@ -707,6 +708,9 @@ int
 ebb_sim_run (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim_result *res,
              ebb_error **err)
 {
+  const ebb_pol_ops *spec_ops = ebb_pol_lookup (cfg->policy);
+  if (spec_ops && spec_ops->speculative)
+    return ebb_sim_run_spec (cfg, trace, res, err);
   memset (res, 0, sizeof *res);
   if (trace->njobs == 0)
     return ebb_error_set (err, EINVAL, "empty trace");

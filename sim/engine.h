@@ -50,6 +50,9 @@ typedef struct ebb_sim_result
   int resources;
   uint8_t *failed;          /* per job: 1 when the policy failed it (kill attempts) */
   double util_above_80_sec; /* time with dominant-share utilization above 80% */
+  /* Speculative policies (sim/speculate.c). */
+  int speculation;
+  uint64_t speculative_copies; /* copies launched of a task already launched */
   /* DAG policies (sim/dag.h). */
   int dag;                 /* the run used a DAG policy */
   uint64_t dep_violations; /* tasks started before a parent finished (0 unless a bug) */

@@ -30,6 +30,7 @@ static void
 gen_usage (FILE *f)
 {
   fprintf (f, "Usage: ebb-sim gen hawk2|hetero [OPTION...]\n"
+              "       ebb-sim gen pareto --nodes M [--jobs N] [--load L] [--beta B] [--seed N]\n"
               "       ebb-sim gen bigc-google [--seed N] [-o FILE]\n"
               "       ebb-sim gen bigc-pattern low|high|multi [--seed N] [-o FILE]\n"
               "       ebb-sim gen dag --jobs N --nodes M --load L (see gen dag --help)\n"
@@ -139,6 +140,8 @@ ebb_sim_gen_main (int argc, char **argv)
       return 2;
     }
   const char *kind = argv[1];
+  if (strcmp (kind, "pareto") == 0)
+    return ebb_sim_gen_pareto_main (argc - 1, argv + 1);
   const char *pattern = NULL;
   if (strcmp (kind, "bigc-pattern") == 0)
     {

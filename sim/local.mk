@@ -6,6 +6,7 @@ sim_libebb_sim_a_SOURCES = \
 	sim/engine.h sim/engine.c \
 	sim/report.h sim/report.c \
 	sim/gen.c sim/gen-bigc.c \
+	sim/speculate.h sim/speculate.c sim/gen-pareto.c \
 	sim/dag.h sim/dag.c sim/gen-dag.c
 
 bin_PROGRAMS += sim/ebb-sim

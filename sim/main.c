@@ -63,6 +63,13 @@ enum
   OPT_ROUND_CAP,
   OPT_MAX_SUSPENDS,
   OPT_SUSPEND_WINDOW,
+  /* Speculation (hopper, srpt). */
+  OPT_HOPPER_MODE,
+  OPT_EPSILON,
+  OPT_PROBES,
+  OPT_REFUSALS,
+  OPT_BETA,
+  OPT_HEARTBEAT,
   OPT_NODE_NET,
   OPT_KAPPA,
   OPT_QUEUES,
@@ -82,7 +89,8 @@ typedef struct sim_opt
 
 static const sim_opt run_opts[] = {
   { "policy", required_argument, 'p', "NAME",
-    "fifo, sparrow, hawk, bigc, eagle, peacock, ebb; DAG: graphene, cp, tetris, random" },
+    "fifo, sparrow, hawk, bigc, eagle, peacock, ebb, hopper, srpt; DAG: graphene, cp, tetris, "
+    "random" },
   { "nodes", required_argument, 'n', "N", "nodes in the cluster" },
   { "trace", required_argument, 't', "FILE", "Hawk/Eagle trace or JSON lines (\"-\": stdin)" },
   { "cutoff", required_argument, OPT_CUTOFF, "S", "mean task duration >= S: long job (hawk)" },
@@ -155,6 +163,17 @@ static const sim_opt run_opts[] = {
     "ebb: suspensions of one task per window (default 2)" },
   { "suspend-window", required_argument, OPT_SUSPEND_WINDOW, "S",
     "ebb: the window of --max-suspends in seconds (default 600)" },
+  { "hopper-mode", required_argument, OPT_HOPPER_MODE, "central|decentral",
+    "hopper and srpt: one scheduler or Sparrow-style workers (default decentral)" },
+  { "epsilon", required_argument, OPT_EPSILON, "E", "hopper: epsilon-fairness (default 0.1)" },
+  { "probes", required_argument, OPT_PROBES, "D",
+    "hopper decentral: reservations per task, d (default 4)" },
+  { "refusals", required_argument, OPT_REFUSALS, "K",
+    "hopper decentral: refusals before Guideline 3 (default 2)" },
+  { "beta", required_argument, OPT_BETA, "B",
+    "hopper, srpt: Pareto shape of task durations (default 1.5)" },
+  { "heartbeat", required_argument, OPT_HEARTBEAT, "S",
+    "hopper, srpt: period of LATE's straggler check (default 0.1)" },
   { "node-net-mbps", required_argument, OPT_NODE_NET, "M",
     "DAG policies: network of every node in Mbit/s (default 0: not modeled)" },
   { "kappa", required_argument, OPT_KAPPA, "K",
@@ -238,6 +257,45 @@ bad:
   fprintf (stderr, "ebb-sim: invalid %s '%s': expected an integer in [%llu, %llu]\n", opt, s,
            (unsigned long long)min, (unsigned long long)max);
   return -1;
+}
+
+/* The options of the speculative policies (hopper, srpt). */
+static int
+handle_spec_opt (ebb_pol_params *p, int c, const char *arg)
+{
+  uint64_t u;
+  switch (c)
+    {
+    case OPT_HOPPER_MODE:
+      if (strcmp (arg, "central") != 0 && strcmp (arg, "decentral") != 0)
+        {
+          fprintf (stderr, "ebb-sim: invalid --hopper-mode '%s': expected central or decentral\n",
+                   arg);
+          return -1;
+        }
+      p->spec_mode = strcmp (arg, "central") == 0 ? EBB_POL_SPEC_CENTRAL : EBB_POL_SPEC_DECENTRAL;
+      return 0;
+    case OPT_EPSILON:
+      return parse_double ("--epsilon", arg, 0, 1, &p->epsilon);
+    case OPT_PROBES:
+      return parse_double ("--probes", arg, 1, 1000, &p->hopper_probes);
+    case OPT_REFUSALS:
+      if (parse_u64 ("--refusals", arg, 0, 1000, &u) < 0)
+        return -1;
+      p->refusals = (uint32_t)u;
+      return 0;
+    case OPT_BETA:
+      if (parse_double ("--beta", arg, 1, 100, &p->spec_beta) < 0)
+        return -1;
+      if (p->spec_beta <= 1)
+        {
+          fprintf (stderr, "ebb-sim: invalid --beta '%s': must be > 1\n", arg);
+          return -1;
+        }
+      return 0;
+    default:
+      return parse_double ("--heartbeat", arg, 1e-6, 1e6, &p->heartbeat_sec);
+    }
 }
 
 /* Handles one option; returns 0, 1 to exit successfully (help), -1 on a bad value. */
@@ -432,6 +490,13 @@ handle_opt (sim_opts *o, int c, const char *arg)
       return parse_double ("--natural-termination", arg, 0, 1, &p->natural_term);
     case OPT_ROUND_CAP:
       return parse_double ("--max-preempt-per-round", arg, 0, 1, &p->max_round_share);
+    case OPT_HOPPER_MODE:
+    case OPT_EPSILON:
+    case OPT_PROBES:
+    case OPT_REFUSALS:
+    case OPT_BETA:
+    case OPT_HEARTBEAT:
+      return handle_spec_opt (p, c, arg);
     }
   return -1;
 }

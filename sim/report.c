@@ -141,6 +141,25 @@ json_num (FILE *f, const char *key, double v)
 
 static void json_preemption (FILE *f, const ebb_sim_report *r);
 
+/* The figures over every job, whatever its class (failed jobs left out). */
+static void
+json_all (FILE *f, const ebb_sim_report *r)
+{
+  uint32_t n = r->res->njobs;
+  cleanup_free double *v = ebb_xmalloc ((size_t)n * sizeof (double) + 1);
+  uint64_t k = 0, failed = 0;
+  for (uint32_t j = 0; j < n; j++)
+    if (r->res->failed && r->res->failed[j])
+      failed++;
+    else
+      v[k++] = r->res->runtime_sec[j];
+  ebb_sim_class_stats a;
+  class_stats (v, k, &a);
+  a.failed = failed;
+  fputc (',', f);
+  json_class (f, "all", &a);
+}
+
 void
 ebb_sim_print_json (FILE *f, const ebb_sim_report *r, int volatile_fields)
 {
@@ -152,6 +171,9 @@ ebb_sim_print_json (FILE *f, const ebb_sim_report *r, int volatile_fields)
   json_class (f, "short", &s);
   fputc (',', f);
   json_class (f, "long", &l);
+  json_all (f, r);
+  if (res->speculation)
+    fprintf (f, ",\"speculative_copies\":%llu", (unsigned long long)res->speculative_copies);
   double up50, umax;
   util_stats (res, &up50, &umax);
   fprintf (f,

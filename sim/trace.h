@@ -86,6 +86,13 @@ void ebb_sim_gen_hetero (ebb_sim_trace *t, uint32_t njobs, double interarrival_s
 void ebb_sim_gen_bigc_google (ebb_sim_trace *t, ebb_rng *rng);
 int ebb_sim_gen_bigc_pattern (ebb_sim_trace *t, const char *kind, ebb_rng *rng);
 
+/* Hopper's workloads (sim/gen-pareto.c): Pareto task durations with shape beta (mean 1 s),
+ * heavy-tailed job sizes, Poisson arrivals offering `load` x the work `nodes` slots do. */
+void ebb_sim_gen_pareto (ebb_sim_trace *t, uint32_t njobs, uint32_t nodes, double load, double beta,
+                         ebb_rng *rng);
+/* `ebb-sim gen pareto ...`: argv[0] is "pareto". Returns the exit status. */
+int ebb_sim_gen_pareto_main (int argc, char **argv);
+
 /* `ebb-sim gen ...` (sim/gen.c): argv[0] is "gen". Returns the exit status. */
 int ebb_sim_gen_main (int argc, char **argv);
 

@@ -6,7 +6,7 @@ EBB_TEST_LIBS = $(EBB_COMMON_LIBS) $(CUNIT_LIBS)
 lib_tests = tests/test-error tests/test-log tests/test-time tests/test-rng tests/test-util
 check_PROGRAMS += $(lib_tests)
 TESTS += $(lib_tests)
-EXTRA_DIST += tests/cu.h
+EXTRA_DIST += tests/cu.h tests/fake-tree.h
 
 tests_test_error_SOURCES = tests/test-error.c
 tests_test_error_CFLAGS = $(EBB_TEST_CFLAGS)

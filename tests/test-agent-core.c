@@ -10,7 +10,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/agent.h"
+#include "agent/context.h"
+#include "agent/idem.h"
+#include "agent/journal.h"
+#include "agent/metrics.h"
+#include "agent/options.h"
+#include "agent/request.h"
+#include "agent/task.h"
 #include "lib/conf.h"
 #include "lib/json.h"
 #include "lib/util.h"
@@ -559,7 +565,37 @@ test_journal_syncer (void)
   close (fd);
 }
 
+static int n_changes;
+
+static void
+count_change (ebb_agent *a)
+{
+  (void)a;
+  n_changes++;
+}
+
+/* The context's hook: a task change reaches whoever listens (the heartbeat), nobody is
+ * fine; a crash point not named in EBB_AGENT_CRASH_AT does nothing. */
+static void
+test_context (void)
+{
+  ebb_agent a;
+  memset (&a, 0, sizeof a);
+  n_changes = 0;
+  ebb_agent_task_changed (&a);
+  CU_ASSERT_EQUAL (n_changes, 0);
+  a.on_task_change = count_change;
+  ebb_agent_task_changed (&a);
+  ebb_agent_task_changed (&a);
+  CU_ASSERT_EQUAL (n_changes, 2);
+  ebb_agent_crash_point (&a, "suspend-journaled");
+  a.crash_at = "resume-applied";
+  ebb_agent_crash_point (&a, "suspend-journaled");
+  CU_PASS ("still alive");
+}
+
 static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_context),
   EBB_CU_TEST (test_transitions),
   EBB_CU_TEST (test_names),
   EBB_CU_TEST (test_parse_launch),

@@ -5,34 +5,19 @@
 #include "config.h"
 #include "cgroup/cgroup.h"
 #include "tests/cu.h"
+#include "tests/fake-tree.h"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static char tmp[] = "/tmp/ebb-cg-fake-XXXXXX";
 
 static void
 put (const char *rel, const char *content)
 {
-  char path[512];
-  snprintf (path, sizeof path, "%s/%s", tmp, rel);
-  for (char *p = path + strlen (tmp) + 1; *p; p++)
-    if (*p == '/')
-      {
-        *p = '\0';
-        mkdir (path, 0755);
-        *p = '/';
-      }
-  FILE *f = fopen (path, "w");
-  if (!f)
-    {
-      /* also called from init(), outside any test: no CUnit assertion here */
-      perror (path);
-      abort ();
-    }
-  fputs (content, f);
-  fclose (f);
+  ebb_fake_put (tmp, rel, content);
 }
 
 /* Returns the content of a file (static buffer), trailing newline removed. */
@@ -93,12 +78,7 @@ init (void)
 {
   if (!mkdtemp (tmp))
     return 1;
-  char mi[1024];
-  snprintf (mi, sizeof mi,
-            "22 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n"
-            "40 22 0:38 / %s/cg rw,relatime - cgroup2 cgroup2 rw,nsdelegate\n",
-            tmp);
-  put ("proc/self/mountinfo", mi);
+  ebb_fake_v2_mount (tmp);
   put ("proc/meminfo", "MemTotal: 100 kB\nSwapTotal:       524284 kB\n");
   put ("proc/123/cgroup", "0::/a/b\n");
   put ("proc/124/cgroup", "0::/a/../etc\n");
@@ -115,9 +95,7 @@ init (void)
 static int
 clean (void)
 {
-  char cmd[600];
-  snprintf (cmd, sizeof cmd, "rm -rf '%s'", tmp);
-  return system (cmd) == 0 ? 0 : 1;
+  return ebb_fake_remove (tmp);
 }
 
 static void
@@ -381,25 +359,71 @@ test_graceful_step_fake (void)
   ebb_cg_engine_config cfg;
   ebb_cg_engine_config_init (&cfg);
   ebb_cg_result res;
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 64 << 20, &res, NULL), 0);
   CU_ASSERT_STRING_EQUAL (get ("cg/s/cpu.max"), "150000 100000");
   CU_ASSERT_STRING_EQUAL (get ("cg/s/memory.high"), "247463936"); /* 300 MiB - 64 MiB */
   CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_SHRUNK);
   CU_ASSERT_FALSE (res.thrashing);
   /* thrashing appears: memory PSI over the threshold */
   put ("cg/s/memory.pressure", "some avg10=55.00 avg60=0.00 avg300=0.00 total=20\n");
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 64 << 20, &res, NULL), 0);
   CU_ASSERT_TRUE (res.thrashing);
   CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_FROZEN_OUT);
   CU_ASSERT_STRING_EQUAL (get ("cg/s/cpu.max"), "1000 100000");
   /* frozen out: further steps change nothing */
   put ("cg/s/cpu.max", "1000 100000\n");
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 64 << 20, &res, NULL), 0);
   CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_FROZEN_OUT);
   CU_ASSERT_STRING_EQUAL (get ("cg/s/memory.high"), "180355072"); /* second step only */
   CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
   CU_ASSERT_STRING_EQUAL (get ("cg/s/cpu.max"), "200000 100000");
   CU_ASSERT_STRING_EQUAL (get ("cg/s/memory.high"), "max");
+  ebb_cg_close (cg);
+  ebb_cg_ctx_free (ctx);
+}
+
+/* cpu.max unlimited: the step takes its amount from what the task was given (its
+ * allocation), so a step of all but the footprint leaves the footprint; without an
+ * allocation it counts as all online CPUs. */
+static void
+test_graceful_step_unlimited_cpu (void)
+{
+  ebb_cg_ctx *ctx = fake_ctx (NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (ctx);
+  v2_cgroup ("cg/u");
+  put ("cg/u/cpu.max", "max 100000\n");
+  ebb_cg *cg = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_cg_open_path (ctx, "/u", 0, &cg, NULL), 0);
+  ebb_cg_engine_config cfg;
+  ebb_cg_engine_config_init (&cfg);
+  ebb_cg_result res;
+  /* given 1 CPU, asked for 0.99: 1% of a CPU left */
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 1.0, 0.99, 0, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), "1000 100000");
+  CU_ASSERT_EQUAL (res.cpu_quota_usec, 1000);
+  /* given 1 CPU, asked for 0.9: 10% left (a part of the allocation, not of the host) */
+  CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), "max 100000");
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 1.0, 0.9, 0, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), "10000 100000");
+  /* a second step goes on from the limit now in force, not from the allocation */
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 1.0, 0.05, 0, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), "5000 100000");
+  CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), "max 100000");
+  /* no allocation known: unlimited is all online CPUs */
+  long n = sysconf (_SC_NPROCESSORS_ONLN);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 0, &res, NULL), 0);
+  char want[64];
+  snprintf (want, sizeof want, "%ld 100000", (n > 0 ? n : 1) * 100000 - 50000);
+  CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), want);
+  CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
+  /* a limited cpu.max is the base whatever the allocation */
+  put ("cg/u/cpu.max", "50000 100000\n");
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 1.0, 0.3, 0, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), "20000 100000");
+  CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), "50000 100000");
   ebb_cg_close (cg);
   ebb_cg_ctx_free (ctx);
 }
@@ -582,6 +606,22 @@ test_v1_fake (void)
   CU_ASSERT_STRING_EQUAL (ebb_cg_path (child), "/c/t/k");
   CU_ASSERT_EQUAL (ebb_cg_remove (child, NULL), 0);
   ebb_cg_close (child);
+  /* One busy hierarchy (here: a fake directory that is not empty): the others are removed,
+   * and a retry says busy again, not "already gone", until the last one goes. */
+  CU_ASSERT_EQUAL_FATAL (ebb_cg_create_child (parent, "b", &child, NULL), 0);
+  put ("v1/memory/c/t/b/busy", "1");
+  CU_ASSERT_EQUAL (ebb_cg_remove (child, &err), -ENOTEMPTY);
+  ebb_error_free (&err);
+  struct stat sb;
+  CU_ASSERT_NOT_EQUAL (stat (ebb_fake_path (tmp, "v1/freezer/c/t/b"), &sb), 0);
+  CU_ASSERT_NOT_EQUAL (stat (ebb_fake_path (tmp, "v1/cpu,cpuacct/c/t/b"), &sb), 0);
+  CU_ASSERT_EQUAL (ebb_cg_remove (child, &err), -ENOTEMPTY);
+  ebb_error_free (&err);
+  CU_ASSERT_EQUAL (unlink (ebb_fake_path (tmp, "v1/memory/c/t/b/busy")), 0);
+  CU_ASSERT_EQUAL (ebb_cg_remove (child, NULL), 0);
+  CU_ASSERT_NOT_EQUAL (stat (ebb_fake_path (tmp, "v1/memory/c/t/b"), &sb), 0);
+  expect_code (ebb_cg_remove (child, &err), &err, EBB_EGONE, "already gone");
+  ebb_cg_close (child);
   ebb_cg_close (parent);
   ebb_cg_ctx_free (ctx);
 }
@@ -598,13 +638,13 @@ test_thrash_by_faults (void)
   ebb_cg_engine_config_init (&cfg);
   cfg.thrash_majfault_delta = 100;
   ebb_cg_result res;
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 64 << 20, &res, NULL), 0);
   CU_ASSERT_FALSE (res.thrashing);
   put ("cg/f/memory.stat", "anon 310000000\nfile 4572800\npgmajfault 50\n"); /* +47 */
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 64 << 20, &res, NULL), 0);
   CU_ASSERT_FALSE (res.thrashing);
   put ("cg/f/memory.stat", "anon 310000000\nfile 4572800\npgmajfault 500\n"); /* +450 */
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 64 << 20, &res, NULL), 0);
   CU_ASSERT_TRUE (res.thrashing);
   CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_FROZEN_OUT);
   CU_ASSERT_STRING_EQUAL (get ("cg/f/cpu.max"), "1000 100000");
@@ -622,6 +662,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_missing_controller_and_gone),
   EBB_CU_TEST (test_engine_v2_order_and_restore),
   EBB_CU_TEST (test_graceful_step_fake),
+  EBB_CU_TEST (test_graceful_step_unlimited_cpu),
   EBB_CU_TEST (test_freeze_timeout_rolls_back),
   EBB_CU_TEST (test_create_child_enables_controllers),
   EBB_CU_TEST (test_pool),

@@ -80,6 +80,45 @@ test_cpu_suspend_resume (void)
   CU_ASSERT_EQUAL (live_drop_cgroup (cg), 0);
 }
 
+/* A graceful step on a cgroup without a CPU limit (cfs_quota_us -1) takes its amount from
+ * what the task was given: 1 CPU given, 0.99 taken, the burner is left at 1% of a CPU. */
+static void
+test_step_unlimited_cpu (void)
+{
+  ebb_cg *cg = live_test_cgroup ("stepu");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (cg);
+  live_child burner;
+  CU_ASSERT_EQUAL_FATAL (live_spawn (&burner, 0), 0);
+  CU_ASSERT_EQUAL_FATAL (live_attach (cg, burner.pid), 0);
+  CU_ASSERT_EQUAL_FATAL (live_start (&burner), 0);
+  char q[64];
+  raw (cg, EBB_CG_CTRL_CPU, "cpu.cfs_quota_us", q, sizeof q);
+  CU_ASSERT_STRING_EQUAL (q, "-1");
+  ebb_error *err = NULL;
+  ebb_cg_result res;
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, NULL, 1.0, 0.99, 0, &res, &err), 0);
+  if (err)
+    printf ("step: %s\n", ebb_error_msg (&err));
+  ebb_error_free (&err);
+  raw (cg, EBB_CG_CTRL_CPU, "cpu.cfs_quota_us", q, sizeof q);
+  CU_ASSERT_STRING_EQUAL (q, "1000");
+  CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_SHRUNK);
+  ebb_sleep_usec (300000); /* let the current period's budget run out */
+  double share;
+  live_cpu_share (&burner.pid, &share, 1, 2000000);
+  printf ("\n  stepped from unlimited: burner %.1f%% of a CPU\n", share * 100);
+  CU_ASSERT_TRUE (share >= 0 && share <= 0.02);
+  CU_ASSERT_EQUAL (ebb_cg_resume (cg, NULL, &res, &err), 0);
+  ebb_error_free (&err);
+  raw (cg, EBB_CG_CTRL_CPU, "cpu.cfs_quota_us", q, sizeof q);
+  CU_ASSERT_STRING_EQUAL (q, "-1");
+  live_cpu_share (&burner.pid, &share, 1, 1000000);
+  printf ("  resumed: burner %.1f%% of a CPU\n", share * 100);
+  CU_ASSERT_TRUE (share > 0.10);
+  live_kill (burner.pid);
+  CU_ASSERT_EQUAL (live_drop_cgroup (cg), 0);
+}
+
 static void
 test_freeze_thaw (void)
 {
@@ -199,9 +238,8 @@ test_gone_and_refused (void)
 }
 
 static const ebb_cu_test tests[] = {
-  EBB_CU_TEST (test_cpu_suspend_resume),
-  EBB_CU_TEST (test_freeze_thaw),
-  EBB_CU_TEST (test_memory_held_no_swap),
+  EBB_CU_TEST (test_cpu_suspend_resume), EBB_CU_TEST (test_step_unlimited_cpu),
+  EBB_CU_TEST (test_freeze_thaw),        EBB_CU_TEST (test_memory_held_no_swap),
   EBB_CU_TEST (test_gone_and_refused),
 };
 

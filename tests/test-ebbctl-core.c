@@ -1,5 +1,6 @@
 /* ebbctl's pure parts: global and command option parsing, addresses, sizes, the submit body,
- * tables, the progress bar, durations, and that every option of the tables is in --help. */
+ * tables, the progress bar, durations, that every option of the tables is in --help, and how
+ * the one-request commands check their argument and print their answers. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -244,6 +245,127 @@ test_table (void)
 }
 
 static void
+letter_row (ebbctl_table *t, json_object *item, size_t i)
+{
+  char n[32];
+  snprintf (n, sizeof n, "%zu", i);
+  const char *row[] = { n, json_object_get_string (item) };
+  ebbctl_table_add (t, row);
+}
+
+static void
+test_table_print_list (void)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+  json_object *list = json_tokener_parse ("[\"a\", \"bcd\"]");
+  ebbctl_table_print_list (f, (const char *const[]){ "N", "LETTERS" }, 2, list, letter_row);
+  json_object *empty = json_object_new_array ();
+  ebbctl_table_print_list (f, (const char *const[]){ "N", "LETTERS" }, 2, empty, letter_row);
+  fclose (f);
+  CU_ASSERT_STRING_EQUAL (buf, "N  LETTERS\n"
+                               "0  a\n"
+                               "1  bcd\n"
+                               "N  LETTERS\n");
+  json_object_put (list);
+  json_object_put (empty);
+  free (buf);
+}
+
+/* Runs printer on the JSON text answer for req and arg; returns what it printed, *rc its code. */
+static char *
+print_answer (int (*printer) (ebbctl_ctx *, const ebbctl_request *, const char *, json_object *),
+              const ebbctl_request *req, const char *arg, const char *answer, int *rc)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  ebbctl_ctx ctx = { .out = open_memstream (&buf, &len) };
+  json_object *o = json_tokener_parse (answer);
+  *rc = printer (&ctx, req, arg, o);
+  fclose (ctx.out);
+  json_object_put (o);
+  return buf;
+}
+
+static void
+test_answers (void)
+{
+  int rc = -1;
+  const ebbctl_request kill = { .method = "DELETE", .path = "/v1/jobs", .fallback = "killed" };
+  char *s = print_answer (ebbctl_print_answer_state, &kill, "7", "{\"state\":\"killing\"}", &rc);
+  CU_ASSERT_STRING_EQUAL (s, "7: killing\n");
+  CU_ASSERT_EQUAL (rc, EBBCTL_EXIT_OK);
+  free (s);
+  s = print_answer (ebbctl_print_answer_state, &kill, "7", "{}", &rc);
+  CU_ASSERT_STRING_EQUAL (s, "7: killed\n");
+  free (s);
+  const ebbctl_request resume = { .method = "POST", .path = "/v1/tasks", .tail = "resume" };
+  s = print_answer (ebbctl_print_answer_state, &resume, "t1", "{\"state\":\"run\\u001b\"}", &rc);
+  CU_ASSERT_STRING_EQUAL (s, "t1: run?\n");
+  free (s);
+  s = print_answer (ebbctl_print_answer_state, &resume, "t1", "{}", &rc);
+  CU_ASSERT_STRING_EQUAL (s, "t1: -\n");
+  free (s);
+
+  const ebbctl_request tasks = { .list = "tasks", .table = ebbctl_tasks_table };
+  s = print_answer (ebbctl_print_answer_list, &tasks, NULL,
+                    "{\"tasks\":[{\"id\":\"t1\",\"job\":\"j\",\"class\":\"long\","
+                    "\"state\":\"running\",\"pid\":42,\"limits\":{\"cpu_millis\":500,"
+                    "\"memory_bytes\":1048576},\"usage\":{\"cpu_usec\":1500000}}]}",
+                    &rc);
+  CU_ASSERT_STRING_EQUAL (s, "ID  JOB  CLASS  STATE    PID  CPU(m)  MEMORY  CPU USED\n"
+                             "t1  j    long   running  42   500     1M      1.5s\n");
+  CU_ASSERT_EQUAL (rc, EBBCTL_EXIT_OK);
+  free (s);
+  s = print_answer (ebbctl_print_answer_list, &tasks, NULL, "{\"jobs\":[]}", &rc);
+  CU_ASSERT_STRING_EQUAL (s, "");
+  CU_ASSERT_EQUAL (rc, EBBCTL_EXIT_FAILURE);
+  free (s);
+
+  s = print_answer (ebbctl_print_answer_job, &kill, "3",
+                    "{\"id\":3,\"tasks\":[{\"state\":\"queued\",\"node\":\"n1\"}]}", &rc);
+  CU_ASSERT_STRING_EQUAL (s, "id: 3\n\n"
+                             "TASK  STATE   NODE  EXIT  SUSPENSIONS  RUNTIME\n"
+                             "0     queued  n1    -     -            -\n");
+  free (s);
+}
+
+/* A one-request command refuses a bad or missing argument before any call (there is no
+ * server here: a call would fail with another code), and answers --help. */
+static void
+test_request_args (void)
+{
+  ebbctl_ctx ctx = { .out = fopen ("/dev/null", "w") };
+  const ebbctl_cmd *node = ebbctl_command_find ("node");
+  CU_ASSERT_PTR_EQUAL (node->run, ebbctl_request_run);
+  CU_ASSERT_EQUAL (ebbctl_request_run (&ctx, node, 2, ARGV ("node", "../x")), EBBCTL_EXIT_USAGE);
+  CU_ASSERT_EQUAL (ebbctl_request_run (&ctx, node, 1, ARGV ("node")), EBBCTL_EXIT_USAGE);
+  CU_ASSERT_EQUAL (ebbctl_request_run (&ctx, node, 2, ARGV ("node", "--help")), EBBCTL_EXIT_OK);
+  const ebbctl_cmd *status = ebbctl_command_find ("status");
+  CU_ASSERT_EQUAL (ebbctl_request_run (&ctx, status, 2, ARGV ("status", "extra")),
+                   EBBCTL_EXIT_USAGE);
+  fclose (ctx.out);
+  /* Every command either runs its own function or describes its request. */
+  size_t n = 0;
+  const ebbctl_cmd *cmds = ebbctl_commands (&n);
+  for (size_t i = 0; i < n; i++)
+    CU_ASSERT ((cmds[i].run == ebbctl_request_run) == (cmds[i].request != NULL));
+}
+
+static void
+test_member (void)
+{
+  json_object *o = json_tokener_parse ("{\"a\":{\"b\":1},\"n\":null}");
+  CU_ASSERT_PTR_NOT_NULL (ebbctl_member (o, "a"));
+  CU_ASSERT_PTR_NULL (ebbctl_member (o, "n"));
+  CU_ASSERT_PTR_NULL (ebbctl_member (o, "x"));
+  CU_ASSERT_PTR_NULL (ebbctl_member (ebbctl_member (o, "a"), "c"));
+  CU_ASSERT_PTR_NULL (ebbctl_member (NULL, "a"));
+  json_object_put (o);
+}
+
+static void
 test_clean (void)
 {
   char b[8];
@@ -362,6 +484,10 @@ main (void)
     EBB_CU_TEST (test_sizes_and_numbers),
     EBB_CU_TEST (test_submit_parse),
     EBB_CU_TEST (test_table),
+    EBB_CU_TEST (test_table_print_list),
+    EBB_CU_TEST (test_answers),
+    EBB_CU_TEST (test_request_args),
+    EBB_CU_TEST (test_member),
     EBB_CU_TEST (test_clean),
     EBB_CU_TEST (test_progress),
     EBB_CU_TEST (test_duration_bytes),

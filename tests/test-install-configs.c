@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/agent.h"
+#include "agent/options.h"
 #include "lib/conf.h"
 #include "lib/error.h"
 #include "lib/util.h"

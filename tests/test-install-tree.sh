@@ -69,7 +69,7 @@ if command -v bash >/dev/null; then
     . "$1"; . "$2"; . "$3"
     COMP_WORDS=(ebb-agent --foot); COMP_CWORD=1; _ebb_agent; echo "${COMPREPLY[*]}"
     COMP_WORDS=(ebb-sim --pol); COMP_CWORD=1; _ebb_sim; echo "${COMPREPLY[*]}"
-    COMP_WORDS=(ebb-sim --policy h); COMP_CWORD=2; _ebb_sim; echo "${COMPREPLY[*]}"
+    COMP_WORDS=(ebb-sim --policy ha); COMP_CWORD=2; _ebb_sim; echo "${COMPREPLY[*]}"
     COMP_WORDS=(ebb-controller --node-t); COMP_CWORD=1; _ebb_controller; echo "${COMPREPLY[*]}"' _ \
     "$stage$compdir/ebb-agent" "$stage$compdir/ebb-sim" "$stage$compdir/ebb-controller")
   [ "$out" = "--footprint-memory

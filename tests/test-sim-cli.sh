@@ -61,4 +61,43 @@ for k in '"p95":' '"cov":' '"failed":' '"suspends":' '"resumes":' '"kills":' '"g
 done
 echo "$j" | grep -q '"gp_steps":[1-9]' && echo "ok: gp preempts on the low pattern" \
   || { echo "FAIL: no gp steps"; fail=1; }
+# Speculation (hopper, srpt) and Hopper's workloads.
+"$sim" gen pareto --jobs 300 --nodes 40 --load 0.8 --beta 1.4 --seed 7 >"$tmp/p1.tr" \
+  && "$sim" gen pareto --jobs 300 --nodes 40 --load 0.8 --beta 1.4 --seed 7 >"$tmp/p2.tr" \
+  && "$sim" gen pareto --jobs 300 --nodes 40 --load 0.8 --beta 1.4 --seed 8 >"$tmp/p3.tr" \
+  && cmp -s "$tmp/p1.tr" "$tmp/p2.tr" && ! cmp -s "$tmp/p1.tr" "$tmp/p3.tr" \
+  && [ "$(wc -l <"$tmp/p1.tr")" = 300 ] \
+  && echo "ok: gen pareto deterministic" || { echo "FAIL: gen pareto"; fail=1; }
+check "gen pareto needs nodes" 2 "nodes is required" -- gen pareto --jobs 3
+check "gen pareto beta" 2 "invalid --beta '1'" -- gen pareto --nodes 3 --beta 1
+check "bad hopper mode" 2 "invalid --hopper-mode 'both'" -- -p hopper -n 4 -t "$tmp/p1.tr" --hopper-mode both
+check "bad epsilon" 2 "invalid --epsilon '2'" -- -p hopper -n 4 -t "$tmp/p1.tr" --epsilon 2
+for pol in hopper srpt; do
+  for mode in central decentral; do
+    j=$("$sim" -p $pol -n 40 -t "$tmp/p1.tr" --hopper-mode $mode --beta 1.4 --json) \
+      || { echo "FAIL: $pol $mode run"; fail=1; continue; }
+    echo "$j" | grep -q '"all":{"count":300,"mean":[0-9]' \
+      && echo "$j" | grep -q '"speculative_copies":[1-9]' \
+      && echo "ok: $pol $mode: all.mean and speculative_copies" \
+      || { echo "FAIL: $pol $mode keys: $j"; fail=1; }
+  done
+done
+a=$("$sim" -p hopper -n 40 -t "$tmp/p1.tr" --probes 3 --refusals 1 --epsilon 0.2 --json --seed 3 | \
+  sed -e 's/"wall_seconds":[0-9.e+-]*,//' -e 's/"peak_rss_bytes":[0-9-]*,//' \
+      -e 's/"events_per_second":[0-9.e+-]*,//' -e 's/"engine_seconds":[0-9.e+-]*,//')
+b=$("$sim" -p hopper -n 40 -t "$tmp/p1.tr" --probes 3 --refusals 1 --epsilon 0.2 --json --seed 3 | \
+  sed -e 's/"wall_seconds":[0-9.e+-]*,//' -e 's/"peak_rss_bytes":[0-9-]*,//' \
+      -e 's/"events_per_second":[0-9.e+-]*,//' -e 's/"engine_seconds":[0-9.e+-]*,//')
+[ -n "$a" ] && [ "$a" = "$b" ] && echo "ok: hopper deterministic JSON" || { echo "FAIL: hopper determinism"; fail=1; }
+# The controller runs the same policies but not task copies: it refuses hopper at start.
+ctl="${EBB_TOP_BUILDDIR:-.}/ebb-controller"
+if "$ctl" --policy hopper --state-dir "$tmp/ctl" --listen "unix:$tmp/ctl.sock" >"$tmp/ctl.out" 2>&1; then
+  echo "FAIL: ebb-controller accepted hopper"; fail=1
+else
+  grep -q "runs copies of tasks" "$tmp/ctl.out" && echo "ok: ebb-controller refuses hopper" \
+    || { echo "FAIL: ebb-controller hopper: $(cat "$tmp/ctl.out")"; fail=1; }
+fi
+# The slot policies report all.mean too, without speculative_copies.
+"$sim" -p sparrow -n 40 -t "$tmp/p1.tr" --json | grep '"all":{"count":300,"mean":' \
+  | grep -vq '"speculative_copies"' && echo "ok: all.mean for sparrow" || { echo "FAIL: sparrow all"; fail=1; }
 exit $fail

@@ -42,16 +42,23 @@ start_controller () {
   return 1
 }
 
-# start_node N: starts agent aN (cgroup $CGP/aN, 2 CPUs of capacity) reporting to $CSOCK.
+# start_node N [options]: starts agent aN (cgroup $CGP/aN, 2 CPUs of capacity) reporting to
+# $CSOCK, with the extra agent options given.
 start_node () {
   n=$1
+  shift
   for h in ${HIERS:-x}; do
     if [ "$LAYOUT" = v2 ]; then mkcg "$(cgdir "" "$CGP/a$n")"; else mkcg "$(cgdir $h "$CGP/a$n")"; fi
   done
+  # v2: an agent enables cpu and memory in its own parent only, so $CGP must offer them.
+  if [ "$LAYOUT" = v2 ]; then
+    grep -qw cpu "$(cgdir "" "$CGP")/cgroup.subtree_control" ||
+      echo "+cpu +memory" >"$(cgdir "" "$CGP")/cgroup.subtree_control"
+  fi
   "$AGENT_BIN" --listen "unix:$TMP/a$n.sock" --state-dir "$TMP/a$n" --cgroup-parent "$CGP/a$n" \
     --controller "unix:$CSOCK" --token-file "$TOKEN_FILE" --node-name "a$n" \
     --capacity-cpu-millis 2000 --capacity-memory 2G --heartbeat-interval 1s \
-    --stop-grace 1s --stats-interval 1s -v >>"$TMP/agent-$n.log" 2>&1 &
+    --stop-grace 1s --stats-interval 1s -v "$@" >>"$TMP/agent-$n.log" 2>&1 &
   eval "AGENT_PID_$n=$!"
   AGENT_PIDS="$AGENT_PIDS $!"
 }

@@ -7,6 +7,7 @@
 # swap, 1024 MB, 2 CPUs) runs tests/vm/sanity.sh and then every -T program in turn, each with
 # its own output and CUnit summary on the console and its status and time reported.
 # Boot 2 (tests/vm/run-systemd.sh: Debian with systemd as PID 1) runs every -S program.
+# Boot 3 runs the demo there too (tests/vm/demo.sh).
 # -F lists extra files (helpers the tests exec) to copy into both VMs.
 # Test paths are relative to BUILDDIR; inside the VM they run from BUILDDIR with
 # EBB_TOP_BUILDDIR set and EBB_TEST_STRICT passed through.
@@ -85,6 +86,11 @@ parse() {
 files=()
 for t in $tests $extra; do files+=(-f "$builddir/$t"); done
 files+=(-f "$here/sanity.sh")
+# The cluster proof (tests/vm/cluster.sh): ebb-controller and 3 ebb-agents, policy ebb.
+cluster=$here/cluster.sh
+files+=(-f "$cluster" -f "$here/../controller/lib.sh" -f "$here/../agent/lib.sh" -f "$builddir/ebb-controller"
+        -f "$builddir/ebb-agent" -f "$(command -v curl)" -f "$(command -v jq)")
+tests="$tests $cluster"
 inner_script "$here/sanity.sh $tests" >"$work/boot1.sh"
 n=$(echo $tests | wc -w)
 t0=$SECONDS
@@ -118,6 +124,12 @@ if [ -n "$systemd_tests" ]; then
     parse "$work/boot2.log" "$systemd_tests"
   fi
 fi
+
+# Boot 3: the demo, scripts/demo.sh --quick, on cgroup v2 under systemd (tests/vm/demo.sh).
+t0=$SECONDS
+echo "=== check-vm boot 3: scripts/demo.sh --quick (cgroup v2, systemd as PID 1)"
+"$here/demo.sh" -b "$builddir"
+record "scripts/demo.sh --quick (boot 3)" $? $((SECONDS - t0))
 
 echo "=== check-vm results"
 for r in "${results[@]}"; do echo "check-vm: $r"; done

@@ -7,16 +7,20 @@
 # it tests/test-cgroup-<x>-live); helpers it executes go to EBB_VM_FILES.
 EBB_VM_TESTS = tests/agent-vm/test-agent-basic.sh tests/agent-vm/test-agent-adopt.sh
 EBB_VM_SYSTEMD_TESTS = tests/test-cgroup-systemd-live
-EBB_VM_FILES = ebb-agent tests/agent-vm/lib.sh tests/agent-vm/curl tests/agent-vm/jq
+EBB_VM_FILES = ebb-agent ebb-controller tests/agent-vm/lib.sh tests/agent-vm/curl tests/agent-vm/jq
+
+# Boot 3 runs scripts/demo.sh --quick with these (tests/vm/demo.sh).
+EBB_VM_DEMO_BINS = ebb-controller ebb-agent ebbctl sim/ebb-sim
 
 EXTRA_DIST += tests/vm/README.md tests/vm/lib.sh tests/vm/run.sh tests/vm/run-systemd.sh \
-	tests/vm/mkroot.sh tests/vm/check-vm.sh tests/vm/sanity.sh
+	tests/vm/mkroot.sh tests/vm/check-vm.sh tests/vm/sanity.sh tests/vm/demo.sh tests/vm/cluster.sh
 
 check-vm:
 	@live=; for p in $(check_PROGRAMS); do \
 	  case $$p in tests/test-cgroup-systemd*) ;; tests/test-cgroup-*-live*) live="$$live $$p" ;; esac; \
 	done; \
-	$(MAKE) $(AM_MAKEFLAGS) $$live $(EBB_VM_TESTS) $(EBB_VM_SYSTEMD_TESTS) $(EBB_VM_FILES) && \
+	$(MAKE) $(AM_MAKEFLAGS) $$live $(EBB_VM_TESTS) $(EBB_VM_SYSTEMD_TESTS) $(EBB_VM_FILES) \
+	  $(EBB_VM_DEMO_BINS) && \
 	$(SHELL) $(srcdir)/tests/vm/check-vm.sh -b . -T "$$live $(EBB_VM_TESTS)" \
 	  -S "$(EBB_VM_SYSTEMD_TESTS)" -F "$(EBB_VM_FILES)"
 .PHONY: check-vm

@@ -8,10 +8,12 @@ check() { # check COMMAND...: one line per check, described by $desc
   if "$@"; then echo "  ok   $desc"; else echo "  FAIL $desc"; fail=1; fi
 }
 usage_usec() { awk '$1 == "usage_usec" { print $2 }' "$cg/cpu.stat"; }
-# cpu_share SECONDS: CPU used by the cgroup over SECONDS, in percent of one CPU.
+# cpu_share SECONDS: CPU used by the cgroup over SECONDS, in percent of one CPU, against the
+# wall time that really passed (under TCG on a loaded host, sleep 2 can take 3 s).
+uptime_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 cpu_share() {
-  u0=$(usage_usec); sleep "$1"; u1=$(usage_usec)
-  echo $(((u1 - u0) / ($1 * 10000)))
+  u0=$(usage_usec) w0=$(uptime_ms); sleep "$1"; u1=$(usage_usec) w1=$(uptime_ms)
+  echo $(((u1 - u0) / ((w1 - w0) * 10)))
 }
 
 echo "sanity: kernel $(uname -r), $(nproc) cpus"

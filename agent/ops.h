@@ -1,0 +1,35 @@
+/* Operations on one task (agent/ops.c): suspend, resume, delete, exit, refresh, and the
+ * answer to the request that waits for one. Below launch, adopt and reconcile; calls only
+ * the task table, release, proc, metrics and the context. */
+#ifndef EBB_AGENT_OPS_H
+#define EBB_AGENT_OPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "agent/context.h"
+
+/* Each returns 0 when started or done; on failure negative with
+ * *err, and nothing changed. pending (may be NULL) is answered when the operation ends. */
+int ebb_agent_op_suspend (ebb_agent *a, ebb_agent_task *t, bool graceful, uint64_t cpu_millis,
+                          uint64_t memory_bytes, ebb_agent_pending *pending, ebb_error **err);
+int ebb_agent_op_resume (ebb_agent *a, ebb_agent_task *t, ebb_agent_pending *pending,
+                         ebb_error **err);
+int ebb_agent_op_delete (ebb_agent *a, ebb_agent_task *t, uint64_t grace_usec,
+                         ebb_agent_pending *pending, ebb_error **err);
+/* Marks t exited with a wait status (-1: unknown), journals, answers its pending request. */
+void ebb_agent_task_exited (ebb_agent *a, ebb_agent_task *t, int code, int status);
+/* Starts watching a live process that is not our child (pidfd). Returns 0 or negative. */
+int ebb_agent_watch_pid (ebb_agent *a, ebb_agent_task *t, ebb_error **err);
+/* Answers a pending request with t's JSON (status ok_status) or with an error, records the
+ * answer under its request id, frees p. */
+void ebb_agent_pending_finish (ebb_agent *a, ebb_agent_task *t, ebb_agent_pending *p,
+                               unsigned status, const char *code, const char *detail);
+
+/* During shutdown: resumes every suspended task; exits the loop when none is left busy. */
+void ebb_agent_check_stop (ebb_agent *a);
+
+/* Re-reads the applied limits and the usage of t (quietly; a vanished cgroup is noted). */
+void ebb_agent_refresh_task (ebb_agent *a, ebb_agent_task *t);
+
+#endif

@@ -1,0 +1,69 @@
+/* Requests (agent/request.c): JSON bodies validated into structs, cgroup paths made
+ * canonical. Pure. */
+#ifndef EBB_AGENT_REQUEST_H
+#define EBB_AGENT_REQUEST_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "agent/task.h"
+#include "lib/error.h"
+
+#define EBB_AGENT_MAX_ARGV      1024
+#define EBB_AGENT_MAX_ARG_BYTES 4096
+#define EBB_AGENT_MAX_ENV       1024
+#define EBB_AGENT_MAX_BODY      (256 * 1024)
+
+typedef struct ebb_agent_launch_req
+{
+  char *id, *job, *cls, *cwd, *request_id;
+  char *user, *group; /* names or numeric ids; NULL: --task-user and its primary group */
+  char **argv, **env;
+  uint64_t cpu_millis, memory_bytes;
+  uint64_t generation; /* 0: none */
+} ebb_agent_launch_req;
+
+typedef struct ebb_agent_suspend_req
+{
+  char *mode, *request_id;
+  uint64_t cpu_millis, memory_bytes;
+  uint64_t generation; /* 0: not checked */
+  bool graceful;
+} ebb_agent_suspend_req;
+
+typedef struct ebb_agent_adopt_req
+{
+  char *container, *cgroup, *id, *job, *cls, *request_id;
+  uint64_t cpu_millis, memory_bytes;
+  uint64_t generation; /* 0: none */
+} ebb_agent_adopt_req;
+
+typedef struct ebb_agent_simple_req
+{
+  char *request_id;
+  uint64_t grace_millis;
+  uint64_t generation; /* 0: not checked */
+} ebb_agent_simple_req;
+
+/* Each parses and validates a JSON request body (obj may be NULL only where a body is
+ * optional: resume, delete). Returns 0 and fills *out (free with the matching _clear), or
+ * negative (EBB_EPARSE, EBB_ERANGE) with *err naming the field. */
+int ebb_agent_parse_launch (json_object *obj, ebb_agent_launch_req *out, ebb_error **err);
+void ebb_agent_launch_req_clear (ebb_agent_launch_req *r);
+int ebb_agent_parse_suspend (json_object *obj, ebb_agent_suspend_req *out, ebb_error **err);
+void ebb_agent_suspend_req_clear (ebb_agent_suspend_req *r);
+int ebb_agent_parse_adopt (json_object *obj, ebb_agent_adopt_req *out, ebb_error **err);
+void ebb_agent_adopt_req_clear (ebb_agent_adopt_req *r);
+int ebb_agent_parse_simple (json_object *obj, ebb_agent_simple_req *out, ebb_error **err);
+void ebb_agent_simple_req_clear (ebb_agent_simple_req *r);
+
+/* Canonicalizes a cgroup path: absolute, "//" collapsed, trailing "/" dropped, no "." or
+ * ".." components, only printable non-space characters. Returns a new string, or NULL with
+ * *err (EBB_EREFUSED for "..", EBB_EPARSE otherwise). */
+char *ebb_agent_cgroup_canon (const char *path, ebb_error **err);
+
+/* Returns true when canon (a canonical path) is root or below it, component-wise. */
+bool ebb_agent_path_under (const char *canon, const char *root);
+
+#endif

@@ -1,0 +1,353 @@
+/* The jobs API: POST /v1/jobs (validated completely, idempotent through request_id), GET
+ * /v1/jobs, GET and DELETE /v1/jobs/{id}. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/api.h"
+#include "controller/ctl.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/time.h"
+#include "lib/util.h"
+
+#define NAME_MAX_BYTES 128
+#define RID_MAX_BYTES  128
+#define ARGV_MAX_ITEMS 4096
+#define ARG_MAX_BYTES  65536
+#define ENV_MAX_ITEMS  1024
+#define PATH_MAX_BYTES 4096
+
+static int
+only_keys (json_object *o, const char *const *keys, const char *what, ebb_error **err)
+{
+  json_object_object_foreach (o, k, v)
+  {
+    (void)v;
+    size_t i = 0;
+    while (keys[i] && strcmp (keys[i], k) != 0)
+      i++;
+    if (!keys[i])
+      return ebb_error_set (err, EBB_EPARSE, "%sunknown field \"%s\"", what, k);
+  }
+  return 0;
+}
+
+static int
+validate_abs (const char *v, ebb_error **err)
+{
+  return v[0] == '/' ? 0 : ebb_error_set (err, EBB_EPARSE, "must be an absolute path");
+}
+
+/* Validates one task of POST /v1/jobs; returns its spec (what goes to the agent). */
+static json_object *
+parse_task (json_object *o, size_t i, ebb_error **err)
+{
+  static const char *const keys[] = { "argv", "cpu_millis", "memory_bytes", "env", "cwd", NULL };
+  cleanup_free char *where = ebb_xasprintf ("tasks[%zu]: ", i);
+  if (!json_object_is_type (o, json_type_object))
+    return ebb_error_set (err, EBB_EPARSE, "%smust be an object", where), NULL;
+  if (only_keys (o, keys, where, err) < 0)
+    return NULL;
+  char **argv = NULL, **env = NULL;
+  uint64_t cpu = 0, mem = 0;
+  const char *cwd = NULL;
+  int r = ebb_json_get_strv (o, "argv", ARGV_MAX_ITEMS, ARG_MAX_BYTES, NULL, &argv, err);
+  bool ok = r > 0 && argv[0] && argv[0][0];
+  ebb_strv_free (argv);
+  if (!ok)
+    return r >= 0 ? ebb_error_set (err, EBB_EPARSE,
+                                   "%sfield \"argv\": a non-empty array of strings "
+                                   "with a non-empty argv[0] is required",
+                                   where),
+           NULL   : (ebb_error_wrap (err, "tasks[%zu]", i), NULL);
+  if (ebb_json_get_uint64 (o, "cpu_millis", EBB_CTL_CPU_MILLIS_MIN, EBB_AGENT_CPU_MILLIS_MAX_CTL,
+                           &cpu, err)
+          <= 0
+      || ebb_json_get_uint64 (o, "memory_bytes", EBB_CTL_MEMORY_BYTES_MIN, EBB_CTL_MEMORY_BYTES_MAX,
+                              &mem, err)
+             <= 0)
+    {
+      if (!ebb_error_code (err))
+        ebb_error_set (err, EBB_EPARSE, "fields \"cpu_millis\" and \"memory_bytes\" are required");
+      ebb_error_wrap (err, "tasks[%zu]", i);
+      return NULL;
+    }
+  if (ebb_json_get_env (o, "env", ENV_MAX_ITEMS, ARG_MAX_BYTES, &env, err) < 0
+      || ebb_json_get_string (o, "cwd", PATH_MAX_BYTES, validate_abs, &cwd, err) < 0)
+    {
+      ebb_error_wrap (err, "tasks[%zu]", i);
+      return NULL;
+    }
+  ebb_strv_free (env);
+  json_object *spec = NULL;
+  json_object_deep_copy (o, &spec, NULL);
+  return spec;
+}
+
+typedef struct
+{
+  const char *name, *request_id;
+  ebb_ctl_class cls;
+  double est;
+  json_object **specs;
+  size_t n;
+} job_req;
+
+static void
+job_req_clear (job_req *jr)
+{
+  for (size_t i = 0; i < jr->n; i++)
+    json_object_put (jr->specs[i]);
+  free (jr->specs);
+}
+
+static int
+parse_job (json_object *b, job_req *jr, ebb_error **err)
+{
+  static const char *const keys[]
+      = { "name", "class", "est_task_sec", "request_id", "tasks", NULL };
+  memset (jr, 0, sizeof *jr);
+  jr->cls = CLS_AUTO;
+  if (!b || !json_object_is_type (b, json_type_object))
+    return ebb_error_set (err, EBB_EPARSE, "a JSON object is required");
+  if (only_keys (b, keys, "", err) < 0)
+    return -EBB_EPARSE;
+  const char *cls = NULL;
+  if (ebb_json_get_string (b, "name", NAME_MAX_BYTES, NULL, &jr->name, err) < 0
+      || ebb_json_get_string (b, "request_id", RID_MAX_BYTES, ebb_json_validate_id, &jr->request_id,
+                              err)
+             < 0
+      || ebb_json_get_string (b, "class", 8, NULL, &cls, err) < 0
+      || ebb_json_get_double (b, "est_task_sec", 0, 1e9, &jr->est, err) < 0)
+    return -EBB_EPARSE;
+  if (cls)
+    {
+      if (strcmp (cls, "short") == 0)
+        jr->cls = CLS_SHORT;
+      else if (strcmp (cls, "long") == 0)
+        jr->cls = CLS_LONG;
+      else if (strcmp (cls, "auto") != 0)
+        return ebb_error_set (err, EBB_EPARSE, "field \"class\": short, long or auto");
+    }
+  json_object *tasks;
+  if (!json_object_object_get_ex (b, "tasks", &tasks)
+      || !json_object_is_type (tasks, json_type_array))
+    return ebb_error_set (err, EBB_EPARSE, "field \"tasks\": an array is required");
+  size_t n = json_object_array_length (tasks);
+  if (n == 0 || n > EBB_CTL_MAX_TASKS_PER_JOB)
+    return ebb_error_set (err, EBB_ERANGE, "field \"tasks\": 1 to %d tasks",
+                          EBB_CTL_MAX_TASKS_PER_JOB);
+  jr->specs = ebb_xcalloc (n, sizeof *jr->specs);
+  for (size_t i = 0; i < n; i++)
+    {
+      jr->specs[i] = parse_task (json_object_array_get_idx (tasks, i), i, err);
+      if (!jr->specs[i])
+        return -EBB_EPARSE;
+      jr->n = i + 1;
+    }
+  return 0;
+}
+
+static ebb_ctl_job *
+find_rid (ebb_ctl *c, const char *rid)
+{
+  for (size_t i = c->n_jobs; rid && i-- > 0;)
+    if (c->jobs[i]->request_id && strcmp (c->jobs[i]->request_id, rid) == 0)
+      return c->jobs[i];
+  return NULL;
+}
+
+static ebb_ctl_job *
+job_new (ebb_ctl *c, job_req *jr)
+{
+  ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
+  j->id = c->next_job_id++;
+  j->name = jr->name ? ebb_xstrdup (jr->name) : ebb_xasprintf ("job-%" PRIu64, j->id);
+  j->request_id = jr->request_id ? ebb_xstrdup (jr->request_id) : NULL;
+  j->cls = jr->cls;
+  j->est_task_sec = jr->est;
+  j->state = JOB_QUEUED;
+  j->submitted_at = ebb_ctl_now ();
+  j->ntasks = (uint32_t)jr->n;
+  j->tasks = ebb_xcalloc (jr->n, sizeof *j->tasks);
+  for (uint32_t i = 0; i < j->ntasks; i++)
+    {
+      ebb_ctl_task *t = &j->tasks[i];
+      t->job = j;
+      t->idx = i;
+      t->spec = jr->specs[i];
+      jr->specs[i] = NULL;
+      json_object *v;
+      json_object_object_get_ex (t->spec, "cpu_millis", &v);
+      t->cpu_millis = (uint64_t)json_object_get_int64 (v);
+      json_object_object_get_ex (t->spec, "memory_bytes", &v);
+      t->memory_bytes = (uint64_t)json_object_get_int64 (v);
+      t->node = -1;
+      t->slot = EBB_POL_NONE;
+      t->pjob = EBB_POL_NONE;
+    }
+  return j;
+}
+
+/* See api.h. */
+int
+ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  ebb_ctl *c = ud;
+  cleanup_error ebb_error *err = NULL;
+  json_object *b = NULL;
+  if (ebb_ctl_api_body_json (req, &b, &err) < 0)
+    return ebb_ctl_api_bad (c, resp, 400, "bad_request", &err);
+  job_req jr;
+  int r = parse_job (b, &jr, &err);
+  if (r < 0)
+    {
+      job_req_clear (&jr);
+      json_object_put (b);
+      return ebb_ctl_api_bad (c, resp, 400, "bad_request", &err);
+    }
+  ebb_ctl_job *old = find_rid (c, jr.request_id);
+  if (old)
+    {
+      ebb_http_reply_json (resp, 201, json_tokener_parse (old->answer));
+      ebb_http_reply_header (resp, "Idempotent-Replayed", "true");
+    }
+  else
+    {
+      ebb_ctl_job *j = job_new (c, &jr);
+      json_object *a = json_object_new_object ();
+      ebb_json_add_uint64 (a, "id", j->id);
+      ebb_json_add_string (a, "name", j->name);
+      ebb_json_add_string (a, "state", "queued");
+      j->answer = ebb_xstrdup (json_object_to_json_string_ext (a, EBB_JSON_TO_STRING_FLAGS));
+      ebb_ctl_store_begin (c);
+      ebb_ctl_store_job (c, j);
+      for (uint32_t i = 0; i < j->ntasks; i++)
+        ebb_ctl_store_task (c, &j->tasks[i]);
+      ebb_ctl_store_commit (c);
+      ebb_ctl_add_job (c, j);
+      c->m.jobs_submitted++;
+      ebb_log_info ("job %" PRIu64 " (%s): %u tasks, class %s", j->id, j->name, j->ntasks,
+                    ebb_ctl_class_name (j->cls));
+      cleanup_free char *loc = ebb_xasprintf ("/v1/jobs/%" PRIu64, j->id);
+      ebb_http_reply_header (resp, "Location", loc);
+      ebb_http_reply_json (resp, 201, a);
+      uint64_t t0 = ebb_now_usec ();
+      ebb_ctl_sched_job (c, j);
+      c->arrival_usec[c->n_arrival++ % EBB_ARRAY_SIZE (c->arrival_usec)] = ebb_now_usec () - t0;
+    }
+  job_req_clear (&jr);
+  json_object_put (b);
+  return EBB_HTTP_REPLIED;
+}
+
+/* See ctl.h. */
+json_object *
+ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
+{
+  json_object *o = json_object_new_object ();
+  ebb_json_add_uint64 (o, "id", j->id);
+  ebb_json_add_string (o, "name", j->name);
+  ebb_json_add_string (o, "class", ebb_ctl_class_name (j->cls));
+  ebb_json_add_double (o, "est_task_sec", j->est_task_sec);
+  ebb_json_add_string (o, "state", ebb_ctl_job_state_name (j->state));
+  ebb_json_add_string (o, "request_id", j->request_id);
+  ebb_ctl_api_add_time (o, "submitted_at", j->submitted_at);
+  ebb_ctl_api_add_time (o, "started_at", j->started_at);
+  ebb_ctl_api_add_time (o, "finished_at", j->finished_at);
+  uint32_t counts[TASK_N_STATES] = { 0 };
+  json_object *arr = with_tasks ? json_object_new_array () : NULL;
+  for (uint32_t i = 0; i < j->ntasks; i++)
+    {
+      const ebb_ctl_task *t = &j->tasks[i];
+      counts[t->state]++;
+      if (!arr)
+        continue;
+      json_object *to = json_object_new_object ();
+      cleanup_free char *id = ebb_xasprintf ("%" PRIu64 "-%u", j->id, t->idx);
+      ebb_json_add_string (to, "id", id);
+      ebb_json_add_uint64 (to, "index", t->idx);
+      ebb_json_add_string (to, "state", ebb_ctl_task_state_name (t->state));
+      ebb_json_add_string (to, "node", t->node >= 0 ? c->nodes[t->node]->name : NULL);
+      if (t->has_exit)
+        ebb_json_add_int64 (to, "exit_status", t->exit_status);
+      else
+        json_object_object_add (to, "exit_status", NULL);
+      ebb_json_add_uint64 (to, "suspensions", t->suspensions);
+      ebb_json_add_uint64 (to, "generation", t->generation);
+      ebb_json_add_uint64 (to, "cpu_millis", t->cpu_millis);
+      ebb_json_add_uint64 (to, "memory_bytes", t->memory_bytes);
+      ebb_ctl_api_add_time (to, "started_at", t->started_at);
+      ebb_ctl_api_add_time (to, "finished_at", t->finished_at);
+      json_object_array_add (arr, to);
+    }
+  ebb_json_add_uint64 (o, "ntasks", j->ntasks);
+  json_object *cnt = json_object_new_object ();
+  for (int s = 0; s < TASK_N_STATES; s++)
+    ebb_json_add_uint64 (cnt, ebb_ctl_task_state_name ((ebb_ctl_task_state)s), counts[s]);
+  json_object_object_add (o, "task_states", cnt);
+  if (arr)
+    json_object_object_add (o, "tasks", arr);
+  return o;
+}
+
+/* See api.h. */
+int
+ebb_ctl_api_jobs (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  ebb_ctl *c = ud;
+  (void)req;
+  json_object *arr = json_object_new_array ();
+  for (size_t i = 0; i < c->n_jobs; i++)
+    json_object_array_add (arr, ebb_ctl_job_json (c, c->jobs[i], false));
+  json_object *o = json_object_new_object ();
+  json_object_object_add (o, "jobs", arr);
+  ebb_http_reply_json (resp, 200, o);
+  return EBB_HTTP_REPLIED;
+}
+
+static ebb_ctl_job *
+job_or_404 (ebb_ctl *c, ebb_http_request *req, ebb_http_response *resp)
+{
+  const char *s = ebb_http_request_capture (req, "id");
+  char *end = NULL;
+  errno = 0;
+  unsigned long long id = s && *s >= '0' && *s <= '9' ? strtoull (s, &end, 10) : 0;
+  if (!end || *end || errno || strlen (s) > 20)
+    {
+      c->m.bad_requests++;
+      ebb_http_error (resp, 400, "bad_request", "job id must be a decimal number");
+      return NULL;
+    }
+  ebb_ctl_job *j = ebb_ctl_job_find (c, id);
+  if (!j)
+    ebb_http_error (resp, 404, "not_found", "no job %llu", id);
+  return j;
+}
+
+/* See api.h. */
+int
+ebb_ctl_api_job (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  ebb_ctl_job *j = job_or_404 (ud, req, resp);
+  if (j)
+    ebb_http_reply_json (resp, 200, ebb_ctl_job_json (ud, j, true));
+  return EBB_HTTP_REPLIED;
+}
+
+/* See api.h. */
+int
+ebb_ctl_api_job_delete (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  ebb_ctl_job *j = job_or_404 (ud, req, resp);
+  if (j)
+    {
+      ebb_ctl_kill_job (ud, j);
+      ebb_http_reply_json (resp, 200, ebb_ctl_job_json (ud, j, true));
+    }
+  return EBB_HTTP_REPLIED;
+}

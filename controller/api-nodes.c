@@ -1,0 +1,155 @@
+/* The nodes API: GET /v1/nodes and /v1/nodes/{name}, drain and undrain, and the agents'
+ * heartbeats. */
+#include "config.h"
+
+#include <string.h>
+
+#include "controller/api.h"
+#include "controller/ctl.h"
+#include "lib/json.h"
+#include "lib/util.h"
+
+/* See ctl.h. */
+json_object *
+ebb_ctl_node_json (ebb_ctl *c, int idx)
+{
+  ebb_ctl_node *n = c->nodes[idx];
+  json_object *o = json_object_new_object ();
+  ebb_json_add_string (o, "name", n->name);
+  ebb_json_add_string (o, "state", ebb_ctl_node_state_name (n->state));
+  ebb_json_add_string (o, "url", n->url);
+  ebb_json_add_uint64 (o, "epoch", n->epoch);
+  ebb_json_add_uint64 (o, "slots", n->nslots);
+  uint64_t cpu = 0, mem = 0, ntasks = 0;
+  json_object *tasks = json_object_new_array ();
+  for (size_t i = 0; i < c->n_jobs; i++)
+    for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
+      {
+        const ebb_ctl_task *t = &c->jobs[i]->tasks[k];
+        if (t->node != idx
+            || !(t->state == TASK_STARTING || t->state == TASK_RUNNING
+                 || t->state == TASK_SUSPENDED))
+          continue;
+        if (t->state != TASK_SUSPENDED)
+          {
+            cpu += t->cpu_millis;
+            mem += t->memory_bytes;
+          }
+        ntasks++;
+        cleanup_free char *id = ebb_xasprintf ("%" PRIu64 "-%u", t->job->id, t->idx);
+        json_object_array_add (tasks, json_object_new_string (id));
+      }
+  json_object *cap = json_object_new_object ();
+  ebb_json_add_uint64 (cap, "cpu_millis", n->cap_cpu_millis);
+  ebb_json_add_uint64 (cap, "memory_bytes", n->cap_memory_bytes);
+  json_object_object_add (o, "capacity", cap);
+  json_object *al = json_object_new_object ();
+  ebb_json_add_uint64 (al, "cpu_millis", cpu);
+  ebb_json_add_uint64 (al, "memory_bytes", mem);
+  json_object_object_add (o, "allocated", al);
+  json_object_object_add (o, "tasks", tasks);
+  ebb_json_add_uint64 (o, "ntasks", ntasks);
+  ebb_ctl_api_add_time (o, "last_heartbeat", n->last_hb_at);
+  return o;
+}
+
+/* See api.h. */
+int
+ebb_ctl_api_nodes (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  ebb_ctl *c = ud;
+  (void)req;
+  json_object *arr = json_object_new_array ();
+  for (size_t i = 0; i < c->n_nodes; i++)
+    json_object_array_add (arr, ebb_ctl_node_json (c, (int)i));
+  json_object *o = json_object_new_object ();
+  json_object_object_add (o, "nodes", arr);
+  ebb_http_reply_json (resp, 200, o);
+  return EBB_HTTP_REPLIED;
+}
+
+static int
+node_or_404 (ebb_ctl *c, ebb_http_request *req, ebb_http_response *resp)
+{
+  const char *name = ebb_http_request_capture (req, "name");
+  int idx = -1;
+  if (!name || !ebb_id_is_valid (name, 64))
+    {
+      c->m.bad_requests++;
+      ebb_http_error (resp, 400, "bad_request", "node name must match [A-Za-z0-9._-]{1,64}");
+      return -1;
+    }
+  if (!ebb_ctl_node_find (c, name, &idx))
+    ebb_http_error (resp, 404, "not_found", "no node %s", name);
+  return idx;
+}
+
+/* See api.h. */
+int
+ebb_ctl_api_node (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  int idx = node_or_404 (ud, req, resp);
+  if (idx >= 0)
+    ebb_http_reply_json (resp, 200, ebb_ctl_node_json (ud, idx));
+  return EBB_HTTP_REPLIED;
+}
+
+static int
+drain_op (ebb_http_request *req, ebb_http_response *resp, ebb_ctl *c, bool drain)
+{
+  int idx = node_or_404 (c, req, resp);
+  if (idx < 0)
+    return EBB_HTTP_REPLIED;
+  if (c->nodes[idx]->state == NODE_LOST)
+    {
+      ebb_http_error (resp, 409, "conflict", "node %s is lost", c->nodes[idx]->name);
+      return EBB_HTTP_REPLIED;
+    }
+  ebb_ctl_node_drain (c, idx, drain);
+  ebb_http_reply_json (resp, 200, ebb_ctl_node_json (c, idx));
+  return EBB_HTTP_REPLIED;
+}
+
+/* See api.h. */
+int
+ebb_ctl_api_drain (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  return drain_op (req, resp, ud, true);
+}
+
+/* See api.h. */
+int
+ebb_ctl_api_undrain (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  return drain_op (req, resp, ud, false);
+}
+
+/* See api.h. */
+int
+ebb_ctl_api_heartbeat (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  ebb_ctl *c = ud;
+  cleanup_error ebb_error *err = NULL;
+  const char *name = ebb_http_request_capture (req, "name");
+  if (!name || !ebb_id_is_valid (name, 64))
+    {
+      c->m.heartbeats_refused++;
+      c->m.bad_requests++;
+      ebb_http_error (resp, 400, "bad_request", "node name must match [A-Za-z0-9._-]{1,64}");
+      return EBB_HTTP_REPLIED;
+    }
+  json_object *b = NULL;
+  if (ebb_ctl_api_body_json (req, &b, &err) < 0 || ebb_ctl_heartbeat (c, name, b, &err) < 0)
+    {
+      json_object_put (b);
+      c->m.heartbeats_refused++;
+      return ebb_ctl_api_bad (c, resp, 400, "bad_request", &err);
+    }
+  json_object_put (b);
+  ebb_ctl_node *n = ebb_ctl_node_find (c, name, NULL);
+  json_object *o = json_object_new_object ();
+  ebb_json_add_string (o, "state", ebb_ctl_node_state_name (n->state));
+  ebb_json_add_uint64 (o, "epoch", n->epoch);
+  ebb_http_reply_json (resp, 200, o);
+  return EBB_HTTP_REPLIED;
+}

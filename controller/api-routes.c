@@ -1,0 +1,126 @@
+/* The REST API: the route table over lib/http-server.h. Every mutation is validated
+ * completely before anything changes (a 4xx changes nothing); POST /v1/jobs is idempotent
+ * through request_id. Errors have the agent's shape {"error", "detail"}. */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "controller/api.h"
+#include "controller/ctl.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/util.h"
+
+/* GET / is the status page: controller/status-page.c defines this handler; without it the
+ * route answers 404. */
+int ebb_ctl_status_page (ebb_http_request *req, ebb_http_response *resp, void *ud)
+    __attribute__ ((weak));
+
+/* See api.h. */
+int
+ebb_ctl_api_bad (ebb_ctl *c, ebb_http_response *resp, unsigned status, const char *code,
+                 ebb_error **err)
+{
+  c->m.bad_requests++;
+  ebb_http_error (resp, status, code, "%s", ebb_error_msg (err));
+  return EBB_HTTP_REPLIED;
+}
+
+/* Parses the raw body strictly (duplicate keys, depth). Returns 0 and *out, or negative. */
+int
+ebb_ctl_api_body_json (ebb_http_request *req, json_object **out, ebb_error **err)
+{
+  size_t len = 0;
+  const char *body = ebb_http_request_body (req, &len);
+  *out = NULL;
+  if (len == 0 || body[strspn (body, " \t\r\n")] == '\0')
+    return 0;
+  *out = ebb_json_parse (body, len, 16, err);
+  return *out ? 0 : -EBB_EPARSE;
+}
+
+/* See api.h. */
+void
+ebb_ctl_api_add_time (json_object *o, const char *k, double t)
+{
+  if (t > 0)
+    ebb_json_add_double (o, k, t);
+  else
+    json_object_object_add (o, k, NULL);
+}
+
+static int
+h_root (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  if (ebb_ctl_status_page)
+    return ebb_ctl_status_page (req, resp, ud);
+  ebb_http_error (resp, 404, "not_found", "no status page in this build; see /v1/cluster");
+  return EBB_HTTP_REPLIED;
+}
+
+static const ebb_http_route routes[] = {
+  /* The page is static HTML: a browser can load it without the token, which its script then
+   * asks for (or takes from #token=) and sends with every API call. */
+  { "GET", "/", h_root, EBB_HTTP_ROUTE_PUBLIC },
+  { "GET", "/v1/health", ebb_ctl_api_health, 0 },
+  { "GET", "/metrics", ebb_ctl_api_metrics, 0 },
+  { "GET", "/v1/cluster", ebb_ctl_api_cluster, 0 },
+  { "GET", "/v1/jobs", ebb_ctl_api_jobs, 0 },
+  { "POST", "/v1/jobs", ebb_ctl_api_submit, 0 },
+  { "GET", "/v1/jobs/{id}", ebb_ctl_api_job, 0 },
+  { "DELETE", "/v1/jobs/{id}", ebb_ctl_api_job_delete, 0 },
+  { "GET", "/v1/nodes", ebb_ctl_api_nodes, 0 },
+  { "GET", "/v1/nodes/{name}", ebb_ctl_api_node, 0 },
+  { "POST", "/v1/nodes/{name}/drain", ebb_ctl_api_drain, 0 },
+  { "POST", "/v1/nodes/{name}/undrain", ebb_ctl_api_undrain, 0 },
+  { "POST", "/v1/nodes/{name}/heartbeat", ebb_ctl_api_heartbeat, 0 },
+  { "GET", "/v1/decisions", ebb_ctl_api_decisions, 0 },
+};
+
+/* Splits the listeners: unix sockets (file permissions guard them) and TCP (bearer token
+ * always, loopback included). Returns 0, or negative with *err. */
+int
+ebb_ctl_http_start (ebb_ctl *c, ebb_error **err)
+{
+  size_t n = ebb_strv_length (c->cfg->listen);
+  cleanup_free const char **unix_l = ebb_xcalloc (n + 1, sizeof *unix_l);
+  cleanup_free const char **tcp_l = ebb_xcalloc (n + 1, sizeof *tcp_l);
+  size_t nu = 0, nt = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      if (strncmp (c->cfg->listen[i], "unix:", 5) == 0)
+        unix_l[nu++] = c->cfg->listen[i];
+      else
+        tcp_l[nt++] = c->cfg->listen[i];
+    }
+  ebb_http_server_config hc = { 0 };
+  hc.routes = routes;
+  hc.n_routes = EBB_ARRAY_SIZE (routes);
+  hc.userdata = c;
+  hc.max_body_bytes = EBB_CTL_MAX_BODY_BYTES;
+  if (nu)
+    {
+      hc.listen = unix_l;
+      c->http_unix = ebb_http_server_new (c->event, &hc, err);
+      if (!c->http_unix)
+        return ebb_error_wrap (err, "listen");
+    }
+  if (nt)
+    {
+      if (!c->token || !*c->token)
+        return ebb_error_set (err, EINVAL, "a TCP listener needs a token (--token-file)");
+      hc.listen = tcp_l;
+      hc.bearer_token = c->token;
+      hc.tls_cert_file = c->cfg->tls_cert; /* https on TCP; the unix socket stays plain */
+      hc.tls_key_file = c->cfg->tls_key;
+      c->http_tcp = ebb_http_server_new (c->event, &hc, err);
+      if (!c->http_tcp)
+        return ebb_error_wrap (err, "listen");
+    }
+  for (size_t i = 0; c->http_unix && i < ebb_http_server_n_listeners (c->http_unix); i++)
+    ebb_log_notice ("listening on %s", ebb_http_server_base_url (c->http_unix, i));
+  for (size_t i = 0; c->http_tcp && i < ebb_http_server_n_listeners (c->http_tcp); i++)
+    ebb_log_notice ("listening on %s (token required)", ebb_http_server_base_url (c->http_tcp, i));
+  return 0;
+}

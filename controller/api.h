@@ -1,0 +1,42 @@
+/* The REST API's inside: api-routes.c has the route table and the listeners, api-jobs.c,
+ * api-nodes.c and api-cluster.c the handlers of their resources. ctl.h has what the rest of
+ * the controller calls; this header what the API's files call of each other. Every handler
+ * takes the controller as ud and returns EBB_HTTP_REPLIED. */
+#ifndef EBB_CTL_API_H
+#define EBB_CTL_API_H
+
+#include <json-c/json.h>
+
+#include "controller/ctl.h"
+#include "lib/http-server.h"
+
+/* Replies status with the error code and *err's message (counted as a bad request).
+ * Returns EBB_HTTP_REPLIED. */
+int ebb_ctl_api_bad (ebb_ctl *c, ebb_http_response *resp, unsigned status, const char *code,
+                     ebb_error **err);
+/* Parses the raw body strictly (duplicate keys, depth). Returns 0 and *out (NULL for an
+ * empty body), or negative with *err. */
+int ebb_ctl_api_body_json (ebb_http_request *req, json_object **out, ebb_error **err);
+/* Adds unix time t as k, or null when t is 0 (not yet). */
+void ebb_ctl_api_add_time (json_object *o, const char *k, double t);
+
+/* api-jobs.c */
+int ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud);
+int ebb_ctl_api_jobs (ebb_http_request *req, ebb_http_response *resp, void *ud);
+int ebb_ctl_api_job (ebb_http_request *req, ebb_http_response *resp, void *ud);
+int ebb_ctl_api_job_delete (ebb_http_request *req, ebb_http_response *resp, void *ud);
+
+/* api-nodes.c */
+int ebb_ctl_api_nodes (ebb_http_request *req, ebb_http_response *resp, void *ud);
+int ebb_ctl_api_node (ebb_http_request *req, ebb_http_response *resp, void *ud);
+int ebb_ctl_api_drain (ebb_http_request *req, ebb_http_response *resp, void *ud);
+int ebb_ctl_api_undrain (ebb_http_request *req, ebb_http_response *resp, void *ud);
+int ebb_ctl_api_heartbeat (ebb_http_request *req, ebb_http_response *resp, void *ud);
+
+/* api-cluster.c */
+int ebb_ctl_api_decisions (ebb_http_request *req, ebb_http_response *resp, void *ud);
+int ebb_ctl_api_cluster (ebb_http_request *req, ebb_http_response *resp, void *ud);
+int ebb_ctl_api_health (ebb_http_request *req, ebb_http_response *resp, void *ud);
+int ebb_ctl_api_metrics (ebb_http_request *req, ebb_http_response *resp, void *ud);
+
+#endif

@@ -1,0 +1,302 @@
+/* Agent calls: every command to an agent is an asynchronous HTTP call through curl multi,
+ * with a request id and the task's generation, retried with backoff while the node is ready
+ * and the task still wants it. The answers feed the policy (sched-preempt.c,
+ * sched-recover.c). */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/ctl.h"
+#include "controller/sched.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/util.h"
+
+#define RETRY_MIN_USEC 100000ULL
+#define MAX_ATTEMPTS   50
+
+/* One agent call, from its first attempt to its answer (retries reuse it). */
+typedef struct call
+{
+  ebb_ctl *c;
+  ebb_ctl_call_kind kind;
+  uint64_t job;
+  uint32_t idx;
+  uint64_t generation;
+  int node;
+  unsigned attempt;
+  ebb_pol_res amount; /* SUSPEND: what the policy asked for */
+  json_object *body;
+  char *path;
+  sd_event_source *retry;
+} call;
+
+static void call_start (call *k);
+
+static void
+call_free (call *k)
+{
+  sd_event_source_disable_unref (k->retry);
+  json_object_put (k->body);
+  free (k->path);
+  free (k);
+}
+
+static ebb_ctl_task *
+call_task (call *k)
+{
+  ebb_ctl_job *j = ebb_ctl_job_find (k->c, k->job);
+  if (!j || k->idx >= j->ntasks)
+    return NULL;
+  ebb_ctl_task *t = &j->tasks[k->idx];
+  return t->generation == k->generation ? t : NULL;
+}
+
+static char *
+task_agent_id (uint64_t job, uint32_t idx, uint64_t gen)
+{
+  return ebb_xasprintf ("j%" PRIu64 "-t%u-g%" PRIu64, job, idx, gen);
+}
+
+static int
+on_retry (sd_event_source *s, uint64_t usec, void *ud)
+{
+  call *k = ud;
+  (void)s, (void)usec;
+  k->retry = sd_event_source_disable_unref (k->retry);
+  call_start (k);
+  return 0;
+}
+
+/* Retries with exponential backoff while the node is ready and the task still wants it. */
+static void
+call_retry (call *k, const char *why)
+{
+  ebb_ctl *c = k->c;
+  c->m.agent_errors++;
+  ebb_ctl_node *n = c->nodes[k->node];
+  if (k->attempt >= MAX_ATTEMPTS || n->state == NODE_LOST || c->stopping)
+    {
+      ebb_log_warn ("agent %s: %s %s: giving up after %u attempts: %s", n->name,
+                    k->body ? "POST" : "DELETE", k->path, k->attempt, why);
+      call_free (k);
+      return;
+    }
+  uint64_t d = RETRY_MIN_USEC << (k->attempt < 16 ? k->attempt : 16);
+  if (d > c->cfg->retry_max_usec)
+    d = c->cfg->retry_max_usec;
+  if (k->attempt == 1)
+    ebb_log_info ("agent %s: %s: %s; retrying", n->name, k->path, why);
+  c->m.agent_retries++;
+  if (sd_event_add_time_relative (c->event, &k->retry, CLOCK_MONOTONIC, d, 1000, on_retry, k) < 0)
+    call_free (k);
+}
+
+static void
+on_launch_done (call *k, ebb_http_result *res)
+{
+  ebb_ctl *c = k->c;
+  ebb_ctl_task *t = call_task (k);
+  if (!t || t->state != TASK_STARTING)
+    return;
+  const char *code = NULL;
+  json_object *v;
+  if (res->json && json_object_object_get_ex (res->json, "error", &v))
+    code = json_object_get_string (v);
+  if (res->status == 201 || res->status == 200
+      || (res->status == 409 && code && strcmp (code, "conflict") == 0))
+    {
+      /* 409 conflict: the task exists there already (our earlier attempt got through). */
+      t->state = TASK_RUNNING;
+      if (t->started_at == 0)
+        t->started_at = ebb_ctl_now ();
+      ebb_ctl_store_task (c, t);
+      ebb_ctl_job_update (c, t->job);
+      return;
+    }
+  ebb_log_warn ("agent %s refused task %" PRIu64 "-%u: %ld %s", c->nodes[k->node]->name, t->job->id,
+                t->idx, res->status, res->body ? res->body : "");
+  ebb_ctl_finish_task (c, t, TASK_FAILED, "agent refused the launch");
+}
+
+static void
+on_done (ebb_http_result *res, const ebb_error *err, void *ud)
+{
+  call *k = ud;
+  ebb_ctl *c = k->c;
+  if (err || res->status >= 500 || res->status == 429)
+    {
+      if (err && err->code == ECANCELED)
+        {
+          call_free (k);
+          return;
+        }
+      cleanup_free char *why
+          = err ? ebb_xstrdup (err->msg) : ebb_xasprintf ("HTTP %ld", res->status);
+      call_retry (k, why);
+      return;
+    }
+  if (k->kind == CALL_LAUNCH)
+    on_launch_done (k, res);
+  else if (k->kind == CALL_SUSPEND || k->kind == CALL_RESUME || k->kind == CALL_PKILL)
+    {
+      ebb_ctl_task *t = call_task (k);
+      if (t && res->status == 409 && k->kind != CALL_PKILL)
+        {
+          json_object *v;
+          const char *code = res->json && json_object_object_get_ex (res->json, "error", &v)
+                                 ? json_object_get_string (v)
+                                 : "";
+          if (strcmp (code, "busy") == 0 || strcmp (code, "in_progress") == 0)
+            {
+              call_retry (k, "agent busy");
+              return;
+            }
+        }
+      if (t && ebb_ctl_task_active (t) && res->status < 300)
+        {
+          if (k->kind == CALL_SUSPEND)
+            ebb_ctl_pol_reclaimed (c, t, k->amount);
+          else if (k->kind == CALL_RESUME)
+            ebb_ctl_pol_resumed (c, t);
+          else
+            ebb_ctl_pol_killed (c, t, "policy");
+        }
+      else if (t && ebb_ctl_task_active (t) && k->kind == CALL_PKILL && res->status == 404)
+        ebb_ctl_pol_killed (c, t, "policy");
+      else if (t && res->status >= 400)
+        ebb_log_warn ("agent %s: %s: %ld %s", c->nodes[k->node]->name, k->path, res->status,
+                      res->body ? res->body : "");
+    }
+  else if (k->kind == CALL_KILL)
+    {
+      ebb_ctl_task *t = call_task (k);
+      if (t && ebb_ctl_task_active (t) && (res->status < 300 || res->status == 404))
+        ebb_ctl_finish_task (c, t, TASK_KILLED, "killed");
+      else if (t && ebb_ctl_task_active (t) && res->status == 409)
+        {
+          call_retry (k, "agent busy");
+          return;
+        }
+    }
+  call_free (k);
+}
+
+static void
+call_start (call *k)
+{
+  ebb_ctl *c = k->c;
+  ebb_ctl_node *n = c->nodes[k->node];
+  k->attempt++;
+  c->m.agent_calls++;
+  ebb_http_call_opts opts = { 0 };
+  opts.bearer_token = c->token;
+  opts.ca_file = c->cfg->agent_ca;
+  opts.timeout_ms = 10000;
+  cleanup_error ebb_error *err = NULL;
+  if (!n->url)
+    {
+      call_retry (k, "the node has not sent its URL");
+      return;
+    }
+  if (ebb_http_client_start (c->client, k->body ? "POST" : "DELETE", n->url, k->path, k->body,
+                             &opts, on_done, k, &err)
+      < 0)
+    call_retry (k, ebb_error_msg (&err));
+}
+
+static call *
+call_new (ebb_ctl *c, ebb_ctl_call_kind kind, const ebb_ctl_task *t, uint64_t generation, int node)
+{
+  call *k = ebb_xcalloc (1, sizeof *k);
+  k->c = c;
+  k->kind = kind;
+  k->job = t->job->id;
+  k->idx = t->idx;
+  k->generation = generation;
+  k->node = node;
+  return k;
+}
+
+/* DELETE /v1/tasks/ID on node: kill (a live task) or forget (an exited one, a stale copy). */
+void
+ebb_ctl_send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int node,
+                     ebb_ctl_call_kind kind)
+{
+  call *k = call_new (c, kind, t, generation, node);
+  cleanup_free char *id = task_agent_id (t->job->id, t->idx, generation);
+  /* The request id names the generation and the attempt's purpose: a retry repeats it. */
+  k->path = ebb_xasprintf ("/v1/tasks/%s?request_id=%s-%s%u", id, id,
+                           kind == CALL_FORGET ? "F" : "K", t->suspensions);
+  call_start (k);
+}
+
+/* POST /v1/tasks/ID/suspend (graceful: one step of amount) or /resume. */
+static void
+send_op (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, bool graceful, ebb_pol_res amount)
+{
+  call *k = call_new (c, kind, t, t->generation, t->node);
+  cleanup_free char *id = task_agent_id (t->job->id, t->idx, t->generation);
+  json_object *b = json_object_new_object ();
+  if (kind == CALL_SUSPEND)
+    {
+      ebb_json_add_string (b, "mode", graceful ? "graceful" : "immediate");
+      if (graceful && amount.cpu_millis > 0)
+        ebb_json_add_uint64 (b, "cpu_millis", (uint64_t)amount.cpu_millis);
+      if (graceful && amount.memory_bytes > 0)
+        ebb_json_add_uint64 (b, "memory_bytes", (uint64_t)amount.memory_bytes);
+    }
+  /* One request id per operation of this generation: the n-th suspend, the n-th resume. */
+  t->attempts++;
+  cleanup_free char *rid
+      = ebb_xasprintf ("%s-%s%u", id, kind == CALL_SUSPEND ? "S" : "R", t->attempts);
+  ebb_json_add_string (b, "request_id", rid);
+  ebb_json_add_uint64 (b, "generation", t->generation);
+  k->amount = amount;
+  k->body = b;
+  k->path = ebb_xasprintf ("/v1/tasks/%s/%s", id, kind == CALL_SUSPEND ? "suspend" : "resume");
+  call_start (k);
+}
+
+/* See sched.h. */
+void
+ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, bool graceful, ebb_pol_res amount)
+{
+  send_op (c, t, CALL_SUSPEND, graceful, amount);
+}
+
+/* See sched.h. */
+void
+ebb_ctl_send_resume (ebb_ctl *c, ebb_ctl_task *t)
+{
+  send_op (c, t, CALL_RESUME, false, (ebb_pol_res){ 0, 0 });
+}
+
+/* See sched.h. */
+void
+ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_millis,
+                     uint64_t memory_bytes)
+{
+  call *k = call_new (c, CALL_LAUNCH, t, t->generation, t->node);
+  cleanup_free char *id = task_agent_id (t->job->id, t->idx, t->generation);
+  json_object *b = json_object_new_object ();
+  ebb_json_add_string (b, "id", id);
+  json_object_object_foreach (t->spec, key, val)
+  {
+    json_object_object_add (b, key, json_object_get (val));
+  }
+  ebb_json_add_uint64 (b, "cpu_millis", cpu_millis);
+  ebb_json_add_uint64 (b, "memory_bytes", memory_bytes);
+  cleanup_free char *job = ebb_xasprintf ("j%" PRIu64, t->job->id);
+  ebb_json_add_string (b, "job", job);
+  ebb_json_add_string (b, "class", is_long ? "long" : "short");
+  cleanup_free char *rid = ebb_xasprintf ("%s-L", id);
+  ebb_json_add_string (b, "request_id", rid);
+  ebb_json_add_uint64 (b, "generation", t->generation);
+  k->body = b;
+  k->path = ebb_xstrdup ("/v1/tasks");
+  call_start (k);
+}

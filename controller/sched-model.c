@@ -1,0 +1,165 @@
+/* The cluster model of the scheduler: names of states, the clocks, finding and adding
+ * jobs and nodes, a job's state from its tasks. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/ctl.h"
+#include "controller/sched.h"
+#include "lib/time.h"
+#include "lib/util.h"
+
+static const char *const task_names[]
+    = { "pending", "starting", "running", "suspended", "exited", "failed", "killed" };
+static const char *const job_names[] = { "queued", "running", "done", "failed", "killed" };
+static const char *const node_names[] = { "ready", "lost", "draining" };
+static const char *const class_names[] = { "short", "long", "auto" };
+
+const char *
+ebb_ctl_task_state_name (ebb_ctl_task_state s)
+{
+  return (unsigned)s < EBB_ARRAY_SIZE (task_names) ? task_names[s] : "?";
+}
+const char *
+ebb_ctl_job_state_name (ebb_ctl_job_state s)
+{
+  return (unsigned)s < EBB_ARRAY_SIZE (job_names) ? job_names[s] : "?";
+}
+const char *
+ebb_ctl_node_state_name (ebb_ctl_node_state s)
+{
+  return (unsigned)s < EBB_ARRAY_SIZE (node_names) ? node_names[s] : "?";
+}
+const char *
+ebb_ctl_class_name (ebb_ctl_class c)
+{
+  return (unsigned)c < EBB_ARRAY_SIZE (class_names) ? class_names[c] : "?";
+}
+
+/* Returns the wall clock in unix seconds (the API's times). */
+double
+ebb_ctl_now (void)
+{
+  return (double)ebb_realtime_usec () / 1e6;
+}
+
+ebb_ctl_job *
+ebb_ctl_job_find (ebb_ctl *c, uint64_t id)
+{
+  /* Jobs are appended in id order: binary search. */
+  size_t lo = 0, hi = c->n_jobs;
+  while (lo < hi)
+    {
+      size_t mid = (lo + hi) / 2;
+      if (c->jobs[mid]->id == id)
+        return c->jobs[mid];
+      if (c->jobs[mid]->id < id)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return NULL;
+}
+
+ebb_ctl_node *
+ebb_ctl_node_find (ebb_ctl *c, const char *name, int *idx)
+{
+  for (size_t i = 0; i < c->n_nodes; i++)
+    if (strcmp (c->nodes[i]->name, name) == 0)
+      {
+        if (idx)
+          *idx = (int)i;
+        return c->nodes[i];
+      }
+  return NULL;
+}
+
+void
+ebb_ctl_add_job (ebb_ctl *c, ebb_ctl_job *j)
+{
+  if (c->n_jobs == c->cap_jobs)
+    {
+      c->cap_jobs = c->cap_jobs ? c->cap_jobs * 2 : 64;
+      c->jobs = ebb_xrealloc (c->jobs, c->cap_jobs * sizeof *c->jobs);
+    }
+  c->jobs[c->n_jobs++] = j;
+}
+
+int
+ebb_ctl_add_node (ebb_ctl *c, ebb_ctl_node *n)
+{
+  if (c->n_nodes >= 1000000)
+    return -ENOSPC;
+  if (c->n_nodes == c->cap_nodes)
+    {
+      c->cap_nodes = c->cap_nodes ? c->cap_nodes * 2 : 16;
+      c->nodes = ebb_xrealloc (c->nodes, c->cap_nodes * sizeof *c->nodes);
+    }
+  c->nodes[c->n_nodes++] = n;
+  return 0;
+}
+
+void
+ebb_ctl_job_free (ebb_ctl_job *j)
+{
+  if (!j)
+    return;
+  for (uint32_t i = 0; i < j->ntasks; i++)
+    json_object_put (j->tasks[i].spec);
+  free (j->tasks);
+  free (j->name);
+  free (j->request_id);
+  free (j->answer);
+  free (j);
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j)
+{
+  uint32_t done = 0, failed = 0, killed = 0, started = 0;
+  for (uint32_t i = 0; i < j->ntasks; i++)
+    {
+      const ebb_ctl_task *t = &j->tasks[i];
+      done += ebb_ctl_task_terminal (t);
+      failed += t->state == TASK_FAILED;
+      killed += t->state == TASK_KILLED;
+      started += t->state != TASK_PENDING;
+    }
+  ebb_ctl_job_state s = j->state;
+  if (done == j->ntasks)
+    s = killed ? JOB_KILLED : failed ? JOB_FAILED : JOB_DONE;
+  else if (started)
+    s = JOB_RUNNING;
+  if (s == j->state)
+    return;
+  if (s == JOB_RUNNING && j->started_at == 0)
+    j->started_at = ebb_ctl_now ();
+  if (s >= JOB_DONE)
+    j->finished_at = ebb_ctl_now ();
+  j->state = s;
+  ebb_ctl_store_job (c, j);
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_sched_free (ebb_ctl *c)
+{
+  ebb_pol_free (c->pol);
+  free (c->slots);
+  ebb_ctl_pjobs_clear (c);
+  free (c->pjobs);
+  free (c->pjobs_pol);
+  free (c->pev);
+  for (size_t i = 0; i < c->n_jobs; i++)
+    ebb_ctl_job_free (c->jobs[i]);
+  free (c->jobs);
+  for (size_t i = 0; i < c->n_nodes; i++)
+    {
+      free (c->nodes[i]->name);
+      free (c->nodes[i]->url);
+      free (c->nodes[i]);
+    }
+  free (c->nodes);
+}

@@ -1,0 +1,267 @@
+/* Nodes: heartbeats (capacity, URL, the task states an agent reports), drain, and the
+ * periodic tick (node timeouts, the policy's tick). */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/ctl.h"
+#include "controller/sched.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/time.h"
+#include "lib/util.h"
+
+/* See sched.h. */
+void
+ebb_ctl_set_res_capacity (ebb_ctl *c, int idx, bool zero)
+{
+  for (uint32_t s = 0; c->res_mode && c->pol && s < c->n_slots; s++)
+    if (c->slots[s].node == idx)
+      ebb_pol_node_capacity (c->pol, s,
+                             zero ? (ebb_pol_res){ 0, 0 }
+                                  : (ebb_pol_res){ (int64_t)c->nodes[idx]->cap_cpu_millis,
+                                                   (int64_t)c->nodes[idx]->cap_memory_bytes });
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_node_drain (ebb_ctl *c, int idx, bool drain_it)
+{
+  ebb_ctl_node *n = c->nodes[idx];
+  if (n->state == NODE_LOST)
+    return;
+  n->state = drain_it ? NODE_DRAINING : NODE_READY;
+  ebb_ctl_store_node (c, n);
+  if (drain_it && !c->res_mode)
+    for (uint32_t s = 0; s < c->n_slots; s++)
+      if (c->slots[s].node == idx)
+        c->slots[s].ghost = true;
+  ebb_ctl_set_res_capacity (c, idx, drain_it);
+  c->rebuild_wanted = true;
+  ebb_ctl_rebuild (c);
+}
+
+static ebb_ctl_task_state
+agent_state (const char *s, json_object *o, int64_t *exit_status, bool *has_exit)
+{
+  json_object *v;
+  *has_exit = false;
+  if (strcmp (s, "exited") == 0)
+    {
+      if (json_object_object_get_ex (o, "exit_status", &v)
+          && json_object_is_type (v, json_type_int))
+        {
+          *exit_status = json_object_get_int64 (v);
+          *has_exit = true;
+        }
+      /* No status: the agent restarted while the task ran and could no longer wait for it
+       * (it is not its child any more). The task ended on its own; count it as exited,
+       * with exit_status null in the API. */
+      return !*has_exit || *exit_status == 0 ? TASK_EXITED : TASK_FAILED;
+    }
+  if (strcmp (s, "suspended") == 0 || strcmp (s, "suspending") == 0)
+    return TASK_SUSPENDED;
+  return TASK_RUNNING;
+}
+
+/* One task entry of a heartbeat. */
+static void
+hb_task (ebb_ctl *c, int node, json_object *o, uint64_t *seen_job, uint32_t *seen_idx)
+{
+  json_object *v;
+  if (!json_object_object_get_ex (o, "id", &v) || !json_object_is_type (v, json_type_string))
+    return;
+  const char *id = json_object_get_string (v);
+  uint64_t job, gen;
+  unsigned idx;
+  int end = 0;
+  if (sscanf (id, "j%" SCNu64 "-t%u-g%" SCNu64 "%n", &job, &idx, &gen, &end) != 3
+      || id[end] != '\0')
+    return; /* not ours (adopted by an operator): leave it alone */
+  *seen_job = job;
+  *seen_idx = idx;
+  ebb_ctl_job *j = ebb_ctl_job_find (c, job);
+  const char *st
+      = json_object_object_get_ex (o, "state", &v) && json_object_is_type (v, json_type_string)
+            ? json_object_get_string (v)
+            : "running";
+  ebb_ctl_task *t = j && idx < j->ntasks ? &j->tasks[idx] : NULL;
+  if (!t || t->generation != gen || t->node != node || !ebb_ctl_task_active (t))
+    {
+      /* A copy this controller no longer wants (an older generation, a task launched again
+       * elsewhere, a job forgotten): fence it off. */
+      if (t && (t->generation != gen || t->node != node || ebb_ctl_task_terminal (t)))
+        {
+          ebb_ctl_task tmp = *t;
+          ebb_ctl_send_delete (c, &tmp, gen, node, strcmp (st, "exited") ? CALL_KILL : CALL_FORGET);
+        }
+      return;
+    }
+  int64_t status = 0;
+  bool has_exit;
+  ebb_ctl_task_state s = agent_state (st, o, &status, &has_exit);
+  if ((s == TASK_EXITED || s == TASK_FAILED) && t->pkill)
+    {
+      /* The policy's KILL: the task runs again from its queue (its progress is lost). */
+      ebb_ctl_send_delete (c, t, t->generation, node, CALL_FORGET);
+      ebb_ctl_pol_killed (c, t, "policy");
+      return;
+    }
+  if (s == TASK_EXITED || s == TASK_FAILED)
+    {
+      t->exit_status = status;
+      t->has_exit = has_exit;
+      ebb_ctl_finish_task (c, t, t->kill_wanted ? TASK_KILLED : s, "exited");
+      return;
+    }
+  if (t->state == TASK_STARTING && t->started_at == 0)
+    t->started_at = ebb_ctl_now ();
+  if (s == TASK_SUSPENDED && t->state != TASK_SUSPENDED)
+    t->suspensions++;
+  if (s != t->state)
+    {
+      t->state = s;
+      ebb_ctl_store_task (c, t);
+      ebb_ctl_job_update (c, t->job);
+    }
+}
+
+static int
+hb_node (ebb_ctl *c, const char *name, json_object *body, int *idx, ebb_error **err)
+{
+  json_object *node = NULL, *cap = NULL, *v;
+  uint64_t cpu = 0, mem = 0, seq = 0;
+  const char *url = NULL;
+  if (!json_object_object_get_ex (body, "node", &node)
+      || !json_object_is_type (node, json_type_object))
+    return ebb_error_set (err, EBB_EPARSE, "field \"node\": an object is required");
+  if (!json_object_object_get_ex (node, "capacity", &cap)
+      || ebb_json_get_uint64 (cap, "cpu_millis", 1, EBB_AGENT_CPU_MILLIS_MAX_CTL, &cpu, err) <= 0
+      || ebb_json_get_uint64 (cap, "memory_bytes", 0, UINT64_MAX / 2, &mem, err) <= 0)
+    return ebb_error_set (err, EBB_EPARSE,
+                          "field \"node.capacity\": cpu_millis and memory_bytes required");
+  if (json_object_object_get_ex (body, "url", &v) || json_object_object_get_ex (node, "url", &v))
+    {
+      if (!json_object_is_type (v, json_type_string))
+        return ebb_error_set (err, EBB_EPARSE, "field \"url\": must be a string");
+      url = json_object_get_string (v);
+      if (strlen (url) > 4096
+          || (strncmp (url, "http://", 7) != 0 && strncmp (url, "https://", 8) != 0
+              && strncmp (url, "unix:/", 6) != 0))
+        return ebb_error_set (err, EBB_EPARSE,
+                              "field \"url\": http://, https:// or unix:/ expected");
+    }
+  if (json_object_object_get_ex (body, "seq", &v)
+      && ebb_json_get_uint64 (body, "seq", 0, UINT64_MAX, &seq, err) < 0)
+    return -EBB_EPARSE;
+  json_object *tasks;
+  if (json_object_object_get_ex (body, "tasks", &tasks)
+      && !json_object_is_type (tasks, json_type_array))
+    return ebb_error_set (err, EBB_EPARSE, "field \"tasks\": must be an array");
+
+  ebb_ctl_node *n = ebb_ctl_node_find (c, name, idx);
+  bool changed = false;
+  if (!n)
+    {
+      n = ebb_xcalloc (1, sizeof *n);
+      n->name = ebb_xstrdup (name);
+      n->state = NODE_LOST; /* becomes ready below */
+      if (ebb_ctl_add_node (c, n) < 0)
+        {
+          free (n->name);
+          free (n);
+          return ebb_error_set (err, ENOSPC, "too many nodes");
+        }
+      *idx = (int)c->n_nodes - 1;
+    }
+  uint32_t slots = (uint32_t)(cpu / 1000 ? cpu / 1000 : 1);
+  if (n->state == NODE_LOST || (seq && seq < n->last_seq))
+    {
+      /* A new incarnation (first contact, back from lost, or the agent restarted): a new
+       * epoch, so that commands and reports of the old one are told apart. */
+      n->epoch++;
+      if (n->state == NODE_LOST)
+        n->state = NODE_READY;
+      changed = true;
+      ebb_log_notice ("node %s: ready (epoch %" PRIu64 ", %u slots)", name, n->epoch, slots);
+    }
+  if (slots != n->nslots || n->cap_memory_bytes != mem
+      || (url && (!n->url || strcmp (url, n->url))))
+    changed = true;
+  n->nslots = slots;
+  n->cap_cpu_millis = cpu;
+  n->cap_memory_bytes = mem;
+  if (url && (!n->url || strcmp (url, n->url)))
+    {
+      free (n->url);
+      n->url = ebb_xstrdup (url);
+    }
+  n->last_seq = seq;
+  n->last_hb_usec = ebb_now_usec ();
+  n->last_hb_at = ebb_ctl_now ();
+  if (changed)
+    {
+      ebb_ctl_store_node (c, n);
+      c->rebuild_wanted = true;
+    }
+  return 0;
+}
+
+/* See ctl.h. */
+int
+ebb_ctl_heartbeat (ebb_ctl *c, const char *name, json_object *body, ebb_error **err)
+{
+  int idx = -1;
+  if (!body || !json_object_is_type (body, json_type_object))
+    return ebb_error_set (err, EBB_EPARSE, "a JSON object is required");
+  if (hb_node (c, name, body, &idx, err) < 0)
+    return -EBB_EPARSE;
+  c->m.heartbeats++;
+  json_object *tasks = NULL;
+  ebb_ctl_store_begin (c);
+  if (json_object_object_get_ex (body, "tasks", &tasks))
+    {
+      size_t n = json_object_array_length (tasks);
+      for (size_t i = 0; i < n; i++)
+        {
+          uint64_t job = 0;
+          uint32_t tidx = 0;
+          json_object *o = json_object_array_get_idx (tasks, i);
+          if (json_object_is_type (o, json_type_object))
+            hb_task (c, idx, o, &job, &tidx);
+        }
+    }
+  ebb_ctl_store_commit (c);
+  if (c->rebuild_wanted || !c->pol)
+    ebb_ctl_rebuild (c);
+  return 0;
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_sched_tick (ebb_ctl *c)
+{
+  uint64_t now = ebb_now_usec ();
+  for (size_t i = 0; i < c->n_nodes; i++)
+    {
+      ebb_ctl_node *n = c->nodes[i];
+      if (n->state == NODE_LOST)
+        continue;
+      if (n->last_hb_usec == 0)
+        n->last_hb_usec = now; /* loaded from the store: give it one timeout to report */
+      else if (now - n->last_hb_usec > c->cfg->node_timeout_usec)
+        ebb_ctl_lose_node (c, (int)i, "no heartbeat within --node-timeout");
+    }
+  if (c->rebuild_wanted || !c->pol)
+    ebb_ctl_rebuild (c);
+  double tick = c->pol ? c->pol->params.tick_sec : 0;
+  if (c->pol && (tick <= 0 || ebb_ctl_pol_now () - c->last_pol_tick >= tick))
+    {
+      c->last_pol_tick = ebb_ctl_pol_now ();
+      ebb_pol_tick (c->pol, c->last_pol_tick);
+      ebb_ctl_drain (c);
+    }
+}

@@ -1,0 +1,79 @@
+/* Preemption (resource mode): the policy's SUSPEND, RESUME and KILL, committed then sent,
+ * and what the policy learns when an agent carried them out. */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "controller/ctl.h"
+#include "controller/sched.h"
+
+/* SUSPEND, RESUME and KILL (resource mode): committed, then sent. */
+void
+ebb_ctl_act_preempt (ebb_ctl *c, const ebb_pol_action *a)
+{
+  ebb_ctl_task *t = ebb_ctl_pjob_task (c, a->job, a->arg);
+  if (!t || !ebb_ctl_task_active (t) || t->slot != a->node)
+    return;
+  const char *kind = a->kind == EBB_POL_ACT_SUSPEND  ? "suspend"
+                     : a->kind == EBB_POL_ACT_RESUME ? "resume"
+                                                     : "kill";
+  char reason[96];
+  snprintf (reason, sizeof reason, "%s: %s", c->cfg->policy,
+            a->kind != EBB_POL_ACT_SUSPEND        ? "room again"
+            : a->mode == EBB_POL_SUSPEND_GRACEFUL ? "graceful step for a short job"
+                                                  : "immediate for a short job");
+  ebb_ctl_store_begin (c);
+  ebb_ctl_store_decision (c, kind, t, t->node,
+                          a->kind == EBB_POL_ACT_RESUME ? t->job->id : c->last_short_job, reason);
+  ebb_ctl_store_commit (c);
+  if (a->kind == EBB_POL_ACT_SUSPEND)
+    {
+      c->m.suspends++;
+      ebb_ctl_send_suspend (c, t, a->mode == EBB_POL_SUSPEND_GRACEFUL, a->amount);
+    }
+  else if (a->kind == EBB_POL_ACT_RESUME)
+    {
+      c->m.resumes++;
+      ebb_ctl_send_resume (c, t);
+    }
+  else
+    {
+      c->m.kills++;
+      t->pkill = true;
+      ebb_ctl_send_delete (c, t, t->generation, t->node, CALL_PKILL);
+    }
+}
+
+/* A SUSPEND went through: the policy learns what is free (the limits the agent applied;
+ * memory above the limit is the kernel's to reclaim, the policy trusts the new limit). */
+void
+ebb_ctl_pol_reclaimed (ebb_ctl *c, ebb_ctl_task *t, ebb_pol_res freed)
+{
+  if (t->state != TASK_SUSPENDED)
+    t->suspensions++;
+  t->state = TASK_SUSPENDED;
+  ebb_ctl_store_task (c, t);
+  if (c->pol && c->res_mode && t->slot != EBB_POL_NONE && t->pjob < c->n_pjobs)
+    {
+      ebb_pol_task *pt = &c->pjobs_pol[t->pjob].tasks[t->pidx];
+      if (freed.cpu_millis == 0 && freed.memory_bytes == 0)
+        freed = pt->pending; /* immediate: everything above the footprint */
+      ebb_pol_task_reclaimed (c->pol, ebb_ctl_pol_now (), t->slot, t->pjob, t->pidx, freed, 1);
+      ebb_ctl_drain (c);
+    }
+  ebb_ctl_job_update (c, t->job);
+}
+
+/* See sched.h. */
+void
+ebb_ctl_pol_resumed (ebb_ctl *c, ebb_ctl_task *t)
+{
+  t->state = TASK_RUNNING;
+  ebb_ctl_store_task (c, t);
+  if (c->pol && c->res_mode && t->slot != EBB_POL_NONE && t->pjob < c->n_pjobs)
+    {
+      ebb_pol_task_resumed (c->pol, ebb_ctl_pol_now (), t->slot, t->pjob, t->pidx);
+      ebb_ctl_drain (c);
+    }
+  ebb_ctl_job_update (c, t->job);
+}

@@ -1,0 +1,178 @@
+/* Task ends and recovery: a task reaching a final state, tasks that lost their node going
+ * back to the queue, killing a job, losing a node, and re-sending after a restart what the
+ * store says was under way. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/ctl.h"
+#include "controller/sched.h"
+#include "lib/log.h"
+#include "lib/util.h"
+
+/* A task reached a final state: free its slot for the policy. */
+void
+ebb_ctl_finish_task (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state s, const char *why)
+{
+  int node = t->node;
+  t->state = s;
+  t->finished_at = ebb_ctl_now ();
+  uint32_t slot = t->slot;
+  bool ghost = slot != EBB_POL_NONE && slot < c->n_slots && c->slots[slot].ghost;
+  bool placed = slot != EBB_POL_NONE && t->pjob < c->n_pjobs;
+  if (slot == EBB_POL_NONE && node >= 0)
+    c->rebuild_wanted = true; /* it held capacity the policy was not told about */
+  ebb_ctl_unplace (c, t);
+  ebb_ctl_store_task (c, t);
+  ebb_log_info ("task %" PRIu64 "-%u: %s (%s)", t->job->id, t->idx, ebb_ctl_task_state_name (s),
+                why);
+  if (s == TASK_EXITED || s == TASK_FAILED)
+    if (node >= 0 && c->nodes[node]->state != NODE_LOST)
+      ebb_ctl_send_delete (c, t, t->generation, node, CALL_FORGET);
+  if (placed && c->pol && (c->res_mode || !ghost))
+    {
+      if (s == TASK_KILLED && c->res_mode)
+        ebb_pol_task_killed (c->pol, ebb_ctl_pol_now (), slot, t->pjob, t->pidx);
+      else
+        ebb_pol_task_finished (c->pol, ebb_ctl_pol_now (), slot, t->pjob, t->pidx);
+      ebb_ctl_drain (c);
+    }
+  ebb_ctl_job_update (c, t->job);
+  if (c->rebuild_wanted)
+    ebb_ctl_rebuild (c);
+}
+
+/* Slot mode: tasks that lost their node go back to the queue (counted as killed) as a new
+ * policy job. */
+void
+ebb_ctl_requeue (ebb_ctl *c, ebb_ctl_task **ts, size_t n, const char *why)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      ebb_ctl_task *t = ts[i];
+      if (ebb_ctl_task_active (t))
+        {
+          ebb_ctl_store_decision (c, "kill", t, t->node, t->job->id, why);
+          c->m.tasks_lost++;
+        }
+      if (t->slot != EBB_POL_NONE && t->slot < c->n_slots)
+        c->slots[t->slot].ghost = true;
+      ebb_ctl_unplace (c, t);
+      t->state = TASK_PENDING;
+      t->node = -1;
+      ebb_ctl_store_task (c, t);
+    }
+  if (n && !ts[0]->kill_wanted)
+    ebb_ctl_queue_tasks (c, ts[0]->job, ts, n);
+}
+
+/* Resource mode: a task that is gone (node lost, killed by the policy) goes back to the
+ * policy, which queues it again (counted as a kill). */
+void
+ebb_ctl_pol_killed (ebb_ctl *c, ebb_ctl_task *t, const char *why)
+{
+  uint32_t slot = t->slot, pj = t->pjob, k = t->pidx;
+  bool placed = slot != EBB_POL_NONE && pj < c->n_pjobs;
+  t->pkill = false;
+  if (ebb_ctl_task_active (t) && strcmp (why, "policy") != 0)
+    {
+      ebb_ctl_store_decision (c, "kill", t, t->node, t->job->id, why);
+      c->m.tasks_lost++;
+    }
+  ebb_ctl_unplace (c, t);
+  t->state = TASK_PENDING;
+  t->node = -1;
+  ebb_ctl_store_task (c, t);
+  if (placed && c->pol)
+    {
+      ebb_pol_task_killed (c->pol, ebb_ctl_pol_now (), slot, pj, k);
+      ebb_ctl_drain (c);
+    }
+  else if (!placed)
+    {
+      ebb_ctl_task *one[] = { t };
+      ebb_ctl_queue_tasks (c, t->job, one, 1);
+    }
+  ebb_ctl_job_update (c, t->job);
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_kill_job (ebb_ctl *c, ebb_ctl_job *j)
+{
+  for (uint32_t i = 0; i < j->ntasks; i++)
+    {
+      ebb_ctl_task *t = &j->tasks[i];
+      if (ebb_ctl_task_terminal (t))
+        continue;
+      t->kill_wanted = true;
+      if (t->state == TASK_PENDING)
+        {
+          t->state = TASK_KILLED;
+          t->finished_at = ebb_ctl_now ();
+          ebb_ctl_store_task (c, t);
+          continue;
+        }
+      ebb_ctl_store_task (c, t);
+      ebb_ctl_store_decision (c, "kill", t, t->node, j->id, "DELETE /v1/jobs");
+      c->m.kills++;
+      ebb_ctl_send_delete (c, t, t->generation, t->node, CALL_KILL);
+    }
+  ebb_ctl_job_update (c, j);
+}
+
+/* See sched.h. */
+void
+ebb_ctl_lose_node (ebb_ctl *c, int idx, const char *why)
+{
+  ebb_ctl_node *n = c->nodes[idx];
+  ebb_log_warn ("node %s lost: %s", n->name, why);
+  n->state = NODE_LOST;
+  n->epoch++;
+  ebb_ctl_store_node (c, n);
+  for (uint32_t s = 0; s < c->n_slots; s++)
+    if (c->slots[s].node == idx)
+      c->slots[s].ghost = true;
+  ebb_ctl_set_res_capacity (c, idx, true);
+  c->rebuild_wanted = true;
+  for (size_t i = 0; i < c->n_jobs; i++)
+    {
+      ebb_ctl_job *j = c->jobs[i];
+      cleanup_free ebb_ctl_task **ts = NULL;
+      size_t k = 0;
+      for (uint32_t t = 0; t < j->ntasks; t++)
+        if (j->tasks[t].node == idx && ebb_ctl_task_active (&j->tasks[t]))
+          {
+            if (!ts)
+              ts = ebb_xmalloc (sizeof *ts * j->ntasks);
+            if (j->tasks[t].kill_wanted)
+              ebb_ctl_finish_task (c, &j->tasks[t], TASK_KILLED, "node lost");
+            else if (c->res_mode)
+              ebb_ctl_pol_killed (c, &j->tasks[t], "node lost");
+            else
+              ts[k++] = &j->tasks[t];
+          }
+      ebb_ctl_requeue (c, ts, k, "node lost");
+      ebb_ctl_job_update (c, j);
+    }
+  if (c->rebuild_wanted)
+    ebb_ctl_rebuild (c);
+}
+
+/* Relaunches what the store says was starting when the controller stopped: the agent
+ * answers a repeated request id (or an existing task id) without launching twice. */
+void
+ebb_ctl_sched_resume_starting (ebb_ctl *c)
+{
+  for (size_t i = 0; i < c->n_jobs; i++)
+    for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
+      {
+        ebb_ctl_task *t = &c->jobs[i]->tasks[k];
+        if (t->state == TASK_STARTING && t->node >= 0)
+          ebb_ctl_send_launch (c, t, c->jobs[i]->cls == CLS_LONG, t->cpu_millis, t->memory_bytes);
+        else if (t->kill_wanted && ebb_ctl_task_active (t) && t->node >= 0)
+          ebb_ctl_send_delete (c, t, t->generation, t->node, CALL_KILL);
+      }
+}

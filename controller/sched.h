@@ -1,0 +1,103 @@
+/* The scheduler's inside: the real-time policy environment, split by job into
+ * sched-model.c (the cluster model), sched-calls.c (agent calls), sched-place.c (the policy
+ * instance and its placements), sched-preempt.c (suspend, resume, kill by the policy),
+ * sched-recover.c (task ends, lost nodes, restart) and sched-nodes.c (heartbeats, drain,
+ * tick). ctl.h has what the rest of the controller calls; this header what the scheduler's
+ * files call of each other.
+ *
+ * It runs the same libebb-policy code ebb-sim drives in virtual time, driven here by job
+ * arrivals, task ends, node changes and a tick. Each policy node is a slot (one CPU of one
+ * agent). A LAUNCH becomes an asynchronous POST /v1/tasks through curl multi, committed to
+ * the store (decision log) before it goes out, with a request id and the task's generation,
+ * retried with backoff. Probes and wakes are messages inside this process, so they are
+ * delivered right after the event that caused them (the simulator's net delay is real
+ * latency here: the agent calls).
+ *
+ * The slot set is fixed for the life of one policy instance: a node that joins, is drained
+ * or lost marks the policy for a rebuild, done when no slot is occupied (its queued tasks
+ * are then queued again). Until then a lost or drained node's slots stay busy for the
+ * policy ("ghosts") and the tasks bound to them are queued again elsewhere. */
+#ifndef EBB_CTL_SCHED_H
+#define EBB_CTL_SCHED_H
+
+#include "controller/ctl.h"
+#include "lib/time.h"
+
+/* The policy's clock: monotonic seconds since the start (a policy never reads a clock). */
+static inline double
+ebb_ctl_pol_now (void)
+{
+  return (double)ebb_now_usec () / 1e6;
+}
+
+static inline bool
+ebb_ctl_task_active (const ebb_ctl_task *t)
+{
+  return t->state == TASK_STARTING || t->state == TASK_RUNNING || t->state == TASK_SUSPENDED;
+}
+
+static inline bool
+ebb_ctl_task_terminal (const ebb_ctl_task *t)
+{
+  return t->state == TASK_EXITED || t->state == TASK_FAILED || t->state == TASK_KILLED;
+}
+
+/* sched-calls.c: what an agent call is for. */
+typedef enum
+{
+  CALL_LAUNCH,
+  CALL_KILL,   /* DELETE of a live task */
+  CALL_FORGET, /* DELETE of an exited task, or of a stale copy on a node */
+  CALL_SUSPEND,
+  CALL_RESUME,
+  CALL_PKILL, /* DELETE decided by the policy: the task goes back to its queue */
+} ebb_ctl_call_kind;
+
+/* DELETE /v1/tasks/ID of generation on node (kind: CALL_KILL, CALL_FORGET or CALL_PKILL). */
+void ebb_ctl_send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int node,
+                          ebb_ctl_call_kind kind);
+/* POST /v1/tasks/ID/suspend: graceful (one step of amount) or immediate. */
+void ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, bool graceful, ebb_pol_res amount);
+/* POST /v1/tasks/ID/resume. */
+void ebb_ctl_send_resume (ebb_ctl *c, ebb_ctl_task *t);
+/* POST /v1/tasks of the task's current generation on its node with these limits. */
+void ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_millis,
+                          uint64_t memory_bytes);
+
+/* sched-place.c */
+/* Runs the policy's actions and the events they cause until nothing is left. */
+void ebb_ctl_drain (ebb_ctl *c);
+/* Builds a new policy over the ready nodes; does nothing while a task is placed. */
+void ebb_ctl_rebuild (ebb_ctl *c);
+/* Queues n pending tasks of job j into the policy as one policy job. */
+void ebb_ctl_queue_tasks (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n);
+/* The task left the policy's view (ended, killed, or queued again elsewhere). */
+void ebb_ctl_unplace (ebb_ctl *c, ebb_ctl_task *t);
+/* Returns task k of policy job pj, or NULL. */
+ebb_ctl_task *ebb_ctl_pjob_task (ebb_ctl *c, uint32_t pj, uint32_t k);
+/* Frees the policy jobs (the policy's queue is rebuilt from the tasks). */
+void ebb_ctl_pjobs_clear (ebb_ctl *c);
+
+/* sched-preempt.c */
+/* Commits and sends the policy's SUSPEND, RESUME or KILL action a. */
+void ebb_ctl_act_preempt (ebb_ctl *c, const ebb_pol_action *a);
+/* A SUSPEND went through (freed: what the agent released). */
+void ebb_ctl_pol_reclaimed (ebb_ctl *c, ebb_ctl_task *t, ebb_pol_res freed);
+/* A RESUME went through. */
+void ebb_ctl_pol_resumed (ebb_ctl *c, ebb_ctl_task *t);
+
+/* sched-recover.c */
+/* A task reached a final state s (why: for the log): free its slot for the policy. */
+void ebb_ctl_finish_task (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state s, const char *why);
+/* Slot mode: n tasks of one job that lost their node go back to the queue. */
+void ebb_ctl_requeue (ebb_ctl *c, ebb_ctl_task **ts, size_t n, const char *why);
+/* Resource mode: a task that is gone goes back to the policy's queue. */
+void ebb_ctl_pol_killed (ebb_ctl *c, ebb_ctl_task *t, const char *why);
+/* The node idx stopped answering: its tasks go back to the queue. */
+void ebb_ctl_lose_node (ebb_ctl *c, int idx, const char *why);
+
+/* sched-nodes.c */
+/* Resource mode: tells the policy node idx's capacity (zero: none, it is gone). */
+void ebb_ctl_set_res_capacity (ebb_ctl *c, int idx, bool zero);
+
+#endif

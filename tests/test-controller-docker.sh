@@ -1,0 +1,154 @@
+#!/bin/bash
+# A real Docker container (dockerd + runc, tests/runtimes/engines.sh) as a long task of the
+# controller: ebb-controller (policy ebb) with one ebb-agent of 2 CPUs of capacity that talks
+# to the private dockerd. A container counting loop iterations is adopted through the agent's
+# POST /v1/tasks/adopt; a long job of two tasks (the container, and a launched burner) makes
+# the controller treat it as its own; a short 2-task job then needs the node, the controller
+# suspends the container through the agent (cpu quota 1000 of 100000 on the container's own
+# cgroup, <= 2% of a CPU from /proc), resumes it when the short job ends (CPU back), and the
+# container ends with the iteration count it was asked for: nothing was lost, and the
+# container's Docker configuration was never changed.
+#
+# How the controller takes the container: it has no request for adopting a container itself
+# (a job's tasks are commands it launches). The container is adopted first under the agent
+# id the controller gives task 0 of its next job (j1-t0-g1, generation 1); the controller's
+# launch of that task then finds the id taken (409 conflict), which it reads as its own
+# earlier launch having got through, and from there on suspends, resumes and follows the
+# container like any task it launched.
+#
+# Needs root, docker.io, runc and busybox-static (scripts/install-deps.sh installs them);
+# exit 77 without them (a failure under EBB_TEST_STRICT=1). Time budget: about 60 s.
+here=$(cd "$(dirname "$0")" && pwd)
+: "${EBB_TOP_SRCDIR:=$here/..}"
+. "$EBB_TOP_SRCDIR/tests/controller/lib.sh"
+for b in dockerd runc /usr/bin/docker /bin/busybox; do
+  command -v "$b" >/dev/null || skip "$b not installed (scripts/install-deps.sh installs it)"
+done
+E=$EBB_TOP_SRCDIR/tests/runtimes/engines.sh
+ET=$(mktemp -d /tmp/ebb-ctl-docker.XXXXXX) || exit 99
+cleanup_all () {
+  ctl_cleanup_pids
+  "$E" stop "$ET"
+  ctl_cleanup
+}
+# Agents and controller first (they watch dockerd), then the engine, then the cgroups.
+ctl_cleanup_pids () {
+  [ -n "${CONTROL_PID:-}" ] && kill -9 "$CONTROL_PID" 2>/dev/null
+  for p in $CTL_PID $AGENT_PIDS; do kill -9 "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
+  CTL_PID= AGENT_PIDS=
+}
+trap cleanup_all EXIT
+trap 'exit 130' INT TERM
+now_ms () { date +%s%3N; }
+
+setup_cgroups
+"$E" start "$ET" docker >"$TMP/engines.log" 2>&1
+rc=$?
+[ $rc = 77 ] && { cat "$TMP/engines.log"; skip "Docker unavailable"; }
+[ $rc = 0 ] || { cat "$TMP/engines.log"; fail "dockerd did not start"; exit 1; }
+. "$ET/env"
+dk () { "$E" docker "$ET" "$@"; }
+
+# The container's loop, calibrated on this machine: about 6 s of CPU.
+c0=$(now_ms)
+busybox sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'
+c1=$(now_ms)
+ITER=$((200000 * 1000 / (c1 - c0 + 1) * 6))
+echo "calibration: 200000 rounds in $((c1 - c0)) ms; the container counts to $ITER"
+
+CTL_TICK=100ms start_controller --policy ebb --node-timeout 20s || { fail "controller did not start"; exit 1; }
+start_node 1 --docker-socket "$DOCKER_SOCK" --adopt-root "$CG_PARENT-docker"
+wait_for 15 '[.nodes[] | select(.state == "ready")] | length == 1' /v1/nodes || fail "node: $(cat "$TMP/body")"
+
+# No ebb.* labels: the agent leaves it alone until asked to adopt it.
+dk run -d --name ebb-ctl-burner --network=none "$IMAGE" \
+  sh -c "i=0; while [ \$i -lt $ITER ]; do i=\$((i+1)); done; echo count \$i" >"$TMP/cid" ||
+  { fail "docker run"; exit 1; }
+CPID=$(dk inspect -f '{{.State.Pid}}' ebb-ctl-burner)
+aapi () { # aapi METHOD PATH [BODY]: a call to the agent, answer in $TMP/body
+  STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$TMP/a1.sock" -X "$1" \
+    -H "Authorization: Bearer $(cat "$TOKEN_FILE")" -H 'Content-Type: application/json' \
+    ${3:+--data-binary "$3"} "http://a$2")
+}
+aapi POST /v1/tasks/adopt '{"container":"ebb-ctl-burner","id":"j1-t0-g1","job":"j1","class":"long","generation":1,"cpu_millis":1000,"memory_bytes":67108864,"request_id":"adopt-burner"}'
+[ "$STATUS" = 201 ] && [ "$(jq -r .source "$TMP/body")" = docker ] && [ "$(jq -r .pid "$TMP/body")" = "$CPID" ] &&
+  ok "the agent adopted the container (source docker, pid $CPID, cgroup $(jq -r .cgroup "$TMP/body"))" ||
+  fail "adopt: $STATUS $(cat "$TMP/body")"
+CCG=$(jq -r .cgroup "$TMP/body")
+
+# Task 0's command is never run: the agent already has a task under its id (the container).
+capi POST /v1/jobs "$(job_body longjob long \
+  '{"argv":["false"],"cpu_millis":1000,"memory_bytes":67108864}' \
+  "$(burner_task long1 "$ITER")")"
+LONG=$(jq -r .id "$TMP/body")
+[ "$LONG" = 1 ] || fail "the long job got id $LONG, not 1: $(cat "$TMP/body")"
+wait_for 15 '.task_states.running == 2' "/v1/jobs/$LONG" &&
+  ok "the controller runs the container as task 0 of long job $LONG" || fail "long: $(cat "$TMP/body")"
+[ "$(jq -r '.tasks[0].node' "$TMP/body")" = a1 ] || fail "task 0 on $(jq -r '.tasks[0].node' "$TMP/body")"
+aapi GET /v1/tasks/j1-t0-g1
+[ "$(jq -r .source "$TMP/body")" = docker ] && ok "task j1-t0-g1 on the agent is still the container" ||
+  fail "task j1-t0-g1: $(cat "$TMP/body")"
+
+set -- $(cpu_pct2 "$CPID")
+echo "container before the short job: $1% of a CPU"
+quota () { cat "/sys/fs/cgroup/cpu$CCG/cpu.cfs_quota_us"; }
+[ "$LAYOUT" = v2 ] && quota () { cut -d' ' -f1 "/sys/fs/cgroup$CCG/cpu.max"; }
+Q0=$(quota)
+
+# 990 millicores: what a suspended long task gives up (its 1000 less the 10 it keeps), so
+# each short task makes the policy suspend a long task outright.
+t0=$(now_ms)
+capi POST /v1/jobs "$(job_body short short \
+  '{"argv":["sleep","4"],"cpu_millis":990,"memory_bytes":67108864}' \
+  '{"argv":["sleep","4"],"cpu_millis":990,"memory_bytes":67108864}')"
+SJ=$(jq -r .id "$TMP/body")
+wait_for 10 '.task_states.running + .task_states.exited == 2' "/v1/jobs/$SJ" &&
+  ok "the short job started on the full node in $(($(now_ms) - t0)) ms" || fail "short: $(cat "$TMP/body")"
+wait_for 5 '.tasks[0].state == "suspended"' "/v1/jobs/$LONG" && ok "the controller suspended the container" ||
+  fail "container not suspended: $(jq -c '[.tasks[].state]' "$TMP/body")"
+aapi GET /v1/tasks/j1-t0-g1
+echo "agent: $(jq -c '{state, mode, applied}' "$TMP/body"), quota $(quota)"
+[ "$(quota)" = 1000 ] && ok "the container's cgroup has quota 1000 (1% of a CPU)" || fail "quota $(quota)"
+set -- $(cpu_pct2 "$CPID")
+[ "$1" -le 2 ] && ok "the suspended container uses $1% of a CPU (/proc, 2 s)" || fail "suspended container: $1%"
+
+wait_for 20 '.state == "done"' "/v1/jobs/$SJ" && ok "the short job ended" || fail "short: $(cat "$TMP/body")"
+wait_for 10 '.tasks[0].state == "running"' "/v1/jobs/$LONG" && ok "the controller resumed the container" ||
+  fail "not resumed: $(jq -c '[.tasks[].state]' "$TMP/body")"
+[ "$(quota)" = "$Q0" ] && ok "the container's quota is its own again ($Q0)" || fail "quota $(quota), was $Q0"
+# CPU back: >= 50% of a CPU, or on a loaded machine >= 80% of what a control burner gets in
+# the same windows and >= 5% (five times the suspension's 1%). The control burner is a
+# sibling of the container's cgroup in the cpu hierarchy, so both see the same group weights.
+if [ "$LAYOUT" = v2 ]; then ctl=/sys/fs/cgroup$(dirname "$CCG")/ebb-control
+else ctl=/sys/fs/cgroup/cpu$(dirname "$CCG")/ebb-control; fi
+mkdir -p "$ctl"
+sh -c 'while :; do :; done' &
+CONTROL_PID=$!
+echo "$CONTROL_PID" >"$ctl/cgroup.procs" || fail "control burner into $ctl"
+got=no
+for w in 1 2 3; do
+  set -- $(cpu_pct2 "$CPID" "$CONTROL_PID")
+  echo "container resumed (window $w): $1% of a CPU, control burner $2%"
+  if [ "$1" -ge 50 ] || { [ $(($1 * 100)) -ge $(($2 * 80)) ] && [ "$1" -ge 5 ]; }; then got=yes; break; fi
+done
+[ $got = yes ] && ok "the resumed container gets its CPU back ($1%, control $2%)" || fail "resumed container: $1%, control $2%"
+kill -9 "$CONTROL_PID"; wait "$CONTROL_PID" 2>/dev/null; CONTROL_PID=
+rmdir "$ctl"
+
+capi GET "/v1/decisions?since=0"
+jq -c '.decisions[] | [.seq, .action, .task, .node, .reason]' "$TMP/body"
+ns=$(jq --arg t "$LONG-0" '[.decisions[] | select(.action == "suspend" and .task == $t)] | length' "$TMP/body")
+nr=$(jq --arg t "$LONG-0" '[.decisions[] | select(.action == "resume" and .task == $t)] | length' "$TMP/body")
+[ "$ns" = 1 ] && [ "$nr" = 1 ] && ok "decision log: the container (task $LONG-0) suspended once, resumed once" ||
+  fail "decisions for $LONG-0: $ns suspends, $nr resumes"
+
+wait_for 120 '.state == "done"' "/v1/jobs/$LONG" && ok "long job $LONG done: the container exited on its own" ||
+  fail "long job: $(cat "$TMP/body")"
+log=$(dk logs ebb-ctl-burner 2>&1)
+[ "$log" = "count $ITER" ] && ok "the container counted all $ITER iterations" || fail "container output: $log"
+[ "$(cat "$OUT/long1" 2>/dev/null)" = "$ITER" ] && ok "the launched long task counted all $ITER too" ||
+  fail "launched long task: $(cat "$OUT/long1" 2>/dev/null)"
+[ "$(dk inspect -f '{{.HostConfig.CpuQuota}} {{.HostConfig.NanoCpus}}' ebb-ctl-burner)" = "0 0" ] &&
+  ok "the container's Docker configuration was never changed" ||
+  fail "docker config: $(dk inspect -f '{{.HostConfig.CpuQuota}} {{.HostConfig.NanoCpus}}' ebb-ctl-burner)"
+exit $FAILED
