@@ -342,7 +342,7 @@ typedef struct ebb_pol_stats
   /* DAG policies. */
   uint64_t dag_offline_jobs;      /* graphene: jobs given an offline schedule */
   uint64_t dag_offline_schedules; /* graphene: candidate schedules built for them */
-  uint64_t dag_unfair_picks;      /* graphene: picks restricted to the most deprived job */
+  uint64_t dag_unfair_picks;      /* graphene: picks restricted to the most deprived queue */
   double dag_max_deficit;         /* graphene: largest deficit counter seen / capacity */
   uint64_t dag_fair_holds;        /* graphene: nodes left waiting for a deprived queue */
 } ebb_pol_stats;

@@ -295,7 +295,13 @@ ebb_sim_gen_dag_main (int argc, char **argv)
           if (*end || errno || *optarg == '-' || *optarg == '\0'
               || (c != 's' && (u < 1 || u > (UINT64_C (1) << 40)))
               || ((c == 'j' || c == 'n') && u > 100000000))
-            return fprintf (stderr, "ebb-sim gen dag: invalid %s '%s'\n", argv[optind - 1], optarg),
+            return fprintf (stderr, "ebb-sim gen dag: invalid --%s '%s'\n",
+                            c == 'j'   ? "jobs"
+                            : c == 'n' ? "nodes"
+                            : c == 's' ? "seed"
+                            : c == 'c' ? "node-cpu-millis"
+                                       : "node-net-mbps",
+                            optarg),
                    2;
           if (c == 'j')
             o.jobs = u;
