@@ -29,6 +29,7 @@ typedef struct ebb_ctl_call
   int node;
   unsigned attempt;
   ebb_pol_res amount; /* SUSPEND: what the policy asked for */
+  bool told;          /* SUSPEND: the policy was told the room is free when it went out */
   json_object *body;
   char *path;
   sd_event_source *retry;
@@ -160,7 +161,7 @@ on_done (ebb_http_result *res, const ebb_error *err, void *ud)
       if (t && ebb_ctl_task_active (t) && res->status < 300)
         {
           if (k->kind == CALL_SUSPEND)
-            ebb_ctl_pol_reclaimed (c, t, k->amount);
+            ebb_ctl_pol_reclaimed (c, t, k->amount, k->told);
           else if (k->kind == CALL_RESUME)
             ebb_ctl_pol_resumed (c, t);
           else
@@ -309,7 +310,8 @@ ebb_ctl_send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int
 
 /* POST /v1/tasks/ID/suspend (graceful: one step of amount) or /resume. */
 static void
-send_op (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, bool graceful, ebb_pol_res amount)
+send_op (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, bool graceful, ebb_pol_res amount,
+         bool told)
 {
   call *k = call_new (c, kind, t, t->generation, t->node);
   cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, t->generation);
@@ -331,6 +333,7 @@ send_op (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, bool graceful, ebb
   ebb_json_add_string (b, "request_id", rid);
   ebb_json_add_uint64 (b, "generation", t->generation);
   k->amount = amount;
+  k->told = told;
   k->body = b;
   k->path = ebb_xasprintf ("/v1/tasks/%s/%s", id, kind == CALL_SUSPEND ? "suspend" : "resume");
   outbox_push (k);
@@ -338,16 +341,16 @@ send_op (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, bool graceful, ebb
 
 /* See sched.h. */
 void
-ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, bool graceful, ebb_pol_res amount)
+ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, bool graceful, ebb_pol_res amount, bool told)
 {
-  send_op (c, t, CALL_SUSPEND, graceful, amount);
+  send_op (c, t, CALL_SUSPEND, graceful, amount, told);
 }
 
 /* See sched.h. */
 void
 ebb_ctl_send_resume (ebb_ctl *c, ebb_ctl_task *t)
 {
-  send_op (c, t, CALL_RESUME, false, (ebb_pol_res){ 0, 0 });
+  send_op (c, t, CALL_RESUME, false, (ebb_pol_res){ 0, 0 }, false);
 }
 
 /* See sched.h. */

@@ -4,7 +4,7 @@
 # loop iterations to files. A short 2-task job submitted to the full cluster starts because
 # the controller preempts long tasks through their agents. Measured REPS times from the API's
 # own times (a task's started_at, when its agent answered the launch, less the job's
-# submitted_at): submit -> both tasks running, p50 and p99 printed, p99 asserted <= 2 s; and
+# submitted_at): submit -> both tasks running, p50 and p99 printed, p99 asserted <= 1 s; and
 # from the decision log submit -> preemptions (or launches) decided, p99 asserted <= 200 ms.
 # Suspending policies: every displaced long task runs at ~1% of a CPU while suspended
 # (/proc, 0.5 s) and is resumed within two policy rounds of the short job's end, started once.
@@ -97,8 +97,8 @@ p50=$(pct "$TMP/lat" 0.5) p99=$(pct "$TMP/lat" 0.99)
 echo "submit -> both tasks running over $REPS short jobs (API times): p50 ${p50} ms, p99 ${p99} ms ($(tr '\n' ' ' <"$TMP/lat"))"
 # The agents' suspensions and launches (a cgroup in four v1 hierarchies, fork, exec) take
 # 20-50 ms on an idle host and up to ten times that on a loaded shared 2-core one: the 200 ms
-# bound is asserted on the controller's part below; end to end, within 2 s.
-[ "$p99" -le 2000 ] && ok "a short job's two tasks run on the full cluster within 2 s (p99 ${p99} ms, p50 ${p50} ms)" ||
+# bound is asserted on the controller's part below; end to end, within 1 s.
+[ "$p99" -le 1000 ] && ok "a short job's two tasks run on the full cluster within 1 s (p99 ${p99} ms, p50 ${p50} ms)" ||
   fail "submit -> both running p99 ${p99} ms"
 capi GET "/v1/decisions?since=0"
 cp "$TMP/body" "$TMP/decisions.json"
