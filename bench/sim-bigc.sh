@@ -7,7 +7,7 @@
 #      round) on and off.
 #   4. Controls for the figures that do not come out (doc/bigc-fidelity.md): kill with no
 #      attempt limit (no job fails), ip and gp with free reclaims and reloads (0 s/GiB), and
-#      on the patterns the ratio of long-job means (what gp's penalty would be if spread
+#      on the patterns kill with no attempt limit and the ratio of long-job means (what gp's penalty would be if spread
 #      evenly over the jobs).
 #   5. Speed: the wall time of each mode on the Google replay (target < 1 s), against fifo's
 #      in the same run.
@@ -75,6 +75,15 @@ for k in low high multi; do
     line="$line $m $(ratio "$(median "$p" "$k,$m,[0-9]*" 8)" "$f")"
   done
   echo "$line (fifo long p90 $f s)"
+done
+for k in low high multi; do
+  for s in $SEEDS; do
+    row "$k,kill_nofail,$s" "$("$SIM" --policy bigc --mode kill --kill-attempts 65535 $NODE --trace "$tmp/$k-$s.jsonl" --json)" >> "$p"
+  done
+done
+echo "== control: patterns, kill with no attempt limit (no job fails), long p90 over fifo's"
+for k in low high multi; do
+  echo "$k: kill_nofail $(ratio "$(median "$p" "$k,kill_nofail,[0-9]*" 8)" "$(median "$p" "$k,fifo,[0-9]*" 8)")"
 done
 echo "== control: patterns, median long mean over fifo's (a penalty spread evenly over the jobs)"
 for k in low high multi; do
