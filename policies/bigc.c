@@ -26,9 +26,10 @@
  * books, as in the authors' code), whatever --footprint-* say.
  *
  * Working-set model (gp): a container needs working_set x its memory demand to run without
- * swapping. A step that would leave it below that freezes it instead: it is suspended at
- * once to the footprint (what BIG-C's container monitor does when it sees swapping) and left
- * out of further rounds until it is resumed.
+ * swapping. A step that leaves it below that freezes it, as BIG-C's container monitor does
+ * when it sees swapping: the step's memory is taken, its CPU goes (the paper's 1% is not
+ * modelled), it keeps the rest of its memory, and it is left out of further rounds until it
+ * is restored.
  *
  * Authors' dampers (yncxcw/big-c, ProportionalCapacityPreemptionPolicy), off by default:
  * natural_term scales p (their natural termination factor, 0.2), max_round_share caps p at a
@@ -564,10 +565,13 @@ preempt (ebb_pol *p, ebb_pol_res need)
           ebb_pol_res got;
           if (step.memory_bytes > 0 && mem_after < ws)
             {
-              /* Below its working set it would swap: freeze it at the footprint. */
+              /* Below its working set it swaps: BIG-C's container monitor freezes it (CPU to
+               * 1%, paper section 3.3) and it leaves the later rounds. The step's memory is
+               * taken; the rest stays with the container (frozen, not suspended). */
               k->frozen = 1;
               p->stats.frozen++;
-              got = ebb_pol_suspend (p, job, t, EBB_POL_SUSPEND_IMMEDIATE, need);
+              ebb_pol_res fz = { k->alloc.cpu_millis - k->pending.cpu_millis, step.memory_bytes };
+              got = ebb_pol_suspend (p, job, t, EBB_POL_SUSPEND_GRACEFUL, fz);
             }
           else
             got = ebb_pol_suspend (p, job, t, EBB_POL_SUSPEND_GRACEFUL, step);

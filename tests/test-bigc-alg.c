@@ -276,8 +276,10 @@ test_gp_steps (void)
   ebb_pol_free (p);
 }
 
-/* A step that would leave a container below its working set (here 90% of 16 GiB) freezes it
- * at the footprint instead, and a frozen container is no victim in later rounds. */
+/* A step that leaves a container below its working set (here 90% of 16 GiB) freezes it, as
+ * BIG-C's container monitor does on swapping: the step's 4 GiB and all its CPU are taken, the
+ * other 12 GiB stay (the paper freezes, it does not suspend), and a frozen container is no
+ * victim in later rounds. */
 static void
 test_freeze_exclusion (void)
 {
@@ -288,28 +290,31 @@ test_freeze_exclusion (void)
   size_t n;
   const ebb_pol_action *a = ebb_pol_actions (p, &n);
   CU_ASSERT_EQUAL_FATAL (n, 1);
-  CU_ASSERT_EQUAL (a[0].mode, EBB_POL_SUSPEND_IMMEDIATE);
+  CU_ASSERT_EQUAL (a[0].mode, EBB_POL_SUSPEND_GRACEFUL);
   CU_ASSERT_EQUAL (a[0].job, 1);
   CU_ASSERT_EQUAL (a[0].arg, 0);
-  ASSERT_RES (a[0].amount, 8000, 16 * GIB);
+  ASSERT_RES (a[0].amount, 8000, 4 * GIB);
   CU_ASSERT_EQUAL (p->stats.frozen, 1);
   CU_ASSERT (jobs[1].tasks[0].frozen);
   ebb_pol_clear_actions (p);
   ebb_pol_task_reclaimed (p, 3.1, 0, 1, 0, R (8000, 0), 0);
-  ebb_pol_task_reclaimed (p, 50, 0, 1, 0, R (0, 16 * GIB), 1);
+  ebb_pol_task_reclaimed (p, 15, 0, 1, 0, R (0, 4 * GIB), 1);
   CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 1);
+  CU_ASSERT_EQUAL (jobs[1].tasks[0].state, EBB_POL_TASK_RUNNING);
+  ASSERT_RES (jobs[1].tasks[0].alloc, 0, 12 * GIB);
   ebb_pol_clear_actions (p);
-  /* A second short job asking <8 CPU> more than the <4 CPU, 12 GiB> left: task 0 of job 1
-   * is frozen, so the round takes from task 1 (then from job 0 for the rest). */
+  /* A second short job asking <8 CPU, 4 GiB> more than the <4 CPU, 0> left: task 0 of job 1
+   * is frozen, so the round takes from task 1 (which freezes too). */
   jobs[2].launched = 0;
   jobs[2].demand = R (8000, 4 * GIB);
   ebb_pol_job_arrived (p, 51, 2);
   ebb_pol_clear_actions (p);
   ebb_pol_tick (p, 54);
   a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL_FATAL (n, 2);
+  CU_ASSERT_FATAL (n >= 1);
   CU_ASSERT_EQUAL (a[0].job, 1);
   CU_ASSERT_EQUAL (a[0].arg, 1);
+  CU_ASSERT_EQUAL (p->stats.frozen, 2);
   ebb_pol_free (p);
 }
 
