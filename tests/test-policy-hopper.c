@@ -132,6 +132,31 @@ test_epsilon_fairness (void)
   run_fairness_case (0.0, 1);
 }
 
+/* Figure 2's budget is what the job is owed, not every free slot. Central hopper, 10 slots,
+ * epsilon 0. C (100 tasks) arrives first and takes all 10; A (3 tasks, V = 4) arrives: the
+ * fair share (5 each) raises A to 5 and leaves C 5, so C is above its allotment. As C's
+ * tasks end, A takes the first 3 freed slots, the 4th is kept for A's stragglers (A holds
+ * 3 < V), and the 5th goes back to C, which has work: one slot idles, not two. */
+static void
+test_budget_owed (void)
+{
+  ebb_pol_job jobs[2]
+      = { { .ntasks = 100, .est_task_sec = 1 }, { .ntasks = 3, .est_task_sec = 1 } };
+  ebb_pol *p = make ("hopper", 10, jobs, EBB_POL_SPEC_CENTRAL, 0.0);
+  fake_progress_value = 0; /* no copy is judged: A has nothing to run */
+  ebb_pol_job_arrived (p, 0, 0);
+  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, 0), 10);
+  ebb_pol_job_arrived (p, 0.01, 1);
+  ebb_pol_clear_actions (p);
+  ebb_spec *s = p->priv;
+  for (uint32_t k = 0; k < 5; k++)
+    ebb_pol_task_finished (p, 0.1 + 0.01 * k, s->jobs[0].tasks[k].node[0], 0, k);
+  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, 1), 3);
+  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, 0), 1);
+  CU_ASSERT_EQUAL (s->nidle, 1);
+  ebb_pol_free (p);
+}
+
 /* The same arrivals under srpt: best effort keeps nothing back, B takes the free slot. */
 static void
 test_srpt_keeps_nothing (void)
@@ -510,14 +535,23 @@ test_gen_pareto (void)
 }
 
 static const ebb_cu_test tests[] = {
-  EBB_CU_TEST (test_virtual_size),       EBB_CU_TEST (test_guidelines),
-  EBB_CU_TEST (test_epsilon_allocation), EBB_CU_TEST (test_epsilon_fairness),
-  EBB_CU_TEST (test_srpt_keeps_nothing), EBB_CU_TEST (test_copy_kill),
-  EBB_CU_TEST (test_late_quarter),       EBB_CU_TEST (test_probe_counts),
-  EBB_CU_TEST (test_srpt_copy_probes),   EBB_CU_TEST (test_refusal),
-  EBB_CU_TEST (test_fair_first),         EBB_CU_TEST (test_refusal_names_unsatisfied),
-  EBB_CU_TEST (test_engine_copy_wins),   EBB_CU_TEST (test_copy_durations),
-  EBB_CU_TEST (test_determinism),        EBB_CU_TEST (test_gen_pareto),
+  EBB_CU_TEST (test_virtual_size),
+  EBB_CU_TEST (test_guidelines),
+  EBB_CU_TEST (test_epsilon_allocation),
+  EBB_CU_TEST (test_epsilon_fairness),
+  EBB_CU_TEST (test_srpt_keeps_nothing),
+  EBB_CU_TEST (test_budget_owed),
+  EBB_CU_TEST (test_copy_kill),
+  EBB_CU_TEST (test_late_quarter),
+  EBB_CU_TEST (test_probe_counts),
+  EBB_CU_TEST (test_srpt_copy_probes),
+  EBB_CU_TEST (test_refusal),
+  EBB_CU_TEST (test_fair_first),
+  EBB_CU_TEST (test_refusal_names_unsatisfied),
+  EBB_CU_TEST (test_engine_copy_wins),
+  EBB_CU_TEST (test_copy_durations),
+  EBB_CU_TEST (test_determinism),
+  EBB_CU_TEST (test_gen_pareto),
 };
 
 EBB_CU_MAIN ("policy-hopper", NULL, NULL, tests)
