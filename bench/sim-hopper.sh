@@ -9,18 +9,23 @@
 #   refusals 0 .. 4, decentral, at load 0.7                           (Figure 5b)
 #   fig3     one job of 200 tasks alone on k slots (k / 200 = 0.5 .. 2): the threshold of
 #            Figure 3 (job completion time against slots / tasks)
+#   bins     Figure 7, by job size, on 200 slots and on the testbed's 3200
+#   bound    srpt central on the same traces with 50 times the slots (10,000 nodes): nothing waits for a slot,
+#            the mean job time no scheduler of the 200 slots can beat (LATE's copies
+#            included); headroom = 1 - bound / srpt, what any allocation could gain
 # Every run of one seed shares its trace (the generator's seed) and the policies' seed.
 # Output: DIR/sim-hopper-runs.csv (every run) and DIR/sim-hopper.csv (medians over seeds:
 # of each policy's mean job completion time and of the per-seed gain 1 - hopper / srpt;
 # for fig3 the load column holds the slots k and only hopper runs), DIR/sim-hopper-bins.csv
-# (gains by job size) and DIR/sim-hopper-fairness.csv (jobs epsilon slows down against
-# epsilon 0).
+# (gains by job size, with the bound), DIR/sim-hopper-fairness.csv (jobs epsilon slows
+# down against epsilon 0) and DIR/sim-hopper-headroom.csv (the bound and the headroom).
 # Usage: bench/sim-hopper.sh [DIR]   (SIM: the ebb-sim binary; JOBS: jobs per trace, 3000)
 set -eu
 . "$(dirname "$0")/sim-lib.sh"
 out=${1:-.}
 jobs=${JOBS:-3000}
 nodes=200
+unbounded=$((nodes * 50)) # slots enough that no task or copy waits (the bound)
 seeds="1 2 3 4 5"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -37,9 +42,10 @@ one () {
   echo "$1,$2,$3,$4,$5,$6,$7,$8,$9,$(all_mean "$j"),$(jget "$j" "" speculative_copies),$(jget "$j" "" utilization)" >>"$runs"
 }
 
-trace () { # trace LOAD BETA SEED: generates once, prints the path
-  f=$tmp/p-$1-$2-$3.tr
-  [ -s "$f" ] || "$SIM" gen pareto --jobs "$jobs" --nodes "$nodes" --load "$1" --beta "$2" \
+trace () { # trace LOAD BETA SEED [SLOTS JOBS]: generates once, prints the path
+  n=${4:-$nodes} k=${5:-$jobs}
+  f=$tmp/p-$1-$2-$3-$n-$k.tr
+  [ -s "$f" ] || "$SIM" gen pareto --jobs "$k" --nodes "$n" --load "$1" --beta "$2" \
     --seed "$3" -o "$f"
   echo "$f"
 }
@@ -70,35 +76,47 @@ awk -F, -v OFS=, 'NR > 1 && $1 == "load" {
   "$runs" >"$tmp/extra.csv"
 cat "$tmp/extra.csv" >>"$runs"
 
-# Figure 7: gains by job size (tasks per job: <= 50, 51-150, 151-500, > 500) at load 0.7,
-# from the per-job CSV (job,submit,ntasks,mean_task,class,finish,runtime).
+# Figure 7: gains by job size (tasks per job: <= 50, 51-150, 151-500, > 500, and all) at
+# load 0.7, from the per-job CSV (job,submit,ntasks,mean_task,class,finish,runtime), pooled
+# over the seeds (the large bins hold a few jobs per seed); on the 200 slots of the other
+# sweeps and on the testbed's 3200 (200 machines x 16 slots, section 7.1; 10,000 jobs).
 bins=$out/sim-hopper-bins.csv
-echo "mode,bin,jobs,srpt_mean,hopper_mean,gain" >"$bins"
-for mode in central decentral; do
+echo "slots,mode,bin,jobs,srpt_mean,hopper_mean,gain,bound_mean,headroom" >"$bins"
+# pool FILE...: "bin,jobs,mean runtime" per bin and for all jobs.
+pool () {
+  cat "$@" | awk -F, -v OFS=, '
+    function bin(n) { return n <= 50 ? "1-50" : n <= 150 ? "51-150" : n <= 500 ? "151-500" : "501-1000" }
+    $1 == "job" { next }
+    { b = bin($3); S[b] += $7; N[b]++; S["all"] += $7; N["all"]++ }
+    END { for (b in N) print b, N[b], S[b] / N[b] }' | sort
+}
+# bin_rows SLOTS JOBS
+bin_rows () {
   for s in $seeds; do
-    t=$(trace 0.7 1.5 "$s")
-    for p in srpt hopper; do
-      "$SIM" -p "$p" -n "$nodes" -t "$t" --hopper-mode "$mode" --beta 1.5 --seed "$s" \
-        --jobs-csv "$tmp/jobs-$p-$s.csv" >/dev/null
+    t=$(trace 0.7 1.5 "$s" "$1" "$2")
+    for mode in central decentral; do
+      for p in srpt hopper; do
+        "$SIM" -p "$p" -n "$1" -t "$t" --hopper-mode "$mode" --beta 1.5 --seed "$s" \
+          --jobs-csv "$tmp/jobs-$mode-$p-$s.csv" >/dev/null
+      done
     done
+    "$SIM" -p srpt -n $(($1 * 50)) -t "$t" --hopper-mode central --beta 1.5 --seed "$s" \
+      --jobs-csv "$tmp/jobs-bound-$s.csv" >/dev/null
   done
-  cat "$tmp"/jobs-srpt-*.csv | awk -F, -v mode="$mode" -v OFS=, '
-    function bin(n) { return n <= 50 ? "1-50" : n <= 150 ? "51-150" : n <= 500 ? "151-500" : "501-1000" }
-    FNR == 1 && $1 == "job" { next }
-    $1 == "job" { next }
-    { b = bin($3); S[b] += $7; N[b]++ }
-    END { for (b in N) print mode, b, N[b], S[b] / N[b] }' | sort >"$tmp/bs.csv"
-  cat "$tmp"/jobs-hopper-*.csv | awk -F, -v OFS=, '
-    function bin(n) { return n <= 50 ? "1-50" : n <= 150 ? "51-150" : n <= 500 ? "151-500" : "501-1000" }
-    $1 == "job" { next }
-    { b = bin($3); S[b] += $7; N[b]++ }
-    END { for (b in N) print b, S[b] / N[b] }' | sort >"$tmp/bh.csv"
-  # Pooled over the 5 seeds (the large bins hold a few jobs per seed).
-  awk -F, -v OFS=, 'NR == FNR { h[$1] = $2; next }
-    { printf "%s,%s,%d,%.3f,%.3f,%.3f\n", $1, $2, $3, $4, h[$2], 1 - h[$2] / $4 }' \
-    "$tmp/bh.csv" "$tmp/bs.csv" >>"$bins"
+  pool "$tmp"/jobs-bound-*.csv >"$tmp/bb.csv"
+  for mode in central decentral; do
+    pool "$tmp"/jobs-$mode-srpt-*.csv >"$tmp/bs.csv"
+    pool "$tmp"/jobs-$mode-hopper-*.csv >"$tmp/bh.csv"
+    awk -F, -v slots="$1" -v mode="$mode" 'FILENAME == ARGV[1] { h[$1] = $3; next }
+      FILENAME == ARGV[2] { u[$1] = $3; next }
+      { printf "%s,%s,%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f\n", slots, mode, $1, $2, $3, h[$1],
+          1 - h[$1] / $3, u[$1], 1 - u[$1] / $3 }' \
+      "$tmp/bh.csv" "$tmp/bb.csv" "$tmp/bs.csv" >>"$bins"
+  done
   rm -f "$tmp"/jobs-*.csv
-done
+}
+bin_rows "$nodes" "$jobs"
+bin_rows 3200 $((jobs * 10 / 3))
 
 # Figure 10b/c: jobs that epsilon slows down against a perfectly fair hopper (epsilon 0),
 # job by job, load 0.7, pooled over the seeds: share slowed, mean and worst slowdown of
@@ -136,6 +154,45 @@ for s in $seeds; do
   done
 done
 
+# The bound: srpt central with a slot for everything, on the load and beta sweeps' traces.
+bound=$tmp/bound.csv
+: >"$bound"
+for lb in 0.5,1.5 0.6,1.5 0.7,1.5 0.8,1.5 0.9,1.5 0.7,1.2 0.7,1.8; do
+  load=${lb%,*} beta=${lb#*,}
+  for s in $seeds; do
+    t=$(trace "$load" "$beta" "$s")
+    j=$("$SIM" -p srpt -n "$unbounded" -t "$t" --hopper-mode central --beta "$beta" --seed "$s" --json)
+    echo "$load,$beta,$s,$(all_mean "$j")" >>"$bound"
+  done
+done
+# Per load and beta, medians over seeds of the bound, srpt, and of the per-seed headroom
+# (1 - bound / srpt) and gain (1 - hopper / srpt), both modes.
+awk -F, -v OFS=, '
+  function med(key, n,   i, j, t, a) {
+    for (i = 1; i <= n; i++) a[i] = V[key, i]
+    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }
+  FILENAME == ARGV[1] { b[$1 "," $2, $3] = $4; if (!(($1 "," $2) in seen)) { seen[$1 "," $2] = 1; order[++n] = $1 "," $2 }; next }
+  FNR > 1 && (($1 == "load") || ($1 == "beta" && $4 != "1.5")) { m[$3 "," $4, $2, $9, $8] = $10 }
+  END {
+    print "load,beta,bound_mean,srpt_central,headroom_central,gain_central,srpt_decentral,headroom_decentral,gain_decentral,seeds"
+    for (k = 1; k <= n; k++) {
+      c = order[k]; ns = 0
+      for (s = 1; s <= 5; s++) {
+        if (!((c, s) in b)) continue
+        ns++; V["b", ns] = b[c, s]
+        V["sc", ns] = m[c, "central", "srpt", s]; V["sd", ns] = m[c, "decentral", "srpt", s]
+        V["hc", ns] = 1 - b[c, s] / m[c, "central", "srpt", s]
+        V["hd", ns] = 1 - b[c, s] / m[c, "decentral", "srpt", s]
+        V["gc", ns] = 1 - m[c, "central", "hopper", s] / m[c, "central", "srpt", s]
+        V["gd", ns] = 1 - m[c, "decentral", "hopper", s] / m[c, "decentral", "srpt", s]
+      }
+      printf "%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d\n", c, med("b", ns), med("sc", ns),
+        med("hc", ns), med("gc", ns), med("sd", ns), med("hd", ns), med("gd", ns), ns
+    }
+  }' "$bound" "$runs" >"$out/sim-hopper-headroom.csv"
+
 # Medians over seeds per configuration.
 awk -F, -v OFS=, '
   function med(key, n,   i, j, t, a) {
@@ -169,4 +226,4 @@ awk -F, -v OFS=, '
         med("g", n), med("sc", n), med("hc", n), med("su", n), med("hu", n), n
     }
   }' "$runs" >"$out/sim-hopper.csv"
-cat "$out/sim-hopper.csv" "$bins" "$fair"
+cat "$out/sim-hopper.csv" "$bins" "$fair" "$out/sim-hopper-headroom.csv"

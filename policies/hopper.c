@@ -5,9 +5,9 @@
  * LATE names (policies/spec.c).
  *
  * Central (params.spec_mode EBB_POL_SPEC_CENTRAL): a free slot goes to the smallest job
- * below its allotment that has work; when none has work but one below its allotment still
- * runs tasks that may straggle, the slot is kept for it (the budget of Figure 2); else to
- * the smallest job with work (no slot idles for nobody).
+ * below its allotment that has work; when none has work, jobs below their allotment that
+ * still run tasks that may straggle keep free slots up to what they are owed (the budget
+ * of Figure 2); any other free slot goes to the smallest job with work.
  *
  * Decentral: every job sends params.hopper_probes reservations per task (power of many
  * choices, section 5.1) and keeps them after its tasks are placed (section 6.1). A free
@@ -139,15 +139,24 @@ hopper_pick_central (ebb_pol *p, double now_sec, uint32_t node)
       if (s->jobs[job].occupied < s->jobs[job].alloc && ebb_spec_runnable (p, job, now_sec))
         return job;
     }
+  /* The budget of Figure 2: a job below its allotment whose originals are all out keeps
+   * free slots for the copies it may need, up to its allotment and its virtual size, and
+   * no more: every free slot past what the budgets are owed goes to a job with work
+   * (Figure 1b's fixed pool, which leaves slots fallow, is what Hopper avoids). */
+  uint32_t owed = 0;
   for (uint32_t i = 0; i < s->norder; i++)
     {
       uint32_t job = s->order[i];
-      /* The budget of Figure 2 is the virtual size: a slot past it is not kept idle. */
       const ebb_spec_job *j = &s->jobs[job];
-      double v = ebb_spec_virtual_size (p->params.spec_beta, j->remaining);
-      if (j->occupied < j->alloc && j->occupied < v && ebb_spec_may_speculate (s, p, job))
-        return EBB_POL_NONE; /* kept for the job's stragglers */
+      if (!ebb_spec_may_speculate (s, p, job))
+        continue;
+      double v = ceil (ebb_spec_virtual_size (p->params.spec_beta, j->remaining));
+      uint32_t lim = (double)j->alloc < v ? j->alloc : (uint32_t)v;
+      if (j->occupied < lim)
+        owed += lim - j->occupied;
     }
+  if (s->nidle <= owed)
+    return EBB_POL_NONE; /* kept for the stragglers (the offered node is one of nidle) */
   for (uint32_t i = 0; i < s->norder; i++)
     if (ebb_spec_runnable (p, s->order[i], now_sec))
       return s->order[i];

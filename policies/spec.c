@@ -510,6 +510,21 @@ late_check (ebb_pol *p, uint32_t job, double now_sec)
   for (uint32_t i = 0; i < slow; i++)
     j->cand[i] = c[i].task;
   j->ncand = slow;
+  if (s->central || !(s->copy_probes > 0))
+    return;
+  /* Best effort in a Sparrow scheduler: the copy LATE asks for is a task like any other,
+   * so the job's scheduler places reservations for it (once per straggler); without them
+   * the copy could only use a reservation still queued, and an idle worker spends those
+   * at once on a "no task" answer. */
+  uint32_t want = (uint32_t)ceil (s->copy_probes);
+  for (uint32_t i = 0; i < slow; i++)
+    {
+      ebb_spec_task *t = &j->tasks[c[i].task];
+      if (t->probed)
+        continue;
+      t->probed = 1;
+      ebb_pol_send_probes_random (p, job, want, 0, p->params.nnodes);
+    }
 }
 
 void

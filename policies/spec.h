@@ -2,8 +2,8 @@
  * different nodes; the first copy to finish wins and the policy KILLs the others.
  *
  * This core keeps what both policies share: the copies of every task, LATE's straggler
- * check at every heartbeat (estimated time left from the progress rate, against the time a
- * new copy takes), the free nodes, the active jobs in ascending order of remaining tasks
+ * check at every heartbeat (the slowest quarter by progress rate, longest estimated time
+ * left first), the free nodes, the active jobs in ascending order of remaining tasks
  * and, in the decentralized mode, the reservations queued at every worker. The policies
  * only choose whom a free slot goes to (the pick hooks).
  *
@@ -27,6 +27,7 @@ typedef struct ebb_spec_task
   uint32_t node[EBB_SPEC_MAX_COPIES]; /* nodes of the live copies; EBB_POL_NONE: unused */
   uint8_t ncopies;                    /* live copies */
   uint8_t done;
+  uint8_t probed; /* decentral srpt: reservations were sent for a copy of it */
 } ebb_spec_task;
 
 typedef struct ebb_spec_job
@@ -74,6 +75,8 @@ struct ebb_spec
   uint32_t central;
   uint32_t nnodes;
   uint32_t spec_cap;    /* LATE's SpeculativeCap on live speculative copies (0: none) */
+  double copy_probes;   /* decentral: reservations sent for every straggler LATE names, as
+                           for a new task (Sparrow-SRPT; 0: none, copies use those queued) */
   uint64_t live_copies; /* copies on nodes, winners' losers included until killed */
   uint64_t live_tasks;  /* unfinished tasks with a live copy */
   void *scratch;        /* LATE's candidates being sorted */

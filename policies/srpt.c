@@ -5,7 +5,9 @@
  * scheduler sees every job. Decentral: Sparrow-SRPT, batched power of two choices
  * (params.probe_ratio reservations per task, late binding); a free worker serves, among the
  * jobs with a reservation in its queue, the one with the fewest unfinished tasks, and a
- * reservation answered "no task" is spent (Hopper's, in contrast, stay queued). */
+ * reservation answered "no task" is spent (Hopper's, in contrast, stay queued). A copy is
+ * placed as a task is: when LATE names a straggler, its job's scheduler sends probe_ratio
+ * reservations for it. */
 #include "config.h"
 
 #include "policies/spec.h"
@@ -57,6 +59,9 @@ srpt_init (ebb_pol *p, ebb_error **err)
   ebb_spec_init (p, s, &hooks);
   /* LATE's SpeculativeCap: at most 10% of the slots run speculative copies. */
   s->spec_cap = p->params.nnodes / 10 ? p->params.nnodes / 10 : 1;
+  /* Sparrow-SRPT: a copy is placed as a task is, with probe_ratio reservations. */
+  if (!s->central)
+    s->copy_probes = p->params.probe_ratio;
   return 0;
 }
 

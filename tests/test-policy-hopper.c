@@ -132,6 +132,31 @@ test_epsilon_fairness (void)
   run_fairness_case (0.0, 1);
 }
 
+/* Figure 2's budget is what the job is owed, not every free slot. Central hopper, 10 slots,
+ * epsilon 0. C (100 tasks) arrives first and takes all 10; A (3 tasks, V = 4) arrives: the
+ * fair share (5 each) raises A to 5 and leaves C 5, so C is above its allotment. As C's
+ * tasks end, A takes the first 3 freed slots, the 4th is kept for A's stragglers (A holds
+ * 3 < V), and the 5th goes back to C, which has work: one slot idles, not two. */
+static void
+test_budget_owed (void)
+{
+  ebb_pol_job jobs[2]
+      = { { .ntasks = 100, .est_task_sec = 1 }, { .ntasks = 3, .est_task_sec = 1 } };
+  ebb_pol *p = make ("hopper", 10, jobs, EBB_POL_SPEC_CENTRAL, 0.0);
+  fake_progress_value = 0; /* no copy is judged: A has nothing to run */
+  ebb_pol_job_arrived (p, 0, 0);
+  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, 0), 10);
+  ebb_pol_job_arrived (p, 0.01, 1);
+  ebb_pol_clear_actions (p);
+  ebb_spec *s = p->priv;
+  for (uint32_t k = 0; k < 5; k++)
+    ebb_pol_task_finished (p, 0.1 + 0.01 * k, s->jobs[0].tasks[k].node[0], 0, k);
+  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, 1), 3);
+  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, 0), 1);
+  CU_ASSERT_EQUAL (s->nidle, 1);
+  ebb_pol_free (p);
+}
+
 /* The same arrivals under srpt: best effort keeps nothing back, B takes the free slot. */
 static void
 test_srpt_keeps_nothing (void)
@@ -246,6 +271,53 @@ test_probe_counts (void)
   ebb_pol_job_arrived (s, 0, 0);
   CU_ASSERT_EQUAL (count_job (s, EBB_POL_ACT_PROBE, 0), 6);
   ebb_pol_free (s);
+}
+
+/* Sparrow-SRPT places a copy as it places a task (Hopper section 7.1: best effort, copies
+ * are ordinary tasks): when LATE names a straggler, the job's scheduler sends probe_ratio
+ * reservations for it, once. 8 tasks on 40 nodes; their surplus reservations were spent on
+ * "no task" answers, so without these probes no copy could start. Hopper sends none: its
+ * own reservations stay queued (section 6.1). */
+static size_t
+copy_probes_case (const char *name, size_t *copies)
+{
+  ebb_pol_job jobs[1] = { { .ntasks = 8, .est_task_sec = 1 } };
+  ebb_pol *p = make (name, 40, jobs, EBB_POL_SPEC_DECENTRAL, 0.1);
+  fake_progress_value = 0;
+  ebb_pol_job_arrived (p, 0, 0);
+  deliver_probes (p, 0);
+  CU_ASSERT_EQUAL (p->jobs[0].launched, 8);
+  ebb_pol_clear_actions (p);
+  fake_progress_value = 0.5;
+  ebb_pol_tick (p, 0.5);
+  size_t n, probes = 0;
+  const ebb_pol_action *a = ebb_pol_actions (p, &n);
+  ebb_pol_action sent[8];
+  for (size_t i = 0; i < n; i++)
+    if (a[i].kind == EBB_POL_ACT_PROBE && probes < 8)
+      sent[probes++] = a[i];
+  ebb_pol_clear_actions (p);
+  /* The same two stragglers at the next heartbeat: no new reservations. */
+  ebb_pol_tick (p, 0.55);
+  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_PROBE, 0), 0);
+  ebb_pol_clear_actions (p);
+  /* The reservations land on idle nodes (20 on) at once: each of the two stragglers gets
+   * its copy there, the other two reservations find no task (LATE already looked now). */
+  for (size_t i = 0; i < probes; i++)
+    ebb_pol_probe_arrived (p, 0.55, (uint32_t)(20 + i), sent[i].arg);
+  *copies = p->stats.speculative_copies;
+  ebb_pol_free (p);
+  return probes;
+}
+
+static void
+test_srpt_copy_probes (void)
+{
+  size_t copies = 0;
+  /* ceil(8 / 4) = 2 stragglers (a tie), 2 reservations each. */
+  CU_ASSERT_EQUAL (copy_probes_case ("srpt", &copies), 4);
+  CU_ASSERT_EQUAL (copies, 2);
+  CU_ASSERT_EQUAL (copy_probes_case ("hopper", &copies), 0);
 }
 
 /* Decentral hopper on 2 nodes (Pseudocode 2 and 3). Job C (2 tasks) takes both; A and B
@@ -468,9 +540,11 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_epsilon_allocation),
   EBB_CU_TEST (test_epsilon_fairness),
   EBB_CU_TEST (test_srpt_keeps_nothing),
+  EBB_CU_TEST (test_budget_owed),
   EBB_CU_TEST (test_copy_kill),
   EBB_CU_TEST (test_late_quarter),
   EBB_CU_TEST (test_probe_counts),
+  EBB_CU_TEST (test_srpt_copy_probes),
   EBB_CU_TEST (test_refusal),
   EBB_CU_TEST (test_fair_first),
   EBB_CU_TEST (test_refusal_names_unsatisfied),
