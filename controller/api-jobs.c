@@ -50,6 +50,8 @@ parse_task (json_object *o, size_t i, ebb_error **err)
   cleanup_free char *where = ebb_xasprintf ("tasks[%zu]: ", i);
   if (!json_object_is_type (o, json_type_object))
     return ebb_error_set (err, EBB_EPARSE, "%smust be an object", where), NULL;
+  if (json_object_object_get_ex (o, "adopt", NULL))
+    return ebb_ctl_adopt_parse_task (o, i, err); /* api-adopt.c */
   if (only_keys (o, keys, where, err) < 0)
     return NULL;
   char **argv = NULL, **env = NULL;
@@ -210,6 +212,14 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       json_object_put (b);
       return ebb_ctl_api_bad (c, resp, 400, "bad_request", &err);
     }
+  /* A replay answers as the first time; a new job's adoptions must fit the cluster. */
+  unsigned st = find_rid (c, jr.request_id) ? 0 : ebb_ctl_adopt_check (c, jr.specs, jr.n, &err);
+  if (st)
+    {
+      job_req_clear (&jr);
+      json_object_put (b);
+      return ebb_ctl_api_bad (c, resp, st, st == 404 ? "not_found" : "conflict", &err);
+    }
   ebb_ctl_job *old = find_rid (c, jr.request_id);
   if (old)
     {
@@ -225,6 +235,7 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       ebb_json_add_string (a, "state", "queued");
       j->answer = ebb_xstrdup (json_object_to_json_string_ext (a, EBB_JSON_TO_STRING_FLAGS));
       ebb_ctl_store_begin (c);
+      ebb_ctl_adopt_prepare (c, j);
       ebb_ctl_store_job (c, j);
       for (uint32_t i = 0; i < j->ntasks; i++)
         ebb_ctl_store_task (c, &j->tasks[i]);
@@ -236,6 +247,7 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       cleanup_free char *loc = ebb_xasprintf ("/v1/jobs/%" PRIu64, j->id);
       ebb_http_reply_header (resp, "Location", loc);
       ebb_http_reply_json (resp, 201, a);
+      ebb_ctl_adopt_send (c, j);
       uint64_t t0 = ebb_now_usec ();
       ebb_ctl_sched_job (c, j);
       c->arrival_usec[c->n_arrival++ % EBB_ARRAY_SIZE (c->arrival_usec)] = ebb_now_usec () - t0;

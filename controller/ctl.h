@@ -261,6 +261,24 @@ double ebb_ctl_now (void);
 /* Recomputes a job's state from its tasks (and stores it when it changed). */
 void ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j);
 
+/* api-adopt.c: tasks of POST /v1/jobs that adopt a container or cgroup. */
+/* Validates task i {"adopt": {node, container[, runtime] | cgroup}, cpu_millis?,
+ * memory_bytes?} alone. Returns its spec, or NULL with *err. */
+json_object *ebb_ctl_adopt_parse_task (json_object *o, size_t i, ebb_error **err);
+/* Checks the adopting specs among specs[0..n) against the cluster. Returns 0, or the HTTP
+ * status with *err: 404 no such node, 409 node not ready or the container or cgroup is an
+ * active task already. */
+unsigned ebb_ctl_adopt_check (ebb_ctl *c, json_object *const *specs, size_t n, ebb_error **err);
+bool ebb_ctl_task_is_adopt (const ebb_ctl_task *t);
+/* Returns the adopt object's string field key of t ("node", "container", ...), or NULL. */
+const char *ebb_ctl_adopt_field (const ebb_ctl_task *t, const char *key);
+/* sched-adopt.c */
+/* Inside the submit's transaction: j's adopting tasks start on their nodes (decision
+ * "adopt" logged). */
+void ebb_ctl_adopt_prepare (ebb_ctl *c, ebb_ctl_job *j);
+/* After the commit: sends POST /v1/tasks/adopt for j's adopting tasks. */
+void ebb_ctl_adopt_send (ebb_ctl *c, ebb_ctl_job *j);
+
 /* api-*.c (controller/api.h: the API's inside) */
 int ebb_ctl_http_start (ebb_ctl *c, ebb_error **err);
 json_object *ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks);

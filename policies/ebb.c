@@ -787,6 +787,28 @@ ebb_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32
   serve (p, node, now_sec);
 }
 
+/* A task that already runs on node (adopted by the environment) is long work there like one
+ * this policy launched: a victim for short tasks, counted in the central placement's wait. */
+static void
+ebb_task_adopted (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
+{
+  ebb_priv *e = p->priv;
+  const ebb_pol_job *j = &p->jobs[job];
+  ebb_pre_task t = { .job = job,
+                     .task = task,
+                     .is_long = j->is_long,
+                     .demand = j->demand,
+                     .est_end_sec = now_sec + j->est_task_sec };
+  ebb_pre_add (&e->pn[node], &t);
+  if (j->is_long && node >= e->first_general)
+    {
+      e->wait_sec[node] += j->est_task_sec;
+      e->nlong[node]++;
+      ebb_pol_iheap_set (&e->wq, node, e->wait_sec[node]);
+    }
+  refresh_idle (e, node);
+}
+
 /* A round: every listed node gets a chance (D counts them). */
 static void
 ebb_tick (ebb_pol *p, double now_sec)
@@ -820,4 +842,5 @@ const ebb_pol_ops ebb_pol_ebb_ops = {
   .task_reclaimed = ebb_task_reclaimed,
   .task_resumed = ebb_task_resumed,
   .task_killed = ebb_task_killed,
+  .task_adopted = ebb_task_adopted,
 };

@@ -458,8 +458,9 @@ serve_next (ebb_pol *p, double now_sec, uint32_t node)
     }
 }
 
-void
-ebb_pol_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
+/* What job_arrived and job_adopted share: counters, class, the per-task state. */
+static void
+job_reset (ebb_pol *p, uint32_t job)
 {
   ebb_pol_job *j = &p->jobs[job];
   j->launched = j->finished = 0;
@@ -478,6 +479,12 @@ ebb_pol_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
       for (uint32_t t = 0; t < j->ntasks; t++)
         j->tasks[t].node = EBB_POL_NONE;
     }
+}
+
+void
+ebb_pol_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
+{
+  job_reset (p, job);
   p->ops->job_arrived (p, now_sec, job);
 }
 
@@ -733,4 +740,24 @@ ebb_pol_tick (ebb_pol *p, double now_sec)
 {
   if (p->ops->tick)
     p->ops->tick (p, now_sec);
+}
+
+int
+ebb_pol_job_adopted (ebb_pol *p, double now_sec, uint32_t job, uint32_t node)
+{
+  if (!p->node_cap || !p->ops->task_adopted || node >= p->params.nnodes)
+    return -1;
+  job_reset (p, job);
+  ebb_pol_job *j = &p->jobs[job];
+  for (uint32_t k = 0; k < j->ntasks; k++)
+    {
+      ebb_pol_task *t = &j->tasks[k];
+      t->node = node;
+      t->alloc = j->demand;
+      t->state = EBB_POL_TASK_RUNNING;
+      res_sub (&p->node_free[node], j->demand);
+      j->launched++;
+      p->ops->task_adopted (p, now_sec, node, job, k);
+    }
+  return 0;
 }

@@ -297,6 +297,10 @@ typedef struct ebb_pol_ops
   int speculative;
   /* 1: schedules DAG jobs (job.dag set, a task starts only after its parents finished). */
   int dag;
+  /* Optional (resource mode): task `task` of `job` already runs on `node` (the core has
+   * marked it running there, see ebb_pol_job_adopted); record it in the policy's own state.
+   * Without it ebb_pol_job_adopted refuses. */
+  void (*task_adopted) (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
 } ebb_pol_ops;
 
 /* Per-node state shared by the queue-based policies. */
@@ -381,6 +385,13 @@ void ebb_pol_set_jobs (ebb_pol *p, ebb_pol_job *jobs);
 void ebb_pol_job_arrived (ebb_pol *p, double now_sec, uint32_t job);
 void ebb_pol_probe_arrived (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe);
 void ebb_pol_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
+/* Resource mode: a job whose tasks already run on `node` (work the environment adopted, not
+ * placed by the policy) joins the policy as if it had been launched there: every task holds
+ * the job's demand on node and is running (preemptible like any task); no LAUNCH is
+ * emitted. Its end is reported with ebb_pol_task_finished as usual. Returns 0, or -1 (nothing
+ * changed) in slot mode, for a bad node, or when the policy has no task_adopted hook: the
+ * environment must then hold the capacity another way. */
+int ebb_pol_job_adopted (ebb_pol *p, double now_sec, uint32_t job, uint32_t node);
 /* Resource mode. */
 void ebb_pol_node_capacity (ebb_pol *p, uint32_t node, ebb_pol_res cap);
 void ebb_pol_task_reclaimed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task,

@@ -1,6 +1,8 @@
 /* CUnit suite of the controller's pure parts: policy options (ebb-sim's names), the option
  * table (command line over file, lists replaced), the SQLite store (save, reload, decision
- * log) and heartbeat validation (a malformed report changes nothing). */
+ * log), heartbeat validation (a malformed report changes nothing) and adopting tasks of
+ * POST /v1/jobs (bad requests refused with the right status, an accepted one committed
+ * before its call and placed on its node when the agent answers). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -8,6 +10,7 @@
 #include <unistd.h>
 
 #include "controller/ctl.h"
+#include "controller/sched.h"
 #include "lib/json.h"
 #include "lib/util.h"
 #include "tests/cu.h"
@@ -225,11 +228,126 @@ test_heartbeat_validation (void)
   ctl_del (c, &cfg);
 }
 
+/* Makes node nx ready (a heartbeat with 3 CPUs and a URL): the policy gets its slots. */
+static void
+node_nx (ebb_ctl *c)
+{
+  json_object *o = json_tokener_parse (
+      "{\"seq\":1,\"url\":\"unix:/a.sock\",\"node\":{\"capacity\":{\"cpu_millis\":3000,"
+      "\"memory_bytes\":1073741824}}}");
+  CU_ASSERT_EQUAL (ebb_ctl_heartbeat (c, "nx", o, NULL), 0);
+  json_object_put (o);
+}
+
+static void
+test_adopt_validation (void)
+{
+  const char *bad[] = {
+    "{\"adopt\":{\"node\":\"nx\",\"container\":\"c\",\"cgroup\":\"/x\"}}", /* both */
+    "{\"adopt\":{\"node\":\"nx\"}}",                                       /* neither */
+    "{\"adopt\":{\"container\":\"c\"}}",                                   /* no node */
+    "{\"adopt\":{\"node\":\"\",\"container\":\"c\"}}",
+    "{\"adopt\":{\"node\":\"nx\",\"container\":\"c\"},\"argv\":[\"true\"]}", /* argv too */
+    "{\"adopt\":{\"node\":\"nx\",\"container\":\"c\"},\"env\":{}}",
+    "{\"adopt\":{\"node\":\"nx\",\"cgroup\":\"relative\"}}",
+    "{\"adopt\":{\"node\":\"nx\",\"cgroup\":\"/x\",\"runtime\":\"docker\"}}",
+    "{\"adopt\":{\"node\":\"nx\",\"container\":\"c\",\"runtime\":\"lxc\"}}",
+    "{\"adopt\":{\"node\":\"nx\",\"container\":\"a b\"}}",
+    "{\"adopt\":{\"node\":\"nx\",\"container\":\"c\",\"extra\":1}}",
+    "{\"adopt\":{\"node\":7,\"container\":\"c\"}}",
+    "{\"adopt\":\"c\"}",
+    "{\"adopt\":{\"node\":\"nx\",\"container\":\"c\"},\"cpu_millis\":1}",
+    "{\"adopt\":{\"node\":\"nx\",\"container\":\"c\"},\"memory_bytes\":\"1G\"}",
+  };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bad); i++)
+    {
+      json_object *o = json_tokener_parse (bad[i]);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (o);
+      ebb_error *err = NULL;
+      json_object *spec = ebb_ctl_adopt_parse_task (o, i, &err);
+      if (spec)
+        CU_FAIL (bad[i]);
+      CU_ASSERT_PTR_NOT_NULL (err);
+      json_object_put (spec);
+      ebb_error_free (&err);
+      json_object_put (o);
+    }
+
+  ebb_ctl_config cfg;
+  ebb_ctl *c = ctl_new (&cfg);
+  node_nx (c);
+  const char *good[] = {
+    "{\"adopt\":{\"node\":\"nx\",\"container\":\"c1\",\"runtime\":\"docker\"}}",
+    "{\"adopt\":{\"node\":\"nx\",\"cgroup\":\"/ebb/x\"},\"cpu_millis\":500,"
+    "\"memory_bytes\":67108864}",
+    "{\"adopt\":{\"node\":\"nx\",\"container\":\"c1\"}}", /* twice in one job */
+    "{\"adopt\":{\"node\":\"ny\",\"container\":\"c2\"}}", /* unknown node */
+  };
+  json_object *specs[4];
+  for (size_t i = 0; i < 4; i++)
+    {
+      json_object *o = json_tokener_parse (good[i]);
+      specs[i] = ebb_ctl_adopt_parse_task (o, i, NULL);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (specs[i]);
+      json_object_put (o);
+    }
+  size_t decisions0 = c->decision_seq, jobs0 = c->n_jobs;
+  CU_ASSERT_EQUAL (ebb_ctl_adopt_check (c, specs, 2, NULL), 0);
+  ebb_error *err = NULL;
+  CU_ASSERT_EQUAL (ebb_ctl_adopt_check (c, specs, 3, &err), 409);
+  ebb_error_free (&err);
+  CU_ASSERT_EQUAL (ebb_ctl_adopt_check (c, specs + 3, 1, &err), 404);
+  CU_ASSERT_PTR_NOT_NULL (err);
+  ebb_error_free (&err);
+  CU_ASSERT_EQUAL (c->decision_seq, decisions0); /* nothing changed */
+  CU_ASSERT_EQUAL (c->n_jobs, jobs0);
+
+  /* An accepted job: the adoption is decided and stored before its call, and the agent's
+   * answer (limits from the container's labels) places the task on nx. */
+  ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
+  j->id = c->next_job_id++;
+  j->name = ebb_xstrdup ("adopted");
+  j->cls = CLS_LONG;
+  j->ntasks = 1;
+  j->tasks = ebb_xcalloc (1, sizeof *j->tasks);
+  ebb_ctl_task *t = &j->tasks[0];
+  t->job = j;
+  t->spec = specs[0];
+  t->node = -1;
+  t->slot = t->pjob = EBB_POL_NONE;
+  ebb_ctl_add_job (c, j);
+  CU_ASSERT (ebb_ctl_task_is_adopt (t));
+  CU_ASSERT_STRING_EQUAL (ebb_ctl_adopt_field (t, "container"), "c1");
+  ebb_ctl_adopt_prepare (c, j);
+  CU_ASSERT_EQUAL (t->state, TASK_STARTING);
+  CU_ASSERT_EQUAL (t->generation, 1);
+  CU_ASSERT_STRING_EQUAL (c->nodes[t->node]->name, "nx");
+  CU_ASSERT_EQUAL (c->decision_seq, decisions0 + 1);
+  CU_ASSERT_EQUAL (ebb_ctl_adopt_check (c, specs + 2, 1, NULL), 409); /* c1 is taken now */
+  ebb_http_result res = { 0 };
+  res.status = 201;
+  res.json = json_tokener_parse ("{\"id\":\"j1-t0-g1\",\"source\":\"docker\",\"limits\":"
+                                 "{\"cpu_millis\":1500,\"memory_bytes\":134217728}}");
+  ebb_ctl_adopt_done (c, t, &res);
+  json_object_put (res.json);
+  CU_ASSERT_EQUAL (t->state, TASK_RUNNING);
+  CU_ASSERT_EQUAL (t->cpu_millis, 1500);
+  CU_ASSERT_EQUAL (t->memory_bytes, 134217728);
+  uint32_t held = 0;
+  for (uint32_t s = 0; s < c->n_slots; s++)
+    held += c->slots[s].task == t;
+  CU_ASSERT_EQUAL (held, 1); /* slot mode (fifo): one slot of nx is busy for the policy */
+  for (size_t i = 1; i < 4; i++)
+    json_object_put (specs[i]);
+  ctl_del (c, &cfg);
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_policy_params),
   EBB_CU_TEST (test_options),
   EBB_CU_TEST (test_store),
   EBB_CU_TEST (test_heartbeat_validation),
+  EBB_CU_TEST (test_adopt_validation),
 };
 
 EBB_CU_MAIN ("controller-core", init, clean, tests)
