@@ -3,7 +3,9 @@
 # test's): nodes register through heartbeats, a 6-task job of CPU burners is placed by the
 # policy (fifo: 2 per node), every task ends with the iteration count it was asked for and is
 # started exactly once; the decision log, /v1/cluster, /metrics; request_id replay; DELETE of
-# a running job kills its tasks. Time budget: about 25 s.
+# a running job kills its tasks; tasks that adopt: a bad request is refused with the right
+# 4xx and changes nothing, an adoption the agent refuses fails its task. Time budget: about
+# 25 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
 setup_cgroups
 start_controller --policy fifo --node-timeout 5s || { fail "controller did not start"; exit 1; }
@@ -60,4 +62,32 @@ wait_for 10 '.state == "killed" and .task_states.killed == 2' "/v1/jobs/$SPIN" &
 capi GET "/v1/decisions?since=$last"
 [ "$(jq '[.decisions[] | select(.action == "kill")] | length' "$TMP/body")" = 2 ] &&
   ok "kills in the decision log" || fail "kill decisions: $(cat "$TMP/body")"
+# Adopting tasks: refused before anything changes (400 malformed, 404 unknown node).
+capi GET /v1/jobs
+njobs=$(jq '.jobs | length' "$TMP/body")
+ndec=$(capi GET "/v1/decisions?since=0"; jq .last_seq "$TMP/body")
+badadopt () { # badadopt STATUS TASK-JSON
+  capi POST /v1/jobs "{\"name\":\"bad\",\"tasks\":[$2]}"
+  [ "$STATUS" = "$1" ] && ok "adopt $2 -> $1 $(jq -r .error "$TMP/body")" || fail "adopt $2: $STATUS, want $1: $(cat "$TMP/body")"
+}
+badadopt 400 '{"adopt":{"node":"a1","container":"c1","cgroup":"/x"}}'
+badadopt 400 '{"adopt":{"node":"a1"}}'
+badadopt 400 '{"adopt":{"node":"a1","container":"c1"},"argv":["true"]}'
+badadopt 400 '{"adopt":{"node":"a1","cgroup":"/x","runtime":"docker"}}'
+badadopt 400 '{"adopt":{"container":"c1"}}'
+badadopt 404 '{"adopt":{"node":"a9","container":"c1"}}'
+badadopt 409 '{"adopt":{"node":"a1","cgroup":"/x"}},{"adopt":{"node":"a1","cgroup":"/x"}}'
+capi GET /v1/jobs
+[ "$(jq '.jobs | length' "$TMP/body")" = "$njobs" ] && capi GET "/v1/decisions?since=0" &&
+  [ "$(jq .last_seq "$TMP/body")" = "$ndec" ] && ok "refused adoptions changed nothing" ||
+  fail "jobs or decisions changed: $(cat "$TMP/body")"
+# Accepted, but the agent (no --adopt-root) refuses: the task fails, nothing is launched.
+capi POST /v1/jobs '{"name":"refused","tasks":[{"adopt":{"node":"a2","cgroup":"/nowhere"}}]}'
+REF=$(jq -r .id "$TMP/body")
+[ "$STATUS" = 201 ] || fail "adopt submit: $STATUS $(cat "$TMP/body")"
+wait_for 10 '.state == "failed" and .tasks[0].node == null' "/v1/jobs/$REF" &&
+  ok "an adoption the agent refuses fails its task" || fail "refused adoption: $(cat "$TMP/body")"
+capi GET "/v1/decisions?since=$ndec"
+jq -e '[.decisions[] | select(.action == "adopt" and .node == "a2")] | length == 1' "$TMP/body" >/dev/null &&
+  ok "the adoption was decided on a2 before the call" || fail "adopt decision: $(cat "$TMP/body")"
 exit $FAILED
