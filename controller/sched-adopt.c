@@ -68,7 +68,6 @@ ebb_ctl_send_adopt (ebb_ctl *c, ebb_ctl_task *t)
   cleanup_free char *rid = ebb_xasprintf ("%s-A", id);
   ebb_json_add_string (b, "request_id", rid);
   ebb_json_add_uint64 (b, "generation", t->generation);
-  c->m.launches++;
   ebb_ctl_send_call (c, t, CALL_ADOPT, "/v1/tasks/adopt", b);
 }
 

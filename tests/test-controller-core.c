@@ -339,6 +339,19 @@ test_adopt_validation (void)
   CU_ASSERT_EQUAL (held, 1); /* slot mode (fifo): one slot of nx is busy for the policy */
   for (size_t i = 1; i < 4; i++)
     json_object_put (specs[i]);
+  uint64_t jid = j->id;
+  ctl_del (c, &cfg);
+
+  /* A restart reloads it as an adopting task that runs on nx with its allocation. */
+  c = ctl_new (&cfg);
+  j = ebb_ctl_job_find (c, jid);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (j);
+  t = &j->tasks[0];
+  CU_ASSERT (ebb_ctl_task_is_adopt (t));
+  CU_ASSERT_EQUAL (t->state, TASK_RUNNING);
+  CU_ASSERT_EQUAL (t->cpu_millis, 1500);
+  CU_ASSERT_EQUAL (t->memory_bytes, 134217728);
+  CU_ASSERT (t->node >= 0 && strcmp (c->nodes[t->node]->name, "nx") == 0);
   ctl_del (c, &cfg);
 }
 
