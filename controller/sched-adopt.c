@@ -161,6 +161,16 @@ pjob_of (ebb_ctl *c, ebb_ctl_task *t)
   return id;
 }
 
+/* Returns true when a slot holds t for the policy (slot mode, or a restart's rebuild). */
+static bool
+held (const ebb_ctl *c, const ebb_ctl_task *t)
+{
+  for (uint32_t s = 0; s < c->n_slots; s++)
+    if (c->slots[s].task == t)
+      return true;
+  return false;
+}
+
 /* Puts the running task t into the policy's view of its node. */
 static void
 place (ebb_ctl *c, ebb_ctl_task *t)
@@ -205,7 +215,10 @@ place (ebb_ctl *c, ebb_ctl_task *t)
 void
 ebb_ctl_adopt_done (ebb_ctl *c, ebb_ctl_task *t, const ebb_http_result *res)
 {
-  if (res->status != 201 && res->status != 200)
+  bool ok = res->status == 201 || res->status == 200;
+  if (!ok && t->state != TASK_STARTING)
+    return; /* the agent reports it as its task: a late refusal of a retry changes nothing */
+  if (!ok)
     {
       ebb_log_warn ("agent %s refused to adopt task %" PRIu64 "-%u: %ld %s",
                     c->nodes[t->node]->name, t->job->id, t->idx, res->status,
@@ -215,8 +228,11 @@ ebb_ctl_adopt_done (ebb_ctl *c, ebb_ctl_task *t, const ebb_http_result *res)
       ebb_ctl_finish_task (c, t, TASK_FAILED, "agent refused the adoption");
       return;
     }
+  if (t->slot != EBB_POL_NONE || held (c, t))
+    return; /* placed already */
   set_allocation (c, t, res->json);
-  t->state = TASK_RUNNING;
+  if (t->state == TASK_STARTING)
+    t->state = TASK_RUNNING;
   if (t->started_at == 0)
     t->started_at = ebb_ctl_now ();
   ebb_ctl_store_task (c, t);

@@ -143,8 +143,9 @@ on_done (ebb_http_result *res, const ebb_error *err, void *ud)
     on_launch_done (k, res);
   else if (k->kind == CALL_ADOPT)
     {
+      /* A heartbeat may have shown it running first: the answer still places it. */
       ebb_ctl_task *t = call_task (k);
-      if (t && t->state == TASK_STARTING)
+      if (t && ebb_ctl_task_active (t))
         ebb_ctl_adopt_done (c, t, res);
     }
   else if (k->kind == CALL_SUSPEND || k->kind == CALL_RESUME || k->kind == CALL_PKILL)

@@ -73,7 +73,8 @@ void ebb_ctl_send_call (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, con
 /* sched-adopt.c */
 /* POST /v1/tasks/adopt of the adopted task t (its current generation, on its node). */
 void ebb_ctl_send_adopt (ebb_ctl *c, ebb_ctl_task *t);
-/* The agent answered the adoption of t (state starting): it runs, or it failed. */
+/* The agent answered the adoption of t (active: starting, or running when a heartbeat came
+ * first): it runs on its node and in the policy, or (still starting) it failed. */
 void ebb_ctl_adopt_done (ebb_ctl *c, ebb_ctl_task *t, const ebb_http_result *res);
 /* t's node is lost: t keeps its node and state, out of the policy until it comes back. */
 void ebb_ctl_adopt_node_lost (ebb_ctl *c, ebb_ctl_task *t);

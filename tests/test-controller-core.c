@@ -337,6 +337,41 @@ test_adopt_validation (void)
   for (uint32_t s = 0; s < c->n_slots; s++)
     held += c->slots[s].task == t;
   CU_ASSERT_EQUAL (held, 1); /* slot mode (fifo): one slot of nx is busy for the policy */
+  /* A heartbeat may show the adopted task running before the agent's answer arrives: the
+   * answer still gives it its allocation and its slot, once. */
+  ebb_ctl_job *j2 = ebb_xcalloc (1, sizeof *j2);
+  j2->id = c->next_job_id++;
+  j2->name = ebb_xstrdup ("adopted2");
+  j2->cls = CLS_LONG;
+  j2->ntasks = 1;
+  j2->tasks = ebb_xcalloc (1, sizeof *j2->tasks);
+  ebb_ctl_task *t2 = &j2->tasks[0];
+  t2->job = j2;
+  t2->spec = specs[1]; /* the cgroup, 500 millicores asked */
+  specs[1] = NULL;
+  t2->cpu_millis = 500;
+  t2->memory_bytes = 67108864;
+  t2->node = -1;
+  t2->slot = t2->pjob = EBB_POL_NONE;
+  ebb_ctl_add_job (c, j2);
+  ebb_ctl_adopt_prepare (c, j2);
+  cleanup_free char *hb = ebb_xasprintf (
+      "{\"seq\":2,\"url\":\"unix:/a.sock\",\"node\":{\"capacity\":{\"cpu_millis\":3000,"
+      "\"memory_bytes\":1073741824}},\"tasks\":[{\"id\":\"j%llu-t0-g1\",\"state\":\"running\"}]}",
+      (unsigned long long)j2->id);
+  json_object *o = json_tokener_parse (hb);
+  CU_ASSERT_EQUAL (ebb_ctl_heartbeat (c, "nx", o, NULL), 0);
+  json_object_put (o);
+  CU_ASSERT_EQUAL (t2->state, TASK_RUNNING);
+  res.json = json_tokener_parse ("{\"source\":\"cgroup\",\"limits\":{\"cpu_millis\":500}}");
+  ebb_ctl_adopt_done (c, t2, &res);
+  ebb_ctl_adopt_done (c, t2, &res);
+  json_object_put (res.json);
+  held = 0;
+  for (uint32_t s = 0; s < c->n_slots; s++)
+    held += c->slots[s].task == t2;
+  CU_ASSERT_EQUAL (held, 1);
+  CU_ASSERT_EQUAL (t2->cpu_millis, 500);
   for (size_t i = 1; i < 4; i++)
     json_object_put (specs[i]);
   uint64_t jid = j->id;
