@@ -12,6 +12,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,26 +81,28 @@ ebb_ctl_adopt_send (ebb_ctl *c, ebb_ctl_job *j)
       ebb_ctl_send_adopt (c, &j->tasks[i]);
 }
 
-/* Returns what the agent's task answer o says of key in "limits", else from the cgroup's
- * applied limits (cpu from quota/period, memory from the memory limit), else 0. */
+/* Returns what the agent's task answer o says t holds: its "limits" (a container's ebb.cpu
+ * and ebb.memory labels, or what the request gave), else the cgroup's limits it found
+ * ("applied": cpu_max "QUOTA PERIOD", memory_max bytes; "max" for none), else 0. */
 static uint64_t
 answer_limit (json_object *o, bool cpu)
 {
-  json_object *lim, *v, *q, *p;
+  json_object *lim, *v;
   if (o && json_object_object_get_ex (o, "limits", &lim)
       && json_object_object_get_ex (lim, cpu ? "cpu_millis" : "memory_bytes", &v)
       && json_object_is_type (v, json_type_int) && json_object_get_int64 (v) > 0)
     return (uint64_t)json_object_get_int64 (v);
   if (!o || !json_object_object_get_ex (o, "applied", &lim))
     return 0;
-  if (cpu && json_object_object_get_ex (lim, "cpu_quota_usec", &q)
-      && json_object_object_get_ex (lim, "cpu_period_usec", &p)
-      && json_object_is_type (q, json_type_int) && json_object_is_type (p, json_type_int)
-      && json_object_get_int64 (p) > 0)
-    return (uint64_t)(json_object_get_int64 (q) * 1000 / json_object_get_int64 (p));
-  if (!cpu && json_object_object_get_ex (lim, "memory_max_bytes", &v)
-      && json_object_is_type (v, json_type_int))
-    return (uint64_t)json_object_get_int64 (v);
+  if (!cpu)
+    return json_object_object_get_ex (lim, "memory_max", &v)
+                   && json_object_is_type (v, json_type_int) && json_object_get_int64 (v) > 0
+               ? (uint64_t)json_object_get_int64 (v)
+               : 0;
+  unsigned long long q, p;
+  if (json_object_object_get_ex (lim, "cpu_max", &v) && json_object_is_type (v, json_type_string)
+      && sscanf (json_object_get_string (v), "%llu %llu", &q, &p) == 2 && p > 0)
+    return q * 1000 / p;
   return 0;
 }
 

@@ -347,10 +347,10 @@ test_adopt_validation (void)
   j2->tasks = ebb_xcalloc (1, sizeof *j2->tasks);
   ebb_ctl_task *t2 = &j2->tasks[0];
   t2->job = j2;
-  t2->spec = specs[1]; /* the cgroup, 500 millicores asked */
-  specs[1] = NULL;
-  t2->cpu_millis = 500;
-  t2->memory_bytes = 67108864;
+  json_object *o = json_tokener_parse ("{\"adopt\":{\"node\":\"nx\",\"cgroup\":\"/ebb/y\"}}");
+  t2->spec = ebb_ctl_adopt_parse_task (o, 0, NULL); /* no allocation asked */
+  json_object_put (o);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (t2->spec);
   t2->node = -1;
   t2->slot = t2->pjob = EBB_POL_NONE;
   ebb_ctl_add_job (c, j2);
@@ -359,11 +359,14 @@ test_adopt_validation (void)
       "{\"seq\":2,\"url\":\"unix:/a.sock\",\"node\":{\"capacity\":{\"cpu_millis\":3000,"
       "\"memory_bytes\":1073741824}},\"tasks\":[{\"id\":\"j%llu-t0-g1\",\"state\":\"running\"}]}",
       (unsigned long long)j2->id);
-  json_object *o = json_tokener_parse (hb);
+  o = json_tokener_parse (hb);
   CU_ASSERT_EQUAL (ebb_ctl_heartbeat (c, "nx", o, NULL), 0);
   json_object_put (o);
   CU_ASSERT_EQUAL (t2->state, TASK_RUNNING);
-  res.json = json_tokener_parse ("{\"source\":\"cgroup\",\"limits\":{\"cpu_millis\":500}}");
+  /* The cgroup's own limits, as the agent shows them: a quarter of a CPU, 128 MiB. */
+  res.json = json_tokener_parse ("{\"source\":\"cgroup\",\"limits\":{\"cpu_millis\":0,"
+                                 "\"memory_bytes\":0},\"applied\":{\"cpu_max\":\"25000 100000\","
+                                 "\"memory_high\":\"max\",\"memory_max\":134217728}}");
   ebb_ctl_adopt_done (c, t2, &res);
   ebb_ctl_adopt_done (c, t2, &res);
   json_object_put (res.json);
@@ -371,7 +374,8 @@ test_adopt_validation (void)
   for (uint32_t s = 0; s < c->n_slots; s++)
     held += c->slots[s].task == t2;
   CU_ASSERT_EQUAL (held, 1);
-  CU_ASSERT_EQUAL (t2->cpu_millis, 500);
+  CU_ASSERT_EQUAL (t2->cpu_millis, 250);
+  CU_ASSERT_EQUAL (t2->memory_bytes, 134217728);
   for (size_t i = 1; i < 4; i++)
     json_object_put (specs[i]);
   uint64_t jid = j->id;
