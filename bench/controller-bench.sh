@@ -8,11 +8,25 @@
 #   placements/s: one job of min(N, 5000) tasks on the idle fleet, submit -> all running;
 #   heartbeat CPU: the controller's CPU share while only heartbeats arrive (20 s);
 #   RSS at the start and the end of the heartbeat window.
-# Prints the absolute figures and the ratio against the 1,000-node baseline.
+# Prints the absolute figures and the ratio against the 1,000-node baseline. Then, at N:
+#   flood: the fleet submits jobs of 10 tasks at EBB_BENCH_FLOOD_RATE tasks/s (default
+#     6,000) for EBB_BENCH_FLOOD_SEC s (default 10) to nodes of 16 CPUs; placements/s is the
+#     LAUNCH decisions made (committed, handed to curl) over the window and 2 s after, and
+#     the launches the fleet received (one process serves every node's agent API, so on a
+#     shared machine it is the slower side).
+# EBB_BENCH_MODE=rss instead runs N nodes for EBB_BENCH_RSS_SEC s (default 600) with jobs
+# of 10 tasks at EBB_BENCH_RSS_RATE tasks/s (default 10) and prints the controller's RSS
+# every EBB_BENCH_RSS_EVERY s (default 30) and its CPU share over the run.
 set -u
 B=${EBB_TOP_BUILDDIR:-.}
 BIG=${EBB_BENCH_NODES:-10000}
 WINDOW=${EBB_BENCH_WINDOW:-20}
+MODE=${EBB_BENCH_MODE:-figures}
+FLOOD_RATE=${EBB_BENCH_FLOOD_RATE:-6000}
+FLOOD_SEC=${EBB_BENCH_FLOOD_SEC:-10}
+RSS_SEC=${EBB_BENCH_RSS_SEC:-600}
+RSS_RATE=${EBB_BENCH_RSS_RATE:-10}
+RSS_EVERY=${EBB_BENCH_RSS_EVERY:-30}
 HZ=$(getconf CLK_TCK)
 TMP=$(mktemp -d /tmp/ebb-ctl-bench.XXXXXX)
 CTL= FLEET=
@@ -24,9 +38,11 @@ api () { curl -s -H "Authorization: Bearer $TOKEN" "$@"; }
 ticks () { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 rss_kib () { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 
-# run N: prints "N p50_ms p99_ms placements_per_s hb_cpu_pct rss0_kib rss1_kib"
-run () {
-  local n=$1 port
+# start N CPU-MILLIS [FLEET-FLOOD-ARGS...]: a fresh controller and a fleet of N nodes, every
+# node reported ready; sets CTL, FLEET and URL.
+start () {
+  local n=$1 cpu=$2 port
+  shift 2
   rm -rf "$TMP/state"
   "$B/ebb-controller" --listen 127.0.0.1:0 --listen "unix:$TMP/c.sock" --state-dir "$TMP/state" \
     --token-file "$TMP/token" --policy fifo --node-timeout 60s >"$TMP/ctl.log" 2>&1 &
@@ -34,13 +50,26 @@ run () {
   for _ in $(seq 100); do grep -q 'token required' "$TMP/ctl.log" && break; sleep 0.1; done
   port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$TMP/ctl.log" | head -1)
   URL=http://127.0.0.1:$port
-  "$B/tests/controller/fleet" "$URL" "$n" "$TMP/token" 5 1000 >"$TMP/fleet.out" 2>"$TMP/fleet.err" &
+  "$B/tests/controller/fleet" "$URL" "$n" "$TMP/token" 5 "$cpu" "$@" >"$TMP/fleet.out" \
+    2>"$TMP/fleet.err" &
   FLEET=$!
   for _ in $(seq 300); do
     r=$(api "$URL/v1/cluster" | jq -r .nodes.ready 2>/dev/null)
     [ "${r:-0}" -ge "$n" ] && break
     sleep 0.2
   done
+}
+
+stop () {
+  kill $FLEET; wait $FLEET 2>/dev/null; kill $CTL; wait $CTL 2>/dev/null; CTL= FLEET=
+}
+
+launches () { api "$URL/metrics" | awk '/^ebb_controller_task_launches_total/ { print $2 }'; }
+
+# run N: prints "N p50_ms p99_ms placements_per_s hb_cpu_pct rss0_kib rss1_kib"
+run () {
+  local n=$1
+  start "$n" 1000
   # Heartbeats only: CPU and RSS.
   local r0 t0 t1 r1
   r0=$(rss_kib $CTL); t0=$(ticks $CTL); sleep "$WINDOW"; t1=$(ticks $CTL); r1=$(rss_kib $CTL)
@@ -68,9 +97,49 @@ run () {
   m=$(api "$URL/metrics")
   p50=$(echo "$m" | awk -F' ' '/job_decision_seconds\{quantile="0.5"\}/ { printf "%.3f", $2 * 1000 }')
   p99=$(echo "$m" | awk -F' ' '/job_decision_seconds\{quantile="0.99"\}/ { printf "%.3f", $2 * 1000 }')
-  kill $FLEET; wait $FLEET 2>/dev/null; kill $CTL; wait $CTL 2>/dev/null; CTL= FLEET=
+  stop
   echo "$n $p50 $p99 $pps $cpu $r0 $r1"
 }
+
+# flood N: prints the fleet's report and the decisions per second.
+flood () {
+  local n=$1 line dec
+  start "$n" 16000 "$FLOOD_RATE" "$FLOOD_SEC" 10
+  for _ in $(seq $(( (FLOOD_SEC + 120) * 5 ))); do
+    line=$(grep '^flood:' "$TMP/fleet.out") && break
+    sleep 0.2
+  done
+  dec=$(launches)
+  stop
+  echo "flood at $n nodes, $FLOOD_RATE tasks/s for $FLOOD_SEC s:" \
+    "$(awk -v d="${dec:-0}" -v s="$FLOOD_SEC" 'BEGIN { printf "%.0f", d / (s + 2) }')" \
+    "placements/s decided ($dec launches)"
+  echo "  fleet: ${line:-no report}"
+}
+
+# rss N: RSS over time under heartbeats and a trickle of jobs.
+rss () {
+  local n=$1 t0 t1 s=0
+  start "$n" 4000 "$RSS_RATE" "$RSS_SEC" 10
+  echo "rss at $n nodes, jobs of 10 tasks at $RSS_RATE tasks/s, every $RSS_EVERY s"
+  printf '%8s %10s %8s %10s\n' t_s rss_KiB jobs launches
+  t0=$(ticks $CTL)
+  while [ "$s" -le "$RSS_SEC" ]; do
+    printf '%8s %10s %8s %10s\n' "$s" "$(rss_kib $CTL)" \
+      "$(api "$URL/v1/cluster" | jq -r .jobs)" "$(launches)"
+    sleep "$RSS_EVERY"
+    s=$(( s + RSS_EVERY ))
+  done
+  t1=$(ticks $CTL)
+  echo "controller CPU over the run: $(( (t1 - t0) * 100 / (RSS_SEC * HZ) ))% of one core"
+  stop
+}
+
+if [ "$MODE" = rss ]; then
+  echo "ebb-controller RSS bench ($(date -u +%FT%TZ), heartbeats every 5 s)"
+  rss "$BIG"
+  exit 0
+fi
 
 echo "ebb-controller bench ($(date -u +%FT%TZ), heartbeats every 5 s, window ${WINDOW} s)"
 base=$(run 1000)
@@ -82,3 +151,4 @@ read -r _ gp50 gp99 gpps gcpu _ _ <<<"$big"
 echo "ratios ${BIG}/1000 nodes: p99 $(awk -v a="$gp99" -v b="$bp99" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')," \
   "placements/s $(awk -v a="$gpps" -v b="$bpps" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')," \
   "heartbeat CPU $(awk -v a="$gcpu" -v b="$bcpu" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')"
+flood "$BIG"

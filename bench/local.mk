@@ -3,3 +3,4 @@ include bench/sim.mk
 include bench/ebb.mk
 include bench/cgroup.mk
 include bench/rvs.mk
+include bench/graphene.mk

@@ -5,7 +5,11 @@
 #   3. Sweeps on the Google replay: delayed resumption D in {0,1,3,5} (gp), gp step in {1,2,4}
 #      units of <1 CPU, 2 GiB>, and the authors' dampers (natural termination 0.2, 10% per
 #      round) on and off.
-#   4. Speed: the wall time of each mode on the Google replay (target < 1 s), against fifo's
+#   4. Controls for the figures that do not come out (doc/bigc-fidelity.md): kill with no
+#      attempt limit (no job fails), ip and gp with free reclaims and reloads (0 s/GiB), and
+#      on the patterns kill with no attempt limit and the ratio of long-job means (what gp's penalty would be if spread
+#      evenly over the jobs).
+#   5. Speed: the wall time of each mode on the Google replay (target < 1 s), against fifo's
 #      in the same run.
 # Usage: sim-bigc.sh OUTDIR   (SIM: the ebb-sim binary)
 set -eu
@@ -28,9 +32,9 @@ done
 # row LABEL JSON: one CSV row of the figures the doc uses.
 row () {
   j=$2
-  echo "$1,$(jget "$j" short p50),$(jget "$j" short p90),$(jget "$j" short p95),$(jget "$j" long p50),$(jget "$j" long p90),$(jget "$j" long count),$(jget "$j" long failed),$(jget "$j" long cov),$(jget "$j" "" util_above_80_share),$(jget "$j" "" utilization),$(jget "$j" "" suspends),$(jget "$j" "" resumes),$(jget "$j" "" kills),$(jget "$j" "" gp_steps),$(jget "$j" "" frozen),$(jget "$j" "" wall_seconds)"
+  echo "$1,$(jget "$j" short p50),$(jget "$j" short p90),$(jget "$j" short p95),$(jget "$j" long p50),$(jget "$j" long p90),$(jget "$j" long count),$(jget "$j" long failed),$(jget "$j" long cov),$(jget "$j" "" util_above_80_share),$(jget "$j" "" utilization),$(jget "$j" "" suspends),$(jget "$j" "" resumes),$(jget "$j" "" kills),$(jget "$j" "" gp_steps),$(jget "$j" "" frozen),$(jget "$j" "" wall_seconds),$(jget "$j" long mean)"
 }
-HDR="short_p50,short_p90,short_p95,long_p50,long_p90,long_done,long_failed,long_cov,util_above_80_share,utilization,suspends,resumes,kills,gp_steps,frozen,wall_seconds"
+HDR="short_p50,short_p90,short_p95,long_p50,long_p90,long_done,long_failed,long_cov,util_above_80_share,utilization,suspends,resumes,kills,gp_steps,frozen,wall_seconds,long_mean"
 
 # median of column C (1-based) over the rows of file F whose first fields match PREFIX.
 median () {
@@ -48,7 +52,7 @@ gm="$out/sim-bigc-google-median.csv"
 echo "mode,$HDR" > "$gm"
 for m in $MODES; do
   line=$m
-  for c in $(seq 3 18); do line="$line,$(median "$g" "$m,[0-9]*" "$c")"; done
+  for c in $(seq 3 19); do line="$line,$(median "$g" "$m,[0-9]*" "$c")"; done
   echo "$line" >> "$gm"
 done
 echo "== Google replay, medians of seeds 1-5 ($gm)"
@@ -72,6 +76,24 @@ for k in low high multi; do
   done
   echo "$line (fifo long p90 $f s)"
 done
+for k in low high multi; do
+  for s in $SEEDS; do
+    row "$k,kill_nofail,$s" "$("$SIM" --policy bigc --mode kill --kill-attempts 65535 $NODE --trace "$tmp/$k-$s.jsonl" --json)" >> "$p"
+  done
+done
+echo "== control: patterns, kill with no attempt limit (no job fails), long p90 over fifo's"
+for k in low high multi; do
+  echo "$k: kill_nofail $(ratio "$(median "$p" "$k,kill_nofail,[0-9]*" 8)" "$(median "$p" "$k,fifo,[0-9]*" 8)")"
+done
+echo "== control: patterns, median long mean over fifo's (a penalty spread evenly over the jobs)"
+for k in low high multi; do
+  f=$(median "$p" "$k,fifo,[0-9]*" 20)
+  line="$k:"
+  for m in reserve kill ip gp; do
+    line="$line $m $(ratio "$(median "$p" "$k,$m,[0-9]*" 20)" "$f")"
+  done
+  echo "$line (fifo long mean $f s)"
+done
 
 w="$out/sim-bigc-sweeps.csv"
 echo "sweep,value,seed,$HDR" > "$w"
@@ -82,13 +104,17 @@ for s in $SEEDS; do
   for u in 1 2 4; do
     row "gp_step,$u,$s" "$("$SIM" --policy bigc --mode gp --gp-step "$u" $NODE --trace "$tmp/google-$s.jsonl" --json)" >> "$w"
   done
+  row "ctl_kill_nofail,on,$s" "$("$SIM" --policy bigc --mode kill --kill-attempts 65535 $NODE --trace "$tmp/google-$s.jsonl" --json)" >> "$w"
+  for m in ip gp; do
+    row "ctl_${m}_nocost,on,$s" "$("$SIM" --policy bigc --mode "$m" --reclaim-sec-per-gib 0 --resume-sec-per-gib 0 $NODE --trace "$tmp/google-$s.jsonl" --json)" >> "$w"
+  done
   for m in kill ip gp; do
     row "dampers_$m,on,$s" "$("$SIM" --policy bigc --mode "$m" --natural-termination 0.2 --max-preempt-per-round 0.1 $NODE --trace "$tmp/google-$s.jsonl" --json)" >> "$w"
   done
 done
 echo "== sweeps, medians of seeds 1-5 (short p95, short p90, long p90, long CoV)"
-for v in "D,0" "D,1" "D,3" "D,5" "gp_step,1" "gp_step,2" "gp_step,4" "dampers_kill,on" "dampers_ip,on" "dampers_gp,on"; do
-  echo "$v: short_p95 $(median "$w" "$v,[0-9]*" 6) short_p90 $(median "$w" "$v,[0-9]*" 5) long_p90 $(median "$w" "$v,[0-9]*" 8) long_cov $(median "$w" "$v,[0-9]*" 11) long_failed $(median "$w" "$v,[0-9]*" 10)"
+for v in "D,0" "D,1" "D,3" "D,5" "gp_step,1" "gp_step,2" "gp_step,4" "dampers_kill,on" "dampers_ip,on" "dampers_gp,on" "ctl_kill_nofail,on" "ctl_ip_nocost,on" "ctl_gp_nocost,on"; do
+  echo "$v: short_p95 $(median "$w" "$v,[0-9]*" 6) short_p90 $(median "$w" "$v,[0-9]*" 5) long_p90 $(median "$w" "$v,[0-9]*" 8) long_cov $(median "$w" "$v,[0-9]*" 11) long_failed $(median "$w" "$v,[0-9]*" 10) util_above_80 $(median "$w" "$v,[0-9]*" 12)"
 done
 
 echo "== speed: Google replay seed 1, wall seconds (target < 1 s), ratio to fifo in the same run"

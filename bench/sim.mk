@@ -8,10 +8,15 @@ EXTRA_DIST += bench/sim-lib.sh bench/sim-fidelity.sh bench/sim-sweep.sh bench/si
 	bench/sim-sweep.png bench/sim-perf.txt bench/sim-bigc-google.csv \
 	bench/sim-bigc-google-median.csv bench/sim-bigc-patterns.csv bench/sim-bigc-sweeps.csv \
 	bench/sim-bigc.png bench/sim-bigc.txt \
+	bench/sim-hopper.sh bench/sim-hopper.csv bench/sim-hopper-runs.csv bench/sim-hopper-bins.csv \
+	bench/sim-hopper-fairness.csv \
 	bench/peacock-fidelity.sh bench/peacock-perf.sh bench/peacock-ablation.sh \
 	bench/peacock-ablation.csv bench/peacock-runs.csv \
-	bench/peacock-loads.csv bench/peacock-sweep.csv bench/peacock-loads.png bench/peacock-perf.txt
-bench-sim: sim/ebb-sim
+	bench/peacock-loads.csv bench/peacock-sweep.csv bench/peacock-loads.png bench/peacock-perf.txt \
+	bench/sim-graphene.sh bench/sim-graphene.csv bench/sim-graphene-median.csv \
+	bench/sim-graphene-gains.csv bench/sim-graphene-alone.csv bench/sim-graphene.png \
+	bench/sim-graphene.txt
+bench-sim: sim/ebb-sim bench/graphene-offline
 	@mkdir -p bench-sim
 	@echo "== fidelity against the authors' simulator (YH2_sub.tr)"
 	SIM=$(abs_top_builddir)/sim/ebb-sim TRACES=$(EBB_TRACES) \
@@ -24,6 +29,11 @@ bench-sim: sim/ebb-sim
 	  sh $(abs_top_srcdir)/bench/sim-ablation.sh bench-sim/sim-ablation.csv
 	@echo "== BIG-C against the paper"
 	SIM=$(abs_top_builddir)/sim/ebb-sim sh $(abs_top_srcdir)/bench/sim-bigc.sh bench-sim
+	@echo "== hopper against srpt (doc/hopper-fidelity.md)"
+	SIM=$(abs_top_builddir)/sim/ebb-sim sh $(abs_top_srcdir)/bench/sim-hopper.sh bench-sim
+	@echo "== graphene against cp, tetris and random (doc/graphene-fidelity.md)"
+	SIM=$(abs_top_builddir)/sim/ebb-sim OFFLINE=$(abs_top_builddir)/bench/graphene-offline \
+	  sh $(abs_top_srcdir)/bench/sim-graphene.sh bench-sim
 	@echo "== performance"
 	SIM=$(abs_top_builddir)/sim/ebb-sim TRACES=$(EBB_TRACES) \
 	  sh $(abs_top_srcdir)/bench/sim-perf.sh $(abs_top_builddir)/bench-sim

@@ -99,7 +99,7 @@ ebbctl_jobs_table (ebbctl_ctx *ctx, json_object *list)
 }
 
 static const char *const task_header[]
-    = { "TASK", "STATE", "NODE", "EXIT", "SUSPENSIONS", "RUNTIME" };
+    = { "TASK", "STATE", "NODE", "AGENT-TASK", "EXIT", "SUSPENSIONS", "RUNTIME" };
 
 static void
 task_row (ebbctl_table *t, json_object *k, size_t i)
@@ -111,12 +111,12 @@ task_row (ebbctl_table *t, json_object *k, size_t i)
       snprintf (id, sizeof id, "%zu", i);
       tid = id;
     }
-  const char *row[] = { tid,
-                        ebbctl_str (k, "state"),
-                        ebbctl_str (k, "node"),
-                        ebbctl_cell (k, "exit_status", ex, sizeof ex),
-                        ebbctl_cell (k, "suspensions", su, sizeof su),
-                        span (run, sizeof run, k, "started_at", "finished_at") };
+  const char *row[]
+      = { tid, ebbctl_str (k, "state"), ebbctl_str (k, "node"),
+          /* the id the node's agent knows it by (ebbctl --agent ... task ID) */
+          ebbctl_str (k, "agent_task_id"), ebbctl_cell (k, "exit_status", ex, sizeof ex),
+          ebbctl_cell (k, "suspensions", su, sizeof su),
+          span (run, sizeof run, k, "started_at", "finished_at") };
   ebbctl_table_add (t, row);
 }
 

@@ -60,24 +60,11 @@ ebb_ctl_cluster_json (ebb_ctl *c)
           capmem += n->cap_memory_bytes;
         }
     }
-  uint64_t queued[3] = { 0 }, running = 0, suspended = 0;
-  for (size_t i = 0; i < c->n_jobs; i++)
-    {
-      ebb_ctl_job *j = c->jobs[i];
-      if (j->state == JOB_QUEUED)
-        queued[j->cls]++;
-      for (uint32_t k = 0; k < j->ntasks; k++)
-        {
-          ebb_ctl_task *t = &j->tasks[k];
-          if (t->state == TASK_STARTING || t->state == TASK_RUNNING)
-            {
-              alloc += t->cpu_millis;
-              allocmem += t->memory_bytes;
-              running++;
-            }
-          suspended += t->state == TASK_SUSPENDED;
-        }
-    }
+  /* Tasks and jobs: the counters kept as they change (sched-index.c), not a scan. */
+  const uint64_t *queued = c->counts.queued_jobs;
+  uint64_t running = c->counts.running, suspended = c->counts.suspended;
+  alloc = c->counts.alloc_cpu_millis;
+  allocmem = c->counts.alloc_memory_bytes;
   json_object *nodes = json_object_new_object ();
   ebb_json_add_uint64 (nodes, "total", c->n_nodes);
   ebb_json_add_uint64 (nodes, "ready", ready);

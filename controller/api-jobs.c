@@ -155,15 +155,6 @@ parse_job (json_object *b, job_req *jr, ebb_error **err)
 }
 
 static ebb_ctl_job *
-find_rid (ebb_ctl *c, const char *rid)
-{
-  for (size_t i = c->n_jobs; rid && i-- > 0;)
-    if (c->jobs[i]->request_id && strcmp (c->jobs[i]->request_id, rid) == 0)
-      return c->jobs[i];
-  return NULL;
-}
-
-static ebb_ctl_job *
 job_new (ebb_ctl *c, job_req *jr)
 {
   ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
@@ -213,14 +204,14 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       return ebb_ctl_api_bad (c, resp, 400, "bad_request", &err);
     }
   /* A replay answers as the first time; a new job's adoptions must fit the cluster. */
-  unsigned st = find_rid (c, jr.request_id) ? 0 : ebb_ctl_adopt_check (c, jr.specs, jr.n, &err);
+  ebb_ctl_job *old = ebb_ctl_index_find_rid (c, jr.request_id);
+  unsigned st = old ? 0 : ebb_ctl_adopt_check (c, jr.specs, jr.n, &err);
   if (st)
     {
       job_req_clear (&jr);
       json_object_put (b);
       return ebb_ctl_api_bad (c, resp, st, st == 404 ? "not_found" : "conflict", &err);
     }
-  ebb_ctl_job *old = find_rid (c, jr.request_id);
   if (old)
     {
       ebb_http_reply_json (resp, 201, json_tokener_parse (old->answer));
@@ -239,7 +230,6 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       ebb_ctl_store_job (c, j);
       for (uint32_t i = 0; i < j->ntasks; i++)
         ebb_ctl_store_task (c, &j->tasks[i]);
-      ebb_ctl_store_commit (c);
       ebb_ctl_add_job (c, j);
       c->m.jobs_submitted++;
       ebb_log_info ("job %" PRIu64 " (%s): %u tasks, class %s", j->id, j->name, j->ntasks,
@@ -247,10 +237,12 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       cleanup_free char *loc = ebb_xasprintf ("/v1/jobs/%" PRIu64, j->id);
       ebb_http_reply_header (resp, "Location", loc);
       ebb_http_reply_json (resp, 201, a);
+      /* Its launch and adopt decisions commit with the job, then their calls go out (with
+       * any other the commit covers), where its latency is taken. */
+      ebb_ctl_arrival (c, j->id, ebb_now_usec ());
       ebb_ctl_adopt_send (c, j);
-      uint64_t t0 = ebb_now_usec ();
       ebb_ctl_sched_job (c, j);
-      c->arrival_usec[c->n_arrival++ % EBB_ARRAY_SIZE (c->arrival_usec)] = ebb_now_usec () - t0;
+      ebb_ctl_flush (c);
     }
   job_req_clear (&jr);
   json_object_put (b);
@@ -285,6 +277,11 @@ ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
       ebb_json_add_uint64 (to, "index", t->idx);
       ebb_json_add_string (to, "state", ebb_ctl_task_state_name (t->state));
       ebb_json_add_string (to, "node", t->node >= 0 ? c->nodes[t->node]->name : NULL);
+      /* The agent's id for it, in the generation it runs (or ran) in; none before a launch. */
+      cleanup_free char *aid = t->generation > 0 && t->state != TASK_PENDING
+                                   ? ebb_ctl_task_agent_id (j->id, t->idx, t->generation)
+                                   : NULL;
+      ebb_json_add_string (to, "agent_task_id", aid);
       if (t->has_exit)
         ebb_json_add_int64 (to, "exit_status", t->exit_status);
       else
@@ -359,6 +356,7 @@ ebb_ctl_api_job_delete (ebb_http_request *req, ebb_http_response *resp, void *ud
   if (j)
     {
       ebb_ctl_kill_job (ud, j);
+      ebb_ctl_flush (ud); /* the kills are committed before the answer, then sent */
       ebb_http_reply_json (resp, 200, ebb_ctl_job_json (ud, j, true));
     }
   return EBB_HTTP_REPLIED;

@@ -106,6 +106,7 @@ drain_op (ebb_http_request *req, ebb_http_response *resp, ebb_ctl *c, bool drain
       return EBB_HTTP_REPLIED;
     }
   ebb_ctl_node_drain (c, idx, drain);
+  ebb_ctl_flush (c); /* committed before the answer */
   ebb_http_reply_json (resp, 200, ebb_ctl_node_json (c, idx));
   return EBB_HTTP_REPLIED;
 }

@@ -23,6 +23,9 @@
 #define EBB_CTL_CPU_MILLIS_MIN       10
 #define EBB_CTL_MEMORY_BYTES_MIN     (4ULL << 20)
 #define EBB_CTL_MEMORY_BYTES_MAX     (16ULL << 40)
+#define EBB_CTL_CONNS_PER_AGENT      16   /* agent calls in flight to one agent */
+#define EBB_CTL_CONNS_TOTAL          512  /* agent calls in flight in all */
+#define EBB_CTL_WAL_CHECKPOINT_PAGES 1000 /* SQLite's own default threshold */
 
 /* Settings: one table (controller/options.c) gives the command line, --help and the keys
  * of controller.conf. */
@@ -98,11 +101,19 @@ typedef struct ebb_ctl_task
   int64_t exit_status;
   bool has_exit;
   bool kill_wanted;
-  bool pkill; /* a KILL of the policy is under way: its exit re-queues the task */
+  bool pkill;            /* a KILL of the policy is under way: its exit re-queues the task */
+  bool owed_resume;      /* suspended when a new policy took it over: it owes a RESUME */
+  double owed_resume_at; /* when that RESUME was last sent */
   uint32_t suspensions;
   uint32_t attempts; /* agent call attempts for the current command */
   double started_at, finished_at;
   uint32_t pidx; /* index of the task inside its policy job */
+  /* What the counters (sched-index.c) hold for this task: its state and node when it was
+   * last written to the store. */
+  ebb_ctl_task_state acc_state;
+  int acc_node;
+  bool accounted; /* its job was added: the counters include it */
+  bool stored;    /* its row exists: a store is an UPDATE without the spec */
 } ebb_ctl_task;
 
 typedef struct ebb_ctl_job
@@ -117,6 +128,10 @@ typedef struct ebb_ctl_job
   double submitted_at, started_at, finished_at;
   uint32_t ntasks;
   ebb_ctl_task *tasks;
+  /* Counters of its tasks (sched-index.c): final, failed, killed, not pending. */
+  uint32_t n_terminal, n_failed, n_killed, n_started;
+  ebb_ctl_job_state acc_state; /* the state the cluster's queued counters hold */
+  bool accounted;
 } ebb_ctl_job;
 
 typedef struct ebb_ctl_node
@@ -130,6 +145,9 @@ typedef struct ebb_ctl_node
   double last_hb_at;     /* unix seconds */
   uint64_t last_seq;
   uint32_t nslots; /* slots this node offers the policy (capacity in whole CPUs, >= 1) */
+  /* Its active tasks (starting, running, suspended) and what the unsuspended ones hold. */
+  uint32_t ntasks;
+  uint64_t alloc_cpu_millis, alloc_memory_bytes;
 } ebb_ctl_node;
 
 /* A policy slot: one CPU of one node, the unit the single-slot policies schedule. */
@@ -148,6 +166,22 @@ typedef struct ebb_ctl_pjob
   uint32_t n;
 } ebb_ctl_pjob;
 
+/* An index by a string key (sched-index.c): open addressing, entry i + 1 or 0 (empty). */
+typedef struct ebb_ctl_strindex
+{
+  uint32_t *tab;
+  size_t cap, n;
+} ebb_ctl_strindex;
+
+/* Cluster-wide counters, kept as tasks and jobs change so that no request scans them. */
+typedef struct ebb_ctl_counts
+{
+  uint64_t running; /* starting or running */
+  uint64_t suspended;
+  uint64_t alloc_cpu_millis, alloc_memory_bytes; /* of the running ones */
+  uint64_t queued_jobs[3];                       /* by class */
+} ebb_ctl_counts;
+
 /* A policy event that the environment delivers after the current one (probes, wakes). */
 typedef struct ebb_ctl_pevent
 {
@@ -164,6 +198,7 @@ typedef struct ebb_ctl
   char *token;
   sd_event_source *sig_src[3];
   sd_event_source *timer_src;
+  sd_event_source *post_src; /* the end of each loop iteration: ebb_ctl_flush */
   uint64_t watchdog_usec;
   bool stopping;
   double start_at;
@@ -173,6 +208,9 @@ typedef struct ebb_ctl
   uint64_t next_job_id;
   ebb_ctl_node **nodes;
   size_t n_nodes, cap_nodes;
+  ebb_ctl_strindex node_index; /* nodes by name */
+  ebb_ctl_strindex rid_index;  /* jobs by request id */
+  ebb_ctl_counts counts;
 
   /* The policy over the slots of the ready nodes at its last (re)build. */
   ebb_pol *pol;
@@ -201,6 +239,20 @@ typedef struct ebb_ctl
   /* Job arrival -> its launches handed to curl multi, the last 1024 jobs (usec). */
   uint64_t arrival_usec[1024];
   size_t n_arrival;
+  /* Agent calls decided in this loop iteration, started by ebb_ctl_flush once the store
+   * committed them; and the arrival times of the jobs they are for. */
+  struct ebb_ctl_call **outbox;
+  size_t n_outbox, cap_outbox;
+  struct
+  {
+    uint64_t job, usec;
+  } * arrivals;
+  size_t n_arrivals, cap_arrivals;
+  /* Prepared once (store.c). */
+  sqlite3_stmt *st_job, *st_task_insert, *st_task_update, *st_node, *st_decision, *st_begin,
+      *st_commit;
+  uint64_t commits;
+  int wal_pages; /* in the WAL after the last commit */
 } ebb_ctl;
 
 /* options.c */
@@ -220,13 +272,19 @@ int ebb_ctl_policy_params (char *const *opts, ebb_pol_params *p, ebb_error **err
 /* store.c */
 int ebb_ctl_store_open (ebb_ctl *c, ebb_error **err);
 void ebb_ctl_store_close (ebb_ctl *c);
-int ebb_ctl_store_job (ebb_ctl *c, const ebb_ctl_job *j);
-int ebb_ctl_store_task (ebb_ctl *c, const ebb_ctl_task *t);
+int ebb_ctl_store_job (ebb_ctl *c, ebb_ctl_job *j);
+int ebb_ctl_store_task (ebb_ctl *c, ebb_ctl_task *t);
 int ebb_ctl_store_node (ebb_ctl *c, const ebb_ctl_node *n);
 /* Appends to the decision log (committed before the caller acts); returns the seq or 0. */
 uint64_t ebb_ctl_store_decision (ebb_ctl *c, const char *kind, const ebb_ctl_task *t, int node,
                                  uint64_t for_job, const char *reason);
+/* Every write opens a transaction when none is open; ebb_ctl_store_commit commits it (the
+ * writes of one loop iteration are one transaction: ebb_ctl_flush commits them before the
+ * calls they decided go out). Both return 0, or negative (logged). */
 int ebb_ctl_store_begin (ebb_ctl *c);
+/* Copies the WAL back into the database once it holds EBB_CTL_WAL_CHECKPOINT_PAGES (from
+ * the periodic tick, so that no decision waits for it). */
+void ebb_ctl_store_checkpoint (ebb_ctl *c);
 int ebb_ctl_store_commit (ebb_ctl *c);
 /* Loads jobs, tasks and nodes saved by an earlier run. Returns 0, or negative with *err. */
 int ebb_ctl_store_load (ebb_ctl *c, ebb_error **err);
@@ -253,13 +311,51 @@ void ebb_ctl_node_drain (ebb_ctl *c, int idx, bool drain);
 void ebb_ctl_sched_free (ebb_ctl *c);
 /* After a restart: re-sends the launches and kills the store says were under way. */
 void ebb_ctl_sched_resume_starting (ebb_ctl *c);
+/* Tasks that were suspended when a new policy took them over (after a restart or a
+ * rebuild: that policy counts them at their demand and will never resume them) get their
+ * RESUME once no short task runs on their node any more. Called every tick; resent every
+ * 2 s until the task runs. */
+void ebb_ctl_resume_owed (ebb_ctl *c);
 const char *ebb_ctl_task_state_name (ebb_ctl_task_state s);
+/* The id the agent knows task idx of job by in its generation gen: "j<job>-t<idx>-g<gen>"
+ * (a task started again gets a new generation, so a new agent task). Owned by the caller. */
+char *ebb_ctl_task_agent_id (uint64_t job, uint32_t idx, uint64_t gen);
 const char *ebb_ctl_job_state_name (ebb_ctl_job_state s);
 const char *ebb_ctl_node_state_name (ebb_ctl_node_state s);
 const char *ebb_ctl_class_name (ebb_ctl_class c);
 double ebb_ctl_now (void);
 /* Recomputes a job's state from its tasks (and stores it when it changed). */
 void ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j);
+/* The end of a loop iteration: commits the store, then starts the agent calls decided
+ * since the last flush (a decision is committed before its call goes out). */
+void ebb_ctl_flush (ebb_ctl *c);
+/* Records that job `job` arrived at arrival_usec (monotonic): the next flush starts its
+ * launches first and takes its decision latency once they are handed to curl multi. */
+void ebb_ctl_arrival (ebb_ctl *c, uint64_t job, uint64_t arrival_usec);
+
+/* sched-index.c: the node index by name and the counters. */
+/* Adds node idx to the index by name. */
+void ebb_ctl_index_add_node (ebb_ctl *c, size_t idx);
+/* Returns the index of the node named name, or -1. */
+int ebb_ctl_index_find_node (const ebb_ctl *c, const char *name);
+/* Adds job idx to the index by request id (a job without one is not indexed). */
+void ebb_ctl_index_add_job (ebb_ctl *c, size_t idx);
+/* Returns the job submitted with request_id (the newest), or NULL (also for NULL). */
+ebb_ctl_job *ebb_ctl_index_find_rid (const ebb_ctl *c, const char *request_id);
+/* A task was written to the store: moves its share of the counters from the state and node
+ * it had to the ones it has. Every change of a task's state or node is written. */
+void ebb_ctl_count_task (ebb_ctl *c, ebb_ctl_task *t);
+/* Sets t's allocation, moving its share of the counters from the old one (a task's
+ * allocation is changed only through it). */
+void ebb_ctl_task_set_alloc (ebb_ctl *c, ebb_ctl_task *t, uint64_t cpu_millis,
+                             uint64_t memory_bytes);
+/* A job was written: its share of the queued counters follows its state. */
+void ebb_ctl_count_job (ebb_ctl *c, ebb_ctl_job *j);
+/* A job entered the model: counts it and its tasks. */
+void ebb_ctl_count_add_job (ebb_ctl *c, ebb_ctl_job *j);
+/* Recounts everything from the tasks (after loading the store). */
+void ebb_ctl_count_all (ebb_ctl *c);
+void ebb_ctl_index_free (ebb_ctl *c);
 
 /* api-adopt.c: tasks of POST /v1/jobs that adopt a container or cgroup. */
 /* Validates task i {"adopt": {node, container[, runtime] | cgroup}, cpu_millis?,

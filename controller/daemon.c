@@ -80,6 +80,8 @@ on_tick (sd_event_source *s, uint64_t usec, void *ud)
   if (c->watchdog_usec)
     sd_notify (0, "WATCHDOG=1");
   ebb_ctl_sched_tick (c);
+  ebb_ctl_flush (c);
+  ebb_ctl_store_checkpoint (c);
   uint64_t next = c->cfg->tick_usec;
   if (c->watchdog_usec && c->watchdog_usec / 2 < next)
     next = c->watchdog_usec / 2;
@@ -114,6 +116,15 @@ on_signal (sd_event_source *s, const struct signalfd_siginfo *si, void *ud)
   return 0;
 }
 
+/* After the sources of one loop iteration ran: commit, then send what they decided. */
+static int
+on_post (sd_event_source *s, void *ud)
+{
+  (void)s;
+  ebb_ctl_flush (ud);
+  return 0;
+}
+
 static int
 loop_sources (ebb_ctl *c, ebb_error **err)
 {
@@ -129,7 +140,10 @@ loop_sources (ebb_ctl *c, ebb_error **err)
   r = sd_event_add_time_relative (c->event, &c->timer_src, CLOCK_MONOTONIC, 10000, 0, on_tick, c);
   if (r >= 0)
     r = sd_event_source_set_enabled (c->timer_src, SD_EVENT_ON);
-  return r < 0 ? ebb_error_set_errno (err, -r, "timer") : 0;
+  if (r < 0)
+    return ebb_error_set_errno (err, -r, "timer");
+  r = sd_event_add_post (c->event, &c->post_src, on_post, c);
+  return r < 0 ? ebb_error_set_errno (err, -r, "post source") : 0;
 }
 
 static int
@@ -147,6 +161,10 @@ policy_setup (ebb_ctl *c, ebb_error **err)
       free (c->cfg->policy);
       c->cfg->policy = ebb_xstrdup ("hawk");
     }
+  if (ebb_pol_lookup (c->cfg->policy)->speculative)
+    return ebb_error_set (err, EINVAL,
+                          "policy '%s' runs copies of tasks, which only ebb-sim supports so far",
+                          c->cfg->policy);
   if (ebb_ctl_policy_params (c->cfg->policy_opt, &c->params, err) < 0)
     return -EINVAL;
   c->res_mode = ebb_pol_lookup (c->cfg->policy)->needs_resources;
@@ -190,6 +208,10 @@ ebb_ctl_new (ebb_ctl_config *cfg, ebb_ctl **out, ebb_error **err)
   c->client = ebb_http_client_new (c->event, err);
   if (!c->client || loop_sources (c, err) < 0 || ebb_ctl_http_start (c, err) < 0)
     return -EIO;
+  /* A burst of decisions (a big job, a rebuild) is thousands of calls at once: they share
+   * kept-alive connections instead of opening a socket each (file descriptors, the agents'
+   * per-address connection limit). */
+  ebb_http_client_limit (c->client, EBB_CTL_CONNS_PER_AGENT, EBB_CTL_CONNS_TOTAL);
   ebb_log_notice ("%zu jobs and %zu nodes from the store; policy %s", c->n_jobs, c->n_nodes,
                   cfg->policy);
   ebb_ctl_sched_resume_starting (c);
@@ -216,6 +238,7 @@ ebb_ctl_free (ebb_ctl *c)
   ebb_http_server_free (c->http_tcp);
   ebb_http_client_free (c->client);
   c->timer_src = sd_event_source_disable_unref (c->timer_src);
+  c->post_src = sd_event_source_disable_unref (c->post_src);
   for (size_t i = 0; i < EBB_ARRAY_SIZE (c->sig_src); i++)
     c->sig_src[i] = sd_event_source_disable_unref (c->sig_src[i]);
   ebb_ctl_sched_free (c);

@@ -10,7 +10,7 @@ controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/options.c controller/store.c \
 	controller/sched.h controller/sched-model.c controller/sched-calls.c \
 	controller/sched-place.c controller/sched-preempt.c controller/sched-recover.c \
-	controller/sched-nodes.c controller/sched-adopt.c \
+	controller/sched-nodes.c controller/sched-index.c controller/sched-adopt.c \
 	controller/api.h controller/api-routes.c controller/api-jobs.c controller/api-nodes.c \
 	controller/api-cluster.c controller/api-adopt.c \
 	controller/daemon.c
@@ -24,7 +24,9 @@ ebb_controller_LDADD = $(EBB_CTL_LIBS)
 # Integration tests: the real controller with real ebb-agents on real cgroups (root);
 # test-controller-docker.sh also runs a private dockerd (tests/runtimes/engines.sh).
 controller_int_tests = tests/test-controller-basic.sh tests/test-controller-faults.sh \
-	tests/test-controller-preempt.sh tests/test-controller-tls.sh tests/test-controller-docker.sh
+	tests/test-controller-preempt.sh tests/test-controller-preempt-ebb.sh \
+	tests/test-controller-preempt-kill.sh tests/test-controller-faults-preempt.sh \
+	tests/test-controller-tls.sh tests/test-controller-docker.sh
 TESTS += $(controller_int_tests)
 EXTRA_DIST += $(controller_int_tests) tests/controller/lib.sh
 

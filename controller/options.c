@@ -68,7 +68,8 @@ static const ebb_conf_setting table[] = {
     .help = "KEY=VALUE with ebb-sim's flag names: cutoff, probe-ratio, short-partition, "
             "steal-cap, steal-limit, net-delay, seed, cancel-probes, sample; bigc: mode, "
             "short-share, reserve-share, round-sec, gp-step, resume-tries, working-set, "
-            "kill-attempts, footprint-cpu-millis, footprint-memory (repeatable)" },
+            "kill-attempts, footprint-cpu-millis, footprint-memory; ebb: max-suspends, "
+            "suspend-window (repeatable)" },
   { .name = "node_timeout",
     .type = EBB_CONF_DURATION,
     .offset = OFF (node_timeout_usec),
@@ -209,6 +210,15 @@ policy_param (const char *item, ebb_pol_params *p, ebb_error **err)
     return pnum (key, v, 0.001, 3600, &p->tick_sec, err);
   if (strcmp (key, "working-set") == 0)
     return pnum (key, v, 0, 1, &p->working_set, err);
+  if (strcmp (key, "suspend-window") == 0)
+    return pnum (key, v, 1e-3, 1e9, &p->suspend_window_sec, err);
+  if (strcmp (key, "max-suspends") == 0)
+    {
+      if (pnum (key, v, 1, 8, &d, err) < 0 || d != floor (d))
+        return ebb_error_set (err, EBB_ERANGE, "policy option %s: '%s' is not an integer", key, v);
+      p->max_suspends = (uint32_t)d;
+      return 0;
+    }
   if (strcmp (key, "kill-attempts") == 0 || strcmp (key, "gp-step") == 0
       || strcmp (key, "resume-tries") == 0 || strcmp (key, "footprint-cpu-millis") == 0)
     {
@@ -238,6 +248,7 @@ policy_param (const char *item, ebb_pol_params *p, ebb_error **err)
       "unknown policy option '%s' (known: cutoff, probe-ratio, "
       "short-partition, steal-cap, steal-limit, net-delay, seed, "
       "cancel-probes, sample, mode, short-share, reserve-share, round-sec, gp-step, "
+      "max-suspends, suspend-window, "
       "resume-tries, working-set, kill-attempts, footprint-cpu-millis, "
       "footprint-memory)",
       key);

@@ -4,10 +4,10 @@
  * generation 1) before POST /v1/tasks/adopt goes out (asynchronous, with a request id,
  * retried like a launch). When the agent answers, the task runs and joins the policy as
  * running there (ebb_pol_job_adopted): it holds its allocation on the node and the policy
- * may suspend and resume it like a task it launched. A policy that cannot take running work
- * (slot mode, no task_adopted hook) sees the node's capacity held instead, as for tasks
- * still running after a restart. From then on heartbeats follow it like any task: when the
- * container exits, the task ends. */
+ * may suspend and resume it like a task it launched. In slot mode the task holds one of the
+ * node's slots instead, as tasks still running after a restart do. Its state and allocation
+ * change through the store and ebb_ctl_task_set_alloc, so the counters follow them. From
+ * then on heartbeats follow it like any task: when the container exits, the task ends. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -48,8 +48,7 @@ ebb_ctl_adopt_prepare (ebb_ctl *c, ebb_ctl_job *j)
 void
 ebb_ctl_send_adopt (ebb_ctl *c, ebb_ctl_task *t)
 {
-  cleanup_free char *id
-      = ebb_xasprintf ("j%" PRIu64 "-t%u-g%" PRIu64, t->job->id, t->idx, t->generation);
+  cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, t->generation);
   json_object *b = json_object_new_object ();
   json_object *a;
   json_object_object_get_ex (t->spec, "adopt", &a);
@@ -113,26 +112,31 @@ static void
 set_allocation (ebb_ctl *c, ebb_ctl_task *t, json_object *answer)
 {
   const ebb_ctl_node *n = c->nodes[t->node];
-  if (!t->cpu_millis)
+  uint64_t cpu = t->cpu_millis, mem = t->memory_bytes;
+  if (!cpu)
     {
       uint64_t v = answer_limit (answer, true);
-      t->cpu_millis = v ? v : DEFAULT_CPU_MILLIS;
-      if (t->cpu_millis < EBB_CTL_CPU_MILLIS_MIN)
-        t->cpu_millis = EBB_CTL_CPU_MILLIS_MIN;
-      if (n->cap_cpu_millis && t->cpu_millis > n->cap_cpu_millis)
-        t->cpu_millis = n->cap_cpu_millis;
-      ebb_json_add_uint64 (t->spec, "cpu_millis", t->cpu_millis);
+      cpu = v ? v : DEFAULT_CPU_MILLIS;
+      if (cpu < EBB_CTL_CPU_MILLIS_MIN)
+        cpu = EBB_CTL_CPU_MILLIS_MIN;
+      if (n->cap_cpu_millis && cpu > n->cap_cpu_millis)
+        cpu = n->cap_cpu_millis;
+      ebb_json_add_uint64 (t->spec, "cpu_millis", cpu);
     }
-  if (!t->memory_bytes)
+  if (!mem)
     {
       uint64_t v = answer_limit (answer, false);
-      t->memory_bytes = v ? v : DEFAULT_MEMORY_BYTES;
-      if (t->memory_bytes < EBB_CTL_MEMORY_BYTES_MIN)
-        t->memory_bytes = EBB_CTL_MEMORY_BYTES_MIN;
-      if (n->cap_memory_bytes && t->memory_bytes > n->cap_memory_bytes)
-        t->memory_bytes = n->cap_memory_bytes;
-      ebb_json_add_uint64 (t->spec, "memory_bytes", t->memory_bytes);
+      mem = v ? v : DEFAULT_MEMORY_BYTES;
+      if (mem < EBB_CTL_MEMORY_BYTES_MIN)
+        mem = EBB_CTL_MEMORY_BYTES_MIN;
+      if (n->cap_memory_bytes && mem > n->cap_memory_bytes)
+        mem = n->cap_memory_bytes;
+      ebb_json_add_uint64 (t->spec, "memory_bytes", mem);
     }
+  /* Counted while starting with what the request gave: the counters move with it. */
+  ebb_ctl_task_set_alloc (c, t, cpu, mem);
+  /* The spec changed: the next store writes the row whole (an update leaves the spec). */
+  t->stored = false;
 }
 
 /* Adds a policy job of the one task t (the environment's side of ebb_pol_job_adopted).
@@ -191,7 +195,8 @@ place (ebb_ctl *c, ebb_ctl_task *t)
   if (c->res_mode)
     {
       uint32_t id = pjob_of (c, t);
-      if (ebb_pol_job_adopted (c->pol, ebb_ctl_pol_now (), id, slot) == 0)
+      const uint32_t nodes[1] = { slot };
+      if (ebb_pol_job_adopted (c->pol, ebb_ctl_pol_now (), id, nodes) == 0)
         {
           t->slot = slot;
           t->pjob = id;
@@ -200,7 +205,8 @@ place (ebb_ctl *c, ebb_ctl_task *t)
           ebb_ctl_drain (c);
           return;
         }
-      /* The policy takes no running work: its node has less room (as after a restart). */
+      /* Refused (not for a slot of this policy in resource mode): its node has less room
+       * instead, as for a task the policy does not know after a restart. */
       c->n_pjobs--;
       free (c->pjobs[id].tasks);
       ebb_pol_res cap = c->pol->node_cap[slot];

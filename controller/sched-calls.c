@@ -19,7 +19,7 @@
 #define MAX_ATTEMPTS   50
 
 /* One agent call, from its first attempt to its answer (retries reuse it). */
-typedef struct call
+typedef struct ebb_ctl_call
 {
   ebb_ctl *c;
   ebb_ctl_call_kind kind;
@@ -29,6 +29,7 @@ typedef struct call
   int node;
   unsigned attempt;
   ebb_pol_res amount; /* SUSPEND: what the policy asked for */
+  bool told;          /* SUSPEND: the policy was told the room is free when it went out */
   json_object *body;
   char *path;
   sd_event_source *retry;
@@ -55,8 +56,9 @@ call_task (call *k)
   return t->generation == k->generation ? t : NULL;
 }
 
-static char *
-task_agent_id (uint64_t job, uint32_t idx, uint64_t gen)
+/* See ctl.h. */
+char *
+ebb_ctl_task_agent_id (uint64_t job, uint32_t idx, uint64_t gen)
 {
   return ebb_xasprintf ("j%" PRIu64 "-t%u-g%" PRIu64, job, idx, gen);
 }
@@ -166,7 +168,7 @@ on_done (ebb_http_result *res, const ebb_error *err, void *ud)
       if (t && ebb_ctl_task_active (t) && res->status < 300)
         {
           if (k->kind == CALL_SUSPEND)
-            ebb_ctl_pol_reclaimed (c, t, k->amount);
+            ebb_ctl_pol_reclaimed (c, t, k->amount, k->told);
           else if (k->kind == CALL_RESUME)
             ebb_ctl_pol_resumed (c, t);
           else
@@ -215,6 +217,78 @@ call_start (call *k)
     call_retry (k, ebb_error_msg (&err));
 }
 
+/* A decided call waits for the commit of its decision (ebb_ctl_flush). */
+static void
+outbox_push (call *k)
+{
+  ebb_ctl *c = k->c;
+  if (c->n_outbox == c->cap_outbox)
+    {
+      c->cap_outbox = c->cap_outbox ? c->cap_outbox * 2 : 256;
+      c->outbox = ebb_xrealloc (c->outbox, c->cap_outbox * sizeof *c->outbox);
+    }
+  c->outbox[c->n_outbox++] = k;
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_arrival (ebb_ctl *c, uint64_t job, uint64_t arrival_usec)
+{
+  if (c->n_arrivals == c->cap_arrivals)
+    {
+      c->cap_arrivals = c->cap_arrivals ? c->cap_arrivals * 2 : 64;
+      c->arrivals = ebb_xrealloc (c->arrivals, c->cap_arrivals * sizeof *c->arrivals);
+    }
+  c->arrivals[c->n_arrivals].job = job;
+  c->arrivals[c->n_arrivals++].usec = arrival_usec;
+}
+
+/* See ctl.h. Group commit: the decisions of one loop iteration (a burst of submissions,
+ * heartbeats, completions) share one transaction instead of one each. */
+void
+ebb_ctl_flush (ebb_ctl *c)
+{
+  if (c->db)
+    ebb_ctl_store_commit (c);
+  /* The array is taken first: a call that fails at once may decide new calls, which wait
+   * for the next flush. The launches of jobs that just arrived go first (their tasks are
+   * new: no earlier call of theirs can be overtaken), then the rest in the order decided. */
+  call **box = c->outbox;
+  size_t n = c->n_outbox;
+  c->outbox = NULL;
+  c->n_outbox = c->cap_outbox = 0;
+  for (size_t i = 0; c->n_arrivals && i < n; i++)
+    for (size_t a = 0; a < c->n_arrivals; a++)
+      if (box[i]->kind == CALL_LAUNCH && box[i]->job == c->arrivals[a].job)
+        {
+          call_start (box[i]);
+          box[i] = NULL;
+          break;
+        }
+  uint64_t now = ebb_now_usec ();
+  for (size_t a = 0; a < c->n_arrivals; a++)
+    c->arrival_usec[c->n_arrival++ % EBB_ARRAY_SIZE (c->arrival_usec)] = now - c->arrivals[a].usec;
+  c->n_arrivals = 0;
+  for (size_t i = 0; i < n; i++)
+    if (box[i])
+      call_start (box[i]);
+  free (box);
+}
+
+/* See sched.h. */
+void
+ebb_ctl_calls_free (ebb_ctl *c)
+{
+  for (size_t i = 0; i < c->n_outbox; i++)
+    call_free (c->outbox[i]);
+  free (c->outbox);
+  c->outbox = NULL;
+  c->n_outbox = c->cap_outbox = 0;
+  free (c->arrivals);
+  c->arrivals = NULL;
+  c->n_arrivals = c->cap_arrivals = 0;
+}
+
 static call *
 call_new (ebb_ctl *c, ebb_ctl_call_kind kind, const ebb_ctl_task *t, uint64_t generation, int node)
 {
@@ -234,19 +308,20 @@ ebb_ctl_send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int
                      ebb_ctl_call_kind kind)
 {
   call *k = call_new (c, kind, t, generation, node);
-  cleanup_free char *id = task_agent_id (t->job->id, t->idx, generation);
+  cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, generation);
   /* The request id names the generation and the attempt's purpose: a retry repeats it. */
   k->path = ebb_xasprintf ("/v1/tasks/%s?request_id=%s-%s%u", id, id,
                            kind == CALL_FORGET ? "F" : "K", t->suspensions);
-  call_start (k);
+  outbox_push (k);
 }
 
 /* POST /v1/tasks/ID/suspend (graceful: one step of amount) or /resume. */
 static void
-send_op (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, bool graceful, ebb_pol_res amount)
+send_op (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, bool graceful, ebb_pol_res amount,
+         bool told)
 {
   call *k = call_new (c, kind, t, t->generation, t->node);
-  cleanup_free char *id = task_agent_id (t->job->id, t->idx, t->generation);
+  cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, t->generation);
   json_object *b = json_object_new_object ();
   if (kind == CALL_SUSPEND)
     {
@@ -256,30 +331,33 @@ send_op (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, bool graceful, ebb
       if (graceful && amount.memory_bytes > 0)
         ebb_json_add_uint64 (b, "memory_bytes", (uint64_t)amount.memory_bytes);
     }
-  /* One request id per operation of this generation: the n-th suspend, the n-th resume. */
+  /* One request id per operation: the sequence number of the decision that carries it
+   * (committed just before). A count kept in memory would start again after a restart, and
+   * the agent would answer a new RESUME with the reply it kept for an old one. */
   t->attempts++;
   cleanup_free char *rid
-      = ebb_xasprintf ("%s-%s%u", id, kind == CALL_SUSPEND ? "S" : "R", t->attempts);
+      = ebb_xasprintf ("%s-%s%" PRIu64, id, kind == CALL_SUSPEND ? "S" : "R", c->decision_seq);
   ebb_json_add_string (b, "request_id", rid);
   ebb_json_add_uint64 (b, "generation", t->generation);
   k->amount = amount;
+  k->told = told;
   k->body = b;
   k->path = ebb_xasprintf ("/v1/tasks/%s/%s", id, kind == CALL_SUSPEND ? "suspend" : "resume");
-  call_start (k);
+  outbox_push (k);
 }
 
 /* See sched.h. */
 void
-ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, bool graceful, ebb_pol_res amount)
+ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, bool graceful, ebb_pol_res amount, bool told)
 {
-  send_op (c, t, CALL_SUSPEND, graceful, amount);
+  send_op (c, t, CALL_SUSPEND, graceful, amount, told);
 }
 
 /* See sched.h. */
 void
 ebb_ctl_send_resume (ebb_ctl *c, ebb_ctl_task *t)
 {
-  send_op (c, t, CALL_RESUME, false, (ebb_pol_res){ 0, 0 });
+  send_op (c, t, CALL_RESUME, false, (ebb_pol_res){ 0, 0 }, false);
 }
 
 /* See sched.h. */
@@ -288,7 +366,7 @@ ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_mil
                      uint64_t memory_bytes)
 {
   call *k = call_new (c, CALL_LAUNCH, t, t->generation, t->node);
-  cleanup_free char *id = task_agent_id (t->job->id, t->idx, t->generation);
+  cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, t->generation);
   json_object *b = json_object_new_object ();
   ebb_json_add_string (b, "id", id);
   json_object_object_foreach (t->spec, key, val)
@@ -305,7 +383,7 @@ ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_mil
   ebb_json_add_uint64 (b, "generation", t->generation);
   k->body = b;
   k->path = ebb_xstrdup ("/v1/tasks");
-  call_start (k);
+  outbox_push (k);
 }
 
 /* See sched.h. */
@@ -316,5 +394,5 @@ ebb_ctl_send_call (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, const ch
   call *k = call_new (c, kind, t, t->generation, t->node);
   k->body = body;
   k->path = ebb_xstrdup (path);
-  call_start (k);
+  outbox_push (k);
 }

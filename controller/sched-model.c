@@ -65,14 +65,12 @@ ebb_ctl_job_find (ebb_ctl *c, uint64_t id)
 ebb_ctl_node *
 ebb_ctl_node_find (ebb_ctl *c, const char *name, int *idx)
 {
-  for (size_t i = 0; i < c->n_nodes; i++)
-    if (strcmp (c->nodes[i]->name, name) == 0)
-      {
-        if (idx)
-          *idx = (int)i;
-        return c->nodes[i];
-      }
-  return NULL;
+  int i = ebb_ctl_index_find_node (c, name);
+  if (i < 0)
+    return NULL;
+  if (idx)
+    *idx = i;
+  return c->nodes[i];
 }
 
 void
@@ -83,7 +81,10 @@ ebb_ctl_add_job (ebb_ctl *c, ebb_ctl_job *j)
       c->cap_jobs = c->cap_jobs ? c->cap_jobs * 2 : 64;
       c->jobs = ebb_xrealloc (c->jobs, c->cap_jobs * sizeof *c->jobs);
     }
-  c->jobs[c->n_jobs++] = j;
+  c->jobs[c->n_jobs] = j;
+  ebb_ctl_index_add_job (c, c->n_jobs);
+  c->n_jobs++;
+  ebb_ctl_count_add_job (c, j);
 }
 
 int
@@ -96,7 +97,9 @@ ebb_ctl_add_node (ebb_ctl *c, ebb_ctl_node *n)
       c->cap_nodes = c->cap_nodes ? c->cap_nodes * 2 : 16;
       c->nodes = ebb_xrealloc (c->nodes, c->cap_nodes * sizeof *c->nodes);
     }
-  c->nodes[c->n_nodes++] = n;
+  c->nodes[c->n_nodes] = n;
+  ebb_ctl_index_add_node (c, c->n_nodes);
+  c->n_nodes++;
   return 0;
 }
 
@@ -118,8 +121,9 @@ ebb_ctl_job_free (ebb_ctl_job *j)
 void
 ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j)
 {
-  uint32_t done = 0, failed = 0, killed = 0, started = 0;
-  for (uint32_t i = 0; i < j->ntasks; i++)
+  /* The counters of a job in the model (sched-index.c); a job not added yet is scanned. */
+  uint32_t done = j->n_terminal, failed = j->n_failed, killed = j->n_killed, started = j->n_started;
+  for (uint32_t i = 0; !j->accounted && i < j->ntasks; i++)
     {
       const ebb_ctl_task *t = &j->tasks[i];
       done += ebb_ctl_task_terminal (t);
@@ -162,4 +166,6 @@ ebb_ctl_sched_free (ebb_ctl *c)
       free (c->nodes[i]);
     }
   free (c->nodes);
+  ebb_ctl_index_free (c);
+  ebb_ctl_calls_free (c);
 }

@@ -221,7 +221,8 @@ ebb_ctl_heartbeat (ebb_ctl *c, const char *name, json_object *body, ebb_error **
     return -EBB_EPARSE;
   c->m.heartbeats++;
   json_object *tasks = NULL;
-  ebb_ctl_store_begin (c);
+  /* What the report changes is committed with the rest of the loop iteration (before any
+   * call it decides goes out); lost in a crash, it is reported again. */
   if (json_object_object_get_ex (body, "tasks", &tasks))
     {
       size_t n = json_object_array_length (tasks);
@@ -234,7 +235,6 @@ ebb_ctl_heartbeat (ebb_ctl *c, const char *name, json_object *body, ebb_error **
             hb_task (c, idx, o, &job, &tidx);
         }
     }
-  ebb_ctl_store_commit (c);
   if (c->rebuild_wanted || !c->pol)
     ebb_ctl_rebuild (c);
   return 0;
@@ -257,6 +257,7 @@ ebb_ctl_sched_tick (ebb_ctl *c)
     }
   if (c->rebuild_wanted || !c->pol)
     ebb_ctl_rebuild (c);
+  ebb_ctl_resume_owed (c);
   double tick = c->pol ? c->pol->params.tick_sec : 0;
   if (c->pol && (tick <= 0 || ebb_ctl_pol_now () - c->last_pol_tick >= tick))
     {

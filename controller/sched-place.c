@@ -86,10 +86,10 @@ act_launch (ebb_ctl *c, uint32_t slot, uint32_t pj, uint32_t k, ebb_pol_res amou
   c->n_placed++;
   if (!c->res_mode)
     s->task = t;
-  ebb_ctl_store_begin (c);
+  /* Written into the loop iteration's transaction; the call waits in the outbox until
+   * ebb_ctl_flush has committed it. */
   ebb_ctl_store_task (c, t);
   ebb_ctl_store_decision (c, "launch", t, t->node, t->job->id, c->cfg->policy);
-  ebb_ctl_store_commit (c);
   ebb_ctl_job_update (c, t->job);
   c->m.launches++;
   if (t->job->cls == CLS_SHORT || !c->pjobs_pol[pj].is_long)
@@ -193,12 +193,10 @@ ebb_ctl_drain (ebb_ctl *c)
   c->in_drain = false;
 }
 
-/* Queues tasks (pending, of one job) into the policy as one policy job. */
-void
-ebb_ctl_queue_tasks (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
+/* A new policy job of tasks ts (of job j), described to the policy; not yet announced. */
+static uint32_t
+new_pjob (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
 {
-  if (!c->pol || n == 0)
-    return;
   if (c->n_pjobs == c->cap_pjobs)
     {
       c->cap_pjobs = c->cap_pjobs ? c->cap_pjobs * 2 : 256;
@@ -236,10 +234,33 @@ ebb_ctl_queue_tasks (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
   pol->class_hint = j->cls == CLS_SHORT  ? EBB_POL_CLASS_SHORT
                     : j->cls == CLS_LONG ? EBB_POL_CLASS_LONG
                                          : EBB_POL_CLASS_BY_CUTOFF;
+  return id;
+}
+
+/* Queues tasks (pending, of one job) into the policy as one policy job. */
+void
+ebb_ctl_queue_tasks (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
+{
+  if (!c->pol || n == 0)
+    return;
+  uint32_t id = new_pjob (c, j, ts, n);
   if (j->cls == CLS_SHORT)
     c->last_short_job = j->id;
+  uint64_t preempts = c->m.suspends + c->m.kills;
   ebb_pol_job_arrived (c->pol, ebb_ctl_pol_now (), id);
   ebb_ctl_drain (c);
+  /* A policy that preempts only in its rounds (bigc: every 3 s, BIG-C's resource monitor)
+   * would leave a short job that found no room waiting for the next one, 1.5 s on average:
+   * its arrival starts a round at once. Not when the arrival itself made room (ebb preempts
+   * at arrival; an extra round would only hand out resumption chances early). */
+  if (c->pol && c->pol->params.tick_sec > 0 && id < c->n_pjobs && !c->pjobs_pol[id].is_long
+      && c->pjobs_pol[id].launched < c->pjobs_pol[id].ntasks
+      && c->m.suspends + c->m.kills == preempts)
+    {
+      c->last_pol_tick = ebb_ctl_pol_now ();
+      ebb_pol_tick (c->pol, c->last_pol_tick);
+      ebb_ctl_drain (c);
+    }
 }
 
 static void
@@ -268,9 +289,50 @@ usable (const ebb_ctl_node *n)
   return n->state == NODE_READY && n->url;
 }
 
+/* Resource mode: the active tasks of each job on the new policy's nodes (from before a
+ * restart, or a rebuild at a new node) become one policy job the policy adopts where they
+ * run, so it can preempt them for short work like its own. A task suspended then owes a
+ * RESUME (the policy counts it at its demand): see ebb_ctl_resume_owed(). */
+static void
+adopt_running (ebb_ctl *c)
+{
+  for (size_t i = 0; i < c->n_jobs; i++)
+    {
+      ebb_ctl_job *j = c->jobs[i];
+      cleanup_free ebb_ctl_task **ts = ebb_xmalloc (sizeof *ts * (j->ntasks + 1));
+      cleanup_free uint32_t *nodes = ebb_xmalloc (sizeof *nodes * (j->ntasks + 1));
+      size_t n = 0;
+      for (uint32_t k = 0; k < j->ntasks; k++)
+        {
+          ebb_ctl_task *t = &j->tasks[k];
+          if (!ebb_ctl_task_active (t) || t->node < 0)
+            continue;
+          for (uint32_t s = 0; s < c->n_slots; s++)
+            if (c->slots[s].node == t->node)
+              {
+                nodes[n] = s;
+                ts[n++] = t;
+                break;
+              }
+        }
+      if (n == 0)
+        continue;
+      uint32_t id = new_pjob (c, j, ts, n);
+      for (size_t k = 0; k < n; k++)
+        {
+          ts[k]->slot = nodes[k];
+          ts[k]->owed_resume = ts[k]->state == TASK_SUSPENDED;
+          c->n_placed++;
+        }
+      ebb_pol_job_adopted (c->pol, ebb_ctl_pol_now (), id, nodes);
+      ebb_log_info ("job %" PRIu64 ": %zu running tasks adopted by the policy", j->id, n);
+    }
+}
+
 /* Tasks still running from before (a restart, a rebuild at a new node) hold capacity the
  * new policy does not know about. Slot mode: a slot of their node, as a ghost. Resource
- * mode: their node's capacity is lowered by what they hold. */
+ * mode: their node's capacity is lowered by what they hold (tasks on nodes the policy
+ * adopted none for). */
 static void
 hold_unplaced (ebb_ctl *c)
 {
@@ -278,8 +340,9 @@ hold_unplaced (ebb_ctl *c)
     for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
       {
         ebb_ctl_task *t = &c->jobs[i]->tasks[k];
-        if (!ebb_ctl_task_active (t) || t->node < 0)
+        if (!ebb_ctl_task_active (t) || t->node < 0 || t->slot != EBB_POL_NONE)
           continue;
+        t->owed_resume = t->state == TASK_SUSPENDED;
         for (uint32_t s = 0; s < c->n_slots; s++)
           {
             if (c->slots[s].node != t->node)
@@ -352,6 +415,8 @@ ebb_ctl_rebuild (ebb_ctl *c)
     ebb_pol_node_capacity (c->pol, s,
                            (ebb_pol_res){ (int64_t)c->nodes[c->slots[s].node]->cap_cpu_millis,
                                           (int64_t)c->nodes[c->slots[s].node]->cap_memory_bytes });
+  if (c->res_mode)
+    adopt_running (c);
   hold_unplaced (c);
   c->last_pol_tick = ebb_ctl_pol_now ();
   ebb_log_notice ("policy %s over %u %s of %zu nodes", c->cfg->policy, n,

@@ -7,6 +7,20 @@
 #include "controller/ctl.h"
 #include "controller/sched.h"
 
+/* The policy learns that a SUSPEND of t freed `freed` (zero: an immediate one, everything
+ * above the footprint). */
+static void
+tell_reclaimed (ebb_ctl *c, ebb_ctl_task *t, ebb_pol_res freed)
+{
+  if (!c->pol || !c->res_mode || t->slot == EBB_POL_NONE || t->pjob >= c->n_pjobs)
+    return;
+  ebb_pol_task *pt = &c->pjobs_pol[t->pjob].tasks[t->pidx];
+  if (freed.cpu_millis == 0 && freed.memory_bytes == 0)
+    freed = pt->pending;
+  ebb_pol_task_reclaimed (c->pol, ebb_ctl_pol_now (), t->slot, t->pjob, t->pidx, freed, 1);
+  ebb_ctl_drain (c);
+}
+
 /* SUSPEND, RESUME and KILL (resource mode): committed, then sent. */
 void
 ebb_ctl_act_preempt (ebb_ctl *c, const ebb_pol_action *a)
@@ -29,7 +43,16 @@ ebb_ctl_act_preempt (ebb_ctl *c, const ebb_pol_action *a)
   if (a->kind == EBB_POL_ACT_SUSPEND)
     {
       c->m.suspends++;
-      ebb_ctl_send_suspend (c, t, a->mode == EBB_POL_SUSPEND_GRACEFUL, a->amount);
+      /* CPU is compressible: when a suspension frees CPU only, the short task it makes room
+       * for may start before the agent has throttled the victim (they share the CPU for the
+       * few ms the agent takes), so the policy hears at once that the room is free and the
+       * launch does not wait for the agent's answer (a round trip of 5-60 ms, up to 0.7 s
+       * on a loaded host). Memory is not: a suspension that frees memory is reported when
+       * the agent has brought the task down. */
+      bool told = c->res_mode && a->amount.memory_bytes == 0;
+      ebb_ctl_send_suspend (c, t, a->mode == EBB_POL_SUSPEND_GRACEFUL, a->amount, told);
+      if (told)
+        tell_reclaimed (c, t, a->amount);
     }
   else if (a->kind == EBB_POL_ACT_RESUME)
     {
@@ -47,20 +70,15 @@ ebb_ctl_act_preempt (ebb_ctl *c, const ebb_pol_action *a)
 /* A SUSPEND went through: the policy learns what is free (the limits the agent applied;
  * memory above the limit is the kernel's to reclaim, the policy trusts the new limit). */
 void
-ebb_ctl_pol_reclaimed (ebb_ctl *c, ebb_ctl_task *t, ebb_pol_res freed)
+ebb_ctl_pol_reclaimed (ebb_ctl *c, ebb_ctl_task *t, ebb_pol_res freed, bool told)
 {
   if (t->state != TASK_SUSPENDED)
     t->suspensions++;
   t->state = TASK_SUSPENDED;
+  t->owed_resume = false; /* suspended by this policy: it resumes it */
   ebb_ctl_store_task (c, t);
-  if (c->pol && c->res_mode && t->slot != EBB_POL_NONE && t->pjob < c->n_pjobs)
-    {
-      ebb_pol_task *pt = &c->pjobs_pol[t->pjob].tasks[t->pidx];
-      if (freed.cpu_millis == 0 && freed.memory_bytes == 0)
-        freed = pt->pending; /* immediate: everything above the footprint */
-      ebb_pol_task_reclaimed (c->pol, ebb_ctl_pol_now (), t->slot, t->pjob, t->pidx, freed, 1);
-      ebb_ctl_drain (c);
-    }
+  if (!told)
+    tell_reclaimed (c, t, freed);
   ebb_ctl_job_update (c, t->job);
 }
 
@@ -69,6 +87,7 @@ void
 ebb_ctl_pol_resumed (ebb_ctl *c, ebb_ctl_task *t)
 {
   t->state = TASK_RUNNING;
+  t->owed_resume = false;
   ebb_ctl_store_task (c, t);
   if (c->pol && c->res_mode && t->slot != EBB_POL_NONE && t->pjob < c->n_pjobs)
     {

@@ -95,6 +95,14 @@ ebb_ctl_pol_killed (ebb_ctl *c, ebb_ctl_task *t, const char *why)
     {
       ebb_pol_task_killed (c->pol, ebb_ctl_pol_now (), slot, pj, k);
       ebb_ctl_drain (c);
+      /* Its job failed (kill attempts spent), now or before: the policy will not place it
+       * again, so it must not stay pending for ever. */
+      if (t->state == TASK_PENDING && pj < c->n_pjobs && c->pjobs_pol[pj].failed)
+        {
+          t->state = TASK_FAILED;
+          t->finished_at = ebb_ctl_now ();
+          ebb_ctl_store_task (c, t);
+        }
     }
   else if (!placed)
     {
@@ -184,5 +192,51 @@ ebb_ctl_sched_resume_starting (ebb_ctl *c)
           ebb_ctl_send_launch (c, t, c->jobs[i]->cls == CLS_LONG, t->cpu_millis, t->memory_bytes);
         else if (t->kill_wanted && ebb_ctl_task_active (t) && t->node >= 0)
           ebb_ctl_send_delete (c, t, t->generation, t->node, CALL_KILL);
+      }
+}
+
+/* Whether j is short work (what preempts long tasks). */
+static bool
+short_job (const ebb_ctl *c, const ebb_ctl_job *j)
+{
+  return j->cls == CLS_SHORT || (j->cls == CLS_AUTO && j->est_task_sec < c->params.cutoff_sec);
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_resume_owed (ebb_ctl *c)
+{
+  size_t owed = 0;
+  for (size_t i = 0; i < c->n_jobs; i++)
+    for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
+      {
+        const ebb_ctl_task *t = &c->jobs[i]->tasks[k];
+        owed += t->state == TASK_SUSPENDED && t->owed_resume && t->node >= 0;
+      }
+  if (owed == 0)
+    return;
+  cleanup_free bool *busy = ebb_xcalloc (c->n_nodes + 1, sizeof *busy);
+  for (size_t i = 0; i < c->n_jobs; i++)
+    if (short_job (c, c->jobs[i]))
+      for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
+        {
+          const ebb_ctl_task *t = &c->jobs[i]->tasks[k];
+          if (ebb_ctl_task_active (t) && t->node >= 0)
+            busy[t->node] = true;
+        }
+  double now = ebb_ctl_now ();
+  for (size_t i = 0; i < c->n_jobs; i++)
+    for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
+      {
+        ebb_ctl_task *t = &c->jobs[i]->tasks[k];
+        if (t->state != TASK_SUSPENDED || !t->owed_resume || t->node < 0 || busy[t->node]
+            || c->nodes[t->node]->state == NODE_LOST || !c->nodes[t->node]->url
+            || now - t->owed_resume_at < 2.0)
+          continue;
+        t->owed_resume_at = now;
+        ebb_ctl_store_decision (c, "resume", t, t->node, t->job->id,
+                                "owed: suspended before a restart, its short work is gone");
+        c->m.resumes++;
+        ebb_ctl_send_resume (c, t);
       }
 }

@@ -57,8 +57,10 @@ typedef enum
 /* DELETE /v1/tasks/ID of generation on node (kind: CALL_KILL, CALL_FORGET or CALL_PKILL). */
 void ebb_ctl_send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int node,
                           ebb_ctl_call_kind kind);
-/* POST /v1/tasks/ID/suspend: graceful (one step of amount) or immediate. */
-void ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, bool graceful, ebb_pol_res amount);
+/* POST /v1/tasks/ID/suspend: graceful (one step of amount) or immediate. told: the policy
+ * was told the room is free already (the answer then only updates the task). */
+void ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, bool graceful, ebb_pol_res amount,
+                           bool told);
 /* POST /v1/tasks/ID/resume. */
 void ebb_ctl_send_resume (ebb_ctl *c, ebb_ctl_task *t);
 /* POST /v1/tasks of the task's current generation on its node with these limits. */
@@ -66,9 +68,11 @@ void ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cp
                           uint64_t memory_bytes);
 
 /* POST path with body (taken) for t's current generation on its node, answered through
- * the kind's handler. */
+ * the kind's handler; it goes out at the next flush, after its decision's commit. */
 void ebb_ctl_send_call (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, const char *path,
                         json_object *body);
+/* Frees the calls not started yet (at exit). */
+void ebb_ctl_calls_free (ebb_ctl *c);
 
 /* sched-adopt.c */
 /* POST /v1/tasks/adopt of the adopted task t (its current generation, on its node). */
@@ -96,8 +100,8 @@ void ebb_ctl_pjobs_clear (ebb_ctl *c);
 /* sched-preempt.c */
 /* Commits and sends the policy's SUSPEND, RESUME or KILL action a. */
 void ebb_ctl_act_preempt (ebb_ctl *c, const ebb_pol_action *a);
-/* A SUSPEND went through (freed: what the agent released). */
-void ebb_ctl_pol_reclaimed (ebb_ctl *c, ebb_ctl_task *t, ebb_pol_res freed);
+/* A SUSPEND went through (freed: what the agent released; told: the policy knows already). */
+void ebb_ctl_pol_reclaimed (ebb_ctl *c, ebb_ctl_task *t, ebb_pol_res freed, bool told);
 /* A RESUME went through. */
 void ebb_ctl_pol_resumed (ebb_ctl *c, ebb_ctl_task *t);
 

@@ -50,6 +50,28 @@ exec (ebb_ctl *c, const char *sql)
   return 0;
 }
 
+/* After each commit: how many pages the WAL holds. */
+static int
+on_wal (void *ud, sqlite3 *db, const char *name, int pages)
+{
+  (void)db, (void)name;
+  ((ebb_ctl *)ud)->wal_pages = pages;
+  return SQLITE_OK;
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_store_checkpoint (ebb_ctl *c)
+{
+  if (!c->db || c->wal_pages < EBB_CTL_WAL_CHECKPOINT_PAGES || !sqlite3_get_autocommit (c->db))
+    return;
+  int log = 0, done = 0;
+  if (sqlite3_wal_checkpoint_v2 (c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done) != SQLITE_OK)
+    db_warn (c, "checkpoint");
+  else if (done == log)
+    c->wal_pages = 0;
+}
+
 /* See ctl.h. */
 int
 ebb_ctl_store_open (ebb_ctl *c, ebb_error **err)
@@ -64,30 +86,11 @@ ebb_ctl_store_open (ebb_ctl *c, ebb_error **err)
   if (exec (c, schema) < 0)
     return ebb_error_set (err, EIO, "%s: cannot create the schema: %s", path,
                           sqlite3_errmsg (c->db));
+  /* Checkpoints (which sync) run from the periodic tick, not inside the commit of a
+   * decision: ebb_ctl_store_checkpoint. */
+  sqlite3_wal_autocheckpoint (c->db, 0);
+  sqlite3_wal_hook (c->db, on_wal, c);
   return 0;
-}
-
-/* See ctl.h. */
-void
-ebb_ctl_store_close (ebb_ctl *c)
-{
-  if (c->db)
-    sqlite3_close (c->db);
-  c->db = NULL;
-}
-
-/* See ctl.h. */
-int
-ebb_ctl_store_begin (ebb_ctl *c)
-{
-  return sqlite3_get_autocommit (c->db) ? exec (c, "BEGIN") : 0;
-}
-
-/* See ctl.h. */
-int
-ebb_ctl_store_commit (ebb_ctl *c)
-{
-  return sqlite3_get_autocommit (c->db) ? 0 : exec (c, "COMMIT");
 }
 
 static sqlite3_stmt *
@@ -99,17 +102,70 @@ prep (ebb_ctl *c, const char *sql)
   return st;
 }
 
+/* The statements of the write path, prepared once: parsing SQL per write cost more than
+ * the write. */
+static sqlite3_stmt *
+cached (ebb_ctl *c, sqlite3_stmt **slot, const char *sql)
+{
+  if (!*slot)
+    *slot = prep (c, sql);
+  return *slot;
+}
+
+/* Runs a cached statement to its end and resets it for the next use. */
 static int
 step_done (ebb_ctl *c, sqlite3_stmt *st, const char *what)
 {
   int r = sqlite3_step (st);
-  sqlite3_finalize (st);
+  sqlite3_reset (st);
+  sqlite3_clear_bindings (st);
   if (r != SQLITE_DONE)
     {
       db_warn (c, what);
       return -EIO;
     }
   return 0;
+}
+
+/* See ctl.h. */
+int
+ebb_ctl_store_begin (ebb_ctl *c)
+{
+  if (!sqlite3_get_autocommit (c->db))
+    return 0;
+  sqlite3_stmt *st = cached (c, &c->st_begin, "BEGIN");
+  return st ? step_done (c, st, "begin") : -EIO;
+}
+
+/* See ctl.h. */
+int
+ebb_ctl_store_commit (ebb_ctl *c)
+{
+  if (sqlite3_get_autocommit (c->db))
+    return 0;
+  sqlite3_stmt *st = cached (c, &c->st_commit, "COMMIT");
+  if (!st)
+    return -EIO;
+  c->commits++;
+  return step_done (c, st, "commit");
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_store_close (ebb_ctl *c)
+{
+  if (!c->db)
+    return;
+  ebb_ctl_store_commit (c);
+  sqlite3_stmt **sts[] = { &c->st_job,      &c->st_task_insert, &c->st_task_update, &c->st_node,
+                           &c->st_decision, &c->st_begin,       &c->st_commit };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (sts); i++)
+    {
+      sqlite3_finalize (*sts[i]);
+      *sts[i] = NULL;
+    }
+  sqlite3_close (c->db);
+  c->db = NULL;
 }
 
 static void
@@ -123,10 +179,12 @@ bind_text (sqlite3_stmt *st, int i, const char *s)
 
 /* See ctl.h. */
 int
-ebb_ctl_store_job (ebb_ctl *c, const ebb_ctl_job *j)
+ebb_ctl_store_job (ebb_ctl *c, ebb_ctl_job *j)
 {
-  sqlite3_stmt *st = prep (c, "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?)");
-  if (!st)
+  ebb_ctl_count_job (c, j);
+  sqlite3_stmt *st
+      = cached (c, &c->st_job, "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+  if (!st || ebb_ctl_store_begin (c) < 0)
     return -EIO;
   sqlite3_bind_int64 (st, 1, (sqlite3_int64)j->id);
   bind_text (st, 2, j->request_id);
@@ -144,14 +202,25 @@ ebb_ctl_store_job (ebb_ctl *c, const ebb_ctl_job *j)
 
 /* See ctl.h. */
 int
-ebb_ctl_store_task (ebb_ctl *c, const ebb_ctl_task *t)
+ebb_ctl_store_task (ebb_ctl *c, ebb_ctl_task *t)
 {
-  sqlite3_stmt *st = prep (c, "INSERT OR REPLACE INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
-  if (!st)
+  ebb_ctl_count_task (c, t);
+  /* The spec never changes: once the row exists, an update leaves it (serializing it again
+   * was most of the cost of a launch's write). */
+  sqlite3_stmt *st = t->stored
+                         ? cached (c, &c->st_task_update,
+                                   "UPDATE tasks SET state = ?4, node = ?5, generation = ?6,"
+                                   " exit_status = ?7, has_exit = ?8, suspensions = ?9,"
+                                   " started_at = ?10, finished_at = ?11, kill_wanted = ?12"
+                                   " WHERE job = ?1 AND idx = ?2")
+                         : cached (c, &c->st_task_insert,
+                                   "INSERT OR REPLACE INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+  if (!st || ebb_ctl_store_begin (c) < 0)
     return -EIO;
   sqlite3_bind_int64 (st, 1, (sqlite3_int64)t->job->id);
   sqlite3_bind_int64 (st, 2, t->idx);
-  bind_text (st, 3, json_object_to_json_string_ext (t->spec, EBB_JSON_TO_STRING_FLAGS));
+  if (!t->stored)
+    bind_text (st, 3, json_object_to_json_string_ext (t->spec, EBB_JSON_TO_STRING_FLAGS));
   sqlite3_bind_int (st, 4, t->state);
   bind_text (st, 5, t->node >= 0 ? c->nodes[t->node]->name : NULL);
   sqlite3_bind_int64 (st, 6, (sqlite3_int64)t->generation);
@@ -161,15 +230,25 @@ ebb_ctl_store_task (ebb_ctl *c, const ebb_ctl_task *t)
   sqlite3_bind_double (st, 10, t->started_at);
   sqlite3_bind_double (st, 11, t->finished_at);
   sqlite3_bind_int (st, 12, t->kill_wanted);
-  return step_done (c, st, "store task");
+  int r = step_done (c, st, "store task");
+  if (r == 0)
+    t->stored = true;
+  /* A finished task is never sent again and its row keeps the spec: memory that would grow
+   * with every task ever run is given back. */
+  if (r == 0 && t->state >= TASK_EXITED && t->state < TASK_N_STATES)
+    {
+      json_object_put (t->spec);
+      t->spec = NULL;
+    }
+  return r;
 }
 
 /* See ctl.h. */
 int
 ebb_ctl_store_node (ebb_ctl *c, const ebb_ctl_node *n)
 {
-  sqlite3_stmt *st = prep (c, "INSERT OR REPLACE INTO nodes VALUES (?,?,?,?,?,?,?)");
-  if (!st)
+  sqlite3_stmt *st = cached (c, &c->st_node, "INSERT OR REPLACE INTO nodes VALUES (?,?,?,?,?,?,?)");
+  if (!st || ebb_ctl_store_begin (c) < 0)
     return -EIO;
   bind_text (st, 1, n->name);
   bind_text (st, 2, n->url);
@@ -186,8 +265,9 @@ uint64_t
 ebb_ctl_store_decision (ebb_ctl *c, const char *kind, const ebb_ctl_task *t, int node,
                         uint64_t for_job, const char *reason)
 {
-  sqlite3_stmt *st = prep (c, "INSERT INTO decisions VALUES (?,?,?,?,?,?,?,?,?)");
-  if (!st)
+  sqlite3_stmt *st
+      = cached (c, &c->st_decision, "INSERT INTO decisions VALUES (?,?,?,?,?,?,?,?,?)");
+  if (!st || ebb_ctl_store_begin (c) < 0)
     return 0;
   uint64_t seq = ++c->decision_seq;
   sqlite3_bind_int64 (st, 1, (sqlite3_int64)seq);
@@ -345,6 +425,7 @@ load_tasks (ebb_ctl *c)
       t->started_at = sqlite3_column_double (st, 9);
       t->finished_at = sqlite3_column_double (st, 10);
       t->kill_wanted = sqlite3_column_int (st, 11);
+      t->stored = true;
     }
   sqlite3_finalize (st);
   return 0;
@@ -362,5 +443,6 @@ ebb_ctl_store_load (ebb_ctl *c, ebb_error **err)
   sqlite3_finalize (st);
   if (c->next_job_id == 0)
     c->next_job_id = 1;
+  ebb_ctl_count_all (c); /* the tasks' states were read after their jobs were added */
   return 0;
 }

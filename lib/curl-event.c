@@ -163,6 +163,14 @@ ebb_curl_event_new (sd_event *event, const char *name, ebb_curl_event_done_fn do
   return ce;
 }
 
+/* See curl-event.h. */
+void
+ebb_curl_event_limit (ebb_curl_event *ce, long per_host, long total)
+{
+  curl_multi_setopt (ce->multi, CURLMOPT_MAX_HOST_CONNECTIONS, per_host);
+  curl_multi_setopt (ce->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, total);
+}
+
 int
 ebb_curl_event_add (ebb_curl_event *ce, CURL *easy, ebb_error **err)
 {

@@ -31,6 +31,12 @@ int ebb_curl_event_add (ebb_curl_event *ce, CURL *easy, ebb_error **err);
  * is not in the multi). The caller keeps the handle. */
 void ebb_curl_event_remove (ebb_curl_event *ce, CURL *easy);
 
+/* Caps the connections: per_host to one host, total over all (0: no cap). Transfers over
+ * the cap wait inside curl for a connection to free up (kept alive and reused), instead of
+ * each opening its own: a burst of thousands of calls would otherwise open thousands of
+ * sockets at once. */
+void ebb_curl_event_limit (ebb_curl_event *ce, long per_host, long total);
+
 /* Returns how many sockets currently have an io source (0 for NULL). */
 size_t ebb_curl_event_n_watched (const ebb_curl_event *ce);
 

@@ -1,5 +1,7 @@
 /* The non-blocking client: transfers in a curl multi driven by sd-event (lib/curl-event.c),
- * each handed to its own callback when it finishes. */
+ * each handed to its own callback when it finishes. Under a cap (ebb_http_client_limit),
+ * transfers over it wait in a queue here, not in the multi: curl's removal of a handle
+ * walks its handles, which made thousands of waiting ones cost more than the calls. */
 #include "config.h"
 
 #include "lib/curl-event.h"
@@ -8,8 +10,11 @@
 struct ebb_http_client
 {
   ebb_curl_event *multi;
-  ebb_http_xfer *xfers; /* in flight */
-  size_t n_pending;
+  ebb_http_xfer *xfers;                 /* in flight */
+  size_t n_pending;                     /* in flight and waiting */
+  size_t n_active;                      /* in the multi */
+  size_t max_active;                    /* 0: no cap */
+  ebb_http_xfer *wait_head, *wait_tail; /* over the cap, in start order (next links) */
 };
 
 static void
@@ -23,6 +28,50 @@ xfer_unlink (ebb_http_client *c, ebb_http_xfer *x)
     x->next->prev = x->prev;
   x->prev = x->next = NULL;
   c->n_pending--;
+  c->n_active--;
+}
+
+/* Hands x to the multi. Returns 0, or negative with *err (x not added). */
+static int
+activate (ebb_http_client *c, ebb_http_xfer *x, ebb_error **err)
+{
+  if (ebb_curl_event_add (c->multi, x->easy, err) < 0)
+    return -EIO;
+  x->prev = NULL;
+  x->next = c->xfers;
+  if (c->xfers)
+    c->xfers->prev = x;
+  c->xfers = x;
+  c->n_active++;
+  return 0;
+}
+
+/* Ends x with err without a transfer (it never reached the multi). */
+static void
+fail_waiting (ebb_http_client *c, ebb_http_xfer *x, ebb_error *err)
+{
+  c->n_pending--;
+  ebb_http_result res = { 0 };
+  x->done (&res, err, x->userdata);
+  ebb_http_xfer_free (x);
+}
+
+/* Moves waiting transfers into the multi while there is room. */
+static void
+admit (ebb_http_client *c)
+{
+  while (c->wait_head && (!c->max_active || c->n_active < c->max_active))
+    {
+      ebb_http_xfer *x = c->wait_head;
+      c->wait_head = x->next;
+      if (!c->wait_head)
+        c->wait_tail = NULL;
+      x->next = NULL;
+      ebb_error *err = NULL;
+      if (activate (c, x, &err) < 0)
+        fail_waiting (c, x, err);
+      ebb_error_free (&err);
+    }
 }
 
 /* The completion callback of the curl multi: hands the transfer to its own callback. */
@@ -40,6 +89,7 @@ on_xfer_done (CURL *easy, CURLcode code, void *userdata)
   ebb_http_result_clear (&res);
   ebb_error_free (&err);
   ebb_http_xfer_free (x);
+  admit (c);
 }
 
 ebb_http_client *
@@ -69,17 +119,33 @@ ebb_http_client_start (ebb_http_client *c, const char *method, const char *base,
     return -EINVAL;
   x->done = done;
   x->userdata = userdata;
-  if (ebb_curl_event_add (c->multi, x->easy, err) < 0)
+  if (c->wait_head || (c->max_active && c->n_active >= c->max_active))
+    {
+      /* Behind those already waiting, in order. */
+      if (c->wait_tail)
+        c->wait_tail->next = x;
+      else
+        c->wait_head = x;
+      c->wait_tail = x;
+      c->n_pending++;
+      return 0;
+    }
+  if (activate (c, x, err) < 0)
     {
       ebb_http_xfer_free (x);
       return -EIO;
     }
-  x->next = c->xfers;
-  if (c->xfers)
-    c->xfers->prev = x;
-  c->xfers = x;
   c->n_pending++;
   return 0;
+}
+
+/* See http-client.h. */
+void
+ebb_http_client_limit (ebb_http_client *c, long per_host, long total)
+{
+  ebb_curl_event_limit (c->multi, per_host, total);
+  c->max_active = total > 0 ? (size_t)total : 0;
+  admit (c);
 }
 
 size_t
@@ -105,6 +171,16 @@ ebb_http_client_free (ebb_http_client *c)
       ebb_error_free (&err);
       ebb_http_xfer_free (x);
     }
+  while (c->wait_head)
+    {
+      ebb_http_xfer *x = c->wait_head;
+      c->wait_head = x->next;
+      ebb_error *err = NULL;
+      ebb_error_set (&err, ECANCELED, "%s: cancelled (client freed)", x->url);
+      fail_waiting (c, x, err);
+      ebb_error_free (&err);
+    }
+  c->wait_tail = NULL;
   ebb_curl_event_free (c->multi);
   free (c);
 }

@@ -77,5 +77,9 @@ int ebb_http_client_start (ebb_http_client *c, const char *method, const char *b
 
 /* Returns how many requests are in flight. */
 size_t ebb_http_client_pending (const ebb_http_client *c);
+/* Caps the client: per_host connections to one host (kept alive and shared), total calls
+ * under way at once; the calls over it wait in the client, in start order, and still count
+ * in ebb_http_client_pending. 0: no cap. */
+void ebb_http_client_limit (ebb_http_client *c, long per_host, long total);
 
 #endif

@@ -22,10 +22,14 @@
  * kill and ip take whole containers, gp one step each per round; stop once p's dominant
  * resource is met.
  *
+ * Footprint: not counted (a suspended container holds nothing in the resource manager's
+ * books, as in the authors' code), whatever --footprint-* say.
+ *
  * Working-set model (gp): a container needs working_set x its memory demand to run without
- * swapping. A step that would leave it below that freezes it instead: it is suspended at
- * once to the footprint (what BIG-C's container monitor does when it sees swapping) and left
- * out of further rounds until it is resumed.
+ * swapping. A step that leaves it below that freezes it, as BIG-C's container monitor does
+ * when it sees swapping: the step's memory is taken, its CPU goes (the paper's 1% is not
+ * modelled), it keeps the rest of its memory, and it is left out of further rounds until it
+ * is restored.
  *
  * Authors' dampers (yncxcw/big-c, ProportionalCapacityPreemptionPolicy), off by default:
  * natural_term scales p (their natural termination factor, 0.2), max_round_share caps p at a
@@ -148,6 +152,13 @@ bigc_init (ebb_pol *p, ebb_error **err)
     return ebb_error_set (err, EBB_ERANGE, "bigc: unknown mode %u", p->params.bigc_mode);
   if (p->params.tick_sec <= 0)
     p->params.tick_sec = 3.0;
+  /* BIG-C's resource manager counts a preempted container at what it still holds for YARN:
+   * a round takes min(p, min(current used, unit)), down to nothing (yncxcw/big-c,
+   * ProportionalCapacityPreemptionPolicy.preemptFrom). The 1% CPU and the pages a suspended
+   * container keeps live outside YARN's accounting, so they must not keep room from short
+   * tasks: a suspended <8 CPU> container frees room for two <4 CPU> short tasks, and on
+   * one-CPU slots (a Hawk trace) a suspended task frees its slot. */
+  p->params.footprint = (ebb_pol_res){ 0, 0 };
   for (uint32_t i = 0; i < p->params.nnodes; i++)
     res_add (&b->cap, p->node_cap[i]);
   b->waiting = ebb_xcalloc (p->params.nnodes, 1);
@@ -411,6 +422,33 @@ bigc_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
   schedule (p, 0);
 }
 
+/* Containers that ran before the environment restarted: all launched; a long job is a
+ * candidate for preemption like one that arrived. */
+static void
+bigc_job_adopted (ebb_pol *p, double now_sec, uint32_t job)
+{
+  (void)now_sec;
+  bigc_priv *b = p->priv;
+  if (job >= b->jcap)
+    {
+      uint32_t cap = b->jcap ? b->jcap : 1024;
+      while (cap <= job)
+        cap *= 2;
+      b->cursor = ebb_xrealloc (b->cursor, sizeof *b->cursor * cap);
+      b->jcap = cap;
+    }
+  b->cursor[job] = p->jobs[job].ntasks;
+  if (p->jobs[job].is_long && p->jobs[job].ntasks > 0)
+    {
+      if (b->nrunning == b->rcap)
+        {
+          b->rcap = b->rcap ? b->rcap * 2 : 256;
+          b->running = ebb_xrealloc (b->running, sizeof *b->running * b->rcap);
+        }
+      b->running[b->nrunning++] = job;
+    }
+}
+
 static void
 drop_done_long (ebb_pol *p)
 {
@@ -527,10 +565,13 @@ preempt (ebb_pol *p, ebb_pol_res need)
           ebb_pol_res got;
           if (step.memory_bytes > 0 && mem_after < ws)
             {
-              /* Below its working set it would swap: freeze it at the footprint. */
+              /* Below its working set it swaps: BIG-C's container monitor freezes it (CPU to
+               * 1%, paper section 3.3) and it leaves the later rounds. The step's memory is
+               * taken; the rest stays with the container (frozen, not suspended). */
               k->frozen = 1;
               p->stats.frozen++;
-              got = ebb_pol_suspend (p, job, t, EBB_POL_SUSPEND_IMMEDIATE, need);
+              ebb_pol_res fz = { k->alloc.cpu_millis - k->pending.cpu_millis, step.memory_bytes };
+              got = ebb_pol_suspend (p, job, t, EBB_POL_SUSPEND_GRACEFUL, fz);
             }
           else
             got = ebb_pol_suspend (p, job, t, EBB_POL_SUSPEND_GRACEFUL, step);
@@ -652,4 +693,5 @@ const ebb_pol_ops ebb_pol_bigc_ops = {
   .task_reclaimed = bigc_task_reclaimed,
   .task_resumed = bigc_task_resumed,
   .task_killed = bigc_task_killed,
+  .job_adopted = bigc_job_adopted,
 };

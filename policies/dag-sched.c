@@ -172,10 +172,18 @@ pick_scored (ebb_pol *p, const double *free_, uint32_t only, int use_prio)
           double pack = 0;
           for (int r = 0; r < EBB_DAG_NRES; r++)
             pack += dem[r] * free_[r];
-          if (use_prio)
+          sum_pack += pack; /* eta follows the average pScore, priScore aside */
+          if (use_prio && !p->params.dag_prio_remaining)
             pack *= j->prio[t];
+          else if (use_prio)
+            {
+              /* Rank among the tasks not launched yet: those launched mostly ranked
+               * before this one (the online order follows the preferred one). */
+              double n = j->g.n, rem = n - j->launched;
+              double rank = (1 - j->prio[t]) * n - j->launched;
+              pack *= 1 - (rank > 0 ? rank : 0) / rem;
+            }
           double score = pack - s->eta * j->srpt;
-          sum_pack += pack;
           npack++;
           any = 1;
           if (score > best_score
@@ -255,10 +263,11 @@ pick_random (ebb_pol *p, const double *free_)
   return best;
 }
 
-/* Graphene's choice: the most deprived group alone when its deficit passed kappa x C and
- * it has a task that fits here; otherwise the best perfScore over all jobs. */
+/* Graphene's choice: the best perfScore over all jobs; but once the most deprived group's
+ * deficit passed kappa x C, the best among that group's tasks only, and none when none of
+ * them fits here (*held: the node waits for it, which is what bounds the unfairness). */
 static pick
-pick_graphene (ebb_pol *p, const double *free_)
+pick_graphene (ebb_pol *p, const double *free_, int *held)
 {
   ebb_dag_sched *s = sched_of (p);
   uint32_t unfair = EBB_POL_NONE;
@@ -272,10 +281,10 @@ pick_graphene (ebb_pol *p, const double *free_)
     {
       pick x = pick_scored (p, free_, unfair, 1);
       if (x.job != EBB_POL_NONE)
-        {
-          p->stats.dag_unfair_picks++;
-          return x;
-        }
+        p->stats.dag_unfair_picks++;
+      else
+        *held = 1;
+      return x;
     }
   return pick_scored (p, free_, EBB_POL_NONE, 1);
 }
@@ -287,6 +296,7 @@ launch (ebb_pol *p, uint32_t node, pick x)
   ebb_dag_job *j = &s->jobs[x.job];
   uint32_t t = j->runnable[x.idx];
   j->runnable[x.idx] = j->runnable[--j->nrunnable];
+  j->launched++;
   const double *dem = j->dem + (size_t)t * EBB_DAG_NRES;
   double *fr = s->free + (size_t)node * EBB_DAG_NRES, sum = 0;
   for (int r = 0; r < EBB_DAG_NRES; r++)
@@ -313,10 +323,12 @@ launch (ebb_pol *p, uint32_t node, pick x)
       p->params.net_delay_sec);
 }
 
-static void
-fill (ebb_pol *p, uint32_t node)
+/* Returns the tasks launched on node; *held set when graphene's fairness left it waiting. */
+static uint32_t
+fill (ebb_pol *p, uint32_t node, int *held)
 {
   ebb_dag_sched *s = sched_of (p);
+  uint32_t launched = 0;
   const double *fr = s->free + (size_t)node * EBB_DAG_NRES;
   while (s->nactive > 0)
     {
@@ -324,7 +336,7 @@ fill (ebb_pol *p, uint32_t node)
       switch (s->kind)
         {
         case EBB_DAG_GRAPHENE:
-          x = pick_graphene (p, fr);
+          x = pick_graphene (p, fr, held);
           break;
         case EBB_DAG_TETRIS:
           x = pick_scored (p, fr, EBB_POL_NONE, 0);
@@ -337,9 +349,11 @@ fill (ebb_pol *p, uint32_t node)
           break;
         }
       if (x.job == EBB_POL_NONE)
-        return;
+        return launched;
       launch (p, node, x);
+      launched++;
     }
+  return launched;
 }
 
 static void
@@ -357,12 +371,25 @@ pass (ebb_pol *p)
         }
     }
   s->nfresh = 0;
-  for (uint32_t node = 0; node < n; node++)
-    if (s->open[node])
-      {
-        s->open[node] = 0;
-        fill (p, node);
-      }
+  /* A node held for a deprived group stays open: it is filled again at the next event, and
+   * in this pass again while other nodes' launches move the deficits. */
+  uint32_t progress;
+  int any_held;
+  do
+    {
+      progress = 0;
+      any_held = 0;
+      for (uint32_t node = 0; node < n; node++)
+        if (s->open[node])
+          {
+            int held = 0;
+            progress += fill (p, node, &held);
+            s->open[node] = (uint8_t)held;
+            any_held |= held;
+            p->stats.dag_fair_holds += (uint64_t)held;
+          }
+    }
+  while (progress && any_held);
 }
 
 void
@@ -393,6 +420,7 @@ ebb_dag_sched_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
   if (ebb_dag_graph_build (&j->g, n, d->edges, d->nedges, &bad) < 0)
     abort (); /* the trace reader refuses cycles */
   j->live = 1;
+  s->live_jobs++;
   j->left = n;
   j->waiting = ebb_xmalloc ((n ? n : 1) * sizeof *j->waiting);
   j->runnable = ebb_xmalloc ((n ? n : 1) * sizeof *j->runnable);
@@ -437,6 +465,9 @@ ebb_dag_sched_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t
     if (--j->waiting[j->g.chi[k]] == 0)
       make_runnable (s, job, j->g.chi[k]);
   if (--j->left == 0)
-    job_release (j);
+    {
+      job_release (j);
+      s->live_jobs--;
+    }
   pass (p);
 }

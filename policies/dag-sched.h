@@ -23,13 +23,14 @@ typedef struct ebb_dag_job
   uint32_t *waiting;  /* per task: parents not finished */
   uint32_t *runnable; /* runnable tasks not launched yet */
   uint32_t nrunnable;
-  double *prio;   /* per task: graphene priScore (1 first .. 0), cp critical path */
-  double *dem;    /* per task: EBB_DAG_NRES shares of one node */
-  double srpt;    /* work of the tasks not launched: sum of duration x shares */
-  double alloc;   /* dominant shares of its running tasks (cp's fair choice) */
-  uint32_t left;  /* tasks not finished */
-  uint32_t pos;   /* index in the active list, EBB_POL_NONE when not there */
-  uint32_t group; /* its queue (job index mod params.dag_queues) */
+  double *prio;      /* per task: graphene priScore (1 first .. 0), cp critical path */
+  double *dem;       /* per task: EBB_DAG_NRES shares of one node */
+  double srpt;       /* work of the tasks not launched: sum of duration x shares */
+  double alloc;      /* dominant shares of its running tasks (cp's fair choice) */
+  uint32_t left;     /* tasks not finished */
+  uint32_t launched; /* tasks launched */
+  uint32_t pos;      /* index in the active list, EBB_POL_NONE when not there */
+  uint32_t group;    /* its queue (job index mod params.dag_queues) */
   uint8_t live;
 } ebb_dag_job;
 
@@ -55,9 +56,10 @@ typedef struct ebb_dag_sched
   uint8_t *open; /* per node: fill it in the next pass */
   ebb_dag_group *groups;
   uint32_t ngroups, active_groups;
-  double credit;    /* deficit counters: sum over picks of factor / competing groups */
-  double eta;       /* weight of srpt against the packing score */
-  double kappa_cap; /* unfairness threshold kappa x C (C: nodes, in dominant shares) */
+  uint32_t live_jobs; /* arrived and not finished */
+  double credit;      /* deficit counters: sum over picks of factor / competing groups */
+  double eta;         /* weight of srpt against the packing score */
+  double kappa_cap;   /* unfairness threshold kappa x C (C: nodes, in dominant shares) */
 } ebb_dag_sched;
 
 /* The ops bodies every DAG policy uses; kind is read from the ebb_dag_sched at the start of

@@ -1,5 +1,10 @@
-/* ebb: Hawk's placement with preemption in place of head-of-line waiting. This file holds the
- * preemption core (policies/ebb.h); the placement is Hawk's (policies/hawk.c). */
+/* ebb: Hawk's placement with preemption in place of head-of-line waiting. The per-node
+ * preemption decisions are the core's (policies/ebb-pre.c); this file holds the policy:
+ * placement, the node queues and when each node is served.
+ * Resource mode only (a Hawk trace runs on nodes of one slot's capacity; see
+ * doc/ebb-policy.md). Every node has a FIFO of short tasks and one of long tasks; short tasks
+ * go first, and a short task at the head that does not fit preempts long work (the core)
+ * instead of waiting behind it. */
 #include "config.h"
 
 #include "policies/ebb.h"
@@ -8,276 +13,6 @@
 
 #include <math.h>
 #include <string.h>
-
-#define GIB 1073741824.0
-
-void
-ebb_pre_params_default (ebb_pre_params *p)
-{
-  memset (p, 0, sizeof *p);
-  p->max_suspends = 2;
-  p->suspend_window_sec = 600;
-  p->resume_tries = 3;
-  p->reclaim_sec_per_gib = 3;
-  p->resume_sec_per_gib = 3;
-  p->footprint = (ebb_pol_res){ .cpu_millis = 10, .memory_bytes = 64ll << 20 };
-}
-
-const char *
-ebb_pre_params_check (const ebb_pre_params *p)
-{
-  if (p->max_suspends < 1 || p->max_suspends > EBB_PRE_MAX_SUSPENDS)
-    return "max suspends out of range [1, 8]";
-  if (!(p->suspend_window_sec > 0) || !isfinite (p->suspend_window_sec))
-    return "suspend window must be > 0";
-  if (!(p->reclaim_sec_per_gib >= 0) || !isfinite (p->reclaim_sec_per_gib)
-      || !(p->resume_sec_per_gib >= 0) || !isfinite (p->resume_sec_per_gib))
-    return "reclaim and resume costs must be >= 0";
-  if (p->footprint.cpu_millis < 0 || p->footprint.memory_bytes < 0)
-    return "footprint must be >= 0";
-  return NULL;
-}
-
-static inline int64_t
-min64 (int64_t a, int64_t b)
-{
-  return a < b ? a : b;
-}
-
-static inline int64_t
-pos64 (int64_t a)
-{
-  return a > 0 ? a : 0;
-}
-
-int
-ebb_pre_fits (const ebb_pre_node *n, ebb_pol_res v)
-{
-  return n->used.cpu_millis + v.cpu_millis <= n->cap.cpu_millis
-         && n->used.memory_bytes + v.memory_bytes <= n->cap.memory_bytes;
-}
-
-int
-ebb_pre_is_preempted (const ebb_pre_task *t)
-{
-  return t->given.cpu_millis < t->demand.cpu_millis
-         || t->given.memory_bytes < t->demand.memory_bytes;
-}
-
-int
-ebb_pre_may_suspend (const ebb_pre_task *t, const ebb_pre_params *p, double now_sec)
-{
-  if (t->nhist < p->max_suspends)
-    return 1;
-  /* The ring is full: the oldest of the last M suspensions must have left the window. */
-  return t->hist[t->hhead] <= now_sec - p->suspend_window_sec;
-}
-
-/* What the task in slot can give: its holding above the footprint. */
-static ebb_pol_res
-takeable (const ebb_pre_task *t, const ebb_pre_params *p)
-{
-  return (ebb_pol_res){ pos64 (t->given.cpu_millis - p->footprint.cpu_millis),
-                        pos64 (t->given.memory_bytes - p->footprint.memory_bytes) };
-}
-
-static int
-taken (const ebb_pre_take *out, uint32_t nt, uint32_t slot)
-{
-  for (uint32_t i = 0; i < nt; i++)
-    if (out[i].slot == slot)
-      return 1;
-  return 0;
-}
-
-/* Victim order: latest estimated end first, then lower slot. */
-static int
-victim_before (const ebb_pre_node *n, uint32_t a, uint32_t b)
-{
-  double ea = n->tasks[a].est_end_sec, eb = n->tasks[b].est_end_sec;
-  return ea > eb || (ea == eb && a < b);
-}
-
-int
-ebb_pre_plan (const ebb_pre_node *n, const ebb_pre_params *p, ebb_pol_res need, double now_sec,
-              ebb_pre_take *out, uint32_t max, double *delay_sec)
-{
-  *delay_sec = 0;
-  ebb_pol_res lack = { pos64 (n->used.cpu_millis + need.cpu_millis - n->cap.cpu_millis),
-                       pos64 (n->used.memory_bytes + need.memory_bytes - n->cap.memory_bytes) };
-  if (lack.cpu_millis == 0 && lack.memory_bytes == 0)
-    return 0;
-  if (need.cpu_millis > n->cap.cpu_millis || need.memory_bytes > n->cap.memory_bytes)
-    return -1;
-  /* Selection by repeated scan: a node runs a handful of tasks, so a scan beats sorting and
-   * needs no scratch memory. */
-  uint32_t nt = 0;
-  while ((lack.cpu_millis > 0 || lack.memory_bytes > 0) && nt < max)
-    {
-      uint32_t best = UINT32_MAX;
-      for (uint32_t s = 0; s < n->ntasks; s++)
-        {
-          const ebb_pre_task *t = &n->tasks[s];
-          if (!t->is_long || t->inflight || taken (out, nt, s)
-              || !ebb_pre_may_suspend (t, p, now_sec))
-            continue;
-          ebb_pol_res tk = takeable (t, p);
-          if ((tk.cpu_millis == 0 || lack.cpu_millis == 0)
-              && (tk.memory_bytes == 0 || lack.memory_bytes == 0))
-            continue; /* nothing it holds is lacking */
-          if (best == UINT32_MAX || victim_before (n, s, best))
-            best = s;
-        }
-      if (best == UINT32_MAX)
-        return -1;
-      ebb_pol_res tk = takeable (&n->tasks[best], p);
-      ebb_pol_res amount
-          = { min64 (tk.cpu_millis, lack.cpu_millis), min64 (tk.memory_bytes, lack.memory_bytes) };
-      double d = amount.memory_bytes / GIB * p->reclaim_sec_per_gib;
-      out[nt++] = (ebb_pre_take){ .slot = best, .amount = amount, .delay_sec = d };
-      *delay_sec += d;
-      lack.cpu_millis -= amount.cpu_millis;
-      lack.memory_bytes -= amount.memory_bytes;
-    }
-  return lack.cpu_millis > 0 || lack.memory_bytes > 0 ? -1 : (int)nt;
-}
-
-static void
-record_suspension (ebb_pre_task *t, double now_sec, uint32_t max_suspends)
-{
-  if (t->nhist < max_suspends)
-    t->hist[(t->hhead + t->nhist++) % max_suspends] = now_sec;
-  else
-    {
-      t->hist[t->hhead] = now_sec;
-      t->hhead = (t->hhead + 1) % max_suspends;
-    }
-}
-
-void
-ebb_pre_apply (ebb_pre_node *n, const ebb_pre_params *p, const ebb_pre_take *takes, uint32_t ntakes,
-               double now_sec)
-{
-  for (uint32_t i = 0; i < ntakes; i++)
-    {
-      ebb_pre_task *t = &n->tasks[takes[i].slot];
-      if (!ebb_pre_is_preempted (t))
-        {
-          t->preempted_sec = now_sec;
-          n->npreempted++;
-        }
-      t->given.cpu_millis -= takes[i].amount.cpu_millis;
-      t->given.memory_bytes -= takes[i].amount.memory_bytes;
-      n->used.cpu_millis -= takes[i].amount.cpu_millis;
-      n->used.memory_bytes -= takes[i].amount.memory_bytes;
-      t->chances = 0;
-      record_suspension (t, now_sec, p->max_suspends);
-    }
-}
-
-/* The longest a preemption lasts before the task is given back its room regardless of
- * waiting short work (see ebb.h for the bound it gives). */
-static double
-max_preempted_sec (const ebb_pre_params *p)
-{
-  return p->suspend_window_sec / (4.0 * p->max_suspends);
-}
-
-uint32_t
-ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_sec, int short_pending,
-                int spare, ebb_pre_take *out, uint32_t max)
-{
-  /* Candidates in out, longest preempted first, so the bound on a preemption's length holds
-   * for each task when room is short. */
-  uint32_t nc = 0;
-  if (n->npreempted == 0)
-    return 0;
-  for (uint32_t s = 0; s < n->ntasks && nc < max; s++)
-    {
-      if (!ebb_pre_is_preempted (&n->tasks[s]) || n->tasks[s].inflight)
-        continue;
-      uint32_t i = nc++;
-      while (i > 0 && n->tasks[out[i - 1].slot].preempted_sec > n->tasks[s].preempted_sec)
-        out[i] = out[i - 1], i--;
-      out[i].slot = s;
-    }
-  uint32_t k = 0;
-  for (uint32_t i = 0; i < nc; i++)
-    {
-      uint32_t slot = out[i].slot;
-      ebb_pre_task *t = &n->tasks[slot];
-      ebb_pol_res back = { t->demand.cpu_millis - t->given.cpu_millis,
-                           t->demand.memory_bytes - t->given.memory_bytes };
-      int overdue = now_sec - t->preempted_sec >= max_preempted_sec (p);
-      if (!ebb_pre_fits (n, back) || (short_pending && !overdue))
-        continue;
-      if (!spare && !overdue && t->chances < p->resume_tries)
-        {
-          t->chances++; /* D: a chance with room, let pass */
-          continue;
-        }
-      out[k++] = (ebb_pre_take){ .slot = slot,
-                                 .amount = back,
-                                 .delay_sec = back.memory_bytes / GIB * p->resume_sec_per_gib };
-      t->est_end_sec += now_sec - t->preempted_sec;
-      t->given = t->demand;
-      n->used.cpu_millis += back.cpu_millis;
-      n->used.memory_bytes += back.memory_bytes;
-      t->chances = 0;
-      n->npreempted--;
-    }
-  return k;
-}
-
-uint32_t
-ebb_pre_add (ebb_pre_node *n, const ebb_pre_task *t)
-{
-  if (n->ntasks == n->tasks_cap)
-    {
-      n->tasks_cap = n->tasks_cap ? n->tasks_cap * 2 : 4;
-      n->tasks = ebb_xrealloc (n->tasks, n->tasks_cap * sizeof *n->tasks);
-    }
-  ebb_pre_task *x = &n->tasks[n->ntasks];
-  *x = *t;
-  x->given = x->demand;
-  x->chances = 0;
-  n->used.cpu_millis += x->demand.cpu_millis;
-  n->used.memory_bytes += x->demand.memory_bytes;
-  return n->ntasks++;
-}
-
-void
-ebb_pre_remove (ebb_pre_node *n, uint32_t slot)
-{
-  ebb_pre_task *t = &n->tasks[slot];
-  if (ebb_pre_is_preempted (t))
-    n->npreempted--;
-  n->used.cpu_millis -= t->given.cpu_millis;
-  n->used.memory_bytes -= t->given.memory_bytes;
-  n->tasks[slot] = n->tasks[--n->ntasks];
-}
-
-uint32_t
-ebb_pre_find (const ebb_pre_node *n, uint32_t job, uint32_t task)
-{
-  for (uint32_t s = 0; s < n->ntasks; s++)
-    if (n->tasks[s].job == job && n->tasks[s].task == task)
-      return s;
-  return UINT32_MAX;
-}
-
-void
-ebb_pre_node_fini (ebb_pre_node *n)
-{
-  free (n->tasks);
-  memset (n, 0, sizeof *n);
-}
-
-/* ---- The policy ---------------------------------------------------------------------------
- * Resource mode only (a Hawk trace runs on nodes of one slot's capacity; see
- * doc/ebb-policy.md). Every node has a FIFO of short tasks and one of long tasks; short tasks
- * go first, and a short task at the head that does not fit preempts long work (the core
- * above) instead of waiting behind it. */
 
 typedef struct ebb_qent
 {
@@ -337,6 +72,10 @@ typedef struct ebb_priv
   uint8_t *listed; /* node is in plist (has preempted tasks to look after at ticks) */
   uint32_t *plist, nplist;
   uint8_t *idle; /* general node with no task and no queued work */
+  /* Nodes with short work queued, as bytes (the queues themselves are a cache miss away):
+   * stealing and relocation probe random nodes, and mostly find none. */
+  uint8_t *has_short;
+  uint32_t nshort_general; /* general nodes among them */
   uint32_t nidle;
   ebb_pre_take *takes;
   uint32_t takes_cap;
@@ -385,6 +124,7 @@ ebb_init (ebb_pol *p, ebb_error **err)
   e->listed = ebb_xcalloc (n, 1);
   e->plist = ebb_xmalloc (n * sizeof *e->plist);
   e->idle = ebb_xcalloc (n, 1);
+  e->has_short = ebb_xcalloc (n, 1);
   for (uint32_t i = e->first_general; i < n; i++)
     e->idle[i] = 1;
   e->nidle = n - e->first_general;
@@ -413,6 +153,7 @@ ebb_fini (ebb_pol *p)
   free (e->listed);
   free (e->plist);
   free (e->idle);
+  free (e->has_short);
   free (e->takes);
 }
 
@@ -437,6 +178,19 @@ refresh_idle (ebb_priv *e, uint32_t node)
       e->nidle += idle ? 1 : (uint32_t)-1;
       e->idle[node] = idle;
     }
+}
+
+/* Keeps has_short and nshort_general in step with node's short queue: called after every
+ * change to it. */
+static void
+short_changed (ebb_priv *e, uint32_t node)
+{
+  uint8_t has = e->shortq[node].n > 0;
+  if (has == e->has_short[node])
+    return;
+  e->has_short[node] = has;
+  if (node >= e->first_general)
+    e->nshort_general += has ? 1 : (uint32_t)-1;
 }
 
 static void
@@ -537,11 +291,13 @@ relocate (ebb_pol *p, uint32_t node, double now_sec)
   for (uint32_t a = 0; a < p->params.steal_cap; a++)
     {
       uint32_t to = (uint32_t)ebb_rng_below (&p->rng, n);
-      if (to == node || e->shortq[to].n > 0 || !can_start (p, to, job, now_sec))
+      if (to == node || e->has_short[to] || !can_start (p, to, job, now_sec))
         continue;
       ebb_qent x = q_pop (&e->shortq[node]);
       x.waiting = 0;
       q_push (&e->shortq[to], x);
+      short_changed (e, node);
+      short_changed (e, to);
       p->stats.probes_stolen++;
       return to;
     }
@@ -590,6 +346,7 @@ serve (ebb_pol *p, uint32_t node, double now_sec)
           if (ebb_pol_res_fits (p->jobs[h->job].demand, p->node_free[node]))
             {
               launch (p, node, q_pop (sq), now_sec);
+              short_changed (e, node);
               continue;
             }
           if (h->waiting || preempt_for (p, node, h, now_sec))
@@ -627,15 +384,26 @@ steal (ebb_pol *p, uint32_t thief, double now_sec)
   ebb_priv *e = p->priv;
   uint32_t g = e->first_general, n = p->params.nnodes;
   (void)now_sec;
+  if (e->nshort_general == 0)
+    {
+      /* No general node has short work queued: every attempt finds nothing. The draws are
+       * made all the same, so the run goes on with the same random numbers. */
+      for (uint32_t a = 0; a < p->params.steal_cap; a++)
+        (void)ebb_rng_below (&p->rng, n - g);
+      p->stats.steal_attempts += p->params.steal_cap;
+      return 0;
+    }
   for (uint32_t a = 0; a < p->params.steal_cap; a++)
     {
       uint32_t victim = g + (uint32_t)ebb_rng_below (&p->rng, n - g);
       p->stats.steal_attempts++;
-      ebb_queue *vq = &e->shortq[victim];
-      if (victim == thief || vq->n == 0)
+      if (victim == thief || !e->has_short[victim])
         continue;
+      ebb_queue *vq = &e->shortq[victim];
       /* Keep the victim's head when its room is being made. */
       uint32_t keep = q_front (vq)->waiting ? 1 : 0, got = 0;
+      if (vq->n <= keep)
+        continue; /* only that head: the queue would be rebuilt as it is */
       uint32_t limit = p->params.steal_limit;
       ebb_queue rest = { 0 };
       while (vq->n > 0)
@@ -650,6 +418,8 @@ steal (ebb_pol *p, uint32_t thief, double now_sec)
         }
       free (vq->v);
       *vq = rest;
+      short_changed (e, victim);
+      short_changed (e, thief);
       refresh_idle (e, victim);
       if (got > 0)
         {
@@ -694,6 +464,7 @@ ebb_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
         {
           node = pick_short (p, job);
           q_push (&e->shortq[node], (ebb_qent){ .job = job, .task = k });
+          short_changed (e, node);
         }
       else
         {
@@ -780,33 +551,43 @@ ebb_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32
   if (s != UINT32_MAX)
     ebb_pre_remove (&e->pn[node], s);
   if (!p->jobs[job].failed)
-    q_push (p->jobs[job].is_long ? &e->longq[node] : &e->shortq[node],
-            (ebb_qent){ .job = job, .task = task });
+    {
+      q_push (p->jobs[job].is_long ? &e->longq[node] : &e->shortq[node],
+              (ebb_qent){ .job = job, .task = task });
+      short_changed (e, node);
+    }
   else if (p->jobs[job].is_long)
     forget_task (p, node, job, task);
   serve (p, node, now_sec);
 }
 
-/* A task that already runs on node (adopted by the environment) is long work there like one
- * this policy launched: a victim for short tasks, counted in the central placement's wait. */
+/* Tasks already running (from before the environment restarted, or work it adopted): on
+ * their nodes as if launched there now, victims for short tasks like launched long work,
+ * long ones counted in their node's estimated long work like a queued long task. */
 static void
-ebb_task_adopted (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
+ebb_job_adopted (ebb_pol *p, double now_sec, uint32_t job)
 {
   ebb_priv *e = p->priv;
   const ebb_pol_job *j = &p->jobs[job];
-  ebb_pre_task t = { .job = job,
-                     .task = task,
-                     .is_long = j->is_long,
-                     .demand = j->demand,
-                     .est_end_sec = now_sec + j->est_task_sec };
-  ebb_pre_add (&e->pn[node], &t);
-  if (j->is_long && node >= e->first_general)
+  for (uint32_t k = 0; k < j->ntasks; k++)
     {
-      e->wait_sec[node] += j->est_task_sec;
-      e->nlong[node]++;
-      ebb_pol_iheap_set (&e->wq, node, e->wait_sec[node]);
+      uint32_t node = j->tasks[k].node;
+      if (node == EBB_POL_NONE)
+        continue;
+      if (j->is_long && node >= e->first_general)
+        {
+          e->wait_sec[node] += j->est_task_sec;
+          e->nlong[node]++;
+          ebb_pol_iheap_set (&e->wq, node, e->wait_sec[node]);
+        }
+      ebb_pre_task t = { .job = job,
+                         .task = k,
+                         .is_long = j->is_long,
+                         .demand = j->demand,
+                         .est_end_sec = now_sec + j->est_task_sec };
+      ebb_pre_add (&e->pn[node], &t);
+      refresh_idle (e, node);
     }
-  refresh_idle (e, node);
 }
 
 /* A round: every listed node gets a chance (D counts them). */
@@ -842,5 +623,5 @@ const ebb_pol_ops ebb_pol_ebb_ops = {
   .task_reclaimed = ebb_task_reclaimed,
   .task_resumed = ebb_task_resumed,
   .task_killed = ebb_task_killed,
-  .task_adopted = ebb_task_adopted,
+  .job_adopted = ebb_job_adopted,
 };

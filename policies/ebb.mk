@@ -1,6 +1,6 @@
 # The ebb policy (Hawk's placement with preemption) and its suite; appended to
 # libebb-policy, whose sources policies/local.mk lists.
-policies_libebb_policy_a_SOURCES += policies/ebb.h policies/ebb.c
+policies_libebb_policy_a_SOURCES += policies/ebb.h policies/ebb-pre.c policies/ebb.c
 
 policy_ebb_tests = tests/test-policy-ebb
 check_PROGRAMS += $(policy_ebb_tests)

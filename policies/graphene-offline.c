@@ -16,18 +16,21 @@
 #define EPS 1e-9
 
 /* One machine's usage over time: a step function, use[k] on [t[k], t[k + 1]); zero before
- * t[0] and after the last breakpoint (the last segment's use is zero). */
+ * t[0] and after the last breakpoint (the last segment's use is zero). Its arrays are a
+ * slice of the space's slab: a task adds at most two breakpoints, so 2 x tasks + 2 is
+ * enough and a space is three allocations however many machines it has. */
 typedef struct mach
 {
   double *t;
   double *use; /* EBB_DAG_NRES per segment */
-  uint32_t n, cap;
+  uint32_t n;
 } mach;
 
 typedef struct space
 {
-  uint32_t m, ntasks;
+  uint32_t m, ntasks, cap;
   mach *mc;
+  double *slab;
   double *start, *end;
   uint8_t *placed;
   double lo, hi; /* first start, last end (lo > hi while empty) */
@@ -39,7 +42,14 @@ space_init (space *s, uint32_t m, uint32_t n)
 {
   s->m = m;
   s->ntasks = n;
+  s->cap = 2 * n + 2;
   s->mc = ebb_xcalloc (m, sizeof *s->mc);
+  s->slab = ebb_xmalloc ((size_t)m * s->cap * (1 + EBB_DAG_NRES) * sizeof *s->slab);
+  for (uint32_t k = 0; k < m; k++)
+    {
+      s->mc[k].t = s->slab + (size_t)k * s->cap * (1 + EBB_DAG_NRES);
+      s->mc[k].use = s->mc[k].t + s->cap;
+    }
   s->start = ebb_xcalloc (n, sizeof *s->start);
   s->end = ebb_xcalloc (n, sizeof *s->end);
   s->placed = ebb_xcalloc (n, 1);
@@ -51,12 +61,8 @@ space_init (space *s, uint32_t m, uint32_t n)
 static void
 space_free (space *s)
 {
-  for (uint32_t k = 0; s->mc && k < s->m; k++)
-    {
-      free (s->mc[k].t);
-      free (s->mc[k].use);
-    }
   free (s->mc);
+  free (s->slab);
   free (s->start);
   free (s->end);
   free (s->placed);
@@ -71,14 +77,9 @@ space_copy (space *dst, const space *src)
     {
       const mach *a = &src->mc[k];
       mach *b = &dst->mc[k];
-      b->n = b->cap = a->n;
-      if (a->n)
-        {
-          b->t = ebb_xmalloc (a->n * sizeof *b->t);
-          b->use = ebb_xmalloc ((size_t)a->n * EBB_DAG_NRES * sizeof *b->use);
-          memcpy (b->t, a->t, a->n * sizeof *b->t);
-          memcpy (b->use, a->use, (size_t)a->n * EBB_DAG_NRES * sizeof *b->use);
-        }
+      b->n = a->n;
+      memcpy (b->t, a->t, a->n * sizeof *b->t);
+      memcpy (b->use, a->use, (size_t)a->n * EBB_DAG_NRES * sizeof *b->use);
     }
   memcpy (dst->start, src->start, src->ntasks * sizeof *dst->start);
   memcpy (dst->end, src->end, src->ntasks * sizeof *dst->end);
@@ -121,33 +122,6 @@ over (const double *use, const double *dem)
   return 0;
 }
 
-/* Checks [a, b) on m. Returns 1 when dem fits throughout; else 0 with *first_bad_start and
- * *last_bad_end the span of the first and last conflicting segments. */
-static int
-fits (const mach *m, double a, double b, const double *dem, double *bad_lo, double *bad_hi)
-{
-  if (b <= a || m->n == 0)
-    return 1;
-  int64_t k = seg_at (m, a);
-  if (k < 0)
-    k = 0;
-  int ok = 1;
-  for (; k < m->n && m->t[k] < b; k++)
-    {
-      double seg_end = k + 1 < m->n ? m->t[k + 1] : INFINITY;
-      if (seg_end <= a)
-        continue;
-      if (over (m->use + (size_t)k * EBB_DAG_NRES, dem))
-        {
-          if (ok)
-            *bad_lo = m->t[k];
-          *bad_hi = seg_end;
-          ok = 0;
-        }
-    }
-  return ok;
-}
-
 /* Makes x a breakpoint of m. */
 static void
 split_at (mach *m, double x)
@@ -155,12 +129,6 @@ split_at (mach *m, double x)
   int64_t k = seg_at (m, x);
   if (k >= 0 && m->t[k] == x)
     return;
-  if (m->n == m->cap)
-    {
-      m->cap = m->cap ? m->cap * 2 : 8;
-      m->t = ebb_xrealloc (m->t, m->cap * sizeof *m->t);
-      m->use = ebb_xrealloc (m->use, (size_t)m->cap * EBB_DAG_NRES * sizeof *m->use);
-    }
   uint32_t at = (uint32_t)(k + 1);
   memmove (m->t + at + 1, m->t + at, (m->n - at) * sizeof *m->t);
   memmove (m->use + (size_t)(at + 1) * EBB_DAG_NRES, m->use + (size_t)at * EBB_DAG_NRES,
@@ -191,35 +159,68 @@ put (space *s, uint32_t mi, uint32_t task, double a, double b, const double *dem
       m->use[(size_t)k * EBB_DAG_NRES + r] += dem[r];
 }
 
-/* Earliest start >= lb on machine m with the end <= ub; INFINITY when none. */
+/* Earliest start >= lb on machine m with the end <= ub (and before cutoff, the best other
+ * machines offer); INFINITY when none. One sweep: a conflicting segment moves the candidate
+ * start to its end and the scan goes on from there. */
 static double
 earliest (const mach *m, double lb, double ub, double dur, const double *dem, double cutoff)
 {
   double a = lb;
+  int64_t k = m->n && dur > 0 ? seg_at (m, a) : m->n;
+  if (k < 0)
+    k = 0;
   for (;;)
     {
       if (a + dur > ub + EPS || a >= cutoff)
         return INFINITY;
-      double bl, bh;
-      if (fits (m, a, a + dur, dem, &bl, &bh))
+      int conflict = 0;
+      for (int64_t i = k; i < m->n && m->t[i] < a + dur; i++)
+        {
+          double seg_end = i + 1 < m->n ? m->t[i + 1] : INFINITY;
+          if (seg_end <= a)
+            continue;
+          if (over (m->use + (size_t)i * EBB_DAG_NRES, dem))
+            {
+              a = seg_end;
+              k = i + 1;
+              conflict = 1;
+              break;
+            }
+        }
+      if (!conflict)
         return a;
-      a = bh;
     }
 }
 
-/* Latest end <= ub on machine m with the start >= lb; -INFINITY when none. */
+/* Latest end <= ub on machine m with the start >= lb (and after cutoff); -INFINITY when
+ * none. The same sweep, backwards. */
 static double
 latest (const mach *m, double lb, double ub, double dur, const double *dem, double cutoff)
 {
   double b = ub;
+  int64_t k = m->n && dur > 0 ? seg_at (m, b) : -1;
   for (;;)
     {
       if (b - dur < lb - EPS || b <= cutoff)
         return -INFINITY;
-      double bl, bh;
-      if (fits (m, b - dur, b, dem, &bl, &bh))
+      int conflict = 0;
+      for (int64_t i = k; i >= 0; i--)
+        {
+          double seg_end = i + 1 < m->n ? m->t[i + 1] : INFINITY;
+          if (m->t[i] >= b)
+            continue;
+          if (seg_end <= b - dur)
+            break;
+          if (over (m->use + (size_t)i * EBB_DAG_NRES, dem))
+            {
+              b = m->t[i];
+              k = i - 1;
+              conflict = 1;
+              break;
+            }
+        }
+      if (!conflict)
         return b;
-      b = bl;
     }
 }
 

@@ -26,7 +26,11 @@ ebb_graphene_prepare (ebb_pol *p, uint32_t job, ebb_dag_job *j)
       return;
     }
   ebb_gr_dag gd = { .n = n, .g = &j->g, .dur = d->dur_sec, .dem = j->dem, .stage = d->stage };
-  gd.machines = ebb_gr_space_machines (&gd, p->params.nnodes);
+  /* The space is the DAG's share of the cluster (BuildSchedule's m): an even split among
+   * the jobs present at its arrival, and never more than it can use at once. */
+  const ebb_dag_sched *s = p->priv;
+  uint32_t share = (p->params.nnodes + s->live_jobs - 1) / (s->live_jobs ? s->live_jobs : 1);
+  gd.machines = ebb_gr_space_machines (&gd, share ? share : 1);
   double *start = ebb_xmalloc (n * sizeof *start);
   uint32_t *rank = ebb_xmalloc (n * sizeof *rank);
   ebb_gr_plan plan = { .start = start, .rank = rank };

@@ -14,9 +14,11 @@
  * worker runs Pseudocode 3: refusable offers to the jobs in its queue by ascending virtual
  * size, each costing a round trip; a job's scheduler accepts while it holds fewer slots
  * than its virtual size or its fair share (Pseudocode 2) and has work, else refuses. After
- * params.refusals refusals the worker takes the system to be not slot-constrained and
- * gives a non-refusable offer to a job drawn at random in proportion to virtual sizes
- * (Guideline 3). Jobs below their epsilon-fair share are offered first. */
+ * params.refusals refusals the worker gives a non-refusable offer to the smallest
+ * unsatisfied job the refusing schedulers named (job j belongs to scheduler j mod 10, the
+ * prototype's 10 schedulers); when none named one, it takes the system to be not
+ * slot-constrained and draws a job in proportion to virtual sizes (Guideline 3). Jobs below
+ * their epsilon-fair share are offered first. */
 #include "config.h"
 
 #include "policies/hopper.h"
@@ -162,9 +164,29 @@ scheduler_accepts (ebb_pol *p, uint32_t job, double fair, double now_sec)
   return (j->occupied < v || j->occupied < fair) && ebb_spec_runnable (p, job, now_sec);
 }
 
+/* Schedulers of the decentralized mode: job j belongs to scheduler j mod 10 (the paper's
+ * prototype runs 10, section 6.1). */
+#define HOPPER_SCHEDULERS 10
+
+/* The smallest job of job's scheduler that would take the slot (what a refusal carries),
+ * not counting jobs this worker already asked; EBB_POL_NONE if none. */
+static uint32_t
+unsatisfied_of (ebb_pol *p, uint32_t job, double fair, double now_sec)
+{
+  ebb_spec *s = p->priv;
+  for (uint32_t i = 0; i < s->norder; i++)
+    {
+      uint32_t o = s->order[i];
+      if (o % HOPPER_SCHEDULERS == job % HOPPER_SCHEDULERS && !s->jobs[o].refused
+          && scheduler_accepts (p, o, fair, now_sec))
+        return o;
+    }
+  return EBB_POL_NONE;
+}
+
 /* Pseudocode 3 at a free worker; refused marks are cleared before returning. */
 static uint32_t
-hopper_pick_worker (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec)
+hopper_pick_worker (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec, uint32_t *resv)
 {
   ebb_spec *s = p->priv;
   const uint32_t *q = s->resv[node];
@@ -172,7 +194,7 @@ hopper_pick_worker (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec
   /* The fair share of section 4.3 with the count of active jobs, which the schedulers
    * learn from the messages they exchange anyway. */
   double fair = (1 - p->params.epsilon) * p->params.nnodes / (s->norder ? s->norder : 1);
-  uint32_t pick = EBB_POL_NONE, refused = 0;
+  uint32_t pick = EBB_POL_NONE, refused = 0, unsat = EBB_POL_NONE;
   while (refused < p->params.refusals)
     {
       uint32_t best = EBB_POL_NONE;
@@ -197,11 +219,34 @@ hopper_pick_worker (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec
       s->jobs[q[best]].refused = 1;
       refused++;
       *delay_sec += 2 * p->params.net_delay_sec;
+      /* The refusal names the scheduler's smallest unsatisfied job, if it has one. */
+      uint32_t u = unsatisfied_of (p, q[best], fair, now_sec);
+      if (u != EBB_POL_NONE && (unsat == EBB_POL_NONE || s->jobs[u].opos < s->jobs[unsat].opos))
+        unsat = u;
     }
-  if (pick == EBB_POL_NONE)
+  uint32_t job = EBB_POL_NONE;
+  if (pick != EBB_POL_NONE)
     {
-      /* Guideline 3: a non-refusable offer, drawn in proportion to virtual sizes among the
-       * jobs that have work (each job once, however many reservations it has here). */
+      job = q[pick];
+      *resv = pick;
+    }
+  else if (unsat != EBB_POL_NONE)
+    {
+      /* A non-refusable offer to the scheduler whose unsatisfied job is the smallest. */
+      job = unsat;
+      *delay_sec += 2 * p->params.net_delay_sec;
+      for (uint32_t i = 0; i < nq; i++)
+        if (q[i] == unsat)
+          {
+            *resv = i;
+            break;
+          }
+    }
+  else
+    {
+      /* No unsatisfied job heard of: the system is not slot-constrained; Guideline 3, a
+       * non-refusable offer drawn in proportion to virtual sizes among the jobs that have
+       * work (each job once, however many reservations it has here). */
       double total = 0;
       for (uint32_t i = 0; i < nq; i++)
         {
@@ -220,7 +265,8 @@ hopper_pick_worker (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec
               if (j->refused != 2)
                 continue;
               j->refused = 3; /* counted once */
-              pick = i;
+              job = q[i];
+              *resv = i;
               x -= ebb_spec_virtual_size (p->params.spec_beta, j->remaining);
               if (x < 0)
                 break;
@@ -230,7 +276,7 @@ hopper_pick_worker (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec
     }
   for (uint32_t i = 0; i < nq; i++)
     s->jobs[q[i]].refused = 0;
-  return pick;
+  return job;
 }
 
 static int

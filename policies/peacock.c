@@ -27,10 +27,12 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct peacock_state
 {
   double qsize, load, stamp;
+  double pad; /* 32 bytes: a hop indexes two of them */
 } peacock_state;
 
 typedef struct peacock_priv
@@ -52,12 +54,20 @@ typedef struct peacock_priv
    * arrives at the same instant, so one carrier event per round delivers them all. */
   struct peacock_hop
   {
-    uint64_t round;
     uint32_t node, probe;
   } * hops;
   size_t hops_head, hops_len, hops_cap; /* a ring buffer; hops_cap a power of two */
+  /* The rounds of the hops, in order: count hops from the head are bound for round. */
+  struct peacock_round
+  {
+    uint64_t round;
+    size_t count;
+  } * rounds;
+  size_t rounds_head, rounds_len, rounds_cap; /* a ring buffer too */
   uint64_t last_round;
   int have_round;
+  double round_of; /* the instant whose next round boundary is cached in next_round */
+  uint64_t next_round;
   uint64_t bypasses;
 } peacock_priv;
 
@@ -70,6 +80,7 @@ peacock_init (ebb_pol *p, ebb_error **err)
   k->seen = ebb_xcalloc (n, sizeof *k->seen);
   for (uint32_t i = 0; i < n; i++)
     k->seen[i].stamp = -INFINITY;
+  k->round_of = NAN; /* never equal: the first rotation computes its round */
   k->run_start = ebb_xcalloc (n, sizeof *k->run_start);
   k->run_est = ebb_xcalloc (n, sizeof *k->run_est);
   k->queued_est = ebb_xcalloc (n, sizeof *k->queued_est);
@@ -89,6 +100,7 @@ peacock_fini (ebb_pol *p)
   free (k->buf);
   free (k->ahead);
   free (k->hops);
+  free (k->rounds);
 }
 
 static peacock_state
@@ -140,6 +152,49 @@ peacock_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
     *rotated_flag (k, p, p->acts[i].arg) = 0;
 }
 
+/* Doubles a full ring buffer of *cap elements of size sz whose first is at head: the part
+ * that wrapped around moves behind the old end, so that position (head + i) & (cap - 1) of
+ * every element holds under the new capacity. */
+static void *
+ring_grow (void *ring, size_t *cap, size_t head, size_t sz)
+{
+  size_t old = *cap, cap2 = old ? 2 * old : 1024;
+  char *r = ebb_xrealloc (ring, cap2 * sz);
+  memcpy (r + old * sz, r, head * sz);
+  *cap = cap2;
+  return r;
+}
+
+/* Counts n more hops, the last ones pushed, as bound for round. */
+static void
+count_round (peacock_priv *k, uint64_t round, size_t n)
+{
+  if (k->rounds_len > 0)
+    {
+      struct peacock_round *last
+          = &k->rounds[(k->rounds_head + k->rounds_len - 1) & (k->rounds_cap - 1)];
+      if (last->round == round)
+        {
+          last->count += n;
+          return;
+        }
+    }
+  if (k->rounds_len == k->rounds_cap)
+    k->rounds = ring_grow (k->rounds, &k->rounds_cap, k->rounds_head, sizeof *k->rounds);
+  k->rounds[(k->rounds_head + k->rounds_len++) & (k->rounds_cap - 1)]
+      = (struct peacock_round){ .round = round, .count = n };
+}
+
+static void
+push_hop (peacock_priv *k, uint64_t round, uint32_t node, uint32_t probe)
+{
+  if (k->hops_len == k->hops_cap)
+    k->hops = ring_grow (k->hops, &k->hops_cap, k->hops_head, sizeof *k->hops);
+  k->hops[(k->hops_head + k->hops_len++) & (k->hops_cap - 1)]
+      = (struct peacock_hop){ .node = node, .probe = probe };
+  count_round (k, round, 1);
+}
+
 /* Marks probe for rotation: it leaves at the next round and reaches the successor one
  * network delay later, in the same message as every probe marked in that round. */
 static void
@@ -147,21 +202,17 @@ rotate (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
 {
   peacock_priv *k = p->priv;
   double iv = p->params.rotation_interval_sec;
-  uint64_t round = (uint64_t)floor (now_sec / iv) + 1;
+  if (now_sec != k->round_of)
+    {
+      /* Rotations come in bursts at one instant: one division per instant. */
+      k->round_of = now_sec;
+      k->next_round = (uint64_t)floor (now_sec / iv) + 1;
+    }
+  uint64_t round = k->next_round;
   uint32_t next = node + 1 == p->params.nnodes ? 0 : node + 1;
   *rotated_flag (k, p, probe) = 1;
   p->stats.rotations++;
-  if (k->hops_len == k->hops_cap)
-    {
-      size_t cap = k->hops_cap ? 2 * k->hops_cap : 1024;
-      k->hops = ebb_xrealloc (k->hops, cap * sizeof *k->hops);
-      /* The buffer is full: unwrap the part before the head behind the old end. */
-      for (size_t i = 0; i < k->hops_head; i++)
-        k->hops[k->hops_cap + i] = k->hops[i];
-      k->hops_cap = cap;
-    }
-  k->hops[(k->hops_head + k->hops_len++) & (k->hops_cap - 1)]
-      = (struct peacock_hop){ .round = round, .node = next, .probe = probe };
+  push_hop (k, round, next, probe);
   if (!k->have_round || round != k->last_round)
     {
       /* The first probe of a round carries the round's message. */
@@ -203,6 +254,36 @@ shrink (ebb_pol *p, double now_sec, uint32_t node)
   while (v->qlen > 0 && ((double)v->qlen > s->qsize || k->queued_est[node] > s->load + 1e-9))
     {
       uint32_t id = pop_tail (p, node);
+      k->queued_est[node] -= p->jobs[p->probes[id].job].est_task_sec;
+      if (v->qlen == 0)
+        k->queued_est[node] = 0; /* no float drift on an empty queue */
+      rotate (p, now_sec, node, id);
+    }
+}
+
+/* shrink() for a queue listed in order in k->buf[0, len): the tail's predecessor is at
+ * hand, no walk down the list. */
+static void
+shrink_listed (ebb_pol *p, double now_sec, uint32_t node, uint32_t len)
+{
+  peacock_priv *k = p->priv;
+  const peacock_state *s = &k->seen[node];
+  ebb_pol_node *v = &p->nodes[node];
+  if (p->params.no_rotation)
+    return;
+  if (len != v->qlen)
+    abort (); /* buf does not list this queue */
+  while (v->qlen > 0 && ((double)v->qlen > s->qsize || k->queued_est[node] > s->load + 1e-9))
+    {
+      uint32_t id = k->buf[--len];
+      uint32_t prev = len ? k->buf[len - 1] : EBB_POL_NONE;
+      if (prev == EBB_POL_NONE)
+        v->head = EBB_POL_NONE;
+      else
+        p->probes[prev].next = EBB_POL_NONE;
+      v->tail = prev;
+      v->qlen--;
+      v->qlong -= p->jobs[p->probes[id].job].is_long;
       k->queued_est[node] -= p->jobs[p->probes[id].job].est_task_sec;
       if (v->qlen == 0)
         k->queued_est[node] = 0; /* no float drift on an empty queue */
@@ -253,7 +334,7 @@ insert_at (ebb_pol *p, uint32_t node, uint32_t pos, uint32_t probe)
  * only if shorter and that probe still starts before its threshold; past a probe of a
  * later (or the same) job unless that one is shorter and the newcomer, staying behind it,
  * still starts before its own threshold. */
-static int
+static inline int
 passes (const ebb_pol *p, const peacock_priv *k, double now_sec, uint32_t cur, double end,
         const ebb_pol_job *nj, double thr)
 {
@@ -265,8 +346,10 @@ passes (const ebb_pol *p, const peacock_priv *k, double now_sec, uint32_t cur, d
   return !(c->est_task_sec < nj->est_task_sec && start + c->est_task_sec < thr);
 }
 
-/* Where a probe reaching busy node goes: its place in the queue, or on along the ring. */
-static void
+/* Where a probe reaching busy node goes: its place in the queue, or on along the ring.
+ * Returns 1 when it was rotated from the tail and the queue is as it was: then another probe
+ * of the same job arriving next, with nothing else changed, is turned away the same way. */
+static int
 place (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
 {
   peacock_priv *k = p->priv;
@@ -277,7 +360,7 @@ place (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
     {
       /* The queue may hold nothing: the walk and the shrink would rotate the probe at once. */
       rotate (p, now_sec, node, probe);
-      return;
+      return 1;
     }
   const ebb_pol_job *nj = &jobs[job];
   double thr = k->threshold[job];
@@ -294,12 +377,13 @@ place (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
           && ((double)(v->qlen + 1) > s->qsize
               || k->queued_est[node] + nj->est_task_sec > s->load + 1e-9))
         keep = 0;
+      uint32_t qlen = v->qlen;
       if (keep)
         insert_at (p, node, v->qlen, probe);
       else
         rotate (p, now_sec, node, probe);
       shrink (p, now_sec, node);
-      return;
+      return !keep && v->qlen == qlen;
     }
   if (v->qlen + 1 > k->buf_cap)
     {
@@ -327,10 +411,18 @@ place (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
       k->bypasses++;
     }
   if (pos == 0 || now_sec + k->ahead[pos] < thr || thr < now_sec || p->params.no_rotation)
-    insert_at (p, node, pos, probe);
+    {
+      insert_at (p, node, pos, probe);
+      /* buf follows the queue: the probe at pos, the rest one further. */
+      for (uint32_t i = len; i > pos; i--)
+        k->buf[i] = k->buf[i - 1];
+      k->buf[pos] = probe;
+      len++;
+    }
   else
     rotate (p, now_sec, node, probe);
-  shrink (p, now_sec, node);
+  shrink_listed (p, now_sec, node, len);
+  return 0;
 }
 
 /* The worker reads the shared state the message carries: a scheduler's, or for a rotation
@@ -347,6 +439,151 @@ learn_from_message (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
   *rot = 0;
 }
 
+/* A rotated probe reaching a worker that is not busy: it asks for the task at once (what
+ * the core does for the carrier's own node). */
+static void
+hop_to_idle (ebb_pol *p, peacock_priv *k, double now_sec, uint32_t node, uint32_t probe)
+{
+  uint32_t job = p->probes[probe].job;
+  ebb_pol_probe_release (p, probe);
+  k->queued_est[node] += p->jobs[job].est_task_sec; /* task_bound takes it off again */
+  if (ebb_pol_bind_task (p, now_sec, node, job, 2 * p->params.net_delay_sec) < 0)
+    {
+      p->stats.probes_surplus++;
+      p->nodes[node].busy = 1;
+      ebb_pol_emit (p, EBB_POL_ACT_WAKE, node, job, 0, 2 * p->params.net_delay_sec);
+    }
+}
+
+/* Delivers every rotation of the round at the front of the hops, in the order they were
+ * marked. Most hops end at a busy worker that turns the probe away at once; those are
+ * decided inline, with the buffer's indices in locals, and everything else goes through
+ * place() as a probe from a scheduler does. Every decision is the one place() and shrink()
+ * would take, in the same order: the hop costs less, the run is the same. */
+static void
+deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
+{
+  const uint32_t nnodes = p->params.nnodes;
+  uint64_t round = k->rounds[k->rounds_head].round;
+  /* The carrier arrives a delay after the round's boundary: the next boundary is the next
+   * round's (unless rounding puts the arrival a hair before the boundary). */
+  uint64_t next_round = (uint64_t)floor (now_sec / p->params.rotation_interval_sec) + 1;
+  if (next_round <= round)
+    next_round = round + 1;
+  double carry_delay
+      = (double)next_round * p->params.rotation_interval_sec - now_sec + p->params.net_delay_sec;
+  /* The hop just before, when it was turned away at the tail leaving node and queue as they
+   * were: a probe of the same job at the same node right after it is turned away alike. */
+  uint32_t away_node = EBB_POL_NONE, away_job = EBB_POL_NONE, full_node = EBB_POL_NONE;
+  while (k->rounds_len > 0 && k->rounds[k->rounds_head].round == round)
+    {
+      /* Each inline hop takes one entry and puts back at most one: no growth inside. The
+       * arrays in locals: the compiler cannot tell that the hop stores leave them alone. */
+      const ebb_pol_job *jobs = p->jobs;
+      const ebb_pol_probe *probes = p->probes;
+      const ebb_pol_node *nodes = p->nodes;
+      peacock_state *seen = k->seen;
+      const double *queued_est = k->queued_est, *threshold = k->threshold;
+      struct peacock_hop *hops = k->hops;
+      size_t mask = k->hops_cap - 1, head = k->hops_head, len = k->hops_len;
+      size_t todo = k->rounds[k->rounds_head].count, done = 0, passed = 0;
+      /* The first probe passed on carries the next round's message, unless one went before. */
+      int carry = !k->have_round || next_round != k->last_round;
+      struct peacock_hop first = { 0 }, h = { 0 };
+      int slow = 0;
+      while (done < todo)
+        {
+          h = hops[head];
+          head = (head + 1) & mask;
+          len--;
+          done++;
+          uint32_t node = h.node;
+          if (node == full_node)
+            goto pass; /* right behind a probe this worker had no room for at all */
+          full_node = EBB_POL_NONE;
+          peacock_state *st = &seen[node];
+          const peacock_state *from = &seen[node == 0 ? nnodes - 1 : node - 1];
+          if (from->stamp >= st->stamp)
+            *st = *from; /* learn(), without copying the state when it is not newer */
+          const ebb_pol_node *v = &nodes[node];
+          if (node != away_node)
+            away_node = EBB_POL_NONE;
+          if (!v->busy)
+            {
+              slow = 1;
+              break;
+            }
+          if (v->qlen == 0)
+            {
+              if (st->qsize >= 1)
+                {
+                  slow = 1;
+                  break;
+                }
+              /* No room at all: on in the next round, and so for the probes right behind
+               * it (learning the same copy again changes nothing). */
+              full_node = node;
+            }
+          else if (node != away_node || probes[h.probe].job != away_job)
+            {
+              /* (The probe's job only now: the probes array is large, the hops above
+               * need not touch it.) */
+              uint32_t job = probes[h.probe].job;
+              /* place()'s decision at the tail, and shrink()'s test after it. */
+              const ebb_pol_job *nj = &jobs[job];
+              double thr = threshold[job];
+              double end = remaining (p, k, now_sec, node) + queued_est[node];
+              if (passes (p, k, now_sec, v->tail, end, nj, thr))
+                {
+                  slow = 1;
+                  break;
+                }
+              int keep = (now_sec + end < thr || thr < now_sec)
+                         && !((double)(v->qlen + 1) > st->qsize
+                              || queued_est[node] + nj->est_task_sec > st->load + 1e-9);
+              if (keep || (double)v->qlen > st->qsize || queued_est[node] > st->load + 1e-9)
+                {
+                  slow = 1;
+                  break;
+                }
+              away_node = node, away_job = job;
+            }
+        pass:;
+          struct peacock_hop out = { .node = node + 1 == nnodes ? 0 : node + 1, .probe = h.probe };
+          if (passed++ == 0)
+            first = out;
+          hops[(head + len++) & mask] = out;
+        }
+      k->hops_head = head;
+      k->hops_len = len;
+      if ((k->rounds[k->rounds_head].count -= done) == 0)
+        {
+          k->rounds_head = (k->rounds_head + 1) & (k->rounds_cap - 1);
+          k->rounds_len--;
+        }
+      if (passed)
+        {
+          p->stats.rotations += passed;
+          count_round (k, next_round, passed);
+          if (carry)
+            {
+              k->have_round = 1;
+              k->last_round = next_round;
+              ebb_pol_emit (p, EBB_POL_ACT_PROBE, first.node, p->probes[first.probe].job,
+                            first.probe, carry_delay);
+            }
+        }
+      if (!slow)
+        continue;
+      away_node = full_node = EBB_POL_NONE;
+      *rotated_flag (k, p, h.probe) = 0;
+      if (!p->nodes[h.node].busy)
+        hop_to_idle (p, k, now_sec, h.node, h.probe);
+      else if (place (p, now_sec, h.node, h.probe))
+        away_node = h.node, away_job = p->probes[h.probe].job;
+    }
+}
+
 static void
 peacock_probe_enqueue (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
 {
@@ -360,53 +597,10 @@ peacock_probe_enqueue (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe
         place (p, now_sec, node, probe);
       return;
     }
-  /* The carrier of a round's rotations: deliver every probe of that round. An idle worker
-   * asks for the task at once (what the core does for the carrier's own node). */
+  /* The carrier of a round's rotations: deliver every probe of that round. */
   if (k->hops_len == 0 || k->hops[k->hops_head].probe != probe)
     abort (); /* a rotation always arrives as the first of its round */
-  uint64_t round = k->hops[k->hops_head].round;
-  uint64_t next_round = (uint64_t)floor (now_sec / p->params.rotation_interval_sec) + 1;
-  while (k->hops_len > 0 && k->hops[k->hops_head].round == round)
-    {
-      struct peacock_hop h = k->hops[k->hops_head];
-      k->hops_head = (k->hops_head + 1) & (k->hops_cap - 1);
-      k->hops_len--;
-      uint32_t pred = h.node == 0 ? p->params.nnodes - 1 : h.node - 1;
-      learn (k, h.node, k->seen[pred]);
-      const ebb_pol_node *v = &p->nodes[h.node];
-      if (v->busy && v->qlen == 0 && k->seen[h.node].qsize < 1 && k->hops_len < k->hops_cap)
-        {
-          /* The common hop, inlined (it dominates the cost of a run): a busy worker with
-           * no room passes the probe on in the next round, as place() would. */
-          uint32_t next = h.node + 1 == p->params.nnodes ? 0 : h.node + 1;
-          p->stats.rotations++;
-          k->hops[(k->hops_head + k->hops_len++) & (k->hops_cap - 1)]
-              = (struct peacock_hop){ .round = next_round, .node = next, .probe = h.probe };
-          if (next_round != k->last_round)
-            {
-              k->last_round = next_round;
-              ebb_pol_emit (p, EBB_POL_ACT_PROBE, next, p->probes[h.probe].job, h.probe,
-                            (double)next_round * p->params.rotation_interval_sec - now_sec
-                                + p->params.net_delay_sec);
-            }
-          continue;
-        }
-      *rotated_flag (k, p, h.probe) = 0;
-      if (v->busy)
-        {
-          place (p, now_sec, h.node, h.probe);
-          continue;
-        }
-      uint32_t job = p->probes[h.probe].job;
-      ebb_pol_probe_release (p, h.probe);
-      k->queued_est[h.node] += p->jobs[job].est_task_sec; /* task_bound takes it off again */
-      if (ebb_pol_bind_task (p, now_sec, h.node, job, 2 * p->params.net_delay_sec) < 0)
-        {
-          p->stats.probes_surplus++;
-          p->nodes[h.node].busy = 1;
-          ebb_pol_emit (p, EBB_POL_ACT_WAKE, h.node, job, 0, 2 * p->params.net_delay_sec);
-        }
-    }
+  deliver_round (p, k, now_sec);
 }
 
 static void

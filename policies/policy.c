@@ -458,9 +458,10 @@ serve_next (ebb_pol *p, double now_sec, uint32_t node)
     }
 }
 
-/* What job_arrived and job_adopted share: counters, class, the per-task state. */
+/* A new job's counters, class and (resource mode) per-task state (job_arrived and
+ * job_adopted share it). */
 static void
-job_reset (ebb_pol *p, uint32_t job)
+job_init (ebb_pol *p, uint32_t job)
 {
   ebb_pol_job *j = &p->jobs[job];
   j->launched = j->finished = 0;
@@ -484,8 +485,38 @@ job_reset (ebb_pol *p, uint32_t job)
 void
 ebb_pol_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
 {
-  job_reset (p, job);
+  job_init (p, job);
   p->ops->job_arrived (p, now_sec, job);
+}
+
+int
+ebb_pol_job_adopted (ebb_pol *p, double now_sec, uint32_t job, const uint32_t *nodes)
+{
+  /* Slot mode: the environment holds the slots itself (the controller adopts only in
+   * resource mode), so the job is left as it was, uninitialized. */
+  if (!p->node_cap)
+    return -1;
+  ebb_pol_job *j = &p->jobs[job];
+  for (uint32_t k = 0; k < j->ntasks; k++)
+    if (nodes[k] != EBB_POL_NONE && nodes[k] >= p->params.nnodes)
+      return -1; /* checked before anything changes */
+  job_init (p, job);
+  for (uint32_t k = 0; k < j->ntasks; k++)
+    {
+      if (nodes[k] == EBB_POL_NONE)
+        continue;
+      /* As ebb_pol_launch_res, without the LAUNCH: it runs already. */
+      ebb_pol_task *t = &j->tasks[k];
+      t->node = nodes[k];
+      t->alloc = j->demand;
+      t->state = EBB_POL_TASK_RUNNING;
+      p->node_free[nodes[k]].cpu_millis -= j->demand.cpu_millis;
+      p->node_free[nodes[k]].memory_bytes -= j->demand.memory_bytes;
+      j->launched++;
+    }
+  if (p->ops->job_adopted)
+    p->ops->job_adopted (p, now_sec, job);
+  return 0;
 }
 
 void
@@ -740,24 +771,4 @@ ebb_pol_tick (ebb_pol *p, double now_sec)
 {
   if (p->ops->tick)
     p->ops->tick (p, now_sec);
-}
-
-int
-ebb_pol_job_adopted (ebb_pol *p, double now_sec, uint32_t job, uint32_t node)
-{
-  if (!p->node_cap || !p->ops->task_adopted || node >= p->params.nnodes)
-    return -1;
-  job_reset (p, job);
-  ebb_pol_job *j = &p->jobs[job];
-  for (uint32_t k = 0; k < j->ntasks; k++)
-    {
-      ebb_pol_task *t = &j->tasks[k];
-      t->node = node;
-      t->alloc = j->demand;
-      t->state = EBB_POL_TASK_RUNNING;
-      res_sub (&p->node_free[node], j->demand);
-      j->launched++;
-      p->ops->task_adopted (p, now_sec, node, job, k);
-    }
-  return 0;
 }

@@ -234,9 +234,11 @@ typedef struct ebb_pol_params
   double (*progress) (void *ctx, uint32_t node, uint32_t job, uint32_t task, double now_sec);
   void *progress_ctx;
   /* DAG policies (graphene, cp, tetris, random). */
-  int64_t node_net_mbps; /* network capacity of every node; 0: the network is not modeled */
-  double dag_kappa;      /* graphene: unfairness threshold kappa x cluster capacity (0.25) */
-  uint32_t dag_queues;   /* graphene: queues sharing the cluster evenly; job j in j mod Q (1) */
+  int64_t node_net_mbps;  /* network capacity of every node; 0: the network is not modeled */
+  double dag_kappa;       /* graphene: unfairness threshold kappa x cluster capacity (0.25) */
+  uint32_t dag_queues;    /* graphene: queues sharing the cluster evenly; job j in j mod Q (1) */
+  int dag_prio_remaining; /* graphene ablation: priScore ranks among the job's tasks not
+                             launched yet (default 0: among all its tasks, the paper's text) */
 } ebb_pol_params;
 
 enum
@@ -297,10 +299,10 @@ typedef struct ebb_pol_ops
   int speculative;
   /* 1: schedules DAG jobs (job.dag set, a task starts only after its parents finished). */
   int dag;
-  /* Optional (resource mode): task `task` of `job` already runs on `node` (the core has
-   * marked it running there, see ebb_pol_job_adopted); record it in the policy's own state.
-   * Without it ebb_pol_job_adopted refuses. */
-  void (*task_adopted) (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
+  /* Optional, resource mode: the job's placed tasks already run on their nodes (see
+   * ebb_pol_job_adopted); the core recorded them, the policy adds them to its own state
+   * (a policy without it still counts their demand on their nodes). */
+  void (*job_adopted) (ebb_pol *p, double now_sec, uint32_t job);
 } ebb_pol_ops;
 
 /* Per-node state shared by the queue-based policies. */
@@ -341,8 +343,9 @@ typedef struct ebb_pol_stats
   /* DAG policies. */
   uint64_t dag_offline_jobs;      /* graphene: jobs given an offline schedule */
   uint64_t dag_offline_schedules; /* graphene: candidate schedules built for them */
-  uint64_t dag_unfair_picks;      /* graphene: picks restricted to the most deprived job */
+  uint64_t dag_unfair_picks;      /* graphene: picks restricted to the most deprived queue */
   double dag_max_deficit;         /* graphene: largest deficit counter seen / capacity */
+  uint64_t dag_fair_holds;        /* graphene: nodes left waiting for a deprived queue */
 } ebb_pol_stats;
 
 struct ebb_pol
@@ -383,15 +386,17 @@ void ebb_pol_set_jobs (ebb_pol *p, ebb_pol_job *jobs);
 
 /* Events. They never fail: bad ids are programming errors and abort. */
 void ebb_pol_job_arrived (ebb_pol *p, double now_sec, uint32_t job);
+/* Resource mode: a job whose task t already runs on nodes[t] (EBB_POL_NONE: not placed, it
+ * stays out of the policy), at its demand: work the environment found running (after a
+ * restart) or adopted (a container it did not launch). It joins the policy as if launched
+ * there: classified like an arrival, each placed task running and holding the job's demand
+ * on its node, preemptible like the policy's own; no LAUNCH is emitted. Its end is reported
+ * with ebb_pol_task_finished as usual. Returns 0, or -1 with nothing changed (the job not
+ * even initialized): in slot mode (the environment holds their slots) or for a node out of
+ * range. */
+int ebb_pol_job_adopted (ebb_pol *p, double now_sec, uint32_t job, const uint32_t *nodes);
 void ebb_pol_probe_arrived (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe);
 void ebb_pol_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
-/* Resource mode: a job whose tasks already run on `node` (work the environment adopted, not
- * placed by the policy) joins the policy as if it had been launched there: every task holds
- * the job's demand on node and is running (preemptible like any task); no LAUNCH is
- * emitted. Its end is reported with ebb_pol_task_finished as usual. Returns 0, or -1 (nothing
- * changed) in slot mode, for a bad node, or when the policy has no task_adopted hook: the
- * environment must then hold the capacity another way. */
-int ebb_pol_job_adopted (ebb_pol *p, double now_sec, uint32_t job, uint32_t node);
 /* Resource mode. */
 void ebb_pol_node_capacity (ebb_pol *p, uint32_t node, ebb_pol_res cap);
 void ebb_pol_task_reclaimed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task,

@@ -234,11 +234,12 @@ fill_node (ebb_pol *p, double now_sec, uint32_t node)
   if (s->nresv[node] == 0)
     return 0;
   double delay = 2 * p->params.net_delay_sec;
-  uint32_t i = s->hooks.pick_worker (p, now_sec, node, &delay);
-  if (i == EBB_POL_NONE)
+  uint32_t i = EBB_POL_NONE;
+  uint32_t job = s->hooks.pick_worker (p, now_sec, node, &delay, &i);
+  if (job == EBB_POL_NONE)
     return 0;
-  uint32_t job = s->resv[node][i];
-  resv_drop (s, node, i);
+  if (i != EBB_POL_NONE)
+    resv_drop (s, node, i);
   launch (p, node, job, delay, now_sec);
   return 1;
 }
@@ -347,6 +348,21 @@ run_remove (ebb_spec_job *j, uint32_t task)
       }
 }
 
+/* A finished job's per-task state goes once its last copy is off its node (a loser's KILL
+ * may still be on its way when the job's last task finishes). */
+static void
+job_release (ebb_spec_job *j)
+{
+  if (j->active || j->occupied > 0)
+    return;
+  free (j->tasks);
+  free (j->run);
+  free (j->cand);
+  j->tasks = NULL;
+  j->run = j->cand = NULL;
+  j->run_cap = j->cand_cap = 0;
+}
+
 void
 ebb_spec_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
 {
@@ -374,6 +390,7 @@ ebb_spec_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job,
     {
       j->active = 0;
       order_remove (s, job);
+      job_release (j);
     }
   else
     order_bubble (s, job);
@@ -399,6 +416,7 @@ ebb_pol_copy_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, ui
       run_remove (j, task);
       s->live_tasks--;
     }
+  job_release (j);
   if (p->ops->task_killed)
     p->ops->task_killed (p, now_sec, node, job, task);
   ebb_spec_node_idle (p, now_sec, node);

@@ -52,9 +52,11 @@ typedef struct ebb_spec_hooks
 {
   /* Central: the job the free node's slot goes to, or EBB_POL_NONE to leave it free. */
   uint32_t (*pick_central) (ebb_pol *p, double now_sec, uint32_t node);
-  /* Decentral: index in the node's reservations of the job served, or EBB_POL_NONE;
-   * *delay_sec is the time the exchange took (round trips to schedulers). */
-  uint32_t (*pick_worker) (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec);
+  /* Decentral: the job served (EBB_POL_NONE: none) and in *resv the index of the
+   * reservation it used in the node's queue (EBB_POL_NONE: a job its scheduler named, with
+   * no reservation here); *delay_sec is the time the exchange took (round trips). */
+  uint32_t (*pick_worker) (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec,
+                           uint32_t *resv);
 } ebb_spec_hooks;
 
 struct ebb_spec
@@ -107,11 +109,12 @@ double ebb_spec_time_left (ebb_pol *p, uint32_t job, uint32_t task, double now_s
 /* The environment's answer to a KILL: the copy of (job, task) on node is gone. */
 void ebb_pol_copy_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
 
-/* Hopper's virtual size V = (2 / beta) x remaining tasks (section 4.1). */
+/* Hopper's virtual size (section 4.1): the threshold max(2 / beta, 1) times the remaining
+ * tasks, V = (2 / beta) x T_rem for the paper's 1 < beta < 2. */
 static inline double
 ebb_spec_virtual_size (double beta, uint32_t remaining)
 {
-  return 2.0 / beta * remaining;
+  return (beta < 2 ? 2.0 / beta : 1.0) * remaining;
 }
 
 #endif

@@ -25,7 +25,7 @@ srpt_pick_central (ebb_pol *p, double now_sec, uint32_t node)
  * those queued; a job with nothing to run answers "no task" (a round trip) and that
  * reservation is spent, as in Sparrow; the worker then asks the next. */
 static uint32_t
-srpt_pick_worker (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec)
+srpt_pick_worker (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec, uint32_t *resv)
 {
   ebb_spec *s = p->priv;
   for (;;)
@@ -35,8 +35,13 @@ srpt_pick_worker (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec)
         if (best == EBB_POL_NONE
             || s->jobs[s->resv[node][i]].opos < s->jobs[s->resv[node][best]].opos)
           best = i;
-      if (best == EBB_POL_NONE || ebb_spec_runnable (p, s->resv[node][best], now_sec))
-        return best;
+      if (best == EBB_POL_NONE)
+        return EBB_POL_NONE;
+      if (ebb_spec_runnable (p, s->resv[node][best], now_sec))
+        {
+          *resv = best;
+          return s->resv[node][best];
+        }
       s->resv[node][best] = s->resv[node][--s->nresv[node]];
       p->stats.probes_surplus++;
       *delay_sec += 2 * p->params.net_delay_sec;

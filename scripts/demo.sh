@@ -26,7 +26,9 @@ ebb-sim on the bundled Yahoo trace sample, plotted with gnuplot. About two minut
   -h, --help   print this help and exit
 
 Environment: EBB_BUILD_DIR (build directory, default build/demo in the source tree),
-EBB_DEMO_SECS (seconds of short-job bursts per policy), EBB_DEMO_PNG (the plot, default
+EBB_DEMO_SECS (seconds of short-job bursts per policy), EBB_DEMO_SHORT_ROUNDS (a short job's
+work in loop rounds, default 100000), EBB_DEMO_FINISH_SECS (how long short jobs may take to
+finish once the long job is gone, default 30), EBB_DEMO_PNG (the plot, default
 build/demo-hawk-sparrow.png in the source tree).
 EOF
 }
@@ -67,7 +69,7 @@ if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
     command -v systemd-run >/dev/null; then
     echo "demo: cgroup v2: running in a systemd scope with its cgroup delegated (Delegate=yes)"
     exec systemd-run --quiet --scope --unit "ebb-demo-$$" -p Delegate=yes \
-      -- env EBB_DEMO_DELEGATED=1 bash "$0" "${args[@]+"${args[@]}"}" --no-build
+      -- env EBB_DEMO_DELEGATED=1 bash "$top/scripts/demo.sh" "${args[@]+"${args[@]}"}" --no-build
   fi
   if [ -n "$own" ]; then
     # Ours alone (a delegated scope): the shell moves to a leaf, so that the cgroup may pass
@@ -84,6 +86,11 @@ else
 fi
 SECS=${EBB_DEMO_SECS:-${quick:+6}}
 SECS=${SECS:-15}
+# A short job's work, in loop rounds of sh (about 1.5 s on this kind of machine); how long the
+# short jobs get to finish once the long job is gone. A slow machine (an emulated VM) wants
+# less work and more time.
+SHORT_ROUNDS=${EBB_DEMO_SHORT_ROUNDS:-100000}
+FINISH_SECS=${EBB_DEMO_FINISH_SECS:-30}
 T=$(mktemp -d /tmp/ebb-demo.XXXXXX)
 chmod 755 "$T"
 parent=${own%/}/ebb-demo-$$     # nested under our own cgroup: the demo touches nothing else
@@ -204,7 +211,7 @@ run_policy() {
     b=0
     while [ $((b * 3)) -lt "$SECS" ]; do
       for s in 1 2 3; do
-        capi POST /v1/jobs "$(job "query-$b-$s" short "$(burner short-$b-$s 100000)")" | jq -r .id >>"$d/shorts"
+        capi POST /v1/jobs "$(job "query-$b-$s" short "$(burner short-$b-$s "$SHORT_ROUNDS")")" | jq -r .id >>"$d/shorts"
       done
       b=$((b + 1)); sleep 3
     done
@@ -217,7 +224,7 @@ run_policy() {
   wait_shorts 3
   capi GET "/v1/decisions?since=0" >"$d/decisions.json"
   capi DELETE "/v1/jobs/$long" >/dev/null
-  wait_shorts 30
+  wait_shorts "$FINISH_SECS"
   for j in $(cat "$d/shorts"); do
     capi GET "/v1/jobs/$j" | jq -r 'select(.started_at != null and .finished_at != null) |
       "\(.started_at - .submitted_at) \(.finished_at - .started_at)"'

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #define MAX_STAGES 24
-#define MAX_WIDTH  16
+#define MAX_WIDTH  48
 
 /* A job under construction. */
 typedef struct gjob
@@ -189,22 +189,25 @@ gen_job (ebb_sim_trace *t, gjob *g, const gen_dag_opts *o, ebb_rng *r, double **
         (*stage)[k] = s;
         work += (*dur)[k] * dom;
       }
-  /* Edges: one-to-one between stages of equal width half of the time (the "can be local"
-   * edges of Figure 4), else all-to-all (a barrier). */
+  /* Edges (most are not barriers, Figure 4): one-to-one between stages of equal width half
+   * of the time ("can be local"); all-to-all (a barrier) between narrow stages, at most 256
+   * edges; else partitioned, parent a feeding child b when a = b modulo the narrower
+   * width (a range partition: max(widths) edges). */
   for (uint32_t s = 0; s < g->nstages; s++)
     for (uint32_t q = 0; q < g->npar[s]; q++)
       {
-        uint32_t p = g->par[s][q];
-        int local = g->width[p] == g->width[s] && ebb_rng_below (r, 2);
-        uint32_t m = local ? g->width[s] : g->width[p] * g->width[s];
-        if (ne + m > caps[1])
+        uint32_t p = g->par[s][q], wp = g->width[p], wc = g->width[s];
+        int local = wp == wc && ebb_rng_below (r, 2);
+        int barrier = !local && wp * wc <= 256;
+        uint32_t narrow = wp < wc ? wp : wc;
+        if (ne + wp * wc > caps[1])
           {
-            caps[1] = (ne + m) * 2;
+            caps[1] = (ne + wp * wc) * 2;
             *edges = ebb_xrealloc (*edges, caps[1] * 2 * sizeof **edges);
           }
-        for (uint32_t a = 0; a < g->width[p]; a++)
-          for (uint32_t b = 0; b < g->width[s]; b++)
-            if (!local || a == b)
+        for (uint32_t a = 0; a < wp; a++)
+          for (uint32_t b = 0; b < wc; b++)
+            if (barrier || (local ? a == b : a % narrow == b % narrow))
               {
                 (*edges)[2 * ne] = g->first[p] + a;
                 (*edges)[2 * ne + 1] = g->first[s] + b;
@@ -292,7 +295,13 @@ ebb_sim_gen_dag_main (int argc, char **argv)
           if (*end || errno || *optarg == '-' || *optarg == '\0'
               || (c != 's' && (u < 1 || u > (UINT64_C (1) << 40)))
               || ((c == 'j' || c == 'n') && u > 100000000))
-            return fprintf (stderr, "ebb-sim gen dag: invalid %s '%s'\n", argv[optind - 1], optarg),
+            return fprintf (stderr, "ebb-sim gen dag: invalid --%s '%s'\n",
+                            c == 'j'   ? "jobs"
+                            : c == 'n' ? "nodes"
+                            : c == 's' ? "seed"
+                            : c == 'c' ? "node-cpu-millis"
+                                       : "node-net-mbps",
+                            optarg),
                    2;
           if (c == 'j')
             o.jobs = u;

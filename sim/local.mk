@@ -31,7 +31,8 @@ tests_test_sim_resources_LDADD = sim/libebb-sim.a policies/libebb-policy.a $(EBB
 # Graphene and the DAG baselines (policies/graphene*.c, policies/dag*.c, sim/dag.c).
 graphene_tests = tests/test-policy-graphene
 check_PROGRAMS += $(graphene_tests)
-TESTS += $(graphene_tests)
+TESTS += $(graphene_tests) tests/test-sim-dag-cli.sh
+EXTRA_DIST += tests/test-sim-dag-cli.sh
 tests_test_policy_graphene_SOURCES = tests/test-policy-graphene.c
 tests_test_policy_graphene_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_policy_graphene_LDADD = sim/libebb-sim.a policies/libebb-policy.a $(EBB_TEST_LIBS) -lm

@@ -73,6 +73,7 @@ enum
   OPT_NODE_NET,
   OPT_KAPPA,
   OPT_QUEUES,
+  OPT_GRAPHENE_PRIO,
 };
 
 /* The one table of ebb-sim's options: the getopt table and --help are built from it (and
@@ -179,6 +180,8 @@ static const sim_opt run_opts[] = {
     "graphene: unfairness bound K x cluster capacity, 0 < K <= 1 (default 0.25)" },
   { "queues", required_argument, OPT_QUEUES, "Q",
     "DAG policies: queues sharing evenly, job j in queue j mod Q (default 1)" },
+  { "graphene-prio", required_argument, OPT_GRAPHENE_PRIO, "dag|remaining",
+    "graphene: priScore rank among all tasks (default) or those left" },
   { "list-policies", no_argument, OPT_LIST, NULL, "list the policies and exit" },
   { "help", no_argument, 'h', NULL, "this text; `ebb-sim gen --help` for generators" },
   { "version", no_argument, OPT_VERSION, NULL, "print the version and exit" },
@@ -462,6 +465,15 @@ handle_opt (sim_opts *o, int c, const char *arg)
       return 0;
     case OPT_KAPPA:
       return parse_double ("--kappa", arg, 1e-6, 1, &p->dag_kappa);
+    case OPT_GRAPHENE_PRIO:
+      if (strcmp (arg, "dag") != 0 && strcmp (arg, "remaining") != 0)
+        {
+          fprintf (stderr, "ebb-sim: invalid --graphene-prio '%s': expected dag or remaining\n",
+                   arg);
+          return -1;
+        }
+      p->dag_prio_remaining = strcmp (arg, "remaining") == 0;
+      return 0;
     case OPT_QUEUES:
       if (parse_u64 ("--queues", arg, 1, 1000000, &u) < 0)
         return -1;

@@ -3,8 +3,9 @@
  *
  * The model. The first copy of a task runs for the trace's duration; every later copy
  * draws a fresh duration from the job's Pareto distribution (shape params.spec_beta, the
- * job's mean): stragglers are "natural", a new copy is as likely to be fast as any task
- * (Hopper §2.2, GRASS). A copy's progress grows linearly from its start to its end; the
+ * job's mean; the same for a given seed, task and copy number whatever the policy):
+ * stragglers are "natural", a new copy is as likely to be fast as any task (Hopper §2.2,
+ * GRASS). A copy's progress grows linearly from its start to its end; the
  * policy reads it through params.progress. The first copy to finish completes the task and
  * is reported (task_finished); a later copy's finish is not reported: the winner's KILL is
  * on its way and the node stays taken until the KILL arrives (ebb_pol_copy_killed). */
@@ -53,7 +54,7 @@ typedef struct spec_run
   uint8_t *launched; /* per task: copies launched so far (saturates) */
   uint32_t *left;    /* per job: tasks not finished */
   uint32_t jobs_left;
-  ebb_rng rng;
+  uint64_t seed; /* of the copies' durations */
   double beta;
 } spec_run;
 
@@ -111,6 +112,19 @@ ebb_sim_spec_copy_duration (ebb_rng *rng, double mean_sec, double beta)
   return xm / pow (u, 1.0 / beta);
 }
 
+/* The duration of copy number `copy` (1 for the first speculative one) of task k: drawn
+ * from a stream of its own, seeded by (seed, task, copy), so the n-th copy of a task lasts
+ * as long whichever policy launches it and whenever: policies compared on one seed see the
+ * same stragglers and the same copies (common random numbers). */
+static double
+copy_duration (const spec_run *r, uint64_t k, uint32_t copy, double mean_sec)
+{
+  ebb_rng g;
+  ebb_rng_seed (&g, r->seed ^ ((k + 1) * UINT64_C (0x9e3779b97f4a7c15))
+                        ^ (copy * UINT64_C (0xbf58476d1ce4e5b9)));
+  return ebb_sim_spec_copy_duration (&g, mean_sec, r->beta);
+}
+
 static double
 progress (void *ctx, uint32_t node, uint32_t job, uint32_t task, double now_sec)
 {
@@ -149,10 +163,9 @@ drain (spec_run *r, double now)
           nd->job = a[i].job;
           nd->task = a[i].arg;
           nd->start = now + a[i].delay_sec;
-          nd->dur
-              = r->launched[k] == 0
-                    ? r->trace->dur_sec[k]
-                    : ebb_sim_spec_copy_duration (&r->rng, r->trace->mean_sec[a[i].job], r->beta);
+          nd->dur = r->launched[k] == 0
+                        ? r->trace->dur_sec[k]
+                        : copy_duration (r, k, r->launched[k], r->trace->mean_sec[a[i].job]);
           if (r->launched[k] > 0)
             r->res->speculative_copies++;
           if (r->launched[k] < UINT8_MAX)
@@ -250,8 +263,7 @@ ebb_sim_run_spec (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim
       int code = ebb_error_code (err);
       return code > 0 ? -code : -EINVAL;
     }
-  /* The engine's own stream: copies draw the same durations whatever the policy draws. */
-  ebb_rng_seed (&r.rng, cfg->pol.seed ^ UINT64_C (0x5eed5bec));
+  r.seed = cfg->pol.seed ^ UINT64_C (0x5eed5bec);
   r.nodes = ebb_xcalloc (cfg->pol.nnodes, sizeof *r.nodes);
   r.done = ebb_xcalloc (trace->ntasks_total ? trace->ntasks_total : 1, 1);
   r.launched = ebb_xcalloc (trace->ntasks_total ? trace->ntasks_total : 1, 1);

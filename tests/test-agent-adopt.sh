@@ -2,7 +2,8 @@
 # Adopting an existing cgroup (source "cgroup"): a CPU burner the test started in its own
 # cgroup under --adopt-root, with its own limits; suspend -> <= 2% of a CPU (from /proc),
 # resume -> its own limits again; kill -9 of the agent while suspended -> still suspended
-# after the restart; DELETE -> limits restored, task forgotten, process still running.
+# after the restart; DELETE -> limits restored, task forgotten, process still running. A
+# cgroup without a CPU limit: a graceful step takes its amount from the task's allocation.
 . "${EBB_TOP_SRCDIR:-.}/tests/agent/lib.sh"
 setup_cgroups
 A="$CGP/adoptable/a1"
@@ -50,6 +51,25 @@ api GET /v1/tasks/a1
 [ "$STATUS" = 404 ] && ok "then it is forgotten" || fail "after delete: $STATUS"
 kill -0 "$BURNER" 2>/dev/null && ok "the adopted process keeps running" || fail "adopted process died"
 [ -f "$STATE/tasks/a1.json" ] && fail "journal record left behind"
+
+# A cgroup without a CPU limit, adopted with the CPU it was given: a graceful step takes
+# its amount from that allocation (990 of 1000 millicores leaves 1%), not from the host's
+# CPUs (which left it at more than a whole CPU).
+B="$CGP/adoptable/a2"
+for h in ${HIERS:-x}; do mkdir -p "$(cgdir $h "$B")" || fail "mkdir $B"; done
+sh -c 'while :; do :; done' & BURNER2=$!
+for h in ${HIERS:-x}; do echo "$BURNER2" >"$(cgdir $h "$B")/cgroup.procs" || fail "attach to $h"; done
+quota2 () { if [ "$LAYOUT" = v2 ]; then cut -d' ' -f1 "$(cgdir x "$B")/cpu.max"; else cat "$(cgdir cpu "$B")/cpu.cfs_quota_us"; fi; }
+UNLIMITED=$(quota2)
+api POST /v1/tasks/adopt "{\"cgroup\":\"$B\",\"job\":\"jb\",\"class\":\"long\",\"cpu_millis\":1000}"
+[ "$STATUS" = 201 ] || fail "adopt a2: $STATUS $(body)"
+api POST /v1/tasks/a2/suspend '{"mode":"graceful","cpu_millis":990}'
+[ "$STATUS" = 200 ] && [ "$(quota2)" = 1000 ] && ok "graceful 990 of a 1000-millicore allocation without a CPU limit ($UNLIMITED) -> quota 1000" ||
+  fail "graceful from unlimited: $STATUS $(quota2) $(body)"
+set -- $(cpu_pct2 "$BURNER2")
+[ "$1" -le 2 ] && ok "stepped burner at $1% of a CPU" || fail "stepped burner uses $1%"
+api POST /v1/tasks/a2/resume
+[ "$STATUS" = 200 ] && [ "$(quota2)" = "$UNLIMITED" ] && ok "resume -> no CPU limit again" || fail "resume a2: $(quota2)"
 stop_agent TERM
-kill -9 "$BURNER"
+kill -9 "$BURNER" "$BURNER2"
 exit $FAILED

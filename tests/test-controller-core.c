@@ -1,10 +1,14 @@
 /* CUnit suite of the controller's pure parts: policy options (ebb-sim's names), the option
  * table (command line over file, lists replaced), the SQLite store (save, reload, decision
- * log), heartbeat validation (a malformed report changes nothing) and adopting tasks of
+ * log), heartbeat validation (a malformed report changes nothing), adopting tasks of
  * POST /v1/jobs (bad requests refused with the right status, an accepted one committed
- * before its call and placed on its node when the agent answers). */
+ * before its call and placed on its node when the agent answers), and the node index and
+ * the task counters, which must agree with a full scan after any sequence of changes
+ * (adoptions included). */
 #include "config.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +16,7 @@
 #include "controller/ctl.h"
 #include "controller/sched.h"
 #include "lib/json.h"
+#include "lib/rng.h"
 #include "lib/util.h"
 #include "tests/cu.h"
 
@@ -228,6 +233,68 @@ test_heartbeat_validation (void)
   ctl_del (c, &cfg);
 }
 
+/* The counters as a full scan computes them. */
+typedef struct
+{
+  ebb_ctl_counts cl;
+  uint32_t *ntasks;
+  uint64_t *cpu, *mem;
+} scan_counts;
+
+static void
+scan (ebb_ctl *c, scan_counts *sc)
+{
+  memset (&sc->cl, 0, sizeof sc->cl);
+  sc->ntasks = ebb_xcalloc (c->n_nodes + 1, sizeof *sc->ntasks);
+  sc->cpu = ebb_xcalloc (c->n_nodes + 1, sizeof *sc->cpu);
+  sc->mem = ebb_xcalloc (c->n_nodes + 1, sizeof *sc->mem);
+  for (size_t i = 0; i < c->n_jobs; i++)
+    {
+      ebb_ctl_job *j = c->jobs[i];
+      sc->cl.queued_jobs[j->cls] += j->state == JOB_QUEUED;
+      uint32_t term = 0, failed = 0, killed = 0, started = 0;
+      for (uint32_t k = 0; k < j->ntasks; k++)
+        {
+          ebb_ctl_task *t = &j->tasks[k];
+          bool holds = t->state == TASK_STARTING || t->state == TASK_RUNNING;
+          sc->cl.running += holds;
+          sc->cl.suspended += t->state == TASK_SUSPENDED;
+          sc->cl.alloc_cpu_millis += holds ? t->cpu_millis : 0;
+          sc->cl.alloc_memory_bytes += holds ? t->memory_bytes : 0;
+          if (t->node >= 0 && (holds || t->state == TASK_SUSPENDED))
+            {
+              sc->ntasks[t->node]++;
+              sc->cpu[t->node] += holds ? t->cpu_millis : 0;
+              sc->mem[t->node] += holds ? t->memory_bytes : 0;
+            }
+          term += t->state >= TASK_EXITED;
+          failed += t->state == TASK_FAILED;
+          killed += t->state == TASK_KILLED;
+          started += t->state != TASK_PENDING;
+        }
+      CU_ASSERT_EQUAL (j->n_terminal, term);
+      CU_ASSERT_EQUAL (j->n_failed, failed);
+      CU_ASSERT_EQUAL (j->n_killed, killed);
+      CU_ASSERT_EQUAL (j->n_started, started);
+    }
+}
+
+/* Returns true when the kept counters equal a full scan. */
+static bool
+counters_agree (ebb_ctl *c)
+{
+  scan_counts sc;
+  scan (c, &sc);
+  bool ok = memcmp (&sc.cl, &c->counts, sizeof sc.cl) == 0;
+  for (size_t i = 0; i < c->n_nodes; i++)
+    ok = ok && sc.ntasks[i] == c->nodes[i]->ntasks && sc.cpu[i] == c->nodes[i]->alloc_cpu_millis
+         && sc.mem[i] == c->nodes[i]->alloc_memory_bytes;
+  free (sc.ntasks);
+  free (sc.cpu);
+  free (sc.mem);
+  return ok;
+}
+
 /* Makes node nx ready (a heartbeat with 3 CPUs and a URL): the policy gets its slots. */
 static void
 node_nx (ebb_ctl *c)
@@ -376,6 +443,7 @@ test_adopt_validation (void)
   CU_ASSERT_EQUAL (held, 1);
   CU_ASSERT_EQUAL (t2->cpu_millis, 250);
   CU_ASSERT_EQUAL (t2->memory_bytes, 134217728);
+  CU_ASSERT (counters_agree (c));
   for (size_t i = 1; i < 4; i++)
     json_object_put (specs[i]);
   uint64_t jid = j->id;
@@ -394,12 +462,155 @@ test_adopt_validation (void)
   ctl_del (c, &cfg);
 }
 
+static void
+test_index_counters (void)
+{
+  cleanup_free char *rm = ebb_xasprintf ("rm -rf '%s/state'", tmpdir);
+  CU_ASSERT_EQUAL_FATAL (system (rm), 0); /* a store of its own */
+  ebb_ctl_config cfg;
+  ebb_ctl *c = ctl_new (&cfg);
+  ebb_rng rng;
+  ebb_rng_seed (&rng, 42);
+  enum
+  {
+    NODES = 300,
+    JOBS = 40,
+    OPS = 20000
+  };
+  for (int i = 0; i < NODES; i++)
+    {
+      ebb_ctl_node *n = ebb_xcalloc (1, sizeof *n);
+      n->name = ebb_xasprintf ("node-%d", i);
+      CU_ASSERT_EQUAL_FATAL (ebb_ctl_add_node (c, n), 0);
+      ebb_ctl_store_node (c, n);
+    }
+  uint64_t next_id = 1;
+  for (int i = 0; i < JOBS; i++)
+    {
+      ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
+      j->id = next_id++;
+      j->name = ebb_xasprintf ("job-%d", i);
+      if (i % 3)
+        j->request_id = ebb_xasprintf ("rid-%d", i);
+      j->cls = (ebb_ctl_class)ebb_rng_below (&rng, 3);
+      j->ntasks = 1 + (uint32_t)ebb_rng_below (&rng, 20);
+      j->tasks = ebb_xcalloc (j->ntasks, sizeof *j->tasks);
+      for (uint32_t k = 0; k < j->ntasks; k++)
+        {
+          ebb_ctl_task *t = &j->tasks[k];
+          t->job = j;
+          t->idx = k;
+          t->node = -1;
+          t->cpu_millis = 100 * (1 + ebb_rng_below (&rng, 40));
+          t->memory_bytes = (1 + ebb_rng_below (&rng, 64)) << 20;
+          /* The store keeps the demand in the spec, as a submission does. */
+          cleanup_free char *spec = ebb_xasprintf ("{\"argv\":[\"x\"],\"cpu_millis\":%" PRIu64
+                                                   ",\"memory_bytes\":%" PRIu64 "}",
+                                                   t->cpu_millis, t->memory_bytes);
+          t->spec = json_tokener_parse (spec);
+          ebb_ctl_store_task (c, t);
+        }
+      ebb_ctl_store_job (c, j);
+      ebb_ctl_add_job (c, j);
+    }
+  CU_ASSERT (counters_agree (c));
+  for (int op = 0; op < OPS; op++)
+    {
+      ebb_ctl_job *j = c->jobs[ebb_rng_below (&rng, c->n_jobs)];
+      ebb_ctl_task *t = &j->tasks[ebb_rng_below (&rng, j->ntasks)];
+      t->state = (ebb_ctl_task_state)ebb_rng_below (&rng, TASK_N_STATES);
+      t->node = ebb_rng_below (&rng, 4) == 0 ? -1 : (int)ebb_rng_below (&rng, NODES);
+      ebb_ctl_store_task (c, t);
+      ebb_ctl_job_update (c, j);
+      if (op % 997 == 0)
+        CU_ASSERT (counters_agree (c));
+    }
+  CU_ASSERT (counters_agree (c));
+  /* An adopted task: counted on its node while starting (no allocation asked), then with
+   * the allocation the agent's answer gives it, then ended. */
+  ebb_ctl_job *aj = ebb_xcalloc (1, sizeof *aj);
+  aj->id = next_id++;
+  aj->name = ebb_xstrdup ("adopted");
+  aj->cls = CLS_LONG;
+  aj->ntasks = 1;
+  aj->tasks = ebb_xcalloc (1, sizeof *aj->tasks);
+  ebb_ctl_task *at = &aj->tasks[0];
+  at->job = aj;
+  at->node = -1;
+  at->slot = at->pjob = EBB_POL_NONE;
+  json_object *ao = json_tokener_parse ("{\"adopt\":{\"node\":\"node-5\",\"cgroup\":\"/x\"}}");
+  at->spec = ebb_ctl_adopt_parse_task (ao, 0, NULL);
+  json_object_put (ao);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (at->spec);
+  ebb_ctl_store_job (c, aj);
+  ebb_ctl_store_task (c, at);
+  ebb_ctl_add_job (c, aj);
+  uint64_t cpu5 = c->nodes[5]->alloc_cpu_millis, running = c->counts.running;
+  ebb_ctl_adopt_prepare (c, aj);
+  ebb_ctl_store_task (c, at); /* as the submission does after preparing it */
+  CU_ASSERT_EQUAL (at->state, TASK_STARTING);
+  CU_ASSERT_EQUAL (at->node, 5);
+  CU_ASSERT_EQUAL (c->counts.running, running + 1);
+  CU_ASSERT (counters_agree (c));
+  ebb_http_result ares = { 0 };
+  ares.status = 201;
+  ares.json = json_tokener_parse ("{\"limits\":{\"cpu_millis\":1500,\"memory_bytes\":134217728}}");
+  ebb_ctl_adopt_done (c, at, &ares);
+  json_object_put (ares.json);
+  CU_ASSERT_EQUAL (at->state, TASK_RUNNING);
+  CU_ASSERT_EQUAL (c->nodes[5]->alloc_cpu_millis, cpu5 + 1500);
+  CU_ASSERT (counters_agree (c));
+  ebb_ctl_finish_task (c, at, TASK_EXITED, "test");
+  CU_ASSERT_EQUAL (c->nodes[5]->alloc_cpu_millis, cpu5);
+  CU_ASSERT_EQUAL (c->counts.running, running);
+  CU_ASSERT (counters_agree (c));
+  /* Every name finds its node, an unknown one none. */
+  bool found = true;
+  for (int i = 0; i < NODES; i++)
+    {
+      char name[32];
+      snprintf (name, sizeof name, "node-%d", i);
+      int idx = -1;
+      found = found && ebb_ctl_node_find (c, name, &idx) == c->nodes[i] && idx == i;
+    }
+  CU_ASSERT (found);
+  CU_ASSERT_PTR_NULL (ebb_ctl_node_find (c, "node-300", NULL));
+  CU_ASSERT_PTR_NULL (ebb_ctl_node_find (c, "", NULL));
+  /* Every request id finds its job, an unknown one none. */
+  for (size_t i = 0; i < c->n_jobs; i++)
+    if (c->jobs[i]->request_id)
+      found = found && ebb_ctl_index_find_rid (c, c->jobs[i]->request_id) == c->jobs[i];
+  CU_ASSERT (found);
+  CU_ASSERT_PTR_NULL (ebb_ctl_index_find_rid (c, "rid-0"));
+  CU_ASSERT_PTR_NULL (ebb_ctl_index_find_rid (c, NULL));
+  ebb_ctl_counts before = c->counts;
+  ctl_del (c, &cfg);
+
+  /* Reloaded from the store: the same counters, the same index. */
+  c = ctl_new (&cfg);
+  CU_ASSERT_EQUAL (c->n_nodes, NODES);
+  CU_ASSERT (counters_agree (c));
+  CU_ASSERT (memcmp (&before, &c->counts, sizeof before) == 0);
+  int idx = -1;
+  CU_ASSERT_PTR_NOT_NULL (ebb_ctl_node_find (c, "node-123", &idx));
+  CU_ASSERT (idx >= 0 && strcmp (c->nodes[idx]->name, "node-123") == 0);
+  ebb_ctl_job *r = ebb_ctl_index_find_rid (c, "rid-7");
+  CU_ASSERT (r && strcmp (r->name, "job-7") == 0);
+  /* The adopted task's allocation, written into its spec after its row existed, too. */
+  r = ebb_ctl_job_find (c, next_id - 1);
+  CU_ASSERT_FATAL (r && strcmp (r->name, "adopted") == 0);
+  CU_ASSERT_EQUAL (r->tasks[0].cpu_millis, 1500);
+  CU_ASSERT_EQUAL (r->tasks[0].memory_bytes, 134217728);
+  ctl_del (c, &cfg);
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_policy_params),
   EBB_CU_TEST (test_options),
   EBB_CU_TEST (test_store),
   EBB_CU_TEST (test_heartbeat_validation),
   EBB_CU_TEST (test_adopt_validation),
+  EBB_CU_TEST (test_index_counters),
 };
 
 EBB_CU_MAIN ("controller-core", init, clean, tests)

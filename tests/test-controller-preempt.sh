@@ -1,92 +1,154 @@
 #!/bin/sh
-# Preemption on a real cluster: ebb-controller with policy bigc (gp) and 3 real agents of 2
-# CPUs each, filled with 6 long CPU burners that count loop iterations to files. Short 2-task
-# jobs submitted to the full cluster start because the controller suspends long tasks through
-# their agents (submit -> first task running and -> both running, measured REPS times; the
-# first is asserted, both are printed: with bigc the second task waits in a node's probe
-# queue); a displaced long task drops to ~1% of a CPU (from /proc); no long task stays
-# suspended once a short job ends; every long task ends with the iteration count it was
-# asked for. Time budget: about 45 s.
+# Preemption on a real cluster: ebb-controller and 3 real agents of 2 CPUs each (own state
+# dirs, own cgroup parents under the test's cgroup), filled with 6 long CPU burners that count
+# loop iterations to files. A short 2-task job submitted to the full cluster starts because
+# the controller preempts long tasks through their agents. Measured REPS times from the API's
+# own times (a task's started_at, when its agent answered the launch, less the job's
+# submitted_at): submit -> both tasks running, p50 and p99 printed, p99 asserted <= 1 s; and
+# from the decision log submit -> preemptions (or launches) decided, p99 asserted <= 200 ms.
+# Suspending policies: every displaced long task runs at ~1% of a CPU while suspended
+# (/proc, 0.5 s) and is resumed within two policy rounds of the short job's end, started once.
+# Killing policies (EBB_CTL_TEST_KILLS=1): a displaced long task is killed and started again
+# (its .starts file and the decision log show it). Every long task ends with the iteration
+# count it was asked for. The policy is bigc gp by default;
+# tests/test-controller-preempt-ebb.sh and -kill.sh run ebb and bigc kill. About 60 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
 setup_cgroups
-REPS=${EBB_CTL_TEST_REPS:-5}
-ITER=${EBB_CTL_TEST_ITER:-3000000}
-# EBB_CTL_TEST_POLICY: the policy's flags (tests/test-controller-preempt-ebb.sh runs ebb).
-POLICY=${EBB_CTL_TEST_POLICY:---policy bigc --policy-opt mode=gp --policy-opt round-sec=0.05}
+REPS=${EBB_CTL_TEST_REPS:-20}
+ITER=${EBB_CTL_TEST_ITER:-200000}
+# Rounds of 1 s and delayed resumption D = 1 keep 20 repetitions short; the latency bound
+# (200 ms) is still far below a round, so a short job that waited for one would fail it.
+ROUND=1
+POLICY=${EBB_CTL_TEST_POLICY:---policy bigc --policy-opt mode=gp}
+POLICY="$POLICY --policy-opt round-sec=$ROUND --policy-opt resume-tries=1"
+KILLS=${EBB_CTL_TEST_KILLS:-0}
 # shellcheck disable=SC2086 # the flags are words
 CTL_TICK=50ms start_controller $POLICY --node-timeout 10s || { fail "controller did not start"; exit 1; }
 for n in 1 2 3; do start_node $n; done
 wait_for 10 '[.nodes[] | select(.state == "ready")] | length == 3' /v1/nodes || fail "nodes: $(cat "$TMP/body")"
 
 set --
-for k in 1 2 3 4 5 6; do set -- "$@" "$(burner_task long$k "$ITER")"; done
+for k in 1 2 3 4 5 6; do set -- "$@" "$(gated_burner long$k "$ITER")"; done
 capi POST /v1/jobs "$(job_body longjob long "$@")"
 LONG=$(jq -r .id "$TMP/body")
 wait_for 10 '.task_states.running == 6' "/v1/jobs/$LONG" && ok "6 long burners fill the 3 nodes" ||
   fail "long: $(cat "$TMP/body")"
 
-# agent_pid TASK-INDEX: the pid of long task k from its agent.
+# agent_pid TASK-INDEX: the pid of long task k, asked from its agent under the agent task id
+# the controller shows.
 agent_pid () {
   capi GET "/v1/jobs/$LONG"
-  node=$(jq -r ".tasks[$1].node" "$TMP/body"); gen=$(jq -r ".tasks[$1].generation" "$TMP/body")
+  node=$(jq -r ".tasks[$1].node" "$TMP/body"); aid=$(jq -r ".tasks[$1].agent_task_id" "$TMP/body")
   curl -s -H "Authorization: Bearer $(cat "$TOKEN_FILE")" --unix-socket "$TMP/$node.sock" \
-    "http://a/v1/tasks/j$LONG-t$1-g$gen" >"$TMP/task.json"
+    "http://a/v1/tasks/$aid" >"$TMP/task.json"
   jq -r .pid "$TMP/task.json"
 }
-
 now_ms () { date +%s%3N; }
-# cpu_pct1 PID: percent of one CPU used over 1 s.
-cpu_pct1 () { a1=$(cpu_ticks "$1"); sleep 1; a2=$(cpu_ticks "$1"); echo $(( (a2 - a1) * 100 / HZ )); }
-: >"$TMP/lat1"; : >"$TMP/lat2"
-r=0 cpu_checked=0
+# cpu_ns PID: the time PID ran on a CPU, in ns (/proc/PID/schedstat: exact, where utime and
+# stime are sampled at the scheduler tick, too coarse for 10 ms in a second).
+cpu_ns () { cut -d' ' -f1 "/proc/$1/schedstat"; }
+# A short task takes what a long one holds above its 10-millicore footprint: 990 millicores.
+SHORT='{"argv":["sleep","2"],"cpu_millis":990,"memory_bytes":67108864}'
+: >"$TMP/lat"; : >"$TMP/resume"; : >"$TMP/cpu"; : >"$TMP/shorts"
+r=0
 while [ $r -lt "$REPS" ]; do
-  t0=$(now_ms) t1=
-  capi POST /v1/jobs "$(job_body short$r short \
-    '{"argv":["sleep","1.5"],"cpu_millis":900,"memory_bytes":67108864}' \
-    '{"argv":["sleep","1.5"],"cpu_millis":900,"memory_bytes":67108864}')"
+  capi POST /v1/jobs "$(job_body short$r short "$SHORT" "$SHORT")"
   SJ=$(jq -r .id "$TMP/body")
-  while :; do
-    capi GET "/v1/jobs/$SJ"
-    nrun=$(jq '.task_states.running + .task_states.exited' "$TMP/body")
-    [ -z "$t1" ] && [ "$nrun" -ge 1 ] && t1=$(( $(now_ms) - t0 ))
-    [ "$nrun" = 2 ] && break
-    [ $(( $(now_ms) - t0 )) -gt 5000 ] && break
-  done
-  echo "${t1:-5000}" >>"$TMP/lat1"
-  echo $(( $(now_ms) - t0 )) >>"$TMP/lat2"
-  if [ $cpu_checked = 0 ]; then
+  wait_for 10 '[.tasks[] | select(.started_at != null)] | length == 2' "/v1/jobs/$SJ" ||
+    { fail "short $r did not start: $(cat "$TMP/body")"; break; }
+  jq '(([.tasks[].started_at] | max) - .submitted_at) * 1000 | floor' "$TMP/body" >>"$TMP/lat"
+  jq -c '{id, sub: .submitted_at, st: ([.tasks[].started_at] | max)}' "$TMP/body" >>"$TMP/shorts"
+  if [ "$KILLS" = 0 ]; then
+    # Every displaced long task, measured together over the same second.
     capi GET "/v1/jobs/$LONG"
-    k=$(jq -r '[.tasks[] | select(.state == "suspended") | .index][0] // empty' "$TMP/body")
-    if [ -n "$k" ]; then
-      pid=$(agent_pid "$k")
-      case $pid in ''|*[!0-9]*) fail "no pid for long task $k: $(cat "$TMP/task.json")"; pid=1 ;; esac
-      pct=$(cpu_pct1 "$pid")
-      cpu_checked=1
-      [ "$pct" -le 3 ] && ok "a displaced long task ran at $pct% of a CPU while suspended (/proc, 1 s)" ||
-        fail "suspended CPU: $pct%"
+    ks=$(jq -r '[.tasks[] | select(.state == "suspended") | .index] | join(" ")' "$TMP/body")
+    [ -n "$ks" ] || fail "short $r started but no long task is suspended"
+    pids= a1= a2=
+    for k in $ks; do
+      p=$(agent_pid "$k")
+      case $p in ''|*[!0-9]*) fail "no pid for long task $k: $(cat "$TMP/task.json")"; continue ;; esac
+      pids="$pids $p" a1="$a1 $(cpu_ns "$p")"
+    done
+    sleep 0.5
+    set -- $a1
+    for p in $pids; do a2="$a2 $(cpu_ns "$p")"; done
+    # Counted only when the short job still ran at the end of the window (a slow machine
+    # may have ended it, and the long tasks then run again).
+    capi GET "/v1/jobs/$SJ"
+    if jq -e '.task_states.running == 2' "$TMP/body" >/dev/null; then
+      for b in $a2; do echo "$b $1" | awk '{ printf "%.1f\n", ($1 - $2) / 5e6 }' >>"$TMP/cpu"; shift; done
     fi
   fi
-  wait_for 10 '.state == "done"' "/v1/jobs/$SJ" || fail "short $r: $(cat "$TMP/body")"
-  wait_for 5 '.task_states.suspended == 0' "/v1/jobs/$LONG" || fail "not resumed after short $r: $(jq -c '[.tasks[].state]' "$TMP/body")"
+  wait_for 15 '.state == "done"' "/v1/jobs/$SJ" || fail "short $r: $(cat "$TMP/body")"
+  if [ "$KILLS" = 0 ]; then
+    t0=$(now_ms)
+    # D = 1: the first chance with room passes, the second resumes; two rounds at most.
+    wait_for $((2 * ROUND + 2)) '.task_states.suspended == 0 and .task_states.running == 6' "/v1/jobs/$LONG" ||
+      fail "not resumed within two rounds after short $r: $(jq -c '[.tasks[].state]' "$TMP/body")"
+    echo $(( $(now_ms) - t0 )) >>"$TMP/resume"
+  else
+    wait_for $((2 * ROUND + 2)) '.task_states.running == 6' "/v1/jobs/$LONG" ||
+      fail "long tasks not back after short $r: $(jq -c '[.tasks[].state]' "$TMP/body")"
+  fi
   r=$((r + 1))
 done
-[ $cpu_checked = 1 ] || fail "never saw a suspended long task"
 pct () { sort -n "$1" | awk -v q="$2" '{ a[NR] = $1 } END { i = int(NR * q + 0.999); if (i < 1) i = 1; print a[i] }'; }
-f50=$(pct "$TMP/lat1" 0.5) f99=$(pct "$TMP/lat1" 0.99) b50=$(pct "$TMP/lat2" 0.5) b99=$(pct "$TMP/lat2" 0.99)
-echo "submit -> first task running over $REPS short jobs: p50 ${f50} ms, p99 ${f99} ms ($(tr '\n' ' ' <"$TMP/lat1"))"
-echo "submit -> both tasks running: p50 ${b50} ms, p99 ${b99} ms ($(tr '\n' ' ' <"$TMP/lat2"))"
-[ "$f99" -le 1000 ] && ok "a short job's first task starts on the full cluster within 1 s (p99 ${f99} ms)" ||
-  fail "first-task p99 ${f99} ms"
+p50=$(pct "$TMP/lat" 0.5) p99=$(pct "$TMP/lat" 0.99)
+echo "submit -> both tasks running over $REPS short jobs (API times): p50 ${p50} ms, p99 ${p99} ms ($(tr '\n' ' ' <"$TMP/lat"))"
+# The agents' suspensions and launches (a cgroup in four v1 hierarchies, fork, exec) take
+# 20-50 ms on an idle host and up to ten times that on a loaded shared 2-core one: the 200 ms
+# bound is asserted on the controller's part below; end to end, within 1 s.
+[ "$p99" -le 1000 ] && ok "a short job's two tasks run on the full cluster within 1 s (p99 ${p99} ms, p50 ${p50} ms)" ||
+  fail "submit -> both running p99 ${p99} ms"
 capi GET "/v1/decisions?since=0"
-ns=$(jq '[.decisions[] | select(.action == "suspend")] | length' "$TMP/body")
-nr=$(jq '[.decisions[] | select(.action == "resume")] | length' "$TMP/body")
-[ "$ns" -ge "$REPS" ] && [ "$nr" -ge "$REPS" ] && ok "decision log: $ns suspends, $nr resumes" ||
-  fail "decisions: suspend $ns resume $nr"
-capi GET "/v1/jobs/$LONG"
-wait_for 120 '.state == "done"' "/v1/jobs/$LONG" || fail "long job: $(jq -c '[.tasks[].state]' "$TMP/body")"
-good=0
-for k in 1 2 3 4 5 6; do [ "$(cat "$OUT/long$k" 2>/dev/null)" = "$ITER" ] && good=$((good + 1)); done
-[ $good = 6 ] && ok "every long task ended with its $ITER iterations ($(jq '[.tasks[].suspensions] | add' "$TMP/body") suspensions)" ||
+cp "$TMP/body" "$TMP/decisions.json"
+# Where the time went, per short job (ms from submission): the controller decided (its
+# preemptions, or its launches when it found room: what the controller and the policy take),
+# its launches decided (after the agents confirmed the suspensions), both tasks running
+# (the agents answered the launches).
+jq -s --slurpfile d "$TMP/decisions.json" -r '.[] | . as $j
+  | ([$d[0].decisions[] | select(.for_job == $j.id and (.action == "suspend" or .action == "kill")) | .time] | max) as $p
+  | ([$d[0].decisions[] | select(.job == $j.id and .action == "launch") | .time] | max) as $l
+  | "\(((($p // $l) - $j.sub) * 1000) | floor) job \($j.id): preempt \(if $p then (($p - $j.sub) * 1000 | floor) else "-" end) launch \((($l - $j.sub) * 1000) | floor) running \((($j.st - $j.sub) * 1000) | floor)"' \
+  "$TMP/shorts" >"$TMP/phases"
+cut -d' ' -f2- "$TMP/phases"
+cut -d' ' -f1 "$TMP/phases" >"$TMP/decided"
+d50=$(pct "$TMP/decided" 0.5) d99=$(pct "$TMP/decided" 0.99)
+echo "submit -> decided (preemptions, or launches into free room; decision log): p50 ${d50} ms, p99 ${d99} ms"
+[ "$d99" -le 200 ] && ok "the controller decides for a short job within 200 ms (p99 ${d99} ms)" ||
+  fail "submit -> decided p99 ${d99} ms"
+ns=$(jq '[.decisions[] | select(.action == "suspend")] | length' "$TMP/decisions.json")
+nr=$(jq '[.decisions[] | select(.action == "resume")] | length' "$TMP/decisions.json")
+nk=$(jq '[.decisions[] | select(.action == "kill")] | length' "$TMP/decisions.json")
+if [ "$KILLS" = 0 ]; then
+  max=$(sort -n "$TMP/cpu" | tail -1)
+  echo "displaced long tasks while suspended, % of a CPU: $(sort -n "$TMP/cpu" | tr '\n' ' ')"
+  [ -n "$max" ] && awk -v m="$max" 'BEGIN { exit !(m <= 3) }' &&
+    ok "$(wc -l <"$TMP/cpu") displaced long tasks ran at <= $max% of a CPU while suspended (/proc, 0.5 s)" ||
+    fail "suspended CPU up to ${max:-?}%"
+  echo "short done -> long tasks resumed (ms): $(tr '\n' ' ' <"$TMP/resume")"
+  [ "$ns" -ge "$REPS" ] && [ "$nr" -ge "$REPS" ] && [ "$nk" = 0 ] && ok "decision log: $ns suspends, $nr resumes, no kill" ||
+    fail "decisions: suspend $ns resume $nr kill $nk"
+else
+  [ "$nk" -ge "$REPS" ] && ok "decision log: $nk kills" || fail "decisions: kill $nk"
+fi
+touch "$OUT/release"
+wait_for 90 '.state == "done"' "/v1/jobs/$LONG" || fail "long job: $(jq -c '[.tasks[].state]' "$TMP/body")"
+good=0 starts=0
+for k in 1 2 3 4 5 6; do
+  [ "$(cat "$OUT/long$k" 2>/dev/null)" = "$ITER" ] && good=$((good + 1))
+  starts=$((starts + $(wc -l <"$OUT/long$k.starts")))
+done
+[ $good = 6 ] && ok "every long task ended with its $ITER iterations ($(jq '[.tasks[].suspensions] | add' "$TMP/body") suspensions, $starts starts)" ||
   fail "counts: $good of 6"
-[ "$FAILED" = 0 ] || { capi GET "/v1/decisions?since=0"; jq -c '.decisions[:40][] | [.seq, .action, .task, .node, .for_job, .reason]' "$TMP/body"; }
+if [ "$KILLS" = 0 ]; then
+  [ $starts = 6 ] && ok "no long task started twice" || fail "$starts starts of 6 long tasks"
+else
+  # Each kill shows as a second start and a higher generation of that task.
+  gens=$(jq '[.tasks[].generation - 1] | add' "$TMP/body")
+  [ $starts -gt 6 ] && [ $((starts - 6)) = "$gens" ] &&
+    ok "killed long tasks started again: $((starts - 6)) restarts in the counts, generations agree" ||
+    fail "restarts: $starts starts, generations $gens"
+fi
+[ "$FAILED" = 0 ] || jq -c '.decisions[:60][] | [.seq, .action, .task, .node, .for_job, .reason]' "$TMP/decisions.json"
 exit $FAILED

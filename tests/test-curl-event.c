@@ -23,6 +23,8 @@ typedef struct
   bool reply;       /* answer the request, or keep the connection silent */
   bool exit_accept; /* leave the loop as soon as a connection is accepted */
   size_t watched_at_accept;
+  int n_accept;
+  int older_fds[4];
   int n_done;
   CURLcode code;
   char body[64];
@@ -49,7 +51,10 @@ on_accept (sd_event_source *src EBB_UNUSED, int fd, uint32_t revents EBB_UNUSED,
   int c = accept (fd, NULL, NULL);
   if (c < 0)
     return 0;
+  if (f->conn_fd >= 0 && f->n_accept <= (int)EBB_ARRAY_SIZE (f->older_fds))
+    f->older_fds[f->n_accept - 1] = f->conn_fd; /* kept open: the transfer waits */
   f->conn_fd = c;
+  f->n_accept++;
   f->watched_at_accept = ebb_curl_event_n_watched (f->ce);
   if (f->reply)
     CU_ASSERT (sd_event_add_io (f->event, NULL, c, EPOLLIN, on_conn, f) >= 0);
@@ -133,6 +138,8 @@ fixture_clear (fixture *f)
   ebb_curl_event_free (f->ce);
   if (f->conn_fd >= 0)
     close (f->conn_fd);
+  for (int i = 0; i < f->n_accept - 1 && i < (int)EBB_ARRAY_SIZE (f->older_fds); i++)
+    close (f->older_fds[i]);
   close (f->listen_fd);
   sd_event_unref (f->event);
 }
@@ -196,6 +203,45 @@ test_remove_releases (void)
   fixture_clear (&f);
 }
 
+static int
+on_quiet (sd_event_source *src EBB_UNUSED, uint64_t usec EBB_UNUSED, void *userdata)
+{
+  fixture *f = userdata;
+  sd_event_exit (f->event, 0);
+  return 0;
+}
+
+/* Two transfers to a server that never answers: two connections, or one under a cap of one
+ * per host (the second waits inside curl). */
+static int
+accepts_with_limit (long per_host)
+{
+  fixture f;
+  fixture_init (&f);
+  if (per_host)
+    ebb_curl_event_limit (f.ce, per_host, 0);
+  CURL *e1 = fixture_easy (&f, 0), *e2 = fixture_easy (&f, 0);
+  CU_ASSERT (
+      sd_event_add_time_relative (f.event, NULL, CLOCK_MONOTONIC, 300 * 1000, 1000, on_quiet, &f)
+      >= 0);
+  CU_ASSERT_EQUAL (sd_event_loop (f.event), 0);
+  int n = f.n_accept;
+  CU_ASSERT_EQUAL (f.n_done, 0);
+  ebb_curl_event_remove (f.ce, e1);
+  ebb_curl_event_remove (f.ce, e2);
+  curl_easy_cleanup (e1);
+  curl_easy_cleanup (e2);
+  fixture_clear (&f);
+  return n;
+}
+
+static void
+test_limit_connections (void)
+{
+  CU_ASSERT_EQUAL (accepts_with_limit (0), 2);
+  CU_ASSERT_EQUAL (accepts_with_limit (1), 1);
+}
+
 static void
 test_bad_args (void)
 {
@@ -207,9 +253,8 @@ test_bad_args (void)
 }
 
 static const ebb_cu_test tests[] = {
-  EBB_CU_TEST (test_transfer_completes),
-  EBB_CU_TEST (test_timeout_through_timer),
-  EBB_CU_TEST (test_remove_releases),
+  EBB_CU_TEST (test_transfer_completes), EBB_CU_TEST (test_timeout_through_timer),
+  EBB_CU_TEST (test_remove_releases),    EBB_CU_TEST (test_limit_connections),
   EBB_CU_TEST (test_bad_args),
 };
 

@@ -59,7 +59,7 @@ run timeout 20 $E submit --name quick --class short --tasks 2 --cpu 100 --memory
 JOB=${OUT%% *}
 run $E job "$JOB"
 echo "$OUT"
-[ "$RC" = 0 ] && [ "$(echo "$OUT" | grep -Ec '  exited  +n[12]  +0 ')" = 2 ] && ok "job: both tasks exited 0 on a node" || fail "job: $OUT"
+[ "$RC" = 0 ] && [ "$(echo "$OUT" | grep -Ec '  exited  +n[12]  +j1-t[01]-g1  +0 ')" = 2 ] && ok "job: both tasks exited 0 on a node, with their agent task ids" || fail "job: $OUT"
 run $E jobs
 echo "$OUT" | grep -q "^$JOB  *quick  *short  *done  *2/2 " && ok "jobs: quick done 2/2" || fail "jobs: $OUT"
 run $E --json job "$JOB"

@@ -368,8 +368,8 @@ test_answers (void)
   s = print_answer (ebbctl_print_answer_job, &kill, "3",
                     "{\"id\":3,\"tasks\":[{\"state\":\"queued\",\"node\":\"n1\"}]}", &rc);
   CU_ASSERT_STRING_EQUAL (s, "id: 3\n\n"
-                             "TASK  STATE   NODE  EXIT  SUSPENSIONS  RUNTIME\n"
-                             "0     queued  n1    -     -            -\n");
+                             "TASK  STATE   NODE  AGENT-TASK  EXIT  SUSPENSIONS  RUNTIME\n"
+                             "0     queued  n1    -           -     -            -\n");
   free (s);
 }
 

@@ -53,14 +53,14 @@ echo "$OUT" | grep -q 'evil?\[2Jname' && ! grep -q "$(printf '\033')" "$TMP/out"
 
 cat >"$TMP/GET_jobs_1.json" <<EOF2
 {"id":"1","name":"burn-long","class":"long","state":"running","submitted_at":$now,"started_at":$now,
- "tasks":[{"id":"1.0","state":"running","node":"node-a","suspensions":0,"started_at":$now},
-          {"id":"1.1","state":"suspended","node":"node-b","suspensions":2,"started_at":$now},
-          {"id":"1.2","state":"exited","node":"node-a","exit_status":0,"suspensions":1,"started_at":$now,"finished_at":$((now + 5))}]}
+ "tasks":[{"id":"1.0","state":"running","node":"node-a","agent_task_id":"j1-t0-g1","suspensions":0,"started_at":$now},
+          {"id":"1.1","state":"suspended","node":"node-b","agent_task_id":"j1-t1-g2","suspensions":2,"started_at":$now},
+          {"id":"1.2","state":"exited","node":"node-a","agent_task_id":"j1-t2-g1","exit_status":0,"suspensions":1,"started_at":$now,"finished_at":$((now + 5))}]}
 EOF2
 run $E job 1
 echo "$OUT"
-[ "$RC" = 0 ] && echo "$OUT" | grep -qx 'state: running' && echo "$OUT" | grep -q '^TASK  *STATE  *NODE  *EXIT  *SUSPENSIONS  *RUNTIME$' &&
-  echo "$OUT" | grep -q '^1\.1  *suspended  *node-b  *-  *2 ' && echo "$OUT" | grep -q '^1\.2  *exited  *node-a  *0  *1  *5\.0s$' &&
+[ "$RC" = 0 ] && echo "$OUT" | grep -qx 'state: running' && echo "$OUT" | grep -q '^TASK  *STATE  *NODE  *AGENT-TASK  *EXIT  *SUSPENSIONS  *RUNTIME$' &&
+  echo "$OUT" | grep -q '^1\.1  *suspended  *node-b  *j1-t1-g2  *-  *2 ' && echo "$OUT" | grep -q '^1\.2  *exited  *node-a  *j1-t2-g1  *0  *1  *5\.0s$' &&
   ok "job: the job and a table of its tasks" || fail "job 1: $OUT"
 run $E job 77;  expect_rc 4 "job of an unknown id"
 echo "$ERR" | grep -q 'HTTP 404' && ok "404 reported" || fail "404: $ERR"

@@ -915,8 +915,10 @@ on_watchdog (sd_event_source *s, uint64_t usec EBB_UNUSED, void *u EBB_UNUSED)
   return sd_event_exit (sd_event_source_get_event (s), 1);
 }
 
+/* 50 calls at once over tcp and a unix socket, under a cap (0: none) of connections per
+ * host and calls under way: all of them complete. */
 static void
-test_async_50_concurrent (void)
+async_50 (long per_host, long total)
 {
   char spec[160];
   snprintf (spec, sizeof spec, "unix:%s/async.sock", tmpdir);
@@ -932,6 +934,8 @@ test_async_50_concurrent (void)
   CU_ASSERT_PTR_NOT_NULL_FATAL (s);
   ebb_http_client *c = ebb_http_client_new (st.event, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL (c);
+  if (per_host || total)
+    ebb_http_client_limit (c, per_host, total);
   for (int i = 0; i < st.expect; i++)
     {
       async_req *r = calloc (1, sizeof *r);
@@ -955,7 +959,7 @@ test_async_50_concurrent (void)
                               NULL);
   uint64_t t0 = ebb_now_usec ();
   CU_ASSERT_EQUAL (sd_event_loop (st.event), 0);
-  fprintf (stderr, "50 concurrent requests (tcp+unix) in %.1f ms\n",
+  fprintf (stderr, "50 concurrent requests (tcp+unix, cap %ld/%ld) in %.1f ms\n", per_host, total,
            (double)(ebb_now_usec () - t0) / 1000.0);
   CU_ASSERT_EQUAL (st.done, 50);
   CU_ASSERT_EQUAL (st.ok, 50);
@@ -964,6 +968,19 @@ test_async_50_concurrent (void)
   ebb_http_client_free (c);
   ebb_http_server_free (s);
   sd_event_unref (st.event);
+}
+
+static void
+test_async_50_concurrent (void)
+{
+  async_50 (0, 0);
+}
+
+/* Capped: the calls over the cap wait in the client and still all complete. */
+static void
+test_async_50_capped (void)
+{
+  async_50 (2, 3);
 }
 
 static void
@@ -1450,6 +1467,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_client_errors),
   EBB_CU_TEST (test_client_response_cap),
   EBB_CU_TEST (test_async_50_concurrent),
+  EBB_CU_TEST (test_async_50_capped),
   EBB_CU_TEST (test_async_timeout_and_cancel),
 };
 EBB_CU_MAIN ("http-server", suite_init, suite_clean, tests)

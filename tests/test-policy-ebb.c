@@ -484,6 +484,52 @@ test_policy_vector_takes_cpu_only (void)
   free_jobs (jobs, 3);
 }
 
+/* Adoption (the controller after a restart): long tasks already running on the node are
+ * recorded where they run, with no LAUNCH; a short task then preempts one of them like a
+ * task the policy launched, and a second adopted job gets nothing the node has not got. */
+static void
+test_policy_adopted_tasks_are_preempted (void)
+{
+  ebb_pol_job jobs[2] = {
+    { .ntasks = 2, .est_task_sec = 1000, .demand = { 1000, 64 << 20 } },
+    { .ntasks = 1, .est_task_sec = 5, .demand = { 990, 64 << 20 } },
+  };
+  ebb_pol *p = make_ebb (1, (ebb_pol_res){ 2000, 2 * GIB }, (ebb_pol_res){ 10, 64 << 20 }, 0, jobs);
+  size_t n;
+  const uint32_t nodes[2] = { 0, 0 };
+  ebb_pol_job_adopted (p, 0, 0, nodes);
+  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0);
+  CU_ASSERT_EQUAL (jobs[0].launched, 2);
+  CU_ASSERT_EQUAL (jobs[0].is_long, 1);
+  CU_ASSERT_EQUAL (p->node_free[0].cpu_millis, 0);
+  ebb_pol_job_arrived (p, 1, 1);
+  int i = find_act (p, EBB_POL_ACT_SUSPEND);
+  CU_ASSERT_FATAL (i >= 0);
+  const ebb_pol_action *a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL (a[i].job, 0);
+  CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_IMMEDIATE);
+  CU_ASSERT_EQUAL (a[i].amount.cpu_millis, 990);
+  uint32_t victim = a[i].arg;
+  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0);
+  ebb_pol_clear_actions (p);
+  ebb_pol_task_reclaimed (p, 1, 0, 0, victim, (ebb_pol_res){ 990, 0 }, 1);
+  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) >= 0);
+  ebb_pol_clear_actions (p);
+  /* The short task ends: the adopted task gets its room back (D = 0). */
+  ebb_pol_task_finished (p, 6, 0, 1, 0);
+  i = find_act (p, EBB_POL_ACT_RESUME);
+  CU_ASSERT_FATAL (i >= 0);
+  a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL (a[i].arg, victim);
+  ebb_pol_clear_actions (p);
+  ebb_pol_task_resumed (p, 6, 0, 0, victim);
+  /* An adopted task that ends frees its room like a launched one. */
+  ebb_pol_task_finished (p, 7, 0, 0, 1 - victim);
+  CU_ASSERT_EQUAL (p->node_free[0].cpu_millis, 1000);
+  ebb_pol_free (p);
+  free_jobs (jobs, 2);
+}
+
 /* The length bound inside the policy: a long task preempted for W / 4M (75 s here) takes
  * its slot back when the short task holding it ends, even though more short work waits. */
 static void
@@ -525,7 +571,8 @@ test_policy_needs_resources (void)
 }
 
 /* An adopted long task (ebb_pol_job_adopted) holds its demand on its node without a LAUNCH
- * and is suspended for a short task like one the policy launched; slot mode refuses. */
+ * and is suspended for a short task like one the policy launched; a node out of range and
+ * slot mode are refused with nothing changed. */
 static void
 test_policy_adopted_is_preemptible (void)
 {
@@ -537,9 +584,11 @@ test_policy_adopted_is_preemptible (void)
     { .ntasks = 1, .est_task_sec = 10, .demand = { 990, 64 << 20 } },
   };
   ebb_pol *p = make_ebb (1, (ebb_pol_res){ 1000, GIB }, (ebb_pol_res){ 10, 64 << 20 }, 0, jobs);
-  CU_ASSERT_EQUAL (ebb_pol_job_adopted (p, 0, 0, 1), -1); /* no such node: nothing changed */
+  const uint32_t bad[1] = { 1 }, on0[1] = { 0 };
+  CU_ASSERT_EQUAL (ebb_pol_job_adopted (p, 0, 0, bad), -1); /* no such node: nothing changed */
   CU_ASSERT_EQUAL (p->node_free[0].cpu_millis, 1000);
-  CU_ASSERT_EQUAL_FATAL (ebb_pol_job_adopted (p, 0, 0, 0), 0);
+  CU_ASSERT_PTR_NULL (jobs[0].tasks);
+  CU_ASSERT_EQUAL_FATAL (ebb_pol_job_adopted (p, 0, 0, on0), 0);
   CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0);
   CU_ASSERT_EQUAL (p->node_free[0].cpu_millis, 0);
   CU_ASSERT_EQUAL (jobs[0].tasks[0].state, EBB_POL_TASK_RUNNING);
@@ -564,7 +613,8 @@ test_policy_adopted_is_preemptible (void)
   sp.nnodes = 1;
   ebb_pol *q = ebb_pol_new ("hawk", &sp, sjobs, NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL (q);
-  CU_ASSERT_EQUAL (ebb_pol_job_adopted (q, 0, 0, 0), -1);
+  CU_ASSERT_EQUAL (ebb_pol_job_adopted (q, 0, 0, on0), -1);
+  CU_ASSERT_EQUAL (sjobs[0].is_long, 0); /* not even classified */
   ebb_pol_free (q);
 }
 
@@ -578,6 +628,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_delayed_resumption),
   EBB_CU_TEST (test_suspend_bound_alternating_bursts),
   EBB_CU_TEST (test_determinism),
+  EBB_CU_TEST (test_policy_adopted_tasks_are_preempted),
   EBB_CU_TEST (test_params_check),
   EBB_CU_TEST (test_policy_slot_preempts_and_resumes),
   EBB_CU_TEST (test_policy_short_waits_for_short),

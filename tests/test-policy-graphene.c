@@ -181,6 +181,65 @@ test_offline_by_hand (void)
   ebb_dag_graph_free (&g);
 }
 
+/* On generated DAGs of every shape, each on 1 to 4 machines: the preferred schedule starts
+ * every task after its parents end, its makespan is at least the critical path and the work
+ * bound (work / machines in every resource), and ranks are a permutation. */
+static void
+test_offline_properties (void)
+{
+  ebb_rng rng;
+  ebb_rng_seed (&rng, 11);
+  int64_t cap[EBB_DAG_NRES] = { 16000, 64 * GIB, 10000 };
+  ebb_sim_trace *t = ebb_sim_trace_new ();
+  ebb_sim_gen_dag (t, 60, 4, 1.0, cap, &rng);
+  uint32_t bad_deps = 0, bad_bounds = 0, bad_ranks = 0;
+  for (uint32_t j = 0; j < t->njobs; j++)
+    {
+      uint32_t n = t->ntasks[j], bad;
+      uint64_t first = t->first_task[j];
+      ebb_dag_graph g;
+      CU_ASSERT_EQUAL_FATAL (ebb_dag_graph_build (&g, n, t->dag->edges + 2 * t->dag->edge_first[j],
+                                                  t->dag->nedges[j], &bad),
+                             0);
+      double *dem = malloc ((size_t)n * EBB_DAG_NRES * sizeof *dem), *cp = malloc (n * sizeof *cp);
+      for (size_t i = 0; i < (size_t)n * EBB_DAG_NRES; i++)
+        dem[i] = (double)t->dag->demand[first * EBB_DAG_NRES + i] / (double)cap[i % EBB_DAG_NRES];
+      ebb_gr_dag d = {
+        .n = n, .g = &g, .dur = t->dur_sec + first, .dem = dem, .stage = t->dag->stage + first
+      };
+      d.machines = 1 + j % 4;
+      double *start = malloc (n * sizeof *start);
+      uint32_t *rank = malloc (n * sizeof *rank), *seen = calloc (n, sizeof *seen);
+      ebb_gr_plan plan = { .start = start, .rank = rank };
+      CU_ASSERT_EQUAL_FATAL (ebb_gr_build_schedule (&d, &plan), 0);
+      ebb_dag_cp_length (&g, d.dur, cp);
+      double work[EBB_DAG_NRES] = { 0 }, cpl = 0;
+      for (uint32_t i = 0; i < n; i++)
+        {
+          cpl = cp[i] > cpl ? cp[i] : cpl;
+          for (int r = 0; r < EBB_DAG_NRES; r++)
+            work[r] += d.dur[i] * dem[i * EBB_DAG_NRES + r];
+          for (uint32_t k = g.par_off[i]; k < g.par_off[i + 1]; k++)
+            bad_deps += start[i] < start[g.par[k]] + d.dur[g.par[k]] - 1e-6;
+          bad_ranks += rank[i] >= n || seen[rank[i] < n ? rank[i] : 0]++;
+        }
+      bad_bounds += plan.makespan < cpl - 1e-6;
+      for (int r = 0; r < EBB_DAG_NRES; r++)
+        bad_bounds += plan.makespan < work[r] / d.machines - 1e-6;
+      CU_ASSERT (plan.candidates >= 1 && plan.schedules == plan.candidates * EBB_GR_NORDERS);
+      free (dem);
+      free (cp);
+      free (start);
+      free (rank);
+      free (seen);
+      ebb_dag_graph_free (&g);
+    }
+  CU_ASSERT_EQUAL (bad_deps, 0);
+  CU_ASSERT_EQUAL (bad_bounds, 0);
+  CU_ASSERT_EQUAL (bad_ranks, 0);
+  ebb_sim_trace_free (t);
+}
+
 /* A trace of one DAG job from hand-written tasks (cpu in millicores, memory 0). */
 static ebb_sim_trace *
 one_job (uint32_t n, const double *dur, const int64_t *cpu, uint32_t nedges, const uint32_t *edges)
@@ -455,10 +514,11 @@ test_engine_refusals (void)
 }
 
 static const ebb_cu_test tests[] = {
-  EBB_CU_TEST (test_parse_dag),         EBB_CU_TEST (test_parse_cycles_refused),
-  EBB_CU_TEST (test_graph_helpers),     EBB_CU_TEST (test_offline_by_hand),
-  EBB_CU_TEST (test_online_hand_cases), EBB_CU_TEST (test_determinism),
-  EBB_CU_TEST (test_deficit_bounded),   EBB_CU_TEST (test_engine_refusals),
+  EBB_CU_TEST (test_parse_dag),          EBB_CU_TEST (test_parse_cycles_refused),
+  EBB_CU_TEST (test_graph_helpers),      EBB_CU_TEST (test_offline_by_hand),
+  EBB_CU_TEST (test_offline_properties), EBB_CU_TEST (test_online_hand_cases),
+  EBB_CU_TEST (test_determinism),        EBB_CU_TEST (test_deficit_bounded),
+  EBB_CU_TEST (test_engine_refusals),
 };
 
 EBB_CU_MAIN ("policy-graphene", NULL, NULL, tests)

@@ -68,6 +68,8 @@ test_virtual_size (void)
   CU_ASSERT_DOUBLE_EQUAL (ebb_spec_virtual_size (1.5, 3), 4.0, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL (ebb_spec_virtual_size (2.0, 7), 7.0, 1e-12);
   CU_ASSERT_DOUBLE_EQUAL (ebb_spec_virtual_size (1.25, 10), 16.0, 1e-12);
+  /* Past beta 2 the threshold is 1 slot per task: max(2 / beta, 1). */
+  CU_ASSERT_DOUBLE_EQUAL (ebb_spec_virtual_size (4.0, 6), 6.0, 1e-12);
 }
 
 /* Guideline 2 (slots short of the sum of virtual sizes): the smallest jobs get their
@@ -289,6 +291,33 @@ test_refusal (void)
   ebb_pol_free (p);
 }
 
+/* A refusal names the refusing scheduler's smallest unsatisfied job (job j belongs to
+ * scheduler j mod 10). A (job 0, 2 tasks) runs on both nodes; K (job 10, same scheduler)
+ * arrives, its reservations still on their way. When A's first task ends, the worker offers
+ * A (nothing to run: refused, K named); after the one refusal allowed, it makes K a
+ * non-refusable offer: three round trips, and K runs though it has no reservation there. */
+static void
+test_refusal_names_unsatisfied (void)
+{
+  ebb_pol_job jobs[11]
+      = { [0] = { .ntasks = 2, .est_task_sec = 1 }, [10] = { .ntasks = 1, .est_task_sec = 1 } };
+  ebb_pol *p = make ("hopper", 2, jobs, EBB_POL_SPEC_DECENTRAL, 1.0);
+  p->params.refusals = 1;
+  fake_progress_value = 0;
+  ebb_pol_job_arrived (p, 0, 0);
+  deliver_probes (p, 0);
+  CU_ASSERT_EQUAL_FATAL (p->jobs[0].launched, 2);
+  ebb_pol_job_arrived (p, 0.01, 10);
+  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_PROBE, 10), 4);
+  ebb_pol_clear_actions (p);
+  ebb_spec *s = p->priv;
+  ebb_pol_task_finished (p, 1.0, s->jobs[0].tasks[0].node[0], 0, 0);
+  ebb_pol_action lk = only (p, EBB_POL_ACT_LAUNCH);
+  CU_ASSERT_EQUAL (lk.job, 10);
+  CU_ASSERT_DOUBLE_EQUAL (lk.delay_sec, 6 * p->params.net_delay_sec, 1e-12);
+  ebb_pol_free (p);
+}
+
 /* The same with epsilon 0.1: B holds less than its fair share (0.9 x 2 / 2 slots) and is
  * offered first, so nobody refuses. */
 static void
@@ -444,6 +473,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_probe_counts),
   EBB_CU_TEST (test_refusal),
   EBB_CU_TEST (test_fair_first),
+  EBB_CU_TEST (test_refusal_names_unsatisfied),
   EBB_CU_TEST (test_engine_copy_wins),
   EBB_CU_TEST (test_copy_durations),
   EBB_CU_TEST (test_determinism),

@@ -111,6 +111,45 @@ test_ring_rotation_order (void)
   ebb_pol_free (p);
 }
 
+/* Every probe marked in one round travels in the round's one message, each hop counted as a
+ * rotation: four busy workers, a 3-task job's probes find no room (7 tasks on 4 workers:
+ * queue size 3/4) and leave together at t = 1; one worker frees up meanwhile, and of the
+ * round's hops the one reaching it launches there while the others go on, again in one
+ * message. */
+static void
+test_round_moves_together (void)
+{
+  ebb_pol_job jobs[2] = { { .ntasks = 4, .est_task_sec = 100 },
+                          { .ntasks = 3, .est_task_sec = 10, .submit_sec = 0.3 } };
+  ebb_pol *p = make (4, jobs, 1.0);
+  ebb_pol_job_arrived (p, 0, 0);
+  deliver_all (p, 0);
+  ebb_pol_clear_actions (p);
+  ebb_pol_job_arrived (p, 0.3, 1);
+  size_t n;
+  const ebb_pol_action *a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 3);
+  uint32_t first = a[0].node;
+  deliver_all (p, 0.3);
+  ebb_pol_action c1 = only (p, EBB_POL_ACT_PROBE); /* one message for the round */
+  CU_ASSERT_DOUBLE_EQUAL (c1.delay_sec, 0.7, 1e-9);
+  CU_ASSERT_EQUAL (c1.node, (first + 1) % 4);
+  CU_ASSERT_EQUAL (p->stats.rotations, 3);
+  ebb_pol_clear_actions (p);
+  uint32_t w = (first + 1) % 4;
+  ebb_pol_task_finished (p, 0.9, w, 0, 0);
+  CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_LAUNCH), 0);
+  ebb_pol_clear_actions (p);
+  ebb_pol_probe_arrived (p, 1.0, c1.node, c1.arg);
+  ebb_pol_action l = only (p, EBB_POL_ACT_LAUNCH);
+  CU_ASSERT_EQUAL (l.node, w);
+  CU_ASSERT_EQUAL (l.job, 1);
+  ebb_pol_action c2 = only (p, EBB_POL_ACT_PROBE);
+  CU_ASSERT_DOUBLE_EQUAL (c2.delay_sec, 1.0, 1e-9);
+  CU_ASSERT_EQUAL (p->stats.rotations, 5); /* two more hops; the third ended in a launch */
+  ebb_pol_free (p);
+}
+
 /* Follows node 0's queue (job ids, head first). */
 static size_t
 queue_jobs (const ebb_pol *p, uint32_t node, uint32_t *out, size_t cap)
@@ -318,9 +357,13 @@ test_bad_parameters (void)
 }
 
 static const ebb_cu_test tests[] = {
-  EBB_CU_TEST (test_ring_rotation_order),           EBB_CU_TEST (test_threshold_bounds_reordering),
-  EBB_CU_TEST (test_past_threshold_never_bypassed), EBB_CU_TEST (test_elastic_queue_shrinks),
-  EBB_CU_TEST (test_deterministic_per_seed),        EBB_CU_TEST (test_bad_parameters),
+  EBB_CU_TEST (test_ring_rotation_order),
+  EBB_CU_TEST (test_round_moves_together),
+  EBB_CU_TEST (test_threshold_bounds_reordering),
+  EBB_CU_TEST (test_past_threshold_never_bypassed),
+  EBB_CU_TEST (test_elastic_queue_shrinks),
+  EBB_CU_TEST (test_deterministic_per_seed),
+  EBB_CU_TEST (test_bad_parameters),
   EBB_CU_TEST (test_no_rotation_ablation),
 };
 

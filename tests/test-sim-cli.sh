@@ -89,6 +89,14 @@ b=$("$sim" -p hopper -n 40 -t "$tmp/p1.tr" --probes 3 --refusals 1 --epsilon 0.2
   sed -e 's/"wall_seconds":[0-9.e+-]*,//' -e 's/"peak_rss_bytes":[0-9-]*,//' \
       -e 's/"events_per_second":[0-9.e+-]*,//' -e 's/"engine_seconds":[0-9.e+-]*,//')
 [ -n "$a" ] && [ "$a" = "$b" ] && echo "ok: hopper deterministic JSON" || { echo "FAIL: hopper determinism"; fail=1; }
+# The controller runs the same policies but not task copies: it refuses hopper at start.
+ctl="${EBB_TOP_BUILDDIR:-.}/ebb-controller"
+if "$ctl" --policy hopper --state-dir "$tmp/ctl" --listen "unix:$tmp/ctl.sock" >"$tmp/ctl.out" 2>&1; then
+  echo "FAIL: ebb-controller accepted hopper"; fail=1
+else
+  grep -q "runs copies of tasks" "$tmp/ctl.out" && echo "ok: ebb-controller refuses hopper" \
+    || { echo "FAIL: ebb-controller hopper: $(cat "$tmp/ctl.out")"; fail=1; }
+fi
 # The slot policies report all.mean too, without speculative_copies.
 "$sim" -p sparrow -n 40 -t "$tmp/p1.tr" --json | grep '"all":{"count":300,"mean":' \
   | grep -vq '"speculative_copies"' && echo "ok: all.mean for sparrow" || { echo "FAIL: sparrow all"; fail=1; }

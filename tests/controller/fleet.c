@@ -4,10 +4,17 @@
  * (spread over the period) with its capacity, URL and tasks. A task runs for the seconds of
  * its argv ["sleep", S] (else forever) and is then reported exited with status 0.
  *
- * Usage: fleet CONTROLLER-URL N TOKEN-FILE [HB-SEC] [CPU-MILLIS-PER-NODE] */
+ * Flood mode (FLOOD-TASKS-PER-SEC > 0): after the first heartbeat of every node, submits
+ * jobs of TASKS-PER-JOB tasks of "sleep 0.5" at that rate for FLOOD-SEC seconds, then prints
+ * the submissions and the launches the fleet received in that window and 2 s after, as
+ * placements per second of the window ("flood: ... placements/s").
+ *
+ * Usage: fleet CONTROLLER-URL N TOKEN-FILE [HB-SEC] [CPU-MILLIS-PER-NODE]
+ *              [FLOOD-TASKS-PER-SEC FLOOD-SEC [TASKS-PER-JOB]] */
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +54,13 @@ static struct
   uint64_t hb_usec, cpu;
   vnode *nodes;
   uint64_t hb_ok, hb_err;
+  uint64_t launches; /* received, all time */
+  /* Flood mode. */
+  double flood_rate, flood_sec;
+  uint32_t flood_per_job;
+  uint64_t flood_t0, flood_due, flood_sent, flood_ok, flood_err, flood_launches0;
+  bool flood_done;
+  char *flood_body;
 } F;
 
 static long
@@ -109,6 +123,7 @@ h_launch (ebb_http_request *req, ebb_http_response *resp, void *ud)
           + (uint64_t)(atof (json_object_get_string (json_object_array_get_idx (argv, 1))) * 1e6);
   t->next = F.nodes[k].tasks;
   F.nodes[k].tasks = t;
+  F.launches++;
   ebb_http_reply_json (resp, 201, task_json (t));
   return EBB_HTTP_REPLIED;
 }
@@ -209,6 +224,62 @@ heartbeat (uint32_t k)
   json_object_put (o);
 }
 
+static void
+submit_done (ebb_http_result *res, const ebb_error *err, void *ud)
+{
+  (void)ud;
+  if (!err && res->status == 201)
+    F.flood_ok++;
+  else
+    F.flood_err++;
+}
+
+/* Flood mode, every 10 ms: the jobs due since the start, then the report. */
+static void
+flood_tick (uint64_t now)
+{
+  if (F.flood_done || F.hb_ok < F.n)
+    return; /* not every node has reported yet */
+  if (!F.flood_t0)
+    {
+      F.flood_t0 = now;
+      F.flood_launches0 = F.launches;
+      json_object *task = json_tokener_parse ("{\"argv\":[\"sleep\",\"0.5\"],"
+                                              "\"cpu_millis\":1000,\"memory_bytes\":67108864}");
+      json_object *arr = json_object_new_array ();
+      for (uint32_t i = 0; i < F.flood_per_job; i++)
+        json_object_array_add (arr, json_object_get (task));
+      json_object_put (task);
+      json_object *job = json_object_new_object ();
+      json_object_object_add (job, "tasks", arr);
+      F.flood_body = ebb_xstrdup (json_object_to_json_string (job));
+      json_object_put (job);
+    }
+  double t = (double)(now - F.flood_t0) / 1e6;
+  if (t < F.flood_sec)
+    {
+      uint64_t due = (uint64_t)(t * F.flood_rate / F.flood_per_job);
+      ebb_http_call_opts opts = { .bearer_token = F.token, .timeout_ms = 30000 };
+      for (; F.flood_sent < due; F.flood_sent++)
+        {
+          json_object *body = json_tokener_parse (F.flood_body);
+          ebb_http_client_start (F.cli, "POST", F.ctl, "/v1/jobs", body, &opts, submit_done, NULL,
+                                 NULL);
+          json_object_put (body);
+        }
+      return;
+    }
+  if (t < F.flood_sec + 2)
+    return;
+  uint64_t got = F.launches - F.flood_launches0;
+  printf ("flood: %" PRIu64 " jobs of %u tasks submitted in %.0f s (%" PRIu64 " accepted, %" PRIu64
+          " failed); %" PRIu64 " launches received: %.0f placements/s\n",
+          F.flood_sent, F.flood_per_job, F.flood_sec, F.flood_ok, F.flood_err, got,
+          (double)got / F.flood_sec);
+  fflush (stdout);
+  F.flood_done = true;
+}
+
 /* Every 10 ms: the share of the fleet due in this slice of the period. */
 static int
 on_tick (sd_event_source *s, uint64_t usec, void *ud)
@@ -220,6 +291,8 @@ on_tick (sd_event_source *s, uint64_t usec, void *ud)
       heartbeat (F.next_hb);
       F.next_hb = (F.next_hb + 1) % F.n;
     }
+  if (F.flood_rate > 0)
+    flood_tick (ebb_now_usec ());
   sd_event_source_set_time (s, usec + 10000);
   sd_event_source_set_enabled (s, SD_EVENT_ON);
   return 0;
@@ -240,7 +313,8 @@ main (int argc, char **argv)
 {
   if (argc < 4)
     {
-      fprintf (stderr, "usage: fleet CONTROLLER-URL N TOKEN-FILE [HB-SEC] [CPU-MILLIS]\n");
+      fprintf (stderr, "usage: fleet CONTROLLER-URL N TOKEN-FILE [HB-SEC] [CPU-MILLIS]"
+                       " [FLOOD-TASKS-PER-SEC FLOOD-SEC [TASKS-PER-JOB]]\n");
       return 2;
     }
   sigset_t ss;
@@ -253,6 +327,11 @@ main (int argc, char **argv)
   F.n = (uint32_t)strtoul (argv[2], NULL, 10);
   F.hb_usec = (uint64_t)((argc > 4 ? atof (argv[4]) : 5) * 1e6);
   F.cpu = argc > 5 ? strtoull (argv[5], NULL, 10) : 1000;
+  F.flood_rate = argc > 7 ? atof (argv[6]) : 0;
+  F.flood_sec = argc > 7 ? atof (argv[7]) : 0;
+  F.flood_per_job = argc > 8 ? (uint32_t)strtoul (argv[8], NULL, 10) : 10;
+  if (F.flood_per_job == 0)
+    F.flood_per_job = 1;
   FILE *tf = fopen (argv[3], "re");
   char buf[512] = "";
   if (!tf || !fgets (buf, sizeof buf, tf) || F.n == 0 || F.hb_usec < 10000)
@@ -271,6 +350,9 @@ main (int argc, char **argv)
   F.cli = F.srv ? ebb_http_client_new (F.ev, &err) : NULL;
   if (!F.cli)
     return fprintf (stderr, "fleet: %s\n", ebb_error_msg (&err)), 1;
+  /* Heartbeats share kept-alive connections: the controller allows 256 per address, and
+   * all the virtual nodes have the same one. */
+  ebb_http_client_limit (F.cli, 64, 64);
   F.base = ebb_xstrdup (ebb_http_server_base_url (F.srv, 0));
   sd_event_add_signal (F.ev, NULL, SIGTERM, on_term, NULL);
   sd_event_add_signal (F.ev, NULL, SIGINT, on_term, NULL);

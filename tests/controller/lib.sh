@@ -91,6 +91,16 @@ burner_task () {
     "$OUT" "$1" "$2" "$OUT" "$1"
 }
 
+# gated_burner NAME ITERATIONS: a CPU burner for runs longer than a fixed count lasts on a
+# shared machine: it counts ITERATIONS loop rounds in chunks of 20000 (about 15 ms of CPU)
+# with a 0.1 s sleep after each (10-15% of a CPU, so six of them and the daemons share two
+# cores), then keeps burning the same way without counting until $OUT/release exists, and
+# writes the count to $OUT/NAME (one line per start in $OUT/NAME.starts).
+gated_burner () {
+  printf '{"argv":["sh","-c","echo start >> %s/%s.starts; i=0; while [ $i -lt %s ] || [ ! -e %s/release ]; do c=0; while [ $c -lt 20000 ]; do c=$((c+1)); done; [ $i -lt %s ] && i=$((i+20000)); sleep 0.1; done; echo $i > %s/%s"],"cpu_millis":1000,"memory_bytes":67108864}' \
+    "$OUT" "$1" "$2" "$OUT" "$2" "$OUT" "$1"
+}
+
 # job_body NAME CLASS TASK-JSON...: a POST /v1/jobs body.
 job_body () {
   name=$1 cls=$2; shift 2

@@ -1,0 +1,233 @@
+/* The model's indexes: nodes by name (a heartbeat finds its node without a scan of all of
+ * them), jobs by request id (a submission checks its id without a scan of all jobs), and
+ * counters of tasks by state and node, by job and for the cluster, kept as tasks
+ * change so that no decision or request walks every task. A task's share is moved when it
+ * is written to the store, which every change of its state or node is. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/ctl.h"
+#include "controller/sched.h"
+#include "lib/util.h"
+
+static uint64_t
+name_hash (const char *s)
+{
+  uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return h;
+}
+
+typedef const char *(*key_fn) (const ebb_ctl *c, uint32_t i);
+
+static const char *
+node_key (const ebb_ctl *c, uint32_t i)
+{
+  return c->nodes[i]->name;
+}
+
+static const char *
+rid_key (const ebb_ctl *c, uint32_t i)
+{
+  return c->jobs[i]->request_id;
+}
+
+/* Puts entry i under its key; an entry of the same key is replaced (the newest wins). */
+static void
+index_put (const ebb_ctl *c, ebb_ctl_strindex *x, key_fn key, uint32_t i)
+{
+  const char *k = key (c, i);
+  size_t s = name_hash (k) & (x->cap - 1);
+  for (; x->tab[s]; s = (s + 1) & (x->cap - 1))
+    if (strcmp (key (c, x->tab[s] - 1), k) == 0)
+      {
+        x->tab[s] = i + 1;
+        return;
+      }
+  x->tab[s] = i + 1;
+  x->n++;
+}
+
+/* Adds entry i, growing the table to stay at most half full (so that a probe ends soon). */
+static void
+index_add (const ebb_ctl *c, ebb_ctl_strindex *x, key_fn key, uint32_t i)
+{
+  if ((x->n + 1) * 2 > x->cap)
+    {
+      ebb_ctl_strindex y = { .cap = x->cap ? x->cap * 2 : 64 };
+      y.tab = ebb_xcalloc (y.cap, sizeof *y.tab);
+      for (size_t s = 0; s < x->cap; s++)
+        if (x->tab[s])
+          index_put (c, &y, key, x->tab[s] - 1);
+      free (x->tab);
+      *x = y;
+    }
+  index_put (c, x, key, i);
+}
+
+/* Returns the entry under key k, or -1. */
+static int
+index_find (const ebb_ctl *c, const ebb_ctl_strindex *x, key_fn key, const char *k)
+{
+  if (!x->cap)
+    return -1;
+  for (size_t s = name_hash (k) & (x->cap - 1); x->tab[s]; s = (s + 1) & (x->cap - 1))
+    if (strcmp (key (c, x->tab[s] - 1), k) == 0)
+      return (int)(x->tab[s] - 1);
+  return -1;
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_index_add_node (ebb_ctl *c, size_t idx)
+{
+  index_add (c, &c->node_index, node_key, (uint32_t)idx);
+}
+
+/* See ctl.h. */
+int
+ebb_ctl_index_find_node (const ebb_ctl *c, const char *name)
+{
+  return index_find (c, &c->node_index, node_key, name);
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_index_add_job (ebb_ctl *c, size_t idx)
+{
+  if (c->jobs[idx]->request_id)
+    index_add (c, &c->rid_index, rid_key, (uint32_t)idx);
+}
+
+/* See ctl.h. */
+ebb_ctl_job *
+ebb_ctl_index_find_rid (const ebb_ctl *c, const char *request_id)
+{
+  int i = request_id ? index_find (c, &c->rid_index, rid_key, request_id) : -1;
+  return i < 0 ? NULL : c->jobs[i];
+}
+
+/* Adds (sign 1) or removes (-1) the share of a task in state s on node `node`. */
+static void
+share (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task_state s, int node, uint64_t cpu, uint64_t mem,
+       int sign)
+{
+  uint64_t d = (uint64_t)(int64_t)sign; /* wraps: adding it subtracts one */
+  bool active = s == TASK_STARTING || s == TASK_RUNNING || s == TASK_SUSPENDED;
+  bool holds = s == TASK_STARTING || s == TASK_RUNNING;
+  if (holds)
+    {
+      c->counts.running += d;
+      c->counts.alloc_cpu_millis += d * cpu;
+      c->counts.alloc_memory_bytes += d * mem;
+    }
+  if (s == TASK_SUSPENDED)
+    c->counts.suspended += d;
+  if (active && node >= 0 && (size_t)node < c->n_nodes)
+    {
+      ebb_ctl_node *n = c->nodes[node];
+      n->ntasks += (uint32_t)d;
+      if (holds)
+        {
+          n->alloc_cpu_millis += d * cpu;
+          n->alloc_memory_bytes += d * mem;
+        }
+    }
+  bool terminal = s == TASK_EXITED || s == TASK_FAILED || s == TASK_KILLED;
+  j->n_terminal += terminal ? (uint32_t)d : 0;
+  j->n_failed += s == TASK_FAILED ? (uint32_t)d : 0;
+  j->n_killed += s == TASK_KILLED ? (uint32_t)d : 0;
+  j->n_started += s != TASK_PENDING ? (uint32_t)d : 0;
+}
+
+static void
+task_in (ebb_ctl *c, ebb_ctl_task *t)
+{
+  share (c, t->job, t->state, t->node, t->cpu_millis, t->memory_bytes, 1);
+  t->acc_state = t->state;
+  t->acc_node = t->node;
+  t->accounted = true;
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_count_task (ebb_ctl *c, ebb_ctl_task *t)
+{
+  if (!t->accounted || (t->acc_state == t->state && t->acc_node == t->node))
+    return;
+  share (c, t->job, t->acc_state, t->acc_node, t->cpu_millis, t->memory_bytes, -1);
+  task_in (c, t);
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_task_set_alloc (ebb_ctl *c, ebb_ctl_task *t, uint64_t cpu_millis, uint64_t memory_bytes)
+{
+  /* Its share stays in the state and node last counted: a later store moves it from there. */
+  if (t->accounted)
+    share (c, t->job, t->acc_state, t->acc_node, t->cpu_millis, t->memory_bytes, -1);
+  t->cpu_millis = cpu_millis;
+  t->memory_bytes = memory_bytes;
+  if (t->accounted)
+    share (c, t->job, t->acc_state, t->acc_node, t->cpu_millis, t->memory_bytes, 1);
+}
+
+static void
+job_in (ebb_ctl *c, ebb_ctl_job *j)
+{
+  if (j->state == JOB_QUEUED && (unsigned)j->cls < EBB_ARRAY_SIZE (c->counts.queued_jobs))
+    c->counts.queued_jobs[j->cls]++;
+  j->acc_state = j->state;
+  j->accounted = true;
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_count_job (ebb_ctl *c, ebb_ctl_job *j)
+{
+  if (!j->accounted || j->acc_state == j->state)
+    return;
+  if (j->acc_state == JOB_QUEUED && (unsigned)j->cls < EBB_ARRAY_SIZE (c->counts.queued_jobs))
+    c->counts.queued_jobs[j->cls]--;
+  job_in (c, j);
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_count_add_job (ebb_ctl *c, ebb_ctl_job *j)
+{
+  job_in (c, j);
+  for (uint32_t i = 0; i < j->ntasks; i++)
+    task_in (c, &j->tasks[i]);
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_count_all (ebb_ctl *c)
+{
+  memset (&c->counts, 0, sizeof c->counts);
+  for (size_t i = 0; i < c->n_nodes; i++)
+    {
+      c->nodes[i]->ntasks = 0;
+      c->nodes[i]->alloc_cpu_millis = c->nodes[i]->alloc_memory_bytes = 0;
+    }
+  for (size_t i = 0; i < c->n_jobs; i++)
+    {
+      ebb_ctl_job *j = c->jobs[i];
+      j->n_terminal = j->n_failed = j->n_killed = j->n_started = 0;
+      ebb_ctl_count_add_job (c, j);
+    }
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_index_free (ebb_ctl *c)
+{
+  free (c->node_index.tab);
+  free (c->rid_index.tab);
+  memset (&c->node_index, 0, sizeof c->node_index);
+  memset (&c->rid_index, 0, sizeof c->rid_index);
+}
