@@ -171,6 +171,7 @@ static void
 adopt_ctx_free (adopt_ctx *c)
 {
   free (c->req.container), free (c->req.id), free (c->req.job), free (c->req.cls);
+  free (c->req.runtime);
   free (c->last_msg);
   free (c);
 }
@@ -253,8 +254,10 @@ adopt_try (adopt_ctx *c)
   ebb_agent *a = c->a;
   while (c->next_rt < 2)
     {
-      ebb_rt *rt = a->rt[c->next_rt++];
-      if (!rt)
+      int i = c->next_rt++;
+      ebb_rt *rt = a->rt[i];
+      /* rt[0] is Docker's, rt[1] Podman's (ebb_agent_runtimes_start). */
+      if (!rt || (c->req.runtime && strcmp (c->req.runtime, i == 0 ? "docker" : "podman") != 0))
         continue;
       cleanup_error ebb_error *e = NULL;
       if (ebb_rt_inspect_async (rt, c->req.container, on_inspected, c, &e) >= 0)
@@ -277,6 +280,9 @@ ebb_agent_adopt_container_start (ebb_agent *a, const ebb_agent_adopt_req *req, e
     return ebb_error_set (err, ENOTSUP,
                           "no container runtime configured "
                           "(--docker-socket, --podman-socket)");
+  if (req->runtime && !a->rt[strcmp (req->runtime, "docker") == 0 ? 0 : 1])
+    return ebb_error_set (err, ENOTSUP, "runtime %s is not configured (--%s-socket)", req->runtime,
+                          req->runtime);
   adopt_ctx *c = ebb_xcalloc (1, sizeof *c);
   c->a = a;
   c->pending = p;
@@ -285,6 +291,7 @@ ebb_agent_adopt_container_start (ebb_agent *a, const ebb_agent_adopt_req *req, e
   c->req.id = req->id ? ebb_xstrdup (req->id) : NULL;
   c->req.job = req->job ? ebb_xstrdup (req->job) : NULL;
   c->req.cls = req->cls ? ebb_xstrdup (req->cls) : NULL;
+  c->req.runtime = req->runtime ? ebb_xstrdup (req->runtime) : NULL;
   c->req.cgroup = c->req.request_id = NULL;
   adopt_try (c);
   return 0;

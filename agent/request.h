@@ -35,6 +35,7 @@ typedef struct ebb_agent_suspend_req
 typedef struct ebb_agent_adopt_req
 {
   char *container, *cgroup, *id, *job, *cls, *request_id;
+  char *runtime; /* "docker" or "podman": ask that engine only; NULL: each configured */
   uint64_t cpu_millis, memory_bytes;
   uint64_t generation; /* 0: none */
 } ebb_agent_adopt_req;

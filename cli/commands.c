@@ -16,6 +16,19 @@ static const ebbctl_opt submit_opts[] = {
   { "wait", false, EBBCTL_O_WAIT, NULL, "wait until the job ends; exit 1 unless it is done" },
 };
 
+static const ebbctl_opt adopt_opts[] = {
+  { "name", true, EBBCTL_O_NAME, "N", "job name (default: the container, or the cgroup's name)" },
+  { "class", true, EBBCTL_O_CLASS, "short|long", "job class (default long)" },
+  { "container", true, EBBCTL_O_CONTAINER, "NAME", "the container to adopt (name or id)" },
+  { "runtime", true, EBBCTL_O_RUNTIME, "docker|podman",
+    "the container's engine (default: each the agent has)" },
+  { "cgroup", true, EBBCTL_O_CGROUP, "PATH",
+    "the cgroup to adopt (under one of the agent's adopt roots)" },
+  { "cpu", true, EBBCTL_O_CPU, "MILLIS", "CPU it holds (default: its ebb.cpu label or CPU limit)" },
+  { "memory", true, EBBCTL_O_MEMORY, "SIZE",
+    "memory it holds (default: its ebb.memory label or memory limit)" },
+};
+
 static const ebbctl_opt decisions_opts[] = {
   { "follow", false, EBBCTL_O_FOLLOW, NULL, "keep printing new decisions until interrupted" },
 };
@@ -95,6 +108,8 @@ static const ebbctl_cmd commands[] = {
   { "job", "ID", "show one job and its tasks", NULL, 0, false, REQUEST (job_req) },
   { "submit", "-- ARGV...", "submit a job of identical tasks running ARGV", OPTS (submit_opts),
     false, ebbctl_submit, NULL },
+  { "adopt", "NODE", "make a running container or cgroup on NODE a task of a new job",
+    OPTS (adopt_opts), false, ebbctl_adopt, NULL },
   { "kill", "JOB", "kill a job", NULL, 0, false, REQUEST (kill_req) },
   { "decisions", NULL, "show the preemption log", OPTS (decisions_opts), false, ebbctl_decisions,
     NULL },

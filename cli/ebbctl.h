@@ -50,6 +50,9 @@ enum
   EBBCTL_O_MODE,
   EBBCTL_O_INTERVAL,
   EBBCTL_O_COUNT,
+  EBBCTL_O_CONTAINER,
+  EBBCTL_O_RUNTIME,
+  EBBCTL_O_CGROUP,
 };
 
 /* One option of a command: the table produces the getopt parser, --help and the synopsis. */
@@ -263,6 +266,7 @@ int ebbctl_submit (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
 int ebbctl_decisions (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
 int ebbctl_watch (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
 int ebbctl_suspend (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
+int ebbctl_adopt (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
 
 /* --- submit's pure parts (cli/submit.c), for the unit suite */
 typedef struct
@@ -281,6 +285,26 @@ int ebbctl_submit_parse (const ebbctl_cmd *cmd, int argc, char **argv, ebbctl_su
                          FILE *help_out, ebb_error **err);
 /* Returns the POST /v1/jobs body for a (request_id may be NULL). */
 json_object *ebbctl_submit_body (const ebbctl_submit_args *a, const char *request_id);
+
+/* Writes a fresh request id into buf ("ebbctl-" and random hex), so that a retried
+ * submission is not a second job. */
+void ebbctl_request_id (char *buf, size_t size);
+
+/* --- adopt's pure parts (cli/adopt.c), for the unit suite */
+typedef struct
+{
+  const char *name;  /* default: the container, or the cgroup's last component */
+  const char *klass; /* short|long (default long) */
+  const char *node, *container, *runtime, *cgroup;
+  uint64_t cpu_millis, memory_bytes; /* 0: from the container (or cgroup) */
+} ebbctl_adopt_args;
+
+/* Parses adopt's arguments (argv[0] is "adopt"). Returns 0, -1 when --help was printed, or
+ * -EINVAL with *err set. */
+int ebbctl_adopt_parse (const ebbctl_cmd *cmd, int argc, char **argv, ebbctl_adopt_args *out,
+                        FILE *help_out, ebb_error **err);
+/* Returns the POST /v1/jobs body for a (request_id may be NULL). */
+json_object *ebbctl_adopt_body (const ebbctl_adopt_args *a, const char *request_id);
 
 /* Counts a job's tasks by state into done (exited/failed/killed), running, suspended, total. */
 void ebbctl_job_counts (json_object *job, uint64_t *done, uint64_t *running, uint64_t *suspended,

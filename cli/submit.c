@@ -104,9 +104,9 @@ ebbctl_submit_body (const ebbctl_submit_args *a, const char *request_id)
   return o;
 }
 
-/* A fresh request id, so that a retried submission is not a second job. */
-static void
-make_request_id (char *buf, size_t size)
+/* See ebbctl.h. */
+void
+ebbctl_request_id (char *buf, size_t size)
 {
   unsigned char r[12] = { 0 };
   if (getrandom (r, sizeof r, 0) != (ssize_t)sizeof r)
@@ -152,7 +152,7 @@ ebbctl_submit (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
   if (r < 0)
     return r == -1 ? EBBCTL_EXIT_OK : ebbctl_fail (cmd, &err);
   char rid[64];
-  make_request_id (rid, sizeof rid);
+  ebbctl_request_id (rid, sizeof rid);
   json_object *body = ebbctl_submit_body (&a, rid);
   json_object *o = NULL;
   int rc = ebbctl_call (ctx, false, "POST", "/v1/jobs", body, &o);

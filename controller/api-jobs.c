@@ -50,6 +50,8 @@ parse_task (json_object *o, size_t i, ebb_error **err)
   cleanup_free char *where = ebb_xasprintf ("tasks[%zu]: ", i);
   if (!json_object_is_type (o, json_type_object))
     return ebb_error_set (err, EBB_EPARSE, "%smust be an object", where), NULL;
+  if (json_object_object_get_ex (o, "adopt", NULL))
+    return ebb_ctl_adopt_parse_task (o, i, err); /* api-adopt.c */
   if (only_keys (o, keys, where, err) < 0)
     return NULL;
   char **argv = NULL, **env = NULL;
@@ -201,7 +203,15 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       json_object_put (b);
       return ebb_ctl_api_bad (c, resp, 400, "bad_request", &err);
     }
+  /* A replay answers as the first time; a new job's adoptions must fit the cluster. */
   ebb_ctl_job *old = ebb_ctl_index_find_rid (c, jr.request_id);
+  unsigned st = old ? 0 : ebb_ctl_adopt_check (c, jr.specs, jr.n, &err);
+  if (st)
+    {
+      job_req_clear (&jr);
+      json_object_put (b);
+      return ebb_ctl_api_bad (c, resp, st, st == 404 ? "not_found" : "conflict", &err);
+    }
   if (old)
     {
       ebb_http_reply_json (resp, 201, json_tokener_parse (old->answer));
@@ -216,6 +226,7 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       ebb_json_add_string (a, "state", "queued");
       j->answer = ebb_xstrdup (json_object_to_json_string_ext (a, EBB_JSON_TO_STRING_FLAGS));
       ebb_ctl_store_begin (c);
+      ebb_ctl_adopt_prepare (c, j);
       ebb_ctl_store_job (c, j);
       for (uint32_t i = 0; i < j->ntasks; i++)
         ebb_ctl_store_task (c, &j->tasks[i]);
@@ -226,9 +237,10 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       cleanup_free char *loc = ebb_xasprintf ("/v1/jobs/%" PRIu64, j->id);
       ebb_http_reply_header (resp, "Location", loc);
       ebb_http_reply_json (resp, 201, a);
-      /* Its launch decisions commit with the job, then their calls go out (with any other
-       * the commit covers), where its latency is taken. */
+      /* Its launch and adopt decisions commit with the job, then their calls go out (with
+       * any other the commit covers), where its latency is taken. */
       ebb_ctl_arrival (c, j->id, ebb_now_usec ());
+      ebb_ctl_adopt_send (c, j);
       ebb_ctl_sched_job (c, j);
       ebb_ctl_flush (c);
     }

@@ -345,6 +345,10 @@ ebb_ctl_job *ebb_ctl_index_find_rid (const ebb_ctl *c, const char *request_id);
 /* A task was written to the store: moves its share of the counters from the state and node
  * it had to the ones it has. Every change of a task's state or node is written. */
 void ebb_ctl_count_task (ebb_ctl *c, ebb_ctl_task *t);
+/* Sets t's allocation, moving its share of the counters from the old one (a task's
+ * allocation is changed only through it). */
+void ebb_ctl_task_set_alloc (ebb_ctl *c, ebb_ctl_task *t, uint64_t cpu_millis,
+                             uint64_t memory_bytes);
 /* A job was written: its share of the queued counters follows its state. */
 void ebb_ctl_count_job (ebb_ctl *c, ebb_ctl_job *j);
 /* A job entered the model: counts it and its tasks. */
@@ -352,6 +356,24 @@ void ebb_ctl_count_add_job (ebb_ctl *c, ebb_ctl_job *j);
 /* Recounts everything from the tasks (after loading the store). */
 void ebb_ctl_count_all (ebb_ctl *c);
 void ebb_ctl_index_free (ebb_ctl *c);
+
+/* api-adopt.c: tasks of POST /v1/jobs that adopt a container or cgroup. */
+/* Validates task i {"adopt": {node, container[, runtime] | cgroup}, cpu_millis?,
+ * memory_bytes?} alone. Returns its spec, or NULL with *err. */
+json_object *ebb_ctl_adopt_parse_task (json_object *o, size_t i, ebb_error **err);
+/* Checks the adopting specs among specs[0..n) against the cluster. Returns 0, or the HTTP
+ * status with *err: 404 no such node, 409 node not ready or the container or cgroup is an
+ * active task already. */
+unsigned ebb_ctl_adopt_check (ebb_ctl *c, json_object *const *specs, size_t n, ebb_error **err);
+bool ebb_ctl_task_is_adopt (const ebb_ctl_task *t);
+/* Returns the adopt object's string field key of t ("node", "container", ...), or NULL. */
+const char *ebb_ctl_adopt_field (const ebb_ctl_task *t, const char *key);
+/* sched-adopt.c */
+/* Inside the submit's transaction: j's adopting tasks start on their nodes (decision
+ * "adopt" logged). */
+void ebb_ctl_adopt_prepare (ebb_ctl *c, ebb_ctl_job *j);
+/* After the commit: sends POST /v1/tasks/adopt for j's adopting tasks. */
+void ebb_ctl_adopt_send (ebb_ctl *c, ebb_ctl_job *j);
 
 /* api-*.c (controller/api.h: the API's inside) */
 int ebb_ctl_http_start (ebb_ctl *c, ebb_error **err);

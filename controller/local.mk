@@ -10,9 +10,9 @@ controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/options.c controller/store.c \
 	controller/sched.h controller/sched-model.c controller/sched-calls.c \
 	controller/sched-place.c controller/sched-preempt.c controller/sched-recover.c \
-	controller/sched-nodes.c controller/sched-index.c \
+	controller/sched-nodes.c controller/sched-index.c controller/sched-adopt.c \
 	controller/api.h controller/api-routes.c controller/api-jobs.c controller/api-nodes.c \
-	controller/api-cluster.c \
+	controller/api-cluster.c controller/api-adopt.c \
 	controller/daemon.c
 controller_libebb_controller_a_CFLAGS = $(EBB_CTL_CFLAGS)
 

@@ -143,6 +143,13 @@ on_done (ebb_http_result *res, const ebb_error *err, void *ud)
     }
   if (k->kind == CALL_LAUNCH)
     on_launch_done (k, res);
+  else if (k->kind == CALL_ADOPT)
+    {
+      /* A heartbeat may have shown it running first: the answer still places it. */
+      ebb_ctl_task *t = call_task (k);
+      if (t && ebb_ctl_task_active (t))
+        ebb_ctl_adopt_done (c, t, res);
+    }
   else if (k->kind == CALL_SUSPEND || k->kind == CALL_RESUME || k->kind == CALL_PKILL)
     {
       ebb_ctl_task *t = call_task (k);
@@ -376,5 +383,16 @@ ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_mil
   ebb_json_add_uint64 (b, "generation", t->generation);
   k->body = b;
   k->path = ebb_xstrdup ("/v1/tasks");
+  outbox_push (k);
+}
+
+/* See sched.h. */
+void
+ebb_ctl_send_call (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, const char *path,
+                   json_object *body)
+{
+  call *k = call_new (c, kind, t, t->generation, t->node);
+  k->body = body;
+  k->path = ebb_xstrdup (path);
   outbox_push (k);
 }

@@ -162,6 +162,19 @@ ebb_ctl_count_task (ebb_ctl *c, ebb_ctl_task *t)
   task_in (c, t);
 }
 
+/* See ctl.h. */
+void
+ebb_ctl_task_set_alloc (ebb_ctl *c, ebb_ctl_task *t, uint64_t cpu_millis, uint64_t memory_bytes)
+{
+  /* Its share stays in the state and node last counted: a later store moves it from there. */
+  if (t->accounted)
+    share (c, t->job, t->acc_state, t->acc_node, t->cpu_millis, t->memory_bytes, -1);
+  t->cpu_millis = cpu_millis;
+  t->memory_bytes = memory_bytes;
+  if (t->accounted)
+    share (c, t->job, t->acc_state, t->acc_node, t->cpu_millis, t->memory_bytes, 1);
+}
+
 static void
 job_in (ebb_ctl *c, ebb_ctl_job *j)
 {

@@ -76,6 +76,12 @@ ebb_ctl_pol_killed (ebb_ctl *c, ebb_ctl_task *t, const char *why)
   uint32_t slot = t->slot, pj = t->pjob, k = t->pidx;
   bool placed = slot != EBB_POL_NONE && pj < c->n_pjobs;
   t->pkill = false;
+  if (ebb_ctl_task_is_adopt (t))
+    {
+      /* What was adopted cannot be launched again: killed is its end. */
+      ebb_ctl_finish_task (c, t, TASK_KILLED, why);
+      return;
+    }
   if (ebb_ctl_task_active (t) && strcmp (why, "policy") != 0)
     {
       ebb_ctl_store_decision (c, "kill", t, t->node, t->job->id, why);
@@ -157,6 +163,8 @@ ebb_ctl_lose_node (ebb_ctl *c, int idx, const char *why)
               ts = ebb_xmalloc (sizeof *ts * j->ntasks);
             if (j->tasks[t].kill_wanted)
               ebb_ctl_finish_task (c, &j->tasks[t], TASK_KILLED, "node lost");
+            else if (ebb_ctl_task_is_adopt (&j->tasks[t]))
+              ebb_ctl_adopt_node_lost (c, &j->tasks[t]);
             else if (c->res_mode)
               ebb_ctl_pol_killed (c, &j->tasks[t], "node lost");
             else
@@ -178,7 +186,9 @@ ebb_ctl_sched_resume_starting (ebb_ctl *c)
     for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
       {
         ebb_ctl_task *t = &c->jobs[i]->tasks[k];
-        if (t->state == TASK_STARTING && t->node >= 0)
+        if (t->state == TASK_STARTING && t->node >= 0 && ebb_ctl_task_is_adopt (t))
+          ebb_ctl_send_adopt (c, t);
+        else if (t->state == TASK_STARTING && t->node >= 0)
           ebb_ctl_send_launch (c, t, c->jobs[i]->cls == CLS_LONG, t->cpu_millis, t->memory_bytes);
         else if (t->kill_wanted && ebb_ctl_task_active (t) && t->node >= 0)
           ebb_ctl_send_delete (c, t, t->generation, t->node, CALL_KILL);

@@ -51,6 +51,7 @@ typedef enum
   CALL_SUSPEND,
   CALL_RESUME,
   CALL_PKILL, /* DELETE decided by the policy: the task goes back to its queue */
+  CALL_ADOPT, /* POST /v1/tasks/adopt (sched-adopt.c) */
 } ebb_ctl_call_kind;
 
 /* DELETE /v1/tasks/ID of generation on node (kind: CALL_KILL, CALL_FORGET or CALL_PKILL). */
@@ -66,8 +67,21 @@ void ebb_ctl_send_resume (ebb_ctl *c, ebb_ctl_task *t);
 void ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_millis,
                           uint64_t memory_bytes);
 
+/* POST path with body (taken) for t's current generation on its node, answered through
+ * the kind's handler; it goes out at the next flush, after its decision's commit. */
+void ebb_ctl_send_call (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, const char *path,
+                        json_object *body);
 /* Frees the calls not started yet (at exit). */
 void ebb_ctl_calls_free (ebb_ctl *c);
+
+/* sched-adopt.c */
+/* POST /v1/tasks/adopt of the adopted task t (its current generation, on its node). */
+void ebb_ctl_send_adopt (ebb_ctl *c, ebb_ctl_task *t);
+/* The agent answered the adoption of t (active: starting, or running when a heartbeat came
+ * first): it runs on its node and in the policy, or (still starting) it failed. */
+void ebb_ctl_adopt_done (ebb_ctl *c, ebb_ctl_task *t, const ebb_http_result *res);
+/* t's node is lost: t keeps its node and state, out of the policy until it comes back. */
+void ebb_ctl_adopt_node_lost (ebb_ctl *c, ebb_ctl_task *t);
 
 /* sched-place.c */
 /* Runs the policy's actions and the events they cause until nothing is left. */

@@ -561,8 +561,9 @@ ebb_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32
   serve (p, node, now_sec);
 }
 
-/* Tasks that ran before the environment restarted: on their nodes as if launched there
- * now, long ones counted in their node's estimated long work like a queued long task. */
+/* Tasks already running (from before the environment restarted, or work it adopted): on
+ * their nodes as if launched there now, victims for short tasks like launched long work,
+ * long ones counted in their node's estimated long work like a queued long task. */
 static void
 ebb_job_adopted (ebb_pol *p, double now_sec, uint32_t job)
 {

@@ -458,7 +458,8 @@ serve_next (ebb_pol *p, double now_sec, uint32_t node)
     }
 }
 
-/* A new job's counters, class and (resource mode) per-task state. */
+/* A new job's counters, class and (resource mode) per-task state (job_arrived and
+ * job_adopted share it). */
 static void
 job_init (ebb_pol *p, uint32_t job)
 {
@@ -488,19 +489,22 @@ ebb_pol_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
   p->ops->job_arrived (p, now_sec, job);
 }
 
-void
+int
 ebb_pol_job_adopted (ebb_pol *p, double now_sec, uint32_t job, const uint32_t *nodes)
 {
-  job_init (p, job);
+  /* Slot mode: the environment holds the slots itself (the controller adopts only in
+   * resource mode), so the job is left as it was, uninitialized. */
   if (!p->node_cap)
-    return;
+    return -1;
   ebb_pol_job *j = &p->jobs[job];
+  for (uint32_t k = 0; k < j->ntasks; k++)
+    if (nodes[k] != EBB_POL_NONE && nodes[k] >= p->params.nnodes)
+      return -1; /* checked before anything changes */
+  job_init (p, job);
   for (uint32_t k = 0; k < j->ntasks; k++)
     {
       if (nodes[k] == EBB_POL_NONE)
         continue;
-      if (nodes[k] >= p->params.nnodes)
-        abort ();
       /* As ebb_pol_launch_res, without the LAUNCH: it runs already. */
       ebb_pol_task *t = &j->tasks[k];
       t->node = nodes[k];
@@ -512,6 +516,7 @@ ebb_pol_job_adopted (ebb_pol *p, double now_sec, uint32_t job, const uint32_t *n
     }
   if (p->ops->job_adopted)
     p->ops->job_adopted (p, now_sec, job);
+  return 0;
 }
 
 void

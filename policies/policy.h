@@ -300,7 +300,8 @@ typedef struct ebb_pol_ops
   /* 1: schedules DAG jobs (job.dag set, a task starts only after its parents finished). */
   int dag;
   /* Optional, resource mode: the job's placed tasks already run on their nodes (see
-   * ebb_pol_job_adopted); the core recorded them, the policy adds them to its own state. */
+   * ebb_pol_job_adopted); the core recorded them, the policy adds them to its own state
+   * (a policy without it still counts their demand on their nodes). */
   void (*job_adopted) (ebb_pol *p, double now_sec, uint32_t job);
 } ebb_pol_ops;
 
@@ -386,10 +387,14 @@ void ebb_pol_set_jobs (ebb_pol *p, ebb_pol_job *jobs);
 /* Events. They never fail: bad ids are programming errors and abort. */
 void ebb_pol_job_arrived (ebb_pol *p, double now_sec, uint32_t job);
 /* Resource mode: a job whose task t already runs on nodes[t] (EBB_POL_NONE: not placed, it
- * stays out of the policy), at its demand: the environment restarted and found it there.
- * Classified like an arrival; no LAUNCH is emitted; the policy may preempt those tasks like
- * its own. Slot mode: nothing happens (the environment holds their slots). */
-void ebb_pol_job_adopted (ebb_pol *p, double now_sec, uint32_t job, const uint32_t *nodes);
+ * stays out of the policy), at its demand: work the environment found running (after a
+ * restart) or adopted (a container it did not launch). It joins the policy as if launched
+ * there: classified like an arrival, each placed task running and holding the job's demand
+ * on its node, preemptible like the policy's own; no LAUNCH is emitted. Its end is reported
+ * with ebb_pol_task_finished as usual. Returns 0, or -1 with nothing changed (the job not
+ * even initialized): in slot mode (the environment holds their slots) or for a node out of
+ * range. */
+int ebb_pol_job_adopted (ebb_pol *p, double now_sec, uint32_t job, const uint32_t *nodes);
 void ebb_pol_probe_arrived (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe);
 void ebb_pol_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
 /* Resource mode. */

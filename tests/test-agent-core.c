@@ -210,6 +210,22 @@ test_parse_suspend_adopt (void)
   ebb_error_free (&err);
   ebb_agent_adopt_req_clear (&a);
   json_object_put (o);
+  o = js ("{\"container\":\"c\",\"runtime\":\"podman\"}");
+  CU_ASSERT_EQUAL (ebb_agent_parse_adopt (o, &a, &err), 0);
+  CU_ASSERT_STRING_EQUAL (a.runtime, "podman");
+  ebb_agent_adopt_req_clear (&a);
+  json_object_put (o);
+  const char *bad_rt[] = { "{\"container\":\"c\",\"runtime\":\"lxc\"}",
+                           "{\"cgroup\":\"/a/b\",\"runtime\":\"docker\"}" };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bad_rt); i++)
+    {
+      o = js (bad_rt[i]);
+      CU_ASSERT (ebb_agent_parse_adopt (o, &a, &err) < 0);
+      CU_ASSERT_PTR_NOT_NULL (err);
+      ebb_error_free (&err);
+      ebb_agent_adopt_req_clear (&a);
+      json_object_put (o);
+    }
 
   ebb_agent_simple_req sr;
   CU_ASSERT_EQUAL (ebb_agent_parse_simple (NULL, &sr, &err), 0);

@@ -1,7 +1,10 @@
 /* CUnit suite of the controller's pure parts: policy options (ebb-sim's names), the option
  * table (command line over file, lists replaced), the SQLite store (save, reload, decision
- * log), heartbeat validation (a malformed report changes nothing), and the node index and
- * the task counters, which must agree with a full scan after any sequence of changes. */
+ * log), heartbeat validation (a malformed report changes nothing), adopting tasks of
+ * POST /v1/jobs (bad requests refused with the right status, an accepted one committed
+ * before its call and placed on its node when the agent answers), and the node index and
+ * the task counters, which must agree with a full scan after any sequence of changes
+ * (adoptions included). */
 #include "config.h"
 
 #include <inttypes.h>
@@ -11,6 +14,7 @@
 #include <unistd.h>
 
 #include "controller/ctl.h"
+#include "controller/sched.h"
 #include "lib/json.h"
 #include "lib/rng.h"
 #include "lib/util.h"
@@ -291,6 +295,173 @@ counters_agree (ebb_ctl *c)
   return ok;
 }
 
+/* Makes node nx ready (a heartbeat with 3 CPUs and a URL): the policy gets its slots. */
+static void
+node_nx (ebb_ctl *c)
+{
+  json_object *o = json_tokener_parse (
+      "{\"seq\":1,\"url\":\"unix:/a.sock\",\"node\":{\"capacity\":{\"cpu_millis\":3000,"
+      "\"memory_bytes\":1073741824}}}");
+  CU_ASSERT_EQUAL (ebb_ctl_heartbeat (c, "nx", o, NULL), 0);
+  json_object_put (o);
+}
+
+static void
+test_adopt_validation (void)
+{
+  const char *bad[] = {
+    "{\"adopt\":{\"node\":\"nx\",\"container\":\"c\",\"cgroup\":\"/x\"}}", /* both */
+    "{\"adopt\":{\"node\":\"nx\"}}",                                       /* neither */
+    "{\"adopt\":{\"container\":\"c\"}}",                                   /* no node */
+    "{\"adopt\":{\"node\":\"\",\"container\":\"c\"}}",
+    "{\"adopt\":{\"node\":\"nx\",\"container\":\"c\"},\"argv\":[\"true\"]}", /* argv too */
+    "{\"adopt\":{\"node\":\"nx\",\"container\":\"c\"},\"env\":{}}",
+    "{\"adopt\":{\"node\":\"nx\",\"cgroup\":\"relative\"}}",
+    "{\"adopt\":{\"node\":\"nx\",\"cgroup\":\"/x\",\"runtime\":\"docker\"}}",
+    "{\"adopt\":{\"node\":\"nx\",\"container\":\"c\",\"runtime\":\"lxc\"}}",
+    "{\"adopt\":{\"node\":\"nx\",\"container\":\"a b\"}}",
+    "{\"adopt\":{\"node\":\"nx\",\"container\":\"c\",\"extra\":1}}",
+    "{\"adopt\":{\"node\":7,\"container\":\"c\"}}",
+    "{\"adopt\":\"c\"}",
+    "{\"adopt\":{\"node\":\"nx\",\"container\":\"c\"},\"cpu_millis\":1}",
+    "{\"adopt\":{\"node\":\"nx\",\"container\":\"c\"},\"memory_bytes\":\"1G\"}",
+  };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bad); i++)
+    {
+      json_object *o = json_tokener_parse (bad[i]);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (o);
+      ebb_error *err = NULL;
+      json_object *spec = ebb_ctl_adopt_parse_task (o, i, &err);
+      if (spec)
+        CU_FAIL (bad[i]);
+      CU_ASSERT_PTR_NOT_NULL (err);
+      json_object_put (spec);
+      ebb_error_free (&err);
+      json_object_put (o);
+    }
+
+  ebb_ctl_config cfg;
+  ebb_ctl *c = ctl_new (&cfg);
+  node_nx (c);
+  const char *good[] = {
+    "{\"adopt\":{\"node\":\"nx\",\"container\":\"c1\",\"runtime\":\"docker\"}}",
+    "{\"adopt\":{\"node\":\"nx\",\"cgroup\":\"/ebb/x\"},\"cpu_millis\":500,"
+    "\"memory_bytes\":67108864}",
+    "{\"adopt\":{\"node\":\"nx\",\"container\":\"c1\"}}", /* twice in one job */
+    "{\"adopt\":{\"node\":\"ny\",\"container\":\"c2\"}}", /* unknown node */
+  };
+  json_object *specs[4];
+  for (size_t i = 0; i < 4; i++)
+    {
+      json_object *o = json_tokener_parse (good[i]);
+      specs[i] = ebb_ctl_adopt_parse_task (o, i, NULL);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (specs[i]);
+      json_object_put (o);
+    }
+  size_t decisions0 = c->decision_seq, jobs0 = c->n_jobs;
+  CU_ASSERT_EQUAL (ebb_ctl_adopt_check (c, specs, 2, NULL), 0);
+  ebb_error *err = NULL;
+  CU_ASSERT_EQUAL (ebb_ctl_adopt_check (c, specs, 3, &err), 409);
+  ebb_error_free (&err);
+  CU_ASSERT_EQUAL (ebb_ctl_adopt_check (c, specs + 3, 1, &err), 404);
+  CU_ASSERT_PTR_NOT_NULL (err);
+  ebb_error_free (&err);
+  CU_ASSERT_EQUAL (c->decision_seq, decisions0); /* nothing changed */
+  CU_ASSERT_EQUAL (c->n_jobs, jobs0);
+
+  /* An accepted job: the adoption is decided and stored before its call, and the agent's
+   * answer (limits from the container's labels) places the task on nx. */
+  ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
+  j->id = c->next_job_id++;
+  j->name = ebb_xstrdup ("adopted");
+  j->cls = CLS_LONG;
+  j->ntasks = 1;
+  j->tasks = ebb_xcalloc (1, sizeof *j->tasks);
+  ebb_ctl_task *t = &j->tasks[0];
+  t->job = j;
+  t->spec = specs[0];
+  t->node = -1;
+  t->slot = t->pjob = EBB_POL_NONE;
+  ebb_ctl_add_job (c, j);
+  CU_ASSERT (ebb_ctl_task_is_adopt (t));
+  CU_ASSERT_STRING_EQUAL (ebb_ctl_adopt_field (t, "container"), "c1");
+  ebb_ctl_adopt_prepare (c, j);
+  CU_ASSERT_EQUAL (t->state, TASK_STARTING);
+  CU_ASSERT_EQUAL (t->generation, 1);
+  CU_ASSERT_STRING_EQUAL (c->nodes[t->node]->name, "nx");
+  CU_ASSERT_EQUAL (c->decision_seq, decisions0 + 1);
+  CU_ASSERT_EQUAL (ebb_ctl_adopt_check (c, specs + 2, 1, NULL), 409); /* c1 is taken now */
+  ebb_http_result res = { 0 };
+  res.status = 201;
+  res.json = json_tokener_parse ("{\"id\":\"j1-t0-g1\",\"source\":\"docker\",\"limits\":"
+                                 "{\"cpu_millis\":1500,\"memory_bytes\":134217728}}");
+  ebb_ctl_adopt_done (c, t, &res);
+  json_object_put (res.json);
+  CU_ASSERT_EQUAL (t->state, TASK_RUNNING);
+  CU_ASSERT_EQUAL (t->cpu_millis, 1500);
+  CU_ASSERT_EQUAL (t->memory_bytes, 134217728);
+  uint32_t held = 0;
+  for (uint32_t s = 0; s < c->n_slots; s++)
+    held += c->slots[s].task == t;
+  CU_ASSERT_EQUAL (held, 1); /* slot mode (fifo): one slot of nx is busy for the policy */
+  /* A heartbeat may show the adopted task running before the agent's answer arrives: the
+   * answer still gives it its allocation and its slot, once. */
+  ebb_ctl_job *j2 = ebb_xcalloc (1, sizeof *j2);
+  j2->id = c->next_job_id++;
+  j2->name = ebb_xstrdup ("adopted2");
+  j2->cls = CLS_LONG;
+  j2->ntasks = 1;
+  j2->tasks = ebb_xcalloc (1, sizeof *j2->tasks);
+  ebb_ctl_task *t2 = &j2->tasks[0];
+  t2->job = j2;
+  json_object *o = json_tokener_parse ("{\"adopt\":{\"node\":\"nx\",\"cgroup\":\"/ebb/y\"}}");
+  t2->spec = ebb_ctl_adopt_parse_task (o, 0, NULL); /* no allocation asked */
+  json_object_put (o);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (t2->spec);
+  t2->node = -1;
+  t2->slot = t2->pjob = EBB_POL_NONE;
+  ebb_ctl_add_job (c, j2);
+  ebb_ctl_adopt_prepare (c, j2);
+  cleanup_free char *hb = ebb_xasprintf (
+      "{\"seq\":2,\"url\":\"unix:/a.sock\",\"node\":{\"capacity\":{\"cpu_millis\":3000,"
+      "\"memory_bytes\":1073741824}},\"tasks\":[{\"id\":\"j%llu-t0-g1\",\"state\":\"running\"}]}",
+      (unsigned long long)j2->id);
+  o = json_tokener_parse (hb);
+  CU_ASSERT_EQUAL (ebb_ctl_heartbeat (c, "nx", o, NULL), 0);
+  json_object_put (o);
+  CU_ASSERT_EQUAL (t2->state, TASK_RUNNING);
+  /* The cgroup's own limits, as the agent shows them: a quarter of a CPU, 128 MiB. */
+  res.json = json_tokener_parse ("{\"source\":\"cgroup\",\"limits\":{\"cpu_millis\":0,"
+                                 "\"memory_bytes\":0},\"applied\":{\"cpu_max\":\"25000 100000\","
+                                 "\"memory_high\":\"max\",\"memory_max\":134217728}}");
+  ebb_ctl_adopt_done (c, t2, &res);
+  ebb_ctl_adopt_done (c, t2, &res);
+  json_object_put (res.json);
+  held = 0;
+  for (uint32_t s = 0; s < c->n_slots; s++)
+    held += c->slots[s].task == t2;
+  CU_ASSERT_EQUAL (held, 1);
+  CU_ASSERT_EQUAL (t2->cpu_millis, 250);
+  CU_ASSERT_EQUAL (t2->memory_bytes, 134217728);
+  CU_ASSERT (counters_agree (c));
+  for (size_t i = 1; i < 4; i++)
+    json_object_put (specs[i]);
+  uint64_t jid = j->id;
+  ctl_del (c, &cfg);
+
+  /* A restart reloads it as an adopting task that runs on nx with its allocation. */
+  c = ctl_new (&cfg);
+  j = ebb_ctl_job_find (c, jid);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (j);
+  t = &j->tasks[0];
+  CU_ASSERT (ebb_ctl_task_is_adopt (t));
+  CU_ASSERT_EQUAL (t->state, TASK_RUNNING);
+  CU_ASSERT_EQUAL (t->cpu_millis, 1500);
+  CU_ASSERT_EQUAL (t->memory_bytes, 134217728);
+  CU_ASSERT (t->node >= 0 && strcmp (c->nodes[t->node]->name, "nx") == 0);
+  ctl_del (c, &cfg);
+}
+
 static void
 test_index_counters (void)
 {
@@ -355,6 +526,44 @@ test_index_counters (void)
         CU_ASSERT (counters_agree (c));
     }
   CU_ASSERT (counters_agree (c));
+  /* An adopted task: counted on its node while starting (no allocation asked), then with
+   * the allocation the agent's answer gives it, then ended. */
+  ebb_ctl_job *aj = ebb_xcalloc (1, sizeof *aj);
+  aj->id = next_id++;
+  aj->name = ebb_xstrdup ("adopted");
+  aj->cls = CLS_LONG;
+  aj->ntasks = 1;
+  aj->tasks = ebb_xcalloc (1, sizeof *aj->tasks);
+  ebb_ctl_task *at = &aj->tasks[0];
+  at->job = aj;
+  at->node = -1;
+  at->slot = at->pjob = EBB_POL_NONE;
+  json_object *ao = json_tokener_parse ("{\"adopt\":{\"node\":\"node-5\",\"cgroup\":\"/x\"}}");
+  at->spec = ebb_ctl_adopt_parse_task (ao, 0, NULL);
+  json_object_put (ao);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (at->spec);
+  ebb_ctl_store_job (c, aj);
+  ebb_ctl_store_task (c, at);
+  ebb_ctl_add_job (c, aj);
+  uint64_t cpu5 = c->nodes[5]->alloc_cpu_millis, running = c->counts.running;
+  ebb_ctl_adopt_prepare (c, aj);
+  ebb_ctl_store_task (c, at); /* as the submission does after preparing it */
+  CU_ASSERT_EQUAL (at->state, TASK_STARTING);
+  CU_ASSERT_EQUAL (at->node, 5);
+  CU_ASSERT_EQUAL (c->counts.running, running + 1);
+  CU_ASSERT (counters_agree (c));
+  ebb_http_result ares = { 0 };
+  ares.status = 201;
+  ares.json = json_tokener_parse ("{\"limits\":{\"cpu_millis\":1500,\"memory_bytes\":134217728}}");
+  ebb_ctl_adopt_done (c, at, &ares);
+  json_object_put (ares.json);
+  CU_ASSERT_EQUAL (at->state, TASK_RUNNING);
+  CU_ASSERT_EQUAL (c->nodes[5]->alloc_cpu_millis, cpu5 + 1500);
+  CU_ASSERT (counters_agree (c));
+  ebb_ctl_finish_task (c, at, TASK_EXITED, "test");
+  CU_ASSERT_EQUAL (c->nodes[5]->alloc_cpu_millis, cpu5);
+  CU_ASSERT_EQUAL (c->counts.running, running);
+  CU_ASSERT (counters_agree (c));
   /* Every name finds its node, an unknown one none. */
   bool found = true;
   for (int i = 0; i < NODES; i++)
@@ -387,12 +596,20 @@ test_index_counters (void)
   CU_ASSERT (idx >= 0 && strcmp (c->nodes[idx]->name, "node-123") == 0);
   ebb_ctl_job *r = ebb_ctl_index_find_rid (c, "rid-7");
   CU_ASSERT (r && strcmp (r->name, "job-7") == 0);
+  /* The adopted task's allocation, written into its spec after its row existed, too. */
+  r = ebb_ctl_job_find (c, next_id - 1);
+  CU_ASSERT_FATAL (r && strcmp (r->name, "adopted") == 0);
+  CU_ASSERT_EQUAL (r->tasks[0].cpu_millis, 1500);
+  CU_ASSERT_EQUAL (r->tasks[0].memory_bytes, 134217728);
   ctl_del (c, &cfg);
 }
 
 static const ebb_cu_test tests[] = {
-  EBB_CU_TEST (test_policy_params),  EBB_CU_TEST (test_options),
-  EBB_CU_TEST (test_store),          EBB_CU_TEST (test_heartbeat_validation),
+  EBB_CU_TEST (test_policy_params),
+  EBB_CU_TEST (test_options),
+  EBB_CU_TEST (test_store),
+  EBB_CU_TEST (test_heartbeat_validation),
+  EBB_CU_TEST (test_adopt_validation),
   EBB_CU_TEST (test_index_counters),
 };
 

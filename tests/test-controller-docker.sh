@@ -1,20 +1,14 @@
 #!/bin/bash
 # A real Docker container (dockerd + runc, tests/runtimes/engines.sh) as a long task of the
 # controller: ebb-controller (policy ebb) with one ebb-agent of 2 CPUs of capacity that talks
-# to the private dockerd. A container counting loop iterations is adopted through the agent's
-# POST /v1/tasks/adopt; a long job of two tasks (the container, and a launched burner) makes
-# the controller treat it as its own; a short 2-task job then needs the node, the controller
-# suspends the container through the agent (cpu quota 1000 of 100000 on the container's own
-# cgroup, <= 2% of a CPU from /proc), resumes it when the short job ends (CPU back), and the
-# container ends with the iteration count it was asked for: nothing was lost, and the
-# container's Docker configuration was never changed.
-#
-# How the controller takes the container: it has no request for adopting a container itself
-# (a job's tasks are commands it launches). The container is adopted first under the agent
-# id the controller gives task 0 of its next job (j1-t0-g1, generation 1); the controller's
-# launch of that task then finds the id taken (409 conflict), which it reads as its own
-# earlier launch having got through, and from there on suspends, resumes and follows the
-# container like any task it launched.
+# to the private dockerd. A container counting loop iterations is adopted through the
+# controller (ebbctl adopt: a job of one task that adopts it on node a1; the controller asks
+# the agent's POST /v1/tasks/adopt), next to a launched long burner; a short 2-task job then
+# needs the node, the controller suspends the container through the agent (cpu quota 1000 of
+# 100000 on the container's own cgroup, <= 2% of a CPU from /proc), resumes it when the short
+# job ends (CPU back), and the container ends with the iteration count it was asked for: the
+# adopted task ends with it, nothing was lost, and the container's Docker configuration was
+# never changed. Adopting the same container again is refused (409).
 #
 # Needs root, docker.io, runc and busybox-static (scripts/install-deps.sh installs them);
 # exit 77 without them (a failure under EBB_TEST_STRICT=1). Time budget: about 60 s.
@@ -70,24 +64,34 @@ aapi () { # aapi METHOD PATH [BODY]: a call to the agent, answer in $TMP/body
     -H "Authorization: Bearer $(cat "$TOKEN_FILE")" -H 'Content-Type: application/json' \
     ${3:+--data-binary "$3"} "http://a$2")
 }
-aapi POST /v1/tasks/adopt '{"container":"ebb-ctl-burner","id":"j1-t0-g1","job":"j1","class":"long","generation":1,"cpu_millis":1000,"memory_bytes":67108864,"request_id":"adopt-burner"}'
-[ "$STATUS" = 201 ] && [ "$(jq -r .source "$TMP/body")" = docker ] && [ "$(jq -r .pid "$TMP/body")" = "$CPID" ] &&
-  ok "the agent adopted the container (source docker, pid $CPID, cgroup $(jq -r .cgroup "$TMP/body"))" ||
-  fail "adopt: $STATUS $(cat "$TMP/body")"
+EBBCTL="$EBB_TOP_BUILDDIR/ebbctl"
+[ -x "$EBBCTL" ] || { fail "no $EBBCTL"; exit 1; }
+# No --cpu or --memory: the container has no limits and no ebb labels, so the task holds the
+# default, one CPU and 64 MiB.
+CJ=$("$EBBCTL" --controller "unix:$CSOCK" adopt --container ebb-ctl-burner --runtime docker a1 2>"$TMP/err") ||
+  fail "ebbctl adopt: $(cat "$TMP/err")"
+wait_for 15 '.tasks[0].state == "running"' "/v1/jobs/$CJ" &&
+  ok "the controller adopted the container as job $CJ on $(jq -r '.tasks[0].node' "$TMP/body")" ||
+  fail "adopt job: $(cat "$TMP/body")"
+jq -e '.class == "long" and .tasks[0].node == "a1" and .tasks[0].cpu_millis == 1000 and .tasks[0].memory_bytes == 67108864' \
+  "$TMP/body" >/dev/null && ok "a long task on a1 holding 1000 millicores and 64 MiB" || fail "adopted task: $(cat "$TMP/body")"
+TID="j$CJ-t0-g1"
+aapi GET "/v1/tasks/$TID"
+[ "$STATUS" = 200 ] && [ "$(jq -r .source "$TMP/body")" = docker ] && [ "$(jq -r .pid "$TMP/body")" = "$CPID" ] &&
+  ok "the agent has task $TID: the container (source docker, pid $CPID, cgroup $(jq -r .cgroup "$TMP/body"))" ||
+  fail "agent task $TID: $STATUS $(cat "$TMP/body")"
 CCG=$(jq -r .cgroup "$TMP/body")
+if "$EBBCTL" --controller "unix:$CSOCK" adopt --container ebb-ctl-burner a1 >/dev/null 2>"$TMP/err"; then
+  fail "adopting the container twice was accepted"
+else
+  grep -q conflict "$TMP/err" && ok "adopting it again is refused: $(cat "$TMP/err")" || fail "second adopt: $(cat "$TMP/err")"
+fi
 
-# Task 0's command is never run: the agent already has a task under its id (the container).
-capi POST /v1/jobs "$(job_body longjob long \
-  '{"argv":["false"],"cpu_millis":1000,"memory_bytes":67108864}' \
-  "$(burner_task long1 "$ITER")")"
+# A launched long task fills the node's second CPU.
+capi POST /v1/jobs "$(job_body longjob long "$(burner_task long1 "$ITER")")"
 LONG=$(jq -r .id "$TMP/body")
-[ "$LONG" = 1 ] || fail "the long job got id $LONG, not 1: $(cat "$TMP/body")"
-wait_for 15 '.task_states.running == 2' "/v1/jobs/$LONG" &&
-  ok "the controller runs the container as task 0 of long job $LONG" || fail "long: $(cat "$TMP/body")"
-[ "$(jq -r '.tasks[0].node' "$TMP/body")" = a1 ] || fail "task 0 on $(jq -r '.tasks[0].node' "$TMP/body")"
-aapi GET /v1/tasks/j1-t0-g1
-[ "$(jq -r .source "$TMP/body")" = docker ] && ok "task j1-t0-g1 on the agent is still the container" ||
-  fail "task j1-t0-g1: $(cat "$TMP/body")"
+wait_for 15 '.task_states.running == 1' "/v1/jobs/$LONG" &&
+  ok "launched long job $LONG runs beside it" || fail "long: $(cat "$TMP/body")"
 
 set -- $(cpu_pct2 "$CPID")
 echo "container before the short job: $1% of a CPU"
@@ -104,16 +108,16 @@ capi POST /v1/jobs "$(job_body short short \
 SJ=$(jq -r .id "$TMP/body")
 wait_for 10 '.task_states.running + .task_states.exited == 2' "/v1/jobs/$SJ" &&
   ok "the short job started on the full node in $(($(now_ms) - t0)) ms" || fail "short: $(cat "$TMP/body")"
-wait_for 5 '.tasks[0].state == "suspended"' "/v1/jobs/$LONG" && ok "the controller suspended the container" ||
+wait_for 5 '.tasks[0].state == "suspended"' "/v1/jobs/$CJ" && ok "the controller suspended the container" ||
   fail "container not suspended: $(jq -c '[.tasks[].state]' "$TMP/body")"
-aapi GET /v1/tasks/j1-t0-g1
+aapi GET "/v1/tasks/$TID"
 echo "agent: $(jq -c '{state, mode, applied}' "$TMP/body"), quota $(quota)"
 [ "$(quota)" = 1000 ] && ok "the container's cgroup has quota 1000 (1% of a CPU)" || fail "quota $(quota)"
 set -- $(cpu_pct2 "$CPID")
 [ "$1" -le 2 ] && ok "the suspended container uses $1% of a CPU (/proc, 2 s)" || fail "suspended container: $1%"
 
 wait_for 20 '.state == "done"' "/v1/jobs/$SJ" && ok "the short job ended" || fail "short: $(cat "$TMP/body")"
-wait_for 10 '.tasks[0].state == "running"' "/v1/jobs/$LONG" && ok "the controller resumed the container" ||
+wait_for 10 '.tasks[0].state == "running"' "/v1/jobs/$CJ" && ok "the controller resumed the container" ||
   fail "not resumed: $(jq -c '[.tasks[].state]' "$TMP/body")"
 [ "$(quota)" = "$Q0" ] && ok "the container's quota is its own again ($Q0)" || fail "quota $(quota), was $Q0"
 # CPU back: >= 50% of a CPU, or on a loaded machine >= 80% of what a control burner gets in
@@ -137,12 +141,17 @@ rmdir "$ctl"
 
 capi GET "/v1/decisions?since=0"
 jq -c '.decisions[] | [.seq, .action, .task, .node, .reason]' "$TMP/body"
-ns=$(jq --arg t "$LONG-0" '[.decisions[] | select(.action == "suspend" and .task == $t)] | length' "$TMP/body")
-nr=$(jq --arg t "$LONG-0" '[.decisions[] | select(.action == "resume" and .task == $t)] | length' "$TMP/body")
-[ "$ns" = 1 ] && [ "$nr" = 1 ] && ok "decision log: the container (task $LONG-0) suspended once, resumed once" ||
-  fail "decisions for $LONG-0: $ns suspends, $nr resumes"
+ns=$(jq --arg t "$CJ-0" '[.decisions[] | select(.action == "suspend" and .task == $t)] | length' "$TMP/body")
+nr=$(jq --arg t "$CJ-0" '[.decisions[] | select(.action == "resume" and .task == $t)] | length' "$TMP/body")
+na=$(jq --arg t "$CJ-0" '[.decisions[] | select(.action == "adopt" and .task == $t and .node == "a1")] | length' "$TMP/body")
+[ "$na" = 1 ] && [ "$ns" = 1 ] && [ "$nr" = 1 ] &&
+  ok "decision log: the container (task $CJ-0) adopted on a1, suspended once, resumed once" ||
+  fail "decisions for $CJ-0: $na adopts, $ns suspends, $nr resumes"
 
-wait_for 120 '.state == "done"' "/v1/jobs/$LONG" && ok "long job $LONG done: the container exited on its own" ||
+wait_for 120 '.state == "done" and .tasks[0].exit_status == 0' "/v1/jobs/$CJ" &&
+  ok "adopted job $CJ done: the container exited on its own, and the task with it" ||
+  fail "adopted job: $(cat "$TMP/body")"
+wait_for 60 '.state == "done"' "/v1/jobs/$LONG" && ok "launched long job $LONG done" ||
   fail "long job: $(cat "$TMP/body")"
 log=$(dk logs ebb-ctl-burner 2>&1)
 [ "$log" = "count $ITER" ] && ok "the container counted all $ITER iterations" || fail "container output: $log"

@@ -32,11 +32,13 @@ expect () { # expect LINE WANTED...: every WANTED word is offered
   for w in "$@"; do [[ $got == *" $w "* ]] || { fail "'$LINE' misses $w: got$got"; return; }; done
   ok "completes $*"
 }
-LINE="ebbctl " expect "ebbctl " status nodes node drain undrain jobs job submit kill decisions watch tasks task suspend resume
+LINE="ebbctl " expect "ebbctl " status nodes node drain undrain jobs job submit adopt kill decisions watch tasks task suspend resume
 expect "ebbctl --" --controller --agent --token-file --json --help --version
 expect "ebbctl --json su" submit suspend
 expect "ebbctl submit --" --name --class --tasks --cpu --memory --est --wait
 expect "ebbctl submit --class " short long auto
+expect "ebbctl adopt --" --name --class --container --runtime --cgroup --cpu --memory
+expect "ebbctl adopt --runtime " docker podman
 expect "ebbctl --agent unix:/x suspend b1 --mode " immediate graceful
 expect "ebbctl suspend b1 --" --mode --cpu --memory
 expect "ebbctl watch --" --interval --count
@@ -46,7 +48,7 @@ got=$(complete_line "ebbctl submit --tasks 2 -- ech")
 [[ " $got " == *" echo "* ]] && ok "after --: commands" || fail "after --: $got"
 
 # Every option in ebbctl --help is offered somewhere.
-all=$( { complete_line "ebbctl --"; for c in submit suspend watch decisions; do complete_line "ebbctl $c --"; done; } | tr ' ' '\n' | sort -u)
+all=$( { complete_line "ebbctl --"; for c in submit adopt suspend watch decisions; do complete_line "ebbctl $c --"; done; } | tr ' ' '\n' | sort -u)
 for o in $(ebbctl --help | grep -o -- '--[a-z-]*' | sort -u); do
   echo "$all" | grep -qx -- "$o" || fail "--help has $o, completion does not offer it"
 done

@@ -3,7 +3,7 @@
 # the test's own, root): nodes register and show ready; submit --wait runs a 2-task job to done;
 # jobs, job, watch JOB and decisions show it; a task suspended and resumed on its agent with
 # ebbctl --agent shows so in the controller; kill ends a long job; drain and undrain change the
-# node's state; 404s exit 4; --json is the API's JSON; the controller's token over TCP.
+# node's state; 404s exit 4 (adopt on an unknown node too); --json is the API's JSON; the controller's token over TCP.
 # Budget: about 20 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/agent/lib.sh"
 EBBCTL="$EBB_TOP_BUILDDIR/ebbctl"
@@ -97,6 +97,9 @@ run $E undrain n2
 run $E job 999999;     expect_rc 4 "unknown job"
 run $E node nope;      expect_rc 4 "unknown node"
 run $E kill 999999;    expect_rc 4 "kill of an unknown job"
+run $E adopt --container c1 nope; expect_rc 4 "adopt on an unknown node"
+echo "$ERR" | grep -q 'HTTP 404 not_found' && ok "adopt on an unknown node: 404" || fail "adopt nope: $ERR"
+run $E adopt --container c1 --cgroup /x n1; expect_rc 2 "adopt of a container and a cgroup"
 run $EBBCTL --controller "127.0.0.1:$PORT" --token-file "$TOKEN_FILE" nodes
 expect_rc 0 "over TCP with the token"
 run $EBBCTL --controller "127.0.0.1:$PORT" nodes

@@ -226,6 +226,48 @@ test_submit_parse (void)
 }
 
 static void
+test_adopt_parse (void)
+{
+  cleanup_error ebb_error *err = NULL;
+  const ebbctl_cmd *cmd = ebbctl_command_find ("adopt");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (cmd);
+  ebbctl_adopt_args a;
+  char **argv = ARGV ("adopt", "--container", "web", "--runtime", "podman", "--cpu", "500", "a1");
+  CU_ASSERT_EQUAL_FATAL (ebbctl_adopt_parse (cmd, argc_of (argv), argv, &a, NULL, &err), 0);
+  CU_ASSERT_STRING_EQUAL (a.name, "web");
+  CU_ASSERT_STRING_EQUAL (a.klass, "long");
+  json_object *body = ebbctl_adopt_body (&a, "rid-2");
+  const char *s = json_object_to_json_string_ext (body, JSON_C_TO_STRING_PLAIN
+                                                            | JSON_C_TO_STRING_NOSLASHESCAPE);
+  CU_ASSERT_STRING_EQUAL (s, "{\"name\":\"web\",\"class\":\"long\",\"request_id\":\"rid-2\","
+                             "\"tasks\":[{\"adopt\":{\"node\":\"a1\",\"container\":\"web\","
+                             "\"runtime\":\"podman\"},\"cpu_millis\":500}]}");
+  json_object_put (body);
+  char **cg = ARGV ("adopt", "--class", "short", "a2", "--cgroup", "/ebb/batch-7");
+  CU_ASSERT_EQUAL_FATAL (ebbctl_adopt_parse (cmd, argc_of (cg), cg, &a, NULL, &err), 0);
+  CU_ASSERT_STRING_EQUAL (a.name, "batch-7");
+  CU_ASSERT_STRING_EQUAL (a.node, "a2");
+  CU_ASSERT_STRING_EQUAL (a.cgroup, "/ebb/batch-7");
+  char **bad[] = {
+    ARGV ("adopt", "a1"),                                          /* nothing to adopt */
+    ARGV ("adopt", "--container", "c", "--cgroup", "/x", "a1"),    /* both */
+    ARGV ("adopt", "--container", "c"),                            /* no node */
+    ARGV ("adopt", "--container", "c", "a1", "a2"),                /* two nodes */
+    ARGV ("adopt", "--cgroup", "/x", "--runtime", "docker", "a1"), /* runtime of a cgroup */
+    ARGV ("adopt", "--container", "c", "--runtime", "lxc", "a1"),  /* bad runtime */
+    ARGV ("adopt", "--cgroup", "rel", "a1"),                       /* relative path */
+    ARGV ("adopt", "--container", "c", "--class", "auto", "a1"),   /* auto: not here */
+    ARGV ("adopt", "--container", "a/b", "a1"),                    /* not a name */
+  };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bad); i++)
+    {
+      CU_ASSERT_EQUAL (ebbctl_adopt_parse (cmd, argc_of (bad[i]), bad[i], &a, NULL, &err), -EINVAL);
+      CU_ASSERT_EQUAL (ebb_error_code (&err), EINVAL);
+      ebb_error_free (&err);
+    }
+}
+
+static void
 test_table (void)
 {
   char *buf = NULL;
@@ -483,6 +525,7 @@ main (void)
     EBB_CU_TEST (test_global),
     EBB_CU_TEST (test_sizes_and_numbers),
     EBB_CU_TEST (test_submit_parse),
+    EBB_CU_TEST (test_adopt_parse),
     EBB_CU_TEST (test_table),
     EBB_CU_TEST (test_table_print_list),
     EBB_CU_TEST (test_answers),

@@ -570,6 +570,54 @@ test_policy_needs_resources (void)
   ebb_error_free (&err);
 }
 
+/* An adopted long task (ebb_pol_job_adopted) holds its demand on its node without a LAUNCH
+ * and is suspended for a short task like one the policy launched; a node out of range and
+ * slot mode are refused with nothing changed. */
+static void
+test_policy_adopted_is_preemptible (void)
+{
+  ebb_pol_job jobs[3] = {
+    { .ntasks = 1,
+      .est_task_sec = 3000,
+      .class_hint = EBB_POL_CLASS_LONG,
+      .demand = { 1000, 64 << 20 } },
+    { .ntasks = 1, .est_task_sec = 10, .demand = { 990, 64 << 20 } },
+  };
+  ebb_pol *p = make_ebb (1, (ebb_pol_res){ 1000, GIB }, (ebb_pol_res){ 10, 64 << 20 }, 0, jobs);
+  const uint32_t bad[1] = { 1 }, on0[1] = { 0 };
+  CU_ASSERT_EQUAL (ebb_pol_job_adopted (p, 0, 0, bad), -1); /* no such node: nothing changed */
+  CU_ASSERT_EQUAL (p->node_free[0].cpu_millis, 1000);
+  CU_ASSERT_PTR_NULL (jobs[0].tasks);
+  CU_ASSERT_EQUAL_FATAL (ebb_pol_job_adopted (p, 0, 0, on0), 0);
+  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0);
+  CU_ASSERT_EQUAL (p->node_free[0].cpu_millis, 0);
+  CU_ASSERT_EQUAL (jobs[0].tasks[0].state, EBB_POL_TASK_RUNNING);
+  CU_ASSERT_EQUAL (jobs[0].launched, 1);
+  ebb_pol_job_arrived (p, 1, 1);
+  int i = find_act (p, EBB_POL_ACT_SUSPEND);
+  CU_ASSERT_FATAL (i >= 0);
+  size_t n;
+  const ebb_pol_action *a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL (a[i].job, 0);
+  CU_ASSERT_EQUAL (a[i].node, 0);
+  CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_IMMEDIATE);
+  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0); /* waits for the reclaim */
+  ebb_pol_clear_actions (p);
+  ebb_pol_task_reclaimed (p, 1, 0, 0, 0, (ebb_pol_res){ 990, 0 }, 1);
+  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) >= 0);
+  ebb_pol_free (p);
+  free_jobs (jobs, 3);
+  ebb_pol_job sjobs[1] = { { .ntasks = 1, .est_task_sec = 3000 } };
+  ebb_pol_params sp;
+  ebb_pol_params_default (&sp);
+  sp.nnodes = 1;
+  ebb_pol *q = ebb_pol_new ("hawk", &sp, sjobs, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (q);
+  CU_ASSERT_EQUAL (ebb_pol_job_adopted (q, 0, 0, on0), -1);
+  CU_ASSERT_EQUAL (sjobs[0].is_long, 0); /* not even classified */
+  ebb_pol_free (q);
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_fits_no_preemption),
   EBB_CU_TEST (test_slot_short_preempts_long),
@@ -587,6 +635,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_policy_vector_takes_cpu_only),
   EBB_CU_TEST (test_policy_overdue_resume_beats_queued_short),
   EBB_CU_TEST (test_policy_needs_resources),
+  EBB_CU_TEST (test_policy_adopted_is_preemptible),
 };
 
 EBB_CU_MAIN ("policy-ebb", NULL, NULL, tests)

@@ -1,0 +1,180 @@
+/* Adopted tasks in POST /v1/jobs: a task {"adopt": {...}} takes an existing container or
+ * cgroup on one node instead of launching a command. The adopt object uses the agent's
+ * names (POST /v1/tasks/adopt): "node" (required), then "container" (with an optional
+ * "runtime", docker or podman) or "cgroup" (an absolute path). cpu_millis and memory_bytes
+ * are optional beside it: without them the task's allocation comes from what the agent
+ * reports (the container's ebb.cpu/ebb.memory labels or its cgroup's limits). Validation
+ * happens in two steps: the body alone (ebb_ctl_adopt_parse_task), then against the
+ * cluster (ebb_ctl_adopt_check), both before anything changes. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/ctl.h"
+#include "lib/json.h"
+#include "lib/util.h"
+
+#define CONTAINER_MAX_BYTES 128 /* the agent's limit */
+#define CGROUP_MAX_BYTES    4096
+#define NODE_MAX_BYTES      128
+
+static int
+validate_abs (const char *v, ebb_error **err)
+{
+  if (v[0] != '/')
+    return ebb_error_set (err, EBB_EPARSE, "must be an absolute path");
+  return 0;
+}
+
+static int
+validate_runtime (const char *v, ebb_error **err)
+{
+  if (strcmp (v, "docker") == 0 || strcmp (v, "podman") == 0)
+    return 0;
+  return ebb_error_set (err, EBB_EPARSE, "must be \"docker\" or \"podman\"");
+}
+
+static int
+only_keys (json_object *o, const char *const *keys, const char *where, ebb_error **err)
+{
+  json_object_object_foreach (o, k, v)
+  {
+    (void)v;
+    size_t i = 0;
+    while (keys[i] && strcmp (keys[i], k) != 0)
+      i++;
+    if (!keys[i])
+      return ebb_error_set (err, EBB_EPARSE, "%sunknown field \"%s\"", where, k);
+  }
+  return 0;
+}
+
+/* Checks the adopt object a of task i (syntax only). */
+static int
+parse_adopt (json_object *a, const char *where, ebb_error **err)
+{
+  static const char *const keys[] = { "node", "container", "runtime", "cgroup", NULL };
+  if (!json_object_is_type (a, json_type_object))
+    return ebb_error_set (err, EBB_EPARSE, "%sfield \"adopt\": an object is required", where);
+  cleanup_free char *in = ebb_xasprintf ("%sadopt: ", where);
+  if (only_keys (a, keys, in, err) < 0)
+    return -EBB_EPARSE;
+  const char *node = NULL, *container = NULL, *runtime = NULL, *cgroup = NULL;
+  if (ebb_json_get_string (a, "node", NODE_MAX_BYTES, NULL, &node, err) < 0
+      || ebb_json_get_string (a, "container", CONTAINER_MAX_BYTES, ebb_json_validate_id, &container,
+                              err)
+             < 0
+      || ebb_json_get_string (a, "runtime", 8, validate_runtime, &runtime, err) < 0
+      || ebb_json_get_string (a, "cgroup", CGROUP_MAX_BYTES, validate_abs, &cgroup, err) < 0)
+    return ebb_error_wrap (err, "%sadopt", where), -EBB_EPARSE;
+  if (!node || !*node)
+    return ebb_error_set (err, EBB_EPARSE, "%sfield \"adopt.node\" is required", where);
+  if (!container == !cgroup)
+    return ebb_error_set (
+        err, EBB_EPARSE, "%sadopt: exactly one of \"container\" and \"cgroup\" is required", where);
+  if (runtime && !container)
+    return ebb_error_set (err, EBB_EPARSE, "%sadopt: \"runtime\" goes with \"container\" only",
+                          where);
+  return 0;
+}
+
+/* See ctl.h. */
+json_object *
+ebb_ctl_adopt_parse_task (json_object *o, size_t i, ebb_error **err)
+{
+  /* No argv, env or cwd: nothing is launched. */
+  static const char *const keys[] = { "adopt", "cpu_millis", "memory_bytes", NULL };
+  cleanup_free char *where = ebb_xasprintf ("tasks[%zu]: ", i);
+  json_object *a = NULL;
+  if (!json_object_is_type (o, json_type_object) || !json_object_object_get_ex (o, "adopt", &a))
+    return ebb_error_set (err, EBB_EPARSE, "%sfield \"adopt\" is required", where), NULL;
+  if (only_keys (o, keys, where, err) < 0 || parse_adopt (a, where, err) < 0)
+    return NULL;
+  uint64_t v;
+  if (ebb_json_get_uint64 (o, "cpu_millis", EBB_CTL_CPU_MILLIS_MIN, EBB_AGENT_CPU_MILLIS_MAX_CTL,
+                           &v, err)
+          < 0
+      || ebb_json_get_uint64 (o, "memory_bytes", EBB_CTL_MEMORY_BYTES_MIN, EBB_CTL_MEMORY_BYTES_MAX,
+                              &v, err)
+             < 0)
+    return ebb_error_wrap (err, "tasks[%zu]", i), NULL;
+  json_object *spec = NULL;
+  json_object_deep_copy (o, &spec, NULL);
+  return spec;
+}
+
+/* See ctl.h. */
+bool
+ebb_ctl_task_is_adopt (const ebb_ctl_task *t)
+{
+  return t->spec && json_object_object_get_ex (t->spec, "adopt", NULL);
+}
+
+static const char *
+adopt_str (json_object *spec, const char *key)
+{
+  json_object *a, *v;
+  if (!json_object_object_get_ex (spec, "adopt", &a) || !json_object_object_get_ex (a, key, &v))
+    return NULL;
+  return json_object_get_string (v);
+}
+
+/* See ctl.h. */
+const char *
+ebb_ctl_adopt_field (const ebb_ctl_task *t, const char *key)
+{
+  return adopt_str (t->spec, key);
+}
+
+/* Returns true when an active task of the cluster already adopts what spec names there. */
+static bool
+taken (ebb_ctl *c, int node, const char *key, const char *what)
+{
+  for (size_t i = 0; i < c->n_jobs; i++)
+    for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
+      {
+        const ebb_ctl_task *t = &c->jobs[i]->tasks[k];
+        if (t->node != node || t->state == TASK_EXITED || t->state == TASK_FAILED
+            || t->state == TASK_KILLED || !ebb_ctl_task_is_adopt (t))
+          continue;
+        const char *v = adopt_str (t->spec, key);
+        if (v && strcmp (v, what) == 0)
+          return true;
+      }
+  return false;
+}
+
+/* See ctl.h. */
+unsigned
+ebb_ctl_adopt_check (ebb_ctl *c, json_object *const *specs, size_t n, ebb_error **err)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      if (!json_object_object_get_ex (specs[i], "adopt", NULL))
+        continue;
+      const char *name = adopt_str (specs[i], "node");
+      const char *key = adopt_str (specs[i], "container") ? "container" : "cgroup";
+      const char *what = adopt_str (specs[i], key);
+      int idx = -1;
+      ebb_ctl_node *node = ebb_ctl_node_find (c, name, &idx);
+      if (!node)
+        return ebb_error_set (err, ENOENT, "tasks[%zu]: adopt: no node %s", i, name), 404;
+      if (node->state != NODE_READY || !node->url)
+        return ebb_error_set (err, EBB_EREFUSED, "tasks[%zu]: adopt: node %s is %s", i, name,
+                              node->url ? ebb_ctl_node_state_name (node->state) : "not reachable"),
+               409;
+      bool dup = taken (c, idx, key, what);
+      for (size_t k = 0; k < i && !dup; k++)
+        {
+          const char *other = adopt_str (specs[k], key);
+          dup = other && strcmp (other, what) == 0
+                && strcmp (adopt_str (specs[k], "node"), name) == 0;
+        }
+      if (dup)
+        return ebb_error_set (err, EEXIST, "tasks[%zu]: adopt: %s %s on %s is a task already", i,
+                              key, what, name),
+               409;
+    }
+  return 0;
+}
