@@ -77,6 +77,10 @@ typedef struct ebb_priv
   uint8_t *has_short;
   uint32_t nshort_general; /* general nodes among them */
   uint32_t nidle;
+  /* Empty nodes (nothing running, nothing queued), any partition, as a set to draw from: a
+   * short task that does not fit where it was placed goes to one of them before it
+   * preempts anything (see serve). */
+  uint32_t *empty, *epos, nempty;
   ebb_pre_take *takes;
   uint32_t takes_cap;
 } ebb_priv;
@@ -128,6 +132,11 @@ ebb_init (ebb_pol *p, ebb_error **err)
   for (uint32_t i = e->first_general; i < n; i++)
     e->idle[i] = 1;
   e->nidle = n - e->first_general;
+  e->empty = ebb_xmalloc (n * sizeof *e->empty);
+  e->epos = ebb_xmalloc (n * sizeof *e->epos);
+  for (uint32_t i = 0; i < n; i++)
+    e->empty[i] = i, e->epos[i] = i;
+  e->nempty = n;
   e->takes_cap = 16;
   e->takes = ebb_xmalloc (e->takes_cap * sizeof *e->takes);
   return 0;
@@ -154,6 +163,8 @@ ebb_fini (ebb_pol *p)
   free (e->plist);
   free (e->idle);
   free (e->has_short);
+  free (e->empty);
+  free (e->epos);
   free (e->takes);
 }
 
@@ -170,9 +181,24 @@ ensure_takes (ebb_priv *e, uint32_t n)
 static void
 refresh_idle (ebb_priv *e, uint32_t node)
 {
+  uint8_t idle = e->pn[node].ntasks == 0 && e->shortq[node].n == 0 && e->longq[node].n == 0;
+  if (idle != (e->epos[node] != UINT32_MAX))
+    {
+      if (idle)
+        {
+          e->epos[node] = e->nempty;
+          e->empty[e->nempty++] = node;
+        }
+      else
+        {
+          uint32_t last = e->empty[--e->nempty];
+          e->empty[e->epos[node]] = last;
+          e->epos[last] = e->epos[node];
+          e->epos[node] = UINT32_MAX;
+        }
+    }
   if (node < e->first_general)
     return;
-  uint8_t idle = e->pn[node].ntasks == 0 && e->shortq[node].n == 0 && e->longq[node].n == 0;
   if (idle != e->idle[node])
     {
       e->nidle += idle ? 1 : (uint32_t)-1;
@@ -304,6 +330,37 @@ relocate (ebb_pol *p, uint32_t node, double now_sec)
   return EBB_POL_NONE;
 }
 
+/* The head short task of node does not fit there: before it preempts long work, it moves
+ * to an empty node, where it starts at once and suspends nothing. Without this, short tasks
+ * sampled onto busy general nodes preempt long work there while the short partition's nodes
+ * sit idle, and long work loses the capacity short work leaves unused (doc/ebb-policy.md).
+ * Returns the node it moved to, or EBB_POL_NONE. */
+static uint32_t
+move_to_empty (ebb_pol *p, uint32_t node)
+{
+  ebb_priv *e = p->priv;
+  uint32_t job = q_front (&e->shortq[node])->job;
+  while (e->nempty > 0)
+    {
+      uint32_t to = e->empty[ebb_rng_below (&p->rng, e->nempty)];
+      /* The set is refreshed when a node is served; a node filled since is dropped here. */
+      refresh_idle (e, to);
+      if (e->epos[to] == UINT32_MAX)
+        continue;
+      if (to == node || !ebb_pol_res_fits (p->jobs[job].demand, p->node_free[to]))
+        return EBB_POL_NONE;
+      ebb_qent x = q_pop (&e->shortq[node]);
+      x.waiting = 0;
+      q_push (&e->shortq[to], x);
+      short_changed (e, node);
+      short_changed (e, to);
+      refresh_idle (e, to);
+      p->stats.probes_stolen++;
+      return to;
+    }
+  return EBB_POL_NONE;
+}
+
 /* Gives preempted tasks their chance; returns 1 when one is still preempted. */
 static int
 resume_chance (ebb_pol *p, uint32_t node, double now_sec)
@@ -349,9 +406,17 @@ serve (ebb_pol *p, uint32_t node, double now_sec)
               short_changed (e, node);
               continue;
             }
-          if (h->waiting || preempt_for (p, node, h, now_sec))
+          if (h->waiting)
             break;
-          uint32_t to = relocate (p, node, now_sec);
+          uint32_t to = move_to_empty (p, node);
+          if (to != EBB_POL_NONE)
+            {
+              serve (p, to, now_sec);
+              continue;
+            }
+          if (preempt_for (p, node, h, now_sec))
+            break;
+          to = relocate (p, node, now_sec);
           if (to == EBB_POL_NONE)
             break;
           serve (p, to, now_sec);

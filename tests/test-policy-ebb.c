@@ -557,6 +557,56 @@ test_policy_overdue_resume_beats_queued_short (void)
   free_jobs (jobs, 3);
 }
 
+/* Free room before preemption: with a long task on one node and the other node empty, a
+ * short task starts on the empty node and suspends nothing, whichever node it sampled
+ * (16 seeds, so both samplings occur). A second short task, with no empty node left,
+ * preempts the long task. */
+static void
+test_policy_empty_node_before_preemption (void)
+{
+  for (uint64_t seed = 1; seed <= 16; seed++)
+    {
+      ebb_pol_job jobs[3] = {
+        { .ntasks = 1, .est_task_sec = 1000, .demand = { 1000, 0 } },
+        { .ntasks = 1, .est_task_sec = 5, .demand = { 1000, 0 } },
+        { .ntasks = 1, .est_task_sec = 5, .demand = { 1000, 0 } },
+      };
+      ebb_pol_params pp;
+      ebb_pol_params_default (&pp);
+      pp.nnodes = 2;
+      pp.cutoff_sec = 100;
+      pp.short_part_pct = 50; /* node 0 takes short work only */
+      pp.node_cap = (ebb_pol_res){ 1000, 0 };
+      pp.footprint = (ebb_pol_res){ 0, 0 };
+      pp.seed = seed;
+      ebb_error *err = NULL;
+      ebb_pol *p = ebb_pol_new ("ebb", &pp, jobs, &err);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+      size_t n;
+      ebb_pol_job_arrived (p, 0, 0);
+      int i = find_act (p, EBB_POL_ACT_LAUNCH);
+      CU_ASSERT_FATAL (i >= 0);
+      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].node, 1); /* long work: the general node */
+      ebb_pol_clear_actions (p);
+      ebb_pol_job_arrived (p, 1, 1);
+      CU_ASSERT (find_act (p, EBB_POL_ACT_SUSPEND) < 0);
+      i = find_act (p, EBB_POL_ACT_LAUNCH);
+      CU_ASSERT_FATAL (i >= 0);
+      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].node, 0);
+      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, 1);
+      ebb_pol_clear_actions (p);
+      /* No empty node now: sampled on the short node (short work there, never a victim) it
+       * moves to node 1, sampled on node 1 it stays; either way it preempts the long task. */
+      ebb_pol_job_arrived (p, 2, 2);
+      i = find_act (p, EBB_POL_ACT_SUSPEND);
+      CU_ASSERT_FATAL (i >= 0);
+      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, 0);
+      CU_ASSERT_EQUAL (p->stats.suspends, 1);
+      ebb_pol_free (p);
+      free_jobs (jobs, 3);
+    }
+}
+
 /* The policy refuses single-slot mode (it needs capacities to preempt). */
 static void
 test_policy_needs_resources (void)
@@ -586,6 +636,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_policy_short_waits_for_short),
   EBB_CU_TEST (test_policy_vector_takes_cpu_only),
   EBB_CU_TEST (test_policy_overdue_resume_beats_queued_short),
+  EBB_CU_TEST (test_policy_empty_node_before_preemption),
   EBB_CU_TEST (test_policy_needs_resources),
 };
 
