@@ -361,6 +361,35 @@ move_to_empty (ebb_pol *p, uint32_t node)
   return EBB_POL_NONE;
 }
 
+/* The head short task of node fits on no empty node; before it preempts, it moves to the
+ * first of up to steal_cap random nodes with no short queue where it fits now. A task that
+ * needs a whole node (a Hawk trace's slot) fits only on an empty node, where move_to_empty
+ * has looked: the probes are skipped. Returns the node it moved to, or EBB_POL_NONE. */
+static uint32_t
+move_to_room (ebb_pol *p, uint32_t node)
+{
+  ebb_priv *e = p->priv;
+  uint32_t n = p->params.nnodes, job = q_front (&e->shortq[node])->job;
+  ebb_pol_res d = p->jobs[job].demand, cap = p->params.node_cap;
+  if (d.cpu_millis >= cap.cpu_millis && d.memory_bytes >= cap.memory_bytes)
+    return EBB_POL_NONE;
+  for (uint32_t a = 0; a < p->params.steal_cap; a++)
+    {
+      uint32_t to = (uint32_t)ebb_rng_below (&p->rng, n);
+      if (to == node || e->has_short[to]
+          || !ebb_pol_res_fits (p->jobs[job].demand, p->node_free[to]))
+        continue;
+      ebb_qent x = q_pop (&e->shortq[node]);
+      x.waiting = 0;
+      q_push (&e->shortq[to], x);
+      short_changed (e, node);
+      short_changed (e, to);
+      p->stats.probes_stolen++;
+      return to;
+    }
+  return EBB_POL_NONE;
+}
+
 /* Gives preempted tasks their chance; returns 1 when one is still preempted. */
 static int
 resume_chance (ebb_pol *p, uint32_t node, double now_sec)
@@ -409,6 +438,8 @@ serve (ebb_pol *p, uint32_t node, double now_sec)
           if (h->waiting)
             break;
           uint32_t to = move_to_empty (p, node);
+          if (to == EBB_POL_NONE)
+            to = move_to_room (p, node);
           if (to != EBB_POL_NONE)
             {
               serve (p, to, now_sec);

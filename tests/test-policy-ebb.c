@@ -607,6 +607,47 @@ test_policy_empty_node_before_preemption (void)
     }
 }
 
+/* Free room before preemption on resource nodes: node 0 is full with long work, node 1 has
+ * half its CPU free (no node is empty); a short task that fits in that half starts on node 1
+ * and suspends nothing, whichever node it sampled (16 seeds). */
+static void
+test_policy_room_before_preemption (void)
+{
+  for (uint64_t seed = 1; seed <= 16; seed++)
+    {
+      ebb_pol_job jobs[3] = {
+        { .ntasks = 1, .est_task_sec = 1000, .demand = { 2000, GIB } },
+        { .ntasks = 1, .est_task_sec = 1000, .demand = { 1000, GIB / 2 } },
+        { .ntasks = 1, .est_task_sec = 5, .demand = { 1000, GIB / 2 } },
+      };
+      ebb_pol_params pp;
+      ebb_pol_params_default (&pp);
+      pp.nnodes = 2;
+      pp.cutoff_sec = 100;
+      pp.short_part_pct = 0;
+      pp.node_cap = (ebb_pol_res){ 2000, 2 * GIB };
+      pp.seed = seed;
+      ebb_error *err = NULL;
+      ebb_pol *p = ebb_pol_new ("ebb", &pp, jobs, &err);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+      size_t n;
+      ebb_pol_job_arrived (p, 0, 0);
+      ebb_pol_job_arrived (p, 0, 1);
+      CU_ASSERT_EQUAL_FATAL (p->node_free[0].cpu_millis, 0);
+      CU_ASSERT_EQUAL_FATAL (p->node_free[1].cpu_millis, 1000);
+      ebb_pol_clear_actions (p);
+      ebb_pol_job_arrived (p, 1, 2);
+      CU_ASSERT (find_act (p, EBB_POL_ACT_SUSPEND) < 0);
+      CU_ASSERT_EQUAL (p->stats.suspends, 0);
+      int i = find_act (p, EBB_POL_ACT_LAUNCH);
+      CU_ASSERT_FATAL (i >= 0);
+      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].node, 1);
+      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, 2);
+      ebb_pol_free (p);
+      free_jobs (jobs, 3);
+    }
+}
+
 /* The policy refuses single-slot mode (it needs capacities to preempt). */
 static void
 test_policy_needs_resources (void)
@@ -637,6 +678,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_policy_vector_takes_cpu_only),
   EBB_CU_TEST (test_policy_overdue_resume_beats_queued_short),
   EBB_CU_TEST (test_policy_empty_node_before_preemption),
+  EBB_CU_TEST (test_policy_room_before_preemption),
   EBB_CU_TEST (test_policy_needs_resources),
 };
 
