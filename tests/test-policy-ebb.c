@@ -185,6 +185,47 @@ test_suspend_bound (void)
   ebb_pre_node_fini (&n);
 }
 
+/* The bound counts preemptions, not takes: a task two short tasks each take 4 CPU from,
+ * one after the other within one preemption, has used one of its M; a third take in the
+ * same preemption past W / 4M (75 s) is refused, and once resumed it may be preempted M - 1
+ * = 1 more time in the window. */
+static void
+test_suspend_bound_counts_preemptions (void)
+{
+  ebb_pre_params p = params ();
+  p.resume_tries = 0;
+  ebb_pre_node n = google_node ();
+  add (&n, 0, 1, CPU (24), 16 * GIB, 1000);
+  add (&n, 1, 0, CPU (8), 4 * GIB, 10); /* the node's CPU is full */
+  ebb_pre_take out[4];
+  double d;
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ CPU (4), GIB }, 0, out, 4, &d), 1);
+  CU_ASSERT_EQUAL (out[0].slot, 0);
+  CU_ASSERT_EQUAL (out[0].amount.cpu_millis, CPU (4));
+  ebb_pre_apply (&n, &p, out, 1, 0);
+  CU_ASSERT_EQUAL (n.tasks[0].nhist, 1);
+  add (&n, 3, 0, CPU (4), GIB, 20); /* the first short task runs */
+  /* A second short task 30 s later takes 4 CPU more in the same preemption. */
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ CPU (4), GIB }, 30, out, 4, &d), 1);
+  CU_ASSERT_EQUAL (out[0].slot, 0);
+  ebb_pre_apply (&n, &p, out, 1, 30);
+  CU_ASSERT_EQUAL (n.tasks[0].nhist, 1);
+  CU_ASSERT_EQUAL (n.npreempted, 1);
+  CU_ASSERT_DOUBLE_EQUAL (n.tasks[0].preempted_sec, 0, 1e-9);
+  add (&n, 4, 0, CPU (4), GIB, 40);
+  /* Past 75 s in the preemption: no more is taken from it. */
+  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ CPU (4), GIB }, 75, out, 4, &d), -1);
+  /* The short tasks end; it resumes whole, and one more preemption is left in the window. */
+  ebb_pre_remove (&n, ebb_pre_find (&n, 4, 0));
+  ebb_pre_remove (&n, ebb_pre_find (&n, 3, 0));
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_chance (&n, &p, 80, 0, 0, out, 4), 1);
+  CU_ASSERT_EQUAL (n.tasks[0].given.cpu_millis, CPU (24));
+  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ CPU (4), GIB }, 90, out, 4, &d), 1);
+  ebb_pre_apply (&n, &p, out, 1, 90);
+  CU_ASSERT_EQUAL (n.tasks[0].nhist, 2);
+  ebb_pre_node_fini (&n);
+}
+
 /* Delayed resumption: with D = 3 the task lets three chances with room pass and resumes on
  * the fourth; short work still pending is no chance; spare cluster room skips D. */
 static void
@@ -668,6 +709,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_memory_only_as_needed),
   EBB_CU_TEST (test_footprint_and_victim_order),
   EBB_CU_TEST (test_suspend_bound),
+  EBB_CU_TEST (test_suspend_bound_counts_preemptions),
   EBB_CU_TEST (test_delayed_resumption),
   EBB_CU_TEST (test_suspend_bound_alternating_bursts),
   EBB_CU_TEST (test_determinism),
