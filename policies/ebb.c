@@ -3,8 +3,8 @@
  * placement, the node queues and when each node is served.
  * Resource mode only (a Hawk trace runs on nodes of one slot's capacity; see
  * doc/ebb-policy.md). Every node has a FIFO of short tasks and one of long tasks; short tasks
- * go first, and a short task at the head that does not fit preempts long work (the core)
- * instead of waiting behind it. */
+ * go first, and a short task at the head that does not fit moves to a node with room if it
+ * finds one, else preempts long work (the core) instead of waiting behind it. */
 #include "config.h"
 
 #include "policies/ebb.h"
