@@ -96,6 +96,12 @@ ebb_init (ebb_pol *p, ebb_error **err)
    * otherwise its footprint would keep the slot from ever fitting a short task. */
   if (pp->node_cap.memory_bytes == 0)
     p->params.footprint = (ebb_pol_res){ 0, 0 };
+  /* The CPU footprint is not booked (BIG-C's books keep none either): a suspended task's 1%
+   * competes for CPU under the kernel's shares instead of holding room, or a suspended
+   * 8-CPU task would leave room for one 4-CPU short task, not two, and the second would
+   * spend another task's suspension (doc/ebb-policy.md). The memory footprint stays: it is
+   * resident. */
+  p->params.footprint.cpu_millis = 0;
   e->pre.footprint = p->params.footprint;
   e->pre.resume_tries = pp->resume_tries;
   if (pp->max_suspends)

@@ -533,7 +533,7 @@ test_policy_adopted_tasks_are_preempted (void)
 {
   ebb_pol_job jobs[2] = {
     { .ntasks = 2, .est_task_sec = 1000, .demand = { 1000, 64 << 20 } },
-    { .ntasks = 1, .est_task_sec = 5, .demand = { 990, 64 << 20 } },
+    { .ntasks = 1, .est_task_sec = 5, .demand = { 1000, 64 << 20 } },
   };
   ebb_pol *p = make_ebb (1, (ebb_pol_res){ 2000, 2 * GIB }, (ebb_pol_res){ 10, 64 << 20 }, 0, jobs);
   size_t n;
@@ -549,11 +549,11 @@ test_policy_adopted_tasks_are_preempted (void)
   const ebb_pol_action *a = ebb_pol_actions (p, &n);
   CU_ASSERT_EQUAL (a[i].job, 0);
   CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_IMMEDIATE);
-  CU_ASSERT_EQUAL (a[i].amount.cpu_millis, 990);
+  CU_ASSERT_EQUAL (a[i].amount.cpu_millis, 1000); /* no CPU footprint booked */
   uint32_t victim = a[i].arg;
   CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0);
   ebb_pol_clear_actions (p);
-  ebb_pol_task_reclaimed (p, 1, 0, 0, victim, (ebb_pol_res){ 990, 0 }, 1);
+  ebb_pol_task_reclaimed (p, 1, 0, 0, victim, (ebb_pol_res){ 1000, 0 }, 1);
   CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) >= 0);
   ebb_pol_clear_actions (p);
   /* The short task ends: the adopted task gets its room back (D = 0). */
@@ -689,6 +689,45 @@ test_policy_room_before_preemption (void)
     }
 }
 
+/* No CPU footprint is booked: a suspended 8-CPU long task makes room for two 4-CPU short
+ * tasks, one after the other within one preemption (two graceful steps of 4 CPU), where a
+ * booked 10-millicore footprint left the second short task 10 millicores short with no other
+ * victim on the node. */
+static void
+test_policy_two_shorts_in_one_long (void)
+{
+  ebb_pol_job jobs[3] = {
+    { .ntasks = 1, .est_task_sec = 1000, .demand = { CPU (8), 16 * GIB } },
+    { .ntasks = 1, .est_task_sec = 5, .demand = { CPU (4), 4 * GIB } },
+    { .ntasks = 1, .est_task_sec = 5, .demand = { CPU (4), 4 * GIB } },
+  };
+  ebb_pol *p
+      = make_ebb (1, (ebb_pol_res){ CPU (8), 32 * GIB }, (ebb_pol_res){ 10, 64 << 20 }, 0, jobs);
+  size_t n;
+  ebb_pol_job_arrived (p, 0, 0);
+  ebb_pol_clear_actions (p);
+  for (uint32_t j = 1; j <= 2; j++)
+    {
+      ebb_pol_job_arrived (p, j, j);
+      int i = find_act (p, EBB_POL_ACT_SUSPEND);
+      CU_ASSERT_FATAL (i >= 0);
+      const ebb_pol_action *a = ebb_pol_actions (p, &n);
+      CU_ASSERT_EQUAL (a[i].job, 0);
+      CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_GRACEFUL);
+      CU_ASSERT_EQUAL (a[i].amount.cpu_millis, CPU (4));
+      ebb_pol_clear_actions (p);
+      ebb_pol_task_reclaimed (p, j, 0, 0, 0, (ebb_pol_res){ CPU (4), 0 }, 1);
+      i = find_act (p, EBB_POL_ACT_LAUNCH);
+      CU_ASSERT_FATAL (i >= 0);
+      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, j);
+      ebb_pol_clear_actions (p);
+    }
+  CU_ASSERT_EQUAL (p->node_free[0].cpu_millis, 0);
+  CU_ASSERT_EQUAL (p->stats.suspends, 2);
+  ebb_pol_free (p);
+  free_jobs (jobs, 3);
+}
+
 /* The policy refuses single-slot mode (it needs capacities to preempt). */
 static void
 test_policy_needs_resources (void)
@@ -721,6 +760,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_policy_overdue_resume_beats_queued_short),
   EBB_CU_TEST (test_policy_empty_node_before_preemption),
   EBB_CU_TEST (test_policy_room_before_preemption),
+  EBB_CU_TEST (test_policy_two_shorts_in_one_long),
   EBB_CU_TEST (test_policy_needs_resources),
 };
 
