@@ -74,6 +74,27 @@ ebb_pre_may_suspend (const ebb_pre_task *t, const ebb_pre_params *p, double now_
   return t->hist[t->hhead] <= now_sec - p->suspend_window_sec;
 }
 
+/* The longest a preemption lasts before the task is given back its room regardless of
+ * waiting short work (see ebb.h for the bound it gives). */
+static double
+max_preempted_sec (const ebb_pre_params *p)
+{
+  return p->suspend_window_sec / (4.0 * p->max_suspends);
+}
+
+/* Returns 1 when t may give (more) now: a new preemption within the bound, or more of its
+ * room during a preemption under way that is not overdue. The bound counts preemptions (from
+ * the first take until the task has its whole demand back), not takes: a task a first short
+ * task took part of may give the rest to a second within the same preemption, whose length
+ * W / 4M bounds it all the same. */
+static int
+may_give (const ebb_pre_task *t, const ebb_pre_params *p, double now_sec)
+{
+  if (ebb_pre_is_preempted (t))
+    return now_sec - t->preempted_sec < max_preempted_sec (p);
+  return ebb_pre_may_suspend (t, p, now_sec);
+}
+
 /* What the task in slot can give: its holding above the footprint. */
 static ebb_pol_res
 takeable (const ebb_pre_task *t, const ebb_pre_params *p)
@@ -119,8 +140,7 @@ ebb_pre_plan (const ebb_pre_node *n, const ebb_pre_params *p, ebb_pol_res need, 
       for (uint32_t s = 0; s < n->ntasks; s++)
         {
           const ebb_pre_task *t = &n->tasks[s];
-          if (!t->is_long || t->inflight || taken (out, nt, s)
-              || !ebb_pre_may_suspend (t, p, now_sec))
+          if (!t->is_long || t->inflight || taken (out, nt, s) || !may_give (t, p, now_sec))
             continue;
           ebb_pol_res tk = takeable (t, p);
           if ((tk.cpu_millis == 0 || lack.cpu_millis == 0)
@@ -166,22 +186,14 @@ ebb_pre_apply (ebb_pre_node *n, const ebb_pre_params *p, const ebb_pre_take *tak
         {
           t->preempted_sec = now_sec;
           n->npreempted++;
+          record_suspension (t, now_sec, p->max_suspends);
         }
       t->given.cpu_millis -= takes[i].amount.cpu_millis;
       t->given.memory_bytes -= takes[i].amount.memory_bytes;
       n->used.cpu_millis -= takes[i].amount.cpu_millis;
       n->used.memory_bytes -= takes[i].amount.memory_bytes;
       t->chances = 0;
-      record_suspension (t, now_sec, p->max_suspends);
     }
-}
-
-/* The longest a preemption lasts before the task is given back its room regardless of
- * waiting short work (see ebb.h for the bound it gives). */
-static double
-max_preempted_sec (const ebb_pre_params *p)
-{
-  return p->suspend_window_sec / (4.0 * p->max_suspends);
 }
 
 uint32_t

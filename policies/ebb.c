@@ -3,8 +3,8 @@
  * placement, the node queues and when each node is served.
  * Resource mode only (a Hawk trace runs on nodes of one slot's capacity; see
  * doc/ebb-policy.md). Every node has a FIFO of short tasks and one of long tasks; short tasks
- * go first, and a short task at the head that does not fit preempts long work (the core)
- * instead of waiting behind it. */
+ * go first, and a short task at the head that does not fit moves to a node with room if it
+ * finds one, else preempts long work (the core) instead of waiting behind it. */
 #include "config.h"
 
 #include "policies/ebb.h"
@@ -77,6 +77,10 @@ typedef struct ebb_priv
   uint8_t *has_short;
   uint32_t nshort_general; /* general nodes among them */
   uint32_t nidle;
+  /* Empty nodes (nothing running, nothing queued), any partition, as a set to draw from: a
+   * short task that does not fit where it was placed goes to one of them before it
+   * preempts anything (see serve). */
+  uint32_t *empty, *epos, nempty;
   ebb_pre_take *takes;
   uint32_t takes_cap;
 } ebb_priv;
@@ -92,6 +96,12 @@ ebb_init (ebb_pol *p, ebb_error **err)
    * otherwise its footprint would keep the slot from ever fitting a short task. */
   if (pp->node_cap.memory_bytes == 0)
     p->params.footprint = (ebb_pol_res){ 0, 0 };
+  /* The CPU footprint is not booked (BIG-C's books keep none either): a suspended task's 1%
+   * competes for CPU under the kernel's shares instead of holding room, or a suspended
+   * 8-CPU task would leave room for one 4-CPU short task, not two, and the second would
+   * spend another task's suspension (doc/ebb-policy.md). The memory footprint stays: it is
+   * resident. */
+  p->params.footprint.cpu_millis = 0;
   e->pre.footprint = p->params.footprint;
   e->pre.resume_tries = pp->resume_tries;
   if (pp->max_suspends)
@@ -128,6 +138,11 @@ ebb_init (ebb_pol *p, ebb_error **err)
   for (uint32_t i = e->first_general; i < n; i++)
     e->idle[i] = 1;
   e->nidle = n - e->first_general;
+  e->empty = ebb_xmalloc (n * sizeof *e->empty);
+  e->epos = ebb_xmalloc (n * sizeof *e->epos);
+  for (uint32_t i = 0; i < n; i++)
+    e->empty[i] = i, e->epos[i] = i;
+  e->nempty = n;
   e->takes_cap = 16;
   e->takes = ebb_xmalloc (e->takes_cap * sizeof *e->takes);
   return 0;
@@ -154,6 +169,8 @@ ebb_fini (ebb_pol *p)
   free (e->plist);
   free (e->idle);
   free (e->has_short);
+  free (e->empty);
+  free (e->epos);
   free (e->takes);
 }
 
@@ -170,9 +187,24 @@ ensure_takes (ebb_priv *e, uint32_t n)
 static void
 refresh_idle (ebb_priv *e, uint32_t node)
 {
+  uint8_t idle = e->pn[node].ntasks == 0 && e->shortq[node].n == 0 && e->longq[node].n == 0;
+  if (idle != (e->epos[node] != UINT32_MAX))
+    {
+      if (idle)
+        {
+          e->epos[node] = e->nempty;
+          e->empty[e->nempty++] = node;
+        }
+      else
+        {
+          uint32_t last = e->empty[--e->nempty];
+          e->empty[e->epos[node]] = last;
+          e->epos[last] = e->epos[node];
+          e->epos[node] = UINT32_MAX;
+        }
+    }
   if (node < e->first_general)
     return;
-  uint8_t idle = e->pn[node].ntasks == 0 && e->shortq[node].n == 0 && e->longq[node].n == 0;
   if (idle != e->idle[node])
     {
       e->nidle += idle ? 1 : (uint32_t)-1;
@@ -304,6 +336,66 @@ relocate (ebb_pol *p, uint32_t node, double now_sec)
   return EBB_POL_NONE;
 }
 
+/* The head short task of node does not fit there: before it preempts long work, it moves
+ * to an empty node, where it starts at once and suspends nothing. Without this, short tasks
+ * sampled onto busy general nodes preempt long work there while the short partition's nodes
+ * sit idle, and long work loses the capacity short work leaves unused (doc/ebb-policy.md).
+ * Returns the node it moved to, or EBB_POL_NONE. */
+static uint32_t
+move_to_empty (ebb_pol *p, uint32_t node)
+{
+  ebb_priv *e = p->priv;
+  uint32_t job = q_front (&e->shortq[node])->job;
+  while (e->nempty > 0)
+    {
+      uint32_t to = e->empty[ebb_rng_below (&p->rng, e->nempty)];
+      /* The set is refreshed when a node is served; a node filled since is dropped here. */
+      refresh_idle (e, to);
+      if (e->epos[to] == UINT32_MAX)
+        continue;
+      if (to == node || !ebb_pol_res_fits (p->jobs[job].demand, p->node_free[to]))
+        return EBB_POL_NONE;
+      ebb_qent x = q_pop (&e->shortq[node]);
+      x.waiting = 0;
+      q_push (&e->shortq[to], x);
+      short_changed (e, node);
+      short_changed (e, to);
+      refresh_idle (e, to);
+      p->stats.probes_stolen++;
+      return to;
+    }
+  return EBB_POL_NONE;
+}
+
+/* The head short task of node fits on no empty node; before it preempts, it moves to the
+ * first of up to steal_cap random nodes with no short queue where it fits now. A task that
+ * needs a whole node (a Hawk trace's slot) fits only on an empty node, where move_to_empty
+ * has looked: the probes are skipped. Returns the node it moved to, or EBB_POL_NONE. */
+static uint32_t
+move_to_room (ebb_pol *p, uint32_t node)
+{
+  ebb_priv *e = p->priv;
+  uint32_t n = p->params.nnodes, job = q_front (&e->shortq[node])->job;
+  ebb_pol_res d = p->jobs[job].demand, cap = p->params.node_cap;
+  if (d.cpu_millis >= cap.cpu_millis && d.memory_bytes >= cap.memory_bytes)
+    return EBB_POL_NONE;
+  for (uint32_t a = 0; a < p->params.steal_cap; a++)
+    {
+      uint32_t to = (uint32_t)ebb_rng_below (&p->rng, n);
+      if (to == node || e->has_short[to]
+          || !ebb_pol_res_fits (p->jobs[job].demand, p->node_free[to]))
+        continue;
+      ebb_qent x = q_pop (&e->shortq[node]);
+      x.waiting = 0;
+      q_push (&e->shortq[to], x);
+      short_changed (e, node);
+      short_changed (e, to);
+      p->stats.probes_stolen++;
+      return to;
+    }
+  return EBB_POL_NONE;
+}
+
 /* Gives preempted tasks their chance; returns 1 when one is still preempted. */
 static int
 resume_chance (ebb_pol *p, uint32_t node, double now_sec)
@@ -349,9 +441,19 @@ serve (ebb_pol *p, uint32_t node, double now_sec)
               short_changed (e, node);
               continue;
             }
-          if (h->waiting || preempt_for (p, node, h, now_sec))
+          if (h->waiting)
             break;
-          uint32_t to = relocate (p, node, now_sec);
+          uint32_t to = move_to_empty (p, node);
+          if (to == EBB_POL_NONE)
+            to = move_to_room (p, node);
+          if (to != EBB_POL_NONE)
+            {
+              serve (p, to, now_sec);
+              continue;
+            }
+          if (preempt_for (p, node, h, now_sec))
+            break;
+          to = relocate (p, node, now_sec);
           if (to == EBB_POL_NONE)
             break;
           serve (p, to, now_sec);

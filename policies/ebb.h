@@ -10,7 +10,9 @@
  *  - Victims: the long task with the latest estimated end first (it has the most slack), then
  *    the lower slot; a task keeps at least the footprint.
  *  - A task is preempted at most M = max_suspends times per W = suspend_window_sec (a sliding
- *    window), and one preemption lasts at most W / 4M: past that the task gets its resources
+ *    window), and one preemption lasts at most W / 4M. A preemption runs from the first take
+ *    until the task has its whole demand back: during it (and not past W / 4M) it may give
+ *    more for another short task without counting again: past that the task gets its resources
  *    back at the next chance even if short work is waiting. A window meets at most M + 1
  *    preemptions (M starting in it, one carried in), so a long task holds its demand at least
  *    (1 - (M + 1) / 4M) >= 1/2 of any window, less the end of a short task holding its room.

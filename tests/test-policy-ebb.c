@@ -185,6 +185,47 @@ test_suspend_bound (void)
   ebb_pre_node_fini (&n);
 }
 
+/* The bound counts preemptions, not takes: a task two short tasks each take 4 CPU from,
+ * one after the other within one preemption, has used one of its M; a third take in the
+ * same preemption past W / 4M (75 s) is refused, and once resumed it may be preempted M - 1
+ * = 1 more time in the window. */
+static void
+test_suspend_bound_counts_preemptions (void)
+{
+  ebb_pre_params p = params ();
+  p.resume_tries = 0;
+  ebb_pre_node n = google_node ();
+  add (&n, 0, 1, CPU (24), 16 * GIB, 1000);
+  add (&n, 1, 0, CPU (8), 4 * GIB, 10); /* the node's CPU is full */
+  ebb_pre_take out[4];
+  double d;
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ CPU (4), GIB }, 0, out, 4, &d), 1);
+  CU_ASSERT_EQUAL (out[0].slot, 0);
+  CU_ASSERT_EQUAL (out[0].amount.cpu_millis, CPU (4));
+  ebb_pre_apply (&n, &p, out, 1, 0);
+  CU_ASSERT_EQUAL (n.tasks[0].nhist, 1);
+  add (&n, 3, 0, CPU (4), GIB, 20); /* the first short task runs */
+  /* A second short task 30 s later takes 4 CPU more in the same preemption. */
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ CPU (4), GIB }, 30, out, 4, &d), 1);
+  CU_ASSERT_EQUAL (out[0].slot, 0);
+  ebb_pre_apply (&n, &p, out, 1, 30);
+  CU_ASSERT_EQUAL (n.tasks[0].nhist, 1);
+  CU_ASSERT_EQUAL (n.npreempted, 1);
+  CU_ASSERT_DOUBLE_EQUAL (n.tasks[0].preempted_sec, 0, 1e-9);
+  add (&n, 4, 0, CPU (4), GIB, 40);
+  /* Past 75 s in the preemption: no more is taken from it. */
+  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ CPU (4), GIB }, 75, out, 4, &d), -1);
+  /* The short tasks end; it resumes whole, and one more preemption is left in the window. */
+  ebb_pre_remove (&n, ebb_pre_find (&n, 4, 0));
+  ebb_pre_remove (&n, ebb_pre_find (&n, 3, 0));
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_chance (&n, &p, 80, 0, 0, out, 4), 1);
+  CU_ASSERT_EQUAL (n.tasks[0].given.cpu_millis, CPU (24));
+  CU_ASSERT_EQUAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ CPU (4), GIB }, 90, out, 4, &d), 1);
+  ebb_pre_apply (&n, &p, out, 1, 90);
+  CU_ASSERT_EQUAL (n.tasks[0].nhist, 2);
+  ebb_pre_node_fini (&n);
+}
+
 /* Delayed resumption: with D = 3 the task lets three chances with room pass and resumes on
  * the fourth; short work still pending is no chance; spare cluster room skips D. */
 static void
@@ -492,7 +533,7 @@ test_policy_adopted_tasks_are_preempted (void)
 {
   ebb_pol_job jobs[2] = {
     { .ntasks = 2, .est_task_sec = 1000, .demand = { 1000, 64 << 20 } },
-    { .ntasks = 1, .est_task_sec = 5, .demand = { 990, 64 << 20 } },
+    { .ntasks = 1, .est_task_sec = 5, .demand = { 1000, 64 << 20 } },
   };
   ebb_pol *p = make_ebb (1, (ebb_pol_res){ 2000, 2 * GIB }, (ebb_pol_res){ 10, 64 << 20 }, 0, jobs);
   size_t n;
@@ -508,11 +549,11 @@ test_policy_adopted_tasks_are_preempted (void)
   const ebb_pol_action *a = ebb_pol_actions (p, &n);
   CU_ASSERT_EQUAL (a[i].job, 0);
   CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_IMMEDIATE);
-  CU_ASSERT_EQUAL (a[i].amount.cpu_millis, 990);
+  CU_ASSERT_EQUAL (a[i].amount.cpu_millis, 1000); /* no CPU footprint booked */
   uint32_t victim = a[i].arg;
   CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0);
   ebb_pol_clear_actions (p);
-  ebb_pol_task_reclaimed (p, 1, 0, 0, victim, (ebb_pol_res){ 990, 0 }, 1);
+  ebb_pol_task_reclaimed (p, 1, 0, 0, victim, (ebb_pol_res){ 1000, 0 }, 1);
   CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) >= 0);
   ebb_pol_clear_actions (p);
   /* The short task ends: the adopted task gets its room back (D = 0). */
@@ -553,6 +594,136 @@ test_policy_overdue_resume_beats_queued_short (void)
   CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, 0);
   CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0); /* the queued short task waits */
   CU_ASSERT (find_act (p, EBB_POL_ACT_SUSPEND) < 0);
+  ebb_pol_free (p);
+  free_jobs (jobs, 3);
+}
+
+/* Free room before preemption: with a long task on one node and the other node empty, a
+ * short task starts on the empty node and suspends nothing, whichever node it sampled
+ * (16 seeds, so both samplings occur). A second short task, with no empty node left,
+ * preempts the long task. */
+static void
+test_policy_empty_node_before_preemption (void)
+{
+  for (uint64_t seed = 1; seed <= 16; seed++)
+    {
+      ebb_pol_job jobs[3] = {
+        { .ntasks = 1, .est_task_sec = 1000, .demand = { 1000, 0 } },
+        { .ntasks = 1, .est_task_sec = 5, .demand = { 1000, 0 } },
+        { .ntasks = 1, .est_task_sec = 5, .demand = { 1000, 0 } },
+      };
+      ebb_pol_params pp;
+      ebb_pol_params_default (&pp);
+      pp.nnodes = 2;
+      pp.cutoff_sec = 100;
+      pp.short_part_pct = 50; /* node 0 takes short work only */
+      pp.node_cap = (ebb_pol_res){ 1000, 0 };
+      pp.footprint = (ebb_pol_res){ 0, 0 };
+      pp.seed = seed;
+      ebb_error *err = NULL;
+      ebb_pol *p = ebb_pol_new ("ebb", &pp, jobs, &err);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+      size_t n;
+      ebb_pol_job_arrived (p, 0, 0);
+      int i = find_act (p, EBB_POL_ACT_LAUNCH);
+      CU_ASSERT_FATAL (i >= 0);
+      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].node, 1); /* long work: the general node */
+      ebb_pol_clear_actions (p);
+      ebb_pol_job_arrived (p, 1, 1);
+      CU_ASSERT (find_act (p, EBB_POL_ACT_SUSPEND) < 0);
+      i = find_act (p, EBB_POL_ACT_LAUNCH);
+      CU_ASSERT_FATAL (i >= 0);
+      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].node, 0);
+      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, 1);
+      ebb_pol_clear_actions (p);
+      /* No empty node now: sampled on the short node (short work there, never a victim) it
+       * moves to node 1, sampled on node 1 it stays; either way it preempts the long task. */
+      ebb_pol_job_arrived (p, 2, 2);
+      i = find_act (p, EBB_POL_ACT_SUSPEND);
+      CU_ASSERT_FATAL (i >= 0);
+      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, 0);
+      CU_ASSERT_EQUAL (p->stats.suspends, 1);
+      ebb_pol_free (p);
+      free_jobs (jobs, 3);
+    }
+}
+
+/* Free room before preemption on resource nodes: node 0 is full with long work, node 1 has
+ * half its CPU free (no node is empty); a short task that fits in that half starts on node 1
+ * and suspends nothing, whichever node it sampled (16 seeds). */
+static void
+test_policy_room_before_preemption (void)
+{
+  for (uint64_t seed = 1; seed <= 16; seed++)
+    {
+      ebb_pol_job jobs[3] = {
+        { .ntasks = 1, .est_task_sec = 1000, .demand = { 2000, GIB } },
+        { .ntasks = 1, .est_task_sec = 1000, .demand = { 1000, GIB / 2 } },
+        { .ntasks = 1, .est_task_sec = 5, .demand = { 1000, GIB / 2 } },
+      };
+      ebb_pol_params pp;
+      ebb_pol_params_default (&pp);
+      pp.nnodes = 2;
+      pp.cutoff_sec = 100;
+      pp.short_part_pct = 0;
+      pp.node_cap = (ebb_pol_res){ 2000, 2 * GIB };
+      pp.seed = seed;
+      ebb_error *err = NULL;
+      ebb_pol *p = ebb_pol_new ("ebb", &pp, jobs, &err);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+      size_t n;
+      ebb_pol_job_arrived (p, 0, 0);
+      ebb_pol_job_arrived (p, 0, 1);
+      CU_ASSERT_EQUAL_FATAL (p->node_free[0].cpu_millis, 0);
+      CU_ASSERT_EQUAL_FATAL (p->node_free[1].cpu_millis, 1000);
+      ebb_pol_clear_actions (p);
+      ebb_pol_job_arrived (p, 1, 2);
+      CU_ASSERT (find_act (p, EBB_POL_ACT_SUSPEND) < 0);
+      CU_ASSERT_EQUAL (p->stats.suspends, 0);
+      int i = find_act (p, EBB_POL_ACT_LAUNCH);
+      CU_ASSERT_FATAL (i >= 0);
+      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].node, 1);
+      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, 2);
+      ebb_pol_free (p);
+      free_jobs (jobs, 3);
+    }
+}
+
+/* No CPU footprint is booked: a suspended 8-CPU long task makes room for two 4-CPU short
+ * tasks, one after the other within one preemption (two graceful steps of 4 CPU), where a
+ * booked 10-millicore footprint left the second short task 10 millicores short with no other
+ * victim on the node. */
+static void
+test_policy_two_shorts_in_one_long (void)
+{
+  ebb_pol_job jobs[3] = {
+    { .ntasks = 1, .est_task_sec = 1000, .demand = { CPU (8), 16 * GIB } },
+    { .ntasks = 1, .est_task_sec = 5, .demand = { CPU (4), 4 * GIB } },
+    { .ntasks = 1, .est_task_sec = 5, .demand = { CPU (4), 4 * GIB } },
+  };
+  ebb_pol *p
+      = make_ebb (1, (ebb_pol_res){ CPU (8), 32 * GIB }, (ebb_pol_res){ 10, 64 << 20 }, 0, jobs);
+  size_t n;
+  ebb_pol_job_arrived (p, 0, 0);
+  ebb_pol_clear_actions (p);
+  for (uint32_t j = 1; j <= 2; j++)
+    {
+      ebb_pol_job_arrived (p, j, j);
+      int i = find_act (p, EBB_POL_ACT_SUSPEND);
+      CU_ASSERT_FATAL (i >= 0);
+      const ebb_pol_action *a = ebb_pol_actions (p, &n);
+      CU_ASSERT_EQUAL (a[i].job, 0);
+      CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_GRACEFUL);
+      CU_ASSERT_EQUAL (a[i].amount.cpu_millis, CPU (4));
+      ebb_pol_clear_actions (p);
+      ebb_pol_task_reclaimed (p, j, 0, 0, 0, (ebb_pol_res){ CPU (4), 0 }, 1);
+      i = find_act (p, EBB_POL_ACT_LAUNCH);
+      CU_ASSERT_FATAL (i >= 0);
+      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, j);
+      ebb_pol_clear_actions (p);
+    }
+  CU_ASSERT_EQUAL (p->node_free[0].cpu_millis, 0);
+  CU_ASSERT_EQUAL (p->stats.suspends, 2);
   ebb_pol_free (p);
   free_jobs (jobs, 3);
 }
@@ -625,6 +796,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_memory_only_as_needed),
   EBB_CU_TEST (test_footprint_and_victim_order),
   EBB_CU_TEST (test_suspend_bound),
+  EBB_CU_TEST (test_suspend_bound_counts_preemptions),
   EBB_CU_TEST (test_delayed_resumption),
   EBB_CU_TEST (test_suspend_bound_alternating_bursts),
   EBB_CU_TEST (test_determinism),
@@ -634,6 +806,9 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_policy_short_waits_for_short),
   EBB_CU_TEST (test_policy_vector_takes_cpu_only),
   EBB_CU_TEST (test_policy_overdue_resume_beats_queued_short),
+  EBB_CU_TEST (test_policy_empty_node_before_preemption),
+  EBB_CU_TEST (test_policy_room_before_preemption),
+  EBB_CU_TEST (test_policy_two_shorts_in_one_long),
   EBB_CU_TEST (test_policy_needs_resources),
   EBB_CU_TEST (test_policy_adopted_is_preemptible),
 };
