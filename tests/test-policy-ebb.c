@@ -752,7 +752,9 @@ test_policy_adopted_is_preemptible (void)
       .est_task_sec = 3000,
       .class_hint = EBB_POL_CLASS_LONG,
       .demand = { 1000, 64 << 20 } },
-    { .ntasks = 1, .est_task_sec = 10, .demand = { 990, 64 << 20 } },
+    /* The whole CPU: a suspended task's footprint is not booked, so 1000 takes the victim
+     * whole (immediate); 990 would be a partial take. */
+    { .ntasks = 1, .est_task_sec = 10, .demand = { 1000, 64 << 20 } },
   };
   ebb_pol *p = make_ebb (1, (ebb_pol_res){ 1000, GIB }, (ebb_pol_res){ 10, 64 << 20 }, 0, jobs);
   const uint32_t bad[1] = { 1 }, on0[1] = { 0 };
@@ -774,7 +776,7 @@ test_policy_adopted_is_preemptible (void)
   CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_IMMEDIATE);
   CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0); /* waits for the reclaim */
   ebb_pol_clear_actions (p);
-  ebb_pol_task_reclaimed (p, 1, 0, 0, 0, (ebb_pol_res){ 990, 0 }, 1);
+  ebb_pol_task_reclaimed (p, 1, 0, 0, 0, (ebb_pol_res){ 1000, 0 }, 1);
   CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) >= 0);
   ebb_pol_free (p);
   free_jobs (jobs, 3);
