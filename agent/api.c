@@ -65,20 +65,6 @@ reply_err (ebb_agent *a, ebb_http_response *resp, int code, ebb_error **err)
   return EBB_HTTP_REPLIED;
 }
 
-/* Parses the raw body strictly (lib/json.h). Returns 0 and *out (NULL for an empty body),
- * or a 400 already filled. */
-static int
-body_json (ebb_http_request *req, json_object **out, ebb_error **err)
-{
-  size_t len = 0;
-  const char *body = ebb_http_request_body (req, &len);
-  *out = NULL;
-  if (len == 0 || body[strspn (body, " \t\r\n")] == '\0')
-    return 0;
-  *out = ebb_json_parse (body, len, 0, err);
-  return *out ? 0 : -EBB_EPARSE;
-}
-
 static ebb_agent_task *
 find_or_404 (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp)
 {
@@ -174,7 +160,7 @@ begin (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp, json_object
   *body = NULL;
   if (refuse_stopping (a, resp))
     return false;
-  if (body_json (req, body, &err) < 0)
+  if (ebb_http_request_body_json (req, 0, body, &err) < 0)
     {
       reply_err (a, resp, EBB_EPARSE, &err);
       return false;
