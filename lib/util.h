@@ -79,4 +79,10 @@ char *ebb_xasprintf (const char *fmt, ...) EBB_PRINTF (1, 2);
  * not "." or "..": the shape of every id that ends up in a path or a URL. */
 int ebb_id_is_valid (const char *s, size_t max_len);
 
+/* For a daemon's main(), before any thread exists: blocks SIGTERM, SIGINT, SIGHUP (and
+ * SIGCHLD when with_children) in the calling thread, so every thread created later
+ * inherits the mask and sd-event alone takes them (signalfd; children through pidfds), and
+ * ignores SIGPIPE (a peer that hangs up is an error return, not a death). */
+void ebb_daemon_block_signals (int with_children);
+
 #endif
