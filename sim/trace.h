@@ -96,4 +96,11 @@ int ebb_sim_gen_pareto_main (int argc, char **argv);
 /* `ebb-sim gen ...` (sim/gen.c): argv[0] is "gen". Returns the exit status. */
 int ebb_sim_gen_main (int argc, char **argv);
 
+/* What the generators' command lines share (sim/gen.c). Writes t to path (NULL: stdout) and
+ * frees t; returns the exit code: 0, or 1 after "PROG: reason" on stderr. */
+int ebb_sim_gen_output (ebb_sim_trace *t, const char *path, const char *prog);
+/* Parses a decimal integer in [lo, hi]: no sign, not empty, nothing after it. Returns 0
+ * and *out, or -1 (the caller names the option). */
+int ebb_sim_gen_parse_u64 (const char *arg, uint64_t lo, uint64_t hi, uint64_t *out);
+
 #endif
