@@ -43,9 +43,7 @@ reserve_jobs (ebb_sim_trace *t, uint32_t need)
 {
   if (need <= t->jobs_cap)
     return;
-  uint32_t cap = t->jobs_cap ? t->jobs_cap : 1024;
-  while (cap < need)
-    cap *= 2;
+  uint32_t cap = (uint32_t)ebb_grow_cap (t->jobs_cap, 1024, need);
   t->submit_sec = ebb_xrealloc (t->submit_sec, cap * sizeof (double));
   t->mean_sec = ebb_xrealloc (t->mean_sec, cap * sizeof (double));
   t->ntasks = ebb_xrealloc (t->ntasks, cap * sizeof (uint32_t));
@@ -64,9 +62,7 @@ reserve_tasks (ebb_sim_trace *t, uint64_t need)
 {
   if (need <= t->dur_cap)
     return;
-  uint64_t cap = t->dur_cap ? t->dur_cap : 16384;
-  while (cap < need)
-    cap *= 2;
+  uint64_t cap = ebb_grow_cap (t->dur_cap, 16384, need);
   t->dur_sec = ebb_xrealloc (t->dur_sec, cap * sizeof (double));
   t->dur_cap = cap;
 }

@@ -261,7 +261,24 @@ test_heap_order (void)
   free (h4.ev);
 }
 
+/* Nearest rank, as the reports use it: the smallest value with p% at or below it. */
+static void
+test_percentile (void)
+{
+  double v[] = { 5, 1, 4, 2, 3, 10, 9, 8, 7, 6 };
+  qsort (v, 10, sizeof *v, ebb_sim_cmp_double);
+  CU_ASSERT_EQUAL (v[0], 1);
+  CU_ASSERT_EQUAL (v[9], 10);
+  CU_ASSERT_EQUAL (ebb_sim_percentile (v, 10, 50), 5);
+  CU_ASSERT_EQUAL (ebb_sim_percentile (v, 10, 51), 6);
+  CU_ASSERT_EQUAL (ebb_sim_percentile (v, 10, 90), 9);
+  CU_ASSERT_EQUAL (ebb_sim_percentile (v, 10, 100), 10);
+  CU_ASSERT_EQUAL (ebb_sim_percentile (v, 10, 0), 1);
+  CU_ASSERT_EQUAL (ebb_sim_percentile (v, 0, 50), 0);
+}
+
 static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_percentile),
   EBB_CU_TEST (test_heap_order),
   EBB_CU_TEST (test_late_binding_cancels_surplus_probes),
   EBB_CU_TEST (test_central_placement_least_waiting),

@@ -80,7 +80,18 @@ test_daemon_block_signals (void)
   sigprocmask (SIG_SETMASK, &old, NULL);
 }
 
+static void
+test_grow_cap (void)
+{
+  CU_ASSERT_EQUAL (ebb_grow_cap (0, 16, 1), 16);
+  CU_ASSERT_EQUAL (ebb_grow_cap (0, 16, 17), 32);
+  CU_ASSERT_EQUAL (ebb_grow_cap (64, 16, 64), 64);
+  CU_ASSERT_EQUAL (ebb_grow_cap (64, 16, 65), 128);
+  CU_ASSERT_EQUAL (ebb_grow_cap (3, 16, 100), 192);
+}
+
 static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_grow_cap),
   EBB_CU_TEST (test_daemon_block_signals),
   EBB_CU_TEST (test_id_validation),
   EBB_CU_TEST (test_cleanup_closes_and_steal_keeps),
