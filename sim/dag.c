@@ -129,18 +129,12 @@ parse_tasks (struct json_object *arr, double **dur, int64_t **dem, uint32_t **st
           ebb_error_set (e, EBB_EPARSE, "task %u is not an object", i);
           return 0;
         }
-      json_object_object_foreach (x, key, val)
-      {
-        (void)val;
-        size_t k = 0;
-        while (k < EBB_ARRAY_SIZE (known) && strcmp (known[k], key) != 0)
-          k++;
-        if (k == EBB_ARRAY_SIZE (known))
-          {
-            ebb_error_set (e, EBB_EPARSE, "task %u: unknown key '%.40s'", i, key);
-            return 0;
-          }
-      }
+      const char *unknown = ebb_sim_json_unknown_key (x, known, EBB_ARRAY_SIZE (known));
+      if (unknown)
+        {
+          ebb_error_set (e, EBB_EPARSE, "task %u: unknown key '%.40s'", i, unknown);
+          return 0;
+        }
       int64_t *v = *dem + (size_t)i * EBB_DAG_NRES, st = i;
       int got[4];
       ebb_error *sub = NULL;
@@ -207,18 +201,12 @@ ebb_sim_dag_parse_json (ebb_sim_trace *t, struct json_object *o, const char *nam
   cleanup_free double *dur = NULL;
   cleanup_free int64_t *dem = NULL;
   cleanup_free uint32_t *stage = NULL, *edges = NULL;
-  json_object_object_foreach (o, key, val)
-  {
-    (void)val;
-    size_t k = 0;
-    while (k < EBB_ARRAY_SIZE (known) && strcmp (known[k], key) != 0)
-      k++;
-    if (k == EBB_ARRAY_SIZE (known))
-      {
-        ebb_error_set (&e, EBB_EPARSE, "unknown key '%.40s' in a job with tasks", key);
-        goto fail;
-      }
-  }
+  const char *unknown = ebb_sim_json_unknown_key (o, known, EBB_ARRAY_SIZE (known));
+  if (unknown)
+    {
+      ebb_error_set (&e, EBB_EPARSE, "unknown key '%.40s' in a job with tasks", unknown);
+      goto fail;
+    }
   const char *id = NULL, *klass = NULL;
   double submit = 0, est = 0;
   int got, got_est;

@@ -127,8 +127,7 @@ ebb_sim_config_costs_bigc (ebb_sim_config *cfg)
 void
 ebb_sim_config_costs_ebb_agent (ebb_sim_config *cfg)
 {
-  cfg->reclaim_sec_per_gib = 3;
-  cfg->resume_sec_per_gib = 3;
+  ebb_sim_config_costs_bigc (cfg);
   cfg->suspend_latency_sec = 0.0065;
   cfg->resume_latency_sec = 0.0025;
 }

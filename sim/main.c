@@ -259,26 +259,15 @@ bad:
   return -1;
 }
 
-/* parse_u64 into the narrower fields of the parameters (max fits them). */
-static int
-parse_u32 (const char *opt, const char *s, uint64_t min, uint64_t max, uint32_t *out)
-{
-  uint64_t u;
-  if (parse_u64 (opt, s, min, max, &u) < 0)
-    return -1;
-  *out = (uint32_t)u;
-  return 0;
-}
-
-static int
-parse_i64 (const char *opt, const char *s, uint64_t min, uint64_t max, int64_t *out)
-{
-  uint64_t u;
-  if (parse_u64 (opt, s, min, max, &u) < 0)
-    return -1;
-  *out = (int64_t)u;
-  return 0;
-}
+/* parse_u64 into a narrower field of the parameters (max fits it); 0 or -1. */
+#define PARSE_INTO(opt, s, min, max, field)                                                        \
+  ({                                                                                               \
+    uint64_t u_;                                                                                   \
+    int r_ = parse_u64 (opt, s, min, max, &u_);                                                    \
+    if (r_ == 0)                                                                                   \
+      (field) = (__typeof__ (field))u_;                                                            \
+    r_;                                                                                            \
+  })
 
 /* Returns the index of arg in names[0..n), or -1 after "invalid OPT 'arg': expected a, b
  * or c" on stderr. */
@@ -314,7 +303,7 @@ handle_spec_opt (ebb_pol_params *p, int c, const char *arg)
     case OPT_PROBES:
       return parse_double ("--probes", arg, 1, 1000, &p->hopper_probes);
     case OPT_REFUSALS:
-      return parse_u32 ("--refusals", arg, 0, 1000, &p->refusals);
+      return PARSE_INTO ("--refusals", arg, 0, 1000, p->refusals);
     case OPT_BETA:
       if (parse_double ("--beta", arg, 1, 100, &p->spec_beta) < 0)
         return -1;
@@ -341,7 +330,7 @@ handle_opt (sim_opts *o, int c, const char *arg)
       o->cfg.policy = arg;
       return 0;
     case 'n':
-      return parse_u32 ("--nodes", arg, 1, 100000000, &p->nnodes);
+      return PARSE_INTO ("--nodes", arg, 1, 100000000, p->nnodes);
     case 't':
       o->trace = arg;
       return 0;
@@ -355,9 +344,9 @@ handle_opt (sim_opts *o, int c, const char *arg)
     case OPT_PROBE_RATIO:
       return parse_double ("--probe-ratio", arg, 1, 1000, &p->probe_ratio);
     case OPT_STEAL_CAP:
-      return parse_u32 ("--steal-cap", arg, 0, 1000000, &p->steal_cap);
+      return PARSE_INTO ("--steal-cap", arg, 0, 1000000, p->steal_cap);
     case OPT_STEAL_LIMIT:
-      return parse_u32 ("--steal-limit", arg, 1, UINT32_MAX - 1, &p->steal_limit);
+      return PARSE_INTO ("--steal-limit", arg, 1, UINT32_MAX - 1, p->steal_limit);
     case OPT_NET_DELAY:
       return parse_double ("--net-delay", arg, 0, 3600, &p->net_delay_sec);
     case OPT_SEED:
@@ -417,7 +406,7 @@ handle_opt (sim_opts *o, int c, const char *arg)
         return 0;
       }
     case OPT_NODE_CPU:
-      return parse_i64 ("--node-cpu-millis", arg, 1, UINT64_C (1) << 40, &p->node_cap.cpu_millis);
+      return PARSE_INTO ("--node-cpu-millis", arg, 1, UINT64_C (1) << 40, p->node_cap.cpu_millis);
     case OPT_NODE_MEM:
     case OPT_FOOT_MEM:
       if (ebb_conf_parse_bytes (arg, &u) < 0 || u > (UINT64_C (1) << 56))
@@ -432,9 +421,9 @@ handle_opt (sim_opts *o, int c, const char *arg)
         p->footprint.memory_bytes = (int64_t)u;
       return 0;
     case OPT_FOOT_CPU:
-      return parse_i64 ("--footprint-cpu-millis", arg, 0, 1000000, &p->footprint.cpu_millis);
+      return PARSE_INTO ("--footprint-cpu-millis", arg, 0, 1000000, p->footprint.cpu_millis);
     case OPT_KILL_ATTEMPTS:
-      return parse_u32 ("--kill-attempts", arg, 1, 65535, &p->kill_attempts);
+      return PARSE_INTO ("--kill-attempts", arg, 1, 65535, p->kill_attempts);
     case OPT_RECLAIM:
       return parse_double ("--reclaim-sec-per-gib", arg, 0, 3600, &o->cfg.reclaim_sec_per_gib);
     case OPT_RESUME_COST:
@@ -461,11 +450,11 @@ handle_opt (sim_opts *o, int c, const char *arg)
                                   .memory_bytes = (int64_t)u * (INT64_C (2) << 30) };
       return 0;
     case OPT_MAX_SUSPENDS:
-      return parse_u32 ("--max-suspends", arg, 1, 8, &p->max_suspends);
+      return PARSE_INTO ("--max-suspends", arg, 1, 8, p->max_suspends);
     case OPT_SUSPEND_WINDOW:
       return parse_double ("--suspend-window", arg, 1e-3, 1e9, &p->suspend_window_sec);
     case OPT_NODE_NET:
-      return parse_i64 ("--node-net-mbps", arg, 0, UINT64_C (1) << 40, &p->node_net_mbps);
+      return PARSE_INTO ("--node-net-mbps", arg, 0, UINT64_C (1) << 40, p->node_net_mbps);
     case OPT_KAPPA:
       return parse_double ("--kappa", arg, 1e-6, 1, &p->dag_kappa);
     case OPT_GRAPHENE_PRIO:
@@ -478,9 +467,9 @@ handle_opt (sim_opts *o, int c, const char *arg)
         return 0;
       }
     case OPT_QUEUES:
-      return parse_u32 ("--queues", arg, 1, 1000000, &p->dag_queues);
+      return PARSE_INTO ("--queues", arg, 1, 1000000, p->dag_queues);
     case OPT_RESUME_TRIES:
-      return parse_u32 ("--resume-tries", arg, 0, 1000000, &p->resume_tries);
+      return PARSE_INTO ("--resume-tries", arg, 0, 1000000, p->resume_tries);
     case OPT_WORKING_SET:
       return parse_double ("--working-set", arg, 0, 1, &p->working_set);
     case OPT_NATURAL_TERM:

@@ -38,6 +38,21 @@ ebb_sim_trace_free (ebb_sim_trace *t)
   free (t);
 }
 
+const char *
+ebb_sim_json_unknown_key (struct json_object *o, const char *const *known, size_t n)
+{
+  json_object_object_foreach (o, key, val)
+  {
+    (void)val;
+    size_t k = 0;
+    while (k < n && strcmp (known[k], key) != 0)
+      k++;
+    if (k == n)
+      return key;
+  }
+  return NULL;
+}
+
 static void
 reserve_jobs (ebb_sim_trace *t, uint32_t need)
 {
@@ -226,18 +241,12 @@ parse_json_line (ebb_sim_trace *t, const char *line, const char *name, size_t li
     }
   static const char *const known[]
       = { "id", "submit", "cpu_millis", "memory_bytes", "durations", "est", "class" };
-  json_object_object_foreach (o, key, val)
-  {
-    (void)val;
-    size_t k = 0;
-    while (k < EBB_ARRAY_SIZE (known) && strcmp (known[k], key) != 0)
-      k++;
-    if (k == EBB_ARRAY_SIZE (known))
-      {
-        ebb_error_set (err, EBB_EPARSE, "%s:%zu: unknown key '%.40s'", name, lineno, key);
-        goto out;
-      }
-  }
+  const char *unknown = ebb_sim_json_unknown_key (o, known, EBB_ARRAY_SIZE (known));
+  if (unknown)
+    {
+      ebb_error_set (err, EBB_EPARSE, "%s:%zu: unknown key '%.40s'", name, lineno, unknown);
+      goto out;
+    }
   const char *id = NULL;
   double submit = 0, est = 0;
   int64_t cpu = 0, mem = 0;

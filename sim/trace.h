@@ -60,6 +60,11 @@ int ebb_sim_trace_write (const ebb_sim_trace *t, FILE *f, ebb_error **err);
 /* Returns 1 when jobs are in non-decreasing submission order. */
 int ebb_sim_trace_is_sorted (const ebb_sim_trace *t);
 
+struct json_object;
+/* Returns the first key of o not in known[0..n) (borrowed from o), or NULL: JSON-lines
+ * traces refuse keys they do not know rather than ignore a typo. */
+const char *ebb_sim_json_unknown_key (struct json_object *o, const char *const *known, size_t n);
+
 /* Truncates every duration and mean to whole seconds (what the Hawk/Eagle authors'
  * simulator does when it reads a trace). */
 void ebb_sim_trace_truncate (ebb_sim_trace *t);
