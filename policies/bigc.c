@@ -374,19 +374,36 @@ schedule (ebb_pol *p, int count)
   b->in_pass = 0;
 }
 
+/* Makes room for job's cursor (the next task to place). */
+static void
+cursor_reserve (bigc_priv *b, uint32_t job)
+{
+  if (job >= b->jcap)
+    {
+      uint32_t cap = (uint32_t)ebb_grow_cap (b->jcap, 1024, (uint64_t)job + 1);
+      b->cursor = ebb_xrealloc (b->cursor, sizeof *b->cursor * cap);
+      b->jcap = cap;
+    }
+}
+
+/* Adds a long job to the candidates for preemption. */
+static void
+running_add (bigc_priv *b, uint32_t job)
+{
+  if (b->nrunning == b->rcap)
+    {
+      b->rcap = b->rcap ? b->rcap * 2 : 256;
+      b->running = ebb_xrealloc (b->running, sizeof *b->running * b->rcap);
+    }
+  b->running[b->nrunning++] = job;
+}
+
 static void
 bigc_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
 {
   (void)now_sec;
   bigc_priv *b = p->priv;
-  if (job >= b->jcap)
-    {
-      uint32_t cap = b->jcap ? b->jcap : 1024;
-      while (cap <= job)
-        cap *= 2;
-      b->cursor = ebb_xrealloc (b->cursor, sizeof *b->cursor * cap);
-      b->jcap = cap;
-    }
+  cursor_reserve (b, job);
   b->cursor[job] = 0;
   if (p->jobs[job].ntasks == 0)
     return;
@@ -397,14 +414,7 @@ bigc_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
     }
   b->queue[b->nqueue++] = job;
   if (p->jobs[job].is_long)
-    {
-      if (b->nrunning == b->rcap)
-        {
-          b->rcap = b->rcap ? b->rcap * 2 : 256;
-          b->running = ebb_xrealloc (b->running, sizeof *b->running * b->rcap);
-        }
-      b->running[b->nrunning++] = job;
-    }
+    running_add (b, job);
   schedule (p, 0);
 }
 
@@ -415,24 +425,10 @@ bigc_job_adopted (ebb_pol *p, double now_sec, uint32_t job)
 {
   (void)now_sec;
   bigc_priv *b = p->priv;
-  if (job >= b->jcap)
-    {
-      uint32_t cap = b->jcap ? b->jcap : 1024;
-      while (cap <= job)
-        cap *= 2;
-      b->cursor = ebb_xrealloc (b->cursor, sizeof *b->cursor * cap);
-      b->jcap = cap;
-    }
+  cursor_reserve (b, job);
   b->cursor[job] = p->jobs[job].ntasks;
   if (p->jobs[job].is_long && p->jobs[job].ntasks > 0)
-    {
-      if (b->nrunning == b->rcap)
-        {
-          b->rcap = b->rcap ? b->rcap * 2 : 256;
-          b->running = ebb_xrealloc (b->running, sizeof *b->running * b->rcap);
-        }
-      b->running[b->nrunning++] = job;
-    }
+    running_add (b, job);
 }
 
 static void
