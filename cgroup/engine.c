@@ -284,17 +284,22 @@ cpu_to_footprint (ebb_cg *cg, const ebb_cg_engine_config *cfg, ebb_error **err)
   return r < 0 ? ebb_error_wrap (err, "CPU to the footprint") : 0;
 }
 
+const ebb_cg_engine_config *
+ebb_cg_engine_begin (const ebb_cg_engine_config *cfg, ebb_cg_engine_config *def, ebb_cg_result *res)
+{
+  memset (res, 0, sizeof *res);
+  if (cfg)
+    return cfg;
+  ebb_cg_engine_config_init (def);
+  return def;
+}
+
 int
 ebb_cg_suspend (ebb_cg *cg, const ebb_cg_engine_config *cfg, ebb_cg_result *res, ebb_error **err)
 {
   ebb_cg_engine_config def;
-  if (!cfg)
-    {
-      ebb_cg_engine_config_init (&def);
-      cfg = &def;
-    }
+  cfg = ebb_cg_engine_begin (cfg, &def, res);
   uint64_t t0 = ebb_now_usec ();
-  memset (res, 0, sizeof *res);
   int r = ensure_recorded (cg, !cfg->cpu_only, err);
   uint64_t before = r >= 0 && !cfg->cpu_only ? mem_usage (cg, err, &r) : 0;
   /* CPU first: a throttled task stops dirtying memory, so reclaim goes faster (BIG-C). */

@@ -96,13 +96,8 @@ ebb_cg_step (ebb_cg *cg, const ebb_cg_engine_config *cfg, double given_cores, do
              uint64_t memory_bytes, ebb_cg_result *res, ebb_error **err)
 {
   ebb_cg_engine_config def;
-  if (!cfg)
-    {
-      ebb_cg_engine_config_init (&def);
-      cfg = &def;
-    }
+  cfg = ebb_cg_engine_begin (cfg, &def, res);
   uint64_t t0 = ebb_now_usec ();
-  memset (res, 0, sizeof *res);
   ebb_cg_stats st = { 0 };
   ebb_cg_limits l = { 0 };
   int r = ebb_cg_record_original (cg, NULL, err);
