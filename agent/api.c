@@ -65,20 +65,6 @@ reply_err (ebb_agent *a, ebb_http_response *resp, int code, ebb_error **err)
   return EBB_HTTP_REPLIED;
 }
 
-/* Parses the raw body strictly (lib/json.h). Returns 0 and *out (NULL for an empty body),
- * or a 400 already filled. */
-static int
-body_json (ebb_http_request *req, json_object **out, ebb_error **err)
-{
-  size_t len = 0;
-  const char *body = ebb_http_request_body (req, &len);
-  *out = NULL;
-  if (len == 0 || body[strspn (body, " \t\r\n")] == '\0')
-    return 0;
-  *out = ebb_json_parse (body, len, 0, err);
-  return *out ? 0 : -EBB_EPARSE;
-}
-
 static ebb_agent_task *
 find_or_404 (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp)
 {
@@ -174,7 +160,7 @@ begin (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp, json_object
   *body = NULL;
   if (refuse_stopping (a, resp))
     return false;
-  if (body_json (req, body, &err) < 0)
+  if (ebb_http_request_body_json (req, 0, body, &err) < 0)
     {
       reply_err (a, resp, EBB_EPARSE, &err);
       return false;
@@ -283,22 +269,6 @@ do_launch (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp,
 }
 
 static int
-h_launch (ebb_http_request *req, ebb_http_response *resp, void *ud)
-{
-  ebb_agent *a = ud;
-  cleanup_error ebb_error *err = NULL;
-  json_object *body;
-  if (!begin (a, req, resp, &body))
-    return EBB_HTTP_REPLIED;
-  ebb_agent_launch_req lr;
-  int r = ebb_agent_parse_launch (body, &lr, &err);
-  json_object_put (body);
-  r = r < 0 ? reply_err (a, resp, EBB_EPARSE, &err) : do_launch (a, req, resp, &lr, &err);
-  ebb_agent_launch_req_clear (&lr);
-  return r;
-}
-
-static int
 do_adopt (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp,
           const ebb_agent_adopt_req *ar, ebb_error **err)
 {
@@ -333,20 +303,40 @@ do_adopt (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp,
   return answer_now (a, t, req, resp, ar->request_id, 201);
 }
 
+/* Launch and adopt: parse the body (a launch or an adopt request), then hand over. */
 static int
-h_adopt (ebb_http_request *req, ebb_http_response *resp, void *ud)
+new_task (ebb_http_request *req, ebb_http_response *resp, ebb_agent *a, bool adopt)
 {
-  ebb_agent *a = ud;
   cleanup_error ebb_error *err = NULL;
   json_object *body;
   if (!begin (a, req, resp, &body))
     return EBB_HTTP_REPLIED;
+  ebb_agent_launch_req lr;
   ebb_agent_adopt_req ar;
-  int r = ebb_agent_parse_adopt (body, &ar, &err);
+  int r
+      = adopt ? ebb_agent_parse_adopt (body, &ar, &err) : ebb_agent_parse_launch (body, &lr, &err);
   json_object_put (body);
-  r = r < 0 ? reply_err (a, resp, EBB_EPARSE, &err) : do_adopt (a, req, resp, &ar, &err);
-  ebb_agent_adopt_req_clear (&ar);
+  if (r < 0)
+    r = reply_err (a, resp, EBB_EPARSE, &err);
+  else
+    r = adopt ? do_adopt (a, req, resp, &ar, &err) : do_launch (a, req, resp, &lr, &err);
+  if (adopt)
+    ebb_agent_adopt_req_clear (&ar);
+  else
+    ebb_agent_launch_req_clear (&lr);
   return r;
+}
+
+static int
+h_launch (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  return new_task (req, resp, ud, false);
+}
+
+static int
+h_adopt (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  return new_task (req, resp, ud, true);
 }
 
 static bool
@@ -383,6 +373,23 @@ stale (ebb_agent *a, ebb_agent_task *t, uint64_t generation, ebb_http_response *
   return true;
 }
 
+/* After a suspend or resume was handed to the pool (r its result): on failure frees p and
+ * answers the error; else defers the request (the pool answers from the loop later, never
+ * inside the call) and notes when the operation started. */
+static int
+op_started (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_response *resp,
+            ebb_agent_pending *p, int r, uint64_t t0, ebb_error **err)
+{
+  if (r < 0)
+    {
+      ebb_agent_pending_free (p);
+      return reply_err (a, resp, -r, err);
+    }
+  p->d = ebb_http_defer (req);
+  t->op_start_usec = t0;
+  return EBB_HTTP_DEFERRED;
+}
+
 static int
 do_suspend (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_response *resp,
             const ebb_agent_suspend_req *sr, ebb_error **err)
@@ -396,15 +403,7 @@ do_suspend (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_res
   uint64_t t0 = ebb_now_usec ();
   ebb_agent_pending *p = pending_new (req, sr->request_id, 200);
   int r = ebb_agent_op_suspend (a, t, sr->graceful, sr->cpu_millis, sr->memory_bytes, p, err);
-  if (r < 0)
-    {
-      ebb_agent_pending_free (p);
-      return reply_err (a, resp, -r, err);
-    }
-  /* The pool answers from the loop later, never inside this call: defer now. */
-  p->d = ebb_http_defer (req);
-  t->op_start_usec = t0;
-  return EBB_HTTP_DEFERRED;
+  return op_started (a, t, req, resp, p, r, t0, err);
 }
 
 static int
@@ -451,15 +450,7 @@ do_resume (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_resp
     return answer_now (a, t, req, resp, sr->request_id, 200); /* nothing to resume */
   uint64_t t0 = ebb_now_usec ();
   ebb_agent_pending *p = pending_new (req, sr->request_id, 200);
-  int r = ebb_agent_op_resume (a, t, p, err);
-  if (r < 0)
-    {
-      ebb_agent_pending_free (p);
-      return reply_err (a, resp, -r, err);
-    }
-  p->d = ebb_http_defer (req);
-  t->op_start_usec = t0;
-  return EBB_HTTP_DEFERRED;
+  return op_started (a, t, req, resp, p, ebb_agent_op_resume (a, t, p, err), t0, err);
 }
 
 typedef int (*simple_op_fn) (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req,

@@ -55,11 +55,7 @@ ebb_agent_journal_encode (const ebb_agent_task *t)
 {
   json_object *o = json_object_new_object ();
   ebb_json_add_int64 (o, "version", JOURNAL_VERSION);
-  ebb_json_add_string (o, "id", t->id);
-  ebb_json_add_string (o, "job", t->job);
-  ebb_json_add_string (o, "class", t->long_class ? "long" : "short");
-  if (t->generation)
-    ebb_json_add_uint64 (o, "generation", t->generation);
+  ebb_agent_task_add_identity (o, t);
   ebb_json_add_string (o, "source", ebb_agent_source_name (t->source));
   ebb_json_add_string (o, "state", ebb_agent_state_name (t->state));
   ebb_json_add_string (o, "prev_state", ebb_agent_state_name (t->prev_state));
@@ -308,6 +304,17 @@ syncer_main (void *ud)
   return NULL;
 }
 
+/* Frees s, its thread stopped or never started. */
+static void
+syncer_destroy (ebb_agent_syncer *s)
+{
+  pthread_cond_destroy (&s->wake);
+  pthread_cond_destroy (&s->idle);
+  pthread_mutex_destroy (&s->lock);
+  free (s->fds);
+  free (s);
+}
+
 /* Starts a syncer for dirfd (borrowed). Returns it, or NULL when no thread can start. */
 ebb_agent_syncer *
 ebb_agent_syncer_new (int dirfd)
@@ -319,10 +326,7 @@ ebb_agent_syncer_new (int dirfd)
   pthread_cond_init (&s->idle, NULL);
   if (pthread_create (&s->thread, NULL, syncer_main, s) != 0)
     {
-      pthread_cond_destroy (&s->wake);
-      pthread_cond_destroy (&s->idle);
-      pthread_mutex_destroy (&s->lock);
-      free (s);
+      syncer_destroy (s);
       return NULL;
     }
   return s;
@@ -376,11 +380,7 @@ ebb_agent_syncer_free (ebb_agent_syncer *s)
   pthread_cond_signal (&s->wake);
   pthread_mutex_unlock (&s->lock);
   pthread_join (s->thread, NULL);
-  pthread_cond_destroy (&s->wake);
-  pthread_cond_destroy (&s->idle);
-  pthread_mutex_destroy (&s->lock);
-  free (s->fds);
-  free (s);
+  syncer_destroy (s);
 }
 
 /* Writes name atomically in dirfd. */

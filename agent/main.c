@@ -1,7 +1,6 @@
 /* ebb-agent: parses options and hands over to the daemon (agent/setup.c). */
 #include "config.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +16,7 @@ main (int argc, char **argv)
 {
   /* Before any thread exists (the engine pool, curl): sd-event takes these signals from a
    * signalfd and child exits from pidfds, so every thread must have them blocked. */
-  sigset_t ss;
-  sigemptyset (&ss);
-  sigaddset (&ss, SIGTERM);
-  sigaddset (&ss, SIGINT);
-  sigaddset (&ss, SIGHUP);
-  sigaddset (&ss, SIGCHLD);
-  sigprocmask (SIG_BLOCK, &ss, NULL);
-  signal (SIGPIPE, SIG_IGN);
+  ebb_daemon_block_signals (1);
   ebb_log_set_ident ("ebb-agent");
 
   ebb_agent_config cfg = { 0 };

@@ -11,6 +11,7 @@
 #include "agent/metrics.h"
 #include "agent/table.h"
 #include "lib/json.h"
+#include "lib/prom.h"
 #include "lib/util.h"
 
 const double ebb_agent_hist_bounds[EBB_AGENT_HIST_BUCKETS]
@@ -64,7 +65,7 @@ ebb_agent_count_error (ebb_agent *a, ebb_agent_err_kind kind)
 static void
 put_hist (FILE *f, const char *name, const char *help, const ebb_agent_hist *h)
 {
-  fprintf (f, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+  ebb_prom_head (f, name, help, "histogram");
   uint64_t acc = 0;
   for (unsigned i = 0; i < EBB_AGENT_HIST_BUCKETS; i++)
     {
@@ -77,18 +78,9 @@ put_hist (FILE *f, const char *name, const char *help, const ebb_agent_hist *h)
 }
 
 static void
-put_counter (FILE *f, const char *name, const char *help, uint64_t v)
-{
-  fprintf (f, "# HELP %s %s\n# TYPE %s counter\n%s %llu\n", name, help, name, name,
-           (unsigned long long)v);
-}
-
-static void
 put_tasks (FILE *f, ebb_agent *a)
 {
-  fputs ("# HELP ebb_agent_tasks Tasks known to the agent, by state.\n"
-         "# TYPE ebb_agent_tasks gauge\n",
-         f);
+  ebb_prom_head (f, "ebb_agent_tasks", "Tasks known to the agent, by state.", "gauge");
   for (unsigned s = 0; s < EBB_AGENT_N_STATES; s++)
     fprintf (f, "ebb_agent_tasks{state=\"%s\"} %zu\n", ebb_agent_state_name (s),
              ebb_agent_count_state (a, s));
@@ -98,23 +90,8 @@ put_tasks (FILE *f, ebb_agent *a)
       rec += a->tasks[i]->reclaimed_bytes;
       held += a->tasks[i]->held_bytes;
     }
-  fprintf (f,
-           "# HELP ebb_agent_reclaimed_bytes Memory reclaimed from suspended tasks.\n"
-           "# TYPE ebb_agent_reclaimed_bytes gauge\nebb_agent_reclaimed_bytes %llu\n"
-           "# HELP ebb_agent_held_bytes Memory suspended tasks still hold (not free).\n"
-           "# TYPE ebb_agent_held_bytes gauge\nebb_agent_held_bytes %llu\n",
-           (unsigned long long)rec, (unsigned long long)held);
-}
-
-/* ebb_build_info: a constant 1 whose labels say which build answers (Prometheus' convention
- * for version information, so dashboards can join on it). */
-static void
-put_build_info (FILE *f)
-{
-  fputs ("# HELP ebb_build_info The ebb build this program runs (always 1).\n"
-         "# TYPE ebb_build_info gauge\n",
-         f);
-  fprintf (f, "ebb_build_info{program=\"ebb-agent\",version=\"%s\"} 1\n", PACKAGE_VERSION);
+  ebb_prom_gauge (f, "ebb_agent_reclaimed_bytes", "Memory reclaimed from suspended tasks.", rec);
+  ebb_prom_gauge (f, "ebb_agent_held_bytes", "Memory suspended tasks still hold (not free).", held);
 }
 
 /* The REST server's own counters: requests answered by status class, connections. */
@@ -124,21 +101,19 @@ put_http (FILE *f, ebb_agent *a)
   ebb_http_server_stats st = { 0 };
   if (a->http)
     ebb_http_server_get_stats (a->http, &st);
-  fputs ("# HELP ebb_agent_http_requests_total REST requests answered, by status class.\n"
-         "# TYPE ebb_agent_http_requests_total counter\n",
-         f);
+  ebb_prom_head (f, "ebb_agent_http_requests_total", "REST requests answered, by status class.",
+                 "counter");
   static const char *const classes[] = { NULL, "1xx", "2xx", "3xx", "4xx", "5xx" };
   for (unsigned c = 1; c < EBB_ARRAY_SIZE (classes); c++)
     fprintf (f, "ebb_agent_http_requests_total{code=\"%s\"} %llu\n", classes[c],
              (unsigned long long)st.by_class[c]);
-  put_counter (f, "ebb_agent_http_connections_total", "REST connections accepted.", st.connections);
-  put_counter (f, "ebb_agent_http_connections_refused_total",
-               "REST connections refused or evicted at the connection limits.",
-               st.rejected_total + st.rejected_per_ip + st.evicted);
-  fprintf (f,
-           "# HELP ebb_agent_http_open_connections REST connections open now.\n"
-           "# TYPE ebb_agent_http_open_connections gauge\nebb_agent_http_open_connections %llu\n",
-           (unsigned long long)st.open_connections);
+  ebb_prom_counter (f, "ebb_agent_http_connections_total", "REST connections accepted.",
+                    st.connections);
+  ebb_prom_counter (f, "ebb_agent_http_connections_refused_total",
+                    "REST connections refused or evicted at the connection limits.",
+                    st.rejected_total + st.rejected_per_ip + st.evicted);
+  ebb_prom_gauge (f, "ebb_agent_http_open_connections", "REST connections open now.",
+                  st.open_connections);
 }
 
 /* Returns the /metrics text (free it). */
@@ -150,27 +125,26 @@ ebb_agent_metrics_text (ebb_agent *a)
   FILE *f = open_memstream (&buf, &len);
   if (!f)
     return ebb_xstrdup ("");
-  put_build_info (f);
+  ebb_prom_build_info (f, "ebb-agent");
   put_hist (f, "ebb_agent_suspend_duration_seconds",
             "Time from a suspend request to its limits applied.", &a->m.suspend);
   put_hist (f, "ebb_agent_resume_duration_seconds",
             "Time from a resume request to the original limits restored.", &a->m.resume);
   put_tasks (f, a);
-  put_counter (f, "ebb_agent_suspends_total", "Suspensions completed.", a->m.suspends);
-  put_counter (f, "ebb_agent_resumes_total", "Resumes completed.", a->m.resumes);
-  put_counter (f, "ebb_agent_launches_total", "Tasks launched.", a->m.launches);
-  put_counter (f, "ebb_agent_adoptions_total", "Tasks adopted.", a->m.adoptions);
-  put_counter (f, "ebb_agent_exits_total", "Task exits seen.", a->m.exits);
+  ebb_prom_counter (f, "ebb_agent_suspends_total", "Suspensions completed.", a->m.suspends);
+  ebb_prom_counter (f, "ebb_agent_resumes_total", "Resumes completed.", a->m.resumes);
+  ebb_prom_counter (f, "ebb_agent_launches_total", "Tasks launched.", a->m.launches);
+  ebb_prom_counter (f, "ebb_agent_adoptions_total", "Tasks adopted.", a->m.adoptions);
+  ebb_prom_counter (f, "ebb_agent_exits_total", "Task exits seen.", a->m.exits);
+  ebb_prom_head (f, "ebb_agent_heartbeats_total", "Heartbeats sent to the controller, by outcome.",
+                 "counter");
   fprintf (f,
-           "# HELP ebb_agent_heartbeats_total Heartbeats sent to the controller, by outcome.\n"
-           "# TYPE ebb_agent_heartbeats_total counter\n"
            "ebb_agent_heartbeats_total{result=\"ok\"} %llu\n"
            "ebb_agent_heartbeats_total{result=\"error\"} %llu\n",
            (unsigned long long)a->m.heartbeats_ok,
            (unsigned long long)a->m.errors[EBB_AGENT_ERR_HEARTBEAT]);
   put_http (f, a);
-  fputs ("# HELP ebb_agent_errors_total Errors by kind.\n# TYPE ebb_agent_errors_total counter\n",
-         f);
+  ebb_prom_head (f, "ebb_agent_errors_total", "Errors by kind.", "counter");
   for (unsigned i = 0; i < EBB_AGENT_N_ERRS; i++)
     fprintf (f, "ebb_agent_errors_total{kind=\"%s\"} %llu\n", err_names[i],
              (unsigned long long)a->m.errors[i]);

@@ -237,15 +237,21 @@ ebb_agent_original_json (const ebb_cg_original *g)
   return o;
 }
 
-json_object *
-ebb_agent_task_to_json (const ebb_agent_task *t)
+void
+ebb_agent_task_add_identity (json_object *o, const ebb_agent_task *t)
 {
-  json_object *o = json_object_new_object ();
   ebb_json_add_string (o, "id", t->id);
   ebb_json_add_string (o, "job", t->job);
   ebb_json_add_string (o, "class", t->long_class ? "long" : "short");
   if (t->generation)
     ebb_json_add_uint64 (o, "generation", t->generation);
+}
+
+json_object *
+ebb_agent_task_to_json (const ebb_agent_task *t)
+{
+  json_object *o = json_object_new_object ();
+  ebb_agent_task_add_identity (o, t);
   ebb_json_add_string (o, "state", ebb_agent_state_name (t->state));
   ebb_json_add_int64 (o, "pid", t->pid);
   ebb_json_add_string (o, "cgroup", t->cgroup);

@@ -139,6 +139,9 @@ void ebb_agent_task_add_reply (ebb_agent_task *t, const char *request_id, const 
 
 /* Returns the task as the REST API shows it (a new object). */
 json_object *ebb_agent_task_to_json (const ebb_agent_task *t);
+/* Adds what names t to o, the same in the API and the journal: id, job, class and
+ * generation (when set). */
+void ebb_agent_task_add_identity (json_object *o, const ebb_agent_task *t);
 
 /* Returns the task's JSON text (cached until ebb_agent_task_touch(); owned by t) and its
  * length in *len. GET /v1/tasks concatenates these. */

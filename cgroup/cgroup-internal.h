@@ -192,6 +192,14 @@ int ebb_cg_cached_write (ebb_cg *cg, int *fd, int dirfd, const char *name, const
  * symlinks (openat2 RESOLVE_NO_SYMLINKS|RESOLVE_BENEATH, or a component walk with
  * O_NOFOLLOW). Returns the O_PATH fd; EBB_EREFUSED (symlink/escape); EBB_EGONE (missing);
  * negative on failure. */
+/* Starts an operation of the engine: clears *res and returns cfg, or *def filled with the
+ * defaults when cfg is NULL (engine.c). */
+const ebb_cg_engine_config *ebb_cg_engine_begin (const ebb_cg_engine_config *cfg,
+                                                 ebb_cg_engine_config *def, ebb_cg_result *res);
+/* Fills the memory figures of *res (before and after an operation: reclaimed, held) and the
+ * limits now in force, as read back (engine.c). */
+void ebb_cg_result_memory (ebb_cg *cg, ebb_cg_result *res, uint64_t before, uint64_t after);
+
 int ebb_cg_open_dir (const char *mount, const char *path, ebb_error **err);
 
 /* Normalises a cgroup path and checks it against ctx->allowed_roots: must be absolute, no

@@ -247,27 +247,34 @@ fill_result (ebb_cg *cg, ebb_cg_result *res, uint64_t before, uint64_t t0, int w
              uint64_t quota_usec, uint64_t period_usec)
 {
   ebb_cg_stats st;
-  ebb_cg_limits l;
   res->state = cg->orig.state;
   res->cpu_quota_usec = quota_usec;
   res->cpu_period_usec = period_usec;
   if (with_memory)
     {
-      res->memory_before_bytes = before;
+      uint64_t after = res->memory_after_bytes;
       if (ebb_cg_read_stats (cg, &st, NULL) >= 0)
-        res->memory_after_bytes = st.memory_current_bytes;
-      res->reclaimed_bytes
-          = before > res->memory_after_bytes ? before - res->memory_after_bytes : 0;
-      res->held_bytes = res->memory_after_bytes;
-      if (ebb_cg_read_limits (cg, &l, NULL) >= 0)
-        {
-          res->cpu_quota_usec = l.cpu_quota_usec;
-          res->cpu_period_usec = l.cpu_period_usec;
-          res->memory_limit_bytes
-              = (l.valid & EBB_CG_LIM_MEMORY_HIGH) ? l.memory_high_bytes : l.memory_max_bytes;
-        }
+        after = st.memory_current_bytes;
+      ebb_cg_result_memory (cg, res, before, after);
     }
   res->elapsed_usec = ebb_now_usec () - t0;
+}
+
+void
+ebb_cg_result_memory (ebb_cg *cg, ebb_cg_result *res, uint64_t before, uint64_t after)
+{
+  ebb_cg_limits l;
+  res->memory_before_bytes = before;
+  res->memory_after_bytes = after;
+  res->reclaimed_bytes = before > after ? before - after : 0;
+  res->held_bytes = after;
+  if (ebb_cg_read_limits (cg, &l, NULL) >= 0)
+    {
+      res->cpu_quota_usec = l.cpu_quota_usec;
+      res->cpu_period_usec = l.cpu_period_usec;
+      res->memory_limit_bytes
+          = (l.valid & EBB_CG_LIM_MEMORY_HIGH) ? l.memory_high_bytes : l.memory_max_bytes;
+    }
 }
 
 static int
@@ -277,17 +284,22 @@ cpu_to_footprint (ebb_cg *cg, const ebb_cg_engine_config *cfg, ebb_error **err)
   return r < 0 ? ebb_error_wrap (err, "CPU to the footprint") : 0;
 }
 
+const ebb_cg_engine_config *
+ebb_cg_engine_begin (const ebb_cg_engine_config *cfg, ebb_cg_engine_config *def, ebb_cg_result *res)
+{
+  memset (res, 0, sizeof *res);
+  if (cfg)
+    return cfg;
+  ebb_cg_engine_config_init (def);
+  return def;
+}
+
 int
 ebb_cg_suspend (ebb_cg *cg, const ebb_cg_engine_config *cfg, ebb_cg_result *res, ebb_error **err)
 {
   ebb_cg_engine_config def;
-  if (!cfg)
-    {
-      ebb_cg_engine_config_init (&def);
-      cfg = &def;
-    }
+  cfg = ebb_cg_engine_begin (cfg, &def, res);
   uint64_t t0 = ebb_now_usec ();
-  memset (res, 0, sizeof *res);
   int r = ensure_recorded (cg, !cfg->cpu_only, err);
   uint64_t before = r >= 0 && !cfg->cpu_only ? mem_usage (cg, err, &r) : 0;
   /* CPU first: a throttled task stops dirtying memory, so reclaim goes faster (BIG-C). */

@@ -96,13 +96,8 @@ ebb_cg_step (ebb_cg *cg, const ebb_cg_engine_config *cfg, double given_cores, do
              uint64_t memory_bytes, ebb_cg_result *res, ebb_error **err)
 {
   ebb_cg_engine_config def;
-  if (!cfg)
-    {
-      ebb_cg_engine_config_init (&def);
-      cfg = &def;
-    }
+  cfg = ebb_cg_engine_begin (cfg, &def, res);
   uint64_t t0 = ebb_now_usec ();
-  memset (res, 0, sizeof *res);
   ebb_cg_stats st = { 0 };
   ebb_cg_limits l = { 0 };
   int r = ebb_cg_record_original (cg, NULL, err);
@@ -144,17 +139,7 @@ ebb_cg_step (ebb_cg *cg, const ebb_cg_engine_config *cfg, double given_cores, do
   cg->step_majfault_base = fault_count (&after);
   uint64_t before = st.memory_current_bytes;
   res->state = cg->orig.state;
-  res->memory_before_bytes = before;
-  res->memory_after_bytes = after.memory_current_bytes;
-  res->reclaimed_bytes = before > res->memory_after_bytes ? before - res->memory_after_bytes : 0;
-  res->held_bytes = res->memory_after_bytes;
-  if (ebb_cg_read_limits (cg, &l, NULL) >= 0)
-    {
-      res->cpu_quota_usec = l.cpu_quota_usec;
-      res->cpu_period_usec = l.cpu_period_usec;
-      res->memory_limit_bytes
-          = (l.valid & EBB_CG_LIM_MEMORY_HIGH) ? l.memory_high_bytes : l.memory_max_bytes;
-    }
+  ebb_cg_result_memory (cg, res, before, after.memory_current_bytes);
   res->elapsed_usec = ebb_now_usec () - t0;
   return 0;
 }

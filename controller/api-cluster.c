@@ -11,6 +11,7 @@
 #include "controller/api.h"
 #include "controller/ctl.h"
 #include "lib/json.h"
+#include "lib/prom.h"
 #include "lib/time.h"
 #include "lib/util.h"
 
@@ -162,13 +163,8 @@ ebb_ctl_metrics_text (ebb_ctl *c)
       for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
         tstate[c->jobs[i]->tasks[k].state]++;
     }
-#define COUNTER(n, h, v)                                                                           \
-  fprintf (f, "# HELP " n " " h "\n# TYPE " n " counter\n" n " %" PRIu64 "\n", (uint64_t)(v))
-  fprintf (
-      f,
-      "# HELP ebb_build_info The ebb build this program runs (always 1).\n"
-      "# TYPE ebb_build_info gauge\nebb_build_info{program=\"ebb-controller\",version=\"%s\"} 1\n",
-      PACKAGE_VERSION);
+#define COUNTER(n, h, v) ebb_prom_counter (f, n, h, (uint64_t)(v))
+  ebb_prom_build_info (f, "ebb-controller");
   COUNTER ("ebb_controller_jobs_submitted_total", "Jobs accepted by POST /v1/jobs.",
            c->m.jobs_submitted);
   COUNTER ("ebb_controller_task_launches_total", "LAUNCH decisions sent to agents.", c->m.launches);

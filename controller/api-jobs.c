@@ -193,7 +193,7 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
   ebb_ctl *c = ud;
   cleanup_error ebb_error *err = NULL;
   json_object *b = NULL;
-  if (ebb_ctl_api_body_json (req, &b, &err) < 0)
+  if (ebb_http_request_body_json (req, 16, &b, &err) < 0)
     return ebb_ctl_api_bad (c, resp, 400, "bad_request", &err);
   job_req jr;
   int r = parse_job (b, &jr, &err);

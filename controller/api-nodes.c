@@ -140,7 +140,8 @@ ebb_ctl_api_heartbeat (ebb_http_request *req, ebb_http_response *resp, void *ud)
       return EBB_HTTP_REPLIED;
     }
   json_object *b = NULL;
-  if (ebb_ctl_api_body_json (req, &b, &err) < 0 || ebb_ctl_heartbeat (c, name, b, &err) < 0)
+  if (ebb_http_request_body_json (req, 16, &b, &err) < 0
+      || ebb_ctl_heartbeat (c, name, b, &err) < 0)
     {
       json_object_put (b);
       c->m.heartbeats_refused++;

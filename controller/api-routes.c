@@ -27,19 +27,6 @@ ebb_ctl_api_bad (ebb_ctl *c, ebb_http_response *resp, unsigned status, const cha
   return EBB_HTTP_REPLIED;
 }
 
-/* Parses the raw body strictly (duplicate keys, depth). Returns 0 and *out, or negative. */
-int
-ebb_ctl_api_body_json (ebb_http_request *req, json_object **out, ebb_error **err)
-{
-  size_t len = 0;
-  const char *body = ebb_http_request_body (req, &len);
-  *out = NULL;
-  if (len == 0 || body[strspn (body, " \t\r\n")] == '\0')
-    return 0;
-  *out = ebb_json_parse (body, len, 16, err);
-  return *out ? 0 : -EBB_EPARSE;
-}
-
 /* See api.h. */
 void
 ebb_ctl_api_add_time (json_object *o, const char *k, double t)

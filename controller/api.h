@@ -14,9 +14,6 @@
  * Returns EBB_HTTP_REPLIED. */
 int ebb_ctl_api_bad (ebb_ctl *c, ebb_http_response *resp, unsigned status, const char *code,
                      ebb_error **err);
-/* Parses the raw body strictly (duplicate keys, depth). Returns 0 and *out (NULL for an
- * empty body), or negative with *err. */
-int ebb_ctl_api_body_json (ebb_http_request *req, json_object **out, ebb_error **err);
 /* Adds unix time t as k, or null when t is 0 (not yet). */
 void ebb_ctl_api_add_time (json_object *o, const char *k, double t);
 

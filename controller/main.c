@@ -1,23 +1,17 @@
 /* ebb-controller: parses options and hands over to the daemon (controller/daemon.c). */
 #include "config.h"
 
-#include <signal.h>
 #include <stdio.h>
 
 #include "controller/ctl.h"
 #include "lib/log.h"
+#include "lib/util.h"
 
 int
 main (int argc, char **argv)
 {
   /* sd-event takes these from a signalfd: every thread must have them blocked. */
-  sigset_t ss;
-  sigemptyset (&ss);
-  sigaddset (&ss, SIGTERM);
-  sigaddset (&ss, SIGINT);
-  sigaddset (&ss, SIGHUP);
-  sigprocmask (SIG_BLOCK, &ss, NULL);
-  signal (SIGPIPE, SIG_IGN);
+  ebb_daemon_block_signals (0);
   ebb_log_set_ident ("ebb-controller");
 
   ebb_ctl_config cfg = { 0 };

@@ -155,6 +155,19 @@ ebb_http_request_body (const ebb_http_request *req, size_t *len_bytes)
   return req->body ? req->body : "";
 }
 
+int
+ebb_http_request_body_json (const ebb_http_request *req, int max_depth, json_object **out,
+                            ebb_error **err)
+{
+  size_t len = 0;
+  const char *body = ebb_http_request_body (req, &len);
+  *out = NULL;
+  if (len == 0 || body[strspn (body, " \t\r\n")] == '\0')
+    return 0;
+  *out = ebb_json_parse (body, len, max_depth, err);
+  return *out ? 0 : -EBB_EPARSE;
+}
+
 ebb_http_peer_kind
 ebb_http_request_peer_kind (const ebb_http_request *req)
 {

@@ -185,6 +185,13 @@ json_object *ebb_http_request_json (const ebb_http_request *req);
  * non-NULL. */
 const char *ebb_http_request_body (const ebb_http_request *req, size_t *len_bytes);
 
+/* Parses the raw body strictly with ebb_json_parse (duplicate keys refused, nesting up to
+ * max_depth; 0: the default), for routes whose bodies must not be taken loosely. Returns 0
+ * and *out (the caller's to put; NULL for an empty or all-blank body), or -EBB_EPARSE with
+ * *err. */
+int ebb_http_request_body_json (const ebb_http_request *req, int max_depth, json_object **out,
+                                ebb_error **err);
+
 /* Returns whether the request came in over a unix socket or TCP. */
 ebb_http_peer_kind ebb_http_request_peer_kind (const ebb_http_request *req);
 

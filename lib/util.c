@@ -1,6 +1,7 @@
 #include "config.h"
 #include "lib/util.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -75,4 +76,18 @@ ebb_id_is_valid (const char *s, size_t max_len)
         return 0;
     }
   return strcmp (s, ".") != 0 && strcmp (s, "..") != 0;
+}
+
+void
+ebb_daemon_block_signals (int with_children)
+{
+  sigset_t ss;
+  sigemptyset (&ss);
+  sigaddset (&ss, SIGTERM);
+  sigaddset (&ss, SIGINT);
+  sigaddset (&ss, SIGHUP);
+  if (with_children)
+    sigaddset (&ss, SIGCHLD);
+  sigprocmask (SIG_BLOCK, &ss, NULL);
+  signal (SIGPIPE, SIG_IGN);
 }

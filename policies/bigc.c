@@ -65,20 +65,6 @@ typedef struct victim
   __int128 key;
 } victim;
 
-static void
-res_add (ebb_pol_res *a, ebb_pol_res b)
-{
-  a->cpu_millis += b.cpu_millis;
-  a->memory_bytes += b.memory_bytes;
-}
-
-static void
-res_sub (ebb_pol_res *a, ebb_pol_res b)
-{
-  a->cpu_millis -= b.cpu_millis;
-  a->memory_bytes -= b.memory_bytes;
-}
-
 static int64_t
 min64 (int64_t a, int64_t b)
 {
@@ -134,7 +120,7 @@ ebb_pol_bigc_alg1 (ebb_pol_res rl, ebb_pol_res rs, ebb_pol_res cap, double long_
   ebb_pol_res fl = { (int64_t)((__int128)cap.cpu_millis * ppm / 1000000),
                      (int64_t)((__int128)cap.memory_bytes * ppm / 1000000) };
   ebb_pol_res a = rl;
-  res_sub (&a, fl);
+  ebb_pol_res_sub (&a, fl);
   a = res_clamp0 (a);
   rs = res_clamp0 (rs);
   if (rs.cpu_millis == 0 && rs.memory_bytes == 0)
@@ -160,7 +146,7 @@ bigc_init (ebb_pol *p, ebb_error **err)
    * one-CPU slots (a Hawk trace) a suspended task frees its slot. */
   p->params.footprint = (ebb_pol_res){ 0, 0 };
   for (uint32_t i = 0; i < p->params.nnodes; i++)
-    res_add (&b->cap, p->node_cap[i]);
+    ebb_pol_res_add (&b->cap, p->node_cap[i]);
   b->waiting = ebb_xcalloc (p->params.nnodes, 1);
   return 0;
 }
@@ -214,8 +200,8 @@ long_state (ebb_pol *p, ebb_pol_res *use, ebb_pol_res *reclaiming)
           if (k->node == EBB_POL_NONE || k->state == EBB_POL_TASK_DONE
               || k->state == EBB_POL_TASK_FAILED)
             continue;
-          res_add (use, k->alloc);
-          res_add (reclaiming, k->pending);
+          ebb_pol_res_add (use, k->alloc);
+          ebb_pol_res_add (reclaiming, k->pending);
           if (k->state == EBB_POL_TASK_SUSPENDED
               || (k->state == EBB_POL_TASK_RUNNING && !ebb_pol_res_fits (j->demand, k->alloc)))
             b->waiting[k->node] = 1;
@@ -259,7 +245,7 @@ place_job (ebb_pol *p, uint32_t job, int is_long_pass, ebb_pol_res *long_room)
         return 1;
       ebb_pol_launch_res (p, node, job, t, p->params.net_delay_sec);
       if (long_room)
-        res_sub (long_room, j->demand);
+        ebb_pol_res_sub (long_room, j->demand);
       if (t == b->cursor[job])
         b->cursor[job]++;
     }
@@ -321,17 +307,17 @@ resume_pass (ebb_pol *p, int count, int short_waiting)
           if (k->inflight)
             continue; /* a reclaim is still under way */
           ebb_pol_res lack = j->demand;
-          res_sub (&lack, k->alloc);
+          ebb_pol_res_sub (&lack, k->alloc);
           if (!ebb_pol_res_fits (lack, p->node_free[k->node]))
             continue;
           if (!have_free_all)
             {
               for (uint32_t n = 0; n < p->params.nnodes; n++)
-                res_add (&free_all, res_clamp0 (p->node_free[n]));
+                ebb_pol_res_add (&free_all, res_clamp0 (p->node_free[n]));
               have_free_all = 1;
             }
           ebb_pol_res elsewhere = free_all;
-          res_sub (&elsewhere, res_clamp0 (p->node_free[k->node]));
+          ebb_pol_res_sub (&elsewhere, res_clamp0 (p->node_free[k->node]));
           int spare = !short_waiting && ebb_pol_res_fits (j->demand, elsewhere);
           if (!spare && k->tries < p->params.resume_tries)
             {
@@ -339,7 +325,7 @@ resume_pass (ebb_pol *p, int count, int short_waiting)
                 k->tries++;
               continue;
             }
-          res_sub (&free_all, lack);
+          ebb_pol_res_sub (&free_all, lack);
           ebb_pol_resume (p, job, t);
         }
     }
@@ -388,19 +374,36 @@ schedule (ebb_pol *p, int count)
   b->in_pass = 0;
 }
 
+/* Makes room for job's cursor (the next task to place). */
+static void
+cursor_reserve (bigc_priv *b, uint32_t job)
+{
+  if (job >= b->jcap)
+    {
+      uint32_t cap = (uint32_t)ebb_grow_cap (b->jcap, 1024, (uint64_t)job + 1);
+      b->cursor = ebb_xrealloc (b->cursor, sizeof *b->cursor * cap);
+      b->jcap = cap;
+    }
+}
+
+/* Adds a long job to the candidates for preemption. */
+static void
+running_add (bigc_priv *b, uint32_t job)
+{
+  if (b->nrunning == b->rcap)
+    {
+      b->rcap = b->rcap ? b->rcap * 2 : 256;
+      b->running = ebb_xrealloc (b->running, sizeof *b->running * b->rcap);
+    }
+  b->running[b->nrunning++] = job;
+}
+
 static void
 bigc_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
 {
   (void)now_sec;
   bigc_priv *b = p->priv;
-  if (job >= b->jcap)
-    {
-      uint32_t cap = b->jcap ? b->jcap : 1024;
-      while (cap <= job)
-        cap *= 2;
-      b->cursor = ebb_xrealloc (b->cursor, sizeof *b->cursor * cap);
-      b->jcap = cap;
-    }
+  cursor_reserve (b, job);
   b->cursor[job] = 0;
   if (p->jobs[job].ntasks == 0)
     return;
@@ -411,14 +414,7 @@ bigc_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
     }
   b->queue[b->nqueue++] = job;
   if (p->jobs[job].is_long)
-    {
-      if (b->nrunning == b->rcap)
-        {
-          b->rcap = b->rcap ? b->rcap * 2 : 256;
-          b->running = ebb_xrealloc (b->running, sizeof *b->running * b->rcap);
-        }
-      b->running[b->nrunning++] = job;
-    }
+    running_add (b, job);
   schedule (p, 0);
 }
 
@@ -429,24 +425,10 @@ bigc_job_adopted (ebb_pol *p, double now_sec, uint32_t job)
 {
   (void)now_sec;
   bigc_priv *b = p->priv;
-  if (job >= b->jcap)
-    {
-      uint32_t cap = b->jcap ? b->jcap : 1024;
-      while (cap <= job)
-        cap *= 2;
-      b->cursor = ebb_xrealloc (b->cursor, sizeof *b->cursor * cap);
-      b->jcap = cap;
-    }
+  cursor_reserve (b, job);
   b->cursor[job] = p->jobs[job].ntasks;
   if (p->jobs[job].is_long && p->jobs[job].ntasks > 0)
-    {
-      if (b->nrunning == b->rcap)
-        {
-          b->rcap = b->rcap ? b->rcap * 2 : 256;
-          b->running = ebb_xrealloc (b->running, sizeof *b->running * b->rcap);
-        }
-      b->running[b->nrunning++] = job;
-    }
+    running_add (b, job);
 }
 
 static void
@@ -522,8 +504,8 @@ preempt (ebb_pol *p, ebb_pol_res need)
           if (k->state != EBB_POL_TASK_RUNNING || k->frozen)
             continue;
           ebb_pol_res room = k->alloc;
-          res_sub (&room, k->pending);
-          res_sub (&room, p->params.footprint);
+          ebb_pol_res_sub (&room, k->pending);
+          ebb_pol_res_sub (&room, p->params.footprint);
           if (room.cpu_millis <= 0 && room.memory_bytes <= 0)
             continue;
           /* Dominant share of the allocation, in a common scale. */
@@ -542,7 +524,7 @@ preempt (ebb_pol *p, ebb_pol_res need)
           ebb_pol_task *k = &j->tasks[t];
           if (mode == EBB_POL_BIGC_KILL)
             {
-              res_sub (&need, k->alloc);
+              ebb_pol_res_sub (&need, k->alloc);
               ebb_pol_kill (p, job, t);
               /* Until the kill lands: counted as reclaiming, not a victim twice. */
               k->pending = k->alloc;
@@ -552,7 +534,7 @@ preempt (ebb_pol *p, ebb_pol_res need)
           if (mode == EBB_POL_BIGC_IP)
             {
               ebb_pol_res got = ebb_pol_suspend (p, job, t, EBB_POL_SUSPEND_IMMEDIATE, need);
-              res_sub (&need, got);
+              ebb_pol_res_sub (&need, got);
               continue;
             }
           /* gp: one step of min(r_GP, r_c, p). */
@@ -575,7 +557,7 @@ preempt (ebb_pol *p, ebb_pol_res need)
             }
           else
             got = ebb_pol_suspend (p, job, t, EBB_POL_SUSPEND_GRACEFUL, step);
-          res_sub (&need, got);
+          ebb_pol_res_sub (&need, got);
         }
     }
 }
@@ -597,13 +579,13 @@ bigc_tick (ebb_pol *p, double now_sec)
   /* What is already free or on its way does not need preempting. */
   ebb_pol_res free_all = { 0, 0 }, use, reclaiming;
   for (uint32_t n = 0; n < p->params.nnodes; n++)
-    res_add (&free_all, res_clamp0 (p->node_free[n]));
+    ebb_pol_res_add (&free_all, res_clamp0 (p->node_free[n]));
   long_state (p, &use, &reclaiming);
-  res_sub (&rs, free_all);
-  res_sub (&rs, reclaiming);
+  ebb_pol_res_sub (&rs, free_all);
+  ebb_pol_res_sub (&rs, reclaiming);
   rs = res_clamp0 (rs);
   /* What is being reclaimed already left the long queue's share. */
-  res_sub (&use, reclaiming);
+  ebb_pol_res_sub (&use, reclaiming);
   ebb_pol_res need = ebb_pol_bigc_alg1 (use, rs, b->cap, 1.0 - p->params.short_share);
   if (p->params.natural_term > 0)
     {

@@ -2,7 +2,8 @@
 # ebb-sim and ebb-controller. One file per policy; policy.c is the core they plug into.
 noinst_LIBRARIES += policies/libebb-policy.a
 policies_libebb_policy_a_SOURCES = \
-	policies/policy.h policies/policy.c \
+	policies/policy.h policies/policy.c policies/policy-core.h policies/policy-registry.c \
+	policies/policy-res.c \
 	policies/iheap.h policies/iheap.c \
 	policies/fifo.c \
 	policies/sparrow.c \

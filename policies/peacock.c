@@ -223,14 +223,12 @@ rotate (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
     }
 }
 
-/* Removes the last probe of node's queue (a singly linked list: walk to it). */
-static uint32_t
-pop_tail (ebb_pol *p, uint32_t node)
+/* Unlinks cur, the last probe of node's queue; prev is the one before it (NONE: cur is the
+ * only one). */
+static void
+unlink_tail (ebb_pol *p, uint32_t node, uint32_t prev, uint32_t cur)
 {
   ebb_pol_node *v = &p->nodes[node];
-  uint32_t prev = EBB_POL_NONE, cur = v->head;
-  while (p->probes[cur].next != EBB_POL_NONE)
-    prev = cur, cur = p->probes[cur].next;
   if (prev == EBB_POL_NONE)
     v->head = EBB_POL_NONE;
   else
@@ -238,7 +236,28 @@ pop_tail (ebb_pol *p, uint32_t node)
   v->tail = prev;
   v->qlen--;
   v->qlong -= p->jobs[p->probes[cur].job].is_long;
+}
+
+/* Removes the last probe of node's queue (a singly linked list: walk to it). */
+static uint32_t
+pop_tail (ebb_pol *p, uint32_t node)
+{
+  uint32_t prev = EBB_POL_NONE, cur = p->nodes[node].head;
+  while (p->probes[cur].next != EBB_POL_NONE)
+    prev = cur, cur = p->probes[cur].next;
+  unlink_tail (p, node, prev, cur);
   return cur;
+}
+
+/* Sends probe id, just taken off node's queue, on around the ring. */
+static void
+rotate_out (ebb_pol *p, double now_sec, uint32_t node, uint32_t id)
+{
+  peacock_priv *k = p->priv;
+  k->queued_est[node] -= p->jobs[p->probes[id].job].est_task_sec;
+  if (p->nodes[node].qlen == 0)
+    k->queued_est[node] = 0; /* no float drift on an empty queue */
+  rotate (p, now_sec, node, id);
 }
 
 /* The elastic queue: rotate from the tail until the queue fits the worker's copy of the
@@ -253,11 +272,7 @@ shrink (ebb_pol *p, double now_sec, uint32_t node)
     return;
   while (v->qlen > 0 && ((double)v->qlen > s->qsize || k->queued_est[node] > s->load + 1e-9))
     {
-      uint32_t id = pop_tail (p, node);
-      k->queued_est[node] -= p->jobs[p->probes[id].job].est_task_sec;
-      if (v->qlen == 0)
-        k->queued_est[node] = 0; /* no float drift on an empty queue */
-      rotate (p, now_sec, node, id);
+      rotate_out (p, now_sec, node, pop_tail (p, node));
     }
 }
 
@@ -276,18 +291,8 @@ shrink_listed (ebb_pol *p, double now_sec, uint32_t node, uint32_t len)
   while (v->qlen > 0 && ((double)v->qlen > s->qsize || k->queued_est[node] > s->load + 1e-9))
     {
       uint32_t id = k->buf[--len];
-      uint32_t prev = len ? k->buf[len - 1] : EBB_POL_NONE;
-      if (prev == EBB_POL_NONE)
-        v->head = EBB_POL_NONE;
-      else
-        p->probes[prev].next = EBB_POL_NONE;
-      v->tail = prev;
-      v->qlen--;
-      v->qlong -= p->jobs[p->probes[id].job].is_long;
-      k->queued_est[node] -= p->jobs[p->probes[id].job].est_task_sec;
-      if (v->qlen == 0)
-        k->queued_est[node] = 0; /* no float drift on an empty queue */
-      rotate (p, now_sec, node, id);
+      unlink_tail (p, node, len ? k->buf[len - 1] : EBB_POL_NONE, id);
+      rotate_out (p, now_sec, node, id);
     }
 }
 

@@ -457,6 +457,18 @@ ebb_pol_res_fits (ebb_pol_res need, ebb_pol_res avail)
 {
   return need.cpu_millis <= avail.cpu_millis && need.memory_bytes <= avail.memory_bytes;
 }
+static inline void
+ebb_pol_res_add (ebb_pol_res *a, ebb_pol_res b)
+{
+  a->cpu_millis += b.cpu_millis;
+  a->memory_bytes += b.memory_bytes;
+}
+static inline void
+ebb_pol_res_sub (ebb_pol_res *a, ebb_pol_res b)
+{
+  a->cpu_millis -= b.cpu_millis;
+  a->memory_bytes -= b.memory_bytes;
+}
 /* Launches task `task` of job on node with its demand: takes the demand from node_free,
  * marks the task running and emits LAUNCH after delay_sec. The caller checked it fits. */
 void ebb_pol_launch_res (ebb_pol *p, uint32_t node, uint32_t job, uint32_t task, double delay_sec);

@@ -44,18 +44,14 @@ dag_reserve (ebb_sim_trace *t, uint64_t tasks_need, uint64_t edges_need)
     }
   if (d->tasks_cap < tasks_need)
     {
-      uint64_t cap = d->tasks_cap ? d->tasks_cap : 4096;
-      while (cap < tasks_need)
-        cap *= 2;
+      uint64_t cap = ebb_grow_cap (d->tasks_cap, 4096, tasks_need);
       d->demand = ebb_xrealloc (d->demand, cap * EBB_DAG_NRES * sizeof *d->demand);
       d->stage = ebb_xrealloc (d->stage, cap * sizeof *d->stage);
       d->tasks_cap = cap;
     }
   if (d->edges_cap < edges_need)
     {
-      uint64_t cap = d->edges_cap ? d->edges_cap : 4096;
-      while (cap < edges_need)
-        cap *= 2;
+      uint64_t cap = ebb_grow_cap (d->edges_cap, 4096, edges_need);
       d->edges = ebb_xrealloc (d->edges, cap * 2 * sizeof *d->edges);
       d->edges_cap = cap;
     }
@@ -133,18 +129,12 @@ parse_tasks (struct json_object *arr, double **dur, int64_t **dem, uint32_t **st
           ebb_error_set (e, EBB_EPARSE, "task %u is not an object", i);
           return 0;
         }
-      json_object_object_foreach (x, key, val)
-      {
-        (void)val;
-        size_t k = 0;
-        while (k < EBB_ARRAY_SIZE (known) && strcmp (known[k], key) != 0)
-          k++;
-        if (k == EBB_ARRAY_SIZE (known))
-          {
-            ebb_error_set (e, EBB_EPARSE, "task %u: unknown key '%.40s'", i, key);
-            return 0;
-          }
-      }
+      const char *unknown = ebb_sim_json_unknown_key (x, known, EBB_ARRAY_SIZE (known));
+      if (unknown)
+        {
+          ebb_error_set (e, EBB_EPARSE, "task %u: unknown key '%.40s'", i, unknown);
+          return 0;
+        }
       int64_t *v = *dem + (size_t)i * EBB_DAG_NRES, st = i;
       int got[4];
       ebb_error *sub = NULL;
@@ -211,18 +201,12 @@ ebb_sim_dag_parse_json (ebb_sim_trace *t, struct json_object *o, const char *nam
   cleanup_free double *dur = NULL;
   cleanup_free int64_t *dem = NULL;
   cleanup_free uint32_t *stage = NULL, *edges = NULL;
-  json_object_object_foreach (o, key, val)
-  {
-    (void)val;
-    size_t k = 0;
-    while (k < EBB_ARRAY_SIZE (known) && strcmp (known[k], key) != 0)
-      k++;
-    if (k == EBB_ARRAY_SIZE (known))
-      {
-        ebb_error_set (&e, EBB_EPARSE, "unknown key '%.40s' in a job with tasks", key);
-        goto fail;
-      }
-  }
+  const char *unknown = ebb_sim_json_unknown_key (o, known, EBB_ARRAY_SIZE (known));
+  if (unknown)
+    {
+      ebb_error_set (&e, EBB_EPARSE, "unknown key '%.40s' in a job with tasks", unknown);
+      goto fail;
+    }
   const char *id = NULL, *klass = NULL;
   double submit = 0, est = 0;
   int got, got_est;
@@ -376,23 +360,6 @@ ebb_sim_dag_started (ebb_sim_dag_run *run, const ebb_sim_trace *t, uint32_t job,
       }
 }
 
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of sorted v[0..n). */
-static double
-nearest_rank (const double *v, size_t n, double pct)
-{
-  if (n == 0)
-    return 0;
-  size_t k = (size_t)ceil (pct / 100 * n);
-  return v[k ? k - 1 : 0];
-}
-
 void
 ebb_sim_dag_print_json (FILE *f, const ebb_sim_report *r)
 {
@@ -402,15 +369,15 @@ ebb_sim_dag_print_json (FILE *f, const ebb_sim_report *r)
   for (uint32_t j = 0; j < res->njobs; j++)
     if (!res->failed || !res->failed[j])
       sum += v[n++] = res->runtime_sec[j];
-  qsort (v, n, sizeof *v, cmp_double);
+  qsort (v, n, sizeof *v, ebb_sim_cmp_double);
   const ebb_pol_stats *s = &res->pol;
   fprintf (f,
            ",\"dag\":{\"jobs\":%zu,\"jct_mean\":%.3f,\"jct_p50\":%.3f,\"jct_p75\":%.3f,"
            "\"jct_p90\":%.3f,\"makespan\":%.3f,\"dep_violations\":%llu,\"node_net_mbps\":%lld,"
            "\"kappa\":%.4f,\"max_deficit\":%.4f,\"unfair_picks\":%llu,\"offline_jobs\":%llu,"
            "\"offline_schedules\":%llu,\"fair_holds\":%llu}",
-           n, n ? sum / n : 0.0, nearest_rank (v, n, 50), nearest_rank (v, n, 75),
-           nearest_rank (v, n, 90), res->end_sec - res->start_sec,
+           n, n ? sum / n : 0.0, ebb_sim_percentile (v, n, 50), ebb_sim_percentile (v, n, 75),
+           ebb_sim_percentile (v, n, 90), res->end_sec - res->start_sec,
            (unsigned long long)res->dep_violations, (long long)r->cfg->pol.node_net_mbps,
            r->cfg->pol.dag_kappa, s->dag_max_deficit, (unsigned long long)s->dag_unfair_picks,
            (unsigned long long)s->dag_offline_jobs, (unsigned long long)s->dag_offline_schedules,

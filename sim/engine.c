@@ -1,252 +1,15 @@
-/* Discrete-event engine of ebb-sim. */
+/* Discrete-event engine of ebb-sim: the event loop, slot mode, and the run's set-up and
+ * results. Resource mode's events are in sim/engine-res.c. */
 #include "config.h"
 
-#include "sim/engine.h"
+#include "sim/engine-run.h"
 #include "sim/speculate.h"
-#include "sim/dag.h"
 #include "lib/time.h"
 #include "lib/util.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
-
-enum
-{
-  EV_PROBE,
-  EV_FINISH,
-  EV_WAKE,
-  EV_TICK,
-};
-
-/* Resource-mode events: on a heap of their own so the slot-mode event stays 32 bytes. */
-enum
-{
-  RV_START,   /* a LAUNCH reached the node */
-  RV_SUSPEND, /* a SUSPEND reached the node: CPU drops now, memory follows */
-  RV_MEMFREE, /* the memory of a SUSPEND is reclaimed */
-  RV_RESUMED, /* a RESUME completed (after reloading memory) */
-  RV_KILL,    /* a KILL reached the node */
-};
-
-typedef struct res_event
-{
-  double t;
-  uint64_t seq;
-  uint32_t kind, node, job, task;
-  uint32_t incarn; /* the task's incarnation when sent: stale after a finish or kill */
-  uint32_t mode;
-  int64_t cpu, mem;
-} res_event;
-
-typedef struct res_heap
-{
-  res_event *ev;
-  size_t n, cap;
-} res_heap;
-
-static inline int
-rv_less (const res_event *a, const res_event *b)
-{
-  return a->t < b->t || (a->t == b->t && a->seq < b->seq);
-}
-
-static void
-rheap_push (res_heap *h, const res_event *x)
-{
-  if (h->n == h->cap)
-    {
-      h->cap = h->cap ? h->cap * 2 : 256;
-      h->ev = ebb_xrealloc (h->ev, h->cap * sizeof *h->ev);
-    }
-  size_t i = h->n++;
-  while (i > 0 && rv_less (x, &h->ev[(i - 1) / 2]))
-    {
-      h->ev[i] = h->ev[(i - 1) / 2];
-      i = (i - 1) / 2;
-    }
-  h->ev[i] = *x;
-}
-
-static res_event
-rheap_pop (res_heap *h)
-{
-  res_event top = h->ev[0], x = h->ev[--h->n];
-  size_t i = 0;
-  for (;;)
-    {
-      size_t c = 2 * i + 1;
-      if (c >= h->n)
-        break;
-      if (c + 1 < h->n && rv_less (&h->ev[c + 1], &h->ev[c]))
-        c++;
-      if (!rv_less (&h->ev[c], &x))
-        break;
-      h->ev[i] = h->ev[c];
-      i = c;
-    }
-  if (h->n > 0)
-    h->ev[i] = x;
-  return top;
-}
-
-/* A task's progress in resource mode. */
-typedef struct res_task
-{
-  double remaining; /* seconds of work left at full rate */
-  double last_t;    /* remaining is as of this time */
-  double rate;      /* min(1, cpu given / cpu demanded); 0 while suspended */
-  double fin_t;     /* time of its pending finish event (stale events differ) */
-  int64_t cpu, mem; /* given */
-  uint32_t incarn;
-  uint8_t running, suspended;
-} res_task;
-
-typedef struct sim_event
-{
-  double t;
-  uint64_t seq; /* insertion order breaks ties: same inputs, same order */
-  uint32_t kind;
-  uint32_t node;
-  uint32_t job;
-  uint32_t arg;
-} sim_event;
-
-/* A 4-ary min-heap: half the depth of a binary one and the four children of a node share
- * two cache lines. */
-typedef struct sim_heap
-{
-  sim_event *ev;
-  size_t n, cap;
-  uint64_t seq;
-} sim_heap;
-
-static inline int
-ev_less (const sim_event *a, const sim_event *b)
-{
-  return a->t < b->t || (a->t == b->t && a->seq < b->seq);
-}
-
-static void
-heap_push (sim_heap *h, double t, uint32_t kind, uint32_t node, uint32_t job, uint32_t arg)
-{
-  if (h->n == h->cap)
-    {
-      h->cap = h->cap ? h->cap * 2 : 4096;
-      h->ev = ebb_xrealloc (h->ev, h->cap * sizeof *h->ev);
-    }
-  sim_event x = { .t = t, .seq = h->seq++, .kind = kind, .node = node, .job = job, .arg = arg };
-  size_t i = h->n++;
-  while (i > 0)
-    {
-      size_t parent = (i - 1) / 4;
-      if (!ev_less (&x, &h->ev[parent]))
-        break;
-      h->ev[i] = h->ev[parent];
-      i = parent;
-    }
-  h->ev[i] = x;
-}
-
-static sim_event
-heap_pop (sim_heap *h)
-{
-  sim_event top = h->ev[0];
-  sim_event x = h->ev[--h->n];
-  size_t i = 0, n = h->n;
-  for (;;)
-    {
-      size_t c = 4 * i + 1;
-      if (c >= n)
-        break;
-      size_t end = c + 4 < n ? c + 4 : n;
-      for (size_t k = c + 1; k < end; k++)
-        if (ev_less (&h->ev[k], &h->ev[c]))
-          c = k;
-      if (!ev_less (&h->ev[c], &x))
-        break;
-      h->ev[i] = h->ev[c];
-      i = c;
-    }
-  if (n > 0)
-    h->ev[i] = x;
-  return top;
-}
-
-/* Events of one constant delay (probes: one network delay; wakes: one round trip) are
- * created in time order, so a ring buffer holds them sorted without a heap: only task
- * finishes, whose times vary, pay log n. An event that would break the order (a policy
- * using unusual delays) falls back to the heap, so the result never depends on this. */
-typedef struct sim_fifo
-{
-  sim_event *ev;
-  size_t head, n, cap; /* cap is a power of two */
-} sim_fifo;
-
-static void
-fifo_push (sim_fifo *q, const sim_event *x)
-{
-  if (q->n == q->cap)
-    {
-      size_t cap = q->cap ? q->cap * 2 : 4096;
-      sim_event *ev = ebb_xmalloc (cap * sizeof *ev);
-      for (size_t i = 0; i < q->n; i++)
-        ev[i] = q->ev[(q->head + i) & (q->cap - 1)];
-      free (q->ev);
-      q->ev = ev;
-      q->head = 0;
-      q->cap = cap;
-    }
-  q->ev[(q->head + q->n++) & (q->cap - 1)] = *x;
-}
-
-static inline const sim_event *
-fifo_tail (const sim_fifo *q)
-{
-  return &q->ev[(q->head + q->n - 1) & (q->cap - 1)];
-}
-
-typedef struct sim_run
-{
-  const ebb_sim_trace *trace;
-  ebb_pol *pol;
-  sim_heap heap;
-  sim_fifo fifo[2]; /* EV_PROBE, EV_WAKE */
-  ebb_sim_result *res;
-  uint32_t running;    /* tasks between launch and finish */
-  double interval_sec; /* utilization snapshots */
-  double next_snap_sec;
-  uint32_t nnodes;
-  /* Resource mode. */
-  const ebb_sim_config *cfg;
-  ebb_pol_job *jobs;
-  res_heap rheap;
-  res_task *tasks; /* by global task index (trace first_task + task) */
-  double cap_cpu, cap_mem;
-  int64_t use_cpu, use_mem; /* given to running tasks, cluster-wide */
-  double util_t;            /* utilization integrated up to here */
-  double util_area;
-  double tick_sec, next_tick;
-  ebb_sim_dag_run *dag; /* DAG policies: per-task demands, parents, finished flags */
-} sim_run;
-
-static void
-schedule (sim_run *r, double t, uint32_t kind, uint32_t node, uint32_t job, uint32_t arg)
-{
-  if (kind != EV_FINISH)
-    {
-      sim_fifo *q = &r->fifo[kind == EV_PROBE ? 0 : 1];
-      if (q->n == 0 || fifo_tail (q)->t <= t)
-        {
-          sim_event x = {
-            .t = t, .seq = r->heap.seq++, .kind = kind, .node = node, .job = job, .arg = arg
-          };
-          fifo_push (q, &x);
-          return;
-        }
-    }
-  heap_push (&r->heap, t, kind, node, job, arg);
-}
 
 /* Returns the earliest pending event (by time, then creation order), or NULL. */
 static const sim_event *
@@ -257,7 +20,7 @@ peek_next (const sim_run *r, int *src)
   for (int i = 0; i < 2; i++)
     {
       const sim_fifo *q = &r->fifo[i];
-      if (q->n && (!best || ev_less (&q->ev[q->head], best)))
+      if (q->n && (!best || sim_heap_less (&q->ev[q->head], best)))
         best = &q->ev[q->head], *src = i;
     }
   return best;
@@ -277,226 +40,12 @@ static sim_event
 take_next (sim_run *r, int src)
 {
   if (src < 0)
-    return heap_pop (&r->heap);
+    return sim_heap_pop (&r->heap);
   sim_fifo *q = &r->fifo[src];
   sim_event e = q->ev[q->head];
   q->head = (q->head + 1) & (q->cap - 1);
   q->n--;
   return e;
-}
-
-static inline double
-task_dur (const sim_run *r, uint32_t job, uint32_t task)
-{
-  return r->trace->dur_sec[r->trace->first_task[job] + task];
-}
-
-static inline res_task *
-rtask (sim_run *r, uint32_t job, uint32_t task)
-{
-  return &r->tasks[r->trace->first_task[job] + task];
-}
-
-/* Integrates the dominant-share utilization up to now (before the event at now applies). */
-static void
-util_advance (sim_run *r, double now)
-{
-  if (now <= r->util_t)
-    return;
-  double u = (double)r->use_cpu / r->cap_cpu;
-  if (r->cap_mem > 0 && (double)r->use_mem / r->cap_mem > u)
-    u = (double)r->use_mem / r->cap_mem;
-  r->util_area += u * (now - r->util_t);
-  if (u > 0.8)
-    r->res->util_above_80_sec += now - r->util_t;
-  r->util_t = now;
-}
-
-static void
-rv_push (sim_run *r, double t, uint32_t kind, const ebb_pol_action *a, int64_t cpu, int64_t mem)
-{
-  res_event x = { .t = t,
-                  .seq = r->heap.seq++,
-                  .kind = kind,
-                  .node = a->node,
-                  .job = a->job,
-                  .task = a->arg,
-                  .incarn = rtask (r, a->job, a->arg)->incarn,
-                  .mode = a->mode,
-                  .cpu = cpu,
-                  .mem = mem };
-  rheap_push (&r->rheap, &x);
-}
-
-/* Brings the task's progress to now and sets its rate from what it is given. */
-static void
-task_rerate (sim_run *r, res_task *t, uint32_t node, uint32_t job, uint32_t task, double now)
-{
-  if (now > t->last_t)
-    {
-      t->remaining -= t->rate * (now - t->last_t);
-      if (t->remaining < 0)
-        t->remaining = 0;
-      t->last_t = now;
-    }
-  int64_t want = r->dag ? r->jobs[job].dag->demand[(size_t)task * EBB_DAG_NRES + EBB_DAG_CPU]
-                        : r->jobs[job].demand.cpu_millis;
-  double rate = t->suspended ? 0 : (want <= 0 || t->cpu >= want ? 1.0 : (double)t->cpu / want);
-  t->rate = rate;
-  if (rate > 0)
-    {
-      t->fin_t = t->last_t + t->remaining / rate;
-      schedule (r, t->fin_t, EV_FINISH, node, job, task);
-    }
-  else
-    t->fin_t = INFINITY;
-}
-
-static double
-gib (int64_t bytes)
-{
-  return (double)bytes / (1024.0 * 1024 * 1024);
-}
-
-static void
-drain_res_action (sim_run *r, double now, const ebb_pol_action *a)
-{
-  double at = now + a->delay_sec;
-  switch (a->kind)
-    {
-    case EBB_POL_ACT_LAUNCH:
-      rv_push (r, at, RV_START, a, a->amount.cpu_millis, a->amount.memory_bytes);
-      break;
-    case EBB_POL_ACT_SUSPEND:
-      rv_push (r, at + r->cfg->suspend_latency_sec, RV_SUSPEND, a, a->amount.cpu_millis,
-               a->amount.memory_bytes);
-      break;
-    case EBB_POL_ACT_RESUME:
-      /* Memory comes back first, at the reload cost; the task runs again after it. */
-      rv_push (r,
-               at + r->cfg->resume_latency_sec
-                   + gib (a->amount.memory_bytes) * r->cfg->resume_sec_per_gib,
-               RV_RESUMED, a, a->amount.cpu_millis, a->amount.memory_bytes);
-      break;
-    case EBB_POL_ACT_KILL:
-      rv_push (r, at, RV_KILL, a, 0, 0);
-      break;
-    case EBB_POL_ACT_FAIL:
-      r->res->failed[a->job] = 1;
-      break;
-    default:
-      break;
-    }
-}
-
-static void
-dispatch_res (sim_run *r, const res_event *e)
-{
-  res_task *t = rtask (r, e->job, e->task);
-  if (e->kind != RV_START && (e->incarn != t->incarn || !t->running))
-    return; /* the task finished or was killed meanwhile */
-  switch (e->kind)
-    {
-    case RV_START:
-      t->remaining = task_dur (r, e->job, e->task);
-      t->last_t = e->t;
-      t->cpu = e->cpu;
-      t->mem = e->mem;
-      t->running = 1;
-      t->suspended = 0;
-      r->use_cpu += t->cpu;
-      r->use_mem += t->mem;
-      r->running++;
-      r->res->tasks++;
-      if (r->dag)
-        ebb_sim_dag_started (r->dag, r->trace, e->job, e->task);
-      task_rerate (r, t, e->node, e->job, e->task, e->t);
-      break;
-    case RV_SUSPEND:
-      {
-        /* CPU is taken at once (BIG-C: throttle first so the task stops dirtying memory). */
-        int64_t cpu = e->cpu < t->cpu ? e->cpu : t->cpu;
-        t->cpu -= cpu;
-        r->use_cpu -= cpu;
-        if (e->mode == EBB_POL_SUSPEND_IMMEDIATE)
-          t->suspended = 1;
-        task_rerate (r, t, e->node, e->job, e->task, e->t);
-        int last = e->mem <= 0;
-        ebb_pol_task_reclaimed (r->pol, e->t, e->node, e->job, e->task,
-                                (ebb_pol_res){ .cpu_millis = cpu }, last);
-        if (!last)
-          {
-            res_event x = *e;
-            x.kind = RV_MEMFREE;
-            x.t = e->t + gib (e->mem) * r->cfg->reclaim_sec_per_gib;
-            x.seq = r->heap.seq++;
-            rheap_push (&r->rheap, &x);
-          }
-        break;
-      }
-    case RV_MEMFREE:
-      {
-        int64_t mem = e->mem < t->mem ? e->mem : t->mem;
-        t->mem -= mem;
-        r->use_mem -= mem;
-        ebb_pol_task_reclaimed (r->pol, e->t, e->node, e->job, e->task,
-                                (ebb_pol_res){ .memory_bytes = mem }, 1);
-        break;
-      }
-    case RV_RESUMED:
-      t->cpu += e->cpu;
-      t->mem += e->mem;
-      r->use_cpu += e->cpu;
-      r->use_mem += e->mem;
-      t->suspended = 0;
-      task_rerate (r, t, e->node, e->job, e->task, e->t);
-      ebb_pol_task_resumed (r->pol, e->t, e->node, e->job, e->task);
-      break;
-    default: /* RV_KILL: progress is lost */
-      t->running = 0;
-      t->incarn++;
-      t->fin_t = INFINITY;
-      r->use_cpu -= t->cpu;
-      r->use_mem -= t->mem;
-      r->running--;
-      ebb_pol_task_killed (r->pol, e->t, e->node, e->job, e->task);
-      break;
-    }
-}
-
-/* Resource mode: a finish event is real only when it is the task's current one. */
-static void
-finish_res (sim_run *r, const sim_event *e)
-{
-  res_task *t = rtask (r, e->job, e->arg);
-  if (!t->running || e->t != t->fin_t)
-    return;
-  t->running = 0;
-  t->incarn++;
-  r->use_cpu -= t->cpu;
-  r->use_mem -= t->mem;
-  r->running--;
-  r->res->busy_sec += task_dur (r, e->job, e->arg);
-  if (r->dag)
-    ebb_sim_dag_finished (r->dag, r->trace->first_task[e->job] + e->arg);
-  if (e->t > r->res->finish_sec[e->job])
-    r->res->finish_sec[e->job] = e->t;
-  ebb_pol_task_finished (r->pol, e->t, e->node, e->job, e->arg);
-}
-
-/* Resource mode's drain, out of line so the slot path stays small and inlined. */
-static __attribute__ ((noinline)) void
-drain_actions_res (sim_run *r, double now)
-{
-  size_t n;
-  const ebb_pol_action *a = ebb_pol_actions (r->pol, &n);
-  for (size_t i = 0; i < n; i++)
-    if (a[i].kind == EBB_POL_ACT_PROBE || a[i].kind == EBB_POL_ACT_WAKE)
-      schedule (r, now + a[i].delay_sec, a[i].kind == EBB_POL_ACT_PROBE ? EV_PROBE : EV_WAKE,
-                a[i].node, a[i].job, a[i].arg);
-    else
-      drain_res_action (r, now, &a[i]);
-  ebb_pol_clear_actions (r->pol);
 }
 
 /* Turns the policy's actions into future events. Always inlined into the event loop: the
@@ -507,7 +56,7 @@ drain_actions (sim_run *r, double now)
 {
   if (r->tasks)
     {
-      drain_actions_res (r, now);
+      ebb_sim_res_drain (r, now);
       return;
     }
   size_t n;
@@ -551,7 +100,7 @@ dispatch (sim_run *r, const sim_event *e)
     case EV_FINISH:
       if (r->tasks)
         {
-          finish_res (r, e);
+          ebb_sim_res_finish (r, e);
           break;
         }
       r->running--;
@@ -578,8 +127,7 @@ ebb_sim_config_costs_bigc (ebb_sim_config *cfg)
 void
 ebb_sim_config_costs_ebb_agent (ebb_sim_config *cfg)
 {
-  cfg->reclaim_sec_per_gib = 3;
-  cfg->resume_sec_per_gib = 3;
+  ebb_sim_config_costs_bigc (cfg);
   cfg->suspend_latency_sec = 0.0065;
   cfg->resume_latency_sec = 0.0025;
 }
@@ -654,11 +202,11 @@ event_loop (sim_run *r, const uint32_t *order)
           double tk = r->tick_sec > 0 && work ? r->next_tick : INFINITY;
           if (r->rheap.n && tr < ta && res_first (r, e) && tr <= tk)
             {
-              res_event x = rheap_pop (&r->rheap);
+              res_event x = res_heap_pop (&r->rheap);
               now = x.t;
               snapshot_until (r, now);
-              util_advance (r, now);
-              dispatch_res (r, &x);
+              ebb_sim_res_util_advance (r, now);
+              ebb_sim_res_dispatch (r, &x);
               r->res->events++;
               drain_actions (r, now);
               continue;
@@ -668,7 +216,7 @@ event_loop (sim_run *r, const uint32_t *order)
               now = r->next_tick;
               r->next_tick += r->tick_sec;
               snapshot_until (r, now);
-              util_advance (r, now);
+              ebb_sim_res_util_advance (r, now);
               ebb_pol_tick (r->pol, now);
               drain_actions (r, now);
               continue;
@@ -679,7 +227,7 @@ event_loop (sim_run *r, const uint32_t *order)
           now = t->submit_sec[order[next]];
           snapshot_until (r, now);
           if (r->tasks)
-            util_advance (r, now);
+            ebb_sim_res_util_advance (r, now);
           ebb_pol_job_arrived (r->pol, now, order[next++]);
         }
       else if (e)
@@ -694,7 +242,7 @@ event_loop (sim_run *r, const uint32_t *order)
           now = x.t;
           snapshot_until (r, now);
           if (r->tasks)
-            util_advance (r, now);
+            ebb_sim_res_util_advance (r, now);
           dispatch (r, &x);
         }
       else
@@ -818,7 +366,7 @@ ebb_sim_run (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim_resu
   res->utilization = span > 0 ? res->busy_sec / (span * cfg->pol.nnodes) : 0;
   if (resources)
     {
-      util_advance (&r, res->end_sec);
+      ebb_sim_res_util_advance (&r, res->end_sec);
       res->utilization = span > 0 ? r.util_area / span : 0;
     }
   res->pol = pol->stats;

@@ -291,10 +291,12 @@ ebb_sim_gen_dag_main (int argc, char **argv)
         case 's':
         case 'c':
         case 'N':
-          u = strtoull (optarg, &end, 10);
-          if (*end || errno || *optarg == '-' || *optarg == '\0'
-              || (c != 's' && (u < 1 || u > (UINT64_C (1) << 40)))
-              || ((c == 'j' || c == 'n') && u > 100000000))
+          if (ebb_sim_gen_parse_u64 (optarg, c == 's' ? 0 : 1,
+                                     c == 's'               ? UINT64_MAX
+                                     : c == 'j' || c == 'n' ? 100000000
+                                                            : UINT64_C (1) << 40,
+                                     &u)
+              < 0)
             return fprintf (stderr, "ebb-sim gen dag: invalid --%s '%s'\n",
                             c == 'j'   ? "jobs"
                             : c == 'n' ? "nodes"
@@ -339,19 +341,5 @@ ebb_sim_gen_dag_main (int argc, char **argv)
   ebb_rng_seed (&rng, o.seed);
   ebb_sim_trace *t = ebb_sim_trace_new ();
   ebb_sim_gen_dag (t, (uint32_t)o.jobs, (uint32_t)o.nodes, o.load, o.cap, &rng);
-  cleanup_error ebb_error *err = NULL;
-  FILE *f = o.out ? fopen (o.out, "we") : stdout;
-  if (!f)
-    ebb_error_set_errno (&err, errno, "open %s", o.out);
-  else if (ebb_sim_trace_write (t, f, &err) < 0)
-    ebb_error_wrap (&err, "%s", o.out ? o.out : "<stdout>");
-  if (f && f != stdout && fclose (f) != 0 && !err)
-    ebb_error_set_errno (&err, errno, "close %s", o.out);
-  ebb_sim_trace_free (t);
-  if (err)
-    {
-      fprintf (stderr, "ebb-sim gen dag: %s\n", ebb_error_msg (&err));
-      return 1;
-    }
-  return 0;
+  return ebb_sim_gen_output (t, o.out, "ebb-sim gen dag");
 }

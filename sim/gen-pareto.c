@@ -102,9 +102,10 @@ ebb_sim_gen_pareto_main (int argc, char **argv)
         case 'n':
         case 's':
           {
-            uint64_t v = strtoull (optarg, &end, 10);
-            if (*end || errno || *optarg == '-' || *optarg == '\0'
-                || (c != 's' && (v < 1 || v > 100000000)))
+            uint64_t v;
+            if (ebb_sim_gen_parse_u64 (optarg, c == 's' ? 0 : 1, c == 's' ? UINT64_MAX : 100000000,
+                                       &v)
+                < 0)
               return fprintf (stderr, "ebb-sim gen pareto: invalid --%s '%s'\n",
                               c == 'j'   ? "jobs"
                               : c == 'n' ? "nodes"
@@ -147,19 +148,5 @@ ebb_sim_gen_pareto_main (int argc, char **argv)
   ebb_rng_seed (&rng, seed);
   ebb_sim_trace *t = ebb_sim_trace_new ();
   ebb_sim_gen_pareto (t, (uint32_t)jobs, (uint32_t)nodes, load, beta, &rng);
-  cleanup_error ebb_error *err = NULL;
-  FILE *f = out ? fopen (out, "we") : stdout;
-  if (!f)
-    ebb_error_set_errno (&err, errno, "open %s", out);
-  else if (ebb_sim_trace_write (t, f, &err) < 0)
-    ebb_error_wrap (&err, "%s", out ? out : "<stdout>");
-  if (f && f != stdout && fclose (f) != 0 && !err)
-    ebb_error_set_errno (&err, errno, "close %s", out);
-  ebb_sim_trace_free (t);
-  if (err)
-    {
-      fprintf (stderr, "ebb-sim gen pareto: %s\n", ebb_error_msg (&err));
-      return 1;
-    }
-  return 0;
+  return ebb_sim_gen_output (t, out, "ebb-sim gen pareto");
 }

@@ -178,19 +178,39 @@ ebb_sim_gen_main (int argc, char **argv)
     ebb_sim_gen_hawk2 (t, (uint32_t)o.jobs, o.interarrival_sec, &rng);
   else
     ebb_sim_gen_hetero (t, (uint32_t)o.jobs, o.interarrival_sec, o.classes, o.nclasses, &rng);
+  return ebb_sim_gen_output (t, o.out, "ebb-sim gen");
+}
+
+int
+ebb_sim_gen_output (ebb_sim_trace *t, const char *path, const char *prog)
+{
   cleanup_error ebb_error *err = NULL;
-  FILE *f = o.out ? fopen (o.out, "we") : stdout;
+  FILE *f = path ? fopen (path, "we") : stdout;
   if (!f)
-    ebb_error_set_errno (&err, errno, "open %s", o.out);
+    ebb_error_set_errno (&err, errno, "open %s", path);
   else if (ebb_sim_trace_write (t, f, &err) < 0)
-    ebb_error_wrap (&err, "%s", o.out ? o.out : "<stdout>");
+    ebb_error_wrap (&err, "%s", path ? path : "<stdout>");
   if (f && f != stdout && fclose (f) != 0 && !err)
-    ebb_error_set_errno (&err, errno, "close %s", o.out);
+    ebb_error_set_errno (&err, errno, "close %s", path);
   ebb_sim_trace_free (t);
   if (err)
     {
-      fprintf (stderr, "ebb-sim gen: %s\n", ebb_error_msg (&err));
+      fprintf (stderr, "%s: %s\n", prog, ebb_error_msg (&err));
       return 1;
     }
+  return 0;
+}
+
+int
+ebb_sim_gen_parse_u64 (const char *arg, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+  char *end;
+  errno = 0;
+  if (*arg == '-' || *arg == '\0')
+    return -1;
+  unsigned long long v = strtoull (arg, &end, 10);
+  if (*end || errno || v < lo || v > hi)
+    return -1;
+  *out = v;
   return 0;
 }

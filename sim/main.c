@@ -259,31 +259,51 @@ bad:
   return -1;
 }
 
+/* parse_u64 into a narrower field of the parameters (max fits it); 0 or -1. */
+#define PARSE_INTO(opt, s, min, max, field)                                                        \
+  ({                                                                                               \
+    uint64_t u_;                                                                                   \
+    int r_ = parse_u64 (opt, s, min, max, &u_);                                                    \
+    if (r_ == 0)                                                                                   \
+      (field) = (__typeof__ (field))u_;                                                            \
+    r_;                                                                                            \
+  })
+
+/* Returns the index of arg in names[0..n), or -1 after "invalid OPT 'arg': expected a, b
+ * or c" on stderr. */
+static int
+parse_choice (const char *opt, const char *arg, const char *const *names, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (strcmp (arg, names[i]) == 0)
+      return (int)i;
+  fprintf (stderr, "ebb-sim: invalid %s '%s': expected ", opt, arg);
+  for (size_t i = 0; i < n; i++)
+    fprintf (stderr, "%s%s", names[i], i + 2 < n ? ", " : i + 1 < n ? " or " : "\n");
+  return -1;
+}
+
 /* The options of the speculative policies (hopper, srpt). */
 static int
 handle_spec_opt (ebb_pol_params *p, int c, const char *arg)
 {
-  uint64_t u;
   switch (c)
     {
     case OPT_HOPPER_MODE:
-      if (strcmp (arg, "central") != 0 && strcmp (arg, "decentral") != 0)
-        {
-          fprintf (stderr, "ebb-sim: invalid --hopper-mode '%s': expected central or decentral\n",
-                   arg);
+      {
+        static const char *const modes[] = { "central", "decentral" };
+        int i = parse_choice ("--hopper-mode", arg, modes, EBB_ARRAY_SIZE (modes));
+        if (i < 0)
           return -1;
-        }
-      p->spec_mode = strcmp (arg, "central") == 0 ? EBB_POL_SPEC_CENTRAL : EBB_POL_SPEC_DECENTRAL;
-      return 0;
+        p->spec_mode = i == 0 ? EBB_POL_SPEC_CENTRAL : EBB_POL_SPEC_DECENTRAL;
+        return 0;
+      }
     case OPT_EPSILON:
       return parse_double ("--epsilon", arg, 0, 1, &p->epsilon);
     case OPT_PROBES:
       return parse_double ("--probes", arg, 1, 1000, &p->hopper_probes);
     case OPT_REFUSALS:
-      if (parse_u64 ("--refusals", arg, 0, 1000, &u) < 0)
-        return -1;
-      p->refusals = (uint32_t)u;
-      return 0;
+      return PARSE_INTO ("--refusals", arg, 0, 1000, p->refusals);
     case OPT_BETA:
       if (parse_double ("--beta", arg, 1, 100, &p->spec_beta) < 0)
         return -1;
@@ -310,10 +330,7 @@ handle_opt (sim_opts *o, int c, const char *arg)
       o->cfg.policy = arg;
       return 0;
     case 'n':
-      if (parse_u64 ("--nodes", arg, 1, 100000000, &u) < 0)
-        return -1;
-      p->nnodes = (uint32_t)u;
-      return 0;
+      return PARSE_INTO ("--nodes", arg, 1, 100000000, p->nnodes);
     case 't':
       o->trace = arg;
       return 0;
@@ -327,15 +344,9 @@ handle_opt (sim_opts *o, int c, const char *arg)
     case OPT_PROBE_RATIO:
       return parse_double ("--probe-ratio", arg, 1, 1000, &p->probe_ratio);
     case OPT_STEAL_CAP:
-      if (parse_u64 ("--steal-cap", arg, 0, 1000000, &u) < 0)
-        return -1;
-      p->steal_cap = (uint32_t)u;
-      return 0;
+      return PARSE_INTO ("--steal-cap", arg, 0, 1000000, p->steal_cap);
     case OPT_STEAL_LIMIT:
-      if (parse_u64 ("--steal-limit", arg, 1, UINT32_MAX - 1, &u) < 0)
-        return -1;
-      p->steal_limit = (uint32_t)u;
-      return 0;
+      return PARSE_INTO ("--steal-limit", arg, 1, UINT32_MAX - 1, p->steal_limit);
     case OPT_NET_DELAY:
       return parse_double ("--net-delay", arg, 0, 3600, &p->net_delay_sec);
     case OPT_SEED:
@@ -356,13 +367,14 @@ handle_opt (sim_opts *o, int c, const char *arg)
       p->cancel_probes = c == OPT_CANCEL;
       return 0;
     case OPT_SAMPLE:
-      if (strcmp (arg, "with") != 0 && strcmp (arg, "without") != 0)
-        {
-          fprintf (stderr, "ebb-sim: invalid --sample '%s': expected with or without\n", arg);
+      {
+        static const char *const kinds[] = { "with", "without" };
+        int i = parse_choice ("--sample", arg, kinds, EBB_ARRAY_SIZE (kinds));
+        if (i < 0)
           return -1;
-        }
-      p->sample_replacement = strcmp (arg, "with") == 0;
-      return 0;
+        p->sample_replacement = i == 0;
+        return 0;
+      }
     case OPT_TRUNCATE:
     case OPT_NO_TRUNCATE:
       o->truncate = c == OPT_TRUNCATE;
@@ -385,22 +397,16 @@ handle_opt (sim_opts *o, int c, const char *arg)
       return 0;
     case OPT_MODE:
       {
+        /* In the order of the EBB_POL_BIGC_* modes. */
         static const char *const modes[] = { "fifo", "reserve", "kill", "ip", "gp" };
-        for (uint32_t i = 0; i < EBB_ARRAY_SIZE (modes); i++)
-          if (strcmp (arg, modes[i]) == 0)
-            {
-              p->bigc_mode = i;
-              return 0;
-            }
-        fprintf (stderr, "ebb-sim: invalid --mode '%s': expected fifo, reserve, kill, ip or gp\n",
-                 arg);
-        return -1;
+        int i = parse_choice ("--mode", arg, modes, EBB_ARRAY_SIZE (modes));
+        if (i < 0)
+          return -1;
+        p->bigc_mode = (uint32_t)i;
+        return 0;
       }
     case OPT_NODE_CPU:
-      if (parse_u64 ("--node-cpu-millis", arg, 1, UINT64_C (1) << 40, &u) < 0)
-        return -1;
-      p->node_cap.cpu_millis = (int64_t)u;
-      return 0;
+      return PARSE_INTO ("--node-cpu-millis", arg, 1, UINT64_C (1) << 40, p->node_cap.cpu_millis);
     case OPT_NODE_MEM:
     case OPT_FOOT_MEM:
       if (ebb_conf_parse_bytes (arg, &u) < 0 || u > (UINT64_C (1) << 56))
@@ -415,30 +421,22 @@ handle_opt (sim_opts *o, int c, const char *arg)
         p->footprint.memory_bytes = (int64_t)u;
       return 0;
     case OPT_FOOT_CPU:
-      if (parse_u64 ("--footprint-cpu-millis", arg, 0, 1000000, &u) < 0)
-        return -1;
-      p->footprint.cpu_millis = (int64_t)u;
-      return 0;
+      return PARSE_INTO ("--footprint-cpu-millis", arg, 0, 1000000, p->footprint.cpu_millis);
     case OPT_KILL_ATTEMPTS:
-      if (parse_u64 ("--kill-attempts", arg, 1, 65535, &u) < 0)
-        return -1;
-      p->kill_attempts = (uint32_t)u;
-      return 0;
+      return PARSE_INTO ("--kill-attempts", arg, 1, 65535, p->kill_attempts);
     case OPT_RECLAIM:
       return parse_double ("--reclaim-sec-per-gib", arg, 0, 3600, &o->cfg.reclaim_sec_per_gib);
     case OPT_RESUME_COST:
       return parse_double ("--resume-sec-per-gib", arg, 0, 3600, &o->cfg.resume_sec_per_gib);
     case OPT_COSTS:
-      if (strcmp (arg, "bigc") == 0)
-        ebb_sim_config_costs_bigc (&o->cfg);
-      else if (strcmp (arg, "ebb-agent") == 0)
-        ebb_sim_config_costs_ebb_agent (&o->cfg);
-      else
-        {
-          fprintf (stderr, "ebb-sim: invalid --costs '%s': expected bigc or ebb-agent\n", arg);
+      {
+        static const char *const presets[] = { "bigc", "ebb-agent" };
+        int i = parse_choice ("--costs", arg, presets, EBB_ARRAY_SIZE (presets));
+        if (i < 0)
           return -1;
-        }
-      return 0;
+        (i == 0 ? ebb_sim_config_costs_bigc : ebb_sim_config_costs_ebb_agent) (&o->cfg);
+        return 0;
+      }
     case OPT_SHORT_SHARE:
       return parse_double ("--short-share", arg, 0, 1, &p->short_share);
     case OPT_RESERVE_SHARE:
@@ -452,38 +450,26 @@ handle_opt (sim_opts *o, int c, const char *arg)
                                   .memory_bytes = (int64_t)u * (INT64_C (2) << 30) };
       return 0;
     case OPT_MAX_SUSPENDS:
-      if (parse_u64 ("--max-suspends", arg, 1, 8, &u) < 0)
-        return -1;
-      p->max_suspends = (uint32_t)u;
-      return 0;
+      return PARSE_INTO ("--max-suspends", arg, 1, 8, p->max_suspends);
     case OPT_SUSPEND_WINDOW:
       return parse_double ("--suspend-window", arg, 1e-3, 1e9, &p->suspend_window_sec);
     case OPT_NODE_NET:
-      if (parse_u64 ("--node-net-mbps", arg, 0, UINT64_C (1) << 40, &u) < 0)
-        return -1;
-      p->node_net_mbps = (int64_t)u;
-      return 0;
+      return PARSE_INTO ("--node-net-mbps", arg, 0, UINT64_C (1) << 40, p->node_net_mbps);
     case OPT_KAPPA:
       return parse_double ("--kappa", arg, 1e-6, 1, &p->dag_kappa);
     case OPT_GRAPHENE_PRIO:
-      if (strcmp (arg, "dag") != 0 && strcmp (arg, "remaining") != 0)
-        {
-          fprintf (stderr, "ebb-sim: invalid --graphene-prio '%s': expected dag or remaining\n",
-                   arg);
+      {
+        static const char *const prios[] = { "dag", "remaining" };
+        int i = parse_choice ("--graphene-prio", arg, prios, EBB_ARRAY_SIZE (prios));
+        if (i < 0)
           return -1;
-        }
-      p->dag_prio_remaining = strcmp (arg, "remaining") == 0;
-      return 0;
+        p->dag_prio_remaining = i == 1;
+        return 0;
+      }
     case OPT_QUEUES:
-      if (parse_u64 ("--queues", arg, 1, 1000000, &u) < 0)
-        return -1;
-      p->dag_queues = (uint32_t)u;
-      return 0;
+      return PARSE_INTO ("--queues", arg, 1, 1000000, p->dag_queues);
     case OPT_RESUME_TRIES:
-      if (parse_u64 ("--resume-tries", arg, 0, 1000000, &u) < 0)
-        return -1;
-      p->resume_tries = (uint32_t)u;
-      return 0;
+      return PARSE_INTO ("--resume-tries", arg, 0, 1000000, p->resume_tries);
     case OPT_WORKING_SET:
       return parse_double ("--working-set", arg, 0, 1, &p->working_set);
     case OPT_NATURAL_TERM:

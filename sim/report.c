@@ -9,16 +9,15 @@
 #include <math.h>
 #include <string.h>
 
-static int
-cmp_double (const void *a, const void *b)
+int
+ebb_sim_cmp_double (const void *a, const void *b)
 {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
 
-/* Nearest rank: the smallest value with at least p% of the sample at or below it. */
-static double
-percentile (const double *sorted, uint64_t n, double p)
+double
+ebb_sim_percentile (const double *sorted, uint64_t n, double p)
 {
   if (n == 0)
     return 0;
@@ -33,7 +32,7 @@ class_stats (double *v, uint64_t n, ebb_sim_class_stats *s)
   s->count = n;
   if (n == 0)
     return;
-  qsort (v, n, sizeof *v, cmp_double);
+  qsort (v, n, sizeof *v, ebb_sim_cmp_double);
   double sum = 0;
   for (uint64_t i = 0; i < n; i++)
     sum += v[i];
@@ -42,10 +41,10 @@ class_stats (double *v, uint64_t n, ebb_sim_class_stats *s)
   for (uint64_t i = 0; i < n; i++)
     sq += (v[i] - s->mean_sec) * (v[i] - s->mean_sec);
   s->cov = s->mean_sec > 0 ? sqrt (sq / n) / s->mean_sec : 0;
-  s->p95_sec = percentile (v, n, 95);
-  s->p50_sec = percentile (v, n, 50);
-  s->p90_sec = percentile (v, n, 90);
-  s->p99_sec = percentile (v, n, 99);
+  s->p95_sec = ebb_sim_percentile (v, n, 95);
+  s->p50_sec = ebb_sim_percentile (v, n, 50);
+  s->p90_sec = ebb_sim_percentile (v, n, 90);
+  s->p99_sec = ebb_sim_percentile (v, n, 99);
 }
 
 /* The p90 of what short jobs would take with no waiting at all: the longest task plus the
@@ -71,8 +70,8 @@ short_bound_p90 (const ebb_sim_report *r, double *scratch)
     }
   if (ns == 0)
     return 0;
-  qsort (scratch, ns, sizeof *scratch, cmp_double);
-  return percentile (scratch, ns, 90);
+  qsort (scratch, ns, sizeof *scratch, ebb_sim_cmp_double);
+  return ebb_sim_percentile (scratch, ns, 90);
 }
 
 void
@@ -111,8 +110,8 @@ util_stats (const ebb_sim_result *res, double *p50, double *max)
     return;
   cleanup_free double *v = ebb_xmalloc (res->nutil * sizeof *v);
   memcpy (v, res->util_samples, res->nutil * sizeof *v);
-  qsort (v, res->nutil, sizeof *v, cmp_double);
-  *p50 = percentile (v, res->nutil, 50);
+  qsort (v, res->nutil, sizeof *v, ebb_sim_cmp_double);
+  *p50 = ebb_sim_percentile (v, res->nutil, 50);
   *max = v[res->nutil - 1];
 }
 

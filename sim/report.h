@@ -45,4 +45,10 @@ int ebb_sim_write_jobs_csv (const char *path, const ebb_sim_report *r, ebb_error
 /* Writes the utilization snapshots (time,utilization); returns 0, or -errno with *err. */
 int ebb_sim_write_util_csv (const char *path, const ebb_sim_report *r, ebb_error **err);
 
+/* qsort comparator of doubles, ascending. */
+int ebb_sim_cmp_double (const void *a, const void *b);
+/* Nearest rank: the smallest value of sorted[0..n) with at least p% of the sample at or
+ * below it; 0 for an empty sample. */
+double ebb_sim_percentile (const double *sorted, uint64_t n, double p);
+
 #endif

@@ -38,14 +38,27 @@ ebb_sim_trace_free (ebb_sim_trace *t)
   free (t);
 }
 
+const char *
+ebb_sim_json_unknown_key (struct json_object *o, const char *const *known, size_t n)
+{
+  json_object_object_foreach (o, key, val)
+  {
+    (void)val;
+    size_t k = 0;
+    while (k < n && strcmp (known[k], key) != 0)
+      k++;
+    if (k == n)
+      return key;
+  }
+  return NULL;
+}
+
 static void
 reserve_jobs (ebb_sim_trace *t, uint32_t need)
 {
   if (need <= t->jobs_cap)
     return;
-  uint32_t cap = t->jobs_cap ? t->jobs_cap : 1024;
-  while (cap < need)
-    cap *= 2;
+  uint32_t cap = (uint32_t)ebb_grow_cap (t->jobs_cap, 1024, need);
   t->submit_sec = ebb_xrealloc (t->submit_sec, cap * sizeof (double));
   t->mean_sec = ebb_xrealloc (t->mean_sec, cap * sizeof (double));
   t->ntasks = ebb_xrealloc (t->ntasks, cap * sizeof (uint32_t));
@@ -64,9 +77,7 @@ reserve_tasks (ebb_sim_trace *t, uint64_t need)
 {
   if (need <= t->dur_cap)
     return;
-  uint64_t cap = t->dur_cap ? t->dur_cap : 16384;
-  while (cap < need)
-    cap *= 2;
+  uint64_t cap = ebb_grow_cap (t->dur_cap, 16384, need);
   t->dur_sec = ebb_xrealloc (t->dur_sec, cap * sizeof (double));
   t->dur_cap = cap;
 }
@@ -230,18 +241,12 @@ parse_json_line (ebb_sim_trace *t, const char *line, const char *name, size_t li
     }
   static const char *const known[]
       = { "id", "submit", "cpu_millis", "memory_bytes", "durations", "est", "class" };
-  json_object_object_foreach (o, key, val)
-  {
-    (void)val;
-    size_t k = 0;
-    while (k < EBB_ARRAY_SIZE (known) && strcmp (known[k], key) != 0)
-      k++;
-    if (k == EBB_ARRAY_SIZE (known))
-      {
-        ebb_error_set (err, EBB_EPARSE, "%s:%zu: unknown key '%.40s'", name, lineno, key);
-        goto out;
-      }
-  }
+  const char *unknown = ebb_sim_json_unknown_key (o, known, EBB_ARRAY_SIZE (known));
+  if (unknown)
+    {
+      ebb_error_set (err, EBB_EPARSE, "%s:%zu: unknown key '%.40s'", name, lineno, unknown);
+      goto out;
+    }
   const char *id = NULL;
   double submit = 0, est = 0;
   int64_t cpu = 0, mem = 0;

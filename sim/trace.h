@@ -60,6 +60,11 @@ int ebb_sim_trace_write (const ebb_sim_trace *t, FILE *f, ebb_error **err);
 /* Returns 1 when jobs are in non-decreasing submission order. */
 int ebb_sim_trace_is_sorted (const ebb_sim_trace *t);
 
+struct json_object;
+/* Returns the first key of o not in known[0..n) (borrowed from o), or NULL: JSON-lines
+ * traces refuse keys they do not know rather than ignore a typo. */
+const char *ebb_sim_json_unknown_key (struct json_object *o, const char *const *known, size_t n);
+
 /* Truncates every duration and mean to whole seconds (what the Hawk/Eagle authors'
  * simulator does when it reads a trace). */
 void ebb_sim_trace_truncate (ebb_sim_trace *t);
@@ -95,5 +100,12 @@ int ebb_sim_gen_pareto_main (int argc, char **argv);
 
 /* `ebb-sim gen ...` (sim/gen.c): argv[0] is "gen". Returns the exit status. */
 int ebb_sim_gen_main (int argc, char **argv);
+
+/* What the generators' command lines share (sim/gen.c). Writes t to path (NULL: stdout) and
+ * frees t; returns the exit code: 0, or 1 after "PROG: reason" on stderr. */
+int ebb_sim_gen_output (ebb_sim_trace *t, const char *path, const char *prog);
+/* Parses a decimal integer in [lo, hi]: no sign, not empty, nothing after it. Returns 0
+ * and *out, or -1 (the caller names the option). */
+int ebb_sim_gen_parse_u64 (const char *arg, uint64_t lo, uint64_t hi, uint64_t *out);
 
 #endif

@@ -3,7 +3,8 @@ EBB_TEST_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(LIBSYSTEMD_CFLAGS) $(LIBCURL_CF
 	$(JSONC_CFLAGS) $(LIBMHD_CFLAGS)
 EBB_TEST_LIBS = $(EBB_COMMON_LIBS) $(CUNIT_LIBS)
 
-lib_tests = tests/test-error tests/test-log tests/test-time tests/test-rng tests/test-util
+lib_tests = tests/test-error tests/test-log tests/test-time tests/test-rng tests/test-util \
+	tests/test-prom
 check_PROGRAMS += $(lib_tests)
 TESTS += $(lib_tests)
 EXTRA_DIST += tests/cu.h tests/fake-tree.h
@@ -23,3 +24,6 @@ tests_test_rng_LDADD = $(EBB_TEST_LIBS)
 tests_test_util_SOURCES = tests/test-util.c
 tests_test_util_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_util_LDADD = $(EBB_TEST_LIBS)
+tests_test_prom_SOURCES = tests/test-prom.c
+tests_test_prom_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_prom_LDADD = $(EBB_TEST_LIBS)

@@ -181,6 +181,24 @@ on_worker_done (sd_event_source *s EBB_UNUSED, int fd, uint32_t revents EBB_UNUS
   return 0;
 }
 
+/* Parses the raw body strictly, nesting up to 2: 200 {"got": body or null}, or 400. */
+static int
+h_strict (ebb_http_request *req, ebb_http_response *resp, void *userdata EBB_UNUSED)
+{
+  cleanup_error ebb_error *err = NULL;
+  json_object *body;
+  if (ebb_http_request_body_json (req, 2, &body, &err) < 0)
+    {
+      CU_ASSERT_PTR_NULL (body);
+      ebb_http_error (resp, 400, "bad_request", "%s", ebb_error_msg (&err));
+      return EBB_HTTP_REPLIED;
+    }
+  json_object *o = json_object_new_object ();
+  json_object_object_add (o, "got", body);
+  ebb_http_reply_json (resp, 200, o);
+  return EBB_HTTP_REPLIED;
+}
+
 static const ebb_http_route routes[] = {
   { "GET", "/v1/tasks", h_list, 0 },
   { "GET", "/v1/tasks/{id}", h_get_task, 0 },
@@ -194,6 +212,7 @@ static const ebb_http_route routes[] = {
   { "POST", "/v1/park", h_park, 0 },
   { "POST", "/v1/inline", h_inline, 0 },
   { "POST", "/v1/bad-defer", h_bad_defer, 0 },
+  { "POST", "/v1/strict", h_strict, 0 },
 };
 
 /* --- Fixture */
@@ -549,6 +568,45 @@ test_bad_json_400 (void)
       CU_ASSERT_PTR_NOT_NULL (strstr (raw, "\"error\":\"bad_request\""));
       CU_ASSERT_PTR_NOT_NULL (strstr (raw, "\"detail\":\"invalid JSON: "));
       CU_ASSERT_PTR_NOT_NULL (strstr (raw, "Content-Type: application/json"));
+      free (raw);
+    }
+  fixture_stop (&f);
+}
+
+/* ebb_http_request_body_json: a blank body is no body; duplicate keys, nesting past the
+ * limit and bad JSON are refused. */
+static void
+test_body_json_strict (void)
+{
+  fixture f;
+  CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 0) == 0);
+  int port = ebb_http_server_port (f.server, 0);
+  static const struct
+  {
+    const char *body;
+    int status;
+    const char *want;
+  } cases[] = {
+    { "", 200, "{\"got\":null}" },
+    { " \r\n\t", 200, "{\"got\":null}" },
+    { "{\"a\":[1]}", 200, "{\"got\":{\"a\":[1]}}" },
+    { "{\"a\":1,\"a\":2}", 400, "duplicate key" },
+    { "{\"a\":[[1]]}", 400, "nested deeper than 2" },
+    { "{\"a\":", 400, "\"bad_request\"" },
+  };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (cases); i++)
+    {
+      char req[512];
+      int n = snprintf (req, sizeof req,
+                        "POST /v1/strict HTTP/1.1\r\nHost: x\r\nContent-Length: %zu\r\n"
+                        "Connection: close\r\n\r\n%s",
+                        strlen (cases[i].body), cases[i].body);
+      char *raw = raw_request (port, req, (size_t)n);
+      CU_ASSERT_EQUAL (raw_status (raw), cases[i].status);
+      const char *json = strstr (raw, "\r\n\r\n");
+      CU_ASSERT_PTR_NOT_NULL (json && strstr (json, cases[i].want));
+      if (raw_status (raw) != cases[i].status || !json || !strstr (json, cases[i].want))
+        fprintf (stderr, "case %zu: %s\n", i, raw);
       free (raw);
     }
   fixture_stop (&f);
@@ -1457,6 +1515,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_errors_404_405_413),
   EBB_CU_TEST (test_413_chunked),
   EBB_CU_TEST (test_bad_json_400),
+  EBB_CU_TEST (test_body_json_strict),
   EBB_CU_TEST (test_hostile_paths_end_to_end),
   EBB_CU_TEST (test_bearer_auth),
   EBB_CU_TEST (test_unix_socket),

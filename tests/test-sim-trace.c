@@ -140,7 +140,49 @@ test_gen_hetero_roundtrip (void)
   ebb_sim_trace_free (t);
 }
 
+/* The generators' integer options: digits only, within the bounds. */
+static void
+test_gen_parse_u64 (void)
+{
+  uint64_t v = 7;
+  CU_ASSERT (ebb_sim_gen_parse_u64 ("12", 1, 100, &v) == 0 && v == 12);
+  CU_ASSERT (ebb_sim_gen_parse_u64 ("0", 0, UINT64_MAX, &v) == 0 && v == 0);
+  CU_ASSERT (ebb_sim_gen_parse_u64 ("18446744073709551615", 0, UINT64_MAX, &v) == 0
+             && v == UINT64_MAX);
+  v = 7;
+  static const char *const bad[] = { "", "-1", "x", "12x", "0", "101", "18446744073709551616" };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bad); i++)
+    CU_ASSERT_EQUAL (ebb_sim_gen_parse_u64 (bad[i], 1, 100, &v), -1);
+  CU_ASSERT_EQUAL (v, 7);
+}
+
+/* ebb_sim_gen_output writes what ebb_sim_trace_write writes, and fails with 1 on a path
+ * it cannot open. */
+static void
+test_gen_output (void)
+{
+  ebb_rng rng;
+  ebb_rng_seed (&rng, 2);
+  ebb_sim_trace *t = ebb_sim_trace_new ();
+  ebb_sim_gen_hawk2 (t, 20, 50, &rng);
+  char dir[] = "/tmp/test-sim-trace.XXXXXX";
+  CU_ASSERT_PTR_NOT_NULL_FATAL (mkdtemp (dir));
+  char path[64];
+  snprintf (path, sizeof path, "%s/t.tr", dir);
+  CU_ASSERT_EQUAL (ebb_sim_gen_output (t, path, "test"), 0);
+  ebb_sim_trace *back = ebb_sim_trace_new ();
+  ebb_error *err = NULL;
+  CU_ASSERT_EQUAL (ebb_sim_trace_read (back, path, &err), 0);
+  CU_ASSERT_EQUAL (back->njobs, 20);
+  ebb_sim_trace_free (back);
+  unlink (path);
+  snprintf (path, sizeof path, "%s/no/t.tr", dir);
+  CU_ASSERT_EQUAL (ebb_sim_gen_output (ebb_sim_trace_new (), path, "test"), 1);
+  rmdir (dir);
+}
+
 static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_gen_parse_u64),        EBB_CU_TEST (test_gen_output),
   EBB_CU_TEST (test_reads_good_trace),     EBB_CU_TEST (test_rejects_malformed_lines),
   EBB_CU_TEST (test_missing_file),         EBB_CU_TEST (test_gen_hawk2),
   EBB_CU_TEST (test_gen_hetero_roundtrip),

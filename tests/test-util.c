@@ -3,6 +3,7 @@
 #include "tests/cu.h"
 
 #include <fcntl.h>
+#include <signal.h>
 
 static void
 test_id_validation (void)
@@ -53,7 +54,45 @@ test_cleanup_closes_and_steal_keeps (void)
   free (owned);
 }
 
+/* The daemon's signals are blocked (SIGCHLD only when asked) and SIGPIPE ignored. */
+static void
+test_daemon_block_signals (void)
+{
+  sigset_t none, old, now;
+  sigemptyset (&none);
+  CU_ASSERT_FATAL (sigprocmask (SIG_SETMASK, &none, &old) == 0);
+  struct sigaction old_pipe;
+  CU_ASSERT_FATAL (sigaction (SIGPIPE, NULL, &old_pipe) == 0);
+  for (int children = 0; children < 2; children++)
+    {
+      sigprocmask (SIG_SETMASK, &none, NULL);
+      signal (SIGPIPE, SIG_DFL);
+      ebb_daemon_block_signals (children);
+      CU_ASSERT_FATAL (sigprocmask (SIG_SETMASK, NULL, &now) == 0);
+      CU_ASSERT (sigismember (&now, SIGTERM) && sigismember (&now, SIGINT)
+                 && sigismember (&now, SIGHUP));
+      CU_ASSERT_EQUAL (sigismember (&now, SIGCHLD), children);
+      CU_ASSERT_FALSE (sigismember (&now, SIGUSR1));
+      struct sigaction sa;
+      CU_ASSERT (sigaction (SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN);
+    }
+  sigaction (SIGPIPE, &old_pipe, NULL);
+  sigprocmask (SIG_SETMASK, &old, NULL);
+}
+
+static void
+test_grow_cap (void)
+{
+  CU_ASSERT_EQUAL (ebb_grow_cap (0, 16, 1), 16);
+  CU_ASSERT_EQUAL (ebb_grow_cap (0, 16, 17), 32);
+  CU_ASSERT_EQUAL (ebb_grow_cap (64, 16, 64), 64);
+  CU_ASSERT_EQUAL (ebb_grow_cap (64, 16, 65), 128);
+  CU_ASSERT_EQUAL (ebb_grow_cap (3, 16, 100), 192);
+}
+
 static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_grow_cap),
+  EBB_CU_TEST (test_daemon_block_signals),
   EBB_CU_TEST (test_id_validation),
   EBB_CU_TEST (test_cleanup_closes_and_steal_keeps),
 };
