@@ -752,9 +752,9 @@ test_policy_adopted_is_preemptible (void)
       .est_task_sec = 3000,
       .class_hint = EBB_POL_CLASS_LONG,
       .demand = { 1000, 64 << 20 } },
-    /* The whole CPU: a suspended task's footprint is not booked, so 1000 takes the victim
-     * whole (immediate); 990 would be a partial take. */
-    { .ntasks = 1, .est_task_sec = 10, .demand = { 1000, 64 << 20 } },
+    /* 990 of 1000 leaves the victim at its (unbooked) 10-millicore footprint: a suspension
+     * (IMMEDIATE), not a graceful step the agent would apply to what it thinks was given. */
+    { .ntasks = 1, .est_task_sec = 10, .demand = { 990, 64 << 20 } },
   };
   ebb_pol *p = make_ebb (1, (ebb_pol_res){ 1000, GIB }, (ebb_pol_res){ 10, 64 << 20 }, 0, jobs);
   const uint32_t bad[1] = { 1 }, on0[1] = { 0 };
