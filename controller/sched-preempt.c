@@ -50,7 +50,8 @@ ebb_ctl_act_preempt (ebb_ctl *c, const ebb_pol_action *a)
        * on a loaded host). Memory is not: a suspension that frees memory is reported when
        * the agent has brought the task down. */
       bool told = c->res_mode && a->amount.memory_bytes == 0;
-      ebb_ctl_send_suspend (c, t, a->mode == EBB_POL_SUSPEND_GRACEFUL, a->amount, told);
+      bool graceful = a->mode == EBB_POL_SUSPEND_GRACEFUL && !t->cpu_guessed;
+      ebb_ctl_send_suspend (c, t, graceful, a->amount, told);
       if (told)
         tell_reclaimed (c, t, a->amount);
     }
