@@ -136,10 +136,10 @@ on_launch_done (call *k, ebb_http_result *res)
   ebb_ctl_finish_task (c, t, TASK_FAILED, "agent refused the launch");
 }
 
-/* The answer to a call sent again after a restart. The state the store held was set to its
- * outcome when it was read (ebb_ctl_replay_calls): the policy of this run adopted the task
- * in it, and a suspended one owes its RESUME (ebb_ctl_resume_owed). A heartbeat may have
- * said otherwise before the agent carried the call out: the answer settles it. */
+/* The answer to a call sent again after a restart. The store held the task's state of
+ * before the call, and the policy of this run adopted it so: a task now suspended owes its
+ * RESUME (ebb_ctl_resume_owed), one resumed runs. A heartbeat may have told the new state
+ * first (and counted the suspension). */
 static void
 on_replay_done (call *k, ebb_http_result *res)
 {
@@ -152,19 +152,18 @@ on_replay_done (call *k, ebb_http_result *res)
                       res->status, res->body ? res->body : "");
       return;
     }
-  if (k->kind == CALL_SUSPEND && t->state == TASK_RUNNING)
+  if (k->kind == CALL_SUSPEND)
     {
+      if (t->state != TASK_SUSPENDED)
+        t->suspensions++;
       t->state = TASK_SUSPENDED;
-      t->suspensions++;
       t->owed_resume = true;
     }
-  else if (k->kind == CALL_RESUME && t->state == TASK_SUSPENDED)
+  else
     {
       t->state = TASK_RUNNING;
       t->owed_resume = false;
     }
-  else
-    return;
   ebb_ctl_store_task (c, t);
   ebb_ctl_job_update (c, t->job);
 }
@@ -476,20 +475,7 @@ ebb_ctl_replay_calls (ebb_ctl *c)
           ebb_ctl_store_call_done (c, sc->job, sc->idx, sc->seq);
           continue;
         }
-      /* The store holds the state of before the call: the new policy adopts the task in
-       * the state the call brings it to (a suspended task owes its RESUME). */
-      if (kind == CALL_SUSPEND && t->state == TASK_RUNNING)
-        {
-          t->state = TASK_SUSPENDED;
-          t->suspensions++;
-          ebb_ctl_store_task (c, t);
-        }
-      else if (kind == CALL_RESUME && t->state == TASK_SUSPENDED)
-        {
-          t->state = TASK_RUNNING;
-          ebb_ctl_store_task (c, t);
-        }
-      else if (kind == CALL_PKILL)
+      if (kind == CALL_PKILL)
         t->pkill = true;
       call *k = call_new (c, kind, t, t->generation, t->node);
       k->seq = sc->seq;

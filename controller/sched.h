@@ -67,8 +67,8 @@ void ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cp
                           uint64_t memory_bytes);
 
 /* After a restart: sends again, with their request ids, the SUSPEND, RESUME and policy
- * KILL calls the store kept as decided but not answered, and sets their tasks to the state
- * they bring them to (before the new policy adopts them). */
+ * KILL calls the store kept as decided but not answered (their answers set their tasks'
+ * states: a task suspended so owes its RESUME). */
 void ebb_ctl_replay_calls (ebb_ctl *c);
 /* Frees the calls not started yet (at exit). */
 void ebb_ctl_calls_free (ebb_ctl *c);

@@ -105,6 +105,14 @@ capi GET "/v1/decisions?since=0"
 owed=$(jq '[.decisions[] | select(.action == "resume" and (.reason | startswith("owed")))] | length' "$TMP/body")
 echo "decisions: $(jq '[.decisions[] | select(.action == "suspend")] | length' "$TMP/body") suspends, $(jq '[.decisions[] | select(.action == "resume")] | length' "$TMP/body") resumes ($owed owed after a restart)"
 echo "calls decided before a kill, not answered, sent again after the restart: $(grep -c 'decided before the restart' "$CLOG")"
+# Nothing decided is lost: every SUSPEND of the log was carried out by its agent (counted
+# from the agents' answers and heartbeats), a SUSPEND committed but not sent when the
+# controller was killed included.
+ndec=$(jq '[.decisions[] | select(.action == "suspend")] | length' "$TMP/body")
+capi GET "/v1/jobs/$LONG"
+nack=$(jq '[.tasks[].suspensions] | add' "$TMP/body")
+[ "$nack" -ge "$ndec" ] && ok "each of the $ndec suspensions decided was carried out by an agent ($nack counted)" ||
+  fail "$ndec suspensions decided, $nack carried out"
 
 # --- kill -9 of an agent and restart: its long tasks keep running, reconciled, not relaunched.
 capi GET "/v1/jobs/$LONG"
