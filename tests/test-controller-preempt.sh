@@ -5,7 +5,8 @@
 # the controller preempts long tasks through their agents. Measured REPS times from the API's
 # own times (a task's started_at, when its agent answered the launch, less the job's
 # submitted_at): submit -> both tasks running, p50 and p99 printed, p99 asserted <= 200 ms
-# on a quiet host (1 s on one shared with other work: see the bound below), with the agents'
+# for ebb on a quiet host (1 s on one shared with other work, and for the other policies:
+# see the bound below), with the agents'
 # launch phases from their logs; and
 # from the decision log submit -> preemptions (or launches) decided, p99 asserted <= 200 ms.
 # Suspending policies: every displaced long task runs at ~1% of a CPU while suspended
@@ -97,7 +98,7 @@ done
 pct () { sort -n "$1" | awk -v q="$2" '{ a[NR] = $1 } END { i = int(NR * q + 0.999); if (i < 1) i = 1; print a[i] }'; }
 p50=$(pct "$TMP/lat" 0.5) p99=$(pct "$TMP/lat" 0.99)
 echo "submit -> both tasks running over $REPS short jobs (API times): p50 ${p50} ms, p99 ${p99} ms ($(tr '\n' ' ' <"$TMP/lat"))"
-# The bound: 200 ms p99 end to end on a host this test has to itself (its 6 burners, 3
+# The bound (ebb): 200 ms p99 end to end on a host this test has to itself (its 6 burners, 3
 # agents and the controller take about one of two CPUs). The controller's part is ~10 ms
 # (asserted below); the rest is the agent's launch (agent/launch.c logs its phases: cgroup,
 # limits, journal, fork, attach to each v1 hierarchy, the child until its exec), 15-40 ms
@@ -109,10 +110,14 @@ echo "submit -> both tasks running over $REPS short jobs (API times): p50 ${p50}
 read -r load _ </proc/loadavg
 ncpu=$(nproc 2>/dev/null || echo 1)
 LOAD_MAX=${EBB_CTL_TEST_LOAD_MAX:-$((2 * ncpu))}
+# The quiet bound: 200 ms for ebb (tests/test-controller-preempt-ebb.sh, the target), whose
+# CPU-only suspensions let the launches go out at once; a policy that waits for its kills or
+# suspensions to be confirmed before it launches has the agents' round trip on top (1 s).
+QUIET_MS=${EBB_CTL_TEST_QUIET_MS:-1000}
 if awk -v l="$load" -v m="$LOAD_MAX" 'BEGIN { exit !(l <= m) }'; then
-  bound=200 why="the host is quiet (load $load, $ncpu CPUs)"
+  bound=$QUIET_MS why="the host is quiet (load $load, $ncpu CPUs)"
 else
-  bound=1000 why="the host is shared (load $load > $LOAD_MAX on $ncpu CPUs): the launched child waits for a CPU; 200 ms needs a quiet host"
+  bound=1000 why="the host is shared (load $load > $LOAD_MAX on $ncpu CPUs): the launched child waits for a CPU; $QUIET_MS ms needs a quiet host"
 fi
 [ "$p99" -le "$bound" ] && ok "a short job's two tasks run on the full cluster within $bound ms p99 (p99 ${p99} ms, p50 ${p50} ms; $why)" ||
   fail "submit -> both running p99 ${p99} ms > $bound ms ($why)"
