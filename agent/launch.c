@@ -25,6 +25,7 @@
 #include "agent/release.h"
 #include "agent/table.h"
 #include "lib/log.h"
+#include "lib/time.h"
 #include "lib/util.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -201,9 +202,10 @@ fail:
   _exit (127);
 }
 
-/* Forks the child, joins it to cg, lets it exec. Returns the PID or negative with *err. */
+/* Forks the child, joins it to cg, lets it exec. Returns the PID or negative with *err.
+ * at[0..2]: when the fork returned, the child was attached, its exec was done. */
 static pid_t
-spawn (ebb_cg *cg, spawn_args *s, ebb_error **err)
+spawn (ebb_cg *cg, spawn_args *s, uint64_t at[3], ebb_error **err)
 {
   int go[2], ep[2];
   if (pipe2 (go, O_CLOEXEC) < 0)
@@ -218,6 +220,7 @@ spawn (ebb_cg *cg, spawn_args *s, ebb_error **err)
   pid_t pid = fork ();
   if (pid == 0)
     child_exec (s);
+  at[0] = ebb_now_usec ();
   close (go[0]);
   close (ep[1]);
   if (pid < 0)
@@ -226,11 +229,13 @@ spawn (ebb_cg *cg, spawn_args *s, ebb_error **err)
       return ebb_error_set_errno (err, errno, "fork");
     }
   int r = ebb_cg_attach_pid (cg, pid, err);
+  at[1] = ebb_now_usec ();
   if (r >= 0 && write (go[1], "g", 1) != 1)
     r = ebb_error_set_errno (err, errno, "start the child");
   close (go[1]);
   int child_errno = 0;
   ssize_t n = r >= 0 ? read (ep[0], &child_errno, sizeof child_errno) : 0;
+  at[2] = ebb_now_usec ();
   close (ep[0]);
   if (r >= 0 && n == (ssize_t)sizeof child_errno)
     r = ebb_error_set_errno (err, child_errno, "exec %s", s->exe);
@@ -300,8 +305,12 @@ ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_task 
   int r = resolve_ident (a, req, &ident, err);
   if (r < 0)
     return r;
+  /* Where a launch's time goes (logged at -v): the cgroup, its limits, the journal, the
+   * log file, fork, attach, exec. */
+  uint64_t at[8] = { ebb_now_usec () };
   ebb_cg *cg = NULL;
   r = ebb_cg_create_child (a->parent, req->id, &cg, err);
+  at[1] = ebb_now_usec ();
   if (r < 0)
     return r;
   ebb_agent_task *t = task_from_req (req);
@@ -313,13 +322,16 @@ ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_task 
   t->cgroup_inode = ebb_cg_inode (cg);
   cleanup_close int log_fd = -1;
   r = set_limits (cg, req, err);
+  at[2] = ebb_now_usec ();
   /* Journal before the process exists: a crash from here on leaves a record to reconcile. */
   if (r >= 0)
     r = ebb_agent_journal (a, t, err);
+  at[3] = ebb_now_usec ();
   if (r >= 0)
     r = log_fd = open_log (a, req->id, err);
+  at[4] = ebb_now_usec ();
   spawn_args s = { exe, req->argv, env, req->cwd, log_fd, -1, -1, &ident };
-  pid_t pid = r >= 0 ? spawn (cg, &s, err) : -1;
+  pid_t pid = r >= 0 ? spawn (cg, &s, at + 5, err) : -1;
   if (pid > 0)
     r = sd_event_add_child (a->event, &t->exit_src, pid, WEXITED, on_child, t);
   if (pid > 0 && r < 0)
@@ -339,6 +351,14 @@ ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_task 
   t->is_child = true;
   t->pid_starttime = ebb_agent_pid_starttime (pid);
   ebb_cg_read_limits (cg, &t->applied, NULL);
+  uint64_t end = ebb_now_usec ();
+  ebb_log_info ("task %s: launch %.1f ms: cgroup %.1f, limits %.1f, journal %.1f, log %.1f,"
+                " fork %.1f, attach %.1f, exec %.1f, read back %.1f",
+                t->id, (double)(end - at[0]) / 1e3, (double)(at[1] - at[0]) / 1e3,
+                (double)(at[2] - at[1]) / 1e3, (double)(at[3] - at[2]) / 1e3,
+                (double)(at[4] - at[3]) / 1e3, (double)(at[5] - at[4]) / 1e3,
+                (double)(at[6] - at[5]) / 1e3, (double)(at[7] - at[6]) / 1e3,
+                (double)(end - at[7]) / 1e3);
   *out = t;
   return 0;
 }

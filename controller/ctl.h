@@ -255,6 +255,7 @@ typedef struct ebb_ctl
   /* Prepared once (store.c). */
   sqlite3_stmt *st_job, *st_task_insert, *st_task_update, *st_node, *st_decision, *st_begin,
       *st_commit;
+  sqlite3_stmt *st_call, *st_call_done; /* the calls table (store-calls.c) */
   uint64_t commits;
   int wal_pages; /* in the WAL after the last commit */
 } ebb_ctl;
@@ -295,6 +296,28 @@ int ebb_ctl_store_load (ebb_ctl *c, ebb_error **err);
 /* Returns the decisions with seq > since as a JSON array (at most limit). */
 json_object *ebb_ctl_store_decisions (ebb_ctl *c, uint64_t since, unsigned limit);
 
+/* store-calls.c: the agent calls whose effect the tasks table does not show (SUSPEND,
+ * RESUME, the policy's KILL), kept from their decision to their answer so that a restart
+ * sends again, with the same request id, what was decided but not acknowledged. One row
+ * per task: the latest call (its seq) wins. */
+typedef struct
+{
+  uint64_t job, seq, generation;
+  uint32_t idx;
+  char *kind; /* "suspend", "resume" or "kill" */
+  char *path;
+  char *body; /* JSON, or NULL for a DELETE */
+} ebb_ctl_stored_call;
+/* Saves the call (in the open transaction, committed before the call goes out). */
+int ebb_ctl_store_call (ebb_ctl *c, const ebb_ctl_task *t, uint64_t seq, const char *kind,
+                        const char *path, json_object *body);
+/* The call of seq for task (job, idx) was answered: forgets it (if still the latest). */
+int ebb_ctl_store_call_done (ebb_ctl *c, uint64_t job, uint32_t idx, uint64_t seq);
+/* The calls kept, in seq order: *out (free with ebb_ctl_stored_calls_free). Returns the
+ * count. */
+size_t ebb_ctl_store_calls (ebb_ctl *c, ebb_ctl_stored_call **out);
+void ebb_ctl_stored_calls_free (ebb_ctl_stored_call *v, size_t n);
+
 /* sched-*.c (controller/sched.h: the scheduler's inside) */
 ebb_ctl_job *ebb_ctl_job_find (ebb_ctl *c, uint64_t id);
 ebb_ctl_node *ebb_ctl_node_find (ebb_ctl *c, const char *name, int *idx);
@@ -313,7 +336,8 @@ void ebb_ctl_sched_tick (ebb_ctl *c);
 /* Marks a node drained (no new tasks) or ready again. */
 void ebb_ctl_node_drain (ebb_ctl *c, int idx, bool drain);
 void ebb_ctl_sched_free (ebb_ctl *c);
-/* After a restart: re-sends the launches and kills the store says were under way. */
+/* After a restart: re-sends what the store says was under way: the suspensions, resumptions
+ * and policy kills decided but not answered (ebb_ctl_replay_calls), the launches, the kills. */
 void ebb_ctl_sched_resume_starting (ebb_ctl *c);
 /* Tasks that were suspended when a new policy took them over (after a restart or a
  * rebuild: that policy counts them at their demand and will never resume them) get their

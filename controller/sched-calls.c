@@ -30,12 +30,22 @@ typedef struct ebb_ctl_call
   unsigned attempt;
   ebb_pol_res amount; /* SUSPEND: what the policy asked for */
   bool told;          /* SUSPEND: the policy was told the room is free when it went out */
+  uint64_t seq;       /* its row in the store's calls table (0: none) */
+  bool replay;        /* sent again after a restart: a policy of an earlier run decided it */
   json_object *body;
   char *path;
   sd_event_source *retry;
 } call;
 
 static void call_start (call *k);
+
+/* The call got its answer (or will never get one): its row in the calls table goes. */
+static void
+call_end (call *k)
+{
+  if (k->seq)
+    ebb_ctl_store_call_done (k->c, k->job, k->idx, k->seq);
+}
 
 static void
 call_free (call *k)
@@ -84,6 +94,8 @@ call_retry (call *k, const char *why)
     {
       ebb_log_warn ("agent %s: %s %s: giving up after %u attempts: %s", n->name,
                     k->body ? "POST" : "DELETE", k->path, k->attempt, why);
+      if (!c->stopping)
+        call_end (k);
       call_free (k);
       return;
     }
@@ -124,6 +136,38 @@ on_launch_done (call *k, ebb_http_result *res)
   ebb_ctl_finish_task (c, t, TASK_FAILED, "agent refused the launch");
 }
 
+/* The answer to a call sent again after a restart. The store held the task's state of
+ * before the call, and the policy of this run adopted it so: a task now suspended owes its
+ * RESUME (ebb_ctl_resume_owed), one resumed runs. A heartbeat may have told the new state
+ * first (and counted the suspension). */
+static void
+on_replay_done (call *k, ebb_http_result *res)
+{
+  ebb_ctl *c = k->c;
+  ebb_ctl_task *t = call_task (k);
+  if (!t || !ebb_ctl_task_active (t) || res->status >= 300)
+    {
+      if (t && res->status >= 300)
+        ebb_log_warn ("agent %s: %s (sent again): %ld %s", c->nodes[k->node]->name, k->path,
+                      res->status, res->body ? res->body : "");
+      return;
+    }
+  if (k->kind == CALL_SUSPEND)
+    {
+      if (t->state != TASK_SUSPENDED)
+        t->suspensions++;
+      t->state = TASK_SUSPENDED;
+      t->owed_resume = true;
+    }
+  else
+    {
+      t->state = TASK_RUNNING;
+      t->owed_resume = false;
+    }
+  ebb_ctl_store_task (c, t);
+  ebb_ctl_job_update (c, t->job);
+}
+
 static void
 on_done (ebb_http_result *res, const ebb_error *err, void *ud)
 {
@@ -149,6 +193,22 @@ on_done (ebb_http_result *res, const ebb_error *err, void *ud)
       ebb_ctl_task *t = call_task (k);
       if (t && ebb_ctl_task_active (t))
         ebb_ctl_adopt_done (c, t, res);
+    }
+  else if (k->replay && (k->kind == CALL_SUSPEND || k->kind == CALL_RESUME))
+    {
+      if (res->status == 409 && call_task (k))
+        {
+          json_object *v;
+          const char *code = res->json && json_object_object_get_ex (res->json, "error", &v)
+                                 ? json_object_get_string (v)
+                                 : "";
+          if (strcmp (code, "busy") == 0 || strcmp (code, "in_progress") == 0)
+            {
+              call_retry (k, "agent busy");
+              return;
+            }
+        }
+      on_replay_done (k, res);
     }
   else if (k->kind == CALL_SUSPEND || k->kind == CALL_RESUME || k->kind == CALL_PKILL)
     {
@@ -191,6 +251,7 @@ on_done (ebb_http_result *res, const ebb_error *err, void *ud)
           return;
         }
     }
+  call_end (k);
   call_free (k);
 }
 
@@ -312,6 +373,13 @@ ebb_ctl_send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int
   /* The request id names the generation and the attempt's purpose: a retry repeats it. */
   k->path = ebb_xasprintf ("/v1/tasks/%s?request_id=%s-%s%u", id, id,
                            kind == CALL_FORGET ? "F" : "K", t->suspensions);
+  /* The policy's KILL leaves the task running in the store until the answer: its row says
+   * it was decided. */
+  if (kind == CALL_PKILL && c->decision_seq)
+    {
+      k->seq = c->decision_seq;
+      ebb_ctl_store_call (c, t, k->seq, "kill", k->path, NULL);
+    }
   outbox_push (k);
 }
 
@@ -343,6 +411,11 @@ send_op (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, bool graceful, ebb
   k->told = told;
   k->body = b;
   k->path = ebb_xasprintf ("/v1/tasks/%s/%s", id, kind == CALL_SUSPEND ? "suspend" : "resume");
+  if (c->decision_seq)
+    {
+      k->seq = c->decision_seq;
+      ebb_ctl_store_call (c, t, k->seq, kind == CALL_SUSPEND ? "suspend" : "resume", k->path, b);
+    }
   outbox_push (k);
 }
 
@@ -395,4 +468,42 @@ ebb_ctl_send_call (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, const ch
   k->body = body;
   k->path = ebb_xstrdup (path);
   outbox_push (k);
+}
+
+/* See sched.h. */
+void
+ebb_ctl_replay_calls (ebb_ctl *c)
+{
+  ebb_ctl_stored_call *v;
+  size_t n = ebb_ctl_store_calls (c, &v);
+  for (size_t i = 0; i < n; i++)
+    {
+      ebb_ctl_stored_call *sc = &v[i];
+      ebb_ctl_job *j = ebb_ctl_job_find (c, sc->job);
+      ebb_ctl_task *t = j && sc->idx < j->ntasks ? &j->tasks[sc->idx] : NULL;
+      ebb_ctl_call_kind kind = strcmp (sc->kind, "suspend") == 0  ? CALL_SUSPEND
+                               : strcmp (sc->kind, "resume") == 0 ? CALL_RESUME
+                                                                  : CALL_PKILL;
+      json_object *body = sc->body ? json_tokener_parse (sc->body) : NULL;
+      if (!t || t->generation != sc->generation || !ebb_ctl_task_active (t) || t->node < 0
+          || (sc->body && !body) || (kind == CALL_PKILL) != !sc->body)
+        {
+          /* Its task ended or moved on: nothing to send. */
+          json_object_put (body);
+          ebb_ctl_store_call_done (c, sc->job, sc->idx, sc->seq);
+          continue;
+        }
+      if (kind == CALL_PKILL)
+        t->pkill = true;
+      call *k = call_new (c, kind, t, t->generation, t->node);
+      k->seq = sc->seq;
+      k->replay = kind != CALL_PKILL;
+      k->body = body;
+      k->path = ebb_xstrdup (sc->path);
+      ebb_log_info ("task %" PRIu64 "-%u: %s decided before the restart (seq %" PRIu64
+                    "): sent again",
+                    t->job->id, t->idx, sc->kind, sc->seq);
+      outbox_push (k);
+    }
+  ebb_ctl_stored_calls_free (v, n);
 }

@@ -39,7 +39,6 @@ ebb_ctl_act_preempt (ebb_ctl *c, const ebb_pol_action *a)
   ebb_ctl_store_begin (c);
   ebb_ctl_store_decision (c, kind, t, t->node,
                           a->kind == EBB_POL_ACT_RESUME ? t->job->id : c->last_short_job, reason);
-  ebb_ctl_store_commit (c);
   if (a->kind == EBB_POL_ACT_SUSPEND)
     {
       c->m.suspends++;
@@ -66,6 +65,9 @@ ebb_ctl_act_preempt (ebb_ctl *c, const ebb_pol_action *a)
       t->pkill = true;
       ebb_ctl_send_delete (c, t, t->generation, t->node, CALL_PKILL);
     }
+  /* The decision and its call's row (store-calls.c) in one transaction: a restart finds
+   * both or neither. */
+  ebb_ctl_store_commit (c);
 }
 
 /* A SUSPEND went through: the policy learns what is free (the limits the agent applied;

@@ -178,10 +178,13 @@ ebb_ctl_lose_node (ebb_ctl *c, int idx, const char *why)
 }
 
 /* Relaunches what the store says was starting when the controller stopped: the agent
- * answers a repeated request id (or an existing task id) without launching twice. */
+ * answers a repeated request id (or an existing task id) without launching twice. The
+ * suspensions, resumptions and policy kills decided but not answered go first (the
+ * launches they made room for come after them). */
 void
 ebb_ctl_sched_resume_starting (ebb_ctl *c)
 {
+  ebb_ctl_replay_calls (c);
   for (size_t i = 0; i < c->n_jobs; i++)
     for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
       {

@@ -71,6 +71,10 @@ void ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cp
  * the kind's handler; it goes out at the next flush, after its decision's commit. */
 void ebb_ctl_send_call (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, const char *path,
                         json_object *body);
+/* After a restart: sends again, with their request ids, the SUSPEND, RESUME and policy
+ * KILL calls the store kept as decided but not answered (their answers set their tasks'
+ * states: a task suspended so owes its RESUME). */
+void ebb_ctl_replay_calls (ebb_ctl *c);
 /* Frees the calls not started yet (at exit). */
 void ebb_ctl_calls_free (ebb_ctl *c);
 

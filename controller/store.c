@@ -29,7 +29,9 @@ static const char schema[]
       " epoch INTEGER, cap_cpu INTEGER, cap_mem INTEGER, last_hb REAL);"
       "CREATE TABLE IF NOT EXISTS decisions (seq INTEGER PRIMARY KEY, time REAL, kind TEXT,"
       " job INTEGER, task INTEGER, generation INTEGER, node TEXT, for_job INTEGER,"
-      " reason TEXT);";
+      " reason TEXT);"
+      "CREATE TABLE IF NOT EXISTS calls (job INTEGER, idx INTEGER, generation INTEGER,"
+      " seq INTEGER, kind TEXT, path TEXT, body TEXT, PRIMARY KEY (job, idx));";
 
 static void
 db_warn (ebb_ctl *c, const char *what)
@@ -164,6 +166,9 @@ ebb_ctl_store_close (ebb_ctl *c)
       sqlite3_finalize (*sts[i]);
       *sts[i] = NULL;
     }
+  sqlite3_finalize (c->st_call);
+  sqlite3_finalize (c->st_call_done);
+  c->st_call = c->st_call_done = NULL;
   sqlite3_close (c->db);
   c->db = NULL;
 }

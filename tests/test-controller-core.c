@@ -191,6 +191,96 @@ test_store (void)
   ctl_del (c, &cfg);
 }
 
+/* A SUSPEND, RESUME or policy KILL decided and committed is kept until its answer: a
+ * restart sends it again with its request id and sets its task to the state it brings. */
+static void
+test_store_calls (void)
+{
+  cleanup_free char *rm = ebb_xasprintf ("rm -rf '%s/state'", tmpdir);
+  CU_ASSERT_EQUAL_FATAL (system (rm), 0); /* a store of its own */
+  ebb_ctl_config cfg;
+  ebb_ctl *c = ctl_new (&cfg);
+  ebb_ctl_node *n = ebb_xcalloc (1, sizeof *n);
+  n->name = ebb_xstrdup ("n1");
+  n->url = ebb_xstrdup ("unix:/run/x.sock");
+  ebb_ctl_add_node (c, n);
+  ebb_ctl_store_node (c, n);
+  ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
+  j->id = 9;
+  j->name = ebb_xstrdup ("long");
+  j->cls = CLS_LONG;
+  j->ntasks = 4;
+  j->tasks = ebb_xcalloc (4, sizeof *j->tasks);
+  for (uint32_t i = 0; i < 4; i++)
+    {
+      j->tasks[i].job = j;
+      j->tasks[i].idx = i;
+      j->tasks[i].node = 0;
+      j->tasks[i].slot = j->tasks[i].pjob = EBB_POL_NONE;
+      j->tasks[i].state = i == 1 ? TASK_SUSPENDED : TASK_RUNNING;
+      j->tasks[i].generation = 1;
+      j->tasks[i].spec = json_tokener_parse ("{\"argv\":[\"x\"],\"cpu_millis\":1000,"
+                                             "\"memory_bytes\":4194304}");
+    }
+  ebb_ctl_add_job (c, j);
+  ebb_ctl_store_job (c, j);
+  for (uint32_t i = 0; i < 4; i++)
+    ebb_ctl_store_task (c, &j->tasks[i]);
+  json_object *b = json_tokener_parse ("{\"mode\":\"graceful\",\"cpu_millis\":990,"
+                                       "\"request_id\":\"j9-t0-g1-S7\",\"generation\":1}");
+  CU_ASSERT_EQUAL (
+      ebb_ctl_store_call (c, &j->tasks[0], 7, "suspend", "/v1/tasks/j9-t0-g1/suspend", b), 0);
+  json_object_put (b);
+  b = json_tokener_parse ("{\"request_id\":\"j9-t1-g1-R8\",\"generation\":1}");
+  CU_ASSERT_EQUAL (
+      ebb_ctl_store_call (c, &j->tasks[1], 8, "resume", "/v1/tasks/j9-t1-g1/resume", b), 0);
+  json_object_put (b);
+  CU_ASSERT_EQUAL (ebb_ctl_store_call (c, &j->tasks[2], 9, "kill",
+                                       "/v1/tasks/j9-t2-g1?request_id=j9-t2-g1-K0", NULL),
+                   0);
+  /* Answered: gone. An answer to an older call of a task leaves its newer one. */
+  ebb_ctl_store_call (c, &j->tasks[3], 10, "suspend", "/v1/tasks/j9-t3-g1/suspend", NULL);
+  CU_ASSERT_EQUAL (ebb_ctl_store_call_done (c, 9, 3, 10), 0);
+  ebb_ctl_store_call_done (c, 9, 0, 6);
+  /* A row of an older generation (the task started again since) is dropped, not sent. */
+  j->tasks[3].generation = 0;
+  b = json_tokener_parse ("{\"request_id\":\"old\"}");
+  ebb_ctl_store_call (c, &j->tasks[3], 11, "suspend", "/v1/tasks/j9-t3-g0/suspend", b);
+  json_object_put (b);
+  ebb_ctl_store_commit (c);
+  ctl_del (c, &cfg);
+
+  c = ctl_new (&cfg);
+  ebb_ctl_stored_call *v;
+  size_t nv = ebb_ctl_store_calls (c, &v);
+  CU_ASSERT_EQUAL_FATAL (nv, 4);
+  CU_ASSERT_EQUAL (v[0].seq, 7);
+  CU_ASSERT_STRING_EQUAL (v[0].kind, "suspend");
+  CU_ASSERT_PTR_NOT_NULL (v[0].body && strstr (v[0].body, "j9-t0-g1-S7"));
+  CU_ASSERT_STRING_EQUAL (v[2].kind, "kill");
+  CU_ASSERT_PTR_NULL (v[2].body);
+  ebb_ctl_stored_calls_free (v, nv);
+  ebb_ctl_replay_calls (c);
+  ebb_ctl_job *k = ebb_ctl_job_find (c, 9);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (k);
+  /* Their answers change the states, not the replay: the policy adopts what the store says. */
+  CU_ASSERT_EQUAL (k->tasks[0].state, TASK_RUNNING);
+  CU_ASSERT_EQUAL (k->tasks[1].state, TASK_SUSPENDED);
+  CU_ASSERT_EQUAL (k->tasks[2].state, TASK_RUNNING);
+  CU_ASSERT (k->tasks[2].pkill);
+  CU_ASSERT_FALSE (k->tasks[0].pkill);
+  CU_ASSERT_EQUAL_FATAL (c->n_outbox, 3); /* sent at the first flush, with their request ids */
+  ebb_ctl_store_commit (c);
+  ctl_del (c, &cfg);
+
+  /* The dropped row is gone, the three others wait for their answers. */
+  c = ctl_new (&cfg);
+  nv = ebb_ctl_store_calls (c, &v);
+  CU_ASSERT_EQUAL (nv, 3);
+  ebb_ctl_stored_calls_free (v, nv);
+  ctl_del (c, &cfg);
+}
+
 static void
 test_heartbeat_validation (void)
 {
@@ -608,6 +698,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_policy_params),
   EBB_CU_TEST (test_options),
   EBB_CU_TEST (test_store),
+  EBB_CU_TEST (test_store_calls),
   EBB_CU_TEST (test_heartbeat_validation),
   EBB_CU_TEST (test_adopt_validation),
   EBB_CU_TEST (test_index_counters),

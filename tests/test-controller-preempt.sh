@@ -4,7 +4,10 @@
 # loop iterations to files. A short 2-task job submitted to the full cluster starts because
 # the controller preempts long tasks through their agents. Measured REPS times from the API's
 # own times (a task's started_at, when its agent answered the launch, less the job's
-# submitted_at): submit -> both tasks running, p50 and p99 printed, p99 asserted <= 1 s; and
+# submitted_at): submit -> both tasks running, p50 and p99 printed, p99 asserted <= 200 ms
+# for ebb on a quiet host (1 s on one shared with other work, and for the other policies:
+# see the bound below), with the agents'
+# launch phases from their logs; and
 # from the decision log submit -> preemptions (or launches) decided, p99 asserted <= 200 ms.
 # Suspending policies: every displaced long task runs at ~1% of a CPU while suspended
 # (/proc, 0.5 s) and is resumed within two policy rounds of the short job's end, started once.
@@ -95,11 +98,29 @@ done
 pct () { sort -n "$1" | awk -v q="$2" '{ a[NR] = $1 } END { i = int(NR * q + 0.999); if (i < 1) i = 1; print a[i] }'; }
 p50=$(pct "$TMP/lat" 0.5) p99=$(pct "$TMP/lat" 0.99)
 echo "submit -> both tasks running over $REPS short jobs (API times): p50 ${p50} ms, p99 ${p99} ms ($(tr '\n' ' ' <"$TMP/lat"))"
-# The agents' suspensions and launches (a cgroup in four v1 hierarchies, fork, exec) take
-# 20-50 ms on an idle host and up to ten times that on a loaded shared 2-core one: the 200 ms
-# bound is asserted on the controller's part below; end to end, within 1 s.
-[ "$p99" -le 1000 ] && ok "a short job's two tasks run on the full cluster within 1 s (p99 ${p99} ms, p50 ${p50} ms)" ||
-  fail "submit -> both running p99 ${p99} ms"
+# The bound (ebb): 200 ms p99 end to end on a host this test has to itself (its 6 burners, 3
+# agents and the controller take about one of two CPUs). The controller's part is ~10 ms
+# (asserted below); the rest is the agent's launch (agent/launch.c logs its phases: cgroup,
+# limits, journal, fork, attach to each v1 hierarchy, the child until its exec), 15-40 ms
+# on an otherwise idle 2-core host. On a host shared with other work (a 1-minute load average
+# above twice its CPUs, LOAD_MAX) the launched child waits for a CPU between fork and exec
+# (group scheduling: its cgroup's share is split with every other cgroup), measured at
+# p50 150 ms and p99 600 ms of the agent's launch under a load of 15 on 2 CPUs: the bound is
+# then 1 s, and the test says so.
+read -r load _ </proc/loadavg
+ncpu=$(nproc 2>/dev/null || echo 1)
+LOAD_MAX=${EBB_CTL_TEST_LOAD_MAX:-$((2 * ncpu))}
+# The quiet bound: 200 ms for ebb (tests/test-controller-preempt-ebb.sh, the target), whose
+# CPU-only suspensions let the launches go out at once; a policy that waits for its kills or
+# suspensions to be confirmed before it launches has the agents' round trip on top (1 s).
+QUIET_MS=${EBB_CTL_TEST_QUIET_MS:-1000}
+if awk -v l="$load" -v m="$LOAD_MAX" 'BEGIN { exit !(l <= m) }'; then
+  bound=$QUIET_MS why="the host is quiet (load $load, $ncpu CPUs)"
+else
+  bound=1000 why="the host is shared (load $load > $LOAD_MAX on $ncpu CPUs): the launched child waits for a CPU; $QUIET_MS ms needs a quiet host"
+fi
+[ "$p99" -le "$bound" ] && ok "a short job's two tasks run on the full cluster within $bound ms p99 (p99 ${p99} ms, p50 ${p50} ms; $why)" ||
+  fail "submit -> both running p99 ${p99} ms > $bound ms ($why)"
 capi GET "/v1/decisions?since=0"
 cp "$TMP/body" "$TMP/decisions.json"
 # Where the time went, per short job (ms from submission): the controller decided (its
@@ -113,6 +134,14 @@ jq -s --slurpfile d "$TMP/decisions.json" -r '.[] | . as $j
   "$TMP/shorts" >"$TMP/phases"
 cut -d' ' -f2- "$TMP/phases"
 cut -d' ' -f1 "$TMP/phases" >"$TMP/decided"
+# The agents' part: each launch's phases from their logs (agent/launch.c, at -v), p50/p99
+# in ms over every launch of the run (the long tasks' too).
+grep -h ': launch [0-9.]* ms: ' "$TMP"/agent-*.log | sed 's/.*: launch //; s/[a-z]*//g; s/[ ,:]\+/ /g' >"$TMP/launches"
+for f in 1:total 2:cgroup 3:limits 4:journal 5:log 6:fork 7:attach 8:exec 9:readback; do
+  cut -d' ' -f"${f%%:*}" "$TMP/launches" >"$TMP/phase"
+  [ -s "$TMP/phase" ] && printf '%s p50 %s p99 %s; ' "${f#*:}" "$(pct "$TMP/phase" 0.5)" "$(pct "$TMP/phase" 0.99)"
+done
+echo "(agent launch phases, ms, over $(wc -l <"$TMP/launches") launches)"
 d50=$(pct "$TMP/decided" 0.5) d99=$(pct "$TMP/decided" 0.99)
 echo "submit -> decided (preemptions, or launches into free room; decision log): p50 ${d50} ms, p99 ${d99} ms"
 [ "$d99" -le 200 ] && ok "the controller decides for a short job within 200 ms (p99 ${d99} ms)" ||
