@@ -16,25 +16,32 @@ static const char *const job_names[] = { "queued", "running", "done", "failed", 
 static const char *const node_names[] = { "ready", "lost", "draining" };
 static const char *const class_names[] = { "short", "long", "auto" };
 
+/* The name of value i in a table of n names; "?" outside it (a corrupt or newer value). */
+static const char *
+name_of (const char *const *names, size_t n, unsigned i)
+{
+  return i < n ? names[i] : "?";
+}
+
 const char *
 ebb_ctl_task_state_name (ebb_ctl_task_state s)
 {
-  return (unsigned)s < EBB_ARRAY_SIZE (task_names) ? task_names[s] : "?";
+  return name_of (task_names, EBB_ARRAY_SIZE (task_names), (unsigned)s);
 }
 const char *
 ebb_ctl_job_state_name (ebb_ctl_job_state s)
 {
-  return (unsigned)s < EBB_ARRAY_SIZE (job_names) ? job_names[s] : "?";
+  return name_of (job_names, EBB_ARRAY_SIZE (job_names), (unsigned)s);
 }
 const char *
 ebb_ctl_node_state_name (ebb_ctl_node_state s)
 {
-  return (unsigned)s < EBB_ARRAY_SIZE (node_names) ? node_names[s] : "?";
+  return name_of (node_names, EBB_ARRAY_SIZE (node_names), (unsigned)s);
 }
 const char *
 ebb_ctl_class_name (ebb_ctl_class c)
 {
-  return (unsigned)c < EBB_ARRAY_SIZE (class_names) ? class_names[c] : "?";
+  return name_of (class_names, EBB_ARRAY_SIZE (class_names), (unsigned)c);
 }
 
 /* Returns the wall clock in unix seconds (the API's times). */

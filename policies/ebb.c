@@ -316,6 +316,20 @@ can_start (ebb_pol *p, uint32_t node, uint32_t job, double now_sec)
          > 0;
 }
 
+/* Moves the head short task of node `from` to the tail of node `to`'s short queue (a
+ * stolen probe: it waits there afresh). */
+static void
+move_head (ebb_pol *p, uint32_t from, uint32_t to)
+{
+  ebb_priv *e = p->priv;
+  ebb_qent x = q_pop (&e->shortq[from]);
+  x.waiting = 0;
+  q_push (&e->shortq[to], x);
+  short_changed (e, from);
+  short_changed (e, to);
+  p->stats.probes_stolen++;
+}
+
 /* The head short task can neither start nor preempt here (the suspend bound protects the
  * long work, or short tasks hold the node): rather than wait behind them, it moves to the
  * first of up to steal_cap random nodes with no short queue that could start it now, as
@@ -330,12 +344,7 @@ relocate (ebb_pol *p, uint32_t node, double now_sec)
       uint32_t to = (uint32_t)ebb_rng_below (&p->rng, n);
       if (to == node || e->has_short[to] || !can_start (p, to, job, now_sec))
         continue;
-      ebb_qent x = q_pop (&e->shortq[node]);
-      x.waiting = 0;
-      q_push (&e->shortq[to], x);
-      short_changed (e, node);
-      short_changed (e, to);
-      p->stats.probes_stolen++;
+      move_head (p, node, to);
       return to;
     }
   return EBB_POL_NONE;
@@ -360,13 +369,8 @@ move_to_empty (ebb_pol *p, uint32_t node)
         continue;
       if (to == node || !ebb_pol_res_fits (p->jobs[job].demand, p->node_free[to]))
         return EBB_POL_NONE;
-      ebb_qent x = q_pop (&e->shortq[node]);
-      x.waiting = 0;
-      q_push (&e->shortq[to], x);
-      short_changed (e, node);
-      short_changed (e, to);
+      move_head (p, node, to);
       refresh_idle (e, to);
-      p->stats.probes_stolen++;
       return to;
     }
   return EBB_POL_NONE;
@@ -390,12 +394,7 @@ move_to_room (ebb_pol *p, uint32_t node)
       if (to == node || e->has_short[to]
           || !ebb_pol_res_fits (p->jobs[job].demand, p->node_free[to]))
         continue;
-      ebb_qent x = q_pop (&e->shortq[node]);
-      x.waiting = 0;
-      q_push (&e->shortq[to], x);
-      short_changed (e, node);
-      short_changed (e, to);
-      p->stats.probes_stolen++;
+      move_head (p, node, to);
       return to;
     }
   return EBB_POL_NONE;

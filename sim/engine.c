@@ -2,6 +2,7 @@
  * results. Resource mode's events are in sim/engine-res.c. */
 #include "config.h"
 
+#include "sim/drain.h"
 #include "sim/engine-run.h"
 #include "sim/speculate.h"
 #include "lib/time.h"
@@ -48,6 +49,37 @@ take_next (sim_run *r, int src)
   return e;
 }
 
+/* Turns one of the policy's actions into a future event (slot mode). */
+static inline __attribute__ ((always_inline)) void
+slot_act (void *run, double now, const ebb_pol_action *a)
+{
+  sim_run *r = run;
+  switch (a->kind)
+    {
+    case EBB_POL_ACT_PROBE:
+      schedule (r, now + a->delay_sec, EV_PROBE, a->node, a->job, a->arg);
+      break;
+    case EBB_POL_ACT_LAUNCH:
+      {
+        const ebb_sim_trace *t = r->trace;
+        double dur = t->dur_sec[t->first_task[a->job] + a->arg];
+        double fin = now + a->delay_sec + dur;
+        r->res->busy_sec += dur;
+        r->res->tasks++;
+        r->running++;
+        if (fin > r->res->finish_sec[a->job])
+          r->res->finish_sec[a->job] = fin;
+        schedule (r, fin, EV_FINISH, a->node, a->job, a->arg);
+        break;
+      }
+    case EBB_POL_ACT_WAKE:
+      schedule (r, now + a->delay_sec, EV_WAKE, a->node, a->job, 0);
+      break;
+    default: /* STEAL, CANCEL: counted by the policy */
+      break;
+    }
+}
+
 /* Turns the policy's actions into future events. Always inlined into the event loop: the
  * slot policies' hot path (measured with callgrind: out of line it costs 7% more
  * instructions on sparrow). */
@@ -59,34 +91,7 @@ drain_actions (sim_run *r, double now)
       ebb_sim_res_drain (r, now);
       return;
     }
-  size_t n;
-  const ebb_pol_action *a = ebb_pol_actions (r->pol, &n);
-  for (size_t i = 0; i < n; i++)
-    switch (a[i].kind)
-      {
-      case EBB_POL_ACT_PROBE:
-        schedule (r, now + a[i].delay_sec, EV_PROBE, a[i].node, a[i].job, a[i].arg);
-        break;
-      case EBB_POL_ACT_LAUNCH:
-        {
-          const ebb_sim_trace *t = r->trace;
-          double dur = t->dur_sec[t->first_task[a[i].job] + a[i].arg];
-          double fin = now + a[i].delay_sec + dur;
-          r->res->busy_sec += dur;
-          r->res->tasks++;
-          r->running++;
-          if (fin > r->res->finish_sec[a[i].job])
-            r->res->finish_sec[a[i].job] = fin;
-          schedule (r, fin, EV_FINISH, a[i].node, a[i].job, a[i].arg);
-          break;
-        }
-      case EBB_POL_ACT_WAKE:
-        schedule (r, now + a[i].delay_sec, EV_WAKE, a[i].node, a[i].job, 0);
-        break;
-      default: /* STEAL, CANCEL: counted by the policy */
-        break;
-      }
-  ebb_pol_clear_actions (r->pol);
+  ebb_sim_drain (r->pol, r, now, slot_act);
 }
 
 static void

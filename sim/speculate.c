@@ -1,5 +1,5 @@
-/* ebb-sim's speculation engine. Slot mode (one task per node), its own event heap, so the
- * main engine's hot path stays as it is.
+/* ebb-sim's speculation engine. Slot mode (one task per node), its own event type and heap
+ * (sim/heap.h), so the main engine's hot path stays as it is.
  *
  * The model. The first copy of a task runs for the trace's duration; every later copy
  * draws a fresh duration from the job's Pareto distribution (shape params.spec_beta, the
@@ -12,6 +12,8 @@
 #include "config.h"
 
 #include "sim/speculate.h"
+#include "sim/drain.h"
+#include "sim/heap.h"
 #include "lib/time.h"
 #include "lib/util.h"
 #include "policies/spec.h"
@@ -41,13 +43,14 @@ typedef struct spec_node
   uint8_t busy;
 } spec_node;
 
+EBB_SIM_HEAP_DEFINE (spec_heap, spec_ev, 2, 4096)
+
 typedef struct spec_run
 {
   const ebb_sim_trace *trace;
   ebb_pol *pol;
   ebb_sim_result *res;
-  spec_ev *ev;
-  size_t nev, evcap;
+  spec_heap heap;
   uint64_t seq;
   spec_node *nodes;
   uint8_t *done;     /* per task (trace index): a copy finished */
@@ -58,50 +61,11 @@ typedef struct spec_run
   double beta;
 } spec_run;
 
-static inline int
-ev_less (const spec_ev *a, const spec_ev *b)
-{
-  return a->t < b->t || (a->t == b->t && a->seq < b->seq);
-}
-
 static void
 push (spec_run *r, double t, uint32_t kind, uint32_t node, uint32_t job, uint32_t arg)
 {
-  if (r->nev == r->evcap)
-    {
-      r->evcap = r->evcap ? r->evcap * 2 : 4096;
-      r->ev = ebb_xrealloc (r->ev, r->evcap * sizeof *r->ev);
-    }
   spec_ev x = { .t = t, .seq = r->seq++, .kind = kind, .node = node, .job = job, .arg = arg };
-  size_t i = r->nev++;
-  while (i > 0 && ev_less (&x, &r->ev[(i - 1) / 2]))
-    {
-      r->ev[i] = r->ev[(i - 1) / 2];
-      i = (i - 1) / 2;
-    }
-  r->ev[i] = x;
-}
-
-static spec_ev
-pop (spec_run *r)
-{
-  spec_ev top = r->ev[0], x = r->ev[--r->nev];
-  size_t i = 0;
-  for (;;)
-    {
-      size_t c = 2 * i + 1;
-      if (c >= r->nev)
-        break;
-      if (c + 1 < r->nev && ev_less (&r->ev[c + 1], &r->ev[c]))
-        c++;
-      if (!ev_less (&r->ev[c], &x))
-        break;
-      r->ev[i] = r->ev[c];
-      i = c;
-    }
-  if (r->nev > 0)
-    r->ev[i] = x;
-  return top;
+  spec_heap_push (&r->heap, &x);
 }
 
 double
@@ -142,45 +106,43 @@ tidx (const spec_run *r, uint32_t job, uint32_t task)
   return r->trace->first_task[job] + task;
 }
 
+/* Turns one of the policy's actions into a future event; a LAUNCH starts a copy. */
 static void
-drain (spec_run *r, double now)
+spec_act (void *run, double now, const ebb_pol_action *a)
 {
-  size_t n;
-  const ebb_pol_action *a = ebb_pol_actions (r->pol, &n);
-  for (size_t i = 0; i < n; i++)
-    switch (a[i].kind)
+  spec_run *r = run;
+  switch (a->kind)
+    {
+    case EBB_POL_ACT_PROBE:
+      push (r, now + a->delay_sec, SE_PROBE, a->node, a->job, a->arg);
+      break;
+    case EBB_POL_ACT_LAUNCH:
       {
-      case EBB_POL_ACT_PROBE:
-        push (r, now + a[i].delay_sec, SE_PROBE, a[i].node, a[i].job, a[i].arg);
-        break;
-      case EBB_POL_ACT_LAUNCH:
-        {
-          spec_node *nd = &r->nodes[a[i].node];
-          if (nd->busy)
-            abort (); /* the policy launched on a taken slot */
-          uint64_t k = tidx (r, a[i].job, a[i].arg);
-          nd->busy = 1;
-          nd->job = a[i].job;
-          nd->task = a[i].arg;
-          nd->start = now + a[i].delay_sec;
-          nd->dur = r->launched[k] == 0
-                        ? r->trace->dur_sec[k]
-                        : copy_duration (r, k, r->launched[k], r->trace->mean_sec[a[i].job]);
-          if (r->launched[k] > 0)
-            r->res->speculative_copies++;
-          if (r->launched[k] < UINT8_MAX)
-            r->launched[k]++;
-          r->res->tasks++;
-          push (r, nd->start + nd->dur, SE_FINISH, a[i].node, a[i].job, nd->incarn);
-          break;
-        }
-      case EBB_POL_ACT_KILL:
-        push (r, now + a[i].delay_sec, SE_KILL, a[i].node, a[i].job, a[i].arg);
-        break;
-      default: /* informational */
+        spec_node *nd = &r->nodes[a->node];
+        if (nd->busy)
+          abort (); /* the policy launched on a taken slot */
+        uint64_t k = tidx (r, a->job, a->arg);
+        nd->busy = 1;
+        nd->job = a->job;
+        nd->task = a->arg;
+        nd->start = now + a->delay_sec;
+        nd->dur = r->launched[k] == 0
+                      ? r->trace->dur_sec[k]
+                      : copy_duration (r, k, r->launched[k], r->trace->mean_sec[a->job]);
+        if (r->launched[k] > 0)
+          r->res->speculative_copies++;
+        if (r->launched[k] < UINT8_MAX)
+          r->launched[k]++;
+        r->res->tasks++;
+        push (r, nd->start + nd->dur, SE_FINISH, a->node, a->job, nd->incarn);
         break;
       }
-  ebb_pol_clear_actions (r->pol);
+    case EBB_POL_ACT_KILL:
+      push (r, now + a->delay_sec, SE_KILL, a->node, a->job, a->arg);
+      break;
+    default: /* informational */
+      break;
+    }
 }
 
 /* Frees the node; returns the time its copy ran up to now. */
@@ -298,21 +260,21 @@ ebb_sim_run_spec (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim
   for (;;)
     {
       double now;
-      if (next < n && (r.nev == 0 || trace->submit_sec[order[next]] <= r.ev[0].t))
+      if (next < n && (r.heap.n == 0 || trace->submit_sec[order[next]] <= r.heap.ev[0].t))
         {
           now = trace->submit_sec[order[next]];
           ebb_pol_job_arrived (r.pol, now, order[next++]);
         }
-      else if (r.nev > 0)
+      else if (r.heap.n > 0)
         {
-          spec_ev e = pop (&r);
+          spec_ev e = spec_heap_pop (&r.heap);
           now = e.t;
           dispatch (&r, &e);
         }
       else
         break;
       res->events++;
-      drain (&r, now);
+      ebb_sim_drain (r.pol, &r, now, spec_act);
     }
   res->start_sec = start;
   res->end_sec = start;
@@ -327,7 +289,7 @@ ebb_sim_run_spec (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim
   res->pol = r.pol->stats;
   ebb_pol_free (r.pol);
   free (order);
-  free (r.ev);
+  free (r.heap.ev);
   free (r.nodes);
   free (r.done);
   free (r.launched);
