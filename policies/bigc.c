@@ -283,6 +283,53 @@ short_pending (const ebb_pol *p)
   return s;
 }
 
+/* The demand of the first short job with tasks not launched yet (none: zero). */
+static ebb_pol_res
+short_head (const ebb_pol *p)
+{
+  const bigc_priv *b = p->priv;
+  for (uint32_t i = 0; i < b->nqueue; i++)
+    {
+      const ebb_pol_job *j = &p->jobs[b->queue[i]];
+      if (is_short (p, b->queue[i]) && !j->failed && j->launched < j->ntasks)
+        return j->demand;
+    }
+  return (ebb_pol_res){ 0, 0 };
+}
+
+/* What the long containers on node are still asked to give (reclaims under way). */
+static ebb_pol_res
+node_reclaiming (const ebb_pol *p, uint32_t node)
+{
+  const bigc_priv *b = p->priv;
+  ebb_pol_res r = { 0, 0 };
+  for (uint32_t i = 0; i < b->nrunning; i++)
+    {
+      const ebb_pol_job *j = &p->jobs[b->running[i]];
+      for (uint32_t t = 0; t < j->ntasks; t++)
+        {
+          const ebb_pol_task *k = &j->tasks[t];
+          if (k->node == node && k->state != EBB_POL_TASK_DONE && k->state != EBB_POL_TASK_FAILED)
+            res_add (&r, k->pending);
+        }
+    }
+  return r;
+}
+
+/* Tops one component of a step up so that the victim's node holds a short task's `unit`
+ * after it: what the node has free, plus what is asked there already, plus the step; never
+ * above `cap` (the victim's room, and r_GP). Only a component the step takes at all. */
+static int64_t
+step_topup (int64_t step, int64_t unit, int64_t node_free, int64_t asked, int64_t cap)
+{
+  if (step <= 0 || step >= cap)
+    return step;
+  int64_t have = (node_free > 0 ? node_free : 0) + asked + step;
+  if (have >= unit)
+    return step;
+  return min64 (step + (unit - have), cap);
+}
+
 /* Restores suspended or shrunk long containers on their own node after D chances there with
  * room (a chance: one round of the resource monitor, BIG-C's node heartbeat). D is skipped
  * when the cluster has spare room: no short task waits and the free room on the other nodes
@@ -477,6 +524,7 @@ preempt (ebb_pol *p, ebb_pol_res need)
   bigc_priv *b = p->priv;
   uint32_t mode = p->params.bigc_mode;
   int cpu_dom = cpu_dominant (need, b->cap);
+  ebb_pol_res unit = short_head (p);
   cleanup_free victim *jobs = ebb_xmalloc (sizeof *jobs * (b->nrunning + 1));
   uint32_t nj = 0;
   for (uint32_t i = 0; i < b->nrunning; i++)
@@ -542,6 +590,23 @@ preempt (ebb_pol *p, ebb_pol_res need)
           ebb_pol_res nn = res_clamp0 (need);
           step.cpu_millis = min64 (step.cpu_millis, nn.cpu_millis);
           step.memory_bytes = min64 (step.memory_bytes, nn.memory_bytes);
+          /* p is a cluster-wide amount, split over victims on different nodes: with no
+           * footprint booked, a first victim gives all it holds (<1000>, more than a
+           * <990> short task) and the last only what is left of p (<980>), a room no short
+           * task fits, while the cluster's free total covers the demand, so the later rounds
+           * preempt nothing and the task waits for a resumption to reshuffle the books.
+           * The last step of a node is topped up to one short task, within its room. */
+          ebb_pol_res room = k->alloc;
+          res_sub (&room, k->pending);
+          res_sub (&room, p->params.footprint);
+          const ebb_pol_res *nf = &p->node_free[k->node];
+          ebb_pol_res asked = node_reclaiming (p, k->node);
+          step.cpu_millis
+              = step_topup (step.cpu_millis, unit.cpu_millis, nf->cpu_millis, asked.cpu_millis,
+                            min64 (room.cpu_millis, p->params.gp_step.cpu_millis));
+          step.memory_bytes = step_topup (
+              step.memory_bytes, unit.memory_bytes, nf->memory_bytes, asked.memory_bytes,
+              min64 (room.memory_bytes, p->params.gp_step.memory_bytes));
           int64_t ws = (int64_t)(j->demand.memory_bytes * p->params.working_set);
           int64_t mem_after = k->alloc.memory_bytes - k->pending.memory_bytes - step.memory_bytes;
           ebb_pol_res got;

@@ -443,6 +443,59 @@ test_suspended_room_two_shorts (void)
   ebb_pol_free (p);
 }
 
+/* The controller's test cluster: 3 nodes <2 CPU>, six long tasks <1 CPU, 64 MiB> fill it,
+ * a short job of two <990, 64 MiB> tasks arrives. p = <1980>: the first victim gives all it
+ * holds (1000, no footprint booked), the second would give the remaining 980, where no short
+ * task fits, and the cluster's free total (1990) then covers the demand: no later round
+ * preempts, the second task waited for a resumption (2 s in the controller's test). The
+ * second step is topped up to one short task: both launch at once. */
+static void
+test_steps_make_room_per_node (void)
+{
+  ebb_pol_params pp;
+  ebb_pol_params_default (&pp);
+  pp.nnodes = 3;
+  pp.node_cap = R (2000, 8 * GIB);
+  pp.bigc_mode = EBB_POL_BIGC_GP;
+  ebb_pol_job jobs[2] = {
+    { .ntasks = 6,
+      .est_task_sec = 1000,
+      .class_hint = EBB_POL_CLASS_LONG,
+      .demand = R (1000, 64 * MIB) },
+    { .ntasks = 2,
+      .est_task_sec = 2,
+      .class_hint = EBB_POL_CLASS_SHORT,
+      .demand = R (990, 64 * MIB) },
+  };
+  ebb_error *err = NULL;
+  ebb_pol *p = ebb_pol_new ("bigc", &pp, jobs, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+  ebb_pol_job_arrived (p, 0, 0);
+  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 6);
+  ebb_pol_clear_actions (p);
+  ebb_pol_job_arrived (p, 1, 1);
+  ebb_pol_tick (p, 1);
+  size_t n;
+  const ebb_pol_action *a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL_FATAL (count_kind (p, EBB_POL_ACT_SUSPEND), 2);
+  CU_ASSERT_EQUAL_FATAL (n, 2);
+  ebb_pol_action sus[2] = { a[0], a[1] };
+  CU_ASSERT_NOT_EQUAL (sus[0].node, sus[1].node);
+  ASSERT_RES (sus[0].amount, 1000, 0);
+  ASSERT_RES (sus[1].amount, 990, 0);
+  ebb_pol_clear_actions (p);
+  /* CPU-only steps: the controller tells the policy at once. */
+  for (int i = 0; i < 2; i++)
+    ebb_pol_task_reclaimed (p, 1.01, sus[i].node, 0, sus[i].arg, sus[i].amount, 1);
+  a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL_FATAL (count_kind (p, EBB_POL_ACT_LAUNCH), 2);
+  for (size_t i = 0; i < n; i++)
+    if (a[i].kind == EBB_POL_ACT_LAUNCH)
+      CU_ASSERT_EQUAL (a[i].job, 1);
+  CU_ASSERT_EQUAL (jobs[1].launched, 2);
+  ebb_pol_free (p);
+}
+
 static void
 test_mode_checks (void)
 {
@@ -476,6 +529,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_kill_attempts),
   EBB_CU_TEST (test_footprint_not_counted),
   EBB_CU_TEST (test_suspended_room_two_shorts),
+  EBB_CU_TEST (test_steps_make_room_per_node),
   EBB_CU_TEST (test_mode_checks),
 };
 
