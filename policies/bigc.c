@@ -310,7 +310,7 @@ node_reclaiming (const ebb_pol *p, uint32_t node)
         {
           const ebb_pol_task *k = &j->tasks[t];
           if (k->node == node && k->state != EBB_POL_TASK_DONE && k->state != EBB_POL_TASK_FAILED)
-            res_add (&r, k->pending);
+            ebb_pol_res_add (&r, k->pending);
         }
     }
   return r;
@@ -597,8 +597,8 @@ preempt (ebb_pol *p, ebb_pol_res need)
            * preempt nothing and the task waits for a resumption to reshuffle the books.
            * The last step of a node is topped up to one short task, within its room. */
           ebb_pol_res room = k->alloc;
-          res_sub (&room, k->pending);
-          res_sub (&room, p->params.footprint);
+          ebb_pol_res_sub (&room, k->pending);
+          ebb_pol_res_sub (&room, p->params.footprint);
           const ebb_pol_res *nf = &p->node_free[k->node];
           ebb_pol_res asked = node_reclaiming (p, k->node);
           step.cpu_millis
