@@ -10,7 +10,7 @@
 #   RSS at the start and the end of the heartbeat window.
 # Prints the absolute figures and the ratio against the 1,000-node baseline. Then, at N:
 #   flood: the fleet submits jobs of 10 tasks at EBB_BENCH_FLOOD_RATE tasks/s (default
-#     6,000) for EBB_BENCH_FLOOD_SEC s (default 10) to nodes of 16 CPUs; placements/s is the
+#     8,000) for EBB_BENCH_FLOOD_SEC s (default 10) to nodes of 16 CPUs; placements/s is the
 #     LAUNCH decisions made (committed, handed to curl) over the window and 2 s after, and
 #     the launches the fleet received (one process serves every node's agent API, so on a
 #     shared machine it is the slower side).
@@ -22,7 +22,7 @@ B=${EBB_TOP_BUILDDIR:-.}
 BIG=${EBB_BENCH_NODES:-10000}
 WINDOW=${EBB_BENCH_WINDOW:-20}
 MODE=${EBB_BENCH_MODE:-figures}
-FLOOD_RATE=${EBB_BENCH_FLOOD_RATE:-6000}
+FLOOD_RATE=${EBB_BENCH_FLOOD_RATE:-8000}
 FLOOD_SEC=${EBB_BENCH_FLOOD_SEC:-10}
 RSS_SEC=${EBB_BENCH_RSS_SEC:-600}
 RSS_RATE=${EBB_BENCH_RSS_RATE:-10}

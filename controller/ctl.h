@@ -23,8 +23,10 @@
 #define EBB_CTL_CPU_MILLIS_MIN       10
 #define EBB_CTL_MEMORY_BYTES_MIN     (4ULL << 20)
 #define EBB_CTL_MEMORY_BYTES_MAX     (16ULL << 40)
-#define EBB_CTL_CONNS_PER_AGENT      16   /* agent calls in flight to one agent */
-#define EBB_CTL_CONNS_TOTAL          512  /* agent calls in flight in all */
+/* Agent calls under way at once (more wait in order): below an agent's 256 connections per
+ * address. No cap per host: agents on unix sockets share one host name in curl, and idle
+ * connections to one agent would hold back calls to another. */
+#define EBB_CTL_CALLS_MAX            128
 #define EBB_CTL_WAL_CHECKPOINT_PAGES 1000 /* SQLite's own default threshold */
 
 /* Settings: one table (controller/options.c) gives the command line, --help and the keys

@@ -211,7 +211,7 @@ ebb_ctl_new (ebb_ctl_config *cfg, ebb_ctl **out, ebb_error **err)
   /* A burst of decisions (a big job, a rebuild) is thousands of calls at once: they share
    * kept-alive connections instead of opening a socket each (file descriptors, the agents'
    * per-address connection limit). */
-  ebb_http_client_limit (c->client, EBB_CTL_CONNS_PER_AGENT, EBB_CTL_CONNS_TOTAL);
+  ebb_http_client_limit (c->client, 0, EBB_CTL_CALLS_MAX);
   ebb_log_notice ("%zu jobs and %zu nodes from the store; policy %s", c->n_jobs, c->n_nodes,
                   cfg->policy);
   ebb_ctl_sched_resume_starting (c);

@@ -312,8 +312,9 @@ ebb_ctl_flush (ebb_ctl *c)
   if (c->db)
     ebb_ctl_store_commit (c);
   /* The array is taken first: a call that fails at once may decide new calls, which wait
-   * for the next flush. The launches of jobs that just arrived go first (their tasks are
-   * new: no earlier call of theirs can be overtaken), then the rest in the order decided. */
+   * for the next flush. The launches of jobs that just arrived go first, each after the
+   * calls decided before it to the same node (the suspension that makes room for it must
+   * reach the agent first); then the rest, in the order decided. */
   call **box = c->outbox;
   size_t n = c->n_outbox;
   c->outbox = NULL;
@@ -322,6 +323,12 @@ ebb_ctl_flush (ebb_ctl *c)
     for (size_t a = 0; a < c->n_arrivals; a++)
       if (box[i]->kind == CALL_LAUNCH && box[i]->job == c->arrivals[a].job)
         {
+          for (size_t e = 0; e < i; e++)
+            if (box[e] && box[e]->node == box[i]->node)
+              {
+                call_start (box[e]);
+                box[e] = NULL;
+              }
           call_start (box[i]);
           box[i] = NULL;
           break;

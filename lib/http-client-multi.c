@@ -143,7 +143,8 @@ ebb_http_client_start (ebb_http_client *c, const char *method, const char *base,
 void
 ebb_http_client_limit (ebb_http_client *c, long per_host, long total)
 {
-  ebb_curl_event_limit (c->multi, per_host, total);
+  /* The total is this queue's: curl's own would count idle kept-alive connections too. */
+  ebb_curl_event_limit (c->multi, per_host, 0);
   c->max_active = total > 0 ? (size_t)total : 0;
   admit (c);
 }

@@ -470,11 +470,9 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
 {
   const uint32_t nnodes = p->params.nnodes;
   uint64_t round = k->rounds[k->rounds_head].round;
-  /* The carrier arrives a delay after the round's boundary: the next boundary is the next
-   * round's (unless rounding puts the arrival a hair before the boundary). */
+  /* As rotate() computes it (the carrier arrives a delay after its round's boundary, so
+   * this is the next round). */
   uint64_t next_round = (uint64_t)floor (now_sec / p->params.rotation_interval_sec) + 1;
-  if (next_round <= round)
-    next_round = round + 1;
   double carry_delay
       = (double)next_round * p->params.rotation_interval_sec - now_sec + p->params.net_delay_sec;
   /* The hop just before, when it was turned away at the tail leaving node and queue as they
@@ -531,8 +529,8 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
             }
           else if (node != away_node || probes[h.probe].job != away_job)
             {
-              /* (The probe's job only now: the probes array is large, the hops above
-               * need not touch it.) */
+              /* (The probe's job is read only here: the probes array is large, and the
+               * hops above need not touch it.) */
               uint32_t job = probes[h.probe].job;
               /* place()'s decision at the tail, and shrink()'s test after it. */
               const ebb_pol_job *nj = &jobs[job];
