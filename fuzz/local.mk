@@ -23,7 +23,7 @@ FUZZ_TARGETS = fuzz/fuzz-conf fuzz/fuzz-cgroup-parse fuzz/fuzz-runtime-json fuzz
 fuzz_srcs_fuzz_conf = fuzz/fuzz-conf.c $(fuzz_lib_src)
 fuzz_srcs_fuzz_cgroup_parse = fuzz/fuzz-cgroup-parse.c cgroup/parse.c $(fuzz_lib_src)
 fuzz_srcs_fuzz_runtime_json = fuzz/fuzz-runtime-json.c agent/runtime-parse.c $(fuzz_lib_src)
-fuzz_srcs_fuzz_sim_trace = fuzz/fuzz-sim-trace.c sim/trace.c $(fuzz_lib_src)
+fuzz_srcs_fuzz_sim_trace = fuzz/fuzz-sim-trace.c sim/trace.c sim/dag.c sim/report.c policies/dag.c $(fuzz_lib_src)
 fuzz_srcs_fuzz_http = fuzz/fuzz-http.c agent/request.c $(fuzz_http_src) $(fuzz_lib_src)
 
 EXTRA_DIST += fuzz/fuzz-conf.c fuzz/fuzz-cgroup-parse.c fuzz/fuzz-runtime-json.c \
