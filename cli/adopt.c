@@ -122,18 +122,5 @@ ebbctl_adopt (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
     return r == -1 ? EBBCTL_EXIT_OK : ebbctl_fail (cmd, &err);
   char rid[64];
   ebbctl_request_id (rid, sizeof rid);
-  json_object *body = ebbctl_adopt_body (&a, rid);
-  json_object *o = NULL;
-  int rc = ebbctl_call (ctx, false, "POST", "/v1/jobs", body, &o);
-  json_object_put (body);
-  if (rc != EBBCTL_EXIT_OK)
-    return rc;
-  char idbuf[64], clean[64];
-  if (ctx->json)
-    ebbctl_print_json (ctx, o);
-  else
-    fprintf (ctx->out, "%s\n",
-             ebbctl_clean (clean, sizeof clean, ebbctl_cell (o, "id", idbuf, sizeof idbuf)));
-  json_object_put (o);
-  return EBBCTL_EXIT_OK;
+  return ebbctl_post_job (ctx, ebbctl_adopt_body (&a, rid), true, NULL);
 }

@@ -289,6 +289,9 @@ json_object *ebbctl_submit_body (const ebbctl_submit_args *a, const char *reques
 /* Writes a fresh request id into buf ("ebbctl-" and random hex), so that a retried
  * submission is not a second job. */
 void ebbctl_request_id (char *buf, size_t size);
+/* POSTs body (taken) to /v1/jobs; with print, prints the answer (--json) or the job id;
+ * *id (unless id is NULL) gets the job id, freed by the caller. Returns an exit code. */
+int ebbctl_post_job (ebbctl_ctx *ctx, json_object *body, bool print, char **id);
 
 /* --- adopt's pure parts (cli/adopt.c), for the unit suite */
 typedef struct

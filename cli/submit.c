@@ -143,6 +143,27 @@ wait_job (ebbctl_ctx *ctx, const char *id, json_object **last)
     }
 }
 
+/* See ebbctl.h. */
+int
+ebbctl_post_job (ebbctl_ctx *ctx, json_object *body, bool print, char **id)
+{
+  json_object *o = NULL;
+  int rc = ebbctl_call (ctx, false, "POST", "/v1/jobs", body, &o);
+  json_object_put (body);
+  if (rc != EBBCTL_EXIT_OK)
+    return rc;
+  char idbuf[64], clean[64];
+  const char *s = ebbctl_clean (clean, sizeof clean, ebbctl_cell (o, "id", idbuf, sizeof idbuf));
+  if (print && ctx->json)
+    ebbctl_print_json (ctx, o);
+  else if (print)
+    fprintf (ctx->out, "%s\n", s);
+  if (id)
+    *id = ebb_xstrdup (s);
+  json_object_put (o);
+  return EBBCTL_EXIT_OK;
+}
+
 int
 ebbctl_submit (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
 {
@@ -153,30 +174,15 @@ ebbctl_submit (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
     return r == -1 ? EBBCTL_EXIT_OK : ebbctl_fail (cmd, &err);
   char rid[64];
   ebbctl_request_id (rid, sizeof rid);
-  json_object *body = ebbctl_submit_body (&a, rid);
-  json_object *o = NULL;
-  int rc = ebbctl_call (ctx, false, "POST", "/v1/jobs", body, &o);
-  json_object_put (body);
-  if (rc != EBBCTL_EXIT_OK)
+  cleanup_free char *id = NULL;
+  int rc = ebbctl_post_job (ctx, ebbctl_submit_body (&a, rid), !a.wait, &id);
+  if (rc != EBBCTL_EXIT_OK || !a.wait)
     return rc;
-  char idbuf[64];
-  char clean[64];
-  cleanup_free char *id = ebb_xstrdup (
-      ebbctl_clean (clean, sizeof clean, ebbctl_cell (o, "id", idbuf, sizeof idbuf)));
-  if (!a.wait)
-    {
-      if (ctx->json)
-        ebbctl_print_json (ctx, o);
-      else
-        fprintf (ctx->out, "%s\n", id);
-      json_object_put (o);
-      return EBBCTL_EXIT_OK;
-    }
-  json_object_put (o);
   if (ebbctl_check_id ("job id in the answer", id, &err) < 0)
     return ebbctl_fail (cmd, &err);
   json_object *last = NULL;
   rc = wait_job (ctx, id, &last);
+  char clean[64];
   if (last && ctx->json)
     ebbctl_print_json (ctx, last);
   else if (last)

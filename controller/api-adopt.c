@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "controller/api.h"
 #include "controller/ctl.h"
 #include "lib/json.h"
 #include "lib/util.h"
@@ -35,21 +36,6 @@ validate_runtime (const char *v, ebb_error **err)
   return ebb_error_set (err, EBB_EPARSE, "must be \"docker\" or \"podman\"");
 }
 
-static int
-only_keys (json_object *o, const char *const *keys, const char *where, ebb_error **err)
-{
-  json_object_object_foreach (o, k, v)
-  {
-    (void)v;
-    size_t i = 0;
-    while (keys[i] && strcmp (keys[i], k) != 0)
-      i++;
-    if (!keys[i])
-      return ebb_error_set (err, EBB_EPARSE, "%sunknown field \"%s\"", where, k);
-  }
-  return 0;
-}
-
 /* Checks the adopt object a of task i (syntax only). */
 static int
 parse_adopt (json_object *a, const char *where, ebb_error **err)
@@ -58,7 +44,7 @@ parse_adopt (json_object *a, const char *where, ebb_error **err)
   if (!json_object_is_type (a, json_type_object))
     return ebb_error_set (err, EBB_EPARSE, "%sfield \"adopt\": an object is required", where);
   cleanup_free char *in = ebb_xasprintf ("%sadopt: ", where);
-  if (only_keys (a, keys, in, err) < 0)
+  if (ebb_ctl_api_only_keys (a, keys, in, err) < 0)
     return -EBB_EPARSE;
   const char *node = NULL, *container = NULL, *runtime = NULL, *cgroup = NULL;
   if (ebb_json_get_string (a, "node", NODE_MAX_BYTES, NULL, &node, err) < 0
@@ -89,7 +75,7 @@ ebb_ctl_adopt_parse_task (json_object *o, size_t i, ebb_error **err)
   json_object *a = NULL;
   if (!json_object_is_type (o, json_type_object) || !json_object_object_get_ex (o, "adopt", &a))
     return ebb_error_set (err, EBB_EPARSE, "%sfield \"adopt\" is required", where), NULL;
-  if (only_keys (o, keys, where, err) < 0 || parse_adopt (a, where, err) < 0)
+  if (ebb_ctl_api_only_keys (o, keys, where, err) < 0 || parse_adopt (a, where, err) < 0)
     return NULL;
   uint64_t v;
   if (ebb_json_get_uint64 (o, "cpu_millis", EBB_CTL_CPU_MILLIS_MIN, EBB_AGENT_CPU_MILLIS_MAX_CTL,

@@ -21,8 +21,9 @@
 #define ENV_MAX_ITEMS  1024
 #define PATH_MAX_BYTES 4096
 
-static int
-only_keys (json_object *o, const char *const *keys, const char *what, ebb_error **err)
+/* See api.h. */
+int
+ebb_ctl_api_only_keys (json_object *o, const char *const *keys, const char *where, ebb_error **err)
 {
   json_object_object_foreach (o, k, v)
   {
@@ -31,7 +32,7 @@ only_keys (json_object *o, const char *const *keys, const char *what, ebb_error 
     while (keys[i] && strcmp (keys[i], k) != 0)
       i++;
     if (!keys[i])
-      return ebb_error_set (err, EBB_EPARSE, "%sunknown field \"%s\"", what, k);
+      return ebb_error_set (err, EBB_EPARSE, "%sunknown field \"%s\"", where, k);
   }
   return 0;
 }
@@ -52,7 +53,7 @@ parse_task (json_object *o, size_t i, ebb_error **err)
     return ebb_error_set (err, EBB_EPARSE, "%smust be an object", where), NULL;
   if (json_object_object_get_ex (o, "adopt", NULL))
     return ebb_ctl_adopt_parse_task (o, i, err); /* api-adopt.c */
-  if (only_keys (o, keys, where, err) < 0)
+  if (ebb_ctl_api_only_keys (o, keys, where, err) < 0)
     return NULL;
   char **argv = NULL, **env = NULL;
   uint64_t cpu = 0, mem = 0;
@@ -116,7 +117,7 @@ parse_job (json_object *b, job_req *jr, ebb_error **err)
   jr->cls = CLS_AUTO;
   if (!b || !json_object_is_type (b, json_type_object))
     return ebb_error_set (err, EBB_EPARSE, "a JSON object is required");
-  if (only_keys (b, keys, "", err) < 0)
+  if (ebb_ctl_api_only_keys (b, keys, "", err) < 0)
     return -EBB_EPARSE;
   const char *cls = NULL;
   if (ebb_json_get_string (b, "name", NAME_MAX_BYTES, NULL, &jr->name, err) < 0

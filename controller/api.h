@@ -16,6 +16,9 @@ int ebb_ctl_api_bad (ebb_ctl *c, ebb_http_response *resp, unsigned status, const
                      ebb_error **err);
 /* Adds unix time t as k, or null when t is 0 (not yet). */
 void ebb_ctl_api_add_time (json_object *o, const char *k, double t);
+/* Refuses a member of o not named in keys (NULL-terminated): "<where>unknown field". */
+int ebb_ctl_api_only_keys (json_object *o, const char *const *keys, const char *where,
+                           ebb_error **err);
 
 /* api-jobs.c */
 int ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud);
