@@ -68,8 +68,8 @@ static const ebb_conf_setting table[] = {
     .help = "KEY=VALUE with ebb-sim's flag names: cutoff, probe-ratio, short-partition, "
             "steal-cap, steal-limit, net-delay, seed, cancel-probes, sample; bigc: mode, "
             "short-share, reserve-share, round-sec, gp-step, resume-tries, working-set, "
-            "kill-attempts, footprint-cpu-millis, footprint-memory; ebb: max-suspends, "
-            "suspend-window (repeatable)" },
+            "kill-attempts; bigc and ebb: footprint-cpu-millis, footprint-memory, "
+            "book-footprint; ebb: max-suspends, suspend-window (repeatable)" },
   { .name = "node_timeout",
     .type = EBB_CONF_DURATION,
     .offset = OFF (node_timeout_usec),
@@ -235,6 +235,18 @@ policy_param (const char *item, ebb_pol_params *p, ebb_error **err)
         p->footprint.cpu_millis = (int64_t)d;
       return 0;
     }
+  if (strcmp (key, "book-footprint") == 0)
+    {
+      /* In the order of EBB_POL_BOOK_ALL.. (0 is the policy's default). */
+      static const char *const books[] = { "all", "memory", "none" };
+      for (uint32_t i = 0; i < EBB_ARRAY_SIZE (books); i++)
+        if (strcmp (v, books[i]) == 0)
+          {
+            p->book_footprint = EBB_POL_BOOK_ALL + i;
+            return 0;
+          }
+      return ebb_error_set (err, EBB_EPARSE, "policy option book-footprint: all, memory or none");
+    }
   if (strcmp (key, "footprint-memory") == 0)
     {
       uint64_t u;
@@ -250,7 +262,7 @@ policy_param (const char *item, ebb_pol_params *p, ebb_error **err)
       "cancel-probes, sample, mode, short-share, reserve-share, round-sec, gp-step, "
       "max-suspends, suspend-window, "
       "resume-tries, working-set, kill-attempts, footprint-cpu-millis, "
-      "footprint-memory)",
+      "footprint-memory, book-footprint)",
       key);
 }
 

@@ -22,8 +22,9 @@
  * kill and ip take whole containers, gp one step each per round; stop once p's dominant
  * resource is met.
  *
- * Footprint: not counted (a suspended container holds nothing in the resource manager's
- * books, as in the authors' code), whatever --footprint-* say.
+ * Footprint: not booked by default (book_footprint none: a suspended container holds
+ * nothing in the resource manager's books, as in the authors' code); --footprint-* still
+ * say what the agent leaves it.
  *
  * Working-set model (gp): a container needs working_set x its memory demand to run without
  * swapping. A step that leaves it below that freezes it, as BIG-C's container monitor does
@@ -57,6 +58,7 @@ typedef struct bigc_priv
    * demand at least as large fails too and needs no scan of the nodes. */
   ebb_pol_res failed[8];
   uint32_t nfailed;
+  ebb_pol_res booked_fp; /* ebb_pol_booked_footprint */
 } bigc_priv;
 
 typedef struct victim
@@ -144,7 +146,9 @@ bigc_init (ebb_pol *p, ebb_error **err)
    * container keeps live outside YARN's accounting, so they must not keep room from short
    * tasks: a suspended <8 CPU> container frees room for two <4 CPU> short tasks, and on
    * one-CPU slots (a Hawk trace) a suspended task frees its slot. */
-  p->params.footprint = (ebb_pol_res){ 0, 0 };
+  if (p->params.book_footprint == EBB_POL_BOOK_DEFAULT)
+    p->params.book_footprint = EBB_POL_BOOK_NONE;
+  b->booked_fp = ebb_pol_booked_footprint (p);
   for (uint32_t i = 0; i < p->params.nnodes; i++)
     ebb_pol_res_add (&b->cap, p->node_cap[i]);
   b->waiting = ebb_xcalloc (p->params.nnodes, 1);
@@ -553,7 +557,7 @@ preempt (ebb_pol *p, ebb_pol_res need)
             continue;
           ebb_pol_res room = k->alloc;
           ebb_pol_res_sub (&room, k->pending);
-          ebb_pol_res_sub (&room, p->params.footprint);
+          ebb_pol_res_sub (&room, b->booked_fp);
           if (room.cpu_millis <= 0 && room.memory_bytes <= 0)
             continue;
           /* Dominant share of the allocation, in a common scale. */
@@ -598,7 +602,7 @@ preempt (ebb_pol *p, ebb_pol_res need)
            * The last step of a node is topped up to one short task, within its room. */
           ebb_pol_res room = k->alloc;
           ebb_pol_res_sub (&room, k->pending);
-          ebb_pol_res_sub (&room, p->params.footprint);
+          ebb_pol_res_sub (&room, b->booked_fp);
           const ebb_pol_res *nf = &p->node_free[k->node];
           ebb_pol_res asked = node_reclaiming (p, k->node);
           step.cpu_millis

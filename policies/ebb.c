@@ -83,11 +83,6 @@ typedef struct ebb_priv
   uint32_t *empty, *epos, nempty;
   ebb_pre_take *takes;
   uint32_t takes_cap;
-  /* The CPU an agent leaves a suspended task (the footprint, not booked): a take that leaves
-   * no more than this is a suspension (IMMEDIATE), not a graceful step. Graceful would ask
-   * the agent to shrink by an amount, which it applies to what it believes the task was
-   * given: for adopted work with no CPU limit that is not what this policy booked. */
-  int64_t floor_cpu;
 } ebb_priv;
 
 static int
@@ -97,18 +92,17 @@ ebb_init (ebb_pol *p, ebb_error **err)
   const ebb_pol_params *pp = &p->params;
   uint32_t n = pp->nnodes;
   ebb_pre_params_default (&e->pre);
-  /* Nodes without memory are slots (a Hawk trace): a suspended task is swapped out whole,
-   * otherwise its footprint would keep the slot from ever fitting a short task. */
-  if (pp->node_cap.memory_bytes == 0)
-    p->params.footprint = (ebb_pol_res){ 0, 0 };
-  e->floor_cpu = p->params.footprint.cpu_millis;
-  /* The CPU footprint is not booked (BIG-C's books keep none either): a suspended task's 1%
-   * competes for CPU under the kernel's shares instead of holding room, or a suspended
-   * 8-CPU task would leave room for one 4-CPU short task, not two, and the second would
-   * spend another task's suspension (doc/ebb-policy.md). The memory footprint stays: it is
-   * resident. */
-  p->params.footprint.cpu_millis = 0;
-  e->pre.footprint = p->params.footprint;
+  /* By default the CPU footprint is not booked (BIG-C's books keep none either): a
+   * suspended task's 1% competes for CPU under the kernel's shares instead of holding room,
+   * or a suspended 8-CPU task would leave room for one 4-CPU short task, not two, and the
+   * second would spend another task's suspension (doc/ebb-policy.md). The memory footprint
+   * is booked: it is resident. Nodes without memory are slots (a Hawk trace): a suspended
+   * task is swapped out whole, or its footprint would keep the slot from ever fitting a
+   * short task, so nothing is booked. */
+  if (p->params.book_footprint == EBB_POL_BOOK_DEFAULT)
+    p->params.book_footprint
+        = pp->node_cap.memory_bytes == 0 ? EBB_POL_BOOK_NONE : EBB_POL_BOOK_MEMORY;
+  e->pre.footprint = ebb_pol_booked_footprint (p);
   e->pre.resume_tries = pp->resume_tries;
   if (pp->max_suspends)
     e->pre.max_suspends = pp->max_suspends;
@@ -287,11 +281,8 @@ preempt_for (ebb_pol *p, uint32_t node, ebb_qent *head, double now_sec)
   for (int i = 0; i < k; i++)
     {
       ebb_pre_task *t = &pn->tasks[e->takes[i].slot];
-      ebb_pol_res above = { t->given.cpu_millis + e->takes[i].amount.cpu_millis - e->floor_cpu,
-                            t->given.memory_bytes + e->takes[i].amount.memory_bytes
-                                - p->params.footprint.memory_bytes };
-      int all = e->takes[i].amount.cpu_millis >= above.cpu_millis
-                && e->takes[i].amount.memory_bytes >= above.memory_bytes;
+      /* t->given is what the take leaves it (ebb_pre_apply lowered it). */
+      int all = ebb_pol_take_suspends (p, t->given);
       t->inflight = 1;
       ebb_pol_suspend (p, t->job, t->task,
                        all ? EBB_POL_SUSPEND_IMMEDIATE : EBB_POL_SUSPEND_GRACEFUL,

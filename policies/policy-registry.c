@@ -92,6 +92,13 @@ check_params (const ebb_pol_params *p, ebb_error **err)
   if (p->node_cap.cpu_millis < 0 || p->node_cap.memory_bytes < 0 || p->footprint.cpu_millis < 0
       || p->footprint.memory_bytes < 0 || p->gp_step.cpu_millis < 0 || p->gp_step.memory_bytes < 0)
     return ebb_error_set (err, EBB_ERANGE, "resource vectors must be >= 0");
+  if (p->book_footprint > EBB_POL_BOOK_NONE)
+    return ebb_error_set (err, EBB_ERANGE, "unknown footprint booking %u", p->book_footprint);
+  /* Nodes without memory (a Hawk trace's slots) have no room to book memory in. */
+  if (p->node_cap.cpu_millis > 0 && p->node_cap.memory_bytes == 0 && p->footprint.memory_bytes > 0
+      && (p->book_footprint == EBB_POL_BOOK_ALL || p->book_footprint == EBB_POL_BOOK_MEMORY))
+    return ebb_error_set (err, EBB_ERANGE,
+                          "nodes without memory cannot book a memory footprint (book none)");
   if (!(p->tick_sec >= 0) || !isfinite (p->tick_sec))
     return ebb_error_set (err, EBB_ERANGE, "tick period must be >= 0");
   if (p->kill_attempts == 0)

@@ -141,15 +141,33 @@ ebb_pol_launch_task (ebb_pol *p, uint32_t node, uint32_t job, uint32_t task, ebb
 }
 
 ebb_pol_res
+ebb_pol_booked_footprint (const ebb_pol *p)
+{
+  ebb_pol_res fp = p->params.footprint;
+  if (p->params.book_footprint == EBB_POL_BOOK_NONE)
+    return (ebb_pol_res){ 0, 0 };
+  if (p->params.book_footprint == EBB_POL_BOOK_MEMORY)
+    fp.cpu_millis = 0;
+  return fp;
+}
+
+int
+ebb_pol_take_suspends (const ebb_pol *p, ebb_pol_res left)
+{
+  return left.cpu_millis <= p->params.footprint.cpu_millis
+         && left.memory_bytes <= p->params.footprint.memory_bytes;
+}
+
+ebb_pol_res
 ebb_pol_suspend (ebb_pol *p, uint32_t job, uint32_t task, uint32_t mode, ebb_pol_res amount)
 {
   ebb_pol_task *t = ebb_pol_task_of (p, job, task);
-  const ebb_pol_res *fp = &p->params.footprint;
+  const ebb_pol_res fp = ebb_pol_booked_footprint (p);
   /* What the task could still give: what it holds, minus what is already asked, minus
-   * the footprint it keeps. */
+   * the footprint the books keep for it. */
   ebb_pol_res room = t->alloc;
   ebb_pol_res_sub (&room, t->pending);
-  ebb_pol_res_sub (&room, *fp);
+  ebb_pol_res_sub (&room, fp);
   if (room.cpu_millis < 0)
     room.cpu_millis = 0;
   if (room.memory_bytes < 0)

@@ -119,7 +119,8 @@ typedef enum
 
 typedef struct ebb_pol_task
 {
-  ebb_pol_res alloc;   /* what the task holds on its node now (footprint when suspended) */
+  ebb_pol_res alloc;   /* what the task holds on its node now (the booked footprint when
+                          suspended: ebb_pol_booked_footprint) */
   ebb_pol_res pending; /* asked by SUSPEND, not reported free yet */
   uint32_t node;       /* EBB_POL_NONE when not placed */
   uint16_t kills;      /* times killed (kill_attempts fails the job) */
@@ -202,10 +203,11 @@ typedef struct ebb_pol_params
   int no_partition;       /* Hawk ablation: no reserved short partition */
   int no_central;         /* Hawk ablation: long jobs probed like short ones */
   /* Resources (all zero: slot mode, see the top of this file). */
-  ebb_pol_res node_cap;   /* capacity of every node; {0, 0}: one slot per node */
-  ebb_pol_res footprint;  /* what a suspended task keeps (BIG-C: 10 millicores, 64 MiB) */
-  double tick_sec;        /* the environment calls ebb_pol_tick this often; 0: never */
-  uint32_t kill_attempts; /* kills of one task that fail its job (default 4) */
+  ebb_pol_res node_cap;    /* capacity of every node; {0, 0}: one slot per node */
+  ebb_pol_res footprint;   /* what a suspended task keeps (BIG-C: 10 millicores, 64 MiB) */
+  uint32_t book_footprint; /* EBB_POL_BOOK_*: the part of it the books count as held */
+  double tick_sec;         /* the environment calls ebb_pol_tick this often; 0: never */
+  uint32_t kill_attempts;  /* kills of one task that fail its job (default 4) */
   /* BIG-C (policies/bigc.c). */
   uint32_t bigc_mode;     /* EBB_POL_BIGC_* */
   double short_share;     /* short queue's DRF share (0.95) */
@@ -240,6 +242,20 @@ typedef struct ebb_pol_params
   int dag_prio_remaining; /* graphene ablation: priScore ranks among the job's tasks not
                              launched yet (default 0: among all its tasks, the paper's text) */
 } ebb_pol_params;
+
+/* What of params.footprint (what the agent leaves a suspended task) a policy's books count
+ * as held by a suspended task: the rest is outside the books, like the CPU a throttled task
+ * competes for under the kernel's shares. The footprint itself never changes: what the
+ * agent applies, and the line under which a take leaves a task nothing useful
+ * (ebb_pol_take_suspends), stay params.footprint whatever the books count. */
+enum
+{
+  EBB_POL_BOOK_DEFAULT = 0, /* the policy's choice: ebb memory (none on nodes without
+                               memory), bigc none, the others all */
+  EBB_POL_BOOK_ALL,         /* CPU and memory */
+  EBB_POL_BOOK_MEMORY,      /* memory only */
+  EBB_POL_BOOK_NONE,        /* nothing: a suspended task frees its whole allocation */
+};
 
 enum
 {
@@ -475,9 +491,16 @@ void ebb_pol_launch_res (ebb_pol *p, uint32_t node, uint32_t job, uint32_t task,
 /* Same for a task with its own demand (DAG jobs: tasks of one job differ). */
 void ebb_pol_launch_task (ebb_pol *p, uint32_t node, uint32_t job, uint32_t task,
                           ebb_pol_res demand, double delay_sec);
-/* Emits SUSPEND for a running task: immediate takes everything above the footprint,
- * graceful takes `amount` (clamped so the task keeps at least the footprint). Returns the
- * amount asked. */
+/* Returns the part of params.footprint the books count as held by a suspended task
+ * (params.book_footprint; EBB_POL_BOOK_DEFAULT counts as ALL). */
+ebb_pol_res ebb_pol_booked_footprint (const ebb_pol *p);
+/* Returns 1 when a task left holding `left` keeps nothing useful: at or below the
+ * footprint (params.footprint, booked or not) in CPU and memory. A take that leaves a task
+ * there is a suspension (IMMEDIATE), not a graceful step; the one place that says so. */
+int ebb_pol_take_suspends (const ebb_pol *p, ebb_pol_res left);
+/* Emits SUSPEND for a running task: immediate takes everything above the booked footprint,
+ * graceful takes `amount` (clamped so the task keeps at least the booked footprint).
+ * Returns the amount asked. */
 ebb_pol_res ebb_pol_suspend (ebb_pol *p, uint32_t job, uint32_t task, uint32_t mode,
                              ebb_pol_res amount);
 /* Emits RESUME for a suspended (or shrunk) task and takes what it lacks from node_free.

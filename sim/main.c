@@ -52,6 +52,7 @@ enum
   OPT_RESUME_COST,
   OPT_FOOT_CPU,
   OPT_FOOT_MEM,
+  OPT_BOOK_FOOT,
   OPT_COSTS,
   OPT_SHORT_SHARE,
   OPT_RESERVE_SHARE,
@@ -144,6 +145,8 @@ static const sim_opt run_opts[] = {
     "CPU a suspended task keeps (default 10)" },
   { "footprint-memory", required_argument, OPT_FOOT_MEM, "SIZE",
     "memory a suspended task keeps (default 64M)" },
+  { "book-footprint", required_argument, OPT_BOOK_FOOT, "all|memory|none",
+    "what of it the books count as held (default: ebb memory, bigc none)" },
   { "short-share", required_argument, OPT_SHORT_SHARE, "F",
     "bigc: the short queue's share (default 0.95)" },
   { "reserve-share", required_argument, OPT_RESERVE_SHARE, "F",
@@ -422,6 +425,16 @@ handle_opt (sim_opts *o, int c, const char *arg)
       return 0;
     case OPT_FOOT_CPU:
       return PARSE_INTO ("--footprint-cpu-millis", arg, 0, 1000000, p->footprint.cpu_millis);
+    case OPT_BOOK_FOOT:
+      {
+        /* In the order of EBB_POL_BOOK_ALL.. (0 is the policy's default). */
+        static const char *const books[] = { "all", "memory", "none" };
+        int i = parse_choice ("--book-footprint", arg, books, EBB_ARRAY_SIZE (books));
+        if (i < 0)
+          return -1;
+        p->book_footprint = EBB_POL_BOOK_ALL + (uint32_t)i;
+        return 0;
+      }
     case OPT_KILL_ATTEMPTS:
       return PARSE_INTO ("--kill-attempts", arg, 1, 65535, p->kill_attempts);
     case OPT_RECLAIM:

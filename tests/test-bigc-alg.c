@@ -377,16 +377,18 @@ test_kill_attempts (void)
   ebb_pol_free (p);
 }
 
-/* The footprint is not counted (BIG-C's resource manager books a preempted container at
- * what it still holds for YARN): on one-CPU slots, a gp step frees the whole slot and the
- * waiting short task takes it. Counting the default 10-millicore footprint left 990
- * millicores, where no one-CPU short task ever fits. */
+/* The footprint is not counted by default (book_footprint none: BIG-C's resource manager
+ * books a preempted container at what it still holds for YARN): on one-CPU slots, a gp step
+ * frees the whole slot and the waiting short task takes it. Counting the default
+ * 10-millicore footprint left 990 millicores, where no one-CPU short task ever fits. The
+ * footprint itself is left as given (what the agent keeps). */
 static void
 test_footprint_not_counted (void)
 {
   ebb_pol_params pp;
   ebb_pol_params_default (&pp);
   CU_ASSERT_EQUAL (pp.footprint.cpu_millis, 10);
+  CU_ASSERT_EQUAL (pp.book_footprint, EBB_POL_BOOK_DEFAULT);
   /* 20 slots, all held by the long job: p = the short task's <1000, 0>, inside a. */
   pp.nnodes = 20;
   pp.node_cap = R (1000, 0);
@@ -398,6 +400,9 @@ test_footprint_not_counted (void)
   ebb_error *err = NULL;
   ebb_pol *p = ebb_pol_new ("bigc", &pp, jobs, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+  CU_ASSERT_EQUAL (p->params.book_footprint, EBB_POL_BOOK_NONE);
+  CU_ASSERT_EQUAL (p->params.footprint.cpu_millis, 10);
+  CU_ASSERT_EQUAL (p->params.footprint.memory_bytes, 64 * MIB);
   ebb_pol_job_arrived (p, 0, 0);
   CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 20);
   ebb_pol_clear_actions (p);
@@ -418,6 +423,50 @@ test_footprint_not_counted (void)
   CU_ASSERT_EQUAL (a[0].job, 1);
   CU_ASSERT_EQUAL (a[0].node, node);
   ebb_pol_free (p);
+}
+
+/* Booked when asked (book_footprint all): an ip suspension takes everything above the
+ * footprint, which the container keeps in the books; a gp step stops at it. */
+static void
+test_footprint_booked_when_asked (void)
+{
+  for (uint32_t mode = EBB_POL_BIGC_IP; mode <= EBB_POL_BIGC_GP; mode++)
+    {
+      ebb_pol_params pp;
+      ebb_pol_params_default (&pp);
+      pp.nnodes = 1;
+      pp.node_cap = R (1000, GIB);
+      pp.bigc_mode = mode;
+      pp.book_footprint = EBB_POL_BOOK_ALL;
+      pp.working_set = 0;
+      ebb_pol_job jobs[2] = {
+        { .ntasks = 1,
+          .est_task_sec = 1000,
+          .class_hint = EBB_POL_CLASS_LONG,
+          .demand = R (1000, 512 * MIB) },
+        { .ntasks = 1,
+          .est_task_sec = 10,
+          .class_hint = EBB_POL_CLASS_SHORT,
+          .demand = R (990, 256 * MIB) },
+      };
+      ebb_pol *p = ebb_pol_new ("bigc", &pp, jobs, NULL);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+      CU_ASSERT_EQUAL (p->params.book_footprint, EBB_POL_BOOK_ALL);
+      ebb_pol_job_arrived (p, 0, 0);
+      ebb_pol_clear_actions (p);
+      ebb_pol_job_arrived (p, 1, 1);
+      ebb_pol_tick (p, 3);
+      size_t n;
+      const ebb_pol_action *a = ebb_pol_actions (p, &n);
+      CU_ASSERT_EQUAL_FATAL (n, 1);
+      CU_ASSERT_EQUAL (a[0].kind, EBB_POL_ACT_SUSPEND);
+      CU_ASSERT_EQUAL (a[0].amount.cpu_millis, 990);
+      if (mode == EBB_POL_BIGC_IP)
+        ASSERT_RES (a[0].amount, 990, 448 * MIB); /* all above <10, 64 MiB> */
+      else
+        ASSERT_RES (a[0].amount, 990, 0); /* one step of p: the node has the memory */
+      ebb_pol_free (p);
+    }
 }
 
 /* ip on the full node: one suspended <8 CPU, 16 GiB> container is room for two <4 CPU,
@@ -528,6 +577,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_delayed_resumption),
   EBB_CU_TEST (test_kill_attempts),
   EBB_CU_TEST (test_footprint_not_counted),
+  EBB_CU_TEST (test_footprint_booked_when_asked),
   EBB_CU_TEST (test_suspended_room_two_shorts),
   EBB_CU_TEST (test_steps_make_room_per_node),
   EBB_CU_TEST (test_mode_checks),

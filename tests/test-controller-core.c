@@ -40,8 +40,15 @@ test_policy_params (void)
 {
   ebb_pol_params p;
   ebb_pol_params_default (&p);
-  char *good[] = { "cutoff=90", "probe-ratio=3", "seed=7",    "sample=without",
-                   "mode=kill", "round-sec=0.5", "gp-step=1", "footprint-memory=32M",
+  char *good[] = { "cutoff=90",
+                   "probe-ratio=3",
+                   "seed=7",
+                   "sample=without",
+                   "mode=kill",
+                   "round-sec=0.5",
+                   "gp-step=1",
+                   "footprint-memory=32M",
+                   "book-footprint=none",
                    NULL };
   CU_ASSERT_EQUAL (ebb_ctl_policy_params (good, &p, NULL), 0);
   CU_ASSERT_DOUBLE_EQUAL (p.cutoff_sec, 90, 1e-9);
@@ -52,9 +59,22 @@ test_policy_params (void)
   CU_ASSERT_DOUBLE_EQUAL (p.tick_sec, 0.5, 1e-9);
   CU_ASSERT_EQUAL (p.gp_step.cpu_millis, 1000);
   CU_ASSERT_EQUAL (p.footprint.memory_bytes, 32 << 20);
-  const char *bad[]
-      = { "cutoff", "cutoff=-1",    "probe-ratio=0.5",      "seed=1.5", "nosuch=1", "sample=maybe",
-          "mode=x", "cutoff=1e999", "footprint-memory=lots" };
+  CU_ASSERT_EQUAL (p.book_footprint, EBB_POL_BOOK_NONE);
+  char *all[] = { "book-footprint=all", NULL }, *mem[] = { "book-footprint=memory", NULL };
+  CU_ASSERT_EQUAL (ebb_ctl_policy_params (all, &p, NULL), 0);
+  CU_ASSERT_EQUAL (p.book_footprint, EBB_POL_BOOK_ALL);
+  CU_ASSERT_EQUAL (ebb_ctl_policy_params (mem, &p, NULL), 0);
+  CU_ASSERT_EQUAL (p.book_footprint, EBB_POL_BOOK_MEMORY);
+  const char *bad[] = { "cutoff",
+                        "cutoff=-1",
+                        "probe-ratio=0.5",
+                        "seed=1.5",
+                        "nosuch=1",
+                        "sample=maybe",
+                        "mode=x",
+                        "cutoff=1e999",
+                        "footprint-memory=lots",
+                        "book-footprint=some" };
   for (size_t i = 0; i < EBB_ARRAY_SIZE (bad); i++)
     {
       ebb_error *err = NULL;

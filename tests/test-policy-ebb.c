@@ -752,8 +752,8 @@ test_policy_adopted_is_preemptible (void)
       .est_task_sec = 3000,
       .class_hint = EBB_POL_CLASS_LONG,
       .demand = { 1000, 64 << 20 } },
-    /* 990 of 1000 leaves the victim at its (unbooked) 10-millicore footprint: a suspension
-     * (IMMEDIATE), not a graceful step the agent would apply to what it thinks was given. */
+    /* 990 of 1000 leaves the victim at its (unbooked) 10-millicore footprint: nothing
+     * useful is left, so it is a suspension (IMMEDIATE: ebb_pol_take_suspends). */
     { .ntasks = 1, .est_task_sec = 10, .demand = { 990, 64 << 20 } },
   };
   ebb_pol *p = make_ebb (1, (ebb_pol_res){ 1000, GIB }, (ebb_pol_res){ 10, 64 << 20 }, 0, jobs);
@@ -791,12 +791,101 @@ test_policy_adopted_is_preemptible (void)
   ebb_pol_free (q);
 }
 
+/* One short task of <cpu, mem> on a node full of one <1000, 128 MiB> long task: returns
+ * the SUSPEND's index in the actions (-1: none). */
+static int
+take_from_one_long (ebb_pol *p, ebb_pol_job *jobs, int64_t cpu, int64_t mem)
+{
+  jobs[0] = (ebb_pol_job){ .ntasks = 1,
+                           .est_task_sec = 3000,
+                           .class_hint = EBB_POL_CLASS_LONG,
+                           .demand = { 1000, 128 << 20 } };
+  jobs[1] = (ebb_pol_job){ .ntasks = 1, .est_task_sec = 10, .demand = { cpu, mem } };
+  ebb_pol_job_arrived (p, 0, 0);
+  ebb_pol_clear_actions (p);
+  ebb_pol_job_arrived (p, 1, 1);
+  return find_act (p, EBB_POL_ACT_SUSPEND);
+}
+
+/* The footprint stays what the user said (what the agent leaves a suspended task); what of
+ * it the books count is book_footprint, memory by default. A take that leaves the victim
+ * more CPU than the footprint is a graceful step of exactly the take; one that leaves no
+ * more is a suspension; booked whole (all), the CPU footprint stays held in the books. */
+static void
+test_policy_book_footprint (void)
+{
+  ebb_pol_job jobs[2];
+  size_t n;
+  ebb_pol *p = make_ebb (1, (ebb_pol_res){ 1000, GIB }, (ebb_pol_res){ 10, 64 << 20 }, 0, jobs);
+  CU_ASSERT_EQUAL (p->params.footprint.cpu_millis, 10); /* not overridden */
+  CU_ASSERT_EQUAL (p->params.footprint.memory_bytes, 64 << 20);
+  CU_ASSERT_EQUAL (p->params.book_footprint, EBB_POL_BOOK_MEMORY);
+  ebb_pol_res fp = ebb_pol_booked_footprint (p);
+  CU_ASSERT_EQUAL (fp.cpu_millis, 0);
+  CU_ASSERT_EQUAL (fp.memory_bytes, 64 << 20);
+  CU_ASSERT (ebb_pol_take_suspends (p, (ebb_pol_res){ 10, 64 << 20 }));
+  CU_ASSERT (!ebb_pol_take_suspends (p, (ebb_pol_res){ 11, 0 }));
+  CU_ASSERT (!ebb_pol_take_suspends (p, (ebb_pol_res){ 0, (64 << 20) + 1 }));
+  /* 980 of 1000 leaves 20 millicores (and the memory): a graceful step of 980. */
+  int i = take_from_one_long (p, jobs, 980, 0);
+  CU_ASSERT_FATAL (i >= 0);
+  const ebb_pol_action *a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_GRACEFUL);
+  CU_ASSERT_EQUAL (a[i].amount.cpu_millis, 980);
+  CU_ASSERT_EQUAL (a[i].amount.memory_bytes, 0);
+  ebb_pol_free (p);
+  free_jobs (jobs, 2);
+
+  /* Booked whole: a take of all above the footprint is a suspension, and the task keeps
+   * its 10 millicores in the books. */
+  ebb_pol_params pp;
+  ebb_pol_params_default (&pp);
+  pp.cutoff_sec = 100;
+  pp.short_part_pct = 0;
+  pp.node_cap = (ebb_pol_res){ 1000, 128 << 20 }; /* the long task fills it */
+  pp.resume_tries = 0;
+  pp.book_footprint = EBB_POL_BOOK_ALL;
+  p = ebb_pol_new ("ebb", &pp, jobs, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+  CU_ASSERT_EQUAL (p->params.book_footprint, EBB_POL_BOOK_ALL);
+  i = take_from_one_long (p, jobs, 990, 64 << 20);
+  CU_ASSERT_FATAL (i >= 0);
+  a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_IMMEDIATE);
+  CU_ASSERT_EQUAL (a[i].amount.cpu_millis, 990);
+  CU_ASSERT_EQUAL (a[i].amount.memory_bytes, 64 << 20);
+  ebb_pol_free (p);
+  free_jobs (jobs, 2);
+
+  /* Nodes without memory (a Hawk trace's slots): nothing booked by default, and booking
+   * the memory footprint is refused. */
+  pp.node_cap = (ebb_pol_res){ 1000, 0 };
+  pp.book_footprint = EBB_POL_BOOK_DEFAULT;
+  p = ebb_pol_new ("ebb", &pp, jobs, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+  CU_ASSERT_EQUAL (p->params.book_footprint, EBB_POL_BOOK_NONE);
+  CU_ASSERT_EQUAL (p->params.footprint.memory_bytes, 64 << 20);
+  ebb_pol_free (p);
+  ebb_error *err = NULL;
+  pp.book_footprint = EBB_POL_BOOK_MEMORY;
+  CU_ASSERT_PTR_NULL (ebb_pol_new ("ebb", &pp, jobs, &err));
+  CU_ASSERT_PTR_NOT_NULL_FATAL (err);
+  CU_ASSERT_PTR_NOT_NULL (strstr (err->msg, "memory footprint"));
+  ebb_error_free (&err);
+  pp.book_footprint = EBB_POL_BOOK_NONE + 1;
+  pp.node_cap = (ebb_pol_res){ 1000, GIB };
+  CU_ASSERT_PTR_NULL (ebb_pol_new ("ebb", &pp, jobs, &err));
+  CU_ASSERT_PTR_NOT_NULL (err);
+  ebb_error_free (&err);
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_fits_no_preemption),
   EBB_CU_TEST (test_slot_short_preempts_long),
   EBB_CU_TEST (test_short_never_preempts_short),
   EBB_CU_TEST (test_memory_only_as_needed),
   EBB_CU_TEST (test_footprint_and_victim_order),
+  EBB_CU_TEST (test_policy_book_footprint),
   EBB_CU_TEST (test_suspend_bound),
   EBB_CU_TEST (test_suspend_bound_counts_preemptions),
   EBB_CU_TEST (test_delayed_resumption),

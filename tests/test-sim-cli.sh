@@ -49,6 +49,9 @@ check "slot policy with node shape" 2 "single-slot" -- -p fifo $R -t "$tmp/low.j
 check "bad node memory" 2 "invalid --node-memory '12Q'" -- -p bigc -n 2 --node-cpu-millis 1000 --node-memory 12Q -t "$tmp/low.jsonl"
 check "bad mode" 2 "invalid --mode 'nice'" -- -p bigc --mode nice $R -t "$tmp/low.jsonl"
 check "gen bigc-pattern kind" 2 "unknown pattern 'mid'" -- gen bigc-pattern mid
+check "bad footprint booking" 2 "invalid --book-footprint 'some'" -- -p bigc --book-footprint some $R -t "$tmp/low.jsonl"
+check "memory footprint booked on nodes without memory" 1 "cannot book a memory footprint" -- \
+  -p ebb -n 200 -t "$tmp/g.tr" --cutoff 400 --book-footprint memory
 printf '{"submit":1,"cpu_millis":1000,"memory_bytes":0,"durations":[1]}\n{"submit":2,"cpu_millis":1000,"memory_bytes":0,"durations":[1],"prio":3}\n' >"$tmp/bad.jsonl"
 check "json trace unknown key" 1 "bad.jsonl:2: unknown key 'prio'" -- -p bigc $R -t "$tmp/bad.jsonl"
 "$sim" gen bigc-google --seed 2 -o "$tmp/g1.jsonl" && "$sim" gen bigc-google --seed 2 -o "$tmp/g2.jsonl" \
