@@ -402,7 +402,9 @@ do_suspend (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_res
     return answer_now (a, t, req, resp, sr->request_id, 200); /* already there */
   uint64_t t0 = ebb_now_usec ();
   ebb_agent_pending *p = pending_new (req, sr->request_id, 200);
-  int r = ebb_agent_op_suspend (a, t, sr->graceful, sr->cpu_millis, sr->memory_bytes, p, err);
+  ebb_agent_step step
+      = { sr->cpu_millis, sr->memory_bytes, sr->booked.cpu_millis, sr->booked.memory_bytes };
+  int r = ebb_agent_op_suspend (a, t, sr->graceful ? &step : NULL, p, err);
   return op_started (a, t, req, resp, p, r, t0, err);
 }
 

@@ -74,18 +74,21 @@ submit (ebb_agent *a, ebb_agent_task *t, ebb_cg_job_kind kind, ebb_error **err)
   ebb_cg_job job = { 0 };
   job.kind = kind;
   job.config = a->engine;
-  job.given_cores = (double)t->cpu_millis / 1000.0;
-  job.cpu_cores = (double)t->step_cpu_millis / 1000.0;
-  job.memory_bytes = t->step_memory_bytes;
+  job.step.cpu_cores = (double)t->step_cpu_millis / 1000.0;
+  job.step.memory_bytes = t->step_memory_bytes;
+  job.step.booked_cores = (double)t->step_booked_cpu_millis / 1000.0;
+  job.step.booked_memory_bytes = t->step_booked_memory_bytes;
+  job.step.given_cores = (double)t->cpu_millis / 1000.0;
   job.timeout_usec = 1000000;
   return ebb_cg_pool_submit (a->pool, t->cg, &job, on_job_done, t, err);
 }
 
 /* Starts a suspension: originals recorded and journaled first, then the pool job. */
 int
-ebb_agent_op_suspend (ebb_agent *a, ebb_agent_task *t, bool graceful, uint64_t cpu_millis,
-                      uint64_t memory_bytes, ebb_agent_pending *pending, ebb_error **err)
+ebb_agent_op_suspend (ebb_agent *a, ebb_agent_task *t, const ebb_agent_step *step,
+                      ebb_agent_pending *pending, ebb_error **err)
 {
+  bool graceful = step != NULL;
   if (!t->cg)
     return ebb_error_set (err, EBB_EGONE, "task %s has no cgroup", t->id);
   int r;
@@ -100,8 +103,10 @@ ebb_agent_op_suspend (ebb_agent *a, ebb_agent_task *t, bool graceful, uint64_t c
    * then restores all of them (the engine's own record only lists those it changed). */
   t->orig.changed |= t->orig.limits.valid;
   t->graceful = graceful;
-  t->step_cpu_millis = graceful ? cpu_millis : 0;
-  t->step_memory_bytes = graceful ? memory_bytes : 0;
+  t->step_cpu_millis = graceful ? step->cpu_millis : 0;
+  t->step_memory_bytes = graceful ? step->memory_bytes : 0;
+  t->step_booked_cpu_millis = graceful ? step->booked_cpu_millis : 0;
+  t->step_booked_memory_bytes = graceful ? step->booked_memory_bytes : 0;
   if ((r = ebb_agent_journal (a, t, err)) < 0)
     {
       /* Nothing changed: forget originals recorded just now, as the journal never had them. */

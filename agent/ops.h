@@ -9,10 +9,20 @@
 
 #include "agent/context.h"
 
+/* One graceful step as asked: what to take, and what the scheduler counts the task as
+ * holding before it (booked_*; 0: not said, the step starts from the cgroup's limits). */
+typedef struct ebb_agent_step
+{
+  uint64_t cpu_millis, memory_bytes;
+  uint64_t booked_cpu_millis, booked_memory_bytes;
+} ebb_agent_step;
+
 /* Each returns 0 when started or done; on failure negative with
- * *err, and nothing changed. pending (may be NULL) is answered when the operation ends. */
-int ebb_agent_op_suspend (ebb_agent *a, ebb_agent_task *t, bool graceful, uint64_t cpu_millis,
-                          uint64_t memory_bytes, ebb_agent_pending *pending, ebb_error **err);
+ * *err, and nothing changed. pending (may be NULL) is answered when the operation ends.
+ * ebb_agent_op_suspend: step NULL suspends at once (to the footprint), else one graceful
+ * step (ebb_cg_step). */
+int ebb_agent_op_suspend (ebb_agent *a, ebb_agent_task *t, const ebb_agent_step *step,
+                          ebb_agent_pending *pending, ebb_error **err);
 int ebb_agent_op_resume (ebb_agent *a, ebb_agent_task *t, ebb_agent_pending *pending,
                          ebb_error **err);
 int ebb_agent_op_delete (ebb_agent *a, ebb_agent_task *t, uint64_t grace_usec,

@@ -79,7 +79,7 @@ finish_transition (ebb_agent *a, ebb_agent_task *t)
     {
       t->state = t->prev_state == EBB_AGENT_SUSPENDED ? EBB_AGENT_SUSPENDED : EBB_AGENT_RUNNING;
       ebb_log_notice ("reconcile: %s: completing the interrupted suspend", t->id);
-      if (ebb_agent_op_suspend (a, t, false, 0, 0, NULL, &e) < 0)
+      if (ebb_agent_op_suspend (a, t, NULL, NULL, &e) < 0)
         ebb_log_err ("reconcile: %s: %s", t->id, ebb_error_msg (&e));
     }
   else if (s == EBB_AGENT_SUSPENDING)

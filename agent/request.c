@@ -89,10 +89,21 @@ static const ebb_json_field launch_fields[] = {
 static const ebb_json_schema launch_schema
     = { launch_fields, EBB_ARRAY_SIZE (launch_fields), false };
 
+/* A step's "booked": the task's holding before it, as the scheduler counts it (at least the
+ * step, at most what a task may be given). */
+static const ebb_json_field booked_fields[] = {
+  F_U64 ("cpu_millis", false, ebb_agent_booked, cpu_millis, 1, EBB_AGENT_CPU_MILLIS_MAX),
+  F_U64 ("memory_bytes", false, ebb_agent_booked, memory_bytes, 1, EBB_AGENT_MEMORY_BYTES_MAX),
+};
+static const ebb_json_schema booked_schema
+    = { booked_fields, EBB_ARRAY_SIZE (booked_fields), false };
+
 static const ebb_json_field suspend_fields[] = {
   F_STR ("mode", true, ebb_agent_suspend_req, mode, 9, validate_mode),
   F_U64 ("cpu_millis", false, ebb_agent_suspend_req, cpu_millis, 0, EBB_AGENT_CPU_MILLIS_MAX),
   F_U64 ("memory_bytes", false, ebb_agent_suspend_req, memory_bytes, 0, EBB_AGENT_MEMORY_BYTES_MAX),
+  { "booked", EBB_JSON_OBJECT, false, offsetof (ebb_agent_suspend_req, booked), 0, 0, 0, 0, 0, 0, 0,
+    0, NULL, NULL, &booked_schema },
   F_STR ("request_id", false, ebb_agent_suspend_req, request_id, REQUEST_ID_MAX,
          ebb_json_validate_id),
   F_U64 ("generation", false, ebb_agent_suspend_req, generation, 1, UINT64_MAX),
@@ -148,7 +159,23 @@ ebb_agent_launch_req_clear (ebb_agent_launch_req *r)
   ebb_json_schema_free (&launch_schema, r);
 }
 
-/* Parses a suspend request: graceful needs a step, immediate takes none. */
+/* Checks one resource of a step's "booked": given only with a step of that resource, and
+ * at least the step (a step takes a part of what the task holds). */
+static int
+check_booked (const char *name, uint64_t step, uint64_t booked, ebb_error **err)
+{
+  if (booked && !step)
+    return ebb_error_set (err, EBB_EPARSE, "field \"booked.%s\": only with a step of \"%s\"", name,
+                          name);
+  if (booked && step > booked)
+    return ebb_error_set (err, EBB_ERANGE,
+                          "field \"%s\": a step of %llu is more than \"booked.%s\" (%llu)", name,
+                          (unsigned long long)step, name, (unsigned long long)booked);
+  return 0;
+}
+
+/* Parses a suspend request: graceful needs a step, and may say what the task holds before
+ * it ("booked"); immediate takes neither. */
 int
 ebb_agent_parse_suspend (json_object *obj, ebb_agent_suspend_req *out, ebb_error **err)
 {
@@ -161,13 +188,20 @@ ebb_agent_parse_suspend (json_object *obj, ebb_agent_suspend_req *out, ebb_error
   out->graceful = strcmp (out->mode, "graceful") == 0;
   bool has_step = json_object_object_get_ex (obj, "cpu_millis", NULL)
                   || json_object_object_get_ex (obj, "memory_bytes", NULL);
-  if (!out->graceful && has_step)
+  bool has_booked = json_object_object_get_ex (obj, "booked", NULL);
+  if (!out->graceful && (has_step || has_booked))
     return ebb_error_set (err, EBB_EPARSE,
-                          "field \"cpu_millis\"/\"memory_bytes\": only for mode \"graceful\"");
+                          "field \"cpu_millis\"/\"memory_bytes\"/\"booked\": only for mode "
+                          "\"graceful\"");
   if (out->graceful && out->cpu_millis == 0 && out->memory_bytes == 0)
     return ebb_error_set (err, EBB_EPARSE,
                           "mode \"graceful\" needs \"cpu_millis\" and/or \"memory_bytes\" > 0");
-  return 0;
+  if (has_booked && out->booked.cpu_millis == 0 && out->booked.memory_bytes == 0)
+    return ebb_error_set (err, EBB_EPARSE,
+                          "field \"booked\": needs \"cpu_millis\" and/or \"memory_bytes\"");
+  if ((r = check_booked ("cpu_millis", out->cpu_millis, out->booked.cpu_millis, err)) < 0)
+    return r;
+  return check_booked ("memory_bytes", out->memory_bytes, out->booked.memory_bytes, err);
 }
 
 /* Frees what a suspend request holds. */

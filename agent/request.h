@@ -24,11 +24,18 @@ typedef struct ebb_agent_launch_req
   uint64_t generation; /* 0: none */
 } ebb_agent_launch_req;
 
+/* What the scheduler counts a task as holding (a suspend request's "booked"); 0: not said. */
+typedef struct ebb_agent_booked
+{
+  uint64_t cpu_millis, memory_bytes;
+} ebb_agent_booked;
+
 typedef struct ebb_agent_suspend_req
 {
   char *mode, *request_id;
-  uint64_t cpu_millis, memory_bytes;
-  uint64_t generation; /* 0: not checked */
+  uint64_t cpu_millis, memory_bytes; /* graceful: the step */
+  ebb_agent_booked booked;           /* graceful: what the task holds before the step */
+  uint64_t generation;               /* 0: not checked */
   bool graceful;
 } ebb_agent_suspend_req;
 

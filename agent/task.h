@@ -92,6 +92,9 @@ typedef struct ebb_agent_task
   unsigned n_replies;
 
   /* Runtime only (not journaled). */
+  /* The current step's "booked" (see ebb_agent_step): an interrupted step is not replayed
+   * after a crash (agent/reconcile.c), so nothing needs it then. */
+  uint64_t step_booked_cpu_millis, step_booked_memory_bytes;
   ebb_cg *cg;
   ebb_cg_limits applied;
   ebb_cg_stats stats;

@@ -345,15 +345,30 @@ ebb_cg_state ebb_cg_get_state (const ebb_cg *cg);
 int ebb_cg_suspend (ebb_cg *cg, const ebb_cg_engine_config *cfg, ebb_cg_result *res,
                     ebb_error **err);
 
-/* Graceful step: lowers the CPU limit by cpu_cores (e.g. 0.5) and the memory limit by
- * memory_bytes below the current effective limits (bounded below by the footprint). An
- * unlimited CPU limit counts as given_cores, what the task was given (its allocation, the
- * whole of which the scheduler's amounts are parts); given_cores 0: all online CPUs. If
- * thrashing is detected afterwards, puts the cgroup at the CPU footprint and reports
- * EBB_CG_STATE_FROZEN_OUT. A frozen-out cgroup is not stepped again (returns 0, no change).
- * Returns 0 and *res; EBB_EGONE; negative on failure. */
-int ebb_cg_step (ebb_cg *cg, const ebb_cg_engine_config *cfg, double given_cores, double cpu_cores,
-                 uint64_t memory_bytes, ebb_cg_result *res, ebb_error **err);
+/* One graceful step: what to take, and from what. */
+typedef struct ebb_cg_step_req
+{
+  double cpu_cores;      /* CPU to take (e.g. 0.5); 0: the CPU limit is left alone */
+  uint64_t memory_bytes; /* memory to take; 0: the memory limit is left alone */
+  /* What the scheduler counts the task as holding before this step (0: not said). Given,
+   * the new limit is this less the amount taken, whatever the cgroup's limit or usage (the
+   * scheduler's amounts are parts of its own books): an unlimited container the scheduler
+   * booked at one CPU is left at one CPU less the step, not at all online CPUs less it. */
+  double booked_cores;
+  uint64_t booked_memory_bytes;
+  /* Without booked_cores, an unlimited CPU limit counts as this (the task's allocation as
+   * the caller knows it); 0: all online CPUs. */
+  double given_cores;
+} ebb_cg_step_req;
+
+/* Graceful step: lowers the CPU limit by req->cpu_cores and the memory limit by
+ * req->memory_bytes, from what req says the task holds (booked), else from the current
+ * effective limits (memory: the usage when lower), bounded below by the footprint. A step
+ * never raises a limit. If thrashing is detected afterwards, puts the cgroup at the CPU
+ * footprint and reports EBB_CG_STATE_FROZEN_OUT. A frozen-out cgroup is not stepped again
+ * (returns 0, no change). Returns 0 and *res; EBB_EGONE; negative on failure. */
+int ebb_cg_step (ebb_cg *cg, const ebb_cg_engine_config *cfg, const ebb_cg_step_req *req,
+                 ebb_cg_result *res, ebb_error **err);
 
 /* Resume: restores the recorded originals exactly, memory first (memory.max, memory.high,
  * swap.max), then CPU (period/quota, burst). Without recorded originals it does nothing.
@@ -378,9 +393,8 @@ typedef struct ebb_cg_job
 {
   ebb_cg_job_kind kind;
   ebb_cg_engine_config config; /* SUSPEND, STEP, RESUME */
-  double given_cores;          /* STEP: the task's allocation (see ebb_cg_step()) */
-  double cpu_cores;            /* STEP */
-  uint64_t memory_bytes;       /* STEP; RECLAIM: bytes to reclaim */
+  ebb_cg_step_req step;        /* STEP (see ebb_cg_step()) */
+  uint64_t memory_bytes;       /* RECLAIM: bytes to reclaim */
   uint64_t timeout_usec;       /* FREEZE, THAW */
 } ebb_cg_job;
 

@@ -78,8 +78,7 @@ run_job (job *j)
       j->rc = ebb_cg_suspend (j->cg, &s->config, &j->res, &j->err);
       break;
     case EBB_CG_JOB_STEP:
-      j->rc = ebb_cg_step (j->cg, &s->config, s->given_cores, s->cpu_cores, s->memory_bytes,
-                           &j->res, &j->err);
+      j->rc = ebb_cg_step (j->cg, &s->config, &s->step, &j->res, &j->err);
       break;
     case EBB_CG_JOB_RESUME:
       j->rc = ebb_cg_resume (j->cg, &s->config, &j->res, &j->err);

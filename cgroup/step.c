@@ -16,53 +16,64 @@ fault_count (const ebb_cg_stats *st)
   return st->pgmajfault + st->swapin_pages;
 }
 
-/* The CPU quota the step starts from, as usec per period. Unlimited counts as what the task
- * was given (its allocation): the scheduler's amount is a part of that allocation, so taking
- * it from all online CPUs would leave the task far above the footprint (a 990-millicore step
- * on a 2-CPU host left 1.01 CPUs instead of 10 millicores). Without an allocation, unlimited
- * counts as all online CPUs. */
+/* The CPU quota the step starts from, as usec per period. What the scheduler booked when
+ * it says (its amount is a part of that), else the limit in force. Unlimited then counts as
+ * what the task was given (its allocation as the caller knows it): taking the amount from
+ * all online CPUs would leave the task far above the footprint (a 990-millicore step on a
+ * 2-CPU host left 1.01 CPUs instead of 10 millicores). Without either, unlimited counts as
+ * all online CPUs. */
 static uint64_t
-effective_quota (const ebb_cg_limits *l, uint64_t period, double given_cores)
+base_quota (const ebb_cg_limits *l, uint64_t period, const ebb_cg_step_req *req)
 {
+  if (req->booked_cores > 0)
+    return (uint64_t)llround (req->booked_cores * (double)period);
   if (l->cpu_quota_usec != EBB_CG_MAX)
     return l->cpu_quota_usec;
-  if (given_cores > 0)
-    return (uint64_t)llround (given_cores * (double)period);
+  if (req->given_cores > 0)
+    return (uint64_t)llround (req->given_cores * (double)period);
   long n = sysconf (_SC_NPROCESSORS_ONLN);
   return (uint64_t)(n > 0 ? n : 1) * period;
 }
 
 static int
-step_cpu (ebb_cg *cg, const ebb_cg_engine_config *cfg, double given_cores, double cores,
+step_cpu (ebb_cg *cg, const ebb_cg_engine_config *cfg, const ebb_cg_step_req *req,
           const ebb_cg_limits *l, ebb_error **err)
 {
-  if (!(l->valid & EBB_CG_LIM_CPU) || cores <= 0)
+  if (!(l->valid & EBB_CG_LIM_CPU) || req->cpu_cores <= 0)
     return 0;
   uint64_t period = l->cpu_period_usec ? l->cpu_period_usec : EBB_CG_FOOTPRINT_PERIOD_USEC;
-  uint64_t q = effective_quota (l, period, given_cores);
-  uint64_t take = (uint64_t)llround (cores * (double)period);
+  uint64_t q = base_quota (l, period, req);
+  uint64_t take = (uint64_t)llround (req->cpu_cores * (double)period);
   /* The footprint expressed in this period, never below the kernel's 1000 µs floor. */
   uint64_t floor_q = cfg->footprint_quota_usec * period / cfg->footprint_period_usec;
   if (floor_q < EBB_CG_QUOTA_MIN_USEC)
     floor_q = EBB_CG_QUOTA_MIN_USEC;
   uint64_t nq = q > floor_q + take ? q - take : floor_q;
+  if (l->cpu_quota_usec != EBB_CG_MAX && nq >= l->cpu_quota_usec)
+    return 0; /* a step never gives CPU back (booked above the limit in force) */
   return ebb_cg_set_cpu (cg, nq, period, err);
 }
 
 static int
-step_memory (ebb_cg *cg, const ebb_cg_engine_config *cfg, uint64_t bytes, const ebb_cg_limits *l,
-             uint64_t usage, ebb_error **err)
+step_memory (ebb_cg *cg, const ebb_cg_engine_config *cfg, const ebb_cg_step_req *req,
+             const ebb_cg_limits *l, uint64_t usage, ebb_error **err)
 {
+  uint64_t bytes = req->memory_bytes;
   if (bytes == 0)
     return 0;
   int v2 = cg->ops->set_memory_high != NULL;
-  uint64_t cur = v2 ? l->memory_high_bytes : l->memory_max_bytes;
-  if (cur == EBB_CG_MAX || cur > usage)
-    cur = usage; /* step from what the task uses, not from an unused limit */
+  uint64_t limit = v2 ? l->memory_high_bytes : l->memory_max_bytes;
+  uint64_t cur = req->booked_memory_bytes;
+  if (!cur)
+    {
+      cur = limit;
+      if (cur == EBB_CG_MAX || cur > usage)
+        cur = usage; /* step from what the task uses, not from an unused limit */
+    }
   uint64_t target
       = cur > cfg->footprint_memory_bytes + bytes ? cur - bytes : cfg->footprint_memory_bytes;
   if (v2)
-    return ebb_cg_set_memory_high (cg, target, err);
+    return target < limit ? ebb_cg_set_memory_high (cg, target, err) : 0;
   if (cg->ops->set_oom_kill_disable && !cg->orig.oom_kill_disabled)
     {
       int r = cg->ops->set_oom_kill_disable (cg, 1, err);
@@ -92,8 +103,8 @@ thrashing (ebb_cg *cg, const ebb_cg_engine_config *cfg, const ebb_cg_stats *st)
 }
 
 int
-ebb_cg_step (ebb_cg *cg, const ebb_cg_engine_config *cfg, double given_cores, double cpu_cores,
-             uint64_t memory_bytes, ebb_cg_result *res, ebb_error **err)
+ebb_cg_step (ebb_cg *cg, const ebb_cg_engine_config *cfg, const ebb_cg_step_req *req,
+             ebb_cg_result *res, ebb_error **err)
 {
   ebb_cg_engine_config def;
   cfg = ebb_cg_engine_begin (cfg, &def, res);
@@ -115,9 +126,9 @@ ebb_cg_step (ebb_cg *cg, const ebb_cg_engine_config *cfg, double given_cores, do
   if (r >= 0)
     r = ebb_cg_read_limits (cg, &l, err);
   if (r >= 0)
-    r = step_cpu (cg, cfg, given_cores, cpu_cores, &l, err);
+    r = step_cpu (cg, cfg, req, &l, err);
   if (r >= 0)
-    r = step_memory (cg, cfg, memory_bytes, &l, st.memory_current_bytes, err);
+    r = step_memory (cg, cfg, req, &l, st.memory_current_bytes, err);
   if (r < 0)
     return ebb_error_wrap (err, "graceful step on %s", cg->path);
   cg->orig.state = EBB_CG_STATE_SHRUNK;

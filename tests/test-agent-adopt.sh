@@ -3,7 +3,8 @@
 # cgroup under --adopt-root, with its own limits; suspend -> <= 2% of a CPU (from /proc),
 # resume -> its own limits again; kill -9 of the agent while suspended -> still suspended
 # after the restart; DELETE -> limits restored, task forgotten, process still running. A
-# cgroup without a CPU limit: a graceful step takes its amount from the task's allocation.
+# cgroup without a CPU limit: a graceful step takes its amount from the task's allocation,
+# or without one from what the step says was booked.
 . "${EBB_TOP_SRCDIR:-.}/tests/agent/lib.sh"
 setup_cgroups
 A="$CGP/adoptable/a1"
@@ -70,6 +71,22 @@ set -- $(cpu_pct2 "$BURNER2")
 [ "$1" -le 2 ] && ok "stepped burner at $1% of a CPU" || fail "stepped burner uses $1%"
 api POST /v1/tasks/a2/resume
 [ "$STATUS" = 200 ] && [ "$(quota2)" = "$UNLIMITED" ] && ok "resume -> no CPU limit again" || fail "resume a2: $(quota2)"
+# Adopted with no allocation at all (the agent knows of none), the scheduler says in the
+# step what it booked: 500 of a booked 1000 leaves 500, not the host's CPUs less 500.
+api DELETE /v1/tasks/a2
+[ "$STATUS" = 200 ] || fail "delete a2: $STATUS $(body)"
+api POST /v1/tasks/adopt "{\"cgroup\":\"$B\",\"id\":\"a3\",\"job\":\"jb\",\"class\":\"long\"}"
+[ "$STATUS" = 201 ] && [ "$(field .limits.cpu_millis)" = 0 ] || fail "adopt a3: $STATUS $(body)"
+api POST /v1/tasks/a3/suspend '{"mode":"graceful","cpu_millis":500,"booked":{"cpu_millis":1000}}'
+[ "$STATUS" = 200 ] && [ "$(quota2)" = 50000 ] && ok "graceful 500 of a booked 1000 without a CPU limit or an allocation -> quota 50000" ||
+  fail "graceful with booked: $STATUS $(quota2) $(body)"
+api POST /v1/tasks/a3/suspend '{"mode":"graceful","cpu_millis":490,"booked":{"cpu_millis":500}}'
+[ "$STATUS" = 200 ] && [ "$(quota2)" = 1000 ] && ok "a second step from the booked 500 -> quota 1000 (the footprint)" ||
+  fail "second step: $STATUS $(quota2) $(body)"
+set -- $(cpu_pct2 "$BURNER2")
+[ "$1" -le 2 ] && ok "stepped burner at $1% of a CPU" || fail "stepped burner uses $1%"
+api POST /v1/tasks/a3/resume
+[ "$STATUS" = 200 ] && [ "$(quota2)" = "$UNLIMITED" ] && ok "resume -> no CPU limit again" || fail "resume a3: $(quota2)"
 stop_agent TERM
 kill -9 "$BURNER" "$BURNER2"
 exit $FAILED

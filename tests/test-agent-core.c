@@ -189,6 +189,44 @@ test_parse_suspend_adopt (void)
   CU_ASSERT_EQUAL (s.generation, 3);
   CU_ASSERT_STRING_EQUAL (s.request_id, "c-1");
   ebb_agent_suspend_req_clear (&s);
+  /* What the scheduler booked for the task, graceful only, at least the step. */
+  CU_ASSERT_EQUAL (suspend_rc ("{\"mode\":\"graceful\",\"cpu_millis\":990,"
+                               "\"memory_bytes\":4194304,\"booked\":{\"cpu_millis\":1000,"
+                               "\"memory_bytes\":67108864}}",
+                               &s),
+                   0);
+  CU_ASSERT_EQUAL (s.booked.cpu_millis, 1000);
+  CU_ASSERT_EQUAL (s.booked.memory_bytes, 67108864);
+  ebb_agent_suspend_req_clear (&s);
+  CU_ASSERT_EQUAL (suspend_rc ("{\"mode\":\"graceful\",\"cpu_millis\":1000,"
+                               "\"booked\":{\"cpu_millis\":1000}}",
+                               &s),
+                   0);
+  CU_ASSERT_EQUAL (s.booked.cpu_millis, 1000);
+  CU_ASSERT_EQUAL (s.booked.memory_bytes, 0);
+  ebb_agent_suspend_req_clear (&s);
+  static const char *const bad_booked[] = {
+    "{\"mode\":\"immediate\",\"booked\":{\"cpu_millis\":1000}}",
+    "{\"mode\":\"graceful\",\"cpu_millis\":100,\"booked\":{\"cpu_millis\":50}}",
+    "{\"mode\":\"graceful\",\"cpu_millis\":100,\"booked\":{\"memory_bytes\":67108864}}",
+    "{\"mode\":\"graceful\",\"cpu_millis\":100,\"booked\":{}}",
+    "{\"mode\":\"graceful\",\"cpu_millis\":100,\"booked\":{\"cpu_millis\":0}}",
+    "{\"mode\":\"graceful\",\"cpu_millis\":100,\"booked\":{\"cpu_millis\":-1000}}",
+    "{\"mode\":\"graceful\",\"cpu_millis\":100,\"booked\":{\"cpu_millis\":\"1000\"}}",
+    "{\"mode\":\"graceful\",\"cpu_millis\":100,\"booked\":{\"cpu_millis\":1000.5}}",
+    "{\"mode\":\"graceful\",\"cpu_millis\":100,\"booked\":{\"cpu_millis\":1e30}}",
+    "{\"mode\":\"graceful\",\"cpu_millis\":100,\"booked\":{\"cpu_millis\":1024001}}",
+    "{\"mode\":\"graceful\",\"memory_bytes\":1,\"booked\":{\"memory_bytes\":17592186044417}}",
+    "{\"mode\":\"graceful\",\"cpu_millis\":100,\"booked\":{\"cpu_millis\":1000,\"x\":1}}",
+    "{\"mode\":\"graceful\",\"cpu_millis\":100,\"booked\":[1000]}",
+    "{\"mode\":\"graceful\",\"cpu_millis\":100,\"booked\":null}",
+    "{\"mode\":\"graceful\",\"cpu_millis\":100,\"booked\":1000}",
+  };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bad_booked); i++)
+    {
+      CU_ASSERT (suspend_rc (bad_booked[i], &s) < 0);
+      ebb_agent_suspend_req_clear (&s);
+    }
   CU_ASSERT (suspend_rc ("{\"mode\":\"immediate\",\"generation\":0}", &s) < 0);
   ebb_agent_suspend_req_clear (&s);
   CU_ASSERT (suspend_rc ("{\"mode\":\"immediate\",\"generation\":-1}", &s) < 0);

@@ -359,20 +359,29 @@ test_graceful_step_fake (void)
   ebb_cg_engine_config cfg;
   ebb_cg_engine_config_init (&cfg);
   ebb_cg_result res;
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg,
+                                &(ebb_cg_step_req){ .cpu_cores = 0.5, .memory_bytes = 64 << 20 },
+                                &res, NULL),
+                   0);
   CU_ASSERT_STRING_EQUAL (get ("cg/s/cpu.max"), "150000 100000");
   CU_ASSERT_STRING_EQUAL (get ("cg/s/memory.high"), "247463936"); /* 300 MiB - 64 MiB */
   CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_SHRUNK);
   CU_ASSERT_FALSE (res.thrashing);
   /* thrashing appears: memory PSI over the threshold */
   put ("cg/s/memory.pressure", "some avg10=55.00 avg60=0.00 avg300=0.00 total=20\n");
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg,
+                                &(ebb_cg_step_req){ .cpu_cores = 0.5, .memory_bytes = 64 << 20 },
+                                &res, NULL),
+                   0);
   CU_ASSERT_TRUE (res.thrashing);
   CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_FROZEN_OUT);
   CU_ASSERT_STRING_EQUAL (get ("cg/s/cpu.max"), "1000 100000");
   /* frozen out: further steps change nothing */
   put ("cg/s/cpu.max", "1000 100000\n");
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg,
+                                &(ebb_cg_step_req){ .cpu_cores = 0.5, .memory_bytes = 64 << 20 },
+                                &res, NULL),
+                   0);
   CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_FROZEN_OUT);
   CU_ASSERT_STRING_EQUAL (get ("cg/s/memory.high"), "180355072"); /* second step only */
   CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
@@ -398,33 +407,128 @@ test_graceful_step_unlimited_cpu (void)
   ebb_cg_engine_config_init (&cfg);
   ebb_cg_result res;
   /* given 1 CPU, asked for 0.99: 1% of a CPU left */
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 1.0, 0.99, 0, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg,
+                                &(ebb_cg_step_req){ .cpu_cores = 0.99, .given_cores = 1.0 }, &res,
+                                NULL),
+                   0);
   CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), "1000 100000");
   CU_ASSERT_EQUAL (res.cpu_quota_usec, 1000);
   /* given 1 CPU, asked for 0.9: 10% left (a part of the allocation, not of the host) */
   CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
   CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), "max 100000");
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 1.0, 0.9, 0, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg,
+                                &(ebb_cg_step_req){ .cpu_cores = 0.9, .given_cores = 1.0 }, &res,
+                                NULL),
+                   0);
   CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), "10000 100000");
   /* a second step goes on from the limit now in force, not from the allocation */
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 1.0, 0.05, 0, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg,
+                                &(ebb_cg_step_req){ .cpu_cores = 0.05, .given_cores = 1.0 }, &res,
+                                NULL),
+                   0);
   CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), "5000 100000");
   CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
   CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), "max 100000");
   /* no allocation known: unlimited is all online CPUs */
   long n = sysconf (_SC_NPROCESSORS_ONLN);
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 0, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, &(ebb_cg_step_req){ .cpu_cores = 0.5 }, &res, NULL), 0);
   char want[64];
   snprintf (want, sizeof want, "%ld 100000", (n > 0 ? n : 1) * 100000 - 50000);
   CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), want);
   CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
   /* a limited cpu.max is the base whatever the allocation */
   put ("cg/u/cpu.max", "50000 100000\n");
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 1.0, 0.3, 0, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg,
+                                &(ebb_cg_step_req){ .cpu_cores = 0.3, .given_cores = 1.0 }, &res,
+                                NULL),
+                   0);
   CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), "20000 100000");
   CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
   CU_ASSERT_STRING_EQUAL (get ("cg/u/cpu.max"), "50000 100000");
   ebb_cg_close (cg);
+  ebb_cg_ctx_free (ctx);
+}
+
+/* A step with what the scheduler booked: the new limits are the booked holding less the
+ * step, whatever the cgroup's limit (unlimited: no guess from the online CPUs) or usage,
+ * floored at the footprint, and never above the limits in force. */
+static void
+test_graceful_step_booked (void)
+{
+  ebb_cg_ctx *ctx = fake_ctx (NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (ctx);
+  v2_cgroup ("cg/k"); /* cpu.max max, memory.high max, 300 MiB used */
+  ebb_cg *cg = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_cg_open_path (ctx, "/k", 0, &cg, NULL), 0);
+  ebb_cg_engine_config cfg;
+  ebb_cg_engine_config_init (&cfg);
+  ebb_cg_result res;
+  /* Unlimited, booked at one CPU (the task's own idea, given_cores, is 4): 990 of 1000
+   * leaves the footprint, not 3.01 CPUs. */
+  ebb_cg_step_req rq = { .cpu_cores = 0.99, .booked_cores = 1.0, .given_cores = 4.0 };
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, &rq, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/k/cpu.max"), "1000 100000");
+  CU_ASSERT_STRING_EQUAL (get ("cg/k/memory.high"), "max"); /* no memory step */
+  CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
+  /* Memory from the books, not from the usage: booked 512 MiB less 128 MiB is 384 MiB
+   * (above the 300 MiB used: nothing to reclaim, the task is held to its books). */
+  rq = (ebb_cg_step_req){ .cpu_cores = 0.4,
+                          .memory_bytes = 128 << 20,
+                          .booked_cores = 1.0,
+                          .booked_memory_bytes = 512 << 20 };
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, &rq, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/k/cpu.max"), "60000 100000");
+  CU_ASSERT_STRING_EQUAL (get ("cg/k/memory.high"), "402653184");
+  CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_SHRUNK);
+  /* The next step of the same suspension: booked is what the first one left. */
+  rq = (ebb_cg_step_req){ .cpu_cores = 0.5,
+                          .memory_bytes = 256 << 20,
+                          .booked_cores = 0.6,
+                          .booked_memory_bytes = 384 << 20 };
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, &rq, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/k/cpu.max"), "10000 100000");
+  CU_ASSERT_STRING_EQUAL (get ("cg/k/memory.high"), "134217728");
+  /* Booked above the limits in force (a step arriving late): nothing is raised. */
+  rq = (ebb_cg_step_req){ .cpu_cores = 0.2,
+                          .memory_bytes = 64 << 20,
+                          .booked_cores = 1.0,
+                          .booked_memory_bytes = 512 << 20 };
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, &rq, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/k/cpu.max"), "10000 100000");
+  CU_ASSERT_STRING_EQUAL (get ("cg/k/memory.high"), "134217728");
+  /* A step below the footprint stops at it. */
+  rq = (ebb_cg_step_req){ .memory_bytes = 100 << 20, .booked_memory_bytes = 128 << 20 };
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, &rq, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/k/memory.high"), "67108864");
+  CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/k/cpu.max"), "max 100000");
+  CU_ASSERT_STRING_EQUAL (get ("cg/k/memory.high"), "max");
+  /* A limit above the books (the scheduler booked less than the cgroup allows): from the
+   * books. */
+  put ("cg/k/cpu.max", "200000 100000\n");
+  rq = (ebb_cg_step_req){ .cpu_cores = 0.5, .booked_cores = 1.0 };
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, &rq, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/k/cpu.max"), "50000 100000");
+  CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/k/cpu.max"), "200000 100000");
+  ebb_cg_close (cg);
+
+  /* v1: cfs_quota_us -1 and no memory limit; the same books give the same limits. */
+  ebb_cg_ctx *v1 = fake_v1_ctx ();
+  CU_ASSERT_PTR_NOT_NULL_FATAL (v1);
+  CU_ASSERT_EQUAL_FATAL (ebb_cg_open_pid (v1, 200, 0, &cg, NULL), 0);
+  rq = (ebb_cg_step_req){ .cpu_cores = 0.99,
+                          .memory_bytes = 128 << 20,
+                          .booked_cores = 1.0,
+                          .booked_memory_bytes = 256 << 20 };
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, NULL, &rq, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("v1/cpu,cpuacct/c/t/cpu.cfs_quota_us"), "1000");
+  CU_ASSERT_STRING_EQUAL (get ("v1/memory/m/t/memory.limit_in_bytes"), "134217728");
+  CU_ASSERT_EQUAL (ebb_cg_resume (cg, NULL, &res, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("v1/cpu,cpuacct/c/t/cpu.cfs_quota_us"), "-1");
+  CU_ASSERT_STRING_EQUAL (get ("v1/memory/m/t/memory.limit_in_bytes"), "-1");
+  ebb_cg_close (cg);
+  ebb_cg_ctx_free (v1);
   ebb_cg_ctx_free (ctx);
 }
 
@@ -638,13 +742,22 @@ test_thrash_by_faults (void)
   ebb_cg_engine_config_init (&cfg);
   cfg.thrash_majfault_delta = 100;
   ebb_cg_result res;
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg,
+                                &(ebb_cg_step_req){ .cpu_cores = 0.5, .memory_bytes = 64 << 20 },
+                                &res, NULL),
+                   0);
   CU_ASSERT_FALSE (res.thrashing);
   put ("cg/f/memory.stat", "anon 310000000\nfile 4572800\npgmajfault 50\n"); /* +47 */
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg,
+                                &(ebb_cg_step_req){ .cpu_cores = 0.5, .memory_bytes = 64 << 20 },
+                                &res, NULL),
+                   0);
   CU_ASSERT_FALSE (res.thrashing);
   put ("cg/f/memory.stat", "anon 310000000\nfile 4572800\npgmajfault 500\n"); /* +450 */
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 64 << 20, &res, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg,
+                                &(ebb_cg_step_req){ .cpu_cores = 0.5, .memory_bytes = 64 << 20 },
+                                &res, NULL),
+                   0);
   CU_ASSERT_TRUE (res.thrashing);
   CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_FROZEN_OUT);
   CU_ASSERT_STRING_EQUAL (get ("cg/f/cpu.max"), "1000 100000");
@@ -663,6 +776,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_engine_v2_order_and_restore),
   EBB_CU_TEST (test_graceful_step_fake),
   EBB_CU_TEST (test_graceful_step_unlimited_cpu),
+  EBB_CU_TEST (test_graceful_step_booked),
   EBB_CU_TEST (test_freeze_timeout_rolls_back),
   EBB_CU_TEST (test_create_child_enables_controllers),
   EBB_CU_TEST (test_pool),

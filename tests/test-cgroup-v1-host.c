@@ -96,7 +96,10 @@ test_step_unlimited_cpu (void)
   CU_ASSERT_STRING_EQUAL (q, "-1");
   ebb_error *err = NULL;
   ebb_cg_result res;
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, NULL, 1.0, 0.99, 0, &res, &err), 0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, NULL,
+                                &(ebb_cg_step_req){ .cpu_cores = 0.99, .given_cores = 1.0 }, &res,
+                                &err),
+                   0);
   if (err)
     printf ("step: %s\n", ebb_error_msg (&err));
   ebb_error_free (&err);

@@ -271,7 +271,11 @@ test_graceful_steps (void)
     {
       ebb_cg_result res;
       ebb_error *err = NULL;
-      CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, 0, 0.5, 64ULL << 20, &res, &err), 0);
+      CU_ASSERT_EQUAL (
+          ebb_cg_step (cg, &cfg,
+                       &(ebb_cg_step_req){ .cpu_cores = 0.5, .memory_bytes = 64ULL << 20 }, &res,
+                       &err),
+          0);
       if (err)
         printf ("step: %s\n", ebb_error_msg (&err));
       ebb_error_free (&err);
