@@ -103,12 +103,8 @@ typedef struct ebb_ctl_task
   int64_t exit_status;
   bool has_exit;
   bool kill_wanted;
-  bool pkill;       /* a KILL of the policy is under way: its exit re-queues the task */
-  bool owed_resume; /* suspended when a new policy took it over: it owes a RESUME */
-  /* Adopted with no CPU limit the agent knows of: the controller booked its default, which
-   * the agent cannot apply a graceful step to (it would step from all online CPUs), so its
-   * suspensions go out IMMEDIATE. In memory only: after a restart a step may be graceful. */
-  bool cpu_guessed;
+  bool pkill;            /* a KILL of the policy is under way: its exit re-queues the task */
+  bool owed_resume;      /* suspended when a new policy took it over: it owes a RESUME */
   double owed_resume_at; /* when that RESUME was last sent */
   uint32_t suspensions;
   uint32_t attempts; /* agent call attempts for the current command */

@@ -116,7 +116,6 @@ set_allocation (ebb_ctl *c, ebb_ctl_task *t, json_object *answer)
   if (!cpu)
     {
       uint64_t v = answer_limit (answer, true);
-      t->cpu_guessed = v == 0;
       cpu = v ? v : DEFAULT_CPU_MILLIS;
       if (cpu < EBB_CTL_CPU_MILLIS_MIN)
         cpu = EBB_CTL_CPU_MILLIS_MIN;

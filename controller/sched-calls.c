@@ -390,21 +390,38 @@ ebb_ctl_send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int
   outbox_push (k);
 }
 
-/* POST /v1/tasks/ID/suspend (graceful: one step of amount) or /resume. */
+/* The body of a graceful step: each resource it takes, with what the task holds of it
+ * before the step (the agent's "booked": present with a step of the same resource). */
 static void
-send_op (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, bool graceful, ebb_pol_res amount,
-         bool told)
+add_step (json_object *b, ebb_pol_res amount, ebb_pol_res booked)
+{
+  json_object *bk = json_object_new_object ();
+  if (amount.cpu_millis > 0)
+    {
+      ebb_json_add_uint64 (b, "cpu_millis", (uint64_t)amount.cpu_millis);
+      ebb_json_add_uint64 (bk, "cpu_millis", (uint64_t)booked.cpu_millis);
+    }
+  if (amount.memory_bytes > 0)
+    {
+      ebb_json_add_uint64 (b, "memory_bytes", (uint64_t)amount.memory_bytes);
+      ebb_json_add_uint64 (bk, "memory_bytes", (uint64_t)booked.memory_bytes);
+    }
+  json_object_object_add (b, "booked", bk);
+}
+
+/* POST /v1/tasks/ID/suspend (graceful, booked non-NULL: one step of amount) or /resume. */
+static void
+send_op (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, const ebb_pol_res *booked,
+         ebb_pol_res amount, bool told)
 {
   call *k = call_new (c, kind, t, t->generation, t->node);
   cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, t->generation);
   json_object *b = json_object_new_object ();
   if (kind == CALL_SUSPEND)
     {
-      ebb_json_add_string (b, "mode", graceful ? "graceful" : "immediate");
-      if (graceful && amount.cpu_millis > 0)
-        ebb_json_add_uint64 (b, "cpu_millis", (uint64_t)amount.cpu_millis);
-      if (graceful && amount.memory_bytes > 0)
-        ebb_json_add_uint64 (b, "memory_bytes", (uint64_t)amount.memory_bytes);
+      ebb_json_add_string (b, "mode", booked ? "graceful" : "immediate");
+      if (booked)
+        add_step (b, amount, *booked);
     }
   /* One request id per operation: the sequence number of the decision that carries it
    * (committed just before). A count kept in memory would start again after a restart, and
@@ -428,16 +445,17 @@ send_op (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, bool graceful, ebb
 
 /* See sched.h. */
 void
-ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, bool graceful, ebb_pol_res amount, bool told)
+ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, const ebb_pol_res *booked, ebb_pol_res amount,
+                      bool told)
 {
-  send_op (c, t, CALL_SUSPEND, graceful, amount, told);
+  send_op (c, t, CALL_SUSPEND, booked, amount, told);
 }
 
 /* See sched.h. */
 void
 ebb_ctl_send_resume (ebb_ctl *c, ebb_ctl_task *t)
 {
-  send_op (c, t, CALL_RESUME, false, (ebb_pol_res){ 0, 0 }, false);
+  send_op (c, t, CALL_RESUME, NULL, (ebb_pol_res){ 0, 0 }, false);
 }
 
 /* See sched.h. */

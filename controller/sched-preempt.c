@@ -49,8 +49,15 @@ ebb_ctl_act_preempt (ebb_ctl *c, const ebb_pol_action *a)
        * on a loaded host). Memory is not: a suspension that frees memory is reported when
        * the agent has brought the task down. */
       bool told = c->res_mode && a->amount.memory_bytes == 0;
-      bool graceful = a->mode == EBB_POL_SUSPEND_GRACEFUL && !t->cpu_guessed;
-      ebb_ctl_send_suspend (c, t, graceful, a->amount, told);
+      /* A graceful step carries what the policy counts the task as holding before it (its
+       * allocation less the steps asked before this one): the agent steps from that, so an
+       * adopted container without a CPU limit is not stepped from all the host's CPUs. */
+      const ebb_pol_task *pt = &c->pjobs_pol[a->job].tasks[a->arg];
+      ebb_pol_res booked = pt->alloc;
+      ebb_pol_res_sub (&booked, pt->pending);
+      ebb_pol_res_add (&booked, a->amount);
+      bool graceful = a->mode == EBB_POL_SUSPEND_GRACEFUL;
+      ebb_ctl_send_suspend (c, t, graceful ? &booked : NULL, a->amount, told);
       if (told)
         tell_reclaimed (c, t, a->amount);
     }

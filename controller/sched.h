@@ -57,10 +57,12 @@ typedef enum
 /* DELETE /v1/tasks/ID of generation on node (kind: CALL_KILL, CALL_FORGET or CALL_PKILL). */
 void ebb_ctl_send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int node,
                           ebb_ctl_call_kind kind);
-/* POST /v1/tasks/ID/suspend: graceful (one step of amount) or immediate. told: the policy
- * was told the room is free already (the answer then only updates the task). */
-void ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, bool graceful, ebb_pol_res amount,
-                           bool told);
+/* POST /v1/tasks/ID/suspend: graceful (booked non-NULL: one step of amount from what the
+ * policy counts the task as holding before it, sent as "booked" so the agent steps from
+ * the books, not from its own idea of the task) or immediate (booked NULL). told: the
+ * policy was told the room is free already (the answer then only updates the task). */
+void ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, const ebb_pol_res *booked,
+                           ebb_pol_res amount, bool told);
 /* POST /v1/tasks/ID/resume. */
 void ebb_ctl_send_resume (ebb_ctl *c, ebb_ctl_task *t);
 /* POST /v1/tasks of the task's current generation on its node with these limits. */
