@@ -178,14 +178,21 @@ held (const ebb_ctl *c, const ebb_ctl_task *t)
   return false;
 }
 
+/* Returns the slot of the policy that may hold t on its node, or EBB_POL_NONE. */
+static uint32_t
+slot_for (const ebb_ctl *c, const ebb_ctl_task *t)
+{
+  for (uint32_t s = 0; c->pol && s < c->n_slots; s++)
+    if (c->slots[s].node == t->node && !c->slots[s].ghost && (c->res_mode || !c->slots[s].task))
+      return s;
+  return EBB_POL_NONE;
+}
+
 /* Puts the running task t into the policy's view of its node. */
 static void
 place (ebb_ctl *c, ebb_ctl_task *t)
 {
-  uint32_t slot = EBB_POL_NONE;
-  for (uint32_t s = 0; c->pol && s < c->n_slots && slot == EBB_POL_NONE; s++)
-    if (c->slots[s].node == t->node && !c->slots[s].ghost && (c->res_mode || !c->slots[s].task))
-      slot = s;
+  uint32_t slot = slot_for (c, t);
   if (slot == EBB_POL_NONE)
     {
       /* Not in this policy instance (built without the node): the next one holds it. */
@@ -237,8 +244,11 @@ ebb_ctl_adopt_done (ebb_ctl *c, ebb_ctl_task *t, const ebb_http_result *res)
       ebb_ctl_finish_task (c, t, TASK_FAILED, "agent refused the adoption");
       return;
     }
-  if (t->slot != EBB_POL_NONE || held (c, t))
-    return; /* placed already */
+  /* Placed already: answered before, or (slot mode) held by a restart's rebuild while its
+   * answer was awaited, which still gives its allocation. */
+  bool placed = t->slot != EBB_POL_NONE || held (c, t);
+  if (placed && !ebb_ctl_adopt_pending (t))
+    return;
   set_allocation (c, t, res->json);
   if (t->state == TASK_STARTING)
     t->state = TASK_RUNNING;
@@ -247,8 +257,44 @@ ebb_ctl_adopt_done (ebb_ctl *c, ebb_ctl_task *t, const ebb_http_result *res)
   ebb_ctl_store_task (c, t);
   ebb_log_info ("task %" PRIu64 "-%u: adopted on %s (%" PRIu64 " millicores, %" PRIu64 " bytes)",
                 t->job->id, t->idx, c->nodes[t->node]->name, t->cpu_millis, t->memory_bytes);
-  place (c, t);
+  if (!placed)
+    place (c, t);
   ebb_ctl_job_update (c, t->job);
+}
+
+/* See sched.h. */
+bool
+ebb_ctl_adopt_pending (const ebb_ctl_task *t)
+{
+  return ebb_ctl_task_is_adopt (t)
+         && (t->state == TASK_STARTING || t->cpu_millis == 0 || t->memory_bytes == 0);
+}
+
+/* See sched.h. */
+void
+ebb_ctl_adopt_rejoin (ebb_ctl *c)
+{
+  for (size_t i = 0; c->res_mode && c->pol && i < c->n_jobs; i++)
+    for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
+      {
+        ebb_ctl_task *t = &c->jobs[i]->tasks[k];
+        if (!ebb_ctl_task_is_adopt (t) || !ebb_ctl_task_active (t) || t->node < 0
+            || t->slot != EBB_POL_NONE || slot_for (c, t) == EBB_POL_NONE)
+          continue;
+        if (ebb_ctl_adopt_pending (t))
+          {
+            /* Running by a heartbeat before a restart, its answer lost: asked again (the
+             * agent answers a repeated request id with the task). A starting one's call is
+             * under way or sent again at start (ebb_ctl_sched_resume_starting). */
+            if (t->state != TASK_STARTING)
+              ebb_ctl_send_adopt (c, t);
+            continue;
+          }
+        t->owed_resume = t->state == TASK_SUSPENDED;
+        place (c, t);
+        ebb_log_info ("task %" PRIu64 "-%u: adopted on %s, %s, joins the policy", t->job->id,
+                      t->idx, c->nodes[t->node]->name, ebb_ctl_task_state_name (t->state));
+      }
 }
 
 /* See sched.h. */

@@ -292,7 +292,8 @@ usable (const ebb_ctl_node *n)
 /* Resource mode: the active tasks of each job on the new policy's nodes (from before a
  * restart, or a rebuild at a new node) become one policy job the policy adopts where they
  * run, so it can preempt them for short work like its own. A task suspended then owes a
- * RESUME (the policy counts it at its demand): see ebb_ctl_resume_owed(). */
+ * RESUME (the policy counts it at its demand): see ebb_ctl_resume_owed(). Adopted tasks
+ * join as at their adoption instead (ebb_ctl_adopt_rejoin). */
 static void
 adopt_running (ebb_ctl *c)
 {
@@ -305,7 +306,7 @@ adopt_running (ebb_ctl *c)
       for (uint32_t k = 0; k < j->ntasks; k++)
         {
           ebb_ctl_task *t = &j->tasks[k];
-          if (!ebb_ctl_task_active (t) || t->node < 0)
+          if (!ebb_ctl_task_active (t) || t->node < 0 || ebb_ctl_task_is_adopt (t))
             continue;
           for (uint32_t s = 0; s < c->n_slots; s++)
             if (c->slots[s].node == t->node)
@@ -332,7 +333,8 @@ adopt_running (ebb_ctl *c)
 /* Tasks still running from before (a restart, a rebuild at a new node) hold capacity the
  * new policy does not know about. Slot mode: a slot of their node, as a ghost. Resource
  * mode: their node's capacity is lowered by what they hold (tasks on nodes the policy
- * adopted none for). */
+ * adopted none for), except adopted tasks awaiting their agent's answer, which places
+ * them. */
 static void
 hold_unplaced (ebb_ctl *c)
 {
@@ -340,7 +342,8 @@ hold_unplaced (ebb_ctl *c)
     for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
       {
         ebb_ctl_task *t = &c->jobs[i]->tasks[k];
-        if (!ebb_ctl_task_active (t) || t->node < 0 || t->slot != EBB_POL_NONE)
+        if (!ebb_ctl_task_active (t) || t->node < 0 || t->slot != EBB_POL_NONE
+            || (c->res_mode && ebb_ctl_adopt_pending (t)))
           continue;
         t->owed_resume = t->state == TASK_SUSPENDED;
         for (uint32_t s = 0; s < c->n_slots; s++)
@@ -416,7 +419,10 @@ ebb_ctl_rebuild (ebb_ctl *c)
                            (ebb_pol_res){ (int64_t)c->nodes[c->slots[s].node]->cap_cpu_millis,
                                           (int64_t)c->nodes[c->slots[s].node]->cap_memory_bytes });
   if (c->res_mode)
-    adopt_running (c);
+    {
+      adopt_running (c);
+      ebb_ctl_adopt_rejoin (c);
+    }
   hold_unplaced (c);
   c->last_pol_tick = ebb_ctl_pol_now ();
   ebb_log_notice ("policy %s over %u %s of %zu nodes", c->cfg->policy, n,

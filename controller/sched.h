@@ -88,6 +88,15 @@ void ebb_ctl_send_adopt (ebb_ctl *c, ebb_ctl_task *t);
 void ebb_ctl_adopt_done (ebb_ctl *c, ebb_ctl_task *t, const ebb_http_result *res);
 /* t's node is lost: t keeps its node and state, out of the policy until it comes back. */
 void ebb_ctl_adopt_node_lost (ebb_ctl *c, ebb_ctl_task *t);
+/* Returns true when t adopts and the agent's answer, which gives its allocation and places
+ * it, has not come yet (t starting, or its allocation unknown). */
+bool ebb_ctl_adopt_pending (const ebb_ctl_task *t);
+/* Resource mode, a new policy (a restart, a rebuild): the adopted tasks still running on
+ * its nodes join it exactly as at their adoption (one policy job each, long unless their
+ * job is short, holding their stored allocation: ebb_pol_job_adopted), preemptible like
+ * the tasks it launched; a suspended one owes a RESUME. Those awaiting their answer
+ * (ebb_ctl_adopt_pending) join when it comes; one without it is asked again. */
+void ebb_ctl_adopt_rejoin (ebb_ctl *c);
 
 /* sched-place.c */
 /* Runs the policy's actions and the events they cause until nothing is left. */
