@@ -6,8 +6,10 @@
  * running there (ebb_pol_job_adopted): it holds its allocation on the node and the policy
  * may suspend and resume it like a task it launched. In slot mode the task holds one of the
  * node's slots instead, as tasks still running after a restart do. Its state and allocation
- * change through the store and ebb_ctl_task_set_alloc, so the counters follow them. From
- * then on heartbeats follow it like any task: when the container exits, the task ends. */
+ * change through the store and ebb_ctl_task_set_alloc, so the counters follow them; a new
+ * policy (a restart, a rebuild) takes it again the same way from its stored allocation
+ * (ebb_ctl_adopt_rejoin). From then on heartbeats follow it like any task: when the
+ * container exits, the task ends. */
 #include "config.h"
 
 #include <inttypes.h>
