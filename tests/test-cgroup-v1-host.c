@@ -81,7 +81,8 @@ test_cpu_suspend_resume (void)
 }
 
 /* A graceful step on a cgroup without a CPU limit (cfs_quota_us -1) takes its amount from
- * what the task was given: 1 CPU given, 0.99 taken, the burner is left at 1% of a CPU. */
+ * what the scheduler booked, as the controller sends it (the caller's own idea, given_cores,
+ * is left out): 1 CPU booked, 0.99 taken, the burner is left at 1% of a CPU. */
 static void
 test_step_unlimited_cpu (void)
 {
@@ -97,7 +98,7 @@ test_step_unlimited_cpu (void)
   ebb_error *err = NULL;
   ebb_cg_result res;
   CU_ASSERT_EQUAL (ebb_cg_step (cg, NULL,
-                                &(ebb_cg_step_req){ .cpu_cores = 0.99, .given_cores = 1.0 }, &res,
+                                &(ebb_cg_step_req){ .cpu_cores = 0.99, .booked_cores = 1.0 }, &res,
                                 &err),
                    0);
   if (err)
