@@ -42,8 +42,8 @@
  *   LAUNCH  (node, job, task=arg, amount)  start the task with `amount` (its demand)
  *   SUSPEND (node, job, task=arg, mode, amount)  take `amount` away from the running task:
  *           mode IMMEDIATE brings it down to the footprint (amount = everything above the
- *           footprint), GRACEFUL takes one step of `amount`. CPU is free at once, memory
- *           after the reclaim cost: the environment reports what is free with
+ *           booked footprint: ebb_pol_booked_footprint), GRACEFUL takes one step of `amount`. CPU
+ * is free at once, memory after the reclaim cost: the environment reports what is free with
  *           ebb_pol_task_reclaimed (any number of calls per SUSPEND, the last one with
  *           done = 1: exactly one done = 1 per SUSPEND, in the order they were sent; the
  *           sum of `freed` may be less than asked when memory cannot be reclaimed, e.g. no
@@ -245,9 +245,9 @@ typedef struct ebb_pol_params
 
 /* What of params.footprint (what the agent leaves a suspended task) a policy's books count
  * as held by a suspended task: the rest is outside the books, like the CPU a throttled task
- * competes for under the kernel's shares. The footprint itself never changes: what the
- * agent applies, and the line under which a take leaves a task nothing useful
- * (ebb_pol_take_suspends), stay params.footprint whatever the books count. */
+ * competes for under the kernel's shares. params.footprint itself is left as the
+ * environment set it: what a suspended task keeps on its node, and the line under which a
+ * take leaves a task nothing useful (ebb_pol_take_suspends), whatever the books count. */
 enum
 {
   EBB_POL_BOOK_DEFAULT = 0, /* the policy's choice: ebb memory (none on nodes without
