@@ -394,9 +394,9 @@ test_determinism (void)
     {
       /* Count stages by their parents and children: a join has 2+ parent stages. */
       const uint32_t *st = t1->dag->stage + t1->first_task[j];
-      uint32_t ns = st[t1->ntasks[j] - 1] + 1, np[32] = { 0 }, nc[32] = { 0 };
+      uint32_t ns = st[t1->ntasks[j] - 1] + 1, np[64] = { 0 }, nc[64] = { 0 };
       const uint32_t *e = t1->dag->edges + 2 * t1->dag->edge_first[j];
-      uint8_t seen[32][32] = { { 0 } };
+      uint8_t seen[64][64] = { { 0 } };
       for (uint32_t k = 0; k < t1->dag->nedges[j]; k++)
         {
           uint32_t ps = st[e[2 * k]], cs = st[e[2 * k + 1]];
@@ -435,6 +435,117 @@ test_determinism (void)
   ebb_sim_trace_free (t1);
   ebb_sim_trace_free (t2);
   ebb_sim_trace_free (t3);
+}
+
+static int
+cmp_u32 (const void *a, const void *b)
+{
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The generator against the properties section 2.2 gives production DAGs: median depth 5
+ * (in edges) and a quarter deeper than 10; tens of stages (median at least 8 here); most
+ * stage edges not barriers; input stages wider than the stages downstream (data
+ * reductive); maps (stages with no parent) use no network, stages that shuffle do; task
+ * durations from under a second to hundreds of seconds across stages, similar within one
+ * (at most +-25% around the stage's mean); undirected cycles (self-joins, barriers) in
+ * most DAGs. */
+static void
+test_gen_properties (void)
+{
+  enum
+  {
+    NJ = 600,
+    MS = 64
+  };
+  ebb_sim_trace *t = gen (11, NJ, 50, 1.2);
+  uint32_t depth[NJ], stages[NJ], deep = 0, cyclic = 0;
+  uint64_t edges = 0, barriers = 0, root_tasks = 0, roots = 0, down_tasks = 0, downs = 0;
+  double dmin = INFINITY, dmax = 0;
+  for (uint32_t j = 0; j < NJ; j++)
+    {
+      uint32_t n = t->ntasks[j], ne = t->dag->nedges[j];
+      uint64_t f = t->first_task[j];
+      const uint32_t *st = t->dag->stage + f, *e = t->dag->edges + 2 * t->dag->edge_first[j];
+      uint32_t ns = st[n - 1] + 1, width[MS] = { 0 }, cnt[MS][MS], np[MS] = { 0 }, lvl[MS] = { 0 };
+      CU_ASSERT_FATAL (ns <= MS);
+      memset (cnt, 0, sizeof cnt);
+      double lo[MS], hi[MS];
+      for (uint32_t s = 0; s < ns; s++)
+        lo[s] = INFINITY, hi[s] = 0;
+      for (uint32_t i = 0; i < n; i++)
+        {
+          double d = t->dur_sec[f + i];
+          width[st[i]]++;
+          lo[st[i]] = fmin (lo[st[i]], d), hi[st[i]] = fmax (hi[st[i]], d);
+          dmin = fmin (dmin, d), dmax = fmax (dmax, d);
+        }
+      for (uint32_t s = 0; s < ns; s++)
+        CU_ASSERT (hi[s] <= lo[s] * 1.25 / 0.75 + 0.002);
+      for (uint32_t k = 0; k < ne; k++)
+        cnt[st[e[2 * k]]][st[e[2 * k + 1]]]++;
+      uint32_t sedges = 0;
+      for (uint32_t a = 0; a < ns; a++)
+        for (uint32_t b = 0; b < ns; b++)
+          if (cnt[a][b])
+            {
+              sedges++, np[b]++;
+              barriers += width[a] * width[b] > 1 && cnt[a][b] == width[a] * width[b];
+            }
+      edges += sedges;
+      /* depth: longest path in stage edges (stages need not be numbered in order) */
+      for (uint32_t it = 0; it < ns; it++)
+        for (uint32_t a = 0; a < ns; a++)
+          for (uint32_t b = 0; b < ns; b++)
+            if (cnt[a][b] && lvl[b] < lvl[a] + 1)
+              lvl[b] = lvl[a] + 1;
+      depth[j] = 0;
+      for (uint32_t s = 0; s < ns; s++)
+        depth[j] = lvl[s] > depth[j] ? lvl[s] : depth[j];
+      stages[j] = ns;
+      deep += depth[j] > 10;
+      /* an undirected cycle among the tasks: more edges than a spanning forest has (the
+       * task graph of one job is connected: every stage has a parent or a child) */
+      cyclic += ns > 1 && ne >= n;
+      for (uint32_t i = 0; i < n; i++)
+        {
+          int64_t net = t->dag->demand[(f + i) * EBB_DAG_NRES + EBB_DAG_NET];
+          if (np[st[i]] == 0)
+            CU_ASSERT_EQUAL (net, 0);
+          if (np[st[i]] == 0)
+            root_tasks++;
+          else
+            down_tasks++;
+        }
+      for (uint32_t s = 0; s < ns; s++)
+        {
+          roots += np[s] == 0;
+          downs += np[s] > 0;
+          /* a stage with a parent it reads partitioned or all-to-all shuffles over the
+           * network; one reading only one-to-one (local) may not */
+          int shuffles = 0;
+          for (uint32_t a = 0; a < ns; a++)
+            shuffles |= cnt[a][s] && !(width[a] == width[s] && cnt[a][s] == width[s]);
+          if (shuffles)
+            {
+              uint32_t i = 0;
+              while (st[i] != s)
+                i++;
+              CU_ASSERT (t->dag->demand[(f + i) * EBB_DAG_NRES + EBB_DAG_NET] > 0);
+            }
+        }
+    }
+  qsort (depth, NJ, sizeof *depth, cmp_u32);
+  qsort (stages, NJ, sizeof *stages, cmp_u32);
+  CU_ASSERT (depth[NJ / 2] >= 4 && depth[NJ / 2] <= 6);
+  CU_ASSERT (deep >= NJ / 6 && deep <= NJ / 3);
+  CU_ASSERT (stages[NJ / 2] >= 8);
+  CU_ASSERT (barriers * 2 < edges);
+  CU_ASSERT ((double)root_tasks / roots > 2 * (double)down_tasks / downs);
+  CU_ASSERT (dmin < 1 && dmax > 200);
+  CU_ASSERT (cyclic * 2 > NJ);
+  ebb_sim_trace_free (t);
 }
 
 /* Deficit counters over two queues (job j in queue j mod 2): queue 0 gets large jobs, queue
@@ -517,8 +628,8 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_parse_dag),          EBB_CU_TEST (test_parse_cycles_refused),
   EBB_CU_TEST (test_graph_helpers),      EBB_CU_TEST (test_offline_by_hand),
   EBB_CU_TEST (test_offline_properties), EBB_CU_TEST (test_online_hand_cases),
-  EBB_CU_TEST (test_determinism),        EBB_CU_TEST (test_deficit_bounded),
-  EBB_CU_TEST (test_engine_refusals),
+  EBB_CU_TEST (test_determinism),        EBB_CU_TEST (test_gen_properties),
+  EBB_CU_TEST (test_deficit_bounded),    EBB_CU_TEST (test_engine_refusals),
 };
 
 EBB_CU_MAIN ("policy-graphene", NULL, NULL, tests)
