@@ -171,9 +171,10 @@ test_offline_by_hand (void)
   CU_ASSERT_DOUBLE_EQUAL (start[1], 0, 1e-9);
   CU_ASSERT_DOUBLE_EQUAL (start[0], 1, 1e-9);
   CU_ASSERT_DOUBLE_EQUAL (start[2], 1, 1e-9);
+  /* A and C start together: they share rank 1 (one task, B, starts before them). */
   CU_ASSERT_EQUAL (rank[1], 0);
   CU_ASSERT_EQUAL (rank[0], 1);
-  CU_ASSERT_EQUAL (rank[2], 2);
+  CU_ASSERT_EQUAL (rank[2], 1);
   /* Two machines: A alone on one, B then C on the other: 11 as well (B, C chained). */
   d.machines = 2;
   CU_ASSERT_EQUAL_FATAL (ebb_gr_build_schedule (&d, &plan), 0);
@@ -183,7 +184,8 @@ test_offline_by_hand (void)
 
 /* On generated DAGs of every shape, each on 1 to 4 machines: the preferred schedule starts
  * every task after its parents end, its makespan is at least the critical path and the work
- * bound (work / machines in every resource), and ranks are a permutation. */
+ * bound (work / machines in every resource), and a task's rank is the number of tasks that
+ * start before it (tasks starting together share it; some do). */
 static void
 test_offline_properties (void)
 {
@@ -192,7 +194,7 @@ test_offline_properties (void)
   int64_t cap[EBB_DAG_NRES] = { 16000, 64 * GIB, 10000 };
   ebb_sim_trace *t = ebb_sim_trace_new ();
   ebb_sim_gen_dag (t, 60, 4, 1.0, cap, &rng);
-  uint32_t bad_deps = 0, bad_bounds = 0, bad_ranks = 0;
+  uint32_t bad_deps = 0, bad_bounds = 0, bad_ranks = 0, ties = 0;
   for (uint32_t j = 0; j < t->njobs; j++)
     {
       uint32_t n = t->ntasks[j], bad;
@@ -221,7 +223,14 @@ test_offline_properties (void)
             work[r] += d.dur[i] * dem[i * EBB_DAG_NRES + r];
           for (uint32_t k = g.par_off[i]; k < g.par_off[i + 1]; k++)
             bad_deps += start[i] < start[g.par[k]] + d.dur[g.par[k]] - 1e-6;
-          bad_ranks += rank[i] >= n || seen[rank[i] < n ? rank[i] : 0]++;
+        }
+      for (uint32_t i = 0; i < n; i++)
+        {
+          uint32_t before = 0;
+          for (uint32_t k = 0; k < n; k++)
+            before += start[k] < start[i] - EBB_GR_SAME_START;
+          bad_ranks += rank[i] != before;
+          ties += seen[rank[i]]++ > 0;
         }
       bad_bounds += plan.makespan < cpl - 1e-6;
       for (int r = 0; r < EBB_DAG_NRES; r++)
@@ -237,6 +246,7 @@ test_offline_properties (void)
   CU_ASSERT_EQUAL (bad_deps, 0);
   CU_ASSERT_EQUAL (bad_bounds, 0);
   CU_ASSERT_EQUAL (bad_ranks, 0);
+  CU_ASSERT (ties > 0);
   ebb_sim_trace_free (t);
 }
 
@@ -334,6 +344,25 @@ test_online_hand_cases (void)
   CU_ASSERT_EQUAL (order[0], 0);
   CU_ASSERT_EQUAL (order[1], 1);
   CU_ASSERT_EQUAL (order[2], 2);
+  ebb_pol_free (pol);
+  /* graphene, two nodes: X (0.5 CPU) and Y (0.6 CPU), 10 s each, no edge. The preferred
+   * schedule (2 machines) starts both at 0, so they share priScore 1 and the packing score
+   * decides: Y (0.6) goes to node 0 first, X to node 1. (Ranked by task id, X would get
+   * priScore 1 and Y 1/2, and X would go first.) */
+  double d4[] = { 10, 10 };
+  int64_t dem4[2 * EBB_DAG_NRES] = { 500, 0, 0, 600, 0, 0 };
+  ebb_pol_dag two = { .ntasks = 2, .dur_sec = d4, .demand = dem4 };
+  jobs[0] = (ebb_pol_job){ .ntasks = 2, .dag = &two, .demand = { 600, 0 } };
+  p.nnodes = 2;
+  pol = ebb_pol_new ("graphene", &p, jobs, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (pol);
+  ebb_pol_job_arrived (pol, 0, 0);
+  a = ebb_pol_actions (pol, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 2);
+  CU_ASSERT_EQUAL (a[0].arg, 1);
+  CU_ASSERT_EQUAL (a[0].node, 0);
+  CU_ASSERT_EQUAL (a[1].arg, 0);
+  CU_ASSERT_EQUAL (a[1].node, 1);
   ebb_pol_free (pol);
 }
 
