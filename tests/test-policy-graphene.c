@@ -364,6 +364,38 @@ test_online_hand_cases (void)
   CU_ASSERT_EQUAL (a[1].arg, 0);
   CU_ASSERT_EQUAL (a[1].node, 1);
   ebb_pol_free (pol);
+  /* One node, X (10 s x 0.3 CPU) and Y (1 s x 0.9 CPU), no edge: they cannot run together,
+   * and the preferred schedule (one machine) runs one of them first. By the text's
+   * perfScore the first launch is the larger pScore x priScore; --graphene-prio order
+   * launches the plan's first task whatever its packing score. */
+  double d5[] = { 10, 1 }, dem5[] = { 0.3, 0, 0, 0.9, 0, 0 }, st5[2];
+  uint32_t rk5[2], bad5;
+  ebb_dag_graph g5;
+  CU_ASSERT_EQUAL_FATAL (ebb_dag_graph_build (&g5, 2, NULL, 0, &bad5), 0);
+  ebb_gr_dag gd5 = { .n = 2, .g = &g5, .dur = d5, .dem = dem5, .machines = 1 };
+  ebb_gr_plan pl5 = { .start = st5, .rank = rk5 };
+  CU_ASSERT_EQUAL_FATAL (ebb_gr_build_schedule (&gd5, &pl5), 0);
+  ebb_dag_graph_free (&g5);
+  CU_ASSERT_NOT_EQUAL_FATAL (rk5[0], rk5[1]);
+  uint32_t plan_first = rk5[0] < rk5[1] ? 0 : 1;
+  double sc0 = 0.3 * 0.3 * (1 - rk5[0] / 2.0), sc1 = 0.9 * 0.9 * (1 - rk5[1] / 2.0);
+  uint32_t text_first = sc0 > sc1 ? 0 : 1;
+  CU_ASSERT_NOT_EQUAL (plan_first, text_first); /* the case tells the two rules apart */
+  int64_t dem5i[2 * EBB_DAG_NRES] = { 300, 0, 0, 900, 0, 0 };
+  ebb_pol_dag xy = { .ntasks = 2, .dur_sec = d5, .demand = dem5i };
+  jobs[0] = (ebb_pol_job){ .ntasks = 2, .dag = &xy, .demand = { 900, 0 } };
+  p.nnodes = 1;
+  for (int mode = EBB_DAG_PRIO_DAG; mode <= EBB_DAG_PRIO_ORDER; mode += 2)
+    {
+      p.dag_prio = mode;
+      pol = ebb_pol_new ("graphene", &p, jobs, NULL);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (pol);
+      ebb_pol_job_arrived (pol, 0, 0);
+      a = ebb_pol_actions (pol, &n);
+      CU_ASSERT_EQUAL_FATAL (n, 1);
+      CU_ASSERT_EQUAL (a[0].arg, mode == EBB_DAG_PRIO_ORDER ? plan_first : text_first);
+      ebb_pol_free (pol);
+    }
 }
 
 static ebb_sim_trace *
