@@ -19,7 +19,7 @@
 #include <string.h>
 
 #define MAX_STAGES  64
-#define INPUT_WIDTH 96 /* widest input stage */
+#define INPUT_WIDTH 48 /* widest input stage */
 
 /* A job under construction. */
 typedef struct gjob

