@@ -1,7 +1,8 @@
 #!/bin/sh
 # Graphene (OSDI 2016) in ebb-sim against cp, tetris and random (doc/graphene-fidelity.md):
-# `make bench-sim` runs it. Workloads from `ebb-sim gen dag` (W, inverted V, deep chains,
-# layered; heterogeneous CPU/memory/network demands), 1000 jobs, seeds 1-5, medians.
+# `make bench-sim` runs it. Workloads from `ebb-sim gen dag` (W, inverted V, complex, deep
+# chains, after the paper's section 2.2; heterogeneous CPU/memory/network demands), 1000
+# jobs, seeds 1-5, medians.
 #   online    Poisson arrivals at --load 1.2 on 50 nodes (the cluster contended)
 #   batch     jobs arrive within minutes (--load 100), for the makespan,
 #             as the paper's makespan experiment ("all jobs arrive within the first few
