@@ -1,6 +1,7 @@
 /* graphene-offline TRACE NODES: Graphene's offline schedule of every DAG job of a trace on
  * its own (the space the policy would build with NODES machines to itself), one CSV line per
- * job: job,tasks,machines,offline_makespan,critical_path,candidates,troublesome. With
+ * job: job,tasks,machines,offline_makespan,critical_path,candidates,troublesome,work_bound
+ * (TWork, section 2.2: the largest resource's work over the NODES the DAG has). With
  * ebb-sim's --jobs-csv of the same trace run alone (bench/sim-graphene.sh, "alone"), it says
  * how much better the preferred schedule is than what each policy realizes. */
 #include "config.h"
@@ -32,7 +33,7 @@ main (int argc, char **argv)
   uint32_t nodes = (uint32_t)strtoul (argv[2], NULL, 10);
   /* The node of ebb-sim gen dag's defaults. */
   const double cap[EBB_DAG_NRES] = { 16000, 64.0 * 1024 * 1024 * 1024, 10000 };
-  printf ("job,tasks,machines,offline_makespan,critical_path,candidates,troublesome\n");
+  printf ("job,tasks,machines,offline_makespan,critical_path,candidates,troublesome,work_bound\n");
   for (uint32_t j = 0; j < t->njobs && nodes > 0; j++)
     {
       if (!ebb_sim_dag_is_dag (t, j))
@@ -57,11 +58,17 @@ main (int argc, char **argv)
       if (ebb_gr_build_schedule (&d, &plan) < 0)
         abort ();
       ebb_dag_cp_length (&g, d.dur, cp);
-      double cpl = 0;
+      double cpl = 0, work[EBB_DAG_NRES] = { 0 }, twork = 0;
       for (uint32_t i = 0; i < n; i++)
-        cpl = cp[i] > cpl ? cp[i] : cpl;
-      printf ("%u,%u,%u,%.3f,%.3f,%u,%u\n", j, n, d.machines, plan.makespan, cpl, plan.candidates,
-              plan.ntrouble);
+        {
+          cpl = cp[i] > cpl ? cp[i] : cpl;
+          for (int r = 0; r < EBB_DAG_NRES; r++)
+            work[r] += d.dur[i] * dem[(size_t)i * EBB_DAG_NRES + r];
+        }
+      for (int r = 0; r < EBB_DAG_NRES; r++)
+        twork = work[r] / nodes > twork ? work[r] / nodes : twork;
+      printf ("%u,%u,%u,%.3f,%.3f,%u,%u,%.3f\n", j, n, d.machines, plan.makespan, cpl,
+              plan.candidates, plan.ntrouble, twork);
       free (dem);
       free (start);
       free (cp);

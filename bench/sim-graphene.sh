@@ -1,7 +1,8 @@
 #!/bin/sh
 # Graphene (OSDI 2016) in ebb-sim against cp, tetris and random (doc/graphene-fidelity.md):
-# `make bench-sim` runs it. Workloads from `ebb-sim gen dag` (W, inverted V, deep chains,
-# layered; heterogeneous CPU/memory/network demands), 1000 jobs, seeds 1-5, medians.
+# `make bench-sim` runs it. Workloads from `ebb-sim gen dag` (W, inverted V, complex, deep
+# chains, after the paper's section 2.2; heterogeneous CPU/memory/network demands), 1000
+# jobs, seeds 1-5, medians.
 #   online    Poisson arrivals at --load 1.2 on 50 nodes (the cluster contended)
 #   batch     jobs arrive within minutes (--load 100), for the makespan,
 #             as the paper's makespan experiment ("all jobs arrive within the first few
@@ -11,7 +12,8 @@
 #             Graphene's offline schedule of the same DAG (bench/graphene-offline)
 #   queues    online with two queues (job j in queue j mod 2): graphene's deficit counters,
 #             the largest one seen against kappa, and the JCT change from one queue
-#   prio      graphene --graphene-prio remaining (ablation) in online and batch
+#   prio      graphene --graphene-prio remaining and order (ablations) in online and batch;
+#             order also alone (graphene-order), against its offline schedules
 #   perf      graphene on 10,000 jobs, 100 nodes, load 0.9: wall time, must be < 30 s
 # Usage: sim-graphene.sh OUTDIR   (SIM: the ebb-sim binary; OFFLINE: bench/graphene-offline,
 # default next to SIM's directory; GNUPLOT: plot when set/found)
@@ -52,22 +54,29 @@ for s in $SEEDS; do
   one queues "$s" tetris 50 "$tmp/online-$s.jsonl" --policy tetris --queues 2
   one prio "$s" graphene-online-remaining 50 "$tmp/online-$s.jsonl" --policy graphene --graphene-prio remaining
   one prio "$s" graphene-batch-remaining 50 "$tmp/batch-$s.jsonl" --policy graphene --graphene-prio remaining
+  one prio "$s" graphene-online-order 50 "$tmp/online-$s.jsonl" --policy graphene --graphene-prio order
+  one prio "$s" graphene-batch-order 50 "$tmp/batch-$s.jsonl" --policy graphene --graphene-prio order
+  one alone "$s" graphene-order 4 "$tmp/alone-$s.jsonl" --policy graphene --graphene-prio order \
+    --jobs-csv "$tmp/alone-$s-graphene-order.csv"
 done
 
 # alone: every DAG's realized completion time against its offline schedule.
 al="$out/sim-graphene-alone.csv"
-echo "seed,policy,median_realized_over_offline,share_offline_5pct_better,share_5pct_better_than_cp,share_5pct_worse_than_cp,median_offline_over_critical_path" > "$al"
+echo "seed,policy,median_realized_over_offline,share_offline_5pct_better,share_5pct_better_than_cp,share_5pct_worse_than_cp,median_offline_over_critical_path,mid_dags,mid_offline_5pct_better_than_cp,mid_5pct_better_than_cp,mid_5pct_worse_than_cp" > "$al"
 if [ -x "$OFFLINE" ]; then
   for s in $SEEDS; do
     "$OFFLINE" "$tmp/alone-$s.jsonl" 4 > "$tmp/offline-$s.csv"
-    for p in $POLICIES; do
-      # offline: job,tasks,machines,offline_makespan,critical_path,...; jobs csv: ...,runtime
+    for p in $POLICIES graphene-order; do
+      # offline: job,tasks,machines,offline_makespan,critical_path,candidates,troublesome,
+      # work_bound; jobs csv: ...,runtime. "mid": the DAGs whose work bound is 0.5-2 times
+      # their critical path, where neither bound alone sets the completion time.
       paste -d, "$tmp/offline-$s.csv" "$tmp/alone-$s-$p.csv" "$tmp/alone-$s-cp.csv" | tail -n +2 | awk -F, -v s="$s" -v p="$p" '
-        { r = $14; c = $21; o = $4; ratio[NR] = r / o; oc[NR] = o / $5
-          better += (o < 0.95 * r); vsb += (r < 0.95 * c); vsw += (r > 1.05 * c) }
+        { r = $15; c = $22; o = $4; ratio[NR] = r / o; oc[NR] = o / $5
+          better += (o < 0.95 * r); vsb += (r < 0.95 * c); vsw += (r > 1.05 * c)
+          if ($8 >= 0.5 * $5 && $8 < 2 * $5) { mid++; mo += (o < 0.95 * c); mb += (r < 0.95 * c); mw += (r > 1.05 * c) } }
         function med(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j] < a[j - 1]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
           return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-        END { printf "%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f\n", s, p, med(ratio, NR), better / NR, vsb / NR, vsw / NR, med(oc, NR) }' >> "$al"
+        END { printf "%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%d,%.4f,%.4f,%.4f\n", s, p, med(ratio, NR), better / NR, vsb / NR, vsw / NR, med(oc, NR), mid, mo / mid, mb / mid, mw / mid }' >> "$al"
     done
   done
   echo "== alone: realized vs Graphene's offline schedule of each DAG ($al)"
@@ -110,7 +119,7 @@ cat "$gains"
 
 if [ -n "${GNUPLOT:-$(command -v gnuplot || true)}" ]; then
   for e in online batch alone; do
-    grep "^$e," "$med" | grep -v remaining | awk -F, '{ print $2, $3, $4, $5, $7 }' > "$tmp/$e.dat"
+    grep "^$e," "$med" | grep -v -e remaining -e order | awk -F, '{ print $2, $3, $4, $5, $7 }' > "$tmp/$e.dat"
   done
   ${GNUPLOT:-gnuplot} <<GP
 set terminal pngcairo size 1200,420 font "sans,10"

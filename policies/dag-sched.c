@@ -163,17 +163,26 @@ pick_scored (ebb_pol *p, const double *free_, uint32_t only, int use_prio)
       int any = 0;
       if (only != EBB_POL_NONE && j->group != only)
         continue;
+      /* ORDER: the job's earliest task in its preferred schedule among those that fit. */
+      double first = -INFINITY;
+      for (uint32_t i = 0; use_prio && p->params.dag_prio == EBB_DAG_PRIO_ORDER && i < j->nrunnable;
+           i++)
+        {
+          uint32_t t = j->runnable[i];
+          if (j->prio[t] > first && fits (j->dem + (size_t)t * EBB_DAG_NRES, free_))
+            first = j->prio[t];
+        }
       for (uint32_t i = 0; i < j->nrunnable; i++)
         {
           uint32_t t = j->runnable[i];
           const double *dem = j->dem + (size_t)t * EBB_DAG_NRES;
-          if (!fits (dem, free_))
+          if (!fits (dem, free_) || j->prio[t] < first)
             continue;
           double pack = 0;
           for (int r = 0; r < EBB_DAG_NRES; r++)
             pack += dem[r] * free_[r];
           sum_pack += pack; /* eta follows the average pScore, priScore aside */
-          if (use_prio && !p->params.dag_prio_remaining)
+          if (use_prio && p->params.dag_prio != EBB_DAG_PRIO_REMAINING)
             pack *= j->prio[t];
           else if (use_prio)
             {

@@ -613,8 +613,14 @@ ebb_gr_build_schedule (const ebb_gr_dag *d, ebb_gr_plan *plan)
           plan->start[t] = best.start[t] - best.lo;
         }
       qsort_r (idx, n, sizeof *idx, cmp_start, plan->start);
+      /* Ranked by start time (section 5): tasks the schedule starts together share a rank,
+       * the number of tasks that start before them; the schedule does not order them, and
+       * an order by task id would put a stage's last tasks far behind its first. */
       for (uint32_t i = 0; i < n; i++)
-        plan->rank[idx[i]] = i;
+        plan->rank[idx[i]]
+            = i > 0 && plan->start[idx[i]] - plan->start[idx[i - 1]] <= EBB_GR_SAME_START
+                  ? plan->rank[idx[i - 1]]
+                  : i;
       free (idx);
     }
   space_free (&best);

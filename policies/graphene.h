@@ -28,6 +28,9 @@ enum
   EBB_GR_NORDERS,
 };
 
+/* Starts this close (seconds) are the same start when ranking. */
+#define EBB_GR_SAME_START 1e-9
+
 typedef struct ebb_gr_plan
 {
   double makespan;     /* of the best schedule */
@@ -36,7 +39,7 @@ typedef struct ebb_gr_plan
   uint32_t ntrouble;   /* |T| of the best */
   uint32_t order;      /* EBB_GR_ORDER_* of the best */
   double *start;       /* per task (n, the caller's): start in the best schedule */
-  uint32_t *rank;      /* per task (n, the caller's): 0 for the first to start */
+  uint32_t *rank;      /* per task (n, the caller's): tasks starting before it (ties share) */
 } ebb_gr_plan;
 
 /* Builds the preferred schedule of d. Returns 0, or -1 when no order placed every task

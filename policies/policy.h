@@ -236,11 +236,10 @@ typedef struct ebb_pol_params
   double (*progress) (void *ctx, uint32_t node, uint32_t job, uint32_t task, double now_sec);
   void *progress_ctx;
   /* DAG policies (graphene, cp, tetris, random). */
-  int64_t node_net_mbps;  /* network capacity of every node; 0: the network is not modeled */
-  double dag_kappa;       /* graphene: unfairness threshold kappa x cluster capacity (0.25) */
-  uint32_t dag_queues;    /* graphene: queues sharing the cluster evenly; job j in j mod Q (1) */
-  int dag_prio_remaining; /* graphene ablation: priScore ranks among the job's tasks not
-                             launched yet (default 0: among all its tasks, the paper's text) */
+  int64_t node_net_mbps; /* network capacity of every node; 0: the network is not modeled */
+  double dag_kappa;      /* graphene: unfairness threshold kappa x cluster capacity (0.25) */
+  uint32_t dag_queues;   /* graphene: queues sharing the cluster evenly; job j in j mod Q (1) */
+  int dag_prio; /* graphene: EBB_DAG_PRIO_* (default DAG, the paper's text; others ablations) */
 } ebb_pol_params;
 
 /* What of params.footprint (what the agent leaves a suspended task) a policy's books count
@@ -255,6 +254,16 @@ enum
   EBB_POL_BOOK_ALL,         /* CPU and memory */
   EBB_POL_BOOK_MEMORY,      /* memory only */
   EBB_POL_BOOK_NONE,        /* nothing: a suspended task frees its whole allocation */
+};
+
+/* graphene's priScore (section 5): the rank among all the job's tasks (DAG, the text);
+ * among those not launched yet (REMAINING); or DAG with the preferred order kept inside
+ * each job: only a job's runnable tasks that fit with its highest priScore compete (ORDER). */
+enum
+{
+  EBB_DAG_PRIO_DAG = 0,
+  EBB_DAG_PRIO_REMAINING,
+  EBB_DAG_PRIO_ORDER,
 };
 
 enum

@@ -1,10 +1,11 @@
-/* `ebb-sim gen dag`: synthetic DAG jobs with the shapes Graphene's study of production
- * DAGs names (OSDI 2016, section 2.2, Figure 3): W-shaped joins of several datasets,
- * inverted V (one dataset, several analyses), deep chains, and layered mixtures; stages of
- * 1-16 tasks with durations from under a second to hundreds of seconds and heterogeneous
- * demand vectors (CPU-, memory-, network-heavy or small). Arrivals are Poisson at the rate
- * that offers --load times the cluster's capacity in dominant-share work. Same seed, same
- * bytes. */
+/* `ebb-sim gen dag`: synthetic DAG jobs after Graphene's study of production DAGs (OSDI 2016,
+ * section 2.2, Figures 3-4): W-shaped joins of several datasets, inverted V (one dataset,
+ * several analyses), complex shapes (several datasets, several outputs) and deep chains;
+ * depth (median 5, a quarter above 10) and tens of stages; wide input stages and narrower
+ * downstream ones (data reductive); most edges not barriers; self-joins; durations from
+ * under a second to hundreds of seconds across stages; maps use no network, shuffles are
+ * network-heavy. Arrivals are Poisson at the rate that offers --load times the cluster's
+ * capacity in dominant-share work. Same seed, same bytes. */
 #include "config.h"
 
 #include "sim/dag.h"
@@ -17,8 +18,8 @@
 #include <math.h>
 #include <string.h>
 
-#define MAX_STAGES 24
-#define MAX_WIDTH  48
+#define MAX_STAGES  64
+#define INPUT_WIDTH 48 /* widest input stage */
 
 /* A job under construction. */
 typedef struct gjob
@@ -28,7 +29,16 @@ typedef struct gjob
   double mean_dur[MAX_STAGES];
   double prof[MAX_STAGES][EBB_DAG_NRES]; /* shares of a node */
   uint32_t npar[MAX_STAGES], par[MAX_STAGES][4];
+  uint8_t kind[MAX_STAGES][4]; /* per parent: EDGE_* */
 } gjob;
+
+/* How a stage reads a parent (section 2.2, Figure 4: "most of the edges are not barriers"). */
+enum
+{
+  EDGE_LOCAL,     /* one-to-one, "can be local": no data crosses the network */
+  EDGE_PARTITION, /* a (range) partition: each task reads a slice of the parent's outputs */
+  EDGE_BARRIER,   /* all-to-all: every parent task finishes before any child task starts */
+};
 
 static double
 uniform (ebb_rng *r, double a, double b)
@@ -36,106 +46,181 @@ uniform (ebb_rng *r, double a, double b)
   return a + (b - a) * ebb_rng_double (r);
 }
 
-/* One stage: width log-uniform in [1, 16], mean duration log-uniform in [0.5, 300] s, and
- * a demand profile of one of four kinds. */
+static double
+log_uniform (ebb_rng *r, double a, double b)
+{
+  return exp (uniform (r, log (a), log (b)));
+}
+
+/* A stage's CPU and memory: one of three kinds (CPU-heavy, memory-heavy, small), drawn per
+ * stage so the stages of a DAG do not co-pack alike. Its network demand is set by
+ * stage_link: tasks that read their input from the file system (maps) use none; those that
+ * shuffle (reduce, join) are network-heavy (section 5.2: "reduce and join tasks are
+ * network-heavy as opposed to map tasks which have no network usage"). */
 static uint32_t
 add_stage (gjob *g, ebb_rng *r, uint32_t width)
 {
+  if (g->nstages == MAX_STAGES)
+    return UINT32_MAX;
   uint32_t s = g->nstages++;
-  g->width[s] = width ? width : (uint32_t)floor (exp (uniform (r, 0, log (MAX_WIDTH + 1))));
-  if (g->width[s] < 1)
-    g->width[s] = 1;
-  if (g->width[s] > MAX_WIDTH)
-    g->width[s] = MAX_WIDTH;
-  g->mean_dur[s] = exp (uniform (r, log (0.5), log (300)));
+  g->width[s] = width < 1 ? 1 : width;
+  /* Task durations vary from sub-second to hundreds of seconds across stages (section 1);
+   * the tasks of one stage have similar durations (section 5.2, and NewLB's premise). */
+  g->mean_dur[s] = log_uniform (r, 0.5, 300);
   double *p = g->prof[s];
-  switch (ebb_rng_below (r, 4))
+  switch (ebb_rng_below (r, 3))
     {
     case 0: /* CPU-heavy */
-      p[0] = uniform (r, 0.3, 0.6), p[1] = uniform (r, 0.05, 0.15), p[2] = uniform (r, 0, 0.05);
+      p[0] = uniform (r, 0.3, 0.6), p[1] = uniform (r, 0.05, 0.15);
       break;
     case 1: /* memory-heavy */
-      p[0] = uniform (r, 0.05, 0.15), p[1] = uniform (r, 0.3, 0.6), p[2] = uniform (r, 0, 0.05);
-      break;
-    case 2: /* network-heavy (shuffles, joins) */
-      p[0] = uniform (r, 0.05, 0.15), p[1] = uniform (r, 0.05, 0.15), p[2] = uniform (r, 0.3, 0.6);
+      p[0] = uniform (r, 0.05, 0.15), p[1] = uniform (r, 0.3, 0.6);
       break;
     default: /* small, balanced */
-      p[0] = uniform (r, 0.05, 0.2), p[1] = uniform (r, 0.05, 0.2), p[2] = uniform (r, 0, 0.2);
+      p[0] = uniform (r, 0.05, 0.2), p[1] = uniform (r, 0.05, 0.2);
       break;
     }
+  p[2] = 0;
   g->npar[s] = 0;
   return s;
 }
 
+/* child reads parent: local when the widths match half of the time, a barrier a quarter of
+ * the time (at most 1024 task edges), else a partition. A stage reading across the network gets its
+ * shuffle demand. */
 static void
-stage_link (gjob *g, uint32_t parent, uint32_t child)
+stage_link (gjob *g, ebb_rng *r, uint32_t parent, uint32_t child)
 {
-  if (g->npar[child] < 4)
-    g->par[child][g->npar[child]++] = parent;
+  if (parent == UINT32_MAX || child == UINT32_MAX || g->npar[child] >= 4)
+    return;
+  for (uint32_t q = 0; q < g->npar[child]; q++)
+    if (g->par[child][q] == parent)
+      return;
+  uint32_t wp = g->width[parent], wc = g->width[child];
+  int kind = wp == wc && ebb_rng_below (r, 2)               ? EDGE_LOCAL
+             : ebb_rng_below (r, 4) == 0 && wp * wc <= 1024 ? EDGE_BARRIER
+                                                            : EDGE_PARTITION;
+  g->kind[child][g->npar[child]] = (uint8_t)kind;
+  g->par[child][g->npar[child]++] = parent;
+  if (kind != EDGE_LOCAL && g->prof[child][2] == 0)
+    g->prof[child][2] = uniform (r, 0.2, 0.6);
 }
 
-/* The four shapes. */
+/* A stage downstream of stages of width w: data reductive (section 2.2: stages that read
+ * from the file system reduce the data, so there are fewer downstream tasks), mostly. */
+static uint32_t
+child_width (ebb_rng *r, uint32_t w)
+{
+  double f = ebb_rng_below (r, 5) == 0 ? uniform (r, 1, 2) : log_uniform (r, 0.2, 1);
+  return (uint32_t)lround (w * f);
+}
+
+static uint32_t
+input_stage (gjob *g, ebb_rng *r)
+{
+  return add_stage (g, r, (uint32_t)floor (log_uniform (r, 1, INPUT_WIDTH + 1)));
+}
+
+/* len stages after from (a chain, each reading the previous one); returns the last. */
+static uint32_t
+chain (gjob *g, ebb_rng *r, uint32_t from, uint32_t len)
+{
+  for (uint32_t i = 0; i < len && from != UINT32_MAX; i++)
+    {
+      uint32_t s = add_stage (g, r, child_width (r, g->width[from]));
+      stage_link (g, r, from, s);
+      if (s == UINT32_MAX)
+        break;
+      from = s;
+    }
+  return from;
+}
+
+/* join of a and b (then its own width from the wider one). */
+static uint32_t
+join (gjob *g, ebb_rng *r, uint32_t a, uint32_t b)
+{
+  if (a == UINT32_MAX || b == UINT32_MAX)
+    return a == UINT32_MAX ? b : a;
+  uint32_t w = g->width[a] > g->width[b] ? g->width[a] : g->width[b];
+  uint32_t s = add_stage (g, r, child_width (r, w));
+  stage_link (g, r, a, s);
+  stage_link (g, r, b, s);
+  return s;
+}
+
+/* The DAG's depth in edges (a map-reduce job has depth 1): section 2.2 gives the median DAG
+ * a depth of five and a quarter of them a depth above ten. Log-normal with median 5 and
+ * sigma 1.03 (P[depth > 10] = 1/4). */
+static uint32_t
+draw_depth (ebb_rng *r)
+{
+  double d = lround (exp (ebb_rng_normal (r, log (5), 1.03)));
+  return d < 1 ? 1 : d > 24 ? 24 : (uint32_t)d;
+}
+
+/* The shapes of Figure 3: W (joins of datasets), inverted V (analyses of one dataset),
+ * complex (several datasets, several outputs) and chains; each with 1/4, built to depth D.
+ * Self-joins (a stage read by two branches that meet again) give the undirected cycles the
+ * study notes. */
 static void
 shape (gjob *g, ebb_rng *r)
 {
   g->nstages = 0;
+  uint32_t depth = draw_depth (r);
   switch (ebb_rng_below (r, 4))
     {
     case 0:
-      { /* W: three datasets, two joins sharing the middle one, a final join */
-        uint32_t a = add_stage (g, r, 0), b = add_stage (g, r, 0), c = add_stage (g, r, 0);
-        uint32_t j1 = add_stage (g, r, 0), j2 = add_stage (g, r, 0), f = add_stage (g, r, 0);
-        stage_link (g, a, j1), stage_link (g, b, j1), stage_link (g, b, j2), stage_link (g, c, j2);
-        stage_link (g, j1, f), stage_link (g, j2, f);
+      { /* W: three datasets, two joins sharing the middle one, a final join, a tail */
+        uint32_t pre = depth >= 4 ? (depth - 2) / 2 : 0;
+        uint32_t a = chain (g, r, input_stage (g, r), (uint32_t)ebb_rng_below (r, pre + 1));
+        uint32_t b = chain (g, r, input_stage (g, r), (uint32_t)ebb_rng_below (r, pre + 1));
+        uint32_t c = chain (g, r, input_stage (g, r), pre);
+        uint32_t f = join (g, r, join (g, r, a, b), join (g, r, b, c));
+        chain (g, r, f, depth > pre + 2 ? depth - pre - 2 : 0);
         break;
       }
     case 1:
-      { /* inverted V: one dataset, 2-4 analyses, some with a follow-up stage */
-        uint32_t src = add_stage (g, r, 0), k = 2 + (uint32_t)ebb_rng_below (r, 3);
+      { /* inverted V: one dataset, 2-4 analyses of it; half the time two of them are
+         * joined again (a self-join) */
+        uint32_t pre = (uint32_t)ebb_rng_below (r, depth / 2 + 1),
+                 k = 2 + (uint32_t)ebb_rng_below (r, 3);
+        uint32_t src = chain (g, r, input_stage (g, r), pre), ends[4];
         for (uint32_t i = 0; i < k; i++)
           {
-            uint32_t s = add_stage (g, r, 0);
-            stage_link (g, src, s);
-            if (ebb_rng_below (r, 2))
-              stage_link (g, s, add_stage (g, r, 0));
+            uint32_t len = i == 0 ? depth - pre : 1 + (uint32_t)ebb_rng_below (r, depth - pre);
+            ends[i] = chain (g, r, src, len > 0 ? len : 1);
           }
+        if (ebb_rng_below (r, 2))
+          join (g, r, ends[k - 2], ends[k - 1]);
         break;
       }
     case 2:
-      { /* deep chain: 5-12 stages, narrow */
-        uint32_t depth = 5 + (uint32_t)ebb_rng_below (r, 8), prev = UINT32_MAX;
-        for (uint32_t i = 0; i < depth; i++)
+      { /* deep: a chain of depth D (narrow: chains rarely read big inputs), half the time
+         * with a side branch that rejoins it (a self-join) */
+        uint32_t src = add_stage (g, r, 1 + (uint32_t)ebb_rng_below (r, 8));
+        uint32_t mid = chain (g, r, src, depth / 2);
+        uint32_t end = chain (g, r, mid, depth - depth / 2);
+        if (ebb_rng_below (r, 2) && depth >= 3)
           {
-            uint32_t s = add_stage (g, r, 1 + (uint32_t)ebb_rng_below (r, 4));
-            if (prev != UINT32_MAX)
-              stage_link (g, prev, s);
-            prev = s;
+            uint32_t side = chain (g, r, src, 1);
+            stage_link (g, r, side, end);
           }
         break;
       }
     default:
-      { /* layered: 3-5 layers of 1-3 stages, each with 1-2 parents in the layer above */
-        uint32_t layers = 3 + (uint32_t)ebb_rng_below (r, 3), prev0 = 0, prevn = 0;
-        for (uint32_t l = 0; l < layers; l++)
+      { /* complex: 2-4 datasets, each processed by a chain; every later dataset is joined
+         * with one before it, and some intermediate results are outputs of their own */
+        uint32_t k = 2 + (uint32_t)ebb_rng_below (r, 3), pre = depth / 2, cur = UINT32_MAX;
+        for (uint32_t i = 0; i < k; i++)
           {
-            uint32_t k = 1 + (uint32_t)ebb_rng_below (r, 3), first = g->nstages;
-            for (uint32_t i = 0; i < k; i++)
-              {
-                uint32_t s = add_stage (g, r, 0);
-                for (uint32_t q = 0; l > 0 && q < 1 + ebb_rng_below (r, 2); q++)
-                  {
-                    uint32_t p = prev0 + (uint32_t)ebb_rng_below (r, prevn);
-                    int dup = 0;
-                    for (uint32_t z = 0; z < g->npar[s]; z++)
-                      dup |= g->par[s][z] == p;
-                    if (!dup)
-                      stage_link (g, p, s);
-                  }
-              }
-            prev0 = first;
-            prevn = k;
+            uint32_t x = chain (g, r, input_stage (g, r), (uint32_t)ebb_rng_below (r, pre + 1));
+            cur = join (g, r, cur, x);
+            if (i > 0 && ebb_rng_below (r, 2))
+              chain (g, r, cur, 1 + (uint32_t)ebb_rng_below (r, 2)); /* another output */
           }
+        /* the joins count in the depth */
+        chain (g, r, cur, depth > pre + k ? depth - pre - k + 1 : 1);
         break;
       }
     }
@@ -189,16 +274,12 @@ gen_job (ebb_sim_trace *t, gjob *g, const gen_dag_opts *o, ebb_rng *r, double **
         (*stage)[k] = s;
         work += (*dur)[k] * dom;
       }
-  /* Edges (most are not barriers, Figure 4): one-to-one between stages of equal width half
-   * of the time ("can be local"); all-to-all (a barrier) between narrow stages, at most 256
-   * edges; else partitioned, parent a feeding child b when a = b modulo the narrower
-   * width (a range partition: max(widths) edges). */
+  /* Task edges: one-to-one for a local edge; all-to-all for a barrier; a partition feeds
+   * child b from parent a when a = b modulo the narrower width (max(widths) edges). */
   for (uint32_t s = 0; s < g->nstages; s++)
     for (uint32_t q = 0; q < g->npar[s]; q++)
       {
-        uint32_t p = g->par[s][q], wp = g->width[p], wc = g->width[s];
-        int local = wp == wc && ebb_rng_below (r, 2);
-        int barrier = !local && wp * wc <= 256;
+        uint32_t p = g->par[s][q], wp = g->width[p], wc = g->width[s], kind = g->kind[s][q];
         uint32_t narrow = wp < wc ? wp : wc;
         if (ne + wp * wc > caps[1])
           {
@@ -207,7 +288,7 @@ gen_job (ebb_sim_trace *t, gjob *g, const gen_dag_opts *o, ebb_rng *r, double **
           }
         for (uint32_t a = 0; a < wp; a++)
           for (uint32_t b = 0; b < wc; b++)
-            if (barrier || (local ? a == b : a % narrow == b % narrow))
+            if (kind == EDGE_BARRIER || (kind == EDGE_LOCAL ? a == b : a % narrow == b % narrow))
               {
                 (*edges)[2 * ne] = g->first[p] + a;
                 (*edges)[2 * ne + 1] = g->first[s] + b;

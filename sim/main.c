@@ -183,8 +183,8 @@ static const sim_opt run_opts[] = {
     "graphene: unfairness bound K x cluster capacity, 0 < K <= 1 (default 0.25)" },
   { "queues", required_argument, OPT_QUEUES, "Q",
     "DAG policies: queues sharing evenly, job j in queue j mod Q (default 1)" },
-  { "graphene-prio", required_argument, OPT_GRAPHENE_PRIO, "dag|remaining",
-    "graphene: priScore rank among all tasks (default) or those left" },
+  { "graphene-prio", required_argument, OPT_GRAPHENE_PRIO, "dag|remaining|order",
+    "graphene: priScore rank among all tasks (default), those left, or plan order kept" },
   { "list-policies", no_argument, OPT_LIST, NULL, "list the policies and exit" },
   { "help", no_argument, 'h', NULL, "this text; `ebb-sim gen --help` for generators" },
   { "version", no_argument, OPT_VERSION, NULL, "print the version and exit" },
@@ -472,11 +472,11 @@ handle_opt (sim_opts *o, int c, const char *arg)
       return parse_double ("--kappa", arg, 1e-6, 1, &p->dag_kappa);
     case OPT_GRAPHENE_PRIO:
       {
-        static const char *const prios[] = { "dag", "remaining" };
+        static const char *const prios[] = { "dag", "remaining", "order" };
         int i = parse_choice ("--graphene-prio", arg, prios, EBB_ARRAY_SIZE (prios));
         if (i < 0)
           return -1;
-        p->dag_prio_remaining = i == 1;
+        p->dag_prio = i; /* EBB_DAG_PRIO_* in this order */
         return 0;
       }
     case OPT_QUEUES:

@@ -171,9 +171,10 @@ test_offline_by_hand (void)
   CU_ASSERT_DOUBLE_EQUAL (start[1], 0, 1e-9);
   CU_ASSERT_DOUBLE_EQUAL (start[0], 1, 1e-9);
   CU_ASSERT_DOUBLE_EQUAL (start[2], 1, 1e-9);
+  /* A and C start together: they share rank 1 (one task, B, starts before them). */
   CU_ASSERT_EQUAL (rank[1], 0);
   CU_ASSERT_EQUAL (rank[0], 1);
-  CU_ASSERT_EQUAL (rank[2], 2);
+  CU_ASSERT_EQUAL (rank[2], 1);
   /* Two machines: A alone on one, B then C on the other: 11 as well (B, C chained). */
   d.machines = 2;
   CU_ASSERT_EQUAL_FATAL (ebb_gr_build_schedule (&d, &plan), 0);
@@ -183,7 +184,8 @@ test_offline_by_hand (void)
 
 /* On generated DAGs of every shape, each on 1 to 4 machines: the preferred schedule starts
  * every task after its parents end, its makespan is at least the critical path and the work
- * bound (work / machines in every resource), and ranks are a permutation. */
+ * bound (work / machines in every resource), and a task's rank is the number of tasks that
+ * start before it (tasks starting together share it; some do). */
 static void
 test_offline_properties (void)
 {
@@ -192,7 +194,7 @@ test_offline_properties (void)
   int64_t cap[EBB_DAG_NRES] = { 16000, 64 * GIB, 10000 };
   ebb_sim_trace *t = ebb_sim_trace_new ();
   ebb_sim_gen_dag (t, 60, 4, 1.0, cap, &rng);
-  uint32_t bad_deps = 0, bad_bounds = 0, bad_ranks = 0;
+  uint32_t bad_deps = 0, bad_bounds = 0, bad_ranks = 0, ties = 0;
   for (uint32_t j = 0; j < t->njobs; j++)
     {
       uint32_t n = t->ntasks[j], bad;
@@ -221,7 +223,14 @@ test_offline_properties (void)
             work[r] += d.dur[i] * dem[i * EBB_DAG_NRES + r];
           for (uint32_t k = g.par_off[i]; k < g.par_off[i + 1]; k++)
             bad_deps += start[i] < start[g.par[k]] + d.dur[g.par[k]] - 1e-6;
-          bad_ranks += rank[i] >= n || seen[rank[i] < n ? rank[i] : 0]++;
+        }
+      for (uint32_t i = 0; i < n; i++)
+        {
+          uint32_t before = 0;
+          for (uint32_t k = 0; k < n; k++)
+            before += start[k] < start[i] - EBB_GR_SAME_START;
+          bad_ranks += rank[i] != before;
+          ties += seen[rank[i]]++ > 0;
         }
       bad_bounds += plan.makespan < cpl - 1e-6;
       for (int r = 0; r < EBB_DAG_NRES; r++)
@@ -237,6 +246,7 @@ test_offline_properties (void)
   CU_ASSERT_EQUAL (bad_deps, 0);
   CU_ASSERT_EQUAL (bad_bounds, 0);
   CU_ASSERT_EQUAL (bad_ranks, 0);
+  CU_ASSERT (ties > 0);
   ebb_sim_trace_free (t);
 }
 
@@ -335,6 +345,57 @@ test_online_hand_cases (void)
   CU_ASSERT_EQUAL (order[1], 1);
   CU_ASSERT_EQUAL (order[2], 2);
   ebb_pol_free (pol);
+  /* graphene, two nodes: X (0.5 CPU) and Y (0.6 CPU), 10 s each, no edge. The preferred
+   * schedule (2 machines) starts both at 0, so they share priScore 1 and the packing score
+   * decides: Y (0.6) goes to node 0 first, X to node 1. (Ranked by task id, X would get
+   * priScore 1 and Y 1/2, and X would go first.) */
+  double d4[] = { 10, 10 };
+  int64_t dem4[2 * EBB_DAG_NRES] = { 500, 0, 0, 600, 0, 0 };
+  ebb_pol_dag two = { .ntasks = 2, .dur_sec = d4, .demand = dem4 };
+  jobs[0] = (ebb_pol_job){ .ntasks = 2, .dag = &two, .demand = { 600, 0 } };
+  p.nnodes = 2;
+  pol = ebb_pol_new ("graphene", &p, jobs, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (pol);
+  ebb_pol_job_arrived (pol, 0, 0);
+  a = ebb_pol_actions (pol, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 2);
+  CU_ASSERT_EQUAL (a[0].arg, 1);
+  CU_ASSERT_EQUAL (a[0].node, 0);
+  CU_ASSERT_EQUAL (a[1].arg, 0);
+  CU_ASSERT_EQUAL (a[1].node, 1);
+  ebb_pol_free (pol);
+  /* One node, X (10 s x 0.3 CPU) and Y (1 s x 0.9 CPU), no edge: they cannot run together,
+   * and the preferred schedule (one machine) runs one of them first. By the text's
+   * perfScore the first launch is the larger pScore x priScore; --graphene-prio order
+   * launches the plan's first task whatever its packing score. */
+  double d5[] = { 10, 1 }, dem5[] = { 0.3, 0, 0, 0.9, 0, 0 }, st5[2];
+  uint32_t rk5[2], bad5;
+  ebb_dag_graph g5;
+  CU_ASSERT_EQUAL_FATAL (ebb_dag_graph_build (&g5, 2, NULL, 0, &bad5), 0);
+  ebb_gr_dag gd5 = { .n = 2, .g = &g5, .dur = d5, .dem = dem5, .machines = 1 };
+  ebb_gr_plan pl5 = { .start = st5, .rank = rk5 };
+  CU_ASSERT_EQUAL_FATAL (ebb_gr_build_schedule (&gd5, &pl5), 0);
+  ebb_dag_graph_free (&g5);
+  CU_ASSERT_NOT_EQUAL_FATAL (rk5[0], rk5[1]);
+  uint32_t plan_first = rk5[0] < rk5[1] ? 0 : 1;
+  double sc0 = 0.3 * 0.3 * (1 - rk5[0] / 2.0), sc1 = 0.9 * 0.9 * (1 - rk5[1] / 2.0);
+  uint32_t text_first = sc0 > sc1 ? 0 : 1;
+  CU_ASSERT_NOT_EQUAL (plan_first, text_first); /* the case tells the two rules apart */
+  int64_t dem5i[2 * EBB_DAG_NRES] = { 300, 0, 0, 900, 0, 0 };
+  ebb_pol_dag xy = { .ntasks = 2, .dur_sec = d5, .demand = dem5i };
+  jobs[0] = (ebb_pol_job){ .ntasks = 2, .dag = &xy, .demand = { 900, 0 } };
+  p.nnodes = 1;
+  for (int mode = EBB_DAG_PRIO_DAG; mode <= EBB_DAG_PRIO_ORDER; mode += 2)
+    {
+      p.dag_prio = mode;
+      pol = ebb_pol_new ("graphene", &p, jobs, NULL);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (pol);
+      ebb_pol_job_arrived (pol, 0, 0);
+      a = ebb_pol_actions (pol, &n);
+      CU_ASSERT_EQUAL_FATAL (n, 1);
+      CU_ASSERT_EQUAL (a[0].arg, mode == EBB_DAG_PRIO_ORDER ? plan_first : text_first);
+      ebb_pol_free (pol);
+    }
 }
 
 static ebb_sim_trace *
@@ -394,9 +455,9 @@ test_determinism (void)
     {
       /* Count stages by their parents and children: a join has 2+ parent stages. */
       const uint32_t *st = t1->dag->stage + t1->first_task[j];
-      uint32_t ns = st[t1->ntasks[j] - 1] + 1, np[32] = { 0 }, nc[32] = { 0 };
+      uint32_t ns = st[t1->ntasks[j] - 1] + 1, np[64] = { 0 }, nc[64] = { 0 };
       const uint32_t *e = t1->dag->edges + 2 * t1->dag->edge_first[j];
-      uint8_t seen[32][32] = { { 0 } };
+      uint8_t seen[64][64] = { { 0 } };
       for (uint32_t k = 0; k < t1->dag->nedges[j]; k++)
         {
           uint32_t ps = st[e[2 * k]], cs = st[e[2 * k + 1]];
@@ -414,7 +475,9 @@ test_determinism (void)
       joins += j2 >= 2;
       fans += f3 >= 1 && j2 == 0;
     }
-  CU_ASSERT (chains > 10);
+  /* pure chains of 5+ stages: the deep shape (1/4) without its self-join (1/2) drawn 4+
+   * deep (about 2/3), some 12 of 150 expected (9 with this seed) */
+  CU_ASSERT (chains >= 5);
   CU_ASSERT (joins > 10);
   CU_ASSERT (fans > 10);
   static const char *const pols[] = { "graphene", "cp", "tetris", "random" };
@@ -435,6 +498,117 @@ test_determinism (void)
   ebb_sim_trace_free (t1);
   ebb_sim_trace_free (t2);
   ebb_sim_trace_free (t3);
+}
+
+static int
+cmp_u32 (const void *a, const void *b)
+{
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The generator against the properties section 2.2 gives production DAGs: median depth 5
+ * (in edges) and a quarter deeper than 10; tens of stages (median at least 8 here); most
+ * stage edges not barriers; input stages wider than the stages downstream (data
+ * reductive); maps (stages with no parent) use no network, stages that shuffle do; task
+ * durations from under a second to hundreds of seconds across stages, similar within one
+ * (at most +-25% around the stage's mean); undirected cycles (self-joins, barriers) in
+ * most DAGs. */
+static void
+test_gen_properties (void)
+{
+  enum
+  {
+    NJ = 600,
+    MS = 64
+  };
+  ebb_sim_trace *t = gen (11, NJ, 50, 1.2);
+  uint32_t depth[NJ], stages[NJ], deep = 0, cyclic = 0;
+  uint64_t edges = 0, barriers = 0, root_tasks = 0, roots = 0, down_tasks = 0, downs = 0;
+  double dmin = INFINITY, dmax = 0;
+  for (uint32_t j = 0; j < NJ; j++)
+    {
+      uint32_t n = t->ntasks[j], ne = t->dag->nedges[j];
+      uint64_t f = t->first_task[j];
+      const uint32_t *st = t->dag->stage + f, *e = t->dag->edges + 2 * t->dag->edge_first[j];
+      uint32_t ns = st[n - 1] + 1, width[MS] = { 0 }, cnt[MS][MS], np[MS] = { 0 }, lvl[MS] = { 0 };
+      CU_ASSERT_FATAL (ns <= MS);
+      memset (cnt, 0, sizeof cnt);
+      double lo[MS], hi[MS];
+      for (uint32_t s = 0; s < ns; s++)
+        lo[s] = INFINITY, hi[s] = 0;
+      for (uint32_t i = 0; i < n; i++)
+        {
+          double d = t->dur_sec[f + i];
+          width[st[i]]++;
+          lo[st[i]] = fmin (lo[st[i]], d), hi[st[i]] = fmax (hi[st[i]], d);
+          dmin = fmin (dmin, d), dmax = fmax (dmax, d);
+        }
+      for (uint32_t s = 0; s < ns; s++)
+        CU_ASSERT (hi[s] <= lo[s] * 1.25 / 0.75 + 0.002);
+      for (uint32_t k = 0; k < ne; k++)
+        cnt[st[e[2 * k]]][st[e[2 * k + 1]]]++;
+      uint32_t sedges = 0;
+      for (uint32_t a = 0; a < ns; a++)
+        for (uint32_t b = 0; b < ns; b++)
+          if (cnt[a][b])
+            {
+              sedges++, np[b]++;
+              barriers += width[a] * width[b] > 1 && cnt[a][b] == width[a] * width[b];
+            }
+      edges += sedges;
+      /* depth: longest path in stage edges (stages need not be numbered in order) */
+      for (uint32_t it = 0; it < ns; it++)
+        for (uint32_t a = 0; a < ns; a++)
+          for (uint32_t b = 0; b < ns; b++)
+            if (cnt[a][b] && lvl[b] < lvl[a] + 1)
+              lvl[b] = lvl[a] + 1;
+      depth[j] = 0;
+      for (uint32_t s = 0; s < ns; s++)
+        depth[j] = lvl[s] > depth[j] ? lvl[s] : depth[j];
+      stages[j] = ns;
+      deep += depth[j] > 10;
+      /* an undirected cycle among the tasks: more edges than a spanning forest has (the
+       * task graph of one job is connected: every stage has a parent or a child) */
+      cyclic += ns > 1 && ne >= n;
+      for (uint32_t i = 0; i < n; i++)
+        {
+          int64_t net = t->dag->demand[(f + i) * EBB_DAG_NRES + EBB_DAG_NET];
+          if (np[st[i]] == 0)
+            CU_ASSERT_EQUAL (net, 0);
+          if (np[st[i]] == 0)
+            root_tasks++;
+          else
+            down_tasks++;
+        }
+      for (uint32_t s = 0; s < ns; s++)
+        {
+          roots += np[s] == 0;
+          downs += np[s] > 0;
+          /* a stage with a parent it reads partitioned or all-to-all shuffles over the
+           * network; one reading only one-to-one (local) may not */
+          int shuffles = 0;
+          for (uint32_t a = 0; a < ns; a++)
+            shuffles |= cnt[a][s] && !(width[a] == width[s] && cnt[a][s] == width[s]);
+          if (shuffles)
+            {
+              uint32_t i = 0;
+              while (st[i] != s)
+                i++;
+              CU_ASSERT (t->dag->demand[(f + i) * EBB_DAG_NRES + EBB_DAG_NET] > 0);
+            }
+        }
+    }
+  qsort (depth, NJ, sizeof *depth, cmp_u32);
+  qsort (stages, NJ, sizeof *stages, cmp_u32);
+  CU_ASSERT (depth[NJ / 2] >= 4 && depth[NJ / 2] <= 6);
+  CU_ASSERT (deep >= NJ / 6 && deep <= NJ / 3);
+  CU_ASSERT (stages[NJ / 2] >= 8);
+  CU_ASSERT (barriers * 2 < edges);
+  CU_ASSERT ((double)root_tasks / roots > 2 * (double)down_tasks / downs);
+  CU_ASSERT (dmin < 1 && dmax > 200);
+  CU_ASSERT (cyclic * 2 > NJ);
+  ebb_sim_trace_free (t);
 }
 
 /* Deficit counters over two queues (job j in queue j mod 2): queue 0 gets large jobs, queue
@@ -517,8 +691,8 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_parse_dag),          EBB_CU_TEST (test_parse_cycles_refused),
   EBB_CU_TEST (test_graph_helpers),      EBB_CU_TEST (test_offline_by_hand),
   EBB_CU_TEST (test_offline_properties), EBB_CU_TEST (test_online_hand_cases),
-  EBB_CU_TEST (test_determinism),        EBB_CU_TEST (test_deficit_bounded),
-  EBB_CU_TEST (test_engine_refusals),
+  EBB_CU_TEST (test_determinism),        EBB_CU_TEST (test_gen_properties),
+  EBB_CU_TEST (test_deficit_bounded),    EBB_CU_TEST (test_engine_refusals),
 };
 
 EBB_CU_MAIN ("policy-graphene", NULL, NULL, tests)

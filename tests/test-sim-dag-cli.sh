@@ -32,7 +32,9 @@ for p in graphene cp tetris random; do
 done
 check "graphene queues" 0 '"kappa":0.1000,' -- -p graphene -n 8 $NODE -t "$tmp/a.jsonl" \
   --queues 2 --kappa 0.1 --graphene-prio remaining --json
-check "bad graphene-prio" 2 "expected dag or remaining" -- -p graphene -n 8 -t x --graphene-prio y
+check "graphene prio order" 0 '"dep_violations":0,' -- -p graphene -n 8 $NODE -t "$tmp/a.jsonl" \
+  --graphene-prio order --json
+check "bad graphene-prio" 2 "expected dag, remaining or order" -- -p graphene -n 8 -t x --graphene-prio y
 check "bad kappa" 2 "invalid --kappa '2'" -- -p graphene -n 8 -t x --kappa 2
 check "bigc refuses DAGs" 1 "ignores task dependencies" -- -p bigc -n 8 $NODE -t "$tmp/a.jsonl"
 printf '%s\n' '{"submit":0,"tasks":[{"duration":1,"cpu_millis":1,"memory_bytes":0}]}' \
