@@ -6,7 +6,7 @@
 # causes) and started again on the same store. After each restart, while the short job runs
 # (it runs until checked), every long task the controller reports suspended and every victim
 # of the short job (its SUSPEND decisions) is suspended at its agent, with its cgroup's CPU
-# limit at the footprint (read through /proc) within 3 s: a SUSPEND committed but not sent
+# limit at the footprint (read through /proc) within 5 s: a SUSPEND committed but not sent
 # before the kill is sent again after the restart (every 4th kill comes while the agents
 # are stopped, so that one surely waits: see agents_stop). Then: no job lost (every short job done,
 # the long job done once released), no task started twice (each writes one line per start),
@@ -100,8 +100,9 @@ suspension_problems () {
 }
 # check_restart SJ: after a restart, once both tasks of the short job SJ run at their agents,
 # every suspension must hold (suspension_problems) within GRACE ms (a SUSPEND sent again after
-# the restart may still be on its way at first); SJ keeps running until the check is done.
-GRACE=3000
+# the restart may still be on its way at first; a sample takes 0.3-1.5 s on a loaded 2-CPU
+# host); SJ keeps running until the check is done, so a SUSPEND never sent cannot pass it.
+GRACE=5000
 check_restart () {
   _end=$(($(date +%s) + 15))
   until agent_tasks && [ "$(jq --arg j "j$1-" '[.[] | select(.state == "running" and (.id | startswith($j)))] | length' "$TMP/agents.json")" = 2 ]; do
@@ -131,6 +132,7 @@ agents_restart () {
   for n in 1 2 3; do
     eval "_p=\$AGENT_PID_$n"
     kill -9 "$_p"; wait "$_p" 2>/dev/null
+    AGENT_PIDS=$(echo " $AGENT_PIDS " | sed "s/ $_p / /") # no stale pid for ctl_cleanup
     start_node "$n"
   done
 }
@@ -145,7 +147,8 @@ while [ $i -lt "$KILLS" ]; do
   [ "$STATUS" = 201 ] && JOBS="$JOBS $(jq -r .id "$TMP/body")" || fail "submit s$i: $STATUS $(cat "$TMP/body")"
   if [ $stopped = 1 ]; then
     SJ=$(echo $JOBS | awk '{ print $NF }')
-    wait_for 5 "[.decisions[] | select(.action == \"launch\" and .job == $SJ)] | length == 2" "/v1/decisions?since=0" ||
+    # Within 2 s: the stopped agents send no heartbeats, and --node-timeout is 3 s.
+    wait_for 2 "[.decisions[] | select(.action == \"launch\" and .job == $SJ)] | length == 2" "/v1/decisions?since=0" ||
       fail "s$i: launches not decided with the agents stopped"
     STOPS=$((STOPS + 1))
     PENDING_SUSPENDS=$((PENDING_SUSPENDS + $(jq "[.decisions[] | select(.action == \"suspend\" and .for_job == $SJ)] | length" "$TMP/body")))
@@ -165,7 +168,7 @@ while [ $i -lt "$KILLS" ]; do
 done
 all_done=1
 for j in $JOBS; do wait_for 20 '.state == "done"' "/v1/jobs/$j" || { all_done=0; fail "job $j: $(cat "$TMP/body")"; }; done
-echo "after each restart, ms from both short tasks running to the sample (about 0.3 s each) where every suspension held / tasks checked: $(awk '{ printf "%s/%s ", $1, $2 }' "$TMP/checks")"
+echo "after each restart, ms from both short tasks running to the sample (about 0.3 s each) where every suspension held / suspensions checked: $(awk '{ printf "%s/%s ", $1, $2 }' "$TMP/checks")"
 echo "$STOPS kills with the agents stopped, $PENDING_SUSPENDS SUSPENDs committed and not carried out before them"
 [ "$PENDING_SUSPENDS" -gt 0 ] || fail "no SUSPEND was pending at a kill with the agents stopped"
 [ "$BAD" = 0 ] && [ "$(wc -l <"$TMP/checks")" = "$KILLS" ] &&
