@@ -161,11 +161,15 @@ done
 if [ "$KILLS" = 0 ]; then
   [ $starts = 6 ] && ok "no long task started twice" || fail "$starts starts of 6 long tasks"
 else
-  # Each kill shows as a second start and a higher generation of that task.
+  # Each kill decided shows as a higher generation of that task, each generation as at most
+  # one start (a second launch of one would show as more). A generation may be killed
+  # before its shell ran its first command: the long tasks are alike to the policy, so the
+  # next short job's kill may take one just started again, and on a loaded host its child
+  # may still wait for a CPU then (seen: 1 and 2 of 40 under loads of 9 and 18).
   gens=$(jq '[.tasks[].generation - 1] | add' "$TMP/body")
-  [ $starts -gt 6 ] && [ $((starts - 6)) = "$gens" ] &&
-    ok "killed long tasks started again: $((starts - 6)) restarts in the counts, generations agree" ||
-    fail "restarts: $starts starts, generations $gens"
+  [ "$gens" = "$nk" ] && [ $starts -gt 6 ] && [ $((starts - 6)) -le "$gens" ] &&
+    ok "killed long tasks started again: $gens kills, $gens new generations, $((starts - 6)) restarts in the counts ($((gens + 6 - starts)) killed before their first command)" ||
+    fail "restarts: $starts starts, generations $gens, kills $nk"
 fi
 [ "$FAILED" = 0 ] || jq -c '.decisions[:60][] | [.seq, .action, .task, .node, .for_job, .reason]' "$TMP/decisions.json"
 exit $FAILED
