@@ -93,12 +93,14 @@ api GET /v1/node
 # SIGTERM goes too (cgroup.kill on v2; freeze, kill each, thaw on v1), and the cgroup is gone.
 K1ARGV="[\"sh\",\"-c\",\"setsid sh -c 'trap : TERM; while :; do sleep 1; done' ebbk1mark & exec sleep 1000\"]"
 api POST /v1/tasks "$(launch_body k1 "$K1ARGV" 100 16777216)"
-i=0; while ! pgrep -f ebbk1mark >/dev/null && [ $i -lt 40 ]; do sleep 0.05; i=$((i + 1)); done
+# The escapee is seen first (from /proc), so that its absence afterwards means something.
+i=0; while [ -z "$(cmdline_pids ebbk1mark)" ] && [ $i -lt 40 ]; do sleep 0.05; i=$((i + 1)); done
+K1SEEN=$(cmdline_pids ebbk1mark | tr '\n' ' ' | sed 's/ $//')
 api DELETE /v1/tasks/k1 '{"grace_millis":300}'
-i=0; while { pgrep -f ebbk1mark >/dev/null || [ -d "$(cgdir memory "$CGP/k1")" ]; } && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-if [ "$STATUS" = 200 ] && ! pgrep -f ebbk1mark >/dev/null && [ ! -d "$(cgdir memory "$CGP/k1")" ]; then
-  ok "DELETE kills a setsid() escapee that ignores SIGTERM and removes the cgroup"
-else fail "k1: $STATUS $(body) escapee $(pgrep -f ebbk1mark) cgroup $(ls -d "$(cgdir memory "$CGP/k1")" 2>&1)"; fi
+i=0; while { [ -n "$(cmdline_pids ebbk1mark)" ] || [ -d "$(cgdir memory "$CGP/k1")" ]; } && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+if [ -n "$K1SEEN" ] && [ "$STATUS" = 200 ] && [ -z "$(cmdline_pids ebbk1mark)" ] && [ ! -d "$(cgdir memory "$CGP/k1")" ]; then
+  ok "DELETE kills a setsid() escapee that ignores SIGTERM (pids $K1SEEN) and removes the cgroup"
+else fail "k1: $STATUS $(body) escapee before ${K1SEEN:-none}, after $(cmdline_pids ebbk1mark) cgroup $(ls -d "$(cgdir memory "$CGP/k1")" 2>&1)"; fi
 
 # A cgroup that cannot be removed yet (here: a child cgroup in it) is retried from a timer;
 # the agent exiting while that retry is pending frees its state (ASan's leak check at exit

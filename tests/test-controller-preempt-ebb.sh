@@ -3,6 +3,4 @@
 # short task's arrival; doc/ebb-policy.md). Its suspend bound allows M = 2 preemptions of a
 # task per 600 s by default: 20 short jobs of 2 tasks on 6 long tasks need up to 8.
 EBB_CTL_TEST_POLICY="--policy ebb --policy-opt max-suspends=8"
-# The target: submit -> both tasks running within 200 ms p99 on a quiet host.
-EBB_CTL_TEST_QUIET_MS=${EBB_CTL_TEST_QUIET_MS:-200}
 . "${EBB_TOP_SRCDIR:-.}/tests/test-controller-preempt.sh"

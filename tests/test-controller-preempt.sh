@@ -5,8 +5,7 @@
 # the controller preempts long tasks through their agents. Measured REPS times from the API's
 # own times (a task's started_at, when its agent answered the launch, less the job's
 # submitted_at): submit -> both tasks running, p50 and p99 printed, p99 asserted <= 200 ms
-# for ebb on a quiet host (1 s on one shared with other work, and for the other policies:
-# see the bound below), with the agents'
+# on a quiet host (1 s on one shared with other work: see the bound below), with the agents'
 # launch phases from their logs; and
 # from the decision log submit -> preemptions (or launches) decided, p99 asserted <= 200 ms.
 # Suspending policies: every displaced long task runs at ~1% of a CPU while suspended
@@ -98,27 +97,16 @@ done
 pct () { sort -n "$1" | awk -v q="$2" '{ a[NR] = $1 } END { i = int(NR * q + 0.999); if (i < 1) i = 1; print a[i] }'; }
 p50=$(pct "$TMP/lat" 0.5) p99=$(pct "$TMP/lat" 0.99)
 echo "submit -> both tasks running over $REPS short jobs (API times): p50 ${p50} ms, p99 ${p99} ms ($(tr '\n' ' ' <"$TMP/lat"))"
-# The bound (ebb): 200 ms p99 end to end on a host this test has to itself (its 6 burners, 3
-# agents and the controller take about one of two CPUs). The controller's part is ~10 ms
-# (asserted below); the rest is the agent's launch (agent/launch.c logs its phases: cgroup,
-# limits, journal, fork, attach to each v1 hierarchy, the child until its exec), 15-40 ms
-# on an otherwise idle 2-core host. On a host shared with other work (a 1-minute load average
-# above twice its CPUs, LOAD_MAX) the launched child waits for a CPU between fork and exec
-# (group scheduling: its cgroup's share is split with every other cgroup), measured at
-# p50 150 ms and p99 600 ms of the agent's launch under a load of 15 on 2 CPUs: the bound is
-# then 1 s, and the test says so.
-read -r load _ </proc/loadavg
-ncpu=$(nproc 2>/dev/null || echo 1)
-LOAD_MAX=${EBB_CTL_TEST_LOAD_MAX:-$((2 * ncpu))}
-# The quiet bound: 200 ms for ebb (tests/test-controller-preempt-ebb.sh, the target), whose
-# CPU-only suspensions let the launches go out at once; a policy that waits for its kills or
-# suspensions to be confirmed before it launches has the agents' round trip on top (1 s).
-QUIET_MS=${EBB_CTL_TEST_QUIET_MS:-1000}
-if awk -v l="$load" -v m="$LOAD_MAX" 'BEGIN { exit !(l <= m) }'; then
-  bound=$QUIET_MS why="the host is quiet (load $load, $ncpu CPUs)"
-else
-  bound=1000 why="the host is shared (load $load > $LOAD_MAX on $ncpu CPUs): the launched child waits for a CPU; $QUIET_MS ms needs a quiet host"
-fi
+# The bound: 200 ms p99 end to end on a host this test has to itself (its 6 burners, 3
+# agents and the controller take about one of two CPUs), for every policy: ebb launches at
+# once beside its CPU-only suspensions, bigc gp and kill wait for the agents to confirm their
+# suspensions or kills first, a round trip of a few ms (CI, quiet: p99 68 ms for gp, 47 ms
+# for kill). The controller's part is ~10 ms (asserted below); the rest is the agent's launch
+# (agent/launch.c logs its phases: cgroup, limits, journal, fork, attach to each v1
+# hierarchy, the child until its exec), 15-40 ms on an otherwise idle 2-core host. On a
+# loaded host the bound is 1 s, and the test says why (latency_bound, tests/controller/lib.sh).
+latency_bound "${EBB_CTL_TEST_QUIET_MS:-200}"
+bound=$BOUND_MS why=$BOUND_WHY
 [ "$p99" -le "$bound" ] && ok "a short job's two tasks run on the full cluster within $bound ms p99 (p99 ${p99} ms, p50 ${p50} ms; $why)" ||
   fail "submit -> both running p99 ${p99} ms > $bound ms ($why)"
 capi GET "/v1/decisions?since=0"
@@ -173,11 +161,15 @@ done
 if [ "$KILLS" = 0 ]; then
   [ $starts = 6 ] && ok "no long task started twice" || fail "$starts starts of 6 long tasks"
 else
-  # Each kill shows as a second start and a higher generation of that task.
+  # Each kill decided shows as a higher generation of that task, each generation as at most
+  # one start (a second launch of one would show as more). A generation may be killed
+  # before its shell ran its first command: the long tasks are alike to the policy, so the
+  # next short job's kill may take one just started again, and on a loaded host its child
+  # may still wait for a CPU then (seen: 1 and 2 of 40 under loads of 9 and 18).
   gens=$(jq '[.tasks[].generation - 1] | add' "$TMP/body")
-  [ $starts -gt 6 ] && [ $((starts - 6)) = "$gens" ] &&
-    ok "killed long tasks started again: $((starts - 6)) restarts in the counts, generations agree" ||
-    fail "restarts: $starts starts, generations $gens"
+  [ "$gens" = "$nk" ] && [ $starts -gt 6 ] && [ $((starts - 6)) -le "$gens" ] &&
+    ok "killed long tasks started again: $gens kills, $gens new generations, $((starts - 6)) restarts in the counts ($((gens + 6 - starts)) killed before their first command)" ||
+    fail "restarts: $starts starts, generations $gens, kills $nk"
 fi
 [ "$FAILED" = 0 ] || jq -c '.decisions[:60][] | [.seq, .action, .task, .node, .for_job, .reason]' "$TMP/decisions.json"
 exit $FAILED

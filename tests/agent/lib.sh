@@ -145,6 +145,13 @@ cpu_pct2 () {
   echo "$(( (a2 - a1) * 100 / (2 * HZ) )) $(( (b2 - b1) * 100 / (2 * HZ) ))"
 }
 
+# cmdline_pids WORD: the pids whose command line contains WORD, from /proc (what pgrep -f
+# finds; the VM's busybox has no pgrep). grep reads its own command line too: the pattern's
+# last character in brackets does not match that.
+cmdline_pids () {
+  grep -l -- "$(printf '%s' "$1" | sed 's/.$/[&]/')" /proc/[0-9]*/cmdline 2>/dev/null | cut -d/ -f3
+}
+
 # cgfile TASK FILE: a limit file of a task's cgroup (v1: the right hierarchy).
 cgfile () {
   if [ "$LAYOUT" = v2 ]; then cat "$(cgdir "" "$CGP/$1")/$2"; return; fi
