@@ -157,8 +157,8 @@ for s in $SEEDS; do
 done >"$W/costs.txt"
 LAUNCH=${RVS_LAUNCH_DELAY:-$(awk '$1 == "launch" { print $2 }' "$W/costs.txt" | p50)}
 FINISH=${RVS_FINISH_DELAY:-$(awk '$1 == "finish" { print $2 }' "$W/costs.txt" | p50)}
-LAUNCH=$(awk -v v="$LAUNCH" 'BEGIN { printf "%.3f", v > 0 ? v : 0 }')
-FINISH=$(awk -v v="$FINISH" 'BEGIN { printf "%.3f", v > 0 ? v : 0 }')
+LAUNCH=$(awk -v v="$LAUNCH" 'BEGIN { printf "%.3f", (v > 0 ? v : 0) }')
+FINISH=$(awk -v v="$FINISH" 'BEGIN { printf "%.3f", (v > 0 ? v : 0) }')
 for k in launch finish; do
   awk -v k=$k '$1 == k { print $2 }' "$W/costs.txt" | sort -g |
     awk -v k=$k '{ a[NR] = $1; s += $1 } END { printf "real: %s cost over %d tasks: p10 %.3f p50 %.3f mean %.3f p90 %.3f s\n", k, NR, a[int(NR * 0.1) + 1], a[int((NR + 1) / 2)], s / NR, a[int(NR * 0.9)] }'
@@ -193,7 +193,7 @@ for s in $SEEDS; do
     awk -F'\t' '$2 == "suspend" && !($3 in at) { at[$3] = $1 } $2 == "resume" && ($3 in at) { print $1 - at[$3]; delete at[$3] }'
 done >"$W/real-preempt.txt"
 echo "real: preempted (first SUSPEND to RESUME decision): $(wc -l <"$W/real-preempt.txt") resumed over seeds $SEEDS," \
-  "p50 $(p50 <"$W/real-preempt.txt") s, mean $(awk '{ s += $1 } END { printf "%.3f", NR ? s / NR : 0 }' "$W/real-preempt.txt") s"
+  "p50 $(p50 <"$W/real-preempt.txt" | xargs printf "%.3f") s, mean $(awk '{ s += $1 } END { printf "%.3f", NR ? s / NR : 0 }' "$W/real-preempt.txt") s"
 for v in sim sim0; do
   cat "$W/$v"-*.json | jq -s -r --arg v "$v" '"\($v): preempted (first SUSPEND to RESUME decision): \(map(.preemptions_resumed) | add) resumed over the seeds, p50 per seed \(map(.preempted_p50_sec) | map(tostring) | join(" ")) s, mean \((map(.preempted_mean_sec * .preemptions_resumed) | add) / ([map(.preemptions_resumed) | add, 1] | max) | . * 1000 | round / 1000) s; \(map(.suspends) | add) suspends, \(map(.resumes) | add) resumes"'
 done

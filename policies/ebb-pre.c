@@ -196,6 +196,7 @@ ebb_pre_apply (ebb_pre_node *n, const ebb_pre_params *p, const ebb_pre_take *tak
       n->used.cpu_millis -= takes[i].amount.cpu_millis;
       n->used.memory_bytes -= takes[i].amount.memory_bytes;
       t->has_room = 0;
+      t->room_sec = 0;
     }
 }
 
@@ -225,17 +226,15 @@ ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_sec, int sh
       ebb_pol_res back = { t->demand.cpu_millis - t->given.cpu_millis,
                            t->demand.memory_bytes - t->given.memory_bytes };
       int overdue = now_sec - t->preempted_sec >= max_preempted_sec (p);
-      if (!ebb_pre_fits (n, back) || (short_pending && !overdue))
-        {
-          t->has_room = 0; /* D starts again at the next chance with room */
-          continue;
-        }
-      if (!t->has_room)
-        {
-          t->has_room = 1;
-          t->room_since_sec = now_sec;
-        }
-      if (!spare && !overdue && now_sec - t->room_since_sec < p->resume_tries * p->round_sec)
+      int fits = ebb_pre_fits (n, back);
+      /* D: the room seen at the last chance lasted until this one (see ebb.h). */
+      if (t->has_room)
+        t->room_sec += now_sec - t->last_chance_sec;
+      t->has_room = fits && !short_pending;
+      t->last_chance_sec = now_sec;
+      if (!fits || (short_pending && !overdue))
+        continue;
+      if (!spare && !overdue && t->room_sec < p->resume_tries * p->round_sec)
         continue; /* D: room, but not for D rounds yet */
       out[k++] = (ebb_pre_take){ .slot = slot,
                                  .amount = back,
@@ -245,6 +244,7 @@ ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_sec, int sh
       n->used.cpu_millis += back.cpu_millis;
       n->used.memory_bytes += back.memory_bytes;
       t->has_room = 0;
+      t->room_sec = 0;
       n->npreempted--;
     }
   return k;
@@ -262,6 +262,7 @@ ebb_pre_add (ebb_pre_node *n, const ebb_pre_task *t)
   *x = *t;
   x->given = x->demand;
   x->has_room = 0;
+  x->room_sec = 0;
   n->used.cpu_millis += x->demand.cpu_millis;
   n->used.memory_bytes += x->demand.memory_bytes;
   return n->ntasks++;

@@ -17,11 +17,13 @@
  *    preemptions (M starting in it, one carried in), so a long task holds its demand at least
  *    (1 - (M + 1) / 4M) >= 1/2 of any window, less the end of a short task holding its room.
  *  - Delayed resumption D: a preempted task resumes on its own node once its room there has
- *    been free, with no short work waiting for the node, for D rounds (D x round_sec, seen
- *    at every chance since; skipped when the cluster has spare room), so a short burst still
- *    arriving does not make it bounce. Time, not a count of chances: what serves a node
- *    (ticks, reports, other tasks' events) differs between the simulator and the
- *    controller, and a count made the same policy resume sooner where events were denser. */
+ *    been free, with no short work waiting for the node, for D rounds in all (D x round_sec
+ *    summed since it was preempted; skipped when the cluster has spare room), so a short
+ *    burst still arriving does not make it bounce. Time, not a count of chances: what serves
+ *    a node (ticks, reports, other tasks' events) differs between the simulator and the
+ *    controller, and a count made the same policy resume sooner where events were denser.
+ *    The time is exact whatever the event rate: what a node holds and queues changes only at
+ *    events that serve it, each a chance, so room seen at one chance lasts to the next. */
 #ifndef EBB_POLICY_EBB_H
 #define EBB_POLICY_EBB_H
 
@@ -54,9 +56,10 @@ typedef struct ebb_pre_task
   uint32_t job, task; /* the environment's names for it */
   uint8_t is_long;    /* only long tasks are ever preempted */
   uint8_t inflight;   /* a suspension or resumption is under way: leave it alone */
-  uint8_t has_room;   /* D: every chance since room_since_sec had room */
+  uint8_t has_room;   /* D: its last chance saw room (and no short work) */
   uint8_t pad;
-  double room_since_sec;             /* D: the first of those chances (valid with has_room) */
+  double last_chance_sec;            /* D: that chance's time */
+  double room_sec;                   /* D: time with room since it was preempted */
   ebb_pol_res demand;                /* what it asked for */
   ebb_pol_res given;                 /* what it holds now (demand unless preempted) */
   double est_end_sec;                /* start + estimate, pushed back by time spent preempted */
@@ -106,8 +109,8 @@ void ebb_pre_apply (ebb_pre_node *n, const ebb_pre_params *p, const ebb_pre_take
  * node; spare: the cluster has idle capacity (D is skipped). Writes the resumptions decided
  * (amount to give back, reload delay) to out, applies them, and returns their count. A
  * preempted task resumes when it fits back, short work is not pending (unless it has been
- * preempted for W / 4M), and it has had that room at every chance for D rounds (or spare).
- * A chance without room (or with short work pending) restarts the D rounds. */
+ * preempted for W / 4M), and it has had that room for D rounds in all since it was
+ * preempted (or spare). */
 uint32_t ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_sec,
                          int short_pending, int spare, ebb_pre_take *out, uint32_t max);
 

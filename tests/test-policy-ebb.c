@@ -227,9 +227,9 @@ test_suspend_bound_counts_preemptions (void)
 }
 
 /* Delayed resumption: with D = 3 rounds of 3 s the task resumes at the first chance after
- * its room has been free for 9 s, however many chances came meanwhile (the event rate of
- * the environment must not matter); short work pending or no room restarts the 9 s; spare
- * cluster room skips D. */
+ * its room has been free for 9 s in all since it was preempted, however many chances came
+ * meanwhile (the event rate of the environment must not matter); time without room or with
+ * short work pending does not count; spare cluster room skips D. */
 static void
 test_delayed_resumption (void)
 {
@@ -249,7 +249,7 @@ test_delayed_resumption (void)
   /* Room from 2 s: a thousand chances before 11 s resume nothing. */
   for (int i = 0; i < 1000; i++)
     CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 2 + i * 0.0089, 0, 0, out, 4), 0);
-  CU_ASSERT_DOUBLE_EQUAL (n.tasks[0].room_since_sec, 2, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL (n.tasks[0].room_sec, 999 * 0.0089, 1e-9);
   CU_ASSERT_EQUAL_FATAL (ebb_pre_chance (&n, &p, 11, 0, 0, out, 4), 1);
   CU_ASSERT_EQUAL (out[0].amount.cpu_millis, CPU (4));
   CU_ASSERT_EQUAL (out[0].amount.memory_bytes, 16 * GIB);
@@ -269,25 +269,29 @@ test_delayed_resumption (void)
   CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 23, 0, 0, out, 4), 0);
   CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 32, 0, 0, out, 4), 1);
 
-  /* No room (a short task holds it): the chance restarts D; room again from 51 s. */
+  /* Room from 40.5 s to 41 s, then none (a short task holds it) until 51 s: 0.5 s count,
+   * and 8.5 s more are needed from 51 s. */
   CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ CPU (4), 0 }, 40, out, 4, &d), 1);
   ebb_pre_apply (&n, &p, out, 1, 40);
-  CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 40.5, 0, 0, out, 4), 0); /* room since 40.5 */
+  CU_ASSERT_DOUBLE_EQUAL (n.tasks[0].room_sec, 0, 1e-12); /* counted anew per preemption */
+  CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 40.5, 0, 0, out, 4), 0);
   uint32_t s = add (&n, 9, 0, CPU (4), 0, 40);
   CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 41, 0, 0, out, 4), 0);
   CU_ASSERT (!n.tasks[0].has_room);
   ebb_pre_remove (&n, s);
   CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 51, 0, 0, out, 4), 0);
-  CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 59.9, 0, 0, out, 4), 0);
-  /* Short work pending at 55 s would have restarted it too (on a copy of the node). */
+  /* On a copy of the node: short work pending from 55 s to 59.6 s does not count either. */
   ebb_pre_node m = n;
   ebb_pre_task copy[8];
   CU_ASSERT_FATAL (n.ntasks <= 8);
   memcpy (copy, n.tasks, n.ntasks * sizeof *copy);
   m.tasks = copy;
   CU_ASSERT_EQUAL (ebb_pre_chance (&m, &p, 55, 1, 0, out, 4), 0);
-  CU_ASSERT_EQUAL (ebb_pre_chance (&m, &p, 60, 0, 0, out, 4), 0);
-  CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 60, 0, 0, out, 4), 1);
+  CU_ASSERT_EQUAL (ebb_pre_chance (&m, &p, 59.6, 0, 0, out, 4), 0);
+  CU_ASSERT_EQUAL (ebb_pre_chance (&m, &p, 63.9, 0, 0, out, 4), 0);
+  CU_ASSERT_EQUAL (ebb_pre_chance (&m, &p, 64.2, 0, 0, out, 4), 1);
+  CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 59.4, 0, 0, out, 4), 0);
+  CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 59.6, 0, 0, out, 4), 1);
   ebb_pre_node_fini (&n);
 }
 
