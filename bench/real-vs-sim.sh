@@ -108,7 +108,8 @@ for f in "$SIM" "$TASK"; do [ -x "$f" ] || { echo "real-vs-sim: no $f (make)"; e
 [ -r "$TRACE" ] || { echo "real-vs-sim: no $TRACE"; exit 77; }
 W=$(mktemp -d /tmp/ebb-rvs.XXXXXX) || exit 99
 chmod 755 "$W"
-trap 'rm -rf "$W"' EXIT
+# RVS_KEEP=DIR keeps the run's files (decisions, per-task times, ebb-sim's output) there.
+trap '[ -n "${RVS_KEEP:-}" ] && cp -r "$W" "$RVS_KEEP"; rm -rf "$W"' EXIT
 # p50 (nearest rank) of the numbers on stdin; "nan" when there are none.
 p50 () { sort -g | awk '{ a[NR] = $1 } END { i = int(NR * 0.5); if (i < NR * 0.5) i++; if (i < 1) i = 1; print NR ? a[i] : "nan" }'; }
 
