@@ -19,6 +19,7 @@ ebb_pre_params_default (ebb_pre_params *p)
   p->max_suspends = 2;
   p->suspend_window_sec = 600;
   p->resume_tries = 3;
+  p->round_sec = 3;
   p->reclaim_sec_per_gib = 3;
   p->resume_sec_per_gib = 3;
   p->footprint = (ebb_pol_res){ .cpu_millis = 10, .memory_bytes = 64ll << 20 };
@@ -31,6 +32,8 @@ ebb_pre_params_check (const ebb_pre_params *p)
     return "max suspends out of range [1, 8]";
   if (!(p->suspend_window_sec > 0) || !isfinite (p->suspend_window_sec))
     return "suspend window must be > 0";
+  if (!(p->round_sec > 0) || !isfinite (p->round_sec))
+    return "round must be > 0";
   if (!(p->reclaim_sec_per_gib >= 0) || !isfinite (p->reclaim_sec_per_gib)
       || !(p->resume_sec_per_gib >= 0) || !isfinite (p->resume_sec_per_gib))
     return "reclaim and resume costs must be >= 0";
@@ -192,7 +195,8 @@ ebb_pre_apply (ebb_pre_node *n, const ebb_pre_params *p, const ebb_pre_take *tak
       t->given.memory_bytes -= takes[i].amount.memory_bytes;
       n->used.cpu_millis -= takes[i].amount.cpu_millis;
       n->used.memory_bytes -= takes[i].amount.memory_bytes;
-      t->chances = 0;
+      t->has_room = 0;
+      t->room_sec = 0;
     }
 }
 
@@ -222,13 +226,16 @@ ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_sec, int sh
       ebb_pol_res back = { t->demand.cpu_millis - t->given.cpu_millis,
                            t->demand.memory_bytes - t->given.memory_bytes };
       int overdue = now_sec - t->preempted_sec >= max_preempted_sec (p);
-      if (!ebb_pre_fits (n, back) || (short_pending && !overdue))
+      int fits = ebb_pre_fits (n, back);
+      /* D: the room seen at the last chance lasted until this one (see ebb.h). */
+      if (t->has_room)
+        t->room_sec += now_sec - t->last_chance_sec;
+      t->has_room = fits && !short_pending;
+      t->last_chance_sec = now_sec;
+      if (!fits || (short_pending && !overdue))
         continue;
-      if (!spare && !overdue && t->chances < p->resume_tries)
-        {
-          t->chances++; /* D: a chance with room, let pass */
-          continue;
-        }
+      if (!spare && !overdue && t->room_sec < p->resume_tries * p->round_sec)
+        continue; /* D: room, but not for D rounds yet */
       out[k++] = (ebb_pre_take){ .slot = slot,
                                  .amount = back,
                                  .delay_sec = back.memory_bytes / GIB * p->resume_sec_per_gib };
@@ -236,7 +243,8 @@ ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_sec, int sh
       t->given = t->demand;
       n->used.cpu_millis += back.cpu_millis;
       n->used.memory_bytes += back.memory_bytes;
-      t->chances = 0;
+      t->has_room = 0;
+      t->room_sec = 0;
       n->npreempted--;
     }
   return k;
@@ -253,7 +261,8 @@ ebb_pre_add (ebb_pre_node *n, const ebb_pre_task *t)
   ebb_pre_task *x = &n->tasks[n->ntasks];
   *x = *t;
   x->given = x->demand;
-  x->chances = 0;
+  x->has_room = 0;
+  x->room_sec = 0;
   n->used.cpu_millis += x->demand.cpu_millis;
   n->used.memory_bytes += x->demand.memory_bytes;
   return n->ntasks++;

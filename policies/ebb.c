@@ -108,6 +108,11 @@ ebb_init (ebb_pol *p, ebb_error **err)
     e->pre.max_suspends = pp->max_suspends;
   if (pp->suspend_window_sec > 0)
     e->pre.suspend_window_sec = pp->suspend_window_sec;
+  /* D is counted in rounds of time (ebb.h says why), seen at chances: without other events
+   * on a node, a round gives one. */
+  if (p->params.tick_sec <= 0)
+    p->params.tick_sec = 3;
+  e->pre.round_sec = p->params.tick_sec;
   const char *bad = ebb_pre_params_check (&e->pre);
   if (bad)
     return ebb_error_set (err, EBB_ERANGE, "ebb: %s", bad);
@@ -115,9 +120,6 @@ ebb_init (ebb_pol *p, ebb_error **err)
     e->first_general = (uint32_t)floor (pp->short_part_pct * n / 100.0);
   if (e->first_general >= n)
     return ebb_error_set (err, EBB_ERANGE, "the short partition leaves no general node");
-  /* D counts chances with room; without other events on a node, a round gives one. */
-  if (p->params.tick_sec <= 0)
-    p->params.tick_sec = 3;
   e->pn = ebb_xcalloc (n, sizeof *e->pn);
   for (uint32_t i = 0; i < n; i++)
     e->pn[i].cap = p->node_cap[i];
@@ -463,7 +465,7 @@ serve (ebb_pol *p, uint32_t node, double now_sec)
     }
   refresh_idle (e, node);
   /* Rounds are only needed where nothing else will happen: a preempted task that fits back,
-   * waiting for D chances on a node with no short work queued (a short task's start or
+   * waiting out its D rounds on a node with no short work queued (a short task's start or
    * finish, or a reclaim or resume report, brings the next chance itself). */
   if (!e->listed[node] && sq->n == 0 && wants_round (&e->pn[node]))
     {

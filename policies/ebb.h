@@ -16,9 +16,14 @@
  *    back at the next chance even if short work is waiting. A window meets at most M + 1
  *    preemptions (M starting in it, one carried in), so a long task holds its demand at least
  *    (1 - (M + 1) / 4M) >= 1/2 of any window, less the end of a short task holding its room.
- *  - Delayed resumption D: a preempted task resumes on its own node after D chances there
- *    with room (skipped when the cluster has spare room), so a short burst still arriving
- *    does not make it bounce. */
+ *  - Delayed resumption D: a preempted task resumes on its own node once its room there has
+ *    been free, with no short work waiting for the node, for D rounds in all (D x round_sec
+ *    summed since it was preempted; skipped when the cluster has spare room), so a short
+ *    burst still arriving does not make it bounce. Time, not a count of chances: what serves
+ *    a node (ticks, reports, other tasks' events) differs between the simulator and the
+ *    controller, and a count made the same policy resume sooner where events were denser.
+ *    The time is exact whatever the event rate: what a node holds and queues changes only at
+ *    events that serve it, each a chance, so room seen at one chance lasts to the next. */
 #ifndef EBB_POLICY_EBB_H
 #define EBB_POLICY_EBB_H
 
@@ -34,13 +39,14 @@ typedef struct ebb_pre_params
   uint32_t max_suspends;      /* per window, 1..EBB_PRE_MAX_SUSPENDS */
   double suspend_window_sec;  /* > 0 */
   uint32_t resume_tries;      /* D */
+  double round_sec;           /* D's unit: the policy's round (tick), > 0 */
   double reclaim_sec_per_gib; /* memory taken from a victim */
   double resume_sec_per_gib;  /* memory given back on resume */
   ebb_pol_res footprint;      /* what a preempted task keeps */
 } ebb_pre_params;
 
-/* Defaults: 2 suspensions per 600 s, D = 3, BIG-C's 3 s/GiB both ways, footprint 10
- * millicores and 64 MiB. */
+/* Defaults: 2 suspensions per 600 s, D = 3 rounds of 3 s, BIG-C's 3 s/GiB both ways,
+ * footprint 10 millicores and 64 MiB. */
 void ebb_pre_params_default (ebb_pre_params *p);
 /* Returns NULL when params are usable, else a static message naming the bad one. */
 const char *ebb_pre_params_check (const ebb_pre_params *p);
@@ -50,8 +56,10 @@ typedef struct ebb_pre_task
   uint32_t job, task; /* the environment's names for it */
   uint8_t is_long;    /* only long tasks are ever preempted */
   uint8_t inflight;   /* a suspension or resumption is under way: leave it alone */
-  uint8_t pad[2];
-  uint32_t chances;                  /* D: chances with room seen since it was preempted */
+  uint8_t has_room;   /* D: its last chance saw room (and no short work) */
+  uint8_t pad;
+  double last_chance_sec;            /* D: that chance's time */
+  double room_sec;                   /* D: time with room since it was preempted */
   ebb_pol_res demand;                /* what it asked for */
   ebb_pol_res given;                 /* what it holds now (demand unless preempted) */
   double est_end_sec;                /* start + estimate, pushed back by time spent preempted */
@@ -101,7 +109,8 @@ void ebb_pre_apply (ebb_pre_node *n, const ebb_pre_params *p, const ebb_pre_take
  * node; spare: the cluster has idle capacity (D is skipped). Writes the resumptions decided
  * (amount to give back, reload delay) to out, applies them, and returns their count. A
  * preempted task resumes when it fits back, short work is not pending (unless it has been
- * preempted for a whole window), and D chances have passed (or spare). */
+ * preempted for W / 4M), and it has had that room for D rounds in all since it was
+ * preempted (or spare). */
 uint32_t ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_sec,
                          int short_pending, int spare, ebb_pre_take *out, uint32_t max);
 

@@ -40,10 +40,15 @@ rv_push (sim_run *r, double t, uint32_t kind, const ebb_pol_action *a, int64_t c
   res_heap_push (&r->rheap, &x);
 }
 
-/* Brings the task's progress to now and sets its rate from what it is given. */
+/* Brings the task's progress to now and sets its rate from what it is given. Its finish
+ * event comes finish_delay_sec after its work ends: a task whose work is done meanwhile has
+ * exited, and nothing done to it delays the report on its way. */
 static void
 task_rerate (sim_run *r, res_task *t, uint32_t node, uint32_t job, uint32_t task, double now)
 {
+  double fin_delay = r->cfg->finish_delay_sec;
+  if (fin_delay > 0 && isfinite (t->fin_t) && now >= t->fin_t - fin_delay)
+    return;
   if (now > t->last_t)
     {
       t->remaining -= t->rate * (now - t->last_t);
@@ -57,7 +62,7 @@ task_rerate (sim_run *r, res_task *t, uint32_t node, uint32_t job, uint32_t task
   t->rate = rate;
   if (rate > 0)
     {
-      t->fin_t = t->last_t + t->remaining / rate;
+      t->fin_t = t->last_t + t->remaining / rate + fin_delay;
       schedule (r, t->fin_t, EV_FINISH, node, job, task);
     }
   else
@@ -70,6 +75,31 @@ gib (int64_t bytes)
   return (double)bytes / (1024.0 * 1024 * 1024);
 }
 
+/* A preemption's length, decision to decision: from the first SUSPEND of a task to its
+ * RESUME (later steps of the same preemption do not restart it). */
+static void
+preempt_mark (sim_run *r, const ebb_pol_action *a, double now)
+{
+  res_task *t = rtask (r, a->job, a->arg);
+  if (a->kind == EBB_POL_ACT_SUSPEND && !t->preempted)
+    {
+      t->preempted = 1;
+      t->preempt_at = now;
+    }
+  else if (a->kind == EBB_POL_ACT_RESUME && t->preempted)
+    {
+      t->preempted = 0;
+      ebb_sim_result *res = r->res;
+      if (res->npreempt == res->preempt_cap)
+        {
+          res->preempt_cap = res->preempt_cap ? 2 * res->preempt_cap : 64;
+          res->preempt_sec
+              = ebb_xrealloc (res->preempt_sec, res->preempt_cap * sizeof *res->preempt_sec);
+        }
+      res->preempt_sec[res->npreempt++] = now - t->preempt_at;
+    }
+}
+
 static void
 drain_res_action (sim_run *r, double now, const ebb_pol_action *a)
 {
@@ -77,13 +107,16 @@ drain_res_action (sim_run *r, double now, const ebb_pol_action *a)
   switch (a->kind)
     {
     case EBB_POL_ACT_LAUNCH:
-      rv_push (r, at, RV_START, a, a->amount.cpu_millis, a->amount.memory_bytes);
+      rv_push (r, at + r->cfg->launch_delay_sec, RV_START, a, a->amount.cpu_millis,
+               a->amount.memory_bytes);
       break;
     case EBB_POL_ACT_SUSPEND:
+      preempt_mark (r, a, now);
       rv_push (r, at + r->cfg->suspend_latency_sec, RV_SUSPEND, a, a->amount.cpu_millis,
                a->amount.memory_bytes);
       break;
     case EBB_POL_ACT_RESUME:
+      preempt_mark (r, a, now);
       /* Memory comes back first, at the reload cost; the task runs again after it. */
       rv_push (r,
                at + r->cfg->resume_latency_sec
@@ -112,10 +145,12 @@ ebb_sim_res_dispatch (sim_run *r, const res_event *e)
     case RV_START:
       t->remaining = task_dur (r, e->job, e->task);
       t->last_t = e->t;
+      t->fin_t = INFINITY; /* no finish on its way yet */
       t->cpu = e->cpu;
       t->mem = e->mem;
       t->running = 1;
       t->suspended = 0;
+      t->preempted = 0;
       r->use_cpu += t->cpu;
       r->use_mem += t->mem;
       r->running++;
@@ -166,6 +201,7 @@ ebb_sim_res_dispatch (sim_run *r, const res_event *e)
       break;
     default: /* RV_KILL: progress is lost */
       t->running = 0;
+      t->preempted = 0;
       t->incarn++;
       t->fin_t = INFINITY;
       r->use_cpu -= t->cpu;
@@ -184,6 +220,7 @@ ebb_sim_res_finish (sim_run *r, const sim_event *e)
   if (!t->running || e->t != t->fin_t)
     return;
   t->running = 0;
+  t->preempted = 0;
   t->incarn++;
   r->use_cpu -= t->cpu;
   r->use_mem -= t->mem;

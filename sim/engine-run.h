@@ -44,13 +44,15 @@ EBB_SIM_HEAP_DEFINE (res_heap, res_event, 2, 256)
 /* A task's progress in resource mode. */
 typedef struct res_task
 {
-  double remaining; /* seconds of work left at full rate */
-  double last_t;    /* remaining is as of this time */
-  double rate;      /* min(1, cpu given / cpu demanded); 0 while suspended */
-  double fin_t;     /* time of its pending finish event (stale events differ) */
-  int64_t cpu, mem; /* given */
+  double remaining;  /* seconds of work left at full rate */
+  double last_t;     /* remaining is as of this time */
+  double rate;       /* min(1, cpu given / cpu demanded); 0 while suspended */
+  double fin_t;      /* time of its pending finish event (stale events differ) */
+  int64_t cpu, mem;  /* given */
+  double preempt_at; /* the policy's first SUSPEND of the preemption under way (preempted) */
   uint32_t incarn;
   uint8_t running, suspended;
+  uint8_t preempted; /* a SUSPEND was decided and no RESUME yet */
 } res_task;
 
 typedef struct sim_event

@@ -63,7 +63,7 @@ slot_act (void *run, double now, const ebb_pol_action *a)
       {
         const ebb_sim_trace *t = r->trace;
         double dur = t->dur_sec[t->first_task[a->job] + a->arg];
-        double fin = now + a->delay_sec + dur;
+        double fin = now + a->delay_sec + r->cfg->launch_delay_sec + dur + r->cfg->finish_delay_sec;
         r->res->busy_sec += dur;
         r->res->tasks++;
         r->running++;
@@ -262,8 +262,17 @@ ebb_sim_run (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim_resu
              ebb_error **err)
 {
   const ebb_pol_ops *spec_ops = ebb_pol_lookup (cfg->policy);
+  if (!(cfg->launch_delay_sec >= 0) || !isfinite (cfg->launch_delay_sec)
+      || !(cfg->finish_delay_sec >= 0) || !isfinite (cfg->finish_delay_sec))
+    return ebb_error_set (err, EBB_ERANGE, "launch and finish delays must be >= 0");
   if (spec_ops && spec_ops->speculative)
-    return ebb_sim_run_spec (cfg, trace, res, err);
+    {
+      /* Its copies start and end on its own clock (sim/speculate.c): not modelled there. */
+      if (cfg->launch_delay_sec > 0 || cfg->finish_delay_sec > 0)
+        return ebb_error_set (
+            err, EINVAL, "--launch-delay and --finish-delay are not modelled for %s", cfg->policy);
+      return ebb_sim_run_spec (cfg, trace, res, err);
+    }
   memset (res, 0, sizeof *res);
   if (trace->njobs == 0)
     return ebb_error_set (err, EINVAL, "empty trace");
@@ -395,5 +404,6 @@ ebb_sim_result_clear (ebb_sim_result *res)
   free (res->runtime_sec);
   free (res->util_samples);
   free (res->failed);
+  free (res->preempt_sec);
   memset (res, 0, sizeof *res);
 }

@@ -20,6 +20,13 @@ typedef struct ebb_sim_config
   double resume_sec_per_gib;  /* memory reloaded by a RESUME (BIG-C: 3 s per GiB) */
   double suspend_latency_sec; /* fixed cost before a SUSPEND takes the CPU */
   double resume_latency_sec;  /* fixed cost of a RESUME besides reloading memory */
+  /* Fixed costs of every task on a real cluster (default 0; not for hopper and srpt): a
+   * task starts launch_delay_sec after the policy's LAUNCH (the call to the node, its fork
+   * and exec, the answer), and its finish reaches the policy and the job's completion
+   * finish_delay_sec after its work ends (the exit noticed, reported and recorded): it
+   * holds its room meanwhile. bench/real-vs-sim.sh measures both on the real cluster. */
+  double launch_delay_sec;
+  double finish_delay_sec;
 } ebb_sim_config;
 
 /* Fills the resource-mode costs with BIG-C's figures (paper section 5.4: about 3 s to
@@ -50,6 +57,10 @@ typedef struct ebb_sim_result
   int resources;
   uint8_t *failed;          /* per job: 1 when the policy failed it (kill attempts) */
   double util_above_80_sec; /* time with dominant-share utilization above 80% */
+  /* The length of every preemption ended by a RESUME: the policy's first SUSPEND of a task
+   * to its RESUME, decision to decision (the controller's GET /v1/decisions compares). */
+  double *preempt_sec;
+  uint32_t npreempt, preempt_cap;
   /* Speculative policies (sim/speculate.c). */
   int speculation;
   uint64_t speculative_copies; /* copies launched of a task already launched */

@@ -26,6 +26,8 @@ enum
   OPT_STEAL_CAP,
   OPT_STEAL_LIMIT,
   OPT_NET_DELAY,
+  OPT_LAUNCH_DELAY,
+  OPT_FINISH_DELAY,
   OPT_SEED,
   OPT_JOBS_CSV,
   OPT_JSON,
@@ -106,6 +108,10 @@ static const sim_opt run_opts[] = {
     "max probes stolen at once (default: no limit)" },
   { "net-delay", required_argument, OPT_NET_DELAY, "S",
     "one-way network delay in seconds (default 0.0005)" },
+  { "launch-delay", required_argument, OPT_LAUNCH_DELAY, "S",
+    "a task starts S s after its launch decision (default 0)" },
+  { "finish-delay", required_argument, OPT_FINISH_DELAY, "S",
+    "a task's end is known S s after its work (default 0)" },
   { "seed", required_argument, OPT_SEED, "N", "random seed (default 1)" },
   { "jobs-csv", required_argument, OPT_JOBS_CSV, "FILE", "write one line per job" },
   { "json", no_argument, OPT_JSON, NULL, "print one JSON object instead of the table" },
@@ -151,11 +157,12 @@ static const sim_opt run_opts[] = {
     "bigc: the short queue's share (default 0.95)" },
   { "reserve-share", required_argument, OPT_RESERVE_SHARE, "F",
     "bigc reserve: share kept for short jobs (default 0.6)" },
-  { "round-sec", required_argument, OPT_ROUND, "S", "bigc: resource monitor period (default 3)" },
+  { "round-sec", required_argument, OPT_ROUND, "S",
+    "bigc: resource monitor period; ebb: round, D's unit (default 3)" },
   { "gp-step", required_argument, OPT_GP_STEP, "U",
     "bigc gp: step in units of <1 CPU, 2 GiB> (default 2)" },
   { "resume-tries", required_argument, OPT_RESUME_TRIES, "D",
-    "bigc: delayed resumption D (default 3)" },
+    "bigc, ebb: delayed resumption D in rounds (default 3)" },
   { "working-set", required_argument, OPT_WORKING_SET, "F",
     "bigc gp: share of a task's memory it needs (default 0.5)" },
   { "natural-termination", required_argument, OPT_NATURAL_TERM, "F",
@@ -352,6 +359,10 @@ handle_opt (sim_opts *o, int c, const char *arg)
       return PARSE_INTO ("--steal-limit", arg, 1, UINT32_MAX - 1, p->steal_limit);
     case OPT_NET_DELAY:
       return parse_double ("--net-delay", arg, 0, 3600, &p->net_delay_sec);
+    case OPT_LAUNCH_DELAY:
+      return parse_double ("--launch-delay", arg, 0, 3600, &o->cfg.launch_delay_sec);
+    case OPT_FINISH_DELAY:
+      return parse_double ("--finish-delay", arg, 0, 3600, &o->cfg.finish_delay_sec);
     case OPT_SEED:
       return parse_u64 ("--seed", arg, 0, UINT64_MAX, &p->seed);
     case OPT_JOBS_CSV:

@@ -215,12 +215,36 @@ ebb_sim_print_json (FILE *f, const ebb_sim_report *r, int volatile_fields)
   fputs ("}\n", f);
 }
 
+/* The p50, mean and max length of the preemptions ended by a RESUME (0 when none). */
+static void
+preempt_stats (const ebb_sim_result *res, double *p50, double *mean, double *max)
+{
+  *p50 = *mean = *max = 0;
+  if (res->npreempt == 0)
+    return;
+  cleanup_free double *v = ebb_xmalloc (res->npreempt * sizeof *v);
+  memcpy (v, res->preempt_sec, res->npreempt * sizeof *v);
+  qsort (v, res->npreempt, sizeof *v, ebb_sim_cmp_double);
+  double sum = 0;
+  for (uint32_t i = 0; i < res->npreempt; i++)
+    sum += v[i];
+  *p50 = ebb_sim_percentile (v, res->npreempt, 50);
+  *mean = sum / res->npreempt;
+  *max = v[res->npreempt - 1];
+}
+
 /* The preemption counters (resource mode): appended before the closing brace. */
 static void
 json_preemption (FILE *f, const ebb_sim_report *r)
 {
   const ebb_sim_result *res = r->res;
   double span = res->end_sec - res->start_sec;
+  double p50, mean, max;
+  preempt_stats (res, &p50, &mean, &max);
+  fprintf (f,
+           ",\"preemptions_resumed\":%u,\"preempted_p50_sec\":%.3f,\"preempted_mean_sec\":%.3f,"
+           "\"preempted_max_sec\":%.3f",
+           res->npreempt, p50, mean, max);
   fprintf (f,
            ",\"suspends\":%llu,\"resumes\":%llu,\"kills\":%llu,\"gp_steps\":%llu,"
            "\"frozen\":%llu,\"failed_jobs\":%llu,\"util_above_80_share\":%.4f",
@@ -273,6 +297,15 @@ ebb_sim_print_table (FILE *f, const ebb_sim_report *r)
              res->end_sec > res->start_sec
                  ? 100.0 * res->util_above_80_sec / (res->end_sec - res->start_sec)
                  : 0.0);
+  if (res->resources && res->npreempt)
+    {
+      double p50, mean, max;
+      preempt_stats (res, &p50, &mean, &max);
+      fprintf (f,
+               "preempted (first SUSPEND to RESUME decision): %u resumed, p50 %.3f s, mean %.3f "
+               "s, max %.3f s\n",
+               res->npreempt, p50, mean, max);
+    }
 }
 
 int

@@ -84,7 +84,8 @@ while [ $r -lt "$REPS" ]; do
   wait_for 15 '.state == "done"' "/v1/jobs/$SJ" || fail "short $r: $(cat "$TMP/body")"
   if [ "$KILLS" = 0 ]; then
     t0=$(now_ms)
-    # D = 1: the first chance with room passes, the second resumes; two rounds at most.
+    # D = 1: bigc lets the first round with room pass and resumes at the second; ebb resumes
+    # at the first chance one round (ROUND s) after the room is back. Two rounds at most.
     wait_for $((2 * ROUND + 2)) '.task_states.suspended == 0 and .task_states.running == 6' "/v1/jobs/$LONG" ||
       fail "not resumed within two rounds after short $r: $(jq -c '[.tasks[].state]' "$TMP/body")"
     echo $(( $(now_ms) - t0 )) >>"$TMP/resume"

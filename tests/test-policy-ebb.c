@@ -226,13 +226,16 @@ test_suspend_bound_counts_preemptions (void)
   ebb_pre_node_fini (&n);
 }
 
-/* Delayed resumption: with D = 3 the task lets three chances with room pass and resumes on
- * the fourth; short work still pending is no chance; spare cluster room skips D. */
+/* Delayed resumption: with D = 3 rounds of 3 s the task resumes at the first chance after
+ * its room has been free for 9 s in all since it was preempted, however many chances came
+ * meanwhile (the event rate of the environment must not matter); time without room or with
+ * short work pending does not count; spare cluster room skips D. */
 static void
 test_delayed_resumption (void)
 {
   ebb_pre_params p = params ();
   p.resume_tries = 3;
+  p.round_sec = 3;
   p.suspend_window_sec = 1e6; /* no overdue resumption in this test */
   ebb_pre_node n = google_node ();
   add (&n, 0, 1, CPU (32), 64 * GIB, 1000);
@@ -242,14 +245,16 @@ test_delayed_resumption (void)
                          1);
   ebb_pre_apply (&n, &p, out, 1, 0);
   CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 1, 1, 0, out, 4), 0); /* short pending */
-  CU_ASSERT_EQUAL (n.tasks[0].chances, 0);
-  for (int i = 0; i < 3; i++)
-    CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 2 + i, 0, 0, out, 4), 0);
-  CU_ASSERT_EQUAL_FATAL (ebb_pre_chance (&n, &p, 10, 0, 0, out, 4), 1);
+  CU_ASSERT (!n.tasks[0].has_room);
+  /* Room from 2 s: a thousand chances before 11 s resume nothing. */
+  for (int i = 0; i < 1000; i++)
+    CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 2 + i * 0.0089, 0, 0, out, 4), 0);
+  CU_ASSERT_DOUBLE_EQUAL (n.tasks[0].room_sec, 999 * 0.0089, 1e-9);
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_chance (&n, &p, 11, 0, 0, out, 4), 1);
   CU_ASSERT_EQUAL (out[0].amount.cpu_millis, CPU (4));
   CU_ASSERT_EQUAL (out[0].amount.memory_bytes, 16 * GIB);
   CU_ASSERT_DOUBLE_EQUAL (out[0].delay_sec, 48.0, 1e-9);
-  CU_ASSERT_DOUBLE_EQUAL (n.tasks[0].est_end_sec, 1010, 1e-9); /* pushed by its pause */
+  CU_ASSERT_DOUBLE_EQUAL (n.tasks[0].est_end_sec, 1011, 1e-9); /* pushed by its pause */
   CU_ASSERT (!ebb_pre_is_preempted (&n.tasks[0]));
 
   /* Spare room in the cluster: the first chance resumes. */
@@ -257,16 +262,36 @@ test_delayed_resumption (void)
   ebb_pre_apply (&n, &p, out, 1, 20);
   CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 21, 0, 1, out, 4), 1);
 
-  /* No room (a short task holds it): no chance counted. */
+  /* Two chances only, 9 s apart: the same resumption as with a thousand. */
   p.max_suspends = 4;
-  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ CPU (4), 0 }, 30, out, 4, &d), 1);
-  ebb_pre_apply (&n, &p, out, 1, 30);
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ CPU (4), 0 }, 22, out, 4, &d), 1);
+  ebb_pre_apply (&n, &p, out, 1, 22);
+  CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 23, 0, 0, out, 4), 0);
+  CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 32, 0, 0, out, 4), 1);
+
+  /* Room from 40.5 s to 41 s, then none (a short task holds it) until 51 s: 0.5 s count,
+   * and 8.5 s more are needed from 51 s. */
+  CU_ASSERT_EQUAL_FATAL (ebb_pre_plan (&n, &p, (ebb_pol_res){ CPU (4), 0 }, 40, out, 4, &d), 1);
+  ebb_pre_apply (&n, &p, out, 1, 40);
+  CU_ASSERT_DOUBLE_EQUAL (n.tasks[0].room_sec, 0, 1e-12); /* counted anew per preemption */
+  CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 40.5, 0, 0, out, 4), 0);
   uint32_t s = add (&n, 9, 0, CPU (4), 0, 40);
-  CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 31, 0, 0, out, 4), 0);
-  CU_ASSERT_EQUAL (n.tasks[0].chances, 0);
-  ebb_pre_remove (&n, s);
   CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 41, 0, 0, out, 4), 0);
-  CU_ASSERT_EQUAL (n.tasks[0].chances, 1);
+  CU_ASSERT (!n.tasks[0].has_room);
+  ebb_pre_remove (&n, s);
+  CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 51, 0, 0, out, 4), 0);
+  /* On a copy of the node: short work pending from 55 s to 59.6 s does not count either. */
+  ebb_pre_node m = n;
+  ebb_pre_task copy[8];
+  CU_ASSERT_FATAL (n.ntasks <= 8);
+  memcpy (copy, n.tasks, n.ntasks * sizeof *copy);
+  m.tasks = copy;
+  CU_ASSERT_EQUAL (ebb_pre_chance (&m, &p, 55, 1, 0, out, 4), 0);
+  CU_ASSERT_EQUAL (ebb_pre_chance (&m, &p, 59.6, 0, 0, out, 4), 0);
+  CU_ASSERT_EQUAL (ebb_pre_chance (&m, &p, 63.9, 0, 0, out, 4), 0);
+  CU_ASSERT_EQUAL (ebb_pre_chance (&m, &p, 64.2, 0, 0, out, 4), 1);
+  CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 59.4, 0, 0, out, 4), 0);
+  CU_ASSERT_EQUAL (ebb_pre_chance (&n, &p, 59.6, 0, 0, out, 4), 1);
   ebb_pre_node_fini (&n);
 }
 
@@ -422,7 +447,7 @@ free_jobs (ebb_pol_job *jobs, size_t n)
 }
 
 /* One slot (a Hawk trace's node): a short task suspends the running long one at once, starts
- * when the slot is reported free, and the long one resumes after D chances. */
+ * when the slot is reported free, and the long one resumes after D rounds with room. */
 static void
 test_policy_slot_preempts_and_resumes (void)
 {
@@ -450,11 +475,13 @@ test_policy_slot_preempts_and_resumes (void)
   a = ebb_pol_actions (p, &n);
   CU_ASSERT_EQUAL (a[i].job, 1);
   ebb_pol_clear_actions (p);
-  /* Short work done: three chances pass (the finish and two rounds), the fourth resumes. */
+  /* Short work done at 15 s: the room is back, and D = 3 rounds of 3 s later it resumes
+   * at the first chance, however many events came between (here a tick every 0.1 s, as
+   * a controller with a fast timer might give). */
   ebb_pol_task_finished (p, 15, 0, 1, 0);
   CU_ASSERT (find_act (p, EBB_POL_ACT_RESUME) < 0);
-  ebb_pol_tick (p, 18);
-  ebb_pol_tick (p, 21);
+  for (int k = 1; k < 90; k++)
+    ebb_pol_tick (p, 15 + k * 0.1);
   CU_ASSERT (find_act (p, EBB_POL_ACT_RESUME) < 0);
   ebb_pol_tick (p, 24);
   i = find_act (p, EBB_POL_ACT_RESUME);

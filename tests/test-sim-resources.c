@@ -218,6 +218,9 @@ test_progress_and_costs (void)
   CU_ASSERT_DOUBLE_EQUAL (res.runtime_sec[0], resumed + (dl - (susp - d)), 1e-6);
   CU_ASSERT_EQUAL (res.pol.suspends, 1);
   CU_ASSERT_EQUAL (res.pol.resumes, 1);
+  /* The preemption, decision to decision: the round at 12 s to the RESUME. */
+  CU_ASSERT_EQUAL_FATAL (res.npreempt, 1);
+  CU_ASSERT_DOUBLE_EQUAL (res.preempt_sec[0], susp + 3 * gib - 12, 1e-6);
   ebb_sim_result_clear (&res);
   /* Without costs the long task only loses the time it stood still. */
   cfg.reclaim_sec_per_gib = cfg.resume_sec_per_gib = 0;
@@ -233,11 +236,90 @@ test_progress_and_costs (void)
   ebb_sim_trace_free (t);
 }
 
+/* Runs t under cfg with the given fixed costs; returns the job's runtime (FATAL on error). */
+static double
+runtime_with (ebb_sim_config *cfg, const ebb_sim_trace *t, uint32_t job, double launch,
+              double finish, uint32_t *npreempt)
+{
+  cfg->launch_delay_sec = launch;
+  cfg->finish_delay_sec = finish;
+  ebb_sim_result res;
+  ebb_error *err = NULL;
+  int r = ebb_sim_run (cfg, t, &res, &err);
+  if (r < 0)
+    fprintf (stderr, "%s\n", ebb_error_msg (&err));
+  CU_ASSERT_EQUAL_FATAL (r, 0);
+  double v = res.runtime_sec[job];
+  if (npreempt)
+    *npreempt = res.npreempt;
+  ebb_sim_result_clear (&res);
+  return v;
+}
+
+/* --launch-delay and --finish-delay: a lone task's runtime grows by exactly their sum, in
+ * slot mode (fifo) and resource mode (ebb); the finish delay holds the room (a second task
+ * that needs the whole node starts after it), and a suspension decided while the finish is
+ * on its way does not delay it (the task has exited). */
+static void
+test_launch_finish_delays (void)
+{
+  ebb_sim_trace *t = ebb_sim_trace_new ();
+  double d10 = 10, d5 = 5;
+  ebb_sim_trace_add (t, 0, d10, 1, &d10);
+  ebb_sim_config cfg;
+  memset (&cfg, 0, sizeof cfg);
+  cfg.policy = "fifo";
+  ebb_pol_params_default (&cfg.pol);
+  cfg.pol.nnodes = 1;
+  double base = runtime_with (&cfg, t, 0, 0, 0, NULL);
+  CU_ASSERT_DOUBLE_EQUAL (runtime_with (&cfg, t, 0, 0.3, 0.2, NULL) - base, 0.5, 1e-9);
+  /* Resource mode: two long jobs that each need the whole node, the second at 1 s. */
+  ebb_sim_trace_add (t, 1, d5, 1, &d5);
+  ebb_sim_trace_set_res (t, 0, 2000, 64 << 20, EBB_POL_CLASS_LONG);
+  ebb_sim_trace_set_res (t, 1, 2000, 64 << 20, EBB_POL_CLASS_LONG);
+  cfg.policy = "ebb";
+  cfg.pol.node_cap = (ebb_pol_res){ 2000, 1 * GIB };
+  double b0 = runtime_with (&cfg, t, 0, 0, 0, NULL), b1 = runtime_with (&cfg, t, 1, 0, 0, NULL);
+  CU_ASSERT_DOUBLE_EQUAL (runtime_with (&cfg, t, 0, 0.3, 0.2, NULL) - b0, 0.5, 1e-9);
+  /* The second waits for the first's finish to be known, then pays both delays itself. */
+  CU_ASSERT_DOUBLE_EQUAL (runtime_with (&cfg, t, 1, 0.3, 0.2, NULL) - b1, 1.0, 1e-9);
+  ebb_sim_trace_free (t);
+
+  /* A short job arriving at 10.5 s, after the long task's work (ends 10 s + 3 network
+   * delays) and before its end is known (1 s later): it suspends the long task, which still
+   * ends when its report arrives, not when it would be resumed. */
+  t = ebb_sim_trace_new ();
+  double d1 = 1;
+  ebb_sim_trace_add (t, 0, d10, 1, &d10);
+  ebb_sim_trace_add (t, 10.5, d1, 1, &d1);
+  ebb_sim_trace_set_res (t, 0, 2000, 64 << 20, EBB_POL_CLASS_LONG);
+  ebb_sim_trace_set_res (t, 1, 1500, 64 << 20, EBB_POL_CLASS_SHORT);
+  uint32_t np = 99;
+  double r0 = runtime_with (&cfg, t, 0, 0, 1, &np);
+  CU_ASSERT_DOUBLE_EQUAL (r0, 3 * cfg.pol.net_delay_sec + 10 + 1, 1e-9);
+  CU_ASSERT_EQUAL (np, 0); /* suspended, never resumed: it ended */
+  ebb_sim_trace_free (t);
+
+  /* Negative delays are refused; hopper and srpt do not model them. */
+  ebb_sim_result res;
+  ebb_error *err = NULL;
+  cfg.finish_delay_sec = -1;
+  CU_ASSERT (ebb_sim_run (&cfg, t = ebb_sim_trace_new (), &res, &err) < 0);
+  ebb_error_free (&err);
+  ebb_sim_trace_add (t, 0, d10, 1, &d10);
+  cfg.finish_delay_sec = 0.5;
+  cfg.policy = "srpt";
+  cfg.pol.node_cap = (ebb_pol_res){ 0, 0 };
+  CU_ASSERT (ebb_sim_run (&cfg, t, &res, &err) < 0);
+  CU_ASSERT_PTR_NOT_NULL (strstr (ebb_error_msg (&err), "not modelled"));
+  ebb_error_free (&err);
+  ebb_sim_trace_free (t);
+}
+
 static const ebb_cu_test tests[] = {
-  EBB_CU_TEST (test_json_trace_good),
-  EBB_CU_TEST (test_json_trace_bad_lines),
-  EBB_CU_TEST (test_bigc_determinism),
-  EBB_CU_TEST (test_progress_and_costs),
+  EBB_CU_TEST (test_json_trace_good),      EBB_CU_TEST (test_json_trace_bad_lines),
+  EBB_CU_TEST (test_bigc_determinism),     EBB_CU_TEST (test_progress_and_costs),
+  EBB_CU_TEST (test_launch_finish_delays),
 };
 
 EBB_CU_MAIN ("sim-resources", NULL, NULL, tests)
