@@ -129,7 +129,7 @@ v1_cgroup (const char *dir)
 static ebb_cg_ctx *
 fake_v1_ctx (void)
 {
-  char mi[2048], proc[512], root[512];
+  char mi[2048];
   snprintf (mi, sizeof mi,
             "30 22 0:28 / %s/v1 rw - tmpfs tmpfs rw\n"
             "32 30 0:29 / %s/v1/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n"
@@ -142,17 +142,9 @@ fake_v1_ctx (void)
   put ("proc1/200/cgroup", "4:memory:/m/t\n3:cpu,cpuacct:/c/t\n2:freezer:/m/t\n0::/\n");
   v1_cgroup ("m/t");
   v1_cgroup ("c/t");
-  snprintf (proc, sizeof proc, "%s/proc1", tmp);
-  snprintf (root, sizeof root, "%s/v1", tmp);
-  ebb_cg_ctx_config cfg;
-  ebb_cg_ctx_config_init (&cfg);
-  cfg.proc_root = proc;
-  cfg.cgroup_root = root;
-  cfg.use_libcgroup = 0;
-  cfg.use_systemd = 0;
   ebb_cg_ctx *ctx = NULL;
   ebb_error *err = NULL;
-  if (ebb_cg_ctx_new (&cfg, &ctx, &err) < 0)
+  if (ebb_fake_ctx_new (tmp, "proc1", "v1", NULL, &ctx, &err) < 0)
     printf ("v1 ctx: %s\n", ebb_error_msg (&err));
   ebb_error_free (&err);
   return ctx;
@@ -161,19 +153,9 @@ fake_v1_ctx (void)
 static ebb_cg_ctx *
 fake_ctx (const char *const *roots)
 {
-  char proc[512], root[512];
-  snprintf (proc, sizeof proc, "%s/proc", tmp);
-  snprintf (root, sizeof root, "%s/cg", tmp);
-  ebb_cg_ctx_config cfg;
-  ebb_cg_ctx_config_init (&cfg);
-  cfg.proc_root = proc;
-  cfg.cgroup_root = root;
-  cfg.use_libcgroup = 0;
-  cfg.use_systemd = 0;
-  cfg.allowed_roots = roots;
   ebb_cg_ctx *ctx = NULL;
   ebb_error *err = NULL;
-  int r = ebb_cg_ctx_new (&cfg, &ctx, &err);
+  int r = ebb_fake_ctx_new (tmp, "proc", "cg", roots, &ctx, &err);
   if (r < 0)
     printf ("ctx: %s\n", ebb_error_msg (&err));
   ebb_error_free (&err);

@@ -7,6 +7,7 @@
 #include "sim/engine.h"
 #include "sim/trace.h"
 #include "tests/cu.h"
+#include "tests/policy-fixture.h"
 
 #include <math.h>
 
@@ -24,29 +25,6 @@ make (uint32_t nnodes, ebb_pol_job *jobs, double short_pct, double ratio)
   ebb_pol *pol = ebb_pol_new ("eagle", &p, jobs, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL (pol);
   return pol;
-}
-
-static size_t
-count (ebb_pol *p, uint32_t kind)
-{
-  size_t n, hits = 0;
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  for (size_t i = 0; i < n; i++)
-    hits += a[i].kind == kind;
-  return hits;
-}
-
-static ebb_pol_action
-only (ebb_pol *p, uint32_t kind)
-{
-  size_t n, hits = 0;
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  ebb_pol_action r = { 0 };
-  for (size_t i = 0; i < n; i++)
-    if (a[i].kind == kind)
-      r = a[i], hits++;
-  CU_ASSERT_EQUAL_FATAL (hits, 1);
-  return r;
 }
 
 /* 10 nodes, node 0 short-only. A long job of 9 tasks takes nodes 1-9 (running on 1-8);
@@ -102,21 +80,21 @@ test_sticky_probing (void)
   uint32_t p0 = a[0].arg, p1 = a[1].arg;
   ebb_pol_clear_actions (p);
   ebb_pol_probe_arrived (p, 0, 0, p0);
-  ebb_pol_action l = only (p, EBB_POL_ACT_LAUNCH);
+  ebb_pol_action l = polfix_only (p, EBB_POL_ACT_LAUNCH);
   CU_ASSERT_EQUAL (l.node, 0);
   CU_ASSERT_EQUAL (l.arg, 0);
   ebb_pol_clear_actions (p);
   ebb_pol_task_finished (p, 10, 0, 0, 0);
-  l = only (p, EBB_POL_ACT_LAUNCH);
+  l = polfix_only (p, EBB_POL_ACT_LAUNCH);
   CU_ASSERT_EQUAL (l.node, 0);
   CU_ASSERT_EQUAL (l.arg, 1);
   ebb_pol_clear_actions (p);
   ebb_pol_probe_arrived (p, 11, 1, p1); /* arrives late on node 1 */
-  CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_LAUNCH), 0);
-  CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_WAKE), 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_WAKE), 0);
   ebb_pol_clear_actions (p);
   ebb_pol_task_finished (p, 20, 0, 0, 1);
-  CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_LAUNCH), 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0);
   CU_ASSERT_EQUAL (p->nodes[0].qlen, 0); /* the sticky probe left with the job's last task */
   ebb_pol_free (p);
 }
@@ -153,7 +131,7 @@ test_srpt_starvation_bound (void)
   for (;;)
     {
       ebb_pol_task_finished (p, t, 0, job, 0);
-      ebb_pol_action l = only (p, EBB_POL_ACT_LAUNCH);
+      ebb_pol_action l = polfix_only (p, EBB_POL_ACT_LAUNCH);
       ebb_pol_clear_actions (p);
       job = l.job;
       if (job == 1)

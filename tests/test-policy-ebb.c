@@ -4,6 +4,7 @@
 
 #include "policies/ebb.h"
 #include "tests/cu.h"
+#include "tests/policy-fixture.h"
 
 #include <math.h>
 #include <string.h>
@@ -402,18 +403,6 @@ make_ebb (uint32_t nnodes, ebb_pol_res cap, ebb_pol_res footprint, uint32_t d, e
   return pol;
 }
 
-/* Returns the index of the first action of kind in the pending actions, or -1. */
-static int
-find_act (ebb_pol *p, uint32_t kind)
-{
-  size_t n;
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  for (size_t i = 0; i < n; i++)
-    if (a[i].kind == kind)
-      return (int)i;
-  return -1;
-}
-
 static void
 free_jobs (ebb_pol_job *jobs, size_t n)
 {
@@ -433,31 +422,31 @@ test_policy_slot_preempts_and_resumes (void)
   ebb_pol *p = make_ebb (1, (ebb_pol_res){ 1000, 0 }, (ebb_pol_res){ 0, 0 }, 3, jobs);
   size_t n;
   ebb_pol_job_arrived (p, 0, 0);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) >= 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) >= 0);
   ebb_pol_clear_actions (p);
   ebb_pol_job_arrived (p, 10, 1);
-  int i = find_act (p, EBB_POL_ACT_SUSPEND);
+  int i = polfix_find (p, EBB_POL_ACT_SUSPEND);
   CU_ASSERT_FATAL (i >= 0);
   const ebb_pol_action *a = ebb_pol_actions (p, &n);
   CU_ASSERT_EQUAL (a[i].job, 0);
   CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_IMMEDIATE);
   CU_ASSERT_EQUAL (a[i].amount.cpu_millis, 1000);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0); /* not before the slot is free */
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) < 0); /* not before the slot is free */
   ebb_pol_clear_actions (p);
   ebb_pol_task_reclaimed (p, 10, 0, 0, 0, (ebb_pol_res){ 1000, 0 }, 1);
-  i = find_act (p, EBB_POL_ACT_LAUNCH);
+  i = polfix_find (p, EBB_POL_ACT_LAUNCH);
   CU_ASSERT_FATAL (i >= 0);
   a = ebb_pol_actions (p, &n);
   CU_ASSERT_EQUAL (a[i].job, 1);
   ebb_pol_clear_actions (p);
   /* Short work done: three chances pass (the finish and two rounds), the fourth resumes. */
   ebb_pol_task_finished (p, 15, 0, 1, 0);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_RESUME) < 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_RESUME) < 0);
   ebb_pol_tick (p, 18);
   ebb_pol_tick (p, 21);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_RESUME) < 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_RESUME) < 0);
   ebb_pol_tick (p, 24);
-  i = find_act (p, EBB_POL_ACT_RESUME);
+  i = polfix_find (p, EBB_POL_ACT_RESUME);
   CU_ASSERT_FATAL (i >= 0);
   a = ebb_pol_actions (p, &n);
   CU_ASSERT_EQUAL (a[i].job, 0);
@@ -479,10 +468,10 @@ test_policy_short_waits_for_short (void)
   ebb_pol_job_arrived (p, 0, 0);
   ebb_pol_clear_actions (p);
   ebb_pol_job_arrived (p, 1, 1);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_SUSPEND) < 0);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_SUSPEND) < 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) < 0);
   ebb_pol_task_finished (p, 5, 0, 0, 0);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) >= 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) >= 0);
   CU_ASSERT_EQUAL (p->stats.suspends, 0);
   ebb_pol_free (p);
   free_jobs (jobs, 2);
@@ -503,20 +492,20 @@ test_policy_vector_takes_cpu_only (void)
   ebb_pol_job_arrived (p, 0, 0);
   ebb_pol_clear_actions (p);
   ebb_pol_job_arrived (p, 5, 1);
-  int i = find_act (p, EBB_POL_ACT_SUSPEND);
+  int i = polfix_find (p, EBB_POL_ACT_SUSPEND);
   CU_ASSERT_FATAL (i >= 0);
   const ebb_pol_action *a = ebb_pol_actions (p, &n);
   CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_GRACEFUL);
   CU_ASSERT_EQUAL (a[i].amount.cpu_millis, CPU (4));
   CU_ASSERT_EQUAL (a[i].amount.memory_bytes, 0);
-  CU_ASSERT_EQUAL (find_act (p, EBB_POL_ACT_SUSPEND), i); /* one victim only */
+  CU_ASSERT_EQUAL (polfix_find (p, EBB_POL_ACT_SUSPEND), i); /* one victim only */
   uint32_t victim = a[i].arg;
   ebb_pol_clear_actions (p);
   ebb_pol_task_reclaimed (p, 5, 0, 0, victim, (ebb_pol_res){ CPU (4), 0 }, 1);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) >= 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) >= 0);
   ebb_pol_clear_actions (p);
   ebb_pol_task_finished (p, 15, 0, 1, 0);
-  i = find_act (p, EBB_POL_ACT_RESUME);
+  i = polfix_find (p, EBB_POL_ACT_RESUME);
   CU_ASSERT_FATAL (i >= 0);
   a = ebb_pol_actions (p, &n);
   CU_ASSERT_EQUAL (a[i].arg, victim);
@@ -539,26 +528,26 @@ test_policy_adopted_tasks_are_preempted (void)
   size_t n;
   const uint32_t nodes[2] = { 0, 0 };
   ebb_pol_job_adopted (p, 0, 0, nodes);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) < 0);
   CU_ASSERT_EQUAL (jobs[0].launched, 2);
   CU_ASSERT_EQUAL (jobs[0].is_long, 1);
   CU_ASSERT_EQUAL (p->node_free[0].cpu_millis, 0);
   ebb_pol_job_arrived (p, 1, 1);
-  int i = find_act (p, EBB_POL_ACT_SUSPEND);
+  int i = polfix_find (p, EBB_POL_ACT_SUSPEND);
   CU_ASSERT_FATAL (i >= 0);
   const ebb_pol_action *a = ebb_pol_actions (p, &n);
   CU_ASSERT_EQUAL (a[i].job, 0);
   CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_IMMEDIATE);
   CU_ASSERT_EQUAL (a[i].amount.cpu_millis, 1000); /* no CPU footprint booked */
   uint32_t victim = a[i].arg;
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) < 0);
   ebb_pol_clear_actions (p);
   ebb_pol_task_reclaimed (p, 1, 0, 0, victim, (ebb_pol_res){ 1000, 0 }, 1);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) >= 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) >= 0);
   ebb_pol_clear_actions (p);
   /* The short task ends: the adopted task gets its room back (D = 0). */
   ebb_pol_task_finished (p, 6, 0, 1, 0);
-  i = find_act (p, EBB_POL_ACT_RESUME);
+  i = polfix_find (p, EBB_POL_ACT_RESUME);
   CU_ASSERT_FATAL (i >= 0);
   a = ebb_pol_actions (p, &n);
   CU_ASSERT_EQUAL (a[i].arg, victim);
@@ -589,11 +578,11 @@ test_policy_overdue_resume_beats_queued_short (void)
   ebb_pol_clear_actions (p);
   ebb_pol_task_finished (p, 81, 0, 1, 0);
   size_t n;
-  int i = find_act (p, EBB_POL_ACT_RESUME);
+  int i = polfix_find (p, EBB_POL_ACT_RESUME);
   CU_ASSERT_FATAL (i >= 0);
   CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, 0);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0); /* the queued short task waits */
-  CU_ASSERT (find_act (p, EBB_POL_ACT_SUSPEND) < 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) < 0); /* the queued short task waits */
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_SUSPEND) < 0);
   ebb_pol_free (p);
   free_jobs (jobs, 3);
 }
@@ -625,13 +614,13 @@ test_policy_empty_node_before_preemption (void)
       CU_ASSERT_PTR_NOT_NULL_FATAL (p);
       size_t n;
       ebb_pol_job_arrived (p, 0, 0);
-      int i = find_act (p, EBB_POL_ACT_LAUNCH);
+      int i = polfix_find (p, EBB_POL_ACT_LAUNCH);
       CU_ASSERT_FATAL (i >= 0);
       CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].node, 1); /* long work: the general node */
       ebb_pol_clear_actions (p);
       ebb_pol_job_arrived (p, 1, 1);
-      CU_ASSERT (find_act (p, EBB_POL_ACT_SUSPEND) < 0);
-      i = find_act (p, EBB_POL_ACT_LAUNCH);
+      CU_ASSERT (polfix_find (p, EBB_POL_ACT_SUSPEND) < 0);
+      i = polfix_find (p, EBB_POL_ACT_LAUNCH);
       CU_ASSERT_FATAL (i >= 0);
       CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].node, 0);
       CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, 1);
@@ -639,7 +628,7 @@ test_policy_empty_node_before_preemption (void)
       /* No empty node now: sampled on the short node (short work there, never a victim) it
        * moves to node 1, sampled on node 1 it stays; either way it preempts the long task. */
       ebb_pol_job_arrived (p, 2, 2);
-      i = find_act (p, EBB_POL_ACT_SUSPEND);
+      i = polfix_find (p, EBB_POL_ACT_SUSPEND);
       CU_ASSERT_FATAL (i >= 0);
       CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, 0);
       CU_ASSERT_EQUAL (p->stats.suspends, 1);
@@ -678,9 +667,9 @@ test_policy_room_before_preemption (void)
       CU_ASSERT_EQUAL_FATAL (p->node_free[1].cpu_millis, 1000);
       ebb_pol_clear_actions (p);
       ebb_pol_job_arrived (p, 1, 2);
-      CU_ASSERT (find_act (p, EBB_POL_ACT_SUSPEND) < 0);
+      CU_ASSERT (polfix_find (p, EBB_POL_ACT_SUSPEND) < 0);
       CU_ASSERT_EQUAL (p->stats.suspends, 0);
-      int i = find_act (p, EBB_POL_ACT_LAUNCH);
+      int i = polfix_find (p, EBB_POL_ACT_LAUNCH);
       CU_ASSERT_FATAL (i >= 0);
       CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].node, 1);
       CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, 2);
@@ -709,7 +698,7 @@ test_policy_two_shorts_in_one_long (void)
   for (uint32_t j = 1; j <= 2; j++)
     {
       ebb_pol_job_arrived (p, j, j);
-      int i = find_act (p, EBB_POL_ACT_SUSPEND);
+      int i = polfix_find (p, EBB_POL_ACT_SUSPEND);
       CU_ASSERT_FATAL (i >= 0);
       const ebb_pol_action *a = ebb_pol_actions (p, &n);
       CU_ASSERT_EQUAL (a[i].job, 0);
@@ -717,7 +706,7 @@ test_policy_two_shorts_in_one_long (void)
       CU_ASSERT_EQUAL (a[i].amount.cpu_millis, CPU (4));
       ebb_pol_clear_actions (p);
       ebb_pol_task_reclaimed (p, j, 0, 0, 0, (ebb_pol_res){ CPU (4), 0 }, 1);
-      i = find_act (p, EBB_POL_ACT_LAUNCH);
+      i = polfix_find (p, EBB_POL_ACT_LAUNCH);
       CU_ASSERT_FATAL (i >= 0);
       CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, j);
       ebb_pol_clear_actions (p);
@@ -762,22 +751,22 @@ test_policy_adopted_is_preemptible (void)
   CU_ASSERT_EQUAL (p->node_free[0].cpu_millis, 1000);
   CU_ASSERT_PTR_NULL (jobs[0].tasks);
   CU_ASSERT_EQUAL_FATAL (ebb_pol_job_adopted (p, 0, 0, on0), 0);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) < 0);
   CU_ASSERT_EQUAL (p->node_free[0].cpu_millis, 0);
   CU_ASSERT_EQUAL (jobs[0].tasks[0].state, EBB_POL_TASK_RUNNING);
   CU_ASSERT_EQUAL (jobs[0].launched, 1);
   ebb_pol_job_arrived (p, 1, 1);
-  int i = find_act (p, EBB_POL_ACT_SUSPEND);
+  int i = polfix_find (p, EBB_POL_ACT_SUSPEND);
   CU_ASSERT_FATAL (i >= 0);
   size_t n;
   const ebb_pol_action *a = ebb_pol_actions (p, &n);
   CU_ASSERT_EQUAL (a[i].job, 0);
   CU_ASSERT_EQUAL (a[i].node, 0);
   CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_IMMEDIATE);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0); /* waits for the reclaim */
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) < 0); /* waits for the reclaim */
   ebb_pol_clear_actions (p);
   ebb_pol_task_reclaimed (p, 1, 0, 0, 0, (ebb_pol_res){ 1000, 0 }, 1);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) >= 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) >= 0);
   ebb_pol_free (p);
   free_jobs (jobs, 3);
   ebb_pol_job sjobs[1] = { { .ntasks = 1, .est_task_sec = 3000 } };
@@ -804,7 +793,7 @@ take_from_one_long (ebb_pol *p, ebb_pol_job *jobs, int64_t cpu, int64_t mem)
   ebb_pol_job_arrived (p, 0, 0);
   ebb_pol_clear_actions (p);
   ebb_pol_job_arrived (p, 1, 1);
-  return find_act (p, EBB_POL_ACT_SUSPEND);
+  return polfix_find (p, EBB_POL_ACT_SUSPEND);
 }
 
 /* The footprint stays what the user said (what the agent leaves a suspended task); what of
