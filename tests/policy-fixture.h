@@ -42,6 +42,16 @@ polfix_only (ebb_pol *p, uint32_t kind)
   return r;
 }
 
+/* The sole pending action (the test fails unless there is exactly one, of any kind). */
+static inline ebb_pol_action
+polfix_sole (ebb_pol *p)
+{
+  size_t n;
+  const ebb_pol_action *a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 1);
+  return a[0];
+}
+
 /* The index of the first pending action of kind, or -1. */
 static inline int
 polfix_find (ebb_pol *p, uint32_t kind)

@@ -1,9 +1,10 @@
 /* Fixtures shared by the ebb-sim suites that read traces from text and compare runs by
  * their bytes: a trace read from a string, its error message, a trace written back to
- * text, and a run's JSON report. Header-only, like cu.h. */
+ * text, a run's JSON report, and a policy's runs under two seeds. Header-only, like cu.h. */
 #ifndef EBB_TESTS_SIM_FIXTURE_H
 #define EBB_TESTS_SIM_FIXTURE_H
 
+#include "lib/rng.h"
 #include "sim/engine.h"
 #include "sim/report.h"
 #include "sim/trace.h"
@@ -76,6 +77,48 @@ simfix_json_of (const ebb_sim_config *cfg, const ebb_sim_trace *t, ebb_sim_resul
   else
     ebb_sim_result_clear (&res);
   return buf;
+}
+
+/* A hetero trace of njobs jobs, interarrival_sec apart, from seed: 90% short jobs (20 tasks
+ * of 20 s on average), 10% long ones (60 tasks of 300 s). */
+static inline ebb_sim_trace *
+simfix_hetero_trace (uint64_t seed, uint32_t njobs, double interarrival_sec)
+{
+  ebb_sim_trace *t = ebb_sim_trace_new ();
+  ebb_rng rng;
+  ebb_rng_seed (&rng, seed);
+  ebb_sim_gen_class cls[2] = { { .share = 0.9, .mean_tasks = 20, .mean_dur_sec = 20 },
+                               { .share = 0.1, .mean_tasks = 60, .mean_dur_sec = 300 } };
+  ebb_sim_gen_hetero (t, njobs, interarrival_sec, cls, 2, &rng);
+  return t;
+}
+
+/* Runs policy on t over nnodes nodes (cutoff_sec when > 0) with seeds 1, 1 and 2 into r: the
+ * same seed must give the same job runtimes, the other seed some other one. The caller
+ * clears r. */
+static inline void
+simfix_seed_runs (const char *policy, const ebb_sim_trace *t, uint32_t nnodes, double cutoff_sec,
+                  ebb_sim_result r[3])
+{
+  for (int i = 0; i < 3; i++)
+    {
+      ebb_sim_config cfg = { .policy = policy };
+      ebb_pol_params_default (&cfg.pol);
+      cfg.pol.nnodes = nnodes;
+      if (cutoff_sec > 0)
+        cfg.pol.cutoff_sec = cutoff_sec;
+      cfg.pol.seed = i < 2 ? 1 : 2;
+      ebb_error *err = NULL;
+      CU_ASSERT_EQUAL_FATAL (ebb_sim_run (&cfg, t, &r[i], &err), 0);
+    }
+  int same = 1, differ = 0;
+  for (uint32_t j = 0; j < r[0].njobs; j++)
+    {
+      same &= r[0].runtime_sec[j] == r[1].runtime_sec[j];
+      differ |= r[0].runtime_sec[j] != r[2].runtime_sec[j];
+    }
+  CU_ASSERT (same);
+  CU_ASSERT (differ);
 }
 
 #endif

@@ -168,31 +168,35 @@ test_idle_cluster_no_preemption (void)
   ebb_pol_free (p);
 }
 
-/* kill: the victim is job 1 (1000 s x 2 tasks left beats 100 s x 2), its first container
- * (equal allocations: lowest index), exactly one container for p = <4 CPU, 4 GiB>. */
+/* kill on one_node_jobs' full node when job 2's short task arrives: the victim is job 1
+ * (1000 s x 2 tasks left beats 100 s x 2), its first container (equal allocations: lowest
+ * index), exactly one container for p = <4 CPU, 4 GiB>. The kill lands: the short task takes
+ * the room, the killed task waits (re-queued). */
+static void
+short_arrives_one_kill (ebb_pol *p, ebb_pol_job *jobs)
+{
+  ebb_pol_job_arrived (p, 2, 2);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0);
+  ebb_pol_tick (p, 3);
+  ebb_pol_action a = polfix_sole (p);
+  CU_ASSERT_EQUAL (a.kind, EBB_POL_ACT_KILL);
+  CU_ASSERT_EQUAL (a.job, 1);
+  CU_ASSERT_EQUAL (a.arg, 0);
+  ebb_pol_clear_actions (p);
+  ebb_pol_task_killed (p, 3.1, 0, 1, 0);
+  a = polfix_sole (p);
+  CU_ASSERT_EQUAL (a.kind, EBB_POL_ACT_LAUNCH);
+  CU_ASSERT_EQUAL (a.job, 2);
+  CU_ASSERT_EQUAL (jobs[1].tasks[0].state, EBB_POL_TASK_PENDING);
+  CU_ASSERT_EQUAL (jobs[1].tasks[0].kills, 1);
+}
+
 static void
 test_victim_order_kill (void)
 {
   ebb_pol_job jobs[3];
   ebb_pol *p = setup (jobs, EBB_POL_BIGC_KILL, 0.5, 3);
-  ebb_pol_job_arrived (p, 2, 2);
-  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0);
-  ebb_pol_tick (p, 3);
-  size_t n;
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL_FATAL (n, 1);
-  CU_ASSERT_EQUAL (a[0].kind, EBB_POL_ACT_KILL);
-  CU_ASSERT_EQUAL (a[0].job, 1);
-  CU_ASSERT_EQUAL (a[0].arg, 0);
-  ebb_pol_clear_actions (p);
-  /* The kill lands: the short task takes the room, the killed task waits (re-queued). */
-  ebb_pol_task_killed (p, 3.1, 0, 1, 0);
-  a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL_FATAL (n, 1);
-  CU_ASSERT_EQUAL (a[0].kind, EBB_POL_ACT_LAUNCH);
-  CU_ASSERT_EQUAL (a[0].job, 2);
-  CU_ASSERT_EQUAL (jobs[1].tasks[0].state, EBB_POL_TASK_PENDING);
-  CU_ASSERT_EQUAL (jobs[1].tasks[0].kills, 1);
+  short_arrives_one_kill (p, jobs);
   ebb_pol_free (p);
 }
 
@@ -212,22 +216,7 @@ test_adopted_containers_are_victims (void)
   CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0);
   CU_ASSERT_EQUAL (jobs[1].launched, 2);
   ASSERT_RES (p->node_free[0], 0, 0);
-  ebb_pol_job_arrived (p, 2, 2);
-  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0);
-  ebb_pol_tick (p, 3);
-  size_t n;
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL_FATAL (n, 1);
-  CU_ASSERT_EQUAL (a[0].kind, EBB_POL_ACT_KILL);
-  CU_ASSERT_EQUAL (a[0].job, 1);
-  CU_ASSERT_EQUAL (a[0].arg, 0);
-  ebb_pol_clear_actions (p);
-  ebb_pol_task_killed (p, 3.1, 0, 1, 0);
-  a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL_FATAL (n, 1);
-  CU_ASSERT_EQUAL (a[0].kind, EBB_POL_ACT_LAUNCH);
-  CU_ASSERT_EQUAL (a[0].job, 2);
-  CU_ASSERT_EQUAL (jobs[1].tasks[0].state, EBB_POL_TASK_PENDING);
+  short_arrives_one_kill (p, jobs);
   ebb_pol_free (p);
 }
 

@@ -8,6 +8,7 @@
 #include "sim/trace.h"
 #include "tests/cu.h"
 #include "tests/policy-fixture.h"
+#include "tests/sim-fixture.h"
 
 #include <math.h>
 
@@ -147,31 +148,9 @@ test_srpt_starvation_bound (void)
 static void
 test_deterministic_per_seed (void)
 {
-  ebb_sim_trace *t = ebb_sim_trace_new ();
-  ebb_rng rng;
-  ebb_rng_seed (&rng, 3);
-  ebb_sim_gen_class cls[2] = { { .share = 0.9, .mean_tasks = 20, .mean_dur_sec = 20 },
-                               { .share = 0.1, .mean_tasks = 60, .mean_dur_sec = 300 } };
-  ebb_sim_gen_hetero (t, 300, 2.0, cls, 2, &rng);
+  ebb_sim_trace *t = simfix_hetero_trace (3, 300, 2.0);
   ebb_sim_result r[3] = { 0 };
-  for (int i = 0; i < 3; i++)
-    {
-      ebb_sim_config cfg = { .policy = "eagle" };
-      ebb_pol_params_default (&cfg.pol);
-      cfg.pol.nnodes = 100;
-      cfg.pol.cutoff_sec = 100;
-      cfg.pol.seed = i < 2 ? 1 : 2;
-      ebb_error *err = NULL;
-      CU_ASSERT_EQUAL_FATAL (ebb_sim_run (&cfg, t, &r[i], &err), 0);
-    }
-  int same = 1, differ = 0;
-  for (uint32_t j = 0; j < r[0].njobs; j++)
-    {
-      same &= r[0].runtime_sec[j] == r[1].runtime_sec[j];
-      differ |= r[0].runtime_sec[j] != r[2].runtime_sec[j];
-    }
-  CU_ASSERT (same);
-  CU_ASSERT (differ);
+  simfix_seed_runs ("eagle", t, 100, 100, r);
   for (int i = 0; i < 3; i++)
     ebb_sim_result_clear (&r[i]);
   ebb_sim_trace_free (t);

@@ -7,6 +7,7 @@
 #include "sim/trace.h"
 #include "tests/cu.h"
 #include "tests/policy-fixture.h"
+#include "tests/sim-fixture.h"
 
 #include <math.h>
 
@@ -287,30 +288,9 @@ test_no_rotation_ablation (void)
 static void
 test_deterministic_per_seed (void)
 {
-  ebb_sim_trace *t = ebb_sim_trace_new ();
-  ebb_rng rng;
-  ebb_rng_seed (&rng, 7);
-  ebb_sim_gen_class cls[2] = { { .share = 0.9, .mean_tasks = 20, .mean_dur_sec = 20 },
-                               { .share = 0.1, .mean_tasks = 60, .mean_dur_sec = 300 } };
-  ebb_sim_gen_hetero (t, 100, 8.0, cls, 2, &rng);
+  ebb_sim_trace *t = simfix_hetero_trace (7, 100, 8.0);
   ebb_sim_result r[3] = { 0 };
-  for (int i = 0; i < 3; i++)
-    {
-      ebb_sim_config cfg = { .policy = "peacock" };
-      ebb_pol_params_default (&cfg.pol);
-      cfg.pol.nnodes = 100;
-      cfg.pol.seed = i < 2 ? 1 : 2;
-      ebb_error *err = NULL;
-      CU_ASSERT_EQUAL_FATAL (ebb_sim_run (&cfg, t, &r[i], &err), 0);
-    }
-  int same = 1, differ = 0;
-  for (uint32_t j = 0; j < r[0].njobs; j++)
-    {
-      same &= r[0].runtime_sec[j] == r[1].runtime_sec[j];
-      differ |= r[0].runtime_sec[j] != r[2].runtime_sec[j];
-    }
-  CU_ASSERT (same);
-  CU_ASSERT (differ);
+  simfix_seed_runs ("peacock", t, 100, 0, r);
   CU_ASSERT_EQUAL (r[0].tasks, r[2].tasks);
   for (int i = 0; i < 3; i++)
     ebb_sim_result_clear (&r[i]);
