@@ -52,6 +52,19 @@ polfix_sole (ebb_pol *p)
   return a[0];
 }
 
+/* The first pending action of kind (the test fails when there is none). */
+static inline ebb_pol_action
+polfix_first (ebb_pol *p, uint32_t kind)
+{
+  size_t n;
+  const ebb_pol_action *a = ebb_pol_actions (p, &n);
+  for (size_t i = 0; i < n; i++)
+    if (a[i].kind == kind)
+      return a[i];
+  CU_FAIL_FATAL ("no pending action of that kind");
+  return (ebb_pol_action){ 0 };
+}
+
 /* The index of the first pending action of kind, or -1. */
 static inline int
 polfix_find (ebb_pol *p, uint32_t kind)

@@ -420,24 +420,19 @@ test_policy_slot_preempts_and_resumes (void)
     { .ntasks = 1, .est_task_sec = 5, .demand = { 1000, 0 } },
   };
   ebb_pol *p = make_ebb (1, (ebb_pol_res){ 1000, 0 }, (ebb_pol_res){ 0, 0 }, 3, jobs);
-  size_t n;
   ebb_pol_job_arrived (p, 0, 0);
   CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) >= 0);
   ebb_pol_clear_actions (p);
   ebb_pol_job_arrived (p, 10, 1);
-  int i = polfix_find (p, EBB_POL_ACT_SUSPEND);
-  CU_ASSERT_FATAL (i >= 0);
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL (a[i].job, 0);
-  CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_IMMEDIATE);
-  CU_ASSERT_EQUAL (a[i].amount.cpu_millis, 1000);
+  ebb_pol_action a = polfix_first (p, EBB_POL_ACT_SUSPEND);
+  CU_ASSERT_EQUAL (a.job, 0);
+  CU_ASSERT_EQUAL (a.mode, EBB_POL_SUSPEND_IMMEDIATE);
+  CU_ASSERT_EQUAL (a.amount.cpu_millis, 1000);
   CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) < 0); /* not before the slot is free */
   ebb_pol_clear_actions (p);
   ebb_pol_task_reclaimed (p, 10, 0, 0, 0, (ebb_pol_res){ 1000, 0 }, 1);
-  i = polfix_find (p, EBB_POL_ACT_LAUNCH);
-  CU_ASSERT_FATAL (i >= 0);
-  a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL (a[i].job, 1);
+  a = polfix_first (p, EBB_POL_ACT_LAUNCH);
+  CU_ASSERT_EQUAL (a.job, 1);
   ebb_pol_clear_actions (p);
   /* Short work done: three chances pass (the finish and two rounds), the fourth resumes. */
   ebb_pol_task_finished (p, 15, 0, 1, 0);
@@ -446,10 +441,8 @@ test_policy_slot_preempts_and_resumes (void)
   ebb_pol_tick (p, 21);
   CU_ASSERT (polfix_find (p, EBB_POL_ACT_RESUME) < 0);
   ebb_pol_tick (p, 24);
-  i = polfix_find (p, EBB_POL_ACT_RESUME);
-  CU_ASSERT_FATAL (i >= 0);
-  a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL (a[i].job, 0);
+  a = polfix_first (p, EBB_POL_ACT_RESUME);
+  CU_ASSERT_EQUAL (a.job, 0);
   CU_ASSERT_EQUAL (p->stats.suspends, 1);
   CU_ASSERT_EQUAL (p->stats.resumes, 1);
   ebb_pol_free (p);
@@ -488,28 +481,23 @@ test_policy_vector_takes_cpu_only (void)
   };
   ebb_pol *p
       = make_ebb (1, (ebb_pol_res){ CPU (32), 128 * GIB }, (ebb_pol_res){ 10, 64 << 20 }, 0, jobs);
-  size_t n;
   ebb_pol_job_arrived (p, 0, 0);
   ebb_pol_clear_actions (p);
   ebb_pol_job_arrived (p, 5, 1);
-  int i = polfix_find (p, EBB_POL_ACT_SUSPEND);
-  CU_ASSERT_FATAL (i >= 0);
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_GRACEFUL);
-  CU_ASSERT_EQUAL (a[i].amount.cpu_millis, CPU (4));
-  CU_ASSERT_EQUAL (a[i].amount.memory_bytes, 0);
-  CU_ASSERT_EQUAL (polfix_find (p, EBB_POL_ACT_SUSPEND), i); /* one victim only */
-  uint32_t victim = a[i].arg;
+  ebb_pol_action a = polfix_first (p, EBB_POL_ACT_SUSPEND);
+  CU_ASSERT_EQUAL (a.mode, EBB_POL_SUSPEND_GRACEFUL);
+  CU_ASSERT_EQUAL (a.amount.cpu_millis, CPU (4));
+  CU_ASSERT_EQUAL (a.amount.memory_bytes, 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_SUSPEND), 1); /* one victim only */
+  uint32_t victim = a.arg;
   ebb_pol_clear_actions (p);
   ebb_pol_task_reclaimed (p, 5, 0, 0, victim, (ebb_pol_res){ CPU (4), 0 }, 1);
   CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) >= 0);
   ebb_pol_clear_actions (p);
   ebb_pol_task_finished (p, 15, 0, 1, 0);
-  i = polfix_find (p, EBB_POL_ACT_RESUME);
-  CU_ASSERT_FATAL (i >= 0);
-  a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL (a[i].arg, victim);
-  CU_ASSERT_EQUAL (a[i].amount.cpu_millis, CPU (4));
+  a = polfix_first (p, EBB_POL_ACT_RESUME);
+  CU_ASSERT_EQUAL (a.arg, victim);
+  CU_ASSERT_EQUAL (a.amount.cpu_millis, CPU (4));
   ebb_pol_free (p);
   free_jobs (jobs, 3);
 }
@@ -525,7 +513,6 @@ test_policy_adopted_tasks_are_preempted (void)
     { .ntasks = 1, .est_task_sec = 5, .demand = { 1000, 64 << 20 } },
   };
   ebb_pol *p = make_ebb (1, (ebb_pol_res){ 2000, 2 * GIB }, (ebb_pol_res){ 10, 64 << 20 }, 0, jobs);
-  size_t n;
   const uint32_t nodes[2] = { 0, 0 };
   ebb_pol_job_adopted (p, 0, 0, nodes);
   CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) < 0);
@@ -533,13 +520,11 @@ test_policy_adopted_tasks_are_preempted (void)
   CU_ASSERT_EQUAL (jobs[0].is_long, 1);
   CU_ASSERT_EQUAL (p->node_free[0].cpu_millis, 0);
   ebb_pol_job_arrived (p, 1, 1);
-  int i = polfix_find (p, EBB_POL_ACT_SUSPEND);
-  CU_ASSERT_FATAL (i >= 0);
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL (a[i].job, 0);
-  CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_IMMEDIATE);
-  CU_ASSERT_EQUAL (a[i].amount.cpu_millis, 1000); /* no CPU footprint booked */
-  uint32_t victim = a[i].arg;
+  ebb_pol_action a = polfix_first (p, EBB_POL_ACT_SUSPEND);
+  CU_ASSERT_EQUAL (a.job, 0);
+  CU_ASSERT_EQUAL (a.mode, EBB_POL_SUSPEND_IMMEDIATE);
+  CU_ASSERT_EQUAL (a.amount.cpu_millis, 1000); /* no CPU footprint booked */
+  uint32_t victim = a.arg;
   CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) < 0);
   ebb_pol_clear_actions (p);
   ebb_pol_task_reclaimed (p, 1, 0, 0, victim, (ebb_pol_res){ 1000, 0 }, 1);
@@ -547,10 +532,8 @@ test_policy_adopted_tasks_are_preempted (void)
   ebb_pol_clear_actions (p);
   /* The short task ends: the adopted task gets its room back (D = 0). */
   ebb_pol_task_finished (p, 6, 0, 1, 0);
-  i = polfix_find (p, EBB_POL_ACT_RESUME);
-  CU_ASSERT_FATAL (i >= 0);
-  a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL (a[i].arg, victim);
+  a = polfix_first (p, EBB_POL_ACT_RESUME);
+  CU_ASSERT_EQUAL (a.arg, victim);
   ebb_pol_clear_actions (p);
   ebb_pol_task_resumed (p, 6, 0, 0, victim);
   /* An adopted task that ends frees its room like a launched one. */
@@ -577,10 +560,8 @@ test_policy_overdue_resume_beats_queued_short (void)
   ebb_pol_job_arrived (p, 2, 2);
   ebb_pol_clear_actions (p);
   ebb_pol_task_finished (p, 81, 0, 1, 0);
-  size_t n;
-  int i = polfix_find (p, EBB_POL_ACT_RESUME);
-  CU_ASSERT_FATAL (i >= 0);
-  CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, 0);
+  ebb_pol_action act = polfix_first (p, EBB_POL_ACT_RESUME);
+  CU_ASSERT_EQUAL (act.job, 0);
   CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) < 0); /* the queued short task waits */
   CU_ASSERT (polfix_find (p, EBB_POL_ACT_SUSPEND) < 0);
   ebb_pol_free (p);
@@ -612,25 +593,21 @@ test_policy_empty_node_before_preemption (void)
       ebb_error *err = NULL;
       ebb_pol *p = ebb_pol_new ("ebb", &pp, jobs, &err);
       CU_ASSERT_PTR_NOT_NULL_FATAL (p);
-      size_t n;
       ebb_pol_job_arrived (p, 0, 0);
-      int i = polfix_find (p, EBB_POL_ACT_LAUNCH);
-      CU_ASSERT_FATAL (i >= 0);
-      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].node, 1); /* long work: the general node */
+      ebb_pol_action act = polfix_first (p, EBB_POL_ACT_LAUNCH);
+      CU_ASSERT_EQUAL (act.node, 1); /* long work: the general node */
       ebb_pol_clear_actions (p);
       ebb_pol_job_arrived (p, 1, 1);
       CU_ASSERT (polfix_find (p, EBB_POL_ACT_SUSPEND) < 0);
-      i = polfix_find (p, EBB_POL_ACT_LAUNCH);
-      CU_ASSERT_FATAL (i >= 0);
-      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].node, 0);
-      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, 1);
+      act = polfix_first (p, EBB_POL_ACT_LAUNCH);
+      CU_ASSERT_EQUAL (act.node, 0);
+      CU_ASSERT_EQUAL (act.job, 1);
       ebb_pol_clear_actions (p);
       /* No empty node now: sampled on the short node (short work there, never a victim) it
        * moves to node 1, sampled on node 1 it stays; either way it preempts the long task. */
       ebb_pol_job_arrived (p, 2, 2);
-      i = polfix_find (p, EBB_POL_ACT_SUSPEND);
-      CU_ASSERT_FATAL (i >= 0);
-      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, 0);
+      act = polfix_first (p, EBB_POL_ACT_SUSPEND);
+      CU_ASSERT_EQUAL (act.job, 0);
       CU_ASSERT_EQUAL (p->stats.suspends, 1);
       ebb_pol_free (p);
       free_jobs (jobs, 3);
@@ -660,7 +637,6 @@ test_policy_room_before_preemption (void)
       ebb_error *err = NULL;
       ebb_pol *p = ebb_pol_new ("ebb", &pp, jobs, &err);
       CU_ASSERT_PTR_NOT_NULL_FATAL (p);
-      size_t n;
       ebb_pol_job_arrived (p, 0, 0);
       ebb_pol_job_arrived (p, 0, 1);
       CU_ASSERT_EQUAL_FATAL (p->node_free[0].cpu_millis, 0);
@@ -669,10 +645,9 @@ test_policy_room_before_preemption (void)
       ebb_pol_job_arrived (p, 1, 2);
       CU_ASSERT (polfix_find (p, EBB_POL_ACT_SUSPEND) < 0);
       CU_ASSERT_EQUAL (p->stats.suspends, 0);
-      int i = polfix_find (p, EBB_POL_ACT_LAUNCH);
-      CU_ASSERT_FATAL (i >= 0);
-      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].node, 1);
-      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, 2);
+      ebb_pol_action act = polfix_first (p, EBB_POL_ACT_LAUNCH);
+      CU_ASSERT_EQUAL (act.node, 1);
+      CU_ASSERT_EQUAL (act.job, 2);
       ebb_pol_free (p);
       free_jobs (jobs, 3);
     }
@@ -692,23 +667,18 @@ test_policy_two_shorts_in_one_long (void)
   };
   ebb_pol *p
       = make_ebb (1, (ebb_pol_res){ CPU (8), 32 * GIB }, (ebb_pol_res){ 10, 64 << 20 }, 0, jobs);
-  size_t n;
   ebb_pol_job_arrived (p, 0, 0);
   ebb_pol_clear_actions (p);
   for (uint32_t j = 1; j <= 2; j++)
     {
       ebb_pol_job_arrived (p, j, j);
-      int i = polfix_find (p, EBB_POL_ACT_SUSPEND);
-      CU_ASSERT_FATAL (i >= 0);
-      const ebb_pol_action *a = ebb_pol_actions (p, &n);
-      CU_ASSERT_EQUAL (a[i].job, 0);
-      CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_GRACEFUL);
-      CU_ASSERT_EQUAL (a[i].amount.cpu_millis, CPU (4));
+      ebb_pol_action a = polfix_first (p, EBB_POL_ACT_SUSPEND);
+      CU_ASSERT_EQUAL (a.job, 0);
+      CU_ASSERT_EQUAL (a.mode, EBB_POL_SUSPEND_GRACEFUL);
+      CU_ASSERT_EQUAL (a.amount.cpu_millis, CPU (4));
       ebb_pol_clear_actions (p);
       ebb_pol_task_reclaimed (p, j, 0, 0, 0, (ebb_pol_res){ CPU (4), 0 }, 1);
-      i = polfix_find (p, EBB_POL_ACT_LAUNCH);
-      CU_ASSERT_FATAL (i >= 0);
-      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, j);
+      CU_ASSERT_EQUAL (polfix_first (p, EBB_POL_ACT_LAUNCH).job, j);
       ebb_pol_clear_actions (p);
     }
   CU_ASSERT_EQUAL (p->node_free[0].cpu_millis, 0);
@@ -756,13 +726,10 @@ test_policy_adopted_is_preemptible (void)
   CU_ASSERT_EQUAL (jobs[0].tasks[0].state, EBB_POL_TASK_RUNNING);
   CU_ASSERT_EQUAL (jobs[0].launched, 1);
   ebb_pol_job_arrived (p, 1, 1);
-  int i = polfix_find (p, EBB_POL_ACT_SUSPEND);
-  CU_ASSERT_FATAL (i >= 0);
-  size_t n;
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL (a[i].job, 0);
-  CU_ASSERT_EQUAL (a[i].node, 0);
-  CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_IMMEDIATE);
+  ebb_pol_action a = polfix_first (p, EBB_POL_ACT_SUSPEND);
+  CU_ASSERT_EQUAL (a.job, 0);
+  CU_ASSERT_EQUAL (a.node, 0);
+  CU_ASSERT_EQUAL (a.mode, EBB_POL_SUSPEND_IMMEDIATE);
   CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) < 0); /* waits for the reclaim */
   ebb_pol_clear_actions (p);
   ebb_pol_task_reclaimed (p, 1, 0, 0, 0, (ebb_pol_res){ 1000, 0 }, 1);
