@@ -19,11 +19,7 @@ on_opt (int val, const char *arg, void *data, ebb_error **err)
   switch (val)
     {
     case EBBCTL_O_NAME:
-      if (!ebb_id_is_valid (arg, 128))
-        return ebb_error_set (err, EINVAL,
-                              "--name: want 1-128 characters of [A-Za-z0-9._-], got '%s'", arg);
-      a->name = arg;
-      return 0;
+      return ebbctl_parse_name (arg, &a->name, err);
     case EBBCTL_O_CLASS:
       if (strcmp (arg, "short") && strcmp (arg, "long"))
         return ebb_error_set (err, EINVAL, "--class: want short or long, got '%s'", arg);
@@ -87,11 +83,7 @@ ebbctl_adopt_parse (const ebbctl_cmd *cmd, int argc, char **argv, ebbctl_adopt_a
 json_object *
 ebbctl_adopt_body (const ebbctl_adopt_args *a, const char *request_id)
 {
-  json_object *o = json_object_new_object ();
-  ebb_json_add_string (o, "name", a->name);
-  ebb_json_add_string (o, "class", a->klass);
-  if (request_id)
-    ebb_json_add_string (o, "request_id", request_id);
+  json_object *o = ebbctl_job_body (a->name, a->klass, -1, request_id);
   json_object *ad = json_object_new_object ();
   ebb_json_add_string (ad, "node", a->node);
   if (a->container)

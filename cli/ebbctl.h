@@ -143,6 +143,10 @@ int ebbctl_parse_uint (const char *what, const char *s, uint64_t min, uint64_t m
  * -EINVAL with *err set. */
 int ebbctl_parse_size (const char *what, const char *s, uint64_t *out_bytes, ebb_error **err);
 
+/* Takes s as a job's --name (1-128 characters of [A-Za-z0-9._-]). Returns 0, or -EINVAL
+ * with *err set. */
+int ebbctl_parse_name (const char *s, const char **out, ebb_error **err);
+
 /* Checks that exactly n positional arguments follow index first. Returns 0 or -EINVAL. */
 int ebbctl_want_args (const ebbctl_cmd *cmd, int argc, int first, int n, ebb_error **err);
 
@@ -289,6 +293,10 @@ json_object *ebbctl_submit_body (const ebbctl_submit_args *a, const char *reques
 /* Writes a fresh request id into buf ("ebbctl-" and random hex), so that a retried
  * submission is not a second job. */
 void ebbctl_request_id (char *buf, size_t size);
+/* The fields every POST /v1/jobs body starts with: name, class, est_task_sec (when > 0)
+ * and the request id (unless NULL). */
+json_object *ebbctl_job_body (const char *name, const char *klass, double est_sec,
+                              const char *request_id);
 /* POSTs body (taken) to /v1/jobs; with print, prints the answer (--json) or the job id;
  * *id (unless id is NULL) gets the job id, freed by the caller. Returns an exit code. */
 int ebbctl_post_job (ebbctl_ctx *ctx, json_object *body, bool print, char **id);

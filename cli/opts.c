@@ -366,3 +366,13 @@ ebbctl_simple_args (const ebbctl_cmd *cmd, int argc, char **argv, int n, FILE *o
     return -EINVAL;
   return first;
 }
+
+int
+ebbctl_parse_name (const char *s, const char **out, ebb_error **err)
+{
+  if (!ebb_id_is_valid (s, 128))
+    return ebb_error_set (err, EINVAL, "--name: want 1-128 characters of [A-Za-z0-9._-], got '%s'",
+                          s ? s : "");
+  *out = s;
+  return 0;
+}

@@ -22,11 +22,7 @@ on_opt (int val, const char *arg, void *data, ebb_error **err)
   switch (val)
     {
     case EBBCTL_O_NAME:
-      if (!ebb_id_is_valid (arg, 128))
-        return ebb_error_set (err, EINVAL,
-                              "--name: want 1-128 characters of [A-Za-z0-9._-], got '%s'", arg);
-      a->name = arg;
-      return 0;
+      return ebbctl_parse_name (arg, &a->name, err);
     case EBBCTL_O_CLASS:
       if (strcmp (arg, "short") && strcmp (arg, "long") && strcmp (arg, "auto"))
         return ebb_error_set (err, EINVAL, "--class: want short, long or auto, got '%s'", arg);
@@ -81,16 +77,24 @@ ebbctl_submit_parse (const ebbctl_cmd *cmd, int argc, char **argv, ebbctl_submit
   return 0;
 }
 
+/* See ebbctl.h. */
+json_object *
+ebbctl_job_body (const char *name, const char *klass, double est_sec, const char *request_id)
+{
+  json_object *o = json_object_new_object ();
+  ebb_json_add_string (o, "name", name);
+  ebb_json_add_string (o, "class", klass);
+  if (est_sec > 0)
+    ebb_json_add_double (o, "est_task_sec", est_sec);
+  if (request_id)
+    ebb_json_add_string (o, "request_id", request_id);
+  return o;
+}
+
 json_object *
 ebbctl_submit_body (const ebbctl_submit_args *a, const char *request_id)
 {
-  json_object *o = json_object_new_object ();
-  ebb_json_add_string (o, "name", a->name);
-  ebb_json_add_string (o, "class", a->klass);
-  if (a->est_sec > 0)
-    ebb_json_add_double (o, "est_task_sec", a->est_sec);
-  if (request_id)
-    ebb_json_add_string (o, "request_id", request_id);
+  json_object *o = ebbctl_job_body (a->name, a->klass, a->est_sec, request_id);
   json_object *tasks = json_object_new_array ();
   for (uint64_t i = 0; i < a->tasks; i++)
     {

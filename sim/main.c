@@ -293,6 +293,21 @@ parse_choice (const char *opt, const char *arg, const char *const *names, size_t
   return -1;
 }
 
+/* parse_choice into a field of the parameters: the index of arg in names (a static array)
+ * plus base; 0 or -1. */
+#define CHOOSE_INTO(opt, arg, names, base, field)                                                  \
+  ({                                                                                               \
+    int i_ = parse_choice (opt, arg, names, EBB_ARRAY_SIZE (names));                               \
+    if (i_ >= 0)                                                                                   \
+      (field) = (__typeof__ (field))(i_ + (base));                                                 \
+    i_ < 0 ? -1 : 0;                                                                               \
+  })
+
+/* The values of the choice options, each in the order of its field's constants. */
+static const char *const bigc_modes[] = { "fifo", "reserve", "kill", "ip", "gp" }; /* BIGC_* */
+static const char *const books[] = { "all", "memory", "none" };     /* EBB_POL_BOOK_ALL.. */
+static const char *const graphene_prios[] = { "dag", "remaining", "order" }; /* EBB_DAG_PRIO_* */
+
 /* The options of the speculative policies (hopper, srpt). */
 static int
 handle_spec_opt (ebb_pol_params *p, int c, const char *arg)
@@ -410,15 +425,7 @@ handle_opt (sim_opts *o, int c, const char *arg)
       p->no_rotation = 1;
       return 0;
     case OPT_MODE:
-      {
-        /* In the order of the EBB_POL_BIGC_* modes. */
-        static const char *const modes[] = { "fifo", "reserve", "kill", "ip", "gp" };
-        int i = parse_choice ("--mode", arg, modes, EBB_ARRAY_SIZE (modes));
-        if (i < 0)
-          return -1;
-        p->bigc_mode = (uint32_t)i;
-        return 0;
-      }
+      return CHOOSE_INTO ("--mode", arg, bigc_modes, 0, p->bigc_mode);
     case OPT_NODE_CPU:
       return PARSE_INTO ("--node-cpu-millis", arg, 1, UINT64_C (1) << 40, p->node_cap.cpu_millis);
     case OPT_NODE_MEM:
@@ -436,16 +443,8 @@ handle_opt (sim_opts *o, int c, const char *arg)
       return 0;
     case OPT_FOOT_CPU:
       return PARSE_INTO ("--footprint-cpu-millis", arg, 0, 1000000, p->footprint.cpu_millis);
-    case OPT_BOOK_FOOT:
-      {
-        /* In the order of EBB_POL_BOOK_ALL.. (0 is the policy's default). */
-        static const char *const books[] = { "all", "memory", "none" };
-        int i = parse_choice ("--book-footprint", arg, books, EBB_ARRAY_SIZE (books));
-        if (i < 0)
-          return -1;
-        p->book_footprint = EBB_POL_BOOK_ALL + (uint32_t)i;
-        return 0;
-      }
+    case OPT_BOOK_FOOT: /* 0 stays the policy's default */
+      return CHOOSE_INTO ("--book-footprint", arg, books, EBB_POL_BOOK_ALL, p->book_footprint);
     case OPT_KILL_ATTEMPTS:
       return PARSE_INTO ("--kill-attempts", arg, 1, 65535, p->kill_attempts);
     case OPT_RECLAIM:
@@ -482,14 +481,7 @@ handle_opt (sim_opts *o, int c, const char *arg)
     case OPT_KAPPA:
       return parse_double ("--kappa", arg, 1e-6, 1, &p->dag_kappa);
     case OPT_GRAPHENE_PRIO:
-      {
-        static const char *const prios[] = { "dag", "remaining", "order" };
-        int i = parse_choice ("--graphene-prio", arg, prios, EBB_ARRAY_SIZE (prios));
-        if (i < 0)
-          return -1;
-        p->dag_prio = i; /* EBB_DAG_PRIO_* in this order */
-        return 0;
-      }
+      return CHOOSE_INTO ("--graphene-prio", arg, graphene_prios, 0, p->dag_prio);
     case OPT_QUEUES:
       return PARSE_INTO ("--queues", arg, 1, 1000000, p->dag_queues);
     case OPT_RESUME_TRIES:

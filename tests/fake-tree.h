@@ -1,7 +1,10 @@
 /* Fake /proc and cgroup trees for the suites that test on them (test-cgroup-fake,
- * test-agent-release): files written below a temporary root, parent directories made. */
+ * test-agent-release): files written below a temporary root, parent directories made, and
+ * a cgroup context on them. */
 #ifndef EBB_TESTS_FAKE_TREE_H
 #define EBB_TESTS_FAKE_TREE_H
+
+#include "cgroup/cgroup.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +63,25 @@ ebb_fake_remove (const char *root)
   char cmd[600];
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", root);
   return system (cmd) == 0 ? 0 : 1;
+}
+
+/* A cgroup context on the fake tree: /proc at root/proc_rel, the hierarchy at root/cg_rel,
+ * neither libcgroup nor systemd, confined to allowed (NULL: no confinement). */
+static inline int
+ebb_fake_ctx_new (const char *root, const char *proc_rel, const char *cg_rel,
+                  const char *const *allowed, ebb_cg_ctx **out, ebb_error **err)
+{
+  char proc[512], cgroot[512];
+  snprintf (proc, sizeof proc, "%s/%s", root, proc_rel);
+  snprintf (cgroot, sizeof cgroot, "%s/%s", root, cg_rel);
+  ebb_cg_ctx_config cfg;
+  ebb_cg_ctx_config_init (&cfg);
+  cfg.proc_root = proc;
+  cfg.cgroup_root = cgroot;
+  cfg.use_libcgroup = 0;
+  cfg.use_systemd = 0;
+  cfg.allowed_roots = allowed;
+  return ebb_cg_ctx_new (&cfg, out, err);
 }
 
 #endif

@@ -41,7 +41,9 @@ for attempt in 1 2 3; do
   set -- $(cpu_pct2 "$PID" "$CONTROL_PID")
   echo "resumed (window $attempt): task $1% control $2%"
   if [ "$1" -ge 80 ]; then ok "resumed task uses >= 80% ($1%)"; resumed=yes; break; fi
-  if [ $(( $1 * 100 )) -ge $(( $2 * 80 )) ] && [ "$1" -ge 15 ]; then
+  # The floor only has to tell a resumed task from a suspended one (<= 2%): on a host
+  # loaded tenfold both burners get about 5% (seen under check-valgrind-agent).
+  if [ $(( $1 * 100 )) -ge $(( $2 * 80 )) ] && [ "$1" -ge 5 ]; then
     ok "resumed task uses $1%, >= 80% of the control burner's $2% (machine loaded)"; resumed=yes; break
   fi
 done

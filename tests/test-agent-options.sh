@@ -54,7 +54,11 @@ else fail "ebb.conf(5) example: $(head -3 "$TMP/ex/out")"; fi
 # Type=notify: READY=1 and STATUS= once serving, WATCHDOG=1 at least every WATCHDOG_USEC/2,
 # STOPPING=1 on SIGTERM.
 SINK="$EBB_TOP_BUILDDIR/tests/agent/notify-sink"
-"$SINK" "$TMP/notify" 6 >"$TMP/notify.out" & SINK_PID=$!
+# The sink listens for the start, 2.5 s of pings and the stop: 6 s, or 20 s under valgrind,
+# where the agent takes seconds to start and STOPPING=1 came after a 6 s sink had gone.
+SINK_SEC=6
+[ -n "${EBB_AGENT_VALGRIND:-}" ] && SINK_SEC=20
+"$SINK" "$TMP/notify" "$SINK_SEC" >"$TMP/notify.out" & SINK_PID=$!
 sleep 0.2
 NOTIFY_SOCKET="$TMP/notify" WATCHDOG_USEC=1000000 start_agent || fail "agent with NOTIFY_SOCKET"
 sleep 2.5

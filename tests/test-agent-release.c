@@ -77,16 +77,7 @@ static void
 setup (fixture *f, const char *id, ebb_agent_source source)
 {
   memset (f, 0, sizeof *f);
-  char proc[512], root[512];
-  snprintf (proc, sizeof proc, "%s/proc", tmp);
-  snprintf (root, sizeof root, "%s/cg", tmp);
-  ebb_cg_ctx_config cfg;
-  ebb_cg_ctx_config_init (&cfg);
-  cfg.proc_root = proc;
-  cfg.cgroup_root = root;
-  cfg.use_libcgroup = 0;
-  cfg.use_systemd = 0;
-  CU_ASSERT_EQUAL_FATAL (ebb_cg_ctx_new (&cfg, &f->a.cg_ctx, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL (ebb_fake_ctx_new (tmp, "proc", "cg", NULL, &f->a.cg_ctx, NULL), 0);
   CU_ASSERT_EQUAL_FATAL (sd_event_new (&f->a.event), 0);
   CU_ASSERT_EQUAL_FATAL (ebb_cg_open_path (f->a.cg_ctx, "/p", 0, &f->parent, NULL), 0);
   f->t = ebb_agent_task_new (id);

@@ -5,6 +5,7 @@
 
 #include "policies/bigc.h"
 #include "tests/cu.h"
+#include "tests/policy-fixture.h"
 
 #include <string.h>
 
@@ -66,31 +67,55 @@ test_alg1 (void)
   ASSERT_RES (ebb_pol_bigc_alg1 (R (800000, 1600 * GIB), R (0, 0), cap26, 0.05), 0, 0);
 }
 
-/* One node <32 CPU, 64 GiB>; job 0 long (est 100 s, 2 tasks), job 1 long (est 1000 s, 2
- * tasks), both <8 CPU, 16 GiB>: the node is full. Job 2 short, one task <4 CPU, 4 GiB>. */
-static ebb_pol *
-setup (ebb_pol_job *jobs, uint32_t mode, double working_set, uint32_t d)
+/* A job of ntasks tasks of est seconds, of class cls, each task asking demand. */
+static ebb_pol_job
+J (uint32_t ntasks, double est, uint32_t cls, ebb_pol_res demand)
+{
+  return (
+      ebb_pol_job){ .ntasks = ntasks, .est_task_sec = est, .class_hint = cls, .demand = demand };
+}
+
+/* The defaults for nnodes nodes of cap under BIG-C mode. */
+static ebb_pol_params
+bigc_params (uint32_t nnodes, ebb_pol_res cap, uint32_t mode)
 {
   ebb_pol_params pp;
   ebb_pol_params_default (&pp);
-  pp.nnodes = 1;
-  pp.node_cap = R (32000, 64 * GIB);
+  pp.nnodes = nnodes;
+  pp.node_cap = cap;
   pp.bigc_mode = mode;
+  return pp;
+}
+
+/* A bigc policy over jobs; the test stops unless it is made. */
+static ebb_pol *
+bigc_new (const ebb_pol_params *pp, ebb_pol_job *jobs)
+{
+  ebb_error *err = NULL;
+  ebb_pol *p = ebb_pol_new ("bigc", pp, jobs, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+  return p;
+}
+
+/* One node <32 CPU, 64 GiB>; job 0 long (est 100 s, 2 tasks), job 1 long (est 1000 s, 2
+ * tasks), both <8 CPU, 16 GiB>: the node is full. Job 2 short, one task <4 CPU, 4 GiB>. */
+static void
+one_node_jobs (ebb_pol_job *jobs)
+{
+  jobs[0] = J (2, 100, EBB_POL_CLASS_LONG, R (8000, 16 * GIB));
+  jobs[1] = J (2, 1000, EBB_POL_CLASS_LONG, R (8000, 16 * GIB));
+  jobs[2] = J (1, 10, EBB_POL_CLASS_SHORT, R (4000, 4 * GIB));
+}
+
+/* one_node_jobs with jobs 0 and 1 launched (four LAUNCH actions, cleared). */
+static ebb_pol *
+setup (ebb_pol_job *jobs, uint32_t mode, double working_set, uint32_t d)
+{
+  ebb_pol_params pp = bigc_params (1, R (32000, 64 * GIB), mode);
   pp.working_set = working_set;
   pp.resume_tries = d;
-  jobs[0] = (ebb_pol_job){
-    .ntasks = 2, .est_task_sec = 100, .class_hint = EBB_POL_CLASS_LONG, .demand = R (8000, 16 * GIB)
-  };
-  jobs[1] = (ebb_pol_job){ .ntasks = 2,
-                           .est_task_sec = 1000,
-                           .class_hint = EBB_POL_CLASS_LONG,
-                           .demand = R (8000, 16 * GIB) };
-  jobs[2] = (ebb_pol_job){
-    .ntasks = 1, .est_task_sec = 10, .class_hint = EBB_POL_CLASS_SHORT, .demand = R (4000, 4 * GIB)
-  };
-  ebb_error *err = NULL;
-  ebb_pol *p = ebb_pol_new ("bigc", &pp, jobs, &err);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+  one_node_jobs (jobs);
+  ebb_pol *p = bigc_new (&pp, jobs);
   CU_ASSERT_EQUAL (p->params.tick_sec, 3.0);
   ebb_pol_job_arrived (p, 0, 0);
   ebb_pol_job_arrived (p, 1, 1);
@@ -106,16 +131,6 @@ setup (ebb_pol_job *jobs, uint32_t mode, double working_set, uint32_t d)
   return p;
 }
 
-static size_t
-count_kind (ebb_pol *p, uint32_t kind)
-{
-  size_t n, c = 0;
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  for (size_t i = 0; i < n; i++)
-    c += a[i].kind == kind;
-  return c;
-}
-
 static void
 test_no_preemption_when_short_fits (void)
 {
@@ -124,10 +139,10 @@ test_no_preemption_when_short_fits (void)
   /* One long task ends: the short task fits in the room it leaves. */
   ebb_pol_task_finished (p, 5, 0, 0, 0);
   ebb_pol_job_arrived (p, 6, 2);
-  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 1);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 1);
   ebb_pol_clear_actions (p);
   ebb_pol_tick (p, 9);
-  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_SUSPEND), 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_SUSPEND), 0);
   CU_ASSERT_EQUAL (p->stats.suspends, 0);
   ebb_pol_free (p);
 }
@@ -140,14 +155,10 @@ test_idle_cluster_no_preemption (void)
   ebb_pol_params_default (&pp);
   pp.nnodes = 2;
   pp.node_cap = R (32000, 64 * GIB);
-  jobs[2] = (ebb_pol_job){
-    .ntasks = 1, .est_task_sec = 10, .class_hint = EBB_POL_CLASS_SHORT, .demand = R (4000, 4 * GIB)
-  };
-  ebb_error *err = NULL;
-  ebb_pol *p = ebb_pol_new ("bigc", &pp, jobs, &err);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+  jobs[2] = J (1, 10, EBB_POL_CLASS_SHORT, R (4000, 4 * GIB));
+  ebb_pol *p = bigc_new (&pp, jobs);
   ebb_pol_job_arrived (p, 0, 2);
-  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 1);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 1);
   ebb_pol_clear_actions (p);
   for (int i = 1; i <= 5; i++)
     ebb_pol_tick (p, 3.0 * i);
@@ -157,31 +168,35 @@ test_idle_cluster_no_preemption (void)
   ebb_pol_free (p);
 }
 
-/* kill: the victim is job 1 (1000 s x 2 tasks left beats 100 s x 2), its first container
- * (equal allocations: lowest index), exactly one container for p = <4 CPU, 4 GiB>. */
+/* kill on one_node_jobs' full node when job 2's short task arrives: the victim is job 1
+ * (1000 s x 2 tasks left beats 100 s x 2), its first container (equal allocations: lowest
+ * index), exactly one container for p = <4 CPU, 4 GiB>. The kill lands: the short task takes
+ * the room, the killed task waits (re-queued). */
+static void
+short_arrives_one_kill (ebb_pol *p, ebb_pol_job *jobs)
+{
+  ebb_pol_job_arrived (p, 2, 2);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0);
+  ebb_pol_tick (p, 3);
+  ebb_pol_action a = polfix_sole (p);
+  CU_ASSERT_EQUAL (a.kind, EBB_POL_ACT_KILL);
+  CU_ASSERT_EQUAL (a.job, 1);
+  CU_ASSERT_EQUAL (a.arg, 0);
+  ebb_pol_clear_actions (p);
+  ebb_pol_task_killed (p, 3.1, 0, 1, 0);
+  a = polfix_sole (p);
+  CU_ASSERT_EQUAL (a.kind, EBB_POL_ACT_LAUNCH);
+  CU_ASSERT_EQUAL (a.job, 2);
+  CU_ASSERT_EQUAL (jobs[1].tasks[0].state, EBB_POL_TASK_PENDING);
+  CU_ASSERT_EQUAL (jobs[1].tasks[0].kills, 1);
+}
+
 static void
 test_victim_order_kill (void)
 {
   ebb_pol_job jobs[3];
   ebb_pol *p = setup (jobs, EBB_POL_BIGC_KILL, 0.5, 3);
-  ebb_pol_job_arrived (p, 2, 2);
-  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 0);
-  ebb_pol_tick (p, 3);
-  size_t n;
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL_FATAL (n, 1);
-  CU_ASSERT_EQUAL (a[0].kind, EBB_POL_ACT_KILL);
-  CU_ASSERT_EQUAL (a[0].job, 1);
-  CU_ASSERT_EQUAL (a[0].arg, 0);
-  ebb_pol_clear_actions (p);
-  /* The kill lands: the short task takes the room, the killed task waits (re-queued). */
-  ebb_pol_task_killed (p, 3.1, 0, 1, 0);
-  a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL_FATAL (n, 1);
-  CU_ASSERT_EQUAL (a[0].kind, EBB_POL_ACT_LAUNCH);
-  CU_ASSERT_EQUAL (a[0].job, 2);
-  CU_ASSERT_EQUAL (jobs[1].tasks[0].state, EBB_POL_TASK_PENDING);
-  CU_ASSERT_EQUAL (jobs[1].tasks[0].kills, 1);
+  short_arrives_one_kill (p, jobs);
   ebb_pol_free (p);
 }
 
@@ -191,50 +206,17 @@ test_victim_order_kill (void)
 static void
 test_adopted_containers_are_victims (void)
 {
-  ebb_pol_params pp;
-  ebb_pol_params_default (&pp);
-  pp.nnodes = 1;
-  pp.node_cap = R (32000, 64 * GIB);
-  pp.bigc_mode = EBB_POL_BIGC_KILL;
-  ebb_pol_job jobs[3] = {
-    { .ntasks = 2,
-      .est_task_sec = 100,
-      .class_hint = EBB_POL_CLASS_LONG,
-      .demand = R (8000, 16 * GIB) },
-    { .ntasks = 2,
-      .est_task_sec = 1000,
-      .class_hint = EBB_POL_CLASS_LONG,
-      .demand = R (8000, 16 * GIB) },
-    { .ntasks = 1,
-      .est_task_sec = 10,
-      .class_hint = EBB_POL_CLASS_SHORT,
-      .demand = R (4000, 4 * GIB) },
-  };
-  ebb_error *err = NULL;
-  ebb_pol *p = ebb_pol_new ("bigc", &pp, jobs, &err);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+  ebb_pol_params pp = bigc_params (1, R (32000, 64 * GIB), EBB_POL_BIGC_KILL);
+  ebb_pol_job jobs[3];
+  one_node_jobs (jobs);
+  ebb_pol *p = bigc_new (&pp, jobs);
   const uint32_t nodes[2] = { 0, 0 };
   ebb_pol_job_adopted (p, 0, 0, nodes);
   ebb_pol_job_adopted (p, 0, 1, nodes);
-  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0);
   CU_ASSERT_EQUAL (jobs[1].launched, 2);
   ASSERT_RES (p->node_free[0], 0, 0);
-  ebb_pol_job_arrived (p, 2, 2);
-  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 0);
-  ebb_pol_tick (p, 3);
-  size_t n;
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL_FATAL (n, 1);
-  CU_ASSERT_EQUAL (a[0].kind, EBB_POL_ACT_KILL);
-  CU_ASSERT_EQUAL (a[0].job, 1);
-  CU_ASSERT_EQUAL (a[0].arg, 0);
-  ebb_pol_clear_actions (p);
-  ebb_pol_task_killed (p, 3.1, 0, 1, 0);
-  a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL_FATAL (n, 1);
-  CU_ASSERT_EQUAL (a[0].kind, EBB_POL_ACT_LAUNCH);
-  CU_ASSERT_EQUAL (a[0].job, 2);
-  CU_ASSERT_EQUAL (jobs[1].tasks[0].state, EBB_POL_TASK_PENDING);
+  short_arrives_one_kill (p, jobs);
   ebb_pol_free (p);
 }
 
@@ -263,13 +245,13 @@ test_gp_steps (void)
   ebb_pol_clear_actions (p);
   /* In flight: the next round asks nothing more (reclaims under way cover the demand). */
   ebb_pol_tick (p, 6);
-  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_SUSPEND), 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_SUSPEND), 0);
   /* CPU comes back at once: 4000 millicores free, but memory not yet: no launch. */
   ebb_pol_task_reclaimed (p, 6.1, 0, 1, 0, R (2000, 0), 0);
   ebb_pol_task_reclaimed (p, 6.1, 0, 1, 1, R (2000, 0), 1);
-  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0);
   ebb_pol_task_reclaimed (p, 18.1, 0, 1, 0, R (0, 4 * GIB), 1);
-  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 1);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 1);
   ASSERT_RES (jobs[1].tasks[0].alloc, 6000, 12 * GIB);
   ASSERT_RES (jobs[1].tasks[1].alloc, 6000, 16 * GIB);
   ASSERT_RES (p->node_free[0], 0, 0);
@@ -299,7 +281,7 @@ test_freeze_exclusion (void)
   ebb_pol_clear_actions (p);
   ebb_pol_task_reclaimed (p, 3.1, 0, 1, 0, R (8000, 0), 0);
   ebb_pol_task_reclaimed (p, 15, 0, 1, 0, R (0, 4 * GIB), 1);
-  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 1);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 1);
   CU_ASSERT_EQUAL (jobs[1].tasks[0].state, EBB_POL_TASK_RUNNING);
   ASSERT_RES (jobs[1].tasks[0].alloc, 0, 12 * GIB);
   ebb_pol_clear_actions (p);
@@ -329,26 +311,26 @@ test_delayed_resumption (void)
       ebb_pol *p = setup (jobs, EBB_POL_BIGC_IP, 0.5, d);
       ebb_pol_job_arrived (p, 2, 2);
       ebb_pol_tick (p, 3);
-      CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_SUSPEND), 1);
+      CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_SUSPEND), 1);
       ebb_pol_clear_actions (p);
       ebb_pol_task_reclaimed (p, 3.1, 0, 1, 0, R (8000, 0), 0);
       ebb_pol_task_reclaimed (p, 50, 0, 1, 0, R (0, 16 * GIB), 1);
-      CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 1);
+      CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 1);
       CU_ASSERT_EQUAL (jobs[1].tasks[0].state, EBB_POL_TASK_SUSPENDED);
       ebb_pol_clear_actions (p);
       /* The short task ends: room on the node, none elsewhere (one node). */
       ebb_pol_task_finished (p, 60, 0, 2, 0);
-      CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_RESUME), d == 0 ? 1 : 0);
+      CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_RESUME), d == 0 ? 1 : 0);
       for (uint32_t r = 1; d > 0 && r <= d; r++)
         {
           ebb_pol_tick (p, 60 + 3.0 * r);
-          CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_RESUME), 0);
+          CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_RESUME), 0);
           CU_ASSERT_EQUAL (jobs[1].tasks[0].tries, r);
         }
       if (d > 0)
         {
           ebb_pol_tick (p, 60 + 3.0 * (d + 1));
-          CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_RESUME), 1);
+          CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_RESUME), 1);
         }
       CU_ASSERT_EQUAL (jobs[1].tasks[0].state, EBB_POL_TASK_RESUMING);
       ASSERT_RES (p->node_free[0], 0, 0);
@@ -366,14 +348,14 @@ test_kill_attempts (void)
     {
       ebb_pol_clear_actions (p);
       ebb_pol_task_killed (p, 10.0 * k, 0, 1, 1);
-      size_t relaunch = count_kind (p, EBB_POL_ACT_LAUNCH);
+      size_t relaunch = polfix_count (p, EBB_POL_ACT_LAUNCH);
       CU_ASSERT_EQUAL (relaunch, k < 4 ? 1 : 0);
-      CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_FAIL), k < 4 ? 0 : 1);
+      CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_FAIL), k < 4 ? 0 : 1);
     }
   CU_ASSERT (jobs[1].failed);
   CU_ASSERT_EQUAL (p->stats.failed_jobs, 1);
   /* Its other container is ended so the job frees the cluster. */
-  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_KILL), 1);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_KILL), 1);
   ebb_pol_free (p);
 }
 
@@ -394,20 +376,18 @@ test_footprint_not_counted (void)
   pp.node_cap = R (1000, 0);
   pp.bigc_mode = EBB_POL_BIGC_GP;
   ebb_pol_job jobs[2] = {
-    { .ntasks = 20, .est_task_sec = 1000, .class_hint = EBB_POL_CLASS_LONG, .demand = R (1000, 0) },
-    { .ntasks = 1, .est_task_sec = 10, .class_hint = EBB_POL_CLASS_SHORT, .demand = R (1000, 0) },
+    J (20, 1000, EBB_POL_CLASS_LONG, R (1000, 0)),
+    J (1, 10, EBB_POL_CLASS_SHORT, R (1000, 0)),
   };
-  ebb_error *err = NULL;
-  ebb_pol *p = ebb_pol_new ("bigc", &pp, jobs, &err);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+  ebb_pol *p = bigc_new (&pp, jobs);
   CU_ASSERT_EQUAL (p->params.book_footprint, EBB_POL_BOOK_NONE);
   CU_ASSERT_EQUAL (p->params.footprint.cpu_millis, 10);
   CU_ASSERT_EQUAL (p->params.footprint.memory_bytes, 64 * MIB);
   ebb_pol_job_arrived (p, 0, 0);
-  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 20);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 20);
   ebb_pol_clear_actions (p);
   ebb_pol_job_arrived (p, 1, 1);
-  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0);
   ebb_pol_tick (p, 3);
   size_t n;
   const ebb_pol_action *a = ebb_pol_actions (p, &n);
@@ -432,25 +412,14 @@ test_footprint_booked_when_asked (void)
 {
   for (uint32_t mode = EBB_POL_BIGC_IP; mode <= EBB_POL_BIGC_GP; mode++)
     {
-      ebb_pol_params pp;
-      ebb_pol_params_default (&pp);
-      pp.nnodes = 1;
-      pp.node_cap = R (1000, GIB);
-      pp.bigc_mode = mode;
+      ebb_pol_params pp = bigc_params (1, R (1000, GIB), mode);
       pp.book_footprint = EBB_POL_BOOK_ALL;
       pp.working_set = 0;
       ebb_pol_job jobs[2] = {
-        { .ntasks = 1,
-          .est_task_sec = 1000,
-          .class_hint = EBB_POL_CLASS_LONG,
-          .demand = R (1000, 512 * MIB) },
-        { .ntasks = 1,
-          .est_task_sec = 10,
-          .class_hint = EBB_POL_CLASS_SHORT,
-          .demand = R (990, 256 * MIB) },
+        J (1, 1000, EBB_POL_CLASS_LONG, R (1000, 512 * MIB)),
+        J (1, 10, EBB_POL_CLASS_SHORT, R (990, 256 * MIB)),
       };
-      ebb_pol *p = ebb_pol_new ("bigc", &pp, jobs, NULL);
-      CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+      ebb_pol *p = bigc_new (&pp, jobs);
       CU_ASSERT_EQUAL (p->params.book_footprint, EBB_POL_BOOK_ALL);
       ebb_pol_job_arrived (p, 0, 0);
       ebb_pol_clear_actions (p);
@@ -485,7 +454,7 @@ test_suspended_room_two_shorts (void)
   ebb_pol_clear_actions (p);
   ebb_pol_task_reclaimed (p, 3.1, 0, 1, 0, R (8000, 0), 0);
   ebb_pol_task_reclaimed (p, 50, 0, 1, 0, R (0, 16 * GIB), 1);
-  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 1);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 1);
   ASSERT_RES (jobs[1].tasks[0].alloc, 0, 0);
   ASSERT_RES (p->node_free[0], 4000, 12 * GIB);
   CU_ASSERT (ebb_pol_res_fits (jobs[2].demand, p->node_free[0]));
@@ -501,32 +470,20 @@ test_suspended_room_two_shorts (void)
 static void
 test_steps_make_room_per_node (void)
 {
-  ebb_pol_params pp;
-  ebb_pol_params_default (&pp);
-  pp.nnodes = 3;
-  pp.node_cap = R (2000, 8 * GIB);
-  pp.bigc_mode = EBB_POL_BIGC_GP;
+  ebb_pol_params pp = bigc_params (3, R (2000, 8 * GIB), EBB_POL_BIGC_GP);
   ebb_pol_job jobs[2] = {
-    { .ntasks = 6,
-      .est_task_sec = 1000,
-      .class_hint = EBB_POL_CLASS_LONG,
-      .demand = R (1000, 64 * MIB) },
-    { .ntasks = 2,
-      .est_task_sec = 2,
-      .class_hint = EBB_POL_CLASS_SHORT,
-      .demand = R (990, 64 * MIB) },
+    J (6, 1000, EBB_POL_CLASS_LONG, R (1000, 64 * MIB)),
+    J (2, 2, EBB_POL_CLASS_SHORT, R (990, 64 * MIB)),
   };
-  ebb_error *err = NULL;
-  ebb_pol *p = ebb_pol_new ("bigc", &pp, jobs, &err);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+  ebb_pol *p = bigc_new (&pp, jobs);
   ebb_pol_job_arrived (p, 0, 0);
-  CU_ASSERT_EQUAL (count_kind (p, EBB_POL_ACT_LAUNCH), 6);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 6);
   ebb_pol_clear_actions (p);
   ebb_pol_job_arrived (p, 1, 1);
   ebb_pol_tick (p, 1);
   size_t n;
   const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL_FATAL (count_kind (p, EBB_POL_ACT_SUSPEND), 2);
+  CU_ASSERT_EQUAL_FATAL (polfix_count (p, EBB_POL_ACT_SUSPEND), 2);
   CU_ASSERT_EQUAL_FATAL (n, 2);
   ebb_pol_action sus[2] = { a[0], a[1] };
   CU_ASSERT_NOT_EQUAL (sus[0].node, sus[1].node);
@@ -537,7 +494,7 @@ test_steps_make_room_per_node (void)
   for (int i = 0; i < 2; i++)
     ebb_pol_task_reclaimed (p, 1.01, sus[i].node, 0, sus[i].arg, sus[i].amount, 1);
   a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL_FATAL (count_kind (p, EBB_POL_ACT_LAUNCH), 2);
+  CU_ASSERT_EQUAL_FATAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 2);
   for (size_t i = 0; i < n; i++)
     if (a[i].kind == EBB_POL_ACT_LAUNCH)
       CU_ASSERT_EQUAL (a[i].job, 1);

@@ -129,7 +129,7 @@ v1_cgroup (const char *dir)
 static ebb_cg_ctx *
 fake_v1_ctx (void)
 {
-  char mi[2048], proc[512], root[512];
+  char mi[2048];
   snprintf (mi, sizeof mi,
             "30 22 0:28 / %s/v1 rw - tmpfs tmpfs rw\n"
             "32 30 0:29 / %s/v1/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n"
@@ -142,17 +142,9 @@ fake_v1_ctx (void)
   put ("proc1/200/cgroup", "4:memory:/m/t\n3:cpu,cpuacct:/c/t\n2:freezer:/m/t\n0::/\n");
   v1_cgroup ("m/t");
   v1_cgroup ("c/t");
-  snprintf (proc, sizeof proc, "%s/proc1", tmp);
-  snprintf (root, sizeof root, "%s/v1", tmp);
-  ebb_cg_ctx_config cfg;
-  ebb_cg_ctx_config_init (&cfg);
-  cfg.proc_root = proc;
-  cfg.cgroup_root = root;
-  cfg.use_libcgroup = 0;
-  cfg.use_systemd = 0;
   ebb_cg_ctx *ctx = NULL;
   ebb_error *err = NULL;
-  if (ebb_cg_ctx_new (&cfg, &ctx, &err) < 0)
+  if (ebb_fake_ctx_new (tmp, "proc1", "v1", NULL, &ctx, &err) < 0)
     printf ("v1 ctx: %s\n", ebb_error_msg (&err));
   ebb_error_free (&err);
   return ctx;
@@ -161,23 +153,35 @@ fake_v1_ctx (void)
 static ebb_cg_ctx *
 fake_ctx (const char *const *roots)
 {
-  char proc[512], root[512];
-  snprintf (proc, sizeof proc, "%s/proc", tmp);
-  snprintf (root, sizeof root, "%s/cg", tmp);
-  ebb_cg_ctx_config cfg;
-  ebb_cg_ctx_config_init (&cfg);
-  cfg.proc_root = proc;
-  cfg.cgroup_root = root;
-  cfg.use_libcgroup = 0;
-  cfg.use_systemd = 0;
-  cfg.allowed_roots = roots;
   ebb_cg_ctx *ctx = NULL;
   ebb_error *err = NULL;
-  int r = ebb_cg_ctx_new (&cfg, &ctx, &err);
+  int r = ebb_fake_ctx_new (tmp, "proc", "cg", roots, &ctx, &err);
   if (r < 0)
     printf ("ctx: %s\n", ebb_error_msg (&err));
   ebb_error_free (&err);
   return ctx;
+}
+
+/* The graceful step of the step tests: half a CPU and 64 MiB. */
+static const ebb_cg_step_req half_step = { .cpu_cores = 0.5, .memory_bytes = 64 << 20 };
+
+/* Makes cg/NAME (v2_cgroup), writes content to its file when file is not NULL, and opens
+ * it in ctx. */
+static ebb_cg *
+open_v2 (ebb_cg_ctx *ctx, const char *name, const char *file, const char *content)
+{
+  char rel[256], path[256];
+  snprintf (rel, sizeof rel, "cg/%s", name);
+  v2_cgroup (rel);
+  if (file)
+    {
+      snprintf (rel, sizeof rel, "cg/%s/%s", name, file);
+      put (rel, content);
+    }
+  snprintf (path, sizeof path, "/%s", name);
+  ebb_cg *cg = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_cg_open_path (ctx, path, 0, &cg, NULL), 0);
+  return cg;
 }
 
 static void
@@ -302,10 +306,7 @@ test_engine_v2_order_and_restore (void)
 {
   ebb_cg_ctx *ctx = fake_ctx (NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL (ctx);
-  v2_cgroup ("cg/e");
-  put ("cg/e/cpu.max.burst", "5000\n");
-  ebb_cg *cg = NULL;
-  CU_ASSERT_EQUAL_FATAL (ebb_cg_open_path (ctx, "/e", 0, &cg, NULL), 0);
+  ebb_cg *cg = open_v2 (ctx, "e", "cpu.max.burst", "5000\n");
   ebb_cg_engine_config cfg;
   ebb_cg_engine_config_init (&cfg);
   cfg.reclaim_timeout_usec = 200000;
@@ -352,36 +353,24 @@ test_graceful_step_fake (void)
 {
   ebb_cg_ctx *ctx = fake_ctx (NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL (ctx);
-  v2_cgroup ("cg/s");
-  put ("cg/s/cpu.max", "200000 100000\n");
-  ebb_cg *cg = NULL;
-  CU_ASSERT_EQUAL_FATAL (ebb_cg_open_path (ctx, "/s", 0, &cg, NULL), 0);
+  ebb_cg *cg = open_v2 (ctx, "s", "cpu.max", "200000 100000\n");
   ebb_cg_engine_config cfg;
   ebb_cg_engine_config_init (&cfg);
   ebb_cg_result res;
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg,
-                                &(ebb_cg_step_req){ .cpu_cores = 0.5, .memory_bytes = 64 << 20 },
-                                &res, NULL),
-                   0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, &half_step, &res, NULL), 0);
   CU_ASSERT_STRING_EQUAL (get ("cg/s/cpu.max"), "150000 100000");
   CU_ASSERT_STRING_EQUAL (get ("cg/s/memory.high"), "247463936"); /* 300 MiB - 64 MiB */
   CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_SHRUNK);
   CU_ASSERT_FALSE (res.thrashing);
   /* thrashing appears: memory PSI over the threshold */
   put ("cg/s/memory.pressure", "some avg10=55.00 avg60=0.00 avg300=0.00 total=20\n");
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg,
-                                &(ebb_cg_step_req){ .cpu_cores = 0.5, .memory_bytes = 64 << 20 },
-                                &res, NULL),
-                   0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, &half_step, &res, NULL), 0);
   CU_ASSERT_TRUE (res.thrashing);
   CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_FROZEN_OUT);
   CU_ASSERT_STRING_EQUAL (get ("cg/s/cpu.max"), "1000 100000");
   /* frozen out: further steps change nothing */
   put ("cg/s/cpu.max", "1000 100000\n");
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg,
-                                &(ebb_cg_step_req){ .cpu_cores = 0.5, .memory_bytes = 64 << 20 },
-                                &res, NULL),
-                   0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, &half_step, &res, NULL), 0);
   CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_FROZEN_OUT);
   CU_ASSERT_STRING_EQUAL (get ("cg/s/memory.high"), "180355072"); /* second step only */
   CU_ASSERT_EQUAL (ebb_cg_resume (cg, &cfg, &res, NULL), 0);
@@ -399,10 +388,7 @@ test_graceful_step_unlimited_cpu (void)
 {
   ebb_cg_ctx *ctx = fake_ctx (NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL (ctx);
-  v2_cgroup ("cg/u");
-  put ("cg/u/cpu.max", "max 100000\n");
-  ebb_cg *cg = NULL;
-  CU_ASSERT_EQUAL_FATAL (ebb_cg_open_path (ctx, "/u", 0, &cg, NULL), 0);
+  ebb_cg *cg = open_v2 (ctx, "u", "cpu.max", "max 100000\n");
   ebb_cg_engine_config cfg;
   ebb_cg_engine_config_init (&cfg);
   ebb_cg_result res;
@@ -457,9 +443,7 @@ test_graceful_step_booked (void)
 {
   ebb_cg_ctx *ctx = fake_ctx (NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL (ctx);
-  v2_cgroup ("cg/k"); /* cpu.max max, memory.high max, 300 MiB used */
-  ebb_cg *cg = NULL;
-  CU_ASSERT_EQUAL_FATAL (ebb_cg_open_path (ctx, "/k", 0, &cg, NULL), 0);
+  ebb_cg *cg = open_v2 (ctx, "k", NULL, NULL); /* cpu.max max, memory.high max, 300 MiB used */
   ebb_cg_engine_config cfg;
   ebb_cg_engine_config_init (&cfg);
   ebb_cg_result res;
@@ -735,29 +719,18 @@ test_thrash_by_faults (void)
 {
   ebb_cg_ctx *ctx = fake_ctx (NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL (ctx);
-  v2_cgroup ("cg/f");
-  ebb_cg *cg = NULL;
-  CU_ASSERT_EQUAL_FATAL (ebb_cg_open_path (ctx, "/f", 0, &cg, NULL), 0);
+  ebb_cg *cg = open_v2 (ctx, "f", NULL, NULL);
   ebb_cg_engine_config cfg;
   ebb_cg_engine_config_init (&cfg);
   cfg.thrash_majfault_delta = 100;
   ebb_cg_result res;
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg,
-                                &(ebb_cg_step_req){ .cpu_cores = 0.5, .memory_bytes = 64 << 20 },
-                                &res, NULL),
-                   0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, &half_step, &res, NULL), 0);
   CU_ASSERT_FALSE (res.thrashing);
   put ("cg/f/memory.stat", "anon 310000000\nfile 4572800\npgmajfault 50\n"); /* +47 */
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg,
-                                &(ebb_cg_step_req){ .cpu_cores = 0.5, .memory_bytes = 64 << 20 },
-                                &res, NULL),
-                   0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, &half_step, &res, NULL), 0);
   CU_ASSERT_FALSE (res.thrashing);
   put ("cg/f/memory.stat", "anon 310000000\nfile 4572800\npgmajfault 500\n"); /* +450 */
-  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg,
-                                &(ebb_cg_step_req){ .cpu_cores = 0.5, .memory_bytes = 64 << 20 },
-                                &res, NULL),
-                   0);
+  CU_ASSERT_EQUAL (ebb_cg_step (cg, &cfg, &half_step, &res, NULL), 0);
   CU_ASSERT_TRUE (res.thrashing);
   CU_ASSERT_EQUAL (res.state, EBB_CG_STATE_FROZEN_OUT);
   CU_ASSERT_STRING_EQUAL (get ("cg/f/cpu.max"), "1000 100000");

@@ -150,30 +150,61 @@ ctl_del (ebb_ctl *c, ebb_ctl_config *cfg)
   free (cfg->policy);
 }
 
+/* Removes the store, for a test that counts on rows of its own. */
+static void
+fresh_store (void)
+{
+  cleanup_free char *rm = ebb_xasprintf ("rm -rf '%s/state'", tmpdir);
+  CU_ASSERT_EQUAL_FATAL (system (rm), 0);
+}
+
+/* A node named name (with url unless NULL), not yet added. */
+static ebb_ctl_node *
+node_new (const char *name, const char *url)
+{
+  ebb_ctl_node *n = ebb_xcalloc (1, sizeof *n);
+  n->name = ebb_xstrdup (name);
+  n->url = url ? ebb_xstrdup (url) : NULL;
+  return n;
+}
+
+/* A job of ntasks pending tasks, not yet added: each task belongs to it, on no node and in
+ * no slot of the policy. */
+static ebb_ctl_job *
+job_new (uint64_t id, const char *name, ebb_ctl_class cls, uint32_t ntasks)
+{
+  ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
+  j->id = id;
+  j->name = ebb_xstrdup (name);
+  j->cls = cls;
+  j->ntasks = ntasks;
+  j->tasks = ebb_xcalloc (ntasks, sizeof *j->tasks);
+  for (uint32_t i = 0; i < ntasks; i++)
+    {
+      ebb_ctl_task *t = &j->tasks[i];
+      t->job = j;
+      t->idx = i;
+      t->node = -1;
+      t->slot = t->pjob = EBB_POL_NONE;
+    }
+  return j;
+}
+
 static void
 test_store (void)
 {
   ebb_ctl_config cfg;
   ebb_ctl *c = ctl_new (&cfg);
-  ebb_ctl_node *n = ebb_xcalloc (1, sizeof *n);
-  n->name = ebb_xstrdup ("n1");
-  n->url = ebb_xstrdup ("unix:/run/x.sock");
+  ebb_ctl_node *n = node_new ("n1", "unix:/run/x.sock");
   n->epoch = 3;
   n->cap_cpu_millis = 2000;
   ebb_ctl_add_node (c, n);
   ebb_ctl_store_node (c, n);
-  ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
-  j->id = 5;
-  j->name = ebb_xstrdup ("job");
+  ebb_ctl_job *j = job_new (5, "job", CLS_LONG, 2);
   j->request_id = ebb_xstrdup ("r1");
   j->answer = ebb_xstrdup ("{\"id\":5}");
-  j->cls = CLS_LONG;
-  j->ntasks = 2;
-  j->tasks = ebb_xcalloc (2, sizeof *j->tasks);
   for (uint32_t i = 0; i < 2; i++)
     {
-      j->tasks[i].job = j;
-      j->tasks[i].idx = i;
       j->tasks[i].node = i == 1 ? 0 : -1;
       j->tasks[i].state = i == 1 ? TASK_RUNNING : TASK_PENDING;
       j->tasks[i].generation = i;
@@ -216,27 +247,16 @@ test_store (void)
 static void
 test_store_calls (void)
 {
-  cleanup_free char *rm = ebb_xasprintf ("rm -rf '%s/state'", tmpdir);
-  CU_ASSERT_EQUAL_FATAL (system (rm), 0); /* a store of its own */
+  fresh_store ();
   ebb_ctl_config cfg;
   ebb_ctl *c = ctl_new (&cfg);
-  ebb_ctl_node *n = ebb_xcalloc (1, sizeof *n);
-  n->name = ebb_xstrdup ("n1");
-  n->url = ebb_xstrdup ("unix:/run/x.sock");
+  ebb_ctl_node *n = node_new ("n1", "unix:/run/x.sock");
   ebb_ctl_add_node (c, n);
   ebb_ctl_store_node (c, n);
-  ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
-  j->id = 9;
-  j->name = ebb_xstrdup ("long");
-  j->cls = CLS_LONG;
-  j->ntasks = 4;
-  j->tasks = ebb_xcalloc (4, sizeof *j->tasks);
+  ebb_ctl_job *j = job_new (9, "long", CLS_LONG, 4);
   for (uint32_t i = 0; i < 4; i++)
     {
-      j->tasks[i].job = j;
-      j->tasks[i].idx = i;
       j->tasks[i].node = 0;
-      j->tasks[i].slot = j->tasks[i].pjob = EBB_POL_NONE;
       j->tasks[i].state = i == 1 ? TASK_SUSPENDED : TASK_RUNNING;
       j->tasks[i].generation = 1;
       j->tasks[i].spec = json_tokener_parse ("{\"argv\":[\"x\"],\"cpu_millis\":1000,"
@@ -481,17 +501,9 @@ test_adopt_validation (void)
 
   /* An accepted job: the adoption is decided and stored before its call, and the agent's
    * answer (limits from the container's labels) places the task on nx. */
-  ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
-  j->id = c->next_job_id++;
-  j->name = ebb_xstrdup ("adopted");
-  j->cls = CLS_LONG;
-  j->ntasks = 1;
-  j->tasks = ebb_xcalloc (1, sizeof *j->tasks);
+  ebb_ctl_job *j = job_new (c->next_job_id++, "adopted", CLS_LONG, 1);
   ebb_ctl_task *t = &j->tasks[0];
-  t->job = j;
   t->spec = specs[0];
-  t->node = -1;
-  t->slot = t->pjob = EBB_POL_NONE;
   ebb_ctl_add_job (c, j);
   CU_ASSERT (ebb_ctl_task_is_adopt (t));
   CU_ASSERT_STRING_EQUAL (ebb_ctl_adopt_field (t, "container"), "c1");
@@ -516,20 +528,12 @@ test_adopt_validation (void)
   CU_ASSERT_EQUAL (held, 1); /* slot mode (fifo): one slot of nx is busy for the policy */
   /* A heartbeat may show the adopted task running before the agent's answer arrives: the
    * answer still gives it its allocation and its slot, once. */
-  ebb_ctl_job *j2 = ebb_xcalloc (1, sizeof *j2);
-  j2->id = c->next_job_id++;
-  j2->name = ebb_xstrdup ("adopted2");
-  j2->cls = CLS_LONG;
-  j2->ntasks = 1;
-  j2->tasks = ebb_xcalloc (1, sizeof *j2->tasks);
+  ebb_ctl_job *j2 = job_new (c->next_job_id++, "adopted2", CLS_LONG, 1);
   ebb_ctl_task *t2 = &j2->tasks[0];
-  t2->job = j2;
   json_object *o = json_tokener_parse ("{\"adopt\":{\"node\":\"nx\",\"cgroup\":\"/ebb/y\"}}");
   t2->spec = ebb_ctl_adopt_parse_task (o, 0, NULL); /* no allocation asked */
   json_object_put (o);
   CU_ASSERT_PTR_NOT_NULL_FATAL (t2->spec);
-  t2->node = -1;
-  t2->slot = t2->pjob = EBB_POL_NONE;
   ebb_ctl_add_job (c, j2);
   ebb_ctl_adopt_prepare (c, j2);
   cleanup_free char *hb = ebb_xasprintf (
@@ -575,8 +579,7 @@ test_adopt_validation (void)
 static void
 test_index_counters (void)
 {
-  cleanup_free char *rm = ebb_xasprintf ("rm -rf '%s/state'", tmpdir);
-  CU_ASSERT_EQUAL_FATAL (system (rm), 0); /* a store of its own */
+  fresh_store ();
   ebb_ctl_config cfg;
   ebb_ctl *c = ctl_new (&cfg);
   ebb_rng rng;
@@ -589,28 +592,24 @@ test_index_counters (void)
   };
   for (int i = 0; i < NODES; i++)
     {
-      ebb_ctl_node *n = ebb_xcalloc (1, sizeof *n);
-      n->name = ebb_xasprintf ("node-%d", i);
+      char name[32];
+      snprintf (name, sizeof name, "node-%d", i);
+      ebb_ctl_node *n = node_new (name, NULL);
       CU_ASSERT_EQUAL_FATAL (ebb_ctl_add_node (c, n), 0);
       ebb_ctl_store_node (c, n);
     }
   uint64_t next_id = 1;
   for (int i = 0; i < JOBS; i++)
     {
-      ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
-      j->id = next_id++;
-      j->name = ebb_xasprintf ("job-%d", i);
+      char name[32];
+      snprintf (name, sizeof name, "job-%d", i);
+      ebb_ctl_class cls = (ebb_ctl_class)ebb_rng_below (&rng, 3);
+      ebb_ctl_job *j = job_new (next_id++, name, cls, 1 + (uint32_t)ebb_rng_below (&rng, 20));
       if (i % 3)
         j->request_id = ebb_xasprintf ("rid-%d", i);
-      j->cls = (ebb_ctl_class)ebb_rng_below (&rng, 3);
-      j->ntasks = 1 + (uint32_t)ebb_rng_below (&rng, 20);
-      j->tasks = ebb_xcalloc (j->ntasks, sizeof *j->tasks);
       for (uint32_t k = 0; k < j->ntasks; k++)
         {
           ebb_ctl_task *t = &j->tasks[k];
-          t->job = j;
-          t->idx = k;
-          t->node = -1;
           t->cpu_millis = 100 * (1 + ebb_rng_below (&rng, 40));
           t->memory_bytes = (1 + ebb_rng_below (&rng, 64)) << 20;
           /* The store keeps the demand in the spec, as a submission does. */
@@ -638,16 +637,8 @@ test_index_counters (void)
   CU_ASSERT (counters_agree (c));
   /* An adopted task: counted on its node while starting (no allocation asked), then with
    * the allocation the agent's answer gives it, then ended. */
-  ebb_ctl_job *aj = ebb_xcalloc (1, sizeof *aj);
-  aj->id = next_id++;
-  aj->name = ebb_xstrdup ("adopted");
-  aj->cls = CLS_LONG;
-  aj->ntasks = 1;
-  aj->tasks = ebb_xcalloc (1, sizeof *aj->tasks);
+  ebb_ctl_job *aj = job_new (next_id++, "adopted", CLS_LONG, 1);
   ebb_ctl_task *at = &aj->tasks[0];
-  at->job = aj;
-  at->node = -1;
-  at->slot = at->pjob = EBB_POL_NONE;
   json_object *ao = json_tokener_parse ("{\"adopt\":{\"node\":\"node-5\",\"cgroup\":\"/x\"}}");
   at->spec = ebb_ctl_adopt_parse_task (ao, 0, NULL);
   json_object_put (ao);

@@ -7,6 +7,8 @@
 #include "sim/engine.h"
 #include "sim/trace.h"
 #include "tests/cu.h"
+#include "tests/policy-fixture.h"
+#include "tests/sim-fixture.h"
 
 #include <math.h>
 
@@ -24,29 +26,6 @@ make (uint32_t nnodes, ebb_pol_job *jobs, double short_pct, double ratio)
   ebb_pol *pol = ebb_pol_new ("eagle", &p, jobs, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL (pol);
   return pol;
-}
-
-static size_t
-count (ebb_pol *p, uint32_t kind)
-{
-  size_t n, hits = 0;
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  for (size_t i = 0; i < n; i++)
-    hits += a[i].kind == kind;
-  return hits;
-}
-
-static ebb_pol_action
-only (ebb_pol *p, uint32_t kind)
-{
-  size_t n, hits = 0;
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  ebb_pol_action r = { 0 };
-  for (size_t i = 0; i < n; i++)
-    if (a[i].kind == kind)
-      r = a[i], hits++;
-  CU_ASSERT_EQUAL_FATAL (hits, 1);
-  return r;
 }
 
 /* 10 nodes, node 0 short-only. A long job of 9 tasks takes nodes 1-9 (running on 1-8);
@@ -102,21 +81,21 @@ test_sticky_probing (void)
   uint32_t p0 = a[0].arg, p1 = a[1].arg;
   ebb_pol_clear_actions (p);
   ebb_pol_probe_arrived (p, 0, 0, p0);
-  ebb_pol_action l = only (p, EBB_POL_ACT_LAUNCH);
+  ebb_pol_action l = polfix_only (p, EBB_POL_ACT_LAUNCH);
   CU_ASSERT_EQUAL (l.node, 0);
   CU_ASSERT_EQUAL (l.arg, 0);
   ebb_pol_clear_actions (p);
   ebb_pol_task_finished (p, 10, 0, 0, 0);
-  l = only (p, EBB_POL_ACT_LAUNCH);
+  l = polfix_only (p, EBB_POL_ACT_LAUNCH);
   CU_ASSERT_EQUAL (l.node, 0);
   CU_ASSERT_EQUAL (l.arg, 1);
   ebb_pol_clear_actions (p);
   ebb_pol_probe_arrived (p, 11, 1, p1); /* arrives late on node 1 */
-  CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_LAUNCH), 0);
-  CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_WAKE), 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_WAKE), 0);
   ebb_pol_clear_actions (p);
   ebb_pol_task_finished (p, 20, 0, 0, 1);
-  CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_LAUNCH), 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0);
   CU_ASSERT_EQUAL (p->nodes[0].qlen, 0); /* the sticky probe left with the job's last task */
   ebb_pol_free (p);
 }
@@ -153,7 +132,7 @@ test_srpt_starvation_bound (void)
   for (;;)
     {
       ebb_pol_task_finished (p, t, 0, job, 0);
-      ebb_pol_action l = only (p, EBB_POL_ACT_LAUNCH);
+      ebb_pol_action l = polfix_only (p, EBB_POL_ACT_LAUNCH);
       ebb_pol_clear_actions (p);
       job = l.job;
       if (job == 1)
@@ -169,31 +148,9 @@ test_srpt_starvation_bound (void)
 static void
 test_deterministic_per_seed (void)
 {
-  ebb_sim_trace *t = ebb_sim_trace_new ();
-  ebb_rng rng;
-  ebb_rng_seed (&rng, 3);
-  ebb_sim_gen_class cls[2] = { { .share = 0.9, .mean_tasks = 20, .mean_dur_sec = 20 },
-                               { .share = 0.1, .mean_tasks = 60, .mean_dur_sec = 300 } };
-  ebb_sim_gen_hetero (t, 300, 2.0, cls, 2, &rng);
+  ebb_sim_trace *t = simfix_hetero_trace (3, 300, 2.0);
   ebb_sim_result r[3] = { 0 };
-  for (int i = 0; i < 3; i++)
-    {
-      ebb_sim_config cfg = { .policy = "eagle" };
-      ebb_pol_params_default (&cfg.pol);
-      cfg.pol.nnodes = 100;
-      cfg.pol.cutoff_sec = 100;
-      cfg.pol.seed = i < 2 ? 1 : 2;
-      ebb_error *err = NULL;
-      CU_ASSERT_EQUAL_FATAL (ebb_sim_run (&cfg, t, &r[i], &err), 0);
-    }
-  int same = 1, differ = 0;
-  for (uint32_t j = 0; j < r[0].njobs; j++)
-    {
-      same &= r[0].runtime_sec[j] == r[1].runtime_sec[j];
-      differ |= r[0].runtime_sec[j] != r[2].runtime_sec[j];
-    }
-  CU_ASSERT (same);
-  CU_ASSERT (differ);
+  simfix_seed_runs ("eagle", t, 100, 100, r);
   for (int i = 0; i < 3; i++)
     ebb_sim_result_clear (&r[i]);
   ebb_sim_trace_free (t);

@@ -4,6 +4,7 @@
 
 #include "policies/ebb.h"
 #include "tests/cu.h"
+#include "tests/policy-fixture.h"
 
 #include <math.h>
 #include <string.h>
@@ -427,18 +428,6 @@ make_ebb (uint32_t nnodes, ebb_pol_res cap, ebb_pol_res footprint, uint32_t d, e
   return pol;
 }
 
-/* Returns the index of the first action of kind in the pending actions, or -1. */
-static int
-find_act (ebb_pol *p, uint32_t kind)
-{
-  size_t n;
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  for (size_t i = 0; i < n; i++)
-    if (a[i].kind == kind)
-      return (int)i;
-  return -1;
-}
-
 static void
 free_jobs (ebb_pol_job *jobs, size_t n)
 {
@@ -456,38 +445,31 @@ test_policy_slot_preempts_and_resumes (void)
     { .ntasks = 1, .est_task_sec = 5, .demand = { 1000, 0 } },
   };
   ebb_pol *p = make_ebb (1, (ebb_pol_res){ 1000, 0 }, (ebb_pol_res){ 0, 0 }, 3, jobs);
-  size_t n;
   ebb_pol_job_arrived (p, 0, 0);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) >= 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) >= 0);
   ebb_pol_clear_actions (p);
   ebb_pol_job_arrived (p, 10, 1);
-  int i = find_act (p, EBB_POL_ACT_SUSPEND);
-  CU_ASSERT_FATAL (i >= 0);
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL (a[i].job, 0);
-  CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_IMMEDIATE);
-  CU_ASSERT_EQUAL (a[i].amount.cpu_millis, 1000);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0); /* not before the slot is free */
+  ebb_pol_action a = polfix_first (p, EBB_POL_ACT_SUSPEND);
+  CU_ASSERT_EQUAL (a.job, 0);
+  CU_ASSERT_EQUAL (a.mode, EBB_POL_SUSPEND_IMMEDIATE);
+  CU_ASSERT_EQUAL (a.amount.cpu_millis, 1000);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) < 0); /* not before the slot is free */
   ebb_pol_clear_actions (p);
   ebb_pol_task_reclaimed (p, 10, 0, 0, 0, (ebb_pol_res){ 1000, 0 }, 1);
-  i = find_act (p, EBB_POL_ACT_LAUNCH);
-  CU_ASSERT_FATAL (i >= 0);
-  a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL (a[i].job, 1);
+  a = polfix_first (p, EBB_POL_ACT_LAUNCH);
+  CU_ASSERT_EQUAL (a.job, 1);
   ebb_pol_clear_actions (p);
   /* Short work done at 15 s: the room is back, and D = 3 rounds of 3 s later it resumes
    * at the first chance, however many events came between (here a tick every 0.1 s, as
    * a controller with a fast timer might give). */
   ebb_pol_task_finished (p, 15, 0, 1, 0);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_RESUME) < 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_RESUME) < 0);
   for (int k = 1; k < 90; k++)
     ebb_pol_tick (p, 15 + k * 0.1);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_RESUME) < 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_RESUME) < 0);
   ebb_pol_tick (p, 24);
-  i = find_act (p, EBB_POL_ACT_RESUME);
-  CU_ASSERT_FATAL (i >= 0);
-  a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL (a[i].job, 0);
+  a = polfix_first (p, EBB_POL_ACT_RESUME);
+  CU_ASSERT_EQUAL (a.job, 0);
   CU_ASSERT_EQUAL (p->stats.suspends, 1);
   CU_ASSERT_EQUAL (p->stats.resumes, 1);
   ebb_pol_free (p);
@@ -506,10 +488,10 @@ test_policy_short_waits_for_short (void)
   ebb_pol_job_arrived (p, 0, 0);
   ebb_pol_clear_actions (p);
   ebb_pol_job_arrived (p, 1, 1);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_SUSPEND) < 0);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_SUSPEND) < 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) < 0);
   ebb_pol_task_finished (p, 5, 0, 0, 0);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) >= 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) >= 0);
   CU_ASSERT_EQUAL (p->stats.suspends, 0);
   ebb_pol_free (p);
   free_jobs (jobs, 2);
@@ -526,28 +508,23 @@ test_policy_vector_takes_cpu_only (void)
   };
   ebb_pol *p
       = make_ebb (1, (ebb_pol_res){ CPU (32), 128 * GIB }, (ebb_pol_res){ 10, 64 << 20 }, 0, jobs);
-  size_t n;
   ebb_pol_job_arrived (p, 0, 0);
   ebb_pol_clear_actions (p);
   ebb_pol_job_arrived (p, 5, 1);
-  int i = find_act (p, EBB_POL_ACT_SUSPEND);
-  CU_ASSERT_FATAL (i >= 0);
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_GRACEFUL);
-  CU_ASSERT_EQUAL (a[i].amount.cpu_millis, CPU (4));
-  CU_ASSERT_EQUAL (a[i].amount.memory_bytes, 0);
-  CU_ASSERT_EQUAL (find_act (p, EBB_POL_ACT_SUSPEND), i); /* one victim only */
-  uint32_t victim = a[i].arg;
+  ebb_pol_action a = polfix_first (p, EBB_POL_ACT_SUSPEND);
+  CU_ASSERT_EQUAL (a.mode, EBB_POL_SUSPEND_GRACEFUL);
+  CU_ASSERT_EQUAL (a.amount.cpu_millis, CPU (4));
+  CU_ASSERT_EQUAL (a.amount.memory_bytes, 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_SUSPEND), 1); /* one victim only */
+  uint32_t victim = a.arg;
   ebb_pol_clear_actions (p);
   ebb_pol_task_reclaimed (p, 5, 0, 0, victim, (ebb_pol_res){ CPU (4), 0 }, 1);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) >= 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) >= 0);
   ebb_pol_clear_actions (p);
   ebb_pol_task_finished (p, 15, 0, 1, 0);
-  i = find_act (p, EBB_POL_ACT_RESUME);
-  CU_ASSERT_FATAL (i >= 0);
-  a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL (a[i].arg, victim);
-  CU_ASSERT_EQUAL (a[i].amount.cpu_millis, CPU (4));
+  a = polfix_first (p, EBB_POL_ACT_RESUME);
+  CU_ASSERT_EQUAL (a.arg, victim);
+  CU_ASSERT_EQUAL (a.amount.cpu_millis, CPU (4));
   ebb_pol_free (p);
   free_jobs (jobs, 3);
 }
@@ -563,32 +540,27 @@ test_policy_adopted_tasks_are_preempted (void)
     { .ntasks = 1, .est_task_sec = 5, .demand = { 1000, 64 << 20 } },
   };
   ebb_pol *p = make_ebb (1, (ebb_pol_res){ 2000, 2 * GIB }, (ebb_pol_res){ 10, 64 << 20 }, 0, jobs);
-  size_t n;
   const uint32_t nodes[2] = { 0, 0 };
   ebb_pol_job_adopted (p, 0, 0, nodes);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) < 0);
   CU_ASSERT_EQUAL (jobs[0].launched, 2);
   CU_ASSERT_EQUAL (jobs[0].is_long, 1);
   CU_ASSERT_EQUAL (p->node_free[0].cpu_millis, 0);
   ebb_pol_job_arrived (p, 1, 1);
-  int i = find_act (p, EBB_POL_ACT_SUSPEND);
-  CU_ASSERT_FATAL (i >= 0);
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL (a[i].job, 0);
-  CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_IMMEDIATE);
-  CU_ASSERT_EQUAL (a[i].amount.cpu_millis, 1000); /* no CPU footprint booked */
-  uint32_t victim = a[i].arg;
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0);
+  ebb_pol_action a = polfix_first (p, EBB_POL_ACT_SUSPEND);
+  CU_ASSERT_EQUAL (a.job, 0);
+  CU_ASSERT_EQUAL (a.mode, EBB_POL_SUSPEND_IMMEDIATE);
+  CU_ASSERT_EQUAL (a.amount.cpu_millis, 1000); /* no CPU footprint booked */
+  uint32_t victim = a.arg;
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) < 0);
   ebb_pol_clear_actions (p);
   ebb_pol_task_reclaimed (p, 1, 0, 0, victim, (ebb_pol_res){ 1000, 0 }, 1);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) >= 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) >= 0);
   ebb_pol_clear_actions (p);
   /* The short task ends: the adopted task gets its room back (D = 0). */
   ebb_pol_task_finished (p, 6, 0, 1, 0);
-  i = find_act (p, EBB_POL_ACT_RESUME);
-  CU_ASSERT_FATAL (i >= 0);
-  a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL (a[i].arg, victim);
+  a = polfix_first (p, EBB_POL_ACT_RESUME);
+  CU_ASSERT_EQUAL (a.arg, victim);
   ebb_pol_clear_actions (p);
   ebb_pol_task_resumed (p, 6, 0, 0, victim);
   /* An adopted task that ends frees its room like a launched one. */
@@ -615,12 +587,10 @@ test_policy_overdue_resume_beats_queued_short (void)
   ebb_pol_job_arrived (p, 2, 2);
   ebb_pol_clear_actions (p);
   ebb_pol_task_finished (p, 81, 0, 1, 0);
-  size_t n;
-  int i = find_act (p, EBB_POL_ACT_RESUME);
-  CU_ASSERT_FATAL (i >= 0);
-  CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, 0);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0); /* the queued short task waits */
-  CU_ASSERT (find_act (p, EBB_POL_ACT_SUSPEND) < 0);
+  ebb_pol_action act = polfix_first (p, EBB_POL_ACT_RESUME);
+  CU_ASSERT_EQUAL (act.job, 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) < 0); /* the queued short task waits */
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_SUSPEND) < 0);
   ebb_pol_free (p);
   free_jobs (jobs, 3);
 }
@@ -650,25 +620,21 @@ test_policy_empty_node_before_preemption (void)
       ebb_error *err = NULL;
       ebb_pol *p = ebb_pol_new ("ebb", &pp, jobs, &err);
       CU_ASSERT_PTR_NOT_NULL_FATAL (p);
-      size_t n;
       ebb_pol_job_arrived (p, 0, 0);
-      int i = find_act (p, EBB_POL_ACT_LAUNCH);
-      CU_ASSERT_FATAL (i >= 0);
-      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].node, 1); /* long work: the general node */
+      ebb_pol_action act = polfix_first (p, EBB_POL_ACT_LAUNCH);
+      CU_ASSERT_EQUAL (act.node, 1); /* long work: the general node */
       ebb_pol_clear_actions (p);
       ebb_pol_job_arrived (p, 1, 1);
-      CU_ASSERT (find_act (p, EBB_POL_ACT_SUSPEND) < 0);
-      i = find_act (p, EBB_POL_ACT_LAUNCH);
-      CU_ASSERT_FATAL (i >= 0);
-      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].node, 0);
-      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, 1);
+      CU_ASSERT (polfix_find (p, EBB_POL_ACT_SUSPEND) < 0);
+      act = polfix_first (p, EBB_POL_ACT_LAUNCH);
+      CU_ASSERT_EQUAL (act.node, 0);
+      CU_ASSERT_EQUAL (act.job, 1);
       ebb_pol_clear_actions (p);
       /* No empty node now: sampled on the short node (short work there, never a victim) it
        * moves to node 1, sampled on node 1 it stays; either way it preempts the long task. */
       ebb_pol_job_arrived (p, 2, 2);
-      i = find_act (p, EBB_POL_ACT_SUSPEND);
-      CU_ASSERT_FATAL (i >= 0);
-      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, 0);
+      act = polfix_first (p, EBB_POL_ACT_SUSPEND);
+      CU_ASSERT_EQUAL (act.job, 0);
       CU_ASSERT_EQUAL (p->stats.suspends, 1);
       ebb_pol_free (p);
       free_jobs (jobs, 3);
@@ -698,19 +664,17 @@ test_policy_room_before_preemption (void)
       ebb_error *err = NULL;
       ebb_pol *p = ebb_pol_new ("ebb", &pp, jobs, &err);
       CU_ASSERT_PTR_NOT_NULL_FATAL (p);
-      size_t n;
       ebb_pol_job_arrived (p, 0, 0);
       ebb_pol_job_arrived (p, 0, 1);
       CU_ASSERT_EQUAL_FATAL (p->node_free[0].cpu_millis, 0);
       CU_ASSERT_EQUAL_FATAL (p->node_free[1].cpu_millis, 1000);
       ebb_pol_clear_actions (p);
       ebb_pol_job_arrived (p, 1, 2);
-      CU_ASSERT (find_act (p, EBB_POL_ACT_SUSPEND) < 0);
+      CU_ASSERT (polfix_find (p, EBB_POL_ACT_SUSPEND) < 0);
       CU_ASSERT_EQUAL (p->stats.suspends, 0);
-      int i = find_act (p, EBB_POL_ACT_LAUNCH);
-      CU_ASSERT_FATAL (i >= 0);
-      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].node, 1);
-      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, 2);
+      ebb_pol_action act = polfix_first (p, EBB_POL_ACT_LAUNCH);
+      CU_ASSERT_EQUAL (act.node, 1);
+      CU_ASSERT_EQUAL (act.job, 2);
       ebb_pol_free (p);
       free_jobs (jobs, 3);
     }
@@ -730,23 +694,18 @@ test_policy_two_shorts_in_one_long (void)
   };
   ebb_pol *p
       = make_ebb (1, (ebb_pol_res){ CPU (8), 32 * GIB }, (ebb_pol_res){ 10, 64 << 20 }, 0, jobs);
-  size_t n;
   ebb_pol_job_arrived (p, 0, 0);
   ebb_pol_clear_actions (p);
   for (uint32_t j = 1; j <= 2; j++)
     {
       ebb_pol_job_arrived (p, j, j);
-      int i = find_act (p, EBB_POL_ACT_SUSPEND);
-      CU_ASSERT_FATAL (i >= 0);
-      const ebb_pol_action *a = ebb_pol_actions (p, &n);
-      CU_ASSERT_EQUAL (a[i].job, 0);
-      CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_GRACEFUL);
-      CU_ASSERT_EQUAL (a[i].amount.cpu_millis, CPU (4));
+      ebb_pol_action a = polfix_first (p, EBB_POL_ACT_SUSPEND);
+      CU_ASSERT_EQUAL (a.job, 0);
+      CU_ASSERT_EQUAL (a.mode, EBB_POL_SUSPEND_GRACEFUL);
+      CU_ASSERT_EQUAL (a.amount.cpu_millis, CPU (4));
       ebb_pol_clear_actions (p);
       ebb_pol_task_reclaimed (p, j, 0, 0, 0, (ebb_pol_res){ CPU (4), 0 }, 1);
-      i = find_act (p, EBB_POL_ACT_LAUNCH);
-      CU_ASSERT_FATAL (i >= 0);
-      CU_ASSERT_EQUAL (ebb_pol_actions (p, &n)[i].job, j);
+      CU_ASSERT_EQUAL (polfix_first (p, EBB_POL_ACT_LAUNCH).job, j);
       ebb_pol_clear_actions (p);
     }
   CU_ASSERT_EQUAL (p->node_free[0].cpu_millis, 0);
@@ -789,22 +748,19 @@ test_policy_adopted_is_preemptible (void)
   CU_ASSERT_EQUAL (p->node_free[0].cpu_millis, 1000);
   CU_ASSERT_PTR_NULL (jobs[0].tasks);
   CU_ASSERT_EQUAL_FATAL (ebb_pol_job_adopted (p, 0, 0, on0), 0);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) < 0);
   CU_ASSERT_EQUAL (p->node_free[0].cpu_millis, 0);
   CU_ASSERT_EQUAL (jobs[0].tasks[0].state, EBB_POL_TASK_RUNNING);
   CU_ASSERT_EQUAL (jobs[0].launched, 1);
   ebb_pol_job_arrived (p, 1, 1);
-  int i = find_act (p, EBB_POL_ACT_SUSPEND);
-  CU_ASSERT_FATAL (i >= 0);
-  size_t n;
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  CU_ASSERT_EQUAL (a[i].job, 0);
-  CU_ASSERT_EQUAL (a[i].node, 0);
-  CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_IMMEDIATE);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) < 0); /* waits for the reclaim */
+  ebb_pol_action a = polfix_first (p, EBB_POL_ACT_SUSPEND);
+  CU_ASSERT_EQUAL (a.job, 0);
+  CU_ASSERT_EQUAL (a.node, 0);
+  CU_ASSERT_EQUAL (a.mode, EBB_POL_SUSPEND_IMMEDIATE);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) < 0); /* waits for the reclaim */
   ebb_pol_clear_actions (p);
   ebb_pol_task_reclaimed (p, 1, 0, 0, 0, (ebb_pol_res){ 1000, 0 }, 1);
-  CU_ASSERT (find_act (p, EBB_POL_ACT_LAUNCH) >= 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) >= 0);
   ebb_pol_free (p);
   free_jobs (jobs, 3);
   ebb_pol_job sjobs[1] = { { .ntasks = 1, .est_task_sec = 3000 } };
@@ -831,7 +787,7 @@ take_from_one_long (ebb_pol *p, ebb_pol_job *jobs, int64_t cpu, int64_t mem)
   ebb_pol_job_arrived (p, 0, 0);
   ebb_pol_clear_actions (p);
   ebb_pol_job_arrived (p, 1, 1);
-  return find_act (p, EBB_POL_ACT_SUSPEND);
+  return polfix_find (p, EBB_POL_ACT_SUSPEND);
 }
 
 /* The footprint stays what the user said (what the agent leaves a suspended task); what of

@@ -12,51 +12,13 @@
 #include "sim/report.h"
 #include "sim/trace.h"
 #include "tests/cu.h"
+#include "tests/sim-fixture.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define GIB (INT64_C (1) << 30)
-
-static char *
-read_text (const char *text, ebb_sim_trace **out)
-{
-  FILE *f = fmemopen ((void *)text, strlen (text), "r");
-  CU_ASSERT_PTR_NOT_NULL_FATAL (f);
-  ebb_sim_trace *t = ebb_sim_trace_new ();
-  ebb_error *err = NULL;
-  int r = ebb_sim_trace_read_stream (t, f, "t", &err);
-  fclose (f);
-  char *msg = strdup (r < 0 ? ebb_error_msg (&err) : "");
-  ebb_error_free (&err);
-  if (out && r == 0)
-    *out = t;
-  else
-    ebb_sim_trace_free (t);
-  return msg;
-}
-
-static void
-expect_error (const char *text, const char *want)
-{
-  char *msg = read_text (text, NULL);
-  if (!strstr (msg, want))
-    fprintf (stderr, "got '%s', want '%s'\n", msg, want);
-  CU_ASSERT_PTR_NOT_NULL (strstr (msg, want));
-  free (msg);
-}
-
-static char *
-trace_text (const ebb_sim_trace *t)
-{
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream (&buf, &len);
-  CU_ASSERT_EQUAL (ebb_sim_trace_write (t, f, NULL), 0);
-  fclose (f);
-  return buf;
-}
 
 #define TASK(d, c) "{\"duration\":" #d ",\"cpu_millis\":" #c ",\"memory_bytes\":0}"
 #define JOB3       "{\"submit\":0,\"tasks\":[" TASK (1, 1000) "," TASK (2, 1000) "," TASK (3, 1000) "],"
@@ -65,7 +27,7 @@ static void
 test_parse_dag (void)
 {
   ebb_sim_trace *t = NULL;
-  char *msg = read_text (
+  char *msg = simfix_read_text (
       "{\"submit\":1,\"cpu_millis\":1000,\"memory_bytes\":5,\"durations\":[4]}\n"
       "{\"id\":\"x\",\"submit\":2,\"tasks\":[{\"duration\":5,\"cpu_millis\":2000,"
       "\"memory_bytes\":1024,\"net_mbps\":300,\"stage\":7},{\"duration\":1,\"cpu_millis\":500,"
@@ -87,13 +49,13 @@ test_parse_dag (void)
   CU_ASSERT_EQUAL (t->dag->stage[t->first_task[1]], 7);
   CU_ASSERT_EQUAL (t->dag->nedges[1], 1);
   /* Written and read back: the same text. */
-  char *a = trace_text (t);
+  char *a = simfix_trace_text (t);
   ebb_sim_trace *u = NULL;
-  msg = read_text (a, &u);
+  msg = simfix_read_text (a, &u);
   CU_ASSERT_STRING_EQUAL (msg, "");
   free (msg);
   CU_ASSERT_PTR_NOT_NULL_FATAL (u);
-  char *b = trace_text (u);
+  char *b = simfix_trace_text (u);
   CU_ASSERT_STRING_EQUAL (a, b);
   CU_ASSERT_PTR_NOT_NULL (strstr (a, "\"deps\":[[0,1]]"));
   free (a);
@@ -105,21 +67,22 @@ test_parse_dag (void)
 static void
 test_parse_cycles_refused (void)
 {
-  expect_error (JOB3 "\"deps\":[[0,1]]}\n" JOB3 "\"deps\":[[0,1],[1,2],[2,1]]}\n",
-                "t:2: deps form a cycle through task 1");
-  expect_error (JOB3 "\"deps\":[[2,2]]}\n", "t:1: deps form a cycle through task 2");
-  expect_error ("\n#c\n" JOB3 "\"deps\":[[0,1],[1,2],[2,0]]}\n",
-                "t:3: deps form a cycle through task 0");
-  expect_error (JOB3 "\"deps\":[[0,3]]}\n", "t:1: dep 0: task index must be in [0, 3)");
-  expect_error (JOB3 "\"deps\":[[0]]}\n", "t:1: dep 0 is not a [parent, child] pair");
-  expect_error ("{\"submit\":0,\"tasks\":[{\"cpu_millis\":1,\"memory_bytes\":0}]}\n",
-                "t:1: task 0: duration is required");
-  expect_error ("{\"submit\":0,\"tasks\":[{\"duration\":1,\"cpu_millis\":1,\"memory_bytes\":0,"
-                "\"disk\":1}]}\n",
-                "t:1: task 0: unknown key 'disk'");
-  expect_error ("{\"submit\":0,\"tasks\":[]}\n", "t:1: tasks must be a non-empty array");
-  expect_error ("{\"submit\":0,\"durations\":[1],\"tasks\":[" TASK (1, 1) "]}\n",
-                "t:1: unknown key 'durations' in a job with tasks");
+  simfix_expect_error (JOB3 "\"deps\":[[0,1]]}\n" JOB3 "\"deps\":[[0,1],[1,2],[2,1]]}\n",
+                       "t:2: deps form a cycle through task 1");
+  simfix_expect_error (JOB3 "\"deps\":[[2,2]]}\n", "t:1: deps form a cycle through task 2");
+  simfix_expect_error ("\n#c\n" JOB3 "\"deps\":[[0,1],[1,2],[2,0]]}\n",
+                       "t:3: deps form a cycle through task 0");
+  simfix_expect_error (JOB3 "\"deps\":[[0,3]]}\n", "t:1: dep 0: task index must be in [0, 3)");
+  simfix_expect_error (JOB3 "\"deps\":[[0]]}\n", "t:1: dep 0 is not a [parent, child] pair");
+  simfix_expect_error ("{\"submit\":0,\"tasks\":[{\"cpu_millis\":1,\"memory_bytes\":0}]}\n",
+                       "t:1: task 0: duration is required");
+  simfix_expect_error (
+      "{\"submit\":0,\"tasks\":[{\"duration\":1,\"cpu_millis\":1,\"memory_bytes\":0,"
+      "\"disk\":1}]}\n",
+      "t:1: task 0: unknown key 'disk'");
+  simfix_expect_error ("{\"submit\":0,\"tasks\":[]}\n", "t:1: tasks must be a non-empty array");
+  simfix_expect_error ("{\"submit\":0,\"durations\":[1],\"tasks\":[" TASK (1, 1) "]}\n",
+                       "t:1: unknown key 'durations' in a job with tasks");
 }
 
 static void
@@ -418,25 +381,6 @@ gen_config (ebb_sim_config *cfg, const char *policy, uint32_t nodes)
   cfg->pol.net_delay_sec = 0.0005;
 }
 
-static char *
-json_of (const ebb_sim_config *cfg, const ebb_sim_trace *t, ebb_sim_result *keep)
-{
-  ebb_sim_result res;
-  ebb_error *err = NULL;
-  CU_ASSERT_EQUAL_FATAL (ebb_sim_run (cfg, t, &res, &err), 0);
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream (&buf, &len);
-  ebb_sim_report rep = { .cfg = cfg, .trace = t, .res = &res, .report_cutoff_sec = INFINITY };
-  ebb_sim_print_json (f, &rep, 0);
-  fclose (f);
-  if (keep)
-    *keep = res;
-  else
-    ebb_sim_result_clear (&res);
-  return buf;
-}
-
 /* Same seed: same trace bytes and same report for every policy; another seed differs. Every
  * job finishes, no task starts before its parents. The generator makes every shape. */
 static void
@@ -444,7 +388,7 @@ test_determinism (void)
 {
   ebb_sim_trace *t1 = gen (5, 150, 10, 1.0), *t2 = gen (5, 150, 10, 1.0),
                 *t3 = gen (6, 150, 10, 1.0);
-  char *a = trace_text (t1), *b = trace_text (t2), *c = trace_text (t3);
+  char *a = simfix_trace_text (t1), *b = simfix_trace_text (t2), *c = simfix_trace_text (t3);
   CU_ASSERT_STRING_EQUAL (a, b);
   CU_ASSERT_STRING_NOT_EQUAL (a, c);
   free (a);
@@ -486,7 +430,7 @@ test_determinism (void)
       ebb_sim_config cfg;
       gen_config (&cfg, pols[i], 10);
       ebb_sim_result res;
-      char *x = json_of (&cfg, t1, &res), *y = json_of (&cfg, t2, NULL);
+      char *x = simfix_json_of (&cfg, t1, &res), *y = simfix_json_of (&cfg, t2, NULL);
       CU_ASSERT_STRING_EQUAL (x, y);
       CU_ASSERT_PTR_NOT_NULL (strstr (x, "\"dep_violations\":0,"));
       CU_ASSERT_EQUAL (res.tasks, t1->ntasks_total);

@@ -10,6 +10,7 @@
 #include "sim/speculate.h"
 #include "sim/trace.h"
 #include "tests/cu.h"
+#include "tests/policy-fixture.h"
 
 #include <math.h>
 
@@ -37,29 +38,6 @@ make (const char *name, uint32_t nnodes, ebb_pol_job *jobs, uint32_t mode, doubl
   ebb_pol *pol = ebb_pol_new (name, &p, jobs, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL (pol);
   return pol;
-}
-
-static size_t
-count_job (ebb_pol *p, uint32_t kind, uint32_t job)
-{
-  size_t n, hits = 0;
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  for (size_t i = 0; i < n; i++)
-    hits += a[i].kind == kind && (job == EBB_POL_NONE || a[i].job == job);
-  return hits;
-}
-
-static ebb_pol_action
-only (ebb_pol *p, uint32_t kind)
-{
-  size_t n, hits = 0;
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  ebb_pol_action r = { 0 };
-  for (size_t i = 0; i < n; i++)
-    if (a[i].kind == kind)
-      r = a[i], hits++;
-  CU_ASSERT_EQUAL_FATAL (hits, 1);
-  return r;
 }
 
 static void
@@ -118,10 +96,10 @@ run_fairness_case (double epsilon, size_t want_b)
   ebb_pol_job jobs[2] = { { .ntasks = 3, .est_task_sec = 1 }, { .ntasks = 10, .est_task_sec = 1 } };
   ebb_pol *p = make ("hopper", 4, jobs, EBB_POL_SPEC_CENTRAL, epsilon);
   ebb_pol_job_arrived (p, 0, 0);
-  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, 0), 3);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 0), 3);
   ebb_pol_clear_actions (p);
   ebb_pol_job_arrived (p, 0.01, 1);
-  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, 1), want_b);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 1), want_b);
   ebb_pol_free (p);
 }
 
@@ -145,14 +123,14 @@ test_budget_owed (void)
   ebb_pol *p = make ("hopper", 10, jobs, EBB_POL_SPEC_CENTRAL, 0.0);
   fake_progress_value = 0; /* no copy is judged: A has nothing to run */
   ebb_pol_job_arrived (p, 0, 0);
-  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, 0), 10);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 0), 10);
   ebb_pol_job_arrived (p, 0.01, 1);
   ebb_pol_clear_actions (p);
   ebb_spec *s = p->priv;
   for (uint32_t k = 0; k < 5; k++)
     ebb_pol_task_finished (p, 0.1 + 0.01 * k, s->jobs[0].tasks[k].node[0], 0, k);
-  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, 1), 3);
-  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, 0), 1);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 1), 3);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 0), 1);
   CU_ASSERT_EQUAL (s->nidle, 1);
   ebb_pol_free (p);
 }
@@ -165,8 +143,8 @@ test_srpt_keeps_nothing (void)
   ebb_pol *p = make ("srpt", 4, jobs, EBB_POL_SPEC_CENTRAL, 0.1);
   ebb_pol_job_arrived (p, 0, 0);
   ebb_pol_job_arrived (p, 0.01, 1);
-  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, 0), 3);
-  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, 1), 1);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 0), 3);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 1), 1);
   ebb_pol_free (p);
 }
 
@@ -179,15 +157,15 @@ check_copy_kill (const char *name)
   ebb_pol_job jobs[1] = { { .ntasks = 1, .est_task_sec = 1 } };
   ebb_pol *p = make (name, 2, jobs, EBB_POL_SPEC_CENTRAL, 0.1);
   ebb_pol_job_arrived (p, 0, 0);
-  ebb_pol_action orig = only (p, EBB_POL_ACT_LAUNCH);
+  ebb_pol_action orig = polfix_only (p, EBB_POL_ACT_LAUNCH);
   CU_ASSERT_EQUAL (orig.arg, 0);
   ebb_pol_clear_actions (p);
   fake_progress_value = 0; /* no report yet: nothing to judge */
   ebb_pol_tick (p, 0.1);
-  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, EBB_POL_NONE), 0);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, EBB_POL_NONE), 0);
   fake_progress_value = 0.1;
   ebb_pol_tick (p, 0.5);
-  ebb_pol_action copy = only (p, EBB_POL_ACT_LAUNCH);
+  ebb_pol_action copy = polfix_only (p, EBB_POL_ACT_LAUNCH);
   CU_ASSERT_EQUAL (copy.job, 0);
   CU_ASSERT_EQUAL (copy.arg, 0);
   CU_ASSERT_NOT_EQUAL (copy.node, orig.node);
@@ -195,15 +173,15 @@ check_copy_kill (const char *name)
   ebb_pol_clear_actions (p);
   /* No third copy: LATE runs one speculative copy per task. */
   ebb_pol_tick (p, 0.6);
-  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, EBB_POL_NONE), 0);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, EBB_POL_NONE), 0);
   ebb_pol_task_finished (p, 1.0, copy.node, 0, 0);
-  ebb_pol_action kill = only (p, EBB_POL_ACT_KILL);
+  ebb_pol_action kill = polfix_only (p, EBB_POL_ACT_KILL);
   CU_ASSERT_EQUAL (kill.node, orig.node);
   CU_ASSERT_EQUAL (kill.job, 0);
   CU_ASSERT_EQUAL (kill.arg, 0);
   ebb_pol_clear_actions (p);
   ebb_pol_copy_killed (p, 1.001, orig.node, 0, 0);
-  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, EBB_POL_NONE), 0);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, EBB_POL_NONE), 0);
   CU_ASSERT_EQUAL (jobs[0].finished, 1);
   ebb_pol_free (p);
 }
@@ -225,11 +203,11 @@ check_late_quarter (uint32_t nnodes, size_t want)
   ebb_pol_job jobs[1] = { { .ntasks = 8, .est_task_sec = 1 } };
   ebb_pol *p = make ("srpt", nnodes, jobs, EBB_POL_SPEC_CENTRAL, 0.1);
   ebb_pol_job_arrived (p, 0, 0);
-  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, 0), 8);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 0), 8);
   ebb_pol_clear_actions (p);
   fake_progress_value = 0.5;
   ebb_pol_tick (p, 0.5);
-  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, 0), want);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 0), want);
   CU_ASSERT_EQUAL (p->stats.speculative_copies, want);
   ebb_pol_free (p);
 }
@@ -264,12 +242,12 @@ test_probe_counts (void)
   ebb_pol_job jobs[1] = { { .ntasks = 3, .est_task_sec = 1 } };
   ebb_pol *h = make ("hopper", 50, jobs, EBB_POL_SPEC_DECENTRAL, 0.1);
   ebb_pol_job_arrived (h, 0, 0);
-  CU_ASSERT_EQUAL (count_job (h, EBB_POL_ACT_PROBE, 0), 12);
+  CU_ASSERT_EQUAL (polfix_count_job (h, EBB_POL_ACT_PROBE, 0), 12);
   ebb_pol_free (h);
   ebb_pol_job jobs2[1] = { { .ntasks = 3, .est_task_sec = 1 } };
   ebb_pol *s = make ("srpt", 50, jobs2, EBB_POL_SPEC_DECENTRAL, 0.1);
   ebb_pol_job_arrived (s, 0, 0);
-  CU_ASSERT_EQUAL (count_job (s, EBB_POL_ACT_PROBE, 0), 6);
+  CU_ASSERT_EQUAL (polfix_count_job (s, EBB_POL_ACT_PROBE, 0), 6);
   ebb_pol_free (s);
 }
 
@@ -299,7 +277,7 @@ copy_probes_case (const char *name, size_t *copies)
   ebb_pol_clear_actions (p);
   /* The same two stragglers at the next heartbeat: no new reservations. */
   ebb_pol_tick (p, 0.55);
-  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_PROBE, 0), 0);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_PROBE, 0), 0);
   ebb_pol_clear_actions (p);
   /* The reservations land on idle nodes (20 on) at once: each of the two stragglers gets
    * its copy there, the other two reservations find no task (LATE already looked now). */
@@ -349,7 +327,7 @@ test_refusal (void)
   ebb_spec *s = p->priv;
   uint32_t n0 = s->jobs[2].tasks[0].node[0];
   ebb_pol_task_finished (p, 1.0, n0, 2, 0);
-  ebb_pol_action la = only (p, EBB_POL_ACT_LAUNCH);
+  ebb_pol_action la = polfix_only (p, EBB_POL_ACT_LAUNCH);
   CU_ASSERT_EQUAL (la.job, 0);
   CU_ASSERT_DOUBLE_EQUAL (la.delay_sec, 2 * net, 1e-12);
   ebb_pol_clear_actions (p);
@@ -357,7 +335,7 @@ test_refusal (void)
    * report: nothing to run), A refuses; B accepts one round trip later. */
   uint32_t n1 = s->jobs[2].tasks[1].node[0];
   ebb_pol_task_finished (p, 1.5, n1, 2, 1);
-  ebb_pol_action lb = only (p, EBB_POL_ACT_LAUNCH);
+  ebb_pol_action lb = polfix_only (p, EBB_POL_ACT_LAUNCH);
   CU_ASSERT_EQUAL (lb.job, 1);
   CU_ASSERT_DOUBLE_EQUAL (lb.delay_sec, 4 * net, 1e-12);
   ebb_pol_free (p);
@@ -380,11 +358,11 @@ test_refusal_names_unsatisfied (void)
   deliver_probes (p, 0);
   CU_ASSERT_EQUAL_FATAL (p->jobs[0].launched, 2);
   ebb_pol_job_arrived (p, 0.01, 10);
-  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_PROBE, 10), 4);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_PROBE, 10), 4);
   ebb_pol_clear_actions (p);
   ebb_spec *s = p->priv;
   ebb_pol_task_finished (p, 1.0, s->jobs[0].tasks[0].node[0], 0, 0);
-  ebb_pol_action lk = only (p, EBB_POL_ACT_LAUNCH);
+  ebb_pol_action lk = polfix_only (p, EBB_POL_ACT_LAUNCH);
   CU_ASSERT_EQUAL (lk.job, 10);
   CU_ASSERT_DOUBLE_EQUAL (lk.delay_sec, 6 * p->params.net_delay_sec, 1e-12);
   ebb_pol_free (p);
@@ -410,7 +388,7 @@ test_fair_first (void)
   ebb_pol_task_finished (p, 1.0, s->jobs[2].tasks[0].node[0], 2, 0);
   ebb_pol_clear_actions (p);
   ebb_pol_task_finished (p, 1.5, s->jobs[2].tasks[1].node[0], 2, 1);
-  ebb_pol_action lb = only (p, EBB_POL_ACT_LAUNCH);
+  ebb_pol_action lb = polfix_only (p, EBB_POL_ACT_LAUNCH);
   CU_ASSERT_EQUAL (lb.job, 1);
   CU_ASSERT_DOUBLE_EQUAL (lb.delay_sec, 2 * p->params.net_delay_sec, 1e-12);
   ebb_pol_free (p);

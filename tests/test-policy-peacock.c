@@ -6,6 +6,8 @@
 #include "sim/engine.h"
 #include "sim/trace.h"
 #include "tests/cu.h"
+#include "tests/policy-fixture.h"
+#include "tests/sim-fixture.h"
 
 #include <math.h>
 
@@ -29,30 +31,6 @@ static ebb_pol *
 make (uint32_t nnodes, ebb_pol_job *jobs, double interval)
 {
   return make_scaled (nnodes, jobs, interval, 1.0);
-}
-
-/* Returns the only action of kind in p's list (fails unless exactly one). */
-static ebb_pol_action
-only (ebb_pol *p, uint32_t kind)
-{
-  size_t n, hits = 0;
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  ebb_pol_action r = { 0 };
-  for (size_t i = 0; i < n; i++)
-    if (a[i].kind == kind)
-      r = a[i], hits++;
-  CU_ASSERT_EQUAL_FATAL (hits, 1);
-  return r;
-}
-
-static size_t
-count (ebb_pol *p, uint32_t kind)
-{
-  size_t n, hits = 0;
-  const ebb_pol_action *a = ebb_pol_actions (p, &n);
-  for (size_t i = 0; i < n; i++)
-    hits += a[i].kind == kind;
-  return hits;
 }
 
 /* Delivers every probe action (one probe per task, each to its node) at now. */
@@ -81,32 +59,32 @@ test_ring_rotation_order (void)
                           { .ntasks = 1, .est_task_sec = 10, .submit_sec = 0.3 } };
   ebb_pol *p = make (3, jobs, 1.0);
   ebb_pol_job_arrived (p, 0, 0);
-  CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_PROBE), 3);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_PROBE), 3);
   deliver_all (p, 0); /* distinct targets: every worker runs one task */
   ebb_pol_clear_actions (p);
   ebb_pol_job_arrived (p, 0.3, 1);
-  ebb_pol_action pr = only (p, EBB_POL_ACT_PROBE);
+  ebb_pol_action pr = polfix_only (p, EBB_POL_ACT_PROBE);
   uint32_t x = pr.node, probe = pr.arg;
   ebb_pol_clear_actions (p);
   ebb_pol_probe_arrived (p, 0.3, x, probe);
-  ebb_pol_action r1 = only (p, EBB_POL_ACT_PROBE);
+  ebb_pol_action r1 = polfix_only (p, EBB_POL_ACT_PROBE);
   CU_ASSERT_EQUAL (r1.node, (x + 1) % 3);
   CU_ASSERT_DOUBLE_EQUAL (r1.delay_sec, 0.7, 1e-9); /* leaves at the round boundary t = 1 */
-  CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_LAUNCH), 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0);
   ebb_pol_clear_actions (p);
   ebb_pol_probe_arrived (p, 1.0, r1.node, r1.arg);
-  ebb_pol_action r2 = only (p, EBB_POL_ACT_PROBE);
+  ebb_pol_action r2 = polfix_only (p, EBB_POL_ACT_PROBE);
   CU_ASSERT_EQUAL (r2.node, (x + 2) % 3);
   CU_ASSERT_DOUBLE_EQUAL (r2.delay_sec, 1.0, 1e-9);
   ebb_pol_clear_actions (p);
   ebb_pol_task_finished (p, 1.5, (x + 2) % 3, 0, 0); /* that worker frees up meanwhile */
-  CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_LAUNCH), 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0);
   ebb_pol_clear_actions (p);
   ebb_pol_probe_arrived (p, 2.0, r2.node, r2.arg);
-  ebb_pol_action l = only (p, EBB_POL_ACT_LAUNCH);
+  ebb_pol_action l = polfix_only (p, EBB_POL_ACT_LAUNCH);
   CU_ASSERT_EQUAL (l.node, (x + 2) % 3);
   CU_ASSERT_EQUAL (l.job, 1);
-  CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_PROBE), 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_PROBE), 0);
   CU_ASSERT_EQUAL (p->stats.rotations, 2);
   ebb_pol_free (p);
 }
@@ -131,20 +109,20 @@ test_round_moves_together (void)
   CU_ASSERT_EQUAL_FATAL (n, 3);
   uint32_t first = a[0].node;
   deliver_all (p, 0.3);
-  ebb_pol_action c1 = only (p, EBB_POL_ACT_PROBE); /* one message for the round */
+  ebb_pol_action c1 = polfix_only (p, EBB_POL_ACT_PROBE); /* one message for the round */
   CU_ASSERT_DOUBLE_EQUAL (c1.delay_sec, 0.7, 1e-9);
   CU_ASSERT_EQUAL (c1.node, (first + 1) % 4);
   CU_ASSERT_EQUAL (p->stats.rotations, 3);
   ebb_pol_clear_actions (p);
   uint32_t w = (first + 1) % 4;
   ebb_pol_task_finished (p, 0.9, w, 0, 0);
-  CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_LAUNCH), 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0);
   ebb_pol_clear_actions (p);
   ebb_pol_probe_arrived (p, 1.0, c1.node, c1.arg);
-  ebb_pol_action l = only (p, EBB_POL_ACT_LAUNCH);
+  ebb_pol_action l = polfix_only (p, EBB_POL_ACT_LAUNCH);
   CU_ASSERT_EQUAL (l.node, w);
   CU_ASSERT_EQUAL (l.job, 1);
-  ebb_pol_action c2 = only (p, EBB_POL_ACT_PROBE);
+  ebb_pol_action c2 = polfix_only (p, EBB_POL_ACT_PROBE);
   CU_ASSERT_DOUBLE_EQUAL (c2.delay_sec, 1.0, 1e-9);
   CU_ASSERT_EQUAL (p->stats.rotations, 5); /* two more hops; the third ended in a launch */
   ebb_pol_free (p);
@@ -180,7 +158,7 @@ test_threshold_bounds_reordering (void)
     {
       ebb_pol_job_arrived (p, jobs[j].submit_sec, j);
       deliver_all (p, jobs[j].submit_sec);
-      CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_PROBE), 0); /* nothing rotates: room enough */
+      CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_PROBE), 0); /* nothing rotates: room enough */
       ebb_pol_clear_actions (p);
     }
   uint32_t q[8];
@@ -193,7 +171,7 @@ test_threshold_bounds_reordering (void)
   ebb_pol_task_finished (p, t, 0, 0, 0);
   for (int i = 0; i < 4; i++)
     {
-      ebb_pol_action l = only (p, EBB_POL_ACT_LAUNCH);
+      ebb_pol_action l = polfix_only (p, EBB_POL_ACT_LAUNCH);
       CU_ASSERT_EQUAL (l.job, expect[i]);
       if (l.job == 1)
         CU_ASSERT (t <= 1 + 1.015 * 1000 + 1e-9); /* A starts before its threshold */
@@ -201,7 +179,7 @@ test_threshold_bounds_reordering (void)
       t += jobs[expect[i]].est_task_sec;
       ebb_pol_task_finished (p, t, 0, expect[i], 0);
     }
-  CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_LAUNCH), 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0);
   ebb_pol_free (p);
 }
 
@@ -246,28 +224,28 @@ test_elastic_queue_shrinks (void)
   };
   ebb_pol *p = make (2, jobs, 1.0);
   ebb_pol_job_arrived (p, 0, 0);
-  ebb_pol_action a = only (p, EBB_POL_ACT_PROBE);
+  ebb_pol_action a = polfix_only (p, EBB_POL_ACT_PROBE);
   ebb_pol_clear_actions (p);
   ebb_pol_probe_arrived (p, 0, 0, a.arg); /* worker 0 runs job 0 */
   ebb_pol_clear_actions (p);
   ebb_pol_job_arrived (p, 1, 1);
-  a = only (p, EBB_POL_ACT_PROBE);
+  a = polfix_only (p, EBB_POL_ACT_PROBE);
   ebb_pol_clear_actions (p);
   ebb_pol_probe_arrived (p, 1, 1, a.arg); /* worker 1 runs job 1 */
   ebb_pol_clear_actions (p);
   /* 4 active tasks on 2 workers: queue size 1, load 100 s each. Both probes of job 2 to
    * worker 0: the first stays, the second is one too many and rotates to worker 1. */
   ebb_pol_job_arrived (p, 2, 2);
-  CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_PROBE), 2);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_PROBE), 2);
   size_t n;
   const ebb_pol_action *acts = ebb_pol_actions (p, &n);
   uint32_t p0 = acts[0].arg, p1 = acts[1].arg;
   ebb_pol_clear_actions (p);
   ebb_pol_probe_arrived (p, 2, 0, p0);
-  CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_PROBE), 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_PROBE), 0);
   CU_ASSERT_EQUAL (p->nodes[0].qlen, 1);
   ebb_pol_probe_arrived (p, 2, 0, p1);
-  ebb_pol_action r = only (p, EBB_POL_ACT_PROBE);
+  ebb_pol_action r = polfix_only (p, EBB_POL_ACT_PROBE);
   CU_ASSERT_EQUAL (r.node, 1);
   CU_ASSERT_EQUAL (p->nodes[0].qlen, 1);
   ebb_pol_free (p);
@@ -288,7 +266,7 @@ test_no_rotation_ablation (void)
   ebb_pol *p = ebb_pol_new ("peacock", &prm, jobs, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL (p);
   ebb_pol_job_arrived (p, 0, 0);
-  ebb_pol_action a = only (p, EBB_POL_ACT_PROBE);
+  ebb_pol_action a = polfix_only (p, EBB_POL_ACT_PROBE);
   ebb_pol_clear_actions (p);
   ebb_pol_probe_arrived (p, 0, 0, a.arg);
   ebb_pol_clear_actions (p);
@@ -300,7 +278,7 @@ test_no_rotation_ablation (void)
   ebb_pol_clear_actions (p);
   for (int i = 0; i < 3; i++)
     ebb_pol_probe_arrived (p, 1, 0, ids[i]); /* all on the busy worker 0 */
-  CU_ASSERT_EQUAL (count (p, EBB_POL_ACT_PROBE), 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_PROBE), 0);
   CU_ASSERT_EQUAL (p->nodes[0].qlen, 3);
   CU_ASSERT_EQUAL (p->stats.rotations, 0);
   ebb_pol_free (p);
@@ -310,30 +288,9 @@ test_no_rotation_ablation (void)
 static void
 test_deterministic_per_seed (void)
 {
-  ebb_sim_trace *t = ebb_sim_trace_new ();
-  ebb_rng rng;
-  ebb_rng_seed (&rng, 7);
-  ebb_sim_gen_class cls[2] = { { .share = 0.9, .mean_tasks = 20, .mean_dur_sec = 20 },
-                               { .share = 0.1, .mean_tasks = 60, .mean_dur_sec = 300 } };
-  ebb_sim_gen_hetero (t, 100, 8.0, cls, 2, &rng);
+  ebb_sim_trace *t = simfix_hetero_trace (7, 100, 8.0);
   ebb_sim_result r[3] = { 0 };
-  for (int i = 0; i < 3; i++)
-    {
-      ebb_sim_config cfg = { .policy = "peacock" };
-      ebb_pol_params_default (&cfg.pol);
-      cfg.pol.nnodes = 100;
-      cfg.pol.seed = i < 2 ? 1 : 2;
-      ebb_error *err = NULL;
-      CU_ASSERT_EQUAL_FATAL (ebb_sim_run (&cfg, t, &r[i], &err), 0);
-    }
-  int same = 1, differ = 0;
-  for (uint32_t j = 0; j < r[0].njobs; j++)
-    {
-      same &= r[0].runtime_sec[j] == r[1].runtime_sec[j];
-      differ |= r[0].runtime_sec[j] != r[2].runtime_sec[j];
-    }
-  CU_ASSERT (same);
-  CU_ASSERT (differ);
+  simfix_seed_runs ("peacock", t, 100, 0, r);
   CU_ASSERT_EQUAL (r[0].tasks, r[2].tasks);
   for (int i = 0; i < 3; i++)
     ebb_sim_result_clear (&r[i]);

@@ -7,6 +7,7 @@
 #include "sim/report.h"
 #include "sim/trace.h"
 #include "tests/cu.h"
+#include "tests/sim-fixture.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -14,45 +15,17 @@
 
 #define GIB (INT64_C (1) << 30)
 
-/* Reads text as a trace named "t"; returns the error message ("" on success). */
-static char *
-read_text (const char *text, ebb_sim_trace **out)
-{
-  FILE *f = fmemopen ((void *)text, strlen (text), "r");
-  CU_ASSERT_PTR_NOT_NULL_FATAL (f);
-  ebb_sim_trace *t = ebb_sim_trace_new ();
-  ebb_error *err = NULL;
-  int r = ebb_sim_trace_read_stream (t, f, "t", &err);
-  fclose (f);
-  char *msg = strdup (r < 0 ? ebb_error_msg (&err) : "");
-  ebb_error_free (&err);
-  if (out && r == 0)
-    *out = t;
-  else
-    ebb_sim_trace_free (t);
-  return msg;
-}
-
 #define GOOD "{\"submit\":1,\"cpu_millis\":4000,\"memory_bytes\":1024,\"durations\":[3,5]}\n"
-
-static void
-expect_error (const char *text, const char *want)
-{
-  char *msg = read_text (text, NULL);
-  if (!strstr (msg, want))
-    fprintf (stderr, "got '%s', want '%s'\n", msg, want);
-  CU_ASSERT_PTR_NOT_NULL (strstr (msg, want));
-  free (msg);
-}
 
 static void
 test_json_trace_good (void)
 {
   ebb_sim_trace *t = NULL;
-  char *msg = read_text ("# comment\n" GOOD "\n{\"id\":\"j2\",\"submit\":2.5,\"cpu_millis\":8000,"
-                         "\"memory_bytes\":17179869184,\"durations\":[10],\"est\":12,"
-                         "\"class\":\"long\"}\n",
-                         &t);
+  char *msg
+      = simfix_read_text ("# comment\n" GOOD "\n{\"id\":\"j2\",\"submit\":2.5,\"cpu_millis\":8000,"
+                          "\"memory_bytes\":17179869184,\"durations\":[10],\"est\":12,"
+                          "\"class\":\"long\"}\n",
+                          &t);
   CU_ASSERT_STRING_EQUAL (msg, "");
   free (msg);
   CU_ASSERT_PTR_NOT_NULL_FATAL (t);
@@ -70,26 +43,28 @@ test_json_trace_good (void)
 static void
 test_json_trace_bad_lines (void)
 {
-  expect_error (GOOD
-                "{\"submit\":1,\"cpu_millis\":1,\"memory_bytes\":0,\"durations\":[1],\"x\":1}\n",
-                "t:2: unknown key 'x'");
-  expect_error (GOOD GOOD "{\"cpu_millis\":1,\"memory_bytes\":0,\"durations\":[1]}\n",
-                "t:3: submit is required");
-  expect_error ("{\"submit\":1,\"cpu_millis\":0,\"memory_bytes\":0,\"durations\":[1]}\n", "t:1: ");
-  expect_error ("{\"submit\":1,\"cpu_millis\":1,\"memory_bytes\":0,\"durations\":[]}\n",
-                "t:1: durations must be a non-empty array");
-  expect_error ("{\"submit\":1,\"cpu_millis\":1,\"memory_bytes\":0,\"durations\":[1,\"a\"]}\n",
-                "t:1: duration 2 is not a number");
-  expect_error ("{\"submit\":1,\"cpu_millis\":1,\"memory_bytes\":0,\"durations\":[-1]}\n",
-                "t:1: duration 1 out of range");
-  expect_error (GOOD "{\"submit\":1,\"cpu_millis\":1,\"memory_bytes\":0,\"durations\":[1],"
-                     "\"class\":\"medium\"}\n",
-                "t:2: class must be");
-  expect_error (GOOD "{\"submit\":1,\n", "t:2: ");
-  expect_error (GOOD "[1,2]\n", "t:2: ");
-  expect_error (GOOD "1 1 1 1\n", "t:2: Hawk-format line in a JSON-lines trace");
-  expect_error ("1 1 1 1\n" GOOD, "t:2: JSON line in a Hawk-format trace");
-  expect_error (
+  simfix_expect_error (
+      GOOD "{\"submit\":1,\"cpu_millis\":1,\"memory_bytes\":0,\"durations\":[1],\"x\":1}\n",
+      "t:2: unknown key 'x'");
+  simfix_expect_error (GOOD GOOD "{\"cpu_millis\":1,\"memory_bytes\":0,\"durations\":[1]}\n",
+                       "t:3: submit is required");
+  simfix_expect_error ("{\"submit\":1,\"cpu_millis\":0,\"memory_bytes\":0,\"durations\":[1]}\n",
+                       "t:1: ");
+  simfix_expect_error ("{\"submit\":1,\"cpu_millis\":1,\"memory_bytes\":0,\"durations\":[]}\n",
+                       "t:1: durations must be a non-empty array");
+  simfix_expect_error (
+      "{\"submit\":1,\"cpu_millis\":1,\"memory_bytes\":0,\"durations\":[1,\"a\"]}\n",
+      "t:1: duration 2 is not a number");
+  simfix_expect_error ("{\"submit\":1,\"cpu_millis\":1,\"memory_bytes\":0,\"durations\":[-1]}\n",
+                       "t:1: duration 1 out of range");
+  simfix_expect_error (GOOD "{\"submit\":1,\"cpu_millis\":1,\"memory_bytes\":0,\"durations\":[1],"
+                            "\"class\":\"medium\"}\n",
+                       "t:2: class must be");
+  simfix_expect_error (GOOD "{\"submit\":1,\n", "t:2: ");
+  simfix_expect_error (GOOD "[1,2]\n", "t:2: ");
+  simfix_expect_error (GOOD "1 1 1 1\n", "t:2: Hawk-format line in a JSON-lines trace");
+  simfix_expect_error ("1 1 1 1\n" GOOD, "t:2: JSON line in a Hawk-format trace");
+  simfix_expect_error (
       "{\"submit\":1,\"submit\":2,\"cpu_millis\":1,\"memory_bytes\":0,\"durations\":[1]}\n",
       "t:1: ");
 }
@@ -110,33 +85,6 @@ config (ebb_sim_config *cfg, const char *mode, uint32_t nodes, ebb_pol_res cap)
   ebb_sim_config_costs_bigc (cfg);
 }
 
-static char *
-json_of (const ebb_sim_config *cfg, const ebb_sim_trace *t)
-{
-  ebb_sim_result res;
-  ebb_error *err = NULL;
-  CU_ASSERT_EQUAL_FATAL (ebb_sim_run (cfg, t, &res, &err), 0);
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream (&buf, &len);
-  ebb_sim_report rep = { .cfg = cfg, .trace = t, .res = &res, .report_cutoff_sec = INFINITY };
-  ebb_sim_print_json (f, &rep, 0);
-  fclose (f);
-  ebb_sim_result_clear (&res);
-  return buf;
-}
-
-static char *
-trace_text (const ebb_sim_trace *t)
-{
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream (&buf, &len);
-  CU_ASSERT_EQUAL (ebb_sim_trace_write (t, f, NULL), 0);
-  fclose (f);
-  return buf;
-}
-
 /* Same seed: the same file and the same report, in every mode; another seed differs. The
  * written trace reads back to the same text. */
 static void
@@ -149,17 +97,17 @@ test_bigc_determinism (void)
       ebb_rng_seed (&rng, i < 2 ? 7 : 8);
       ebb_sim_trace *t = ebb_sim_trace_new ();
       CU_ASSERT_EQUAL (ebb_sim_gen_bigc_pattern (t, "high", &rng), 0);
-      text[i] = trace_text (t);
+      text[i] = simfix_trace_text (t);
       ebb_sim_trace_free (t);
     }
   CU_ASSERT_STRING_EQUAL (text[0], text[1]);
   CU_ASSERT_STRING_NOT_EQUAL (text[0], text[2]);
   ebb_sim_trace *t = NULL;
-  char *msg = read_text (text[0], &t);
+  char *msg = simfix_read_text (text[0], &t);
   CU_ASSERT_STRING_EQUAL (msg, "");
   free (msg);
   CU_ASSERT_PTR_NOT_NULL_FATAL (t);
-  char *again = trace_text (t);
+  char *again = simfix_trace_text (t);
   CU_ASSERT_STRING_EQUAL (again, text[0]);
   free (again);
   static const char *const modes[] = { "fifo", "reserve", "kill", "ip", "gp" };
@@ -167,7 +115,7 @@ test_bigc_determinism (void)
     {
       ebb_sim_config cfg;
       config (&cfg, modes[m], 26, (ebb_pol_res){ 32000, 128 * GIB });
-      char *a = json_of (&cfg, t), *b = json_of (&cfg, t);
+      char *a = simfix_json_of (&cfg, t, NULL), *b = simfix_json_of (&cfg, t, NULL);
       CU_ASSERT_STRING_EQUAL (a, b);
       CU_ASSERT_PTR_NOT_NULL (strstr (a, "\"util_above_80_share\":"));
       free (a);
