@@ -154,10 +154,10 @@ pjob_of (ebb_ctl *c, ebb_ctl_task *t)
     }
   uint32_t id = c->n_pjobs++;
   ebb_ctl_pjob *pj = &c->pjobs[id];
-  pj->job = t->job;
+  pj->job = t->job->id;
   pj->n = 1;
-  pj->tasks = ebb_xmalloc (sizeof *pj->tasks);
-  pj->tasks[0] = t;
+  pj->idx = ebb_xmalloc (sizeof *pj->idx);
+  pj->idx[0] = t->idx;
   ebb_pol_job *pol = &c->pjobs_pol[id];
   memset (pol, 0, sizeof *pol);
   pol->submit_sec = ebb_ctl_pol_now ();
@@ -209,7 +209,7 @@ place (ebb_ctl *c, ebb_ctl_task *t)
       /* Refused (not for a slot of this policy in resource mode): its node has less room
        * instead, as for a task the policy does not know after a restart. */
       c->n_pjobs--;
-      free (c->pjobs[id].tasks);
+      free (c->pjobs[id].idx);
       ebb_pol_res cap = c->pol->node_cap[slot];
       cap.cpu_millis -= (int64_t)t->cpu_millis;
       cap.memory_bytes -= (int64_t)t->memory_bytes;

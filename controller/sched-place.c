@@ -34,7 +34,8 @@ ebb_ctl_pjob_task (ebb_ctl *c, uint32_t pj, uint32_t k)
 {
   if (pj >= c->n_pjobs || k >= c->pjobs[pj].n)
     return NULL;
-  return c->pjobs[pj].tasks[k];
+  ebb_ctl_job *j = ebb_ctl_job_find (c, c->pjobs[pj].job);
+  return j && c->pjobs[pj].idx[k] < j->ntasks ? &j->tasks[c->pjobs[pj].idx[k]] : NULL;
 }
 
 /* The task left the policy's view (ended, killed, or queued again elsewhere). */
@@ -105,19 +106,20 @@ act_launch (ebb_ctl *c, uint32_t slot, uint32_t pj, uint32_t k, ebb_pol_res amou
 static void
 act_fail (ebb_ctl *c, uint32_t pj)
 {
-  if (pj >= c->n_pjobs)
-    return;
+  ebb_ctl_job *j = pj < c->n_pjobs ? ebb_ctl_job_find (c, c->pjobs[pj].job) : NULL;
+  if (!j)
+    return; /* a job that left memory is over */
   for (uint32_t k = 0; k < c->pjobs[pj].n; k++)
     {
-      ebb_ctl_task *t = c->pjobs[pj].tasks[k];
-      if (t->state == TASK_PENDING)
+      ebb_ctl_task *t = ebb_ctl_pjob_task (c, pj, k);
+      if (t && t->state == TASK_PENDING)
         {
           t->state = TASK_FAILED;
           t->finished_at = ebb_ctl_now ();
           ebb_ctl_store_task (c, t);
         }
     }
-  ebb_ctl_job_update (c, c->pjobs[pj].job);
+  ebb_ctl_job_update (c, j);
 }
 
 static void
@@ -206,13 +208,13 @@ new_pjob (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
     }
   uint32_t id = c->n_pjobs++;
   ebb_ctl_pjob *pj = &c->pjobs[id];
-  pj->job = j;
+  pj->job = j->id;
   pj->n = (uint32_t)n;
-  pj->tasks = ebb_xmalloc (n * sizeof *pj->tasks);
+  pj->idx = ebb_xmalloc (n * sizeof *pj->idx);
   ebb_pol_res demand = { 0, 0 };
   for (size_t i = 0; i < n; i++)
     {
-      pj->tasks[i] = ts[i];
+      pj->idx[i] = ts[i]->idx;
       ts[i]->pjob = id;
       ts[i]->pidx = (uint32_t)i;
       /* One demand per policy job: the largest of its tasks. */
@@ -279,7 +281,7 @@ void
 ebb_ctl_pjobs_clear (ebb_ctl *c)
 {
   for (uint32_t i = 0; i < c->n_pjobs; i++)
-    free (c->pjobs[i].tasks);
+    free (c->pjobs[i].idx);
   c->n_pjobs = 0;
 }
 
