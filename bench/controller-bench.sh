@@ -16,7 +16,8 @@
 #     shared machine it is the slower side).
 # EBB_BENCH_MODE=rss instead runs N nodes for EBB_BENCH_RSS_SEC s (default 600) with jobs
 # of 10 tasks at EBB_BENCH_RSS_RATE tasks/s (default 10) and prints the controller's RSS
-# every EBB_BENCH_RSS_EVERY s (default 30) and its CPU share over the run.
+# every EBB_BENCH_RSS_EVERY s (default 30) with the jobs in memory and the policy's jobs, its
+# CPU share over the run and the RSS slope in bytes per job.
 set -u
 B=${EBB_TOP_BUILDDIR:-.}
 BIG=${EBB_BENCH_NODES:-10000}
@@ -117,21 +118,33 @@ flood () {
   echo "  fleet: ${line:-no report}"
 }
 
-# rss N: RSS over time under heartbeats and a trickle of jobs.
+# rss N: RSS over time under heartbeats and a trickle of jobs; then the RSS slope per job,
+# a least-squares fit of RSS against jobs submitted over the samples from 60 s on (the first
+# minute fills the allocator's arenas and SQLite's page cache).
 rss () {
   local n=$1 t0 t1 s=0
   start "$n" 4000 "$RSS_RATE" "$RSS_SEC" 10
   echo "rss at $n nodes, jobs of 10 tasks at $RSS_RATE tasks/s, every $RSS_EVERY s"
-  printf '%8s %10s %8s %10s\n' t_s rss_KiB jobs launches
+  printf '%8s %10s %8s %10s %8s %8s\n' t_s rss_KiB jobs launches in_mem pol_jobs
   t0=$(ticks $CTL)
   while [ "$s" -le "$RSS_SEC" ]; do
-    printf '%8s %10s %8s %10s\n' "$s" "$(rss_kib $CTL)" \
-      "$(api "$URL/v1/cluster" | jq -r .jobs)" "$(launches)"
+    local m
+    m=$(api "$URL/metrics")
+    printf '%8s %10s %8s %10s %8s %8s\n' "$s" "$(rss_kib $CTL)" \
+      "$(api "$URL/v1/cluster" | jq -r .jobs)" \
+      "$(echo "$m" | awk '/^ebb_controller_task_launches_total/ { print $2 }')" \
+      "$(echo "$m" | awk '/^ebb_controller_jobs_in_memory/ { v = $2 } END { print v == "" ? "-" : v }')" \
+      "$(echo "$m" | awk '/^ebb_controller_policy_jobs/ { v = $2 } END { print v == "" ? "-" : v }')"
     sleep "$RSS_EVERY"
     s=$(( s + RSS_EVERY ))
-  done
+  done | tee "$TMP/rss"
   t1=$(ticks $CTL)
   echo "controller CPU over the run: $(( (t1 - t0) * 100 / (RSS_SEC * HZ) ))% of one core"
+  awk '$1 ~ /^[0-9]+$/ && $1 >= 60 { n++; x += $3; y += $2; xx += $3 * $3; xy += $3 * $2 }
+    END { d = n * xx - x * x
+          if (n < 2 || d == 0) { print "rss slope: too few samples from 60 s on"; exit }
+          printf "rss slope from 60 s: %.0f bytes per job (least squares over %d samples)\n",
+            (n * xy - x * y) / d * 1024, n }' "$TMP/rss"
   stop
 }
 

@@ -207,6 +207,12 @@ ebb_ctl_metrics_text (ebb_ctl *c)
            "finished up to --keep-finished).\n# TYPE ebb_controller_jobs_in_memory gauge\n"
            "ebb_controller_jobs_in_memory %zu\n",
            c->n_jobs);
+  /* Grows with every batch queued until the policy is rebuilt (sched-place.c). */
+  fprintf (f,
+           "# HELP ebb_controller_policy_jobs Policy jobs (batches of tasks queued) of the "
+           "current policy instance.\n# TYPE ebb_controller_policy_jobs gauge\n"
+           "ebb_controller_policy_jobs %u\n",
+           c->n_pjobs);
   COUNTER ("ebb_controller_jobs_evicted_total",
            "Finished jobs that left memory (answered from the store since).", c->jobs_evicted);
   fprintf (f,

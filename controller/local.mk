@@ -42,6 +42,13 @@ tests_test_controller_core_SOURCES = tests/test-controller-core.c tests/cu.h
 tests_test_controller_core_CFLAGS = $(EBB_CTL_CFLAGS) $(CUNIT_CFLAGS)
 tests_test_controller_core_LDADD = $(EBB_CTL_LIBS) $(CUNIT_LIBS)
 
+# CUnit suite of the eviction of finished jobs and of reading them back from the store.
+check_PROGRAMS += tests/test-controller-evict
+TESTS += tests/test-controller-evict
+tests_test_controller_evict_SOURCES = tests/test-controller-evict.c tests/cu.h
+tests_test_controller_evict_CFLAGS = $(EBB_CTL_CFLAGS) $(CUNIT_CFLAGS)
+tests_test_controller_evict_LDADD = $(EBB_CTL_LIBS) $(CUNIT_LIBS)
+
 # The fleet emulator (N virtual agents in one process) and make bench-controller.
 noinst_PROGRAMS += tests/controller/fleet
 tests_controller_fleet_SOURCES = tests/controller/fleet.c
