@@ -1,6 +1,7 @@
 #!/bin/bash
-# make bench-controller: ebb-controller (policy fifo, a sanitizer-free build gives the real
-# figures; a sanitizer build is several times slower) driven by the fleet emulator
+# make bench-controller: ebb-controller (policy EBB_BENCH_POLICY, default fifo; a
+# sanitizer-free build gives the real figures, a sanitizer build is several times slower)
+# driven by the fleet emulator
 # (tests/controller/fleet: N virtual agents in one process, heartbeats every 5 s).
 # For N = 1,000 (the baseline of this run) and N = EBB_BENCH_NODES (default 10,000):
 #   decision latency: job arrival -> its launches handed to curl multi, p50/p99 over 200
@@ -23,6 +24,7 @@ B=${EBB_TOP_BUILDDIR:-.}
 BIG=${EBB_BENCH_NODES:-10000}
 WINDOW=${EBB_BENCH_WINDOW:-20}
 MODE=${EBB_BENCH_MODE:-figures}
+POLICY=${EBB_BENCH_POLICY:-fifo}
 FLOOD_RATE=${EBB_BENCH_FLOOD_RATE:-8000}
 FLOOD_SEC=${EBB_BENCH_FLOOD_SEC:-10}
 RSS_SEC=${EBB_BENCH_RSS_SEC:-600}
@@ -46,7 +48,7 @@ start () {
   shift 2
   rm -rf "$TMP/state"
   "$B/ebb-controller" --listen 127.0.0.1:0 --listen "unix:$TMP/c.sock" --state-dir "$TMP/state" \
-    --token-file "$TMP/token" --policy fifo --node-timeout 60s >"$TMP/ctl.log" 2>&1 &
+    --token-file "$TMP/token" --policy "$POLICY" --node-timeout 60s >"$TMP/ctl.log" 2>&1 &
   CTL=$!
   for _ in $(seq 100); do grep -q 'token required' "$TMP/ctl.log" && break; sleep 0.1; done
   port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$TMP/ctl.log" | head -1)
@@ -124,7 +126,7 @@ flood () {
 rss () {
   local n=$1 t0 t1 s=0
   start "$n" 4000 "$RSS_RATE" "$RSS_SEC" 10
-  echo "rss at $n nodes, jobs of 10 tasks at $RSS_RATE tasks/s, every $RSS_EVERY s"
+  echo "rss at $n nodes, policy $POLICY, jobs of 10 tasks at $RSS_RATE tasks/s, every $RSS_EVERY s"
   printf '%8s %10s %8s %10s %8s %8s\n' t_s rss_KiB jobs launches in_mem pol_jobs
   t0=$(ticks $CTL)
   while [ "$s" -le "$RSS_SEC" ]; do
