@@ -127,12 +127,13 @@ rss () {
   local n=$1 t0 t1 s=0
   start "$n" 4000 "$RSS_RATE" "$RSS_SEC" 10
   echo "rss at $n nodes, policy $POLICY, jobs of 10 tasks at $RSS_RATE tasks/s, every $RSS_EVERY s"
-  printf '%8s %10s %8s %10s %8s %8s\n' t_s rss_KiB jobs launches in_mem pol_jobs
+  printf '%8s %10s %10s %8s %10s %8s %8s\n' t_s rss_KiB sqlite_KiB jobs launches in_mem pol_jobs
   t0=$(ticks $CTL)
   while [ "$s" -le "$RSS_SEC" ]; do
     local m
     m=$(api "$URL/metrics")
-    printf '%8s %10s %8s %10s %8s %8s\n' "$s" "$(rss_kib $CTL)" \
+    printf '%8s %10s %10s %8s %10s %8s %8s\n' "$s" "$(rss_kib $CTL)" \
+      "$(echo "$m" | awk '/^ebb_controller_sqlite_memory_bytes/ { v = int($2 / 1024) } END { print v == "" ? "-" : v }')" \
       "$(api "$URL/v1/cluster" | jq -r .jobs)" \
       "$(echo "$m" | awk '/^ebb_controller_task_launches_total/ { print $2 }')" \
       "$(echo "$m" | awk '/^ebb_controller_jobs_in_memory/ { v = $2 } END { print v == "" ? "-" : v }')" \
@@ -142,11 +143,14 @@ rss () {
   done | tee "$TMP/rss"
   t1=$(ticks $CTL)
   echo "controller CPU over the run: $(( (t1 - t0) * 100 / (RSS_SEC * HZ) ))% of one core"
-  awk '$1 ~ /^[0-9]+$/ && $1 >= 60 { n++; x += $3; y += $2; xx += $3 * $3; xy += $3 * $2 }
+  # The slope of RSS, and of RSS less SQLite's heap (its page cache fills up to its cap).
+  awk '$1 ~ /^[0-9]+$/ && $1 >= 60 { n++; x += $4; y += $2; z += $2 - $3; xx += $4 * $4
+                                    xy += $4 * $2; xz += $4 * ($2 - $3) }
     END { d = n * xx - x * x
           if (n < 2 || d == 0) { print "rss slope: too few samples from 60 s on"; exit }
-          printf "rss slope from 60 s: %.0f bytes per job (least squares over %d samples)\n",
-            (n * xy - x * y) / d * 1024, n }' "$TMP/rss"
+          printf "rss slope from 60 s: %.0f bytes per job, %.0f without SQLite'"'"'s heap" \
+            " (least squares over %d samples)\n",
+            (n * xy - x * y) / d * 1024, (n * xz - x * z) / d * 1024, n }' "$TMP/rss"
   stop
 }
 

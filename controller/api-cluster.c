@@ -207,6 +207,13 @@ ebb_ctl_metrics_text (ebb_ctl *c)
            "finished up to --keep-finished).\n# TYPE ebb_controller_jobs_in_memory gauge\n"
            "ebb_controller_jobs_in_memory %zu\n",
            c->n_jobs);
+  /* SQLite's heap, its page cache mostly (bounded by the cache size, 2 MB by default): what
+   * of the RSS is the store's and not the model's. */
+  fprintf (f,
+           "# HELP ebb_controller_sqlite_memory_bytes Heap in use by SQLite (page cache, "
+           "statements).\n# TYPE ebb_controller_sqlite_memory_bytes gauge\n"
+           "ebb_controller_sqlite_memory_bytes %lld\n",
+           (long long)sqlite3_memory_used ());
   /* Grows with every batch queued until the policy is rebuilt (sched-place.c). */
   fprintf (f,
            "# HELP ebb_controller_policy_jobs Policy jobs (batches of tasks queued) of the "
