@@ -214,12 +214,13 @@ ebb_ctl_metrics_text (ebb_ctl *c)
            "statements).\n# TYPE ebb_controller_sqlite_memory_bytes gauge\n"
            "ebb_controller_sqlite_memory_bytes %lld\n",
            (long long)sqlite3_memory_used ());
-  /* Grows with every batch queued until the policy is rebuilt (sched-place.c). */
+  /* The batches the policy holds: the ones under way, and (a policy that cannot forget a
+   * finished one) every one queued since the policy was built (sched-place.c). */
   fprintf (f,
            "# HELP ebb_controller_policy_jobs Policy jobs (batches of tasks queued) of the "
            "current policy instance.\n# TYPE ebb_controller_policy_jobs gauge\n"
            "ebb_controller_policy_jobs %u\n",
-           c->n_pjobs);
+           c->n_pjobs - c->n_pjob_free);
   COUNTER ("ebb_controller_jobs_evicted_total",
            "Finished jobs that left memory (answered from the store since).", c->jobs_evicted);
   fprintf (f,

@@ -234,6 +234,10 @@ typedef struct ebb_ctl
   ebb_pol_job *pjobs_pol;
   ebb_ctl_pjob *pjobs;
   uint32_t n_pjobs, cap_pjobs;
+  /* Policy job ids the policy forgot (ebb_pol_job_forget), given to the next batches: the
+   * arrays by policy job id stay as long as the batches under way, not all ever queued. */
+  uint32_t *pjob_free;
+  uint32_t n_pjob_free, cap_pjob_free;
   ebb_ctl_pevent *pev;
   size_t n_pev, cap_pev;
   bool in_drain;

@@ -261,7 +261,7 @@ ebb_ctl_adopt_node_lost (ebb_ctl *c, ebb_ctl_task *t)
   if (t->slot != EBB_POL_NONE && t->pjob < c->n_pjobs && c->pol && c->res_mode)
     {
       ebb_pol_task_finished (c->pol, ebb_ctl_pol_now (), t->slot, t->pjob, t->pidx);
-      ebb_pol_job_forget (c->pol, t->pjob); /* a later placement is a new policy job */
+      ebb_ctl_pjob_forget (c, t->pjob); /* a later placement is a new policy job */
     }
   ebb_ctl_unplace (c, t);
   ebb_log_warn ("task %" PRIu64 "-%u: adopted on a lost node, kept", t->job->id, t->idx);

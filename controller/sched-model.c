@@ -163,6 +163,7 @@ ebb_ctl_sched_free (ebb_ctl *c)
   ebb_ctl_pjobs_clear (c);
   free (c->pjobs);
   free (c->pjobs_pol);
+  free (c->pjob_free);
   free (c->pev);
   for (size_t i = 0; i < c->n_jobs; i++)
     ebb_ctl_job_free (c->jobs[i]);

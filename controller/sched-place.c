@@ -156,7 +156,11 @@ run_event (ebb_ctl *c, const ebb_ctl_pevent *e)
   else if (e->kind == EBB_POL_ACT_WAKE)
     ebb_pol_node_wake (c->pol, now, e->node);
   else if (e->kind == PEV_FINISH)
-    ebb_pol_task_finished (c->pol, now, e->node, e->job, e->arg);
+    {
+      ebb_pol_task_finished (c->pol, now, e->node, e->job, e->arg);
+      if (c->res_mode)
+        ebb_ctl_pjob_forget (c, e->job); /* a killed task was its batch's last */
+    }
   else if (e->kind == PEV_KILLED)
     ebb_pol_task_killed (c->pol, now, e->node, e->job, e->arg);
 }
@@ -199,14 +203,15 @@ ebb_ctl_drain (ebb_ctl *c)
 static uint32_t
 new_pjob (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
 {
-  if (c->n_pjobs == c->cap_pjobs)
+  if (c->n_pjobs == c->cap_pjobs && c->n_pjob_free == 0)
     {
       c->cap_pjobs = c->cap_pjobs ? c->cap_pjobs * 2 : 256;
       c->pjobs = ebb_xrealloc (c->pjobs, c->cap_pjobs * sizeof *c->pjobs);
       c->pjobs_pol = ebb_xrealloc (c->pjobs_pol, c->cap_pjobs * sizeof *c->pjobs_pol);
       ebb_pol_set_jobs (c->pol, c->pjobs_pol);
     }
-  uint32_t id = c->n_pjobs++;
+  /* A forgotten id first: the policy holds nothing of it (its tasks state was freed). */
+  uint32_t id = c->n_pjob_free ? c->pjob_free[--c->n_pjob_free] : c->n_pjobs++;
   ebb_ctl_pjob *pj = &c->pjobs[id];
   pj->job = j->id;
   pj->n = (uint32_t)n;
@@ -283,6 +288,23 @@ ebb_ctl_pjobs_clear (ebb_ctl *c)
   for (uint32_t i = 0; i < c->n_pjobs; i++)
     free (c->pjobs[i].idx);
   c->n_pjobs = 0;
+  c->n_pjob_free = 0;
+}
+
+/* See sched.h. */
+void
+ebb_ctl_pjob_forget (ebb_ctl *c, uint32_t pj)
+{
+  if (!c->pol || pj >= c->n_pjobs || !ebb_pol_job_forget (c->pol, pj))
+    return;
+  free (c->pjobs[pj].idx);
+  c->pjobs[pj] = (ebb_ctl_pjob){ 0 }; /* no task: ebb_ctl_pjob_task answers NULL */
+  if (c->n_pjob_free == c->cap_pjob_free)
+    {
+      c->cap_pjob_free = c->cap_pjob_free ? c->cap_pjob_free * 2 : 256;
+      c->pjob_free = ebb_xrealloc (c->pjob_free, c->cap_pjob_free * sizeof *c->pjob_free);
+    }
+  c->pjob_free[c->n_pjob_free++] = pj;
 }
 
 static bool

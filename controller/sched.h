@@ -100,6 +100,9 @@ void ebb_ctl_unplace (ebb_ctl *c, ebb_ctl_task *t);
 ebb_ctl_task *ebb_ctl_pjob_task (ebb_ctl *c, uint32_t pj, uint32_t k);
 /* Frees the policy jobs (the policy's queue is rebuilt from the tasks). */
 void ebb_ctl_pjobs_clear (ebb_ctl *c);
+/* Policy job pj's last task ended: the policy forgets it when it can (ebb_pol_job_forget),
+ * and then its id goes to the next batch queued. */
+void ebb_ctl_pjob_forget (ebb_ctl *c, uint32_t pj);
 
 /* sched-preempt.c */
 /* Commits and sends the policy's SUSPEND, RESUME or KILL action a. */

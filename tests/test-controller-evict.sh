@@ -1,17 +1,18 @@
 #!/bin/sh
-# ebb-controller with 2 real ebb-agents: finished jobs leave memory and are still answered
-# the same. 10 jobs (exit statuses 0, 1, 2, one killed while running) finish with
+# ebb-controller (policy ebb) with 2 real ebb-agents: finished jobs leave memory and are
+# still answered the same. 10 jobs (exit statuses 0, 1, 2, one killed while running) finish with
 # keep_finished = 1000 (nothing evicted); their GET /v1/jobs/ID, GET /v1/jobs and the job
 # and task gauges are saved. keep_finished = 2 and SIGHUP: the jobs in memory drop to 2
 # (ebb_controller_jobs_in_memory, ebb_controller_jobs_evicted_total 8) and every answer is
 # the same as before, read from the store; a repeated request_id of an evicted job returns
-# its first answer and makes no job. 10 more jobs leave 2 in memory. After a restart (which
-# loads no finished job) the answers are still the same and ids go on. Time budget: ~25 s.
+# its first answer and makes no job. 10 more jobs leave 2 in memory, and the policy holds
+# none of the 20 (ebb_controller_policy_jobs 0). After a restart (which loads no finished
+# job) the answers are still the same and ids go on. Time budget: about 25 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
 setup_cgroups
 CONF="$TMP/controller.conf"
 echo "keep_finished = 1000" >"$CONF"
-start_controller --policy fifo --config "$CONF" || { fail "controller did not start"; exit 1; }
+start_controller --policy ebb --config "$CONF" || { fail "controller did not start"; exit 1; }
 start_node 1; start_node 2
 wait_for 10 '[.nodes[] | select(.state == "ready")] | length == 2' /v1/nodes &&
   ok "2 agents registered" || fail "nodes: $(cat "$TMP/body")"
@@ -97,10 +98,14 @@ end=$(( $(date +%s) + 20 ))
 until finished || [ "$(date +%s)" -gt "$end" ]; do sleep 0.2; done
 wait_for 5 '.jobs_in_memory == 2 and .jobs == 20' /v1/cluster &&
   ok "10 more jobs: still 2 in memory" || fail "cluster: $(cat "$TMP/body")"
+capi GET /metrics
+grep -q '^ebb_controller_policy_jobs 0$' "$TMP/body" &&
+  ok "the policy forgot every finished batch (ebb_controller_policy_jobs 0)" ||
+  fail "policy jobs: $(grep policy_jobs "$TMP/body")"
 IDS=$FIRST
 
 kill "$CTL_PID"; wait "$CTL_PID" 2>/dev/null; CTL_PID=
-start_controller --policy fifo --config "$CONF" || fail "controller did not restart"
+start_controller --policy ebb --config "$CONF" || fail "controller did not restart"
 capi GET /v1/cluster
 jq -e '.jobs_in_memory == 0 and .jobs == 20' "$TMP/body" >/dev/null &&
   ok "restart: no finished job loaded, 20 in the store" || fail "cluster: $(cat "$TMP/body")"
