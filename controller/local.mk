@@ -11,7 +11,7 @@ controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/sched.h controller/sched-model.c controller/sched-calls.c \
 	controller/sched-place.c controller/sched-preempt.c controller/sched-recover.c \
 	controller/sched-nodes.c controller/sched-index.c controller/sched-adopt.c \
-	controller/sched-evict.c \
+	controller/sched-evict.c controller/sched-pjobs.c \
 	controller/api.h controller/api-routes.c controller/api-jobs.c controller/api-jobs-get.c \
 	controller/api-nodes.c \
 	controller/api-cluster.c controller/api-adopt.c \
