@@ -321,7 +321,7 @@ remaining (const ebb_pol *p, const peacock_priv *k, double now_sec, uint32_t nod
   return r > 0 ? r : 0;
 }
 
-static void
+static inline void
 insert_at (ebb_pol *p, uint32_t node, uint32_t pos, uint32_t probe)
 {
   peacock_priv *k = p->priv;
@@ -377,37 +377,43 @@ place_walk (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe, double re
       k->buf = ebb_xrealloc (k->buf, k->buf_cap * sizeof *k->buf);
       k->ahead = ebb_xrealloc (k->ahead, (k->buf_cap + 1) * sizeof *k->ahead);
     }
+  /* In locals: the stores to buf and ahead do not touch them. */
+  uint32_t *buf = k->buf;
+  double *ahead = k->ahead;
+  const ebb_pol_probe *probes = p->probes;
   uint32_t len = 0;
   double t = rem;
-  for (uint32_t c = v->head; c != EBB_POL_NONE; c = p->probes[c].next)
+  for (uint32_t c = v->head; c != EBB_POL_NONE; c = probes[c].next)
     {
-      k->buf[len] = c;
-      k->ahead[len++] = t;
-      t += jobs[p->probes[c].job].est_task_sec;
+      buf[len] = c;
+      ahead[len++] = t;
+      t += jobs[probes[c].job].est_task_sec;
     }
-  k->ahead[len] = t;
+  ahead[len] = t;
   uint32_t pos = 0, i = len;
+  uint64_t bypasses = k->bypasses;
   if (tail_passes && len > 0)
     {
       i--;
-      k->bypasses++;
+      bypasses++;
     }
   while (i-- > 0)
     {
-      if (!passes (p, k, now_sec, k->buf[i], k->ahead[i + 1], nj, thr))
+      if (!passes (p, k, now_sec, buf[i], ahead[i + 1], nj, thr))
         {
           pos = i + 1;
           break;
         }
-      k->bypasses++;
+      bypasses++;
     }
-  if (pos == 0 || now_sec + k->ahead[pos] < thr || thr < now_sec || p->params.no_rotation)
+  k->bypasses = bypasses;
+  if (pos == 0 || now_sec + ahead[pos] < thr || thr < now_sec || p->params.no_rotation)
     {
       insert_at (p, node, pos, probe);
       /* buf follows the queue: the probe at pos, the rest one further. */
       for (uint32_t j = len; j > pos; j--)
-        k->buf[j] = k->buf[j - 1];
-      k->buf[pos] = probe;
+        buf[j] = buf[j - 1];
+      buf[pos] = probe;
       len++;
     }
   else
