@@ -233,7 +233,7 @@ rotate (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
 
 /* Unlinks cur, the last probe of node's queue; prev is the one before it (NONE: cur is the
  * only one). */
-static void
+static inline void
 unlink_tail (ebb_pol *p, uint32_t node, uint32_t prev, uint32_t cur)
 {
   ebb_pol_node *v = &p->nodes[node];
@@ -258,7 +258,7 @@ pop_tail (ebb_pol *p, uint32_t node)
 }
 
 /* Sends probe id, just taken off node's queue, on around the ring. */
-static void
+static inline void
 rotate_out (ebb_pol *p, double now_sec, uint32_t node, uint32_t id)
 {
   peacock_priv *k = p->priv;
