@@ -170,6 +170,40 @@ test_srpt_keeps_nothing (void)
   ebb_pol_free (p);
 }
 
+/* Best effort as Hopper's Figure 1a has it (section 3.1, footnote 2): A (4 tasks) and B (5)
+ * on 7 slots; SRPT gives A 4 and B 3, B's last 2 wait. A straggler of A is found while
+ * every slot is taken; when A's first task ends, the slot goes to A's copy "because its
+ * remaining processing is smaller than job B's", ahead of B's waiting originals: a copy
+ * competes in its job's SRPT turn, not below every original of every job (as in Spark's
+ * scheduler, which offers a slot to the task sets in order, each running its pending
+ * tasks first and its speculative ones next). */
+static void
+test_srpt_copy_in_turn (void)
+{
+  ebb_pol_job jobs[2] = { { .ntasks = 4, .est_task_sec = 1 }, { .ntasks = 5, .est_task_sec = 1 } };
+  ebb_pol *p = make ("srpt", 7, jobs, EBB_POL_SPEC_CENTRAL, 0.1);
+  fake_progress_value = 0;
+  ebb_pol_job_arrived (p, 0, 0);
+  ebb_pol_job_arrived (p, 0, 1);
+  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, 0), 4);
+  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, 1), 3);
+  ebb_pol_clear_actions (p);
+  /* Every copy is slow (10% after 2 s): LATE names stragglers, but no slot is open. */
+  fake_progress_value = 0.1;
+  ebb_pol_tick (p, 2.0);
+  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, EBB_POL_NONE), 0);
+  ebb_spec *s = p->priv;
+  uint32_t node = s->jobs[0].tasks[0].node[0];
+  ebb_pol_task_finished (p, 10.0, node, 0, 0);
+  ebb_pol_action copy = only (p, EBB_POL_ACT_LAUNCH);
+  CU_ASSERT_EQUAL (copy.job, 0);
+  CU_ASSERT_EQUAL (copy.node, node);
+  CU_ASSERT_NOT_EQUAL (copy.arg, 0);
+  CU_ASSERT_EQUAL (p->stats.speculative_copies, 1);
+  CU_ASSERT_EQUAL (p->jobs[1].launched, 3);
+  ebb_pol_free (p);
+}
+
 /* One task on 2 nodes: at a heartbeat its copy is slow (10% done after 0.5 s: 4.5 s left),
  * LATE names it and the free node runs a copy; the copy finishes first and the policy
  * kills the original; the killed node is free again. */
@@ -535,23 +569,15 @@ test_gen_pareto (void)
 }
 
 static const ebb_cu_test tests[] = {
-  EBB_CU_TEST (test_virtual_size),
-  EBB_CU_TEST (test_guidelines),
-  EBB_CU_TEST (test_epsilon_allocation),
-  EBB_CU_TEST (test_epsilon_fairness),
-  EBB_CU_TEST (test_srpt_keeps_nothing),
-  EBB_CU_TEST (test_budget_owed),
-  EBB_CU_TEST (test_copy_kill),
-  EBB_CU_TEST (test_late_quarter),
-  EBB_CU_TEST (test_probe_counts),
-  EBB_CU_TEST (test_srpt_copy_probes),
-  EBB_CU_TEST (test_refusal),
-  EBB_CU_TEST (test_fair_first),
-  EBB_CU_TEST (test_refusal_names_unsatisfied),
-  EBB_CU_TEST (test_engine_copy_wins),
-  EBB_CU_TEST (test_copy_durations),
-  EBB_CU_TEST (test_determinism),
-  EBB_CU_TEST (test_gen_pareto),
+  EBB_CU_TEST (test_virtual_size),       EBB_CU_TEST (test_guidelines),
+  EBB_CU_TEST (test_epsilon_allocation), EBB_CU_TEST (test_epsilon_fairness),
+  EBB_CU_TEST (test_srpt_keeps_nothing), EBB_CU_TEST (test_srpt_copy_in_turn),
+  EBB_CU_TEST (test_budget_owed),        EBB_CU_TEST (test_copy_kill),
+  EBB_CU_TEST (test_late_quarter),       EBB_CU_TEST (test_probe_counts),
+  EBB_CU_TEST (test_srpt_copy_probes),   EBB_CU_TEST (test_refusal),
+  EBB_CU_TEST (test_fair_first),         EBB_CU_TEST (test_refusal_names_unsatisfied),
+  EBB_CU_TEST (test_engine_copy_wins),   EBB_CU_TEST (test_copy_durations),
+  EBB_CU_TEST (test_determinism),        EBB_CU_TEST (test_gen_pareto),
 };
 
 EBB_CU_MAIN ("policy-hopper", NULL, NULL, tests)
