@@ -6,7 +6,7 @@
  * The offered work is the originals' as drawn (Sparrow's load, which Hopper section 7.1
  * says its loads follow); Hopper reports the measured utilization instead, which is lower:
  * a copy that beats a straggler saves the rest of its work, and how much depends on the
- * policy (on 3200 nodes, load 1.0 keeps about 70% of the slots busy under srpt, 79% under
+ * policy (on 3200 nodes, load 1.0 keeps about 72% of the slots busy under srpt, 81% under
  * hopper). The rate comes from the work actually drawn, so a trace's load is what was asked
  * whatever the tail gave. */
 #include "config.h"
