@@ -163,17 +163,17 @@ test_srpt_copy_in_turn (void)
   fake_progress_value = 0;
   ebb_pol_job_arrived (p, 0, 0);
   ebb_pol_job_arrived (p, 0, 1);
-  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, 0), 4);
-  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, 1), 3);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 0), 4);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 1), 3);
   ebb_pol_clear_actions (p);
   /* Every copy is slow (10% after 2 s): LATE names stragglers, but no slot is open. */
   fake_progress_value = 0.1;
   ebb_pol_tick (p, 2.0);
-  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, EBB_POL_NONE), 0);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, EBB_POL_NONE), 0);
   ebb_spec *s = p->priv;
   uint32_t node = s->jobs[0].tasks[0].node[0];
   ebb_pol_task_finished (p, 10.0, node, 0, 0);
-  ebb_pol_action copy = only (p, EBB_POL_ACT_LAUNCH);
+  ebb_pol_action copy = polfix_only (p, EBB_POL_ACT_LAUNCH);
   CU_ASSERT_EQUAL (copy.job, 0);
   CU_ASSERT_EQUAL (copy.node, node);
   CU_ASSERT_NOT_EQUAL (copy.arg, 0);
@@ -360,7 +360,7 @@ test_srpt_copy_probes_renewed (void)
   CU_ASSERT_EQUAL (p->jobs[0].launched, 8);
   fake_progress_value = 0.5;
   ebb_pol_tick (p, 0.5);
-  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_PROBE, 0), 2);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_PROBE, 0), 2);
   ebb_pol_action first = { 0 };
   {
     size_t n;
@@ -372,16 +372,16 @@ test_srpt_copy_probes_renewed (void)
         sent[k++] = a[i];
     ebb_pol_clear_actions (p);
     ebb_pol_probe_arrived (p, 0.5, 8, sent[0].arg);
-    first = only (p, EBB_POL_ACT_LAUNCH);
+    first = polfix_only (p, EBB_POL_ACT_LAUNCH);
     ebb_pol_clear_actions (p);
     for (size_t i = 1; i < k; i++)
       ebb_pol_probe_arrived (p, 0.5, 9, sent[i].arg);
   }
   CU_ASSERT_EQUAL (first.node, 8);
   CU_ASSERT_EQUAL (p->stats.speculative_copies, 1);
-  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_LAUNCH, EBB_POL_NONE), 0);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, EBB_POL_NONE), 0);
   ebb_pol_tick (p, 0.6);
-  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_PROBE, 0), 2);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_PROBE, 0), 2);
   ebb_pol_action renewed[2];
   {
     size_t n, k = 0;
@@ -392,15 +392,15 @@ test_srpt_copy_probes_renewed (void)
   }
   ebb_pol_clear_actions (p);
   ebb_pol_tick (p, 0.7);
-  CU_ASSERT_EQUAL (count_job (p, EBB_POL_ACT_PROBE, 0), 0);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_PROBE, 0), 0);
   /* The copy wins; the original's node frees when the KILL lands. */
   ebb_pol_task_finished (p, 1.0, first.node, 0, first.arg);
-  ebb_pol_action kill = only (p, EBB_POL_ACT_KILL);
+  ebb_pol_action kill = polfix_only (p, EBB_POL_ACT_KILL);
   ebb_pol_clear_actions (p);
   ebb_pol_copy_killed (p, 1.001, kill.node, 0, first.arg);
   ebb_pol_clear_actions (p);
   ebb_pol_probe_arrived (p, 1.001, 9, renewed[0].arg);
-  ebb_pol_action next = only (p, EBB_POL_ACT_LAUNCH);
+  ebb_pol_action next = polfix_only (p, EBB_POL_ACT_LAUNCH);
   CU_ASSERT_EQUAL (next.node, 9);
   CU_ASSERT_NOT_EQUAL (next.arg, first.arg);
   CU_ASSERT_EQUAL (p->stats.speculative_copies, 2);
