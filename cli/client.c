@@ -188,7 +188,7 @@ int
 ebbctl_fail (const ebbctl_cmd *cmd, ebb_error **err)
 {
   int code = ebb_error_code (err);
-  fprintf (stderr, "ebbctl %s: %s\n", cmd ? cmd->name : "", ebb_error_msg (err));
+  fprintf (stderr, "ebbctl%s%s: %s\n", cmd ? " " : "", cmd ? cmd->name : "", ebb_error_msg (err));
   if (code == EINVAL)
     {
       fprintf (stderr, "Try 'ebbctl %s%s--help'.\n", cmd ? cmd->name : "", cmd ? " " : "");

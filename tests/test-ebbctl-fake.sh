@@ -145,6 +145,9 @@ run $EBBCTL --controller "$URL" status
 [ "$RC" = 1 ] && echo "$ERR" | grep -q 'HTTP 401' && ok "no token -> 401, exit 1" || fail "no token: $RC $ERR"
 EBB_CONTROLLER="$URL" run $EBBCTL --token-file "$TMP/token" status
 expect_rc 0 "EBB_CONTROLLER as the address"
+run $EBBCTL --controller 'bad::' status
+[ "$RC" = 2 ] && echo "$ERR" | grep -q "^ebbctl: --controller: bad address 'bad::'" &&
+  ok "a bad global option: exit 2, 'ebbctl: ' then the error" || fail "bad --controller: $RC $ERR"
 kill "$FAKE_PID"; wait "$FAKE_PID" 2>/dev/null; FAKE_PID=
 run $E status
 [ "$RC" = 1 ] && echo "$ERR" | grep -q 'cannot reach the controller' && ok "controller gone -> exit 1, says so" || fail "gone: $RC $ERR"
