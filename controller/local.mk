@@ -26,7 +26,8 @@ ebb_controller_LDADD = $(EBB_CTL_LIBS)
 controller_int_tests = tests/test-controller-basic.sh tests/test-controller-faults.sh \
 	tests/test-controller-preempt.sh tests/test-controller-preempt-ebb.sh \
 	tests/test-controller-preempt-kill.sh tests/test-controller-faults-preempt.sh \
-	tests/test-controller-tls.sh tests/test-controller-docker.sh tests/test-controller-adopt.sh
+	tests/test-controller-tls.sh tests/test-controller-docker.sh tests/test-controller-adopt.sh \
+	tests/test-controller-options.sh
 TESTS += $(controller_int_tests)
 EXTRA_DIST += $(controller_int_tests) tests/controller/lib.sh
 
