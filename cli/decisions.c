@@ -46,13 +46,14 @@ print_decisions (ebbctl_ctx *ctx, json_object *list, bool header_too, int64_t si
       double when = ebbctl_num (d, "time", -1);
       if (when < 0)
         when = ebbctl_num (d, "at", -1);
-      const char *row[] = { ebbctl_cell (d, "seq", s, sizeof s),
-                            ebbctl_timestamp (tm, sizeof tm, when),
-                            ebbctl_str (d, "action"),
-                            ebbctl_cell (d, "task", task, sizeof task),
-                            ebbctl_str (d, "node"),
-                            ebbctl_cell (d, "job", job, sizeof job),
-                            ebbctl_str (d, "reason") };
+      const char *row[]
+          = { ebbctl_cell (d, "seq", s, sizeof s), ebbctl_timestamp (tm, sizeof tm, when),
+              ebbctl_str (d, "action"), ebbctl_cell (d, "task", task, sizeof task),
+              ebbctl_str (d, "node"),
+              /* The job it was done for (a suspension's is the short job),
+               * not the task's own job ("job"); older answers had only "job". */
+              ebbctl_cell (d, ebbctl_member (d, "for_job") ? "for_job" : "job", job, sizeof job),
+              ebbctl_str (d, "reason") };
       ebbctl_table_add (&t, row);
     }
   if (!ctx->json)
