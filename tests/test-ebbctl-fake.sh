@@ -119,6 +119,20 @@ polls=$(grep -c '^GET /v1/decisions' "$TMP/requests.log")
   ok "decisions --follow: polls with since= the last seq, prints each decision once" || fail "follow: $polls $(cat "$TMP/requests.log") $OUT"
 run $E --json decisions
 [ "$(echo "$OUT" | jq '.decisions | length')" = 3 ] && ok "--json decisions" || fail "--json decisions"
+# A log longer than one answer (the controller pages at 10000 and says its last_seq): every
+# page is fetched, each decision shown once; --json gives the pages as one answer.
+jq -c '.last_seq = 5' "$TMP/GET_decisions.json" >"$TMP/GET_decisions_since_0.json"
+printf '{"decisions":[{"seq":4,"time":%s,"action":"launch","job":3,"task":"3-0","node":"node-b","for_job":3,"reason":"page 2"},{"seq":5,"time":%s,"action":"kill","job":3,"task":"3-0","node":"node-b","for_job":3,"reason":"page 2 end"}],"last_seq":5}' \
+  "$now" "$now" >"$TMP/GET_decisions_since_3.json"
+: >"$TMP/requests.log"
+run $E decisions
+[ "$RC" = 0 ] && [ "$(echo "$OUT" | grep -c '^[0-9]  ')" = 5 ] && echo "$OUT" | grep -q '^5  .*  kill  *3-0  *node-b  *3  *page 2 end$' &&
+  [ "$(grep -c '^GET /v1/decisions' "$TMP/requests.log")" = 2 ] && grep -q 'since=3 ' "$TMP/requests.log" &&
+  ok "decisions: a log of two pages, all 5 shown" || fail "paged decisions: $OUT $(cat "$TMP/requests.log")"
+run $E --json decisions
+[ "$(echo "$OUT" | jq -c '[.decisions[].seq]')" = '[1,2,3,4,5]' ] && ok "--json decisions: two pages as one answer" ||
+  fail "--json paged decisions: $OUT"
+rm -f "$TMP/GET_decisions_since_0.json" "$TMP/GET_decisions_since_3.json"
 
 cp "$TMP/GET_jobs_1.json" "$TMP/GET_jobs_1.json.orig"
 run $E watch --count 2 --interval 0.2
