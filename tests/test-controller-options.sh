@@ -4,7 +4,7 @@
 # WATCHDOG_USEC/2 even with a longer --tick, STOPPING=1 on SIGTERM); --config with a
 # FILE.d/*.conf drop-in that overrides the main file; SIGHUP reloads --node-timeout (a node
 # is lost after the new timeout), and a bad file on SIGHUP leaves the controller running
-# with the settings it had. Budget: about 10 s.
+# with the settings it had; a unix socket's directory is made. Budget: about 10 s.
 : "${EBB_TOP_SRCDIR:=.}" "${EBB_TOP_BUILDDIR:=.}"
 skip () { echo "SKIP: $*"; [ "${EBB_TEST_STRICT:-0}" = 1 ] && exit 1; exit 77; }
 fail () { echo "FAIL: $*"; FAILED=1; }
@@ -91,4 +91,12 @@ if grep -q 'SIGHUP: configuration not reloaded.*50-timeout.conf' "$TMP/controlle
 else fail "bad reload: $(tail -3 "$TMP/controller.log")"; fi
 stop
 [ "$RC" = 0 ] && ok "SIGTERM: exit 0" || fail "exit status $RC after SIGTERM"
+
+# A unix socket in a directory that does not exist yet (the default /run/ebb/controller.sock
+# outside systemd): the directory is made.
+SOCK="$TMP/run/ebb/controller.sock"
+if start --policy fifo; then
+  [ -S "$SOCK" ] && ok "a socket in a new directory: the directory is made" || fail "no socket $SOCK"
+  stop
+else fail "no start on a socket in a new directory: $(tail -2 "$TMP/controller.log")"; fi
 exit $FAILED
