@@ -96,7 +96,16 @@ ebbctl_call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path, 
   ebb_http_result res = { 0 };
   if (ebb_http_call (method, base, path, body, &opts, &res, &err) < 0)
     {
-      fprintf (stderr, "ebbctl: cannot reach the %s at %s: %s\n", what, base, ebb_error_msg (&err));
+      /* Over a unix socket curl speaks of localhost port 80: say what is wrong with the
+       * socket instead when that is the matter. */
+      struct stat st;
+      if (strncmp (base, "unix:", 5) == 0 && stat (base + 5, &st) < 0)
+        fprintf (stderr, "ebbctl: cannot reach the %s at %s: %s\n", what, base, strerror (errno));
+      else if (strncmp (base, "unix:", 5) == 0 && !S_ISSOCK (st.st_mode))
+        fprintf (stderr, "ebbctl: cannot reach the %s at %s: not a socket\n", what, base);
+      else
+        fprintf (stderr, "ebbctl: cannot reach the %s at %s: %s\n", what, base,
+                 ebb_error_msg (&err));
       return EBBCTL_EXIT_FAILURE;
     }
   int rc = EBBCTL_EXIT_OK;

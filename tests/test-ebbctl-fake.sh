@@ -162,6 +162,12 @@ expect_rc 0 "EBB_CONTROLLER as the address"
 run $EBBCTL --controller 'bad::' status
 [ "$RC" = 2 ] && echo "$ERR" | grep -q "^ebbctl: --controller: bad address 'bad::'" &&
   ok "a bad global option: exit 2, 'ebbctl: ' then the error" || fail "bad --controller: $RC $ERR"
+run $EBBCTL --controller "unix:$TMP/none.sock" status
+[ "$RC" = 1 ] && echo "$ERR" | grep -q "^ebbctl: cannot reach the controller at unix:$TMP/none.sock: No such file or directory$" &&
+  ok "a unix socket that is not there: exit 1, says so" || fail "missing socket: $RC $ERR"
+run $EBBCTL --controller "unix:$TMP/token" status
+[ "$RC" = 1 ] && echo "$ERR" | grep -q ": not a socket$" && ok "a file that is not a socket: says so" ||
+  fail "not a socket: $RC $ERR"
 kill "$FAKE_PID"; wait "$FAKE_PID" 2>/dev/null; FAKE_PID=
 run $E status
 [ "$RC" = 1 ] && echo "$ERR" | grep -q 'cannot reach the controller' && ok "controller gone -> exit 1, says so" || fail "gone: $RC $ERR"
