@@ -37,6 +37,23 @@ validate_policy_opt (const ebb_conf_setting *s, const void *value, ebb_error **e
   return ebb_ctl_policy_params (one, &p, err);
 }
 
+/* A policy of libebb-policy the controller can run: known (ebb falls back to hawk in a
+ * build without it, daemon.c) and not speculative (copies of tasks: ebb-sim only). Checked
+ * here so a wrong name is a configuration error (exit 2), in the file or on SIGHUP too. */
+static int
+validate_policy (const ebb_conf_setting *s, const void *value, ebb_error **err)
+{
+  const char *v = value;
+  (void)s;
+  const ebb_pol_ops *ops = ebb_pol_lookup (v);
+  if (!ops && strcmp (v, "ebb") != 0)
+    return ebb_error_set (err, EBB_EPARSE, "unknown policy '%s' (ebb-sim --list-policies)", v);
+  if (ops && ops->speculative)
+    return ebb_error_set (
+        err, EBB_EPARSE, "policy '%s' runs copies of tasks, which only ebb-sim supports so far", v);
+  return 0;
+}
+
 #define OFF(f) offsetof (ebb_ctl_config, f)
 
 static const ebb_conf_setting table[] = {
@@ -59,6 +76,7 @@ static const ebb_conf_setting table[] = {
     .offset = OFF (policy),
     .umax = 64,
     .def = "ebb",
+    .validate = validate_policy,
     .help = "scheduling policy of libebb-policy (as ebb-sim --policy)" },
   { .name = "policy_opt",
     .type = EBB_CONF_STRLIST,
