@@ -92,7 +92,7 @@ ebbctl_call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path, 
       fprintf (stderr, "ebbctl: %s\n", ebb_error_msg (&err));
       return EBBCTL_EXIT_FAILURE;
     }
-  ebb_http_call_opts opts = { .bearer_token = token, .timeout_ms = 30000 };
+  ebb_http_call_opts opts = { .bearer_token = token, .timeout_ms = 30000, .ca_file = ctx->ca_file };
   ebb_http_result res = { 0 };
   if (ebb_http_call (method, base, path, body, &opts, &res, &err) < 0)
     {

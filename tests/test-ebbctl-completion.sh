@@ -34,7 +34,7 @@ expect () { # expect LINE WANTED...: every WANTED word is offered
   ok "completes $*"
 }
 LINE="ebbctl " expect "ebbctl " status nodes node drain undrain jobs job submit adopt kill decisions watch tasks task suspend resume
-expect "ebbctl --" --controller --agent --token-file --json --help --version
+expect "ebbctl --" --controller --agent --token-file --ca-file --json --help --version
 expect "ebbctl --json su" submit suspend
 expect "ebbctl submit --" --name --class --tasks --cpu --memory --est --wait
 expect "ebbctl submit --class " short long auto
