@@ -92,11 +92,20 @@ ebbctl_call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path, 
       fprintf (stderr, "ebbctl: %s\n", ebb_error_msg (&err));
       return EBBCTL_EXIT_FAILURE;
     }
-  ebb_http_call_opts opts = { .bearer_token = token, .timeout_ms = 30000 };
+  ebb_http_call_opts opts = { .bearer_token = token, .timeout_ms = 30000, .ca_file = ctx->ca_file };
   ebb_http_result res = { 0 };
   if (ebb_http_call (method, base, path, body, &opts, &res, &err) < 0)
     {
-      fprintf (stderr, "ebbctl: cannot reach the %s at %s: %s\n", what, base, ebb_error_msg (&err));
+      /* Over a unix socket curl speaks of localhost port 80: say what is wrong with the
+       * socket instead when that is the matter. */
+      struct stat st;
+      if (strncmp (base, "unix:", 5) == 0 && stat (base + 5, &st) < 0)
+        fprintf (stderr, "ebbctl: cannot reach the %s at %s: %s\n", what, base, strerror (errno));
+      else if (strncmp (base, "unix:", 5) == 0 && !S_ISSOCK (st.st_mode))
+        fprintf (stderr, "ebbctl: cannot reach the %s at %s: not a socket\n", what, base);
+      else
+        fprintf (stderr, "ebbctl: cannot reach the %s at %s: %s\n", what, base,
+                 ebb_error_msg (&err));
       return EBBCTL_EXIT_FAILURE;
     }
   int rc = EBBCTL_EXIT_OK;
@@ -188,7 +197,7 @@ int
 ebbctl_fail (const ebbctl_cmd *cmd, ebb_error **err)
 {
   int code = ebb_error_code (err);
-  fprintf (stderr, "ebbctl %s: %s\n", cmd ? cmd->name : "", ebb_error_msg (err));
+  fprintf (stderr, "ebbctl%s%s: %s\n", cmd ? " " : "", cmd ? cmd->name : "", ebb_error_msg (err));
   if (code == EINVAL)
     {
       fprintf (stderr, "Try 'ebbctl %s%s--help'.\n", cmd ? cmd->name : "", cmd ? " " : "");

@@ -46,13 +46,14 @@ print_decisions (ebbctl_ctx *ctx, json_object *list, bool header_too, int64_t si
       double when = ebbctl_num (d, "time", -1);
       if (when < 0)
         when = ebbctl_num (d, "at", -1);
-      const char *row[] = { ebbctl_cell (d, "seq", s, sizeof s),
-                            ebbctl_timestamp (tm, sizeof tm, when),
-                            ebbctl_str (d, "action"),
-                            ebbctl_cell (d, "task", task, sizeof task),
-                            ebbctl_str (d, "node"),
-                            ebbctl_cell (d, "job", job, sizeof job),
-                            ebbctl_str (d, "reason") };
+      const char *row[]
+          = { ebbctl_cell (d, "seq", s, sizeof s), ebbctl_timestamp (tm, sizeof tm, when),
+              ebbctl_str (d, "action"), ebbctl_cell (d, "task", task, sizeof task),
+              ebbctl_str (d, "node"),
+              /* The job it was done for (a suspension's is the short job),
+               * not the task's own job ("job"); older answers had only "job". */
+              ebbctl_cell (d, ebbctl_member (d, "for_job") ? "for_job" : "job", job, sizeof job),
+              ebbctl_str (d, "reason") };
       ebbctl_table_add (&t, row);
     }
   if (!ctx->json)
@@ -84,6 +85,9 @@ ebbctl_decisions (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
   if (ebbctl_want_args (cmd, argc, first, 0, &err) < 0)
     return ebbctl_fail (cmd, &err);
   int64_t since = 0;
+  /* Without --follow: the whole log, page by page (the controller answers at most a page per
+   * call, and says its last seq): --json prints the pages as one answer. */
+  json_object *all = NULL;
   for (bool once = true;; once = false)
     {
       char path[64];
@@ -91,20 +95,45 @@ ebbctl_decisions (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
       json_object *o = NULL;
       int rc = ebbctl_call (ctx, false, "GET", path, NULL, &o);
       if (rc != EBBCTL_EXIT_OK)
-        return rc;
+        {
+          json_object_put (all);
+          return rc;
+        }
       json_object *list = ebbctl_list (o, "decisions");
-      if (!follow && ctx->json)
-        ebbctl_print_json (ctx, o);
-      else if (list)
-        since = print_decisions (ctx, list, once, since);
-      json_object_put (o);
-      if (!list && !(ctx->json && !follow))
+      if (!list && !(ctx->json && !follow && !all))
         {
           fprintf (stderr, "ebbctl decisions: the answer holds no list of decisions\n");
+          json_object_put (o), json_object_put (all);
           return EBBCTL_EXIT_FAILURE;
         }
+      int64_t before = since;
+      double last = ebbctl_num (o, "last_seq", -1);
+      if (!follow && ctx->json)
+        {
+          json_object *into = all ? ebbctl_list (all, "decisions") : NULL;
+          for (size_t i = 0; list && i < json_object_array_length (list); i++)
+            {
+              json_object *d = json_object_array_get_idx (list, i);
+              int64_t seq = (int64_t)ebbctl_num (d, "seq", -1);
+              if (into && seq > before) /* a later page: its new decisions only */
+                json_object_array_add (into, json_object_get (d));
+              since = seq > since ? seq : since;
+            }
+          if (!all)
+            all = json_object_get (o);
+        }
+      else
+        since = print_decisions (ctx, list, once, since);
+      json_object_put (o);
+      if (!follow && (since <= before || last < 0 || since >= (int64_t)last))
+        {
+          if (all)
+            ebbctl_print_json (ctx, all);
+          json_object_put (all);
+          return EBBCTL_EXIT_OK;
+        }
       if (!follow)
-        return EBBCTL_EXIT_OK;
+        continue; /* the next page at once */
       struct timespec ts = { 1, 0 };
       nanosleep (&ts, NULL);
     }

@@ -29,9 +29,10 @@ enum
 
 typedef struct
 {
-  char *controller; /* base URL ("http://h:p" or "unix:/path"), owned */
+  char *controller; /* base URL ("http://h:p", "https://h:p" or "unix:/path"), owned */
   char *agent;      /* NULL when no --agent and no EBB_AGENT; owned */
   char *token_file; /* --token-file, owned */
+  char *ca_file;    /* --ca-file (https), owned */
   bool json;
   FILE *out; /* stdout; tests substitute a memstream */
 } ebbctl_ctx;

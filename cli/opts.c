@@ -18,6 +18,7 @@ enum
   G_CONTROLLER = 1,
   G_AGENT,
   G_TOKEN_FILE,
+  G_CA_FILE,
   G_JSON,
   G_HELP,
   G_VERSION,
@@ -25,10 +26,12 @@ enum
 
 static const ebbctl_opt global_opts[] = {
   { "controller", true, G_CONTROLLER, "URL",
-    "controller address: HOST:PORT, http://HOST:PORT or unix:PATH" },
+    "controller address: HOST:PORT, http://HOST:PORT, https://HOST:PORT or unix:PATH" },
   { "agent", true, G_AGENT, "URL",
     "agent address for tasks, task, suspend, resume (default unix:/run/ebb/agent.sock)" },
   { "token-file", true, G_TOKEN_FILE, "FILE", "file holding the bearer token" },
+  { "ca-file", true, G_CA_FILE, "FILE",
+    "PEM CA bundle that verifies an https:// controller or agent (default: the system's)" },
   { "json", false, G_JSON, NULL, "print the API's JSON instead of tables" },
   { "help", false, G_HELP, NULL, "show this help (COMMAND --help: the command's)" },
   { "version", false, G_VERSION, NULL, "show the version" },
@@ -159,9 +162,11 @@ ebbctl_normalize_url (const char *s, ebb_error **err)
         goto bad;
       return ebb_xstrdup (s);
     }
-  if (strncmp (s, "http://", 7) == 0)
+  /* https: the controller or agent with --tls-cert (verified against --ca-file). */
+  size_t scheme = strncmp (s, "http://", 7) == 0 ? 7 : strncmp (s, "https://", 8) == 0 ? 8 : 0;
+  if (scheme)
     {
-      if (!s[7] || s[7] == '/')
+      if (!s[scheme] || s[scheme] == '/')
         goto bad;
       return ebb_xstrdup (s);
     }
@@ -176,7 +181,8 @@ ebbctl_normalize_url (const char *s, ebb_error **err)
     goto bad; /* a bare IPv6 address needs brackets */
   return ebb_xasprintf ("http://%s", s);
 bad:
-  ebb_error_set (err, EINVAL, "bad address '%s' (want HOST:PORT, http://HOST:PORT or unix:/PATH)",
+  ebb_error_set (err, EINVAL,
+                 "bad address '%s' (want HOST:PORT, http[s]://HOST:PORT or unix:/PATH)",
                  s ? s : "");
   return NULL;
 }
@@ -232,6 +238,12 @@ ebbctl_parse_global (ebbctl_ctx *ctx, int argc, char **argv, ebb_error **err)
         free (ctx->token_file);
         ctx->token_file = ebb_xstrdup (optarg);
         break;
+      case G_CA_FILE:
+        if (!*optarg)
+          return ebb_error_set (err, EINVAL, "--ca-file: empty file name");
+        free (ctx->ca_file);
+        ctx->ca_file = ebb_xstrdup (optarg);
+        break;
       case G_JSON:
         ctx->json = true;
         break;
@@ -274,7 +286,8 @@ ebbctl_ctx_clear (ebbctl_ctx *ctx)
   free (ctx->controller);
   free (ctx->agent);
   free (ctx->token_file);
-  ctx->controller = ctx->agent = ctx->token_file = NULL;
+  free (ctx->ca_file);
+  ctx->controller = ctx->agent = ctx->token_file = ctx->ca_file = NULL;
 }
 
 int

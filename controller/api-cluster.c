@@ -172,7 +172,8 @@ ebb_ctl_metrics_text (ebb_ctl *c)
   COUNTER ("ebb_controller_jobs_submitted_total", "Jobs accepted by POST /v1/jobs.",
            c->m.jobs_submitted);
   COUNTER ("ebb_controller_task_launches_total", "LAUNCH decisions sent to agents.", c->m.launches);
-  COUNTER ("ebb_controller_task_kills_total", "Tasks killed on request.", c->m.kills);
+  COUNTER ("ebb_controller_task_kills_total",
+           "KILL decisions sent: DELETE /v1/jobs and the policy's preemptive kills.", c->m.kills);
   COUNTER ("ebb_controller_task_suspends_total", "SUSPEND decisions (preemptions).", c->m.suspends);
   COUNTER ("ebb_controller_task_resumes_total", "RESUME decisions.", c->m.resumes);
   COUNTER ("ebb_controller_tasks_lost_total", "Tasks re-queued because their node was lost.",

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "controller/api.h"
 #include "controller/ctl.h"
@@ -65,6 +66,30 @@ static const ebb_http_route routes[] = {
   { "GET", "/v1/decisions", ebb_ctl_api_decisions, 0 },
 };
 
+/* mkdir -p of the directory of a unix socket (the default's /run/ebb outside systemd, whose
+ * RuntimeDirectory= makes it otherwise), mode 0755: the socket's own mode decides who
+ * connects. A failure shows as the bind's error. */
+static void
+mkdir_socket_dir (const char *listen)
+{
+  cleanup_free char *dir = ebb_xstrdup (listen + 5);
+  char *slash = strrchr (dir, '/');
+  if (!slash || slash == dir)
+    return;
+  *slash = '\0';
+  for (char *p = dir + 1;; p++)
+    if (*p == '/' || *p == '\0')
+      {
+        char c = *p;
+        *p = '\0';
+        if (mkdir (dir, 0755) < 0 && errno != EEXIST)
+          return;
+        *p = c;
+        if (!c)
+          break;
+      }
+}
+
 /* Splits the listeners: unix sockets (file permissions guard them) and TCP (bearer token
  * always, loopback included). Returns 0, or negative with *err. */
 int
@@ -77,7 +102,10 @@ ebb_ctl_http_start (ebb_ctl *c, ebb_error **err)
   for (size_t i = 0; i < n; i++)
     {
       if (strncmp (c->cfg->listen[i], "unix:", 5) == 0)
-        unix_l[nu++] = c->cfg->listen[i];
+        {
+          mkdir_socket_dir (c->cfg->listen[i]);
+          unix_l[nu++] = c->cfg->listen[i];
+        }
       else
         tcp_l[nt++] = c->cfg->listen[i];
     }

@@ -37,6 +37,23 @@ validate_policy_opt (const ebb_conf_setting *s, const void *value, ebb_error **e
   return ebb_ctl_policy_params (one, &p, err);
 }
 
+/* A policy of libebb-policy the controller can run: known (ebb falls back to hawk in a
+ * build without it, daemon.c) and not speculative (copies of tasks: ebb-sim only). Checked
+ * here so a wrong name is a configuration error (exit 2), in the file or on SIGHUP too. */
+static int
+validate_policy (const ebb_conf_setting *s, const void *value, ebb_error **err)
+{
+  const char *v = value;
+  (void)s;
+  const ebb_pol_ops *ops = ebb_pol_lookup (v);
+  if (!ops && strcmp (v, "ebb") != 0)
+    return ebb_error_set (err, EBB_EPARSE, "unknown policy '%s' (ebb-sim --list-policies)", v);
+  if (ops && ops->speculative)
+    return ebb_error_set (
+        err, EBB_EPARSE, "policy '%s' runs copies of tasks, which only ebb-sim supports so far", v);
+  return 0;
+}
+
 #define OFF(f) offsetof (ebb_ctl_config, f)
 
 static const ebb_conf_setting table[] = {
@@ -59,17 +76,21 @@ static const ebb_conf_setting table[] = {
     .offset = OFF (policy),
     .umax = 64,
     .def = "ebb",
+    .validate = validate_policy,
     .help = "scheduling policy of libebb-policy (as ebb-sim --policy)" },
   { .name = "policy_opt",
     .type = EBB_CONF_STRLIST,
     .offset = OFF (policy_opt),
     .umax = 256,
     .validate = validate_policy_opt,
-    .help = "KEY=VALUE with ebb-sim's flag names: cutoff, probe-ratio, short-partition, "
-            "steal-cap, steal-limit, net-delay, seed, cancel-probes, sample; bigc: mode, "
-            "short-share, reserve-share, round-sec, gp-step, resume-tries, working-set, "
-            "kill-attempts; bigc and ebb: footprint-cpu-millis, footprint-memory, "
-            "book-footprint; ebb: max-suspends, suspend-window (repeatable)" },
+    .help = "KEY=VALUE with ebb-sim's flag names (its switches take yes or no): cutoff, "
+            "probe-ratio, short-partition, steal-cap, steal-limit, net-delay, seed, "
+            "cancel-probes, sample, no-steal, no-partition, no-central; peacock: "
+            "rotation-interval, threshold-scale, no-rotation; bigc: mode, short-share, "
+            "reserve-share, round-sec, gp-step, resume-tries, working-set, kill-attempts, "
+            "natural-termination, max-preempt-per-round; bigc and ebb: footprint-cpu-millis, "
+            "footprint-memory, book-footprint; ebb: max-suspends, suspend-window; graphene: "
+            "kappa, queues, graphene-prio (repeatable)" },
   { .name = "node_timeout",
     .type = EBB_CONF_DURATION,
     .offset = OFF (node_timeout_usec),
@@ -183,13 +204,50 @@ policy_param (const char *item, ebb_pol_params *p, ebb_error **err)
         p->steal_limit = d < 1 ? 1 : d > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)d;
       return 0;
     }
-  if (strcmp (key, "cancel-probes") == 0)
+  /* ebb-sim's switches without a value (--no-steal ...) are KEY=yes|no here. */
+  int *flag = strcmp (key, "cancel-probes") == 0  ? &p->cancel_probes
+              : strcmp (key, "no-steal") == 0     ? &p->no_steal
+              : strcmp (key, "no-partition") == 0 ? &p->no_partition
+              : strcmp (key, "no-central") == 0   ? &p->no_central
+              : strcmp (key, "no-rotation") == 0  ? &p->no_rotation
+                                                  : NULL;
+  if (flag)
     {
       bool b;
       if (ebb_conf_parse_bool (v, &b) < 0)
-        return ebb_error_set (err, EBB_EPARSE, "policy option cancel-probes: yes or no");
-      p->cancel_probes = b;
+        return ebb_error_set (err, EBB_EPARSE, "policy option %s: yes or no", key);
+      *flag = b;
       return 0;
+    }
+  if (strcmp (key, "rotation-interval") == 0)
+    return pnum (key, v, 1e-6, 1e6, &p->rotation_interval_sec, err);
+  if (strcmp (key, "threshold-scale") == 0)
+    return pnum (key, v, 0, 1e6, &p->threshold_scale, err);
+  if (strcmp (key, "natural-termination") == 0)
+    return pnum (key, v, 0, 1, &p->natural_term, err);
+  if (strcmp (key, "max-preempt-per-round") == 0)
+    return pnum (key, v, 0, 1, &p->max_round_share, err);
+  if (strcmp (key, "kappa") == 0)
+    return pnum (key, v, 1e-6, 1, &p->dag_kappa, err);
+  if (strcmp (key, "queues") == 0)
+    {
+      if (pnum (key, v, 1, 1000000, &d, err) < 0 || d != floor (d))
+        return ebb_error_set (err, EBB_ERANGE, "policy option %s: '%s' is not an integer", key, v);
+      p->dag_queues = (uint32_t)d;
+      return 0;
+    }
+  if (strcmp (key, "graphene-prio") == 0)
+    {
+      /* In the order of EBB_DAG_PRIO_*, as ebb-sim takes them. */
+      static const char *const prios[] = { "dag", "remaining", "order" };
+      for (int i = 0; i < (int)EBB_ARRAY_SIZE (prios); i++)
+        if (strcmp (v, prios[i]) == 0)
+          {
+            p->dag_prio = EBB_DAG_PRIO_DAG + i;
+            return 0;
+          }
+      return ebb_error_set (err, EBB_EPARSE,
+                            "policy option graphene-prio: dag, remaining or order");
     }
   if (strcmp (key, "sample") == 0)
     {
@@ -266,10 +324,11 @@ policy_param (const char *item, ebb_pol_params *p, ebb_error **err)
       err, EBB_EPARSE,
       "unknown policy option '%s' (known: cutoff, probe-ratio, "
       "short-partition, steal-cap, steal-limit, net-delay, seed, "
-      "cancel-probes, sample, mode, short-share, reserve-share, round-sec, gp-step, "
-      "max-suspends, suspend-window, "
+      "cancel-probes, sample, no-steal, no-partition, no-central, rotation-interval, "
+      "threshold-scale, no-rotation, mode, short-share, reserve-share, round-sec, gp-step, "
+      "natural-termination, max-preempt-per-round, max-suspends, suspend-window, "
       "resume-tries, working-set, kill-attempts, footprint-cpu-millis, "
-      "footprint-memory, book-footprint)",
+      "footprint-memory, book-footprint, kappa, queues, graphene-prio)",
       key);
 }
 

@@ -65,6 +65,33 @@ test_policy_params (void)
   CU_ASSERT_EQUAL (p.book_footprint, EBB_POL_BOOK_ALL);
   CU_ASSERT_EQUAL (ebb_ctl_policy_params (mem, &p, NULL), 0);
   CU_ASSERT_EQUAL (p.book_footprint, EBB_POL_BOOK_MEMORY);
+  /* ebb-sim's other policy flags, its switches as KEY=yes|no. */
+  char *sim[] = { "no-steal=yes",
+                  "no-partition=yes",
+                  "no-central=yes",
+                  "no-rotation=yes",
+                  "cancel-probes=no",
+                  "rotation-interval=2.5",
+                  "threshold-scale=3",
+                  "natural-termination=0.5",
+                  "max-preempt-per-round=0.25",
+                  "kappa=0.5",
+                  "queues=4",
+                  "graphene-prio=order",
+                  NULL };
+  CU_ASSERT_EQUAL (ebb_ctl_policy_params (sim, &p, NULL), 0);
+  CU_ASSERT (p.no_steal && p.no_partition && p.no_central && p.no_rotation);
+  CU_ASSERT (!p.cancel_probes);
+  CU_ASSERT_DOUBLE_EQUAL (p.rotation_interval_sec, 2.5, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL (p.threshold_scale, 3, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL (p.natural_term, 0.5, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL (p.max_round_share, 0.25, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL (p.dag_kappa, 0.5, 1e-9);
+  CU_ASSERT_EQUAL (p.dag_queues, 4);
+  CU_ASSERT_EQUAL (p.dag_prio, EBB_DAG_PRIO_ORDER);
+  char *off[] = { "no-steal=no", NULL };
+  CU_ASSERT_EQUAL (ebb_ctl_policy_params (off, &p, NULL), 0);
+  CU_ASSERT (!p.no_steal);
   const char *bad[] = { "cutoff",
                         "cutoff=-1",
                         "probe-ratio=0.5",
@@ -74,7 +101,13 @@ test_policy_params (void)
                         "mode=x",
                         "cutoff=1e999",
                         "footprint-memory=lots",
-                        "book-footprint=some" };
+                        "book-footprint=some",
+                        "no-steal=maybe",
+                        "rotation-interval=0",
+                        "natural-termination=2",
+                        "kappa=0",
+                        "queues=1.5",
+                        "graphene-prio=best" };
   for (size_t i = 0; i < EBB_ARRAY_SIZE (bad); i++)
     {
       ebb_error *err = NULL;
@@ -109,8 +142,10 @@ test_options (void)
   char *bad2[] = { "ebb-controller", "--node-timeout", "1ms", NULL };
   char *bad3[] = { "ebb-controller", "--listen", "nocolon", NULL };
   char *bad4[] = { "ebb-controller", "--policy-opt", "x=1", NULL };
-  char **bads[] = { bad1, bad2, bad3, bad4 };
-  int argcs[] = { 2, 3, 3, 3 };
+  char *bad5[] = { "ebb-controller", "--policy", "nosuch", NULL };
+  char *bad6[] = { "ebb-controller", "--policy", "hopper", NULL }; /* speculative: sim only */
+  char **bads[] = { bad1, bad2, bad3, bad4, bad5, bad6 };
+  int argcs[] = { 2, 3, 3, 3, 3, 3 };
   for (size_t i = 0; i < EBB_ARRAY_SIZE (bads); i++)
     {
       ebb_ctl_config c2 = { 0 };

@@ -3,7 +3,8 @@
 # with a throwaway certificate (openssl), the agent's heartbeats going to the controller's
 # https address (--controller-ca) and the controller's calls going to the agent's https
 # address (--agent-ca). A job submitted to the controller runs on the agent, so every arrow
-# of the control channel crossed TLS with the certificate verified. Time budget: about 10 s.
+# of the control channel crossed TLS with the certificate verified; ebbctl reaches the
+# controller over https with --ca-file. Time budget: about 10 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
 command -v openssl >/dev/null || skip "needs openssl (apt-get install openssl)"
 setup_cgroups
@@ -27,6 +28,14 @@ code=$(curl -s -o "$TMP/page" -w '%{http_code}' --cacert "$TMP/cert.pem" "$CURL/
   fail "status page over TCP: $code"
 code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$TMP/cert.pem" "$CURL/v1/jobs")
 [ "$code" = 401 ] && ok "GET /v1/jobs without the token -> 401" || fail "API without token: $code"
+# ebbctl over https: verified against --ca-file; without it the certificate is refused.
+EBBCTL="$EBB_TOP_BUILDDIR/ebbctl"
+out=$("$EBBCTL" --controller "$CURL" --ca-file "$TMP/cert.pem" --token-file "$TOKEN_FILE" status 2>&1)
+[ $? = 0 ] && echo "$out" | grep -qx 'policy: fifo' && ok "ebbctl --controller https://... --ca-file: status" ||
+  fail "ebbctl over https: $out"
+out=$("$EBBCTL" --controller "$CURL" --token-file "$TOKEN_FILE" status 2>&1)
+[ $? = 1 ] && echo "$out" | grep -q 'cannot reach the controller' && ok "ebbctl over https without the CA: refused, exit 1" ||
+  fail "ebbctl https without CA: $out"
 
 for h in ${HIERS:-x}; do
   if [ "$LAYOUT" = v2 ]; then mkcg "$(cgdir "" "$CGP/a1")"; else mkcg "$(cgdir $h "$CGP/a1")"; fi

@@ -1,6 +1,7 @@
 #!/bin/bash
 # The bash completion of ebbctl: commands, global and per-command options, option values, the
-# task's command line after "submit --", and that every option of `ebbctl --help` is offered.
+# task's command line after "submit --", and that every option of `ebbctl --help` is offered;
+# ebb-controller's file options complete file names.
 # Budget: about 1 s.
 : "${EBB_TOP_SRCDIR:=.}" "${EBB_TOP_BUILDDIR:=.}"
 skip () { echo "SKIP: $*"; [ "${EBB_TEST_STRICT:-0}" = 1 ] && exit 1; exit 77; }
@@ -33,7 +34,7 @@ expect () { # expect LINE WANTED...: every WANTED word is offered
   ok "completes $*"
 }
 LINE="ebbctl " expect "ebbctl " status nodes node drain undrain jobs job submit adopt kill decisions watch tasks task suspend resume
-expect "ebbctl --" --controller --agent --token-file --json --help --version
+expect "ebbctl --" --controller --agent --token-file --ca-file --json --help --version
 expect "ebbctl --json su" submit suspend
 expect "ebbctl submit --" --name --class --tasks --cpu --memory --est --wait
 expect "ebbctl submit --class " short long auto
@@ -53,4 +54,16 @@ for o in $(ebbctl --help | grep -o -- '--[a-z-]*' | sort -u); do
   echo "$all" | grep -qx -- "$o" || fail "--help has $o, completion does not offer it"
 done
 [ $FAILED = 0 ] && ok "every option of --help is completed"
+
+# ebb-controller's completion: the options taking a file complete file names.
+. "$EBB_TOP_SRCDIR/contrib/bash-completion/ebb-controller"
+d=$(mktemp -d /tmp/ebb-completion.XXXXXX) || exit 99
+touch "$d/cert.pem"
+for o in --config --token-file --tls-cert --tls-key --agent-ca; do
+  COMP_WORDS=(ebb-controller "$o" "$d/ce") COMP_CWORD=2 COMPREPLY=()
+  _ebb_controller
+  [[ " ${COMPREPLY[*]} " == *" $d/cert.pem "* ]] && ok "ebb-controller $o: file names" ||
+    fail "ebb-controller $o: got ${COMPREPLY[*]}"
+done
+rm -rf "$d"
 exit $FAILED

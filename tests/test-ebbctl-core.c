@@ -43,6 +43,7 @@ test_normalize_url (void)
                { "localhost:1", "http://localhost:1" },
                { "[::1]:7480", "http://[::1]:7480" },
                { "http://h:5", "http://h:5" },
+               { "https://h:5", "https://h:5" },
                { "unix:/run/ebb/controller.sock", "unix:/run/ebb/controller.sock" } };
   for (size_t i = 0; i < EBB_ARRAY_SIZE (good); i++)
     {
@@ -50,8 +51,8 @@ test_normalize_url (void)
       CU_ASSERT_PTR_NOT_NULL_FATAL (u);
       CU_ASSERT_STRING_EQUAL (u, good[i].out);
     }
-  const char *bad[] = { "",     "unix:",   "unix:relative", "https://h:1", "ftp://x",
-                        "host", "host:",   "host:12a",      "::1:80",      "[::1:80",
+  const char *bad[] = { "",     "unix:",   "unix:relative", "https://", "ftp://x",
+                        "host", "host:",   "host:12a",      "::1:80",   "[::1:80",
                         "h :1", "http://", "http:///x" };
   for (size_t i = 0; i < EBB_ARRAY_SIZE (bad); i++)
     {

@@ -119,6 +119,20 @@ polls=$(grep -c '^GET /v1/decisions' "$TMP/requests.log")
   ok "decisions --follow: polls with since= the last seq, prints each decision once" || fail "follow: $polls $(cat "$TMP/requests.log") $OUT"
 run $E --json decisions
 [ "$(echo "$OUT" | jq '.decisions | length')" = 3 ] && ok "--json decisions" || fail "--json decisions"
+# A log longer than one answer (the controller pages at 10000 and says its last_seq): every
+# page is fetched, each decision shown once; --json gives the pages as one answer.
+jq -c '.last_seq = 5' "$TMP/GET_decisions.json" >"$TMP/GET_decisions_since_0.json"
+printf '{"decisions":[{"seq":4,"time":%s,"action":"launch","job":3,"task":"3-0","node":"node-b","for_job":3,"reason":"page 2"},{"seq":5,"time":%s,"action":"kill","job":3,"task":"3-0","node":"node-b","for_job":3,"reason":"page 2 end"}],"last_seq":5}' \
+  "$now" "$now" >"$TMP/GET_decisions_since_3.json"
+: >"$TMP/requests.log"
+run $E decisions
+[ "$RC" = 0 ] && [ "$(echo "$OUT" | grep -c '^[0-9]  ')" = 5 ] && echo "$OUT" | grep -q '^5  .*  kill  *3-0  *node-b  *3  *page 2 end$' &&
+  [ "$(grep -c '^GET /v1/decisions' "$TMP/requests.log")" = 2 ] && grep -q 'since=3 ' "$TMP/requests.log" &&
+  ok "decisions: a log of two pages, all 5 shown" || fail "paged decisions: $OUT $(cat "$TMP/requests.log")"
+run $E --json decisions
+[ "$(echo "$OUT" | jq -c '[.decisions[].seq]')" = '[1,2,3,4,5]' ] && ok "--json decisions: two pages as one answer" ||
+  fail "--json paged decisions: $OUT"
+rm -f "$TMP/GET_decisions_since_0.json" "$TMP/GET_decisions_since_3.json"
 
 cp "$TMP/GET_jobs_1.json" "$TMP/GET_jobs_1.json.orig"
 run $E watch --count 2 --interval 0.2
@@ -145,6 +159,15 @@ run $EBBCTL --controller "$URL" status
 [ "$RC" = 1 ] && echo "$ERR" | grep -q 'HTTP 401' && ok "no token -> 401, exit 1" || fail "no token: $RC $ERR"
 EBB_CONTROLLER="$URL" run $EBBCTL --token-file "$TMP/token" status
 expect_rc 0 "EBB_CONTROLLER as the address"
+run $EBBCTL --controller 'bad::' status
+[ "$RC" = 2 ] && echo "$ERR" | grep -q "^ebbctl: --controller: bad address 'bad::'" &&
+  ok "a bad global option: exit 2, 'ebbctl: ' then the error" || fail "bad --controller: $RC $ERR"
+run $EBBCTL --controller "unix:$TMP/none.sock" status
+[ "$RC" = 1 ] && echo "$ERR" | grep -q "^ebbctl: cannot reach the controller at unix:$TMP/none.sock: No such file or directory$" &&
+  ok "a unix socket that is not there: exit 1, says so" || fail "missing socket: $RC $ERR"
+run $EBBCTL --controller "unix:$TMP/token" status
+[ "$RC" = 1 ] && echo "$ERR" | grep -q ": not a socket$" && ok "a file that is not a socket: says so" ||
+  fail "not a socket: $RC $ERR"
 kill "$FAKE_PID"; wait "$FAKE_PID" 2>/dev/null; FAKE_PID=
 run $E status
 [ "$RC" = 1 ] && echo "$ERR" | grep -q 'cannot reach the controller' && ok "controller gone -> exit 1, says so" || fail "gone: $RC $ERR"

@@ -56,6 +56,10 @@ grep -Eq '<td>1</td><td>burn-long</td><td>1\.1</td><td>node-a</td><td class="num
 seqs=$(sed 's/<tr>/\n<tr>/g' "$D" | sed -n 's/^<tr><td>\([0-9]*\)<\/td><td>[^<]*<\/td><td class="state-\(launch\|suspend\|resume\)".*/\1/p' | tr '\n' ' ')
 [ "$seqs" = "3 2 1 " ] && grep -qF 'short job 2 waits: preempt long task 1.1' "$D" &&
   ok "decisions: newest first, with the policy's reason" || fail "decisions: '$seqs'"
+# "For job" is the job a decision was made for (for_job: the short job 2 of the suspension of
+# long task 1.1), not the task's own job.
+grep -Eq '<td>1\.1</td><td>node-a</td><td[^>]*>2</td><td[^>]*>short job 2 waits' "$D" &&
+  ok "decisions: For job is for_job" || fail "decisions: For job of seq 2"
 # Refreshed: a second round asked only for decisions after the last one seen.
 grep -q '^GET /v1/decisions since=0 ' "$TMP/requests.log" && grep -q '^GET /v1/decisions since=3 ' "$TMP/requests.log" &&
   ok "refreshed, decisions fetched incrementally (since=3)" || fail "refresh: $(cat "$TMP/requests.log")"

@@ -1,19 +1,19 @@
 /* A stand-in for the controller's JSON API, driven by files, for the status page's and
  * ebbctl's tests: GET / is the real ebb_ctl_status_page (never wants a token); a
- * request METHOD /v1/A[/B[/C]] is answered with the file DIR/METHOD_A[_B[_C]].json, read at
- * each request (a first line "#STATUS NNN" sets the status, else 200), or a JSON 404 when
- * there is none; every API request is appended to DIR/requests.log as
- * "METHOD PATH since=S BODY" on one line. With a TOKEN, API requests without
- * "Authorization: Bearer TOKEN" get a 401. Prints its base URL once listening; runs until
- * SIGTERM. It listens on the unix socket DIR/api.sock (tests reach it from Chromium through
- * socat).
- *   fake-api DIR [TOKEN] */
+ * request METHOD /v1/A[/B[/C]] is answered with the file DIR/METHOD_A[_B[_C]].json (or, with a
+ * query since=S, DIR/METHOD_A[_B[_C]]_since_S.json when it exists), read at each request (a first
+ * line "#STATUS NNN" sets the status, else 200), or a JSON 404 when there is none; every API
+ * request is appended to DIR/requests.log as "METHOD PATH since=S BODY" on one line. With a TOKEN,
+ * API requests without "Authorization: Bearer TOKEN" get a 401. Prints its base URL once listening;
+ * runs until SIGTERM. It listens on the unix socket DIR/api.sock (tests reach it from Chromium
+ * through socat). fake-api DIR [TOKEN] */
 #include "config.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <systemd/sd-event.h>
+#include <unistd.h>
 
 #include "controller/status-page.h"
 #include "lib/json.h"
@@ -39,7 +39,20 @@ file_of (ebb_http_request *req)
       free (name);
       name = next;
     }
-  char *path = ebb_xasprintf ("%s.json", name);
+  /* A page of a paged answer: DIR/METHOD_A_since_S.json when there is one. */
+  const char *since = ebb_http_request_query (req, "since");
+  char *path = NULL;
+  if (since && ebb_id_is_valid (since, 20))
+    {
+      path = ebb_xasprintf ("%s_since_%s.json", name, since);
+      if (access (path, F_OK) != 0)
+        {
+          free (path);
+          path = NULL;
+        }
+    }
+  if (!path)
+    path = ebb_xasprintf ("%s.json", name);
   free (name);
   return path;
 }
