@@ -10,6 +10,10 @@
 #   alone     one DAG at a time (--load 0.02) on 4 nodes: the quality of each DAG's schedule
 #             (the paper's section 7.3 compares schedules of single DAGs), and against
 #             Graphene's offline schedule of the same DAG (bench/graphene-offline)
+#   alone-wide  as alone, on DAGs of the paper's size (gen dag --max-width 1000: median a few
+#             hundred tasks, section 2.3's "hundreds"), 100 DAGs per seed: on 4 nodes most are
+#             resource-bound (their work bound at or above their critical path), the regime
+#             where the paper's troublesome-first order should pay
 #   queues    online with two queues (job j in queue j mod 2): graphene's deficit counters,
 #             the largest one seen against kappa, and the JCT change from one queue
 #   prio      graphene --graphene-prio remaining and order (ablations) in online and batch;
@@ -45,10 +49,14 @@ for s in $SEEDS; do
   "$SIM" gen dag --jobs "$JOBS" --nodes 50 --load 1.2 --seed "$s" -o "$tmp/online-$s.jsonl"
   "$SIM" gen dag --jobs "$JOBS" --nodes 50 --load 100 --seed "$s" -o "$tmp/batch-$s.jsonl"
   "$SIM" gen dag --jobs 300 --nodes 4 --load 0.02 --seed "$s" -o "$tmp/alone-$s.jsonl"
+  "$SIM" gen dag --jobs 100 --nodes 4 --load 0.02 --seed "$s" --max-width 1000 \
+    -o "$tmp/alone-wide-$s.jsonl"
   for p in $POLICIES; do
     one online "$s" "$p" 50 "$tmp/online-$s.jsonl" --policy "$p"
     one batch "$s" "$p" 50 "$tmp/batch-$s.jsonl" --policy "$p"
     one alone "$s" "$p" 4 "$tmp/alone-$s.jsonl" --policy "$p" --jobs-csv "$tmp/alone-$s-$p.csv"
+    one alone-wide "$s" "$p" 4 "$tmp/alone-wide-$s.jsonl" --policy "$p" \
+      --jobs-csv "$tmp/alone-wide-$s-$p.csv"
   done
   one queues "$s" graphene 50 "$tmp/online-$s.jsonl" --policy graphene --queues 2
   one queues "$s" tetris 50 "$tmp/online-$s.jsonl" --policy tetris --queues 2
@@ -60,27 +68,32 @@ for s in $SEEDS; do
     --jobs-csv "$tmp/alone-$s-graphene-order.csv"
 done
 
-# alone: every DAG's realized completion time against its offline schedule.
-al="$out/sim-graphene-alone.csv"
-echo "seed,policy,median_realized_over_offline,share_offline_5pct_better,share_5pct_better_than_cp,share_5pct_worse_than_cp,median_offline_over_critical_path,mid_dags,mid_offline_5pct_better_than_cp,mid_5pct_better_than_cp,mid_5pct_worse_than_cp" > "$al"
-if [ -x "$OFFLINE" ]; then
+# alone, alone-wide: every DAG's realized completion time against its offline schedule.
+# vs_offline EXPERIMENT CSV POLICIES...
+vs_offline () {
+  e=$1 al=$2; shift 2
+  echo "seed,policy,median_realized_over_offline,share_offline_5pct_better,share_5pct_better_than_cp,share_5pct_worse_than_cp,median_offline_over_critical_path,mid_dags,mid_offline_5pct_better_than_cp,mid_5pct_better_than_cp,mid_5pct_worse_than_cp,median_work_bound_over_critical_path" > "$al"
   for s in $SEEDS; do
-    "$OFFLINE" "$tmp/alone-$s.jsonl" 4 > "$tmp/offline-$s.csv"
-    for p in $POLICIES graphene-order; do
+    "$OFFLINE" "$tmp/$e-$s.jsonl" 4 > "$tmp/offline-$e-$s.csv"
+    for p in "$@"; do
       # offline: job,tasks,machines,offline_makespan,critical_path,candidates,troublesome,
       # work_bound; jobs csv: ...,runtime. "mid": the DAGs whose work bound is 0.5-2 times
       # their critical path, where neither bound alone sets the completion time.
-      paste -d, "$tmp/offline-$s.csv" "$tmp/alone-$s-$p.csv" "$tmp/alone-$s-cp.csv" | tail -n +2 | awk -F, -v s="$s" -v p="$p" '
-        { r = $15; c = $22; o = $4; ratio[NR] = r / o; oc[NR] = o / $5
+      paste -d, "$tmp/offline-$e-$s.csv" "$tmp/$e-$s-$p.csv" "$tmp/$e-$s-cp.csv" | tail -n +2 | awk -F, -v s="$s" -v p="$p" '
+        { r = $15; c = $22; o = $4; ratio[NR] = r / o; oc[NR] = o / $5; wc[NR] = $8 / $5
           better += (o < 0.95 * r); vsb += (r < 0.95 * c); vsw += (r > 1.05 * c)
           if ($8 >= 0.5 * $5 && $8 < 2 * $5) { mid++; mo += (o < 0.95 * c); mb += (r < 0.95 * c); mw += (r > 1.05 * c) } }
         function med(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j] < a[j - 1]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
           return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-        END { printf "%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%d,%.4f,%.4f,%.4f\n", s, p, med(ratio, NR), better / NR, vsb / NR, vsw / NR, med(oc, NR), mid, mo / mid, mb / mid, mw / mid }' >> "$al"
+        END { printf "%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%d,%.4f,%.4f,%.4f,%.4f\n", s, p, med(ratio, NR), better / NR, vsb / NR, vsw / NR, med(oc, NR), mid, mid ? mo / mid : 0, mid ? mb / mid : 0, mid ? mw / mid : 0, med(wc, NR) }' >> "$al"
     done
   done
-  echo "== alone: realized vs Graphene's offline schedule of each DAG ($al)"
+  echo "== $e: realized vs Graphene's offline schedule of each DAG ($al)"
   cat "$al"
+}
+if [ -x "$OFFLINE" ]; then
+  vs_offline alone "$out/sim-graphene-alone.csv" $POLICIES graphene-order
+  vs_offline alone-wide "$out/sim-graphene-alone-wide.csv" $POLICIES
 fi
 
 # median FILE PREFIX COLUMN: median of the column over the rows starting with PREFIX.
@@ -89,7 +102,7 @@ median () {
 }
 med="$out/sim-graphene-median.csv"
 echo "experiment,policy,jct_mean,jct_p50,jct_p75,jct_p90,makespan,utilization,max_deficit,kappa" > "$med"
-for e in online batch alone queues prio; do
+for e in online batch alone alone-wide queues prio; do
   for p in $(grep "^$e," "$runs" | cut -d, -f3 | sort -u); do
     line="$e,$p"
     for c in 5 6 7 8 9 10 11 12; do line="$line,$(median "$runs" "$e,[0-9]*,$p" "$c")"; done
@@ -102,7 +115,7 @@ cat "$med"
 # Graphene's gain over each baseline, per seed then the median: 1 - graphene / baseline.
 gains="$out/sim-graphene-gains.csv"
 echo "experiment,baseline,metric,median_gain,min_gain,max_gain" > "$gains"
-for e in online batch alone; do
+for e in online batch alone alone-wide; do
   for b in cp tetris random; do
     for m in 5:jct_mean 6:jct_p50 7:jct_p75 9:makespan; do
       c=${m%%:*} name=${m#*:}

@@ -15,7 +15,8 @@ EXTRA_DIST += bench/sim-lib.sh bench/sim-fidelity.sh bench/sim-sweep.sh bench/si
 	bench/peacock-ablation.csv bench/peacock-runs.csv \
 	bench/peacock-loads.csv bench/peacock-sweep.csv bench/peacock-loads.png bench/peacock-perf.txt \
 	bench/sim-graphene.sh bench/sim-graphene.csv bench/sim-graphene-median.csv \
-	bench/sim-graphene-gains.csv bench/sim-graphene-alone.csv bench/sim-graphene.png \
+	bench/sim-graphene-gains.csv bench/sim-graphene-alone.csv bench/sim-graphene-alone-wide.csv \
+	bench/sim-graphene.png \
 	bench/sim-graphene.txt
 bench-sim: sim/ebb-sim bench/graphene-offline
 	@mkdir -p bench-sim

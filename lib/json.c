@@ -28,22 +28,56 @@ bad_field (ebb_error **err, int code, const char *name, struct json_object *v, c
   return ebb_error_set (err, code, "field \"%s\": %s, got %s", name, what, got);
 }
 
+/* The messages of the range checks, written only on the error path: a trace reader calls
+ * the checks for every number, and formatting them eagerly was a tenth of reading a DAG
+ * trace. */
 static int
-check_int64 (struct json_object *v, const char *name, int64_t min, int64_t max, int64_t *out,
-             ebb_error **err)
+bad_int64 (ebb_error **err, int code, const char *name, struct json_object *v, int64_t min,
+           int64_t max)
 {
   char what[96];
   if (min == INT64_MIN && max == INT64_MAX)
     snprintf (what, sizeof what, "must be an integer");
   else
     snprintf (what, sizeof what, "must be an integer in [%" PRId64 ", %" PRId64 "]", min, max);
+  return bad_field (err, code, name, v, what);
+}
+
+static int
+bad_uint64 (ebb_error **err, int code, const char *name, struct json_object *v, uint64_t min,
+            uint64_t max)
+{
+  char what[96];
+  if (min == 0 && max == UINT64_MAX)
+    snprintf (what, sizeof what, "must be a non-negative integer");
+  else
+    snprintf (what, sizeof what, "must be an integer in [%" PRIu64 ", %" PRIu64 "]", min, max);
+  return bad_field (err, code, name, v, what);
+}
+
+static int
+bad_double (ebb_error **err, int code, const char *name, struct json_object *v, double min,
+            double max)
+{
+  char what[96];
+  if (min == 0 && max == 0)
+    snprintf (what, sizeof what, "must be a number");
+  else
+    snprintf (what, sizeof what, "must be a number in [%g, %g]", min, max);
+  return bad_field (err, code, name, v, what);
+}
+
+static int
+check_int64 (struct json_object *v, const char *name, int64_t min, int64_t max, int64_t *out,
+             ebb_error **err)
+{
   if (!json_object_is_type (v, json_type_int))
-    return bad_field (err, EBB_EPARSE, name, v, what);
+    return bad_int64 (err, EBB_EPARSE, name, v, min, max);
   int64_t i = json_object_get_int64 (v);
   /* json-c keeps integers above INT64_MAX as uint64 and saturates get_int64 */
   bool above = i == INT64_MAX && json_object_get_uint64 (v) > (uint64_t)INT64_MAX;
   if (above || i < min || i > max)
-    return bad_field (err, EBB_ERANGE, name, v, what);
+    return bad_int64 (err, EBB_ERANGE, name, v, min, max);
   *out = i;
   return 0;
 }
@@ -52,18 +86,13 @@ static int
 check_uint64 (struct json_object *v, const char *name, uint64_t min, uint64_t max, uint64_t *out,
               ebb_error **err)
 {
-  char what[96];
-  if (min == 0 && max == UINT64_MAX)
-    snprintf (what, sizeof what, "must be a non-negative integer");
-  else
-    snprintf (what, sizeof what, "must be an integer in [%" PRIu64 ", %" PRIu64 "]", min, max);
   if (!json_object_is_type (v, json_type_int))
-    return bad_field (err, EBB_EPARSE, name, v, what);
+    return bad_uint64 (err, EBB_EPARSE, name, v, min, max);
   if (json_object_get_int64 (v) < 0)
-    return bad_field (err, EBB_ERANGE, name, v, what);
+    return bad_uint64 (err, EBB_ERANGE, name, v, min, max);
   uint64_t u = json_object_get_uint64 (v);
   if (u < min || u > max)
-    return bad_field (err, EBB_ERANGE, name, v, what);
+    return bad_uint64 (err, EBB_ERANGE, name, v, min, max);
   *out = u;
   return 0;
 }
@@ -72,17 +101,12 @@ static int
 check_double (struct json_object *v, const char *name, double min, double max, double *out,
               ebb_error **err)
 {
-  char what[96];
   bool any = min == 0 && max == 0;
-  if (any)
-    snprintf (what, sizeof what, "must be a number");
-  else
-    snprintf (what, sizeof what, "must be a number in [%g, %g]", min, max);
   if (!json_object_is_type (v, json_type_int) && !json_object_is_type (v, json_type_double))
-    return bad_field (err, EBB_EPARSE, name, v, what);
+    return bad_double (err, EBB_EPARSE, name, v, min, max);
   double d = json_object_get_double (v);
   if (!isfinite (d) || (!any && (d < min || d > max)))
-    return bad_field (err, EBB_ERANGE, name, v, what);
+    return bad_double (err, EBB_ERANGE, name, v, min, max);
   *out = d;
   return 0;
 }

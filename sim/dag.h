@@ -75,10 +75,15 @@ ebb_sim_dag_finished (ebb_sim_dag_run *run, uint64_t global_task)
   run->done[global_task] = 1;
 }
 
+/* The widest input stage `ebb-sim gen dag` draws by default (--max-width): set by the speed
+ * budget of the 10,000-job run, not by the paper (whose median DAG has hundreds to
+ * thousands of tasks). */
+#define EBB_SIM_DAG_MAX_WIDTH 48
 /* Graphene-style synthetic DAG jobs (sim/gen-dag.c): njobs jobs, Poisson arrivals offering
- * `load` x nodes of dominant-share work; cap is a node's capacity (EBB_DAG_NRES values). */
+ * `load` x nodes of dominant-share work; cap is a node's capacity (EBB_DAG_NRES values);
+ * input stages have 1 to max_width tasks (log-uniform). */
 void ebb_sim_gen_dag (struct ebb_sim_trace *t, uint32_t njobs, uint32_t nodes, double load,
-                      const int64_t *cap, ebb_rng *rng);
+                      const int64_t *cap, uint32_t max_width, ebb_rng *rng);
 /* `ebb-sim gen dag ...`: argv[0] is "dag". Returns the exit status. */
 int ebb_sim_gen_dag_main (int argc, char **argv);
 

@@ -18,12 +18,12 @@
 #include <math.h>
 #include <string.h>
 
-#define MAX_STAGES  64
-#define INPUT_WIDTH 48 /* widest input stage */
+#define MAX_STAGES 64
 
 /* A job under construction. */
 typedef struct gjob
 {
+  uint32_t max_width; /* widest input stage */
   uint32_t nstages;
   uint32_t width[MAX_STAGES], first[MAX_STAGES];
   double mean_dur[MAX_STAGES];
@@ -118,7 +118,7 @@ child_width (ebb_rng *r, uint32_t w)
 static uint32_t
 input_stage (gjob *g, ebb_rng *r)
 {
-  return add_stage (g, r, (uint32_t)floor (log_uniform (r, 1, INPUT_WIDTH + 1)));
+  return add_stage (g, r, (uint32_t)floor (log_uniform (r, 1, g->max_width + 1.0)));
 }
 
 /* len stages after from (a chain, each reading the previous one); returns the last. */
@@ -228,7 +228,7 @@ shape (gjob *g, ebb_rng *r)
 
 typedef struct gen_dag_opts
 {
-  uint64_t jobs, nodes, seed;
+  uint64_t jobs, nodes, seed, max_width;
   double load;
   const char *out;
   int64_t cap[EBB_DAG_NRES];
@@ -239,6 +239,7 @@ static double
 gen_job (ebb_sim_trace *t, gjob *g, const gen_dag_opts *o, ebb_rng *r, double **dur, int64_t **dem,
          uint32_t **stage, uint32_t **edges, uint32_t *caps)
 {
+  g->max_width = (uint32_t)o->max_width;
   shape (g, r);
   uint32_t n = 0, ne = 0;
   for (uint32_t s = 0; s < g->nstages; s++)
@@ -301,9 +302,9 @@ gen_job (ebb_sim_trace *t, gjob *g, const gen_dag_opts *o, ebb_rng *r, double **
 
 void
 ebb_sim_gen_dag (ebb_sim_trace *t, uint32_t njobs, uint32_t nodes, double load, const int64_t *cap,
-                 ebb_rng *rng)
+                 uint32_t max_width, ebb_rng *rng)
 {
-  gen_dag_opts o = { .jobs = njobs, .nodes = nodes, .load = load };
+  gen_dag_opts o = { .jobs = njobs, .nodes = nodes, .load = load, .max_width = max_width };
   memcpy (o.cap, cap, sizeof o.cap);
   gjob g;
   double *dur = NULL;
@@ -333,6 +334,7 @@ usage (FILE *f)
               "  --nodes M                nodes the load refers to (default 100)\n"
               "  --load L                 offered dominant-share work / capacity (default 0.8)\n"
               "  --seed N                 random seed (default 1)\n"
+              "  --max-width W            widest input stage, in tasks (default 48)\n"
               "  --node-cpu-millis M      a node's CPU (default 16000)\n"
               "  --node-memory SIZE       a node's memory (default 64G)\n"
               "  --node-net-mbps M        a node's network (default 10000)\n"
@@ -347,6 +349,7 @@ ebb_sim_gen_dag_main (int argc, char **argv)
     { "nodes", required_argument, NULL, 'n' },
     { "load", required_argument, NULL, 'l' },
     { "seed", required_argument, NULL, 's' },
+    { "max-width", required_argument, NULL, 'w' },
     { "node-cpu-millis", required_argument, NULL, 'c' },
     { "node-memory", required_argument, NULL, 'm' },
     { "node-net-mbps", required_argument, NULL, 'N' },
@@ -354,7 +357,8 @@ ebb_sim_gen_dag_main (int argc, char **argv)
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
-  gen_dag_opts o = { .jobs = 1000, .nodes = 100, .seed = 1, .load = 0.8 };
+  gen_dag_opts o
+      = { .jobs = 1000, .nodes = 100, .seed = 1, .load = 0.8, .max_width = EBB_SIM_DAG_MAX_WIDTH };
   o.cap[EBB_DAG_CPU] = 16000;
   o.cap[EBB_DAG_MEM] = INT64_C (64) << 30;
   o.cap[EBB_DAG_NET] = 10000;
@@ -372,9 +376,11 @@ ebb_sim_gen_dag_main (int argc, char **argv)
         case 's':
         case 'c':
         case 'N':
+        case 'w':
           if (ebb_sim_gen_parse_u64 (optarg, c == 's' ? 0 : 1,
                                      c == 's'               ? UINT64_MAX
                                      : c == 'j' || c == 'n' ? 100000000
+                                     : c == 'w'             ? 4096
                                                             : UINT64_C (1) << 40,
                                      &u)
               < 0)
@@ -383,6 +389,7 @@ ebb_sim_gen_dag_main (int argc, char **argv)
                             : c == 'n' ? "nodes"
                             : c == 's' ? "seed"
                             : c == 'c' ? "node-cpu-millis"
+                            : c == 'w' ? "max-width"
                                        : "node-net-mbps",
                             optarg),
                    2;
@@ -392,6 +399,8 @@ ebb_sim_gen_dag_main (int argc, char **argv)
             o.nodes = u;
           else if (c == 's')
             o.seed = u;
+          else if (c == 'w')
+            o.max_width = u;
           else
             o.cap[c == 'c' ? EBB_DAG_CPU : EBB_DAG_NET] = (int64_t)u;
           break;
@@ -421,6 +430,7 @@ ebb_sim_gen_dag_main (int argc, char **argv)
   ebb_rng rng;
   ebb_rng_seed (&rng, o.seed);
   ebb_sim_trace *t = ebb_sim_trace_new ();
-  ebb_sim_gen_dag (t, (uint32_t)o.jobs, (uint32_t)o.nodes, o.load, o.cap, &rng);
+  ebb_sim_gen_dag (t, (uint32_t)o.jobs, (uint32_t)o.nodes, o.load, o.cap, (uint32_t)o.max_width,
+                   &rng);
   return ebb_sim_gen_output (t, o.out, "ebb-sim gen dag");
 }

@@ -156,7 +156,7 @@ test_offline_properties (void)
   ebb_rng_seed (&rng, 11);
   int64_t cap[EBB_DAG_NRES] = { 16000, 64 * GIB, 10000 };
   ebb_sim_trace *t = ebb_sim_trace_new ();
-  ebb_sim_gen_dag (t, 60, 4, 1.0, cap, &rng);
+  ebb_sim_gen_dag (t, 60, 4, 1.0, cap, EBB_SIM_DAG_MAX_WIDTH, &rng);
   uint32_t bad_deps = 0, bad_bounds = 0, bad_ranks = 0, ties = 0;
   for (uint32_t j = 0; j < t->njobs; j++)
     {
@@ -368,7 +368,7 @@ gen (uint64_t seed, uint32_t jobs, uint32_t nodes, double load)
   ebb_rng_seed (&rng, seed);
   int64_t cap[EBB_DAG_NRES] = { 16000, 64 * GIB, 10000 };
   ebb_sim_trace *t = ebb_sim_trace_new ();
-  ebb_sim_gen_dag (t, jobs, nodes, load, cap, &rng);
+  ebb_sim_gen_dag (t, jobs, nodes, load, cap, EBB_SIM_DAG_MAX_WIDTH, &rng);
   return t;
 }
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # ebb-sim's DAG command line: `gen dag` (same seed, same bytes), the four DAG policies by
 # name (graphene, cp, tetris, random) with their "dag" report, cycles refused with the line,
-# a policy that ignores dependencies refused, bad gen dag options.
+# a policy that ignores dependencies refused, bad gen dag options, --max-width.
 set -u
 sim="${EBB_TOP_BUILDDIR:-.}/sim/ebb-sim"
 tmp=$(mktemp -d) || exit 99
@@ -26,6 +26,19 @@ fi
 check "gen dag help" 0 "--load L" -- gen dag --help
 check "gen dag bad load" 2 "invalid --load '0'" -- gen dag --load 0
 check "gen dag bad jobs" 2 "invalid --jobs 'x'" -- gen dag --jobs x
+check "gen dag bad max-width" 2 "invalid --max-width '0'" -- gen dag --max-width 0
+check "gen dag max-width 48" 0 "" -- gen dag --jobs 60 --nodes 8 --load 1 --seed 3 --max-width 48 \
+  -o "$tmp/w48.jsonl"
+check "gen dag max-width 1" 0 "" -- gen dag --jobs 60 --nodes 8 --load 1 --seed 3 --max-width 1 \
+  -o "$tmp/w1.jsonl"
+check "gen dag max-width 1000" 0 "" -- gen dag --jobs 60 --nodes 8 --load 1 --seed 3 \
+  --max-width 1000 -o "$tmp/w1000.jsonl"
+# 48 is the default; the task count grows with the widest input stage.
+ntasks () { grep -o '"duration":' "$1" | wc -l; }
+if ! cmp -s "$tmp/a.jsonl" "$tmp/w48.jsonl" || [ "$(ntasks "$tmp/w1.jsonl")" -ge "$(ntasks "$tmp/a.jsonl")" ] \
+  || [ "$(ntasks "$tmp/w1000.jsonl")" -le "$(ntasks "$tmp/a.jsonl")" ]; then
+  echo "FAIL: --max-width 48 must be the default, 1 fewer tasks, 1000 more"; fail=1
+fi
 for p in graphene cp tetris random; do
   check "$p on DAGs" 0 '"dep_violations":0,' -- -p "$p" -n 8 $NODE -t "$tmp/a.jsonl" --json
   check "$p JCT" 0 '"dag":{"jobs":60,"jct_mean":' -- -p "$p" -n 8 $NODE -t "$tmp/a.jsonl" --json
