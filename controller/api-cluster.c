@@ -89,7 +89,7 @@ ebb_ctl_cluster_json (ebb_ctl *c)
   ebb_json_add_uint64 (o, "jobs_in_memory", c->n_jobs);
   ebb_json_add_uint64 (o, "running_tasks", running);
   ebb_json_add_uint64 (o, "suspended_tasks", suspended);
-  ebb_json_add_uint64 (o, "preemptions", c->m.suspends);
+  ebb_json_add_uint64 (o, "preemptions", c->m.suspends + c->m.preempt_kills);
   ebb_json_add_uint64 (o, "slots", c->n_slots);
   ebb_json_add_uint64 (o, "decisions", c->decision_seq);
   return o;
@@ -175,6 +175,9 @@ ebb_ctl_metrics_text (ebb_ctl *c)
   COUNTER ("ebb_controller_task_kills_total",
            "KILL decisions sent: DELETE /v1/jobs and the policy's preemptive kills.", c->m.kills);
   COUNTER ("ebb_controller_task_suspends_total", "SUSPEND decisions (preemptions).", c->m.suspends);
+  COUNTER ("ebb_controller_task_preempt_kills_total",
+           "KILL decisions of the policy to make room (preemptions; also in task_kills_total).",
+           c->m.preempt_kills);
   COUNTER ("ebb_controller_task_resumes_total", "RESUME decisions.", c->m.resumes);
   COUNTER ("ebb_controller_tasks_lost_total", "Tasks re-queued because their node was lost.",
            c->m.tasks_lost);

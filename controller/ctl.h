@@ -248,6 +248,7 @@ typedef struct ebb_ctl
   {
     uint64_t jobs_submitted, launches, kills, suspends, resumes, tasks_lost, heartbeats,
         heartbeats_refused, agent_calls, agent_retries, agent_errors, bad_requests;
+    uint64_t preempt_kills; /* the policy's kills (preemptions), a part of kills */
     uint64_t decision_usec_sum, decisions_timed;
   } m;
   /* Job arrival -> its launches handed to curl multi, the last 1024 jobs (usec). */

@@ -15,8 +15,14 @@ tell_reclaimed (ebb_ctl *c, ebb_ctl_task *t, ebb_pol_res freed)
   if (!c->pol || !c->res_mode || t->slot == EBB_POL_NONE || t->pjob >= c->n_pjobs)
     return;
   ebb_pol_task *pt = &c->pjobs_pol[t->pjob].tasks[t->pidx];
-  if (freed.cpu_millis == 0 && freed.memory_bytes == 0)
+  /* The policy counts what it asked for, never more: an agent's report of more (a bug, or
+   * an agent not to be trusted) would make the books hand out room that is not free. */
+  if (freed.cpu_millis <= 0 && freed.memory_bytes <= 0)
     freed = pt->pending;
+  if (freed.cpu_millis > pt->pending.cpu_millis || freed.cpu_millis < 0)
+    freed.cpu_millis = pt->pending.cpu_millis;
+  if (freed.memory_bytes > pt->pending.memory_bytes || freed.memory_bytes < 0)
+    freed.memory_bytes = pt->pending.memory_bytes;
   ebb_pol_task_reclaimed (c->pol, ebb_ctl_pol_now (), t->slot, t->pjob, t->pidx, freed, 1);
   ebb_ctl_drain (c);
 }
@@ -33,7 +39,8 @@ ebb_ctl_act_preempt (ebb_ctl *c, const ebb_pol_action *a)
                                                      : "kill";
   char reason[96];
   snprintf (reason, sizeof reason, "%s: %s", c->cfg->policy,
-            a->kind != EBB_POL_ACT_SUSPEND        ? "room again"
+            a->kind == EBB_POL_ACT_RESUME         ? "room again"
+            : a->kind != EBB_POL_ACT_SUSPEND      ? "preemptive kill for a short job"
             : a->mode == EBB_POL_SUSPEND_GRACEFUL ? "graceful step for a short job"
                                                   : "immediate for a short job");
   ebb_ctl_store_begin (c);
@@ -69,6 +76,7 @@ ebb_ctl_act_preempt (ebb_ctl *c, const ebb_pol_action *a)
   else
     {
       c->m.kills++;
+      c->m.preempt_kills++;
       t->pkill = true;
       ebb_ctl_send_delete (c, t, t->generation, t->node, CALL_PKILL);
     }

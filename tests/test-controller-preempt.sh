@@ -149,6 +149,12 @@ if [ "$KILLS" = 0 ]; then
     fail "decisions: suspend $ns resume $nr kill $nk"
 else
   [ "$nk" -ge "$REPS" ] && ok "decision log: $nk kills" || fail "decisions: kill $nk"
+  nkr=$(jq '[.decisions[] | select(.action == "kill" and (.reason | endswith("preemptive kill for a short job")))] | length' "$TMP/decisions.json")
+  [ "$nkr" = "$nk" ] && ok "every kill's reason says it was preemptive" ||
+    fail "$nkr of $nk kills say preemptive kill: $(jq -c '[.decisions[] | select(.action == "kill") | .reason] | unique' "$TMP/decisions.json")"
+  capi GET /v1/cluster
+  [ "$(jq .preemptions "$TMP/body")" -ge "$nk" ] && ok "/v1/cluster counts the kills as preemptions ($(jq .preemptions "$TMP/body"))" ||
+    fail "/v1/cluster preemptions $(jq .preemptions "$TMP/body") < $nk kills"
 fi
 touch "$OUT/release"
 wait_for 90 '.state == "done"' "/v1/jobs/$LONG" || fail "long job: $(jq -c '[.tasks[].state]' "$TMP/body")"
