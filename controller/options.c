@@ -68,7 +68,7 @@ static const ebb_conf_setting table[] = {
     .help = "KEY=VALUE with ebb-sim's flag names: cutoff, probe-ratio, short-partition, "
             "steal-cap, steal-limit, net-delay, seed, cancel-probes, sample; bigc: mode, "
             "short-share, reserve-share, round-sec, gp-step, resume-tries, working-set, "
-            "kill-attempts; bigc and ebb: footprint-cpu-millis, footprint-memory, "
+            "kill-attempts, arrival-preempt; bigc and ebb: footprint-cpu-millis, footprint-memory, "
             "book-footprint; ebb: max-suspends, suspend-window (repeatable)" },
   { .name = "node_timeout",
     .type = EBB_CONF_DURATION,
@@ -184,6 +184,14 @@ policy_param (const char *item, ebb_pol_params *p, ebb_error **err)
       p->cancel_probes = b;
       return 0;
     }
+  if (strcmp (key, "arrival-preempt") == 0)
+    {
+      bool b;
+      if (ebb_conf_parse_bool (v, &b) < 0)
+        return ebb_error_set (err, EBB_EPARSE, "policy option arrival-preempt: yes or no");
+      p->arrival_preempt = b;
+      return 0;
+    }
   if (strcmp (key, "sample") == 0)
     {
       if (strcmp (v, "with") != 0 && strcmp (v, "without") != 0)
@@ -261,7 +269,7 @@ policy_param (const char *item, ebb_pol_params *p, ebb_error **err)
       "short-partition, steal-cap, steal-limit, net-delay, seed, "
       "cancel-probes, sample, mode, short-share, reserve-share, round-sec, gp-step, "
       "max-suspends, suspend-window, "
-      "resume-tries, working-set, kill-attempts, footprint-cpu-millis, "
+      "resume-tries, working-set, kill-attempts, arrival-preempt, footprint-cpu-millis, "
       "footprint-memory, book-footprint)",
       key);
 }
