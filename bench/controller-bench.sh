@@ -1,6 +1,7 @@
 #!/bin/bash
-# make bench-controller: ebb-controller (policy fifo, a sanitizer-free build gives the real
-# figures; a sanitizer build is several times slower) driven by the fleet emulator
+# make bench-controller: ebb-controller (policy EBB_BENCH_POLICY, default fifo; a
+# sanitizer-free build gives the real figures, a sanitizer build is several times slower)
+# driven by the fleet emulator
 # (tests/controller/fleet: N virtual agents in one process, heartbeats every 5 s).
 # For N = 1,000 (the baseline of this run) and N = EBB_BENCH_NODES (default 10,000):
 #   decision latency: job arrival -> its launches handed to curl multi, p50/p99 over 200
@@ -16,12 +17,14 @@
 #     shared machine it is the slower side).
 # EBB_BENCH_MODE=rss instead runs N nodes for EBB_BENCH_RSS_SEC s (default 600) with jobs
 # of 10 tasks at EBB_BENCH_RSS_RATE tasks/s (default 10) and prints the controller's RSS
-# every EBB_BENCH_RSS_EVERY s (default 30) and its CPU share over the run.
+# every EBB_BENCH_RSS_EVERY s (default 30) with the jobs in memory and the policy's jobs, its
+# CPU share over the run and the RSS slope in bytes per job.
 set -u
 B=${EBB_TOP_BUILDDIR:-.}
 BIG=${EBB_BENCH_NODES:-10000}
 WINDOW=${EBB_BENCH_WINDOW:-20}
 MODE=${EBB_BENCH_MODE:-figures}
+POLICY=${EBB_BENCH_POLICY:-fifo}
 FLOOD_RATE=${EBB_BENCH_FLOOD_RATE:-8000}
 FLOOD_SEC=${EBB_BENCH_FLOOD_SEC:-10}
 RSS_SEC=${EBB_BENCH_RSS_SEC:-600}
@@ -45,7 +48,7 @@ start () {
   shift 2
   rm -rf "$TMP/state"
   "$B/ebb-controller" --listen 127.0.0.1:0 --listen "unix:$TMP/c.sock" --state-dir "$TMP/state" \
-    --token-file "$TMP/token" --policy fifo --node-timeout 60s >"$TMP/ctl.log" 2>&1 &
+    --token-file "$TMP/token" --policy "$POLICY" --node-timeout 60s >"$TMP/ctl.log" 2>&1 &
   CTL=$!
   for _ in $(seq 100); do grep -q 'token required' "$TMP/ctl.log" && break; sleep 0.1; done
   port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$TMP/ctl.log" | head -1)
@@ -117,21 +120,37 @@ flood () {
   echo "  fleet: ${line:-no report}"
 }
 
-# rss N: RSS over time under heartbeats and a trickle of jobs.
+# rss N: RSS over time under heartbeats and a trickle of jobs; then the RSS slope per job,
+# a least-squares fit of RSS against jobs submitted over the samples from 60 s on (the first
+# minute fills the allocator's arenas and SQLite's page cache).
 rss () {
   local n=$1 t0 t1 s=0
   start "$n" 4000 "$RSS_RATE" "$RSS_SEC" 10
-  echo "rss at $n nodes, jobs of 10 tasks at $RSS_RATE tasks/s, every $RSS_EVERY s"
-  printf '%8s %10s %8s %10s\n' t_s rss_KiB jobs launches
+  echo "rss at $n nodes, policy $POLICY, jobs of 10 tasks at $RSS_RATE tasks/s, every $RSS_EVERY s"
+  printf '%8s %10s %10s %8s %10s %8s %8s\n' t_s rss_KiB sqlite_KiB jobs launches in_mem pol_jobs
   t0=$(ticks $CTL)
   while [ "$s" -le "$RSS_SEC" ]; do
-    printf '%8s %10s %8s %10s\n' "$s" "$(rss_kib $CTL)" \
-      "$(api "$URL/v1/cluster" | jq -r .jobs)" "$(launches)"
+    local m
+    m=$(api "$URL/metrics")
+    printf '%8s %10s %10s %8s %10s %8s %8s\n' "$s" "$(rss_kib $CTL)" \
+      "$(echo "$m" | awk '/^ebb_controller_sqlite_memory_bytes/ { v = int($2 / 1024) } END { print v == "" ? "-" : v }')" \
+      "$(api "$URL/v1/cluster" | jq -r .jobs)" \
+      "$(echo "$m" | awk '/^ebb_controller_task_launches_total/ { print $2 }')" \
+      "$(echo "$m" | awk '/^ebb_controller_jobs_in_memory/ { v = $2 } END { print v == "" ? "-" : v }')" \
+      "$(echo "$m" | awk '/^ebb_controller_policy_jobs/ { v = $2 } END { print v == "" ? "-" : v }')"
     sleep "$RSS_EVERY"
     s=$(( s + RSS_EVERY ))
-  done
+  done | tee "$TMP/rss"
   t1=$(ticks $CTL)
   echo "controller CPU over the run: $(( (t1 - t0) * 100 / (RSS_SEC * HZ) ))% of one core"
+  # The slope of RSS, and of RSS less SQLite's heap (its page cache fills up to its cap).
+  awk '$1 ~ /^[0-9]+$/ && $1 >= 60 { n++; x += $4; y += $2; z += $2 - $3; xx += $4 * $4
+                                    xy += $4 * $2; xz += $4 * ($2 - $3) }
+    END { d = n * xx - x * x
+          if (n < 2 || d == 0) { print "rss slope: too few samples from 60 s on"; exit }
+          printf "rss slope from 60 s: %.0f bytes per job, %.0f without SQLite'"'"'s heap" \
+            " (least squares over %d samples)\n",
+            (n * xy - x * y) / d * 1024, (n * xz - x * z) / d * 1024, n }' "$TMP/rss"
   stop
 }
 

@@ -4,3 +4,4 @@ include bench/ebb.mk
 include bench/cgroup.mk
 include bench/rvs.mk
 include bench/graphene.mk
+include bench/policy-heap.mk

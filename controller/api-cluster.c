@@ -85,7 +85,8 @@ ebb_ctl_cluster_json (ebb_ctl *c)
   ebb_json_add_uint64 (q, "long", queued[CLS_LONG]);
   ebb_json_add_uint64 (q, "auto", queued[CLS_AUTO]);
   json_object_object_add (o, "queued_jobs", q);
-  ebb_json_add_uint64 (o, "jobs", c->n_jobs);
+  ebb_json_add_uint64 (o, "jobs", c->n_jobs_stored > c->n_jobs ? c->n_jobs_stored : c->n_jobs);
+  ebb_json_add_uint64 (o, "jobs_in_memory", c->n_jobs);
   ebb_json_add_uint64 (o, "running_tasks", running);
   ebb_json_add_uint64 (o, "suspended_tasks", suspended);
   ebb_json_add_uint64 (o, "preemptions", c->m.suspends);
@@ -113,7 +114,7 @@ ebb_ctl_api_health (ebb_http_request *req, ebb_http_response *resp, void *ud)
   ebb_json_add_string (o, "status", c->stopping ? "stopping" : "ok");
   ebb_json_add_string (o, "policy", c->cfg->policy);
   ebb_json_add_uint64 (o, "nodes", c->n_nodes);
-  ebb_json_add_uint64 (o, "jobs", c->n_jobs);
+  ebb_json_add_uint64 (o, "jobs", c->n_jobs_stored > c->n_jobs ? c->n_jobs_stored : c->n_jobs);
   ebb_http_reply_json (resp, 200, o);
   return EBB_HTTP_REPLIED;
 }
@@ -154,7 +155,10 @@ ebb_ctl_metrics_text (ebb_ctl *c)
   FILE *f = open_memstream (&buf, &len);
   if (!f)
     return ebb_xstrdup ("");
-  uint64_t nstate[3] = { 0 }, tstate[TASK_N_STATES] = { 0 }, jstate[5] = { 0 };
+  uint64_t nstate[3] = { 0 }, tstate[TASK_N_STATES], jstate[5];
+  /* The jobs that left memory count too (sched-evict.c). */
+  memcpy (tstate, c->evicted_tasks, sizeof tstate);
+  memcpy (jstate, c->evicted_jobs, sizeof jstate);
   for (size_t i = 0; i < c->n_nodes; i++)
     nstate[c->nodes[i]->state]++;
   for (size_t i = 0; i < c->n_jobs; i++)
@@ -198,6 +202,27 @@ ebb_ctl_metrics_text (ebb_ctl *c)
   for (int s = 0; s < 5; s++)
     fprintf (f, "ebb_controller_jobs{state=\"%s\"} %" PRIu64 "\n",
              ebb_ctl_job_state_name ((ebb_ctl_job_state)s), jstate[s]);
+  fprintf (f,
+           "# HELP ebb_controller_jobs_in_memory Jobs held in memory (unfinished, and the newest "
+           "finished up to --keep-finished).\n# TYPE ebb_controller_jobs_in_memory gauge\n"
+           "ebb_controller_jobs_in_memory %zu\n",
+           c->n_jobs);
+  /* SQLite's heap, its page cache mostly (bounded by the cache size, 2 MB by default): what
+   * of the RSS is the store's and not the model's. */
+  fprintf (f,
+           "# HELP ebb_controller_sqlite_memory_bytes Heap in use by SQLite (page cache, "
+           "statements).\n# TYPE ebb_controller_sqlite_memory_bytes gauge\n"
+           "ebb_controller_sqlite_memory_bytes %lld\n",
+           (long long)sqlite3_memory_used ());
+  /* The batches the policy holds: the ones under way, and (a policy that cannot forget a
+   * finished one) every one queued since the policy was built (sched-place.c). */
+  fprintf (f,
+           "# HELP ebb_controller_policy_jobs Policy jobs (batches of tasks queued) of the "
+           "current policy instance.\n# TYPE ebb_controller_policy_jobs gauge\n"
+           "ebb_controller_policy_jobs %u\n",
+           c->n_pjobs - c->n_pjob_free);
+  COUNTER ("ebb_controller_jobs_evicted_total",
+           "Finished jobs that left memory (answered from the store since).", c->jobs_evicted);
   fprintf (f,
            "# HELP ebb_controller_slots Policy slots (one CPU of a ready node).\n"
            "# TYPE ebb_controller_slots gauge\nebb_controller_slots %u\n",

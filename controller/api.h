@@ -22,6 +22,7 @@ int ebb_ctl_api_only_keys (json_object *o, const char *const *keys, const char *
 
 /* api-jobs.c */
 int ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud);
+/* api-jobs-get.c */
 int ebb_ctl_api_jobs (ebb_http_request *req, ebb_http_response *resp, void *ud);
 int ebb_ctl_api_job (ebb_http_request *req, ebb_http_response *resp, void *ud);
 int ebb_ctl_api_job_delete (ebb_http_request *req, ebb_http_response *resp, void *ud);

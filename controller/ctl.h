@@ -44,6 +44,7 @@ typedef struct ebb_ctl_config
   char *agent_ca; /* PEM CA bundle that verifies https agents; NULL: the system's */
   uint64_t tick_usec;
   uint64_t retry_max_usec;
+  uint64_t keep_finished; /* finished jobs kept in memory; older ones are read from the store */
   int64_t verbose;
   /* Not settings: how the program was started (for SIGHUP reload). */
   char *config_path;
@@ -134,6 +135,7 @@ typedef struct ebb_ctl_job
   uint32_t n_terminal, n_failed, n_killed, n_started;
   ebb_ctl_job_state acc_state; /* the state the cluster's queued counters hold */
   bool accounted;
+  uint32_t ncalls; /* agent calls under way for its tasks: not evicted before they end */
 } ebb_ctl_job;
 
 typedef struct ebb_ctl_node
@@ -160,11 +162,13 @@ typedef struct ebb_ctl_slot
   bool ghost;         /* busy for the policy but unusable (node lost or drained) */
 } ebb_ctl_slot;
 
-/* A policy job: a batch of tasks of one controller job queued into the policy together. */
+/* A policy job: a batch of tasks of one controller job queued into the policy together.
+ * By job id, not pointer: the job may leave memory (sched-evict.c) before the policy
+ * forgets the batch. */
 typedef struct ebb_ctl_pjob
 {
-  ebb_ctl_job *job;
-  ebb_ctl_task **tasks; /* the policy's task k is tasks[k] */
+  uint64_t job;
+  uint32_t *idx; /* the policy's task k is the job's task idx[k] */
   uint32_t n;
 } ebb_ctl_pjob;
 
@@ -205,9 +209,13 @@ typedef struct ebb_ctl
   bool stopping;
   double start_at;
 
-  ebb_ctl_job **jobs;
+  ebb_ctl_job **jobs; /* in memory, by id: the unfinished ones and the newest finished */
   size_t n_jobs, cap_jobs;
   uint64_t next_job_id;
+  uint64_t n_jobs_stored; /* every job of the store, evicted ones included */
+  /* Evicted jobs and their tasks by state (the metrics count them with the ones in memory). */
+  uint64_t evicted_jobs[JOB_KILLED + 1], evicted_tasks[TASK_N_STATES];
+  uint64_t jobs_evicted; /* evictions since the start */
   ebb_ctl_node **nodes;
   size_t n_nodes, cap_nodes;
   ebb_ctl_strindex node_index; /* nodes by name */
@@ -222,6 +230,10 @@ typedef struct ebb_ctl
   ebb_pol_job *pjobs_pol;
   ebb_ctl_pjob *pjobs;
   uint32_t n_pjobs, cap_pjobs;
+  /* Policy job ids the policy forgot (ebb_pol_job_forget), given to the next batches: the
+   * arrays by policy job id stay as long as the batches under way, not all ever queued. */
+  uint32_t *pjob_free;
+  uint32_t n_pjob_free, cap_pjob_free;
   ebb_ctl_pevent *pev;
   size_t n_pev, cap_pev;
   bool in_drain;
@@ -253,7 +265,8 @@ typedef struct ebb_ctl
   /* Prepared once (store.c). */
   sqlite3_stmt *st_job, *st_task_insert, *st_task_update, *st_node, *st_decision, *st_begin,
       *st_commit;
-  sqlite3_stmt *st_call, *st_call_done; /* the calls table (store-calls.c) */
+  sqlite3_stmt *st_call, *st_call_done;             /* the calls table (store-calls.c) */
+  sqlite3_stmt *st_rid, *st_job_get, *st_tasks_get; /* reading jobs back (store-jobs.c) */
   uint64_t commits;
   int wal_pages; /* in the WAL after the last commit */
 } ebb_ctl;
@@ -289,8 +302,20 @@ int ebb_ctl_store_begin (ebb_ctl *c);
  * the periodic tick, so that no decision waits for it). */
 void ebb_ctl_store_checkpoint (ebb_ctl *c);
 int ebb_ctl_store_commit (ebb_ctl *c);
-/* Loads jobs, tasks and nodes saved by an earlier run. Returns 0, or negative with *err. */
+/* store-jobs.c: reading jobs back. */
+/* Loads the nodes and the unfinished jobs with their tasks saved by an earlier run (the
+ * finished ones stay in the store: counted, answered by ebb_ctl_store_job_get). Returns 0,
+ * or negative with *err. */
 int ebb_ctl_store_load (ebb_ctl *c, ebb_error **err);
+/* Returns job id as the store has it, with its tasks (no spec; node indexes of the nodes
+ * known), or NULL. The caller frees it with ebb_ctl_job_free; it is not in the model. */
+ebb_ctl_job *ebb_ctl_store_job_get (ebb_ctl *c, uint64_t id);
+/* The ids of the store's jobs in order: *ids (free it). Returns the count. */
+size_t ebb_ctl_store_job_ids (ebb_ctl *c, uint64_t **ids);
+/* Returns the first answer given to request_id (the newest job of that id), or NULL. */
+char *ebb_ctl_store_rid_answer (ebb_ctl *c, const char *request_id);
+/* Shared by store.c and store-jobs.c. */
+sqlite3_stmt *ebb_ctl_store_prep (ebb_ctl *c, const char *sql);
 /* Returns the decisions with seq > since as a JSON array (at most limit). */
 json_object *ebb_ctl_store_decisions (ebb_ctl *c, uint64_t since, unsigned limit);
 
@@ -366,6 +391,8 @@ void ebb_ctl_index_add_node (ebb_ctl *c, size_t idx);
 int ebb_ctl_index_find_node (const ebb_ctl *c, const char *name);
 /* Adds job idx to the index by request id (a job without one is not indexed). */
 void ebb_ctl_index_add_job (ebb_ctl *c, size_t idx);
+/* Builds the index by request id again (the jobs moved in the array). */
+void ebb_ctl_index_jobs_again (ebb_ctl *c);
 /* Returns the job submitted with request_id (the newest), or NULL (also for NULL). */
 ebb_ctl_job *ebb_ctl_index_find_rid (const ebb_ctl *c, const char *request_id);
 /* A task was written to the store: moves its share of the counters from the state and node
@@ -379,9 +406,19 @@ void ebb_ctl_task_set_alloc (ebb_ctl *c, ebb_ctl_task *t, uint64_t cpu_millis,
 void ebb_ctl_count_job (ebb_ctl *c, ebb_ctl_job *j);
 /* A job entered the model: counts it and its tasks. */
 void ebb_ctl_count_add_job (ebb_ctl *c, ebb_ctl_job *j);
+/* The counters of job j, which leaves memory, go to the evicted ones (the metrics). */
+void ebb_ctl_count_evict_job (ebb_ctl *c, const ebb_ctl_job *j);
 /* Recounts everything from the tasks (after loading the store). */
 void ebb_ctl_count_all (ebb_ctl *c);
 void ebb_ctl_index_free (ebb_ctl *c);
+
+/* sched-evict.c */
+/* Frees the finished jobs beyond the newest cfg->keep_finished whose rows are committed and
+ * that nothing refers to any more (no agent call under way, no slot); they are answered
+ * from the store. Called after the tick's commit. Returns how many left. */
+size_t ebb_ctl_evict (ebb_ctl *c);
+/* Job id: in memory, else read from the store (*loaded: free it with ebb_ctl_job_free). */
+ebb_ctl_job *ebb_ctl_job_get (ebb_ctl *c, uint64_t id, ebb_ctl_job **loaded);
 
 /* api-adopt.c: tasks of POST /v1/jobs that adopt a container or cgroup. */
 /* Validates task i {"adopt": {node, container[, runtime] | cgroup}, cpu_millis?,

@@ -7,11 +7,13 @@ EBB_CTL_LIBS = controller/libebb-controller.a policies/libebb-policy.a $(EBB_COM
 
 noinst_LIBRARIES += controller/libebb-controller.a
 controller_libebb_controller_a_SOURCES = controller/ctl.h \
-	controller/options.c controller/store.c controller/store-calls.c \
+	controller/options.c controller/store.c controller/store-calls.c controller/store-jobs.c \
 	controller/sched.h controller/sched-model.c controller/sched-calls.c \
 	controller/sched-place.c controller/sched-preempt.c controller/sched-recover.c \
 	controller/sched-nodes.c controller/sched-index.c controller/sched-adopt.c \
-	controller/api.h controller/api-routes.c controller/api-jobs.c controller/api-nodes.c \
+	controller/sched-evict.c controller/sched-pjobs.c \
+	controller/api.h controller/api-routes.c controller/api-jobs.c controller/api-jobs-get.c \
+	controller/api-nodes.c \
 	controller/api-cluster.c controller/api-adopt.c \
 	controller/daemon.c
 controller_libebb_controller_a_CFLAGS = $(EBB_CTL_CFLAGS)
@@ -26,7 +28,8 @@ ebb_controller_LDADD = $(EBB_CTL_LIBS)
 controller_int_tests = tests/test-controller-basic.sh tests/test-controller-faults.sh \
 	tests/test-controller-preempt.sh tests/test-controller-preempt-ebb.sh \
 	tests/test-controller-preempt-kill.sh tests/test-controller-faults-preempt.sh \
-	tests/test-controller-tls.sh tests/test-controller-docker.sh tests/test-controller-adopt.sh
+	tests/test-controller-tls.sh tests/test-controller-docker.sh tests/test-controller-adopt.sh \
+	tests/test-controller-evict.sh
 TESTS += $(controller_int_tests)
 EXTRA_DIST += $(controller_int_tests) tests/controller/lib.sh
 
@@ -39,6 +42,13 @@ TESTS += tests/test-controller-core
 tests_test_controller_core_SOURCES = tests/test-controller-core.c tests/cu.h
 tests_test_controller_core_CFLAGS = $(EBB_CTL_CFLAGS) $(CUNIT_CFLAGS)
 tests_test_controller_core_LDADD = $(EBB_CTL_LIBS) $(CUNIT_LIBS)
+
+# CUnit suite of the eviction of finished jobs and of reading them back from the store.
+check_PROGRAMS += tests/test-controller-evict
+TESTS += tests/test-controller-evict
+tests_test_controller_evict_SOURCES = tests/test-controller-evict.c tests/cu.h
+tests_test_controller_evict_CFLAGS = $(EBB_CTL_CFLAGS) $(CUNIT_CFLAGS)
+tests_test_controller_evict_LDADD = $(EBB_CTL_LIBS) $(CUNIT_LIBS)
 
 # The fleet emulator (N virtual agents in one process) and make bench-controller.
 noinst_PROGRAMS += tests/controller/fleet

@@ -116,6 +116,13 @@ static const ebb_conf_setting table[] = {
     .umax = 600000000ULL,
     .def = "10s",
     .help = "longest backoff between retries of an agent call" },
+  { .name = "keep_finished",
+    .type = EBB_CONF_UINT64,
+    .offset = OFF (keep_finished),
+    .umin = 0,
+    .umax = 10000000,
+    .def = "100",
+    .help = "finished jobs kept in memory (the newest); older ones are answered from the store" },
   { .name = "verbose",
     .type = EBB_CONF_INT64,
     .offset = OFF (verbose),
@@ -444,6 +451,7 @@ ebb_ctl_reload_config (ebb_ctl_config *cfg, ebb_error **err)
    * a restart, as ebb-controller(8) says. */
   cfg->node_timeout_usec = n.node_timeout_usec;
   cfg->retry_max_usec = n.retry_max_usec;
+  cfg->keep_finished = n.keep_finished;
   cfg->verbose = n.verbose;
   ebb_ctl_config_free (&n);
   return 0;

@@ -155,10 +155,10 @@ pjob_of (ebb_ctl *c, ebb_ctl_task *t)
     }
   uint32_t id = c->n_pjobs++;
   ebb_ctl_pjob *pj = &c->pjobs[id];
-  pj->job = t->job;
+  pj->job = t->job->id;
   pj->n = 1;
-  pj->tasks = ebb_xmalloc (sizeof *pj->tasks);
-  pj->tasks[0] = t;
+  pj->idx = ebb_xmalloc (sizeof *pj->idx);
+  pj->idx[0] = t->idx;
   ebb_pol_job *pol = &c->pjobs_pol[id];
   memset (pol, 0, sizeof *pol);
   pol->submit_sec = ebb_ctl_pol_now ();
@@ -217,7 +217,7 @@ place (ebb_ctl *c, ebb_ctl_task *t)
       /* Refused (not for a slot of this policy in resource mode): its node has less room
        * instead, as for a task the policy does not know after a restart. */
       c->n_pjobs--;
-      free (c->pjobs[id].tasks);
+      free (c->pjobs[id].idx);
       ebb_pol_res cap = c->pol->node_cap[slot];
       cap.cpu_millis -= (int64_t)t->cpu_millis;
       cap.memory_bytes -= (int64_t)t->memory_bytes;
@@ -306,7 +306,10 @@ ebb_ctl_adopt_node_lost (ebb_ctl *c, ebb_ctl_task *t)
   /* The container stays where it is: the task keeps its node and comes back with it (its
    * heartbeats follow it again); meanwhile the policy forgets it. */
   if (t->slot != EBB_POL_NONE && t->pjob < c->n_pjobs && c->pol && c->res_mode)
-    ebb_pol_task_finished (c->pol, ebb_ctl_pol_now (), t->slot, t->pjob, t->pidx);
+    {
+      ebb_pol_task_finished (c->pol, ebb_ctl_pol_now (), t->slot, t->pjob, t->pidx);
+      ebb_ctl_pjob_forget (c, t->pjob); /* a later placement is a new policy job */
+    }
   ebb_ctl_unplace (c, t);
   ebb_log_warn ("task %" PRIu64 "-%u: adopted on a lost node, kept", t->job->id, t->idx);
 }

@@ -50,6 +50,9 @@ call_end (call *k)
 static void
 call_free (call *k)
 {
+  ebb_ctl_job *j = ebb_ctl_job_find (k->c, k->job);
+  if (j && j->ncalls > 0)
+    j->ncalls--;
   sd_event_source_disable_unref (k->retry);
   json_object_put (k->body);
   free (k->path);
@@ -364,6 +367,7 @@ call_new (ebb_ctl *c, ebb_ctl_call_kind kind, const ebb_ctl_task *t, uint64_t ge
   k->c = c;
   k->kind = kind;
   k->job = t->job->id;
+  t->job->ncalls++; /* it stays in memory until the answer (sched-evict.c) */
   k->idx = t->idx;
   k->generation = generation;
   k->node = node;

@@ -103,6 +103,16 @@ ebb_ctl_index_add_job (ebb_ctl *c, size_t idx)
 }
 
 /* See ctl.h. */
+void
+ebb_ctl_index_jobs_again (ebb_ctl *c)
+{
+  free (c->rid_index.tab);
+  memset (&c->rid_index, 0, sizeof c->rid_index);
+  for (size_t i = 0; i < c->n_jobs; i++)
+    ebb_ctl_index_add_job (c, i);
+}
+
+/* See ctl.h. */
 ebb_ctl_job *
 ebb_ctl_index_find_rid (const ebb_ctl *c, const char *request_id)
 {
@@ -202,6 +212,17 @@ ebb_ctl_count_add_job (ebb_ctl *c, ebb_ctl_job *j)
   job_in (c, j);
   for (uint32_t i = 0; i < j->ntasks; i++)
     task_in (c, &j->tasks[i]);
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_count_evict_job (ebb_ctl *c, const ebb_ctl_job *j)
+{
+  if ((unsigned)j->state < EBB_ARRAY_SIZE (c->evicted_jobs))
+    c->evicted_jobs[j->state]++;
+  for (uint32_t i = 0; i < j->ntasks; i++)
+    if ((unsigned)j->tasks[i].state < EBB_ARRAY_SIZE (c->evicted_tasks))
+      c->evicted_tasks[j->tasks[i].state]++;
 }
 
 /* See ctl.h. */

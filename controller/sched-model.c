@@ -157,11 +157,13 @@ ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j)
 void
 ebb_ctl_sched_free (ebb_ctl *c)
 {
+  ebb_ctl_calls_free (c); /* first: a call's end finds its job */
   ebb_pol_free (c->pol);
   free (c->slots);
   ebb_ctl_pjobs_clear (c);
   free (c->pjobs);
   free (c->pjobs_pol);
+  free (c->pjob_free);
   free (c->pev);
   for (size_t i = 0; i < c->n_jobs; i++)
     ebb_ctl_job_free (c->jobs[i]);
@@ -174,5 +176,4 @@ ebb_ctl_sched_free (ebb_ctl *c)
     }
   free (c->nodes);
   ebb_ctl_index_free (c);
-  ebb_ctl_calls_free (c);
 }

@@ -98,6 +98,13 @@ hb_task (ebb_ctl *c, int node, json_object *o, uint64_t *seen_job, uint32_t *see
           ebb_ctl_task tmp = *t;
           ebb_ctl_send_delete (c, &tmp, gen, node, strcmp (st, "exited") ? CALL_KILL : CALL_FORGET);
         }
+      else if (!j && job > 0 && job < c->next_job_id)
+        {
+          /* A finished job that left memory (sched-evict.c): its task is over too. */
+          ebb_ctl_job gone = { .id = job };
+          ebb_ctl_task tmp = { .job = &gone, .idx = idx, .node = node };
+          ebb_ctl_send_delete (c, &tmp, gen, node, strcmp (st, "exited") ? CALL_KILL : CALL_FORGET);
+        }
       return;
     }
   int64_t status = 0;

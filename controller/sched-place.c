@@ -28,15 +28,6 @@ pev_push (ebb_ctl *c, uint32_t kind, uint32_t node, uint32_t job, uint32_t arg)
   c->pev[c->n_pev++] = (ebb_ctl_pevent){ kind, node, job, arg };
 }
 
-/* See sched.h. */
-ebb_ctl_task *
-ebb_ctl_pjob_task (ebb_ctl *c, uint32_t pj, uint32_t k)
-{
-  if (pj >= c->n_pjobs || k >= c->pjobs[pj].n)
-    return NULL;
-  return c->pjobs[pj].tasks[k];
-}
-
 /* The task left the policy's view (ended, killed, or queued again elsewhere). */
 void
 ebb_ctl_unplace (ebb_ctl *c, ebb_ctl_task *t)
@@ -105,19 +96,20 @@ act_launch (ebb_ctl *c, uint32_t slot, uint32_t pj, uint32_t k, ebb_pol_res amou
 static void
 act_fail (ebb_ctl *c, uint32_t pj)
 {
-  if (pj >= c->n_pjobs)
-    return;
+  ebb_ctl_job *j = pj < c->n_pjobs ? ebb_ctl_job_find (c, c->pjobs[pj].job) : NULL;
+  if (!j)
+    return; /* a job that left memory is over */
   for (uint32_t k = 0; k < c->pjobs[pj].n; k++)
     {
-      ebb_ctl_task *t = c->pjobs[pj].tasks[k];
-      if (t->state == TASK_PENDING)
+      ebb_ctl_task *t = ebb_ctl_pjob_task (c, pj, k);
+      if (t && t->state == TASK_PENDING)
         {
           t->state = TASK_FAILED;
           t->finished_at = ebb_ctl_now ();
           ebb_ctl_store_task (c, t);
         }
     }
-  ebb_ctl_job_update (c, c->pjobs[pj].job);
+  ebb_ctl_job_update (c, j);
 }
 
 static void
@@ -154,7 +146,11 @@ run_event (ebb_ctl *c, const ebb_ctl_pevent *e)
   else if (e->kind == EBB_POL_ACT_WAKE)
     ebb_pol_node_wake (c->pol, now, e->node);
   else if (e->kind == PEV_FINISH)
-    ebb_pol_task_finished (c->pol, now, e->node, e->job, e->arg);
+    {
+      ebb_pol_task_finished (c->pol, now, e->node, e->job, e->arg);
+      if (c->res_mode)
+        ebb_ctl_pjob_forget (c, e->job); /* a killed task was its batch's last */
+    }
   else if (e->kind == PEV_KILLED)
     ebb_pol_task_killed (c->pol, now, e->node, e->job, e->arg);
 }
@@ -193,57 +189,13 @@ ebb_ctl_drain (ebb_ctl *c)
   c->in_drain = false;
 }
 
-/* A new policy job of tasks ts (of job j), described to the policy; not yet announced. */
-static uint32_t
-new_pjob (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
-{
-  if (c->n_pjobs == c->cap_pjobs)
-    {
-      c->cap_pjobs = c->cap_pjobs ? c->cap_pjobs * 2 : 256;
-      c->pjobs = ebb_xrealloc (c->pjobs, c->cap_pjobs * sizeof *c->pjobs);
-      c->pjobs_pol = ebb_xrealloc (c->pjobs_pol, c->cap_pjobs * sizeof *c->pjobs_pol);
-      ebb_pol_set_jobs (c->pol, c->pjobs_pol);
-    }
-  uint32_t id = c->n_pjobs++;
-  ebb_ctl_pjob *pj = &c->pjobs[id];
-  pj->job = j;
-  pj->n = (uint32_t)n;
-  pj->tasks = ebb_xmalloc (n * sizeof *pj->tasks);
-  ebb_pol_res demand = { 0, 0 };
-  for (size_t i = 0; i < n; i++)
-    {
-      pj->tasks[i] = ts[i];
-      ts[i]->pjob = id;
-      ts[i]->pidx = (uint32_t)i;
-      /* One demand per policy job: the largest of its tasks. */
-      if ((int64_t)ts[i]->cpu_millis > demand.cpu_millis)
-        demand.cpu_millis = (int64_t)ts[i]->cpu_millis;
-      if ((int64_t)ts[i]->memory_bytes > demand.memory_bytes)
-        demand.memory_bytes = (int64_t)ts[i]->memory_bytes;
-    }
-  ebb_pol_job *pol = &c->pjobs_pol[id];
-  memset (pol, 0, sizeof *pol);
-  pol->submit_sec = ebb_ctl_pol_now ();
-  /* A job submitted without an estimate still needs one: Hawk's central placement sums the
-   * estimates of the long work queued on a node, and with all of them 0 every node ties and
-   * the first takes every task. One second each makes it spread by task count. */
-  pol->est_task_sec = j->est_task_sec > 0 ? j->est_task_sec : 1.0;
-  pol->cancel_at_sec = INFINITY;
-  pol->ntasks = (uint32_t)n;
-  pol->demand = demand;
-  pol->class_hint = j->cls == CLS_SHORT  ? EBB_POL_CLASS_SHORT
-                    : j->cls == CLS_LONG ? EBB_POL_CLASS_LONG
-                                         : EBB_POL_CLASS_BY_CUTOFF;
-  return id;
-}
-
 /* Queues tasks (pending, of one job) into the policy as one policy job. */
 void
 ebb_ctl_queue_tasks (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
 {
   if (!c->pol || n == 0)
     return;
-  uint32_t id = new_pjob (c, j, ts, n);
+  uint32_t id = ebb_ctl_pjob_new (c, j, ts, n);
   if (j->cls == CLS_SHORT)
     c->last_short_job = j->id;
   /* A short job that finds no room preempts at its arrival in the policy itself (bigc's
@@ -261,15 +213,6 @@ queue_pending_of (ebb_ctl *c, ebb_ctl_job *j)
     if (j->tasks[i].state == TASK_PENDING && !j->tasks[i].kill_wanted)
       ts[n++] = &j->tasks[i];
   ebb_ctl_queue_tasks (c, j, ts, n);
-}
-
-/* See sched.h. */
-void
-ebb_ctl_pjobs_clear (ebb_ctl *c)
-{
-  for (uint32_t i = 0; i < c->n_pjobs; i++)
-    free (c->pjobs[i].tasks);
-  c->n_pjobs = 0;
 }
 
 static bool
@@ -307,7 +250,7 @@ adopt_running (ebb_ctl *c)
         }
       if (n == 0)
         continue;
-      uint32_t id = new_pjob (c, j, ts, n);
+      uint32_t id = ebb_ctl_pjob_new (c, j, ts, n);
       for (size_t k = 0; k < n; k++)
         {
           ts[k]->slot = nodes[k];

@@ -1,9 +1,10 @@
 /* The scheduler's inside: the real-time policy environment, split by job into
  * sched-model.c (the cluster model), sched-calls.c (agent calls), sched-place.c (the policy
- * instance and its placements), sched-preempt.c (suspend, resume, kill by the policy),
- * sched-recover.c (task ends, lost nodes, restart) and sched-nodes.c (heartbeats, drain,
- * tick). ctl.h has what the rest of the controller calls; this header what the scheduler's
- * files call of each other.
+ * instance and its placements), sched-pjobs.c (the batches queued into it),
+ * sched-preempt.c (suspend, resume, kill by the policy), sched-recover.c (task ends, lost
+ * nodes, restart), sched-nodes.c (heartbeats, drain, tick) and sched-evict.c (finished jobs
+ * leaving memory). ctl.h has what the rest of the controller calls; this header what the
+ * scheduler's files call of each other.
  *
  * It runs the same libebb-policy code ebb-sim drives in virtual time, driven here by job
  * arrivals, task ends, node changes and a tick. Each policy node is a slot (one CPU of one
@@ -107,10 +108,18 @@ void ebb_ctl_rebuild (ebb_ctl *c);
 void ebb_ctl_queue_tasks (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n);
 /* The task left the policy's view (ended, killed, or queued again elsewhere). */
 void ebb_ctl_unplace (ebb_ctl *c, ebb_ctl_task *t);
+
+/* sched-pjobs.c */
 /* Returns task k of policy job pj, or NULL. */
 ebb_ctl_task *ebb_ctl_pjob_task (ebb_ctl *c, uint32_t pj, uint32_t k);
+/* A new policy job of the n tasks ts (of job j), described to the policy and not yet
+ * announced to it. Returns its id. */
+uint32_t ebb_ctl_pjob_new (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n);
 /* Frees the policy jobs (the policy's queue is rebuilt from the tasks). */
 void ebb_ctl_pjobs_clear (ebb_ctl *c);
+/* Policy job pj's last task ended: the policy forgets it when it can (ebb_pol_job_forget),
+ * and then its id goes to the next batch queued. */
+void ebb_ctl_pjob_forget (ebb_ctl *c, uint32_t pj);
 
 /* sched-preempt.c */
 /* Commits and sends the policy's SUSPEND, RESUME or KILL action a. */

@@ -31,7 +31,9 @@ static const char schema[]
       " job INTEGER, task INTEGER, generation INTEGER, node TEXT, for_job INTEGER,"
       " reason TEXT);"
       "CREATE TABLE IF NOT EXISTS calls (job INTEGER, idx INTEGER, generation INTEGER,"
-      " seq INTEGER, kind TEXT, path TEXT, body TEXT, PRIMARY KEY (job, idx));";
+      " seq INTEGER, kind TEXT, path TEXT, body TEXT, PRIMARY KEY (job, idx));"
+      /* A replayed request id of a job evicted from memory is found here. */
+      "CREATE INDEX IF NOT EXISTS jobs_request_id ON jobs (request_id);";
 
 static void
 db_warn (ebb_ctl *c, const char *what)
@@ -95,8 +97,9 @@ ebb_ctl_store_open (ebb_ctl *c, ebb_error **err)
   return 0;
 }
 
-static sqlite3_stmt *
-prep (ebb_ctl *c, const char *sql)
+/* See ctl.h. */
+sqlite3_stmt *
+ebb_ctl_store_prep (ebb_ctl *c, const char *sql)
 {
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2 (c->db, sql, -1, &st, NULL) != SQLITE_OK)
@@ -110,7 +113,7 @@ static sqlite3_stmt *
 cached (ebb_ctl *c, sqlite3_stmt **slot, const char *sql)
 {
   if (!*slot)
-    *slot = prep (c, sql);
+    *slot = ebb_ctl_store_prep (c, sql);
   return *slot;
 }
 
@@ -168,7 +171,10 @@ ebb_ctl_store_close (ebb_ctl *c)
     }
   sqlite3_finalize (c->st_call);
   sqlite3_finalize (c->st_call_done);
-  c->st_call = c->st_call_done = NULL;
+  sqlite3_finalize (c->st_rid);
+  sqlite3_finalize (c->st_job_get);
+  sqlite3_finalize (c->st_tasks_get);
+  c->st_call = c->st_call_done = c->st_rid = c->st_job_get = c->st_tasks_get = NULL;
   sqlite3_close (c->db);
   c->db = NULL;
 }
@@ -292,8 +298,9 @@ json_object *
 ebb_ctl_store_decisions (ebb_ctl *c, uint64_t since, unsigned limit)
 {
   json_object *arr = json_object_new_array ();
-  sqlite3_stmt *st = prep (c, "SELECT seq, time, kind, job, task, generation, node, for_job,"
-                              " reason FROM decisions WHERE seq > ? ORDER BY seq LIMIT ?");
+  sqlite3_stmt *st
+      = ebb_ctl_store_prep (c, "SELECT seq, time, kind, job, task, generation, node, for_job,"
+                               " reason FROM decisions WHERE seq > ? ORDER BY seq LIMIT ?");
   if (!st)
     return arr;
   sqlite3_bind_int64 (st, 1, (sqlite3_int64)since);
@@ -316,138 +323,4 @@ ebb_ctl_store_decisions (ebb_ctl *c, uint64_t since, unsigned limit)
     }
   sqlite3_finalize (st);
   return arr;
-}
-
-static char *
-col_str (sqlite3_stmt *st, int i)
-{
-  const unsigned char *s = sqlite3_column_text (st, i);
-  return s ? ebb_xstrdup ((const char *)s) : NULL;
-}
-
-static int
-load_nodes (ebb_ctl *c)
-{
-  sqlite3_stmt *st = prep (c, "SELECT name, url, state, epoch, cap_cpu, cap_mem, last_hb"
-                              " FROM nodes ORDER BY name");
-  if (!st)
-    return -EIO;
-  while (sqlite3_step (st) == SQLITE_ROW)
-    {
-      ebb_ctl_node *n = ebb_xcalloc (1, sizeof *n);
-      n->name = col_str (st, 0);
-      n->url = col_str (st, 1);
-      n->state = (ebb_ctl_node_state)sqlite3_column_int (st, 2);
-      n->epoch = (uint64_t)sqlite3_column_int64 (st, 3);
-      n->cap_cpu_millis = (uint64_t)sqlite3_column_int64 (st, 4);
-      n->cap_memory_bytes = (uint64_t)sqlite3_column_int64 (st, 5);
-      n->last_hb_at = sqlite3_column_double (st, 6);
-      if (!n->name || ebb_ctl_add_node (c, n) < 0)
-        {
-          free (n->name);
-          free (n->url);
-          free (n);
-        }
-    }
-  sqlite3_finalize (st);
-  return 0;
-}
-
-static int
-load_jobs (ebb_ctl *c)
-{
-  sqlite3_stmt *st = prep (c, "SELECT id, request_id, name, class, est, state, submitted_at,"
-                              " started_at, finished_at, answer, ntasks FROM jobs ORDER BY id");
-  if (!st)
-    return -EIO;
-  while (sqlite3_step (st) == SQLITE_ROW)
-    {
-      uint64_t ntasks = (uint64_t)sqlite3_column_int64 (st, 10);
-      if (ntasks == 0 || ntasks > EBB_CTL_MAX_TASKS_PER_JOB)
-        continue;
-      ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
-      j->id = (uint64_t)sqlite3_column_int64 (st, 0);
-      j->request_id = col_str (st, 1);
-      j->name = col_str (st, 2);
-      j->cls = (ebb_ctl_class)sqlite3_column_int (st, 3);
-      j->est_task_sec = sqlite3_column_double (st, 4);
-      j->state = (ebb_ctl_job_state)sqlite3_column_int (st, 5);
-      j->submitted_at = sqlite3_column_double (st, 6);
-      j->started_at = sqlite3_column_double (st, 7);
-      j->finished_at = sqlite3_column_double (st, 8);
-      j->answer = col_str (st, 9);
-      j->ntasks = (uint32_t)ntasks;
-      j->tasks = ebb_xcalloc (ntasks, sizeof *j->tasks);
-      for (uint32_t i = 0; i < j->ntasks; i++)
-        {
-          j->tasks[i].job = j;
-          j->tasks[i].idx = i;
-          j->tasks[i].node = -1;
-          j->tasks[i].slot = EBB_POL_NONE;
-          j->tasks[i].pjob = EBB_POL_NONE;
-          j->tasks[i].state = TASK_FAILED; /* until its row is read */
-        }
-      ebb_ctl_add_job (c, j);
-      if (j->id >= c->next_job_id)
-        c->next_job_id = j->id + 1;
-    }
-  sqlite3_finalize (st);
-  return 0;
-}
-
-static int
-load_tasks (ebb_ctl *c)
-{
-  sqlite3_stmt *st = prep (c, "SELECT job, idx, spec, state, node, generation, exit_status,"
-                              " has_exit, suspensions, started_at, finished_at, kill_wanted"
-                              " FROM tasks");
-  if (!st)
-    return -EIO;
-  while (sqlite3_step (st) == SQLITE_ROW)
-    {
-      ebb_ctl_job *j = ebb_ctl_job_find (c, (uint64_t)sqlite3_column_int64 (st, 0));
-      uint64_t idx = (uint64_t)sqlite3_column_int64 (st, 1);
-      if (!j || idx >= j->ntasks)
-        continue;
-      ebb_ctl_task *t = &j->tasks[idx];
-      const char *spec = (const char *)sqlite3_column_text (st, 2);
-      t->spec = spec ? json_tokener_parse (spec) : NULL;
-      if (!t->spec)
-        continue;
-      json_object *v;
-      if (json_object_object_get_ex (t->spec, "cpu_millis", &v))
-        t->cpu_millis = (uint64_t)json_object_get_int64 (v);
-      if (json_object_object_get_ex (t->spec, "memory_bytes", &v))
-        t->memory_bytes = (uint64_t)json_object_get_int64 (v);
-      t->state = (ebb_ctl_task_state)sqlite3_column_int (st, 3);
-      const char *node = (const char *)sqlite3_column_text (st, 4);
-      if (node)
-        ebb_ctl_node_find (c, node, &t->node);
-      t->generation = (uint64_t)sqlite3_column_int64 (st, 5);
-      t->exit_status = sqlite3_column_int64 (st, 6);
-      t->has_exit = sqlite3_column_int (st, 7);
-      t->suspensions = (uint32_t)sqlite3_column_int64 (st, 8);
-      t->started_at = sqlite3_column_double (st, 9);
-      t->finished_at = sqlite3_column_double (st, 10);
-      t->kill_wanted = sqlite3_column_int (st, 11);
-      t->stored = true;
-    }
-  sqlite3_finalize (st);
-  return 0;
-}
-
-/* See ctl.h. */
-int
-ebb_ctl_store_load (ebb_ctl *c, ebb_error **err)
-{
-  if (load_nodes (c) < 0 || load_jobs (c) < 0 || load_tasks (c) < 0)
-    return ebb_error_set (err, EIO, "load the store: %s", sqlite3_errmsg (c->db));
-  sqlite3_stmt *st = prep (c, "SELECT MAX(seq) FROM decisions");
-  if (st && sqlite3_step (st) == SQLITE_ROW)
-    c->decision_seq = (uint64_t)sqlite3_column_int64 (st, 0);
-  sqlite3_finalize (st);
-  if (c->next_job_id == 0)
-    c->next_job_id = 1;
-  ebb_ctl_count_all (c); /* the tasks' states were read after their jobs were added */
-  return 0;
 }

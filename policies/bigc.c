@@ -520,10 +520,31 @@ drop_done_long (ebb_pol *p)
   b->nrunning = w;
 }
 
+/* Removes job from the list v of n jobs (order kept); returns the new count. */
+static uint32_t
+list_remove (uint32_t *v, uint32_t n, uint32_t job)
+{
+  uint32_t w = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (v[i] != job)
+      v[w++] = v[i];
+  return w;
+}
+
 static void
 bigc_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
 {
-  (void)now_sec, (void)node, (void)task, (void)job;
+  (void)now_sec, (void)node, (void)task;
+  bigc_priv *b = p->priv;
+  const ebb_pol_job *j = &p->jobs[job];
+  /* Its last task: the job leaves the queue and the running list now rather than at the
+   * next pass or round (a job with every task done changes nothing they decide), so nothing
+   * of bigc reads it any more and the environment may forget it (ops.forgets_jobs). */
+  if (j->finished >= j->ntasks)
+    {
+      b->nrunning = list_remove (b->running, b->nrunning, job);
+      b->nqueue = list_remove (b->queue, b->nqueue, job);
+    }
   schedule (p, 0);
 }
 
@@ -769,4 +790,5 @@ const ebb_pol_ops ebb_pol_bigc_ops = {
   .task_resumed = bigc_task_resumed,
   .task_killed = bigc_task_killed,
   .job_adopted = bigc_job_adopted,
+  .forgets_jobs = 1, /* a job whose tasks all finished leaves its lists at once */
 };

@@ -723,4 +723,7 @@ const ebb_pol_ops ebb_pol_ebb_ops = {
   .task_resumed = ebb_task_resumed,
   .task_killed = ebb_task_killed,
   .job_adopted = ebb_job_adopted,
+  /* A task leaves the queues when launched and its node's list when it ends
+   * (forget_task): a finished job is nowhere. */
+  .forgets_jobs = 1,
 };

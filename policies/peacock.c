@@ -165,8 +165,19 @@ ring_grow (void *ring, size_t *cap, size_t head, size_t sz)
   return r;
 }
 
-/* Counts n more hops, the last ones pushed, as bound for round. */
+/* count_round() for a round not yet counted last. */
 static void
+count_new_round (peacock_priv *k, uint64_t round, size_t n)
+{
+  if (k->rounds_len == k->rounds_cap)
+    k->rounds = ring_grow (k->rounds, &k->rounds_cap, k->rounds_head, sizeof *k->rounds);
+  k->rounds[(k->rounds_head + k->rounds_len++) & (k->rounds_cap - 1)]
+      = (struct peacock_round){ .round = round, .count = n };
+}
+
+/* Counts n more hops, the last ones pushed, as bound for round. Inline: called for every
+ * rotation, and nearly always the round is the last one counted. */
+static inline void
 count_round (peacock_priv *k, uint64_t round, size_t n)
 {
   if (k->rounds_len > 0)
@@ -179,10 +190,7 @@ count_round (peacock_priv *k, uint64_t round, size_t n)
           return;
         }
     }
-  if (k->rounds_len == k->rounds_cap)
-    k->rounds = ring_grow (k->rounds, &k->rounds_cap, k->rounds_head, sizeof *k->rounds);
-  k->rounds[(k->rounds_head + k->rounds_len++) & (k->rounds_cap - 1)]
-      = (struct peacock_round){ .round = round, .count = n };
+  count_new_round (k, round, n);
 }
 
 static void
@@ -225,7 +233,7 @@ rotate (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
 
 /* Unlinks cur, the last probe of node's queue; prev is the one before it (NONE: cur is the
  * only one). */
-static void
+static inline void
 unlink_tail (ebb_pol *p, uint32_t node, uint32_t prev, uint32_t cur)
 {
   ebb_pol_node *v = &p->nodes[node];
@@ -250,7 +258,7 @@ pop_tail (ebb_pol *p, uint32_t node)
 }
 
 /* Sends probe id, just taken off node's queue, on around the ring. */
-static void
+static inline void
 rotate_out (ebb_pol *p, double now_sec, uint32_t node, uint32_t id)
 {
   peacock_priv *k = p->priv;
@@ -313,7 +321,7 @@ remaining (const ebb_pol *p, const peacock_priv *k, double now_sec, uint32_t nod
   return r > 0 ? r : 0;
 }
 
-static void
+static inline void
 insert_at (ebb_pol *p, uint32_t node, uint32_t pos, uint32_t probe)
 {
   peacock_priv *k = p->priv;
@@ -349,6 +357,69 @@ passes (const ebb_pol *p, const peacock_priv *k, double now_sec, uint32_t cur, d
   if (nj->submit_sec > c->submit_sec)
     return nj->est_task_sec < c->est_task_sec && start + nj->est_task_sec < k->threshold[cj];
   return !(c->est_task_sec < nj->est_task_sec && start + c->est_task_sec < thr);
+}
+
+/* place() past the tail: walk busy node's queue from the tail for the probe's place; the
+ * node's running task is expected to end rem seconds from now. tail_passes: the probe is
+ * known to pass the last probe (the caller tested it). */
+static int
+place_walk (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe, double rem, int tail_passes)
+{
+  peacock_priv *k = p->priv;
+  ebb_pol_node *v = &p->nodes[node];
+  const ebb_pol_job *jobs = p->jobs;
+  uint32_t job = p->probes[probe].job;
+  const ebb_pol_job *nj = &jobs[job];
+  double thr = k->threshold[job];
+  if (v->qlen + 1 > k->buf_cap)
+    {
+      k->buf_cap = (v->qlen + 1) * 2;
+      k->buf = ebb_xrealloc (k->buf, k->buf_cap * sizeof *k->buf);
+      k->ahead = ebb_xrealloc (k->ahead, (k->buf_cap + 1) * sizeof *k->ahead);
+    }
+  /* In locals: the stores to buf and ahead do not touch them. */
+  uint32_t *buf = k->buf;
+  double *ahead = k->ahead;
+  const ebb_pol_probe *probes = p->probes;
+  uint32_t len = 0;
+  double t = rem;
+  for (uint32_t c = v->head; c != EBB_POL_NONE; c = probes[c].next)
+    {
+      buf[len] = c;
+      ahead[len++] = t;
+      t += jobs[probes[c].job].est_task_sec;
+    }
+  ahead[len] = t;
+  uint32_t pos = 0, i = len;
+  uint64_t bypasses = k->bypasses;
+  if (tail_passes && len > 0)
+    {
+      i--;
+      bypasses++;
+    }
+  while (i-- > 0)
+    {
+      if (!passes (p, k, now_sec, buf[i], ahead[i + 1], nj, thr))
+        {
+          pos = i + 1;
+          break;
+        }
+      bypasses++;
+    }
+  k->bypasses = bypasses;
+  if (pos == 0 || now_sec + ahead[pos] < thr || thr < now_sec || p->params.no_rotation)
+    {
+      insert_at (p, node, pos, probe);
+      /* buf follows the queue: the probe at pos, the rest one further. */
+      for (uint32_t j = len; j > pos; j--)
+        buf[j] = buf[j - 1];
+      buf[pos] = probe;
+      len++;
+    }
+  else
+    rotate (p, now_sec, node, probe);
+  shrink_listed (p, now_sec, node, len);
+  return 0;
 }
 
 /* Where a probe reaching busy node goes: its place in the queue, or on along the ring.
@@ -390,44 +461,7 @@ place (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
       shrink (p, now_sec, node);
       return !keep && v->qlen == qlen;
     }
-  if (v->qlen + 1 > k->buf_cap)
-    {
-      k->buf_cap = (v->qlen + 1) * 2;
-      k->buf = ebb_xrealloc (k->buf, k->buf_cap * sizeof *k->buf);
-      k->ahead = ebb_xrealloc (k->ahead, (k->buf_cap + 1) * sizeof *k->ahead);
-    }
-  uint32_t len = 0;
-  double t = rem;
-  for (uint32_t c = v->head; c != EBB_POL_NONE; c = p->probes[c].next)
-    {
-      k->buf[len] = c;
-      k->ahead[len++] = t;
-      t += jobs[p->probes[c].job].est_task_sec;
-    }
-  k->ahead[len] = t;
-  uint32_t pos = 0;
-  for (uint32_t i = len; i-- > 0;)
-    {
-      if (!passes (p, k, now_sec, k->buf[i], k->ahead[i + 1], nj, thr))
-        {
-          pos = i + 1;
-          break;
-        }
-      k->bypasses++;
-    }
-  if (pos == 0 || now_sec + k->ahead[pos] < thr || thr < now_sec || p->params.no_rotation)
-    {
-      insert_at (p, node, pos, probe);
-      /* buf follows the queue: the probe at pos, the rest one further. */
-      for (uint32_t i = len; i > pos; i--)
-        k->buf[i] = k->buf[i - 1];
-      k->buf[pos] = probe;
-      len++;
-    }
-  else
-    rotate (p, now_sec, node, probe);
-  shrink_listed (p, now_sec, node, len);
-  return 0;
+  return place_walk (p, now_sec, node, probe, rem, !p->params.no_rotation && v->qlen > 0);
 }
 
 /* The worker reads the shared state the message carries: a scheduler's, or for a rotation
@@ -480,49 +514,45 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
   uint32_t away_node = EBB_POL_NONE, away_job = EBB_POL_NONE, full_node = EBB_POL_NONE;
   while (k->rounds_len > 0 && k->rounds[k->rounds_head].round == round)
     {
-      /* Each inline hop takes one entry and puts back at most one: no growth inside. The
-       * arrays in locals: the compiler cannot tell that the hop stores leave them alone. */
+      /* Each inline hop takes one entry and puts back one: no growth inside, and the
+       * buffer's length stays as it is. The arrays in locals: the compiler cannot tell that
+       * the hop stores leave them alone. Few locals: the loop is tight on registers. */
       const ebb_pol_job *jobs = p->jobs;
       const ebb_pol_probe *probes = p->probes;
       const ebb_pol_node *nodes = p->nodes;
       peacock_state *seen = k->seen;
       const double *queued_est = k->queued_est, *threshold = k->threshold;
+      const double *run_est = k->run_est, *run_start = k->run_start;
       struct peacock_hop *hops = k->hops;
-      size_t mask = k->hops_cap - 1, head = k->hops_head, len = k->hops_len;
-      size_t todo = k->rounds[k->rounds_head].count, done = 0, passed = 0;
-      /* The first probe passed on carries the next round's message, unless one went before. */
-      int carry = !k->have_round || next_round != k->last_round;
-      struct peacock_hop first = { 0 }, h = { 0 };
+      const size_t mask = k->hops_cap - 1, len = k->hops_len, head0 = k->hops_head;
+      const size_t todo = k->rounds[k->rounds_head].count;
+      /* The first probe passed on carries the next round's message, unless one went before.
+       * It is the first pushed: at head0 + len. */
+      size_t head = head0, left = todo, out = (head0 + len) & mask;
+      struct peacock_hop h = { 0 };
       int slow = 0;
-      while (done < todo)
+      double walk_rem = -1; /* >= 0: the slow hop may pass the tail; rem of its worker */
+      for (; left > 0; left--)
         {
           h = hops[head];
           head = (head + 1) & mask;
-          len--;
-          done++;
           uint32_t node = h.node;
           if (node == full_node)
             goto pass; /* right behind a probe this worker had no room for at all */
           full_node = EBB_POL_NONE;
           peacock_state *st = &seen[node];
-          const peacock_state *from = &seen[node == 0 ? nnodes - 1 : node - 1];
+          const peacock_state *from = node == 0 ? &seen[nnodes - 1] : st - 1;
           if (from->stamp >= st->stamp)
             *st = *from; /* learn(), without copying the state when it is not newer */
           const ebb_pol_node *v = &nodes[node];
           if (node != away_node)
             away_node = EBB_POL_NONE;
           if (!v->busy)
-            {
-              slow = 1;
-              break;
-            }
+            goto slow;
           if (v->qlen == 0)
             {
               if (st->qsize >= 1)
-                {
-                  slow = 1;
-                  break;
-                }
+                goto slow;
               /* No room at all: on in the next round, and so for the probes right behind
                * it (learning the same copy again changes nothing). */
               full_node = node;
@@ -535,30 +565,35 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
               /* place()'s decision at the tail, and shrink()'s test after it. */
               const ebb_pol_job *nj = &jobs[job];
               double thr = threshold[job];
-              double end = remaining (p, k, now_sec, node) + queued_est[node];
+              /* remaining(), for a busy worker */
+              double rem = run_est[node] - (now_sec - run_start[node]);
+              rem = rem > 0 ? rem : 0;
+              double end = rem + queued_est[node];
               if (passes (p, k, now_sec, v->tail, end, nj, thr))
                 {
-                  slow = 1;
-                  break;
+                  walk_rem = rem;
+                  goto slow;
                 }
+              double qe = queued_est[node], qn = (double)v->qlen;
               int keep = (now_sec + end < thr || thr < now_sec)
-                         && !((double)(v->qlen + 1) > st->qsize
-                              || queued_est[node] + nj->est_task_sec > st->load + 1e-9);
-              if (keep || (double)v->qlen > st->qsize || queued_est[node] > st->load + 1e-9)
-                {
-                  slow = 1;
-                  break;
-                }
+                         && !(qn + 1 > st->qsize || qe + nj->est_task_sec > st->load + 1e-9);
+              if (keep || qn > st->qsize || qe > st->load + 1e-9)
+                goto slow;
               away_node = node, away_job = job;
             }
-        pass:;
-          struct peacock_hop out = { .node = node + 1 == nnodes ? 0 : node + 1, .probe = h.probe };
-          if (passed++ == 0)
-            first = out;
-          hops[(head + len++) & mask] = out;
+        pass:
+          hops[out].node = node + 1 == nnodes ? 0 : node + 1;
+          hops[out].probe = h.probe;
+          out = (out + 1) & mask;
         }
+      goto end;
+    slow:
+      slow = 1;
+    end:;
+      /* left counts the hops not taken off, the slow one included. */
+      size_t done = todo - left + slow, passed = todo - left;
       k->hops_head = head;
-      k->hops_len = len;
+      k->hops_len = len - slow;
       if ((k->rounds[k->rounds_head].count -= done) == 0)
         {
           k->rounds_head = (k->rounds_head + 1) & (k->rounds_cap - 1);
@@ -568,8 +603,9 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
         {
           p->stats.rotations += passed;
           count_round (k, next_round, passed);
-          if (carry)
+          if (!k->have_round || next_round != k->last_round)
             {
+              struct peacock_hop first = hops[(head0 + len) & mask];
               k->have_round = 1;
               k->last_round = next_round;
               ebb_pol_emit (p, EBB_POL_ACT_PROBE, first.node, p->probes[first.probe].job,
@@ -580,7 +616,9 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
         continue;
       away_node = full_node = EBB_POL_NONE;
       *rotated_flag (k, p, h.probe) = 0;
-      if (!p->nodes[h.node].busy)
+      if (walk_rem >= 0)
+        place_walk (p, now_sec, h.node, h.probe, walk_rem, 1); /* place() would, after its tests */
+      else if (!p->nodes[h.node].busy)
         hop_to_idle (p, k, now_sec, h.node, h.probe);
       else if (place (p, now_sec, h.node, h.probe))
         away_node = h.node, away_job = p->probes[h.probe].job;

@@ -331,6 +331,9 @@ typedef struct ebb_pol_ops
    * ebb_pol_job_adopted); the core recorded them, the policy adds them to its own state
    * (a policy without it still counts their demand on their nodes). */
   void (*job_adopted) (ebb_pol *p, double now_sec, uint32_t job);
+  /* 1: the policy reads no task state of a job whose tasks all finished (nothing of it in
+   * its queues or lists), so ebb_pol_job_forget may free that state. */
+  int forgets_jobs;
 } ebb_pol_ops;
 
 /* Per-node state shared by the queue-based policies. */
@@ -430,6 +433,12 @@ void ebb_pol_node_capacity (ebb_pol *p, uint32_t node, ebb_pol_res cap);
 void ebb_pol_task_reclaimed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task,
                              ebb_pol_res freed, int done);
 void ebb_pol_task_resumed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
+/* Resource mode: job finished every task and the environment will report nothing more of it
+ * (its id comes back only with a new ebb_pol_job_arrived): its per-task state is freed, so
+ * that a long-lived environment (the controller) does not keep it for every job it ran.
+ * Does nothing (returns 0) in slot mode, for a job not finished, or when the policy does not
+ * set ops->forgets_jobs; returns 1 when freed. */
+int ebb_pol_job_forget (ebb_pol *p, uint32_t job);
 void ebb_pol_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
 
 /* Returns 1 in resource mode (params.node_cap set), 0 in slot mode. */

@@ -204,11 +204,12 @@ launch (ebb_pol *p, uint32_t node, uint32_t job, double delay_sec, double now_se
   ebb_pol_emit (p, EBB_POL_ACT_LAUNCH, node, job, task, delay_sec);
 }
 
-/* Drops the reservation at index i of node's queue (order does not matter: workers pick by
- * size, never by position). */
-static void
-resv_drop (ebb_spec *s, uint32_t node, uint32_t i)
+void
+ebb_spec_resv_drop (ebb_spec *s, uint32_t node, uint32_t i)
 {
+  ebb_spec_job *j = &s->jobs[s->resv[node][i]];
+  if (j->resv_out > 0)
+    j->resv_out--;
   s->resv[node][i] = s->resv[node][--s->nresv[node]];
 }
 
@@ -228,7 +229,7 @@ fill_node (ebb_pol *p, double now_sec, uint32_t node)
   /* Reservations of finished jobs leave the queue first. */
   for (uint32_t i = 0; i < s->nresv[node];)
     if (!s->jobs[s->resv[node][i]].active)
-      resv_drop (s, node, i);
+      ebb_spec_resv_drop (s, node, i);
     else
       i++;
   if (s->nresv[node] == 0)
@@ -239,7 +240,7 @@ fill_node (ebb_pol *p, double now_sec, uint32_t node)
   if (job == EBB_POL_NONE)
     return 0;
   if (i != EBB_POL_NONE)
-    resv_drop (s, node, i);
+    ebb_spec_resv_drop (s, node, i);
   launch (p, node, job, delay, now_sec);
   return 1;
 }
@@ -284,6 +285,7 @@ ebb_spec_job_arrived (ebb_pol *p, double now_sec, uint32_t job, double probe_rat
   j->occupied = 0;
   j->nrun = j->ncand = 0;
   j->checked_at = -INFINITY;
+  j->resv_out = 0;
   j->active = 1;
   s->total_remaining += n;
   grow_u32 (&s->order, &s->order_cap, s->norder + 1);
@@ -297,7 +299,8 @@ ebb_spec_job_arrived (ebb_pol *p, double now_sec, uint32_t job, double probe_rat
       return;
     }
   double c = ceil (probe_ratio * n);
-  ebb_pol_send_probes_random (p, job, c < n ? n : (uint32_t)c, 0, p->params.nnodes);
+  j->resv_out = c < n ? n : (uint32_t)c;
+  ebb_pol_send_probes_random (p, job, j->resv_out, 0, p->params.nnodes);
 }
 
 void
@@ -308,7 +311,11 @@ ebb_spec_probe_enqueue (ebb_pol *p, double now_sec, uint32_t node, uint32_t prob
   uint32_t job = p->probes[probe].job;
   ebb_pol_probe_release (p, probe);
   if (!s->jobs[job].active)
-    return;
+    {
+      if (s->jobs[job].resv_out > 0)
+        s->jobs[job].resv_out--;
+      return;
+    }
   grow_u32 (&s->resv[node], &s->resv_cap[node], s->nresv[node] + 1);
   s->resv[node][s->nresv[node]++] = job;
 }
@@ -513,16 +520,22 @@ late_check (ebb_pol *p, uint32_t job, double now_sec)
   if (s->central || !(s->copy_probes > 0))
     return;
   /* Best effort in a Sparrow scheduler: the copy LATE asks for is a task like any other,
-   * so the job's scheduler places reservations for it (once per straggler); without them
-   * the copy could only use a reservation still queued, and an idle worker spends those
-   * at once on a "no task" answer. */
+   * so the job's scheduler places reservations for it; without them the copy could only
+   * use a reservation still queued, and an idle worker spends those at once on a "no task"
+   * answer. Once per straggler, and again while it still has no copy once every
+   * reservation of its job is used or spent (a worker that found LATE's SpeculativeCap
+   * reached answered "no task"): LATE keeps asking for a straggler it named, and without a
+   * reservation the copy would never start, leaving the job to the straggler's whole
+   * Pareto tail. */
   uint32_t want = (uint32_t)ceil (s->copy_probes);
+  int renew = j->resv_out == 0;
   for (uint32_t i = 0; i < slow; i++)
     {
       ebb_spec_task *t = &j->tasks[c[i].task];
-      if (t->probed)
+      if (t->probed && !renew)
         continue;
       t->probed = 1;
+      j->resv_out += want;
       ebb_pol_send_probes_random (p, job, want, 0, p->params.nnodes);
     }
 }

@@ -27,7 +27,8 @@ typedef struct ebb_spec_task
   uint32_t node[EBB_SPEC_MAX_COPIES]; /* nodes of the live copies; EBB_POL_NONE: unused */
   uint8_t ncopies;                    /* live copies */
   uint8_t done;
-  uint8_t probed; /* decentral srpt: reservations were sent for a copy of it */
+  uint8_t probed; /* decentral srpt: reservations were sent for a copy of it (sent again
+                     only once every reservation of its job is used or spent) */
 } ebb_spec_task;
 
 typedef struct ebb_spec_job
@@ -42,6 +43,7 @@ typedef struct ebb_spec_job
   uint32_t occupied;  /* live copies: slots the job holds */
   uint32_t opos;      /* position in ebb_spec.order */
   uint32_t alloc;     /* hopper central: slots allotted (Pseudocode 1 with epsilon) */
+  uint32_t resv_out;  /* decentral: reservations sent and not yet used or spent */
   double checked_at;  /* last LATE check */
   uint8_t active;
   uint8_t refused; /* hopper decentral: scratch mark while a worker asks around */
@@ -96,6 +98,10 @@ void ebb_spec_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t
                              uint32_t task);
 void ebb_spec_tick (ebb_pol *p, double now_sec);
 void ebb_spec_probe_enqueue (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe);
+
+/* Decentral: drops the reservation at index i of node's queue (used, or answered "no
+ * task"); the order of the queue does not matter, workers pick by size. */
+void ebb_spec_resv_drop (ebb_spec *s, uint32_t node, uint32_t i);
 
 /* Returns 1 when job has work for a slot now: an original task not launched yet, or a
  * straggler LATE named at the last heartbeat that can still take a copy (within

@@ -7,7 +7,8 @@
  * jobs with a reservation in its queue, the one with the fewest unfinished tasks, and a
  * reservation answered "no task" is spent (Hopper's, in contrast, stay queued). A copy is
  * placed as a task is: when LATE names a straggler, its job's scheduler sends probe_ratio
- * reservations for it. */
+ * reservations for it, and again while the straggler has no copy once the job's
+ * reservations are all used or spent. */
 #include "config.h"
 
 #include "policies/spec.h"
@@ -44,7 +45,7 @@ srpt_pick_worker (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec, 
           *resv = best;
           return s->resv[node][best];
         }
-      s->resv[node][best] = s->resv[node][--s->nresv[node]];
+      ebb_spec_resv_drop (s, node, best);
       p->stats.probes_surplus++;
       *delay_sec += 2 * p->params.net_delay_sec;
     }

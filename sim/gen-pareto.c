@@ -2,9 +2,13 @@
  * task durations Pareto with shape beta and mean 1 s (scale (beta - 1) / beta), job sizes
  * heavy-tailed (number of tasks bounded Pareto, shape 1.1 on [5, 1000]: about 8% of jobs
  * over 50 tasks, under 1% over 500, as in the job bins of Figure 7), Poisson arrivals at the
- * rate that makes the offered work `load` times the capacity of `nodes` single-slot nodes
- * (load 1.0 keeps them busy on average, before any speculative copy). The rate comes from
- * the work actually drawn, so a trace's load is what was asked whatever the tail gave. */
+ * rate that makes the offered work `load` times the capacity of `nodes` single-slot nodes.
+ * The offered work is the originals' as drawn (Sparrow's load, which Hopper section 7.1
+ * says its loads follow); Hopper reports the measured utilization instead, which is lower:
+ * a copy that beats a straggler saves the rest of its work, and how much depends on the
+ * policy (on 3200 nodes, load 1.0 keeps about 72% of the slots busy under srpt, 81% under
+ * hopper). The rate comes from the work actually drawn, so a trace's load is what was asked
+ * whatever the tail gave. */
 #include "config.h"
 
 #include "sim/trace.h"
@@ -26,7 +30,9 @@ pareto_usage (FILE *f)
   fprintf (f, "Usage: ebb-sim gen pareto --nodes M [OPTION...]\n"
               "  --jobs N          jobs to generate (default 1000)\n"
               "  --nodes M         single-slot nodes the load refers to (required)\n"
-              "  --load L          offered work / capacity of M nodes (default 0.7)\n"
+              "  --load L          offered work of the originals / capacity of M nodes\n"
+              "                    (default 0.7; copies save work: the measured\n"
+              "                    utilization is lower)\n"
               "  --beta B          Pareto shape of task durations, > 1 (default 1.5)\n"
               "  --seed N          random seed (default 1)\n"
               "  -o, --output FILE write here instead of stdout\n");

@@ -695,13 +695,20 @@ test_index_counters (void)
   int idx = -1;
   CU_ASSERT_PTR_NOT_NULL (ebb_ctl_node_find (c, "node-123", &idx));
   CU_ASSERT (idx >= 0 && strcmp (c->nodes[idx]->name, "node-123") == 0);
-  ebb_ctl_job *r = ebb_ctl_index_find_rid (c, "rid-7");
-  CU_ASSERT (r && strcmp (r->name, "job-7") == 0);
-  /* The adopted task's allocation, written into its spec after its row existed, too. */
-  r = ebb_ctl_job_find (c, next_id - 1);
-  CU_ASSERT_FATAL (r && strcmp (r->name, "adopted") == 0);
+  /* A finished job stays in the store only; an unfinished one is in the index too. */
+  ebb_ctl_job *loaded = NULL;
+  ebb_ctl_job *r = ebb_ctl_job_get (c, 8, &loaded);
+  CU_ASSERT (r && strcmp (r->name, "job-7") == 0 && strcmp (r->request_id, "rid-7") == 0);
+  CU_ASSERT (r && (loaded != NULL) == (r->state >= JOB_DONE));
+  CU_ASSERT ((ebb_ctl_index_find_rid (c, "rid-7") == r) == (loaded == NULL));
+  ebb_ctl_job_free (loaded);
+  /* The adopted task's allocation, written into its spec after its row existed, too (its
+   * job finished: read from the store). */
+  r = ebb_ctl_job_get (c, next_id - 1, &loaded);
+  CU_ASSERT_FATAL (r && loaded && strcmp (r->name, "adopted") == 0);
   CU_ASSERT_EQUAL (r->tasks[0].cpu_millis, 1500);
   CU_ASSERT_EQUAL (r->tasks[0].memory_bytes, 134217728);
+  ebb_ctl_job_free (loaded);
   ctl_del (c, &cfg);
 }
 

@@ -122,7 +122,8 @@ set -- $(cpu_pct2 "$CPID")
 [ "$1" -le 3 ] && ok "the stepped container uses $1% of a CPU (/proc, 2 s)" || fail "stepped container: $1%"
 
 wait_for 20 '.state == "done"' "/v1/jobs/$SJ" && ok "the short job ended" || fail "short: $(cat "$TMP/body")"
-wait_for 10 '.tasks[0].state == "running"' "/v1/jobs/$CJ" && ok "the controller resumed the container" ||
+# The default delayed resumption waits for 3 rounds of 3 s with room (9 s) plus a round.
+wait_for 25 '.tasks[0].state == "running"' "/v1/jobs/$CJ" && ok "the controller resumed the container" ||
   fail "not resumed: $(jq -c '[.tasks[].state]' "$TMP/body")"
 [ "$(quota)" = "$Q0" ] && ok "the container's quota is its own again ($Q0)" || fail "quota $(quota), was $Q0"
 # CPU back: >= 50% of a CPU, or on a loaded machine >= 80% of what a control burner gets in

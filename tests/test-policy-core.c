@@ -349,6 +349,49 @@ test_resource_mode_queue (void)
   ebb_pol_free (p);
 }
 
+/* ebb_pol_job_forget frees a finished job's per-task state (ebb, bigc: policies that allow
+ * it), not before its last task ended; the id arrives again as a new job. */
+static void
+test_job_forget (void)
+{
+  static const char *const names[] = { "ebb", "bigc" };
+  for (size_t k = 0; k < 2; k++)
+    {
+      ebb_pol_params params;
+      ebb_pol_params_default (&params);
+      params.nnodes = 2;
+      params.node_cap = (ebb_pol_res){ 2000, 1LL << 30 };
+      ebb_pol_job jobs[1] = { { .ntasks = 2, .est_task_sec = 1, .demand = { 1000, 1 << 20 } } };
+      ebb_pol *p = ebb_pol_new (names[k], &params, jobs, NULL);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+      ebb_pol_job_arrived (p, 0, 0);
+      size_t n;
+      const ebb_pol_action *a = ebb_pol_actions (p, &n);
+      uint32_t nodes[2] = { 0, 0 }, launched = 0;
+      for (size_t i = 0; i < n; i++)
+        if (a[i].kind == EBB_POL_ACT_LAUNCH && a[i].arg < 2)
+          nodes[a[i].arg] = a[i].node, launched++;
+      CU_ASSERT_EQUAL_FATAL (launched, 2);
+      ebb_pol_clear_actions (p);
+      ebb_pol_task_finished (p, 1, nodes[0], 0, 0);
+      CU_ASSERT_EQUAL (ebb_pol_job_forget (p, 0), 0); /* a task still runs */
+      ebb_pol_task_finished (p, 2, nodes[1], 0, 1);
+      int freed = ebb_pol_job_forget (p, 0);
+      CU_ASSERT_EQUAL (freed, 1);
+      CU_ASSERT_PTR_NULL (jobs[0].tasks);
+      CU_ASSERT_EQUAL (ebb_pol_job_forget (p, 0), 0);
+      /* The id again: a new job, launched as the first was. */
+      ebb_pol_job_arrived (p, 3, 0);
+      CU_ASSERT_PTR_NOT_NULL (jobs[0].tasks);
+      a = ebb_pol_actions (p, &n);
+      launched = 0;
+      for (size_t i = 0; i < n; i++)
+        launched += a[i].kind == EBB_POL_ACT_LAUNCH;
+      CU_ASSERT_EQUAL (launched, 2);
+      ebb_pol_free (p);
+    }
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_sparrow_cancels_surplus_probe),
   EBB_CU_TEST (test_sparrow_surplus_probe_costs_round_trip),
@@ -358,6 +401,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_iheap_matches_brute_force),
   EBB_CU_TEST (test_hawk_ablations),
   EBB_CU_TEST (test_resource_mode_queue),
+  EBB_CU_TEST (test_job_forget),
 };
 
 EBB_CU_MAIN ("policy-core", NULL, NULL, tests)

@@ -148,6 +148,40 @@ test_srpt_keeps_nothing (void)
   ebb_pol_free (p);
 }
 
+/* Best effort as Hopper's Figure 1a has it (section 3.1, footnote 2): A (4 tasks) and B (5)
+ * on 7 slots; SRPT gives A 4 and B 3, B's last 2 wait. A straggler of A is found while
+ * every slot is taken; when A's first task ends, the slot goes to A's copy "because its
+ * remaining processing is smaller than job B's", ahead of B's waiting originals: a copy
+ * competes in its job's SRPT turn, not below every original of every job (as in Spark's
+ * scheduler, which offers a slot to the task sets in order, each running its pending
+ * tasks first and its speculative ones next). */
+static void
+test_srpt_copy_in_turn (void)
+{
+  ebb_pol_job jobs[2] = { { .ntasks = 4, .est_task_sec = 1 }, { .ntasks = 5, .est_task_sec = 1 } };
+  ebb_pol *p = make ("srpt", 7, jobs, EBB_POL_SPEC_CENTRAL, 0.1);
+  fake_progress_value = 0;
+  ebb_pol_job_arrived (p, 0, 0);
+  ebb_pol_job_arrived (p, 0, 1);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 0), 4);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 1), 3);
+  ebb_pol_clear_actions (p);
+  /* Every copy is slow (10% after 2 s): LATE names stragglers, but no slot is open. */
+  fake_progress_value = 0.1;
+  ebb_pol_tick (p, 2.0);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, EBB_POL_NONE), 0);
+  ebb_spec *s = p->priv;
+  uint32_t node = s->jobs[0].tasks[0].node[0];
+  ebb_pol_task_finished (p, 10.0, node, 0, 0);
+  ebb_pol_action copy = polfix_only (p, EBB_POL_ACT_LAUNCH);
+  CU_ASSERT_EQUAL (copy.job, 0);
+  CU_ASSERT_EQUAL (copy.node, node);
+  CU_ASSERT_NOT_EQUAL (copy.arg, 0);
+  CU_ASSERT_EQUAL (p->stats.speculative_copies, 1);
+  CU_ASSERT_EQUAL (p->jobs[1].launched, 3);
+  ebb_pol_free (p);
+}
+
 /* One task on 2 nodes: at a heartbeat its copy is slow (10% done after 0.5 s: 4.5 s left),
  * LATE names it and the free node runs a copy; the copy finishes first and the policy
  * kills the original; the killed node is free again. */
@@ -296,6 +330,81 @@ test_srpt_copy_probes (void)
   CU_ASSERT_EQUAL (copy_probes_case ("srpt", &copies), 4);
   CU_ASSERT_EQUAL (copies, 2);
   CU_ASSERT_EQUAL (copy_probes_case ("hopper", &copies), 0);
+}
+
+/* Sparrow-SRPT asks again for a straggler's copy once its job's reservations are all used
+ * or spent: 8 tasks on 10 nodes (SpeculativeCap 1), one reservation a task (and a copy).
+ * At 0.5 s LATE names 2 stragglers (a tie: ceil(8 / 4)), one reservation each; on node 8
+ * the first gets its copy, the other finds the cap reached on node 9 and is spent. At the
+ * next heartbeat both stragglers LATE names (the uncopied one of before and a new one) get
+ * reservations (before: only the new one, so a straggler could run its whole Pareto tail
+ * uncopied); while those are out, no more. Once the first copy wins, a renewed reservation starts
+ * the next copy. */
+static void
+test_srpt_copy_probes_renewed (void)
+{
+  ebb_pol_job jobs[1] = { { .ntasks = 8, .est_task_sec = 1 } };
+  ebb_pol_params prm;
+  ebb_pol_params_default (&prm);
+  prm.nnodes = 10;
+  prm.net_delay_sec = 0.001;
+  prm.spec_mode = EBB_POL_SPEC_DECENTRAL;
+  prm.probe_ratio = 1;
+  prm.progress = fake_progress;
+  ebb_error *err = NULL;
+  ebb_pol *p = ebb_pol_new ("srpt", &prm, jobs, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+  fake_progress_value = 0;
+  ebb_pol_job_arrived (p, 0, 0);
+  deliver_probes (p, 0);
+  CU_ASSERT_EQUAL (p->jobs[0].launched, 8);
+  fake_progress_value = 0.5;
+  ebb_pol_tick (p, 0.5);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_PROBE, 0), 2);
+  ebb_pol_action first = { 0 };
+  {
+    size_t n;
+    const ebb_pol_action *a = ebb_pol_actions (p, &n);
+    ebb_pol_action sent[2];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < 2; i++)
+      if (a[i].kind == EBB_POL_ACT_PROBE)
+        sent[k++] = a[i];
+    ebb_pol_clear_actions (p);
+    ebb_pol_probe_arrived (p, 0.5, 8, sent[0].arg);
+    first = polfix_only (p, EBB_POL_ACT_LAUNCH);
+    ebb_pol_clear_actions (p);
+    for (size_t i = 1; i < k; i++)
+      ebb_pol_probe_arrived (p, 0.5, 9, sent[i].arg);
+  }
+  CU_ASSERT_EQUAL (first.node, 8);
+  CU_ASSERT_EQUAL (p->stats.speculative_copies, 1);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, EBB_POL_NONE), 0);
+  ebb_pol_tick (p, 0.6);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_PROBE, 0), 2);
+  ebb_pol_action renewed[2];
+  {
+    size_t n, k = 0;
+    const ebb_pol_action *a = ebb_pol_actions (p, &n);
+    for (size_t i = 0; i < n && k < 2; i++)
+      if (a[i].kind == EBB_POL_ACT_PROBE)
+        renewed[k++] = a[i];
+  }
+  ebb_pol_clear_actions (p);
+  ebb_pol_tick (p, 0.7);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_PROBE, 0), 0);
+  /* The copy wins; the original's node frees when the KILL lands. */
+  ebb_pol_task_finished (p, 1.0, first.node, 0, first.arg);
+  ebb_pol_action kill = polfix_only (p, EBB_POL_ACT_KILL);
+  ebb_pol_clear_actions (p);
+  ebb_pol_copy_killed (p, 1.001, kill.node, 0, first.arg);
+  ebb_pol_clear_actions (p);
+  ebb_pol_probe_arrived (p, 1.001, 9, renewed[0].arg);
+  ebb_pol_action next = polfix_only (p, EBB_POL_ACT_LAUNCH);
+  CU_ASSERT_EQUAL (next.node, 9);
+  CU_ASSERT_NOT_EQUAL (next.arg, first.arg);
+  CU_ASSERT_EQUAL (p->stats.speculative_copies, 2);
+  ebb_pol_free (p);
 }
 
 /* Decentral hopper on 2 nodes (Pseudocode 2 and 3). Job C (2 tasks) takes both; A and B
@@ -518,11 +627,13 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_epsilon_allocation),
   EBB_CU_TEST (test_epsilon_fairness),
   EBB_CU_TEST (test_srpt_keeps_nothing),
+  EBB_CU_TEST (test_srpt_copy_in_turn),
   EBB_CU_TEST (test_budget_owed),
   EBB_CU_TEST (test_copy_kill),
   EBB_CU_TEST (test_late_quarter),
   EBB_CU_TEST (test_probe_counts),
   EBB_CU_TEST (test_srpt_copy_probes),
+  EBB_CU_TEST (test_srpt_copy_probes_renewed),
   EBB_CU_TEST (test_refusal),
   EBB_CU_TEST (test_fair_first),
   EBB_CU_TEST (test_refusal_names_unsatisfied),

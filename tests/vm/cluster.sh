@@ -93,7 +93,8 @@ fi
 
 touch "$OUT/short-go"
 wait_for 30 '.state == "done"' "/v1/jobs/$SJ" && ok "the short job ended" || fail "short: $(cat "$TMP/body")"
-wait_for 15 '.task_states.suspended == 0' "/v1/jobs/$LONG" && ok "every long task resumed after it" ||
+# The default delayed resumption waits for 3 rounds of 3 s with room (9 s) plus a round.
+wait_for 30 '.task_states.suspended == 0' "/v1/jobs/$LONG" && ok "every long task resumed after it" ||
   fail "not resumed: $(jq -c '[.tasks[].state]' "$TMP/body")"
 if [ -n "$k" ]; then
   p=$(cg_pct "$cg" 2)

@@ -1,0 +1,155 @@
+/* The answers about jobs: GET /v1/jobs, GET and DELETE /v1/jobs/{id}. A finished job that
+ * left memory (sched-evict.c) is read back from the store and shown the same way. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/api.h"
+#include "controller/ctl.h"
+#include "lib/json.h"
+#include "lib/util.h"
+
+static void
+job_freep (ebb_ctl_job **j)
+{
+  ebb_ctl_job_free (*j);
+}
+#define cleanup_job __attribute__ ((cleanup (job_freep)))
+
+/* See ctl.h. */
+json_object *
+ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
+{
+  json_object *o = json_object_new_object ();
+  ebb_json_add_uint64 (o, "id", j->id);
+  ebb_json_add_string (o, "name", j->name);
+  ebb_json_add_string (o, "class", ebb_ctl_class_name (j->cls));
+  ebb_json_add_double (o, "est_task_sec", j->est_task_sec);
+  ebb_json_add_string (o, "state", ebb_ctl_job_state_name (j->state));
+  ebb_json_add_string (o, "request_id", j->request_id);
+  ebb_ctl_api_add_time (o, "submitted_at", j->submitted_at);
+  ebb_ctl_api_add_time (o, "started_at", j->started_at);
+  ebb_ctl_api_add_time (o, "finished_at", j->finished_at);
+  uint32_t counts[TASK_N_STATES] = { 0 };
+  json_object *arr = with_tasks ? json_object_new_array () : NULL;
+  for (uint32_t i = 0; i < j->ntasks; i++)
+    {
+      const ebb_ctl_task *t = &j->tasks[i];
+      counts[t->state]++;
+      if (!arr)
+        continue;
+      json_object *to = json_object_new_object ();
+      cleanup_free char *id = ebb_xasprintf ("%" PRIu64 "-%u", j->id, t->idx);
+      ebb_json_add_string (to, "id", id);
+      ebb_json_add_uint64 (to, "index", t->idx);
+      ebb_json_add_string (to, "state", ebb_ctl_task_state_name (t->state));
+      ebb_json_add_string (to, "node", t->node >= 0 ? c->nodes[t->node]->name : NULL);
+      /* The agent's id for it, in the generation it runs (or ran) in; none before a launch. */
+      cleanup_free char *aid = t->generation > 0 && t->state != TASK_PENDING
+                                   ? ebb_ctl_task_agent_id (j->id, t->idx, t->generation)
+                                   : NULL;
+      ebb_json_add_string (to, "agent_task_id", aid);
+      if (t->has_exit)
+        ebb_json_add_int64 (to, "exit_status", t->exit_status);
+      else
+        json_object_object_add (to, "exit_status", NULL);
+      ebb_json_add_uint64 (to, "suspensions", t->suspensions);
+      ebb_json_add_uint64 (to, "generation", t->generation);
+      ebb_json_add_uint64 (to, "cpu_millis", t->cpu_millis);
+      ebb_json_add_uint64 (to, "memory_bytes", t->memory_bytes);
+      ebb_ctl_api_add_time (to, "started_at", t->started_at);
+      ebb_ctl_api_add_time (to, "finished_at", t->finished_at);
+      json_object_array_add (arr, to);
+    }
+  ebb_json_add_uint64 (o, "ntasks", j->ntasks);
+  json_object *cnt = json_object_new_object ();
+  for (int s = 0; s < TASK_N_STATES; s++)
+    ebb_json_add_uint64 (cnt, ebb_ctl_task_state_name ((ebb_ctl_task_state)s), counts[s]);
+  json_object_object_add (o, "task_states", cnt);
+  if (arr)
+    json_object_object_add (o, "tasks", arr);
+  return o;
+}
+
+/* See api.h. */
+int
+ebb_ctl_api_jobs (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  ebb_ctl *c = ud;
+  (void)req;
+  json_object *arr = json_object_new_array ();
+  /* The store's jobs and the model's, merged in id order: the model's copy is current (a
+   * job whose row could not be written is still listed). */
+  cleanup_free uint64_t *ids = NULL;
+  size_t n = c->db ? ebb_ctl_store_job_ids (c, &ids) : 0, i = 0, k = 0;
+  while (i < c->n_jobs || k < n)
+    {
+      if (i < c->n_jobs && (k == n || c->jobs[i]->id <= ids[k]))
+        {
+          k += k < n && c->jobs[i]->id == ids[k];
+          json_object_array_add (arr, ebb_ctl_job_json (c, c->jobs[i++], false));
+          continue;
+        }
+      ebb_ctl_job *j = ebb_ctl_store_job_get (c, ids[k++]);
+      if (j)
+        json_object_array_add (arr, ebb_ctl_job_json (c, j, false));
+      ebb_ctl_job_free (j);
+    }
+  json_object *o = json_object_new_object ();
+  json_object_object_add (o, "jobs", arr);
+  ebb_http_reply_json (resp, 200, o);
+  return EBB_HTTP_REPLIED;
+}
+
+/* Job {id} of the request, in memory or read from the store (*loaded, freed by the
+ * caller), or NULL when answered with 400 or 404. */
+static ebb_ctl_job *
+job_or_404 (ebb_ctl *c, ebb_http_request *req, ebb_http_response *resp, ebb_ctl_job **loaded)
+{
+  *loaded = NULL;
+  const char *s = ebb_http_request_capture (req, "id");
+  char *end = NULL;
+  errno = 0;
+  unsigned long long id = s && *s >= '0' && *s <= '9' ? strtoull (s, &end, 10) : 0;
+  if (!end || *end || errno || strlen (s) > 20)
+    {
+      c->m.bad_requests++;
+      ebb_http_error (resp, 400, "bad_request", "job id must be a decimal number");
+      return NULL;
+    }
+  ebb_ctl_job *j = ebb_ctl_job_get (c, id, loaded);
+  if (!j)
+    ebb_http_error (resp, 404, "not_found", "no job %llu", id);
+  return j;
+}
+
+/* See api.h. */
+int
+ebb_ctl_api_job (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  cleanup_job ebb_ctl_job *loaded = NULL;
+  ebb_ctl_job *j = job_or_404 (ud, req, resp, &loaded);
+  if (j)
+    ebb_http_reply_json (resp, 200, ebb_ctl_job_json (ud, j, true));
+  return EBB_HTTP_REPLIED;
+}
+
+/* See api.h. */
+int
+ebb_ctl_api_job_delete (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  cleanup_job ebb_ctl_job *loaded = NULL;
+  ebb_ctl_job *j = job_or_404 (ud, req, resp, &loaded);
+  if (j)
+    {
+      /* One that left memory is finished: nothing to kill, its answer is the store's. */
+      if (!loaded)
+        ebb_ctl_kill_job (ud, j);
+      ebb_ctl_flush (ud); /* the kills are committed before the answer, then sent */
+      ebb_http_reply_json (resp, 200, ebb_ctl_job_json (ud, j, true));
+    }
+  return EBB_HTTP_REPLIED;
+}

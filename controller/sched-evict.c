@@ -1,0 +1,92 @@
+/* Finished jobs leave memory: a controller under a steady stream of jobs would otherwise
+ * grow with every job it has run. A job goes once it is done, failed or killed, every
+ * task final, its rows committed (the tick calls this after its commit), no agent call
+ * under way for it (an answer finds its task by id and must find it) and, beyond the newest
+ * cfg->keep_finished finished jobs (the ones a client most likely still polls). The store
+ * keeps everything the API shows of it: GET /v1/jobs reads it back, a replayed request id
+ * finds its first answer there (store-jobs.c). */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "controller/ctl.h"
+#include "controller/sched.h"
+#include "lib/log.h"
+#include "lib/util.h"
+
+/* What a slot that held an evicted task holds: still busy for the policy (a ghost until the
+ * next rebuild), and never equal to a task allocated later at the same address. */
+static ebb_ctl_task evicted_task;
+
+static bool
+evictable (const ebb_ctl_job *j)
+{
+  if (j->state < JOB_DONE || j->n_terminal != j->ntasks || j->ncalls > 0 || !j->accounted)
+    return false;
+  for (uint32_t i = 0; i < j->ntasks; i++)
+    if (!ebb_ctl_task_terminal (&j->tasks[i]) || !j->tasks[i].stored
+        || j->tasks[i].slot != EBB_POL_NONE)
+      return false;
+  return true;
+}
+
+static int
+cmp_job_id (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = (*(ebb_ctl_job *const *)b)->id;
+  return x < y ? -1 : x > y;
+}
+
+/* See ctl.h. */
+size_t
+ebb_ctl_evict (ebb_ctl *c)
+{
+  if (!c->db || !sqlite3_get_autocommit (c->db) || c->n_jobs <= c->cfg->keep_finished)
+    return 0;
+  size_t m = 0;
+  for (size_t i = 0; i < c->n_jobs; i++)
+    m += evictable (c->jobs[i]);
+  if (m <= c->cfg->keep_finished)
+    return 0;
+  /* The oldest first: the array is in id order. */
+  size_t want = m - c->cfg->keep_finished, n = 0;
+  cleanup_free ebb_ctl_job **out = ebb_xmalloc (want * sizeof *out);
+  size_t kept = 0;
+  for (size_t i = 0; i < c->n_jobs; i++)
+    {
+      ebb_ctl_job *j = c->jobs[i];
+      if (n < want && evictable (j))
+        out[n++] = j;
+      else
+        c->jobs[kept++] = j;
+    }
+  c->n_jobs = kept;
+  for (uint32_t s = 0; s < c->n_slots; s++)
+    {
+      ebb_ctl_task *t = c->slots[s].task;
+      if (t && t != &evicted_task && bsearch (&t->job->id, out, n, sizeof *out, cmp_job_id) != NULL)
+        c->slots[s].task = &evicted_task;
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      ebb_ctl_count_evict_job (c, out[i]);
+      ebb_ctl_job_free (out[i]);
+    }
+  ebb_ctl_index_jobs_again (c);
+  c->jobs_evicted += n;
+  ebb_log_debug ("%zu finished jobs left memory (%zu in memory)", n, c->n_jobs);
+  return n;
+}
+
+/* See ctl.h. */
+ebb_ctl_job *
+ebb_ctl_job_get (ebb_ctl *c, uint64_t id, ebb_ctl_job **loaded)
+{
+  *loaded = NULL;
+  ebb_ctl_job *j = ebb_ctl_job_find (c, id);
+  if (j || !c->db || id >= c->next_job_id)
+    return j;
+  *loaded = ebb_ctl_store_job_get (c, id);
+  return *loaded;
+}

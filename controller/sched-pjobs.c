@@ -1,0 +1,95 @@
+/* Policy jobs: the batches of tasks of one controller job queued into the policy together,
+ * named by an id that indexes the policy's job array (ebb_pol_job) and the controller's
+ * (ebb_ctl_pjob). A batch names its job by id, not pointer (the job may leave memory first);
+ * the id of a batch the policy forgot (ebb_pol_job_forget) goes to the next one, so the
+ * arrays hold the batches under way, not every batch queued since the policy was built. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/ctl.h"
+#include "controller/sched.h"
+#include "lib/util.h"
+
+/* See sched.h. */
+ebb_ctl_task *
+ebb_ctl_pjob_task (ebb_ctl *c, uint32_t pj, uint32_t k)
+{
+  if (pj >= c->n_pjobs || k >= c->pjobs[pj].n)
+    return NULL;
+  ebb_ctl_job *j = ebb_ctl_job_find (c, c->pjobs[pj].job);
+  return j && c->pjobs[pj].idx[k] < j->ntasks ? &j->tasks[c->pjobs[pj].idx[k]] : NULL;
+}
+
+/* See sched.h. */
+uint32_t
+ebb_ctl_pjob_new (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
+{
+  if (c->n_pjobs == c->cap_pjobs && c->n_pjob_free == 0)
+    {
+      c->cap_pjobs = c->cap_pjobs ? c->cap_pjobs * 2 : 256;
+      c->pjobs = ebb_xrealloc (c->pjobs, c->cap_pjobs * sizeof *c->pjobs);
+      c->pjobs_pol = ebb_xrealloc (c->pjobs_pol, c->cap_pjobs * sizeof *c->pjobs_pol);
+      ebb_pol_set_jobs (c->pol, c->pjobs_pol);
+    }
+  /* A forgotten id first: the policy holds nothing of it (its tasks state was freed). */
+  uint32_t id = c->n_pjob_free ? c->pjob_free[--c->n_pjob_free] : c->n_pjobs++;
+  ebb_ctl_pjob *pj = &c->pjobs[id];
+  pj->job = j->id;
+  pj->n = (uint32_t)n;
+  pj->idx = ebb_xmalloc (n * sizeof *pj->idx);
+  ebb_pol_res demand = { 0, 0 };
+  for (size_t i = 0; i < n; i++)
+    {
+      pj->idx[i] = ts[i]->idx;
+      ts[i]->pjob = id;
+      ts[i]->pidx = (uint32_t)i;
+      /* One demand per policy job: the largest of its tasks. */
+      if ((int64_t)ts[i]->cpu_millis > demand.cpu_millis)
+        demand.cpu_millis = (int64_t)ts[i]->cpu_millis;
+      if ((int64_t)ts[i]->memory_bytes > demand.memory_bytes)
+        demand.memory_bytes = (int64_t)ts[i]->memory_bytes;
+    }
+  ebb_pol_job *pol = &c->pjobs_pol[id];
+  memset (pol, 0, sizeof *pol);
+  pol->submit_sec = ebb_ctl_pol_now ();
+  /* A job submitted without an estimate still needs one: Hawk's central placement sums the
+   * estimates of the long work queued on a node, and with all of them 0 every node ties and
+   * the first takes every task. One second each makes it spread by task count. */
+  pol->est_task_sec = j->est_task_sec > 0 ? j->est_task_sec : 1.0;
+  pol->cancel_at_sec = INFINITY;
+  pol->ntasks = (uint32_t)n;
+  pol->demand = demand;
+  pol->class_hint = j->cls == CLS_SHORT  ? EBB_POL_CLASS_SHORT
+                    : j->cls == CLS_LONG ? EBB_POL_CLASS_LONG
+                                         : EBB_POL_CLASS_BY_CUTOFF;
+  return id;
+}
+
+/* See sched.h. */
+void
+ebb_ctl_pjobs_clear (ebb_ctl *c)
+{
+  for (uint32_t i = 0; i < c->n_pjobs; i++)
+    free (c->pjobs[i].idx);
+  c->n_pjobs = 0;
+  c->n_pjob_free = 0;
+}
+
+/* See sched.h. */
+void
+ebb_ctl_pjob_forget (ebb_ctl *c, uint32_t pj)
+{
+  if (!c->pol || pj >= c->n_pjobs || !ebb_pol_job_forget (c->pol, pj))
+    return;
+  free (c->pjobs[pj].idx);
+  c->pjobs[pj] = (ebb_ctl_pjob){ 0 }; /* no task: ebb_ctl_pjob_task answers NULL */
+  if (c->n_pjob_free == c->cap_pjob_free)
+    {
+      c->cap_pjob_free = c->cap_pjob_free ? c->cap_pjob_free * 2 : 256;
+      c->pjob_free = ebb_xrealloc (c->pjob_free, c->cap_pjob_free * sizeof *c->pjob_free);
+    }
+  c->pjob_free[c->n_pjob_free++] = pj;
+}

@@ -1,0 +1,266 @@
+/* Reading jobs back from the store: at the start, the nodes and the unfinished jobs (a
+ * finished job is only counted: the model does not grow with the jobs of every earlier
+ * run); while running, a finished job that left memory (sched-evict.c) for GET /v1/jobs,
+ * and the first answer to a replayed request id. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/ctl.h"
+#include "lib/util.h"
+
+#define JOB_COLS                                                                                   \
+  "id, request_id, name, class, est, state, submitted_at, started_at, finished_at, answer,"        \
+  " ntasks"
+#define TASK_COLS                                                                                  \
+  "t.job, t.idx, t.spec, t.state, t.node, t.generation, t.exit_status, t.has_exit,"                \
+  " t.suspensions, t.started_at, t.finished_at, t.kill_wanted"
+
+static char *
+col_str (sqlite3_stmt *st, int i)
+{
+  const unsigned char *s = sqlite3_column_text (st, i);
+  return s ? ebb_xstrdup ((const char *)s) : NULL;
+}
+
+static int
+load_nodes (ebb_ctl *c)
+{
+  sqlite3_stmt *st = ebb_ctl_store_prep (c, "SELECT name, url, state, epoch, cap_cpu, cap_mem,"
+                                            " last_hb FROM nodes ORDER BY name");
+  if (!st)
+    return -EIO;
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      ebb_ctl_node *n = ebb_xcalloc (1, sizeof *n);
+      n->name = col_str (st, 0);
+      n->url = col_str (st, 1);
+      n->state = (ebb_ctl_node_state)sqlite3_column_int (st, 2);
+      n->epoch = (uint64_t)sqlite3_column_int64 (st, 3);
+      n->cap_cpu_millis = (uint64_t)sqlite3_column_int64 (st, 4);
+      n->cap_memory_bytes = (uint64_t)sqlite3_column_int64 (st, 5);
+      n->last_hb_at = sqlite3_column_double (st, 6);
+      if (!n->name || ebb_ctl_add_node (c, n) < 0)
+        {
+          free (n->name);
+          free (n->url);
+          free (n);
+        }
+    }
+  sqlite3_finalize (st);
+  return 0;
+}
+
+/* A job of a JOB_COLS row, its tasks failed until their rows are read; NULL for a row
+ * with no task or too many. */
+static ebb_ctl_job *
+job_of_row (sqlite3_stmt *st)
+{
+  uint64_t ntasks = (uint64_t)sqlite3_column_int64 (st, 10);
+  if (ntasks == 0 || ntasks > EBB_CTL_MAX_TASKS_PER_JOB)
+    return NULL;
+  ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
+  j->id = (uint64_t)sqlite3_column_int64 (st, 0);
+  j->request_id = col_str (st, 1);
+  j->name = col_str (st, 2);
+  j->cls = (ebb_ctl_class)sqlite3_column_int (st, 3);
+  j->est_task_sec = sqlite3_column_double (st, 4);
+  j->state = (ebb_ctl_job_state)sqlite3_column_int (st, 5);
+  j->submitted_at = sqlite3_column_double (st, 6);
+  j->started_at = sqlite3_column_double (st, 7);
+  j->finished_at = sqlite3_column_double (st, 8);
+  j->answer = col_str (st, 9);
+  j->ntasks = (uint32_t)ntasks;
+  j->tasks = ebb_xcalloc (ntasks, sizeof *j->tasks);
+  for (uint32_t i = 0; i < j->ntasks; i++)
+    {
+      j->tasks[i].job = j;
+      j->tasks[i].idx = i;
+      j->tasks[i].node = -1;
+      j->tasks[i].slot = EBB_POL_NONE;
+      j->tasks[i].pjob = EBB_POL_NONE;
+      j->tasks[i].state = TASK_FAILED; /* until its row is read */
+    }
+  return j;
+}
+
+/* Fills task idx of j from a TASK_COLS row; keep_spec: the spec stays (a task of the
+ * model), else it is read for the allocation only. Returns false for a bad row. */
+static bool
+task_of_row (ebb_ctl *c, ebb_ctl_job *j, sqlite3_stmt *st, bool keep_spec)
+{
+  uint64_t idx = (uint64_t)sqlite3_column_int64 (st, 1);
+  if (idx >= j->ntasks)
+    return false;
+  ebb_ctl_task *t = &j->tasks[idx];
+  const char *spec = (const char *)sqlite3_column_text (st, 2);
+  json_object *o = spec ? json_tokener_parse (spec) : NULL, *v;
+  if (!o)
+    return false;
+  if (json_object_object_get_ex (o, "cpu_millis", &v))
+    t->cpu_millis = (uint64_t)json_object_get_int64 (v);
+  if (json_object_object_get_ex (o, "memory_bytes", &v))
+    t->memory_bytes = (uint64_t)json_object_get_int64 (v);
+  if (keep_spec)
+    t->spec = o;
+  else
+    json_object_put (o);
+  t->state = (ebb_ctl_task_state)sqlite3_column_int (st, 3);
+  const char *node = (const char *)sqlite3_column_text (st, 4);
+  if (node)
+    ebb_ctl_node_find (c, node, &t->node);
+  t->generation = (uint64_t)sqlite3_column_int64 (st, 5);
+  t->exit_status = sqlite3_column_int64 (st, 6);
+  t->has_exit = sqlite3_column_int (st, 7);
+  t->suspensions = (uint32_t)sqlite3_column_int64 (st, 8);
+  t->started_at = sqlite3_column_double (st, 9);
+  t->finished_at = sqlite3_column_double (st, 10);
+  t->kill_wanted = sqlite3_column_int (st, 11);
+  t->stored = true;
+  return true;
+}
+
+static int
+load_jobs (ebb_ctl *c)
+{
+  sqlite3_stmt *st
+      = ebb_ctl_store_prep (c, "SELECT " JOB_COLS " FROM jobs WHERE state < ?1 ORDER BY id");
+  if (!st)
+    return -EIO;
+  sqlite3_bind_int (st, 1, JOB_DONE);
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      ebb_ctl_job *j = job_of_row (st);
+      if (j)
+        ebb_ctl_add_job (c, j);
+    }
+  sqlite3_finalize (st);
+  st = ebb_ctl_store_prep (c, "SELECT " TASK_COLS " FROM tasks t JOIN jobs j ON j.id = t.job"
+                              " WHERE j.state < ?1");
+  if (!st)
+    return -EIO;
+  sqlite3_bind_int (st, 1, JOB_DONE);
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      ebb_ctl_job *j = ebb_ctl_job_find (c, (uint64_t)sqlite3_column_int64 (st, 0));
+      if (j)
+        task_of_row (c, j, st, true);
+    }
+  sqlite3_finalize (st);
+  return 0;
+}
+
+/* The finished jobs left in the store: the next id, the count, their states for the
+ * metrics. */
+static int
+count_finished (ebb_ctl *c)
+{
+  static const char *const sql[]
+      = { "SELECT MAX(id), COUNT(*) FROM jobs",
+          "SELECT state, COUNT(*) FROM jobs WHERE state >= ?1 GROUP BY state",
+          "SELECT t.state, COUNT(*) FROM tasks t JOIN jobs j ON j.id = t.job"
+          " WHERE j.state >= ?1 GROUP BY t.state" };
+  for (size_t q = 0; q < EBB_ARRAY_SIZE (sql); q++)
+    {
+      sqlite3_stmt *st = ebb_ctl_store_prep (c, sql[q]);
+      if (!st)
+        return -EIO;
+      if (q > 0)
+        sqlite3_bind_int (st, 1, JOB_DONE);
+      while (sqlite3_step (st) == SQLITE_ROW)
+        {
+          uint64_t a = (uint64_t)sqlite3_column_int64 (st, 0);
+          uint64_t n = (uint64_t)sqlite3_column_int64 (st, 1);
+          if (q == 0)
+            {
+              if (a >= c->next_job_id)
+                c->next_job_id = a + 1;
+              c->n_jobs_stored = n;
+            }
+          else if (q == 1 && a < EBB_ARRAY_SIZE (c->evicted_jobs))
+            c->evicted_jobs[a] += n;
+          else if (q == 2 && a < EBB_ARRAY_SIZE (c->evicted_tasks))
+            c->evicted_tasks[a] += n;
+        }
+      sqlite3_finalize (st);
+    }
+  return 0;
+}
+
+/* See ctl.h. */
+int
+ebb_ctl_store_load (ebb_ctl *c, ebb_error **err)
+{
+  if (load_nodes (c) < 0 || load_jobs (c) < 0 || count_finished (c) < 0)
+    return ebb_error_set (err, EIO, "load the store: %s", sqlite3_errmsg (c->db));
+  sqlite3_stmt *st = ebb_ctl_store_prep (c, "SELECT MAX(seq) FROM decisions");
+  if (st && sqlite3_step (st) == SQLITE_ROW)
+    c->decision_seq = (uint64_t)sqlite3_column_int64 (st, 0);
+  sqlite3_finalize (st);
+  if (c->next_job_id == 0)
+    c->next_job_id = 1;
+  ebb_ctl_count_all (c); /* the tasks' states were read after their jobs were added */
+  return 0;
+}
+
+/* See ctl.h. */
+ebb_ctl_job *
+ebb_ctl_store_job_get (ebb_ctl *c, uint64_t id)
+{
+  /* Prepared once: GET /v1/jobs reads every evicted job this way. */
+  if (!c->st_job_get)
+    c->st_job_get = ebb_ctl_store_prep (c, "SELECT " JOB_COLS " FROM jobs WHERE id = ?1");
+  if (!c->st_tasks_get)
+    c->st_tasks_get = ebb_ctl_store_prep (c, "SELECT " TASK_COLS " FROM tasks t WHERE t.job = ?1");
+  sqlite3_stmt *st = c->st_job_get, *tt = c->st_tasks_get;
+  if (!st || !tt)
+    return NULL;
+  sqlite3_bind_int64 (st, 1, (sqlite3_int64)id);
+  ebb_ctl_job *j = sqlite3_step (st) == SQLITE_ROW ? job_of_row (st) : NULL;
+  sqlite3_reset (st);
+  sqlite3_bind_int64 (tt, 1, (sqlite3_int64)id);
+  while (j && sqlite3_step (tt) == SQLITE_ROW)
+    task_of_row (c, j, tt, false);
+  sqlite3_reset (tt);
+  return j;
+}
+
+/* See ctl.h. */
+size_t
+ebb_ctl_store_job_ids (ebb_ctl *c, uint64_t **ids)
+{
+  *ids = NULL;
+  size_t n = 0, cap = 0;
+  sqlite3_stmt *st = ebb_ctl_store_prep (c, "SELECT id FROM jobs ORDER BY id");
+  while (st && sqlite3_step (st) == SQLITE_ROW)
+    {
+      if (n == cap)
+        {
+          cap = cap ? cap * 2 : 256;
+          *ids = ebb_xrealloc (*ids, cap * sizeof **ids);
+        }
+      (*ids)[n++] = (uint64_t)sqlite3_column_int64 (st, 0);
+    }
+  sqlite3_finalize (st);
+  return n;
+}
+
+/* See ctl.h. */
+char *
+ebb_ctl_store_rid_answer (ebb_ctl *c, const char *request_id)
+{
+  if (!request_id)
+    return NULL;
+  if (!c->st_rid)
+    c->st_rid = ebb_ctl_store_prep (c, "SELECT answer FROM jobs WHERE request_id = ?1"
+                                       " ORDER BY id DESC LIMIT 1");
+  if (!c->st_rid)
+    return NULL;
+  sqlite3_bind_text (c->st_rid, 1, request_id, -1, SQLITE_STATIC);
+  char *a = sqlite3_step (c->st_rid) == SQLITE_ROW ? col_str (c->st_rid, 0) : NULL;
+  sqlite3_reset (c->st_rid);
+  sqlite3_clear_bindings (c->st_rid);
+  return a;
+}

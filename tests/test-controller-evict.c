@@ -1,0 +1,202 @@
+/* CUnit suite of the eviction of finished jobs (controller/sched-evict.c) and of reading
+ * them back (controller/store-jobs.c): only finished jobs whose rows are committed, with no
+ * agent call under way, beyond the newest keep_finished, leave memory; the index by request
+ * id, the gauges' counts and the slots follow; a job read back from the store gives the same
+ * JSON as it did in memory; a replayed request id finds its answer in the store. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "controller/ctl.h"
+#include "controller/sched.h"
+#include "lib/json.h"
+#include "lib/util.h"
+#include "tests/cu.h"
+
+static char tmpdir[] = "/tmp/ebb-ctl-evict.XXXXXX";
+
+static int
+init (void)
+{
+  return mkdtemp (tmpdir) ? 0 : -1;
+}
+
+static int
+clean (void)
+{
+  cleanup_free char *cmd = ebb_xasprintf ("rm -rf '%s'", tmpdir);
+  return system (cmd) == 0 ? 0 : -1;
+}
+
+enum
+{
+  JOBS = 12,
+  TASKS = 3,
+};
+
+/* Job i (id i + 1) of TASKS tasks on node n0: finished (exited, failed or killed by i % 3)
+ * unless i % 4 == 3 (one task still running). */
+static ebb_ctl_job *
+make_job (ebb_ctl *c, uint32_t i)
+{
+  ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
+  j->id = i + 1;
+  j->name = ebb_xasprintf ("job-%u", i);
+  j->request_id = ebb_xasprintf ("rid-%u", i);
+  j->answer = ebb_xasprintf ("{\"id\":%u,\"name\":\"job-%u\",\"state\":\"queued\"}", i + 1, i);
+  j->cls = (ebb_ctl_class)(i % 3);
+  j->est_task_sec = i;
+  j->submitted_at = 1000 + i;
+  j->ntasks = TASKS;
+  j->tasks = ebb_xcalloc (TASKS, sizeof *j->tasks);
+  for (uint32_t k = 0; k < TASKS; k++)
+    {
+      ebb_ctl_task *t = &j->tasks[k];
+      t->job = j;
+      t->idx = k;
+      t->node = 0;
+      t->slot = t->pjob = EBB_POL_NONE;
+      t->cpu_millis = 100 * (k + 1);
+      t->memory_bytes = (uint64_t)(k + 1) << 22;
+      cleanup_free char *spec = ebb_xasprintf ("{\"argv\":[\"x\"],\"cpu_millis\":%" PRIu64
+                                               ",\"memory_bytes\":%" PRIu64 "}",
+                                               t->cpu_millis, t->memory_bytes);
+      t->spec = json_tokener_parse (spec);
+      t->generation = 1 + k;
+      t->started_at = 2000 + i;
+      t->suspensions = k;
+      bool running = i % 4 == 3 && k == 0;
+      t->state = running ? TASK_RUNNING : (ebb_ctl_task_state)(TASK_EXITED + i % 3);
+      t->has_exit = !running && i % 3 == 0;
+      t->exit_status = t->has_exit ? (int64_t)k : 0;
+      t->finished_at = running ? 0 : 3000 + i;
+      ebb_ctl_store_task (c, t);
+    }
+  ebb_ctl_job_update (c, j);
+  ebb_ctl_store_job (c, j);
+  ebb_ctl_add_job (c, j);
+  return j;
+}
+
+static char *
+job_text (ebb_ctl *c, const ebb_ctl_job *j)
+{
+  json_object *o = ebb_ctl_job_json (c, j, true);
+  char *s = ebb_xstrdup (json_object_to_json_string_ext (o, EBB_JSON_TO_STRING_FLAGS));
+  json_object_put (o);
+  return s;
+}
+
+static void
+test_evict (void)
+{
+  ebb_ctl_config cfg = { 0 };
+  cfg.state_dir = ebb_xasprintf ("%s/state", tmpdir);
+  cfg.policy = ebb_xstrdup ("fifo");
+  cfg.keep_finished = 2;
+  ebb_ctl *c = ebb_xcalloc (1, sizeof *c);
+  c->cfg = &cfg;
+  CU_ASSERT_EQUAL_FATAL (ebb_ctl_store_open (c, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL (ebb_ctl_store_load (c, NULL), 0);
+  ebb_ctl_node *n = ebb_xcalloc (1, sizeof *n);
+  n->name = ebb_xstrdup ("n0");
+  ebb_ctl_add_node (c, n);
+  ebb_ctl_store_node (c, n);
+  char *before[JOBS];
+  for (uint32_t i = 0; i < JOBS; i++)
+    before[i] = job_text (c, make_job (c, i));
+  c->next_job_id = JOBS + 1; /* as the submissions would have left it */
+  /* Job 1 (finished) has an agent call under way; job 2's task 0 holds a ghost slot. */
+  ebb_ctl_job_find (c, 2)->ncalls = 1;
+  c->slots = ebb_xcalloc (1, sizeof *c->slots);
+  c->n_slots = 1;
+  c->slots[0].ghost = true;
+  c->slots[0].task = &ebb_ctl_job_find (c, 3)->tasks[0];
+  uintptr_t held = (uintptr_t)c->slots[0].task;
+
+  CU_ASSERT_EQUAL (ebb_ctl_evict (c), 0); /* not committed yet */
+  CU_ASSERT_EQUAL (c->n_jobs, JOBS);
+  CU_ASSERT_EQUAL (ebb_ctl_store_commit (c), 0);
+  /* Finished: every i with i % 4 != 3, 9 jobs; job 1 waits for its call; of the 8 left the
+   * newest 2 (ids 11 and 10) stay. */
+  CU_ASSERT_EQUAL (ebb_ctl_evict (c), 6);
+  CU_ASSERT_EQUAL (c->n_jobs, 6);
+  CU_ASSERT_EQUAL (c->jobs_evicted, 6);
+  static const uint64_t left[] = { 2, 4, 8, 10, 11, 12 };
+  for (size_t i = 0; i < c->n_jobs && i < EBB_ARRAY_SIZE (left); i++)
+    {
+      CU_ASSERT_EQUAL (c->jobs[i]->id, left[i]);
+      CU_ASSERT (ebb_ctl_index_find_rid (c, c->jobs[i]->request_id) == c->jobs[i]);
+    }
+  CU_ASSERT (c->slots[0].task != NULL && (uintptr_t)c->slots[0].task != held);
+  CU_ASSERT_EQUAL (
+      c->evicted_jobs[JOB_DONE] + c->evicted_jobs[JOB_FAILED] + c->evicted_jobs[JOB_KILLED], 6);
+  CU_ASSERT_EQUAL (c->evicted_tasks[TASK_EXITED] + c->evicted_tasks[TASK_FAILED]
+                       + c->evicted_tasks[TASK_KILLED],
+                   6 * TASKS);
+  /* Every job reads back the same, from memory or from the store. */
+  for (uint32_t i = 0; i < JOBS; i++)
+    {
+      ebb_ctl_job *loaded = NULL, *j = ebb_ctl_job_get (c, i + 1, &loaded);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (j);
+      CU_ASSERT ((loaded != NULL) == (ebb_ctl_job_find (c, i + 1) == NULL));
+      cleanup_free char *now = job_text (c, j);
+      CU_ASSERT_STRING_EQUAL (now, before[i]);
+      cleanup_free char *rid = ebb_xasprintf ("rid-%u", i);
+      cleanup_free char *a = ebb_ctl_store_rid_answer (c, rid);
+      CU_ASSERT (a && strcmp (a, j->answer) == 0);
+      ebb_ctl_job_free (loaded);
+    }
+  ebb_ctl_job *none = NULL;
+  CU_ASSERT_PTR_NULL (ebb_ctl_job_get (c, JOBS + 1, &none));
+  CU_ASSERT_PTR_NULL (ebb_ctl_store_rid_answer (c, "rid-x"));
+  uint64_t *ids = NULL;
+  CU_ASSERT_EQUAL (ebb_ctl_store_job_ids (c, &ids), JOBS);
+  CU_ASSERT (ids && ids[0] == 1 && ids[JOBS - 1] == JOBS);
+  free (ids);
+  /* The call ended: job 2 goes too, the newest two finished stay. */
+  ebb_ctl_job_find (c, 2)->ncalls = 0;
+  CU_ASSERT_EQUAL (ebb_ctl_evict (c), 1);
+  CU_ASSERT_PTR_NULL (ebb_ctl_job_find (c, 2));
+  CU_ASSERT_EQUAL (ebb_ctl_evict (c), 0);
+  /* keep_finished 0: every finished job goes, the unfinished stay. */
+  cfg.keep_finished = 0;
+  CU_ASSERT_EQUAL (ebb_ctl_evict (c), 2);
+  CU_ASSERT_EQUAL (c->n_jobs, 3);
+  for (size_t i = 0; i < c->n_jobs; i++)
+    CU_ASSERT_EQUAL (c->jobs[i]->id % 4, 0);
+  for (uint32_t i = 0; i < JOBS; i++)
+    free (before[i]);
+  ebb_ctl_sched_free (c);
+  ebb_ctl_store_close (c);
+  free (c);
+
+  /* A restart loads the unfinished jobs only and counts the rest. */
+  c = ebb_xcalloc (1, sizeof *c);
+  c->cfg = &cfg;
+  CU_ASSERT_EQUAL_FATAL (ebb_ctl_store_open (c, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL (ebb_ctl_store_load (c, NULL), 0);
+  CU_ASSERT_EQUAL (c->n_jobs, 3);
+  CU_ASSERT_EQUAL (c->n_jobs_stored, JOBS);
+  CU_ASSERT_EQUAL (c->next_job_id, JOBS + 1);
+  CU_ASSERT_EQUAL (
+      c->evicted_jobs[JOB_DONE] + c->evicted_jobs[JOB_FAILED] + c->evicted_jobs[JOB_KILLED], 9);
+  CU_ASSERT (ebb_ctl_index_find_rid (c, "rid-3") == ebb_ctl_job_find (c, 4));
+  CU_ASSERT_PTR_NULL (ebb_ctl_index_find_rid (c, "rid-0"));
+  ebb_ctl_sched_free (c);
+  ebb_ctl_store_close (c);
+  free (c);
+  free (cfg.state_dir);
+  free (cfg.policy);
+}
+
+static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_evict),
+};
+
+EBB_CU_MAIN ("controller-evict", init, clean, tests)

@@ -1,0 +1,126 @@
+#!/bin/sh
+# ebb-controller (policy ebb) with 2 real ebb-agents: finished jobs leave memory and are
+# still answered the same. 10 jobs (exit statuses 0, 1, 2, one killed while running) finish with
+# keep_finished = 1000 (nothing evicted); their GET /v1/jobs/ID, GET /v1/jobs and the job
+# and task gauges are saved. keep_finished = 2 and SIGHUP: the jobs in memory drop to 2
+# (ebb_controller_jobs_in_memory, ebb_controller_jobs_evicted_total 8) and every answer is
+# the same as before, read from the store; a repeated request_id of an evicted job returns
+# its first answer and makes no job. 10 more jobs leave 2 in memory, and the policy holds
+# none of the 20 (ebb_controller_policy_jobs 0). After a restart (which loads no finished
+# job) the answers are still the same and ids go on. Time budget: about 25 s.
+. "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
+setup_cgroups
+CONF="$TMP/controller.conf"
+echo "keep_finished = 1000" >"$CONF"
+start_controller --policy ebb --config "$CONF" || { fail "controller did not start"; exit 1; }
+start_node 1; start_node 2
+wait_for 10 '[.nodes[] | select(.state == "ready")] | length == 2' /v1/nodes &&
+  ok "2 agents registered" || fail "nodes: $(cat "$TMP/body")"
+
+task () { printf '{"argv":["sh","-c","%s"],"cpu_millis":500,"memory_bytes":33554432}' "$1"; }
+
+# submit K: job evK of two tasks exiting K % 3 (K = 5 sleeps: it is killed); its id in IDS.
+IDS=
+submit () {
+  if [ "$1" = 5 ]; then
+    capi POST /v1/jobs "$(job_body "ev$1" long "$(task "sleep 60")")"
+  else
+    capi POST /v1/jobs "$(job_body "ev$1" short "$(task "exit $(($1 % 3))")" "$(task "exit 0")")"
+  fi
+  [ "$STATUS" = 201 ] || { fail "submit ev$1: $STATUS $(cat "$TMP/body")"; return; }
+  cp "$TMP/body" "$TMP/answer-$1"
+  IDS="$IDS $(jq -r .id "$TMP/body")"
+}
+for k in 1 2 3 4 5 6 7 8 9 10; do submit $k; done
+KILLED=$(jq -r .id "$TMP/answer-5")
+wait_for 10 '.task_states.running == 1' "/v1/jobs/$KILLED" || fail "ev5 not running"
+capi DELETE "/v1/jobs/$KILLED"
+
+# finished: every job of $IDS is done, failed or killed and no agent call is under way.
+finished () {
+  for id in $IDS; do
+    capi GET "/v1/jobs/$id"
+    jq -e '.state == "done" or .state == "failed" or .state == "killed"' "$TMP/body" >/dev/null ||
+      return 1
+  done
+  capi GET /metrics
+  grep -q '^ebb_controller_agent_calls_in_flight 0$' "$TMP/body"
+}
+end=$(( $(date +%s) + 20 ))
+until finished || [ "$(date +%s)" -gt "$end" ]; do sleep 0.2; done
+finished && ok "10 jobs finished" || fail "not finished: $(cat "$TMP/body")"
+
+gauges () { capi GET /metrics; grep -E '^ebb_controller_(jobs|tasks)\{' "$TMP/body"; }
+save () {
+  for id in $IDS; do capi GET "/v1/jobs/$id"; jq -S . "$TMP/body" >"$TMP/$1-$id"; done
+  capi GET /v1/jobs; jq -S . "$TMP/body" >"$TMP/$1-list"
+  gauges >"$TMP/$1-gauges"
+}
+same () {
+  for id in $IDS; do cmp -s "$TMP/before-$id" "$TMP/$1-$id" || { diff "$TMP/before-$id" "$TMP/$1-$id"; return 1; }; done
+  cmp -s "$TMP/before-list" "$TMP/$1-list" && cmp -s "$TMP/before-gauges" "$TMP/$1-gauges"
+}
+sleep 1 # a tick after the last commit: nothing leaves memory with keep_finished = 1000
+save before
+capi GET /metrics
+grep -q '^ebb_controller_jobs_in_memory 10$' "$TMP/body" &&
+  grep -q '^ebb_controller_jobs_evicted_total 0$' "$TMP/body" &&
+  ok "keep_finished 1000: the 10 jobs stay in memory" ||
+  fail "metrics: $(grep -E 'in_memory|evicted' "$TMP/body")"
+jq -e '[.jobs[].state] | sort | unique == ["done", "failed", "killed"]' "$TMP/before-list" >/dev/null &&
+  jq -e '.tasks[0].exit_status == 1 and .tasks[0].node != null and .tasks[0].agent_task_id != null' \
+    "$TMP/before-$(jq -r .id "$TMP/answer-1")" >/dev/null &&
+  ok "jobs done, failed and killed, with exit status, node and agent task id" ||
+  fail "states: $(cat "$TMP/before-list")"
+
+echo "keep_finished = 2" >"$CONF"
+kill -HUP "$CTL_PID"
+wait_for 5 '.jobs_in_memory == 2 and .jobs == 10' /v1/cluster &&
+  ok "keep_finished 2 after SIGHUP: 2 jobs in memory, 10 in the store" || fail "cluster: $(cat "$TMP/body")"
+capi GET /metrics
+grep -q '^ebb_controller_jobs_in_memory 2$' "$TMP/body" &&
+  grep -q '^ebb_controller_jobs_evicted_total 8$' "$TMP/body" && ok "metrics: 2 in memory, 8 evicted" ||
+  fail "metrics: $(grep -E 'in_memory|evicted' "$TMP/body")"
+save after
+same after && ok "GET /v1/jobs/ID, GET /v1/jobs and the gauges are the same after eviction" ||
+  fail "answers changed after eviction"
+
+capi POST /v1/jobs "$(job_body ev1 short "$(task "exit 1")" "$(task "exit 0")")"
+[ "$STATUS" = 201 ] && cmp -s "$TMP/body" "$TMP/answer-1" &&
+  ok "a repeated request_id of an evicted job returns its first answer" ||
+  fail "replay: $STATUS $(cat "$TMP/body") vs $(cat "$TMP/answer-1")"
+wait_for 1 '.jobs == 10' /v1/cluster && ok "the replay made no job" || fail "cluster: $(cat "$TMP/body")"
+
+FIRST=$IDS
+IDS=
+for k in 11 12 13 14 15 16 17 18 19 20; do submit $k; done
+end=$(( $(date +%s) + 20 ))
+until finished || [ "$(date +%s)" -gt "$end" ]; do sleep 0.2; done
+wait_for 5 '.jobs_in_memory == 2 and .jobs == 20' /v1/cluster &&
+  ok "10 more jobs: still 2 in memory" || fail "cluster: $(cat "$TMP/body")"
+capi GET /metrics
+grep -q '^ebb_controller_policy_jobs 0$' "$TMP/body" &&
+  ok "the policy forgot every finished batch (ebb_controller_policy_jobs 0)" ||
+  fail "policy jobs: $(grep policy_jobs "$TMP/body")"
+IDS=$FIRST
+
+kill "$CTL_PID"; wait "$CTL_PID" 2>/dev/null; CTL_PID=
+start_controller --policy ebb --config "$CONF" || fail "controller did not restart"
+capi GET /v1/cluster
+jq -e '.jobs_in_memory == 0 and .jobs == 20' "$TMP/body" >/dev/null &&
+  ok "restart: no finished job loaded, 20 in the store" || fail "cluster: $(cat "$TMP/body")"
+for id in $IDS; do capi GET "/v1/jobs/$id"; jq -S . "$TMP/body" >"$TMP/restart-$id"; done
+capi GET /v1/jobs
+jq -S '.jobs |= .[:10]' "$TMP/body" >"$TMP/restart-list"
+ok_gauges=$(gauges | awk -F'[{} ]' '$1 == "ebb_controller_jobs" { s += $NF } END { print s }')
+for id in $IDS; do cmp -s "$TMP/before-$id" "$TMP/restart-$id" || fail "job $id changed after restart"; done
+cmp -s "$TMP/before-list" "$TMP/restart-list" && [ "$ok_gauges" = 20 ] &&
+  ok "after a restart: the same answers, 20 jobs in the gauges" ||
+  fail "restart: $(diff "$TMP/before-list" "$TMP/restart-list" | head -20) gauges $ok_gauges"
+capi POST /v1/jobs "$(job_body ev21 short "$(task "exit 0")")"
+[ "$(jq -r .id "$TMP/body")" = 21 ] && ok "ids go on after the restart (21)" || fail "id: $(cat "$TMP/body")"
+# A sanitizer build reports what it found at exit (the first run's too: same log).
+kill "$CTL_PID"; wait "$CTL_PID" 2>/dev/null; CTL_PID=
+grep -E 'Sanitizer|runtime error' "$CLOG" && fail "sanitizer report in the controller log" ||
+  ok "the controller exited clean"
+exit $FAILED
