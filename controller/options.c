@@ -88,7 +88,8 @@ static const ebb_conf_setting table[] = {
             "cancel-probes, sample, no-steal, no-partition, no-central; peacock: "
             "rotation-interval, threshold-scale, no-rotation; bigc: mode, short-share, "
             "reserve-share, round-sec, gp-step, resume-tries, working-set, kill-attempts, "
-            "natural-termination, max-preempt-per-round; bigc and ebb: footprint-cpu-millis, "
+            "natural-termination, max-preempt-per-round, arrival-preempt; bigc and ebb: "
+            "footprint-cpu-millis, "
             "footprint-memory, book-footprint; ebb: max-suspends, suspend-window; graphene: "
             "kappa, queues, graphene-prio (repeatable)" },
   { .name = "node_timeout",
@@ -249,6 +250,14 @@ policy_param (const char *item, ebb_pol_params *p, ebb_error **err)
       return ebb_error_set (err, EBB_EPARSE,
                             "policy option graphene-prio: dag, remaining or order");
     }
+  if (strcmp (key, "arrival-preempt") == 0)
+    {
+      bool b;
+      if (ebb_conf_parse_bool (v, &b) < 0)
+        return ebb_error_set (err, EBB_EPARSE, "policy option arrival-preempt: yes or no");
+      p->arrival_preempt = b;
+      return 0;
+    }
   if (strcmp (key, "sample") == 0)
     {
       if (strcmp (v, "with") != 0 && strcmp (v, "without") != 0)
@@ -327,7 +336,7 @@ policy_param (const char *item, ebb_pol_params *p, ebb_error **err)
       "cancel-probes, sample, no-steal, no-partition, no-central, rotation-interval, "
       "threshold-scale, no-rotation, mode, short-share, reserve-share, round-sec, gp-step, "
       "natural-termination, max-preempt-per-round, max-suspends, suspend-window, "
-      "resume-tries, working-set, kill-attempts, footprint-cpu-millis, "
+      "resume-tries, working-set, kill-attempts, arrival-preempt, footprint-cpu-millis, "
       "footprint-memory, book-footprint, kappa, queues, graphene-prio)",
       key);
 }

@@ -198,21 +198,10 @@ ebb_ctl_queue_tasks (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
   uint32_t id = ebb_ctl_pjob_new (c, j, ts, n);
   if (j->cls == CLS_SHORT)
     c->last_short_job = j->id;
-  uint64_t preempts = c->m.suspends + c->m.kills;
+  /* A short job that finds no room preempts at its arrival in the policy itself (bigc's
+   * arrival_preempt, ebb always), as in ebb-sim: no extra round here. */
   ebb_pol_job_arrived (c->pol, ebb_ctl_pol_now (), id);
   ebb_ctl_drain (c);
-  /* A policy that preempts only in its rounds (bigc: every 3 s, BIG-C's resource monitor)
-   * would leave a short job that found no room waiting for the next one, 1.5 s on average:
-   * its arrival starts a round at once. Not when the arrival itself made room (ebb preempts
-   * at arrival; an extra round would only hand out resumption chances early). */
-  if (c->pol && c->pol->params.tick_sec > 0 && id < c->n_pjobs && !c->pjobs_pol[id].is_long
-      && c->pjobs_pol[id].launched < c->pjobs_pol[id].ntasks
-      && c->m.suspends + c->m.kills == preempts)
-    {
-      c->last_pol_tick = ebb_ctl_pol_now ();
-      ebb_pol_tick (c->pol, c->last_pol_tick);
-      ebb_ctl_drain (c);
-    }
 }
 
 static void

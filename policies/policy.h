@@ -217,6 +217,9 @@ typedef struct ebb_pol_params
   double working_set;     /* share of a container's memory it needs to run (0.5) */
   double natural_term;    /* authors' damper: natural termination factor; 0: off */
   double max_round_share; /* authors' damper: preempt at most this share per round; 0: off */
+  int arrival_preempt;    /* bigc: a short job without room at its arrival preempts at once
+                             instead of at the next round, not counted as one (1); ebb always
+                             does */
   /* Peacock (policies/peacock.c). */
   double rotation_interval_sec; /* period of the ring's rotation rounds */
   double threshold_scale;       /* threshold = arrival + scale x average load */
@@ -285,7 +288,7 @@ enum
  * unlimited steal size, no cancellation, sampling with replacement; slot mode; footprint
  * <10, 64 MiB>, 4 kill attempts; BIG-C: gp mode, short share 0.95, reserve 0.60, round 3 s
  * (tick_sec stays 0 until a policy needs it: bigc sets it in init), step <2000, 4 GiB>,
- * D = 3, working set 0.5, dampers off. */
+ * D = 3, working set 0.5, dampers off, arrival preemption on. */
 void ebb_pol_params_default (ebb_pol_params *p);
 
 typedef struct ebb_pol ebb_pol;

@@ -64,6 +64,8 @@ enum
   OPT_WORKING_SET,
   OPT_NATURAL_TERM,
   OPT_ROUND_CAP,
+  OPT_ARRIVAL_PREEMPT,
+  OPT_NO_ARRIVAL_PREEMPT,
   OPT_MAX_SUSPENDS,
   OPT_SUSPEND_WINDOW,
   /* Speculation (hopper, srpt). */
@@ -169,6 +171,10 @@ static const sim_opt run_opts[] = {
     "bigc: authors' damper on p (default 0: off)" },
   { "max-preempt-per-round", required_argument, OPT_ROUND_CAP, "F",
     "bigc: authors' cap per round (default 0: off)" },
+  { "arrival-preempt", no_argument, OPT_ARRIVAL_PREEMPT, NULL,
+    "bigc: a short job without room preempts at its arrival (default)" },
+  { "no-arrival-preempt", no_argument, OPT_NO_ARRIVAL_PREEMPT, NULL,
+    "bigc: only the rounds preempt, as in BIG-C's paper" },
   { "max-suspends", required_argument, OPT_MAX_SUSPENDS, "M",
     "ebb: suspensions of one task per window (default 2)" },
   { "suspend-window", required_argument, OPT_SUSPEND_WINDOW, "S",
@@ -305,7 +311,7 @@ parse_choice (const char *opt, const char *arg, const char *const *names, size_t
 
 /* The values of the choice options, each in the order of its field's constants. */
 static const char *const bigc_modes[] = { "fifo", "reserve", "kill", "ip", "gp" }; /* BIGC_* */
-static const char *const books[] = { "all", "memory", "none" };     /* EBB_POL_BOOK_ALL.. */
+static const char *const books[] = { "all", "memory", "none" }; /* EBB_POL_BOOK_ALL.. */
 static const char *const graphene_prios[] = { "dag", "remaining", "order" }; /* EBB_DAG_PRIO_* */
 
 /* The options of the speculative policies (hopper, srpt). */
@@ -492,6 +498,10 @@ handle_opt (sim_opts *o, int c, const char *arg)
       return parse_double ("--natural-termination", arg, 0, 1, &p->natural_term);
     case OPT_ROUND_CAP:
       return parse_double ("--max-preempt-per-round", arg, 0, 1, &p->max_round_share);
+    case OPT_ARRIVAL_PREEMPT:
+    case OPT_NO_ARRIVAL_PREEMPT:
+      p->arrival_preempt = c == OPT_ARRIVAL_PREEMPT;
+      return 0;
     case OPT_HOPPER_MODE:
     case OPT_EPSILON:
     case OPT_PROBES:

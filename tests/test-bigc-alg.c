@@ -1,6 +1,6 @@
 /* BIG-C (policies/bigc.c) driven directly, events in and actions out: Algorithm 1 on
  * hand-computed vectors, Algorithm 2's victim order, graceful steps and the working-set
- * freeze, delayed resumption D and kill attempts. */
+ * freeze, delayed resumption D, the arrival pass (arrival_preempt) and kill attempts. */
 #include "config.h"
 
 #include "policies/bigc.h"
@@ -84,6 +84,9 @@ bigc_params (uint32_t nnodes, ebb_pol_res cap, uint32_t mode)
   pp.nnodes = nnodes;
   pp.node_cap = cap;
   pp.bigc_mode = mode;
+  /* The paper's rounds only: the cases below check what a round decides (the arrival pass,
+   * on by default, has its own case). */
+  pp.arrival_preempt = 0;
   return pp;
 }
 
@@ -107,11 +110,13 @@ one_node_jobs (ebb_pol_job *jobs)
   jobs[2] = J (1, 10, EBB_POL_CLASS_SHORT, R (4000, 4 * GIB));
 }
 
-/* one_node_jobs with jobs 0 and 1 launched (four LAUNCH actions, cleared). */
+/* one_node_jobs with jobs 0 and 1 launched (four LAUNCH actions, cleared); arrival:
+ * params.arrival_preempt. */
 static ebb_pol *
-setup (ebb_pol_job *jobs, uint32_t mode, double working_set, uint32_t d)
+setup_arrival (ebb_pol_job *jobs, uint32_t mode, double working_set, uint32_t d, int arrival)
 {
   ebb_pol_params pp = bigc_params (1, R (32000, 64 * GIB), mode);
+  pp.arrival_preempt = arrival;
   pp.working_set = working_set;
   pp.resume_tries = d;
   one_node_jobs (jobs);
@@ -129,6 +134,13 @@ setup (ebb_pol_job *jobs, uint32_t mode, double working_set, uint32_t d)
     }
   ebb_pol_clear_actions (p);
   return p;
+}
+
+/* setup_arrival with the rounds only preempting (the paper). */
+static ebb_pol *
+setup (ebb_pol_job *jobs, uint32_t mode, double working_set, uint32_t d)
+{
+  return setup_arrival (jobs, mode, working_set, d, 0);
 }
 
 static void
@@ -338,6 +350,51 @@ test_delayed_resumption (void)
     }
 }
 
+/* arrival_preempt: a short job that finds no room preempts at its arrival when on, at the
+ * next round when off, the same victim either way; and the arrival pass is no round: a
+ * container suspended with room on its node gets its resumption chances (tries) from the
+ * rounds only. ip, D = 3, one node. */
+static void
+test_arrival_preempt (void)
+{
+  for (int on = 0; on <= 1; on++)
+    {
+      ebb_pol_job jobs[4];
+      ebb_pol *p = setup_arrival (jobs, EBB_POL_BIGC_IP, 0.5, 3, on);
+      CU_ASSERT_EQUAL (p->params.arrival_preempt, on);
+      ebb_pol_job_arrived (p, 2, 2);
+      CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_SUSPEND), (size_t)on);
+      if (!on)
+        ebb_pol_tick (p, 3);
+      ebb_pol_action a = polfix_only (p, EBB_POL_ACT_SUSPEND);
+      CU_ASSERT_EQUAL (a.job, 1);
+      CU_ASSERT_EQUAL (a.arg, 0);
+      ebb_pol_clear_actions (p);
+      ebb_pol_task_reclaimed (p, 3.1, 0, 1, 0, R (8000, 0), 0);
+      ebb_pol_task_reclaimed (p, 50, 0, 1, 0, R (0, 16 * GIB), 1);
+      CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 2), 1);
+      ebb_pol_clear_actions (p);
+      /* The short task ends: room for the suspended container, which waits D rounds. */
+      ebb_pol_task_finished (p, 60, 0, 2, 0);
+      ebb_pol_tick (p, 63);
+      CU_ASSERT_EQUAL (jobs[1].tasks[0].tries, 1);
+      CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_RESUME), 0);
+      /* A short task larger than the room: <12 CPU, 4 GiB> against <8 CPU, 16 GiB> free. */
+      jobs[3] = J (1, 10, EBB_POL_CLASS_SHORT, R (12000, 4 * GIB));
+      ebb_pol_job_arrived (p, 64, 3);
+      CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_SUSPEND), (size_t)on);
+      CU_ASSERT_EQUAL (jobs[1].tasks[0].tries, 1); /* the arrival is no chance */
+      ebb_pol_tick (p, 66);
+      a = polfix_only (p, EBB_POL_ACT_SUSPEND);
+      CU_ASSERT_EQUAL (a.job, 1);
+      CU_ASSERT_EQUAL (a.arg, 1);
+      CU_ASSERT_EQUAL (jobs[1].tasks[0].tries, 2); /* one round, one chance */
+      CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_RESUME), 0);
+      CU_ASSERT_EQUAL (p->stats.suspends, 2);
+      ebb_pol_free (p);
+    }
+}
+
 /* A task killed kill_attempts (4) times fails its job: FAIL once, no more launches. */
 static void
 test_kill_attempts (void)
@@ -532,6 +589,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_gp_steps),
   EBB_CU_TEST (test_freeze_exclusion),
   EBB_CU_TEST (test_delayed_resumption),
+  EBB_CU_TEST (test_arrival_preempt),
   EBB_CU_TEST (test_kill_attempts),
   EBB_CU_TEST (test_footprint_not_counted),
   EBB_CU_TEST (test_footprint_booked_when_asked),

@@ -137,10 +137,11 @@ test_bigc_determinism (void)
 }
 
 /* One node <8 CPU, 16 GiB>: a long task <8 CPU, 8 GiB> of 100 s from 0, a short task
- * <4 CPU, 4 GiB> of 20 s at 10 s. ip, D = 0: the round at 12 s suspends the long task (its
- * CPU at 12.0005 s after one network delay), the short task starts one delay later and runs
- * 20 s; the long task's 8 GiB (bigc books no footprint) take 3 s/GiB to reclaim and as long
- * to reload, then it runs its remaining 100 - 12.0005 s. */
+ * <4 CPU, 4 GiB> of 20 s at 10 s. ip, D = 0: the round at 12 s (with arrival_preempt: the
+ * short task's arrival at 10 s) suspends the long task (its CPU one network delay later),
+ * the short task starts one delay after that and runs 20 s; the long task's 8 GiB (bigc
+ * books no footprint) take 3 s/GiB to reclaim and as long to reload, then it runs its
+ * remaining 100 s less what it ran before the suspension. */
 static void
 test_progress_and_costs (void)
 {
@@ -151,25 +152,30 @@ test_progress_and_costs (void)
   ebb_sim_trace_set_res (t, j0, 8000, 8 * GIB, EBB_POL_CLASS_LONG);
   ebb_sim_trace_set_res (t, j1, 4000, 4 * GIB, EBB_POL_CLASS_SHORT);
   ebb_sim_config cfg;
-  config (&cfg, "ip", 1, (ebb_pol_res){ 8000, 16 * GIB });
-  cfg.pol.resume_tries = 0;
   ebb_sim_result res;
   ebb_error *err = NULL;
-  CU_ASSERT_EQUAL_FATAL (ebb_sim_run (&cfg, t, &res, &err), 0);
-  double d = 0.0005, susp = 12 + d;
-  double gib = 8.0;
-  CU_ASSERT_DOUBLE_EQUAL (res.runtime_sec[1], susp + d + ds - 10, 1e-6);
-  /* The reclaim completes at susp + 3 x gib; the RESUME leaves then and the task runs again
-   * after one delay and the reload. */
-  double resumed = susp + 3 * gib + d + 3 * gib;
-  /* It started one delay after its arrival at 0. */
-  CU_ASSERT_DOUBLE_EQUAL (res.runtime_sec[0], resumed + (dl - (susp - d)), 1e-6);
-  CU_ASSERT_EQUAL (res.pol.suspends, 1);
-  CU_ASSERT_EQUAL (res.pol.resumes, 1);
-  /* The preemption, decision to decision: the round at 12 s to the RESUME. */
-  CU_ASSERT_EQUAL_FATAL (res.npreempt, 1);
-  CU_ASSERT_DOUBLE_EQUAL (res.preempt_sec[0], susp + 3 * gib - 12, 1e-6);
-  ebb_sim_result_clear (&res);
+  for (int arrival = 1; arrival >= 0; arrival--)
+    {
+      config (&cfg, "ip", 1, (ebb_pol_res){ 8000, 16 * GIB });
+      cfg.pol.resume_tries = 0;
+      cfg.pol.arrival_preempt = arrival;
+      CU_ASSERT_EQUAL_FATAL (ebb_sim_run (&cfg, t, &res, &err), 0);
+      double decided = arrival ? 10 : 12;
+      double d = 0.0005, susp = decided + d;
+      double gib = 8.0;
+      CU_ASSERT_DOUBLE_EQUAL (res.runtime_sec[1], susp + d + ds - 10, 1e-6);
+      /* The reclaim completes at susp + 3 x gib; the RESUME leaves then and the task runs
+       * again after one delay and the reload. */
+      double resumed = susp + 3 * gib + d + 3 * gib;
+      /* It started one delay after its arrival at 0. */
+      CU_ASSERT_DOUBLE_EQUAL (res.runtime_sec[0], resumed + (dl - (susp - d)), 1e-6);
+      CU_ASSERT_EQUAL (res.pol.suspends, 1);
+      CU_ASSERT_EQUAL (res.pol.resumes, 1);
+      /* The preemption, decision to decision: the suspension to the RESUME. */
+      CU_ASSERT_EQUAL_FATAL (res.npreempt, 1);
+      CU_ASSERT_DOUBLE_EQUAL (res.preempt_sec[0], susp + 3 * gib - decided, 1e-6);
+      ebb_sim_result_clear (&res);
+    }
   /* Without costs the long task only loses the time it stood still. */
   cfg.reclaim_sec_per_gib = cfg.resume_sec_per_gib = 0;
   CU_ASSERT_EQUAL_FATAL (ebb_sim_run (&cfg, t, &res, &err), 0);
