@@ -6,7 +6,7 @@
 # causes) and started again on the same store. After each restart, while the short job runs
 # (it runs until checked), every long task the controller reports suspended and every victim
 # of the short job (its SUSPEND decisions) is suspended at its agent, with its cgroup's CPU
-# limit at the footprint (read through /proc) within 5 s: a SUSPEND committed but not sent
+# limit stepped down to at most 20 millicores (read through /proc) within 5 s: a SUSPEND committed but not sent
 # before the kill is sent again after the restart (every 4th kill comes while the agents
 # are stopped, so that one surely waits: see agents_stop). Then: no job lost (every short job done,
 # the long job done once released), no task started twice (each writes one line per start),
@@ -59,9 +59,11 @@ proc_cpu_millis () {
 }
 # suspension_problems SJ: while the short job SJ runs, what is wrong with the suspensions, one
 # line each (none: all is well), and in $TMP/nsusp how many tasks were checked. A task must be
-# suspended at its agent, with its cgroup's CPU limit at most 10 millicores (the footprint,
-# and what is left of a long task's 1000 once a short task's 990 are taken: a node holds
-# 2000), when the controller reports it suspended, and when it is a victim of SJ (a SUSPEND
+# suspended at its agent, with its cgroup's CPU limit at most 20 millicores (a long task's
+# 1000 less a short task's 990 leaves the 10 of the footprint; where the books had 10
+# millicores free on the node (2000 = 1000 + 990 + 10 beside a suspended task, whose footprint
+# the ebb policy does not book), the take is 980, a graceful step to 20; an unsuspended
+# victim keeps its 1000), when the controller reports it suspended, and when it is a victim of SJ (a SUSPEND
 # for SJ in the decision log, no RESUME of that task after it): a SUSPEND committed before a
 # kill -9 and never sent leaves the controller's view and the agent's apart. And no node
 # runs a task of SJ beside more unsuspended tasks than its 2 CPUs hold (each takes about one).
@@ -88,7 +90,7 @@ suspension_problems () {
       _m=$(proc_cpu_millis "$_pid") || _m=unreadable
       case $_m in
         '' | *[!0-9]*) _m="${_m:-unreadable} (not the footprint)" ;;
-        *) [ "$_m" -le 10 ] && continue ;;
+        *) [ "$_m" -le 20 ] && continue ;;
       esac
       echo "$_n $_id suspended at its agent but its cgroup's CPU limit is $_m millicores ($_why)"
     fi
@@ -172,7 +174,7 @@ echo "after each restart, ms from both short tasks running to the sample (about 
 echo "$STOPS kills with the agents stopped, $PENDING_SUSPENDS SUSPENDs committed and not carried out before them"
 [ "$PENDING_SUSPENDS" -gt 0 ] || fail "no SUSPEND was pending at a kill with the agents stopped"
 [ "$BAD" = 0 ] && [ "$(wc -l <"$TMP/checks")" = "$KILLS" ] &&
-  ok "after each of $KILLS restarts every task the controller reports suspended, and every victim of the running short job, is suspended at its agent at the CPU footprint (/proc); no node overcommitted" ||
+  ok "after each of $KILLS restarts every task the controller reports suspended, and every victim of the running short job, is suspended at its agent with a CPU limit of at most 20 millicores (/proc); no node overcommitted" ||
   fail "$BAD of $KILLS restarts: a short job ran beside a victim left unsuspended, or the controller and the agents disagree"
 twice=0
 for f in "$OUT"/s[0-9]*.starts; do [ "$(wc -l <"$f")" = 1 ] || twice=$((twice + 1)); done
