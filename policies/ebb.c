@@ -131,7 +131,7 @@ ebb_init (ebb_pol *p, ebb_error **err)
   if (e->first_general >= n)
     return ebb_error_set (err, EBB_ERANGE, "the short partition leaves no general node");
   /* Every node's tasks and queues get their first room now: a fixed cost known when the
-   * policy starts (752 bytes a node with glibc's malloc, 7.5 MB at 10,000 nodes), not heap
+   * policy starts (751 bytes a node with glibc's malloc, 7.5 MB at 10,000 nodes), not heap
    * that grows with the nodes a job stream has reached so far. Short tasks may go to any
    * node, long ones only to the general nodes. */
   e->pn = ebb_xcalloc (n, sizeof *e->pn);
