@@ -15,10 +15,12 @@
 #     LAUNCH decisions made (committed, handed to curl) over the window and 2 s after, and
 #     the launches the fleet received (one process serves every node's agent API, so on a
 #     shared machine it is the slower side).
-# EBB_BENCH_MODE=rss instead runs N nodes for EBB_BENCH_RSS_SEC s (default 600) with jobs
-# of 10 tasks at EBB_BENCH_RSS_RATE tasks/s (default 10) and prints the controller's RSS
-# every EBB_BENCH_RSS_EVERY s (default 30) with the jobs in memory and the policy's jobs, its
-# CPU share over the run and the RSS slope in bytes per job.
+# EBB_BENCH_MODE=rss instead runs N nodes with jobs of 10 tasks at EBB_BENCH_RSS_RATE tasks/s
+# (default 10) for a warm-up of EBB_BENCH_RSS_WARMUP s (default 120) and a steady window of
+# EBB_BENCH_RSS_SEC s (default 600), prints the controller's RSS every EBB_BENCH_RSS_EVERY s
+# (default 30) with SQLite's heap and cache pages, the jobs in memory and the policy's jobs,
+# its CPU share over the run, and over the steady window: the RSS slope per minute and per
+# job, max - min, and the growth over the window as a share of RSS (the figure).
 set -u
 B=${EBB_TOP_BUILDDIR:-.}
 BIG=${EBB_BENCH_NODES:-10000}
@@ -28,6 +30,7 @@ POLICY=${EBB_BENCH_POLICY:-fifo}
 FLOOD_RATE=${EBB_BENCH_FLOOD_RATE:-8000}
 FLOOD_SEC=${EBB_BENCH_FLOOD_SEC:-10}
 RSS_SEC=${EBB_BENCH_RSS_SEC:-600}
+RSS_WARMUP=${EBB_BENCH_RSS_WARMUP:-120}
 RSS_RATE=${EBB_BENCH_RSS_RATE:-10}
 RSS_EVERY=${EBB_BENCH_RSS_EVERY:-30}
 HZ=$(getconf CLK_TCK)
@@ -120,37 +123,53 @@ flood () {
   echo "  fleet: ${line:-no report}"
 }
 
-# rss N: RSS over time under heartbeats and a trickle of jobs; then the RSS slope per job,
-# a least-squares fit of RSS against jobs submitted over the samples from 60 s on (the first
-# minute fills the allocator's arenas and SQLite's page cache).
+# rss N: RSS over time under heartbeats and a steady stream of jobs, sampled every RSS_EVERY
+# s: a warm-up of RSS_WARMUP s (the allocator's arenas, the agents' connections; the policy's
+# per-node state and SQLite's page cache are reserved at start), then a steady window of
+# RSS_SEC s. Over the window: the RSS slope per minute (least squares against time) and per
+# job (against jobs submitted), the growth it makes over the window, max - min, and the
+# figure: growth / mean RSS.
 rss () {
-  local n=$1 t0 t1 s=0
-  start "$n" 4000 "$RSS_RATE" "$RSS_SEC" 10
-  echo "rss at $n nodes, policy $POLICY, jobs of 10 tasks at $RSS_RATE tasks/s, every $RSS_EVERY s"
-  printf '%8s %10s %10s %8s %10s %8s %8s\n' t_s rss_KiB sqlite_KiB jobs launches in_mem pol_jobs
+  local n=$1 t0 t1 s=0 end=$(( RSS_WARMUP + RSS_SEC ))
+  start "$n" 4000 "$RSS_RATE" "$(( end + RSS_EVERY ))" 10
+  echo "rss at $n nodes, policy $POLICY, jobs of 10 tasks at $RSS_RATE tasks/s, every $RSS_EVERY s;" \
+    "warm-up ${RSS_WARMUP} s, steady window ${RSS_WARMUP}-${end} s"
+  printf '%8s %10s %10s %8s %8s %10s %8s %8s\n' t_s rss_KiB sqlite_KiB cache_pg jobs launches \
+    in_mem pol_jobs
   t0=$(ticks $CTL)
-  while [ "$s" -le "$RSS_SEC" ]; do
+  while [ "$s" -le "$end" ]; do
     local m
     m=$(api "$URL/metrics")
-    printf '%8s %10s %10s %8s %10s %8s %8s\n' "$s" "$(rss_kib $CTL)" \
+    printf '%8s %10s %10s %8s %8s %10s %8s %8s\n' "$s" "$(rss_kib $CTL)" \
       "$(echo "$m" | awk '/^ebb_controller_sqlite_memory_bytes/ { v = int($2 / 1024) } END { print v == "" ? "-" : v }')" \
+      "$(echo "$m" | awk '/^ebb_controller_sqlite_cache_pages/ { v = $2 } END { print v == "" ? "-" : v }')" \
       "$(api "$URL/v1/cluster" | jq -r .jobs)" \
       "$(echo "$m" | awk '/^ebb_controller_task_launches_total/ { print $2 }')" \
       "$(echo "$m" | awk '/^ebb_controller_jobs_in_memory/ { v = $2 } END { print v == "" ? "-" : v }')" \
       "$(echo "$m" | awk '/^ebb_controller_policy_jobs/ { v = $2 } END { print v == "" ? "-" : v }')"
+    [ "$s" -ge "$end" ] && break
     sleep "$RSS_EVERY"
     s=$(( s + RSS_EVERY ))
   done | tee "$TMP/rss"
   t1=$(ticks $CTL)
-  echo "controller CPU over the run: $(( (t1 - t0) * 100 / (RSS_SEC * HZ) ))% of one core"
-  # The slope of RSS, and of RSS less SQLite's heap (its page cache fills up to its cap).
-  awk '$1 ~ /^[0-9]+$/ && $1 >= 60 { n++; x += $4; y += $2; z += $2 - $3; xx += $4 * $4
-                                    xy += $4 * $2; xz += $4 * ($2 - $3) }
-    END { d = n * xx - x * x
-          if (n < 2 || d == 0) { print "rss slope: too few samples from 60 s on"; exit }
-          printf "rss slope from 60 s: %.0f bytes per job, %.0f without SQLite'"'"'s heap" \
-            " (least squares over %d samples)\n",
-            (n * xy - x * y) / d * 1024, (n * xz - x * z) / d * 1024, n }' "$TMP/rss"
+  echo "controller CPU over the run: $(( (t1 - t0) * 100 / (end * HZ) ))% of one core"
+  awk -v w="$RSS_WARMUP" -v e="$end" '
+    $1 ~ /^[0-9]+$/ && $1 >= w && $1 <= e {
+      n++; t += $1; j += $5; r += $2; tt += $1 * $1; jj += $5 * $5; tr += $1 * $2; jr += $5 * $2
+      if (n == 1 || $2 < lo) lo = $2
+      if (n == 1 || $2 > hi) hi = $2
+      if (n == 1) { t_first = $1; j_first = $5 }
+      t_last = $1; j_last = $5 }
+    END {
+      dt = n * tt - t * t; dj = n * jj - j * j
+      if (n < 3 || dt == 0 || dj == 0) { print "steady window: too few samples"; exit }
+      per_s = (n * tr - t * r) / dt; per_job = (n * jr - j * r) / dj
+      grow = per_s * (t_last - t_first); mean = r / n
+      printf "steady window %d-%d s (%d samples, %d jobs): RSS growth %.2f%% of RSS" \
+        " (%.0f KiB over %d s by the fit, %.1f KiB/min, %.0f bytes/job; mean RSS %.0f KiB);" \
+        " max - min %d KiB (%.2f%%)\n", t_first, t_last, n, j_last - j_first, grow / mean * 100,
+        grow, t_last - t_first, per_s * 60, per_job * 1024, mean, hi - lo, (hi - lo) / mean * 100 }' \
+    "$TMP/rss"
   stop
 }
 

@@ -211,13 +211,21 @@ ebb_ctl_metrics_text (ebb_ctl *c)
            "finished up to --keep-finished).\n# TYPE ebb_controller_jobs_in_memory gauge\n"
            "ebb_controller_jobs_in_memory %zu\n",
            c->n_jobs);
-  /* SQLite's heap, its page cache mostly (bounded by the cache size, 2 MB by default): what
-   * of the RSS is the store's and not the model's. */
+  /* SQLite's heap (statements, schema; pages only past the reserved cache) and the pages of
+   * the page cache reserved at start (controller/store.c) in use: what of the RSS is the
+   * store's and not the model's, and how far the cache has filled its reserved memory. */
+  int cache_pages = 0, cache_hi = 0;
+  sqlite3_status (SQLITE_STATUS_PAGECACHE_USED, &cache_pages, &cache_hi, 0);
   fprintf (f,
-           "# HELP ebb_controller_sqlite_memory_bytes Heap in use by SQLite (page cache, "
-           "statements).\n# TYPE ebb_controller_sqlite_memory_bytes gauge\n"
-           "ebb_controller_sqlite_memory_bytes %lld\n",
-           (long long)sqlite3_memory_used ());
+           "# HELP ebb_controller_sqlite_memory_bytes Heap in use by SQLite (statements, "
+           "schema, pages past the reserved cache).\n"
+           "# TYPE ebb_controller_sqlite_memory_bytes gauge\n"
+           "ebb_controller_sqlite_memory_bytes %lld\n"
+           "# HELP ebb_controller_sqlite_cache_pages Pages of SQLite's page cache in use, of "
+           "the memory reserved for them at start.\n"
+           "# TYPE ebb_controller_sqlite_cache_pages gauge\n"
+           "ebb_controller_sqlite_cache_pages %d\n",
+           (long long)sqlite3_memory_used (), cache_pages);
   /* The batches the policy holds: the ones under way, and (a policy that cannot forget a
    * finished one) every one queued since the policy was built (sched-place.c). */
   fprintf (f,

@@ -28,6 +28,10 @@
  * connections to one agent would hold back calls to another. */
 #define EBB_CTL_CALLS_MAX            128
 #define EBB_CTL_WAL_CHECKPOINT_PAGES 1000 /* SQLite's own default threshold */
+/* SQLite's page cache: 512 pages of 4 KiB, 2 MiB, about SQLite's default (2,000 KiB), held in
+ * memory reserved at start (controller/store.c). */
+#define EBB_CTL_STORE_PAGE_SIZE   4096
+#define EBB_CTL_STORE_CACHE_PAGES 512
 
 /* Settings: one table (controller/options.c) gives the command line, --help and the keys
  * of controller.conf. */

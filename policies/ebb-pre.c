@@ -250,14 +250,20 @@ ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_sec, int sh
   return k;
 }
 
+void
+ebb_pre_node_reserve (ebb_pre_node *n, uint32_t cap)
+{
+  if (cap <= n->tasks_cap)
+    return;
+  n->tasks_cap = cap;
+  n->tasks = ebb_xrealloc (n->tasks, n->tasks_cap * sizeof *n->tasks);
+}
+
 uint32_t
 ebb_pre_add (ebb_pre_node *n, const ebb_pre_task *t)
 {
   if (n->ntasks == n->tasks_cap)
-    {
-      n->tasks_cap = n->tasks_cap ? n->tasks_cap * 2 : 4;
-      n->tasks = ebb_xrealloc (n->tasks, n->tasks_cap * sizeof *n->tasks);
-    }
+    ebb_pre_node_reserve (n, n->tasks_cap ? n->tasks_cap * 2 : EBB_PRE_NODE_TASKS0);
   ebb_pre_task *x = &n->tasks[n->ntasks];
   *x = *t;
   x->given = x->demand;

@@ -114,6 +114,14 @@ void ebb_pre_apply (ebb_pre_node *n, const ebb_pre_params *p, const ebb_pre_take
 uint32_t ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_sec,
                          int short_pending, int spare, ebb_pre_take *out, uint32_t max);
 
+/* The room for tasks a node starts with, and the first step of growth. */
+#define EBB_PRE_NODE_TASKS0 4
+
+/* Makes room for at least cap tasks on n. An environment reserves EBB_PRE_NODE_TASKS0 for every
+ * node when it starts, so that the node's state is a fixed cost paid up front, not heap that
+ * grows with the nodes a job stream has touched so far (the controller's RSS would creep for
+ * as long as the stream takes to reach every node). */
+void ebb_pre_node_reserve (ebb_pre_node *n, uint32_t cap);
 /* Adds a task to the node holding its whole demand; returns its slot. */
 uint32_t ebb_pre_add (ebb_pre_node *n, const ebb_pre_task *t);
 /* Removes the task in slot (it finished or was killed); the last slot moves into it. */

@@ -277,6 +277,33 @@ test_store (void)
   ctl_del (c, &cfg);
 }
 
+/* SQLite's page cache: explicit sizes, and its pages in the memory reserved at the first
+ * store opened (controller/store.c), not in SQLite's heap. */
+static void
+test_store_cache (void)
+{
+  ebb_ctl_config cfg;
+  ebb_ctl *c = ctl_new (&cfg);
+  sqlite3_stmt *st = ebb_ctl_store_prep (c, "PRAGMA cache_size");
+  CU_ASSERT_EQUAL_FATAL (sqlite3_step (st), SQLITE_ROW);
+  CU_ASSERT_EQUAL (sqlite3_column_int (st, 0), EBB_CTL_STORE_CACHE_PAGES);
+  sqlite3_finalize (st);
+  st = ebb_ctl_store_prep (c, "PRAGMA page_size");
+  CU_ASSERT_EQUAL_FATAL (sqlite3_step (st), SQLITE_ROW);
+  CU_ASSERT_EQUAL (sqlite3_column_int (st, 0), EBB_CTL_STORE_PAGE_SIZE);
+  sqlite3_finalize (st);
+  ebb_ctl_node *n = node_new ("cache1", NULL);
+  ebb_ctl_add_node (c, n);
+  ebb_ctl_store_node (c, n);
+  int used = 0, hi = 0, over = 0;
+  CU_ASSERT_EQUAL (sqlite3_status (SQLITE_STATUS_PAGECACHE_USED, &used, &hi, 0), SQLITE_OK);
+  CU_ASSERT (used > 0);
+  CU_ASSERT (hi <= EBB_CTL_STORE_CACHE_PAGES + EBB_CTL_STORE_CACHE_PAGES / 8);
+  CU_ASSERT_EQUAL (sqlite3_status (SQLITE_STATUS_PAGECACHE_OVERFLOW, &over, &hi, 0), SQLITE_OK);
+  CU_ASSERT_EQUAL (over, 0);
+  ctl_del (c, &cfg);
+}
+
 /* A SUSPEND, RESUME or policy KILL decided and committed is kept until its answer: a
  * restart sends it again with its request id and sets its task to the state it brings. */
 static void
@@ -751,6 +778,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_policy_params),
   EBB_CU_TEST (test_options),
   EBB_CU_TEST (test_store),
+  EBB_CU_TEST (test_store_cache),
   EBB_CU_TEST (test_store_calls),
   EBB_CU_TEST (test_heartbeat_validation),
   EBB_CU_TEST (test_adopt_validation),

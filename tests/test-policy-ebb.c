@@ -77,6 +77,33 @@ test_slot_short_preempts_long (void)
   ebb_pre_node_fini (&n);
 }
 
+/* A node's room for tasks reserved ahead (the policy does it for every node at init): the
+ * first EBB_PRE_NODE_TASKS0 tasks land in it without a new allocation, the next one doubles it
+ * with the tasks kept, and a smaller reservation never shrinks it. */
+static void
+test_node_reserve (void)
+{
+  ebb_pre_node n = google_node ();
+  ebb_pre_node_reserve (&n, EBB_PRE_NODE_TASKS0);
+  CU_ASSERT_EQUAL_FATAL (n.tasks_cap, EBB_PRE_NODE_TASKS0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (n.tasks);
+  const ebb_pre_task *room = n.tasks;
+  for (uint32_t k = 0; k < EBB_PRE_NODE_TASKS0; k++)
+    CU_ASSERT_EQUAL (add (&n, 10 + k, 1, CPU (1), GIB, 100 + k), k);
+  CU_ASSERT_PTR_EQUAL (n.tasks, room);
+  CU_ASSERT_EQUAL (n.tasks_cap, EBB_PRE_NODE_TASKS0);
+  add (&n, 99, 0, CPU (1), GIB, 500);
+  CU_ASSERT_EQUAL (n.tasks_cap, 2 * EBB_PRE_NODE_TASKS0);
+  CU_ASSERT_EQUAL (n.ntasks, EBB_PRE_NODE_TASKS0 + 1);
+  for (uint32_t k = 0; k < EBB_PRE_NODE_TASKS0; k++)
+    CU_ASSERT_EQUAL (n.tasks[ebb_pre_find (&n, 10 + k, 0)].est_end_sec, 100 + k);
+  CU_ASSERT_EQUAL (n.used.cpu_millis, CPU (EBB_PRE_NODE_TASKS0 + 1));
+  ebb_pre_node_reserve (&n, 1);
+  CU_ASSERT_EQUAL (n.tasks_cap, 2 * EBB_PRE_NODE_TASKS0);
+  ebb_pre_node_fini (&n);
+  CU_ASSERT_PTR_NULL (n.tasks);
+}
+
 static void
 test_short_never_preempts_short (void)
 {
@@ -866,6 +893,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_fits_no_preemption),
   EBB_CU_TEST (test_slot_short_preempts_long),
   EBB_CU_TEST (test_short_never_preempts_short),
+  EBB_CU_TEST (test_node_reserve),
   EBB_CU_TEST (test_memory_only_as_needed),
   EBB_CU_TEST (test_footprint_and_victim_order),
   EBB_CU_TEST (test_policy_book_footprint),
