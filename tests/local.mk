@@ -7,7 +7,8 @@ lib_tests = tests/test-error tests/test-log tests/test-time tests/test-rng tests
 	tests/test-prom
 check_PROGRAMS += $(lib_tests)
 TESTS += $(lib_tests)
-EXTRA_DIST += tests/cu.h tests/fake-tree.h tests/policy-fixture.h tests/sim-fixture.h
+EXTRA_DIST += tests/cu.h tests/fake-tree.h tests/policy-fixture.h tests/sim-fixture.h \
+	tests/ctl-fixture.h
 
 tests_test_error_SOURCES = tests/test-error.c
 tests_test_error_CFLAGS = $(EBB_TEST_CFLAGS)

@@ -18,21 +18,13 @@
 #include "lib/json.h"
 #include "lib/rng.h"
 #include "lib/util.h"
+#include "tests/ctl-fixture.h"
 #include "tests/cu.h"
-
-static char tmpdir[] = "/tmp/ebb-ctl-core.XXXXXX";
 
 static int
 init (void)
 {
-  return mkdtemp (tmpdir) ? 0 : -1;
-}
-
-static int
-clean (void)
-{
-  cleanup_free char *cmd = ebb_xasprintf ("rm -rf '%s'", tmpdir);
-  return system (cmd) == 0 ? 0 : -1;
+  return ctlfix_init ("/tmp/ebb-ctl-core.XXXXXX");
 }
 
 static void
@@ -121,7 +113,7 @@ test_policy_params (void)
 static void
 test_options (void)
 {
-  cleanup_free char *conf = ebb_xasprintf ("%s/controller.conf", tmpdir);
+  cleanup_free char *conf = ebb_xasprintf ("%s/controller.conf", ctlfix_dir);
   FILE *f = fopen (conf, "w");
   CU_ASSERT_PTR_NOT_NULL_FATAL (f);
   fprintf (f, "policy = sparrow\nnode_timeout = 20s\nlisten = 127.0.0.1:1\nlisten = unix:/x\n");
@@ -164,7 +156,7 @@ static ebb_ctl *
 ctl_new (ebb_ctl_config *cfg)
 {
   memset (cfg, 0, sizeof *cfg);
-  cfg->state_dir = ebb_xasprintf ("%s/state", tmpdir);
+  cfg->state_dir = ebb_xasprintf ("%s/state", ctlfix_dir);
   cfg->policy = ebb_xstrdup ("fifo");
   cfg->node_timeout_usec = 15000000;
   ebb_ctl *c = ebb_xcalloc (1, sizeof *c);
@@ -189,7 +181,7 @@ ctl_del (ebb_ctl *c, ebb_ctl_config *cfg)
 static void
 fresh_store (void)
 {
-  cleanup_free char *rm = ebb_xasprintf ("rm -rf '%s/state'", tmpdir);
+  cleanup_free char *rm = ebb_xasprintf ("rm -rf '%s/state'", ctlfix_dir);
   CU_ASSERT_EQUAL_FATAL (system (rm), 0);
 }
 
@@ -203,28 +195,6 @@ node_new (const char *name, const char *url)
   return n;
 }
 
-/* A job of ntasks pending tasks, not yet added: each task belongs to it, on no node and in
- * no slot of the policy. */
-static ebb_ctl_job *
-job_new (uint64_t id, const char *name, ebb_ctl_class cls, uint32_t ntasks)
-{
-  ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
-  j->id = id;
-  j->name = ebb_xstrdup (name);
-  j->cls = cls;
-  j->ntasks = ntasks;
-  j->tasks = ebb_xcalloc (ntasks, sizeof *j->tasks);
-  for (uint32_t i = 0; i < ntasks; i++)
-    {
-      ebb_ctl_task *t = &j->tasks[i];
-      t->job = j;
-      t->idx = i;
-      t->node = -1;
-      t->slot = t->pjob = EBB_POL_NONE;
-    }
-  return j;
-}
-
 static void
 test_store (void)
 {
@@ -235,7 +205,7 @@ test_store (void)
   n->cap_cpu_millis = 2000;
   ebb_ctl_add_node (c, n);
   ebb_ctl_store_node (c, n);
-  ebb_ctl_job *j = job_new (5, "job", CLS_LONG, 2);
+  ebb_ctl_job *j = ctlfix_job_new (5, "job", CLS_LONG, 2);
   j->request_id = ebb_xstrdup ("r1");
   j->answer = ebb_xstrdup ("{\"id\":5}");
   for (uint32_t i = 0; i < 2; i++)
@@ -315,7 +285,7 @@ test_store_calls (void)
   ebb_ctl_node *n = node_new ("n1", "unix:/run/x.sock");
   ebb_ctl_add_node (c, n);
   ebb_ctl_store_node (c, n);
-  ebb_ctl_job *j = job_new (9, "long", CLS_LONG, 4);
+  ebb_ctl_job *j = ctlfix_job_new (9, "long", CLS_LONG, 4);
   for (uint32_t i = 0; i < 4; i++)
     {
       j->tasks[i].node = 0;
@@ -563,7 +533,7 @@ test_adopt_validation (void)
 
   /* An accepted job: the adoption is decided and stored before its call, and the agent's
    * answer (limits from the container's labels) places the task on nx. */
-  ebb_ctl_job *j = job_new (c->next_job_id++, "adopted", CLS_LONG, 1);
+  ebb_ctl_job *j = ctlfix_job_new (c->next_job_id++, "adopted", CLS_LONG, 1);
   ebb_ctl_task *t = &j->tasks[0];
   t->spec = specs[0];
   ebb_ctl_add_job (c, j);
@@ -590,7 +560,7 @@ test_adopt_validation (void)
   CU_ASSERT_EQUAL (held, 1); /* slot mode (fifo): one slot of nx is busy for the policy */
   /* A heartbeat may show the adopted task running before the agent's answer arrives: the
    * answer still gives it its allocation and its slot, once. */
-  ebb_ctl_job *j2 = job_new (c->next_job_id++, "adopted2", CLS_LONG, 1);
+  ebb_ctl_job *j2 = ctlfix_job_new (c->next_job_id++, "adopted2", CLS_LONG, 1);
   ebb_ctl_task *t2 = &j2->tasks[0];
   json_object *o = json_tokener_parse ("{\"adopt\":{\"node\":\"nx\",\"cgroup\":\"/ebb/y\"}}");
   t2->spec = ebb_ctl_adopt_parse_task (o, 0, NULL); /* no allocation asked */
@@ -666,7 +636,8 @@ test_index_counters (void)
       char name[32];
       snprintf (name, sizeof name, "job-%d", i);
       ebb_ctl_class cls = (ebb_ctl_class)ebb_rng_below (&rng, 3);
-      ebb_ctl_job *j = job_new (next_id++, name, cls, 1 + (uint32_t)ebb_rng_below (&rng, 20));
+      ebb_ctl_job *j
+          = ctlfix_job_new (next_id++, name, cls, 1 + (uint32_t)ebb_rng_below (&rng, 20));
       if (i % 3)
         j->request_id = ebb_xasprintf ("rid-%d", i);
       for (uint32_t k = 0; k < j->ntasks; k++)
@@ -699,7 +670,7 @@ test_index_counters (void)
   CU_ASSERT (counters_agree (c));
   /* An adopted task: counted on its node while starting (no allocation asked), then with
    * the allocation the agent's answer gives it, then ended. */
-  ebb_ctl_job *aj = job_new (next_id++, "adopted", CLS_LONG, 1);
+  ebb_ctl_job *aj = ctlfix_job_new (next_id++, "adopted", CLS_LONG, 1);
   ebb_ctl_task *at = &aj->tasks[0];
   json_object *ao = json_tokener_parse ("{\"adopt\":{\"node\":\"node-5\",\"cgroup\":\"/x\"}}");
   at->spec = ebb_ctl_adopt_parse_task (ao, 0, NULL);
@@ -785,4 +756,4 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_index_counters),
 };
 
-EBB_CU_MAIN ("controller-core", init, clean, tests)
+EBB_CU_MAIN ("controller-core", init, ctlfix_clean, tests)

@@ -16,21 +16,13 @@
 #include "controller/sched.h"
 #include "lib/json.h"
 #include "lib/util.h"
+#include "tests/ctl-fixture.h"
 #include "tests/cu.h"
-
-static char tmpdir[] = "/tmp/ebb-ctl-evict.XXXXXX";
 
 static int
 init (void)
 {
-  return mkdtemp (tmpdir) ? 0 : -1;
-}
-
-static int
-clean (void)
-{
-  cleanup_free char *cmd = ebb_xasprintf ("rm -rf '%s'", tmpdir);
-  return system (cmd) == 0 ? 0 : -1;
+  return ctlfix_init ("/tmp/ebb-ctl-evict.XXXXXX");
 }
 
 enum
@@ -44,23 +36,16 @@ enum
 static ebb_ctl_job *
 make_job (ebb_ctl *c, uint32_t i)
 {
-  ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
-  j->id = i + 1;
-  j->name = ebb_xasprintf ("job-%u", i);
+  cleanup_free char *name = ebb_xasprintf ("job-%u", i);
+  ebb_ctl_job *j = ctlfix_job_new (i + 1, name, (ebb_ctl_class)(i % 3), TASKS);
   j->request_id = ebb_xasprintf ("rid-%u", i);
   j->answer = ebb_xasprintf ("{\"id\":%u,\"name\":\"job-%u\",\"state\":\"queued\"}", i + 1, i);
-  j->cls = (ebb_ctl_class)(i % 3);
   j->est_task_sec = i;
   j->submitted_at = 1000 + i;
-  j->ntasks = TASKS;
-  j->tasks = ebb_xcalloc (TASKS, sizeof *j->tasks);
   for (uint32_t k = 0; k < TASKS; k++)
     {
       ebb_ctl_task *t = &j->tasks[k];
-      t->job = j;
-      t->idx = k;
       t->node = 0;
-      t->slot = t->pjob = EBB_POL_NONE;
       t->cpu_millis = 100 * (k + 1);
       t->memory_bytes = (uint64_t)(k + 1) << 22;
       cleanup_free char *spec = ebb_xasprintf ("{\"argv\":[\"x\"],\"cpu_millis\":%" PRIu64
@@ -96,7 +81,7 @@ static void
 test_evict (void)
 {
   ebb_ctl_config cfg = { 0 };
-  cfg.state_dir = ebb_xasprintf ("%s/state", tmpdir);
+  cfg.state_dir = ebb_xasprintf ("%s/state", ctlfix_dir);
   cfg.policy = ebb_xstrdup ("fifo");
   cfg.keep_finished = 2;
   ebb_ctl *c = ebb_xcalloc (1, sizeof *c);
@@ -199,4 +184,4 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_evict),
 };
 
-EBB_CU_MAIN ("controller-evict", init, clean, tests)
+EBB_CU_MAIN ("controller-evict", init, ctlfix_clean, tests)

@@ -1,0 +1,51 @@
+/* Fixtures shared by the controller's CUnit suites: a scratch directory for their stores,
+ * and jobs built by hand the way the controller builds them. */
+#ifndef EBB_TESTS_CTL_FIXTURE_H
+#define EBB_TESTS_CTL_FIXTURE_H
+
+#include <stdlib.h>
+
+#include "controller/ctl.h"
+#include "lib/util.h"
+
+/* The suite's scratch directory: ctlfix_init makes it from the template, ctlfix_clean
+ * removes it with everything in it. */
+static char ctlfix_dir[64];
+
+static inline int
+ctlfix_init (const char *tmpl)
+{
+  snprintf (ctlfix_dir, sizeof ctlfix_dir, "%s", tmpl);
+  return mkdtemp (ctlfix_dir) ? 0 : -1;
+}
+
+static inline int
+ctlfix_clean (void)
+{
+  cleanup_free char *cmd = ebb_xasprintf ("rm -rf '%s'", ctlfix_dir);
+  return system (cmd) == 0 ? 0 : -1;
+}
+
+/* A job of ntasks pending tasks, not yet added: each task belongs to it, on no node and in
+ * no slot of the policy. */
+static inline ebb_ctl_job *
+ctlfix_job_new (uint64_t id, const char *name, ebb_ctl_class cls, uint32_t ntasks)
+{
+  ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
+  j->id = id;
+  j->name = ebb_xstrdup (name);
+  j->cls = cls;
+  j->ntasks = ntasks;
+  j->tasks = ebb_xcalloc (ntasks, sizeof *j->tasks);
+  for (uint32_t i = 0; i < ntasks; i++)
+    {
+      ebb_ctl_task *t = &j->tasks[i];
+      t->job = j;
+      t->idx = i;
+      t->node = -1;
+      t->slot = t->pjob = EBB_POL_NONE;
+    }
+  return j;
+}
+
+#endif
