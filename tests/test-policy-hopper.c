@@ -365,11 +365,12 @@ test_srpt_copy_probes_renewed (void)
   {
     size_t n;
     const ebb_pol_action *a = ebb_pol_actions (p, &n);
-    ebb_pol_action sent[2];
+    ebb_pol_action sent[2] = { 0 };
     size_t k = 0;
     for (size_t i = 0; i < n && k < 2; i++)
       if (a[i].kind == EBB_POL_ACT_PROBE)
         sent[k++] = a[i];
+    CU_ASSERT_FATAL (k == 2);
     ebb_pol_clear_actions (p);
     ebb_pol_probe_arrived (p, 0.5, 8, sent[0].arg);
     first = polfix_only (p, EBB_POL_ACT_LAUNCH);
