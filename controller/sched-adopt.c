@@ -107,6 +107,20 @@ answer_limit (json_object *o, bool cpu)
   return 0;
 }
 
+/* Returns one amount of an adopted task's allocation (CPU or memory): what the agent
+ * answered, else the default; at least the minimum a task may hold, at most the node's
+ * capacity (0 when unknown: no bound). */
+static uint64_t
+allocation_amount (uint64_t answered, uint64_t dflt, uint64_t min, uint64_t node_cap)
+{
+  uint64_t v = answered ? answered : dflt;
+  if (v < min)
+    v = min;
+  if (node_cap && v > node_cap)
+    v = node_cap;
+  return v;
+}
+
 /* The allocation of t: what the request gave, else what the agent reports, else the
  * defaults; clamped to what a task may hold and to its node's capacity. Written into the
  * spec so a restart reloads it. */
@@ -117,22 +131,14 @@ set_allocation (ebb_ctl *c, ebb_ctl_task *t, json_object *answer)
   uint64_t cpu = t->cpu_millis, mem = t->memory_bytes;
   if (!cpu)
     {
-      uint64_t v = answer_limit (answer, true);
-      cpu = v ? v : DEFAULT_CPU_MILLIS;
-      if (cpu < EBB_CTL_CPU_MILLIS_MIN)
-        cpu = EBB_CTL_CPU_MILLIS_MIN;
-      if (n->cap_cpu_millis && cpu > n->cap_cpu_millis)
-        cpu = n->cap_cpu_millis;
+      cpu = allocation_amount (answer_limit (answer, true), DEFAULT_CPU_MILLIS,
+                               EBB_CTL_CPU_MILLIS_MIN, n->cap_cpu_millis);
       ebb_json_add_uint64 (t->spec, "cpu_millis", cpu);
     }
   if (!mem)
     {
-      uint64_t v = answer_limit (answer, false);
-      mem = v ? v : DEFAULT_MEMORY_BYTES;
-      if (mem < EBB_CTL_MEMORY_BYTES_MIN)
-        mem = EBB_CTL_MEMORY_BYTES_MIN;
-      if (n->cap_memory_bytes && mem > n->cap_memory_bytes)
-        mem = n->cap_memory_bytes;
+      mem = allocation_amount (answer_limit (answer, false), DEFAULT_MEMORY_BYTES,
+                               EBB_CTL_MEMORY_BYTES_MIN, n->cap_memory_bytes);
       ebb_json_add_uint64 (t->spec, "memory_bytes", mem);
     }
   /* Counted while starting with what the request gave: the counters move with it. */

@@ -468,6 +468,29 @@ node_nx (ebb_ctl *c)
   json_object_put (o);
 }
 
+/* Adopts the cgroup cg on nx for a new job without an allocation asked, and gives it the
+ * agent's answer answer. Returns its task. */
+static ebb_ctl_task *
+adopt_answered (ebb_ctl *c, const char *cg, const char *answer)
+{
+  ebb_ctl_job *j = ctlfix_job_new (c->next_job_id++, cg, CLS_LONG, 1);
+  ebb_ctl_task *t = &j->tasks[0];
+  cleanup_free char *body = ebb_xasprintf ("{\"adopt\":{\"node\":\"nx\",\"cgroup\":\"%s\"}}", cg);
+  json_object *o = json_tokener_parse (body);
+  t->spec = ebb_ctl_adopt_parse_task (o, 0, NULL);
+  json_object_put (o);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (t->spec);
+  ebb_ctl_add_job (c, j);
+  ebb_ctl_adopt_prepare (c, j);
+  ebb_http_result res = { 0 };
+  res.status = 201;
+  res.json = json_tokener_parse (answer);
+  ebb_ctl_adopt_done (c, t, &res);
+  json_object_put (res.json);
+  CU_ASSERT_EQUAL (t->state, TASK_RUNNING);
+  return t;
+}
+
 static void
 test_adopt_validation (void)
 {
@@ -589,6 +612,19 @@ test_adopt_validation (void)
   CU_ASSERT_EQUAL (held, 1);
   CU_ASSERT_EQUAL (t2->cpu_millis, 250);
   CU_ASSERT_EQUAL (t2->memory_bytes, 134217728);
+  /* What the agent reports is bounded: at most nx's capacity (3000 millicores, 1 GiB), at
+   * least what a task may hold; nothing reported gives the defaults. */
+  ebb_ctl_task *t3
+      = adopt_answered (c, "/ebb/z", "{\"limits\":{\"cpu_millis\":5000,\"memory_bytes\":1024}}");
+  CU_ASSERT_EQUAL (t3->cpu_millis, 3000);
+  CU_ASSERT_EQUAL (t3->memory_bytes, EBB_CTL_MEMORY_BYTES_MIN);
+  ebb_ctl_task *t4
+      = adopt_answered (c, "/ebb/w", "{\"limits\":{\"cpu_millis\":1,\"memory_bytes\":4294967296}}");
+  CU_ASSERT_EQUAL (t4->cpu_millis, EBB_CTL_CPU_MILLIS_MIN);
+  CU_ASSERT_EQUAL (t4->memory_bytes, 1073741824);
+  ebb_ctl_task *t5 = adopt_answered (c, "/ebb/v", "{\"source\":\"cgroup\"}");
+  CU_ASSERT_EQUAL (t5->cpu_millis, 1000);
+  CU_ASSERT_EQUAL (t5->memory_bytes, 64ULL << 20);
   CU_ASSERT (counters_agree (c));
   for (size_t i = 1; i < 4; i++)
     json_object_put (specs[i]);
