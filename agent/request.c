@@ -22,14 +22,6 @@ validate_class (const char *v, ebb_error **err)
 }
 
 static int
-validate_runtime (const char *v, ebb_error **err)
-{
-  if (strcmp (v, "docker") == 0 || strcmp (v, "podman") == 0)
-    return 0;
-  return ebb_error_set (err, EBB_EPARSE, "must be \"docker\" or \"podman\"");
-}
-
-static int
 validate_mode (const char *v, ebb_error **err)
 {
   if (strcmp (v, "immediate") == 0 || strcmp (v, "graceful") == 0)
@@ -114,7 +106,7 @@ static const ebb_json_schema suspend_schema
 static const ebb_json_field adopt_fields[] = {
   F_STR ("container", false, ebb_agent_adopt_req, container, 128, ebb_json_validate_id),
   F_STR ("cgroup", false, ebb_agent_adopt_req, cgroup, EBB_AGENT_MAX_PATH, validate_abs),
-  F_STR ("runtime", false, ebb_agent_adopt_req, runtime, 6, validate_runtime),
+  F_STR ("runtime", false, ebb_agent_adopt_req, runtime, 6, ebb_json_validate_runtime),
   F_STR ("id", false, ebb_agent_adopt_req, id, EBB_AGENT_ID_MAX, ebb_json_validate_id),
   F_STR ("job", false, ebb_agent_adopt_req, job, EBB_AGENT_ID_MAX, ebb_json_validate_id),
   F_STR ("class", false, ebb_agent_adopt_req, cls, 5, validate_class),

@@ -32,7 +32,7 @@ on_opt (int val, const char *arg, void *data, ebb_error **err)
       a->container = arg;
       return 0;
     case EBBCTL_O_RUNTIME:
-      if (strcmp (arg, "docker") && strcmp (arg, "podman"))
+      if (ebb_json_validate_runtime (arg, NULL) < 0)
         return ebb_error_set (err, EINVAL, "--runtime: want docker or podman, got '%s'", arg);
       a->runtime = arg;
       return 0;

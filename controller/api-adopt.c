@@ -28,14 +28,6 @@ validate_abs (const char *v, ebb_error **err)
   return 0;
 }
 
-static int
-validate_runtime (const char *v, ebb_error **err)
-{
-  if (strcmp (v, "docker") == 0 || strcmp (v, "podman") == 0)
-    return 0;
-  return ebb_error_set (err, EBB_EPARSE, "must be \"docker\" or \"podman\"");
-}
-
 /* Checks the adopt object a of task i (syntax only). */
 static int
 parse_adopt (json_object *a, const char *where, ebb_error **err)
@@ -51,7 +43,7 @@ parse_adopt (json_object *a, const char *where, ebb_error **err)
       || ebb_json_get_string (a, "container", CONTAINER_MAX_BYTES, ebb_json_validate_id, &container,
                               err)
              < 0
-      || ebb_json_get_string (a, "runtime", 8, validate_runtime, &runtime, err) < 0
+      || ebb_json_get_string (a, "runtime", 8, ebb_json_validate_runtime, &runtime, err) < 0
       || ebb_json_get_string (a, "cgroup", CGROUP_MAX_BYTES, validate_abs, &cgroup, err) < 0)
     return ebb_error_wrap (err, "%sadopt", where), -EBB_EPARSE;
   if (!node || !*node)

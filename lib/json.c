@@ -312,6 +312,14 @@ ebb_json_validate_id (const char *value, ebb_error **err)
   return 0;
 }
 
+int
+ebb_json_validate_runtime (const char *value, ebb_error **err)
+{
+  if (value && (strcmp (value, "docker") == 0 || strcmp (value, "podman") == 0))
+    return 0;
+  return ebb_error_set (err, EBB_EPARSE, "must be \"docker\" or \"podman\"");
+}
+
 #define SLOT(out, f, T) ((T *)(void *)((char *)(out) + (f)->offset))
 
 static int schema_apply_at (const ebb_json_schema *schema, struct json_object *obj,

@@ -47,6 +47,11 @@ typedef int (*ebb_json_str_validator) (const char *value, ebb_error **err);
  * Returns 0 for an id, or -EBB_EPARSE with *err holding the reason. */
 int ebb_json_validate_id (const char *value, ebb_error **err);
 
+/* A validator for a container engine's name, as the API spells it: exactly "docker" or
+ * "podman" (case and spaces count). Returns 0 for one of them, or -EBB_EPARSE with *err
+ * holding the reason (NULL is refused too). */
+int ebb_json_validate_runtime (const char *value, ebb_error **err);
+
 /* Typed getters on a member of an object. Each returns 1 when the member is present and
  * valid (*out set), 0 when it is absent (or obj is not an object; *out untouched, no
  * error) and negative with *err naming the field when it has the wrong type or range.

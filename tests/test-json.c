@@ -254,6 +254,34 @@ test_get_string (void)
   json_object_put (o);
 }
 
+/* The container engines' names: exactly docker and podman; the same refusal for the rest,
+ * through ebb_json_get_string as the controller and the agent read it. */
+static void
+test_validate_runtime (void)
+{
+  cleanup_error ebb_error *err = NULL;
+  CU_ASSERT_EQUAL (ebb_json_validate_runtime ("docker", &err), 0);
+  CU_ASSERT_EQUAL (ebb_json_validate_runtime ("podman", &err), 0);
+  CU_ASSERT_PTR_NULL (err);
+  char long_name[301];
+  memset (long_name, 'd', sizeof long_name - 1);
+  long_name[sizeof long_name - 1] = '\0';
+  const char *bad[] = { "", "Docker", "docker ", " podman", "dockerd", "lxc", long_name, NULL };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bad); i++)
+    expect (ebb_json_validate_runtime (bad[i], &err), &err, EBB_EPARSE,
+            "must be \"docker\" or \"podman\"");
+  CU_ASSERT_EQUAL (ebb_json_validate_runtime ("Docker", NULL), -EBB_EPARSE); /* no err wanted */
+  struct json_object *o = json_object_new_object ();
+  json_object_object_add (o, "runtime", json_object_new_string ("podman"));
+  const char *s = NULL;
+  CU_ASSERT_EQUAL (ebb_json_get_string (o, "runtime", 8, ebb_json_validate_runtime, &s, &err), 1);
+  CU_ASSERT_STRING_EQUAL (s, "podman");
+  json_object_object_add (o, "runtime", json_object_new_string ("PODMAN"));
+  expect (ebb_json_get_string (o, "runtime", 8, ebb_json_validate_runtime, &s, &err), &err,
+          EBB_EPARSE, "field \"runtime\": must be \"docker\" or \"podman\"");
+  json_object_put (o);
+}
+
 static void
 test_get_strv_env (void)
 {
@@ -659,6 +687,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_get_int64),
   EBB_CU_TEST (test_get_uint64_double_bool),
   EBB_CU_TEST (test_get_string),
+  EBB_CU_TEST (test_validate_runtime),
   EBB_CU_TEST (test_get_strv_env),
   EBB_CU_TEST (test_schema_stores),
   EBB_CU_TEST (test_schema_errors),
