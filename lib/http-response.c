@@ -141,6 +141,40 @@ ebb_http_request_query (const ebb_http_request *req, const char *name)
   return MHD_lookup_connection_value (req->con, MHD_GET_ARGUMENT_KIND, name);
 }
 
+typedef struct
+{
+  const char *const *names;
+  unsigned seen[16]; /* times each of names was given */
+  ebb_error **err;
+  int r;
+} query_check;
+
+static enum MHD_Result
+query_check_one (void *cls, enum MHD_ValueKind kind EBB_UNUSED, const char *key, const char *value)
+{
+  query_check *q = cls;
+  size_t i = 0;
+  while (q->names[i] && strcmp (q->names[i], key) != 0)
+    i++;
+  /* The key is the client's: it is quoted cut short. */
+  if (!q->names[i] || i >= EBB_ARRAY_SIZE (q->seen))
+    q->r = ebb_error_set (q->err, EBB_EPARSE, "unknown query argument \"%.64s\"", key);
+  else if (!value)
+    q->r = ebb_error_set (q->err, EBB_EPARSE, "query argument \"%s\" needs a value", key);
+  else if (q->seen[i]++)
+    q->r = ebb_error_set (q->err, EBB_EPARSE, "query argument \"%s\" given more than once", key);
+  return q->r < 0 ? MHD_NO : MHD_YES;
+}
+
+int
+ebb_http_request_query_check (const ebb_http_request *req, const char *const *names,
+                              ebb_error **err)
+{
+  query_check q = { .names = names, .err = err };
+  MHD_get_connection_values (req->con, MHD_GET_ARGUMENT_KIND, query_check_one, &q);
+  return q.r;
+}
+
 json_object *
 ebb_http_request_json (const ebb_http_request *req)
 {

@@ -177,6 +177,13 @@ const char *ebb_http_request_header (const ebb_http_request *req, const char *na
 /* Returns the value of query argument name (?name=value), or NULL when absent. */
 const char *ebb_http_request_query (const ebb_http_request *req, const char *name);
 
+/* Checks the query arguments of req against names (NULL-terminated) for a handler that
+ * reads them with ebb_http_request_query(), which sees only the first of a repeated one:
+ * each argument must be one of names, given once, with a value ("?limit" has none).
+ * Returns 0, or -EBB_EPARSE with *err naming the argument (for a 400). */
+int ebb_http_request_query_check (const ebb_http_request *req, const char *const *names,
+                                  ebb_error **err);
+
 /* Returns the parsed JSON body (borrowed; json_object_get() to keep it), or NULL when the body
  * was empty or not JSON (see EBB_HTTP_ROUTE_JSON). */
 json_object *ebb_http_request_json (const ebb_http_request *req);

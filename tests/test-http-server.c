@@ -199,7 +199,26 @@ h_strict (ebb_http_request *req, ebb_http_response *resp, void *userdata EBB_UNU
   return EBB_HTTP_REPLIED;
 }
 
+/* GET /query: 200 with "page" (the value of page), or 400 with the checker's reason. */
+static int
+h_query (ebb_http_request *req, ebb_http_response *resp, void *userdata EBB_UNUSED)
+{
+  static const char *const names[] = { "page", "after", NULL };
+  cleanup_error ebb_error *err = NULL;
+  if (ebb_http_request_query_check (req, names, &err) < 0)
+    {
+      ebb_http_error (resp, 400, "bad_request", "%s", ebb_error_msg (&err));
+      return EBB_HTTP_REPLIED;
+    }
+  const char *page = ebb_http_request_query (req, "page");
+  json_object *o = json_object_new_object ();
+  json_object_object_add (o, "page", page ? json_object_new_string (page) : NULL);
+  ebb_http_reply_json (resp, 200, o);
+  return EBB_HTTP_REPLIED;
+}
+
 static const ebb_http_route routes[] = {
+  { "GET", "/query", h_query, 0 },
   { "GET", "/v1/tasks", h_list, 0 },
   { "GET", "/v1/tasks/{id}", h_get_task, 0 },
   { "POST", "/v1/tasks/{id}/suspend", h_suspend, EBB_HTTP_ROUTE_JSON },
@@ -569,6 +588,46 @@ test_bad_json_400 (void)
       CU_ASSERT_PTR_NOT_NULL (strstr (raw, "\"detail\":\"invalid JSON: "));
       CU_ASSERT_PTR_NOT_NULL (strstr (raw, "Content-Type: application/json"));
       free (raw);
+    }
+  fixture_stop (&f);
+}
+
+/* ebb_http_request_query_check: known arguments once each with a value pass; an unknown,
+ * a repeated or a valueless one is refused with its name. */
+static void
+test_query_check (void)
+{
+  fixture f;
+  CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 0) == 0);
+  static const struct
+  {
+    const char *path;
+    long status;
+    const char *detail; /* the 400's reason, or the 200's page ("" for none) */
+  } cases[] = {
+    { "/query", 200, "" },
+    { "/query?page=2&after=9", 200, "2" },
+    { "/query?page=", 200, "" }, /* an empty value is the handler's to judge */
+    { "/query?page=1&page=2", 400, "query argument \"page\" given more than once" },
+    { "/query?after=1&page=1&after=1", 400, "query argument \"after\" given more than once" },
+    { "/query?pages=1", 400, "unknown query argument \"pages\"" },
+    { "/query?page", 400, "query argument \"page\" needs a value" },
+    { "/query?page%00=1", 400, "unknown query argument \"page%00\"" },
+  };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (cases); i++)
+    {
+      cleanup_error ebb_error *err = NULL;
+      ebb_http_result res = { 0 };
+      CU_ASSERT_EQUAL_FATAL (
+          ebb_http_call ("GET", base (&f, 0), cases[i].path, NULL, &auth, &res, &err), 0);
+      CU_ASSERT_EQUAL (res.status, cases[i].status);
+      json_object *v = NULL;
+      json_object_object_get_ex (res.json, res.status == 200 ? "page" : "detail", &v);
+      const char *got = v ? json_object_get_string (v) : "";
+      CU_ASSERT_STRING_EQUAL (got, cases[i].detail);
+      if (strcmp (got, cases[i].detail) != 0)
+        fprintf (stderr, "\n  %s: got %ld %s\n", cases[i].path, res.status, got);
+      ebb_http_result_clear (&res);
     }
   fixture_stop (&f);
 }
@@ -1504,6 +1563,7 @@ test_timeouts_follow_the_request (void)
 
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_tcp_needs_token),
+  EBB_CU_TEST (test_query_check),
   EBB_CU_TEST (test_loopback_is_numeric),
   EBB_CU_TEST (test_unix_group),
   EBB_CU_TEST (test_per_ip_eviction_and_stats),
