@@ -66,7 +66,7 @@ if [ -n "${RVS_INNER:-}" ]; then
   done <"$O/bodies"
   nj=$(wc -l <"$O/bodies")
   echo "real seed $SEED: $nj jobs submitted in $(awk -v a="$t_start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s ($late late)"
-  wait_for 900 '[.jobs[] | select(.state == "done" or .state == "failed" or .state == "killed")] | length == '"$nj" /v1/jobs ||
+  wait_for 900 '[.jobs[] | select(.state == "done" or .state == "failed" or .state == "killed")] | length == '"$nj" '/v1/jobs?limit=1000' ||
     fail "not every job ended: $(jq -c '[.jobs[].state] | group_by(.) | map({(.[0]): length}) | add' "$TMP/body")"
   echo "real seed $SEED: all ended after $(awk -v a="$t_start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s;" \
     "load average $(cut -d' ' -f1-3 /proc/loadavg)"

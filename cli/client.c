@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -122,6 +123,64 @@ ebbctl_call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path, 
   else
     *out = ebb_steal_ptr (&res.json);
   ebb_http_result_clear (&res);
+  return rc;
+}
+
+int
+ebbctl_call_pages (ebbctl_ctx *ctx, const char *path, const char *list, json_object **out)
+{
+  *out = NULL;
+  json_object *all = NULL;
+  int rc = ebbctl_call (ctx, false, "GET", path, NULL, &all);
+  uint64_t after = 0;
+  for (bool first = true; rc == EBBCTL_EXIT_OK; first = false)
+    {
+      json_object *page = first ? all : NULL, *items = NULL, *next = NULL;
+      if (!first)
+        {
+          cleanup_free char *p
+              = ebb_xasprintf ("%s%safter=%" PRIu64, path, strchr (path, '?') ? "&" : "?", after);
+          rc = ebbctl_call (ctx, false, "GET", p, NULL, &page);
+          if (rc != EBBCTL_EXIT_OK)
+            break;
+        }
+      items = ebbctl_list (page, list);
+      if (!items)
+        {
+          fprintf (stderr, "ebbctl: the controller answered GET %s with no list of %s\n", path,
+                   list);
+          rc = EBBCTL_EXIT_FAILURE;
+        }
+      else if (!first)
+        {
+          json_object *into = ebbctl_list (all, list);
+          for (size_t i = 0; i < json_object_array_length (items); i++)
+            json_object_array_add (into, json_object_get (json_object_array_get_idx (items, i)));
+        }
+      bool more = rc == EBBCTL_EXIT_OK && json_object_object_get_ex (page, "next_after", &next)
+                  && next != NULL;
+      int64_t v = more ? json_object_get_int64 (next) : 0;
+      if (more
+          && (!json_object_is_type (next, json_type_int) || v < 0
+              || (!first && (uint64_t)v <= after)))
+        {
+          fprintf (stderr, "ebbctl: the controller answered GET %s with a bad next page\n", path);
+          rc = EBBCTL_EXIT_FAILURE;
+        }
+      if (!first)
+        json_object_put (page);
+      if (rc != EBBCTL_EXIT_OK || !more)
+        break;
+      after = (uint64_t)v;
+    }
+  if (rc != EBBCTL_EXIT_OK)
+    {
+      json_object_put (all);
+      return rc;
+    }
+  if (json_object_object_get_ex (all, "next_after", NULL))
+    json_object_object_add (all, "next_after", NULL);
+  *out = all;
   return rc;
 }
 

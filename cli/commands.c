@@ -71,7 +71,8 @@ static const ebbctl_request jobs_req = { .method = "GET",
                                          .path = "/v1/jobs",
                                          .print = ebbctl_print_answer_list,
                                          .list = "jobs",
-                                         .table = ebbctl_jobs_table };
+                                         .table = ebbctl_jobs_table,
+                                         .paged = true };
 static const ebbctl_request job_req = {
   .method = "GET", .path = "/v1/jobs", .arg_what = "job id", .print = ebbctl_print_answer_job
 };

@@ -80,6 +80,7 @@ struct ebbctl_request
   const char *fallback;                               /* answer_state: when there is no state */
   const char *list;                                   /* answer_list: the member with the list */
   void (*table) (ebbctl_ctx *ctx, json_object *list); /* answer_list: prints the list */
+  bool paged; /* GET of a paged list (next_after): every page is read (ebbctl_call_pages) */
 };
 
 typedef struct ebbctl_cmd
@@ -200,6 +201,12 @@ char *ebbctl_bytes (char *buf, size_t size, uint64_t bytes);
  * anything else. */
 int ebbctl_call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path,
                  json_object *body, json_object **out);
+
+/* GET path of the controller page after page: while an answer's "next_after" is a number,
+ * asks again with ?after= it. *out is the first answer with every page's items in its
+ * array member list and "next_after" null. A cursor that does not grow, or a page without
+ * the list, is an error (a server that would page for ever). Returns as ebbctl_call. */
+int ebbctl_call_pages (ebbctl_ctx *ctx, const char *path, const char *list, json_object **out);
 
 /* Prints obj as pretty JSON (no slash escaping) to ctx->out. */
 void ebbctl_print_json (ebbctl_ctx *ctx, json_object *obj);

@@ -13,7 +13,8 @@ ebbctl_request_send (ebbctl_ctx *ctx, bool agent, const ebbctl_request *req, con
   cleanup_free char *path = ebb_xasprintf ("%s%s%s%s%s", req->path, arg ? "/" : "", arg ? arg : "",
                                            req->tail ? "/" : "", req->tail ? req->tail : "");
   json_object *o = NULL;
-  int rc = ebbctl_call (ctx, agent, req->method, path, body, &o);
+  int rc = req->paged && !agent ? ebbctl_call_pages (ctx, path, req->list, &o)
+                                : ebbctl_call (ctx, agent, req->method, path, body, &o);
   if (rc == EBBCTL_EXIT_OK)
     {
       if (ctx->json)

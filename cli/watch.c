@@ -95,7 +95,7 @@ cluster_frame (ebbctl_ctx *ctx, int *rc)
   if (r == EBBCTL_EXIT_OK)
     r = ebbctl_call (ctx, false, "GET", "/v1/nodes", NULL, &nodes);
   if (r == EBBCTL_EXIT_OK)
-    r = ebbctl_call (ctx, false, "GET", "/v1/jobs", NULL, &jobs);
+    r = ebbctl_call_pages (ctx, "/v1/jobs", "jobs", &jobs);
   if (r == EBBCTL_EXIT_OK && ctx->json)
     {
       json_object *frame = json_object_new_object ();

@@ -1,5 +1,6 @@
-/* The answers about jobs: GET /v1/jobs, GET and DELETE /v1/jobs/{id}. A finished job that
- * left memory (sched-evict.c) is read back from the store and shown the same way. */
+/* The answers about jobs: GET /v1/jobs (paged by job id), GET and DELETE /v1/jobs/{id}. A
+ * finished job that left memory (sched-evict.c) is read back from the store and shown the
+ * same way: in a listing, its row and its tasks' counts per state come from one query. */
 #include "config.h"
 
 #include <errno.h>
@@ -19,9 +20,13 @@ job_freep (ebb_ctl_job **j)
 }
 #define cleanup_job __attribute__ ((cleanup (job_freep)))
 
-/* See ctl.h. */
-json_object *
-ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
+/* GET /v1/jobs: a page of at most ?limit= jobs, PAGE_DEFAULT without it. */
+#define PAGE_DEFAULT 100
+#define PAGE_MAX     1000
+
+/* The fields of job j but its tasks; counts: how many of them are in each state. */
+static json_object *
+job_head (const ebb_ctl_job *j, const uint32_t counts[TASK_N_STATES])
 {
   json_object *o = json_object_new_object ();
   ebb_json_add_uint64 (o, "id", j->id);
@@ -33,6 +38,18 @@ ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
   ebb_ctl_api_add_time (o, "submitted_at", j->submitted_at);
   ebb_ctl_api_add_time (o, "started_at", j->started_at);
   ebb_ctl_api_add_time (o, "finished_at", j->finished_at);
+  ebb_json_add_uint64 (o, "ntasks", j->ntasks);
+  json_object *cnt = json_object_new_object ();
+  for (int s = 0; s < TASK_N_STATES; s++)
+    ebb_json_add_uint64 (cnt, ebb_ctl_task_state_name ((ebb_ctl_task_state)s), counts[s]);
+  json_object_object_add (o, "task_states", cnt);
+  return o;
+}
+
+/* See ctl.h. */
+json_object *
+ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
+{
   uint32_t counts[TASK_N_STATES] = { 0 };
   json_object *arr = with_tasks ? json_object_new_array () : NULL;
   for (uint32_t i = 0; i < j->ntasks; i++)
@@ -64,14 +81,92 @@ ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
       ebb_ctl_api_add_time (to, "finished_at", t->finished_at);
       json_object_array_add (arr, to);
     }
-  ebb_json_add_uint64 (o, "ntasks", j->ntasks);
-  json_object *cnt = json_object_new_object ();
-  for (int s = 0; s < TASK_N_STATES; s++)
-    ebb_json_add_uint64 (cnt, ebb_ctl_task_state_name ((ebb_ctl_task_state)s), counts[s]);
-  json_object_object_add (o, "task_states", cnt);
+  json_object *o = job_head (j, counts);
   if (arr)
     json_object_object_add (o, "tasks", arr);
   return o;
+}
+
+/* Returns the index in c->jobs (in id order) of the first job of id > after. */
+static size_t
+first_after (const ebb_ctl *c, uint64_t after)
+{
+  size_t lo = 0, hi = c->n_jobs;
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (c->jobs[mid]->id <= after)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* See ctl.h. */
+json_object *
+ebb_ctl_jobs_page (ebb_ctl *c, uint64_t after, size_t limit)
+{
+  /* The model's jobs and the store's, merged in id order: the model's copy is current (a
+   * job whose row could not be written is still listed). The page holds the first limit
+   * ids of either; one more of the store's tells whether a next page exists. */
+  ebb_ctl_job_summary *rows = NULL;
+  size_t n = 0, i = first_after (c, after), k = 0, listed = 0;
+  if (c->db && ebb_ctl_store_job_page (c, after, limit + 1, &rows, &n) < 0)
+    return NULL;
+  json_object *arr = json_object_new_array ();
+  uint64_t last = after;
+  while ((i < c->n_jobs || k < n) && listed < limit)
+    {
+      if (i < c->n_jobs && (k == n || c->jobs[i]->id <= rows[k].id))
+        {
+          k += k < n && c->jobs[i]->id == rows[k].id;
+          last = c->jobs[i]->id;
+          json_object_array_add (arr, ebb_ctl_job_json (c, c->jobs[i++], false));
+        }
+      else
+        {
+          /* An unreadable row takes its place in the page, unlisted, as it did unpaged. */
+          last = rows[k].id;
+          if (rows[k].job)
+            json_object_array_add (arr, job_head (rows[k].job, rows[k].task_states));
+          k++;
+        }
+      listed++;
+    }
+  bool more = i < c->n_jobs || k < n;
+  ebb_ctl_job_summaries_free (rows, n);
+  json_object *o = json_object_new_object ();
+  json_object_object_add (o, "jobs", arr);
+  if (more)
+    ebb_json_add_uint64 (o, "next_after", last);
+  else
+    json_object_object_add (o, "next_after", NULL);
+  return o;
+}
+
+/* Reads query argument name of req as a decimal number in [min, max] into *out (left as
+ * it is when absent). Returns 0, or -1 after answering 400. */
+static int
+query_number (ebb_ctl *c, ebb_http_request *req, ebb_http_response *resp, const char *name,
+              uint64_t min, uint64_t max, uint64_t *out)
+{
+  const char *s = ebb_http_request_query (req, name);
+  if (!s)
+    return 0;
+  /* Digits only: strtoull would take a sign, spaces and wrap "-1" around. */
+  size_t len = strspn (s, "0123456789");
+  errno = 0;
+  unsigned long long v = len > 0 && len <= 20 && s[len] == '\0' ? strtoull (s, NULL, 10) : 0;
+  if (len == 0 || len > 20 || s[len] != '\0' || errno || v < min || v > max)
+    {
+      c->m.bad_requests++;
+      ebb_http_error (resp, 400, "bad_request",
+                      "%s must be a decimal number from %" PRIu64 " to %" PRIu64, name, min, max);
+      return -1;
+    }
+  *out = v;
+  return 0;
 }
 
 /* See api.h. */
@@ -79,28 +174,23 @@ int
 ebb_ctl_api_jobs (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   ebb_ctl *c = ud;
-  (void)req;
-  json_object *arr = json_object_new_array ();
-  /* The store's jobs and the model's, merged in id order: the model's copy is current (a
-   * job whose row could not be written is still listed). */
-  cleanup_free uint64_t *ids = NULL;
-  size_t n = c->db ? ebb_ctl_store_job_ids (c, &ids) : 0, i = 0, k = 0;
-  while (i < c->n_jobs || k < n)
+  static const char *const args[] = { "limit", "after", NULL };
+  cleanup_error ebb_error *err = NULL;
+  if (ebb_http_request_query_check (req, args, &err) < 0)
     {
-      if (i < c->n_jobs && (k == n || c->jobs[i]->id <= ids[k]))
-        {
-          k += k < n && c->jobs[i]->id == ids[k];
-          json_object_array_add (arr, ebb_ctl_job_json (c, c->jobs[i++], false));
-          continue;
-        }
-      ebb_ctl_job *j = ebb_ctl_store_job_get (c, ids[k++]);
-      if (j)
-        json_object_array_add (arr, ebb_ctl_job_json (c, j, false));
-      ebb_ctl_job_free (j);
+      c->m.bad_requests++;
+      ebb_http_error (resp, 400, "bad_request", "%s", ebb_error_msg (&err));
+      return EBB_HTTP_REPLIED;
     }
-  json_object *o = json_object_new_object ();
-  json_object_object_add (o, "jobs", arr);
-  ebb_http_reply_json (resp, 200, o);
+  uint64_t limit = PAGE_DEFAULT, after = 0;
+  if (query_number (c, req, resp, "limit", 1, PAGE_MAX, &limit) < 0
+      || query_number (c, req, resp, "after", 0, UINT64_MAX, &after) < 0)
+    return EBB_HTTP_REPLIED;
+  json_object *o = ebb_ctl_jobs_page (c, after, limit);
+  if (!o)
+    ebb_http_error (resp, 500, "store_error", "cannot read the jobs from the store");
+  else
+    ebb_http_reply_json (resp, 200, o);
   return EBB_HTTP_REPLIED;
 }
 

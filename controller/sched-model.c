@@ -115,7 +115,7 @@ ebb_ctl_job_free (ebb_ctl_job *j)
 {
   if (!j)
     return;
-  for (uint32_t i = 0; i < j->ntasks; i++)
+  for (uint32_t i = 0; j->tasks && i < j->ntasks; i++) /* a listed job has none */
     json_object_put (j->tasks[i].spec);
   free (j->tasks);
   free (j->name);

@@ -1,7 +1,7 @@
 /* Reading jobs back from the store: at the start, the nodes and the unfinished jobs (a
  * finished job is only counted: the model does not grow with the jobs of every earlier
- * run); while running, a finished job that left memory (sched-evict.c) for GET /v1/jobs,
- * and the first answer to a replayed request id. */
+ * run); while running, a finished job that left memory (sched-evict.c) for GET /v1/jobs
+ * and GET /v1/jobs/{id}, and the first answer to a replayed request id. */
 #include "config.h"
 
 #include <errno.h>
@@ -53,10 +53,10 @@ load_nodes (ebb_ctl *c)
   return 0;
 }
 
-/* A job of a JOB_COLS row, its tasks failed until their rows are read; NULL for a row
- * with no task or too many. */
+/* A job of a JOB_COLS row, its tasks failed until their rows are read (with_tasks; else
+ * none allocated: a listing counts them); NULL for a row with no task or too many. */
 static ebb_ctl_job *
-job_of_row (sqlite3_stmt *st)
+job_of_row (sqlite3_stmt *st, bool with_tasks)
 {
   uint64_t ntasks = (uint64_t)sqlite3_column_int64 (st, 10);
   if (ntasks == 0 || ntasks > EBB_CTL_MAX_TASKS_PER_JOB)
@@ -73,6 +73,8 @@ job_of_row (sqlite3_stmt *st)
   j->finished_at = sqlite3_column_double (st, 8);
   j->answer = col_str (st, 9);
   j->ntasks = (uint32_t)ntasks;
+  if (!with_tasks)
+    return j;
   j->tasks = ebb_xcalloc (ntasks, sizeof *j->tasks);
   for (uint32_t i = 0; i < j->ntasks; i++)
     {
@@ -132,7 +134,7 @@ load_jobs (ebb_ctl *c)
   sqlite3_bind_int (st, 1, JOB_DONE);
   while (sqlite3_step (st) == SQLITE_ROW)
     {
-      ebb_ctl_job *j = job_of_row (st);
+      ebb_ctl_job *j = job_of_row (st, true);
       if (j)
         ebb_ctl_add_job (c, j);
     }
@@ -209,7 +211,7 @@ ebb_ctl_store_load (ebb_ctl *c, ebb_error **err)
 ebb_ctl_job *
 ebb_ctl_store_job_get (ebb_ctl *c, uint64_t id)
 {
-  /* Prepared once: GET /v1/jobs reads every evicted job this way. */
+  /* Prepared once: GET /v1/jobs/{id} reads an evicted job this way. */
   if (!c->st_job_get)
     c->st_job_get = ebb_ctl_store_prep (c, "SELECT " JOB_COLS " FROM jobs WHERE id = ?1");
   if (!c->st_tasks_get)
@@ -218,7 +220,7 @@ ebb_ctl_store_job_get (ebb_ctl *c, uint64_t id)
   if (!st || !tt)
     return NULL;
   sqlite3_bind_int64 (st, 1, (sqlite3_int64)id);
-  ebb_ctl_job *j = sqlite3_step (st) == SQLITE_ROW ? job_of_row (st) : NULL;
+  ebb_ctl_job *j = sqlite3_step (st) == SQLITE_ROW ? job_of_row (st, true) : NULL;
   sqlite3_reset (st);
   sqlite3_bind_int64 (tt, 1, (sqlite3_int64)id);
   while (j && sqlite3_step (tt) == SQLITE_ROW)
@@ -228,23 +230,73 @@ ebb_ctl_store_job_get (ebb_ctl *c, uint64_t id)
 }
 
 /* See ctl.h. */
-size_t
-ebb_ctl_store_job_ids (ebb_ctl *c, uint64_t **ids)
+int
+ebb_ctl_store_job_page (ebb_ctl *c, uint64_t after, size_t limit, ebb_ctl_job_summary **out,
+                        size_t *n)
 {
-  *ids = NULL;
-  size_t n = 0, cap = 0;
-  sqlite3_stmt *st = ebb_ctl_store_prep (c, "SELECT id FROM jobs ORDER BY id");
-  while (st && sqlite3_step (st) == SQLITE_ROW)
+  *out = NULL;
+  *n = 0;
+  /* One statement for a page: the page's job rows first (the subquery, by the primary key),
+   * then one row per job and task state with its count, through the tasks' primary key
+   * (job, idx). A job whose task rows are missing has a row of NULL state and count 0. */
+  if (!c->st_job_page)
+    c->st_job_page = ebb_ctl_store_prep (
+        c, "SELECT j.*, t.state, COUNT(t.job) FROM (SELECT " JOB_COLS " FROM jobs WHERE id > ?1"
+           " ORDER BY id LIMIT ?2) j LEFT JOIN tasks t ON t.job = j.id AND t.idx < j.ntasks"
+           " GROUP BY j.id, t.state ORDER BY j.id");
+  sqlite3_stmt *st = c->st_job_page;
+  if (!st)
+    return -EIO;
+  sqlite3_bind_int64 (st, 1, (sqlite3_int64)(after > INT64_MAX ? INT64_MAX : after));
+  sqlite3_bind_int64 (st, 2, (sqlite3_int64)limit);
+  ebb_ctl_job_summary *v = limit ? ebb_xcalloc (limit, sizeof *v) : NULL;
+  size_t k = 0;
+  int rc;
+  while ((rc = sqlite3_step (st)) == SQLITE_ROW)
     {
-      if (n == cap)
+      uint64_t id = (uint64_t)sqlite3_column_int64 (st, 0);
+      if (k == 0 || v[k - 1].id != id)
         {
-          cap = cap ? cap * 2 : 256;
-          *ids = ebb_xrealloc (*ids, cap * sizeof **ids);
+          if (k == limit)
+            break; /* cannot happen: the subquery gives at most limit jobs */
+          v[k].id = id;
+          v[k].job = job_of_row (st, false);
+          k++;
         }
-      (*ids)[n++] = (uint64_t)sqlite3_column_int64 (st, 0);
+      ebb_ctl_job_summary *s = &v[k - 1];
+      int64_t state = sqlite3_column_int64 (st, 11);
+      uint64_t count = (uint64_t)sqlite3_column_int64 (st, 12);
+      if (s->job && sqlite3_column_type (st, 11) != SQLITE_NULL && state >= 0
+          && state < TASK_N_STATES)
+        s->task_states[state] += (uint32_t)count;
     }
-  sqlite3_finalize (st);
-  return n;
+  sqlite3_reset (st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    {
+      ebb_ctl_job_summaries_free (v, k);
+      return -EIO;
+    }
+  /* A task without its row reads as failed, as ebb_ctl_store_job_get gives it. */
+  for (size_t i = 0; i < k; i++)
+    {
+      uint64_t sum = 0;
+      for (int s = 0; v[i].job && s < TASK_N_STATES; s++)
+        sum += v[i].task_states[s];
+      if (v[i].job && sum < v[i].job->ntasks)
+        v[i].task_states[TASK_FAILED] += (uint32_t)(v[i].job->ntasks - sum);
+    }
+  *out = v;
+  *n = k;
+  return 0;
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_job_summaries_free (ebb_ctl_job_summary *v, size_t n)
+{
+  for (size_t i = 0; v && i < n; i++)
+    ebb_ctl_job_free (v[i].job);
+  free (v);
 }
 
 /* See ctl.h. */

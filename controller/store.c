@@ -205,7 +205,9 @@ ebb_ctl_store_close (ebb_ctl *c)
   sqlite3_finalize (c->st_rid);
   sqlite3_finalize (c->st_job_get);
   sqlite3_finalize (c->st_tasks_get);
+  sqlite3_finalize (c->st_job_page);
   c->st_call = c->st_call_done = c->st_rid = c->st_job_get = c->st_tasks_get = NULL;
+  c->st_job_page = NULL;
   sqlite3_close (c->db);
   c->db = NULL;
 }

@@ -174,7 +174,7 @@ long_running() { [ "$(capi GET "/v1/jobs/$1" | jq .task_states.running)" = 6 ]; 
 wait_shorts() {
   local end=$(($(date +%s) + $1))
   while [ "$(date +%s)" -lt $end ]; do
-    [ "$(capi GET /v1/jobs | jq '[.jobs[] | select(.class == "short" and .state != "done")] | length')" = 0 ] && break
+    [ "$(capi GET "/v1/jobs?limit=1000" | jq '[.jobs[] | select(.class == "short" and .state != "done")] | length')" = 0 ] && break
     sleep 0.2
   done
 }

@@ -69,12 +69,42 @@ make_job (ebb_ctl *c, uint32_t i)
 }
 
 static char *
-job_text (ebb_ctl *c, const ebb_ctl_job *j)
+job_text (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
 {
-  json_object *o = ebb_ctl_job_json (c, j, true);
+  json_object *o = ebb_ctl_job_json (c, j, with_tasks);
   char *s = ebb_xstrdup (json_object_to_json_string_ext (o, EBB_JSON_TO_STRING_FLAGS));
   json_object_put (o);
   return s;
+}
+
+/* Follows the pages of limit jobs from the first: every job listed once, in id order, as
+ * listed[] has it (its JSON in a listing before eviction), the last page's next_after
+ * null. Returns the number of pages. */
+static size_t
+pages_agree (ebb_ctl *c, size_t limit, char *const listed[JOBS])
+{
+  uint64_t after = 0, want = 1;
+  size_t pages = 0;
+  for (bool more = true; more && pages <= JOBS; pages++)
+    {
+      json_object *page = ebb_ctl_jobs_page (c, after, limit), *arr, *next;
+      CU_ASSERT_FATAL (page && json_object_object_get_ex (page, "jobs", &arr)
+                       && json_object_object_get_ex (page, "next_after", &next));
+      size_t n = json_object_array_length (arr);
+      CU_ASSERT (n >= 1 && n <= limit);
+      for (size_t i = 0; i < n && want <= JOBS; i++, want++)
+        CU_ASSERT_STRING_EQUAL (json_object_to_json_string_ext (json_object_array_get_idx (arr, i),
+                                                                EBB_JSON_TO_STRING_FLAGS),
+                                listed[want - 1]);
+      more = next != NULL;
+      CU_ASSERT_EQUAL (more, want <= JOBS);
+      if (more)
+        after = (uint64_t)json_object_get_int64 (next);
+      CU_ASSERT (!more || after == want - 1);
+      json_object_put (page);
+    }
+  CU_ASSERT_EQUAL (want, JOBS + 1);
+  return pages;
 }
 
 static void
@@ -92,9 +122,13 @@ test_evict (void)
   n->name = ebb_xstrdup ("n0");
   ebb_ctl_add_node (c, n);
   ebb_ctl_store_node (c, n);
-  char *before[JOBS];
+  char *before[JOBS], *listed[JOBS];
   for (uint32_t i = 0; i < JOBS; i++)
-    before[i] = job_text (c, make_job (c, i));
+    {
+      ebb_ctl_job *j = make_job (c, i);
+      before[i] = job_text (c, j, true);
+      listed[i] = job_text (c, j, false);
+    }
   c->next_job_id = JOBS + 1; /* as the submissions would have left it */
   /* Job 1 (finished) has an agent call under way; job 2's task 0 holds a ghost slot. */
   ebb_ctl_job_find (c, 2)->ncalls = 1;
@@ -130,7 +164,7 @@ test_evict (void)
       ebb_ctl_job *loaded = NULL, *j = ebb_ctl_job_get (c, i + 1, &loaded);
       CU_ASSERT_PTR_NOT_NULL_FATAL (j);
       CU_ASSERT ((loaded != NULL) == (ebb_ctl_job_find (c, i + 1) == NULL));
-      cleanup_free char *now = job_text (c, j);
+      cleanup_free char *now = job_text (c, j, true);
       CU_ASSERT_STRING_EQUAL (now, before[i]);
       cleanup_free char *rid = ebb_xasprintf ("rid-%u", i);
       cleanup_free char *a = ebb_ctl_store_rid_answer (c, rid);
@@ -140,10 +174,9 @@ test_evict (void)
   ebb_ctl_job *none = NULL;
   CU_ASSERT_PTR_NULL (ebb_ctl_job_get (c, JOBS + 1, &none));
   CU_ASSERT_PTR_NULL (ebb_ctl_store_rid_answer (c, "rid-x"));
-  uint64_t *ids = NULL;
-  CU_ASSERT_EQUAL (ebb_ctl_store_job_ids (c, &ids), JOBS);
-  CU_ASSERT (ids && ids[0] == 1 && ids[JOBS - 1] == JOBS);
-  free (ids);
+  /* GET /v1/jobs lists them all the same, page after page, in memory or not. */
+  for (size_t limit = 1; limit <= JOBS + 1; limit += 4)
+    CU_ASSERT_EQUAL (pages_agree (c, limit, listed), (JOBS + limit - 1) / limit);
   /* The call ended: job 2 goes too, the newest two finished stay. */
   ebb_ctl_job_find (c, 2)->ncalls = 0;
   CU_ASSERT_EQUAL (ebb_ctl_evict (c), 1);
@@ -156,7 +189,7 @@ test_evict (void)
   for (size_t i = 0; i < c->n_jobs; i++)
     CU_ASSERT_EQUAL (c->jobs[i]->id % 4, 0);
   for (uint32_t i = 0; i < JOBS; i++)
-    free (before[i]);
+    free (before[i]), free (listed[i]);
   ebb_ctl_sched_free (c);
   ebb_ctl_store_close (c);
   free (c);

@@ -7,7 +7,10 @@
 # the same as before, read from the store; a repeated request_id of an evicted job returns
 # its first answer and makes no job. 10 more jobs leave 2 in memory, and the policy holds
 # none of the 20 (ebb_controller_policy_jobs 0). After a restart (which loads no finished
-# job) the answers are still the same and ids go on. Time budget: about 25 s.
+# job) the answers are still the same and ids go on. The 20 jobs (2 in memory and 18 in the
+# store, then after the restart all in the store only) listed in pages of 3, 4 and 20
+# (?limit=, ?after= the next_after) make the same list as one page of 1000; hostile query
+# arguments get a 400 and change nothing. Time budget: about 30 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
 setup_cgroups
 CONF="$TMP/controller.conf"
@@ -60,6 +63,33 @@ same () {
   for id in $IDS; do cmp -s "$TMP/before-$id" "$TMP/$1-$id" || { diff "$TMP/before-$id" "$TMP/$1-$id"; return 1; }; done
   cmp -s "$TMP/before-list" "$TMP/$1-list" && cmp -s "$TMP/before-gauges" "$TMP/$1-gauges"
 }
+# pages WHERE: GET /v1/jobs in pages (?limit=, ?after= the last page's next_after) of the 20
+# finished jobs: the pages together are the one list of ?limit=1000, in id order.
+pages () {
+  capi GET '/v1/jobs?limit=1000'
+  jq -S . "$TMP/body" >"$TMP/all"
+  jq -e '[.jobs[].id] == [range(1; 21)] and .next_after == null' "$TMP/all" >/dev/null &&
+    ok "$1: ?limit=1000: the 20 jobs, next_after null" || fail "all: $(cat "$TMP/all")"
+  for limit in 3 4 20; do
+    after= npages=0 sizes=
+    : >"$TMP/paged"
+    while [ $npages -le 21 ]; do
+      capi GET "/v1/jobs?limit=$limit${after:+&after=$after}"
+      [ "$STATUS" = 200 ] || { fail "page after ${after:-none}: $STATUS $(cat "$TMP/body")"; break; }
+      npages=$((npages + 1)) sizes="$sizes $(jq '.jobs | length' "$TMP/body")"
+      jq -c '.jobs[]' "$TMP/body" >>"$TMP/paged"
+      next=$(jq -r '.next_after' "$TMP/body")
+      [ "$next" = null ] && break
+      [ "$next" = "$(jq -r '.jobs[-1].id' "$TMP/body")" ] || { fail "next_after $next is not the page's last id"; break; }
+      after=$next
+    done
+    want=$(( (20 + limit - 1) / limit ))
+    [ "$npages" = "$want" ] && jq -s -S '{jobs: ., next_after: null}' "$TMP/paged" | cmp -s - "$TMP/all" &&
+      ok "$1: ?limit=$limit: $npages pages ($sizes ) make the whole list" ||
+      fail "$1: ?limit=$limit: $npages pages ($sizes ), want $want: $(jq -c .id "$TMP/paged" | tr '\n' ' ')"
+  done
+}
+
 sleep 1 # a tick after the last commit: nothing leaves memory with keep_finished = 1000
 save before
 capi GET /metrics
@@ -102,6 +132,7 @@ capi GET /metrics
 grep -q '^ebb_controller_policy_jobs 0$' "$TMP/body" &&
   ok "the policy forgot every finished batch (ebb_controller_policy_jobs 0)" ||
   fail "policy jobs: $(grep policy_jobs "$TMP/body")"
+pages "2 in memory, 18 in the store"
 IDS=$FIRST
 
 kill "$CTL_PID"; wait "$CTL_PID" 2>/dev/null; CTL_PID=
@@ -117,6 +148,35 @@ for id in $IDS; do cmp -s "$TMP/before-$id" "$TMP/restart-$id" || fail "job $id 
 cmp -s "$TMP/before-list" "$TMP/restart-list" && [ "$ok_gauges" = 20 ] &&
   ok "after a restart: the same answers, 20 jobs in the gauges" ||
   fail "restart: $(diff "$TMP/before-list" "$TMP/restart-list" | head -20) gauges $ok_gauges"
+
+pages "all in the store"
+capi GET '/v1/jobs?after=17&limit=2'
+jq -e '[.jobs[].id] == [18, 19] and .next_after == 19' "$TMP/body" >/dev/null &&
+  capi GET '/v1/jobs?after=18446744073709551615' &&
+  jq -e '.jobs == [] and .next_after == null' "$TMP/body" >/dev/null &&
+  ok "?after=17&limit=2: jobs 18 and 19; after the largest id: an empty last page" ||
+  fail "after: $(cat "$TMP/body")"
+# Hostile query arguments: 400 with a JSON error, and nothing changed.
+counts () { jq -S '{jobs, jobs_in_memory, decisions, queued}' "$TMP/body"; }
+capi GET /v1/cluster; counts >"$TMP/cluster-before"
+n_bad=0
+for q in limit=0 limit=-1 limit=abc limit=1001 limit=99999999999999999999999 limit=1e3 \
+  limit=%2B5 limit=%205 limit=5%20 limit= limit 'limit=5&limit=6' 'limit=5&limit=5' \
+  after=-1 after=18446744073709551616 after=0x10 after= 'after=1&after=2' lmit=5 \
+  'limit=5&bogus=1' 'limit=5%00' "limit=$(printf '9%.0s' $(seq 300))"; do
+  capi GET "/v1/jobs?$q"
+  if [ "$STATUS" = 400 ] && jq -e '.error == "bad_request" and (.detail | type == "string")' "$TMP/body" >/dev/null 2>&1
+  then n_bad=$((n_bad + 1)); else fail "?$q -> $STATUS: $(cat "$TMP/body")"; fi
+done
+capi GET /v1/cluster
+counts | cmp -s - "$TMP/cluster-before" && capi GET '/v1/jobs?limit=1000' &&
+  jq -S . "$TMP/body" | cmp -s - "$TMP/all" &&
+  ok "$n_bad hostile query arguments -> 400 with a JSON error, nothing changed" ||
+  fail "after the bad requests: $(cat "$TMP/body")"
+capi GET /v1/jobs
+jq -e '(.jobs | length) == 20 and .next_after == null' "$TMP/body" >/dev/null &&
+  ok "no argument: one page of the 20 (the default limit is 100)" || fail "default page: $(cat "$TMP/body")"
+
 capi POST /v1/jobs "$(job_body ev21 short "$(task "exit 0")")"
 [ "$(jq -r .id "$TMP/body")" = 21 ] && ok "ids go on after the restart (21)" || fail "id: $(cat "$TMP/body")"
 # A sanitizer build reports what it found at exit (the first run's too: same log).

@@ -51,6 +51,33 @@ printf '{"jobs":[{"id":"9","name":"evil\\u001b[2Jname","state":"queued","tasks":
 run $E jobs
 echo "$OUT" | grep -q 'evil?\[2Jname' && ! grep -q "$(printf '\033')" "$TMP/out" && ok "control characters shown as ?" || fail "escape: $OUT"
 
+# GET /v1/jobs is paged: jobs follows next_after (?after=) to the last page, jobs 1 to 4 in
+# one table (--json: one list, next_after null); a cursor that does not grow or is no number
+# is an error, not a loop.
+page () { # page FILE NEXT ID...: a page of jobs ID... whose next_after is NEXT
+  f=$1 next=$2; shift 2
+  { printf '{"jobs":['; sep=
+    for id in "$@"; do printf '%s{"id":%s,"name":"p%s","class":"short","state":"done","ntasks":1,"task_states":{"exited":1}}' "$sep" "$id" "$id"; sep=,; done
+    printf '],"next_after":%s}' "$next"; } >"$TMP/$f"
+}
+page GET_jobs.json 2 1 2; page GET_jobs_after_2.json 3 3; page GET_jobs_after_3.json null 4
+: >"$TMP/requests.log"
+run $E jobs
+[ "$RC" = 0 ] && [ "$(echo "$OUT" | grep -c '^[1-4]  *p[1-4]  *short  *done ')" = 4 ] &&
+  [ "$(grep -c '^GET /v1/jobs since=-' "$TMP/requests.log")" = 3 ] &&
+  grep -q '^GET /v1/jobs since=- after=2 ' "$TMP/requests.log" && grep -q '^GET /v1/jobs since=- after=3 ' "$TMP/requests.log" &&
+  ok "jobs: three pages followed, one table of 4 jobs" || fail "pages: $RC $OUT $ERR $(cat "$TMP/requests.log")"
+run $E --json jobs
+[ "$RC" = 0 ] && echo "$OUT" | jq -e '[.jobs[].id] == [1, 2, 3, 4] and .next_after == null' >/dev/null &&
+  ok "--json jobs: one list of every page" || fail "--json pages: $OUT"
+page GET_jobs_after_3.json 3 4
+run timeout 10 $E jobs; expect_rc 1 "jobs: a cursor that does not grow"
+page GET_jobs_after_3.json '"x"' 4
+run timeout 10 $E jobs; expect_rc 1 "jobs: a cursor that is no number"
+echo "$ERR" | grep -q 'bad next page' && ok "the bad cursor reported" || fail "cursor: $ERR"
+cp "$EBB_TOP_SRCDIR"/tests/status-page/data/GET_jobs.json "$TMP/"
+sed -i "s/NOW/$now/g" "$TMP/GET_jobs.json"
+
 cat >"$TMP/GET_jobs_1.json" <<EOF2
 {"id":"1","name":"burn-long","class":"long","state":"running","submitted_at":$now,"started_at":$now,
  "tasks":[{"id":"1.0","state":"running","node":"node-a","agent_task_id":"j1-t0-g1","suspensions":0,"started_at":$now},

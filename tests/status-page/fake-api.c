@@ -1,9 +1,10 @@
 /* A stand-in for the controller's JSON API, driven by files, for the status page's and
  * ebbctl's tests: GET / is the real ebb_ctl_status_page (never wants a token); a
  * request METHOD /v1/A[/B[/C]] is answered with the file DIR/METHOD_A[_B[_C]].json (or, with a
- * query since=S, DIR/METHOD_A[_B[_C]]_since_S.json when it exists), read at each request (a first
- * line "#STATUS NNN" sets the status, else 200), or a JSON 404 when there is none; every API
- * request is appended to DIR/requests.log as "METHOD PATH since=S BODY" on one line. With a TOKEN,
+ * query since=S or after=S, DIR/METHOD_A[_B[_C]]_since_S.json or ..._after_S.json when it
+ * exists), read at each request (a first line "#STATUS NNN" sets the status, else 200), or a
+ * JSON 404 when there is none; every API request is appended to DIR/requests.log as
+ * "METHOD PATH since=S[ after=A] BODY" on one line. With a TOKEN,
  * API requests without "Authorization: Bearer TOKEN" get a 401. Prints its base URL once listening;
  * runs until SIGTERM. It listens on the unix socket DIR/api.sock (tests reach it from Chromium
  * through socat). fake-api DIR [TOKEN] */
@@ -39,12 +40,16 @@ file_of (ebb_http_request *req)
       free (name);
       name = next;
     }
-  /* A page of a paged answer: DIR/METHOD_A_since_S.json when there is one. */
-  const char *since = ebb_http_request_query (req, "since");
+  /* A page of a paged answer: DIR/METHOD_A_since_S.json or DIR/METHOD_A_after_S.json when
+   * there is one. */
+  static const char *const pagers[] = { "since", "after" };
   char *path = NULL;
-  if (since && ebb_id_is_valid (since, 20))
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (pagers) && !path; i++)
     {
-      path = ebb_xasprintf ("%s_since_%s.json", name, since);
+      const char *v = ebb_http_request_query (req, pagers[i]);
+      if (!v || !ebb_id_is_valid (v, 20))
+        continue;
+      path = ebb_xasprintf ("%s_%s_%s.json", name, pagers[i], v);
       if (access (path, F_OK) != 0)
         {
           free (path);
@@ -63,9 +68,11 @@ log_request (ebb_http_request *req)
   cleanup_free char *path = ebb_xasprintf ("%s/requests.log", data_dir);
   cleanup_fclose FILE *f = fopen (path, "ae");
   const char *since = ebb_http_request_query (req, "since");
+  const char *after = ebb_http_request_query (req, "after");
   if (f)
-    fprintf (f, "%s %s since=%s %s\n", ebb_http_request_method (req), ebb_http_request_path (req),
-             since ? since : "-", ebb_http_request_body (req, NULL));
+    fprintf (f, "%s %s since=%s%s%s %s\n", ebb_http_request_method (req),
+             ebb_http_request_path (req), since ? since : "-", after ? " after=" : "",
+             after ? after : "", ebb_http_request_body (req, NULL));
 }
 
 static int
