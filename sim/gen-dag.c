@@ -338,7 +338,8 @@ usage (FILE *f)
               "  --node-cpu-millis M      a node's CPU (default 16000)\n"
               "  --node-memory SIZE       a node's memory (default 64G)\n"
               "  --node-net-mbps M        a node's network (default 10000)\n"
-              "  -o, --output FILE        write here instead of stdout\n");
+              "  -o, --output FILE        write here instead of stdout\n"
+              "  -h, --help               this text\n");
 }
 
 int

@@ -35,7 +35,8 @@ pareto_usage (FILE *f)
               "                    utilization is lower)\n"
               "  --beta B          Pareto shape of task durations, > 1 (default 1.5)\n"
               "  --seed N          random seed (default 1)\n"
-              "  -o, --output FILE write here instead of stdout\n");
+              "  -o, --output FILE write here instead of stdout\n"
+              "  -h, --help        this text\n");
 }
 
 /* Draws from the Pareto distribution with shape a and scale xm, truncated to at most hi by

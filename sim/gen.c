@@ -26,21 +26,86 @@ typedef struct gen_opts
   size_t nclasses;
 } gen_opts;
 
-static void
-gen_usage (FILE *f)
+/* The options of the generators of this file: each one's --help lists exactly those it takes,
+ * and an option a generator would ignore is refused (see gen_takes). */
+enum
 {
-  fprintf (f, "Usage: ebb-sim gen hawk2|hetero [OPTION...]\n"
-              "       ebb-sim gen pareto --nodes M [--jobs N] [--load L] [--beta B] [--seed N]\n"
-              "       ebb-sim gen bigc-google [--seed N] [-o FILE]\n"
-              "       ebb-sim gen bigc-pattern low|high|multi [--seed N] [-o FILE]\n"
-              "       ebb-sim gen dag --jobs N --nodes M --load L (see gen dag --help)\n"
-              "  --jobs N                 jobs to generate (default 1000)\n"
-              "  --interarrival S         mean of the exponential interarrival (default 50)\n"
-              "  --seed N                 random seed (default 1)\n"
-              "  --class SHARE:TASKS:DUR  hetero: a class (share of jobs, mean tasks per job,\n"
-              "                           mean task duration in s); repeatable\n"
-              "  --preset google          hetero: 90%%:35:175 and 10%%:122:2700\n"
-              "  -o, --output FILE        write here instead of stdout\n");
+  GEN_JOBS = 1 << 0,
+  GEN_IAT = 1 << 1,
+  GEN_SEED = 1 << 2,
+  GEN_CLASS = 1 << 3,
+  GEN_PRESET = 1 << 4,
+  GEN_OUT = 1 << 5,
+  GEN_HELP = 1 << 6,
+};
+
+static const struct
+{
+  int val;
+  unsigned bit;
+  const char *name, *help;
+} gen_opt_help[] = {
+  { 'j', GEN_JOBS, "jobs", "  --jobs N                 jobs to generate (default 1000)\n" },
+  { 'i', GEN_IAT, "interarrival",
+    "  --interarrival S         mean of the exponential interarrival in s (default 50)\n" },
+  { 's', GEN_SEED, "seed", "  --seed N                 random seed (default 1)\n" },
+  { 'c', GEN_CLASS, "class",
+    "  --class SHARE:TASKS:DUR  a class (share of jobs, mean tasks per job, mean task\n"
+    "                           duration in s); repeatable\n" },
+  { 'P', GEN_PRESET, "preset",
+    "  --preset google          the classes 90%:35:175 and 10%:122:2700\n" },
+  { 'o', GEN_OUT, "output", "  -o, --output FILE        write here instead of stdout\n" },
+  { 'h', GEN_HELP, "help", "  -h, --help               this text\n" },
+};
+
+/* Returns the options KIND takes (0: not a generator of this file). */
+static unsigned
+gen_takes (const char *kind)
+{
+  if (strcmp (kind, "hawk2") == 0)
+    return GEN_JOBS | GEN_IAT | GEN_SEED | GEN_OUT | GEN_HELP;
+  if (strcmp (kind, "hetero") == 0)
+    return GEN_JOBS | GEN_IAT | GEN_SEED | GEN_CLASS | GEN_PRESET | GEN_OUT | GEN_HELP;
+  if (strcmp (kind, "bigc-google") == 0 || strcmp (kind, "bigc-pattern") == 0)
+    return GEN_SEED | GEN_OUT | GEN_HELP;
+  return 0;
+}
+
+/* The list of generators (KIND NULL), or KIND's usage and options. */
+static void
+gen_usage (FILE *f, const char *kind)
+{
+  if (!kind)
+    {
+      fprintf (f,
+               "Usage: ebb-sim gen GENERATOR [OPTION...]\n"
+               "Writes a synthetic trace (see ebb-sim(1), GENERATORS).\n\n"
+               "Generators (GENERATOR --help: its options):\n"
+               "  hawk2 [--jobs N] [--interarrival S] [--seed N] [-o FILE]\n"
+               "      Hawk section 2: 95%% short jobs, 5%% long, Poisson arrivals\n"
+               "  hetero --class SHARE:TASKS:DUR...|--preset google [--jobs N] [--interarrival S]\n"
+               "      Hawk section 4: classes of jobs around centroids\n"
+               "  bigc-google [--seed N] [-o FILE]\n"
+               "      BIG-C section 5.5: the Google replay for 26 nodes, JSON lines\n"
+               "  bigc-pattern low|high|multi [--seed N] [-o FILE]\n"
+               "      BIG-C section 5.2: long jobs and a burst of short ones, JSON lines\n"
+               "  pareto --nodes M [--jobs N] [--load L] [--beta B] [--seed N] [-o FILE]\n"
+               "      Hopper: Pareto task durations, heavy-tailed job sizes\n"
+               "  dag --jobs N --nodes M --load L [OPTION...]\n"
+               "      Graphene: DAG jobs, JSON lines\n");
+      return;
+    }
+  if (strcmp (kind, "hetero") == 0)
+    fprintf (f,
+             "Usage: ebb-sim gen hetero --class SHARE:TASKS:DUR...|--preset google [OPTION...]\n");
+  else if (strcmp (kind, "bigc-pattern") == 0)
+    fprintf (f, "Usage: ebb-sim gen bigc-pattern low|high|multi [OPTION...]\n");
+  else
+    fprintf (f, "Usage: ebb-sim gen %s [OPTION...]\n", kind);
+  unsigned takes = gen_takes (kind);
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (gen_opt_help); i++)
+    if (takes & gen_opt_help[i].bit)
+      fputs (gen_opt_help[i].help, f);
 }
 
 static int
@@ -70,9 +135,9 @@ add_preset (gen_opts *o, const char *name)
   return 0;
 }
 
-/* Returns 0, 1 after --help, -1 on a bad option (message printed). */
+/* Returns 0, 1 after --help, -1 on a bad option or one KIND does not take (message printed). */
 static int
-parse_gen_args (gen_opts *o, int argc, char **argv)
+parse_gen_args (gen_opts *o, const char *kind, int argc, char **argv)
 {
   static const struct option opts[] = {
     { "jobs", required_argument, NULL, 'j' },   { "interarrival", required_argument, NULL, 'i' },
@@ -82,9 +147,15 @@ parse_gen_args (gen_opts *o, int argc, char **argv)
   };
   int c;
   char *end;
+  unsigned takes = gen_takes (kind);
   while ((c = getopt_long (argc, argv, "o:h", opts, NULL)) != -1)
     {
       errno = 0;
+      for (size_t i = 0; i < EBB_ARRAY_SIZE (gen_opt_help); i++)
+        if (gen_opt_help[i].val == c && !(takes & gen_opt_help[i].bit))
+          return fprintf (stderr, "ebb-sim gen %s: --%s does not apply\n", kind,
+                          gen_opt_help[i].name),
+                 -1;
       switch (c)
         {
         case 'j':
@@ -115,10 +186,10 @@ parse_gen_args (gen_opts *o, int argc, char **argv)
           o->out = optarg;
           break;
         case 'h':
-          gen_usage (stdout);
+          gen_usage (stdout, kind);
           return 1;
         default:
-          fprintf (stderr, "Try 'ebb-sim gen --help'.\n");
+          fprintf (stderr, "Try 'ebb-sim gen %s --help'.\n", kind);
           return -1;
         }
     }
@@ -133,32 +204,37 @@ ebb_sim_gen_main (int argc, char **argv)
     return ebb_sim_gen_dag_main (argc - 1, argv + 1); /* sim/gen-dag.c */
   if (argc < 2 || argv[1][0] == '-')
     {
-      if (argc >= 2 && strcmp (argv[1], "--help") == 0)
-        return gen_usage (stdout), 0;
-      fprintf (stderr, "ebb-sim gen: which generator? hawk2 or hetero\n");
-      gen_usage (stderr);
+      if (argc >= 2 && (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0))
+        return gen_usage (stdout, NULL), 0;
+      fprintf (stderr, "ebb-sim gen: which generator?\n");
+      gen_usage (stderr, NULL);
       return 2;
     }
   const char *kind = argv[1];
   if (strcmp (kind, "pareto") == 0)
     return ebb_sim_gen_pareto_main (argc - 1, argv + 1);
+  if (!gen_takes (kind))
+    return fprintf (stderr, "ebb-sim gen: unknown generator '%s'; try 'ebb-sim gen --help'\n",
+                    kind),
+           2;
   const char *pattern = NULL;
   if (strcmp (kind, "bigc-pattern") == 0)
     {
+      /* Its help needs no pattern. */
+      if (argc >= 3 && (strcmp (argv[2], "--help") == 0 || strcmp (argv[2], "-h") == 0))
+        return gen_usage (stdout, kind), 0;
       if (argc < 3 || argv[2][0] == '-')
         return fprintf (stderr, "ebb-sim gen bigc-pattern: which? low, high or multi\n"), 2;
       pattern = argv[2];
       argc--, argv++;
     }
-  int r = parse_gen_args (&o, argc - 1, argv + 1);
+  int r = parse_gen_args (&o, kind, argc - 1, argv + 1);
   if (r != 0)
     return r < 0 ? 2 : 0;
   if (optind < argc - 1)
     return fprintf (stderr, "ebb-sim gen: unexpected argument '%s'\n", argv[optind + 1]), 2;
   int hawk2 = strcmp (kind, "hawk2") == 0;
   int bigc = pattern || strcmp (kind, "bigc-google") == 0;
-  if (!hawk2 && !bigc && strcmp (kind, "hetero") != 0)
-    return fprintf (stderr, "ebb-sim gen: unknown generator '%s'\n", kind), 2;
   if (!hawk2 && !bigc && o.nclasses == 0)
     return fprintf (stderr, "ebb-sim gen hetero: give --class or --preset\n"), 2;
   ebb_rng rng;

@@ -219,7 +219,7 @@ static void
 usage (FILE *f)
 {
   fprintf (f, "Usage: ebb-sim --policy NAME --nodes N --trace FILE [OPTION...]\n"
-              "       ebb-sim gen hawk2|hetero|bigc-google|bigc-pattern [GEN-OPTION...]\n"
+              "       ebb-sim gen GENERATOR [GEN-OPTION...]\n"
               "Simulates a scheduling policy of libebb-policy on a Hawk/Eagle or JSON-lines\n"
               "trace.\n\n");
   for (size_t i = 0; i < EBB_ARRAY_SIZE (run_opts); i++)

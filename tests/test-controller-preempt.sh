@@ -6,8 +6,11 @@
 # own times (a task's started_at, when its agent answered the launch, less the job's
 # submitted_at): submit -> both tasks running, p50 and p99 printed, p99 asserted <= 200 ms
 # on a quiet host (1 s on one shared with other work: see the bound below), with the agents'
-# launch phases from their logs; and
-# from the decision log submit -> preemptions (or launches) decided, p99 asserted <= 200 ms.
+# launch phases from their logs; and from the decision log (times in microseconds) where the
+# controller's part went: it decides for a short job synchronously, in the request that submits
+# it (api-jobs.c runs the policy before the answer goes out), so the test asserts per job that
+# its preemptions (or launches) were decided after its submission and before the client had
+# the answer, and each of its tasks' launch decided before the task ran.
 # Suspending policies: every displaced long task runs at ~1% of a CPU while suspended
 # (/proc, 0.5 s) and is resumed within two policy rounds of the short job's end, started once.
 # Killing policies (EBB_CTL_TEST_KILLS=1): a displaced long task is killed and started again
@@ -46,6 +49,7 @@ agent_pid () {
   jq -r .pid "$TMP/task.json"
 }
 now_ms () { date +%s%3N; }
+now_us () { date +%s%6N; }
 # cpu_ns PID: the time PID ran on a CPU, in ns (/proc/PID/schedstat: exact, where utime and
 # stime are sampled at the scheduler tick, too coarse for 10 ms in a second).
 cpu_ns () { cut -d' ' -f1 "/proc/$1/schedstat"; }
@@ -55,11 +59,15 @@ SHORT='{"argv":["sleep","2"],"cpu_millis":990,"memory_bytes":67108864}'
 r=0
 while [ $r -lt "$REPS" ]; do
   capi POST /v1/jobs "$(job_body short$r short "$SHORT" "$SHORT")"
+  # The wall clock (the controller's, same host) once the answer is in: a bound on when the
+  # controller answered.
+  answered=$(now_us)
   SJ=$(jq -r .id "$TMP/body")
   wait_for 10 '[.tasks[] | select(.started_at != null)] | length == 2' "/v1/jobs/$SJ" ||
     { fail "short $r did not start: $(cat "$TMP/body")"; break; }
   jq '(([.tasks[].started_at] | max) - .submitted_at) * 1000 | floor' "$TMP/body" >>"$TMP/lat"
-  jq -c '{id, sub: .submitted_at, st: ([.tasks[].started_at] | max)}' "$TMP/body" >>"$TMP/shorts"
+  jq -c --argjson a "$answered" '{id, sub: .submitted_at, st: ([.tasks[].started_at] | max), ans: ($a / 1e6),
+    tasks: [.tasks[] | {index, started_at}]}' "$TMP/body" >>"$TMP/shorts"
   if [ "$KILLS" = 0 ]; then
     # Every displaced long task, measured together over the same second.
     capi GET "/v1/jobs/$LONG"
@@ -102,7 +110,7 @@ echo "submit -> both tasks running over $REPS short jobs (API times): p50 ${p50}
 # agents and the controller take about one of two CPUs), for every policy: ebb launches at
 # once beside its CPU-only suspensions, bigc gp and kill wait for the agents to confirm their
 # suspensions or kills first, a round trip of a few ms (CI, quiet: p99 68 ms for gp, 47 ms
-# for kill). The controller's part is ~10 ms (asserted below); the rest is the agent's launch
+# for kill). The controller's part is under a millisecond (the decision log, below); the rest is the agent's launch
 # (agent/launch.c logs its phases: cgroup, limits, journal, fork, attach to each v1
 # hierarchy, the child until its exec), 15-40 ms on an otherwise idle 2-core host. On a
 # loaded host the bound is 1 s, and the test says why (latency_bound, tests/controller/lib.sh).
@@ -112,17 +120,33 @@ bound=$BOUND_MS why=$BOUND_WHY
   fail "submit -> both running p99 ${p99} ms > $bound ms ($why)"
 capi GET "/v1/decisions?since=0"
 cp "$TMP/body" "$TMP/decisions.json"
-# Where the time went, per short job (ms from submission): the controller decided (its
-# preemptions, or its launches when it found room: what the controller and the policy take),
-# its launches decided (after the agents confirmed the suspensions), both tasks running
-# (the agents answered the launches).
-jq -s --slurpfile d "$TMP/decisions.json" -r '.[] | . as $j
-  | ([$d[0].decisions[] | select(.for_job == $j.id and (.action == "suspend" or .action == "kill")) | .time] | max) as $p
-  | ([$d[0].decisions[] | select(.job == $j.id and .action == "launch") | .time] | max) as $l
-  | "\(((($p // $l) - $j.sub) * 1000) | floor) job \($j.id): preempt \(if $p then (($p - $j.sub) * 1000 | floor) else "-" end) launch \((($l - $j.sub) * 1000) | floor) running \((($j.st - $j.sub) * 1000) | floor)"' \
+# Where the time went, per short job (from its submission): the controller decided (its
+# preemptions, or its launches when it found room: what the controller and the policy take,
+# in microseconds), its launches decided (after the agents confirmed the suspensions, for the
+# policies that wait), the client had the answer to the submission, both tasks running (the
+# agents answered the launches). The decision log's times are the controller's wall clock to
+# the microsecond, as submitted_at and started_at are.
+jq -s --slurpfile d "$TMP/decisions.json" -r '
+  def us: . * 1e6 | round;
+  .[] | . as $j
+  | [$d[0].decisions[] | select(.for_job == $j.id and (.action == "suspend" or .action == "kill")) | .time] as $pt
+  | [$d[0].decisions[] | select(.job == $j.id and .action == "launch")] as $ls
+  | ($pt | max) as $p | ([$ls[].time] | max) as $l | ($p // $l) as $dec
+  | ([$pt[], $ls[].time] | min) as $first
+  | [ if $dec == null then "no preemption or launch decided" else empty end,
+      if $first != null and $first < $j.sub then "decided \((($j.sub - $first) | us)) us before its submission" else empty end,
+      if $dec != null and $dec > $j.ans then "decided \((($dec - $j.ans) | us)) us after the client had the answer" else empty end,
+      ($j.tasks[] | . as $t
+        | ([$ls[] | select(.task == "\($j.id)-\($t.index)") | .time] | min) as $tl
+        | if $tl == null then "task \($t.index): no launch decided"
+          elif $t.started_at == null or $tl > $t.started_at then "task \($t.index): launch decided after it ran"
+          else empty end) ] as $bad
+  | "\(if $dec then (($dec - $j.sub) | us) else "-" end)\t\($bad | join("; "))\tjob \($j.id): preempt \(if $p then (($p - $j.sub) | us) else "-" end) us, launch \(if $l then (($l - $j.sub) | us) else "-" end) us, answered <= \((($j.ans - $j.sub) | us)) us, running \((($j.st - $j.sub) * 1000) | floor) ms"' \
   "$TMP/shorts" >"$TMP/phases"
-cut -d' ' -f2- "$TMP/phases"
-cut -d' ' -f1 "$TMP/phases" >"$TMP/decided"
+cut -f3 "$TMP/phases"
+cut -f1 "$TMP/phases" >"$TMP/decided"
+# job N: what is out of order, for each job where something is.
+awk -F '\t' '$2 != "" { split($3, w, ":"); print w[1] ": " $2 }' "$TMP/phases" >"$TMP/order"
 # The agents' part: each launch's phases from their logs (agent/launch.c, at -v), p50/p99
 # in ms over every launch of the run (the long tasks' too).
 grep -h ': launch [0-9.]* ms: ' "$TMP"/agent-*.log | sed 's/.*: launch //; s/[a-z]*//g; s/[ ,:]\+/ /g' >"$TMP/launches"
@@ -131,10 +155,13 @@ for f in 1:total 2:cgroup 3:limits 4:journal 5:log 6:fork 7:attach 8:exec 9:read
   [ -s "$TMP/phase" ] && printf '%s p50 %s p99 %s; ' "${f#*:}" "$(pct "$TMP/phase" 0.5)" "$(pct "$TMP/phase" 0.99)"
 done
 echo "(agent launch phases, ms, over $(wc -l <"$TMP/launches") launches)"
-d50=$(pct "$TMP/decided" 0.5) d99=$(pct "$TMP/decided" 0.99)
-echo "submit -> decided (preemptions, or launches into free room; decision log): p50 ${d50} ms, p99 ${d99} ms"
-[ "$d99" -le 200 ] && ok "the controller decides for a short job within 200 ms (p99 ${d99} ms)" ||
-  fail "submit -> decided p99 ${d99} ms"
+echo "submit -> decided (preemptions, or launches into free room; decision log): p50 $(pct "$TMP/decided" 0.5) us, p99 $(pct "$TMP/decided" 0.99) us"
+# Synchronous deciding is the claim (a policy that waited for its next round or the
+# controller's tick would decide after the answer). A bound in ms on submit -> decided, in
+# floored ms, read 0 ms in every run: it could not tell this from a decision 0.9 ms later.
+[ "$(wc -l <"$TMP/phases")" -ge "$REPS" ] && [ ! -s "$TMP/order" ] &&
+  ok "each of $(wc -l <"$TMP/phases") short jobs: decided after its submission and before its answer, each task's launch before it ran" ||
+  fail "decision order ($(wc -l <"$TMP/phases") jobs of $REPS): $(cat "$TMP/order")"
 ns=$(jq '[.decisions[] | select(.action == "suspend")] | length' "$TMP/decisions.json")
 nr=$(jq '[.decisions[] | select(.action == "resume")] | length' "$TMP/decisions.json")
 nk=$(jq '[.decisions[] | select(.action == "kill")] | length' "$TMP/decisions.json")

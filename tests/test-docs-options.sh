@@ -10,9 +10,18 @@
 # 'unknown setting "KEY"') only when KEY is not one of its settings. Candidates are the man
 # page's keys and the program's long options with '-' read as '_' (the tables map options to
 # settings that way).
+# Subcommands with their own --help (ebbctl COMMAND, ebb-sim gen GENERATOR) are checked the
+# same way against the section of the man page that documents them (COMMANDS, GENERATORS):
+#   - the subcommands the program's list shows (the indented names under its "Commands:" or
+#     "Generators:" heading) are the entries of that section (the tag's first word after the
+#     program's prefix), both ways;
+#   - each one's --help exits 0 and names it on its Usage line (not a parent's help), and its
+#     options are the ones its entry's tag line (its synopsis) shows, plus those the section's
+#     introduction (before its first entry) gives to every subcommand (-h, --help), both ways.
 # A program is skipped only when its source is not in the tree; when the source is there and
 # the program is not built, or its man page is missing, that is a failure.
-# Budget: under 5 s (one --help per program, one short run per candidate setting).
+# Budget: about 6 s on a loaded 2-core host (one --help per program and per subcommand, one
+# short run per candidate setting).
 set -u
 top=${EBB_TOP_SRCDIR:-.}
 build=${EBB_TOP_BUILDDIR:-.}
@@ -35,10 +44,10 @@ find_prog () {
   return 1
 }
 
-# help_opts PROG: the options of PROG --help: from each line that starts with blanks and a
-# dash, the text before the description (two blanks), its -x and --name tokens.
+# help_opts PROG [ARG...]: the options of PROG ARG... --help: from each line that starts with
+# blanks and a dash, the text before the description (two blanks), its -x and --name tokens.
 help_opts () {
-  "$1" --help 2>&1 | awk '
+  "$@" --help 2>&1 | awk '
     /^[ \t]+-/ {
       sub(/^[ \t]+/, ""); i = index($0, "  "); s = i ? substr($0, 1, i - 1) : $0
       while (match(s, /(^|[ ,\[])--?[A-Za-z0-9][A-Za-z0-9-]*/)) {
@@ -62,10 +71,23 @@ man_tags () {
     in_sec && want { print; want = 0 }' "$1" | deroff
 }
 
+# opt_tokens: the -x and --name tokens of the text on stdin ("[-o|--output FILE]",
+# "(--class X|--preset Y)" included), one a line, sorted.
+opt_tokens () {
+  grep -o -E '(^|[ ,|(\[])--?[A-Za-z0-9][A-Za-z0-9-]*' | sed 's/^[ ,|(\[]//' | sort -u
+}
+
 # man_opts FILE: the -x and --name tokens of the OPTIONS entries.
 man_opts () {
-  man_tags "$1" OPTIONS | grep -o -E '(^|[ ,\[])--?[A-Za-z0-9][A-Za-z0-9-]*' |
-    sed 's/^[ ,\[]//' | sort -u
+  man_tags "$1" OPTIONS | opt_tokens
+}
+
+# man_intro FILE SECTION: the text of .SH SECTION before its first .TP.
+man_intro () {
+  awk -v sec="$2" '
+    /^\.SH/ { t = $0; sub(/^\.SH[ \t]+/, "", t); gsub(/"/, "", t); in_sec = (t == sec); next }
+    in_sec && /^\.TP/ { exit }
+    in_sec { print }' "$1" | deroff
 }
 
 # accepts_setting PROG KEY: 0 when PROG's configuration parser knows KEY.
@@ -106,6 +128,50 @@ check_settings () {
   echo "$1: $(wc -l <"$tmp/known") settings accepted, $(wc -l <"$tmp/keys") in ebb.conf(5) $3"
 }
 
+# help_subcmds PROG ARG...: the subcommands PROG ARG... --help lists: under its line that
+# starts "Commands" or "Generators", each line indented by exactly two blanks, its first word
+# (the descriptions below each are indented further); the list ends at a blank line.
+help_subcmds () {
+  "$@" --help 2>&1 | awk '
+    /^(Commands|Generators)/ { on = 1; next }
+    on && /^$/ { exit }
+    on && /^  [a-z]/ { print $1 }' | sort -u
+}
+
+# check_subcmds NAME PROG MAN SECTION PREFIX CALL...: PREFIX the words before a subcommand's
+# name in the section's tags ("ebb-sim gen ", "" for none), CALL the arguments before its name
+# on the command line (none for ebbctl).
+check_subcmds () {
+  name=$1 prog=$2 man=$3 sec=$4 prefix=$5
+  shift 5
+  [ $# = 0 ] || name="$name $*"
+  help_subcmds "$prog" "$@" >"$tmp/subs"
+  man_tags "$man" "$sec" >"$tmp/tags"
+  awk -v p="$prefix" 'index($0, p) == 1 { $0 = substr($0, length(p) + 1); print $1 }' \
+    "$tmp/tags" | sort -u >"$tmp/entries"
+  man_intro "$man" "$sec" | opt_tokens >"$tmp/common"
+  [ -s "$tmp/subs" ] || bad "$name --help lists no subcommand"
+  [ -s "$tmp/entries" ] || bad "$(basename "$man"): no entries \"$prefix...\" in $sec"
+  for s in $(comm -23 "$tmp/subs" "$tmp/entries"); do bad "$name: $s is in --help but not in $sec of $(basename "$man")"; done
+  for s in $(comm -13 "$tmp/subs" "$tmp/entries"); do bad "$name: $s is in $sec of $(basename "$man") but not in --help"; done
+  n=0
+  for s in $(comm -12 "$tmp/subs" "$tmp/entries"); do
+    n=$((n + 1))
+    out=$("$prog" "$@" "$s" --help 2>&1)
+    rc=$?
+    [ "$rc" = 0 ] || bad "$name $s --help exits $rc"
+    echo "$out" | head -n 1 | grep -q -E "^Usage: .* $s( |\$)" ||
+      bad "$name $s --help is not its own (first line: $(echo "$out" | head -n 1))"
+    help_opts "$prog" "$@" "$s" >"$tmp/shelp"
+    awk -v p="$prefix" -v s="$s" 'index($0, p) == 1 { t = substr($0, length(p) + 1); split(t, w, " ")
+      if (w[1] == s) print t }' "$tmp/tags" | opt_tokens | sort -u - "$tmp/common" >"$tmp/sman"
+    [ -s "$tmp/shelp" ] || bad "$name $s --help lists no option"
+    for o in $(comm -23 "$tmp/shelp" "$tmp/sman"); do bad "$name $s: $o is in its --help but not in its $sec entry of $(basename "$man")"; done
+    for o in $(comm -13 "$tmp/shelp" "$tmp/sman"); do bad "$name $s: $o is in its $sec entry of $(basename "$man") but not in its --help"; done
+  done
+  echo "$name: $(wc -l <"$tmp/subs") subcommands in --help, $(wc -l <"$tmp/entries") in $(basename "$man") $sec, $n checked"
+}
+
 # NAME SOURCE-DIR MAN-PAGE SETTINGS-SECTION (- for none)
 while read -r name dir man section; do
   if ! has_main "$dir"; then
@@ -124,6 +190,20 @@ ebb-controller controller ebb-controller.8 CONTROLLER SETTINGS
 ebbctl cli ebbctl.1 -
 EOF2
 
+# NAME SOURCE-DIR MAN-PAGE SECTION TAG-PREFIX(- for none) CALL...
+nsub=0
+while read -r name dir man sec prefix call; do
+  has_main "$dir" || continue
+  prog=$(find_prog "$name") || continue # a failure above already
+  [ "$prefix" = - ] && prefix= || prefix=$(echo "$prefix" | tr _ ' ')
+  # shellcheck disable=SC2086 # CALL is words
+  check_subcmds "$name" "$prog" "$top/man/$man" "$sec" "$prefix" $call
+  nsub=$((nsub + 1))
+done <<EOF3
+ebb-sim sim ebb-sim.1 GENERATORS ebb-sim_gen_ gen
+ebbctl cli ebbctl.1 COMMANDS -
+EOF3
+
 [ "$checked" -gt 0 ] || bad "no program checked"
-echo "docs-options: $checked program(s) checked, $failures failure(s)"
+echo "docs-options: $checked program(s) and the subcommands of $nsub checked, $failures failure(s)"
 [ "$failures" = 0 ]

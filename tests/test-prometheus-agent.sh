@@ -149,8 +149,16 @@ n=$(curl -s -G "http://127.0.0.1:$port/api/v1/label/__name__/values" | jq -r '.d
 # The Grafana dashboard asks only for series the agent exports, in queries Prometheus accepts.
 curl -s -G "http://127.0.0.1:$port/api/v1/label/__name__/values" | jq -r '.data[]' | sort -u >"$TMP/names"
 dash=$EBB_TOP_SRCDIR/contrib/grafana/ebb.json
-jq -r '.panels[].targets[]?.expr' "$dash" >"$TMP/exprs" || fail "$dash is not valid JSON"
-for m in $(grep -o 'ebb_[a-z_]*' "$TMP/exprs" | sort -u); do
+# Every query at any depth (a collapsed row holds its panels inside it); none found would
+# make the checks below pass on nothing.
+jq -r '.. | objects | select(has("targets")) | .targets[]? | .expr // empty' "$dash" >"$TMP/exprs" ||
+  fail "$dash is not valid JSON"
+nq=$(grep -c . "$TMP/exprs")
+grep -o 'ebb_[a-z_]*' "$TMP/exprs" | sort -u >"$TMP/dash-metrics"
+before_dash=$FAILED FAILED=0
+[ "$nq" -ge 1 ] && [ -s "$TMP/dash-metrics" ] || fail "$dash: no query naming an ebb_ series found ($nq queries)"
+grep -v 'ebb_' "$TMP/exprs" | while read -r e; do echo "FAIL: dashboard query names no ebb_ series: $e"; done | grep . && FAILED=1
+for m in $(cat "$TMP/dash-metrics"); do
   case $m in ebb_controller_*) [ -n "$ctl_addr" ] || continue ;; esac
   grep -qx "$m" "$TMP/names" || fail "dashboard uses $m, which the agent does not export"
 done
@@ -159,5 +167,6 @@ while read -r e; do
   st=$(curl -s -G "http://127.0.0.1:$port/api/v1/query" --data-urlencode "query=$e" | jq -r .status)
   [ "$st" = success ] || fail "dashboard query refused by Prometheus: $e"
 done <"$TMP/exprs"
-ok "dashboard: $(wc -l <"$TMP/exprs") queries accepted, every series they name is exported"
+[ "$FAILED" = 0 ] && ok "dashboard: $nq queries accepted, every one of the $(wc -l <"$TMP/dash-metrics") series they name is exported"
+[ "$before_dash" = 0 ] || FAILED=1
 exit $FAILED

@@ -27,6 +27,10 @@ printf '0 1 1 1\n1 2 1 1\n' >"$tmp/bad.tr"
 check "malformed trace" 1 "bad.tr:2: 2 task durations announced, 1 found" -- -p fifo -n 2 -t "$tmp/bad.tr"
 check "gen unknown" 2 "unknown generator 'foo'" -- gen foo
 check "gen hetero needs classes" 2 "give --class or --preset" -- gen hetero
+# A generator refuses what it would ignore (its --help lists only what it takes).
+check "gen bigc-google refuses --jobs" 2 "bigc-google: --jobs does not apply" -- gen bigc-google --jobs 9
+check "gen hawk2 refuses --preset" 2 "hawk2: --preset does not apply" -- gen hawk2 --preset google
+check "gen bigc-pattern help" 0 "Usage: ebb-sim gen bigc-pattern" -- gen bigc-pattern --help
 check "gen" 0 "" -- gen hetero --preset google --jobs 300 --interarrival 2 --seed 4 -o "$tmp/g.tr"
 run () { "$sim" -p hawk -n 200 -t "$tmp/g.tr" --cutoff 400 --json --seed "$1" | \
   sed -e 's/"wall_seconds":[0-9.e+-]*,//' -e 's/"peak_rss_bytes":[0-9-]*,//' \
