@@ -259,7 +259,13 @@ unfinished=""
 run_policy fifo --policy fifo
 run_policy "bigc-kill" --policy bigc --policy-opt mode=kill --policy-opt round-sec=0.05
 run_policy "bigc-gp" --policy bigc --policy-opt mode=gp --policy-opt round-sec=0.05
-run_policy ebb --policy ebb --policy-opt round-sec=0.05
+# bigc acts in rounds (its graceful steps, its resumptions), so its rounds are 0.05 s here.
+# ebb starts a short job at its arrival; its round is only the unit of its delayed resumption
+# D (3 rounds), so it keeps the default 3 s (D = 9 s). With rounds of 0.05 s D was 0.15 s: a
+# long task resumed as soon as the short job in its room ended, each burst suspended three
+# afresh, and the suspend bound (2 a task per 600 s, 12 for the six) was spent before the
+# fifth burst, whose short jobs waited for the long job's end (doc/ebb-policy.md, "The demo").
+run_policy ebb --policy ebb
 echo
 echo "== Measured on this machine: short jobs (start delay = submit -> running; ms), long jobs"
 printf '%-10s %11s %9s %9s %9s %9s %12s %6s %6s\n' policy "shorts done" "delay p50" "delay p90" "run p50" "run p90" "rounds lost" susp kills

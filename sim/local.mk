@@ -16,8 +16,8 @@ dist_man_MANS += man/ebb-sim.1
 
 sim_tests = tests/test-sim-mechanisms tests/test-sim-trace tests/test-sim-resources
 check_PROGRAMS += $(sim_tests)
-TESTS += $(sim_tests) tests/test-sim-cli.sh
-EXTRA_DIST += tests/test-sim-cli.sh
+TESTS += $(sim_tests) tests/test-sim-cli.sh tests/test-demo-ebb.sh
+EXTRA_DIST += tests/test-sim-cli.sh tests/test-demo-ebb.sh
 tests_test_sim_mechanisms_SOURCES = tests/test-sim-mechanisms.c
 tests_test_sim_mechanisms_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_sim_mechanisms_LDADD = sim/libebb-sim.a policies/libebb-policy.a $(EBB_TEST_LIBS)
