@@ -26,6 +26,7 @@
 #include "lib/util.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -494,6 +495,40 @@ hop_to_idle (ebb_pol *p, peacock_priv *k, double now_sec, uint32_t node, uint32_
     }
 }
 
+/* A round's rotations reach a worker as one message, and the worker places every probe of
+ * it by Algorithm 1 before it asks for a task (the authors' node monitor adds the message's
+ * probes to its queue one by one, then runs the head): an idle worker runs the probe that
+ * Algorithm 1 puts first among them, not the first one marked. probe is the first of them
+ * to arrive; the others are the hops of this round to node still ahead in the buffer. The
+ * one chosen swaps places with probe, which goes on to be placed like the rest. Only hops
+ * to an idle worker pay for the scan, at most one per task launched. */
+static uint32_t
+message_head (ebb_pol *p, peacock_priv *k, double now_sec, uint64_t round, uint32_t node,
+              uint32_t probe)
+{
+  if (k->rounds_len == 0 || k->rounds[k->rounds_head].round != round)
+    return probe; /* it was the round's last hop */
+  size_t n = k->rounds[k->rounds_head].count, mask = k->hops_cap - 1, best_at = SIZE_MAX;
+  uint32_t best = probe;
+  for (size_t i = 0; i < n; i++)
+    {
+      size_t at = (k->hops_head + i) & mask;
+      if (k->hops[at].node != node)
+        continue;
+      /* Algorithm 1 with best at the head of an idle worker's queue: it starts now. */
+      uint32_t c = k->hops[at].probe, cj = p->probes[c].job;
+      if (passes (p, k, now_sec, best, p->jobs[p->probes[best].job].est_task_sec, &p->jobs[cj],
+                  k->threshold[cj]))
+        best = c, best_at = at;
+    }
+  if (best_at == SIZE_MAX)
+    return probe;
+  k->hops[best_at].probe = probe;
+  *rotated_flag (k, p, probe) = 1; /* still in the message: placed when its hop comes */
+  *rotated_flag (k, p, best) = 0;
+  return best;
+}
+
 /* Delivers every rotation of the round at the front of the hops, in the order they were
  * marked. Most hops end at a busy worker that turns the probe away at once; those are
  * decided inline, with the buffer's indices in locals, and everything else goes through
@@ -619,7 +654,7 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
       if (walk_rem >= 0)
         place_walk (p, now_sec, h.node, h.probe, walk_rem, 1); /* place() would, after its tests */
       else if (!p->nodes[h.node].busy)
-        hop_to_idle (p, k, now_sec, h.node, h.probe);
+        hop_to_idle (p, k, now_sec, h.node, message_head (p, k, now_sec, round, h.node, h.probe));
       else if (place (p, now_sec, h.node, h.probe))
         away_node = h.node, away_job = p->probes[h.probe].job;
     }

@@ -128,6 +128,51 @@ test_round_moves_together (void)
   ebb_pol_free (p);
 }
 
+/* A round's message reaching a worker that freed up: the worker places the message's
+ * probes by Algorithm 1 and runs the head, the shortest (its threshold allows), not the
+ * one marked first. Three workers run 100 s tasks; a 50 s probe (job 1) then a 5 s probe
+ * (job 2) find worker 0 busy with no room (5 tasks on 3 workers: queue size 2/3) and are
+ * marked in that order; worker 1 frees up; of the round's message it runs job 2, and job
+ * 1's probe goes on to worker 2. */
+static void
+test_idle_worker_runs_message_head (void)
+{
+  ebb_pol_job jobs[3] = { { .ntasks = 3, .est_task_sec = 100 },
+                          { .ntasks = 1, .est_task_sec = 50, .submit_sec = 0.2 },
+                          { .ntasks = 1, .est_task_sec = 5, .submit_sec = 0.3 } };
+  ebb_pol *p = make (3, jobs, 1.0);
+  ebb_pol_job_arrived (p, 0, 0);
+  deliver_all (p, 0);
+  ebb_pol_clear_actions (p);
+  ebb_pol_action c = { 0 };
+  for (uint32_t j = 1; j <= 2; j++)
+    {
+      ebb_pol_job_arrived (p, jobs[j].submit_sec, j);
+      ebb_pol_action pr = polfix_only (p, EBB_POL_ACT_PROBE);
+      ebb_pol_clear_actions (p);
+      /* Both to worker 0, wherever the scheduler sampled: the case is one worker's message. */
+      ebb_pol_probe_arrived (p, jobs[j].submit_sec, 0, pr.arg);
+      if (j == 1)
+        c = polfix_only (p, EBB_POL_ACT_PROBE); /* the round's one message */
+      else
+        CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_PROBE), 0); /* rides in it */
+      ebb_pol_clear_actions (p);
+    }
+  CU_ASSERT_EQUAL (c.node, 1);
+  CU_ASSERT_EQUAL (p->stats.rotations, 2);
+  ebb_pol_task_finished (p, 0.9, 1, 0, 0);
+  ebb_pol_clear_actions (p);
+  ebb_pol_probe_arrived (p, 1.0, c.node, c.arg);
+  ebb_pol_action l = polfix_only (p, EBB_POL_ACT_LAUNCH);
+  CU_ASSERT_EQUAL (l.node, 1);
+  CU_ASSERT_EQUAL (l.job, 2);
+  ebb_pol_action on = polfix_only (p, EBB_POL_ACT_PROBE);
+  CU_ASSERT_EQUAL (on.node, 2);
+  CU_ASSERT_EQUAL (p->probes[on.arg].job, 1);
+  CU_ASSERT_EQUAL (p->stats.rotations, 3);
+  ebb_pol_free (p);
+}
+
 /* Follows node 0's queue (job ids, head first). */
 static size_t
 queue_jobs (const ebb_pol *p, uint32_t node, uint32_t *out, size_t cap)
@@ -314,13 +359,10 @@ test_bad_parameters (void)
 }
 
 static const ebb_cu_test tests[] = {
-  EBB_CU_TEST (test_ring_rotation_order),
-  EBB_CU_TEST (test_round_moves_together),
-  EBB_CU_TEST (test_threshold_bounds_reordering),
-  EBB_CU_TEST (test_past_threshold_never_bypassed),
-  EBB_CU_TEST (test_elastic_queue_shrinks),
-  EBB_CU_TEST (test_deterministic_per_seed),
-  EBB_CU_TEST (test_bad_parameters),
+  EBB_CU_TEST (test_ring_rotation_order),           EBB_CU_TEST (test_round_moves_together),
+  EBB_CU_TEST (test_idle_worker_runs_message_head), EBB_CU_TEST (test_threshold_bounds_reordering),
+  EBB_CU_TEST (test_past_threshold_never_bypassed), EBB_CU_TEST (test_elastic_queue_shrinks),
+  EBB_CU_TEST (test_deterministic_per_seed),        EBB_CU_TEST (test_bad_parameters),
   EBB_CU_TEST (test_no_rotation_ablation),
 };
 
