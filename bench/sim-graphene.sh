@@ -17,7 +17,9 @@
 #   queues    online with two queues (job j in queue j mod 2): graphene's deficit counters,
 #             the largest one seen against kappa, and the JCT change from one queue
 #   prio      graphene --graphene-prio remaining and order (ablations) in online and batch;
-#             order also alone (graphene-order), against its offline schedules
+#             order also alone (graphene-order), against its offline schedules; and
+#             --graphene-bypass single (only 1-task jobs skip the offline step, the first
+#             version) in online and batch
 #   perf      graphene on 10,000 jobs, 100 nodes, load 0.9: wall time, must be < 30 s
 # Usage: sim-graphene.sh OUTDIR   (SIM: the ebb-sim binary; OFFLINE: bench/graphene-offline,
 # default next to SIM's directory; GNUPLOT: plot when set/found)
@@ -64,6 +66,8 @@ for s in $SEEDS; do
   one prio "$s" graphene-batch-remaining 50 "$tmp/batch-$s.jsonl" --policy graphene --graphene-prio remaining
   one prio "$s" graphene-online-order 50 "$tmp/online-$s.jsonl" --policy graphene --graphene-prio order
   one prio "$s" graphene-batch-order 50 "$tmp/batch-$s.jsonl" --policy graphene --graphene-prio order
+  one prio "$s" graphene-online-single 50 "$tmp/online-$s.jsonl" --policy graphene --graphene-bypass single
+  one prio "$s" graphene-batch-single 50 "$tmp/batch-$s.jsonl" --policy graphene --graphene-bypass single
   one alone "$s" graphene-order 4 "$tmp/alone-$s.jsonl" --policy graphene --graphene-prio order \
     --jobs-csv "$tmp/alone-$s-graphene-order.csv"
 done

@@ -17,7 +17,7 @@ EXTRA_DIST += bench/sim-lib.sh bench/sim-fidelity.sh bench/sim-sweep.sh bench/si
 	bench/sim-graphene.sh bench/sim-graphene.csv bench/sim-graphene-median.csv \
 	bench/sim-graphene-gains.csv bench/sim-graphene-alone.csv bench/sim-graphene-alone-wide.csv \
 	bench/sim-graphene.png \
-	bench/sim-graphene.txt
+	bench/sim-graphene.txt bench/sim-graphene-quarters.sh bench/sim-graphene-quarters.csv
 bench-sim: sim/ebb-sim bench/graphene-offline
 	@mkdir -p bench-sim
 	@echo "== fidelity against the authors' simulator (YH2_sub.tr)"
@@ -36,6 +36,8 @@ bench-sim: sim/ebb-sim bench/graphene-offline
 	@echo "== graphene against cp, tetris and random (doc/graphene-fidelity.md)"
 	SIM=$(abs_top_builddir)/sim/ebb-sim OFFLINE=$(abs_top_builddir)/bench/graphene-offline \
 	  sh $(abs_top_srcdir)/bench/sim-graphene.sh bench-sim
+	SIM=$(abs_top_builddir)/sim/ebb-sim \
+	  sh $(abs_top_srcdir)/bench/sim-graphene-quarters.sh bench-sim/sim-graphene-quarters.csv
 	@echo "== performance"
 	SIM=$(abs_top_builddir)/sim/ebb-sim TRACES=$(EBB_TRACES) \
 	  sh $(abs_top_srcdir)/bench/sim-perf.sh $(abs_top_builddir)/bench-sim

@@ -91,7 +91,7 @@ static const ebb_conf_setting table[] = {
             "natural-termination, max-preempt-per-round, arrival-preempt; bigc and ebb: "
             "footprint-cpu-millis, "
             "footprint-memory, book-footprint; ebb: max-suspends, suspend-window; graphene: "
-            "kappa, queues, graphene-prio (repeatable)" },
+            "kappa, queues, graphene-prio, graphene-bypass (repeatable)" },
   { .name = "node_timeout",
     .type = EBB_CONF_DURATION,
     .offset = OFF (node_timeout_usec),
@@ -250,6 +250,18 @@ policy_param (const char *item, ebb_pol_params *p, ebb_error **err)
       return ebb_error_set (err, EBB_EPARSE,
                             "policy option graphene-prio: dag, remaining or order");
     }
+  if (strcmp (key, "graphene-bypass") == 0)
+    {
+      /* In the order of EBB_DAG_BYPASS_*, as ebb-sim takes them. */
+      static const char *const bypasses[] = { "text", "single" };
+      for (int i = 0; i < (int)EBB_ARRAY_SIZE (bypasses); i++)
+        if (strcmp (v, bypasses[i]) == 0)
+          {
+            p->dag_bypass = EBB_DAG_BYPASS_TEXT + i;
+            return 0;
+          }
+      return ebb_error_set (err, EBB_EPARSE, "policy option graphene-bypass: text or single");
+    }
   if (strcmp (key, "arrival-preempt") == 0)
     {
       bool b;
@@ -337,7 +349,7 @@ policy_param (const char *item, ebb_pol_params *p, ebb_error **err)
       "threshold-scale, no-rotation, mode, short-share, reserve-share, round-sec, gp-step, "
       "natural-termination, max-preempt-per-round, max-suspends, suspend-window, "
       "resume-tries, working-set, kill-attempts, arrival-preempt, footprint-cpu-millis, "
-      "footprint-memory, book-footprint, kappa, queues, graphene-prio)",
+      "footprint-memory, book-footprint, kappa, queues, graphene-prio, graphene-bypass)",
       key);
 }
 

@@ -1,8 +1,9 @@
 /* graphene: Grandl et al., "GRAPHENE: Packing and Dependency-aware Scheduling for
  * Data-Parallel Clusters", OSDI 2016. Offline, each arriving DAG gets a preferred schedule
  * (policies/graphene-offline.c) distilled into priScore: 1 for the task that starts first,
- * falling linearly with its rank. Online (policies/dag-sched.c), a node is given the task
- * with the best perfScore = pScore x priScore - eta x srpt (pScore: dot product of the
+ * falling linearly with its rank; DAGs that are small or simple bypass it (section 4.4,
+ * policies/graphene-bypass.c), all their tasks at 1. Online (policies/dag-sched.c), a node is given
+ * the task with the best perfScore = pScore x priScore - eta x srpt (pScore: dot product of the
  * task's demand and the node's free vector; srpt: the job's remaining work), unless the
  * most deprived job's deficit counter passed kappa x C: then that job's best task. */
 #include "config.h"
@@ -18,14 +19,16 @@ ebb_graphene_prepare (ebb_pol *p, uint32_t job, ebb_dag_job *j)
 {
   const ebb_pol_dag *d = p->jobs[job].dag;
   uint32_t n = d->ntasks;
-  if (n <= 1)
+  ebb_gr_dag gd = { .n = n, .g = &j->g, .dur = d->dur_sec, .dem = j->dem, .stage = d->stage };
+  if (n <= 1 || (p->params.dag_bypass == EBB_DAG_BYPASS_TEXT && ebb_gr_bypass (&gd)))
     {
-      /* Nothing to order: the offline step is bypassed (section 4.4). */
-      if (n == 1)
-        j->prio[0] = 1;
+      /* Section 4.4's bypass: no preferred schedule, so no order to enforce. Every task gets
+       * the multiplier's identity, 1: the job is scored by pScore - eta x srpt alone. */
+      for (uint32_t t = 0; t < n; t++)
+        j->prio[t] = 1;
+      p->stats.dag_bypass_jobs++;
       return;
     }
-  ebb_gr_dag gd = { .n = n, .g = &j->g, .dur = d->dur_sec, .dem = j->dem, .stage = d->stage };
   /* The space is the DAG's share of the cluster (BuildSchedule's m): an even split among
    * the jobs present at its arrival, and never more than it can use at once. */
   const ebb_dag_sched *s = p->priv;

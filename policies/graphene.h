@@ -50,4 +50,13 @@ int ebb_gr_build_schedule (const ebb_gr_dag *d, ebb_gr_plan *plan);
  * tasks at once by their dominant shares (more cannot shorten the schedule), at least 1. */
 uint32_t ebb_gr_space_machines (const ebb_gr_dag *d, uint32_t nnodes);
 
+/* Section 4.4's bypass: why d skips the offline step (EBB_GR_BYPASS_NONE: it does not). */
+enum
+{
+  EBB_GR_BYPASS_NONE = 0,
+  EBB_GR_BYPASS_SMALL, /* all its tasks fit on one machine at once */
+  EBB_GR_BYPASS_CHAIN, /* its stages form a chain: no branch, no join */
+};
+int ebb_gr_bypass (const ebb_gr_dag *d);
+
 #endif

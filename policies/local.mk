@@ -13,6 +13,7 @@ policies_libebb_policy_a_SOURCES = \
 	policies/peacock.c \
 	policies/dag.h policies/dag.c policies/dag-sched.h policies/dag-sched.c \
 	policies/graphene.h policies/graphene.c policies/graphene-offline.c \
+	policies/graphene-bypass.c \
 	policies/dag-baselines.c
 # What a program linking libebb-policy needs besides it.
 EBB_POLICY_LIBS = policies/libebb-policy.a lib/libebb-common.a -lm

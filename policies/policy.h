@@ -242,7 +242,8 @@ typedef struct ebb_pol_params
   int64_t node_net_mbps; /* network capacity of every node; 0: the network is not modeled */
   double dag_kappa;      /* graphene: unfairness threshold kappa x cluster capacity (0.25) */
   uint32_t dag_queues;   /* graphene: queues sharing the cluster evenly; job j in j mod Q (1) */
-  int dag_prio; /* graphene: EBB_DAG_PRIO_* (default DAG, the paper's text; others ablations) */
+  int dag_prio;   /* graphene: EBB_DAG_PRIO_* (default DAG, the paper's text; others ablations) */
+  int dag_bypass; /* graphene: EBB_DAG_BYPASS_* (default TEXT: section 4.4's bypass) */
 } ebb_pol_params;
 
 /* What of params.footprint (what the agent leaves a suspended task) a policy's books count
@@ -267,6 +268,15 @@ enum
   EBB_DAG_PRIO_DAG = 0,
   EBB_DAG_PRIO_REMAINING,
   EBB_DAG_PRIO_ORDER,
+};
+
+/* Which jobs skip graphene's offline step (section 4.4), their tasks all given priScore 1:
+ * those that fit on one node at once or whose stages form a chain (TEXT); only jobs of one
+ * task (SINGLE, the first version's rule, an ablation). */
+enum
+{
+  EBB_DAG_BYPASS_TEXT = 0,
+  EBB_DAG_BYPASS_SINGLE,
 };
 
 enum
@@ -373,6 +383,7 @@ typedef struct ebb_pol_stats
   uint64_t speculative_copies; /* LAUNCHes of a task already running elsewhere */
   /* DAG policies. */
   uint64_t dag_offline_jobs;      /* graphene: jobs given an offline schedule */
+  uint64_t dag_bypass_jobs;       /* graphene: jobs that skipped it (section 4.4) */
   uint64_t dag_offline_schedules; /* graphene: candidate schedules built for them */
   uint64_t dag_unfair_picks;      /* graphene: picks restricted to the most deprived queue */
   double dag_max_deficit;         /* graphene: largest deficit counter seen / capacity */

@@ -375,12 +375,12 @@ ebb_sim_dag_print_json (FILE *f, const ebb_sim_report *r)
            ",\"dag\":{\"jobs\":%zu,\"jct_mean\":%.3f,\"jct_p50\":%.3f,\"jct_p75\":%.3f,"
            "\"jct_p90\":%.3f,\"makespan\":%.3f,\"dep_violations\":%llu,\"node_net_mbps\":%lld,"
            "\"kappa\":%.4f,\"max_deficit\":%.4f,\"unfair_picks\":%llu,\"offline_jobs\":%llu,"
-           "\"offline_schedules\":%llu,\"fair_holds\":%llu}",
+           "\"offline_schedules\":%llu,\"bypass_jobs\":%llu,\"fair_holds\":%llu}",
            n, n ? sum / n : 0.0, ebb_sim_percentile (v, n, 50), ebb_sim_percentile (v, n, 75),
            ebb_sim_percentile (v, n, 90), res->end_sec - res->start_sec,
            (unsigned long long)res->dep_violations, (long long)r->cfg->pol.node_net_mbps,
            r->cfg->pol.dag_kappa, s->dag_max_deficit, (unsigned long long)s->dag_unfair_picks,
            (unsigned long long)s->dag_offline_jobs, (unsigned long long)s->dag_offline_schedules,
-           (unsigned long long)s->dag_fair_holds);
+           (unsigned long long)s->dag_bypass_jobs, (unsigned long long)s->dag_fair_holds);
   free (v);
 }

@@ -79,6 +79,7 @@ enum
   OPT_KAPPA,
   OPT_QUEUES,
   OPT_GRAPHENE_PRIO,
+  OPT_GRAPHENE_BYPASS,
 };
 
 /* The one table of ebb-sim's options: the getopt table and --help are built from it (and
@@ -198,6 +199,8 @@ static const sim_opt run_opts[] = {
     "DAG policies: queues sharing evenly, job j in queue j mod Q (default 1)" },
   { "graphene-prio", required_argument, OPT_GRAPHENE_PRIO, "dag|remaining|order",
     "graphene: priScore rank among all tasks (default), those left, or plan order kept" },
+  { "graphene-bypass", required_argument, OPT_GRAPHENE_BYPASS, "text|single",
+    "graphene: skip the offline step for small or chain DAGs (default), or 1-task ones" },
   { "list-policies", no_argument, OPT_LIST, NULL, "list the policies and exit" },
   { "help", no_argument, 'h', NULL, "this text; `ebb-sim gen --help` for generators" },
   { "version", no_argument, OPT_VERSION, NULL, "print the version and exit" },
@@ -313,6 +316,7 @@ parse_choice (const char *opt, const char *arg, const char *const *names, size_t
 static const char *const bigc_modes[] = { "fifo", "reserve", "kill", "ip", "gp" }; /* BIGC_* */
 static const char *const books[] = { "all", "memory", "none" }; /* EBB_POL_BOOK_ALL.. */
 static const char *const graphene_prios[] = { "dag", "remaining", "order" }; /* EBB_DAG_PRIO_* */
+static const char *const graphene_bypasses[] = { "text", "single" };         /* EBB_DAG_BYPASS_* */
 
 /* The options of the speculative policies (hopper, srpt). */
 static int
@@ -488,6 +492,8 @@ handle_opt (sim_opts *o, int c, const char *arg)
       return parse_double ("--kappa", arg, 1e-6, 1, &p->dag_kappa);
     case OPT_GRAPHENE_PRIO:
       return CHOOSE_INTO ("--graphene-prio", arg, graphene_prios, 0, p->dag_prio);
+    case OPT_GRAPHENE_BYPASS:
+      return CHOOSE_INTO ("--graphene-bypass", arg, graphene_bypasses, 0, p->dag_bypass);
     case OPT_QUEUES:
       return PARSE_INTO ("--queues", arg, 1, 1000000, p->dag_queues);
     case OPT_RESUME_TRIES:

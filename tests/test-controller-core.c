@@ -70,6 +70,7 @@ test_policy_params (void)
                   "kappa=0.5",
                   "queues=4",
                   "graphene-prio=order",
+                  "graphene-bypass=single",
                   NULL };
   CU_ASSERT_EQUAL (ebb_ctl_policy_params (sim, &p, NULL), 0);
   CU_ASSERT (p.no_steal && p.no_partition && p.no_central && p.no_rotation);
@@ -81,6 +82,7 @@ test_policy_params (void)
   CU_ASSERT_DOUBLE_EQUAL (p.dag_kappa, 0.5, 1e-9);
   CU_ASSERT_EQUAL (p.dag_queues, 4);
   CU_ASSERT_EQUAL (p.dag_prio, EBB_DAG_PRIO_ORDER);
+  CU_ASSERT_EQUAL (p.dag_bypass, EBB_DAG_BYPASS_SINGLE);
   char *off[] = { "no-steal=no", NULL };
   CU_ASSERT_EQUAL (ebb_ctl_policy_params (off, &p, NULL), 0);
   CU_ASSERT (!p.no_steal);
@@ -99,7 +101,8 @@ test_policy_params (void)
                         "natural-termination=2",
                         "kappa=0",
                         "queues=1.5",
-                        "graphene-prio=best" };
+                        "graphene-prio=best",
+                        "graphene-bypass=none" };
   for (size_t i = 0; i < EBB_ARRAY_SIZE (bad); i++)
     {
       ebb_error *err = NULL;

@@ -361,6 +361,82 @@ test_online_hand_cases (void)
     }
 }
 
+/* Section 4.4's bypass. Hand DAGs (demands as shares of a node): a path of tasks and a stage
+ * chain with all-to-all edges bypass as chains, a diamond and a join do not, unless all
+ * their tasks fit on one node together; an edgeless DAG of two stages is not a chain. */
+static void
+test_bypass_criterion (void)
+{
+  static const struct
+  {
+    uint32_t n, nedges, edges[8];
+    double share;
+    int stages; /* 0: each task its own stage; 1: tasks 0, 1 in stage 5, the others 9 */
+    int want;
+  } c[] = {
+    { 3, 2, { 0, 1, 1, 2 }, 0.6, 0, EBB_GR_BYPASS_CHAIN },
+    { 4, 4, { 0, 1, 0, 2, 1, 3, 2, 3 }, 0.6, 0, EBB_GR_BYPASS_NONE },
+    { 4, 4, { 0, 1, 0, 2, 1, 3, 2, 3 }, 0.25, 0, EBB_GR_BYPASS_SMALL },
+    { 4, 4, { 0, 2, 0, 3, 1, 2, 1, 3 }, 0.6, 1, EBB_GR_BYPASS_CHAIN },
+    { 3, 2, { 0, 2, 1, 2 }, 0.6, 0, EBB_GR_BYPASS_NONE },
+    { 2, 0, { 0 }, 0.6, 0, EBB_GR_BYPASS_NONE },
+    { 2, 0, { 0 }, 0.6, 1, EBB_GR_BYPASS_CHAIN },
+  };
+  for (size_t k = 0; k < EBB_ARRAY_SIZE (c); k++)
+    {
+      uint32_t bad, stage[4] = { 5, 5, 9, 9 };
+      double dur[4] = { 1, 2, 3, 4 }, dem[4 * EBB_DAG_NRES] = { 0 };
+      for (uint32_t t = 0; t < c[k].n; t++)
+        dem[t * EBB_DAG_NRES + EBB_DAG_MEM] = c[k].share;
+      ebb_dag_graph g;
+      CU_ASSERT_EQUAL_FATAL (ebb_dag_graph_build (&g, c[k].n, c[k].edges, c[k].nedges, &bad), 0);
+      ebb_gr_dag d
+          = { .n = c[k].n, .g = &g, .dur = dur, .dem = dem, .stage = c[k].stages ? stage : NULL };
+      CU_ASSERT_EQUAL (ebb_gr_bypass (&d), c[k].want);
+      ebb_dag_graph_free (&g);
+    }
+}
+
+/* One node, one stage: X (10 s x 0.5 CPU) and Y (1 s x 0.6 CPU) cannot run together. The
+ * preferred schedule runs X first (longest first), so with a plan X goes first (0.25 x 1
+ * against 0.36 x 1/2); the DAG is a chain and bypasses by default, both tasks at priScore 1,
+ * and the better packing, Y, goes first. */
+static void
+test_bypass_online (void)
+{
+  double dur[] = { 10, 1 }, dem[] = { 0.5, 0, 0, 0.6, 0, 0 }, st[2];
+  uint32_t rk[2], bad, stage[] = { 0, 0 };
+  ebb_dag_graph g;
+  CU_ASSERT_EQUAL_FATAL (ebb_dag_graph_build (&g, 2, NULL, 0, &bad), 0);
+  ebb_gr_dag gd = { .n = 2, .g = &g, .dur = dur, .dem = dem, .stage = stage, .machines = 1 };
+  ebb_gr_plan pl = { .start = st, .rank = rk };
+  CU_ASSERT_EQUAL_FATAL (ebb_gr_build_schedule (&gd, &pl), 0);
+  CU_ASSERT_EQUAL (ebb_gr_bypass (&gd), EBB_GR_BYPASS_CHAIN);
+  ebb_dag_graph_free (&g);
+  CU_ASSERT (rk[0] < rk[1]); /* the plan starts X first */
+  int64_t demand[2 * EBB_DAG_NRES] = { 500, 0, 0, 600, 0, 0 };
+  ebb_pol_dag xy = { .ntasks = 2, .dur_sec = dur, .demand = demand, .stage = stage };
+  ebb_pol_job jobs[1] = { { .ntasks = 2, .dag = &xy, .demand = { 600, 0 } } };
+  ebb_pol_params p;
+  ebb_pol_params_default (&p);
+  p.nnodes = 1;
+  p.node_cap = (ebb_pol_res){ 1000, 1 };
+  for (int mode = EBB_DAG_BYPASS_TEXT; mode <= EBB_DAG_BYPASS_SINGLE; mode++)
+    {
+      p.dag_bypass = mode;
+      ebb_pol *pol = ebb_pol_new ("graphene", &p, jobs, NULL);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (pol);
+      ebb_pol_job_arrived (pol, 0, 0);
+      size_t n;
+      const ebb_pol_action *a = ebb_pol_actions (pol, &n);
+      CU_ASSERT_EQUAL_FATAL (n, 1);
+      CU_ASSERT_EQUAL (a[0].arg, mode == EBB_DAG_BYPASS_TEXT ? 1 : 0);
+      CU_ASSERT_EQUAL (pol->stats.dag_bypass_jobs, mode == EBB_DAG_BYPASS_TEXT);
+      CU_ASSERT_EQUAL (pol->stats.dag_offline_jobs, mode == EBB_DAG_BYPASS_SINGLE);
+      ebb_pol_free (pol);
+    }
+}
+
 static ebb_sim_trace *
 gen (uint64_t seed, uint32_t jobs, uint32_t nodes, double load)
 {
@@ -637,6 +713,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_offline_properties), EBB_CU_TEST (test_online_hand_cases),
   EBB_CU_TEST (test_determinism),        EBB_CU_TEST (test_gen_properties),
   EBB_CU_TEST (test_deficit_bounded),    EBB_CU_TEST (test_engine_refusals),
+  EBB_CU_TEST (test_bypass_criterion),   EBB_CU_TEST (test_bypass_online),
 };
 
 EBB_CU_MAIN ("policy-graphene", NULL, NULL, tests)
