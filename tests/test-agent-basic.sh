@@ -96,7 +96,7 @@ api GET /v1/node
 K1ARGV="[\"sh\",\"-c\",\"setsid sh -c 'trap : TERM; while :; do sleep 1; done' ebbk1mark & exec sleep 1000\"]"
 api POST /v1/tasks "$(launch_body k1 "$K1ARGV" 100 16777216)"
 # The escapee is seen first (from /proc), so that its absence afterwards means something.
-i=0; while [ -z "$(cmdline_pids ebbk1mark)" ] && [ $i -lt 40 ]; do sleep 0.05; i=$((i + 1)); done
+i=0; while [ -z "$(cmdline_pids ebbk1mark)" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done # up to 10 s: a loaded host
 K1SEEN=$(cmdline_pids ebbk1mark | tr '\n' ' ' | sed 's/ $//')
 api DELETE /v1/tasks/k1 '{"grace_millis":300}'
 i=0; while { [ -n "$(cmdline_pids ebbk1mark)" ] || [ -d "$(cgdir memory "$CGP/k1")" ]; } && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
