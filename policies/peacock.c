@@ -36,19 +36,36 @@
 typedef struct peacock_state
 {
   double qsize, load, stamp;
-  double pad; /* 32 bytes: a hop indexes two of them */
 } peacock_state;
+
+/* What peacock keeps of a worker, in one 64-byte line (the array aligned on lines): a hop
+ * reads it all, and arrays of their own would each cost a cache line and a base register
+ * more in the hop loop. */
+typedef struct peacock_node
+{
+  peacock_state seen; /* the worker's copy of the shared state */
+  double queued_est;  /* estimates of the probes in the worker's queue */
+  double run_start, run_est;
+  double pad[2];
+} peacock_node;
+
+/* What Algorithm 1 reads of a job, together for the same reason; submit and est are
+ * copies of the job's, fixed when it arrives. */
+typedef struct peacock_job
+{
+  double submit, est;
+  double threshold;
+  double pad;
+} peacock_job;
 
 typedef struct peacock_priv
 {
   /* The schedulers' aggregate (they exchange every change; modelled as instantaneous). */
   uint64_t active_tasks;
   double active_est;
-  peacock_state *seen; /* each worker's copy of the shared state */
-  double *run_start, *run_est;
-  double *queued_est; /* estimates of the probes in the worker's queue */
-  double *threshold;  /* per job */
-  uint32_t threshold_cap;
+  peacock_node *node;
+  peacock_job *job;
+  uint32_t job_cap;
   uint8_t *rotated; /* per probe: it comes from the ring, not from a scheduler */
   uint32_t rotated_cap;
   uint32_t *buf; /* a queue as an array, for the walk from the tail */
@@ -81,13 +98,13 @@ peacock_init (ebb_pol *p, ebb_error **err)
   (void)err;
   peacock_priv *k = p->priv;
   uint32_t n = p->params.nnodes;
-  k->seen = ebb_xcalloc (n, sizeof *k->seen);
+  k->node = aligned_alloc (64, n * sizeof *k->node);
+  if (!k->node)
+    abort ();
+  memset (k->node, 0, n * sizeof *k->node);
   for (uint32_t i = 0; i < n; i++)
-    k->seen[i].stamp = -INFINITY;
+    k->node[i].seen.stamp = -INFINITY;
   k->round_of = NAN; /* never equal: the first rotation computes its round */
-  k->run_start = ebb_xcalloc (n, sizeof *k->run_start);
-  k->run_est = ebb_xcalloc (n, sizeof *k->run_est);
-  k->queued_est = ebb_xcalloc (n, sizeof *k->queued_est);
   return 0;
 }
 
@@ -95,11 +112,8 @@ static void
 peacock_fini (ebb_pol *p)
 {
   peacock_priv *k = p->priv;
-  free (k->seen);
-  free (k->run_start);
-  free (k->run_est);
-  free (k->queued_est);
-  free (k->threshold);
+  free (k->node);
+  free (k->job);
   free (k->rotated);
   free (k->buf);
   free (k->ahead);
@@ -142,18 +156,22 @@ peacock_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
 {
   peacock_priv *k = p->priv;
   ebb_pol_job *j = &p->jobs[job];
-  if (job >= k->threshold_cap)
+  if (job >= k->job_cap)
     {
-      uint32_t cap = k->threshold_cap ? k->threshold_cap : 1024;
+      uint32_t cap = k->job_cap ? k->job_cap : 1024;
       while (cap <= job)
         cap *= 2;
-      k->threshold = ebb_xrealloc (k->threshold, cap * sizeof *k->threshold);
-      k->threshold_cap = cap;
+      k->job = ebb_xrealloc (k->job, cap * sizeof *k->job);
+      k->job_cap = cap;
     }
   if (j->ntasks == 0)
     return;
-  /* The load seen when the job is scheduled, before its own tasks count. */
-  k->threshold[job] = now_sec + p->params.threshold_scale * global_state (p, k, now_sec).load;
+  /* The threshold: the load seen when the job is scheduled, before its own tasks count. */
+  k->job[job]
+      = (peacock_job){ .submit = j->submit_sec,
+                       .est = j->est_task_sec,
+                       .threshold
+                       = now_sec + p->params.threshold_scale * global_state (p, k, now_sec).load };
   k->active_tasks += j->ntasks;
   k->active_est += j->ntasks * j->est_task_sec;
   size_t first = p->nacts;
@@ -282,9 +300,9 @@ static inline void
 rotate_out (ebb_pol *p, double now_sec, uint32_t node, uint32_t id)
 {
   peacock_priv *k = p->priv;
-  k->queued_est[node] -= p->jobs[p->probes[id].job].est_task_sec;
+  k->node[node].queued_est -= k->job[p->probes[id].job].est;
   if (p->nodes[node].qlen == 0)
-    k->queued_est[node] = 0; /* no float drift on an empty queue */
+    k->node[node].queued_est = 0; /* no float drift on an empty queue */
   rotate (p, now_sec, node, id);
 }
 
@@ -294,11 +312,11 @@ static void
 shrink (ebb_pol *p, double now_sec, uint32_t node)
 {
   peacock_priv *k = p->priv;
-  const peacock_state *s = &k->seen[node];
+  const peacock_node *pn = &k->node[node];
   ebb_pol_node *v = &p->nodes[node];
   if (p->params.no_rotation)
     return;
-  while (v->qlen > 0 && ((double)v->qlen > s->qsize || k->queued_est[node] > s->load + 1e-9))
+  while (v->qlen > 0 && ((double)v->qlen > pn->seen.qsize || pn->queued_est > pn->seen.load + 1e-9))
     {
       rotate_out (p, now_sec, node, pop_tail (p, node));
     }
@@ -310,13 +328,13 @@ static void
 shrink_listed (ebb_pol *p, double now_sec, uint32_t node, uint32_t len)
 {
   peacock_priv *k = p->priv;
-  const peacock_state *s = &k->seen[node];
+  const peacock_node *pn = &k->node[node];
   ebb_pol_node *v = &p->nodes[node];
   if (p->params.no_rotation)
     return;
   if (len != v->qlen)
     abort (); /* buf does not list this queue */
-  while (v->qlen > 0 && ((double)v->qlen > s->qsize || k->queued_est[node] > s->load + 1e-9))
+  while (v->qlen > 0 && ((double)v->qlen > pn->seen.qsize || pn->queued_est > pn->seen.load + 1e-9))
     {
       uint32_t id = k->buf[--len];
       unlink_tail (p, node, len ? k->buf[len - 1] : EBB_POL_NONE, id);
@@ -327,8 +345,8 @@ shrink_listed (ebb_pol *p, double now_sec, uint32_t node, uint32_t len)
 static void
 learn (peacock_priv *k, uint32_t node, peacock_state s)
 {
-  if (s.stamp >= k->seen[node].stamp)
-    k->seen[node] = s;
+  if (s.stamp >= k->node[node].seen.stamp)
+    k->node[node].seen = s;
 }
 
 /* Estimated remaining time of the task in node's slot. */
@@ -337,7 +355,7 @@ remaining (const ebb_pol *p, const peacock_priv *k, double now_sec, uint32_t nod
 {
   if (!p->nodes[node].busy)
     return 0;
-  double r = k->run_est[node] - (now_sec - k->run_start[node]);
+  double r = k->node[node].run_est - (now_sec - k->node[node].run_start);
   return r > 0 ? r : 0;
 }
 
@@ -359,24 +377,23 @@ insert_at (ebb_pol *p, uint32_t node, uint32_t pos, uint32_t probe)
       v->qlen++;
       v->qlong += p->jobs[p->probes[probe].job].is_long;
     }
-  k->queued_est[node] += p->jobs[p->probes[probe].job].est_task_sec;
+  k->node[node].queued_est += k->job[p->probes[probe].job].est;
 }
 
-/* Algorithm 1's test: may a newcomer of job nj (threshold thr) move ahead of queued probe
- * cur, whose task is expected to end `end` seconds from now? Past a probe of an earlier job
- * only if shorter and that probe still starts before its threshold; past a probe of a
- * later (or the same) job unless that one is shorter and the newcomer, staying behind it,
- * still starts before its own threshold. */
+/* Algorithm 1's test: may a newcomer of job nj move ahead of queued probe cur, whose task
+ * is expected to end `end` seconds from now? Past a probe of an earlier job only if shorter
+ * and that probe still starts before its threshold; past a probe of a later (or the same)
+ * job unless that one is shorter and the newcomer, staying behind it, still starts before
+ * its own threshold. */
 static inline int
 passes (const ebb_pol *p, const peacock_priv *k, double now_sec, uint32_t cur, double end,
-        const ebb_pol_job *nj, double thr)
+        const peacock_job *nj)
 {
-  uint32_t cj = p->probes[cur].job;
-  const ebb_pol_job *c = &p->jobs[cj];
-  double start = now_sec + end - c->est_task_sec;
-  if (nj->submit_sec > c->submit_sec)
-    return nj->est_task_sec < c->est_task_sec && start + nj->est_task_sec < k->threshold[cj];
-  return !(c->est_task_sec < nj->est_task_sec && start + c->est_task_sec < thr);
+  const peacock_job *c = &k->job[p->probes[cur].job];
+  double start = now_sec + end - c->est;
+  if (nj->submit > c->submit)
+    return nj->est < c->est && start + nj->est < c->threshold;
+  return !(c->est < nj->est && start + c->est < nj->threshold);
 }
 
 /* place() past the tail: walk busy node's queue from the tail for the probe's place; the
@@ -387,10 +404,8 @@ place_walk (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe, double re
 {
   peacock_priv *k = p->priv;
   ebb_pol_node *v = &p->nodes[node];
-  const ebb_pol_job *jobs = p->jobs;
-  uint32_t job = p->probes[probe].job;
-  const ebb_pol_job *nj = &jobs[job];
-  double thr = k->threshold[job];
+  const peacock_job *jobs = k->job, *nj = &jobs[p->probes[probe].job];
+  double thr = nj->threshold;
   if (v->qlen + 1 > k->buf_cap)
     {
       k->buf_cap = (v->qlen + 1) * 2;
@@ -407,7 +422,7 @@ place_walk (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe, double re
     {
       buf[len] = c;
       ahead[len++] = t;
-      t += jobs[probes[c].job].est_task_sec;
+      t += jobs[probes[c].job].est;
     }
   ahead[len] = t;
   uint32_t pos = 0, i = len;
@@ -419,7 +434,7 @@ place_walk (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe, double re
     }
   while (i-- > 0)
     {
-      if (!passes (p, k, now_sec, buf[i], ahead[i + 1], nj, thr))
+      if (!passes (p, k, now_sec, buf[i], ahead[i + 1], nj))
         {
           pos = i + 1;
           break;
@@ -450,28 +465,25 @@ place (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
 {
   peacock_priv *k = p->priv;
   ebb_pol_node *v = &p->nodes[node];
-  const ebb_pol_job *jobs = p->jobs;
-  uint32_t job = p->probes[probe].job;
-  if (!p->params.no_rotation && v->qlen == 0 && k->seen[node].qsize < 1)
+  const peacock_node *pn = &k->node[node];
+  if (!p->params.no_rotation && v->qlen == 0 && pn->seen.qsize < 1)
     {
       /* The queue may hold nothing: the walk and the shrink would rotate the probe at once. */
       rotate (p, now_sec, node, probe);
       return 1;
     }
-  const ebb_pol_job *nj = &jobs[job];
-  double thr = k->threshold[job];
+  const peacock_job *nj = &k->job[p->probes[probe].job];
+  double thr = nj->threshold;
   double rem = remaining (p, k, now_sec, node);
   if (!p->params.no_rotation && v->qlen > 0
-      && !passes (p, k, now_sec, v->tail, rem + k->queued_est[node], nj, thr))
+      && !passes (p, k, now_sec, v->tail, rem + pn->queued_est, nj))
     {
       /* The common case, decided at the tail without walking the queue: the probe's place
        * is last. It stays only if it starts before its threshold (or that has passed) and
        * the shrink would not take it straight back off the tail. */
-      const peacock_state *s = &k->seen[node];
-      int keep = now_sec + rem + k->queued_est[node] < thr || thr < now_sec;
-      if (keep
-          && ((double)(v->qlen + 1) > s->qsize
-              || k->queued_est[node] + nj->est_task_sec > s->load + 1e-9))
+      const peacock_state *s = &pn->seen;
+      int keep = now_sec + rem + pn->queued_est < thr || thr < now_sec;
+      if (keep && ((double)(v->qlen + 1) > s->qsize || pn->queued_est + nj->est > s->load + 1e-9))
         keep = 0;
       uint32_t qlen = v->qlen;
       if (keep)
@@ -492,7 +504,7 @@ learn_from_message (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe)
   peacock_priv *k = p->priv;
   uint8_t *rot = rotated_flag (k, p, probe);
   if (*rot)
-    learn (k, node, k->seen[node == 0 ? p->params.nnodes - 1 : node - 1]);
+    learn (k, node, k->node[node == 0 ? p->params.nnodes - 1 : node - 1].seen);
   else
     learn (k, node, global_state (p, k, now_sec));
   *rot = 0;
@@ -505,7 +517,7 @@ hop_to_idle (ebb_pol *p, peacock_priv *k, double now_sec, uint32_t node, uint32_
 {
   uint32_t job = p->probes[probe].job;
   ebb_pol_probe_release (p, probe);
-  k->queued_est[node] += p->jobs[job].est_task_sec; /* task_bound takes it off again */
+  k->node[node].queued_est += k->job[job].est; /* task_bound takes it off again */
   if (ebb_pol_bind_task (p, now_sec, node, job, 2 * p->params.net_delay_sec) < 0)
     {
       p->stats.probes_surplus++;
@@ -564,8 +576,7 @@ message_head (ebb_pol *p, peacock_priv *k, double now_sec, uint64_t round, uint3
         {
           /* Algorithm 1 with best at the head of an idle worker's queue: it starts now. */
           uint32_t c = h->probe, cj = p->probes[c].job;
-          if (passes (p, k, now_sec, best, p->jobs[p->probes[best].job].est_task_sec, &p->jobs[cj],
-                      k->threshold[cj]))
+          if (passes (p, k, now_sec, best, k->job[p->probes[best].job].est, &k->job[cj]))
             best = c, best_at = h;
         }
       h = k->hops, end = h + rest;
@@ -601,12 +612,10 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
       /* Each inline hop takes one entry and puts back one: no growth inside, and the
        * buffer's length stays as it is. The arrays in locals: the compiler cannot tell that
        * the hop stores leave them alone. Few locals: the loop is tight on registers. */
-      const ebb_pol_job *jobs = p->jobs;
+      const peacock_job *jobs = k->job;
       const ebb_pol_probe *probes = p->probes;
       const ebb_pol_node *nodes = p->nodes;
-      peacock_state *seen = k->seen;
-      const double *queued_est = k->queued_est, *threshold = k->threshold;
-      const double *run_est = k->run_est, *run_start = k->run_start;
+      peacock_node *pnodes = k->node;
       struct peacock_hop *hops = k->hops;
       const size_t mask = k->hops_cap - 1, len = k->hops_len, head0 = k->hops_head;
       const size_t todo = k->rounds[k->rounds_head].count;
@@ -624,8 +633,9 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
           if (node == full_node)
             goto pass; /* right behind a probe this worker had no room for at all */
           full_node = EBB_POL_NONE;
-          peacock_state *st = &seen[node];
-          const peacock_state *from = node == 0 ? &seen[nnodes - 1] : st - 1;
+          peacock_node *pn = &pnodes[node];
+          peacock_state *st = &pn->seen;
+          const peacock_state *from = &(node == 0 ? &pnodes[nnodes - 1] : pn - 1)->seen;
           if (from->stamp >= st->stamp)
             *st = *from; /* learn(), without copying the state when it is not newer */
           const ebb_pol_node *v = &nodes[node];
@@ -647,20 +657,20 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
                * hops above need not touch it.) */
               uint32_t job = probes[h.probe].job;
               /* place()'s decision at the tail, and shrink()'s test after it. */
-              const ebb_pol_job *nj = &jobs[job];
-              double thr = threshold[job];
+              const peacock_job *nj = &jobs[job];
+              double thr = nj->threshold;
               /* remaining(), for a busy worker */
-              double rem = run_est[node] - (now_sec - run_start[node]);
+              double rem = pn->run_est - (now_sec - pn->run_start);
               rem = rem > 0 ? rem : 0;
-              double end = rem + queued_est[node];
-              if (passes (p, k, now_sec, v->tail, end, nj, thr))
+              double end = rem + pn->queued_est;
+              if (passes (p, k, now_sec, v->tail, end, nj))
                 {
                   walk_rem = rem;
                   goto slow;
                 }
-              double qe = queued_est[node], qn = (double)v->qlen;
+              double qe = pn->queued_est, qn = (double)v->qlen;
               int keep = (now_sec + end < thr || thr < now_sec)
-                         && !(qn + 1 > st->qsize || qe + nj->est_task_sec > st->load + 1e-9);
+                         && !(qn + 1 > st->qsize || qe + nj->est > st->load + 1e-9);
               if (keep || qn > st->qsize || qe > st->load + 1e-9)
                 goto slow;
               away_node = node, away_job = job;
@@ -732,11 +742,12 @@ static void
 peacock_task_bound (ebb_pol *p, double now_sec, uint32_t node, uint32_t job)
 {
   peacock_priv *k = p->priv;
-  k->run_start[node] = now_sec;
-  k->run_est[node] = p->jobs[job].est_task_sec;
-  k->queued_est[node] -= p->jobs[job].est_task_sec;
+  peacock_node *pn = &k->node[node];
+  pn->run_start = now_sec;
+  pn->run_est = k->job[job].est;
+  pn->queued_est -= k->job[job].est;
   if (p->nodes[node].qlen == 0)
-    k->queued_est[node] = 0;
+    pn->queued_est = 0;
   /* The task's data comes from a scheduler, with the shared state. */
   learn (k, node, global_state (p, k, now_sec));
   shrink (p, now_sec, node);
