@@ -89,7 +89,6 @@ typedef struct peacock_priv
   int have_round;
   double round_of; /* the instant whose next round boundary is cached in next_round */
   uint64_t next_round;
-  uint64_t bypasses;
 } peacock_priv;
 
 static int
@@ -396,16 +395,18 @@ passes (const ebb_pol *p, const peacock_priv *k, double now_sec, uint32_t cur, d
   return !(c->est < nj->est && start + c->est < nj->threshold);
 }
 
-/* place() past the tail: walk busy node's queue from the tail for the probe's place; the
- * node's running task is expected to end rem seconds from now. tail_passes: the probe is
- * known to pass the last probe (the caller tested it). */
-static int
-place_walk (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe, double rem, int tail_passes)
+/* Algorithm 1's walk of busy node's queue from the tail, for the place of a probe of job nj;
+ * the node's running task is expected to end rem seconds from now. tail_passes: the probe
+ * is known to pass the last probe (the caller tested it). Lists the queue in k->buf and the
+ * estimated start of each probe (and of one more at the end) in k->ahead, and returns the
+ * place: how many probes stay ahead. Changes nothing else: the hop loop calls it, and goes
+ * on at once when the probe is then rotated with the queue left as it was. */
+static uint32_t
+walk_queue (const ebb_pol *p, peacock_priv *k, double now_sec, uint32_t node, const peacock_job *nj,
+            double rem, int tail_passes)
 {
-  peacock_priv *k = p->priv;
-  ebb_pol_node *v = &p->nodes[node];
-  const peacock_job *jobs = k->job, *nj = &jobs[p->probes[probe].job];
-  double thr = nj->threshold;
+  const ebb_pol_node *v = &p->nodes[node];
+  const peacock_job *jobs = k->job;
   if (v->qlen + 1 > k->buf_cap)
     {
       k->buf_cap = (v->qlen + 1) * 2;
@@ -425,24 +426,33 @@ place_walk (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe, double re
       t += jobs[probes[c].job].est;
     }
   ahead[len] = t;
-  uint32_t pos = 0, i = len;
-  uint64_t bypasses = k->bypasses;
+  uint32_t i = len;
   if (tail_passes && len > 0)
-    {
-      i--;
-      bypasses++;
-    }
+    i--;
   while (i-- > 0)
-    {
-      if (!passes (p, k, now_sec, buf[i], ahead[i + 1], nj))
-        {
-          pos = i + 1;
-          break;
-        }
-      bypasses++;
-    }
-  k->bypasses = bypasses;
-  if (pos == 0 || now_sec + ahead[pos] < thr || thr < now_sec || p->params.no_rotation)
+    if (!passes (p, k, now_sec, buf[i], ahead[i + 1], nj))
+      return i + 1;
+  return 0;
+}
+
+/* Whether a probe of job nj placed at pos by walk_queue() stays there: at the head, or
+ * starting before its threshold, or past it (else it is rotated). */
+static inline int
+walk_stays (const ebb_pol *p, const peacock_priv *k, double now_sec, uint32_t pos,
+            const peacock_job *nj)
+{
+  double thr = nj->threshold;
+  return pos == 0 || now_sec + k->ahead[pos] < thr || thr < now_sec || p->params.no_rotation;
+}
+
+/* Puts probe at the place walk_queue() found in node's queue (listed in k->buf), or on
+ * along the ring, then shrinks the queue. */
+static void
+place_at (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe, uint32_t pos, int stays)
+{
+  peacock_priv *k = p->priv;
+  uint32_t *buf = k->buf, len = p->nodes[node].qlen;
+  if (stays)
     {
       insert_at (p, node, pos, probe);
       /* buf follows the queue: the probe at pos, the rest one further. */
@@ -454,6 +464,16 @@ place_walk (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe, double re
   else
     rotate (p, now_sec, node, probe);
   shrink_listed (p, now_sec, node, len);
+}
+
+/* place() past the tail: walk, place, shrink. */
+static int
+place_walk (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe, double rem, int tail_passes)
+{
+  peacock_priv *k = p->priv;
+  const peacock_job *nj = &k->job[p->probes[probe].job];
+  uint32_t pos = walk_queue (p, k, now_sec, node, nj, rem, tail_passes);
+  place_at (p, now_sec, node, probe, pos, walk_stays (p, k, now_sec, pos, nj));
   return 0;
 }
 
@@ -624,7 +644,10 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
       size_t head = head0, left = todo, out = (head0 + len) & mask;
       struct peacock_hop h = { 0 };
       int slow = 0;
-      double walk_rem = -1; /* >= 0: the slow hop may pass the tail; rem of its worker */
+      /* Not NONE: the slow hop's place in its queue, walked (walk_queue()); walk_stay, whether
+       * it stays there. */
+      uint32_t walk_pos = EBB_POL_NONE;
+      int walk_stay = 0;
       for (; left > 0; left--)
         {
           h = hops[head];
@@ -663,12 +686,23 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
               double rem = pn->run_est - (now_sec - pn->run_start);
               rem = rem > 0 ? rem : 0;
               double end = rem + pn->queued_est;
+              double qe = pn->queued_est, qn = (double)v->qlen;
               if (passes (p, k, now_sec, v->tail, end, nj))
                 {
-                  walk_rem = rem;
-                  goto slow;
+                  /* Past the tail: the walk. A probe it rotates from a queue that fits,
+                   * left as it was, goes on here, and as one turned away at the tail, so
+                   * do the probes of its job right behind it. Else the slow path places
+                   * it where the walk found. */
+                  uint32_t pos = walk_queue (p, k, now_sec, node, nj, rem, 1);
+                  walk_stay = walk_stays (p, k, now_sec, pos, nj);
+                  if (walk_stay || qn > st->qsize || qe > st->load + 1e-9)
+                    {
+                      walk_pos = pos;
+                      goto slow;
+                    }
+                  away_node = node, away_job = job;
+                  goto pass;
                 }
-              double qe = pn->queued_est, qn = (double)v->qlen;
               int keep = (now_sec + end < thr || thr < now_sec)
                          && !(qn + 1 > st->qsize || qe + nj->est > st->load + 1e-9);
               if (keep || qn > st->qsize || qe > st->load + 1e-9)
@@ -710,8 +744,8 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
         continue;
       away_node = full_node = EBB_POL_NONE;
       *rotated_flag (k, p, h.probe) = 0;
-      if (walk_rem >= 0)
-        place_walk (p, now_sec, h.node, h.probe, walk_rem, 1); /* place() would, after its tests */
+      if (walk_pos != EBB_POL_NONE)
+        place_at (p, now_sec, h.node, h.probe, walk_pos, walk_stay); /* as place() would */
       else if (!p->nodes[h.node].busy)
         hop_to_idle (p, k, now_sec, h.node, message_head (p, k, now_sec, round, h.node, h.probe));
       else if (place (p, now_sec, h.node, h.probe))
