@@ -70,6 +70,7 @@ typedef struct peacock_priv
   uint32_t rotated_cap;
   uint32_t *buf; /* a queue as an array, for the walk from the tail */
   double *ahead; /* estimated start of each queued probe, relative to now */
+  uint32_t *rot; /* the probes a placement rotates, in order (buf_cap + 1) */
   uint32_t buf_cap;
   /* Rotations in flight, in the order they were marked: every probe marked in one round
    * arrives at the same instant, so one carrier event per round delivers them all. */
@@ -116,6 +117,7 @@ peacock_fini (ebb_pol *p)
   free (k->rotated);
   free (k->buf);
   free (k->ahead);
+  free (k->rot);
   free (k->hops);
   free (k->rounds);
 }
@@ -322,23 +324,29 @@ shrink (ebb_pol *p, double now_sec, uint32_t node)
 }
 
 /* shrink() for a queue listed in order in k->buf[0, len): the tail's predecessor is at
- * hand, no walk down the list. */
-static void
-shrink_listed (ebb_pol *p, double now_sec, uint32_t node, uint32_t len)
+ * hand, no walk down the list. The probes taken off are not rotated but appended to
+ * k->rot[n...] in order; returns the new n. */
+static uint32_t
+shrink_listed (ebb_pol *p, uint32_t node, uint32_t len, uint32_t n)
 {
   peacock_priv *k = p->priv;
-  const peacock_node *pn = &k->node[node];
+  peacock_node *pn = &k->node[node];
   ebb_pol_node *v = &p->nodes[node];
   if (p->params.no_rotation)
-    return;
+    return n;
   if (len != v->qlen)
     abort (); /* buf does not list this queue */
   while (v->qlen > 0 && ((double)v->qlen > pn->seen.qsize || pn->queued_est > pn->seen.load + 1e-9))
     {
       uint32_t id = k->buf[--len];
       unlink_tail (p, node, len ? k->buf[len - 1] : EBB_POL_NONE, id);
-      rotate_out (p, now_sec, node, id);
+      /* rotate_out()'s bookkeeping */
+      pn->queued_est -= k->job[p->probes[id].job].est;
+      if (v->qlen == 0)
+        pn->queued_est = 0;
+      k->rot[n++] = id;
     }
+  return n;
 }
 
 static void
@@ -412,6 +420,7 @@ walk_queue (const ebb_pol *p, peacock_priv *k, double now_sec, uint32_t node, co
       k->buf_cap = (v->qlen + 1) * 2;
       k->buf = ebb_xrealloc (k->buf, k->buf_cap * sizeof *k->buf);
       k->ahead = ebb_xrealloc (k->ahead, (k->buf_cap + 1) * sizeof *k->ahead);
+      k->rot = ebb_xrealloc (k->rot, (k->buf_cap + 1) * sizeof *k->rot);
     }
   /* In locals: the stores to buf and ahead do not touch them. */
   uint32_t *buf = k->buf;
@@ -445,13 +454,15 @@ walk_stays (const ebb_pol *p, const peacock_priv *k, double now_sec, uint32_t po
   return pos == 0 || now_sec + k->ahead[pos] < thr || thr < now_sec || p->params.no_rotation;
 }
 
-/* Puts probe at the place walk_queue() found in node's queue (listed in k->buf), or on
- * along the ring, then shrinks the queue. */
-static void
-place_at (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe, uint32_t pos, int stays)
+/* Puts probe at the place walk_queue() found in node's queue (listed in k->buf), or not
+ * (!stays), then shrinks the queue. The probes to rotate, the probe itself first if it does
+ * not stay, are left in k->rot (at most the queue's length + 1); returns how many. The
+ * caller rotates them: the hop loop writes them among its hops. */
+static uint32_t
+place_listed (ebb_pol *p, uint32_t node, uint32_t probe, uint32_t pos, int stays)
 {
   peacock_priv *k = p->priv;
-  uint32_t *buf = k->buf, len = p->nodes[node].qlen;
+  uint32_t *buf = k->buf, len = p->nodes[node].qlen, n = 0;
   if (stays)
     {
       insert_at (p, node, pos, probe);
@@ -462,8 +473,18 @@ place_at (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe, uint32_t po
       len++;
     }
   else
-    rotate (p, now_sec, node, probe);
-  shrink_listed (p, now_sec, node, len);
+    k->rot[n++] = probe;
+  return shrink_listed (p, node, len, n);
+}
+
+/* place_listed(), then the rotations. */
+static void
+place_at (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe, uint32_t pos, int stays)
+{
+  peacock_priv *k = p->priv;
+  uint32_t n = place_listed (p, node, probe, pos, stays);
+  for (uint32_t i = 0; i < n; i++)
+    rotate (p, now_sec, node, k->rot[i]);
 }
 
 /* place() past the tail: walk, place, shrink. */
@@ -648,6 +669,9 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
        * it stays there. */
       uint32_t walk_pos = EBB_POL_NONE;
       int walk_stay = 0;
+      /* Hops written beyond those taken off, by placements in the loop (n rotations for the
+       * one hop taken). */
+      ptrdiff_t extra = 0;
       for (; left > 0; left--)
         {
           h = hops[head];
@@ -694,14 +718,35 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
                    * do the probes of its job right behind it. Else the slow path places
                    * it where the walk found. */
                   uint32_t pos = walk_queue (p, k, now_sec, node, nj, rem, 1);
-                  walk_stay = walk_stays (p, k, now_sec, pos, nj);
-                  if (walk_stay || qn > st->qsize || qe > st->load + 1e-9)
+                  int stay = walk_stays (p, k, now_sec, pos, nj);
+                  if (!(stay || qn > st->qsize || qe > st->load + 1e-9))
                     {
-                      walk_pos = pos;
+                      away_node = node, away_job = job;
+                      goto pass;
+                    }
+                  /* The queue changes: placed here too, with the rotations written among
+                   * the hops, when the buffer has room for them all (at most the queue's
+                   * length + 1, for the hop taken). */
+                  if (len + extra + v->qlen > mask + 1)
+                    {
+                      walk_pos = pos, walk_stay = stay;
                       goto slow;
                     }
-                  away_node = node, away_job = job;
-                  goto pass;
+                  uint32_t n = place_listed (p, node, h.probe, pos, stay);
+                  if (stay)
+                    *rotated_flag (k, p, h.probe) = 0;
+                  uint32_t next = node + 1 == nnodes ? 0 : node + 1;
+                  for (uint32_t i = 0; i < n; i++)
+                    {
+                      uint32_t id = k->rot[i];
+                      *rotated_flag (k, p, id) = 1;
+                      hops[out].node = next;
+                      hops[out].probe = id;
+                      out = (out + 1) & mask;
+                    }
+                  extra += (ptrdiff_t)n - 1;
+                  away_node = EBB_POL_NONE;
+                  continue;
                 }
               int keep = (now_sec + end < thr || thr < now_sec)
                          && !(qn + 1 > st->qsize || qe + nj->est > st->load + 1e-9);
@@ -719,18 +764,18 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
       slow = 1;
     end:;
       /* left counts the hops not taken off, the slow one included. */
-      size_t done = todo - left + slow, passed = todo - left;
+      size_t done = todo - left + slow, pushed = todo - left + extra;
       k->hops_head = head;
-      k->hops_len = len - slow;
+      k->hops_len = len + extra - slow;
       if ((k->rounds[k->rounds_head].count -= done) == 0)
         {
           k->rounds_head = (k->rounds_head + 1) & (k->rounds_cap - 1);
           k->rounds_len--;
         }
-      if (passed)
+      if (pushed)
         {
-          p->stats.rotations += passed;
-          count_round (k, next_round, passed);
+          p->stats.rotations += pushed;
+          count_round (k, next_round, pushed);
           if (!k->have_round || next_round != k->last_round)
             {
               struct peacock_hop first = hops[(head0 + len) & mask];
