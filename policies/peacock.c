@@ -58,6 +58,29 @@ typedef struct peacock_job
   double pad;
 } peacock_job;
 
+/* A probe on its way to a node: the node in the low 32 bits, the probe in the high ones.
+ * One integer, so that the hop loop passes a probe on to the next node by adding 1 (or, at
+ * the end of the ring, taking the node off), without taking it apart. */
+typedef uint64_t peacock_hop;
+
+static inline peacock_hop
+hop_make (uint32_t node, uint32_t probe)
+{
+  return (uint64_t)probe << 32 | node;
+}
+
+static inline uint32_t
+hop_node (peacock_hop h)
+{
+  return (uint32_t)h;
+}
+
+static inline uint32_t
+hop_probe (peacock_hop h)
+{
+  return (uint32_t)(h >> 32);
+}
+
 typedef struct peacock_priv
 {
   /* The schedulers' aggregate (they exchange every change; modelled as instantaneous). */
@@ -74,10 +97,7 @@ typedef struct peacock_priv
   uint32_t buf_cap;
   /* Rotations in flight, in the order they were marked: every probe marked in one round
    * arrives at the same instant, so one carrier event per round delivers them all. */
-  struct peacock_hop
-  {
-    uint32_t node, probe;
-  } * hops;
+  peacock_hop *hops;
   size_t hops_head, hops_len, hops_cap; /* a ring buffer; hops_cap a power of two */
   /* The rounds of the hops, in order: count hops from the head are bound for round. */
   struct peacock_round
@@ -227,8 +247,7 @@ push_hop (peacock_priv *k, uint64_t round, uint32_t node, uint32_t probe)
 {
   if (k->hops_len == k->hops_cap)
     k->hops = ring_grow (k->hops, &k->hops_cap, k->hops_head, sizeof *k->hops);
-  k->hops[(k->hops_head + k->hops_len++) & (k->hops_cap - 1)]
-      = (struct peacock_hop){ .node = node, .probe = probe };
+  k->hops[(k->hops_head + k->hops_len++) & (k->hops_cap - 1)] = hop_make (node, probe);
   count_round (k, round, 1);
 }
 
@@ -569,9 +588,9 @@ hop_to_idle (ebb_pol *p, peacock_priv *k, double now_sec, uint32_t node, uint32_
 
 /* The first hop to node in [h, end), or end. The scan of message_head(): 45 million hops
  * a run (a round holds some 1,600), 1 in 40 to the node; with SSE2 four at a time, the
- * node of each hop being its first 32 bits. */
-static struct peacock_hop *
-find_hop (struct peacock_hop *h, struct peacock_hop *end, uint32_t node)
+ * node of each hop being its low 32 bits, its first 4 bytes on x86 (little-endian). */
+static peacock_hop *
+find_hop (peacock_hop *h, peacock_hop *end, uint32_t node)
 {
 #ifdef __SSE2__
   const __m128 want = _mm_castsi128_ps (_mm_set1_epi32 ((int)node));
@@ -585,7 +604,7 @@ find_hop (struct peacock_hop *h, struct peacock_hop *end, uint32_t node)
         break;
     }
 #endif
-  while (h < end && h->node != node)
+  while (h < end && hop_node (*h) != node)
     h++;
   return h;
 }
@@ -605,8 +624,8 @@ message_head (ebb_pol *p, peacock_priv *k, double now_sec, uint64_t round, uint3
     return probe; /* it was the round's last hop */
   size_t n = k->rounds[k->rounds_head].count;
   /* The round's hops ahead, in the ring buffer: [head, end) then, wrapped, [0, rest). */
-  struct peacock_hop *h = &k->hops[k->hops_head], *end = h + n, *best_at = NULL;
-  struct peacock_hop *wrap = &k->hops[k->hops_cap];
+  peacock_hop *h = &k->hops[k->hops_head], *end = h + n, *best_at = NULL;
+  peacock_hop *wrap = &k->hops[k->hops_cap];
   size_t rest = 0;
   if (end > wrap)
     rest = end - wrap, end = wrap;
@@ -616,7 +635,7 @@ message_head (ebb_pol *p, peacock_priv *k, double now_sec, uint64_t round, uint3
       for (; (h = find_hop (h, end, node)) != end; h++)
         {
           /* Algorithm 1 with best at the head of an idle worker's queue: it starts now. */
-          uint32_t c = h->probe, cj = p->probes[c].job;
+          uint32_t c = hop_probe (*h), cj = p->probes[c].job;
           if (passes (p, k, now_sec, best, k->job[p->probes[best].job].est, &k->job[cj]))
             best = c, best_at = h;
         }
@@ -624,7 +643,7 @@ message_head (ebb_pol *p, peacock_priv *k, double now_sec, uint64_t round, uint3
     }
   if (best_at == NULL)
     return probe;
-  best_at->probe = probe;
+  *best_at = hop_make (node, probe);
   *rotated_flag (k, p, probe) = 1; /* still in the message: placed when its hop comes */
   *rotated_flag (k, p, best) = 0;
   return best;
@@ -657,13 +676,13 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
       const ebb_pol_probe *probes = p->probes;
       const ebb_pol_node *nodes = p->nodes;
       peacock_node *pnodes = k->node;
-      struct peacock_hop *hops = k->hops;
+      peacock_hop *hops = k->hops;
       const size_t mask = k->hops_cap - 1, len = k->hops_len, head0 = k->hops_head;
       const size_t todo = k->rounds[k->rounds_head].count;
       /* The first probe passed on carries the next round's message, unless one went before.
        * It is the first pushed: at head0 + len. */
       size_t head = head0, left = todo, out = (head0 + len) & mask;
-      struct peacock_hop h = { 0 };
+      peacock_hop h = 0;
       int slow = 0;
       /* Not NONE: the slow hop's place in its queue, walked (walk_queue()); walk_stay, whether
        * it stays there. */
@@ -676,7 +695,7 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
         {
           h = hops[head];
           head = (head + 1) & mask;
-          uint32_t node = h.node;
+          uint32_t node = hop_node (h);
           if (node == full_node)
             goto pass; /* right behind a probe this worker had no room for at all */
           full_node = EBB_POL_NONE;
@@ -698,11 +717,11 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
                * it (learning the same copy again changes nothing). */
               full_node = node;
             }
-          else if (node != away_node || probes[h.probe].job != away_job)
+          else if (node != away_node || probes[hop_probe (h)].job != away_job)
             {
               /* (The probe's job is read only here: the probes array is large, and the
                * hops above need not touch it.) */
-              uint32_t job = probes[h.probe].job;
+              uint32_t job = probes[hop_probe (h)].job;
               /* place()'s decision at the tail, and shrink()'s test after it. */
               const peacock_job *nj = &jobs[job];
               double thr = nj->threshold;
@@ -732,16 +751,15 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
                       walk_pos = pos, walk_stay = stay;
                       goto slow;
                     }
-                  uint32_t n = place_listed (p, node, h.probe, pos, stay);
+                  uint32_t n = place_listed (p, node, hop_probe (h), pos, stay);
                   if (stay)
-                    *rotated_flag (k, p, h.probe) = 0;
+                    *rotated_flag (k, p, hop_probe (h)) = 0;
                   uint32_t next = node + 1 == nnodes ? 0 : node + 1;
                   for (uint32_t i = 0; i < n; i++)
                     {
                       uint32_t id = k->rot[i];
                       *rotated_flag (k, p, id) = 1;
-                      hops[out].node = next;
-                      hops[out].probe = id;
+                      hops[out] = hop_make (next, id);
                       out = (out + 1) & mask;
                     }
                   extra += (ptrdiff_t)n - 1;
@@ -755,8 +773,7 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
               away_node = node, away_job = job;
             }
         pass:
-          hops[out].node = node + 1 == nnodes ? 0 : node + 1;
-          hops[out].probe = h.probe;
+          hops[out] = node + 1 == nnodes ? h - node : h + 1; /* the same probe, next node */
           out = (out + 1) & mask;
         }
       goto end;
@@ -778,23 +795,25 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
           count_round (k, next_round, pushed);
           if (!k->have_round || next_round != k->last_round)
             {
-              struct peacock_hop first = hops[(head0 + len) & mask];
+              peacock_hop first = hops[(head0 + len) & mask];
               k->have_round = 1;
               k->last_round = next_round;
-              ebb_pol_emit (p, EBB_POL_ACT_PROBE, first.node, p->probes[first.probe].job,
-                            first.probe, carry_delay);
+              ebb_pol_emit (p, EBB_POL_ACT_PROBE, hop_node (first),
+                            p->probes[hop_probe (first)].job, hop_probe (first), carry_delay);
             }
         }
       if (!slow)
         continue;
       away_node = full_node = EBB_POL_NONE;
-      *rotated_flag (k, p, h.probe) = 0;
+      *rotated_flag (k, p, hop_probe (h)) = 0;
       if (walk_pos != EBB_POL_NONE)
-        place_at (p, now_sec, h.node, h.probe, walk_pos, walk_stay); /* as place() would */
-      else if (!p->nodes[h.node].busy)
-        hop_to_idle (p, k, now_sec, h.node, message_head (p, k, now_sec, round, h.node, h.probe));
-      else if (place (p, now_sec, h.node, h.probe))
-        away_node = h.node, away_job = p->probes[h.probe].job;
+        place_at (p, now_sec, hop_node (h), hop_probe (h), walk_pos,
+                  walk_stay); /* as place() would */
+      else if (!p->nodes[hop_node (h)].busy)
+        hop_to_idle (p, k, now_sec, hop_node (h),
+                     message_head (p, k, now_sec, round, hop_node (h), hop_probe (h)));
+      else if (place (p, now_sec, hop_node (h), hop_probe (h)))
+        away_node = hop_node (h), away_job = p->probes[hop_probe (h)].job;
     }
 }
 
@@ -812,7 +831,7 @@ peacock_probe_enqueue (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe
       return;
     }
   /* The carrier of a round's rotations: deliver every probe of that round. */
-  if (k->hops_len == 0 || k->hops[k->hops_head].probe != probe)
+  if (k->hops_len == 0 || hop_probe (k->hops[k->hops_head]) != probe)
     abort (); /* a rotation always arrives as the first of its round */
   deliver_round (p, k, now_sec);
 }
