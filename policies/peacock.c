@@ -426,10 +426,10 @@ passes (const ebb_pol *p, const peacock_priv *k, double now_sec, uint32_t cur, d
  * comparison made and combined with & and |, as their outcomes follow the data and the
  * branches on them were mispredicted (time -5%, instructions +6%). */
 static inline int
-passes_nb (const ebb_pol *p, const peacock_priv *k, double now_sec, uint32_t cur, double end,
-           const peacock_job *nj)
+passes_nb (const ebb_pol_probe *probes, const peacock_job *jobs, double now_sec, uint32_t cur,
+           double end, const peacock_job *nj)
 {
-  const peacock_job *c = &k->job[p->probes[cur].job];
+  const peacock_job *c = &jobs[probes[cur].job];
   double start = now_sec + end - c->est;
   int later = nj->submit > c->submit;
   int past_earlier = (nj->est < c->est) & (start + nj->est < c->threshold);
@@ -745,7 +745,7 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
               rem = rem > 0 ? rem : 0;
               double end = rem + pn->queued_est;
               double qe = pn->queued_est, qn = (double)v->qlen;
-              if (passes_nb (p, k, now_sec, v->tail, end, nj))
+              if (passes_nb (probes, jobs, now_sec, v->tail, end, nj))
                 {
                   /* Past the tail: the walk. A probe it rotates from a queue that fits,
                    * left as it was, goes on here, and as one turned away at the tail, so
