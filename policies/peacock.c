@@ -684,9 +684,10 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
   uint32_t away_node = EBB_POL_NONE, away_job = EBB_POL_NONE, full_node = EBB_POL_NONE;
   while (k->rounds_len > 0 && k->rounds[k->rounds_head].round == round)
     {
-      /* Each inline hop takes one entry and puts back one: no growth inside, and the
-       * buffer's length stays as it is. The arrays in locals: the compiler cannot tell that
-       * the hop stores leave them alone. Few locals: the loop is tight on registers. */
+      /* Each inline hop takes one entry and puts back one, or, for a placement in the loop,
+       * as many as it rotates once the loop has checked there is room: the buffer does not
+       * grow inside. The arrays in locals: the compiler cannot tell that the hop stores
+       * leave them alone. Few locals: the loop is tight on registers. */
       const peacock_job *jobs = k->job;
       const ebb_pol_probe *probes = p->probes;
       const ebb_pol_node *nodes = p->nodes;
