@@ -10,7 +10,7 @@ EXTRA_DIST += bench/sim-lib.sh bench/sim-fidelity.sh bench/sim-sweep.sh bench/si
 	bench/sim-bigc.png bench/sim-bigc.txt \
 	bench/sim-hopper.sh bench/sim-hopper.csv bench/sim-hopper-runs.csv bench/sim-hopper-bins.csv \
 	bench/sim-hopper-fairness.csv bench/sim-hopper-headroom.csv \
-	bench/peacock-fidelity.sh bench/peacock-perf.sh bench/peacock-ablation.sh \
+	bench/peacock-fidelity.sh bench/peacock-perf.sh bench/peacock-same.sh bench/peacock-ablation.sh \
 	bench/peacock-authors.sh bench/peacock-authors.txt \
 	bench/peacock-ablation.csv bench/peacock-runs.csv \
 	bench/peacock-loads.csv bench/peacock-sweep.csv bench/peacock-loads.png bench/peacock-perf.txt \
