@@ -135,9 +135,10 @@ test_options (void)
   char *bad3[] = { "ebb-controller", "--listen", "nocolon", NULL };
   char *bad4[] = { "ebb-controller", "--policy-opt", "x=1", NULL };
   char *bad5[] = { "ebb-controller", "--policy", "nosuch", NULL };
-  char *bad6[] = { "ebb-controller", "--policy", "hopper", NULL }; /* speculative: sim only */
-  char **bads[] = { bad1, bad2, bad3, bad4, bad5, bad6 };
-  int argcs[] = { 2, 3, 3, 3, 3, 3 };
+  char *bad6[] = { "ebb-controller", "--policy", "hopper", NULL };   /* speculative: sim only */
+  char *bad7[] = { "ebb-controller", "--policy", "graphene", NULL }; /* DAG jobs: sim only */
+  char **bads[] = { bad1, bad2, bad3, bad4, bad5, bad6, bad7 };
+  int argcs[] = { 2, 3, 3, 3, 3, 3, 3 };
   for (size_t i = 0; i < EBB_ARRAY_SIZE (bads); i++)
     {
       ebb_ctl_config c2 = { 0 };
