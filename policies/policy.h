@@ -397,8 +397,9 @@ struct ebb_pol
   /* Resource mode only (NULL in slot mode). */
   ebb_pol_res *node_cap;  /* per node */
   ebb_pol_res *node_free; /* capacity minus what tasks hold or were promised */
-  uint32_t jobs_seen;     /* 1 + highest job id that arrived (both modes: the ids
-                             ebb_pol_job_forget accepts, the tasks arrays to free) */
+  /* Both modes. */
+  uint32_t jobs_seen; /* 1 + highest job id that arrived (the ids ebb_pol_job_forget
+                         accepts; resource mode: the tasks arrays to free) */
   /* Per job id: the job's probes alive (sent, queued, rotating), so that its id is not
    * forgotten while one may still reach a node's head and bind a task of whatever job
    * holds the id then. Kept here, not in ebb_pol_job: the job array stays 72 bytes a job,
