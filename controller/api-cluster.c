@@ -226,8 +226,9 @@ ebb_ctl_metrics_text (ebb_ctl *c)
            "# TYPE ebb_controller_sqlite_cache_pages gauge\n"
            "ebb_controller_sqlite_cache_pages %d\n",
            (long long)sqlite3_memory_used (), cache_pages);
-  /* The batches the policy holds: the ones under way, and (a policy that cannot forget a
-   * finished one) every one queued since the policy was built (sched-place.c). */
+  /* The batches the policy holds: the ones under way (or finished with probes still
+   * alive), and (a policy that cannot forget a finished one) every one queued since the
+   * policy was built (sched-place.c). */
   fprintf (f,
            "# HELP ebb_controller_policy_jobs Policy jobs (batches of tasks queued) of the "
            "current policy instance.\n# TYPE ebb_controller_policy_jobs gauge\n"

@@ -238,6 +238,11 @@ typedef struct ebb_ctl
    * arrays by policy job id stay as long as the batches under way, not all ever queued. */
   uint32_t *pjob_free;
   uint32_t n_pjob_free, cap_pjob_free;
+  /* Policy job ids whose last task ended while probes of theirs were still alive (surplus
+   * probes queued or rotating): the policy refused to forget them then; asked again at
+   * every policy tick (ebb_ctl_pjobs_forget_later). */
+  uint32_t *pjob_later;
+  uint32_t n_pjob_later, cap_pjob_later;
   ebb_ctl_pevent *pev;
   size_t n_pev, cap_pev;
   bool in_drain;

@@ -38,7 +38,8 @@ validate_policy_opt (const ebb_conf_setting *s, const void *value, ebb_error **e
 }
 
 /* A policy of libebb-policy the controller can run: known (ebb falls back to hawk in a
- * build without it, daemon.c) and not speculative (copies of tasks: ebb-sim only). Checked
+ * build without it, daemon.c), not speculative (copies of tasks) and not for DAG jobs
+ * (ebb-sim only, both). Checked
  * here so a wrong name is a configuration error (exit 2), in the file or on SIGHUP too. */
 static int
 validate_policy (const ebb_conf_setting *s, const void *value, ebb_error **err)
@@ -51,6 +52,11 @@ validate_policy (const ebb_conf_setting *s, const void *value, ebb_error **err)
   if (ops && ops->speculative)
     return ebb_error_set (
         err, EBB_EPARSE, "policy '%s' runs copies of tasks, which only ebb-sim supports so far", v);
+  /* A DAG policy needs every job's graph (ebb_pol_job.dag), which the controller's jobs do
+   * not have: it would abort at the first job. */
+  if (ops && ops->dag)
+    return ebb_error_set (err, EBB_EPARSE,
+                          "policy '%s' schedules DAG jobs, which only ebb-sim supports so far", v);
   return 0;
 }
 

@@ -164,6 +164,7 @@ ebb_ctl_sched_free (ebb_ctl *c)
   free (c->pjobs);
   free (c->pjobs_pol);
   free (c->pjob_free);
+  free (c->pjob_later);
   free (c->pev);
   for (size_t i = 0; i < c->n_jobs; i++)
     ebb_ctl_job_free (c->jobs[i]);

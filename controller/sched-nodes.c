@@ -272,4 +272,6 @@ ebb_ctl_sched_tick (ebb_ctl *c)
       ebb_pol_tick (c->pol, c->last_pol_tick);
       ebb_ctl_drain (c);
     }
+  if (c->pol)
+    ebb_ctl_pjobs_forget_later (c);
 }

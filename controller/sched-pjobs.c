@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,20 +77,63 @@ ebb_ctl_pjobs_clear (ebb_ctl *c)
     free (c->pjobs[i].idx);
   c->n_pjobs = 0;
   c->n_pjob_free = 0;
+  c->n_pjob_later = 0;
+}
+
+/* Appends pj to the ids to ask again (list: the free ids or the later ones). */
+static void
+ids_push (uint32_t **list, uint32_t *n, uint32_t *cap, uint32_t pj)
+{
+  if (*n == *cap)
+    {
+      *cap = *cap ? *cap * 2 : 256;
+      *list = ebb_xrealloc (*list, *cap * sizeof **list);
+    }
+  (*list)[(*n)++] = pj;
+}
+
+/* Returns true when the policy forgot pj; false when it refused, pj then queued to be asked
+ * again if only its probes alive hold it back. */
+static bool
+forget (ebb_ctl *c, uint32_t pj, bool queue_refused)
+{
+  if (!ebb_pol_job_forget (c->pol, pj))
+    {
+      const ebb_pol_job *pol = &c->pjobs_pol[pj];
+      if (queue_refused && c->pol->ops->forgets_jobs && !pol->forgotten
+          && ebb_pol_job_probes (c->pol, pj) > 0 && pol->finished >= pol->ntasks)
+        ids_push (&c->pjob_later, &c->n_pjob_later, &c->cap_pjob_later, pj);
+      return false;
+    }
+  free (c->pjobs[pj].idx);
+  c->pjobs[pj] = (ebb_ctl_pjob){ 0 }; /* no task: ebb_ctl_pjob_task answers NULL */
+  ids_push (&c->pjob_free, &c->n_pjob_free, &c->cap_pjob_free, pj);
+  return true;
 }
 
 /* See sched.h. */
 void
 ebb_ctl_pjob_forget (ebb_ctl *c, uint32_t pj)
 {
-  if (!c->pol || pj >= c->n_pjobs || !ebb_pol_job_forget (c->pol, pj))
-    return;
-  free (c->pjobs[pj].idx);
-  c->pjobs[pj] = (ebb_ctl_pjob){ 0 }; /* no task: ebb_ctl_pjob_task answers NULL */
-  if (c->n_pjob_free == c->cap_pjob_free)
+  if (c->pol && pj < c->n_pjobs)
+    forget (c, pj, true);
+}
+
+/* See sched.h. */
+void
+ebb_ctl_pjobs_forget_later (ebb_ctl *c)
+{
+  /* An id stays while its finished job's probes are alive; one forgotten leaves (so does
+   * one whose job is not finished: only a new batch given the id after all, never here). */
+  uint32_t kept = 0;
+  for (uint32_t i = 0; c->pol && i < c->n_pjob_later; i++)
     {
-      c->cap_pjob_free = c->cap_pjob_free ? c->cap_pjob_free * 2 : 256;
-      c->pjob_free = ebb_xrealloc (c->pjob_free, c->cap_pjob_free * sizeof *c->pjob_free);
+      uint32_t pj = c->pjob_later[i];
+      if (pj >= c->n_pjobs || forget (c, pj, false))
+        continue;
+      const ebb_pol_job *pol = &c->pjobs_pol[pj];
+      if (!pol->forgotten && ebb_pol_job_probes (c->pol, pj) > 0 && pol->finished >= pol->ntasks)
+        c->pjob_later[kept++] = pj;
     }
-  c->pjob_free[c->n_pjob_free++] = pj;
+  c->n_pjob_later = kept;
 }

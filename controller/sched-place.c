@@ -148,8 +148,7 @@ run_event (ebb_ctl *c, const ebb_ctl_pevent *e)
   else if (e->kind == PEV_FINISH)
     {
       ebb_pol_task_finished (c->pol, now, e->node, e->job, e->arg);
-      if (c->res_mode)
-        ebb_ctl_pjob_forget (c, e->job); /* a killed task was its batch's last */
+      ebb_ctl_pjob_forget (c, e->job); /* a killed task was its batch's last */
     }
   else if (e->kind == PEV_KILLED)
     ebb_pol_task_killed (c->pol, now, e->node, e->job, e->arg);

@@ -39,8 +39,7 @@ ebb_ctl_finish_task (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state s, const ch
         ebb_pol_task_finished (c->pol, ebb_ctl_pol_now (), slot, t->pjob, t->pidx);
       ebb_ctl_drain (c);
       /* Its policy job's last task: the policy's state of it goes (policies that allow). */
-      if (c->res_mode)
-        ebb_ctl_pjob_forget (c, t->pjob);
+      ebb_ctl_pjob_forget (c, t->pjob);
     }
   ebb_ctl_job_update (c, t->job);
   if (c->rebuild_wanted)

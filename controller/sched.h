@@ -118,8 +118,11 @@ uint32_t ebb_ctl_pjob_new (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t
 /* Frees the policy jobs (the policy's queue is rebuilt from the tasks). */
 void ebb_ctl_pjobs_clear (ebb_ctl *c);
 /* Policy job pj's last task ended: the policy forgets it when it can (ebb_pol_job_forget),
- * and then its id goes to the next batch queued. */
+ * and then its id goes to the next batch queued. When only its probes still alive hold it
+ * back, it is asked again at the next ticks (ebb_ctl_pjobs_forget_later). */
 void ebb_ctl_pjob_forget (ebb_ctl *c, uint32_t pj);
+/* Asks the policy again to forget the policy jobs it refused for their probes alive. */
+void ebb_ctl_pjobs_forget_later (ebb_ctl *c);
 
 /* sched-preempt.c */
 /* Commits and sends the policy's SUSPEND, RESUME or KILL action a. */

@@ -286,4 +286,8 @@ const ebb_pol_ops ebb_pol_eagle_ops = {
   .task_bound = eagle_task_bound,
   .task_finished = eagle_task_finished,
   .probe_pick = eagle_probe_pick,
+  /* Hawk's state and long_assigned are per node, delayed_sec per probe; a job's sticky
+   * probes stay queued after its last launch, but the core counts them until a node's scan
+   * drops them, and refuses to forget the job until then. */
+  .forgets_jobs = 1,
 };

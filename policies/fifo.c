@@ -96,4 +96,7 @@ const ebb_pol_ops ebb_pol_fifo_ops = {
   .fini = fifo_fini,
   .job_arrived = fifo_job_arrived,
   .node_idle = fifo_node_idle,
+  /* A job leaves the central queue at its last launch; next_job[] is set again when its id
+   * arrives anew. */
+  .forgets_jobs = 1,
 };

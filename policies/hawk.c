@@ -316,4 +316,7 @@ const ebb_pol_ops ebb_pol_hawk_ops = {
   .node_idle = hawk_node_idle,
   .task_bound = hawk_task_bound,
   .task_finished = hawk_task_finished,
+  /* Per node state only (a finished task took its estimate off its node): nothing of a job
+   * but its probes, which the core counts, stolen ones too. */
+  .forgets_jobs = 1,
 };

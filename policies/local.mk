@@ -18,12 +18,15 @@ policies_libebb_policy_a_SOURCES = \
 # What a program linking libebb-policy needs besides it.
 EBB_POLICY_LIBS = policies/libebb-policy.a lib/libebb-common.a -lm
 
-policy_tests = tests/test-policy-core
+policy_tests = tests/test-policy-core tests/test-policy-forget
 check_PROGRAMS += $(policy_tests)
 TESTS += $(policy_tests)
 tests_test_policy_core_SOURCES = tests/test-policy-core.c
 tests_test_policy_core_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_policy_core_LDADD = policies/libebb-policy.a $(EBB_TEST_LIBS)
+tests_test_policy_forget_SOURCES = tests/test-policy-forget.c
+tests_test_policy_forget_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_policy_forget_LDADD = policies/libebb-policy.a $(EBB_TEST_LIBS)
 
 bigc_tests = tests/test-bigc-alg
 check_PROGRAMS += $(bigc_tests)

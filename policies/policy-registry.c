@@ -207,6 +207,7 @@ ebb_pol_free (ebb_pol *p)
   free (p->nodes);
   free (p->scratch);
   free (p->probes);
+  free (p->job_probes);
   free (p->acts);
   free (p);
 }

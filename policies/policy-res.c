@@ -65,18 +65,6 @@ ebb_pol_task_reclaimed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job,
     p->ops->task_reclaimed (p, now_sec, node, job, task, freed, done);
 }
 
-int
-ebb_pol_job_forget (ebb_pol *p, uint32_t job)
-{
-  ebb_pol_job *j = &p->jobs[job];
-  if (!p->node_cap || !p->ops->forgets_jobs || job >= p->jobs_seen || !j->tasks
-      || j->finished < j->ntasks)
-    return 0;
-  free (j->tasks);
-  j->tasks = NULL;
-  return 1;
-}
-
 void
 ebb_pol_task_resumed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
 {

@@ -8,6 +8,7 @@
 #include "lib/util.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void
@@ -40,6 +41,18 @@ ebb_pol_emit (ebb_pol *p, uint32_t kind, uint32_t node, uint32_t job, uint32_t a
   emit (p, kind, node, job, arg, delay_sec);
 }
 
+/* Makes room in job_probes for job (zeroed): at a job's first probe. */
+static void
+job_probes_grow (ebb_pol *p, uint32_t job)
+{
+  uint32_t cap = p->job_probes_cap ? p->job_probes_cap : 1024;
+  while (cap <= job)
+    cap *= 2;
+  p->job_probes = ebb_xrealloc (p->job_probes, cap * sizeof *p->job_probes);
+  memset (p->job_probes + p->job_probes_cap, 0, (cap - p->job_probes_cap) * sizeof *p->job_probes);
+  p->job_probes_cap = cap;
+}
+
 /* Returns a probe index from the free list, growing the pool geometrically when empty. */
 static uint32_t
 probe_alloc (ebb_pol *p, uint32_t job)
@@ -59,6 +72,9 @@ probe_alloc (ebb_pol *p, uint32_t job)
   uint32_t id = p->probes_free;
   p->probes_free = p->probes[id].next;
   p->probes[id] = (ebb_pol_probe){ .job = job, .next = EBB_POL_NONE };
+  if (__builtin_expect (job >= p->job_probes_cap, 0))
+    job_probes_grow (p, job);
+  p->job_probes[job]++;
   return id;
 }
 
@@ -71,6 +87,7 @@ ebb_pol_probe_new (ebb_pol *p, uint32_t job)
 void
 ebb_pol_probe_release (ebb_pol *p, uint32_t probe)
 {
+  p->job_probes[p->probes[probe].job]--;
   p->probes[probe].next = p->probes_free;
   p->probes_free = probe;
 }
@@ -258,14 +275,15 @@ job_init (ebb_pol *p, uint32_t job)
   j->launched = j->finished = 0;
   j->cancel_at_sec = INFINITY;
   j->failed = 0;
+  j->forgotten = 0;
+  if (job >= p->jobs_seen)
+    p->jobs_seen = job + 1;
   if (j->class_hint == EBB_POL_CLASS_SHORT || j->class_hint == EBB_POL_CLASS_LONG)
     j->is_long = j->class_hint == EBB_POL_CLASS_LONG;
   else
     j->is_long = j->est_task_sec >= p->params.cutoff_sec;
   if (p->node_cap)
     {
-      if (job >= p->jobs_seen)
-        p->jobs_seen = job + 1;
       free (j->tasks);
       j->tasks = ebb_xcalloc (j->ntasks ? j->ntasks : 1, sizeof *j->tasks);
       for (uint32_t t = 0; t < j->ntasks; t++)
@@ -326,6 +344,29 @@ ebb_pol_probe_arrived (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe
     ebb_pol_queue_append (p, node, probe);
   if (!p->nodes[node].busy)
     ebb_pol_serve_next (p, now_sec, node);
+}
+
+uint32_t
+ebb_pol_job_probes (const ebb_pol *p, uint32_t job)
+{
+  return job < p->job_probes_cap ? p->job_probes[job] : 0;
+}
+
+int
+ebb_pol_job_forget (ebb_pol *p, uint32_t job)
+{
+  if (!p->ops->forgets_jobs || job >= p->jobs_seen)
+    return 0;
+  ebb_pol_job *j = &p->jobs[job];
+  if (j->forgotten || j->finished < j->ntasks || ebb_pol_job_probes (p, job) > 0)
+    return 0;
+  if (p->node_cap)
+    {
+      free (j->tasks); /* the per-task state */
+      j->tasks = NULL;
+    }
+  j->forgotten = 1;
+  return 1;
 }
 
 void

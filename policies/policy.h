@@ -143,9 +143,9 @@ typedef struct ebb_pol_job
   uint8_t is_long;      /* classified at arrival: class_hint, else the policy's cutoff */
   uint8_t class_hint;   /* EBB_POL_CLASS_*, set by the environment (0: by cutoff) */
   uint8_t failed;       /* set by the policy when it emits FAIL for the job */
-  uint8_t pad;
-  ebb_pol_res demand;  /* per task; set by the environment (ignored in slot mode) */
-  ebb_pol_task *tasks; /* resource mode: the core's per-task state, ntasks entries */
+  uint8_t forgotten;    /* set by ebb_pol_job_forget; cleared when the id arrives again */
+  ebb_pol_res demand;   /* per task; set by the environment (ignored in slot mode) */
+  ebb_pol_task *tasks;  /* resource mode: the core's per-task state, ntasks entries */
   /* DAG policies only (ops->dag): the job's tasks, demands and edges (policies/dag.h);
    * set by the environment before ebb_pol_job_arrived. demand is then the largest task's. */
   const struct ebb_pol_dag *dag;
@@ -341,8 +341,9 @@ typedef struct ebb_pol_ops
    * ebb_pol_job_adopted); the core recorded them, the policy adds them to its own state
    * (a policy without it still counts their demand on their nodes). */
   void (*job_adopted) (ebb_pol *p, double now_sec, uint32_t job);
-  /* 1: the policy reads no task state of a job whose tasks all finished (nothing of it in
-   * its queues or lists), so ebb_pol_job_forget may free that state. */
+  /* 1: the policy reads nothing of a job whose tasks all finished and whose probes are all
+   * gone (nothing of it in its queues or lists; arrays by job id are set again at arrival),
+   * so ebb_pol_job_forget may free that state and the environment may reuse the id. */
   int forgets_jobs;
 } ebb_pol_ops;
 
@@ -407,7 +408,15 @@ struct ebb_pol
   /* Resource mode only (NULL in slot mode). */
   ebb_pol_res *node_cap;  /* per node */
   ebb_pol_res *node_free; /* capacity minus what tasks hold or were promised */
-  uint32_t jobs_seen;     /* 1 + highest job id that arrived (to free tasks arrays) */
+  /* Both modes. */
+  uint32_t jobs_seen; /* 1 + highest job id that arrived (the ids ebb_pol_job_forget
+                         accepts; resource mode: the tasks arrays to free) */
+  /* Per job id: the job's probes alive (sent, queued, rotating), so that its id is not
+   * forgotten while one may still reach a node's head and bind a task of whatever job
+   * holds the id then. Kept here, not in ebb_pol_job: the job array stays 72 bytes a job,
+   * which the policies' hot loops index with one lea (80 would take a shift more). */
+  uint32_t *job_probes;
+  uint32_t job_probes_cap;
 };
 
 /* Returns the ops of the policy called name, or NULL. */
@@ -444,12 +453,21 @@ void ebb_pol_node_capacity (ebb_pol *p, uint32_t node, ebb_pol_res cap);
 void ebb_pol_task_reclaimed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task,
                              ebb_pol_res freed, int done);
 void ebb_pol_task_resumed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
-/* Resource mode: job finished every task and the environment will report nothing more of it
- * (its id comes back only with a new ebb_pol_job_arrived): its per-task state is freed, so
- * that a long-lived environment (the controller) does not keep it for every job it ran.
- * Does nothing (returns 0) in slot mode, for a job not finished, or when the policy does not
- * set ops->forgets_jobs; returns 1 when freed. */
+/* job finished every task and the environment will report nothing more of it: the policy
+ * lets its id go (the id comes back only with a new ebb_pol_job_arrived, which may then name
+ * another job) and frees what it kept of it (resource mode: its per-task state), so that a
+ * long-lived environment (the controller) keeps no state for every job it ran. Returns 1
+ * when forgotten. Returns 0 and changes nothing when the policy does not set
+ * ops->forgets_jobs, for a job that never arrived or is forgotten already, for a job with a
+ * task not finished (still pending, running or suspended: refused, never freed under it),
+ * and for a finished job whose probes are still alive (surplus probes still queued, in
+ * flight or rotating: they would bind the tasks of the next job given the id): then ask
+ * again later (the controller does at every policy tick); the probes die without the
+ * environment's help (at a queue's head, by cancellation or, eagle, by a node's scan). */
 int ebb_pol_job_forget (ebb_pol *p, uint32_t job);
+/* Returns how many probes of job are alive (0 for a job that never sent one): a finished job
+ * refused by ebb_pol_job_forget for them is worth asking again once they are gone. */
+uint32_t ebb_pol_job_probes (const ebb_pol *p, uint32_t job);
 void ebb_pol_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
 
 /* Returns 1 in resource mode (params.node_cap set), 0 in slot mode. */

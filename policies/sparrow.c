@@ -18,4 +18,5 @@ const ebb_pol_ops ebb_pol_sparrow_ops = {
   .name = "sparrow",
   .summary = "distributed batch probing (d*t probes) with late binding",
   .job_arrived = sparrow_job_arrived,
+  .forgets_jobs = 1, /* nothing of a job but its probes, which the core counts */
 };

@@ -4,7 +4,7 @@
  * POST /v1/jobs (bad requests refused with the right status, an accepted one committed
  * before its call and placed on its node when the agent answers), and the node index and
  * the task counters, which must agree with a full scan after any sequence of changes
- * (adoptions included). */
+ * (adoptions included), and the policy jobs a slot policy forgets (their ids reused). */
 #include "config.h"
 
 #include <inttypes.h>
@@ -138,9 +138,10 @@ test_options (void)
   char *bad3[] = { "ebb-controller", "--listen", "nocolon", NULL };
   char *bad4[] = { "ebb-controller", "--policy-opt", "x=1", NULL };
   char *bad5[] = { "ebb-controller", "--policy", "nosuch", NULL };
-  char *bad6[] = { "ebb-controller", "--policy", "hopper", NULL }; /* speculative: sim only */
-  char **bads[] = { bad1, bad2, bad3, bad4, bad5, bad6 };
-  int argcs[] = { 2, 3, 3, 3, 3, 3 };
+  char *bad6[] = { "ebb-controller", "--policy", "hopper", NULL };   /* speculative: sim only */
+  char *bad7[] = { "ebb-controller", "--policy", "graphene", NULL }; /* DAG jobs: sim only */
+  char **bads[] = { bad1, bad2, bad3, bad4, bad5, bad6, bad7 };
+  int argcs[] = { 2, 3, 3, 3, 3, 3, 3 };
   for (size_t i = 0; i < EBB_ARRAY_SIZE (bads); i++)
     {
       ebb_ctl_config c2 = { 0 };
@@ -784,6 +785,82 @@ test_index_counters (void)
   ctl_del (c, &cfg);
 }
 
+/* Slot mode (sparrow, surplus probes kept): a finished batch is forgotten and its id goes to
+ * the next batch; one whose surplus probe is still on its way is refused at its last task,
+ * kept to be asked again, and forgotten at the first tick after the probe is gone. */
+static void
+test_pjob_forget_slot_mode (void)
+{
+  ebb_ctl c = { 0 };
+  c.cap_pjobs = 4;
+  c.pjobs = ebb_xcalloc (c.cap_pjobs, sizeof *c.pjobs);
+  c.pjobs_pol = ebb_xcalloc (c.cap_pjobs, sizeof *c.pjobs_pol);
+  ebb_pol_params p;
+  ebb_pol_params_default (&p);
+  p.nnodes = 1; /* every probe on node 0 */
+  p.cancel_probes = 0;
+  c.pol = ebb_pol_new ("sparrow", &p, c.pjobs_pol, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (c.pol);
+  ebb_ctl_job *j = ctlfix_job_new (1, "one", CLS_SHORT, 2);
+  ebb_ctl_task *ts[2] = { &j->tasks[0], &j->tasks[1] };
+  /* Batch a: task 0 alone, two probes; the first binds it, the second is held back. */
+  uint32_t a = ebb_ctl_pjob_new (&c, j, ts, 1);
+  ebb_pol_job_arrived (c.pol, ebb_ctl_pol_now (), a);
+  size_t n;
+  const ebb_pol_action *act = ebb_pol_actions (c.pol, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 2);
+  uint32_t late = act[1].arg;
+  ebb_pol_probe_arrived (c.pol, ebb_ctl_pol_now (), 0, act[0].arg);
+  ebb_pol_clear_actions (c.pol);
+  ebb_pol_task_finished (c.pol, ebb_ctl_pol_now (), 0, a, 0);
+  ebb_pol_clear_actions (c.pol);
+  ebb_ctl_pjob_forget (&c, a);
+  CU_ASSERT_EQUAL (c.n_pjob_free, 0); /* its probe is on its way */
+  CU_ASSERT_EQUAL_FATAL (c.n_pjob_later, 1);
+  CU_ASSERT_EQUAL (c.pjob_later[0], a);
+  CU_ASSERT_EQUAL (c.pjobs[a].n, 1); /* still known */
+  ebb_ctl_pjobs_forget_later (&c);   /* a tick: still on its way */
+  CU_ASSERT_EQUAL (c.n_pjob_free, 0);
+  CU_ASSERT_EQUAL (c.n_pjob_later, 1);
+  ebb_pol_probe_arrived (c.pol, ebb_ctl_pol_now (), 0, late); /* surplus: WAKE */
+  ebb_pol_clear_actions (c.pol);
+  ebb_pol_node_wake (c.pol, ebb_ctl_pol_now (), 0);
+  ebb_ctl_pjobs_forget_later (&c);
+  CU_ASSERT_EQUAL (c.n_pjob_later, 0);
+  CU_ASSERT_EQUAL_FATAL (c.n_pjob_free, 1);
+  CU_ASSERT_EQUAL (c.pjobs[a].n, 0); /* forgotten */
+  /* Batch b (task 1) gets a's id; finished with no probe left, it is forgotten at once. */
+  uint32_t b = ebb_ctl_pjob_new (&c, j, ts + 1, 1);
+  CU_ASSERT_EQUAL (b, a);
+  CU_ASSERT_EQUAL (c.n_pjobs, 1);
+  CU_ASSERT_EQUAL (c.pjobs_pol[b].forgotten, 0);
+  ebb_pol_job_arrived (c.pol, ebb_ctl_pol_now (), b);
+  act = ebb_pol_actions (c.pol, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 2);
+  uint32_t probes[2] = { act[0].arg, act[1].arg };
+  ebb_pol_clear_actions (c.pol);
+  ebb_ctl_pjob_forget (&c, b); /* not finished: refused, not kept either */
+  CU_ASSERT_EQUAL (c.n_pjob_free, 0);
+  CU_ASSERT_EQUAL (c.n_pjob_later, 0);
+  ebb_pol_probe_arrived (c.pol, ebb_ctl_pol_now (), 0, probes[0]);
+  ebb_pol_probe_arrived (c.pol, ebb_ctl_pol_now (), 0, probes[1]); /* queued */
+  ebb_pol_clear_actions (c.pol);
+  ebb_pol_task_finished (c.pol, ebb_ctl_pol_now (), 0, b, 0); /* the queued one: surplus */
+  ebb_pol_clear_actions (c.pol);
+  ebb_ctl_pjob_forget (&c, b);
+  CU_ASSERT_EQUAL (c.n_pjob_free, 1);
+  CU_ASSERT_EQUAL (c.n_pjob_later, 0);
+  ebb_ctl_pjob_forget (&c, b); /* a second time: nothing */
+  CU_ASSERT_EQUAL (c.n_pjob_free, 1);
+  ebb_pol_free (c.pol);
+  ebb_ctl_pjobs_clear (&c);
+  free (c.pjobs);
+  free (c.pjobs_pol);
+  free (c.pjob_free);
+  free (c.pjob_later);
+  ebb_ctl_job_free (j);
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_policy_params),
   EBB_CU_TEST (test_options),
@@ -793,6 +870,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_heartbeat_validation),
   EBB_CU_TEST (test_adopt_validation),
   EBB_CU_TEST (test_index_counters),
+  EBB_CU_TEST (test_pjob_forget_slot_mode),
 };
 
 EBB_CU_MAIN ("controller-core", init, ctlfix_clean, tests)
