@@ -57,6 +57,12 @@ validate_policy (const ebb_conf_setting *s, const void *value, ebb_error **err)
   if (ops && ops->dag)
     return ebb_error_set (err, EBB_EPARSE,
                           "policy '%s' schedules DAG jobs, which only ebb-sim supports so far", v);
+  /* The controller sends a probe action's agent call at once (its delay models the network
+   * in ebb-sim): rotation rounds that must arrive after their delay would abort. */
+  if (ops && ops->timed_probes)
+    return ebb_error_set (
+        err, EBB_EPARSE,
+        "policy '%s' rotates probes in timed rounds, which only ebb-sim supports so far", v);
   return 0;
 }
 

@@ -889,6 +889,7 @@ const ebb_pol_ops ebb_pol_peacock_ops = {
   .task_bound = peacock_task_bound,
   .task_finished = peacock_task_finished,
   .probe_enqueue = peacock_probe_enqueue,
+  .timed_probes = 1,
   /* threshold[job] is read only through the job's probes (queued or rotating, counted by
    * the core) and set again when the id arrives anew; the aggregate lost the job's tasks as
    * they finished. The hop loop does not count anything: a hop moves a probe, it neither

@@ -337,6 +337,10 @@ typedef struct ebb_pol_ops
   int speculative;
   /* 1: schedules DAG jobs (job.dag set, a task starts only after its parents finished). */
   int dag;
+  /* 1: the policy's PROBE actions must reach their nodes after their delays, in the order
+   * of those delays (peacock's rotation rounds: a round's carrier arrives before any later
+   * probe); an environment that delivers probes at once cannot run it. */
+  int timed_probes;
   /* Optional, resource mode: the job's placed tasks already run on their nodes (see
    * ebb_pol_job_adopted); the core recorded them, the policy adds them to its own state
    * (a policy without it still counts their demand on their nodes). */

@@ -140,8 +140,9 @@ test_options (void)
   char *bad5[] = { "ebb-controller", "--policy", "nosuch", NULL };
   char *bad6[] = { "ebb-controller", "--policy", "hopper", NULL };   /* speculative: sim only */
   char *bad7[] = { "ebb-controller", "--policy", "graphene", NULL }; /* DAG jobs: sim only */
-  char **bads[] = { bad1, bad2, bad3, bad4, bad5, bad6, bad7 };
-  int argcs[] = { 2, 3, 3, 3, 3, 3, 3 };
+  char *bad8[] = { "ebb-controller", "--policy", "peacock", NULL };  /* timed rounds: sim only */
+  char **bads[] = { bad1, bad2, bad3, bad4, bad5, bad6, bad7, bad8 };
+  int argcs[] = { 2, 3, 3, 3, 3, 3, 3, 3 };
   for (size_t i = 0; i < EBB_ARRAY_SIZE (bads); i++)
     {
       ebb_ctl_config c2 = { 0 };
