@@ -30,7 +30,8 @@ static void
 gen_usage (FILE *f)
 {
   fprintf (f, "Usage: ebb-sim gen hawk2|hetero [OPTION...]\n"
-              "       ebb-sim gen pareto --nodes M [--jobs N] [--load L] [--beta B] [--seed N]\n"
+              "       ebb-sim gen pareto --nodes M [--jobs N | --from-trace FILE] [--load L]\n"
+              "                          [--beta B] [--seed N]\n"
               "       ebb-sim gen bigc-google [--seed N] [-o FILE]\n"
               "       ebb-sim gen bigc-pattern low|high|multi [--seed N] [-o FILE]\n"
               "       ebb-sim gen dag --jobs N --nodes M --load L (see gen dag --help)\n"
