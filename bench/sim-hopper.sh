@@ -18,6 +18,9 @@
 #   bound    srpt central on the same traces with 50 times the slots: nothing waits for a slot,
 #            the mean job time no scheduler of the 3200 slots can beat (LATE's copies
 #            included); headroom = 1 - bound / srpt, what any allocation could gain
+#   fb       the load sweep (and beta 1.2, 1.8) with the bound on the Facebook trace's jobs
+#            and arrival order (bench/sim-hopper-fb.sh, its own CSVs; TRACES: the directory
+#            with FB_synthetic_2000.tr)
 # Every run of one seed shares its trace (the generator's seed) and the policies' seed.
 # Output: DIR/sim-hopper-runs.csv (every run) and DIR/sim-hopper.csv (medians over seeds:
 # of each policy's mean job completion time and of the per-seed gain 1 - hopper / srpt;
@@ -233,3 +236,6 @@ awk -F, -v OFS=, '
     }
   }' "$runs" >"$out/sim-hopper.csv"
 cat "$out/sim-hopper.csv" "$bins" "$fair" "$out/sim-hopper-headroom.csv"
+
+# The Facebook trace's jobs and arrivals (section 7.1's replay): DIR/sim-hopper-fb*.csv.
+sh "$(dirname "$0")/sim-hopper-fb.sh" "$out"

@@ -10,6 +10,7 @@ EXTRA_DIST += bench/sim-lib.sh bench/sim-fidelity.sh bench/sim-sweep.sh bench/si
 	bench/sim-bigc.png bench/sim-bigc.txt \
 	bench/sim-hopper.sh bench/sim-hopper.csv bench/sim-hopper-runs.csv bench/sim-hopper-bins.csv \
 	bench/sim-hopper-fairness.csv bench/sim-hopper-headroom.csv \
+	bench/sim-hopper-fb.sh bench/sim-hopper-fb.csv bench/sim-hopper-fb-runs.csv \
 	bench/peacock-fidelity.sh bench/peacock-perf.sh bench/peacock-same.sh bench/peacock-ablation.sh \
 	bench/peacock-authors.sh bench/peacock-authors.txt \
 	bench/peacock-ablation.csv bench/peacock-runs.csv \
@@ -32,7 +33,8 @@ bench-sim: sim/ebb-sim bench/graphene-offline
 	@echo "== BIG-C against the paper"
 	SIM=$(abs_top_builddir)/sim/ebb-sim sh $(abs_top_srcdir)/bench/sim-bigc.sh bench-sim
 	@echo "== hopper against srpt (doc/hopper-fidelity.md)"
-	SIM=$(abs_top_builddir)/sim/ebb-sim sh $(abs_top_srcdir)/bench/sim-hopper.sh bench-sim
+	SIM=$(abs_top_builddir)/sim/ebb-sim TRACES=$(EBB_TRACES) \
+	  sh $(abs_top_srcdir)/bench/sim-hopper.sh bench-sim
 	@echo "== graphene against cp, tetris and random (doc/graphene-fidelity.md)"
 	SIM=$(abs_top_builddir)/sim/ebb-sim OFFLINE=$(abs_top_builddir)/bench/graphene-offline \
 	  sh $(abs_top_srcdir)/bench/sim-graphene.sh bench-sim

@@ -89,7 +89,8 @@ gen_usage (FILE *f, const char *kind)
                "      BIG-C section 5.5: the Google replay for 26 nodes, JSON lines\n"
                "  bigc-pattern low|high|multi [--seed N] [-o FILE]\n"
                "      BIG-C section 5.2: long jobs and a burst of short ones, JSON lines\n"
-               "  pareto --nodes M [--jobs N] [--load L] [--beta B] [--seed N] [-o FILE]\n"
+               "  pareto --nodes M [--jobs N | --from-trace FILE] [--load L] [--beta B] [--seed N]\n"
+               "         [-o FILE]\n"
                "      Hopper: Pareto task durations, heavy-tailed job sizes\n"
                "  dag --jobs N --nodes M --load L [OPTION...]\n"
                "      Graphene: DAG jobs, JSON lines\n");

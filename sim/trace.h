@@ -95,6 +95,14 @@ int ebb_sim_gen_bigc_pattern (ebb_sim_trace *t, const char *kind, ebb_rng *rng);
  * heavy-tailed job sizes, Poisson arrivals offering `load` x the work `nodes` slots do. */
 void ebb_sim_gen_pareto (ebb_sim_trace *t, uint32_t njobs, uint32_t nodes, double load, double beta,
                          ebb_rng *rng);
+/* Hopper's replay of a trace (sim/gen-pareto.c): appends src's jobs to t, each with its
+ * number of tasks, in src's order, durations drawn as ebb_sim_gen_pareto draws them, the
+ * first arrival at 0 and every gap of src scaled by one factor so that the offered work is
+ * `load` x the capacity of `nodes` slots (the mean gap is the mean work of a job over
+ * load x nodes, as the Poisson generator's). Returns 0, or -EINVAL with *err when src has
+ * fewer than 2 jobs, is not in arrival order or has all its jobs at one time. */
+int ebb_sim_gen_pareto_replay (ebb_sim_trace *t, const ebb_sim_trace *src, uint32_t nodes,
+                               double load, double beta, ebb_rng *rng, ebb_error **err);
 /* `ebb-sim gen pareto ...`: argv[0] is "pareto". Returns the exit status. */
 int ebb_sim_gen_pareto_main (int argc, char **argv);
 

@@ -12,6 +12,7 @@
 #include "tests/cu.h"
 #include "tests/policy-fixture.h"
 
+#include <errno.h>
 #include <math.h>
 
 /* The progress every copy reports (the test plays the environment). */
@@ -622,6 +623,70 @@ test_gen_pareto (void)
   ebb_sim_trace_free (b);
 }
 
+/* The replay of a trace: its jobs' task counts in its order, the first arrival at 0, every
+ * gap scaled by one factor, the load from the drawn work, the seed fixing the draws; and
+ * the traces it refuses. */
+static void
+test_gen_pareto_replay (void)
+{
+  static const double at[] = { 5, 5, 6, 10, 30, 31.5 };
+  static const uint32_t n[] = { 3, 1, 7, 2, 4, 1 };
+  ebb_sim_trace *src = ebb_sim_trace_new ();
+  for (size_t j = 0; j < EBB_ARRAY_SIZE (at); j++)
+    ebb_sim_trace_add (src, at[j], 9, n[j], NULL);
+  ebb_sim_trace *a = ebb_sim_trace_new (), *b = ebb_sim_trace_new ();
+  ebb_rng r1, r2;
+  ebb_rng_seed (&r1, 4);
+  ebb_rng_seed (&r2, 4);
+  ebb_error *err = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_sim_gen_pareto_replay (a, src, 3, 0.6, 1.5, &r1, &err), 0);
+  CU_ASSERT_EQUAL_FATAL (ebb_sim_gen_pareto_replay (b, src, 3, 0.6, 1.5, &r2, &err), 0);
+  CU_ASSERT_EQUAL_FATAL (a->njobs, src->njobs);
+  CU_ASSERT_EQUAL_FATAL (a->ntasks_total, src->ntasks_total);
+  CU_ASSERT (memcmp (a->dur_sec, b->dur_sec, sizeof (double) * a->ntasks_total) == 0);
+  CU_ASSERT (memcmp (a->submit_sec, b->submit_sec, sizeof (double) * a->njobs) == 0);
+  double work = 0;
+  for (uint64_t i = 0; i < a->ntasks_total; i++)
+    {
+      CU_ASSERT (a->dur_sec[i] >= 0.333); /* the Pareto scale (beta - 1) / beta, rounded */
+      work += a->dur_sec[i];
+    }
+  double factor = a->submit_sec[5] / (31.5 - 5);
+  for (uint32_t j = 0; j < a->njobs; j++)
+    {
+      CU_ASSERT_EQUAL (a->ntasks[j], n[j]);
+      CU_ASSERT_DOUBLE_EQUAL (a->mean_sec[j], 1.0, 1e-12);
+      CU_ASSERT_DOUBLE_EQUAL (a->submit_sec[j], (at[j] - 5) * factor, 1e-9);
+    }
+  /* Mean gap = mean work of a job / (load x nodes). */
+  CU_ASSERT_DOUBLE_EQUAL (a->submit_sec[5] / 5, work / 6 / (0.6 * 3), 1e-9);
+  /* Another seed, other durations, so another factor. */
+  ebb_sim_trace *c = ebb_sim_trace_new ();
+  ebb_rng_seed (&r1, 5);
+  CU_ASSERT_EQUAL (ebb_sim_gen_pareto_replay (c, src, 3, 0.6, 1.5, &r1, &err), 0);
+  CU_ASSERT (memcmp (a->dur_sec, c->dur_sec, sizeof (double) * a->ntasks_total) != 0);
+  ebb_sim_trace_free (c);
+
+  /* Refused: one job, arrivals out of order, every job at one time; nothing appended. */
+  static const double bad_at[][2] = { { 5, 4 }, { 5, 5 } };
+  for (size_t k = 0; k <= EBB_ARRAY_SIZE (bad_at); k++)
+    {
+      ebb_sim_trace *s = ebb_sim_trace_new (), *t = ebb_sim_trace_new ();
+      ebb_sim_trace_add (s, k < EBB_ARRAY_SIZE (bad_at) ? bad_at[k][0] : 5, 1, 2, NULL);
+      if (k < EBB_ARRAY_SIZE (bad_at))
+        ebb_sim_trace_add (s, bad_at[k][1], 1, 2, NULL);
+      CU_ASSERT_EQUAL (ebb_sim_gen_pareto_replay (t, s, 3, 0.6, 1.5, &r1, &err), -EINVAL);
+      CU_ASSERT_PTR_NOT_NULL (err);
+      CU_ASSERT_EQUAL (t->njobs, 0);
+      ebb_error_free (&err);
+      ebb_sim_trace_free (s);
+      ebb_sim_trace_free (t);
+    }
+  ebb_sim_trace_free (src);
+  ebb_sim_trace_free (a);
+  ebb_sim_trace_free (b);
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_virtual_size),
   EBB_CU_TEST (test_guidelines),
@@ -642,6 +707,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_copy_durations),
   EBB_CU_TEST (test_determinism),
   EBB_CU_TEST (test_gen_pareto),
+  EBB_CU_TEST (test_gen_pareto_replay),
 };
 
 EBB_CU_MAIN ("policy-hopper", NULL, NULL, tests)

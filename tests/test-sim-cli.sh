@@ -77,6 +77,37 @@ echo "$j" | grep -q '"gp_steps":[1-9]' && echo "ok: gp preempts on the low patte
   && echo "ok: gen pareto deterministic" || { echo "FAIL: gen pareto"; fail=1; }
 check "gen pareto needs nodes" 2 "nodes is required" -- gen pareto --jobs 3
 check "gen pareto beta" 2 "invalid --beta '1'" -- gen pareto --nodes 3 --beta 1
+# --from-trace: a trace's jobs (task counts, arrival order, gaps up to one factor), drawn
+# durations, the gaps scaled so the drawn work offers --load x the capacity of --nodes.
+printf '5 3 9 1 1 1\n5 1 9 1\n6 7 9 1 1 1 1 1 1 1\n10 2 9 1 1\n30 4 9 1 1 1 1\n31.5 1 9 2\n' >"$tmp/src.tr"
+ft () { "$sim" gen pareto --from-trace "$tmp/src.tr" --nodes 3 --load 0.6 --beta 1.5 "$@"; }
+ft --seed 4 >"$tmp/f1.tr" && ft --seed 4 -o "$tmp/f2.tr" && ft --seed 5 >"$tmp/f3.tr" \
+  && cmp -s "$tmp/f1.tr" "$tmp/f2.tr" && ! cmp -s "$tmp/f1.tr" "$tmp/f3.tr" \
+  && echo "ok: gen pareto --from-trace deterministic" || { echo "FAIL: gen pareto --from-trace seed"; fail=1; }
+# Job j of the output against job j of the source: same task count, as many durations, mean
+# 1, first arrival 0, every arrival (src - 5) x one factor; the load from the drawn work.
+awk 'NR == FNR { t[FNR] = $1; n[FNR] = $2; next }
+     { if ($2 != n[FNR] || NF != 3 + $2 || $3 != 1) bad = "job " FNR " tasks"
+       if (FNR == 1 && $1 != 0) bad = "first arrival " $1
+       if (t[FNR] == 5 && $1 != 0) bad = "tie " FNR
+       if (t[FNR] > 5) { k = $1 / (t[FNR] - 5); if (!f) f = k
+                         if (k < f * 0.9999 || k > f * 1.0001) bad = "factor " FNR }
+       for (i = 4; i <= NF; i++) w += $i; last = $1; jobs = FNR }
+     END { if (FNR != 6 || jobs != 6) bad = "jobs " jobs
+           load = w * (jobs - 1) / jobs / (last * 3)
+           if (load < 0.5999 || load > 0.6001) bad = "load " load
+           if (bad) { print bad; exit 1 } }' "$tmp/src.tr" "$tmp/f1.tr" \
+  && echo "ok: gen pareto --from-trace keeps jobs, scales gaps, offers the load" \
+  || { echo "FAIL: gen pareto --from-trace replay"; fail=1; }
+check "gen pareto --from-trace with --jobs" 2 "exclude each other" -- gen pareto --from-trace "$tmp/src.tr" --nodes 3 --jobs 5
+check "gen pareto --from-trace missing" 1 "open $tmp/none.tr" -- gen pareto --from-trace "$tmp/none.tr" --nodes 3
+check "gen pareto --from-trace malformed" 1 "bad.tr:2: 2 task durations announced" -- gen pareto --from-trace "$tmp/bad.tr" --nodes 3
+printf '5 1 1 1\n4 1 1 1\n' >"$tmp/unsorted.tr"
+check "gen pareto --from-trace unsorted" 1 "unsorted.tr: jobs are not in arrival order" -- gen pareto --from-trace "$tmp/unsorted.tr" --nodes 3
+printf '5 1 1 1\n' >"$tmp/one.tr"
+check "gen pareto --from-trace one job" 1 "1 job, no gap to scale" -- gen pareto --from-trace "$tmp/one.tr" --nodes 3
+printf '5 1 1 1\n5 2 1 1 1\n' >"$tmp/tied.tr"
+check "gen pareto --from-trace one time" 1 "every job arrives at 5 s" -- gen pareto --from-trace "$tmp/tied.tr" --nodes 3
 check "bad hopper mode" 2 "invalid --hopper-mode 'both'" -- -p hopper -n 4 -t "$tmp/p1.tr" --hopper-mode both
 check "bad epsilon" 2 "invalid --epsilon '2'" -- -p hopper -n 4 -t "$tmp/p1.tr" --epsilon 2
 for pol in hopper srpt; do
