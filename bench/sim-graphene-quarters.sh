@@ -3,8 +3,8 @@
 # examined again"): the jobs of the online workload (gen dag --jobs 1000 --nodes 50 --load
 # 1.2, seeds 1-5) in quarters by work (tasks x mean task duration, ties by job index); per
 # quarter and seed, the gain 1 - sum of JCT / sum of tetris' JCT; then the median [min, max]
-# over the seeds, for graphene (default), --graphene-bypass single, --graphene-prio
-# remaining, and cp.
+# over the seeds, for graphene (default), --graphene-bypass single, --graphene-prio dag
+# (the formula's letter, an ablation), and cp.
 # Usage: sim-graphene-quarters.sh OUT.csv   (SIM: the ebb-sim binary)
 set -eu
 . "$(dirname "$0")/sim-lib.sh"
@@ -17,7 +17,7 @@ for s in $SEEDS; do
   "$SIM" gen dag --jobs 1000 --nodes 50 --load 1.2 --seed "$s" -o "$tmp/online-$s.jsonl"
   for v in "tetris:--policy tetris" "cp:--policy cp" "graphene:--policy graphene" \
     "graphene-single:--policy graphene --graphene-bypass single" \
-    "graphene-remaining:--policy graphene --graphene-prio remaining"; do
+    "graphene-dag:--policy graphene --graphene-prio dag"; do
     # shellcheck disable=SC2086 # the options are words
     "$SIM" ${v#*:} --nodes 50 $NODECAP --trace "$tmp/online-$s.jsonl" \
       --jobs-csv "$tmp/$s-${v%%:*}.csv" > /dev/null
@@ -26,7 +26,7 @@ for s in $SEEDS; do
   tail -n +2 "$tmp/$s-tetris.csv" | awk -F, '{ printf "%d,%.9g\n", $1, $3 * $4 }' \
     | sort -t, -k2,2g -k1,1n | awk -F, '{ q[NR] = $1 } END { for (i = 1; i <= NR; i++) print q[i] "," int(4 * (i - 1) / NR) }' \
     > "$tmp/$s-quarter.csv"
-  for p in graphene graphene-single graphene-remaining cp; do
+  for p in graphene graphene-single graphene-dag cp; do
     awk -F, -v s="$s" -v p="$p" '
       FILENAME == ARGV[1] { q[$1] = $2; next }
       FNR == 1 { next }
@@ -37,7 +37,7 @@ for s in $SEEDS; do
   done
 done
 echo "policy,quarter,median_gain_vs_tetris,min_gain,max_gain" > "$out"
-for p in graphene graphene-single graphene-remaining cp; do
+for p in graphene graphene-single graphene-dag cp; do
   for k in 1 2 3 4; do
     grep "^$p,$k," "$tmp/gains.csv" | cut -d, -f4 | sort -g | awk -v p="$p" -v k="$k" \
       '{ v[NR] = $1 } END { printf "%s,%d,%.4f,%.4f,%.4f\n", p, k, v[int((NR + 1) / 2)], v[1], v[NR] }' >> "$out"

@@ -16,7 +16,7 @@
 #             where the paper's troublesome-first order should pay
 #   queues    online with two queues (job j in queue j mod 2): graphene's deficit counters,
 #             the largest one seen against kappa, and the JCT change from one queue
-#   prio      graphene --graphene-prio remaining and order (ablations) in online and batch;
+#   prio      graphene --graphene-prio dag and order (ablations) in online and batch;
 #             order also alone (graphene-order), against its offline schedules; and
 #             --graphene-bypass single (only 1-task jobs skip the offline step, the first
 #             version) in online and batch
@@ -62,8 +62,8 @@ for s in $SEEDS; do
   done
   one queues "$s" graphene 50 "$tmp/online-$s.jsonl" --policy graphene --queues 2
   one queues "$s" tetris 50 "$tmp/online-$s.jsonl" --policy tetris --queues 2
-  one prio "$s" graphene-online-remaining 50 "$tmp/online-$s.jsonl" --policy graphene --graphene-prio remaining
-  one prio "$s" graphene-batch-remaining 50 "$tmp/batch-$s.jsonl" --policy graphene --graphene-prio remaining
+  one prio "$s" graphene-online-dag 50 "$tmp/online-$s.jsonl" --policy graphene --graphene-prio dag
+  one prio "$s" graphene-batch-dag 50 "$tmp/batch-$s.jsonl" --policy graphene --graphene-prio dag
   one prio "$s" graphene-online-order 50 "$tmp/online-$s.jsonl" --policy graphene --graphene-prio order
   one prio "$s" graphene-batch-order 50 "$tmp/batch-$s.jsonl" --policy graphene --graphene-prio order
   one prio "$s" graphene-online-single 50 "$tmp/online-$s.jsonl" --policy graphene --graphene-bypass single
@@ -136,7 +136,7 @@ cat "$gains"
 
 if [ -n "${GNUPLOT:-$(command -v gnuplot || true)}" ]; then
   for e in online batch alone; do
-    grep "^$e," "$med" | grep -v -e remaining -e order | awk -F, '{ print $2, $3, $4, $5, $7 }' > "$tmp/$e.dat"
+    grep "^$e," "$med" | grep -v -e -dag -e order | awk -F, '{ print $2, $3, $4, $5, $7 }' > "$tmp/$e.dat"
   done
   ${GNUPLOT:-gnuplot} <<GP
 set terminal pngcairo size 1200,420 font "sans,10"

@@ -252,15 +252,15 @@ policy_param (const char *item, ebb_pol_params *p, ebb_error **err)
   if (strcmp (key, "graphene-prio") == 0)
     {
       /* In the order of EBB_DAG_PRIO_*, as ebb-sim takes them. */
-      static const char *const prios[] = { "dag", "remaining", "order" };
+      static const char *const prios[] = { "remaining", "dag", "order" };
       for (int i = 0; i < (int)EBB_ARRAY_SIZE (prios); i++)
         if (strcmp (v, prios[i]) == 0)
           {
-            p->dag_prio = EBB_DAG_PRIO_DAG + i;
+            p->dag_prio = EBB_DAG_PRIO_REMAINING + i;
             return 0;
           }
       return ebb_error_set (err, EBB_EPARSE,
-                            "policy option graphene-prio: dag, remaining or order");
+                            "policy option graphene-prio: remaining, dag or order");
     }
   if (strcmp (key, "graphene-bypass") == 0)
     {

@@ -183,11 +183,14 @@ pick_scored (ebb_pol *p, const double *free_, uint32_t only, int use_prio)
             pack += dem[r] * free_[r];
           sum_pack += pack; /* eta follows the average pScore, priScore aside */
           if (use_prio && p->params.dag_prio != EBB_DAG_PRIO_REMAINING)
-            pack *= j->prio[t];
+            pack *= j->prio[t]; /* DAG, ORDER: rank among all the DAG's tasks / n */
           else if (use_prio)
             {
-              /* Rank among the tasks not launched yet: those launched mostly ranked
-               * before this one (the online order follows the preferred one). */
+              /* The default: rank among the tasks not launched yet over their number, so
+               * the task next in the job's preferred schedule scores 1 however far the job
+               * has gone, as the text's example of perfScore has it ("is next in the
+               * preferred schedule"). Those launched mostly ranked before this one (the
+               * online order follows the preferred one): rank - launched, at least 0. */
               double n = j->g.n, rem = n - j->launched;
               double rank = (1 - j->prio[t]) * n - j->launched;
               pack *= 1 - (rank > 0 ? rank : 0) / rem;

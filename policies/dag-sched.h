@@ -23,7 +23,7 @@ typedef struct ebb_dag_job
   uint32_t *waiting;  /* per task: parents not finished */
   uint32_t *runnable; /* runnable tasks not launched yet */
   uint32_t nrunnable;
-  double *prio;      /* per task: graphene priScore (1 first .. 0), cp critical path */
+  double *prio;      /* per task: graphene 1 - rank / n (1 first .. 0), cp critical path */
   double *dem;       /* per task: EBB_DAG_NRES shares of one node */
   double srpt;       /* work of the tasks not launched: sum of duration x shares */
   double alloc;      /* dominant shares of its running tasks (cp's fair choice) */

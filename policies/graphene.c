@@ -1,11 +1,15 @@
 /* graphene: Grandl et al., "GRAPHENE: Packing and Dependency-aware Scheduling for
  * Data-Parallel Clusters", OSDI 2016. Offline, each arriving DAG gets a preferred schedule
- * (policies/graphene-offline.c) distilled into priScore: 1 for the task that starts first,
- * falling linearly with its rank; DAGs that are small or simple bypass it (section 4.4,
- * policies/graphene-bypass.c), all their tasks at 1. Online (policies/dag-sched.c), a node is given
- * the task with the best perfScore = pScore x priScore - eta x srpt (pScore: dot product of the
- * task's demand and the node's free vector; srpt: the job's remaining work), unless the
- * most deprived job's deficit counter passed kappa x C: then that job's best task. */
+ * (policies/graphene-offline.c) distilled into its tasks' ranks by start, stored as
+ * 1 - rank / n (1 for the task that starts first); DAGs that are small or simple bypass it
+ * (section 4.4, policies/graphene-bypass.c), all their tasks at 1. Online
+ * (policies/dag-sched.c), a node is given the task with the best perfScore = pScore x
+ * priScore - eta x srpt (pScore: dot product of the task's demand and the node's free
+ * vector; srpt: the job's remaining work), unless the most deprived queue's deficit counter
+ * passed kappa x C: then that queue's best task. priScore is by default the rank among the
+ * job's tasks not launched yet over their number, so the task next in a job's schedule
+ * scores 1 (EBB_DAG_PRIO_REMAINING; the stored value itself, the rank among all the DAG's
+ * tasks, is the EBB_DAG_PRIO_DAG ablation). */
 #include "config.h"
 
 #include "policies/dag-sched.h"

@@ -242,8 +242,8 @@ typedef struct ebb_pol_params
   int64_t node_net_mbps; /* network capacity of every node; 0: the network is not modeled */
   double dag_kappa;      /* graphene: unfairness threshold kappa x cluster capacity (0.25) */
   uint32_t dag_queues;   /* graphene: queues sharing the cluster evenly; job j in j mod Q (1) */
-  int dag_prio;   /* graphene: EBB_DAG_PRIO_* (default DAG, the paper's text; others ablations) */
-  int dag_bypass; /* graphene: EBB_DAG_BYPASS_* (default TEXT: section 4.4's bypass) */
+  int dag_prio;          /* graphene: EBB_DAG_PRIO_* (default REMAINING; DAG and ORDER ablations) */
+  int dag_bypass;        /* graphene: EBB_DAG_BYPASS_* (default TEXT: section 4.4's bypass) */
 } ebb_pol_params;
 
 /* What of params.footprint (what the agent leaves a suspended task) a policy's books count
@@ -260,13 +260,19 @@ enum
   EBB_POL_BOOK_NONE,        /* nothing: a suspended task frees its whole allocation */
 };
 
-/* graphene's priScore (section 5): the rank among all the job's tasks (DAG, the text);
- * among those not launched yet (REMAINING); or DAG with the preferred order kept inside
- * each job: only a job's runnable tasks that fit with its highest priScore compete (ORDER). */
+/* graphene's priScore (section 5): the task's rank among the job's tasks not launched yet,
+ * over their number (REMAINING, the default); its rank among all the DAG's tasks over their
+ * number (DAG, the formula's letter, an ablation); or DAG with the preferred order kept
+ * inside each job: only a job's runnable tasks that fit with its highest priScore compete
+ * (ORDER, an ablation). The text's formula and its example disagree once jobs compete: with
+ * DAG, the next task of a job near its end scores near 0 and loses to every new job's first
+ * task, though the example says a task that "is next in the preferred schedule" (and of the
+ * shortest job, and most packable) has the highest perfScore; REMAINING keeps the example.
+ * Alone, at a job's start, the two coincide (doc/graphene-fidelity.md). */
 enum
 {
-  EBB_DAG_PRIO_DAG = 0,
-  EBB_DAG_PRIO_REMAINING,
+  EBB_DAG_PRIO_REMAINING = 0,
+  EBB_DAG_PRIO_DAG,
   EBB_DAG_PRIO_ORDER,
 };
 

@@ -197,8 +197,8 @@ static const sim_opt run_opts[] = {
     "graphene: unfairness bound K x cluster capacity, 0 < K <= 1 (default 0.25)" },
   { "queues", required_argument, OPT_QUEUES, "Q",
     "DAG policies: queues sharing evenly, job j in queue j mod Q (default 1)" },
-  { "graphene-prio", required_argument, OPT_GRAPHENE_PRIO, "dag|remaining|order",
-    "graphene: priScore rank among all tasks (default), those left, or plan order kept" },
+  { "graphene-prio", required_argument, OPT_GRAPHENE_PRIO, "remaining|dag|order",
+    "graphene: priScore rank among tasks left (default), all tasks, or plan order kept" },
   { "graphene-bypass", required_argument, OPT_GRAPHENE_BYPASS, "text|single",
     "graphene: skip the offline step for small or chain DAGs (default), or 1-task ones" },
   { "list-policies", no_argument, OPT_LIST, NULL, "list the policies and exit" },
@@ -315,7 +315,7 @@ parse_choice (const char *opt, const char *arg, const char *const *names, size_t
 /* The values of the choice options, each in the order of its field's constants. */
 static const char *const bigc_modes[] = { "fifo", "reserve", "kill", "ip", "gp" }; /* BIGC_* */
 static const char *const books[] = { "all", "memory", "none" }; /* EBB_POL_BOOK_ALL.. */
-static const char *const graphene_prios[] = { "dag", "remaining", "order" }; /* EBB_DAG_PRIO_* */
+static const char *const graphene_prios[] = { "remaining", "dag", "order" }; /* EBB_DAG_PRIO_* */
 static const char *const graphene_bypasses[] = { "text", "single" };         /* EBB_DAG_BYPASS_* */
 
 /* The options of the speculative policies (hopper, srpt). */

@@ -32,6 +32,7 @@ test_policy_params (void)
 {
   ebb_pol_params p;
   ebb_pol_params_default (&p);
+  CU_ASSERT_EQUAL (p.dag_prio, EBB_DAG_PRIO_REMAINING); /* graphene's default priScore */
   char *good[] = { "cutoff=90",
                    "probe-ratio=3",
                    "seed=7",
@@ -83,6 +84,11 @@ test_policy_params (void)
   CU_ASSERT_EQUAL (p.dag_queues, 4);
   CU_ASSERT_EQUAL (p.dag_prio, EBB_DAG_PRIO_ORDER);
   CU_ASSERT_EQUAL (p.dag_bypass, EBB_DAG_BYPASS_SINGLE);
+  char *dag[] = { "graphene-prio=dag", NULL }, *rem[] = { "graphene-prio=remaining", NULL };
+  CU_ASSERT_EQUAL (ebb_ctl_policy_params (dag, &p, NULL), 0);
+  CU_ASSERT_EQUAL (p.dag_prio, EBB_DAG_PRIO_DAG);
+  CU_ASSERT_EQUAL (ebb_ctl_policy_params (rem, &p, NULL), 0);
+  CU_ASSERT_EQUAL (p.dag_prio, EBB_DAG_PRIO_REMAINING);
   char *off[] = { "no-steal=no", NULL };
   CU_ASSERT_EQUAL (ebb_ctl_policy_params (off, &p, NULL), 0);
   CU_ASSERT (!p.no_steal);

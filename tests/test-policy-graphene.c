@@ -1,6 +1,7 @@
 /* Graphene and the DAG baselines: DAG jobs in traces (cycles refused with their line), the
  * engine's precedence check, the offline schedule of a tiny DAG worked out by hand, the
- * online choices of cp and tetris on hand cases, the deficit counters' bound, the DAG
+ * online choices of cp, tetris and graphene on hand cases (priScore across two jobs by
+ * default and with the DAG reading), the deficit counters' bound, the DAG
  * generator's shapes and determinism (same seed, same bytes and same reports). */
 #include "config.h"
 
@@ -329,8 +330,9 @@ test_online_hand_cases (void)
   ebb_pol_free (pol);
   /* One node, X (10 s x 0.3 CPU) and Y (1 s x 0.9 CPU), no edge: they cannot run together,
    * and the preferred schedule (one machine) runs one of them first. By the text's
-   * perfScore the first launch is the larger pScore x priScore; --graphene-prio order
-   * launches the plan's first task whatever its packing score. */
+   * perfScore the first launch is the larger pScore x priScore, with either reading of
+   * priScore (remaining, the default, and dag coincide before any launch); --graphene-prio
+   * order launches the plan's first task whatever its packing score. */
   double d5[] = { 10, 1 }, dem5[] = { 0.3, 0, 0, 0.9, 0, 0 }, st5[2];
   uint32_t rk5[2], bad5;
   ebb_dag_graph g5;
@@ -348,8 +350,10 @@ test_online_hand_cases (void)
   ebb_pol_dag xy = { .ntasks = 2, .dur_sec = d5, .demand = dem5i };
   jobs[0] = (ebb_pol_job){ .ntasks = 2, .dag = &xy, .demand = { 900, 0 } };
   p.nnodes = 1;
-  for (int mode = EBB_DAG_PRIO_DAG; mode <= EBB_DAG_PRIO_ORDER; mode += 2)
+  static const int modes[] = { EBB_DAG_PRIO_REMAINING, EBB_DAG_PRIO_DAG, EBB_DAG_PRIO_ORDER };
+  for (size_t k = 0; k < EBB_ARRAY_SIZE (modes); k++)
     {
+      int mode = modes[k];
       p.dag_prio = mode;
       pol = ebb_pol_new ("graphene", &p, jobs, NULL);
       CU_ASSERT_PTR_NOT_NULL_FATAL (pol);
@@ -359,6 +363,56 @@ test_online_hand_cases (void)
       CU_ASSERT_EQUAL (a[0].arg, mode == EBB_DAG_PRIO_ORDER ? plan_first : text_first);
       ebb_pol_free (pol);
     }
+}
+
+/* priScore across jobs (section 5): one node of 1 CPU. Job 0 is a join, A and B (1 s,
+ * 0.6 CPU each, so one at a time) -> C (1 s, 0.6 CPU): not a chain and too big for one
+ * node, so it is planned: A or B, then the other, then C, ranks 0, 1, 2. Job 1, one task
+ * (2 s, 0.6 CPU, bypassed: priScore 1), arrives at 1.5 s while the second of A and B runs.
+ * At 2 s the node is free and C (job 0's next task, its job nearly done) competes with job
+ * 1's task; both pack alike (0.6). eta was set by the scan at 1 s to 0.6 / 1.2 (job 0's one
+ * candidate's pScore over its remaining work then). By default priScore is C's rank among
+ * job 0's tasks not launched (0 of 1): C scores 0.6 x 1 - 0.5 x 0.6 = 0.3 against job 1's
+ * 0.6 - 0.5 x 1.2 = 0, and runs first (job 0 done at 3 s, job 1 at 5 s). With the DAG
+ * reading C has priScore 1 - 2/3 and scores 0.2 - 0.3 = -0.1: job 1's first task passes
+ * it (job 1 done at 4 s, job 0 at 5 s), though C is next in its schedule, of the shorter
+ * job and packs as well. */
+static void
+test_prio_across_jobs (void)
+{
+  ebb_sim_trace *t = ebb_sim_trace_new ();
+  double dur0[] = { 1, 1, 1 }, dur1[] = { 2 };
+  int64_t dem0[3 * EBB_DAG_NRES] = { 600, 0, 0, 600, 0, 0, 600, 0, 0 };
+  int64_t dem1[EBB_DAG_NRES] = { 600, 0, 0 };
+  uint32_t e[] = { 0, 2, 1, 2 };
+  ebb_sim_dag_add (t, 0, 0, 3, dur0, dem0, NULL, 2, e);
+  ebb_sim_dag_add (t, 1.5, 0, 1, dur1, dem1, NULL, 0, NULL);
+  static const struct
+  {
+    int mode;
+    double runtime[2];
+  } c[] = {
+    { -1, { 3, 3.5 } }, /* the default, params as ebb_pol_params_default leaves them */
+    { EBB_DAG_PRIO_REMAINING, { 3, 3.5 } },
+    { EBB_DAG_PRIO_DAG, { 5, 2.5 } },
+  };
+  for (size_t k = 0; k < EBB_ARRAY_SIZE (c); k++)
+    {
+      ebb_sim_config cfg;
+      dag_config (&cfg, "graphene", 1);
+      if (c[k].mode >= 0)
+        cfg.pol.dag_prio = c[k].mode;
+      ebb_sim_result res;
+      ebb_error *err = NULL;
+      CU_ASSERT_EQUAL_FATAL (ebb_sim_run (&cfg, t, &res, &err), 0);
+      CU_ASSERT_EQUAL (res.pol.dag_offline_jobs, 1);
+      CU_ASSERT_EQUAL (res.pol.dag_bypass_jobs, 1);
+      CU_ASSERT_EQUAL (res.dep_violations, 0);
+      CU_ASSERT_DOUBLE_EQUAL (res.runtime_sec[0], c[k].runtime[0], 1e-9);
+      CU_ASSERT_DOUBLE_EQUAL (res.runtime_sec[1], c[k].runtime[1], 1e-9);
+      ebb_sim_result_clear (&res);
+    }
+  ebb_sim_trace_free (t);
 }
 
 /* Section 4.4's bypass. Hand DAGs (demands as shares of a node): a path of tasks and a stage
@@ -714,6 +768,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_determinism),        EBB_CU_TEST (test_gen_properties),
   EBB_CU_TEST (test_deficit_bounded),    EBB_CU_TEST (test_engine_refusals),
   EBB_CU_TEST (test_bypass_criterion),   EBB_CU_TEST (test_bypass_online),
+  EBB_CU_TEST (test_prio_across_jobs),
 };
 
 EBB_CU_MAIN ("policy-graphene", NULL, NULL, tests)

@@ -2,7 +2,7 @@
 # ebb-sim's DAG command line: `gen dag` (same seed, same bytes), the four DAG policies by
 # name (graphene, cp, tetris, random) with their "dag" report, cycles refused with the line,
 # a policy that ignores dependencies refused, bad gen dag options, --max-width,
-# --graphene-bypass.
+# --graphene-bypass, --graphene-prio (remaining the default, dag an ablation that differs).
 set -u
 sim="${EBB_TOP_BUILDDIR:-.}/sim/ebb-sim"
 tmp=$(mktemp -d) || exit 99
@@ -45,16 +45,24 @@ for p in graphene cp tetris random; do
   check "$p JCT" 0 '"dag":{"jobs":60,"jct_mean":' -- -p "$p" -n 8 $NODE -t "$tmp/a.jsonl" --json
 done
 check "graphene queues" 0 '"kappa":0.1000,' -- -p graphene -n 8 $NODE -t "$tmp/a.jsonl" \
-  --queues 2 --kappa 0.1 --graphene-prio remaining --json
+  --queues 2 --kappa 0.1 --graphene-prio dag --json
 check "graphene prio order" 0 '"dep_violations":0,' -- -p graphene -n 8 $NODE -t "$tmp/a.jsonl" \
   --graphene-prio order --json
+# priScore: the default is the remaining reading (same report), the dag reading another one.
+dagrep () { "$sim" -p graphene -n 8 $NODE -t "$tmp/a.jsonl" --json "$@" | grep -o '"dag":{[^}]*}'; }
+def=$(dagrep) rem=$(dagrep --graphene-prio remaining) dag=$(dagrep --graphene-prio dag)
+if [ -z "$def" ] || [ "$def" != "$rem" ] || [ "$def" = "$dag" ]; then
+  echo "FAIL: graphene's default priScore must be remaining (and differ from dag here)"; fail=1
+else
+  echo "ok: graphene prio default remaining, dag differs"
+fi
 # Section 4.4's bypass: some of the 60 generated DAGs skip the offline step by default, with
 # single only jobs of one task do (none of them has one task).
 check "graphene bypass text" 0 '"bypass_jobs":[1-9]' -- -p graphene -n 8 $NODE -t "$tmp/a.jsonl" --json
 check "graphene bypass single" 0 '"bypass_jobs":0,' -- -p graphene -n 8 $NODE -t "$tmp/a.jsonl" \
   --graphene-bypass single --json
 check "bad graphene-bypass" 2 "expected text or single" -- -p graphene -n 8 -t x --graphene-bypass y
-check "bad graphene-prio" 2 "expected dag, remaining or order" -- -p graphene -n 8 -t x --graphene-prio y
+check "bad graphene-prio" 2 "expected remaining, dag or order" -- -p graphene -n 8 -t x --graphene-prio y
 check "bad kappa" 2 "invalid --kappa '2'" -- -p graphene -n 8 -t x --kappa 2
 check "bigc refuses DAGs" 1 "ignores task dependencies" -- -p bigc -n 8 $NODE -t "$tmp/a.jsonl"
 printf '%s\n' '{"submit":0,"tasks":[{"duration":1,"cpu_millis":1,"memory_bytes":0}]}' \
