@@ -7,7 +7,8 @@
  * Central (params.spec_mode EBB_POL_SPEC_CENTRAL): a free slot goes to the smallest job
  * below its allotment that has work; when none has work, jobs below their allotment that
  * still run tasks that may straggle keep free slots up to what they are owed (the budget
- * of Figure 2); any other free slot goes to the smallest job with work.
+ * of Figure 2); any other free slot goes to the smallest job below its virtual size that
+ * has work (Guideline 1), and only when none is below it, to the smallest job with work.
  *
  * Decentral: every job sends params.hopper_probes reservations per task (power of many
  * choices, section 5.1) and keeps them after its tasks are placed (section 6.1). A free
@@ -157,6 +158,20 @@ hopper_pick_central (ebb_pol *p, double now_sec, uint32_t node)
     }
   if (s->nidle <= owed)
     return EBB_POL_NONE; /* kept for the stragglers (the offered node is one of nidle) */
+  /* Guideline 1: a slot no allotment claims goes first to a job still below its desired
+   * allocation V, the smallest with work (as a decentralized worker's non-refusable offer
+   * goes to the smallest unsatisfied job, section 5.2), and not to a copy of a job that holds
+   * V already: epsilon-fairness raises small jobs past V, and their unused share would
+   * otherwise feed copies past V while larger jobs' originals wait. */
+  for (uint32_t i = 0; i < s->norder; i++)
+    {
+      uint32_t job = s->order[i];
+      const ebb_spec_job *j = &s->jobs[job];
+      if (j->occupied < ebb_spec_virtual_size (p->params.spec_beta, j->remaining)
+          && ebb_spec_runnable (p, job, now_sec))
+        return job;
+    }
+  /* Every job with work holds V: the slots are not short (Guideline 3's regime). */
   for (uint32_t i = 0; i < s->norder; i++)
     if (ebb_spec_runnable (p, s->order[i], now_sec))
       return s->order[i];

@@ -136,6 +136,50 @@ test_budget_owed (void)
   ebb_pol_free (p);
 }
 
+/* Guideline 1 for a slot no allotment claims. Central hopper, 12 slots, epsilon 0. D
+ * (3 tasks, V = 4) runs alone and gets a copy of its straggler: it holds 4 = V. A (1 task,
+ * too young to judge) arrives, then B (30 tasks, V = 40): the fair share (4 each) raises A
+ * to 4, leaving D 4 and B 4; A's share past its V is nobody's, so B takes 2 more slots and
+ * one stays kept for A. LATE then names D's second straggler, and a task of B ends: the
+ * freed slot is below no allotment (D and B hold theirs), and it goes to B's waiting
+ * original (B holds fewer than V), not to a copy of D, which holds V already. */
+static void
+test_spare_slot_below_v (void)
+{
+  ebb_pol_job jobs[3] = { { .ntasks = 3, .est_task_sec = 1 },
+                          { .ntasks = 1, .est_task_sec = 100 },
+                          { .ntasks = 30, .est_task_sec = 1 } };
+  ebb_pol *p = make ("hopper", 12, jobs, EBB_POL_SPEC_CENTRAL, 0.0);
+  ebb_spec *s = p->priv;
+  fake_progress_value = 0;
+  ebb_pol_job_arrived (p, 0, 0);
+  fake_progress_value = 0.1;
+  ebb_pol_tick (p, 0.5);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 0), 4);
+  CU_ASSERT_EQUAL (p->stats.speculative_copies, 1);
+  fake_progress_value = 0;
+  ebb_pol_job_arrived (p, 0.6, 1);
+  ebb_pol_job_arrived (p, 0.7, 2);
+  CU_ASSERT_EQUAL (s->jobs[0].alloc, 4);
+  CU_ASSERT_EQUAL (s->jobs[1].alloc, 4);
+  CU_ASSERT_EQUAL (s->jobs[2].alloc, 4);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 1), 1);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 2), 6);
+  CU_ASSERT_EQUAL (s->nidle, 1);
+  fake_progress_value = 0.1;
+  ebb_pol_tick (p, 1.0);
+  CU_ASSERT_EQUAL (s->jobs[0].ncand, 1); /* D's straggler, no slot for it yet */
+  ebb_pol_clear_actions (p);
+  uint32_t node = s->jobs[2].tasks[0].node[0];
+  ebb_pol_task_finished (p, 1.0, node, 2, 0);
+  ebb_pol_action a = polfix_only (p, EBB_POL_ACT_LAUNCH);
+  CU_ASSERT_EQUAL (a.job, 2);
+  CU_ASSERT_EQUAL (a.arg, 6); /* B's next original */
+  CU_ASSERT_EQUAL (p->stats.speculative_copies, 1);
+  CU_ASSERT_EQUAL (s->nidle, 1); /* still kept for A */
+  ebb_pol_free (p);
+}
+
 /* The same arrivals under srpt: best effort keeps nothing back, B takes the free slot. */
 static void
 test_srpt_keeps_nothing (void)
@@ -695,6 +739,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_srpt_keeps_nothing),
   EBB_CU_TEST (test_srpt_copy_in_turn),
   EBB_CU_TEST (test_budget_owed),
+  EBB_CU_TEST (test_spare_slot_below_v),
   EBB_CU_TEST (test_copy_kill),
   EBB_CU_TEST (test_late_quarter),
   EBB_CU_TEST (test_probe_counts),
