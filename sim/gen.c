@@ -77,23 +77,23 @@ gen_usage (FILE *f, const char *kind)
 {
   if (!kind)
     {
-      fprintf (f,
-               "Usage: ebb-sim gen GENERATOR [OPTION...]\n"
-               "Writes a synthetic trace (see ebb-sim(1), GENERATORS).\n\n"
-               "Generators (GENERATOR --help: its options):\n"
-               "  hawk2 [--jobs N] [--interarrival S] [--seed N] [-o FILE]\n"
-               "      Hawk section 2: 95%% short jobs, 5%% long, Poisson arrivals\n"
-               "  hetero --class SHARE:TASKS:DUR...|--preset google [--jobs N] [--interarrival S]\n"
-               "      Hawk section 4: classes of jobs around centroids\n"
-               "  bigc-google [--seed N] [-o FILE]\n"
-               "      BIG-C section 5.5: the Google replay for 26 nodes, JSON lines\n"
-               "  bigc-pattern low|high|multi [--seed N] [-o FILE]\n"
-               "      BIG-C section 5.2: long jobs and a burst of short ones, JSON lines\n"
-               "  pareto --nodes M [--jobs N | --from-trace FILE] [--load L] [--beta B] [--seed N]\n"
-               "         [-o FILE]\n"
-               "      Hopper: Pareto task durations, heavy-tailed job sizes\n"
-               "  dag --jobs N --nodes M --load L [OPTION...]\n"
-               "      Graphene: DAG jobs, JSON lines\n");
+      fprintf (
+          f, "Usage: ebb-sim gen GENERATOR [OPTION...]\n"
+             "Writes a synthetic trace (see ebb-sim(1), GENERATORS).\n\n"
+             "Generators (GENERATOR --help: its options):\n"
+             "  hawk2 [--jobs N] [--interarrival S] [--seed N] [-o FILE]\n"
+             "      Hawk section 2: 95%% short jobs, 5%% long, Poisson arrivals\n"
+             "  hetero --class SHARE:TASKS:DUR...|--preset google [--jobs N] [--interarrival S]\n"
+             "      Hawk section 4: classes of jobs around centroids\n"
+             "  bigc-google [--seed N] [-o FILE]\n"
+             "      BIG-C section 5.5: the Google replay for 26 nodes, JSON lines\n"
+             "  bigc-pattern low|high|multi [--seed N] [-o FILE]\n"
+             "      BIG-C section 5.2: long jobs and a burst of short ones, JSON lines\n"
+             "  pareto --nodes M [--jobs N | --from-trace FILE] [--load L] [--beta B] [--seed N]\n"
+             "         [-o FILE]\n"
+             "      Hopper: Pareto task durations, heavy-tailed job sizes\n"
+             "  dag --jobs N --nodes M --load L [OPTION...]\n"
+             "      Graphene: DAG jobs, JSON lines\n");
       return;
     }
   if (strcmp (kind, "hetero") == 0)
