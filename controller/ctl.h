@@ -294,6 +294,8 @@ void ebb_ctl_config_free (ebb_ctl_config *cfg);
 /* Fills params from --policy-opt KEY=VALUE items (ebb-sim's flag names). Returns 0, or
  * negative with *err naming the bad item. */
 int ebb_ctl_policy_params (char *const *opts, ebb_pol_params *p, ebb_error **err);
+/* 0 when the controller can run policy `name`, else a negative code with err saying why. */
+int ebb_ctl_policy_runnable (const char *name, ebb_error **err);
 
 /* store.c */
 int ebb_ctl_store_open (ebb_ctl *c, ebb_error **err);

@@ -162,19 +162,8 @@ policy_setup (ebb_ctl *c, ebb_error **err)
       free (c->cfg->policy);
       c->cfg->policy = ebb_xstrdup ("hawk");
     }
-  if (ebb_pol_lookup (c->cfg->policy)->speculative)
-    return ebb_error_set (err, EINVAL,
-                          "policy '%s' runs copies of tasks, which only ebb-sim supports so far",
-                          c->cfg->policy);
-  if (ebb_pol_lookup (c->cfg->policy)->dag)
-    return ebb_error_set (err, EINVAL,
-                          "policy '%s' schedules DAG jobs, which only ebb-sim supports so far",
-                          c->cfg->policy);
-  if (ebb_pol_lookup (c->cfg->policy)->timed_probes)
-    return ebb_error_set (
-        err, EINVAL,
-        "policy '%s' rotates probes in timed rounds, which only ebb-sim supports so far",
-        c->cfg->policy);
+  if (ebb_ctl_policy_runnable (c->cfg->policy, err) < 0)
+    return -EINVAL;
   if (ebb_ctl_policy_params (c->cfg->policy_opt, &c->params, err) < 0)
     return -EINVAL;
   c->res_mode = ebb_pol_lookup (c->cfg->policy)->needs_resources;

@@ -38,32 +38,40 @@ validate_policy_opt (const ebb_conf_setting *s, const void *value, ebb_error **e
 }
 
 /* A policy of libebb-policy the controller can run: known (ebb falls back to hawk in a
- * build without it, daemon.c), not speculative (copies of tasks) and not for DAG jobs
- * (ebb-sim only, both). Checked
- * here so a wrong name is a configuration error (exit 2), in the file or on SIGHUP too. */
-static int
-validate_policy (const ebb_conf_setting *s, const void *value, ebb_error **err)
+ * build without it, daemon.c), not speculative (copies of tasks), not for DAG jobs and not
+ * rotating probes in timed rounds (ebb-sim only, all three). */
+int
+ebb_ctl_policy_runnable (const char *name, ebb_error **err)
 {
-  const char *v = value;
-  (void)s;
-  const ebb_pol_ops *ops = ebb_pol_lookup (v);
-  if (!ops && strcmp (v, "ebb") != 0)
-    return ebb_error_set (err, EBB_EPARSE, "unknown policy '%s' (ebb-sim --list-policies)", v);
+  const ebb_pol_ops *ops = ebb_pol_lookup (name);
+  if (!ops && strcmp (name, "ebb") != 0)
+    return ebb_error_set (err, EBB_EPARSE, "unknown policy '%s' (ebb-sim --list-policies)", name);
   if (ops && ops->speculative)
-    return ebb_error_set (
-        err, EBB_EPARSE, "policy '%s' runs copies of tasks, which only ebb-sim supports so far", v);
+    return ebb_error_set (err, EBB_EPARSE,
+                          "policy '%s' runs copies of tasks, which only ebb-sim supports so far",
+                          name);
   /* A DAG policy needs every job's graph (ebb_pol_job.dag), which the controller's jobs do
    * not have: it would abort at the first job. */
   if (ops && ops->dag)
     return ebb_error_set (err, EBB_EPARSE,
-                          "policy '%s' schedules DAG jobs, which only ebb-sim supports so far", v);
+                          "policy '%s' schedules DAG jobs, which only ebb-sim supports so far",
+                          name);
   /* The controller sends a probe action's agent call at once (its delay models the network
    * in ebb-sim): rotation rounds that must arrive after their delay would abort. */
   if (ops && ops->timed_probes)
     return ebb_error_set (
         err, EBB_EPARSE,
-        "policy '%s' rotates probes in timed rounds, which only ebb-sim supports so far", v);
+        "policy '%s' rotates probes in timed rounds, which only ebb-sim supports so far", name);
   return 0;
+}
+
+/* Checked here so a wrong name is a configuration error (exit 2), in the file or on SIGHUP
+ * too. */
+static int
+validate_policy (const ebb_conf_setting *s, const void *value, ebb_error **err)
+{
+  (void)s;
+  return ebb_ctl_policy_runnable (value, err);
 }
 
 #define OFF(f) offsetof (ebb_ctl_config, f)
