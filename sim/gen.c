@@ -4,7 +4,9 @@
  *   hetero  the method of Hawk §4: per class, task count and mean task duration exponential
  *           around a centroid; task durations Gaussian with sd = 2 x mean, negatives redrawn.
  *           --preset google gives two classes in the Google 2011 proportions Hawk §2 reports
- *           (top 10% of jobs: ~84% of task-seconds, 28% of tasks). */
+ *           (top 10% of jobs: ~84% of task-seconds, 28% of tasks). Arrivals: Poisson with
+ *           a given mean interarrival, or (--load, --nodes) at the rate that offers a load
+ *           counted from the task-seconds drawn, which are about twice the centroids'. */
 #include "config.h"
 
 #include "sim/dag.h"
@@ -20,7 +22,9 @@
 typedef struct gen_opts
 {
   uint64_t jobs, seed;
-  double interarrival_sec;
+  double interarrival_sec, load;
+  uint64_t nodes;
+  int has_interarrival;
   const char *out;
   ebb_sim_gen_class classes[GEN_MAX_CLASSES];
   size_t nclasses;
@@ -37,6 +41,8 @@ enum
   GEN_PRESET = 1 << 4,
   GEN_OUT = 1 << 5,
   GEN_HELP = 1 << 6,
+  GEN_LOAD = 1 << 7,
+  GEN_NODES = 1 << 8,
 };
 
 static const struct
@@ -48,6 +54,13 @@ static const struct
   { 'j', GEN_JOBS, "jobs", "  --jobs N                 jobs to generate (default 1000)\n" },
   { 'i', GEN_IAT, "interarrival",
     "  --interarrival S         mean of the exponential interarrival in s (default 50)\n" },
+  { 'L', GEN_LOAD, "load",
+    "  --load L                 instead of --interarrival: Poisson arrivals offering L,\n"
+    "                           the task-seconds drawn over M x the span of the\n"
+    "                           arrivals (the mean gap is a job's mean task-seconds\n"
+    "                           over L x M); needs --nodes\n" },
+  { 'n', GEN_NODES, "nodes",
+    "  --nodes M                single-slot nodes the --load refers to\n" },
   { 's', GEN_SEED, "seed", "  --seed N                 random seed (default 1)\n" },
   { 'c', GEN_CLASS, "class",
     "  --class SHARE:TASKS:DUR  a class (share of jobs, mean tasks per job, mean task\n"
@@ -65,7 +78,8 @@ gen_takes (const char *kind)
   if (strcmp (kind, "hawk2") == 0)
     return GEN_JOBS | GEN_IAT | GEN_SEED | GEN_OUT | GEN_HELP;
   if (strcmp (kind, "hetero") == 0)
-    return GEN_JOBS | GEN_IAT | GEN_SEED | GEN_CLASS | GEN_PRESET | GEN_OUT | GEN_HELP;
+    return GEN_JOBS | GEN_IAT | GEN_LOAD | GEN_NODES | GEN_SEED | GEN_CLASS | GEN_PRESET | GEN_OUT
+           | GEN_HELP;
   if (strcmp (kind, "bigc-google") == 0 || strcmp (kind, "bigc-pattern") == 0)
     return GEN_SEED | GEN_OUT | GEN_HELP;
   return 0;
@@ -83,7 +97,8 @@ gen_usage (FILE *f, const char *kind)
              "Generators (GENERATOR --help: its options):\n"
              "  hawk2 [--jobs N] [--interarrival S] [--seed N] [-o FILE]\n"
              "      Hawk section 2: 95%% short jobs, 5%% long, Poisson arrivals\n"
-             "  hetero --class SHARE:TASKS:DUR...|--preset google [--jobs N] [--interarrival S]\n"
+             "  hetero --class SHARE:TASKS:DUR...|--preset google [--jobs N]\n"
+             "         [--interarrival S | --load L --nodes M] [--seed N] [-o FILE]\n"
              "      Hawk section 4: classes of jobs around centroids\n"
              "  bigc-google [--seed N] [-o FILE]\n"
              "      BIG-C section 5.5: the Google replay for 26 nodes, JSON lines\n"
@@ -144,6 +159,7 @@ parse_gen_args (gen_opts *o, const char *kind, int argc, char **argv)
     { "jobs", required_argument, NULL, 'j' },   { "interarrival", required_argument, NULL, 'i' },
     { "seed", required_argument, NULL, 's' },   { "class", required_argument, NULL, 'c' },
     { "preset", required_argument, NULL, 'P' }, { "output", required_argument, NULL, 'o' },
+    { "load", required_argument, NULL, 'L' },   { "nodes", required_argument, NULL, 'n' },
     { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
   };
   int c;
@@ -168,6 +184,16 @@ parse_gen_args (gen_opts *o, const char *kind, int argc, char **argv)
           o->interarrival_sec = strtod (optarg, &end);
           if (*end || errno || !(o->interarrival_sec > 0) || o->interarrival_sec > 1e9)
             return fprintf (stderr, "ebb-sim gen: invalid --interarrival '%s'\n", optarg), -1;
+          o->has_interarrival = 1;
+          break;
+        case 'L':
+          o->load = strtod (optarg, &end);
+          if (*end || errno || !(o->load > 0) || o->load > 1e6)
+            return fprintf (stderr, "ebb-sim gen: invalid --load '%s'\n", optarg), -1;
+          break;
+        case 'n':
+          if (ebb_sim_gen_parse_u64 (optarg, 1, UINT32_MAX, &o->nodes) < 0)
+            return fprintf (stderr, "ebb-sim gen: invalid --nodes '%s'\n", optarg), -1;
           break;
         case 's':
           o->seed = strtoull (optarg, &end, 10);
@@ -238,6 +264,11 @@ ebb_sim_gen_main (int argc, char **argv)
   int bigc = pattern || strcmp (kind, "bigc-google") == 0;
   if (!hawk2 && !bigc && o.nclasses == 0)
     return fprintf (stderr, "ebb-sim gen hetero: give --class or --preset\n"), 2;
+  if (o.load > 0 && o.has_interarrival)
+    return fprintf (stderr, "ebb-sim gen %s: --load and --interarrival exclude each other\n", kind),
+           2;
+  if ((o.load > 0) != (o.nodes > 0))
+    return fprintf (stderr, "ebb-sim gen %s: --load and --nodes go together\n", kind), 2;
   ebb_rng rng;
   ebb_rng_seed (&rng, o.seed);
   ebb_sim_trace *t = ebb_sim_trace_new ();
@@ -253,6 +284,9 @@ ebb_sim_gen_main (int argc, char **argv)
     ebb_sim_gen_bigc_google (t, &rng);
   else if (hawk2)
     ebb_sim_gen_hawk2 (t, (uint32_t)o.jobs, o.interarrival_sec, &rng);
+  else if (o.load > 0)
+    ebb_sim_gen_hetero_load (t, (uint32_t)o.jobs, (uint32_t)o.nodes, o.load, o.classes, o.nclasses,
+                             &rng);
   else
     ebb_sim_gen_hetero (t, (uint32_t)o.jobs, o.interarrival_sec, o.classes, o.nclasses, &rng);
   return ebb_sim_gen_output (t, o.out, "ebb-sim gen");

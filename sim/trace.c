@@ -476,3 +476,22 @@ ebb_sim_gen_hetero (ebb_sim_trace *t, uint32_t njobs, double interarrival_sec,
       now += ebb_rng_exponential (rng, interarrival_sec);
     }
 }
+
+void
+ebb_sim_gen_hetero_load (ebb_sim_trace *t, uint32_t njobs, uint32_t nodes, double load,
+                         const ebb_sim_gen_class *classes, size_t nclasses, ebb_rng *rng)
+{
+  uint32_t first = t->njobs;
+  uint64_t first_task = t->ntasks_total;
+  /* Unit gaps: an exponential draw is its mean times -log(1 - u), so scaling these by the
+   * mean gap gives the arrivals --interarrival would draw with that mean, the same jobs. */
+  ebb_sim_gen_hetero (t, njobs, 1, classes, nclasses, rng);
+  double work = 0;
+  for (uint64_t i = first_task; i < t->ntasks_total; i++)
+    work += round (t->dur_sec[i] * 1000) / 1000; /* as written: 3 decimals */
+  /* The work drawn, not the classes' centroids: a Gaussian of sd 2 x mean redrawn while
+   * negative has a mean of 2.02 x its mean parameter. The definition of gen pareto's. */
+  double interarrival = work / ((double)njobs * load * nodes);
+  for (uint32_t j = first; j < t->njobs; j++)
+    t->submit_sec[j] *= interarrival;
+}

@@ -85,6 +85,13 @@ void ebb_sim_gen_hawk2 (ebb_sim_trace *t, uint32_t njobs, double interarrival_se
 /* Generates njobs jobs drawn from the classes (shares need not sum to 1). */
 void ebb_sim_gen_hetero (ebb_sim_trace *t, uint32_t njobs, double interarrival_sec,
                          const ebb_sim_gen_class *classes, size_t nclasses, ebb_rng *rng);
+/* The same jobs with the arrivals scaled so that they offer `load` x the capacity of `nodes`
+ * single-slot nodes, counting the task-seconds actually drawn: the mean gap is the mean work
+ * of a job over load x nodes (gen pareto's definition), so over the trace's span the
+ * task-seconds are about load x nodes x span. The jobs are those ebb_sim_gen_hetero draws
+ * with the same rng, the arrivals its arrivals at that mean gap. */
+void ebb_sim_gen_hetero_load (ebb_sim_trace *t, uint32_t njobs, uint32_t nodes, double load,
+                              const ebb_sim_gen_class *classes, size_t nclasses, ebb_rng *rng);
 
 /* BIG-C's workloads (sim/gen-bigc.c): the Google replay of section 5.5 and the patterns of
  * section 5.2 (kind low, high or multi; returns -1 for another kind). */

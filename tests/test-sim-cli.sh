@@ -32,6 +32,20 @@ check "gen bigc-google refuses --jobs" 2 "bigc-google: --jobs does not apply" --
 check "gen hawk2 refuses --preset" 2 "hawk2: --preset does not apply" -- gen hawk2 --preset google
 check "gen bigc-pattern help" 0 "Usage: ebb-sim gen bigc-pattern" -- gen bigc-pattern --help
 check "gen" 0 "" -- gen hetero --preset google --jobs 300 --interarrival 2 --seed 4 -o "$tmp/g.tr"
+# --load: the offered load (task-seconds over nodes x span of the arrivals) is the one asked,
+# within a few % over 5000 jobs; the jobs are those of --interarrival with the same seed.
+"$sim" gen hetero --preset google --jobs 5000 --load 0.8 --nodes 200 --seed 4 -o "$tmp/l.tr" \
+  && "$sim" gen hetero --preset google --jobs 5000 --interarrival 9 --seed 4 -o "$tmp/i.tr" \
+  && awk '{ for (i = 4; i <= NF; i++) w += $i; if (NR == 1) first = $1; last = $1 }
+          END { load = w / (200 * (last - first)); print "offered load", load
+                exit !(NR == 5000 && load > 0.8 * 0.97 && load < 0.8 * 1.03) }' "$tmp/l.tr" \
+  && cut -d' ' -f2- "$tmp/l.tr" >"$tmp/l.jobs" && cut -d' ' -f2- "$tmp/i.tr" >"$tmp/i.jobs" \
+  && cmp -s "$tmp/l.jobs" "$tmp/i.jobs" \
+  && echo "ok: gen hetero --load offers the load" || { echo "FAIL: gen hetero --load"; fail=1; }
+check "gen hetero --load with --interarrival" 2 "exclude each other" -- gen hetero --preset google --load 0.8 --nodes 200 --interarrival 2
+check "gen hetero --load without --nodes" 2 "go together" -- gen hetero --preset google --load 0.8
+check "gen hetero --load 0" 2 "invalid --load '0'" -- gen hetero --preset google --load 0 --nodes 3
+check "gen hawk2 refuses --load" 2 "hawk2: --load does not apply" -- gen hawk2 --load 0.5
 run () { "$sim" -p hawk -n 200 -t "$tmp/g.tr" --cutoff 400 --json --seed "$1" | \
   sed -e 's/"wall_seconds":[0-9.e+-]*,//' -e 's/"peak_rss_bytes":[0-9-]*,//' \
       -e 's/"events_per_second":[0-9.e+-]*,//' -e 's/"engine_seconds":[0-9.e+-]*,//'; }

@@ -5,6 +5,7 @@
 #include "tests/cu.h"
 
 #include <math.h>
+#include <string.h>
 
 static int
 parse (const char *text, ebb_sim_trace **out, ebb_error **err)
@@ -140,6 +141,42 @@ test_gen_hetero_roundtrip (void)
   ebb_sim_trace_free (t);
 }
 
+/* Hetero at a load: the jobs --interarrival draws with the same seed, the arrivals scaled by
+ * one factor, the mean gap a job's mean task-seconds over load x nodes; over 4000 jobs the
+ * offered load (task-seconds over nodes x span) is the one asked within a few %, though the
+ * classes' centroids would say about half of it. */
+static void
+test_gen_hetero_load (void)
+{
+  ebb_sim_gen_class c[2] = { { 0.9, 7, 175 }, { 0.1, 24, 2700 } };
+  ebb_rng rng;
+  ebb_rng_seed (&rng, 3);
+  ebb_sim_trace *unit = ebb_sim_trace_new ();
+  ebb_sim_gen_hetero (unit, 4000, 1, c, 2, &rng);
+  ebb_rng_seed (&rng, 3);
+  ebb_sim_trace *t = ebb_sim_trace_new ();
+  ebb_sim_gen_hetero_load (t, 4000, 200, 0.8, c, 2, &rng);
+  CU_ASSERT_EQUAL_FATAL (t->njobs, unit->njobs);
+  CU_ASSERT_EQUAL_FATAL (t->ntasks_total, unit->ntasks_total);
+  CU_ASSERT_EQUAL (memcmp (t->dur_sec, unit->dur_sec, t->ntasks_total * sizeof (double)), 0);
+  double work = 0;
+  for (uint64_t i = 0; i < t->ntasks_total; i++)
+    work += t->dur_sec[i];
+  double gap = work / (4000 * 0.8 * 200);
+  int scaled = 1;
+  for (uint32_t j = 0; j < t->njobs; j++)
+    scaled &= t->ntasks[j] == unit->ntasks[j] && t->mean_sec[j] == unit->mean_sec[j]
+              && fabs (t->submit_sec[j] - unit->submit_sec[j] * gap) <= 1e-6 * gap * (j + 1);
+  CU_ASSERT (scaled);
+  double span = t->submit_sec[t->njobs - 1] - t->submit_sec[0];
+  double load = work / (200 * span);
+  CU_ASSERT (load > 0.8 * 0.96 && load < 0.8 * 1.04);
+  double nominal = 4000 * (0.9 * 7 * 175 + 0.1 * 24 * 2700) / (200 * span);
+  CU_ASSERT (nominal < 0.6 * load);
+  ebb_sim_trace_free (unit);
+  ebb_sim_trace_free (t);
+}
+
 /* The generators' integer options: digits only, within the bounds. */
 static void
 test_gen_parse_u64 (void)
@@ -185,7 +222,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_gen_parse_u64),        EBB_CU_TEST (test_gen_output),
   EBB_CU_TEST (test_reads_good_trace),     EBB_CU_TEST (test_rejects_malformed_lines),
   EBB_CU_TEST (test_missing_file),         EBB_CU_TEST (test_gen_hawk2),
-  EBB_CU_TEST (test_gen_hetero_roundtrip),
+  EBB_CU_TEST (test_gen_hetero_roundtrip), EBB_CU_TEST (test_gen_hetero_load),
 };
 
 EBB_CU_MAIN ("sim-trace", NULL, NULL, tests)
