@@ -2,7 +2,8 @@
 # Peacock's own ablations (the paper's Fig. 6) on the workloads of peacock-fidelity.sh:
 # peacock, peacock --no-rotation (probes stay where they land) and peacock
 # --threshold-scale 0 (every probe is past its threshold at once: FIFO queues, no
-# reordering), median of seeds 1-5 of the mean job completion time.
+# reordering), median of seeds 1-5 of the mean job completion time. Google loads are
+# offered loads of the task-seconds drawn (gen hetero --load).
 # Usage: bench/peacock-ablation.sh [OUTDIR]   (writes peacock-ablation.csv)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,7 +14,6 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gnodes=200 ynodes=4000
 gclasses="--class 0.9:7:175 --class 0.1:24:2700"
-gwork=$(awk 'BEGIN { print 0.9 * 7 * 175 + 0.1 * 24 * 2700 }')
 mean_jct () {
   awk -v sc="$(jget "$1" short count)" -v sm="$(jget "$1" short mean)" \
       -v lc="$(jget "$1" long count)" -v lm="$(jget "$1" long mean)" \
@@ -36,8 +36,7 @@ for wl in google yahoo; do
       else
         nodes=$gnodes cut=1000
         # shellcheck disable=SC2086
-        "$SIM" gen hetero $gclasses --jobs 500 --seed "$s" \
-          --interarrival "$(awk -v w="$gwork" -v n="$nodes" -v L="$L" 'BEGIN { print w / (n * L) }')" -o "$tr"
+        "$SIM" gen hetero $gclasses --jobs 500 --seed "$s" --load "$L" --nodes "$nodes" -o "$tr"
       fi
       for v in full no-rotation no-reordering; do
         case $v in

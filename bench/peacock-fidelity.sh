@@ -7,7 +7,9 @@
 #       - google: `ebb-sim gen hetero` with the classes of its Google preset (90% of jobs
 #                 of 175 s tasks, 10% of 2700 s tasks) and task counts scaled down 5x with
 #                 the cluster (7 and 24 tasks, 200 nodes), 500 jobs, Poisson arrivals at the
-#                 target load. The Google trace itself is not available offline. Peacock's
+#                 target load counted from the task-seconds drawn (`--load`: the durations
+#                 average about twice the centroids). The Google trace itself is not
+#                 available offline. Peacock's
 #                 cost grows with waiting probes x waiting time (every waiting probe moves
 #                 once per rotation round), hence the small cluster.
 #     Seeds 1-5 (policy seed; for google also the trace seed); the medians.
@@ -24,9 +26,8 @@ trap 'rm -rf "$work"' EXIT
 loads="0.2 0.5 0.8 1.0 2.0 3.0"
 seeds="1 2 3 4 5"
 gnodes=200 ynodes=4000
-# Google-like classes (share:tasks:seconds); mean work per job in task seconds:
+# Google-like classes (share:tasks:seconds).
 gclasses="--class 0.9:7:175 --class 0.1:24:2700"
-gwork=$(awk 'BEGIN { print 0.9 * 7 * 175 + 0.1 * 24 * 2700 }')
 
 # mean_jct JSON: mean completion time over all jobs, from the per-class counts and means.
 mean_jct () {
@@ -47,9 +48,7 @@ yahoo_trace () {
 
 google_trace () { # google_trace LOAD SEED FILE
   # shellcheck disable=SC2086
-  "$SIM" gen hetero $gclasses --jobs 500 --seed "$2" \
-    --interarrival "$(awk -v w="$gwork" -v n="$gnodes" -v L="$1" 'BEGIN { print w / (n * L) }')" \
-    -o "$3"
+  "$SIM" gen hetero $gclasses --jobs 500 --seed "$2" --load "$1" --nodes "$gnodes" -o "$3"
 }
 
 runs=$out/peacock-runs.csv

@@ -3,7 +3,9 @@
 # report less its timings (wall_seconds, engine_seconds, events_per_second, peak_rss_bytes)
 # byte-identical on 14 runs, YH2_sub at 4,000 nodes with the options that change its paths
 # (seeds, cutoff, rotation interval, threshold scale, no rotation), the Google-like trace
-# of doc/peacock-fidelity.md at 200 nodes (80% and 200% load) and FB_synthetic_2000 at 1,000
+# of doc/peacock-fidelity.md at 200 nodes (interarrivals 11.85 and 4.74 s: offered loads of
+# 5.5 and 13.7, task-seconds over nodes x span; heavy queues, many rotations; --interarrival
+# so that an older build generates them too) and FB_synthetic_2000 at 1,000
 # nodes. For speed work on policies/peacock.c, which must not change a result: build the
 # commit before in another tree, then compare. About 1 minute of CPU per build.
 # Usage: bench/peacock-same.sh OLD_SIM NEW_SIM
