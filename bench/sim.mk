@@ -13,6 +13,7 @@ EXTRA_DIST += bench/sim-lib.sh bench/sim-fidelity.sh bench/sim-sweep.sh bench/si
 	bench/sim-hopper-fb.sh bench/sim-hopper-fb.csv bench/sim-hopper-fb-runs.csv \
 	bench/peacock-fidelity.sh bench/peacock-perf.sh bench/peacock-same.sh bench/peacock-ablation.sh \
 	bench/peacock-authors.sh bench/peacock-authors.txt \
+	bench/peacock-scale.sh bench/peacock-scale.csv \
 	bench/peacock-ablation.csv bench/peacock-runs.csv \
 	bench/peacock-loads.csv bench/peacock-sweep.csv bench/peacock-loads.png bench/peacock-perf.txt \
 	bench/sim-graphene.sh bench/sim-graphene.csv bench/sim-graphene-median.csv \
@@ -48,6 +49,8 @@ bench-sim: sim/ebb-sim bench/graphene-offline
 	  sh $(abs_top_srcdir)/bench/peacock-fidelity.sh bench-sim
 	SIM=$(abs_top_builddir)/sim/ebb-sim TRACES=$(EBB_TRACES) \
 	  sh $(abs_top_srcdir)/bench/peacock-ablation.sh bench-sim
+	SIM=$(abs_top_builddir)/sim/ebb-sim TRACES=$(EBB_TRACES) \
+	  sh $(abs_top_srcdir)/bench/peacock-scale.sh bench-sim
 	SIM=$(abs_top_builddir)/sim/ebb-sim TRACES=$(EBB_TRACES) \
 	  sh $(abs_top_srcdir)/bench/peacock-perf.sh
 .PHONY: bench-sim
