@@ -42,7 +42,7 @@ csv=$out/peacock-scale.csv
 echo "load,policy,mean_jct,short_mean,long_mean,rotations" >"$csv"
 for L in $loads; do
   for p in $policies; do
-    echo "$L,$p,$(med "$L" $p 4),$(med "$L" $p 5),$(med "$L" $p 6),$(med "$L" $p 7 %d)" >>"$csv"
+    echo "$L,$p,$(med "$L" "$p" 4),$(med "$L" "$p" 5),$(med "$L" "$p" 6),$(med "$L" "$p" 7 %d)" >>"$csv"
   done
 done
 cat "$csv"
