@@ -176,12 +176,7 @@ for lb in 0.6,1.5 0.7,1.5 0.8,1.5 0.9,1.5 1.0,1.5 1.1,1.5 1.2,1.5 "$ref",1.2 "$r
 done
 # Per load and beta, medians over seeds of the bound, srpt, and of the per-seed headroom
 # (1 - bound / srpt) and gain (1 - hopper / srpt), both modes.
-awk -F, -v OFS=, '
-  function med(key, n,   i, j, t, a) {
-    for (i = 1; i <= n; i++) a[i] = V[key, i]
-    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-  }
+awk -F, -v OFS=, "$sim_awk_med"'
   FILENAME == ARGV[1] { b[$1 "," $2, $3] = $4; if (!(($1 "," $2) in seen)) { seen[$1 "," $2] = 1; order[++n] = $1 "," $2 }; next }
   FNR > 1 && (($1 == "load") || ($1 == "beta" && $4 != "1.5")) { m[$3 "," $4, $2, $9, $8] = $10 }
   END {
@@ -203,12 +198,7 @@ awk -F, -v OFS=, '
   }' "$bound" "$runs" >"$out/sim-hopper-headroom.csv"
 
 # Medians over seeds per configuration.
-awk -F, -v OFS=, '
-  function med(key, n,   i, j, t, a) {
-    for (i = 1; i <= n; i++) a[i] = V[key, i]
-    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-  }
+awk -F, -v OFS=, "$sim_awk_med"'
   NR == 1 { next }
   {
     cfg = $1 OFS $2 OFS $3 OFS $4 OFS $5 OFS $6 OFS $7
