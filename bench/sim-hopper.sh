@@ -16,8 +16,9 @@
 #            Figure 3 (job completion time against slots / tasks)
 #   bins     Figure 7, by job size, at load 0.8 on the testbed's 3200 slots and on 200
 #   bound    srpt central on the same traces with 50 times the slots: nothing waits for a slot,
-#            the mean job time no scheduler of the 3200 slots can beat (LATE's copies
-#            included); headroom = 1 - bound / srpt, what any allocation could gain
+#            the mean job time no scheduler of the 3200 slots that speculates through LATE
+#            can beat (LATE copies about every task there); headroom = 1 - bound / srpt,
+#            what any allocation of LATE's copies could gain
 #   fb       the load sweep (and beta 1.2, 1.8) with the bound on the Facebook trace's jobs
 #            and arrival order (bench/sim-hopper-fb.sh, its own CSVs; TRACES: the directory
 #            with FB_synthetic_2000.tr)
