@@ -50,12 +50,7 @@ for beta in $betas; do
   done
 done
 
-awk -F, -v OFS=, '
-  function med(key, n,   i, j, t, a) {
-    for (i = 1; i <= n; i++) a[i] = V[key, i]
-    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-  }
+awk -F, -v OFS=, "$sim_awk_med"'
   NR == 1 { next }
   {
     c = $1 OFS $2

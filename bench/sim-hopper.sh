@@ -16,8 +16,9 @@
 #            Figure 3 (job completion time against slots / tasks)
 #   bins     Figure 7, by job size, at load 0.8 on the testbed's 3200 slots and on 200
 #   bound    srpt central on the same traces with 50 times the slots: nothing waits for a slot,
-#            the mean job time no scheduler of the 3200 slots can beat (LATE's copies
-#            included); headroom = 1 - bound / srpt, what any allocation could gain
+#            the mean job time no scheduler of the 3200 slots that speculates through LATE
+#            can beat (LATE copies about every task there); headroom = 1 - bound / srpt,
+#            what any allocation of LATE's copies could gain
 #   fb       the load sweep (and beta 1.2, 1.8) with the bound on the Facebook trace's jobs
 #            and arrival order (bench/sim-hopper-fb.sh, its own CSVs; TRACES: the directory
 #            with FB_synthetic_2000.tr)
@@ -176,12 +177,7 @@ for lb in 0.6,1.5 0.7,1.5 0.8,1.5 0.9,1.5 1.0,1.5 1.1,1.5 1.2,1.5 "$ref",1.2 "$r
 done
 # Per load and beta, medians over seeds of the bound, srpt, and of the per-seed headroom
 # (1 - bound / srpt) and gain (1 - hopper / srpt), both modes.
-awk -F, -v OFS=, '
-  function med(key, n,   i, j, t, a) {
-    for (i = 1; i <= n; i++) a[i] = V[key, i]
-    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-  }
+awk -F, -v OFS=, "$sim_awk_med"'
   FILENAME == ARGV[1] { b[$1 "," $2, $3] = $4; if (!(($1 "," $2) in seen)) { seen[$1 "," $2] = 1; order[++n] = $1 "," $2 }; next }
   FNR > 1 && (($1 == "load") || ($1 == "beta" && $4 != "1.5")) { m[$3 "," $4, $2, $9, $8] = $10 }
   END {
@@ -203,12 +199,7 @@ awk -F, -v OFS=, '
   }' "$bound" "$runs" >"$out/sim-hopper-headroom.csv"
 
 # Medians over seeds per configuration.
-awk -F, -v OFS=, '
-  function med(key, n,   i, j, t, a) {
-    for (i = 1; i <= n; i++) a[i] = V[key, i]
-    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-  }
+awk -F, -v OFS=, "$sim_awk_med"'
   NR == 1 { next }
   {
     cfg = $1 OFS $2 OFS $3 OFS $4 OFS $5 OFS $6 OFS $7

@@ -20,3 +20,13 @@ run_sim () {
 
 # ratio A B: A/B with 3 decimals.
 ratio () { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "nan"; else printf "%.3f\n", a / b }'; }
+
+# sim_awk_med: the awk function med(key, n), the median of V[key, 1..n] (the global array
+# V filled by the caller; n >= 1), for the medians over seeds; prepend it to a program:
+#   awk "$sim_awk_med"'{ ... med("x", n) ... }'
+sim_awk_med='
+  function med(key, n,   i, j, t, a) {
+    for (i = 1; i <= n; i++) a[i] = V[key, i]
+    for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+  }'
