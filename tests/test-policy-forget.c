@@ -478,6 +478,50 @@ forget_failed_with (int consent, int expect)
   ebb_pol_free (p);
 }
 
+/* ebb never kills, but a job fails when the environment reports its tasks killed (a lost
+ * node): its task still queued is dropped then, never launched, and once its running task
+ * ends nothing of it is placed and it is forgotten; its id then serves a new job. */
+static void
+test_forget_failed_job_ebb (void)
+{
+  ebb_pol_params params;
+  ebb_pol_params_default (&params);
+  params.nnodes = 1;
+  params.cutoff_sec = 10;
+  params.kill_attempts = 1;
+  params.node_cap = (ebb_pol_res){ 2000, 1LL << 30 };
+  ebb_pol_job jobs[1] = { { .ntasks = 3, .est_task_sec = 20, .demand = { 1000, 1 << 20 } } };
+  ebb_error *err = NULL;
+  ebb_pol *p = ebb_pol_new ("ebb", &params, jobs, &err);
+  ebb_error_free (&err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+  ebb_pol_job_arrived (p, 0, 0);
+  CU_ASSERT_EQUAL_FATAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 2); /* the third one queued */
+  uint32_t node = polfix_first (p, EBB_POL_ACT_LAUNCH).node;
+  ebb_pol_clear_actions (p);
+  ebb_pol_task_killed (p, 1, node, 0, 0);
+  CU_ASSERT_EQUAL (jobs[0].failed, 1);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0); /* the queued one is dropped */
+  ebb_pol_clear_actions (p);
+  CU_ASSERT_EQUAL (ebb_pol_job_placed (p, 0), 1);
+  CU_ASSERT_EQUAL (ebb_pol_job_forget (p, 0), 0); /* its second task still runs */
+  ebb_pol_task_finished (p, 20, node, 0, 1);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0);
+  ebb_pol_clear_actions (p);
+  CU_ASSERT_EQUAL (ebb_pol_job_placed (p, 0), 0);
+  CU_ASSERT_EQUAL (ebb_pol_job_forget (p, 0), 1);
+  CU_ASSERT_PTR_NULL (jobs[0].tasks);
+  jobs[0] = (ebb_pol_job){ .ntasks = 2, .est_task_sec = 20, .demand = { 1000, 1 << 20 } };
+  ebb_pol_job_arrived (p, 21, 0);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 0), 2);
+  ebb_pol_clear_actions (p);
+  ebb_pol_task_finished (p, 40, node, 0, 0);
+  ebb_pol_task_finished (p, 41, node, 0, 1);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0); /* nothing of the old job */
+  CU_ASSERT_EQUAL (ebb_pol_job_forget (p, 0), 1);
+  ebb_pol_free (p);
+}
+
 static void
 test_forget_failed_job (void)
 {
@@ -488,7 +532,7 @@ test_forget_failed_job (void)
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_reuse_same_decisions),    EBB_CU_TEST (test_forget_refused_while_running),
   EBB_CU_TEST (test_forget_waits_for_probes), EBB_CU_TEST (test_forget_needs_policy_consent),
-  EBB_CU_TEST (test_forget_failed_job),
+  EBB_CU_TEST (test_forget_failed_job),       EBB_CU_TEST (test_forget_failed_job_ebb),
 };
 
 EBB_CU_MAIN ("policy-forget", NULL, NULL, tests)
