@@ -19,7 +19,7 @@
 # container was still suspended).
 #
 # Needs root, docker.io, runc and busybox-static (scripts/install-deps.sh installs them);
-# exit 77 without them (a failure under EBB_TEST_STRICT=1). Time budget: about 60 s.
+# exit 77 without them (a failure under EBB_TEST_STRICT=1). Time budget: about 30 s.
 here=$(cd "$(dirname "$0")" && pwd)
 : "${EBB_TOP_SRCDIR:=$here/..}"
 . "$EBB_TOP_SRCDIR/tests/controller/lib.sh"
