@@ -151,7 +151,10 @@ run_event (ebb_ctl *c, const ebb_ctl_pevent *e)
       ebb_ctl_pjob_forget (c, e->job); /* a killed task was its batch's last */
     }
   else if (e->kind == PEV_KILLED)
-    ebb_pol_task_killed (c->pol, now, e->node, e->job, e->arg);
+    {
+      ebb_pol_task_killed (c->pol, now, e->node, e->job, e->arg);
+      ebb_ctl_pjob_forget (c, e->job); /* the last placed task of a failed batch */
+    }
 }
 
 /* Runs the policy's actions and the events they cause until nothing is left. Re-entrant

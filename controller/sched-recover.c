@@ -105,6 +105,9 @@ ebb_ctl_pol_killed (ebb_ctl *c, ebb_ctl_task *t, const char *why)
           t->finished_at = ebb_ctl_now ();
           ebb_ctl_store_task (c, t);
         }
+      /* A failed batch's last placed task: the policy's state of it goes (policies that
+       * allow: ops.forgets_failed_jobs), as after a batch's last task ended. */
+      ebb_ctl_pjob_forget (c, pj);
     }
   else if (!placed)
     {

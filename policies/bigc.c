@@ -531,20 +531,27 @@ list_remove (uint32_t *v, uint32_t n, uint32_t job)
   return w;
 }
 
+/* Its last task finished, or it failed and nothing of it is placed any more: the job leaves
+ * the queue and the running list now rather than at the next pass or round (such a job
+ * changes nothing they decide), so nothing of bigc reads it any more and the environment
+ * may forget it (ops.forgets_jobs, ops.forgets_failed_jobs). */
 static void
-bigc_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
+drop_if_over (ebb_pol *p, uint32_t job)
 {
-  (void)now_sec, (void)node, (void)task;
   bigc_priv *b = p->priv;
   const ebb_pol_job *j = &p->jobs[job];
-  /* Its last task: the job leaves the queue and the running list now rather than at the
-   * next pass or round (a job with every task done changes nothing they decide), so nothing
-   * of bigc reads it any more and the environment may forget it (ops.forgets_jobs). */
-  if (j->finished >= j->ntasks)
+  if (j->finished >= j->ntasks || (j->failed && ebb_pol_job_placed (p, job) == 0))
     {
       b->nrunning = list_remove (b->running, b->nrunning, job);
       b->nqueue = list_remove (b->queue, b->nqueue, job);
     }
+}
+
+static void
+bigc_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
+{
+  (void)now_sec, (void)node, (void)task;
+  drop_if_over (p, job);
   schedule (p, 0);
 }
 
@@ -772,6 +779,7 @@ bigc_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint3
             j->tasks[t].pending = j->tasks[t].alloc;
             j->tasks[t].state = EBB_POL_TASK_SUSPENDING;
           }
+      drop_if_over (p, job);
     }
   schedule (p, 0);
 }
@@ -790,5 +798,6 @@ const ebb_pol_ops ebb_pol_bigc_ops = {
   .task_resumed = bigc_task_resumed,
   .task_killed = bigc_task_killed,
   .job_adopted = bigc_job_adopted,
-  .forgets_jobs = 1, /* a job whose tasks all finished leaves its lists at once */
+  .forgets_jobs = 1,        /* a job whose tasks all finished leaves its lists at once */
+  .forgets_failed_jobs = 1, /* so does a failed one with nothing placed (drop_if_over) */
 };

@@ -600,13 +600,12 @@ ebb_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
     }
 }
 
+/* A long task of job placed on node (centrally, counted in its estimated long work) is over
+ * there: its estimate leaves the node's. */
 static void
-forget_task (ebb_pol *p, uint32_t node, uint32_t job, uint32_t task)
+long_work_done (ebb_pol *p, uint32_t node, uint32_t job)
 {
   ebb_priv *e = p->priv;
-  uint32_t s = ebb_pre_find (&e->pn[node], job, task);
-  if (s != UINT32_MAX)
-    ebb_pre_remove (&e->pn[node], s);
   if (p->jobs[job].is_long && node >= e->first_general)
     {
       /* Exact by count, so float drift never hides an empty node. */
@@ -615,6 +614,51 @@ forget_task (ebb_pol *p, uint32_t node, uint32_t job, uint32_t task)
       else
         e->wait_sec[node] -= p->jobs[job].est_task_sec;
       ebb_pol_iheap_set (&e->wq, node, e->wait_sec[node]);
+    }
+}
+
+static void
+forget_task (ebb_pol *p, uint32_t node, uint32_t job, uint32_t task)
+{
+  ebb_priv *e = p->priv;
+  uint32_t s = ebb_pre_find (&e->pn[node], job, task);
+  if (s != UINT32_MAX)
+    ebb_pre_remove (&e->pn[node], s);
+  long_work_done (p, node, job);
+}
+
+/* Takes job's entries off q (the others keep their order); returns how many. */
+static uint32_t
+q_drop_job (ebb_queue *q, uint32_t job)
+{
+  uint32_t n = q->n, dropped = 0;
+  for (uint32_t i = 0; i < n; i++)
+    {
+      ebb_qent x = q_pop (q);
+      if (x.job == job)
+        dropped++;
+      else
+        q_push (q, x);
+    }
+  return dropped;
+}
+
+/* job failed: its tasks still queued will never run, so they leave every node's queues now
+ * (the long ones' estimates with them, as at their end); with its placed tasks gone too,
+ * nothing of ebb names the job (ops.forgets_failed_jobs). */
+static void
+drop_failed (ebb_pol *p, uint32_t job)
+{
+  ebb_priv *e = p->priv;
+  for (uint32_t node = 0; node < p->params.nnodes; node++)
+    {
+      if (e->shortq[node].n == 0 && e->longq[node].n == 0)
+        continue;
+      q_drop_job (&e->shortq[node], job);
+      for (uint32_t k = q_drop_job (&e->longq[node], job); k > 0; k--)
+        long_work_done (p, node, job);
+      short_changed (e, node);
+      refresh_idle (e, node);
     }
 }
 
@@ -663,7 +707,7 @@ ebb_task_resumed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint3
 }
 
 /* ebb never kills; a task lost on its node is queued again there (or dropped when its job
- * failed). */
+ * failed, with the job's other queued tasks). */
 static void
 ebb_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
 {
@@ -677,8 +721,12 @@ ebb_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32
               (ebb_qent){ .job = job, .task = task });
       short_changed (e, node);
     }
-  else if (p->jobs[job].is_long)
-    forget_task (p, node, job, task);
+  else
+    {
+      if (p->jobs[job].is_long)
+        forget_task (p, node, job, task);
+      drop_failed (p, job);
+    }
   serve (p, node, now_sec);
 }
 
@@ -748,4 +796,5 @@ const ebb_pol_ops ebb_pol_ebb_ops = {
   /* A task leaves the queues when launched and its node's list when it ends
    * (forget_task): a finished job is nowhere. */
   .forgets_jobs = 1,
+  .forgets_failed_jobs = 1, /* drop_failed */
 };

@@ -352,13 +352,31 @@ ebb_pol_job_probes (const ebb_pol *p, uint32_t job)
   return job < p->job_probes_cap ? p->job_probes[job] : 0;
 }
 
+uint32_t
+ebb_pol_job_placed (const ebb_pol *p, uint32_t job)
+{
+  const ebb_pol_job *j = &p->jobs[job];
+  if (!p->node_cap || !j->tasks)
+    return j->ntasks > j->finished ? j->ntasks - j->finished : 0;
+  uint32_t n = 0;
+  for (uint32_t t = 0; t < j->ntasks; t++)
+    n += j->tasks[t].node != EBB_POL_NONE && j->tasks[t].state != EBB_POL_TASK_DONE
+         && j->tasks[t].state != EBB_POL_TASK_FAILED;
+  return n;
+}
+
 int
 ebb_pol_job_forget (ebb_pol *p, uint32_t job)
 {
   if (!p->ops->forgets_jobs || job >= p->jobs_seen)
     return 0;
   ebb_pol_job *j = &p->jobs[job];
-  if (j->forgotten || j->finished < j->ntasks || ebb_pol_job_probes (p, job) > 0)
+  if (j->forgotten || ebb_pol_job_probes (p, job) > 0)
+    return 0;
+  /* A failed job's killed tasks never finish: it goes once nothing of it is placed. */
+  int gone = j->finished >= j->ntasks
+             || (j->failed && p->ops->forgets_failed_jobs && ebb_pol_job_placed (p, job) == 0);
+  if (!gone)
     return 0;
   if (p->node_cap)
     {

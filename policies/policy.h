@@ -355,6 +355,11 @@ typedef struct ebb_pol_ops
    * gone (nothing of it in its queues or lists; arrays by job id are set again at arrival),
    * so ebb_pol_job_forget may free that state and the environment may reuse the id. */
   int forgets_jobs;
+  /* 1 (with forgets_jobs): the same for a failed job none of whose tasks is placed any more
+   * (ebb_pol_job_placed is 0: each finished, failed, or killed and never launched again): the
+   * policy drops such a job from its queues and lists at once (its other tasks never finish,
+   * so it never reaches forgets_jobs' "all finished"). */
+  int forgets_failed_jobs;
 } ebb_pol_ops;
 
 /* Per-node state shared by the queue-based policies. */
@@ -463,7 +468,8 @@ void ebb_pol_node_capacity (ebb_pol *p, uint32_t node, ebb_pol_res cap);
 void ebb_pol_task_reclaimed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task,
                              ebb_pol_res freed, int done);
 void ebb_pol_task_resumed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
-/* job finished every task and the environment will report nothing more of it: the policy
+/* job finished every task (or, a policy that sets ops->forgets_failed_jobs, failed with no
+ * task placed any more) and the environment will report nothing more of it: the policy
  * lets its id go (the id comes back only with a new ebb_pol_job_arrived, which may then name
  * another job) and frees what it kept of it (resource mode: its per-task state), so that a
  * long-lived environment (the controller) keeps no state for every job it ran. Returns 1
@@ -478,6 +484,10 @@ int ebb_pol_job_forget (ebb_pol *p, uint32_t job);
 /* Returns how many probes of job are alive (0 for a job that never sent one): a finished job
  * refused by ebb_pol_job_forget for them is worth asking again once they are gone. */
 uint32_t ebb_pol_job_probes (const ebb_pol *p, uint32_t job);
+/* Returns how many of job's tasks are placed on a node and not finished nor failed (running,
+ * suspending, suspended or resuming; a kill not reported yet included). Resource mode; in
+ * slot mode the core keeps no per-task state and this returns the tasks not finished. */
+uint32_t ebb_pol_job_placed (const ebb_pol *p, uint32_t job);
 void ebb_pol_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
 
 /* Returns 1 in resource mode (params.node_cap set), 0 in slot mode. */

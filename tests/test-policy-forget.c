@@ -416,11 +416,123 @@ test_forget_needs_policy_consent (void)
   forget_with (0, 0);
 }
 
+/* bigc: a job fails (kill_attempts 1: its first task killed, as on a lost node); bigc kills
+ * its other container. The job never finishes every task, yet once that kill is reported
+ * nothing of it is placed and it is forgotten (ops.forgets_failed_jobs), and its id serves a
+ * new job to its end. A copy of bigc without forgets_failed_jobs keeps it. */
+static void
+forget_failed_with (int consent, int expect)
+{
+  ebb_pol_ops ops = ebb_pol_bigc_ops;
+  ops.forgets_failed_jobs = consent;
+  ebb_pol_params params;
+  ebb_pol_params_default (&params);
+  params.nnodes = 1;
+  params.cutoff_sec = 10;
+  params.kill_attempts = 1;
+  params.bigc_mode = EBB_POL_BIGC_KILL;
+  params.node_cap = (ebb_pol_res){ 2000, 1LL << 30 };
+  ebb_pol_job jobs[2] = { { .ntasks = 2, .est_task_sec = 20, .demand = { 1000, 1 << 20 } } };
+  ebb_pol *p = ebb_pol_new_ops (&ops, &params, jobs, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+  ebb_pol_job_arrived (p, 0, 0);
+  CU_ASSERT_EQUAL_FATAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 2);
+  ebb_pol_clear_actions (p);
+  ebb_pol_task_killed (p, 1, 0, 0, 0);
+  CU_ASSERT_EQUAL (jobs[0].failed, 1);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_FAIL), 1);
+  CU_ASSERT_EQUAL (polfix_only (p, EBB_POL_ACT_KILL).arg, 1); /* its other container */
+  ebb_pol_clear_actions (p);
+  CU_ASSERT_EQUAL (ebb_pol_job_placed (p, 0), 1);
+  CU_ASSERT_EQUAL (ebb_pol_job_forget (p, 0), 0); /* that kill is not reported yet */
+  ebb_pol_task_killed (p, 2, 0, 0, 1);
+  ebb_pol_clear_actions (p);
+  CU_ASSERT_EQUAL (jobs[0].finished, 0);
+  CU_ASSERT_EQUAL (ebb_pol_job_placed (p, 0), 0);
+  CU_ASSERT_EQUAL (ebb_pol_job_forget (p, 0), expect);
+  CU_ASSERT_EQUAL (jobs[0].forgotten, expect);
+  if (expect)
+    {
+      CU_ASSERT_PTR_NULL (jobs[0].tasks);
+      CU_ASSERT_EQUAL (ebb_pol_job_forget (p, 0), 0); /* once */
+      /* The id again, a short job of two tasks that fills the node; a second short job
+       * waits for room. bigc preempts only long jobs: had the failed job stayed in its
+       * running list, the id would make it take the short tasks for long containers. */
+      jobs[0] = (ebb_pol_job){ .ntasks = 2, .est_task_sec = 2, .demand = { 1000, 1 << 20 } };
+      jobs[1] = (ebb_pol_job){ .ntasks = 1, .est_task_sec = 2, .demand = { 1000, 1 << 20 } };
+      ebb_pol_job_arrived (p, 3, 0);
+      CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 0), 2);
+      ebb_pol_clear_actions (p);
+      ebb_pol_job_arrived (p, 3.5, 1);
+      ebb_pol_tick (p, 4);
+      CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_KILL), 0);
+      CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0);
+      ebb_pol_clear_actions (p);
+      ebb_pol_task_finished (p, 5, 0, 0, 0);
+      CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 1), 1); /* its room */
+      ebb_pol_clear_actions (p);
+      ebb_pol_task_finished (p, 6, 0, 0, 1);
+      CU_ASSERT_EQUAL (jobs[0].failed, 0);
+      CU_ASSERT_EQUAL (ebb_pol_job_forget (p, 0), 1);
+    }
+  ebb_pol_free (p);
+}
+
+/* ebb never kills, but a job fails when the environment reports its tasks killed (a lost
+ * node): its task still queued is dropped then, never launched, and once its running task
+ * ends nothing of it is placed and it is forgotten; its id then serves a new job. */
+static void
+test_forget_failed_job_ebb (void)
+{
+  ebb_pol_params params;
+  ebb_pol_params_default (&params);
+  params.nnodes = 1;
+  params.cutoff_sec = 10;
+  params.kill_attempts = 1;
+  params.node_cap = (ebb_pol_res){ 2000, 1LL << 30 };
+  ebb_pol_job jobs[1] = { { .ntasks = 3, .est_task_sec = 20, .demand = { 1000, 1 << 20 } } };
+  ebb_error *err = NULL;
+  ebb_pol *p = ebb_pol_new ("ebb", &params, jobs, &err);
+  ebb_error_free (&err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+  ebb_pol_job_arrived (p, 0, 0);
+  CU_ASSERT_EQUAL_FATAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 2); /* the third one queued */
+  uint32_t node = polfix_first (p, EBB_POL_ACT_LAUNCH).node;
+  ebb_pol_clear_actions (p);
+  ebb_pol_task_killed (p, 1, node, 0, 0);
+  CU_ASSERT_EQUAL (jobs[0].failed, 1);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0); /* the queued one is dropped */
+  ebb_pol_clear_actions (p);
+  CU_ASSERT_EQUAL (ebb_pol_job_placed (p, 0), 1);
+  CU_ASSERT_EQUAL (ebb_pol_job_forget (p, 0), 0); /* its second task still runs */
+  ebb_pol_task_finished (p, 20, node, 0, 1);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0);
+  ebb_pol_clear_actions (p);
+  CU_ASSERT_EQUAL (ebb_pol_job_placed (p, 0), 0);
+  CU_ASSERT_EQUAL (ebb_pol_job_forget (p, 0), 1);
+  CU_ASSERT_PTR_NULL (jobs[0].tasks);
+  jobs[0] = (ebb_pol_job){ .ntasks = 2, .est_task_sec = 20, .demand = { 1000, 1 << 20 } };
+  ebb_pol_job_arrived (p, 21, 0);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 0), 2);
+  ebb_pol_clear_actions (p);
+  ebb_pol_task_finished (p, 40, node, 0, 0);
+  ebb_pol_task_finished (p, 41, node, 0, 1);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0); /* nothing of the old job */
+  CU_ASSERT_EQUAL (ebb_pol_job_forget (p, 0), 1);
+  ebb_pol_free (p);
+}
+
+static void
+test_forget_failed_job (void)
+{
+  forget_failed_with (1, 1);
+  forget_failed_with (0, 0);
+}
+
 static const ebb_cu_test tests[] = {
-  EBB_CU_TEST (test_reuse_same_decisions),
-  EBB_CU_TEST (test_forget_refused_while_running),
-  EBB_CU_TEST (test_forget_waits_for_probes),
-  EBB_CU_TEST (test_forget_needs_policy_consent),
+  EBB_CU_TEST (test_reuse_same_decisions),    EBB_CU_TEST (test_forget_refused_while_running),
+  EBB_CU_TEST (test_forget_waits_for_probes), EBB_CU_TEST (test_forget_needs_policy_consent),
+  EBB_CU_TEST (test_forget_failed_job),       EBB_CU_TEST (test_forget_failed_job_ebb),
 };
 
 EBB_CU_MAIN ("policy-forget", NULL, NULL, tests)

@@ -12,6 +12,13 @@
 # Test paths are relative to BUILDDIR; inside the VM they run from BUILDDIR with
 # EBB_TOP_BUILDDIR set and EBB_TEST_STRICT passed through.
 #
+# Each program runs under an in-guest `timeout -k 10 EBB_VM_TEST_TIMEOUT` (default 300 s:
+# SIGTERM, then SIGKILL for a program that ignores it) and prints a heartbeat line
+# (EBB-VM-ALIVE, kept out of the streamed output) every 60 s while it runs. A guest that stops
+# (a hung kernel: its timeout never reports) is stopped by the host after
+# EBB_VM_STALL_TIMEOUT (default 240 s) without console output, or at the boot's limit; the
+# table then names the program that was running, with the reason and its last heartbeat.
+#
 # Exit status: 0 when every program passed (77 from a program is a skip: a failure under
 # EBB_TEST_STRICT); 1 otherwise.
 set -uo pipefail
@@ -25,6 +32,10 @@ while getopts "b:T:S:F:" o; do
 done
 builddir=$(cd "$builddir" && pwd)
 per_test_timeout=${EBB_VM_TEST_TIMEOUT:-300}
+# The longest a program may run in the guest: SIGTERM at the timeout, SIGKILL 10 s later.
+per_test_max=$((per_test_timeout + 10))
+stall=${EBB_VM_STALL_TIMEOUT:-240}
+heartbeat=60
 strict=${EBB_TEST_STRICT:-}
 [ "$strict" = 0 ] && strict=
 t_start=$SECONDS
@@ -40,7 +51,8 @@ record() {
     0) verdict=PASS ;;
     77) if [ -n "$strict" ]; then verdict="FAIL (skipped under EBB_TEST_STRICT)"; status=1
         else verdict=SKIP; fi ;;
-    -) verdict="FAIL (no status: VM stopped first)"; status=1 ;;
+    -) verdict="FAIL (not run: VM stopped first)"; status=1 ;;
+    running) verdict="FAIL (running when the VM stopped)"; status=1 ;;
     *) verdict="FAIL (exit $2)"; status=1 ;;
   esac
   results+=("$(printf '%-44s %-36s %5s s' "$1" "$verdict" "$3")")
@@ -59,8 +71,12 @@ for t in $1; do
   echo "=== vm: \$t"
   case \$t in *.sh) cmd="sh \$t" ;; /*) cmd=\$t ;; *) cmd=./\$t ;; esac
   t0=\$(now)
-  timeout $per_test_timeout \$cmd 2>&1
+  # A sign of life the host can tell from a stopped guest; not the program's output.
+  (while sleep $heartbeat; do echo "EBB-VM-ALIVE \$t \$((\$(now) - t0)) s into it, uptime \$(now) s"; done) &
+  hb=\$!
+  timeout -k 10 $per_test_timeout \$cmd 2>&1
   st=\$?
+  kill \$hb 2>/dev/null
   echo "EBB-VM-TEST-END \$t \$st \$((\$(now) - t0))"
   [ \$st = 0 ] || rc=1
 done
@@ -68,7 +84,9 @@ exit \$rc
 EOF
 }
 
-# parse LOG NAMES: record each program's status from the console log (missing: the VM died).
+# parse LOG NAMES: record each program's status from the console log. A program that started
+# but reported no end was running when the guest stopped: it is named, with why the host
+# stopped the guest (LOG.stopped), its last heartbeat and its last lines of output.
 parse() {
   local log=$1 t line
   for t in $2; do
@@ -76,6 +94,15 @@ parse() {
     if [ -n "$line" ]; then
       set -- $line
       record "$t" "$3" "$4"
+    elif tr -d '\r' <"$log" | grep -qxF "=== vm: $t"; then
+      record "$t" running -
+      echo "check-vm: $t was running when the guest stopped:" \
+        "$(cat "$log.stopped" 2>/dev/null || echo "qemu ended without the guest's status")"
+      echo "check-vm: its last heartbeat: $(tr -d '\r' <"$log" | awk -v t="$t" '$1 == "EBB-VM-ALIVE" && $2 == t' | tail -n 1 |
+        cut -d' ' -f3- | grep . || echo "none (it ran less than ${heartbeat} s, or the guest stopped first)")"
+      echo "check-vm: its last output:"
+      tr -d '\r' <"$log" | awk -v t="$t" '$0 == "=== vm: " t { on = 1; next } on' | grep -av '^EBB-VM-ALIVE' |
+        tail -n 20 | sed 's/^/  | /'
     else
       record "$t" - -
     fi
@@ -95,7 +122,7 @@ inner_script "$here/sanity.sh $tests" >"$work/boot1.sh"
 n=$(echo $tests | wc -w)
 t0=$SECONDS
 echo "=== check-vm boot 1: cgroup v2 (busybox init): sanity + $n test program(s)"
-"$here/run.sh" -m 1024 -c 2 -s 512 -t $((180 + per_test_timeout * (n + 1))) -l "$work/boot1.log" \
+"$here/run.sh" -m 1024 -c 2 -s 512 -t $((180 + per_test_max * (n + 1))) -w "$stall" -l "$work/boot1.log" \
   "${files[@]+"${files[@]}"}" "$work/boot1.sh"
 rc=$?
 boot1_secs=$((SECONDS - t0))
@@ -114,7 +141,7 @@ if [ -n "$systemd_tests" ]; then
   n=$(echo $systemd_tests | wc -w)
   t0=$SECONDS
   echo "=== check-vm boot 2: systemd as PID 1 (Debian root image): $n test program(s)"
-  "$here/run-systemd.sh" -m 1024 -c 2 -t $((240 + per_test_timeout * n)) -l "$work/boot2.log" \
+  "$here/run-systemd.sh" -m 1024 -c 2 -t $((240 + per_test_max * n)) -w "$stall" -l "$work/boot2.log" \
     "${files[@]}" "$work/boot2.sh"
   rc=$?
   boot2_secs=$((SECONDS - t0))

@@ -3,17 +3,19 @@
 # under qemu (software emulation, TCG) with a busybox initramfs. Prints the script's output as
 # it runs and exits with the script's status.
 #
-#   tests/vm/run.sh [-m MEM_MB] [-c CPUS] [-s SWAP_MB] [-t TIMEOUT_S] [-f FILE]... [-e VAR=VALUE]...
+#   tests/vm/run.sh [-m MEM_MB] [-c CPUS] [-s SWAP_MB] [-t TIMEOUT_S] [-w STALL_S] [-f FILE]... [-e VAR=VALUE]...
 #                   [-C DIR] [-l LOG] SCRIPT [ARG]...
 #
 # Inside the VM: /sys/fs/cgroup is cgroup2 with +cpu +memory +pids +io enabled in the root's
 # cgroup.subtree_control; -s sets up zram swap of that size; every -f FILE is copied at its
 # own absolute path with the shared libraries it links (sanitizer builds run unchanged);
 # -e sets an environment variable (EBB_TEST_STRICT is passed through); SCRIPT runs with
-# busybox sh in DIR (-C, default /tmp). Defaults: 1024 MB, 2 CPUs, no swap, 600 s.
+# busybox sh in DIR (-C, default /tmp). Defaults: 1024 MB, 2 CPUs, no swap, 600 s. The host
+# stops qemu (by PID) after TIMEOUT_S, or after STALL_S without console output once the
+# script has started (-w; default 0, no such limit).
 # -l keeps the whole console log (kernel messages included) in LOG.
 #
-# Exit status: the script's; 99 if the guest reported none (timeout, panic); 77 if the VM
+# Exit status: the script's; 99 if the guest reported none (timeout, stall, panic); 77 if the VM
 # cannot run here (no qemu/kernel/busybox), a failure instead when EBB_TEST_STRICT is set.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
