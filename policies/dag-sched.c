@@ -166,7 +166,8 @@ pick_scored (ebb_pol *p, const double *free_, uint32_t only, int use_prio)
       int any = 0;
       if (only != EBB_POL_NONE && j->group != only)
         continue;
-      /* ORDER: the job's earliest task in its preferred schedule among those that fit. */
+      /* ORDER: the job's earliest task in its preferred schedule among those that fit
+       * (highest prio, whatever the reading: both fall with the rank). */
       double first = -INFINITY;
       for (uint32_t i = 0; use_prio && p->params.dag_prio == EBB_DAG_PRIO_ORDER && i < j->nrunnable;
            i++)

@@ -63,8 +63,10 @@ ebb_graphene_prepare (ebb_pol *p, uint32_t job, ebb_dag_job *j)
 double
 ebb_graphene_prio (const ebb_dag_job *j, uint32_t t, int mode)
 {
-  if (mode != EBB_DAG_PRIO_REMAINING)
-    return j->prio[t]; /* DAG, ORDER: rank among all the DAG's tasks / n */
+  if (mode == EBB_DAG_PRIO_DAG)
+    return j->prio[t]; /* the formula's letter: rank among all the DAG's tasks / n */
+  /* REMAINING, and ORDER: the plan's order kept inside each job, the default's scores
+   * across jobs, so the ablation changes one thing only. */
   if (!j->rank)
     return 1; /* bypassed: no preferred schedule, no order */
   /* The default: the rank among the tasks not launched yet (those of them that start

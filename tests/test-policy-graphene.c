@@ -378,7 +378,8 @@ test_online_hand_cases (void)
  * 0.6 - 0.5 x 1.2 = 0, and runs first (job 0 done at 3 s, job 1 at 5 s). With the DAG
  * reading C has priScore 1 - 2/3 and scores 0.2 - 0.3 = -0.1: job 1's first task passes
  * it (job 1 done at 4 s, job 0 at 5 s), though C is next in its schedule, of the shorter
- * job and packs as well. */
+ * job and packs as well. The order ablation keeps the default's scores across jobs (it
+ * only restricts the tasks inside a job to the plan's order): as the default. */
 static void
 test_prio_across_jobs (void)
 {
@@ -397,6 +398,7 @@ test_prio_across_jobs (void)
     { -1, { 3, 3.5 } }, /* the default, params as ebb_pol_params_default leaves them */
     { EBB_DAG_PRIO_REMAINING, { 3, 3.5 } },
     { EBB_DAG_PRIO_DAG, { 5, 2.5 } },
+    { EBB_DAG_PRIO_ORDER, { 3, 3.5 } },
   };
   for (size_t k = 0; k < EBB_ARRAY_SIZE (c); k++)
     {
