@@ -49,6 +49,9 @@ job_release (ebb_dag_job *j)
   free (j->runnable);
   free (j->prio);
   free (j->dem);
+  free (j->rank);
+  j->rank = NULL;
+  ebb_pol_fenwick_fini (&j->unlaunched);
   j->waiting = j->runnable = NULL;
   j->prio = j->dem = NULL;
   j->live = 0;
@@ -163,7 +166,8 @@ pick_scored (ebb_pol *p, const double *free_, uint32_t only, int use_prio)
       int any = 0;
       if (only != EBB_POL_NONE && j->group != only)
         continue;
-      /* ORDER: the job's earliest task in its preferred schedule among those that fit. */
+      /* ORDER: the job's earliest task in its preferred schedule among those that fit
+       * (highest prio, whatever the reading: both fall with the rank). */
       double first = -INFINITY;
       for (uint32_t i = 0; use_prio && p->params.dag_prio == EBB_DAG_PRIO_ORDER && i < j->nrunnable;
            i++)
@@ -182,19 +186,8 @@ pick_scored (ebb_pol *p, const double *free_, uint32_t only, int use_prio)
           for (int r = 0; r < EBB_DAG_NRES; r++)
             pack += dem[r] * free_[r];
           sum_pack += pack; /* eta follows the average pScore, priScore aside */
-          if (use_prio && p->params.dag_prio != EBB_DAG_PRIO_REMAINING)
-            pack *= j->prio[t]; /* DAG, ORDER: rank among all the DAG's tasks / n */
-          else if (use_prio)
-            {
-              /* The default: rank among the tasks not launched yet over their number, so
-               * the task next in the job's preferred schedule scores 1 however far the job
-               * has gone, as the text's example of perfScore has it ("is next in the
-               * preferred schedule"). Those launched mostly ranked before this one (the
-               * online order follows the preferred one): rank - launched, at least 0. */
-              double n = j->g.n, rem = n - j->launched;
-              double rank = (1 - j->prio[t]) * n - j->launched;
-              pack *= 1 - (rank > 0 ? rank : 0) / rem;
-            }
+          if (use_prio)
+            pack *= ebb_graphene_prio (j, t, p->params.dag_prio);
           double score = pack - s->eta * j->srpt;
           npack++;
           any = 1;
@@ -309,6 +302,8 @@ launch (ebb_pol *p, uint32_t node, pick x)
   uint32_t t = j->runnable[x.idx];
   j->runnable[x.idx] = j->runnable[--j->nrunnable];
   j->launched++;
+  if (j->rank)
+    ebb_pol_fenwick_add (&j->unlaunched, j->rank[t], -1);
   const double *dem = j->dem + (size_t)t * EBB_DAG_NRES;
   double *fr = s->free + (size_t)node * EBB_DAG_NRES, sum = 0;
   for (int r = 0; r < EBB_DAG_NRES; r++)

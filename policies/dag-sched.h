@@ -7,6 +7,7 @@
 #define EBB_POLICY_DAG_SCHED_H
 
 #include "policies/dag.h"
+#include "policies/fenwick.h"
 #include "policies/policy.h"
 
 typedef enum
@@ -32,6 +33,12 @@ typedef struct ebb_dag_job
   uint32_t pos;      /* index in the active list, EBB_POL_NONE when not there */
   uint32_t group;    /* its queue (job index mod params.dag_queues) */
   uint8_t live;
+  /* graphene, per task: its offline rank (the tasks starting before it in the preferred
+   * schedule); NULL when the job bypassed the offline step. */
+  uint32_t *rank;
+  /* graphene: the offline ranks of the job's tasks not launched yet, so that a task's rank
+   * among them is a prefix count. */
+  ebb_pol_fenwick unlaunched;
 } ebb_dag_job;
 
 /* A queue of jobs: the unit of fairness (the paper's groups). */
@@ -77,7 +84,11 @@ ebb_dag_deficit (const ebb_dag_sched *s, const ebb_dag_group *g)
   return s->credit - g->base - g->consumed;
 }
 
-/* Graphene's offline step for one job (policies/graphene.c): fills j->prio. */
+/* Graphene's offline step for one job (policies/graphene.c): fills j->prio, and j->rank and
+ * j->unlaunched unless the job bypasses it. */
 void ebb_graphene_prepare (ebb_pol *p, uint32_t job, ebb_dag_job *j);
+/* Graphene's priScore of job j's task t (not launched) under mode, an EBB_DAG_PRIO_*
+ * (policies/graphene.c). */
+double ebb_graphene_prio (const ebb_dag_job *j, uint32_t t, int mode);
 
 #endif

@@ -9,7 +9,9 @@
  * passed kappa x C: then that queue's best task. priScore is by default the rank among the
  * job's tasks not launched yet over their number, so the task next in a job's schedule
  * scores 1 (EBB_DAG_PRIO_REMAINING; the stored value itself, the rank among all the DAG's
- * tasks, is the EBB_DAG_PRIO_DAG ablation). */
+ * tasks, is the EBB_DAG_PRIO_DAG ablation). That rank is exact: a Fenwick tree per job
+ * over the offline ranks counts the unlaunched tasks ranked before a task in O(log n), so
+ * a task launched ahead of its rank (packing decides online) leaves the others their order. */
 #include "config.h"
 
 #include "policies/dag-sched.h"
@@ -43,12 +45,36 @@ ebb_graphene_prepare (ebb_pol *p, uint32_t job, ebb_dag_job *j)
   ebb_gr_plan plan = { .start = start, .rank = rank };
   if (ebb_gr_build_schedule (&gd, &plan) < 0)
     abort (); /* an acyclic DAG always has a schedule */
+  /* Every task unlaunched: rank r is held by as many tasks as tie at it. */
+  uint32_t *count = ebb_xcalloc (n, sizeof *count);
   for (uint32_t t = 0; t < n; t++)
-    j->prio[t] = 1.0 - (double)rank[t] / n;
+    {
+      j->prio[t] = 1.0 - (double)rank[t] / n;
+      count[rank[t]]++;
+    }
+  ebb_pol_fenwick_init (&j->unlaunched, n, count);
+  j->rank = rank;
   p->stats.dag_offline_jobs++;
   p->stats.dag_offline_schedules += plan.schedules;
   free (start);
-  free (rank);
+  free (count);
+}
+
+double
+ebb_graphene_prio (const ebb_dag_job *j, uint32_t t, int mode)
+{
+  if (mode == EBB_DAG_PRIO_DAG)
+    return j->prio[t]; /* the formula's letter: rank among all the DAG's tasks / n */
+  /* REMAINING, and ORDER: the plan's order kept inside each job, the default's scores
+   * across jobs, so the ablation changes one thing only. */
+  if (!j->rank)
+    return 1; /* bypassed: no preferred schedule, no order */
+  /* The default: the rank among the tasks not launched yet (those of them that start
+   * before t in the preferred schedule) over their number, so the task next in the job's
+   * schedule scores 1 however far the job has gone, as the text's example of perfScore has
+   * it ("is next in the preferred schedule"). t itself is not launched: the count is >= 1. */
+  uint32_t before = ebb_pol_fenwick_prefix (&j->unlaunched, j->rank[t]);
+  return 1 - (double)before / (j->g.n - j->launched);
 }
 
 static int

@@ -262,9 +262,9 @@ enum
 
 /* graphene's priScore (section 5): the task's rank among the job's tasks not launched yet,
  * over their number (REMAINING, the default); its rank among all the DAG's tasks over their
- * number (DAG, the formula's letter, an ablation); or DAG with the preferred order kept
- * inside each job: only a job's runnable tasks that fit with its highest priScore compete
- * (ORDER, an ablation). The text's formula and its example disagree once jobs compete: with
+ * number (DAG, the formula's letter, an ablation); or REMAINING with the preferred order
+ * kept inside each job: only a job's runnable tasks that fit with its highest priScore
+ * compete (ORDER, an ablation). The text's formula and its example disagree once jobs compete: with
  * DAG, the next task of a job near its end scores near 0 and loses to every new job's first
  * task, though the example says a task that "is next in the preferred schedule" (and of the
  * shortest job, and most packable) has the highest perfScore; REMAINING keeps the example.

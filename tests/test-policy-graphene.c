@@ -1,10 +1,12 @@
 /* Graphene and the DAG baselines: DAG jobs in traces (cycles refused with their line), the
  * engine's precedence check, the offline schedule of a tiny DAG worked out by hand, the
  * online choices of cp, tetris and graphene on hand cases (priScore across two jobs by
- * default and with the DAG reading), the deficit counters' bound, the DAG
- * generator's shapes and determinism (same seed, same bytes and same reports). */
+ * default and with the DAG reading; the exact rank among a job's unlaunched tasks when a
+ * task launches ahead of its rank), the deficit counters' bound, the DAG generator's
+ * shapes and determinism (same seed, same bytes and same reports). */
 #include "config.h"
 
+#include "policies/dag-sched.h"
 #include "policies/dag.h"
 #include "policies/graphene.h"
 #include "policies/policy.h"
@@ -376,7 +378,8 @@ test_online_hand_cases (void)
  * 0.6 - 0.5 x 1.2 = 0, and runs first (job 0 done at 3 s, job 1 at 5 s). With the DAG
  * reading C has priScore 1 - 2/3 and scores 0.2 - 0.3 = -0.1: job 1's first task passes
  * it (job 1 done at 4 s, job 0 at 5 s), though C is next in its schedule, of the shorter
- * job and packs as well. */
+ * job and packs as well. The order ablation keeps the default's scores across jobs (it
+ * only restricts the tasks inside a job to the plan's order): as the default. */
 static void
 test_prio_across_jobs (void)
 {
@@ -395,6 +398,7 @@ test_prio_across_jobs (void)
     { -1, { 3, 3.5 } }, /* the default, params as ebb_pol_params_default leaves them */
     { EBB_DAG_PRIO_REMAINING, { 3, 3.5 } },
     { EBB_DAG_PRIO_DAG, { 5, 2.5 } },
+    { EBB_DAG_PRIO_ORDER, { 3, 3.5 } },
   };
   for (size_t k = 0; k < EBB_ARRAY_SIZE (c); k++)
     {
@@ -413,6 +417,75 @@ test_prio_across_jobs (void)
       ebb_sim_result_clear (&res);
     }
   ebb_sim_trace_free (t);
+}
+
+/* priScore's rank among a job's tasks not launched yet is exact when packing launches a
+ * task ahead of its rank. One node of 1 CPU. Job 0, one task X (10 s, 0.5 CPU, bypassed),
+ * starts at 0. Job 1 arrives at 1 s: A (10 s, 0.6), B (8 s, 0.9), C and D (2 s, 0.45 each),
+ * no edge, too big for one node and not a chain, so it is planned on one machine: A, then
+ * B, then C and D together, ranks 0, 1, 2, 2. With 0.5 free only C and D fit: C launches
+ * first (they tie; lower id), ahead of A and B. The tasks not launched are then A, B, D:
+ * D has A and B before it, rank 2 of 3, priScore 1/3; B rank 1 of 3, 2/3; A 1. (rank -
+ * launched would give D 1 - 1/3 and B 1, as if C had been launched in its turn.) D
+ * launches when C ends (3 s); when X ends (10 s) the node is free for A or B: B is rank 1
+ * of 2 (A still before it), priScore 1/2, 0.9 x 1/2 < A's 0.6 x 1, so A, first in the
+ * plan, launches; with rank - launched B would score 0.9 x 1 and pass A. */
+static void
+test_prio_exact_rank (void)
+{
+  double d0[] = { 10 }, d1[] = { 10, 8, 2, 2 };
+  int64_t dem0[EBB_DAG_NRES] = { 500, 0, 0 };
+  int64_t dem1[4 * EBB_DAG_NRES] = { 600, 0, 0, 900, 0, 0, 450, 0, 0, 450, 0, 0 };
+  ebb_pol_dag x = { .ntasks = 1, .dur_sec = d0, .demand = dem0 };
+  ebb_pol_dag abcd = { .ntasks = 4, .dur_sec = d1, .demand = dem1 };
+  ebb_pol_job jobs[2] = { { .ntasks = 1, .dag = &x, .demand = { 500, 0 } },
+                          { .ntasks = 4, .dag = &abcd, .demand = { 900, 0 } } };
+  ebb_pol_params p;
+  ebb_pol_params_default (&p);
+  p.nnodes = 1;
+  p.node_cap = (ebb_pol_res){ 1000, 1 };
+  p.net_delay_sec = 0;
+  ebb_pol *pol = ebb_pol_new ("graphene", &p, jobs, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (pol);
+  const ebb_dag_sched *s = pol->priv;
+  size_t n;
+  const ebb_pol_action *a;
+  ebb_pol_job_arrived (pol, 0, 0);
+  a = ebb_pol_actions (pol, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 1);
+  CU_ASSERT_EQUAL (a[0].job, 0);
+  ebb_pol_clear_actions (pol);
+  ebb_pol_job_arrived (pol, 1, 1);
+  const ebb_dag_job *j = &s->jobs[1];
+  CU_ASSERT_PTR_NOT_NULL_FATAL (j->rank);
+  static const uint32_t plan[] = { 0, 1, 2, 2 }; /* the case needs this plan */
+  for (uint32_t t = 0; t < 4; t++)
+    CU_ASSERT_EQUAL_FATAL (j->rank[t], plan[t]);
+  a = ebb_pol_actions (pol, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 1);
+  CU_ASSERT_EQUAL (a[0].job, 1);
+  CU_ASSERT_EQUAL (a[0].arg, 2); /* C, ahead of A and B */
+  ebb_pol_clear_actions (pol);
+  CU_ASSERT_DOUBLE_EQUAL (ebb_graphene_prio (j, 0, EBB_DAG_PRIO_REMAINING), 1, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL (ebb_graphene_prio (j, 1, EBB_DAG_PRIO_REMAINING), 2.0 / 3, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL (ebb_graphene_prio (j, 3, EBB_DAG_PRIO_REMAINING), 1.0 / 3, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL (ebb_graphene_prio (j, 3, EBB_DAG_PRIO_DAG), 0.5, 1e-12); /* 1 - 2/4 */
+  ebb_pol_task_finished (pol, 3, 0, 1, 2);
+  a = ebb_pol_actions (pol, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 1);
+  CU_ASSERT_EQUAL (a[0].arg, 3); /* D: the only task that fits beside X */
+  ebb_pol_clear_actions (pol);
+  CU_ASSERT_DOUBLE_EQUAL (ebb_graphene_prio (j, 0, EBB_DAG_PRIO_REMAINING), 1, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL (ebb_graphene_prio (j, 1, EBB_DAG_PRIO_REMAINING), 0.5, 1e-12);
+  ebb_pol_task_finished (pol, 5, 0, 1, 3);
+  ebb_pol_actions (pol, &n);
+  CU_ASSERT_EQUAL (n, 0); /* neither A nor B fits beside X */
+  ebb_pol_task_finished (pol, 10, 0, 0, 0);
+  a = ebb_pol_actions (pol, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 1);
+  CU_ASSERT_EQUAL (a[0].job, 1);
+  CU_ASSERT_EQUAL (a[0].arg, 0); /* A, first in the plan */
+  ebb_pol_free (pol);
 }
 
 /* Section 4.4's bypass. Hand DAGs (demands as shares of a node): a path of tasks and a stage
@@ -768,7 +841,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_determinism),        EBB_CU_TEST (test_gen_properties),
   EBB_CU_TEST (test_deficit_bounded),    EBB_CU_TEST (test_engine_refusals),
   EBB_CU_TEST (test_bypass_criterion),   EBB_CU_TEST (test_bypass_online),
-  EBB_CU_TEST (test_prio_across_jobs),
+  EBB_CU_TEST (test_prio_across_jobs),   EBB_CU_TEST (test_prio_exact_rank),
 };
 
 EBB_CU_MAIN ("policy-graphene", NULL, NULL, tests)
