@@ -128,8 +128,9 @@ run_action (ebb_ctl *c, const ebb_pol_action *a)
        * once, as the controller always did: the delay they model is the agent calls'
        * real latency here, a timer per probe would add a wake-up and a loop turn to every
        * placement, and their controller tests and the ebb-sim comparisons
-       * (doc/real-vs-sim.md) were made that way. The emitting event's time is the policy's
-       * last (actions are drained right after their event). */
+       * (doc/real-vs-sim.md) were made that way. Due: the emitting event's time plus the
+       * delay; that time is the policy's last (actions are drained right after their
+       * event; a re-entrant arrival in between moves it by microseconds, not a round). */
       if (c->pol->ops->timed_probes)
         ebb_ctl_timed_push (c, c->pol_last + a->delay_sec,
                             &(ebb_ctl_pevent){ a->kind, a->node, a->job, a->arg });
