@@ -189,6 +189,10 @@ ebb_ctl_metrics_text (ebb_ctl *c)
   COUNTER ("ebb_controller_agent_call_retries_total", "Agent calls retried.", c->m.agent_retries);
   COUNTER ("ebb_controller_bad_requests_total", "Requests refused with a 4xx.", c->m.bad_requests);
   COUNTER ("ebb_controller_decisions_total", "Entries in the decision log.", c->decision_seq);
+  COUNTER ("ebb_controller_policy_messages_timed_total",
+           "Probes and wakes delivered by the timer at their due time (timed-probe policies: "
+           "peacock).",
+           c->timed_delivered);
   fprintf (f,
            "# HELP ebb_controller_decision_seconds_total Time spent deciding and sending "
            "launches.\n# TYPE ebb_controller_decision_seconds_total counter\n"

@@ -198,6 +198,15 @@ typedef struct ebb_ctl_pevent
   uint32_t kind, node, job, arg;
 } ebb_ctl_pevent;
 
+/* A policy message kept until its due time (sched-timed.c): heap entries ordered by (due,
+ * seq), seq counting emissions so that messages due at the same time keep their order. */
+typedef struct ebb_ctl_timed
+{
+  double due; /* the policy's clock (ebb_ctl_pol_now) */
+  uint64_t seq;
+  ebb_ctl_pevent ev;
+} ebb_ctl_timed;
+
 typedef struct ebb_ctl
 {
   ebb_ctl_config *cfg;
@@ -245,6 +254,15 @@ typedef struct ebb_ctl
   uint32_t n_pjob_later, cap_pjob_later;
   ebb_ctl_pevent *pev;
   size_t n_pev, cap_pev;
+  /* ops->timed_probes: the PROBEs and WAKEs waiting for their due time, a binary heap by
+   * (due, seq), and the CLOCK_MONOTONIC timer armed for the earliest (sched-timed.c). */
+  ebb_ctl_timed *timed;
+  size_t n_timed, cap_timed;
+  uint64_t timed_seq;
+  sd_event_source *timed_src;
+  uint64_t timed_armed_usec; /* what timed_src is set to; 0: off */
+  uint64_t timed_delivered;  /* messages delivered by it since the start */
+  double pol_last;           /* the latest time given to the policy (ebb_ctl_pol_now) */
   bool in_drain;
   bool rebuild_wanted;
   bool res_mode;   /* the policy schedules resource vectors: one policy node per agent */

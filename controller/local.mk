@@ -11,7 +11,7 @@ controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/sched.h controller/sched-model.c controller/sched-calls.c \
 	controller/sched-place.c controller/sched-preempt.c controller/sched-recover.c \
 	controller/sched-nodes.c controller/sched-index.c controller/sched-adopt.c \
-	controller/sched-evict.c controller/sched-pjobs.c \
+	controller/sched-evict.c controller/sched-pjobs.c controller/sched-timed.c \
 	controller/api.h controller/api-routes.c controller/api-jobs.c controller/api-jobs-get.c \
 	controller/api-nodes.c \
 	controller/api-cluster.c controller/api-adopt.c \
@@ -30,7 +30,7 @@ controller_int_tests = tests/test-controller-basic.sh tests/test-controller-faul
 	tests/test-controller-preempt-kill.sh tests/test-controller-faults-preempt.sh \
 	tests/test-controller-tls.sh tests/test-controller-docker.sh tests/test-controller-adopt.sh \
 	tests/test-controller-evict.sh tests/test-controller-options.sh \
-	tests/test-controller-fail-forget.sh
+	tests/test-controller-fail-forget.sh tests/test-controller-peacock.sh
 TESTS += $(controller_int_tests)
 EXTRA_DIST += $(controller_int_tests) tests/controller/lib.sh
 
@@ -50,6 +50,13 @@ TESTS += tests/test-controller-evict
 tests_test_controller_evict_SOURCES = tests/test-controller-evict.c tests/cu.h
 tests_test_controller_evict_CFLAGS = $(EBB_CTL_CFLAGS) $(CUNIT_CFLAGS)
 tests_test_controller_evict_LDADD = $(EBB_CTL_LIBS) $(CUNIT_LIBS)
+
+# CUnit suite of the timed delivery of policy messages (peacock's rotation rounds).
+check_PROGRAMS += tests/test-controller-timed
+TESTS += tests/test-controller-timed
+tests_test_controller_timed_SOURCES = tests/test-controller-timed.c tests/cu.h
+tests_test_controller_timed_CFLAGS = $(EBB_CTL_CFLAGS) $(CUNIT_CFLAGS)
+tests_test_controller_timed_LDADD = $(EBB_CTL_LIBS) $(CUNIT_LIBS)
 
 # The fleet emulator (N virtual agents in one process) and make bench-controller.
 noinst_PROGRAMS += tests/controller/fleet

@@ -38,8 +38,9 @@ validate_policy_opt (const ebb_conf_setting *s, const void *value, ebb_error **e
 }
 
 /* A policy of libebb-policy the controller can run: known (ebb falls back to hawk in a
- * build without it, daemon.c), not speculative (copies of tasks), not for DAG jobs and not
- * rotating probes in timed rounds (ebb-sim only, all three). */
+ * build without it, daemon.c), not speculative (copies of tasks) and not for DAG jobs
+ * (ebb-sim only, both). A policy with timed probes (peacock) runs: the controller delivers
+ * them on a timer (sched-timed.c). */
 int
 ebb_ctl_policy_runnable (const char *name, ebb_error **err)
 {
@@ -56,12 +57,6 @@ ebb_ctl_policy_runnable (const char *name, ebb_error **err)
     return ebb_error_set (err, EBB_EPARSE,
                           "policy '%s' schedules DAG jobs, which only ebb-sim supports so far",
                           name);
-  /* The controller sends a probe action's agent call at once (its delay models the network
-   * in ebb-sim): rotation rounds that must arrive after their delay would abort. */
-  if (ops && ops->timed_probes)
-    return ebb_error_set (
-        err, EBB_EPARSE,
-        "policy '%s' rotates probes in timed rounds, which only ebb-sim supports so far", name);
   return 0;
 }
 

@@ -167,7 +167,7 @@ pjob_of (ebb_ctl *c, ebb_ctl_task *t)
   pj->idx[0] = t->idx;
   ebb_pol_job *pol = &c->pjobs_pol[id];
   memset (pol, 0, sizeof *pol);
-  pol->submit_sec = ebb_ctl_pol_now ();
+  pol->submit_sec = ebb_ctl_pol_now (c);
   pol->est_task_sec = t->job->est_task_sec > 0 ? t->job->est_task_sec : 1.0;
   pol->cancel_at_sec = INFINITY;
   pol->ntasks = 1;
@@ -211,7 +211,7 @@ place (ebb_ctl *c, ebb_ctl_task *t)
     {
       uint32_t id = pjob_of (c, t);
       const uint32_t nodes[1] = { slot };
-      if (ebb_pol_job_adopted (c->pol, ebb_ctl_pol_now (), id, nodes) == 0)
+      if (ebb_pol_job_adopted (c->pol, ebb_ctl_pol_now (c), id, nodes) == 0)
         {
           t->slot = slot;
           t->pjob = id;
@@ -313,7 +313,7 @@ ebb_ctl_adopt_node_lost (ebb_ctl *c, ebb_ctl_task *t)
    * heartbeats follow it again); meanwhile the policy forgets it. */
   if (t->slot != EBB_POL_NONE && t->pjob < c->n_pjobs && c->pol && c->res_mode)
     {
-      ebb_pol_task_finished (c->pol, ebb_ctl_pol_now (), t->slot, t->pjob, t->pidx);
+      ebb_pol_task_finished (c->pol, ebb_ctl_pol_now (c), t->slot, t->pjob, t->pidx);
       ebb_ctl_pjob_forget (c, t->pjob); /* a later placement is a new policy job */
     }
   ebb_ctl_unplace (c, t);

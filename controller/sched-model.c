@@ -166,6 +166,7 @@ ebb_ctl_sched_free (ebb_ctl *c)
   free (c->pjob_free);
   free (c->pjob_later);
   free (c->pev);
+  ebb_ctl_timed_free (c);
   for (size_t i = 0; i < c->n_jobs; i++)
     ebb_ctl_job_free (c->jobs[i]);
   free (c->jobs);

@@ -265,10 +265,12 @@ ebb_ctl_sched_tick (ebb_ctl *c)
   if (c->rebuild_wanted || !c->pol)
     ebb_ctl_rebuild (c);
   ebb_ctl_resume_owed (c);
+  /* The timer delivers them when due; this only catches one it could not arm. */
+  ebb_ctl_timed_run (c, (double)now / 1e6);
   double tick = c->pol ? c->pol->params.tick_sec : 0;
-  if (c->pol && (tick <= 0 || ebb_ctl_pol_now () - c->last_pol_tick >= tick))
+  if (c->pol && (tick <= 0 || ebb_ctl_pol_now (c) - c->last_pol_tick >= tick))
     {
-      c->last_pol_tick = ebb_ctl_pol_now ();
+      c->last_pol_tick = ebb_ctl_pol_now (c);
       ebb_pol_tick (c->pol, c->last_pol_tick);
       ebb_ctl_drain (c);
     }

@@ -55,7 +55,7 @@ ebb_ctl_pjob_new (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
     }
   ebb_pol_job *pol = &c->pjobs_pol[id];
   memset (pol, 0, sizeof *pol);
-  pol->submit_sec = ebb_ctl_pol_now ();
+  pol->submit_sec = ebb_ctl_pol_now (c);
   /* A job submitted without an estimate still needs one: Hawk's central placement sums the
    * estimates of the long work queued on a node, and with all of them 0 every node ties and
    * the first takes every task. One second each makes it spread by task count. */

@@ -122,7 +122,20 @@ run_action (ebb_ctl *c, const ebb_pol_action *a)
       break;
     case EBB_POL_ACT_PROBE:
     case EBB_POL_ACT_WAKE:
-      pev_push (c, a->kind, a->node, a->job, a->arg);
+      /* Only a policy that depends on the delays (peacock: a round's carrier must reach
+       * its node after the round's boundary, before any later probe) waits for them. The
+       * others (sparrow, hawk, eagle: 0.5 ms of modelled network) get their messages at
+       * once, as the controller always did: the delay they model is the agent calls'
+       * real latency here, a timer per probe would add a wake-up and a loop turn to every
+       * placement, and their controller tests and the ebb-sim comparisons
+       * (doc/real-vs-sim.md) were made that way. Due: the emitting event's time plus the
+       * delay; that time is the policy's last (actions are drained right after their
+       * event; a re-entrant arrival in between moves it by microseconds, not a round). */
+      if (c->pol->ops->timed_probes)
+        ebb_ctl_timed_push (c, c->pol_last + a->delay_sec,
+                            &(ebb_ctl_pevent){ a->kind, a->node, a->job, a->arg });
+      else
+        pev_push (c, a->kind, a->node, a->job, a->arg);
       break;
     case EBB_POL_ACT_SUSPEND:
     case EBB_POL_ACT_RESUME:
@@ -137,14 +150,22 @@ run_action (ebb_ctl *c, const ebb_pol_action *a)
     }
 }
 
-static void
-run_event (ebb_ctl *c, const ebb_ctl_pevent *e)
+/* See sched.h. */
+void
+ebb_ctl_deliver (ebb_ctl *c, const ebb_ctl_pevent *e, double now)
 {
-  double now = ebb_ctl_pol_now ();
   if (e->kind == EBB_POL_ACT_PROBE)
     ebb_pol_probe_arrived (c->pol, now, e->node, e->arg);
   else if (e->kind == EBB_POL_ACT_WAKE)
     ebb_pol_node_wake (c->pol, now, e->node);
+}
+
+static void
+run_event (ebb_ctl *c, const ebb_ctl_pevent *e)
+{
+  double now = ebb_ctl_pol_now (c);
+  if (e->kind == EBB_POL_ACT_PROBE || e->kind == EBB_POL_ACT_WAKE)
+    ebb_ctl_deliver (c, e, now);
   else if (e->kind == PEV_FINISH)
     {
       ebb_pol_task_finished (c->pol, now, e->node, e->job, e->arg);
@@ -202,7 +223,7 @@ ebb_ctl_queue_tasks (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
     c->last_short_job = j->id;
   /* A short job that finds no room preempts at its arrival in the policy itself (bigc's
    * arrival_preempt, ebb always), as in ebb-sim: no extra round here. */
-  ebb_pol_job_arrived (c->pol, ebb_ctl_pol_now (), id);
+  ebb_pol_job_arrived (c->pol, ebb_ctl_pol_now (c), id);
   ebb_ctl_drain (c);
 }
 
@@ -259,7 +280,7 @@ adopt_running (ebb_ctl *c)
           ts[k]->owed_resume = ts[k]->state == TASK_SUSPENDED;
           c->n_placed++;
         }
-      ebb_pol_job_adopted (c->pol, ebb_ctl_pol_now (), id, nodes);
+      ebb_pol_job_adopted (c->pol, ebb_ctl_pol_now (c), id, nodes);
       ebb_log_info ("job %" PRIu64 ": %zu running tasks adopted by the policy", j->id, n);
     }
 }
@@ -320,6 +341,7 @@ ebb_ctl_rebuild (ebb_ctl *c)
   c->n_slots = 0;
   ebb_ctl_pjobs_clear (c);
   c->n_pev = 0;
+  ebb_ctl_timed_clear (c); /* their tasks are pending: queued again below */
   for (size_t i = 0; i < c->n_jobs; i++)
     for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
       c->jobs[i]->tasks[k].slot = EBB_POL_NONE;
@@ -358,7 +380,7 @@ ebb_ctl_rebuild (ebb_ctl *c)
       ebb_ctl_adopt_rejoin (c);
     }
   hold_unplaced (c);
-  c->last_pol_tick = ebb_ctl_pol_now ();
+  c->last_pol_tick = ebb_ctl_pol_now (c);
   ebb_log_notice ("policy %s over %u %s of %zu nodes", c->cfg->policy, n,
                   c->res_mode ? "nodes (resources)" : "slots", c->n_nodes);
   for (size_t i = 0; i < c->n_jobs; i++)

@@ -23,7 +23,7 @@ tell_reclaimed (ebb_ctl *c, ebb_ctl_task *t, ebb_pol_res freed)
     freed.cpu_millis = pt->pending.cpu_millis;
   if (freed.memory_bytes > pt->pending.memory_bytes || freed.memory_bytes < 0)
     freed.memory_bytes = pt->pending.memory_bytes;
-  ebb_pol_task_reclaimed (c->pol, ebb_ctl_pol_now (), t->slot, t->pjob, t->pidx, freed, 1);
+  ebb_pol_task_reclaimed (c->pol, ebb_ctl_pol_now (c), t->slot, t->pjob, t->pidx, freed, 1);
   ebb_ctl_drain (c);
 }
 
@@ -109,7 +109,7 @@ ebb_ctl_pol_resumed (ebb_ctl *c, ebb_ctl_task *t)
   ebb_ctl_store_task (c, t);
   if (c->pol && c->res_mode && t->slot != EBB_POL_NONE && t->pjob < c->n_pjobs)
     {
-      ebb_pol_task_resumed (c->pol, ebb_ctl_pol_now (), t->slot, t->pjob, t->pidx);
+      ebb_pol_task_resumed (c->pol, ebb_ctl_pol_now (c), t->slot, t->pjob, t->pidx);
       ebb_ctl_drain (c);
     }
   ebb_ctl_job_update (c, t->job);

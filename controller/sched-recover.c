@@ -34,9 +34,9 @@ ebb_ctl_finish_task (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state s, const ch
   if (placed && c->pol && (c->res_mode || !ghost))
     {
       if (s == TASK_KILLED && c->res_mode)
-        ebb_pol_task_killed (c->pol, ebb_ctl_pol_now (), slot, t->pjob, t->pidx);
+        ebb_pol_task_killed (c->pol, ebb_ctl_pol_now (c), slot, t->pjob, t->pidx);
       else
-        ebb_pol_task_finished (c->pol, ebb_ctl_pol_now (), slot, t->pjob, t->pidx);
+        ebb_pol_task_finished (c->pol, ebb_ctl_pol_now (c), slot, t->pjob, t->pidx);
       ebb_ctl_drain (c);
       /* Its policy job's last task: the policy's state of it goes (policies that allow). */
       ebb_ctl_pjob_forget (c, t->pjob);
@@ -95,7 +95,7 @@ ebb_ctl_pol_killed (ebb_ctl *c, ebb_ctl_task *t, const char *why)
   ebb_ctl_store_task (c, t);
   if (placed && c->pol)
     {
-      ebb_pol_task_killed (c->pol, ebb_ctl_pol_now (), slot, pj, k);
+      ebb_pol_task_killed (c->pol, ebb_ctl_pol_now (c), slot, pj, k);
       ebb_ctl_drain (c);
       /* Its job failed (kill attempts spent), now or before: the policy will not place it
        * again, so it must not stay pending for ever. */

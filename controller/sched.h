@@ -12,7 +12,9 @@
  * the store (decision log) before it goes out, with a request id and the task's generation,
  * retried with backoff. Probes and wakes are messages inside this process, so they are
  * delivered right after the event that caused them (the simulator's net delay is real
- * latency here: the agent calls).
+ * latency here: the agent calls), except for a policy whose ops say timed_probes (peacock's
+ * rotation rounds): its probes and wakes wait in a heap by due time for an sd-event timer
+ * (sched-timed.c).
  *
  * The slot set is fixed for the life of one policy instance: a node that joins, is drained
  * or lost marks the policy for a rebuild, done when no slot is occupied (its queued tasks
@@ -24,11 +26,28 @@
 #include "controller/ctl.h"
 #include "lib/time.h"
 
-/* The policy's clock: monotonic seconds since the start (a policy never reads a clock). */
+/* The policy's clock: CLOCK_MONOTONIC in seconds (a policy never reads a clock), never
+ * behind the last time given to the policy (c->pol_last, which it records): a timed message
+ * is delivered at its due time (ebb_ctl_pol_at), which may be behind the wall clock. */
 static inline double
-ebb_ctl_pol_now (void)
+ebb_ctl_pol_now (ebb_ctl *c)
 {
-  return (double)ebb_now_usec () / 1e6;
+  double t = (double)ebb_now_usec () / 1e6;
+  if (t < c->pol_last)
+    t = c->pol_last;
+  c->pol_last = t;
+  return t;
+}
+
+/* The time a message due at `due` is delivered at: due itself, unless the policy was given a
+ * later time already (time never goes back for it). Recorded as the last time given. */
+static inline double
+ebb_ctl_pol_at (ebb_ctl *c, double due)
+{
+  if (due < c->pol_last)
+    due = c->pol_last;
+  c->pol_last = due;
+  return due;
 }
 
 static inline bool
@@ -108,6 +127,28 @@ void ebb_ctl_rebuild (ebb_ctl *c);
 void ebb_ctl_queue_tasks (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n);
 /* The task left the policy's view (ended, killed, or queued again elsewhere). */
 void ebb_ctl_unplace (ebb_ctl *c, ebb_ctl_task *t);
+
+/* sched-timed.c: the policy's messages kept until their due time (ops->timed_probes). */
+/* Keeps event e (a PROBE or a WAKE) until due (the policy's clock) and arms the timer. */
+void ebb_ctl_timed_push (ebb_ctl *c, double due, const ebb_ctl_pevent *e);
+/* Takes the earliest message (by due, then emission) into *out when it is due at now;
+ * returns false, nothing taken, when none is (the timer is not re-armed: ebb_ctl_timed_run
+ * does). */
+bool ebb_ctl_timed_pop (ebb_ctl *c, double now, ebb_ctl_timed *out);
+/* Delivers, in (due, emission) order, every message due at `now` (the policy's clock),
+ * those the deliveries add included, each at its due time (ebb_ctl_pol_at) and drained
+ * before the next; then arms the timer for the earliest one left. Returns how many. */
+size_t ebb_ctl_timed_run (ebb_ctl *c, double now);
+/* Drops every message kept (a new policy instance: the old one's probes mean nothing to it,
+ * their tasks are pending and queued into the new one) and stops the timer. */
+void ebb_ctl_timed_clear (ebb_ctl *c);
+/* Frees the heap and the timer (at exit: the tasks of the probes in flight are pending in
+ * the store, and a restart queues them again). */
+void ebb_ctl_timed_free (ebb_ctl *c);
+
+/* sched-place.c, for sched-timed.c */
+/* Delivers a policy message (PROBE or WAKE) to the policy at now_sec. */
+void ebb_ctl_deliver (ebb_ctl *c, const ebb_ctl_pevent *e, double now_sec);
 
 /* sched-pjobs.c */
 /* Returns task k of policy job pj, or NULL. */

@@ -69,7 +69,10 @@
  *   /v1/tasks/{id}; the agent's reports come back as the events above (exited ->
  *   task_finished, suspended -> task_reclaimed with the bytes actually released, done = 1,
  *   resumed -> task_resumed, deleted or lost -> task_killed). It calls ebb_pol_tick from a
- *   real timer every params.tick_sec. delay_sec of resource actions is advisory there.
+ *   real timer every params.tick_sec. delay_sec of resource actions is advisory there; a
+ *   PROBE or WAKE is delivered at once, or after its delay_sec for a policy with
+ *   ops->timed_probes (at its due time: `now` is then the due time, never behind a time
+ *   the policy was given before).
  *
  * Late binding: when a probe reaches the head of an idle node's queue the node asks the job
  * for a task; the policy answers at once and the environment charges the round trip
@@ -345,7 +348,10 @@ typedef struct ebb_pol_ops
   int dag;
   /* 1: the policy's PROBE actions must reach their nodes after their delays, in the order
    * of those delays (peacock's rotation rounds: a round's carrier arrives before any later
-   * probe); an environment that delivers probes at once cannot run it. */
+   * probe); an environment that delivers probes at once cannot run it. ebb-sim applies
+   * every action at its delay; the controller keeps the PROBEs and WAKEs of such a policy
+   * in a heap by due time for a timer (controller/sched-timed.c) and delivers the other
+   * policies' at once. */
   int timed_probes;
   /* Optional, resource mode: the job's placed tasks already run on their nodes (see
    * ebb_pol_job_adopted); the core recorded them, the policy adds them to its own state

@@ -146,9 +146,8 @@ test_options (void)
   char *bad5[] = { "ebb-controller", "--policy", "nosuch", NULL };
   char *bad6[] = { "ebb-controller", "--policy", "hopper", NULL };   /* speculative: sim only */
   char *bad7[] = { "ebb-controller", "--policy", "graphene", NULL }; /* DAG jobs: sim only */
-  char *bad8[] = { "ebb-controller", "--policy", "peacock", NULL };  /* timed rounds: sim only */
-  char **bads[] = { bad1, bad2, bad3, bad4, bad5, bad6, bad7, bad8 };
-  int argcs[] = { 2, 3, 3, 3, 3, 3, 3, 3 };
+  char **bads[] = { bad1, bad2, bad3, bad4, bad5, bad6, bad7 };
+  int argcs[] = { 2, 3, 3, 3, 3, 3, 3 };
   for (size_t i = 0; i < EBB_ARRAY_SIZE (bads); i++)
     {
       ebb_ctl_config c2 = { 0 };
@@ -157,6 +156,12 @@ test_options (void)
       ebb_error_free (&err);
       ebb_ctl_config_free (&c2);
     }
+  /* Timed probe rounds run in the controller too (controller/sched-timed.c). */
+  char *peacock[] = { "ebb-controller", "--policy", "peacock", NULL };
+  ebb_ctl_config pc = { 0 };
+  CU_ASSERT_EQUAL (ebb_ctl_parse_args (3, peacock, &pc, &err), 0);
+  CU_ASSERT_STRING_EQUAL (pc.policy, "peacock");
+  ebb_ctl_config_free (&pc);
   size_t n;
   const ebb_conf_setting *t = ebb_ctl_conf_table (&n);
   CU_ASSERT (n >= 8);
@@ -812,14 +817,14 @@ test_pjob_forget_slot_mode (void)
   ebb_ctl_task *ts[2] = { &j->tasks[0], &j->tasks[1] };
   /* Batch a: task 0 alone, two probes; the first binds it, the second is held back. */
   uint32_t a = ebb_ctl_pjob_new (&c, j, ts, 1);
-  ebb_pol_job_arrived (c.pol, ebb_ctl_pol_now (), a);
+  ebb_pol_job_arrived (c.pol, ebb_ctl_pol_now (&c), a);
   size_t n;
   const ebb_pol_action *act = ebb_pol_actions (c.pol, &n);
   CU_ASSERT_EQUAL_FATAL (n, 2);
   uint32_t late = act[1].arg;
-  ebb_pol_probe_arrived (c.pol, ebb_ctl_pol_now (), 0, act[0].arg);
+  ebb_pol_probe_arrived (c.pol, ebb_ctl_pol_now (&c), 0, act[0].arg);
   ebb_pol_clear_actions (c.pol);
-  ebb_pol_task_finished (c.pol, ebb_ctl_pol_now (), 0, a, 0);
+  ebb_pol_task_finished (c.pol, ebb_ctl_pol_now (&c), 0, a, 0);
   ebb_pol_clear_actions (c.pol);
   ebb_ctl_pjob_forget (&c, a);
   CU_ASSERT_EQUAL (c.n_pjob_free, 0); /* its probe is on its way */
@@ -829,9 +834,9 @@ test_pjob_forget_slot_mode (void)
   ebb_ctl_pjobs_forget_later (&c);   /* a tick: still on its way */
   CU_ASSERT_EQUAL (c.n_pjob_free, 0);
   CU_ASSERT_EQUAL (c.n_pjob_later, 1);
-  ebb_pol_probe_arrived (c.pol, ebb_ctl_pol_now (), 0, late); /* surplus: WAKE */
+  ebb_pol_probe_arrived (c.pol, ebb_ctl_pol_now (&c), 0, late); /* surplus: WAKE */
   ebb_pol_clear_actions (c.pol);
-  ebb_pol_node_wake (c.pol, ebb_ctl_pol_now (), 0);
+  ebb_pol_node_wake (c.pol, ebb_ctl_pol_now (&c), 0);
   ebb_ctl_pjobs_forget_later (&c);
   CU_ASSERT_EQUAL (c.n_pjob_later, 0);
   CU_ASSERT_EQUAL_FATAL (c.n_pjob_free, 1);
@@ -841,7 +846,7 @@ test_pjob_forget_slot_mode (void)
   CU_ASSERT_EQUAL (b, a);
   CU_ASSERT_EQUAL (c.n_pjobs, 1);
   CU_ASSERT_EQUAL (c.pjobs_pol[b].forgotten, 0);
-  ebb_pol_job_arrived (c.pol, ebb_ctl_pol_now (), b);
+  ebb_pol_job_arrived (c.pol, ebb_ctl_pol_now (&c), b);
   act = ebb_pol_actions (c.pol, &n);
   CU_ASSERT_EQUAL_FATAL (n, 2);
   uint32_t probes[2] = { act[0].arg, act[1].arg };
@@ -849,10 +854,10 @@ test_pjob_forget_slot_mode (void)
   ebb_ctl_pjob_forget (&c, b); /* not finished: refused, not kept either */
   CU_ASSERT_EQUAL (c.n_pjob_free, 0);
   CU_ASSERT_EQUAL (c.n_pjob_later, 0);
-  ebb_pol_probe_arrived (c.pol, ebb_ctl_pol_now (), 0, probes[0]);
-  ebb_pol_probe_arrived (c.pol, ebb_ctl_pol_now (), 0, probes[1]); /* queued */
+  ebb_pol_probe_arrived (c.pol, ebb_ctl_pol_now (&c), 0, probes[0]);
+  ebb_pol_probe_arrived (c.pol, ebb_ctl_pol_now (&c), 0, probes[1]); /* queued */
   ebb_pol_clear_actions (c.pol);
-  ebb_pol_task_finished (c.pol, ebb_ctl_pol_now (), 0, b, 0); /* the queued one: surplus */
+  ebb_pol_task_finished (c.pol, ebb_ctl_pol_now (&c), 0, b, 0); /* the queued one: surplus */
   ebb_pol_clear_actions (c.pol);
   ebb_ctl_pjob_forget (&c, b);
   CU_ASSERT_EQUAL (c.n_pjob_free, 1);
