@@ -9,10 +9,12 @@
 
 #include "controller/api.h"
 #include "controller/ctl.h"
+#include "controller/sched.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/time.h"
 #include "lib/util.h"
+#include "policies/dag.h"
 
 #define NAME_MAX_BYTES 128
 #define RID_MAX_BYTES  128
@@ -47,7 +49,8 @@ validate_abs (const char *v, ebb_error **err)
 static json_object *
 parse_task (json_object *o, size_t i, ebb_error **err)
 {
-  static const char *const keys[] = { "argv", "cpu_millis", "memory_bytes", "env", "cwd", NULL };
+  static const char *const keys[]
+      = { "argv", "cpu_millis", "memory_bytes", "env", "cwd", "net_mbps", "stage", NULL };
   cleanup_free char *where = ebb_xasprintf ("tasks[%zu]: ", i);
   if (!json_object_is_type (o, json_type_object))
     return ebb_error_set (err, EBB_EPARSE, "%smust be an object", where), NULL;
@@ -86,8 +89,26 @@ parse_task (json_object *o, size_t i, ebb_error **err)
       return NULL;
     }
   ebb_strv_free (env);
+  /* DAG policies only: a network demand and a stage, as in ebb-sim's traces (sim/dag.c). */
+  uint64_t net = 0, stage = 0;
+  int has_net = ebb_json_get_uint64 (o, "net_mbps", 0, UINT64_C (1) << 40, &net, err);
+  int has_stage
+      = has_net < 0 ? -1 : ebb_json_get_uint64 (o, "stage", 0, UINT32_MAX - 1, &stage, err);
+  if (has_stage < 0)
+    {
+      ebb_error_wrap (err, "tasks[%zu]", i);
+      return NULL;
+    }
   json_object *spec = NULL;
   json_object_deep_copy (o, &spec, NULL);
+  /* Not the agent's: kept under the controller's "dag" member (sched-dag.c), stored with the
+   * spec, which a restart reads back. */
+  json_object_object_del (spec, "net_mbps");
+  json_object_object_del (spec, "stage");
+  json_object *d = json_object_new_object ();
+  ebb_json_add_uint64 (d, "net_mbps", net);
+  ebb_json_add_uint64 (d, "stage", has_stage ? stage : i);
+  json_object_object_add (spec, "dag", d);
   return spec;
 }
 
@@ -98,6 +119,8 @@ typedef struct
   double est;
   json_object **specs;
   size_t n;
+  uint32_t *edges; /* "deps": nedges (parent, child) pairs */
+  uint32_t nedges;
 } job_req;
 
 static void
@@ -106,13 +129,66 @@ job_req_clear (job_req *jr)
   for (size_t i = 0; i < jr->n; i++)
     json_object_put (jr->specs[i]);
   free (jr->specs);
+  free (jr->edges);
+}
+
+static int
+edge_cmp (const void *a, const void *b)
+{
+  const uint32_t *x = a, *y = b;
+  return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* Validates "deps" against the job's n tasks: pairs of task indices in range, no edge twice,
+ * no cycle (the check every DAG policy's graph build makes, policies/dag.c). */
+static int
+parse_deps (json_object *arr, uint32_t n, job_req *jr, ebb_error **err)
+{
+  if (!json_object_is_type (arr, json_type_array))
+    return ebb_error_set (err, EBB_EPARSE, "field \"deps\": an array of [parent, child] pairs");
+  size_t m = json_object_array_length (arr);
+  if (m > EBB_CTL_MAX_EDGES_PER_JOB)
+    return ebb_error_set (err, EBB_ERANGE, "field \"deps\": at most %d edges",
+                          EBB_CTL_MAX_EDGES_PER_JOB);
+  jr->edges = ebb_xmalloc ((m ? m : 1) * 2 * sizeof *jr->edges);
+  for (size_t k = 0; k < m; k++)
+    {
+      json_object *x = json_object_array_get_idx (arr, k);
+      if (!json_object_is_type (x, json_type_array) || json_object_array_length (x) != 2)
+        return ebb_error_set (err, EBB_EPARSE, "deps[%zu]: a [parent, child] pair is required", k);
+      for (int s = 0; s < 2; s++)
+        {
+          json_object *y = json_object_array_get_idx (x, s);
+          int64_t v = json_object_is_type (y, json_type_int) ? json_object_get_int64 (y) : -1;
+          if (v < 0 || v >= n)
+            return ebb_error_set (err, EBB_ERANGE, "deps[%zu]: task indices in [0, %u)", k, n);
+          jr->edges[2 * k + s] = (uint32_t)v;
+        }
+    }
+  jr->nedges = (uint32_t)m;
+  cleanup_free uint32_t *sorted = ebb_xmalloc ((m ? m : 1) * 2 * sizeof *sorted);
+  memcpy (sorted, jr->edges, m * 2 * sizeof *sorted);
+  qsort (sorted, m, 2 * sizeof *sorted, edge_cmp);
+  for (size_t k = 1; k < m; k++)
+    if (sorted[2 * k] == sorted[2 * k - 2] && sorted[2 * k + 1] == sorted[2 * k - 1])
+      return ebb_error_set (err, EBB_EPARSE, "field \"deps\": edge [%u, %u] given twice",
+                            sorted[2 * k], sorted[2 * k + 1]);
+  ebb_dag_graph g;
+  uint32_t bad = 0;
+  int r = ebb_dag_graph_build (&g, n, jr->edges, jr->nedges, &bad);
+  if (r == -2)
+    return ebb_error_set (err, EBB_EPARSE, "field \"deps\": a cycle through task %u", bad);
+  if (r < 0)
+    return ebb_error_set (err, EBB_ERANGE, "deps[%u]: task index out of range", bad);
+  ebb_dag_graph_free (&g);
+  return 0;
 }
 
 static int
 parse_job (json_object *b, job_req *jr, ebb_error **err)
 {
   static const char *const keys[]
-      = { "name", "class", "est_task_sec", "request_id", "tasks", NULL };
+      = { "name", "class", "est_task_sec", "request_id", "tasks", "deps", NULL };
   memset (jr, 0, sizeof *jr);
   jr->cls = CLS_AUTO;
   if (!b || !json_object_is_type (b, json_type_object))
@@ -152,6 +228,9 @@ parse_job (json_object *b, job_req *jr, ebb_error **err)
         return -EBB_EPARSE;
       jr->n = i + 1;
     }
+  json_object *deps;
+  if (json_object_object_get_ex (b, "deps", &deps) && parse_deps (deps, (uint32_t)n, jr, err) < 0)
+    return -EBB_EPARSE;
   return 0;
 }
 
@@ -184,6 +263,45 @@ job_new (ebb_ctl *c, job_req *jr)
       t->slot = EBB_POL_NONE;
       t->pjob = EBB_POL_NONE;
     }
+  /* Each task's parents go into its spec's "dag" member, stored with it. */
+  for (uint32_t e = 0; e < jr->nedges; e++)
+    {
+      json_object *d, *par;
+      ebb_ctl_task *ch = &j->tasks[jr->edges[2 * e + 1]];
+      json_object_object_get_ex (ch->spec, "dag", &d);
+      if (d && !json_object_object_get_ex (d, "parents", &par))
+        json_object_object_add (d, "parents", par = json_object_new_array ());
+      if (d)
+        json_object_array_add (par, json_object_new_int64 (jr->edges[2 * e]));
+    }
+  for (uint32_t i = 0; i < j->ntasks; i++)
+    if (j->tasks[i].spec)
+      ebb_ctl_dag_load (j, &j->tasks[i], j->tasks[i].spec);
+  return j;
+}
+
+/* parse_job, and edges only for a policy that follows them. */
+static int
+parse_checked (ebb_ctl *c, json_object *b, job_req *jr, ebb_error **err)
+{
+  int r = parse_job (b, jr, err);
+  /* Edges mean nothing to a policy that ignores them: refused rather than run out of order. */
+  const ebb_pol_ops *ops = ebb_pol_lookup (c->cfg->policy);
+  if (r == 0 && jr->nedges && !(ops && ops->dag))
+    r = ebb_error_set (err, EBB_EPARSE,
+                       "field \"deps\": policy '%s' ignores task dependencies (a DAG policy "
+                       "runs them: graphene, cp, tetris or random)",
+                       c->cfg->policy);
+  return r;
+}
+
+/* See api.h. */
+ebb_ctl_job *
+ebb_ctl_api_job_new (ebb_ctl *c, json_object *b, ebb_error **err)
+{
+  job_req jr;
+  ebb_ctl_job *j = parse_checked (c, b, &jr, err) < 0 ? NULL : job_new (c, &jr);
+  job_req_clear (&jr);
   return j;
 }
 
@@ -197,7 +315,7 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
   if (ebb_http_request_body_json (req, 16, &b, &err) < 0)
     return ebb_ctl_api_bad (c, resp, 400, "bad_request", &err);
   job_req jr;
-  int r = parse_job (b, &jr, &err);
+  int r = parse_checked (c, b, &jr, &err);
   if (r < 0)
     {
       job_req_clear (&jr);

@@ -21,6 +21,9 @@ int ebb_ctl_api_only_keys (json_object *o, const char *const *keys, const char *
                            ebb_error **err);
 
 /* api-jobs.c */
+/* A job of the body of POST /v1/jobs, validated as the handler does (its "deps" against the
+ * running policy too), with a new id, not added nor stored; NULL with *err (a 400). */
+ebb_ctl_job *ebb_ctl_api_job_new (ebb_ctl *c, json_object *b, ebb_error **err);
 int ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud);
 /* api-jobs-get.c */
 int ebb_ctl_api_jobs (ebb_http_request *req, ebb_http_response *resp, void *ud);

@@ -17,7 +17,9 @@
 #include "lib/http-server.h"
 #include "policies/policy.h"
 
-#define EBB_CTL_MAX_TASKS_PER_JOB    10000
+#define EBB_CTL_MAX_TASKS_PER_JOB 10000
+/* Dependency edges of one job (POST /v1/jobs "deps"): bounds the graph a DAG policy builds. */
+#define EBB_CTL_MAX_EDGES_PER_JOB    100000
 #define EBB_CTL_MAX_BODY_BYTES       (8 * 1024 * 1024)
 #define EBB_AGENT_CPU_MILLIS_MAX_CTL (1024ULL * 1000)
 #define EBB_CTL_CPU_MILLIS_MIN       10
@@ -121,6 +123,11 @@ typedef struct ebb_ctl_task
   int acc_node;
   bool accounted; /* its job was added: the counters include it */
   bool stored;    /* its row exists: a store is an UPDATE without the spec */
+  /* DAG policies: its network demand and stage (its index when not given); dag_held: kept
+   * out of the policy while a parent outside its batch has not ended (sched-dag.c). */
+  uint64_t net_mbps;
+  uint32_t stage;
+  bool dag_held;
 } ebb_ctl_task;
 
 typedef struct ebb_ctl_job
@@ -140,6 +147,9 @@ typedef struct ebb_ctl_job
   ebb_ctl_job_state acc_state; /* the state the cluster's queued counters hold */
   bool accounted;
   uint32_t ncalls; /* agent calls under way for its tasks: not evicted before they end */
+  /* Dependency edges (parent, child): nedges pairs of task indices, acyclic (api-jobs.c). */
+  uint32_t *edges;
+  uint32_t nedges;
 } ebb_ctl_job;
 
 typedef struct ebb_ctl_node
@@ -174,6 +184,8 @@ typedef struct ebb_ctl_pjob
   uint64_t job;
   uint32_t *idx; /* the policy's task k is the job's task idx[k] */
   uint32_t n;
+  /* DAG policies: the batch's graph (ebb_pol_job.dag points to it), freed with the batch. */
+  struct ebb_pol_dag *dag;
 } ebb_ctl_pjob;
 
 /* An index by a string key (sched-index.c): open addressing, entry i + 1 or 0 (empty). */

@@ -11,7 +11,7 @@ controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/sched.h controller/sched-model.c controller/sched-calls.c \
 	controller/sched-place.c controller/sched-preempt.c controller/sched-recover.c \
 	controller/sched-nodes.c controller/sched-index.c controller/sched-adopt.c \
-	controller/sched-evict.c controller/sched-pjobs.c controller/sched-timed.c \
+	controller/sched-evict.c controller/sched-pjobs.c controller/sched-timed.c controller/sched-dag.c \
 	controller/api.h controller/api-routes.c controller/api-jobs.c controller/api-jobs-get.c \
 	controller/api-nodes.c \
 	controller/api-cluster.c controller/api-adopt.c \
@@ -50,6 +50,13 @@ TESTS += tests/test-controller-evict
 tests_test_controller_evict_SOURCES = tests/test-controller-evict.c tests/cu.h
 tests_test_controller_evict_CFLAGS = $(EBB_CTL_CFLAGS) $(CUNIT_CFLAGS)
 tests_test_controller_evict_LDADD = $(EBB_CTL_LIBS) $(CUNIT_LIBS)
+
+# CUnit suite of DAG jobs (graphene on a fake cluster: edges, refusals, restart).
+check_PROGRAMS += tests/test-controller-dag
+TESTS += tests/test-controller-dag
+tests_test_controller_dag_SOURCES = tests/test-controller-dag.c tests/cu.h
+tests_test_controller_dag_CFLAGS = $(EBB_CTL_CFLAGS) $(CUNIT_CFLAGS)
+tests_test_controller_dag_LDADD = $(EBB_CTL_LIBS) $(CUNIT_LIBS)
 
 # CUnit suite of the timed delivery of policy messages (peacock's rotation rounds).
 check_PROGRAMS += tests/test-controller-timed

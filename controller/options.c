@@ -38,9 +38,8 @@ validate_policy_opt (const ebb_conf_setting *s, const void *value, ebb_error **e
 }
 
 /* A policy of libebb-policy the controller can run: known (ebb falls back to hawk in a
- * build without it, daemon.c), not speculative (copies of tasks) and not for DAG jobs
- * (ebb-sim only, both). A policy with timed probes (peacock) runs: the controller delivers
- * them on a timer (sched-timed.c). */
+ * build without it, daemon.c) and not speculative (copies of tasks: ebb-sim only). A policy with
+ * timed probes (peacock) runs: the controller delivers them on a timer (sched-timed.c). */
 int
 ebb_ctl_policy_runnable (const char *name, ebb_error **err)
 {
@@ -51,12 +50,8 @@ ebb_ctl_policy_runnable (const char *name, ebb_error **err)
     return ebb_error_set (err, EBB_EPARSE,
                           "policy '%s' runs copies of tasks, which only ebb-sim supports so far",
                           name);
-  /* A DAG policy needs every job's graph (ebb_pol_job.dag), which the controller's jobs do
-   * not have: it would abort at the first job. */
-  if (ops && ops->dag)
-    return ebb_error_set (err, EBB_EPARSE,
-                          "policy '%s' schedules DAG jobs, which only ebb-sim supports so far",
-                          name);
+  /* A DAG policy (graphene, cp, tetris, random) runs: every batch of a job's tasks goes to
+   * it with its graph (controller/sched-dag.c). */
   return 0;
 }
 

@@ -473,7 +473,8 @@ ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_mil
   ebb_json_add_string (b, "id", id);
   json_object_object_foreach (t->spec, key, val)
   {
-    json_object_object_add (b, key, json_object_get (val));
+    if (strcmp (key, "dag") != 0) /* the controller's own (sched-dag.c) */
+      json_object_object_add (b, key, json_object_get (val));
   }
   ebb_json_add_uint64 (b, "cpu_millis", cpu_millis);
   ebb_json_add_uint64 (b, "memory_bytes", memory_bytes);

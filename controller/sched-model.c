@@ -118,6 +118,7 @@ ebb_ctl_job_free (ebb_ctl_job *j)
   for (uint32_t i = 0; j->tasks && i < j->ntasks; i++) /* a listed job has none */
     json_object_put (j->tasks[i].spec);
   free (j->tasks);
+  free (j->edges);
   free (j->name);
   free (j->request_id);
   free (j->answer);

@@ -55,6 +55,7 @@ ebb_ctl_pjob_new (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
     }
   ebb_pol_job *pol = &c->pjobs_pol[id];
   memset (pol, 0, sizeof *pol);
+  pj->dag = NULL;
   pol->submit_sec = ebb_ctl_pol_now (c);
   /* A job submitted without an estimate still needs one: Hawk's central placement sums the
    * estimates of the long work queued on a node, and with all of them 0 every node ties and
@@ -66,6 +67,8 @@ ebb_ctl_pjob_new (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
   pol->class_hint = j->cls == CLS_SHORT  ? EBB_POL_CLASS_SHORT
                     : j->cls == CLS_LONG ? EBB_POL_CLASS_LONG
                                          : EBB_POL_CLASS_BY_CUTOFF;
+  if (c->pol->ops->dag)
+    pol->dag = pj->dag = ebb_ctl_dag_build (j, ts, n, pol->est_task_sec);
   return id;
 }
 
@@ -74,7 +77,10 @@ void
 ebb_ctl_pjobs_clear (ebb_ctl *c)
 {
   for (uint32_t i = 0; i < c->n_pjobs; i++)
-    free (c->pjobs[i].idx);
+    {
+      free (c->pjobs[i].idx);
+      ebb_ctl_dag_free (c->pjobs[i].dag);
+    }
   c->n_pjobs = 0;
   c->n_pjob_free = 0;
   c->n_pjob_later = 0;
@@ -106,6 +112,7 @@ forget (ebb_ctl *c, uint32_t pj, bool queue_refused)
       return false;
     }
   free (c->pjobs[pj].idx);
+  ebb_ctl_dag_free (c->pjobs[pj].dag);
   c->pjobs[pj] = (ebb_ctl_pjob){ 0 }; /* no task: ebb_ctl_pjob_task answers NULL */
   ids_push (&c->pjob_free, &c->n_pjob_free, &c->cap_pjob_free, pj);
   return true;

@@ -218,6 +218,8 @@ ebb_ctl_queue_tasks (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
 {
   if (!c->pol || n == 0)
     return;
+  if (c->pol->ops->dag && (n = ebb_ctl_dag_hold (j, ts, n)) == 0)
+    return;
   uint32_t id = ebb_ctl_pjob_new (c, j, ts, n);
   if (j->cls == CLS_SHORT)
     c->last_short_job = j->id;

@@ -42,6 +42,8 @@ ebb_ctl_finish_task (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state s, const ch
       ebb_ctl_pjob_forget (c, t->pjob);
     }
   ebb_ctl_job_update (c, t->job);
+  if (c->pol && c->pol->ops->dag)
+    ebb_ctl_dag_release (c, t->job);
   if (c->rebuild_wanted)
     ebb_ctl_rebuild (c);
 }

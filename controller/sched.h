@@ -150,6 +150,22 @@ void ebb_ctl_timed_free (ebb_ctl *c);
 /* Delivers a policy message (PROBE or WAKE) to the policy at now_sec. */
 void ebb_ctl_deliver (ebb_ctl *c, const ebb_ctl_pevent *e, double now_sec);
 
+/* sched-dag.c */
+struct ebb_pol_dag;
+/* The graph of the n tasks ts of job j as one batch, each of est_sec: its edges are those
+ * of j between two of them. Freed by ebb_ctl_dag_free. */
+struct ebb_pol_dag *ebb_ctl_dag_build (const ebb_ctl_job *j, ebb_ctl_task *const *ts, size_t n,
+                                       double est_sec);
+void ebb_ctl_dag_free (struct ebb_pol_dag *d);
+/* Keeps out of a batch (marks dag_held) the tasks of ts with an ancestor outside it that has
+ * not ended; returns how many are left, first in ts. */
+size_t ebb_ctl_dag_hold (const ebb_ctl_job *j, ebb_ctl_task **ts, size_t n);
+/* A task of j ended: queues its held tasks whose parents all ended or go with them. */
+void ebb_ctl_dag_release (ebb_ctl *c, ebb_ctl_job *j);
+/* Reads t's network demand, stage and parents (edges appended to j) from its spec's "dag"
+ * member (api-jobs.c writes it). Returns 0, -1 for a bad parent list. */
+int ebb_ctl_dag_load (ebb_ctl_job *j, ebb_ctl_task *t, json_object *spec);
+
 /* sched-pjobs.c */
 /* Returns task k of policy job pj, or NULL. */
 ebb_ctl_task *ebb_ctl_pjob_task (ebb_ctl *c, uint32_t pj, uint32_t k);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "controller/ctl.h"
+#include "controller/sched.h"
 #include "lib/util.h"
 
 #define JOB_COLS                                                                                   \
@@ -105,6 +106,11 @@ task_of_row (ebb_ctl *c, ebb_ctl_job *j, sqlite3_stmt *st, bool keep_spec)
     t->cpu_millis = (uint64_t)json_object_get_int64 (v);
   if (json_object_object_get_ex (o, "memory_bytes", &v))
     t->memory_bytes = (uint64_t)json_object_get_int64 (v);
+  if (ebb_ctl_dag_load (j, t, o) < 0)
+    {
+      json_object_put (o);
+      return false;
+    }
   if (keep_spec)
     t->spec = o;
   else

@@ -33,6 +33,7 @@ random_init (ebb_pol *p, ebb_error **err)
     .init = ini,                                                                                   \
     .fini = ebb_dag_sched_fini,                                                                    \
     .job_arrived = ebb_dag_sched_job_arrived,                                                      \
+    .job_adopted = ebb_dag_sched_job_adopted,                                                      \
     .task_finished = ebb_dag_sched_task_finished,                                                  \
     .needs_resources = 1,                                                                          \
     .dag = 1,                                                                                      \

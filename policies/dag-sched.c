@@ -399,10 +399,10 @@ pass (ebb_pol *p)
   while (progress && any_held);
 }
 
-void
-ebb_dag_sched_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
+/* Builds the state of job (graph, shares, priorities) with no task runnable yet. */
+static ebb_dag_job *
+job_setup (ebb_pol *p, uint32_t job)
 {
-  (void)now_sec;
   ebb_dag_sched *s = sched_of (p);
   const ebb_pol_dag *d = p->jobs[job].dag;
   if (!d || d->ntasks != p->jobs[job].ntasks)
@@ -450,7 +450,52 @@ ebb_dag_sched_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
     ebb_graphene_prepare (p, job, j);
   else if (s->kind == EBB_DAG_CP)
     ebb_dag_cp_length (&j->g, d->dur_sec, j->prio);
-  for (uint32_t t = 0; t < n; t++)
+  return j;
+}
+
+void
+ebb_dag_sched_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
+{
+  (void)now_sec;
+  ebb_dag_sched *s = sched_of (p);
+  ebb_dag_job *j = job_setup (p, job);
+  for (uint32_t t = 0; t < j->g.n; t++)
+    if (j->waiting[t] == 0)
+      make_runnable (s, job, t);
+  pass (p);
+}
+
+void
+ebb_dag_sched_job_adopted (ebb_pol *p, double now_sec, uint32_t job)
+{
+  (void)now_sec;
+  ebb_dag_sched *s = sched_of (p);
+  ebb_dag_job *j = job_setup (p, job);
+  const ebb_pol_dag *d = p->jobs[job].dag;
+  for (uint32_t t = 0; t < j->g.n; t++)
+    {
+      const ebb_pol_task *pt = &p->jobs[job].tasks[t];
+      if (pt->state != EBB_POL_TASK_RUNNING)
+        continue;
+      /* It runs where the environment says: it holds its share of that node, as launch()
+       * counts it, and never becomes runnable again (its parents' ends cannot release it). */
+      j->waiting[t] = UINT32_MAX;
+      j->launched++;
+      if (j->rank)
+        ebb_pol_fenwick_add (&j->unlaunched, j->rank[t], -1);
+      const double *dem = j->dem + (size_t)t * EBB_DAG_NRES;
+      double *fr = s->free + (size_t)pt->node * EBB_DAG_NRES, sum = 0;
+      for (int r = 0; r < EBB_DAG_NRES; r++)
+        {
+          fr[r] -= dem[r];
+          sum += dem[r];
+        }
+      j->srpt -= d->dur_sec[t] * sum;
+      if (j->srpt < 0)
+        j->srpt = 0;
+      j->alloc += dominant (dem);
+    }
+  for (uint32_t t = 0; t < j->g.n; t++)
     if (j->waiting[t] == 0)
       make_runnable (s, job, t);
   pass (p);

@@ -74,6 +74,9 @@ typedef struct ebb_dag_sched
 int ebb_dag_sched_init (ebb_pol *p, ebb_dag_kind kind, ebb_error **err);
 void ebb_dag_sched_fini (ebb_pol *p);
 void ebb_dag_sched_job_arrived (ebb_pol *p, double now_sec, uint32_t job);
+/* A job whose running tasks the environment hands over (the controller after a restart or
+ * a rebuild): they hold their nodes' shares; the others wait for their parents as usual. */
+void ebb_dag_sched_job_adopted (ebb_pol *p, double now_sec, uint32_t job);
 void ebb_dag_sched_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job,
                                   uint32_t task);
 

@@ -90,6 +90,7 @@ const ebb_pol_ops ebb_pol_graphene_ops = {
   .priv_size = sizeof (ebb_dag_sched),
   .init = graphene_init,
   .fini = ebb_dag_sched_fini,
+  .job_adopted = ebb_dag_sched_job_adopted,
   .job_arrived = ebb_dag_sched_job_arrived,
   .task_finished = ebb_dag_sched_task_finished,
   .needs_resources = 1,

@@ -144,8 +144,8 @@ test_options (void)
   char *bad3[] = { "ebb-controller", "--listen", "nocolon", NULL };
   char *bad4[] = { "ebb-controller", "--policy-opt", "x=1", NULL };
   char *bad5[] = { "ebb-controller", "--policy", "nosuch", NULL };
-  char *bad6[] = { "ebb-controller", "--policy", "hopper", NULL };   /* speculative: sim only */
-  char *bad7[] = { "ebb-controller", "--policy", "graphene", NULL }; /* DAG jobs: sim only */
+  char *bad6[] = { "ebb-controller", "--policy", "hopper", NULL }; /* speculative: sim only */
+  char *bad7[] = { "ebb-controller", "--policy", "srpt", NULL };   /* speculative too */
   char **bads[] = { bad1, bad2, bad3, bad4, bad5, bad6, bad7 };
   int argcs[] = { 2, 3, 3, 3, 3, 3, 3 };
   for (size_t i = 0; i < EBB_ARRAY_SIZE (bads); i++)
@@ -161,6 +161,11 @@ test_options (void)
   ebb_ctl_config pc = { 0 };
   CU_ASSERT_EQUAL (ebb_ctl_parse_args (3, peacock, &pc, &err), 0);
   CU_ASSERT_STRING_EQUAL (pc.policy, "peacock");
+  ebb_ctl_config_free (&pc);
+  /* DAG policies run too: jobs bring their edges (controller/sched-dag.c). */
+  char *graphene[] = { "ebb-controller", "--policy", "graphene", NULL };
+  CU_ASSERT_EQUAL (ebb_ctl_parse_args (3, graphene, &pc, &err), 0);
+  CU_ASSERT_STRING_EQUAL (pc.policy, "graphene");
   ebb_ctl_config_free (&pc);
   size_t n;
   const ebb_conf_setting *t = ebb_ctl_conf_table (&n);
