@@ -139,33 +139,16 @@ edge_cmp (const void *a, const void *b)
   return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-/* Validates "deps" against the job's n tasks: pairs of task indices in range, no edge twice,
- * no cycle (the check every DAG policy's graph build makes, policies/dag.c). */
+/* Validates "deps" against the job's n tasks: pairs of task indices in range, no edge twice
+ * (harmless to a policy, but a client's mistake), no cycle (the check every DAG policy's
+ * graph build makes, policies/dag.c). */
 static int
 parse_deps (json_object *arr, uint32_t n, job_req *jr, ebb_error **err)
 {
-  if (!json_object_is_type (arr, json_type_array))
-    return ebb_error_set (err, EBB_EPARSE, "field \"deps\": an array of [parent, child] pairs");
-  size_t m = json_object_array_length (arr);
-  if (m > EBB_CTL_MAX_EDGES_PER_JOB)
-    return ebb_error_set (err, EBB_ERANGE, "field \"deps\": at most %d edges",
-                          EBB_CTL_MAX_EDGES_PER_JOB);
-  jr->edges = ebb_xmalloc ((m ? m : 1) * 2 * sizeof *jr->edges);
-  for (size_t k = 0; k < m; k++)
-    {
-      json_object *x = json_object_array_get_idx (arr, k);
-      if (!json_object_is_type (x, json_type_array) || json_object_array_length (x) != 2)
-        return ebb_error_set (err, EBB_EPARSE, "deps[%zu]: a [parent, child] pair is required", k);
-      for (int s = 0; s < 2; s++)
-        {
-          json_object *y = json_object_array_get_idx (x, s);
-          int64_t v = json_object_is_type (y, json_type_int) ? json_object_get_int64 (y) : -1;
-          if (v < 0 || v >= n)
-            return ebb_error_set (err, EBB_ERANGE, "deps[%zu]: task indices in [0, %u)", k, n);
-          jr->edges[2 * k + s] = (uint32_t)v;
-        }
-    }
-  jr->nedges = (uint32_t)m;
+  /* The pairs as ebb-sim reads them from its traces (lib/json.c). */
+  if (ebb_json_parse_edges (arr, n, EBB_CTL_MAX_EDGES_PER_JOB, &jr->edges, &jr->nedges, err) < 0)
+    return -EBB_EPARSE;
+  size_t m = jr->nedges;
   cleanup_free uint32_t *sorted = ebb_xmalloc ((m ? m : 1) * 2 * sizeof *sorted);
   memcpy (sorted, jr->edges, m * 2 * sizeof *sorted);
   qsort (sorted, m, 2 * sizeof *sorted, edge_cmp);

@@ -249,6 +249,47 @@ ebb_json_get_uint64 (struct json_object *obj, const char *key, uint64_t min, uin
   return r < 0 ? r : 1;
 }
 
+/* See json.h. */
+int
+ebb_json_parse_edges (struct json_object *arr, uint32_t n, uint32_t max, uint32_t **edges,
+                      uint32_t *nedges, ebb_error **err)
+{
+  *edges = NULL;
+  *nedges = 0;
+  if (!arr)
+    return 0;
+  if (!json_object_is_type (arr, json_type_array))
+    return ebb_error_set (err, EBB_EPARSE, "deps must be an array of [parent, child] pairs");
+  size_t m = json_object_array_length (arr);
+  if (m > max)
+    return ebb_error_set (err, EBB_ERANGE, "deps: at most %" PRIu32 " edges", max);
+  uint32_t *e = ebb_xmalloc ((m ? m : 1) * 2 * sizeof *e);
+  for (size_t k = 0; k < m; k++)
+    {
+      struct json_object *x = json_object_array_get_idx (arr, k);
+      if (!json_object_is_type (x, json_type_array) || json_object_array_length (x) != 2)
+        {
+          free (e);
+          return ebb_error_set (err, EBB_EPARSE, "dep %zu is not a [parent, child] pair", k);
+        }
+      for (int s = 0; s < 2; s++)
+        {
+          struct json_object *y = json_object_array_get_idx (x, s);
+          int64_t v = json_object_is_type (y, json_type_int) ? json_object_get_int64 (y) : -1;
+          if (v < 0 || v >= n)
+            {
+              free (e);
+              return ebb_error_set (err, EBB_ERANGE,
+                                    "dep %zu: task index must be in [0, %" PRIu32 ")", k, n);
+            }
+          e[2 * k + s] = (uint32_t)v;
+        }
+    }
+  *edges = e;
+  *nedges = (uint32_t)m;
+  return 0;
+}
+
 int
 ebb_json_get_double (struct json_object *obj, const char *key, double min, double max, double *out,
                      ebb_error **err)

@@ -69,6 +69,12 @@ int ebb_json_get_uint64 (struct json_object *obj, const char *key, uint64_t min,
 /* A finite number (integer or not) in [min, max]. */
 int ebb_json_get_double (struct json_object *obj, const char *key, double min, double max,
                          double *out, ebb_error **err);
+/* The dependency edges of a DAG job (ebb-sim's traces, the controller's POST /v1/jobs): arr
+ * an array of at most max [parent, child] pairs of integers in [0, n). Sets *edges (2 x
+ * *nedges values, to free; NULL when arr is NULL) and returns 0; -EBB_EPARSE or -EBB_ERANGE
+ * with *err ("dep K: ..."). Cycles and repeated edges are the caller's to judge. */
+int ebb_json_parse_edges (struct json_object *arr, uint32_t n, uint32_t max, uint32_t **edges,
+                          uint32_t *nedges, ebb_error **err);
 /* true or false. */
 int ebb_json_get_bool (struct json_object *obj, const char *key, bool *out, ebb_error **err);
 /* A string of at most max_len bytes (0: any) without NUL, passing validate (optional).

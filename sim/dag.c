@@ -163,35 +163,6 @@ parse_tasks (struct json_object *arr, double **dur, int64_t **dem, uint32_t **st
   return n;
 }
 
-/* Parses "deps" into pairs; returns 0, or -1 with *e set. */
-static int
-parse_deps (struct json_object *arr, uint32_t n, uint32_t **edges, uint32_t *nedges, ebb_error **e)
-{
-  *nedges = 0;
-  if (!arr)
-    return 0;
-  if (!json_object_is_type (arr, json_type_array) || json_object_array_length (arr) > 100000000)
-    return ebb_error_set (e, EBB_EPARSE, "deps must be an array of [parent, child] pairs");
-  uint32_t m = (uint32_t)json_object_array_length (arr);
-  *edges = ebb_xmalloc ((m ? m : 1) * 2 * sizeof **edges);
-  for (uint32_t k = 0; k < m; k++)
-    {
-      struct json_object *x = json_object_array_get_idx (arr, k);
-      if (!json_object_is_type (x, json_type_array) || json_object_array_length (x) != 2)
-        return ebb_error_set (e, EBB_EPARSE, "dep %u is not a [parent, child] pair", k);
-      for (int s = 0; s < 2; s++)
-        {
-          struct json_object *y = json_object_array_get_idx (x, s);
-          int64_t v = json_object_is_type (y, json_type_int) ? json_object_get_int64 (y) : -1;
-          if (v < 0 || v >= n)
-            return ebb_error_set (e, EBB_EPARSE, "dep %u: task index must be in [0, %u)", k, n);
-          (*edges)[2 * k + s] = (uint32_t)v;
-        }
-    }
-  *nedges = m;
-  return 0;
-}
-
 int
 ebb_sim_dag_parse_json (ebb_sim_trace *t, struct json_object *o, const char *name, size_t lineno,
                         ebb_error **err)
@@ -230,7 +201,7 @@ ebb_sim_dag_parse_json (ebb_sim_trace *t, struct json_object *o, const char *nam
   json_object_object_get_ex (o, "tasks", &tasks);
   json_object_object_get_ex (o, "deps", &deps);
   uint32_t n = parse_tasks (tasks, &dur, &dem, &stage, &e), nedges;
-  if (n == 0 || parse_deps (deps, n, &edges, &nedges, &e) < 0)
+  if (n == 0 || ebb_json_parse_edges (deps, n, 100000000, &edges, &nedges, &e) < 0)
     goto fail;
   ebb_dag_graph g;
   uint32_t bad;

@@ -678,6 +678,49 @@ test_random_mutations (void)
           refused, parsed, accepted);
 }
 
+/* Parses text's "deps" over n tasks with at most max edges; returns the result and, when
+ * refused, whether the message has want. */
+static int
+edges_of (const char *text, uint32_t n, uint32_t max, const char *want, uint32_t *nedges,
+          uint32_t **edges)
+{
+  json_object *o = json_tokener_parse (text);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (o);
+  ebb_error *err = NULL;
+  int r = ebb_json_parse_edges (o, n, max, edges, nedges, &err);
+  if (r < 0)
+    {
+      CU_ASSERT_PTR_NULL (*edges);
+      CU_ASSERT_PTR_NOT_NULL (strstr (ebb_error_msg (&err), want));
+    }
+  ebb_error_free (&err);
+  json_object_put (o);
+  return r;
+}
+
+static void
+test_parse_edges (void)
+{
+  uint32_t *e = NULL, m = 9;
+  CU_ASSERT_EQUAL (ebb_json_parse_edges (NULL, 3, 10, &e, &m, NULL), 0); /* absent */
+  CU_ASSERT_PTR_NULL (e);
+  CU_ASSERT_EQUAL (m, 0);
+  CU_ASSERT_EQUAL (edges_of ("[[0,2],[1,2]]", 3, 10, "", &m, &e), 0);
+  CU_ASSERT_EQUAL_FATAL (m, 2);
+  CU_ASSERT (e[0] == 0 && e[1] == 2 && e[2] == 1 && e[3] == 2);
+  free (e);
+  CU_ASSERT_EQUAL (edges_of ("[]", 3, 10, "", &m, &e), 0);
+  CU_ASSERT_EQUAL (m, 0);
+  free (e);
+  CU_ASSERT (edges_of ("{}", 3, 10, "array of [parent, child] pairs", &m, &e) < 0);
+  CU_ASSERT (edges_of ("[[0,1],[2]]", 3, 10, "dep 1 is not a", &m, &e) < 0);
+  CU_ASSERT (edges_of ("[[0,3]]", 3, 10, "dep 0: task index must be in [0, 3)", &m, &e) < 0);
+  CU_ASSERT (edges_of ("[[-1,0]]", 3, 10, "[0, 3)", &m, &e) < 0);
+  CU_ASSERT (edges_of ("[[0,1.0]]", 3, 10, "[0, 3)", &m, &e) < 0);
+  CU_ASSERT (edges_of ("[[0,\"1\"]]", 3, 10, "[0, 3)", &m, &e) < 0);
+  CU_ASSERT (edges_of ("[[0,1],[0,2],[1,2]]", 3, 2, "at most 2 edges", &m, &e) < 0);
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_random_mutations),
   EBB_CU_TEST (test_parse_valid),
@@ -687,6 +730,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_get_int64),
   EBB_CU_TEST (test_get_uint64_double_bool),
   EBB_CU_TEST (test_get_string),
+  EBB_CU_TEST (test_parse_edges),
   EBB_CU_TEST (test_validate_runtime),
   EBB_CU_TEST (test_get_strv_env),
   EBB_CU_TEST (test_schema_stores),
