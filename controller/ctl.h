@@ -150,6 +150,7 @@ typedef struct ebb_ctl_job
   /* Dependency edges (parent, child): nedges pairs of task indices, acyclic (api-jobs.c). */
   uint32_t *edges;
   uint32_t nedges;
+  uint32_t n_held; /* its tasks with dag_held set */
 } ebb_ctl_job;
 
 typedef struct ebb_ctl_node

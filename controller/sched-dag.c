@@ -76,31 +76,34 @@ ebb_ctl_dag_free (ebb_pol_dag *d)
 
 /* See sched.h. */
 size_t
-ebb_ctl_dag_hold (const ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
+ebb_ctl_dag_hold (ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
 {
   if (j->nedges == 0 || n == 0)
     return n;
   cleanup_free bool *in = ebb_xcalloc (j->ntasks, sizeof *in);
   for (size_t k = 0; k < n; k++)
     in[ts[k]->idx] = true;
+  ebb_dag_graph g;
+  uint32_t bad;
+  if (ebb_dag_graph_build (&g, j->ntasks, j->edges, j->nedges, &bad) < 0)
+    abort (); /* checked at submit (api-jobs.c), read back from those specs */
   /* A task whose parent is outside the batch and not ended waits, and so do its
-   * descendants in the batch: repeated until nothing changes (the graph is acyclic). */
-  bool changed = true;
-  while (changed)
+   * descendants: parents first, a held parent is outside the batch too. */
+  for (uint32_t i = 0; i < g.n; i++)
     {
-      changed = false;
-      for (uint32_t e = 0; e < j->nedges; e++)
-        {
-          uint32_t p = j->edges[2 * e], ch = j->edges[2 * e + 1];
-          if (in[ch] && !in[p] && !ended (&j->tasks[p]))
-            in[ch] = false, changed = true;
-        }
+      uint32_t t = g.topo[i];
+      for (uint32_t k = g.par_off[t]; in[t] && k < g.par_off[t + 1]; k++)
+        if (!in[g.par[k]] && !ended (&j->tasks[g.par[k]]))
+          in[t] = false;
     }
+  ebb_dag_graph_free (&g);
   size_t m = 0;
   for (size_t k = 0; k < n; k++)
     {
-      ts[k]->dag_held = !in[ts[k]->idx];
-      if (!ts[k]->dag_held)
+      bool held = !in[ts[k]->idx];
+      j->n_held += held - ts[k]->dag_held;
+      ts[k]->dag_held = held;
+      if (!held)
         ts[m++] = ts[k];
     }
   return m;
@@ -110,7 +113,7 @@ ebb_ctl_dag_hold (const ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
 void
 ebb_ctl_dag_release (ebb_ctl *c, ebb_ctl_job *j)
 {
-  if (j->nedges == 0 || !j->tasks)
+  if (j->n_held == 0 || !j->tasks)
     return;
   cleanup_free ebb_ctl_task **ts = ebb_xmalloc (sizeof *ts * j->ntasks);
   size_t n = 0;
@@ -121,6 +124,7 @@ ebb_ctl_dag_release (ebb_ctl *c, ebb_ctl_job *j)
         ts[n++] = t;
       t->dag_held = false;
     }
+  j->n_held = 0;
   ebb_ctl_queue_tasks (c, j, ts, n); /* holds again those still waiting */
 }
 

@@ -159,7 +159,7 @@ struct ebb_pol_dag *ebb_ctl_dag_build (const ebb_ctl_job *j, ebb_ctl_task *const
 void ebb_ctl_dag_free (struct ebb_pol_dag *d);
 /* Keeps out of a batch (marks dag_held) the tasks of ts with an ancestor outside it that has
  * not ended; returns how many are left, first in ts. */
-size_t ebb_ctl_dag_hold (const ebb_ctl_job *j, ebb_ctl_task **ts, size_t n);
+size_t ebb_ctl_dag_hold (ebb_ctl_job *j, ebb_ctl_task **ts, size_t n);
 /* A task of j ended: queues its held tasks whose parents all ended or go with them. */
 void ebb_ctl_dag_release (ebb_ctl *c, ebb_ctl_job *j);
 /* Reads t's network demand, stage and parents (edges appended to j) from its spec's "dag"

@@ -240,12 +240,14 @@ test_restart (void)
   CU_ASSERT_EQUAL (started (d), 0x7u);
   CU_ASSERT_EQUAL (started (ch), 0x1u);
   CU_ASSERT (d->tasks[3].dag_held && ch->tasks[1].dag_held && ch->tasks[2].dag_held);
+  CU_ASSERT (d->n_held == 1 && ch->n_held == 2);
   finish (c, d, 2);
   CU_ASSERT_EQUAL (started (d), 0xfu);
   finish (c, ch, 0);
   CU_ASSERT_EQUAL (started (ch), 0x3u); /* its child, not the grandchild */
   finish (c, ch, 1);
   CU_ASSERT_EQUAL (started (ch), 0x7u);
+  CU_ASSERT (d->n_held == 0 && ch->n_held == 0);
   finish (c, d, 3);
   finish (c, ch, 2);
   CU_ASSERT (launched_once (d) && launched_once (ch));
