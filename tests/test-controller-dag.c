@@ -3,7 +3,8 @@
  * of 2 nodes (no agents: launches stay in the outbox, task ends are told by hand). A
  * diamond starts each task only once its parents ended, each once; cycles, duplicate and
  * out-of-range edges are refused, and so are edges for a policy that ignores them; after a
- * restart with a job half done, its tasks still wait for their parents, running or not. */
+ * restart with a job half done, its tasks still wait for their parents, running or not; and
+ * so do those of random DAGs ended in a random order with a restart halfway. */
 #include "config.h"
 
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "controller/api.h"
 #include "controller/ctl.h"
 #include "controller/sched.h"
+#include "lib/rng.h"
 #include "lib/util.h"
 #include "tests/ctl-fixture.h"
 #include "tests/cu.h"
@@ -254,10 +256,86 @@ test_restart (void)
   ctl_del (c);
 }
 
+/* Tasks of j that started while a parent had not ended (each parent's end is final, so a
+ * check after every event sees any). */
+static uint32_t
+violations (const ebb_ctl_job *j)
+{
+  uint32_t bad = 0;
+  for (uint32_t e = 0; e < j->nedges; e++)
+    bad += j->tasks[j->edges[2 * e + 1]].state != TASK_PENDING
+           && j->tasks[j->edges[2 * e]].state != TASK_EXITED;
+  return bad;
+}
+
+/* Random DAGs of 40 tasks (each edge i -> k, i < k, with probability 0.08), their running
+ * tasks ended in a random order, the controller restarted on its store after the 15th end:
+ * no task starts before its parents ended, every task starts once. */
+static void
+test_random_dags (void)
+{
+  enum
+  {
+    N = 40
+  };
+  ebb_rng rng;
+  ebb_rng_seed (&rng, 11);
+  for (int round = 0; round < 5; round++)
+    {
+      cleanup_free char *deps = ebb_xstrdup ("[");
+      for (uint32_t i = 0; i < N; i++)
+        for (uint32_t k = i + 1; k < N; k++)
+          if (ebb_rng_below (&rng, 100) < 8)
+            {
+              char *next = ebb_xasprintf ("%s%s[%u,%u]", deps, deps[1] ? "," : "", i, k);
+              free (deps);
+              deps = next;
+            }
+      char *closed = ebb_xasprintf ("%s]", deps);
+      free (deps);
+      deps = closed;
+      ebb_ctl *c = ctl_new ("random", true, "graphene");
+      nodes_report (c, 1);
+      ebb_ctl_job *j = submit (c, N, deps, NULL);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (j);
+      uint64_t id = j->id;
+      uint32_t ends = 0, bad = violations (j), stuck = 0;
+      while (j->n_terminal < N && stuck == 0)
+        {
+          uint32_t act[N], na = 0;
+          for (uint32_t k = 0; k < N; k++)
+            if (ebb_ctl_task_active (&j->tasks[k]))
+              act[na++] = k;
+          if (na == 0)
+            {
+              stuck = 1; /* pending tasks and nothing running: one was never released */
+              break;
+            }
+          finish (c, j, act[ebb_rng_below (&rng, na)]);
+          bad += violations (j);
+          if (++ends == 15)
+            {
+              ebb_ctl_store_commit (c);
+              ctl_del (c);
+              c = ctl_new ("random", false, "graphene");
+              nodes_report (c, 2);
+              j = ebb_ctl_job_find (c, id);
+              CU_ASSERT_PTR_NOT_NULL_FATAL (j);
+              bad += violations (j);
+            }
+        }
+      CU_ASSERT_EQUAL (stuck, 0);
+      CU_ASSERT_EQUAL (bad, 0);
+      CU_ASSERT (launched_once (j));
+      ctl_del (c);
+    }
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_diamond),
   EBB_CU_TEST (test_refused),
   EBB_CU_TEST (test_restart),
+  EBB_CU_TEST (test_random_dags),
 };
 
 EBB_CU_MAIN ("controller-dag", init, ctlfix_clean, tests)
