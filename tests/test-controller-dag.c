@@ -59,8 +59,8 @@ ctl_del (ebb_ctl *c)
   free (cfg.policy);
 }
 
-/* Nodes n0 and n1 report with 4 CPUs each: room for every task of the jobs below at once,
- * so that only the edges hold a task back. */
+/* Nodes n0 and n1 report with 16 CPUs each: room for every task of the jobs below at once
+ * (40 of 500 millicores at most), so that only the edges hold a task back. */
 static void
 nodes_report (ebb_ctl *c, int seq)
 {
@@ -68,7 +68,7 @@ nodes_report (ebb_ctl *c, int seq)
     {
       cleanup_free char *name = ebb_xasprintf ("n%d", i);
       cleanup_free char *hb = ebb_xasprintf (
-          "{\"seq\":%d,\"url\":\"unix:/n%d.sock\",\"node\":{\"capacity\":{\"cpu_millis\":4000,"
+          "{\"seq\":%d,\"url\":\"unix:/n%d.sock\",\"node\":{\"capacity\":{\"cpu_millis\":16000,"
           "\"memory_bytes\":4294967296}}}",
           seq, i);
       json_object *o = json_tokener_parse (hb);
@@ -268,9 +268,25 @@ violations (const ebb_ctl_job *j)
   return bad;
 }
 
+/* Pending tasks of j whose parents all ended: with room for all, each should have started. */
+static uint32_t
+ready_waiting (const ebb_ctl_job *j)
+{
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < j->ntasks; k++)
+    {
+      bool ready = j->tasks[k].state == TASK_PENDING;
+      for (uint32_t e = 0; ready && e < j->nedges; e++)
+        ready = j->edges[2 * e + 1] != k || j->tasks[j->edges[2 * e]].state == TASK_EXITED;
+      n += ready;
+    }
+  return n;
+}
+
 /* Random DAGs of 40 tasks (each edge i -> k, i < k, with probability 0.08), their running
  * tasks ended in a random order, the controller restarted on its store after the 15th end:
- * no task starts before its parents ended, every task starts once. */
+ * no task starts before its parents ended, none whose parents ended waits, every task
+ * starts once. */
 static void
 test_random_dags (void)
 {
@@ -299,7 +315,7 @@ test_random_dags (void)
       ebb_ctl_job *j = submit (c, N, deps, NULL);
       CU_ASSERT_PTR_NOT_NULL_FATAL (j);
       uint64_t id = j->id;
-      uint32_t ends = 0, bad = violations (j), stuck = 0;
+      uint32_t ends = 0, bad = violations (j), stuck = 0, late = ready_waiting (j);
       while (j->n_terminal < N && stuck == 0)
         {
           uint32_t act[N], na = 0;
@@ -313,6 +329,7 @@ test_random_dags (void)
             }
           finish (c, j, act[ebb_rng_below (&rng, na)]);
           bad += violations (j);
+          late += ready_waiting (j);
           if (++ends == 15)
             {
               ebb_ctl_store_commit (c);
@@ -322,10 +339,12 @@ test_random_dags (void)
               j = ebb_ctl_job_find (c, id);
               CU_ASSERT_PTR_NOT_NULL_FATAL (j);
               bad += violations (j);
+              late += ready_waiting (j);
             }
         }
       CU_ASSERT_EQUAL (stuck, 0);
       CU_ASSERT_EQUAL (bad, 0);
+      CU_ASSERT_EQUAL (late, 0);
       CU_ASSERT (launched_once (j));
       ctl_del (c);
     }
