@@ -2,7 +2,9 @@
  * them back (controller/store-jobs.c): only finished jobs whose rows are committed, with no
  * agent call under way, beyond the newest keep_finished, leave memory; the index by request
  * id, the gauges' counts and the slots follow; a job read back from the store gives the same
- * JSON as it did in memory; a replayed request id finds its answer in the store. */
+ * JSON as it did in memory; a replayed request id finds its answer in the store; GET /v1/jobs
+ * pages every job once ascending and descending, and the active ones only (?state=active),
+ * at limits from 1 to 1000, across memory and store. */
 #include "config.h"
 
 #include <inttypes.h>
