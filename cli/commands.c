@@ -29,6 +29,10 @@ static const ebbctl_opt adopt_opts[] = {
     "memory it holds (default: its ebb.memory label or memory limit)" },
 };
 
+static const ebbctl_opt jobs_opts[] = {
+  { "active", false, EBBCTL_O_ACTIVE, NULL, "only the jobs not finished (queued or running)" },
+};
+
 static const ebbctl_opt decisions_opts[] = {
   { "follow", false, EBBCTL_O_FOLLOW, NULL, "keep printing new decisions until interrupted" },
 };
@@ -105,7 +109,7 @@ static const ebbctl_cmd commands[] = {
   { "drain", "NAME", "stop placing tasks on a node", NULL, 0, false, REQUEST (drain_req) },
   { "undrain", "NAME", "place tasks on a drained node again", NULL, 0, false,
     REQUEST (undrain_req) },
-  { "jobs", NULL, "list jobs", NULL, 0, false, REQUEST (jobs_req) },
+  { "jobs", NULL, "list jobs", OPTS (jobs_opts), false, ebbctl_jobs, &jobs_req },
   { "job", "ID", "show one job and its tasks", NULL, 0, false, REQUEST (job_req) },
   { "submit", "-- ARGV...", "submit a job of identical tasks running ARGV", OPTS (submit_opts),
     false, ebbctl_submit, NULL },

@@ -54,6 +54,7 @@ enum
   EBBCTL_O_CONTAINER,
   EBBCTL_O_RUNTIME,
   EBBCTL_O_CGROUP,
+  EBBCTL_O_ACTIVE,
 };
 
 /* One option of a command: the table produces the getopt parser, --help and the synopsis. */
@@ -92,7 +93,7 @@ typedef struct ebbctl_cmd
   size_t n_opts;
   bool agent; /* talks to an agent (needs --agent) rather than the controller */
   int (*run) (ebbctl_ctx *ctx, const struct ebbctl_cmd *cmd, int argc, char **argv);
-  const ebbctl_request *request; /* for run = ebbctl_request_run */
+  const ebbctl_request *request; /* for run = ebbctl_request_run or ebbctl_jobs */
 } ebbctl_cmd;
 
 /* --- cli/commands.c */
@@ -252,6 +253,9 @@ int ebbctl_request_send (ebbctl_ctx *ctx, bool agent, const ebbctl_request *req,
 /* The run of a command without options described by cmd->request: parses --help and its
  * argument (checked with ebbctl_check_id), then ebbctl_request_send. */
 int ebbctl_request_run (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv);
+/* jobs [--active]: cmd->request, every page; --active asks for the unfinished jobs only
+ * (GET /v1/jobs?state=active). */
+int ebbctl_jobs (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv);
 /* Printers of answers: "key: value" lines; "ARG: state" (req->fallback when the answer has no
  * state); the table req->table of the list in member req->list (exit 1 when there is none). */
 int ebbctl_print_answer_kv (ebbctl_ctx *ctx, const ebbctl_request *req, const char *arg,

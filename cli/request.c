@@ -1,6 +1,6 @@
 /* The commands that are one request and its answer (status, nodes, node, drain, undrain, jobs,
- * job, kill, tasks, task, resume; suspend after its own options): the command table names an
- * ebbctl_request, and these functions parse the argument, call and print. */
+ * job, kill, tasks, task, resume; jobs and suspend after their own options): the command table
+ * names an ebbctl_request, and these functions parse the argument, call and print. */
 #include "config.h"
 
 #include "cli/ebbctl.h"
@@ -38,6 +38,33 @@ ebbctl_request_run (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **arg
   if (arg && ebbctl_check_id (req->arg_what, arg, &err) < 0)
     return ebbctl_fail (cmd, &err);
   return ebbctl_request_send (ctx, cmd->agent, req, arg, NULL);
+}
+
+static int
+jobs_opt (int val, const char *arg, void *data, ebb_error **err)
+{
+  (void)arg, (void)err;
+  if (val == EBBCTL_O_ACTIVE)
+    *(bool *)data = true;
+  return 0;
+}
+
+int
+ebbctl_jobs (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
+{
+  cleanup_error ebb_error *err = NULL;
+  bool active = false;
+  int first = ebbctl_parse_cmd (cmd, argc, argv, jobs_opt, &active, ctx->out, &err);
+  if (first < 0)
+    return first == -1 ? EBBCTL_EXIT_OK : ebbctl_fail (cmd, &err);
+  if (ebbctl_want_args (cmd, argc, first, 0, &err) < 0)
+    return ebbctl_fail (cmd, &err);
+  /* The controller filters: the pages hold the unfinished jobs only (all in its memory),
+   * however many finished ones its store keeps. */
+  ebbctl_request req = *cmd->request;
+  if (active)
+    req.path = "/v1/jobs?state=active";
+  return ebbctl_request_send (ctx, false, &req, NULL, NULL);
 }
 
 int

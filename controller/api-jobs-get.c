@@ -20,7 +20,10 @@ job_freep (ebb_ctl_job **j)
 }
 #define cleanup_job __attribute__ ((cleanup (job_freep)))
 
-/* GET /v1/jobs: a page of at most ?limit= jobs, PAGE_DEFAULT without it. */
+/* GET /v1/jobs: a page of at most ?limit= jobs, PAGE_DEFAULT without it; ?after= the id the
+ * page follows (the previous page's next_after); ?state=active: the jobs not in a final
+ * state only; ?order=desc: in descending id order (after: the ids below it), asc the
+ * default. */
 #define PAGE_DEFAULT 100
 #define PAGE_MAX     1000
 
@@ -103,26 +106,60 @@ first_after (const ebb_ctl *c, uint64_t after)
   return lo;
 }
 
+/* The model's jobs of a page, in the page's order: c->jobs[pos] ascending, c->jobs[pos - 1]
+ * descending. */
+typedef struct
+{
+  ebb_ctl *c;
+  const ebb_ctl_jobs_query *q;
+  size_t pos;
+} mem_cursor;
+
+/* Returns the cursor's job, skipping the finished ones for an active page, or NULL past the
+ * last. Every active job is in memory (only finished ones leave it, sched-evict.c): an
+ * active page reads the model only, skipping at most the finished jobs it keeps. */
+static ebb_ctl_job *
+mem_peek (mem_cursor *m)
+{
+  while (m->q->desc ? m->pos > 0 : m->pos < m->c->n_jobs)
+    {
+      ebb_ctl_job *j = m->c->jobs[m->q->desc ? m->pos - 1 : m->pos];
+      if (!m->q->active || j->state < JOB_DONE)
+        return j;
+      m->pos = m->q->desc ? m->pos - 1 : m->pos + 1;
+    }
+  return NULL;
+}
+
 /* See ctl.h. */
 json_object *
-ebb_ctl_jobs_page (ebb_ctl *c, uint64_t after, size_t limit)
+ebb_ctl_jobs_page (ebb_ctl *c, const ebb_ctl_jobs_query *q)
 {
-  /* The model's jobs and the store's, merged in id order: the model's copy is current (a
-   * job whose row could not be written is still listed). The page holds the first limit
-   * ids of either; one more of the store's tells whether a next page exists. */
+  /* The model's jobs and the store's, merged in the page's order: the model's copy is
+   * current (a job whose row could not be written is still listed). The page holds the
+   * first limit ids of either; one more of the store's tells whether a next page exists. */
   ebb_ctl_job_summary *rows = NULL;
-  size_t n = 0, i = first_after (c, after), k = 0, listed = 0;
-  if (c->db && ebb_ctl_store_job_page (c, after, limit + 1, &rows, &n) < 0)
+  size_t n = 0, k = 0, listed = 0;
+  mem_cursor m = { c, q, 0 };
+  if (!q->desc)
+    m.pos = first_after (c, q->after);
+  else if (q->after > 0)
+    m.pos = first_after (c, q->after - 1); /* the jobs of id < after are below it */
+  if (c->db && !q->active
+      && ebb_ctl_store_job_page (c, q->after, q->desc, q->limit + 1, &rows, &n) < 0)
     return NULL;
   json_object *arr = json_object_new_array ();
-  uint64_t last = after;
-  while ((i < c->n_jobs || k < n) && listed < limit)
+  uint64_t last = q->after;
+  ebb_ctl_job *j;
+  while (((j = mem_peek (&m)) || k < n) && listed < q->limit)
     {
-      if (i < c->n_jobs && (k == n || c->jobs[i]->id <= rows[k].id))
+      /* The model's job comes first unless the store's next row is before it. */
+      if (j && (k == n || (q->desc ? j->id >= rows[k].id : j->id <= rows[k].id)))
         {
-          k += k < n && c->jobs[i]->id == rows[k].id;
-          last = c->jobs[i]->id;
-          json_object_array_add (arr, ebb_ctl_job_json (c, c->jobs[i++], false));
+          k += k < n && j->id == rows[k].id;
+          last = j->id;
+          json_object_array_add (arr, ebb_ctl_job_json (c, j, false));
+          m.pos = q->desc ? m.pos - 1 : m.pos + 1;
         }
       else
         {
@@ -134,7 +171,7 @@ ebb_ctl_jobs_page (ebb_ctl *c, uint64_t after, size_t limit)
         }
       listed++;
     }
-  bool more = i < c->n_jobs || k < n;
+  bool more = mem_peek (&m) || k < n;
   ebb_ctl_job_summaries_free (rows, n);
   json_object *o = json_object_new_object ();
   json_object_object_add (o, "jobs", arr);
@@ -174,7 +211,7 @@ int
 ebb_ctl_api_jobs (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   ebb_ctl *c = ud;
-  static const char *const args[] = { "limit", "after", NULL };
+  static const char *const args[] = { "limit", "after", "state", "order", NULL };
   cleanup_error ebb_error *err = NULL;
   if (ebb_http_request_query_check (req, args, &err) < 0)
     {
@@ -182,11 +219,25 @@ ebb_ctl_api_jobs (ebb_http_request *req, ebb_http_response *resp, void *ud)
       ebb_http_error (resp, 400, "bad_request", "%s", ebb_error_msg (&err));
       return EBB_HTTP_REPLIED;
     }
-  uint64_t limit = PAGE_DEFAULT, after = 0;
+  uint64_t limit = PAGE_DEFAULT;
+  const char *state = ebb_http_request_query (req, "state");
+  const char *order = ebb_http_request_query (req, "order");
+  ebb_ctl_jobs_query q = { .desc = order && strcmp (order, "desc") == 0,
+                           .active = state && strcmp (state, "active") == 0 };
+  /* Descending without after: from the newest (every id is below UINT64_MAX). */
+  q.after = q.desc ? UINT64_MAX : 0;
+  if ((state && !q.active) || (order && !q.desc && strcmp (order, "asc") != 0))
+    {
+      c->m.bad_requests++;
+      ebb_http_error (resp, 400, "bad_request", "%s",
+                      state && !q.active ? "state must be active" : "order must be asc or desc");
+      return EBB_HTTP_REPLIED;
+    }
   if (query_number (c, req, resp, "limit", 1, PAGE_MAX, &limit) < 0
-      || query_number (c, req, resp, "after", 0, UINT64_MAX, &after) < 0)
+      || query_number (c, req, resp, "after", 0, UINT64_MAX, &q.after) < 0)
     return EBB_HTTP_REPLIED;
-  json_object *o = ebb_ctl_jobs_page (c, after, limit);
+  q.limit = limit;
+  json_object *o = ebb_ctl_jobs_page (c, &q);
   if (!o)
     ebb_http_error (resp, 500, "store_error", "cannot read the jobs from the store");
   else

@@ -307,7 +307,7 @@ typedef struct ebb_ctl
   sqlite3_stmt *st_job, *st_task_insert, *st_task_update, *st_node, *st_decision, *st_begin,
       *st_commit;
   sqlite3_stmt *st_call, *st_call_done; /* the calls table (store-calls.c) */
-  sqlite3_stmt *st_rid, *st_job_get, *st_tasks_get, *st_job_page; /* store-jobs.c */
+  sqlite3_stmt *st_rid, *st_job_get, *st_tasks_get, *st_job_page[2]; /* store-jobs.c */
   uint64_t commits;
   int wal_pages; /* in the WAL after the last commit */
 } ebb_ctl;
@@ -361,11 +361,11 @@ typedef struct
   ebb_ctl_job *job;
   uint32_t task_states[TASK_N_STATES];
 } ebb_ctl_job_summary;
-/* Reads the store's jobs of id > after, in id order, at most limit, with their tasks'
- * counts per state, in one query: *out (ebb_ctl_job_summaries_free), *n of them. Returns 0,
- * or -EIO (nothing in *out). */
-int ebb_ctl_store_job_page (ebb_ctl *c, uint64_t after, size_t limit, ebb_ctl_job_summary **out,
-                            size_t *n);
+/* Reads the store's jobs of id > after in id order (desc: of id < after, in descending id
+ * order), at most limit, with their tasks' counts per state, in one query: *out
+ * (ebb_ctl_job_summaries_free), *n of them. Returns 0, or -EIO (nothing in *out). */
+int ebb_ctl_store_job_page (ebb_ctl *c, uint64_t after, bool desc, size_t limit,
+                            ebb_ctl_job_summary **out, size_t *n);
 void ebb_ctl_job_summaries_free (ebb_ctl_job_summary *v, size_t n);
 /* Returns the first answer given to request_id (the newest job of that id), or NULL. */
 char *ebb_ctl_store_rid_answer (ebb_ctl *c, const char *request_id);
@@ -496,10 +496,18 @@ void ebb_ctl_adopt_send (ebb_ctl *c, ebb_ctl_job *j);
 /* api-*.c (controller/api.h: the API's inside) */
 int ebb_ctl_http_start (ebb_ctl *c, ebb_error **err);
 json_object *ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks);
-/* Returns the page of GET /v1/jobs: {"jobs": [the first limit jobs of id > after, in id
- * order, without their tasks], "next_after": the last one's id when more follow, else
- * null}, from memory and the store; NULL when the store cannot be read. */
-json_object *ebb_ctl_jobs_page (ebb_ctl *c, uint64_t after, size_t limit);
+/* A page of GET /v1/jobs: at most limit jobs following after in the page's order (id > after
+ * ascending; id < after descending, desc); active: only the jobs not in a final state. */
+typedef struct
+{
+  uint64_t after;
+  size_t limit;
+  bool desc, active;
+} ebb_ctl_jobs_query;
+/* Returns the page of GET /v1/jobs for q: {"jobs": [its jobs in the page's order, without
+ * their tasks], "next_after": the last one's id when more follow, else null}, from memory
+ * and the store; NULL when the store cannot be read. */
+json_object *ebb_ctl_jobs_page (ebb_ctl *c, const ebb_ctl_jobs_query *q);
 json_object *ebb_ctl_node_json (ebb_ctl *c, int idx);
 json_object *ebb_ctl_cluster_json (ebb_ctl *c);
 char *ebb_ctl_metrics_text (ebb_ctl *c);

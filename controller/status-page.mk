@@ -29,7 +29,9 @@ tests_status_page_fake_api_LDADD = controller/libebb-status-page.a $(EBB_COMMON_
 TESTS += tests/test-status-page-chromium.sh
 EXTRA_DIST += tests/test-status-page-chromium.sh tests/status-page/lib.sh \
 	tests/status-page/data/GET_cluster.json tests/status-page/data/GET_nodes.json \
-	tests/status-page/data/GET_jobs.json tests/status-page/data/GET_decisions.json
+	tests/status-page/data/GET_jobs.json tests/status-page/data/GET_decisions.json \
+	tests/status-page/data/GET_jobs_state_active.json tests/status-page/data/GET_jobs_after_1.json \
+	tests/status-page/data/GET_jobs_order_desc.json
 # The page against a live controller and agent (root): Chromium through a socat bridge to the
 # controller's unix socket.
 TESTS += tests/test-status-page-live.sh

@@ -237,23 +237,33 @@ ebb_ctl_store_job_get (ebb_ctl *c, uint64_t id)
 
 /* See ctl.h. */
 int
-ebb_ctl_store_job_page (ebb_ctl *c, uint64_t after, size_t limit, ebb_ctl_job_summary **out,
-                        size_t *n)
+ebb_ctl_store_job_page (ebb_ctl *c, uint64_t after, bool desc, size_t limit,
+                        ebb_ctl_job_summary **out, size_t *n)
 {
   *out = NULL;
   *n = 0;
-  /* One statement for a page: the page's job rows first (the subquery, by the primary key),
-   * then one row per job and task state with its count, through the tasks' primary key
-   * (job, idx). A job whose task rows are missing has a row of NULL state and count 0. */
-  if (!c->st_job_page)
-    c->st_job_page = ebb_ctl_store_prep (
-        c, "SELECT j.*, t.state, COUNT(t.job) FROM (SELECT " JOB_COLS " FROM jobs WHERE id > ?1"
-           " ORDER BY id LIMIT ?2) j LEFT JOIN tasks t ON t.job = j.id AND t.idx < j.ntasks"
-           " GROUP BY j.id, t.state ORDER BY j.id");
-  sqlite3_stmt *st = c->st_job_page;
+  if (desc && after == 0)
+    return 0; /* no id below 0 */
+  /* One statement for a page: the page's job rows first (the subquery, by the primary key,
+   * walked either way), then one row per job and task state with its count, through the
+   * tasks' primary key (job, idx). A job whose task rows are missing has a row of NULL
+   * state and count 0. Descending, the bound is inclusive (id <= after - 1): ids reach
+   * INT64_MAX at most, to which a larger after is cut. */
+  static const char *const sql[2] = {
+    "SELECT j.*, t.state, COUNT(t.job) FROM (SELECT " JOB_COLS " FROM jobs WHERE id > ?1"
+    " ORDER BY id LIMIT ?2) j LEFT JOIN tasks t ON t.job = j.id AND t.idx < j.ntasks"
+    " GROUP BY j.id, t.state ORDER BY j.id",
+    "SELECT j.*, t.state, COUNT(t.job) FROM (SELECT " JOB_COLS " FROM jobs WHERE id <= ?1"
+    " ORDER BY id DESC LIMIT ?2) j LEFT JOIN tasks t ON t.job = j.id AND t.idx < j.ntasks"
+    " GROUP BY j.id, t.state ORDER BY j.id DESC",
+  };
+  if (!c->st_job_page[desc])
+    c->st_job_page[desc] = ebb_ctl_store_prep (c, sql[desc]);
+  sqlite3_stmt *st = c->st_job_page[desc];
   if (!st)
     return -EIO;
-  sqlite3_bind_int64 (st, 1, (sqlite3_int64)(after > INT64_MAX ? INT64_MAX : after));
+  uint64_t bound = desc ? after - 1 : after;
+  sqlite3_bind_int64 (st, 1, (sqlite3_int64)(bound > INT64_MAX ? INT64_MAX : bound));
   sqlite3_bind_int64 (st, 2, (sqlite3_int64)limit);
   ebb_ctl_job_summary *v = limit ? ebb_xcalloc (limit, sizeof *v) : NULL;
   size_t k = 0;

@@ -205,9 +205,12 @@ ebb_ctl_store_close (ebb_ctl *c)
   sqlite3_finalize (c->st_rid);
   sqlite3_finalize (c->st_job_get);
   sqlite3_finalize (c->st_tasks_get);
-  sqlite3_finalize (c->st_job_page);
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (c->st_job_page); i++)
+    {
+      sqlite3_finalize (c->st_job_page[i]);
+      c->st_job_page[i] = NULL;
+    }
   c->st_call = c->st_call_done = c->st_rid = c->st_job_get = c->st_tasks_get = NULL;
-  c->st_job_page = NULL;
   sqlite3_close (c->db);
   c->db = NULL;
 }

@@ -2,7 +2,9 @@
  * them back (controller/store-jobs.c): only finished jobs whose rows are committed, with no
  * agent call under way, beyond the newest keep_finished, leave memory; the index by request
  * id, the gauges' counts and the slots follow; a job read back from the store gives the same
- * JSON as it did in memory; a replayed request id finds its answer in the store. */
+ * JSON as it did in memory; a replayed request id finds its answer in the store; GET /v1/jobs
+ * pages every job once ascending and descending, and the active ones only (?state=active),
+ * at limits from 1 to 1000, across memory and store. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -77,34 +79,47 @@ job_text (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
   return s;
 }
 
-/* Follows the pages of limit jobs from the first: every job listed once, in id order, as
- * listed[] has it (its JSON in a listing before eviction), the last page's next_after
- * null. Returns the number of pages. */
+/* Follows the pages of limit jobs from the first, ascending or descending (desc), every job
+ * or the active ones only: the jobs of ids want[0..nwant) listed once each, in that order, as
+ * listed[] has them (their JSON in a listing before eviction), each page's next_after its
+ * last id, the last page's null. Returns the number of pages. */
 static size_t
-pages_agree (ebb_ctl *c, size_t limit, char *const listed[JOBS])
+pages_walk (ebb_ctl *c, size_t limit, bool desc, bool active, const uint64_t *want, size_t nwant,
+            char *const listed[JOBS])
 {
-  uint64_t after = 0, want = 1;
-  size_t pages = 0;
+  ebb_ctl_jobs_query q
+      = { .after = desc ? UINT64_MAX : 0, .limit = limit, .desc = desc, .active = active };
+  size_t pages = 0, seen = 0;
   for (bool more = true; more && pages <= JOBS; pages++)
     {
-      json_object *page = ebb_ctl_jobs_page (c, after, limit), *arr, *next;
+      json_object *page = ebb_ctl_jobs_page (c, &q), *arr, *next;
       CU_ASSERT_FATAL (page && json_object_object_get_ex (page, "jobs", &arr)
                        && json_object_object_get_ex (page, "next_after", &next));
       size_t n = json_object_array_length (arr);
-      CU_ASSERT (n >= 1 && n <= limit);
-      for (size_t i = 0; i < n && want <= JOBS; i++, want++)
+      CU_ASSERT (n <= limit && (n >= 1 || nwant == 0) && seen + n <= nwant);
+      for (size_t i = 0; i < n && seen < nwant; i++, seen++)
         CU_ASSERT_STRING_EQUAL (json_object_to_json_string_ext (json_object_array_get_idx (arr, i),
                                                                 EBB_JSON_TO_STRING_FLAGS),
-                                listed[want - 1]);
+                                listed[want[seen] - 1]);
       more = next != NULL;
-      CU_ASSERT_EQUAL (more, want <= JOBS);
+      CU_ASSERT_EQUAL (more, seen < nwant);
       if (more)
-        after = (uint64_t)json_object_get_int64 (next);
-      CU_ASSERT (!more || after == want - 1);
+        q.after = (uint64_t)json_object_get_int64 (next);
+      CU_ASSERT (!more || q.after == want[seen - 1]);
       json_object_put (page);
     }
-  CU_ASSERT_EQUAL (want, JOBS + 1);
+  CU_ASSERT_EQUAL (seen, nwant);
   return pages;
+}
+
+/* Every job (ids 1 to JOBS) ascending, as GET /v1/jobs has always listed them. */
+static size_t
+pages_agree (ebb_ctl *c, size_t limit, char *const listed[JOBS])
+{
+  uint64_t ids[JOBS];
+  for (size_t i = 0; i < JOBS; i++)
+    ids[i] = i + 1;
+  return pages_walk (c, limit, false, false, ids, JOBS, listed);
 }
 
 static void
@@ -177,6 +192,59 @@ test_evict (void)
   /* GET /v1/jobs lists them all the same, page after page, in memory or not. */
   for (size_t limit = 1; limit <= JOBS + 1; limit += 4)
     CU_ASSERT_EQUAL (pages_agree (c, limit, listed), (JOBS + limit - 1) / limit);
+  /* Descending: every job once, newest first, in memory or not; limit 1 to 1000. */
+  static const size_t limits[] = { 1, 5, JOBS, 1000 };
+  uint64_t down[JOBS];
+  for (size_t i = 0; i < JOBS; i++)
+    down[i] = JOBS - i;
+  for (size_t l = 0; l < EBB_ARRAY_SIZE (limits); l++)
+    CU_ASSERT_EQUAL (pages_walk (c, limits[l], true, false, down, JOBS, listed),
+                     (JOBS + limits[l] - 1) / limits[l]);
+  /* Active: the unfinished jobs 4, 8 and 12 only, either way; not the finished ones in
+   * memory (2, 10, 11) nor the ones in the store alone. */
+  static const uint64_t active_up[] = { 4, 8, 12 }, active_down[] = { 12, 8, 4 };
+  for (size_t l = 0; l < EBB_ARRAY_SIZE (limits); l++)
+    {
+      size_t pages = (3 + limits[l] - 1) / limits[l];
+      CU_ASSERT_EQUAL (pages_walk (c, limits[l], false, true, active_up, 3, listed), pages);
+      CU_ASSERT_EQUAL (pages_walk (c, limits[l], true, true, active_down, 3, listed), pages);
+    }
+  /* Bounds: nothing after the newest ascending nor below id 1 descending; after 5
+   * descending starts at 4 and after 8 ascending at 9, in memory or in the store. */
+  ebb_ctl_jobs_query edge[] = { { .after = JOBS, .limit = 10 },
+                                { .after = 1, .limit = 10, .desc = true },
+                                { .after = 0, .limit = 10, .desc = true },
+                                { .after = 5, .limit = 2, .desc = true },
+                                { .after = 8, .limit = 1 },
+                                { .after = 5, .limit = 2, .desc = true, .active = true } };
+  static const char *const edge_want[] = { "{\"jobs\":[],\"next_after\":null}",
+                                           "{\"jobs\":[],\"next_after\":null}",
+                                           "{\"jobs\":[],\"next_after\":null}",
+                                           "4 3 next 3",
+                                           "9 next 9",
+                                           "4 " };
+  for (size_t e = 0; e < EBB_ARRAY_SIZE (edge); e++)
+    {
+      json_object *page = ebb_ctl_jobs_page (c, &edge[e]), *arr, *next;
+      CU_ASSERT_FATAL (page && json_object_object_get_ex (page, "jobs", &arr)
+                       && json_object_object_get_ex (page, "next_after", &next));
+      char got[256] = "";
+      if (json_object_array_length (arr) == 0)
+        snprintf (got, sizeof got, "%s",
+                  json_object_to_json_string_ext (page, EBB_JSON_TO_STRING_FLAGS));
+      for (size_t i = 0; i < json_object_array_length (arr); i++)
+        {
+          json_object *id;
+          json_object_object_get_ex (json_object_array_get_idx (arr, i), "id", &id);
+          snprintf (got + strlen (got), sizeof got - strlen (got), "%" PRId64 " ",
+                    json_object_get_int64 (id));
+        }
+      if (next && json_object_array_length (arr) > 0)
+        snprintf (got + strlen (got), sizeof got - strlen (got), "next %" PRId64,
+                  json_object_get_int64 (next));
+      CU_ASSERT_STRING_EQUAL (got, edge_want[e]);
+      json_object_put (page);
+    }
   /* The call ended: job 2 goes too, the newest two finished stay. */
   ebb_ctl_job_find (c, 2)->ncalls = 0;
   CU_ASSERT_EQUAL (ebb_ctl_evict (c), 1);

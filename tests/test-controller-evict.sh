@@ -9,8 +9,10 @@
 # none of the 20 (ebb_controller_policy_jobs 0). After a restart (which loads no finished
 # job) the answers are still the same and ids go on. The 20 jobs (2 in memory and 18 in the
 # store, then after the restart all in the store only) listed in pages of 3, 4 and 20
-# (?limit=, ?after= the next_after) make the same list as one page of 1000; hostile query
-# arguments get a 400 and change nothing. Time budget: about 30 s.
+# (?limit=, ?after= the next_after) make the same list as one page of 1000, and pages of 1, 3,
+# 4, 20 and 1000 with ?order=desc the same list reversed; hostile query arguments (?state=
+# and ?order= too) get a 400 and change nothing. A running job 21 and a finished job 22 in
+# memory: ?state=active lists job 21 alone. Time budget: about 35 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
 setup_cgroups
 CONF="$TMP/controller.conf"
@@ -64,29 +66,35 @@ same () {
   cmp -s "$TMP/before-list" "$TMP/$1-list" && cmp -s "$TMP/before-gauges" "$TMP/$1-gauges"
 }
 # pages WHERE: GET /v1/jobs in pages (?limit=, ?after= the last page's next_after) of the 20
-# finished jobs: the pages together are the one list of ?limit=1000, in id order.
+# finished jobs: the pages together are the one list of ?limit=1000, in id order; with
+# ?order=desc, the same list reversed (after: the ids below it).
 pages () {
   capi GET '/v1/jobs?limit=1000'
   jq -S . "$TMP/body" >"$TMP/all"
   jq -e '[.jobs[].id] == [range(1; 21)] and .next_after == null' "$TMP/all" >/dev/null &&
     ok "$1: ?limit=1000: the 20 jobs, next_after null" || fail "all: $(cat "$TMP/all")"
-  for limit in 3 4 20; do
-    after= npages=0 sizes=
-    : >"$TMP/paged"
-    while [ $npages -le 21 ]; do
-      capi GET "/v1/jobs?limit=$limit${after:+&after=$after}"
-      [ "$STATUS" = 200 ] || { fail "page after ${after:-none}: $STATUS $(cat "$TMP/body")"; break; }
-      npages=$((npages + 1)) sizes="$sizes $(jq '.jobs | length' "$TMP/body")"
-      jq -c '.jobs[]' "$TMP/body" >>"$TMP/paged"
-      next=$(jq -r '.next_after' "$TMP/body")
-      [ "$next" = null ] && break
-      [ "$next" = "$(jq -r '.jobs[-1].id' "$TMP/body")" ] || { fail "next_after $next is not the page's last id"; break; }
-      after=$next
+  jq -S '.jobs |= reverse' "$TMP/all" >"$TMP/all-desc"
+  for order in asc desc; do
+    for limit in 1 3 4 20 1000; do
+      [ $order = asc ] && [ $limit = 1 ] && continue # as 3 and 4 do, 20 requests more
+      after= npages=0 sizes= prev=
+      : >"$TMP/paged"
+      while [ $npages -le 21 ]; do
+        capi GET "/v1/jobs?limit=$limit${after:+&after=$after}$([ $order = desc ] && echo '&order=desc')"
+        [ "$STATUS" = 200 ] || { fail "page after ${after:-none}: $STATUS $(cat "$TMP/body")"; break; }
+        npages=$((npages + 1)) sizes="$sizes $(jq '.jobs | length' "$TMP/body")"
+        jq -c '.jobs[]' "$TMP/body" >>"$TMP/paged"
+        next=$(jq -r '.next_after' "$TMP/body")
+        [ "$next" = null ] && break
+        [ "$next" = "$(jq -r '.jobs[-1].id' "$TMP/body")" ] || { fail "next_after $next is not the page's last id"; break; }
+        after=$next
+      done
+      want=$(( (20 + limit - 1) / limit ))
+      whole="$TMP/all"; [ $order = desc ] && whole="$TMP/all-desc"
+      [ "$npages" = "$want" ] && jq -s -S '{jobs: ., next_after: null}' "$TMP/paged" | cmp -s - "$whole" &&
+        ok "$1: ?limit=$limit&order=$order: $npages pages ($sizes ) make the whole list" ||
+        fail "$1: ?limit=$limit&order=$order: $npages pages ($sizes ), want $want: $(jq -c .id "$TMP/paged" | tr '\n' ' ')"
     done
-    want=$(( (20 + limit - 1) / limit ))
-    [ "$npages" = "$want" ] && jq -s -S '{jobs: ., next_after: null}' "$TMP/paged" | cmp -s - "$TMP/all" &&
-      ok "$1: ?limit=$limit: $npages pages ($sizes ) make the whole list" ||
-      fail "$1: ?limit=$limit: $npages pages ($sizes ), want $want: $(jq -c .id "$TMP/paged" | tr '\n' ' ')"
   done
 }
 
@@ -163,7 +171,9 @@ n_bad=0
 for q in limit=0 limit=-1 limit=abc limit=1001 limit=99999999999999999999999 limit=1e3 \
   limit=%2B5 limit=%205 limit=5%20 limit= limit 'limit=5&limit=6' 'limit=5&limit=5' \
   after=-1 after=18446744073709551616 after=0x10 after= 'after=1&after=2' lmit=5 \
-  'limit=5&bogus=1' 'limit=5%00' "limit=$(printf '9%.0s' $(seq 300))"; do
+  'limit=5&bogus=1' 'limit=5%00' "limit=$(printf '9%.0s' $(seq 300))" state=bogus state=ACTIVE \
+  state= state 'state=active&state=active' 'state=active%00' order=up order=DESC order= \
+  'order=desc&order=asc' 'order=desc&order=desc' 'order=desc&after=-1'; do
   capi GET "/v1/jobs?$q"
   if [ "$STATUS" = 400 ] && jq -e '.error == "bad_request" and (.detail | type == "string")' "$TMP/body" >/dev/null 2>&1
   then n_bad=$((n_bad + 1)); else fail "?$q -> $STATUS: $(cat "$TMP/body")"; fi
@@ -177,8 +187,29 @@ capi GET /v1/jobs
 jq -e '(.jobs | length) == 20 and .next_after == null' "$TMP/body" >/dev/null &&
   ok "no argument: one page of the 20 (the default limit is 100)" || fail "default page: $(cat "$TMP/body")"
 
-capi POST /v1/jobs "$(job_body ev21 short "$(task "exit 0")")"
+capi POST /v1/jobs "$(job_body ev21 long "$(task "sleep 60")")"
 [ "$(jq -r .id "$TMP/body")" = 21 ] && ok "ids go on after the restart (21)" || fail "id: $(cat "$TMP/body")"
+capi POST /v1/jobs "$(job_body ev22 short "$(task "exit 0")")"
+wait_for 10 '.state == "running"' /v1/jobs/21 || fail "job 21 not running"
+wait_for 10 '.state == "done"' /v1/jobs/22 || fail "job 22 not done"
+# ?state=active: job 21 alone (in memory), not 22 finished in memory nor the 20 of the store.
+for q in 'state=active' 'state=active&order=desc' 'state=active&limit=1' 'state=active&order=desc&after=22' \
+  'state=active&limit=1000&order=asc'; do
+  capi GET "/v1/jobs?$q"
+  jq -e '[.jobs[].id] == [21] and .jobs[0].state == "running" and .next_after == null' "$TMP/body" >/dev/null ||
+    fail "?$q: $STATUS $(cat "$TMP/body")"
+done
+capi GET '/v1/jobs?state=active&after=21'
+jq -e '.jobs == [] and .next_after == null' "$TMP/body" >/dev/null &&
+  capi GET '/v1/jobs?state=active&order=desc&after=21' &&
+  jq -e '.jobs == [] and .next_after == null' "$TMP/body" >/dev/null &&
+  ok "?state=active: job 21 only, either order, none after it" || fail "state=active: $(cat "$TMP/body")"
+capi GET '/v1/jobs?order=desc&limit=3'
+jq -e '[.jobs[].id] == [22, 21, 20] and .next_after == 20' "$TMP/body" >/dev/null &&
+  capi GET '/v1/jobs?order=desc&after=1' && jq -e '.jobs == [] and .next_after == null' "$TMP/body" >/dev/null &&
+  ok "?order=desc&limit=3: jobs 22, 21 (in memory), 20 (in the store); below id 1: none" ||
+  fail "order=desc: $(cat "$TMP/body")"
+capi DELETE /v1/jobs/21
 # A sanitizer build reports what it found at exit (the first run's too: same log).
 kill "$CTL_PID"; wait "$CTL_PID" 2>/dev/null; CTL_PID=
 grep -E 'Sanitizer|runtime error' "$CLOG" && fail "sanitizer report in the controller log" ||

@@ -45,12 +45,13 @@ expect "ebbctl --agent unix:/x suspend b1 --mode " immediate graceful
 expect "ebbctl suspend b1 --" --mode --cpu --memory
 expect "ebbctl watch --" --interval --count
 expect "ebbctl decisions --" --follow
+expect "ebbctl jobs --" --active
 # After "submit --" the words are a program's: bash's own command completion takes over.
 got=$(complete_line "ebbctl submit --tasks 2 -- ech")
 [[ " $got " == *" echo "* ]] && ok "after --: commands" || fail "after --: $got"
 
 # Every option in ebbctl --help is offered somewhere.
-all=$( { complete_line "ebbctl --"; for c in submit adopt suspend watch decisions; do complete_line "ebbctl $c --"; done; } | tr ' ' '\n' | sort -u)
+all=$( { complete_line "ebbctl --"; for c in submit adopt suspend watch decisions jobs; do complete_line "ebbctl $c --"; done; } | tr ' ' '\n' | sort -u)
 # The options are read from the help's option lines (two blanks, then --); a help with fewer
 # than the 21 of today would leave this loop checking little, or nothing.
 help_opts=$(ebbctl --help | grep -o -E -- '^  --[a-z-]+' | sed 's/^ *//' | sort -u)

@@ -388,12 +388,22 @@ test_request_args (void)
   const ebbctl_cmd *status = ebbctl_command_find ("status");
   CU_ASSERT_EQUAL (ebbctl_request_run (&ctx, status, 2, ARGV ("status", "extra")),
                    EBBCTL_EXIT_USAGE);
+  /* jobs parses its --active first, then the same refusals. */
+  const ebbctl_cmd *jobs = ebbctl_command_find ("jobs");
+  CU_ASSERT_PTR_EQUAL (jobs->run, ebbctl_jobs);
+  CU_ASSERT_EQUAL (ebbctl_jobs (&ctx, jobs, 2, ARGV ("jobs", "extra")), EBBCTL_EXIT_USAGE);
+  CU_ASSERT_EQUAL (ebbctl_jobs (&ctx, jobs, 3, ARGV ("jobs", "--active", "x")), EBBCTL_EXIT_USAGE);
+  CU_ASSERT_EQUAL (ebbctl_jobs (&ctx, jobs, 2, ARGV ("jobs", "--activ=1")), EBBCTL_EXIT_USAGE);
+  CU_ASSERT_EQUAL (ebbctl_jobs (&ctx, jobs, 3, ARGV ("jobs", "--active", "--help")),
+                   EBBCTL_EXIT_OK);
   fclose (ctx.out);
-  /* Every command either runs its own function or describes its request. */
+  /* Every command either runs its own function or describes its request (jobs both: its
+   * options, then its request). */
   size_t n = 0;
   const ebbctl_cmd *cmds = ebbctl_commands (&n);
   for (size_t i = 0; i < n; i++)
-    CU_ASSERT ((cmds[i].run == ebbctl_request_run) == (cmds[i].request != NULL));
+    CU_ASSERT ((cmds[i].run == ebbctl_request_run || cmds[i].run == ebbctl_jobs)
+               == (cmds[i].request != NULL));
 }
 
 static void

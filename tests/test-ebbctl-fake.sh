@@ -46,6 +46,15 @@ run $E jobs
 echo "$OUT"
 [ "$RC" = 0 ] && echo "$OUT" | grep -q '^1  *burn-long  *long  *running  *1/6 ' &&
   echo "$OUT" | grep -q '^2  *query  *short  *done  *2/2 ' && ok "jobs: a table with tasks done of total" || fail "jobs: $OUT"
+# --active: the controller's ?state=active pages (job 1, then after 1: job 3), job 2 not asked.
+: >"$TMP/requests.log"
+run $E jobs --active
+[ "$RC" = 0 ] && echo "$OUT" | grep -q '^1  *burn-long  *long  *running  *1/6 ' && echo "$OUT" | grep -q '^3  ' &&
+  [ "$(echo "$OUT" | grep -c '^[0-9]')" = 2 ] && [ "$(grep -c '^GET /v1/jobs since=-' "$TMP/requests.log")" = 2 ] &&
+  grep -q '^GET /v1/jobs since=- state=active ' "$TMP/requests.log" &&
+  grep -q '^GET /v1/jobs since=- after=1 state=active ' "$TMP/requests.log" &&
+  ok "jobs --active: the ?state=active pages, 2 jobs" || fail "jobs --active: $RC $OUT $ERR $(cat "$TMP/requests.log")"
+run $E jobs --active extra; expect_rc 2 "jobs --active extra"
 # A hostile name reaches the terminal without its control characters.
 printf '{"jobs":[{"id":"9","name":"evil\\u001b[2Jname","state":"queued","tasks":[]}]}' >"$TMP/GET_jobs.json"
 run $E jobs

@@ -2,7 +2,8 @@
 # The status page in headless Chromium against a stand-in of the controller's JSON API
 # (tests/status-page/fake-api serving the real page and fixed JSON): what the DOM shows after
 # the script ran (policy, nodes and states, job progress bars, suspended tasks, decisions
-# newest first), a hostile job name shown as text and never run as HTML, the token taken from
+# newest first), the jobs read as the active ones in pages and one page of the newest, merged
+# by id (never every page of GET /v1/jobs), a hostile job name shown as text and never run as HTML, the token taken from
 # the address's fragment, a 401 turned into the token form, a failing call reported. Budget: about 10 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/status-page/lib.sh"
 FAKE="$EBB_TOP_BUILDDIR/tests/status-page/fake-api"
@@ -16,6 +17,10 @@ trap '[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null; [ -n "$BRIDGE_PID" ] &
 now=$(date +%s)
 cp "$EBB_TOP_SRCDIR"/tests/status-page/data/*.json "$TMP/"
 sed -i "s/NOW/$now/g" "$TMP"/*.json
+# The jobs: active ones in two pages (1; after 1: 3), the newest (3, 2); no unfiltered listing.
+rm "$TMP/GET_jobs.json"
+# The header counts every job of the controller (its /v1/cluster), not the ones shown.
+sed -i 's/^{/{"jobs":250,/' "$TMP/GET_cluster.json"
 TOKEN=status-page-test-token-$$
 "$FAKE" "$TMP" "$TOKEN" >"$TMP/url" & FAKE_PID=$!
 i=0; while [ ! -s "$TMP/url" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
@@ -39,9 +44,9 @@ grep -Eq '(src|href)=|https?://' "$TMP/page" && fail "the page refers to somethi
 chromium_run "$TMP/dom" "$URL/#token=$TOKEN"
 D="$TMP/dom.html"
 [ -s "$D" ] || { fail "chromium: no DOM"; tail -5 "$TMP/dom.log"; exit 1; }
-[ "$(text_of "$D" policy)" = ebb ] && [ "$(text_of "$D" n-nodes)" = 3 ] && [ "$(text_of "$D" n-jobs)" = 3 ] &&
+[ "$(text_of "$D" policy)" = ebb ] && [ "$(text_of "$D" n-nodes)" = 3 ] && [ "$(text_of "$D" n-jobs)" = 250 ] &&
   [ "$(text_of "$D" n-suspended)" = 2 ] && [ "$(text_of "$D" n-preemptions)" = 7 ] &&
-  ok "header: policy ebb, 3 nodes, 3 jobs, 2 suspended, 7 preemptions" ||
+  ok "header: policy ebb, 3 nodes, 250 jobs, 2 suspended, 7 preemptions" ||
   fail "header: $(text_of "$D" policy) $(text_of "$D" n-nodes) $(text_of "$D" n-jobs) $(text_of "$D" n-suspended) $(text_of "$D" n-preemptions)"
 for s in '<td>node-a</td><td class="state-ready">ready</td><td>2000/2000</td><td>1G/4G</td>' \
          '<td>node-b</td><td class="state-draining">draining</td>' '<td>node-c</td><td class="state-lost">lost</td>'; do
@@ -52,6 +57,16 @@ grep -qF '1/6 done, 3 running, 2 suspended' "$D" && grep -qF '2/2 done, 0 runnin
 grep -Eq '<td>1</td><td>burn-long</td><td>1\.1</td><td>node-a</td><td class="num">2</td>' "$D" &&
   grep -Eq '<td>1</td><td>burn-long</td><td>1\.2</td><td>node-b</td><td class="num">1</td>' "$D" &&
   ok "suspended tasks: both, with node and suspensions" || fail "suspended tasks"
+# Each job once in the table, active ones first (1 and 3 from the active pages, 3 and 2 from
+# the newest), read with three requests a refresh.
+rows=$(sed 's/<tr>/\n<tr>/g' "$D" | sed -n 's/^<tr><td>\([0-9]*\)<\/td><td>[^<]*<\/td><td>\(long\|short\)<\/td>.*/\1/p' | tr '\n' ' ')
+first=$(grep '^GET /v1/jobs ' "$TMP/requests.log" | head -3 | sort | tr '\n' '|')
+[ "$rows" = "3 1 2 " ] || [ "$rows" = "1 3 2 " ] && ok "jobs table: 3 jobs once each, active first ($rows)" ||
+  fail "jobs table rows: '$rows'"
+[ "$first" = "GET /v1/jobs since=- after=1 state=active limit=1000 |GET /v1/jobs since=- order=desc limit=200 |GET /v1/jobs since=- state=active limit=1000 |" ] &&
+  [ -z "$(grep '^GET /v1/jobs' "$TMP/requests.log" | grep -v -e ' state=active limit=1000 ' -e ' order=desc limit=200 ')" ] &&
+  ok "jobs read as ?state=active pages and one ?order=desc&limit=200 page" ||
+  fail "jobs requests: $(grep '^GET /v1/jobs' "$TMP/requests.log")"
 # Decisions newest first.
 seqs=$(sed 's/<tr>/\n<tr>/g' "$D" | sed -n 's/^<tr><td>\([0-9]*\)<\/td><td>[^<]*<\/td><td class="state-\(launch\|suspend\|resume\)".*/\1/p' | tr '\n' ' ')
 [ "$seqs" = "3 2 1 " ] && grep -qF 'short job 2 waits: preempt long task 1.1' "$D" &&

@@ -1,10 +1,11 @@
 /* A stand-in for the controller's JSON API, driven by files, for the status page's and
  * ebbctl's tests: GET / is the real ebb_ctl_status_page (never wants a token); a
  * request METHOD /v1/A[/B[/C]] is answered with the file DIR/METHOD_A[_B[_C]].json (or, with a
- * query since=S or after=S, DIR/METHOD_A[_B[_C]]_since_S.json or ..._after_S.json when it
- * exists), read at each request (a first line "#STATUS NNN" sets the status, else 200), or a
- * JSON 404 when there is none; every API request is appended to DIR/requests.log as
- * "METHOD PATH since=S[ after=A] BODY" on one line. With a TOKEN,
+ * query since=S, after=S, state=S or order=S, the first of DIR/METHOD_A[_B[_C]]_since_S.json,
+ * ..._after_S.json, ..._state_S.json, ..._order_S.json that exists), read at each request (a
+ * first line "#STATUS NNN" sets the status, else 200), or a JSON 404 when there is none; every
+ * API request is appended to DIR/requests.log as
+ * "METHOD PATH since=S[ after=A][ state=S][ order=O][ limit=L] BODY" on one line. With a TOKEN,
  * API requests without "Authorization: Bearer TOKEN" get a 401. Prints its base URL once listening;
  * runs until SIGTERM. It listens on the unix socket DIR/api.sock (tests reach it from Chromium
  * through socat). fake-api DIR [TOKEN] */
@@ -41,8 +42,8 @@ file_of (ebb_http_request *req)
       name = next;
     }
   /* A page of a paged answer: DIR/METHOD_A_since_S.json or DIR/METHOD_A_after_S.json when
-   * there is one. */
-  static const char *const pagers[] = { "since", "after" };
+   * there is one; else a listing's filter or order (GET /v1/jobs?state=active, ?order=desc). */
+  static const char *const pagers[] = { "since", "after", "state", "order" };
   char *path = NULL;
   for (size_t i = 0; i < EBB_ARRAY_SIZE (pagers) && !path; i++)
     {
@@ -68,11 +69,18 @@ log_request (ebb_http_request *req)
   cleanup_free char *path = ebb_xasprintf ("%s/requests.log", data_dir);
   cleanup_fclose FILE *f = fopen (path, "ae");
   const char *since = ebb_http_request_query (req, "since");
-  const char *after = ebb_http_request_query (req, "after");
-  if (f)
-    fprintf (f, "%s %s since=%s%s%s %s\n", ebb_http_request_method (req),
-             ebb_http_request_path (req), since ? since : "-", after ? " after=" : "",
-             after ? after : "", ebb_http_request_body (req, NULL));
+  if (!f)
+    return;
+  fprintf (f, "%s %s since=%s", ebb_http_request_method (req), ebb_http_request_path (req),
+           since ? since : "-");
+  static const char *const more[] = { "after", "state", "order", "limit" };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (more); i++)
+    {
+      const char *v = ebb_http_request_query (req, more[i]);
+      if (v)
+        fprintf (f, " %s=%s", more[i], v);
+    }
+  fprintf (f, " %s\n", ebb_http_request_body (req, NULL));
 }
 
 static int
