@@ -14,11 +14,6 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gnodes=200 ynodes=4000
 gclasses="--class 0.9:7:175 --class 0.1:24:2700"
-mean_jct () {
-  awk -v sc="$(jget "$1" short count)" -v sm="$(jget "$1" short mean)" \
-      -v lc="$(jget "$1" long count)" -v lm="$(jget "$1" long mean)" \
-      'BEGIN { printf "%.3f\n", (sc * sm + lc * lm) / (sc + lc) }'
-}
 runs=$work/runs.csv
 : >"$runs"
 for wl in google yahoo; do

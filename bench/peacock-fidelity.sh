@@ -29,13 +29,6 @@ gnodes=200 ynodes=4000
 # Google-like classes (share:tasks:seconds).
 gclasses="--class 0.9:7:175 --class 0.1:24:2700"
 
-# mean_jct JSON: mean completion time over all jobs, from the per-class counts and means.
-mean_jct () {
-  awk -v sc="$(jget "$1" short count)" -v sm="$(jget "$1" short mean)" \
-      -v lc="$(jget "$1" long count)" -v lm="$(jget "$1" long mean)" \
-      'BEGIN { printf "%.3f\n", (sc * sm + lc * lm) / (sc + lc) }'
-}
-
 # yahoo_trace LOAD FILE: YH2_sub.tr with submissions stretched or squeezed to LOAD.
 yahoo_trace () {
   awk -v n="$ynodes" -v L="$1" '

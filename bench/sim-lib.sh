@@ -18,6 +18,13 @@ run_sim () {
   "$SIM" --policy "$p" --nodes "$n" --trace "$tr" --cutoff "$c" --short-partition 2 --json "$@"
 }
 
+# mean_jct JSON: mean completion time over all jobs, from the per-class counts and means.
+mean_jct () {
+  awk -v sc="$(jget "$1" short count)" -v sm="$(jget "$1" short mean)" \
+      -v lc="$(jget "$1" long count)" -v lm="$(jget "$1" long mean)" \
+      'BEGIN { printf "%.3f\n", (sc * sm + lc * lm) / (sc + lc) }'
+}
+
 # ratio A B: A/B with 3 decimals.
 ratio () { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "nan"; else printf "%.3f\n", a / b }'; }
 

@@ -3,6 +3,9 @@
 #ifndef EBB_TESTS_CTL_FIXTURE_H
 #define EBB_TESTS_CTL_FIXTURE_H
 
+#include <CUnit/CUnit.h>
+#include <inttypes.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 
 #include "controller/ctl.h"
@@ -46,6 +49,24 @@ ctlfix_job_new (uint64_t id, const char *name, ebb_ctl_class cls, uint32_t ntask
       t->slot = t->pjob = EBB_POL_NONE;
     }
   return j;
+}
+
+/* Nodes n0 .. n(nnodes - 1) report (heartbeat seq) with the given capacity each, on fake
+ * unix sockets: the controller takes them as agents. */
+static inline void
+ctlfix_nodes_report (ebb_ctl *c, int nnodes, int64_t cpu_millis, int64_t memory_bytes, int seq)
+{
+  for (int i = 0; i < nnodes; i++)
+    {
+      cleanup_free char *name = ebb_xasprintf ("n%d", i);
+      cleanup_free char *hb = ebb_xasprintf (
+          "{\"seq\":%d,\"url\":\"unix:/n%d.sock\",\"node\":{\"capacity\":{\"cpu_millis\":%" PRId64
+          ",\"memory_bytes\":%" PRId64 "}}}",
+          seq, i, cpu_millis, memory_bytes);
+      json_object *o = json_tokener_parse (hb);
+      CU_ASSERT_EQUAL (ebb_ctl_heartbeat (c, name, o, NULL), 0);
+      json_object_put (o);
+    }
 }
 
 #endif

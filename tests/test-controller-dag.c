@@ -64,17 +64,7 @@ ctl_del (ebb_ctl *c)
 static void
 nodes_report (ebb_ctl *c, int seq)
 {
-  for (int i = 0; i < 2; i++)
-    {
-      cleanup_free char *name = ebb_xasprintf ("n%d", i);
-      cleanup_free char *hb = ebb_xasprintf (
-          "{\"seq\":%d,\"url\":\"unix:/n%d.sock\",\"node\":{\"capacity\":{\"cpu_millis\":16000,"
-          "\"memory_bytes\":4294967296}}}",
-          seq, i);
-      json_object *o = json_tokener_parse (hb);
-      CU_ASSERT_EQUAL (ebb_ctl_heartbeat (c, name, o, NULL), 0);
-      json_object_put (o);
-    }
+  ctlfix_nodes_report (c, 2, 16000, INT64_C (4294967296), seq);
 }
 
 /* The body of POST /v1/jobs: ntasks tasks and the given "deps" (JSON text, NULL: none). */

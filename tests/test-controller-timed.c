@@ -126,17 +126,7 @@ ctl_del (ebb_ctl *c)
 static void
 nodes_report (ebb_ctl *c, int seq)
 {
-  for (int i = 0; i < 3; i++)
-    {
-      cleanup_free char *name = ebb_xasprintf ("n%d", i);
-      cleanup_free char *hb = ebb_xasprintf (
-          "{\"seq\":%d,\"url\":\"unix:/n%d.sock\",\"node\":{\"capacity\":{\"cpu_millis\":1000,"
-          "\"memory_bytes\":1073741824}}}",
-          seq, i);
-      json_object *o = json_tokener_parse (hb);
-      CU_ASSERT_EQUAL (ebb_ctl_heartbeat (c, name, o, NULL), 0);
-      json_object_put (o);
-    }
+  ctlfix_nodes_report (c, 3, 1000, INT64_C (1073741824), seq);
 }
 
 /* Submits a job of ntasks tasks of est seconds each, as POST /v1/jobs does. */
