@@ -204,6 +204,12 @@ ebb-sim sim ebb-sim.1 GENERATORS ebb-sim_gen_ gen
 ebbctl cli ebbctl.1 COMMANDS -
 EOF3
 
+# Each daemon's FILES section names its configuration file.
+for d in agent controller; do
+  man_tags "$top/man/ebb-$d.8" FILES | grep -q "^/etc/ebb/$d\.conf\$" ||
+    bad "ebb-$d.8: FILES does not name /etc/ebb/$d.conf"
+done
+
 [ "$checked" -gt 0 ] || bad "no program checked"
 echo "docs-options: $checked program(s) and the subcommands of $nsub checked, $failures failure(s)"
 [ "$failures" = 0 ]
