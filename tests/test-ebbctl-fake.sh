@@ -184,6 +184,13 @@ mv "$TMP/GET_cluster.off" "$TMP/GET_cluster.json"
 
 run $EBBCTL --controller "$URL" status
 [ "$RC" = 1 ] && echo "$ERR" | grep -q 'HTTP 401' && ok "no token -> 401, exit 1" || fail "no token: $RC $ERR"
+echo "$ERR" | grep -q 'pass --token-file FILE' && ok "no token: the hint names --token-file" ||
+  fail "no token, no hint: $ERR"
+echo "ebbctl-wrong-token-$$" >"$TMP/wrong"
+run $EBBCTL --controller "$URL" --token-file "$TMP/wrong" status
+[ "$RC" = 1 ] && echo "$ERR" | grep -q "refused the token of $TMP/wrong\$" &&
+  ! echo "$ERR" | grep -q 'pass --token-file' && ok "a wrong token: says the file's token was refused" ||
+  fail "wrong token: $RC $ERR"
 EBB_CONTROLLER="$URL" run $EBBCTL --token-file "$TMP/token" status
 expect_rc 0 "EBB_CONTROLLER as the address"
 run $EBBCTL --controller 'bad::' status
