@@ -304,7 +304,8 @@ first_pass (int argc, char **argv, ebb_agent_config *cfg, const char **config,
   opterr = 0;
   optind = 0; /* 0: glibc re-initializes getopt (the arguments are parsed again on SIGHUP) */
   int c;
-  while ((c = getopt_long (argc, argv, "v", long_opts, NULL)) != -1)
+  /* ":" first: a missing value comes back as ':', told apart from an unknown option. */
+  while ((c = getopt_long (argc, argv, ":v", long_opts, NULL)) != -1)
     switch (c)
       {
       case OPT_HELP:
@@ -323,9 +324,10 @@ first_pass (int argc, char **argv, ebb_agent_config *cfg, const char **config,
       case 'v':
         cfg->verbose++;
         break;
+      case ':':
+        return ebb_error_set (err, EINVAL, "missing value for '%s' (see --help)", argv[optind - 1]);
       case '?':
-        return ebb_error_set (err, EINVAL, "unknown or incomplete option %s (see --help)",
-                              argv[optind - 1]);
+        return ebb_error_set (err, EINVAL, "unknown option '%s' (see --help)", argv[optind - 1]);
       default:
         break;
       }
@@ -340,7 +342,7 @@ second_pass (int argc, char **argv, ebb_agent_config *cfg, ebb_error **err)
   bool cleared[N_SETTINGS] = { false };
   optind = 0;
   int c;
-  while ((c = getopt_long (argc, argv, "v", long_opts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, ":v", long_opts, NULL)) != -1)
     {
       if (c < OPT_SETTING || c >= OPT_SETTING + (int)N_SETTINGS)
         continue;

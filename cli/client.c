@@ -60,8 +60,11 @@ token_for (ebbctl_ctx *ctx, bool agent, const char *base, char **out, ebb_error 
   return 0;
 }
 
+/* TOKEN_SRC: the file whose token was sent, NULL when none was: a 401 then says which of
+ * the two is the matter (a wrong token, not a missing --token-file). */
 static void
-print_http_error (const char *what, const char *base, const char *path, ebb_http_result *res)
+print_http_error (const char *what, const char *base, const char *path, ebb_http_result *res,
+                  const char *token_src)
 {
   const char *code = ebbctl_str (res->json, "error");
   const char *detail = ebbctl_str (res->json, "detail");
@@ -69,7 +72,9 @@ print_http_error (const char *what, const char *base, const char *path, ebb_http
   if (code || detail)
     fprintf (stderr, " %s: %s", code ? code : "error", detail ? detail : "");
   fputc ('\n', stderr);
-  if (res->status == 401)
+  if (res->status == 401 && token_src)
+    fprintf (stderr, "ebbctl: the server refused the token of %s\n", token_src);
+  else if (res->status == 401)
     fputs ("ebbctl: the server wants a bearer token: pass --token-file FILE\n", stderr);
 }
 
@@ -112,7 +117,10 @@ ebbctl_call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path, 
   int rc = EBBCTL_EXIT_OK;
   if (res.status < 200 || res.status > 299)
     {
-      print_http_error (what, base, path, &res);
+      print_http_error (what, base, path, &res,
+                        !token            ? NULL
+                        : ctx->token_file ? ctx->token_file
+                                          : EBBCTL_DEFAULT_CONTROLLER_TOKEN);
       rc = res.status == 404 ? EBBCTL_EXIT_NOT_FOUND : EBBCTL_EXIT_FAILURE;
     }
   else if (!res.json && res.body_len)

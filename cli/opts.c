@@ -220,8 +220,9 @@ ebbctl_parse_global (ebbctl_ctx *ctx, int argc, char **argv, ebb_error **err)
   int c;
   optind = 0; /* glibc: full re-initialisation (tests parse several command lines) */
   opterr = 0;
-  /* "+": stop at the command name; its options are the command's. */
-  while ((c = getopt_long (argc, argv, "+h", lo, NULL)) != -1)
+  /* "+": stop at the command name; its options are the command's. ":": a missing value
+   * comes back as ':', told apart from an unknown option. */
+  while ((c = getopt_long (argc, argv, "+:h", lo, NULL)) != -1)
     switch (c)
       {
       case G_CONTROLLER:
@@ -254,8 +255,11 @@ ebbctl_parse_global (ebbctl_ctx *ctx, int argc, char **argv, ebb_error **err)
       case G_VERSION:
         version = true;
         break;
+      case ':':
+        return ebb_error_set (err, EINVAL, "missing value for '%s'",
+                              argv[optind - 1] ? argv[optind - 1] : "");
       default:
-        return ebb_error_set (err, EINVAL, "unknown or incomplete option '%s'",
+        return ebb_error_set (err, EINVAL, "unknown option '%s'",
                               argv[optind - 1] ? argv[optind - 1] : "");
       }
   if (help || version)
@@ -302,7 +306,7 @@ ebbctl_parse_cmd (const ebbctl_cmd *cmd, int argc, char **argv,
   /* A command taking a program's argv stops at the first non-option ("+"), so nothing of
    * that argv is ever taken for ours; the others accept options after their arguments too
    * ("suspend ID --mode graceful"). */
-  const char *shortopts = cmd->args && strstr (cmd->args, "--") ? "+h" : "h";
+  const char *shortopts = cmd->args && strstr (cmd->args, "--") ? "+:h" : ":h";
   while ((c = getopt_long (argc, argv, shortopts, lo, NULL)) != -1)
     {
       if (c == 'h')
@@ -310,8 +314,11 @@ ebbctl_parse_cmd (const ebbctl_cmd *cmd, int argc, char **argv,
           ebbctl_print_help (out ? out : stdout, cmd);
           return -1;
         }
-      if (c == '?' || c == ':')
-        return ebb_error_set (err, EINVAL, "unknown option or missing value in '%s'",
+      if (c == ':')
+        return ebb_error_set (err, EINVAL, "missing value for '%s'",
+                              argv[optind - 1] ? argv[optind - 1] : "");
+      if (c == '?')
+        return ebb_error_set (err, EINVAL, "unknown option '%s'",
                               argv[optind - 1] ? argv[optind - 1] : "");
       if (on_opt (c, optarg, data, err) < 0)
         return -EINVAL;

@@ -668,5 +668,7 @@ main (int argc, char **argv)
 {
   if (argc > 1 && strcmp (argv[1], "gen") == 0)
     return ebb_sim_gen_main (argc - 1, argv + 1);
+  /* getopt names argv[0] in its messages: "ebb-sim:", as ours, however it was started. */
+  argv[0] = (char *)"ebb-sim";
   return run_main (argc, argv);
 }

@@ -13,7 +13,8 @@ run () { # run WANT-STATUS PATTERN -- ARGS...
 }
 run 0 "Usage: ebb-agent" -- --help
 run 0 "ebb-agent [0-9]" -- --version
-run 2 "unknown or incomplete option" -- --bogus
+run 2 "unknown option '--bogus'" -- --bogus
+run 2 "missing value for '--listen'" -- --listen
 run 2 "unexpected argument" -- extra
 run 2 "heartbeat" -- --heartbeat-interval 1x
 run 2 "state_dir\|absolute" -- --state-dir relative/dir

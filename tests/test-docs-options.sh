@@ -204,6 +204,24 @@ ebb-sim sim ebb-sim.1 GENERATORS ebb-sim_gen_ gen
 ebbctl cli ebbctl.1 COMMANDS -
 EOF3
 
+# Each daemon's FILES section names its configuration file.
+for d in agent controller; do
+  man_tags "$top/man/ebb-$d.8" FILES | grep -q "^/etc/ebb/$d\.conf\$" ||
+    bad "ebb-$d.8: FILES does not name /etc/ebb/$d.conf"
+done
+
+# Every environment variable a program reads is an entry of its page's ENVIRONMENT.
+while read -r dir man; do
+  for v in $(sed -n 's/.*getenv ("\([A-Z0-9_]*\)").*/\1/p' "$top/$dir"/*.c | sort -u); do
+    man_tags "$top/man/$man" ENVIRONMENT | grep -qx "$v" || bad "$man: ENVIRONMENT lacks $v"
+  done
+done <<EOF4
+agent ebb-agent.8
+controller ebb-controller.8
+cli ebbctl.1
+sim ebb-sim.1
+EOF4
+
 [ "$checked" -gt 0 ] || bad "no program checked"
 echo "docs-options: $checked program(s) and the subcommands of $nsub checked, $failures failure(s)"
 [ "$failures" = 0 ]

@@ -193,11 +193,24 @@ mv "$TMP/GET_cluster.off" "$TMP/GET_cluster.json"
 
 run $EBBCTL --controller "$URL" status
 [ "$RC" = 1 ] && echo "$ERR" | grep -q 'HTTP 401' && ok "no token -> 401, exit 1" || fail "no token: $RC $ERR"
+echo "$ERR" | grep -q 'pass --token-file FILE' && ok "no token: the hint names --token-file" ||
+  fail "no token, no hint: $ERR"
+echo "ebbctl-wrong-token-$$" >"$TMP/wrong"
+run $EBBCTL --controller "$URL" --token-file "$TMP/wrong" status
+[ "$RC" = 1 ] && echo "$ERR" | grep -q "refused the token of $TMP/wrong\$" &&
+  ! echo "$ERR" | grep -q 'pass --token-file' && ok "a wrong token: says the file's token was refused" ||
+  fail "wrong token: $RC $ERR"
 EBB_CONTROLLER="$URL" run $EBBCTL --token-file "$TMP/token" status
 expect_rc 0 "EBB_CONTROLLER as the address"
 run $EBBCTL --controller 'bad::' status
 [ "$RC" = 2 ] && echo "$ERR" | grep -q "^ebbctl: --controller: bad address 'bad::'" &&
   ok "a bad global option: exit 2, 'ebbctl: ' then the error" || fail "bad --controller: $RC $ERR"
+run $EBBCTL --controller
+[ "$RC" = 2 ] && echo "$ERR" | grep -q "^ebbctl: missing value for '--controller'$" &&
+  ok "a global option without its value: exit 2, says which" || fail "--controller alone: $RC $ERR"
+run $EBBCTL submit --name
+[ "$RC" = 2 ] && echo "$ERR" | grep -q "^ebbctl submit: missing value for '--name'$" &&
+  ok "a command option without its value: exit 2, says which" || fail "submit --name alone: $RC $ERR"
 run $EBBCTL --controller "unix:$TMP/none.sock" status
 [ "$RC" = 1 ] && echo "$ERR" | grep -q "^ebbctl: cannot reach the controller at unix:$TMP/none.sock: No such file or directory$" &&
   ok "a unix socket that is not there: exit 1, says so" || fail "missing socket: $RC $ERR"

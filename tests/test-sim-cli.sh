@@ -16,6 +16,8 @@ check () { # check DESCRIPTION EXPECTED-STATUS STDERR-PATTERN -- ARGS...
 }
 check "help" 0 "Usage: ebb-sim" -- --help
 check "list policies" 0 "hawk" -- --list-policies
+check "option without its value: 'ebb-sim:', not the path run" 2 "^ebb-sim: option '--policy' requires" -- --policy
+check "unknown option: 'ebb-sim:'" 2 "^ebb-sim: unrecognized option '--bogus'" -- --bogus
 check "missing nodes" 2 "nodes is required" -- --policy sparrow --trace x
 check "bad nodes" 2 "invalid --nodes 'abc'" -- --policy sparrow --nodes abc --trace x
 check "bad probe ratio" 2 "invalid --probe-ratio '0.5'" -- -p sparrow -n 4 -t x --probe-ratio 0.5
