@@ -247,7 +247,10 @@ ebbctl_submit (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
   json_object *body = NULL;
   if (a.json_file && !(body = ebbctl_submit_read_json (a.json_file, &err)))
     return ebbctl_fail (cmd, &err);
-  /* The file's body is posted as it is: the controller validates it (a 400 says why). */
+  /* The file's body is posted as it is, the controller validates it (a 400 says why); only
+   * a request_id is added when it has none, so that a retried POST is not a second job. */
+  if (body && !json_object_object_get_ex (body, "request_id", NULL))
+    ebb_json_add_string (body, "request_id", rid);
   if (!body)
     body = ebbctl_submit_body (&a, rid);
   cleanup_free char *id = NULL;

@@ -123,13 +123,21 @@ cat >"$TMP/dag.json" <<'EOF2'
 EOF2
 run $E submit --json "$TMP/dag.json"
 body=$(last_request | sed 's/^POST \/v1\/jobs since=- //')
-[ "$RC" = 0 ] && [ "$OUT" = 42 ] && [ "$(echo "$body" | jq -S -c .)" = "$(jq -S -c . "$TMP/dag.json")" ] &&
-  ok "submit --json FILE: the body is the file's object" || fail "submit --json: $RC $OUT $ERR $body"
+[ "$RC" = 0 ] && [ "$OUT" = 42 ] && [ "$(echo "$body" | jq -S -c 'del(.request_id)')" = "$(jq -S -c . "$TMP/dag.json")" ] &&
+  echo "$body" | jq -e '.request_id | test("^ebbctl-[0-9a-f]{24}$")' >/dev/null &&
+  ok "submit --json FILE: the body is the file's object, with a request_id added" ||
+  fail "submit --json: $RC $OUT $ERR $body"
 : >"$TMP/requests.log"
 run sh -c "$E submit --json - <'$TMP/dag.json'"
 body=$(last_request | sed 's/^POST \/v1\/jobs since=- //')
-[ "$RC" = 0 ] && [ "$(echo "$body" | jq -S -c .)" = "$(jq -S -c . "$TMP/dag.json")" ] &&
+[ "$RC" = 0 ] && [ "$(echo "$body" | jq -S -c 'del(.request_id)')" = "$(jq -S -c . "$TMP/dag.json")" ] &&
   ok "submit --json -: the body from stdin" || fail "submit --json -: $RC $OUT $ERR $body"
+: >"$TMP/requests.log"
+jq -c '. + {request_id: "mine-1"}' "$TMP/dag.json" >"$TMP/dag-rid.json"
+run $E submit --json "$TMP/dag-rid.json"
+body=$(last_request | sed 's/^POST \/v1\/jobs since=- //')
+[ "$RC" = 0 ] && [ "$(echo "$body" | jq -S -c .)" = "$(jq -S -c . "$TMP/dag-rid.json")" ] &&
+  ok "submit --json: a file's own request_id is kept" || fail "own request_id: $RC $ERR $body"
 : >"$TMP/requests.log"
 echo '[1, 2]' >"$TMP/array.json"
 run $E submit --json "$TMP/array.json"
