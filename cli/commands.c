@@ -14,6 +14,8 @@ static const ebbctl_opt submit_opts[] = {
   { "memory", true, EBBCTL_O_MEMORY, "SIZE", "memory per task, e.g. 512M (default 256M)" },
   { "est", true, EBBCTL_O_EST, "SEC", "estimated task duration in seconds" },
   { "wait", false, EBBCTL_O_WAIT, NULL, "wait until the job ends; exit 1 unless it is done" },
+  { "json", true, EBBCTL_O_JSON_FILE, "FILE",
+    "the whole POST /v1/jobs body from FILE (- for stdin), instead of ARGV and the job options" },
 };
 
 static const ebbctl_opt adopt_opts[] = {
@@ -111,8 +113,9 @@ static const ebbctl_cmd commands[] = {
     REQUEST (undrain_req) },
   { "jobs", NULL, "list jobs", OPTS (jobs_opts), false, ebbctl_jobs, &jobs_req },
   { "job", "ID", "show one job and its tasks", NULL, 0, false, REQUEST (job_req) },
-  { "submit", "-- ARGV...", "submit a job of identical tasks running ARGV", OPTS (submit_opts),
-    false, ebbctl_submit, NULL },
+  { "submit", "-- ARGV... | --json FILE",
+    "submit a job of identical tasks running ARGV, or a job from FILE", OPTS (submit_opts), false,
+    ebbctl_submit, NULL },
   { "adopt", "NODE", "make a running container or cgroup on NODE a task of a new job",
     OPTS (adopt_opts), false, ebbctl_adopt, NULL },
   { "kill", "JOB", "kill a job", NULL, 0, false, REQUEST (kill_req) },

@@ -47,6 +47,7 @@ enum
   EBBCTL_O_MEMORY,
   EBBCTL_O_EST,
   EBBCTL_O_WAIT,
+  EBBCTL_O_JSON_FILE,
   EBBCTL_O_FOLLOW,
   EBBCTL_O_MODE,
   EBBCTL_O_INTERVAL,
@@ -292,7 +293,9 @@ typedef struct
   uint64_t tasks, cpu_millis, memory_bytes;
   double est_sec; /* < 0: not given */
   bool wait;
-  char **argv; /* borrowed from the command line */
+  char **argv;           /* borrowed from the command line */
+  const char *json_file; /* --json FILE ("-": stdin): the whole body, not built */
+  bool body_opts;        /* one of --name --class --tasks --cpu --memory --est given */
 } ebbctl_submit_args;
 
 /* Parses submit's arguments (argv[0] is "submit"). Returns 0, -1 when --help was printed, or
@@ -301,6 +304,10 @@ int ebbctl_submit_parse (const ebbctl_cmd *cmd, int argc, char **argv, ebbctl_su
                          FILE *help_out, ebb_error **err);
 /* Returns the POST /v1/jobs body for a (request_id may be NULL). */
 json_object *ebbctl_submit_body (const ebbctl_submit_args *a, const char *request_id);
+/* Reads FILE ("-": stdin, at most 16 MiB) as one JSON object, the whole POST /v1/jobs body.
+ * Returns a new reference, or NULL with *err (EINVAL: unreadable, too large, not JSON, not
+ * an object). */
+json_object *ebbctl_submit_read_json (const char *file, ebb_error **err);
 
 /* Writes a fresh request id into buf ("ebbctl-" and random hex), so that a retried
  * submission is not a second job. */

@@ -19,6 +19,8 @@ on_opt (int val, const char *arg, void *data, ebb_error **err)
 {
   ebbctl_submit_args *a = data;
   char *end = NULL;
+  if (val != EBBCTL_O_WAIT && val != EBBCTL_O_JSON_FILE)
+    a->body_opts = true;
   switch (val)
     {
     case EBBCTL_O_NAME:
@@ -44,6 +46,11 @@ on_opt (int val, const char *arg, void *data, ebb_error **err)
     case EBBCTL_O_WAIT:
       a->wait = true;
       return 0;
+    case EBBCTL_O_JSON_FILE:
+      if (!*arg)
+        return ebb_error_set (err, EINVAL, "--json: empty file name");
+      a->json_file = arg;
+      return 0;
     default:
       return ebb_error_set (err, EINVAL, "unexpected option");
     }
@@ -59,6 +66,19 @@ ebbctl_submit_parse (const ebbctl_cmd *cmd, int argc, char **argv, ebbctl_submit
   int first = ebbctl_parse_cmd (cmd, argc, argv, on_opt, out, help_out, err);
   if (first < 0)
     return first;
+  if (out->json_file)
+    {
+      /* The file is the whole body: nothing else may build one. */
+      if (out->body_opts)
+        return ebb_error_set (err, EINVAL,
+                              "--json FILE is the whole body: it cannot be combined with "
+                              "--name, --class, --tasks, --cpu, --memory or --est");
+      if (first < argc || strcmp (argv[first - 1], "--") == 0)
+        return ebb_error_set (err, EINVAL,
+                              "--json FILE is the whole body: it cannot be combined with a "
+                              "program (-- ARGV...)");
+      return 0;
+    }
   /* getopt stops at "--" and consumes it; without "--" the program must still come first. */
   if (first >= argc)
     return ebb_error_set (err, EINVAL, "no program given (submit [OPTION]... -- ARGV...)");
@@ -123,6 +143,52 @@ ebbctl_request_id (char *buf, size_t size)
     n += snprintf (buf + n, size - n, "%02x", r[i]);
 }
 
+#define MAX_BODY_BYTES (16u << 20)
+
+/* See ebbctl.h. */
+json_object *
+ebbctl_submit_read_json (const char *file, ebb_error **err)
+{
+  bool in = strcmp (file, "-") == 0;
+  FILE *f = in ? stdin : fopen (file, "r");
+  if (!f)
+    {
+      ebb_error_set (err, EINVAL, "--json: cannot open '%s': %s", file, strerror (errno));
+      return NULL;
+    }
+  cleanup_free char *buf = ebb_xmalloc (MAX_BODY_BYTES + 1);
+  size_t n = fread (buf, 1, MAX_BODY_BYTES + 1, f);
+  bool bad = ferror (f);
+  int saved = errno;
+  if (!in)
+    fclose (f);
+  if (bad)
+    {
+      ebb_error_set (err, EINVAL, "--json: cannot read '%s': %s", file, strerror (saved));
+      return NULL;
+    }
+  if (n > MAX_BODY_BYTES)
+    {
+      ebb_error_set (err, EINVAL, "--json: '%s' is larger than %u MiB", file, MAX_BODY_BYTES >> 20);
+      return NULL;
+    }
+  cleanup_error ebb_error *perr = NULL;
+  json_object *o = ebb_json_parse (buf, n, 0, &perr);
+  if (!o)
+    {
+      ebb_error_set (err, EINVAL, "--json: '%s': %s", file, ebb_error_msg (&perr));
+      return NULL;
+    }
+  if (!json_object_is_type (o, json_type_object))
+    {
+      json_object_put (o);
+      ebb_error_set (err, EINVAL, "--json: '%s' is not a JSON object (want the POST /v1/jobs body)",
+                     file);
+      return NULL;
+    }
+  return o;
+}
+
 /* Polls the job until it ends. Returns 0 when done, 1 when failed or killed or on an error. */
 static int
 wait_job (ebbctl_ctx *ctx, const char *id, json_object **last)
@@ -178,8 +244,17 @@ ebbctl_submit (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
     return r == -1 ? EBBCTL_EXIT_OK : ebbctl_fail (cmd, &err);
   char rid[64];
   ebbctl_request_id (rid, sizeof rid);
+  json_object *body = NULL;
+  if (a.json_file && !(body = ebbctl_submit_read_json (a.json_file, &err)))
+    return ebbctl_fail (cmd, &err);
+  /* The file's body is posted as it is, the controller validates it (a 400 says why); only
+   * a request_id is added when it has none, so that a retried POST is not a second job. */
+  if (body && !json_object_object_get_ex (body, "request_id", NULL))
+    ebb_json_add_string (body, "request_id", rid);
+  if (!body)
+    body = ebbctl_submit_body (&a, rid);
   cleanup_free char *id = NULL;
-  int rc = ebbctl_post_job (ctx, ebbctl_submit_body (&a, rid), !a.wait, &id);
+  int rc = ebbctl_post_job (ctx, body, !a.wait, &id);
   if (rc != EBBCTL_EXIT_OK || !a.wait)
     return rc;
   if (ebbctl_check_id ("job id in the answer", id, &err) < 0)

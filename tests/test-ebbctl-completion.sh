@@ -37,7 +37,13 @@ expect () { # expect LINE WANTED...: every WANTED word is offered
 expect "ebbctl " status nodes node drain undrain jobs job submit adopt kill decisions watch tasks task suspend resume
 expect "ebbctl --" --controller --agent --token-file --ca-file --json --help --version
 expect "ebbctl --json su" submit suspend
-expect "ebbctl submit --" --name --class --tasks --cpu --memory --est --wait
+expect "ebbctl submit --" --name --class --tasks --cpu --memory --est --wait --json
+# submit --json FILE: file names (the global --json takes no value).
+d=$(mktemp -d /tmp/ebb-completion.XXXXXX) || exit 99
+touch "$d/dag.json"
+got=$(complete_line "ebbctl submit --json $d/da")
+[[ " $got " == *" $d/dag.json "* ]] && ok "submit --json: file names" || fail "submit --json: $got"
+rm -rf "$d"
 expect "ebbctl submit --class " short long auto
 expect "ebbctl adopt --" --name --class --container --runtime --cgroup --cpu --memory
 expect "ebbctl adopt --runtime " docker podman

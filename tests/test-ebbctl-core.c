@@ -3,8 +3,10 @@
  * the one-request commands check their argument and print their answers. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/ebbctl.h"
 #include "lib/util.h"
@@ -200,6 +202,11 @@ test_submit_parse (void)
   CU_ASSERT (!json_object_object_get_ex (body, "request_id", &v));
   json_object_put (body);
 
+  /* --json FILE: no program needed; --wait still allowed. */
+  char **j = ARGV ("submit", "--wait", "--json", "-");
+  CU_ASSERT_EQUAL_FATAL (ebbctl_submit_parse (cmd, 4, j, &a, NULL, &err), 0);
+  CU_ASSERT (a.wait && a.json_file && strcmp (a.json_file, "-") == 0 && !a.argv);
+
   char **bad[] = {
     ARGV ("submit", "sleep", "1"),                   /* no "--" */
     ARGV ("submit", "--tasks", "3"),                 /* no program */
@@ -214,6 +221,12 @@ test_submit_parse (void)
     ARGV ("submit", "--name", "a/b", "--", "x"),     /* name not an id */
     ARGV ("submit", "--bogus", "--", "x"),           /* unknown option */
     ARGV ("submit", "--name"),                       /* missing value */
+    ARGV ("submit", "--json", "f", "--", "x"),       /* --json with a program */
+    ARGV ("submit", "--json", "f", "x"),             /* --json with an argument */
+    ARGV ("submit", "--json", "f", "--"),            /* --json then "--" */
+    ARGV ("submit", "--tasks", "2", "--json", "f"),  /* --json with a body option */
+    ARGV ("submit", "--json", "f", "--name", "n"),   /* the same, after it */
+    ARGV ("submit", "--json", ""),                   /* empty file name */
   };
   for (size_t i = 0; i < EBB_ARRAY_SIZE (bad); i++)
     {
@@ -224,6 +237,44 @@ test_submit_parse (void)
       CU_ASSERT_EQUAL (ebb_error_code (&err), EINVAL);
       ebb_error_free (&err);
     }
+}
+
+/* Writes text to a fresh temporary file; returns its name (freed by the caller). */
+static char *
+write_tmp (const char *text)
+{
+  char *name = ebb_xstrdup ("/tmp/ebbctl-core.XXXXXX");
+  int fd = mkstemp (name);
+  CU_ASSERT_FATAL (fd >= 0);
+  CU_ASSERT_FATAL (write (fd, text, strlen (text)) == (ssize_t)strlen (text));
+  close (fd);
+  return name;
+}
+
+/* submit --json FILE: one JSON object, anything else refused as a usage error (EINVAL). */
+static void
+test_submit_read_json (void)
+{
+  cleanup_error ebb_error *err = NULL;
+  cleanup_free char *ok = write_tmp ("{\"name\":\"d\",\"deps\":[[0,1]],\"tasks\":[]}\n");
+  json_object *o = ebbctl_submit_read_json (ok, &err);
+  CU_ASSERT_FATAL (o != NULL);
+  json_object *v = NULL;
+  CU_ASSERT (json_object_object_get_ex (o, "deps", &v) && json_object_array_length (v) == 1);
+  json_object_put (o);
+  const char *bad_texts[] = { "[1,2]", "42", "{\"a\":", "", "{\"a\":1,\"a\":2}" };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bad_texts); i++)
+    {
+      cleanup_free char *f = write_tmp (bad_texts[i]);
+      CU_ASSERT (ebbctl_submit_read_json (f, &err) == NULL);
+      CU_ASSERT_EQUAL (ebb_error_code (&err), EINVAL);
+      ebb_error_free (&err);
+      unlink (f);
+    }
+  unlink (ok);
+  CU_ASSERT (ebbctl_submit_read_json (ok, &err) == NULL); /* gone: cannot open */
+  CU_ASSERT_EQUAL (ebb_error_code (&err), EINVAL);
+  CU_ASSERT (err && strstr (ebb_error_msg (&err), "cannot open") != NULL);
 }
 
 static void
@@ -536,6 +587,7 @@ main (void)
     EBB_CU_TEST (test_global),
     EBB_CU_TEST (test_sizes_and_numbers),
     EBB_CU_TEST (test_submit_parse),
+    EBB_CU_TEST (test_submit_read_json),
     EBB_CU_TEST (test_adopt_parse),
     EBB_CU_TEST (test_table),
     EBB_CU_TEST (test_table_print_list),

@@ -114,6 +114,51 @@ rid2=$(last_request | sed 's/^POST \/v1\/jobs since=- //' | jq -r .request_id)
 [ -n "$rid1" ] && [ "$rid1" != null ] && [ "$rid1" != "$rid2" ] && ok "each submission has its own request_id" || fail "request ids $rid1 $rid2"
 run $E submit --tasks 0 -- true;    expect_rc 2 "submit --tasks 0"
 run $E submit true;                 expect_rc 2 "submit without --"
+# submit --json FILE: the file's object is the body, posted as it is (a diamond DAG here);
+# - reads stdin; a file that is not an object, unreadable, or with ARGV or a body option: 2.
+cat >"$TMP/dag.json" <<'EOF2'
+{"name":"diamond","class":"short","deps":[[0,1],[0,2],[1,3],[2,3]],
+ "tasks":[{"argv":["a"],"cpu_millis":100,"memory_bytes":1048576,"stage":0},{"argv":["b"],"cpu_millis":100,"memory_bytes":1048576,"stage":1},
+          {"argv":["c"],"cpu_millis":100,"memory_bytes":1048576,"stage":1},{"argv":["d"],"cpu_millis":100,"memory_bytes":1048576,"net_mbps":50,"stage":2}]}
+EOF2
+run $E submit --json "$TMP/dag.json"
+body=$(last_request | sed 's/^POST \/v1\/jobs since=- //')
+[ "$RC" = 0 ] && [ "$OUT" = 42 ] && [ "$(echo "$body" | jq -S -c 'del(.request_id)')" = "$(jq -S -c . "$TMP/dag.json")" ] &&
+  echo "$body" | jq -e '.request_id | test("^ebbctl-[0-9a-f]{24}$")' >/dev/null &&
+  ok "submit --json FILE: the body is the file's object, with a request_id added" ||
+  fail "submit --json: $RC $OUT $ERR $body"
+: >"$TMP/requests.log"
+run sh -c "$E submit --json - <'$TMP/dag.json'"
+body=$(last_request | sed 's/^POST \/v1\/jobs since=- //')
+[ "$RC" = 0 ] && [ "$(echo "$body" | jq -S -c 'del(.request_id)')" = "$(jq -S -c . "$TMP/dag.json")" ] &&
+  ok "submit --json -: the body from stdin" || fail "submit --json -: $RC $OUT $ERR $body"
+: >"$TMP/requests.log"
+jq -c '. + {request_id: "mine-1"}' "$TMP/dag.json" >"$TMP/dag-rid.json"
+run $E submit --json "$TMP/dag-rid.json"
+body=$(last_request | sed 's/^POST \/v1\/jobs since=- //')
+[ "$RC" = 0 ] && [ "$(echo "$body" | jq -S -c .)" = "$(jq -S -c . "$TMP/dag-rid.json")" ] &&
+  ok "submit --json: a file's own request_id is kept" || fail "own request_id: $RC $ERR $body"
+: >"$TMP/requests.log"
+echo '[1, 2]' >"$TMP/array.json"
+run $E submit --json "$TMP/array.json"
+[ "$RC" = 2 ] && echo "$ERR" | grep -q "^ebbctl submit: --json: '$TMP/array.json' is not a JSON object" &&
+  ok "submit --json: a non-object -> exit 2, says so" || fail "non-object: $RC $ERR"
+echo '{"name":' >"$TMP/broken.json"
+run $E submit --json "$TMP/broken.json"
+[ "$RC" = 2 ] && echo "$ERR" | grep -q "invalid JSON" && ok "submit --json: broken JSON -> exit 2" || fail "broken: $RC $ERR"
+run $E submit --json "$TMP/none.json"
+[ "$RC" = 2 ] && echo "$ERR" | grep -q "cannot open '$TMP/none.json'" && ok "submit --json: unreadable file -> exit 2" || fail "unreadable: $RC $ERR"
+run $E submit --json "$TMP/dag.json" -- true
+[ "$RC" = 2 ] && echo "$ERR" | grep -q "cannot be combined with a program" && ok "submit --json with ARGV -> exit 2" || fail "with ARGV: $RC $ERR"
+run $E submit --tasks 2 --json "$TMP/dag.json"
+[ "$RC" = 2 ] && echo "$ERR" | grep -q "cannot be combined with --name, --class, --tasks" && ok "submit --json with --tasks -> exit 2" || fail "with --tasks: $RC $ERR"
+[ ! -s "$TMP/requests.log" ] && ok "no request for a refused --json" || fail "refused --json posted: $(cat "$TMP/requests.log")"
+# The controller's 400 and its reason.
+cp "$TMP/POST_jobs.json" "$TMP/POST_jobs.ok"
+printf '#STATUS 400\n{"error":"bad request","detail":"deps: a cycle through task 1"}' >"$TMP/POST_jobs.json"
+run $E submit --json "$TMP/dag.json"
+[ "$RC" = 1 ] && echo "$ERR" | grep -q 'HTTP 400 bad request: deps: a cycle through task 1' && ok "submit --json: the 400's reason, exit 1" || fail "400: $RC $ERR"
+mv "$TMP/POST_jobs.ok" "$TMP/POST_jobs.json"
 
 # --wait: the job ends while ebbctl polls.
 echo '{"id":"42","state":"running","tasks":[{"state":"running"}]}' >"$TMP/GET_jobs_42.json"
@@ -124,6 +169,8 @@ run timeout 10 $E submit --wait -- true
 echo '{"id":"42","state":"failed","tasks":[{"state":"failed"}]}' >"$TMP/GET_jobs_42.json"
 run timeout 10 $E submit --wait -- true
 [ "$RC" = 1 ] && [ "$OUT" = "42 failed" ] && ok "submit --wait -> exit 1 when failed" || fail "wait failed: $RC $OUT"
+run timeout 10 $E submit --wait --json "$TMP/dag.json"
+[ "$RC" = 1 ] && [ "$OUT" = "42 failed" ] && ok "submit --wait --json: waits for the job" || fail "wait --json: $RC $OUT $ERR"
 
 echo '{"name":"node-b","state":"draining"}' >"$TMP/POST_nodes_node-b_drain.json"
 run $E drain node-b
