@@ -4,9 +4,11 @@
 #define EBB_TESTS_CTL_FIXTURE_H
 
 #include <CUnit/CUnit.h>
+#include <systemd/sd-event.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "controller/ctl.h"
 #include "lib/util.h"
@@ -49,6 +51,42 @@ ctlfix_job_new (uint64_t id, const char *name, ebb_ctl_class cls, uint32_t ntask
       t->slot = t->pjob = EBB_POL_NONE;
     }
   return j;
+}
+
+/* A controller core on the store ctlfix_dir/STATE running POLICY, configured as daemon.c
+ * configures it (resource mode from the policy), its store not open yet: the caller may set
+ * params first, then calls ctlfix_ctl_open. cfg must outlive the core. */
+static inline ebb_ctl *
+ctlfix_ctl_new (ebb_ctl_config *cfg, const char *state, const char *policy)
+{
+  memset (cfg, 0, sizeof *cfg);
+  cfg->state_dir = ebb_xasprintf ("%s/%s", ctlfix_dir, state);
+  cfg->policy = ebb_xstrdup (policy);
+  cfg->node_timeout_usec = 15000000;
+  ebb_ctl *c = ebb_xcalloc (1, sizeof *c);
+  c->cfg = cfg;
+  ebb_pol_params_default (&c->params);
+  c->res_mode = ebb_pol_lookup (policy)->needs_resources;
+  return c;
+}
+
+static inline void
+ctlfix_ctl_open (ebb_ctl *c)
+{
+  CU_ASSERT_EQUAL (ebb_ctl_store_open (c, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_ctl_store_load (c, NULL), 0);
+}
+
+/* Stops it as the daemon does (the store keeps the jobs) and frees it and its cfg's strings. */
+static inline void
+ctlfix_ctl_del (ebb_ctl *c)
+{
+  ebb_ctl_sched_free (c);
+  ebb_ctl_store_close (c);
+  sd_event_unref (c->event);
+  free (c->cfg->state_dir);
+  free (c->cfg->policy);
+  free (c);
 }
 
 /* Nodes n0 .. n(nnodes - 1) report (heartbeat seq) with the given capacity each, on fake

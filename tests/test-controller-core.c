@@ -176,26 +176,9 @@ test_options (void)
 static ebb_ctl *
 ctl_new (ebb_ctl_config *cfg)
 {
-  memset (cfg, 0, sizeof *cfg);
-  cfg->state_dir = ebb_xasprintf ("%s/state", ctlfix_dir);
-  cfg->policy = ebb_xstrdup ("fifo");
-  cfg->node_timeout_usec = 15000000;
-  ebb_ctl *c = ebb_xcalloc (1, sizeof *c);
-  c->cfg = cfg;
-  ebb_pol_params_default (&c->params);
-  CU_ASSERT_EQUAL (ebb_ctl_store_open (c, NULL), 0);
-  CU_ASSERT_EQUAL (ebb_ctl_store_load (c, NULL), 0);
+  ebb_ctl *c = ctlfix_ctl_new (cfg, "state", "fifo");
+  ctlfix_ctl_open (c);
   return c;
-}
-
-static void
-ctl_del (ebb_ctl *c, ebb_ctl_config *cfg)
-{
-  ebb_ctl_sched_free (c);
-  ebb_ctl_store_close (c);
-  free (c);
-  free (cfg->state_dir);
-  free (cfg->policy);
 }
 
 /* Removes the store, for a test that counts on rows of its own. */
@@ -242,7 +225,7 @@ test_store (void)
   ebb_ctl_store_task (c, &j->tasks[0]);
   ebb_ctl_store_task (c, &j->tasks[1]);
   CU_ASSERT_EQUAL (ebb_ctl_store_decision (c, "launch", &j->tasks[1], 0, 5, "test"), 1);
-  ctl_del (c, &cfg);
+  ctlfix_ctl_del (c);
 
   c = ctl_new (&cfg);
   CU_ASSERT_EQUAL_FATAL (c->n_jobs, 1);
@@ -265,7 +248,7 @@ test_store (void)
   d = ebb_ctl_store_decisions (c, 1, 10);
   CU_ASSERT_EQUAL (json_object_array_length (d), 0);
   json_object_put (d);
-  ctl_del (c, &cfg);
+  ctlfix_ctl_del (c);
 }
 
 /* SQLite's page cache: explicit sizes, and its pages in the memory reserved at the first
@@ -292,7 +275,7 @@ test_store_cache (void)
   CU_ASSERT (hi <= EBB_CTL_STORE_CACHE_PAGES + EBB_CTL_STORE_CACHE_PAGES / 8);
   CU_ASSERT_EQUAL (sqlite3_status (SQLITE_STATUS_PAGECACHE_OVERFLOW, &over, &hi, 0), SQLITE_OK);
   CU_ASSERT_EQUAL (over, 0);
-  ctl_del (c, &cfg);
+  ctlfix_ctl_del (c);
 }
 
 /* A SUSPEND, RESUME or policy KILL decided and committed is kept until its answer: a
@@ -341,7 +324,7 @@ test_store_calls (void)
   ebb_ctl_store_call (c, &j->tasks[3], 11, "suspend", "/v1/tasks/j9-t3-g0/suspend", b);
   json_object_put (b);
   ebb_ctl_store_commit (c);
-  ctl_del (c, &cfg);
+  ctlfix_ctl_del (c);
 
   c = ctl_new (&cfg);
   ebb_ctl_stored_call *v;
@@ -364,14 +347,14 @@ test_store_calls (void)
   CU_ASSERT_FALSE (k->tasks[0].pkill);
   CU_ASSERT_EQUAL_FATAL (c->n_outbox, 3); /* sent at the first flush, with their request ids */
   ebb_ctl_store_commit (c);
-  ctl_del (c, &cfg);
+  ctlfix_ctl_del (c);
 
   /* The dropped row is gone, the three others wait for their answers. */
   c = ctl_new (&cfg);
   nv = ebb_ctl_store_calls (c, &v);
   CU_ASSERT_EQUAL (nv, 3);
   ebb_ctl_stored_calls_free (v, nv);
-  ctl_del (c, &cfg);
+  ctlfix_ctl_del (c);
 }
 
 static void
@@ -413,7 +396,7 @@ test_heartbeat_validation (void)
   CU_ASSERT_EQUAL (n->nslots, 3);
   CU_ASSERT_EQUAL (n->epoch, 1);
   CU_ASSERT_EQUAL (c->n_slots, 3); /* the policy was built over its slots */
-  ctl_del (c, &cfg);
+  ctlfix_ctl_del (c);
 }
 
 /* The counters as a full scan computes them. */
@@ -650,7 +633,7 @@ test_adopt_validation (void)
   for (size_t i = 1; i < 4; i++)
     json_object_put (specs[i]);
   uint64_t jid = j->id;
-  ctl_del (c, &cfg);
+  ctlfix_ctl_del (c);
 
   /* A restart reloads it as an adopting task that runs on nx with its allocation. */
   c = ctl_new (&cfg);
@@ -662,7 +645,7 @@ test_adopt_validation (void)
   CU_ASSERT_EQUAL (t->cpu_millis, 1500);
   CU_ASSERT_EQUAL (t->memory_bytes, 134217728);
   CU_ASSERT (t->node >= 0 && strcmp (c->nodes[t->node]->name, "nx") == 0);
-  ctl_del (c, &cfg);
+  ctlfix_ctl_del (c);
 }
 
 static void
@@ -775,7 +758,7 @@ test_index_counters (void)
   CU_ASSERT_PTR_NULL (ebb_ctl_index_find_rid (c, "rid-0"));
   CU_ASSERT_PTR_NULL (ebb_ctl_index_find_rid (c, NULL));
   ebb_ctl_counts before = c->counts;
-  ctl_del (c, &cfg);
+  ctlfix_ctl_del (c);
 
   /* Reloaded from the store: the same counters, the same index. */
   c = ctl_new (&cfg);
@@ -799,7 +782,7 @@ test_index_counters (void)
   CU_ASSERT_EQUAL (r->tasks[0].cpu_millis, 1500);
   CU_ASSERT_EQUAL (r->tasks[0].memory_bytes, 134217728);
   ebb_ctl_job_free (loaded);
-  ctl_del (c, &cfg);
+  ctlfix_ctl_del (c);
 }
 
 /* Slot mode (sparrow, surplus probes kept): a finished batch is forgotten and its id goes to

@@ -31,32 +31,14 @@ static ebb_ctl_config cfg;
 static ebb_ctl *
 ctl_new (const char *state, bool fresh, const char *policy)
 {
-  memset (&cfg, 0, sizeof cfg);
-  cfg.state_dir = ebb_xasprintf ("%s/%s", ctlfix_dir, state);
+  ebb_ctl *c = ctlfix_ctl_new (&cfg, state, policy);
   if (fresh)
     {
       cleanup_free char *cmd = ebb_xasprintf ("rm -rf '%s'", cfg.state_dir);
       CU_ASSERT_EQUAL (system (cmd), 0);
     }
-  cfg.policy = ebb_xstrdup (policy);
-  cfg.node_timeout_usec = 15000000;
-  ebb_ctl *c = ebb_xcalloc (1, sizeof *c);
-  c->cfg = &cfg;
-  ebb_pol_params_default (&c->params);
-  c->res_mode = ebb_pol_lookup (policy)->needs_resources; /* as daemon.c */
-  CU_ASSERT_EQUAL (ebb_ctl_store_open (c, NULL), 0);
-  CU_ASSERT_EQUAL (ebb_ctl_store_load (c, NULL), 0);
+  ctlfix_ctl_open (c);
   return c;
-}
-
-static void
-ctl_del (ebb_ctl *c)
-{
-  ebb_ctl_sched_free (c);
-  ebb_ctl_store_close (c);
-  free (c);
-  free (cfg.state_dir);
-  free (cfg.policy);
 }
 
 /* Nodes n0 and n1 report with 16 CPUs each: room for every task of the jobs below at once
@@ -162,7 +144,7 @@ test_diamond (void)
   ebb_ctl_job *flat = submit (c, 3, NULL, NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL (flat);
   CU_ASSERT_EQUAL (started (flat), 0x7u);
-  ctl_del (c);
+  ctlfix_ctl_del (c);
 }
 
 /* Returns whether deps over ntasks are refused with a message containing want. */
@@ -191,12 +173,12 @@ test_refused (void)
   CU_ASSERT (refused (c, 3, "[[0,1,2]]", "pair"));
   CU_ASSERT (refused (c, 3, "{}", "pairs"));
   CU_ASSERT_EQUAL (c->n_jobs, 0);
-  ctl_del (c);
+  ctlfix_ctl_del (c);
   /* Hawk ignores edges: a job with some is refused, one without runs. */
   c = ctl_new ("refused-hawk", true, "hawk");
   CU_ASSERT (refused (c, 4, DIAMOND, "ignores task dependencies"));
   CU_ASSERT_PTR_NOT_NULL (submit (c, 4, "[]", NULL)); /* no edge: accepted */
-  ctl_del (c);
+  ctlfix_ctl_del (c);
 }
 
 static void
@@ -215,7 +197,7 @@ test_restart (void)
   CU_ASSERT_EQUAL (started (d), 0x7u);
   CU_ASSERT_EQUAL (started (ch), 0x1u);
   ebb_ctl_store_commit (c);
-  ctl_del (c);
+  ctlfix_ctl_del (c);
 
   c = ctl_new ("restart", false, "graphene");
   d = ebb_ctl_job_find (c, did);
@@ -243,7 +225,7 @@ test_restart (void)
   finish (c, d, 3);
   finish (c, ch, 2);
   CU_ASSERT (launched_once (d) && launched_once (ch));
-  ctl_del (c);
+  ctlfix_ctl_del (c);
 }
 
 /* Tasks of j that started while a parent had not ended (each parent's end is final, so a
@@ -323,7 +305,7 @@ test_random_dags (void)
           if (++ends == 15)
             {
               ebb_ctl_store_commit (c);
-              ctl_del (c);
+              ctlfix_ctl_del (c);
               c = ctl_new ("random", false, "graphene");
               nodes_report (c, 2);
               j = ebb_ctl_job_find (c, id);
@@ -336,7 +318,7 @@ test_random_dags (void)
       CU_ASSERT_EQUAL (bad, 0);
       CU_ASSERT_EQUAL (late, 0);
       CU_ASSERT (launched_once (j));
-      ctl_del (c);
+      ctlfix_ctl_del (c);
     }
 }
 

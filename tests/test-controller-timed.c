@@ -92,34 +92,15 @@ static ebb_ctl_config cfg;
 static ebb_ctl *
 ctl_new (void)
 {
-  memset (&cfg, 0, sizeof cfg);
-  cfg.state_dir = ebb_xasprintf ("%s/state", ctlfix_dir);
-  cfg.policy = ebb_xstrdup ("peacock");
-  cfg.node_timeout_usec = 15000000;
-  ebb_ctl *c = ebb_xcalloc (1, sizeof *c);
-  c->cfg = &cfg;
-  ebb_pol_params_default (&c->params);
+  ebb_ctl *c = ctlfix_ctl_new (&cfg, "state", "peacock");
   /* Probes to distinct nodes (ebb-sim's default samples with replacement). */
   char *opts[] = { "rotation-interval=0.05", "sample=without", NULL };
   CU_ASSERT_EQUAL (ebb_ctl_policy_params (opts, &c->params, NULL), 0);
   CU_ASSERT_EQUAL (c->params.rotation_interval_sec, ROUND_SEC);
   CU_ASSERT_EQUAL (c->params.net_delay_sec, NET_SEC);
-  CU_ASSERT_EQUAL (ebb_ctl_store_open (c, NULL), 0);
-  CU_ASSERT_EQUAL (ebb_ctl_store_load (c, NULL), 0);
+  ctlfix_ctl_open (c);
   CU_ASSERT_EQUAL (sd_event_new (&c->event), 0);
   return c;
-}
-
-/* Stops it as the daemon does: the store keeps the jobs, nothing else is kept. */
-static void
-ctl_del (ebb_ctl *c)
-{
-  ebb_ctl_sched_free (c);
-  ebb_ctl_store_close (c);
-  sd_event_unref (c->event);
-  free (c);
-  free (cfg.state_dir);
-  free (cfg.policy);
 }
 
 /* Nodes n0, n1, n2 report with one CPU each: one slot each for the policy. */
@@ -340,7 +321,7 @@ test_peacock_rounds (void)
   CU_ASSERT_EQUAL (c->n_timed, 4); /* a probe per task */
   CU_ASSERT_EQUAL (started (d), 0);
   ebb_ctl_store_commit (c);
-  ctl_del (c);
+  ctlfix_ctl_del (c);
   c = ctl_new ();
   d = ebb_ctl_job_find (c, did);
   CU_ASSERT_PTR_NOT_NULL_FATAL (d);
@@ -352,7 +333,7 @@ test_peacock_rounds (void)
   CU_ASSERT_TRUE (run_all (c, d));
   CU_ASSERT (launched_once (d));
   CU_ASSERT_EQUAL (c->m.launches, 4);
-  ctl_del (c);
+  ctlfix_ctl_del (c);
 }
 
 static const ebb_cu_test tests[] = {
