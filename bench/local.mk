@@ -5,3 +5,4 @@ include bench/cgroup.mk
 include bench/rvs.mk
 include bench/graphene.mk
 include bench/policy-heap.mk
+include bench/peer.mk
