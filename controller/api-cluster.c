@@ -61,7 +61,7 @@ ebb_ctl_cluster_json (ebb_ctl *c)
           capmem += n->cap_memory_bytes;
         }
     }
-  /* Tasks and jobs: the counters kept as they change (sched-index.c), not a scan. */
+  /* Tasks and jobs: the counters kept as they change (model-index.c), not a scan. */
   const uint64_t *queued = c->counts.queued_jobs;
   uint64_t running = c->counts.running, suspended = c->counts.suspended;
   alloc = c->counts.alloc_cpu_millis;

@@ -226,7 +226,6 @@ job_new (ebb_ctl *c, job_req *jr)
   j->request_id = jr->request_id ? ebb_xstrdup (jr->request_id) : NULL;
   j->cls = jr->cls;
   j->est_task_sec = jr->est;
-  j->state = JOB_QUEUED;
   j->submitted_at = ebb_ctl_now ();
   j->ntasks = (uint32_t)jr->n;
   j->tasks = ebb_xcalloc (jr->n, sizeof *j->tasks);
@@ -334,7 +333,7 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       ebb_ctl_adopt_prepare (c, j);
       ebb_ctl_store_job (c, j);
       for (uint32_t i = 0; i < j->ntasks; i++)
-        ebb_ctl_store_task (c, &j->tasks[i]);
+        ebb_ctl_task_write (c, &j->tasks[i]);
       ebb_ctl_add_job (c, j);
       c->n_jobs_stored++;
       c->m.jobs_submitted++;

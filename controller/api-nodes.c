@@ -25,7 +25,7 @@ task_id_json (const ebb_ctl_task *t)
 }
 
 /* Node idx with `tasks`, the ids of its active tasks (taken). Its allocation and task count
- * are its counters (sched-index.c). */
+ * are its counters (model-index.c). */
 static json_object *
 node_json_with (ebb_ctl *c, int idx, json_object *tasks)
 {

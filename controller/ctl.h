@@ -100,11 +100,11 @@ typedef struct ebb_ctl_task
 {
   struct ebb_ctl_job *job;
   uint32_t idx;
-  ebb_ctl_task_state state;
-  json_object *spec; /* argv, env, cwd, cpu_millis, memory_bytes: validated at submit */
+  ebb_ctl_task_state state; /* written by ebb_ctl_task_set_state only (model-index.c) */
+  json_object *spec;        /* argv, env, cwd, cpu_millis, memory_bytes: validated at submit */
   uint64_t cpu_millis, memory_bytes;
   uint64_t generation; /* bumped at every (re)launch; fences the agent's older copies */
-  int node;            /* index in ctl->nodes, -1 */
+  int node;            /* index in ctl->nodes, -1 (ebb_ctl_task_set_node) */
   uint32_t slot;       /* policy slot it occupies, EBB_POL_NONE */
   uint32_t pjob;       /* policy job it was queued under, EBB_POL_NONE */
   int64_t exit_status;
@@ -116,11 +116,7 @@ typedef struct ebb_ctl_task
   uint32_t suspensions;
   uint32_t attempts; /* agent call attempts for the current command */
   double started_at, finished_at;
-  uint32_t pidx; /* index of the task inside its policy job */
-  /* What the counters (sched-index.c) hold for this task: its state and node when it was
-   * last written to the store. */
-  ebb_ctl_task_state acc_state;
-  int acc_node;
+  uint32_t pidx;  /* index of the task inside its policy job */
   bool accounted; /* its job was added: the counters include it */
   bool stored;    /* its row exists: a store is an UPDATE without the spec */
   /* DAG policies: its network demand and stage (its index when not given); dag_held: kept
@@ -138,14 +134,13 @@ typedef struct ebb_ctl_job
   char *answer; /* the first answer to POST /v1/jobs (JSON text) */
   ebb_ctl_class cls;
   double est_task_sec;
-  ebb_ctl_job_state state;
+  ebb_ctl_job_state state; /* written by ebb_ctl_job_set_state only */
   double submitted_at, started_at, finished_at;
   uint32_t ntasks;
   ebb_ctl_task *tasks;
-  /* Counters of its tasks (sched-index.c): final, failed, killed, not pending. */
+  /* Counters of its tasks (model-index.c): final, failed, killed, not pending. */
   uint32_t n_terminal, n_failed, n_killed, n_started;
-  ebb_ctl_job_state acc_state; /* the state the cluster's queued counters hold */
-  bool accounted;
+  bool accounted;  /* it was added: the counters include it */
   uint32_t ncalls; /* agent calls under way for its tasks: not evicted before they end */
   /* Dependency edges (parent, child): nedges pairs of task indices, acyclic (api-jobs.c). */
   uint32_t *edges;
@@ -189,7 +184,7 @@ typedef struct ebb_ctl_pjob
   struct ebb_pol_dag *dag;
 } ebb_ctl_pjob;
 
-/* An index by a string key (sched-index.c): open addressing, entry i + 1 or 0 (empty). */
+/* An index by a string key (model-index.c): open addressing, entry i + 1 or 0 (empty). */
 typedef struct ebb_ctl_strindex
 {
   uint32_t *tab;
@@ -331,8 +326,11 @@ int ebb_ctl_policy_runnable (const char *name, ebb_error **err);
 /* store.c */
 int ebb_ctl_store_open (ebb_ctl *c, ebb_error **err);
 void ebb_ctl_store_close (ebb_ctl *c);
-int ebb_ctl_store_job (ebb_ctl *c, ebb_ctl_job *j);
-int ebb_ctl_store_task (ebb_ctl *c, ebb_ctl_task *t);
+/* Write a row as the model has it; they change nothing in the model (the caller moves
+ * counters and frees specs: ebb_ctl_task_write). */
+int ebb_ctl_store_job (ebb_ctl *c, const ebb_ctl_job *j);
+/* Writes the row whole (the spec with it) unless t->stored, then an update without it. */
+int ebb_ctl_store_task (ebb_ctl *c, const ebb_ctl_task *t);
 int ebb_ctl_store_node (ebb_ctl *c, const ebb_ctl_node *n);
 /* Appends to the decision log (committed before the caller acts); returns the seq or 0. */
 uint64_t ebb_ctl_store_decision (ebb_ctl *c, const char *kind, const ebb_ctl_task *t, int node,
@@ -430,6 +428,10 @@ const char *ebb_ctl_job_state_name (ebb_ctl_job_state s);
 const char *ebb_ctl_node_state_name (ebb_ctl_node_state s);
 const char *ebb_ctl_class_name (ebb_ctl_class c);
 double ebb_ctl_now (void);
+/* Writes t to the store (ebb_ctl_store_task) and notes its row exists; a finished task
+ * gives back its spec (it is never sent again and its row keeps it). Returns 0, or
+ * negative (logged). */
+int ebb_ctl_task_write (ebb_ctl *c, ebb_ctl_task *t);
 /* Recomputes a job's state from its tasks (and stores it when it changed). */
 void ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j);
 /* The end of a loop iteration: commits the store, then starts the agent calls decided
@@ -439,7 +441,7 @@ void ebb_ctl_flush (ebb_ctl *c);
  * launches first and takes its decision latency once they are handed to curl multi. */
 void ebb_ctl_arrival (ebb_ctl *c, uint64_t job, uint64_t arrival_usec);
 
-/* sched-index.c: the node index by name and the counters. */
+/* model-index.c: the node index by name, the counters, the writers of states. */
 /* Adds node idx to the index by name. */
 void ebb_ctl_index_add_node (ebb_ctl *c, size_t idx);
 /* Returns the index of the node named name, or -1. */
@@ -450,21 +452,22 @@ void ebb_ctl_index_add_job (ebb_ctl *c, size_t idx);
 void ebb_ctl_index_jobs_again (ebb_ctl *c);
 /* Returns the job submitted with request_id (the newest), or NULL (also for NULL). */
 ebb_ctl_job *ebb_ctl_index_find_rid (const ebb_ctl *c, const char *request_id);
-/* A task was written to the store: moves its share of the counters from the state and node
- * it had to the ones it has. Every change of a task's state or node is written. */
-void ebb_ctl_count_task (ebb_ctl *c, ebb_ctl_task *t);
+/* The only writers of a task's state and node: each moves the task's share of the
+ * counters from what it had to what it gets (a task of a job not added yet only changes). */
+void ebb_ctl_task_set_state (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state s);
+void ebb_ctl_task_set_node (ebb_ctl *c, ebb_ctl_task *t, int node);
 /* Sets t's allocation, moving its share of the counters from the old one (a task's
  * allocation is changed only through it). */
 void ebb_ctl_task_set_alloc (ebb_ctl *c, ebb_ctl_task *t, uint64_t cpu_millis,
                              uint64_t memory_bytes);
-/* A job was written: its share of the queued counters follows its state. */
-void ebb_ctl_count_job (ebb_ctl *c, ebb_ctl_job *j);
+/* The only writer of a job's state: its share of the queued counters follows it. */
+void ebb_ctl_job_set_state (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_job_state s);
 /* A job entered the model: counts it and its tasks. */
 void ebb_ctl_count_add_job (ebb_ctl *c, ebb_ctl_job *j);
 /* The counters of job j, which leaves memory, go to the evicted ones (the metrics). */
 void ebb_ctl_count_evict_job (ebb_ctl *c, const ebb_ctl_job *j);
-/* Recounts everything from the tasks (after loading the store). */
-void ebb_ctl_count_all (ebb_ctl *c);
+/* Returns the job of id among v[0..n), which are in id order, or NULL. */
+ebb_ctl_job *ebb_ctl_job_search (ebb_ctl_job *const *v, size_t n, uint64_t id);
 void ebb_ctl_index_free (ebb_ctl *c);
 
 /* sched-evict.c */

@@ -10,7 +10,7 @@ controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/options.c controller/store.c controller/store-calls.c controller/store-jobs.c \
 	controller/sched.h controller/sched-model.c controller/sched-calls.c \
 	controller/sched-place.c controller/sched-preempt.c controller/sched-recover.c \
-	controller/sched-nodes.c controller/sched-index.c controller/sched-adopt.c \
+	controller/sched-nodes.c controller/model-index.c controller/sched-adopt.c \
 	controller/sched-evict.c controller/sched-pjobs.c controller/sched-timed.c controller/sched-dag.c \
 	controller/api.h controller/api-routes.c controller/api-jobs.c controller/api-jobs-get.c \
 	controller/api-nodes.c \
@@ -75,3 +75,7 @@ EXTRA_DIST += bench/controller-bench.sh bench/controller-bench.txt
 bench-controller: ebb-controller tests/controller/fleet
 	EBB_TOP_BUILDDIR='$(abs_top_builddir)' bash $(srcdir)/bench/controller-bench.sh
 .PHONY: bench-controller
+
+# The controller's structure: one writer of each state (tests/test-controller-layers.sh).
+TESTS += tests/test-controller-layers.sh
+EXTRA_DIST += tests/test-controller-layers.sh

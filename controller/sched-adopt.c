@@ -38,9 +38,11 @@ ebb_ctl_adopt_prepare (ebb_ctl *c, ebb_ctl_job *j)
       ebb_ctl_task *t = &j->tasks[i];
       if (!ebb_ctl_task_is_adopt (t) || t->state != TASK_PENDING)
         continue;
-      ebb_ctl_node_find (c, ebb_ctl_adopt_field (t, "node"), &t->node);
+      int node = -1;
+      ebb_ctl_node_find (c, ebb_ctl_adopt_field (t, "node"), &node);
+      ebb_ctl_task_set_node (c, t, node);
       t->generation++;
-      t->state = TASK_STARTING;
+      ebb_ctl_task_set_state (c, t, TASK_STARTING);
       t->attempts = 0;
       ebb_ctl_store_decision (c, "adopt", t, t->node, j->id, "POST /v1/jobs");
     }
@@ -248,7 +250,7 @@ ebb_ctl_adopt_done (ebb_ctl *c, ebb_ctl_task *t, const ebb_http_result *res)
                     c->nodes[t->node]->name, t->job->id, t->idx, res->status,
                     res->body ? res->body : "");
       /* Nothing was adopted: there is nothing to forget on the node either. */
-      t->node = -1;
+      ebb_ctl_task_set_node (c, t, -1);
       ebb_ctl_finish_task (c, t, TASK_FAILED, "agent refused the adoption");
       return;
     }
@@ -259,10 +261,10 @@ ebb_ctl_adopt_done (ebb_ctl *c, ebb_ctl_task *t, const ebb_http_result *res)
     return;
   set_allocation (c, t, res->json);
   if (t->state == TASK_STARTING)
-    t->state = TASK_RUNNING;
+    ebb_ctl_task_set_state (c, t, TASK_RUNNING);
   if (t->started_at == 0)
     t->started_at = ebb_ctl_now ();
-  ebb_ctl_store_task (c, t);
+  ebb_ctl_task_write (c, t);
   ebb_log_info ("task %" PRIu64 "-%u: adopted on %s (%" PRIu64 " millicores, %" PRIu64 " bytes)",
                 t->job->id, t->idx, c->nodes[t->node]->name, t->cpu_millis, t->memory_bytes);
   if (!placed)

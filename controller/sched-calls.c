@@ -127,10 +127,10 @@ on_launch_done (call *k, ebb_http_result *res)
       || (res->status == 409 && code && strcmp (code, "conflict") == 0))
     {
       /* 409 conflict: the task exists there already (our earlier attempt got through). */
-      t->state = TASK_RUNNING;
+      ebb_ctl_task_set_state (c, t, TASK_RUNNING);
       if (t->started_at == 0)
         t->started_at = ebb_ctl_now ();
-      ebb_ctl_store_task (c, t);
+      ebb_ctl_task_write (c, t);
       ebb_ctl_job_update (c, t->job);
       return;
     }
@@ -159,15 +159,15 @@ on_replay_done (call *k, ebb_http_result *res)
     {
       if (t->state != TASK_SUSPENDED)
         t->suspensions++;
-      t->state = TASK_SUSPENDED;
+      ebb_ctl_task_set_state (c, t, TASK_SUSPENDED);
       t->owed_resume = true;
     }
   else
     {
-      t->state = TASK_RUNNING;
+      ebb_ctl_task_set_state (c, t, TASK_RUNNING);
       t->owed_resume = false;
     }
-  ebb_ctl_store_task (c, t);
+  ebb_ctl_task_write (c, t);
   ebb_ctl_job_update (c, t->job);
 }
 

@@ -54,19 +54,7 @@ ebb_ctl_now (void)
 ebb_ctl_job *
 ebb_ctl_job_find (ebb_ctl *c, uint64_t id)
 {
-  /* Jobs are appended in id order: binary search. */
-  size_t lo = 0, hi = c->n_jobs;
-  while (lo < hi)
-    {
-      size_t mid = (lo + hi) / 2;
-      if (c->jobs[mid]->id == id)
-        return c->jobs[mid];
-      if (c->jobs[mid]->id < id)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return NULL;
+  return ebb_ctl_job_search (c->jobs, c->n_jobs, id); /* appended in id order */
 }
 
 ebb_ctl_node *
@@ -126,10 +114,28 @@ ebb_ctl_job_free (ebb_ctl_job *j)
 }
 
 /* See ctl.h. */
+int
+ebb_ctl_task_write (ebb_ctl *c, ebb_ctl_task *t)
+{
+  int r = ebb_ctl_store_task (c, t);
+  if (r < 0)
+    return r;
+  t->stored = true;
+  /* A finished task is never sent again and its row keeps the spec: memory that would grow
+   * with every task ever run is given back. */
+  if (ebb_ctl_task_terminal (t))
+    {
+      json_object_put (t->spec);
+      t->spec = NULL;
+    }
+  return 0;
+}
+
+/* See ctl.h. */
 void
 ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j)
 {
-  /* The counters of a job in the model (sched-index.c); a job not added yet is scanned. */
+  /* The counters of a job in the model (model-index.c); a job not added yet is scanned. */
   uint32_t done = j->n_terminal, failed = j->n_failed, killed = j->n_killed, started = j->n_started;
   for (uint32_t i = 0; !j->accounted && i < j->ntasks; i++)
     {
@@ -150,7 +156,7 @@ ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j)
     j->started_at = ebb_ctl_now ();
   if (s >= JOB_DONE)
     j->finished_at = ebb_ctl_now ();
-  j->state = s;
+  ebb_ctl_job_set_state (c, j, s);
   ebb_ctl_store_job (c, j);
 }
 

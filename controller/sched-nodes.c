@@ -130,8 +130,8 @@ hb_task (ebb_ctl *c, int node, json_object *o, uint64_t *seen_job, uint32_t *see
     t->suspensions++;
   if (s != t->state)
     {
-      t->state = s;
-      ebb_ctl_store_task (c, t);
+      ebb_ctl_task_set_state (c, t, s);
+      ebb_ctl_task_write (c, t);
       ebb_ctl_job_update (c, t->job);
     }
 }

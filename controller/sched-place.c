@@ -68,8 +68,8 @@ act_launch (ebb_ctl *c, uint32_t slot, uint32_t pj, uint32_t k, ebb_pol_res amou
     }
   uint64_t t0 = ebb_now_usec ();
   t->generation++;
-  t->state = TASK_STARTING;
-  t->node = s->node;
+  ebb_ctl_task_set_state (c, t, TASK_STARTING);
+  ebb_ctl_task_set_node (c, t, s->node);
   t->slot = slot;
   t->pjob = pj;
   t->pidx = k;
@@ -79,7 +79,7 @@ act_launch (ebb_ctl *c, uint32_t slot, uint32_t pj, uint32_t k, ebb_pol_res amou
     s->task = t;
   /* Written into the loop iteration's transaction; the call waits in the outbox until
    * ebb_ctl_flush has committed it. */
-  ebb_ctl_store_task (c, t);
+  ebb_ctl_task_write (c, t);
   ebb_ctl_store_decision (c, "launch", t, t->node, t->job->id, c->cfg->policy);
   ebb_ctl_job_update (c, t->job);
   c->m.launches++;
@@ -104,9 +104,9 @@ act_fail (ebb_ctl *c, uint32_t pj)
       ebb_ctl_task *t = ebb_ctl_pjob_task (c, pj, k);
       if (t && t->state == TASK_PENDING)
         {
-          t->state = TASK_FAILED;
+          ebb_ctl_task_set_state (c, t, TASK_FAILED);
           t->finished_at = ebb_ctl_now ();
-          ebb_ctl_store_task (c, t);
+          ebb_ctl_task_write (c, t);
         }
     }
   ebb_ctl_job_update (c, j);

@@ -92,9 +92,9 @@ ebb_ctl_pol_reclaimed (ebb_ctl *c, ebb_ctl_task *t, ebb_pol_res freed, bool told
 {
   if (t->state != TASK_SUSPENDED)
     t->suspensions++;
-  t->state = TASK_SUSPENDED;
+  ebb_ctl_task_set_state (c, t, TASK_SUSPENDED);
   t->owed_resume = false; /* suspended by this policy: it resumes it */
-  ebb_ctl_store_task (c, t);
+  ebb_ctl_task_write (c, t);
   if (!told)
     tell_reclaimed (c, t, freed);
   ebb_ctl_job_update (c, t->job);
@@ -104,9 +104,9 @@ ebb_ctl_pol_reclaimed (ebb_ctl *c, ebb_ctl_task *t, ebb_pol_res freed, bool told
 void
 ebb_ctl_pol_resumed (ebb_ctl *c, ebb_ctl_task *t)
 {
-  t->state = TASK_RUNNING;
+  ebb_ctl_task_set_state (c, t, TASK_RUNNING);
   t->owed_resume = false;
-  ebb_ctl_store_task (c, t);
+  ebb_ctl_task_write (c, t);
   if (c->pol && c->res_mode && t->slot != EBB_POL_NONE && t->pjob < c->n_pjobs)
     {
       ebb_pol_task_resumed (c->pol, ebb_ctl_pol_now (c), t->slot, t->pjob, t->pidx);

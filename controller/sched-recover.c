@@ -17,7 +17,7 @@ void
 ebb_ctl_finish_task (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state s, const char *why)
 {
   int node = t->node;
-  t->state = s;
+  ebb_ctl_task_set_state (c, t, s);
   t->finished_at = ebb_ctl_now ();
   uint32_t slot = t->slot;
   bool ghost = slot != EBB_POL_NONE && slot < c->n_slots && c->slots[slot].ghost;
@@ -25,7 +25,7 @@ ebb_ctl_finish_task (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state s, const ch
   if (slot == EBB_POL_NONE && node >= 0)
     c->rebuild_wanted = true; /* it held capacity the policy was not told about */
   ebb_ctl_unplace (c, t);
-  ebb_ctl_store_task (c, t);
+  ebb_ctl_task_write (c, t);
   ebb_log_info ("task %" PRIu64 "-%u: %s (%s)", t->job->id, t->idx, ebb_ctl_task_state_name (s),
                 why);
   if (s == TASK_EXITED || s == TASK_FAILED)
@@ -64,9 +64,9 @@ ebb_ctl_requeue (ebb_ctl *c, ebb_ctl_task **ts, size_t n, const char *why)
       if (t->slot != EBB_POL_NONE && t->slot < c->n_slots)
         c->slots[t->slot].ghost = true;
       ebb_ctl_unplace (c, t);
-      t->state = TASK_PENDING;
-      t->node = -1;
-      ebb_ctl_store_task (c, t);
+      ebb_ctl_task_set_state (c, t, TASK_PENDING);
+      ebb_ctl_task_set_node (c, t, -1);
+      ebb_ctl_task_write (c, t);
     }
   if (n && !ts[0]->kill_wanted)
     ebb_ctl_queue_tasks (c, ts[0]->job, ts, n);
@@ -92,9 +92,9 @@ ebb_ctl_pol_killed (ebb_ctl *c, ebb_ctl_task *t, const char *why)
       c->m.tasks_lost++;
     }
   ebb_ctl_unplace (c, t);
-  t->state = TASK_PENDING;
-  t->node = -1;
-  ebb_ctl_store_task (c, t);
+  ebb_ctl_task_set_state (c, t, TASK_PENDING);
+  ebb_ctl_task_set_node (c, t, -1);
+  ebb_ctl_task_write (c, t);
   if (placed && c->pol)
     {
       ebb_pol_task_killed (c->pol, ebb_ctl_pol_now (c), slot, pj, k);
@@ -103,9 +103,9 @@ ebb_ctl_pol_killed (ebb_ctl *c, ebb_ctl_task *t, const char *why)
        * again, so it must not stay pending for ever. */
       if (t->state == TASK_PENDING && pj < c->n_pjobs && c->pjobs_pol[pj].failed)
         {
-          t->state = TASK_FAILED;
+          ebb_ctl_task_set_state (c, t, TASK_FAILED);
           t->finished_at = ebb_ctl_now ();
-          ebb_ctl_store_task (c, t);
+          ebb_ctl_task_write (c, t);
         }
       /* A failed batch's last placed task: the policy's state of it goes (policies that
        * allow: ops.forgets_failed_jobs), as after a batch's last task ended. */
@@ -131,12 +131,12 @@ ebb_ctl_kill_job (ebb_ctl *c, ebb_ctl_job *j)
       t->kill_wanted = true;
       if (t->state == TASK_PENDING)
         {
-          t->state = TASK_KILLED;
+          ebb_ctl_task_set_state (c, t, TASK_KILLED);
           t->finished_at = ebb_ctl_now ();
-          ebb_ctl_store_task (c, t);
+          ebb_ctl_task_write (c, t);
           continue;
         }
-      ebb_ctl_store_task (c, t);
+      ebb_ctl_task_write (c, t);
       ebb_ctl_store_decision (c, "kill", t, t->node, j->id, "DELETE /v1/jobs");
       c->m.kills++;
       ebb_ctl_send_delete (c, t, t->generation, t->node, CALL_KILL);

@@ -57,7 +57,7 @@ load_nodes (ebb_ctl *c)
 /* A job of a JOB_COLS row, its tasks failed until their rows are read (with_tasks; else
  * none allocated: a listing counts them); NULL for a row with no task or too many. */
 static ebb_ctl_job *
-job_of_row (sqlite3_stmt *st, bool with_tasks)
+job_of_row (ebb_ctl *c, sqlite3_stmt *st, bool with_tasks)
 {
   uint64_t ntasks = (uint64_t)sqlite3_column_int64 (st, 10);
   if (ntasks == 0 || ntasks > EBB_CTL_MAX_TASKS_PER_JOB)
@@ -68,7 +68,7 @@ job_of_row (sqlite3_stmt *st, bool with_tasks)
   j->name = col_str (st, 2);
   j->cls = (ebb_ctl_class)sqlite3_column_int (st, 3);
   j->est_task_sec = sqlite3_column_double (st, 4);
-  j->state = (ebb_ctl_job_state)sqlite3_column_int (st, 5);
+  ebb_ctl_job_set_state (c, j, (ebb_ctl_job_state)sqlite3_column_int (st, 5));
   j->submitted_at = sqlite3_column_double (st, 6);
   j->started_at = sqlite3_column_double (st, 7);
   j->finished_at = sqlite3_column_double (st, 8);
@@ -84,7 +84,7 @@ job_of_row (sqlite3_stmt *st, bool with_tasks)
       j->tasks[i].node = -1;
       j->tasks[i].slot = EBB_POL_NONE;
       j->tasks[i].pjob = EBB_POL_NONE;
-      j->tasks[i].state = TASK_FAILED; /* until its row is read */
+      ebb_ctl_task_set_state (c, &j->tasks[i], TASK_FAILED); /* until its row is read */
     }
   return j;
 }
@@ -115,10 +115,11 @@ task_of_row (ebb_ctl *c, ebb_ctl_job *j, sqlite3_stmt *st, bool keep_spec)
     t->spec = o;
   else
     json_object_put (o);
-  t->state = (ebb_ctl_task_state)sqlite3_column_int (st, 3);
+  ebb_ctl_task_set_state (c, t, (ebb_ctl_task_state)sqlite3_column_int (st, 3));
   const char *node = (const char *)sqlite3_column_text (st, 4);
-  if (node)
-    ebb_ctl_node_find (c, node, &t->node);
+  int ni = -1;
+  if (node && ebb_ctl_node_find (c, node, &ni))
+    ebb_ctl_task_set_node (c, t, ni);
   t->generation = (uint64_t)sqlite3_column_int64 (st, 5);
   t->exit_status = sqlite3_column_int64 (st, 6);
   t->has_exit = sqlite3_column_int (st, 7);
@@ -130,6 +131,8 @@ task_of_row (ebb_ctl *c, ebb_ctl_job *j, sqlite3_stmt *st, bool keep_spec)
   return true;
 }
 
+/* Reads the unfinished jobs with their tasks, then adds them to the model whole (which
+ * counts them as they are). */
 static int
 load_jobs (ebb_ctl *c)
 {
@@ -137,27 +140,39 @@ load_jobs (ebb_ctl *c)
       = ebb_ctl_store_prep (c, "SELECT " JOB_COLS " FROM jobs WHERE state < ?1 ORDER BY id");
   if (!st)
     return -EIO;
+  ebb_ctl_job **v = NULL;
+  size_t n = 0, cap = 0;
   sqlite3_bind_int (st, 1, JOB_DONE);
   while (sqlite3_step (st) == SQLITE_ROW)
     {
-      ebb_ctl_job *j = job_of_row (st, true);
-      if (j)
-        ebb_ctl_add_job (c, j);
+      ebb_ctl_job *j = job_of_row (c, st, true);
+      if (!j)
+        continue;
+      if (n == cap)
+        v = ebb_xrealloc (v, (cap = cap ? 2 * cap : 64) * sizeof *v);
+      v[n++] = j;
     }
   sqlite3_finalize (st);
   st = ebb_ctl_store_prep (c, "SELECT " TASK_COLS " FROM tasks t JOIN jobs j ON j.id = t.job"
                               " WHERE j.state < ?1");
-  if (!st)
-    return -EIO;
-  sqlite3_bind_int (st, 1, JOB_DONE);
-  while (sqlite3_step (st) == SQLITE_ROW)
+  if (st)
     {
-      ebb_ctl_job *j = ebb_ctl_job_find (c, (uint64_t)sqlite3_column_int64 (st, 0));
-      if (j)
-        task_of_row (c, j, st, true);
+      sqlite3_bind_int (st, 1, JOB_DONE);
+      while (sqlite3_step (st) == SQLITE_ROW)
+        {
+          ebb_ctl_job *j = ebb_ctl_job_search (v, n, (uint64_t)sqlite3_column_int64 (st, 0));
+          if (j)
+            task_of_row (c, j, st, true);
+        }
+      sqlite3_finalize (st);
     }
-  sqlite3_finalize (st);
-  return 0;
+  for (size_t i = 0; i < n; i++)
+    if (st)
+      ebb_ctl_add_job (c, v[i]);
+    else
+      ebb_ctl_job_free (v[i]);
+  free (v);
+  return st ? 0 : -EIO;
 }
 
 /* The finished jobs left in the store: the next id, the count, their states for the
@@ -209,7 +224,6 @@ ebb_ctl_store_load (ebb_ctl *c, ebb_error **err)
   sqlite3_finalize (st);
   if (c->next_job_id == 0)
     c->next_job_id = 1;
-  ebb_ctl_count_all (c); /* the tasks' states were read after their jobs were added */
   return 0;
 }
 
@@ -226,7 +240,7 @@ ebb_ctl_store_job_get (ebb_ctl *c, uint64_t id)
   if (!st || !tt)
     return NULL;
   sqlite3_bind_int64 (st, 1, (sqlite3_int64)id);
-  ebb_ctl_job *j = sqlite3_step (st) == SQLITE_ROW ? job_of_row (st, true) : NULL;
+  ebb_ctl_job *j = sqlite3_step (st) == SQLITE_ROW ? job_of_row (c, st, true) : NULL;
   sqlite3_reset (st);
   sqlite3_bind_int64 (tt, 1, (sqlite3_int64)id);
   while (j && sqlite3_step (tt) == SQLITE_ROW)
@@ -276,7 +290,7 @@ ebb_ctl_store_job_page (ebb_ctl *c, uint64_t after, bool desc, size_t limit,
           if (k == limit)
             break; /* cannot happen: the subquery gives at most limit jobs */
           v[k].id = id;
-          v[k].job = job_of_row (st, false);
+          v[k].job = job_of_row (c, st, false);
           k++;
         }
       ebb_ctl_job_summary *s = &v[k - 1];

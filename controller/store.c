@@ -226,9 +226,8 @@ bind_text (sqlite3_stmt *st, int i, const char *s)
 
 /* See ctl.h. */
 int
-ebb_ctl_store_job (ebb_ctl *c, ebb_ctl_job *j)
+ebb_ctl_store_job (ebb_ctl *c, const ebb_ctl_job *j)
 {
-  ebb_ctl_count_job (c, j);
   sqlite3_stmt *st
       = cached (c, &c->st_job, "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?)");
   if (!st || ebb_ctl_store_begin (c) < 0)
@@ -249,9 +248,8 @@ ebb_ctl_store_job (ebb_ctl *c, ebb_ctl_job *j)
 
 /* See ctl.h. */
 int
-ebb_ctl_store_task (ebb_ctl *c, ebb_ctl_task *t)
+ebb_ctl_store_task (ebb_ctl *c, const ebb_ctl_task *t)
 {
-  ebb_ctl_count_task (c, t);
   /* The spec never changes: once the row exists, an update leaves it (serializing it again
    * was most of the cost of a launch's write). */
   sqlite3_stmt *st = t->stored
@@ -277,17 +275,7 @@ ebb_ctl_store_task (ebb_ctl *c, ebb_ctl_task *t)
   sqlite3_bind_double (st, 10, t->started_at);
   sqlite3_bind_double (st, 11, t->finished_at);
   sqlite3_bind_int (st, 12, t->kill_wanted);
-  int r = step_done (c, st, "store task");
-  if (r == 0)
-    t->stored = true;
-  /* A finished task is never sent again and its row keeps the spec: memory that would grow
-   * with every task ever run is given back. */
-  if (r == 0 && t->state >= TASK_EXITED && t->state < TASK_N_STATES)
-    {
-      json_object_put (t->spec);
-      t->spec = NULL;
-    }
-  return r;
+  return step_done (c, st, "store task");
 }
 
 /* See ctl.h. */

@@ -83,7 +83,7 @@ submit (ebb_ctl *c, uint32_t ntasks, const char *deps, char **msg)
     return NULL;
   ebb_ctl_store_job (c, j);
   for (uint32_t k = 0; k < j->ntasks; k++)
-    ebb_ctl_store_task (c, &j->tasks[k]);
+    ebb_ctl_task_write (c, &j->tasks[k]);
   ebb_ctl_add_job (c, j);
   ebb_ctl_sched_job (c, j);
   return j;

@@ -62,7 +62,7 @@ make_job (ebb_ctl *c, uint32_t i)
       t->has_exit = !running && i % 3 == 0;
       t->exit_status = t->has_exit ? (int64_t)k : 0;
       t->finished_at = running ? 0 : 3000 + i;
-      ebb_ctl_store_task (c, t);
+      ebb_ctl_task_write (c, t);
     }
   ebb_ctl_job_update (c, j);
   ebb_ctl_store_job (c, j);

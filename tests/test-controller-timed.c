@@ -126,7 +126,7 @@ submit (ebb_ctl *c, const char *name, uint32_t ntasks, double est)
     }
   ebb_ctl_store_job (c, j);
   for (uint32_t k = 0; k < ntasks; k++)
-    ebb_ctl_store_task (c, &j->tasks[k]);
+    ebb_ctl_task_write (c, &j->tasks[k]);
   ebb_ctl_add_job (c, j);
   ebb_ctl_sched_job (c, j);
   return j;

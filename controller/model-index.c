@@ -1,8 +1,9 @@
 /* The model's indexes: nodes by name (a heartbeat finds its node without a scan of all of
  * them), jobs by request id (a submission checks its id without a scan of all jobs), and
  * counters of tasks by state and node, by job and for the cluster, kept as tasks
- * change so that no decision or request walks every task. A task's share is moved when it
- * is written to the store, which every change of its state or node is. */
+ * change so that no decision or request walks every task. The setters here are the only
+ * writers of a task's state and node and of a job's state: each moves the share it
+ * counts, whether or not the change is ever written to the store. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -157,52 +158,76 @@ static void
 task_in (ebb_ctl *c, ebb_ctl_task *t)
 {
   share (c, t->job, t->state, t->node, t->cpu_millis, t->memory_bytes, 1);
-  t->acc_state = t->state;
-  t->acc_node = t->node;
   t->accounted = true;
+}
+
+/* Moves t's share from its state and node to s and node (a task not counted yet only
+ * changes). */
+static void
+task_move (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state s, int node)
+{
+  if (t->state == s && t->node == node)
+    return;
+  if (t->accounted)
+    share (c, t->job, t->state, t->node, t->cpu_millis, t->memory_bytes, -1);
+  t->state = s;
+  t->node = node;
+  if (t->accounted)
+    share (c, t->job, t->state, t->node, t->cpu_millis, t->memory_bytes, 1);
 }
 
 /* See ctl.h. */
 void
-ebb_ctl_count_task (ebb_ctl *c, ebb_ctl_task *t)
+ebb_ctl_task_set_state (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state s)
 {
-  if (!t->accounted || (t->acc_state == t->state && t->acc_node == t->node))
-    return;
-  share (c, t->job, t->acc_state, t->acc_node, t->cpu_millis, t->memory_bytes, -1);
-  task_in (c, t);
+  task_move (c, t, s, t->node);
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_task_set_node (ebb_ctl *c, ebb_ctl_task *t, int node)
+{
+  task_move (c, t, t->state, node);
 }
 
 /* See ctl.h. */
 void
 ebb_ctl_task_set_alloc (ebb_ctl *c, ebb_ctl_task *t, uint64_t cpu_millis, uint64_t memory_bytes)
 {
-  /* Its share stays in the state and node last counted: a later store moves it from there. */
   if (t->accounted)
-    share (c, t->job, t->acc_state, t->acc_node, t->cpu_millis, t->memory_bytes, -1);
+    share (c, t->job, t->state, t->node, t->cpu_millis, t->memory_bytes, -1);
   t->cpu_millis = cpu_millis;
   t->memory_bytes = memory_bytes;
   if (t->accounted)
-    share (c, t->job, t->acc_state, t->acc_node, t->cpu_millis, t->memory_bytes, 1);
+    share (c, t->job, t->state, t->node, t->cpu_millis, t->memory_bytes, 1);
+}
+
+/* Adds (sign 1) or removes (-1) job j's share of the queued counters. */
+static void
+job_share (ebb_ctl *c, const ebb_ctl_job *j, int sign)
+{
+  if (j->state == JOB_QUEUED && (unsigned)j->cls < EBB_ARRAY_SIZE (c->counts.queued_jobs))
+    c->counts.queued_jobs[j->cls] += (uint64_t)(int64_t)sign;
 }
 
 static void
 job_in (ebb_ctl *c, ebb_ctl_job *j)
 {
-  if (j->state == JOB_QUEUED && (unsigned)j->cls < EBB_ARRAY_SIZE (c->counts.queued_jobs))
-    c->counts.queued_jobs[j->cls]++;
-  j->acc_state = j->state;
+  job_share (c, j, 1);
   j->accounted = true;
 }
 
 /* See ctl.h. */
 void
-ebb_ctl_count_job (ebb_ctl *c, ebb_ctl_job *j)
+ebb_ctl_job_set_state (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_job_state s)
 {
-  if (!j->accounted || j->acc_state == j->state)
+  if (j->state == s)
     return;
-  if (j->acc_state == JOB_QUEUED && (unsigned)j->cls < EBB_ARRAY_SIZE (c->counts.queued_jobs))
-    c->counts.queued_jobs[j->cls]--;
-  job_in (c, j);
+  if (j->accounted)
+    job_share (c, j, -1);
+  j->state = s;
+  if (j->accounted)
+    job_share (c, j, 1);
 }
 
 /* See ctl.h. */
@@ -226,21 +251,21 @@ ebb_ctl_count_evict_job (ebb_ctl *c, const ebb_ctl_job *j)
 }
 
 /* See ctl.h. */
-void
-ebb_ctl_count_all (ebb_ctl *c)
+ebb_ctl_job *
+ebb_ctl_job_search (ebb_ctl_job *const *v, size_t n, uint64_t id)
 {
-  memset (&c->counts, 0, sizeof c->counts);
-  for (size_t i = 0; i < c->n_nodes; i++)
+  size_t lo = 0, hi = n;
+  while (lo < hi)
     {
-      c->nodes[i]->ntasks = 0;
-      c->nodes[i]->alloc_cpu_millis = c->nodes[i]->alloc_memory_bytes = 0;
+      size_t mid = (lo + hi) / 2;
+      if (v[mid]->id == id)
+        return v[mid];
+      if (v[mid]->id < id)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
-  for (size_t i = 0; i < c->n_jobs; i++)
-    {
-      ebb_ctl_job *j = c->jobs[i];
-      j->n_terminal = j->n_failed = j->n_killed = j->n_started = 0;
-      ebb_ctl_count_add_job (c, j);
-    }
+  return NULL;
 }
 
 /* See ctl.h. */

@@ -1,0 +1,35 @@
+#!/bin/sh
+# The controller's structure (controller/README.md): one owner per state. A task's state and
+# node and a job's state are written by the setters of the model (controller/model-index.c:
+# ebb_ctl_task_set_state, ebb_ctl_task_set_node, ebb_ctl_job_set_state) and nowhere else, so
+# the counters they move are right whether or not a change is ever stored; the store moves
+# no counter and frees nothing of the model.
+set -u
+SRC=${EBB_TOP_SRCDIR:-.}
+failed=0
+# Assignments to a state or a task's node outside the model; a node's own state (n->state)
+# is the heartbeat's and the store's, and a fresh task's node = -1 is its construction.
+bad=$(grep -nE '(\.|->)state[[:space:]]*=[^=]' "$SRC"/controller/*.c \
+  | grep -v '^[^:]*/model-index\.c:' | grep -vE '[^a-z_]n->state[[:space:]]*=')
+if [ -n "$bad" ]; then
+  echo "FAIL: a state assigned outside controller/model-index.c:"; echo "$bad"; failed=1
+fi
+bad=$(grep -nE '(\bt|\bat|tasks\[[^]]*\])(\.|->)node[[:space:]]*=[^=]' "$SRC"/controller/*.c \
+  | grep -v '^[^:]*/model-index\.c:' | grep -vE 'node[[:space:]]*=[[:space:]]*-1;')
+if [ -n "$bad" ]; then
+  echo "FAIL: a task's node assigned outside controller/model-index.c:"; echo "$bad"; failed=1
+fi
+# The setters must exist and be used (a renamed field would make the greps above pass).
+n=$(grep -c 'ebb_ctl_task_set_state (' "$SRC"/controller/*.c | awk -F: '{ s += $2 } END { print s }')
+[ "$n" -gt 10 ] || { echo "FAIL: ebb_ctl_task_set_state used $n times"; failed=1; }
+grep -q 'ebb_ctl_task_state state;' "$SRC/controller/ctl.h" \
+  || { echo "FAIL: struct ebb_ctl_task has no state field"; failed=1; }
+# The store neither moves counters nor frees the spec (loading fills fresh objects through
+# the setters).
+bad=$(grep -nE 'ebb_ctl_count_|_set_state|_set_node|json_object_put \([a-z]+->spec' \
+  "$SRC"/controller/store*.c | grep -vE '^[^:]*/store-jobs\.c:.*_set_(state|node) \(c, ')
+if [ -n "$bad" ]; then
+  echo "FAIL: the store changes the model:"; echo "$bad"; failed=1
+fi
+[ $failed = 0 ] && echo "ok: one writer of task and job states (controller/model-index.c)"
+exit $failed
