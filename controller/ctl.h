@@ -13,6 +13,7 @@
 
 #include "lib/conf.h"
 #include "lib/error.h"
+#include "lib/heap.h"
 #include "lib/http-client.h"
 #include "lib/http-server.h"
 #include "policies/policy.h"
@@ -214,6 +215,7 @@ typedef struct ebb_ctl_timed
   uint64_t seq;
   ebb_ctl_pevent ev;
 } ebb_ctl_timed;
+EBB_HEAP_TYPE (ebb_ctl_timed_heap, ebb_ctl_timed) /* functions in sched-timed.c */
 
 typedef struct ebb_ctl
 {
@@ -264,8 +266,7 @@ typedef struct ebb_ctl
   size_t n_pev, cap_pev;
   /* ops->timed_probes: the PROBEs and WAKEs waiting for their due time, a binary heap by
    * (due, seq), and the CLOCK_MONOTONIC timer armed for the earliest (sched-timed.c). */
-  ebb_ctl_timed *timed;
-  size_t n_timed, cap_timed;
+  ebb_ctl_timed_heap timed;
   uint64_t timed_seq;
   sd_event_source *timed_src;
   uint64_t timed_armed_usec; /* what timed_src is set to; 0: off */

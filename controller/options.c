@@ -14,6 +14,7 @@
 
 #include "controller/ctl.h"
 #include "lib/util.h"
+#include "policies/param.h"
 
 #define DEFAULT_CONFIG SYSCONFDIR "/ebb/controller.conf"
 
@@ -93,15 +94,8 @@ static const ebb_conf_setting table[] = {
     .offset = OFF (policy_opt),
     .umax = 256,
     .validate = validate_policy_opt,
-    .help = "KEY=VALUE with ebb-sim's flag names (its switches take yes or no): cutoff, "
-            "probe-ratio, short-partition, steal-cap, steal-limit, net-delay, seed, "
-            "cancel-probes, sample, no-steal, no-partition, no-central; peacock: "
-            "rotation-interval, threshold-scale, no-rotation; bigc: mode, short-share, "
-            "reserve-share, round-sec, gp-step, resume-tries, working-set, kill-attempts, "
-            "natural-termination, max-preempt-per-round, arrival-preempt; bigc and ebb: "
-            "footprint-cpu-millis, "
-            "footprint-memory, book-footprint; ebb: max-suspends, suspend-window; graphene: "
-            "kappa, queues, graphene-prio, graphene-bypass (repeatable)" },
+    .help = "KEY=VALUE, a policy parameter named as ebb-sim's option, its switches taking "
+            "yes or no (repeatable); KEYs:" },
   { .name = "node_timeout",
     .type = EBB_CONF_DURATION,
     .offset = OFF (node_timeout_usec),
@@ -171,20 +165,7 @@ ebb_ctl_conf_table (size_t *n)
   return table;
 }
 
-static int
-pnum (const char *key, const char *v, double lo, double hi, double *out, ebb_error **err)
-{
-  char *end;
-  errno = 0;
-  double d = strtod (v, &end);
-  if (errno || end == v || *end || !(d >= lo && d <= hi))
-    return ebb_error_set (err, EBB_ERANGE, "policy option %s: '%s' is not a number in [%g, %g]",
-                          key, v, lo, hi);
-  *out = d;
-  return 0;
-}
-
-/* Applies one KEY=VALUE to p. */
+/* Applies one KEY=VALUE to p, by the table of policy parameters (policies/param.h). */
 static int
 policy_param (const char *item, ebb_pol_params *p, ebb_error **err)
 {
@@ -192,175 +173,27 @@ policy_param (const char *item, ebb_pol_params *p, ebb_error **err)
   if (!eq)
     return ebb_error_set (err, EBB_EPARSE, "policy option '%s': expected KEY=VALUE", item);
   cleanup_free char *key = strndup (item, (size_t)(eq - item));
-  const char *v = eq + 1;
-  double d;
-  if (strcmp (key, "cutoff") == 0)
-    return pnum (key, v, 0, INFINITY, &p->cutoff_sec, err);
-  if (strcmp (key, "probe-ratio") == 0)
-    return pnum (key, v, 1, 1000, &p->probe_ratio, err);
-  if (strcmp (key, "short-partition") == 0)
-    return pnum (key, v, 0, 99.999, &p->short_part_pct, err);
-  if (strcmp (key, "net-delay") == 0)
-    return pnum (key, v, 0, 3600, &p->net_delay_sec, err);
-  if (strcmp (key, "steal-cap") == 0 || strcmp (key, "steal-limit") == 0
-      || strcmp (key, "seed") == 0)
+  const ebb_pol_param *d = ebb_pol_param_find (key, EBB_POL_PARAM_CTL);
+  if (!d)
     {
-      if (pnum (key, v, 0, 1e15, &d, err) < 0 || d != floor (d))
-        return ebb_error_set (err, EBB_ERANGE, "policy option %s: '%s' is not an integer", key, v);
-      if (key[1] == 'e')
-        p->seed = (uint64_t)d;
-      else if (strcmp (key, "steal-cap") == 0)
-        p->steal_cap = (uint32_t)(d > 1e6 ? 1e6 : d);
-      else
-        p->steal_limit = d < 1 ? 1 : d > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)d;
-      return 0;
-    }
-  /* ebb-sim's switches without a value (--no-steal ...) are KEY=yes|no here. */
-  int *flag = strcmp (key, "cancel-probes") == 0  ? &p->cancel_probes
-              : strcmp (key, "no-steal") == 0     ? &p->no_steal
-              : strcmp (key, "no-partition") == 0 ? &p->no_partition
-              : strcmp (key, "no-central") == 0   ? &p->no_central
-              : strcmp (key, "no-rotation") == 0  ? &p->no_rotation
-                                                  : NULL;
-  if (flag)
-    {
-      bool b;
-      if (ebb_conf_parse_bool (v, &b) < 0)
-        return ebb_error_set (err, EBB_EPARSE, "policy option %s: yes or no", key);
-      *flag = b;
-      return 0;
-    }
-  if (strcmp (key, "rotation-interval") == 0)
-    return pnum (key, v, 1e-6, 1e6, &p->rotation_interval_sec, err);
-  if (strcmp (key, "threshold-scale") == 0)
-    return pnum (key, v, 0, 1e6, &p->threshold_scale, err);
-  if (strcmp (key, "natural-termination") == 0)
-    return pnum (key, v, 0, 1, &p->natural_term, err);
-  if (strcmp (key, "max-preempt-per-round") == 0)
-    return pnum (key, v, 0, 1, &p->max_round_share, err);
-  if (strcmp (key, "kappa") == 0)
-    return pnum (key, v, 1e-6, 1, &p->dag_kappa, err);
-  if (strcmp (key, "queues") == 0)
-    {
-      if (pnum (key, v, 1, 1000000, &d, err) < 0 || d != floor (d))
-        return ebb_error_set (err, EBB_ERANGE, "policy option %s: '%s' is not an integer", key, v);
-      p->dag_queues = (uint32_t)d;
-      return 0;
-    }
-  if (strcmp (key, "graphene-prio") == 0)
-    {
-      /* In the order of EBB_DAG_PRIO_*, as ebb-sim takes them. */
-      static const char *const prios[] = { "remaining", "dag", "order" };
-      for (int i = 0; i < (int)EBB_ARRAY_SIZE (prios); i++)
-        if (strcmp (v, prios[i]) == 0)
+      size_t n;
+      const ebb_pol_param *t = ebb_pol_param_table (&n);
+      cleanup_free char *known = NULL;
+      for (size_t i = 0; i < n; i++)
+        if (t[i].where & EBB_POL_PARAM_CTL)
           {
-            p->dag_prio = EBB_DAG_PRIO_REMAINING + i;
-            return 0;
+            char *more = ebb_xasprintf ("%s%s%s", known ? known : "", known ? ", " : "", t[i].name);
+            free (known);
+            known = more;
           }
-      return ebb_error_set (err, EBB_EPARSE,
-                            "policy option graphene-prio: remaining, dag or order");
+      return ebb_error_set (err, EBB_EPARSE, "unknown policy option '%s' (known: %s)", key, known);
     }
-  if (strcmp (key, "graphene-bypass") == 0)
-    {
-      /* In the order of EBB_DAG_BYPASS_*, as ebb-sim takes them. */
-      static const char *const bypasses[] = { "text", "single" };
-      for (int i = 0; i < (int)EBB_ARRAY_SIZE (bypasses); i++)
-        if (strcmp (v, bypasses[i]) == 0)
-          {
-            p->dag_bypass = EBB_DAG_BYPASS_TEXT + i;
-            return 0;
-          }
-      return ebb_error_set (err, EBB_EPARSE, "policy option graphene-bypass: text or single");
-    }
-  if (strcmp (key, "arrival-preempt") == 0)
-    {
-      bool b;
-      if (ebb_conf_parse_bool (v, &b) < 0)
-        return ebb_error_set (err, EBB_EPARSE, "policy option arrival-preempt: yes or no");
-      p->arrival_preempt = b;
-      return 0;
-    }
-  if (strcmp (key, "sample") == 0)
-    {
-      if (strcmp (v, "with") != 0 && strcmp (v, "without") != 0)
-        return ebb_error_set (err, EBB_EPARSE, "policy option sample: with or without");
-      p->sample_replacement = strcmp (v, "with") == 0;
-      return 0;
-    }
-  if (strcmp (key, "mode") == 0)
-    {
-      static const char *const modes[] = { "fifo", "reserve", "kill", "ip", "gp" };
-      for (uint32_t i = 0; i < EBB_ARRAY_SIZE (modes); i++)
-        if (strcmp (v, modes[i]) == 0)
-          {
-            p->bigc_mode = i;
-            return 0;
-          }
-      return ebb_error_set (err, EBB_EPARSE, "policy option mode: fifo, reserve, kill, ip or gp");
-    }
-  if (strcmp (key, "short-share") == 0)
-    return pnum (key, v, 0, 1, &p->short_share, err);
-  if (strcmp (key, "reserve-share") == 0)
-    return pnum (key, v, 0, 0.999, &p->reserve_share, err);
-  if (strcmp (key, "round-sec") == 0)
-    return pnum (key, v, 0.001, 3600, &p->tick_sec, err);
-  if (strcmp (key, "working-set") == 0)
-    return pnum (key, v, 0, 1, &p->working_set, err);
-  if (strcmp (key, "suspend-window") == 0)
-    return pnum (key, v, 1e-3, 1e9, &p->suspend_window_sec, err);
-  if (strcmp (key, "max-suspends") == 0)
-    {
-      if (pnum (key, v, 1, 8, &d, err) < 0 || d != floor (d))
-        return ebb_error_set (err, EBB_ERANGE, "policy option %s: '%s' is not an integer", key, v);
-      p->max_suspends = (uint32_t)d;
-      return 0;
-    }
-  if (strcmp (key, "kill-attempts") == 0 || strcmp (key, "gp-step") == 0
-      || strcmp (key, "resume-tries") == 0 || strcmp (key, "footprint-cpu-millis") == 0)
-    {
-      if (pnum (key, v, key[0] == 'r' || key[0] == 'f' ? 0 : 1, 1e6, &d, err) < 0 || d != floor (d))
-        return ebb_error_set (err, EBB_ERANGE, "policy option %s: '%s' is not an integer", key, v);
-      if (key[0] == 'k')
-        p->kill_attempts = (uint32_t)(d > 65535 ? 65535 : d);
-      else if (key[0] == 'g')
-        p->gp_step = (ebb_pol_res){ .cpu_millis = (int64_t)d * 1000,
-                                    .memory_bytes = (int64_t)d * (INT64_C (2) << 30) };
-      else if (key[0] == 'r')
-        p->resume_tries = (uint32_t)d;
-      else
-        p->footprint.cpu_millis = (int64_t)d;
-      return 0;
-    }
-  if (strcmp (key, "book-footprint") == 0)
-    {
-      /* In the order of EBB_POL_BOOK_ALL.. (0 is the policy's default). */
-      static const char *const books[] = { "all", "memory", "none" };
-      for (uint32_t i = 0; i < EBB_ARRAY_SIZE (books); i++)
-        if (strcmp (v, books[i]) == 0)
-          {
-            p->book_footprint = EBB_POL_BOOK_ALL + i;
-            return 0;
-          }
-      return ebb_error_set (err, EBB_EPARSE, "policy option book-footprint: all, memory or none");
-    }
-  if (strcmp (key, "footprint-memory") == 0)
-    {
-      uint64_t u;
-      if (ebb_conf_parse_bytes (v, &u) < 0 || u > (UINT64_C (1) << 56))
-        return ebb_error_set (err, EBB_ERANGE, "policy option footprint-memory: a size like 64M");
-      p->footprint.memory_bytes = (int64_t)u;
-      return 0;
-    }
-  return ebb_error_set (
-      err, EBB_EPARSE,
-      "unknown policy option '%s' (known: cutoff, probe-ratio, "
-      "short-partition, steal-cap, steal-limit, net-delay, seed, "
-      "cancel-probes, sample, no-steal, no-partition, no-central, rotation-interval, "
-      "threshold-scale, no-rotation, mode, short-share, reserve-share, round-sec, gp-step, "
-      "natural-termination, max-preempt-per-round, max-suspends, suspend-window, "
-      "resume-tries, working-set, kill-attempts, arrival-preempt, footprint-cpu-millis, "
-      "footprint-memory, book-footprint, kappa, queues, graphene-prio, graphene-bypass)",
-      key);
+  cleanup_error ebb_error *why = NULL;
+  int r = ebb_pol_param_set (d, p, eq + 1, &why);
+  if (r < 0)
+    return ebb_error_set (err, -r, "policy option %s: invalid '%s': %s", key, eq + 1,
+                          ebb_error_msg (&why));
+  return 0;
 }
 
 /* See ctl.h. */
@@ -380,6 +213,23 @@ enum
   OPT_VERSION,
   OPT_BASE, /* setting i is OPT_BASE + i */
 };
+
+/* The keys of --policy-opt, one a line under it: from the table of policy parameters. */
+static void
+usage_policy_params (FILE *f)
+{
+  size_t n;
+  const ebb_pol_param *t = ebb_pol_param_table (&n);
+  for (size_t i = 0; i < n; i++)
+    if (t[i].where & EBB_POL_PARAM_CTL)
+      {
+        bool sw = t[i].type == EBB_POL_PARAM_SWITCH;
+        cleanup_free char *kv = ebb_xasprintf ("%s=%s", t[i].name, sw ? "yes|no" : t[i].metavar);
+        fprintf (f, "%6s%-26s ", "", kv);
+        ebb_pol_param_print_help (&t[i], f, true);
+        fputc ('\n', f);
+      }
+}
 
 static void
 usage (FILE *f)
@@ -402,6 +252,8 @@ usage (FILE *f)
           *p = '-';
       fprintf (f, "  --%-14s %s%s%s%s\n", opt, table[i].help, table[i].def ? " (default " : "",
                table[i].def ? table[i].def : "", table[i].def ? ")" : "");
+      if (table[i].offset == OFF (policy_opt))
+        usage_policy_params (f);
     }
 }
 

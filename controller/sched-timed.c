@@ -6,8 +6,8 @@
  * once, or before an earlier round's, finds the probes of the wrong round (the policy
  * aborts).
  *
- * The messages wait in a binary min-heap keyed on (due, seq): due on the policy's clock
- * (CLOCK_MONOTONIC seconds, ebb_ctl_pol_now), seq counting emissions, so messages due at the
+ * The messages wait in a binary min-heap (lib/heap.h) keyed on (due, seq): due on the policy's
+ * clock (CLOCK_MONOTONIC seconds, ebb_ctl_pol_now), seq counting emissions, so messages due at the
  * same instant keep the order the policy emitted them in. One sd-event CLOCK_MONOTONIC timer
  * on the controller's loop is armed for the earliest; when it fires, every message due is
  * delivered in order, each at its due time and drained before the next (as ebb-sim drains
@@ -33,50 +33,12 @@
 
 #include "controller/ctl.h"
 #include "controller/sched.h"
+#include "lib/heap.h"
 #include "lib/log.h"
 #include "lib/time.h"
 #include "lib/util.h"
 
-/* Whether heap entry a goes before b. */
-static inline bool
-before (const ebb_ctl_timed *a, const ebb_ctl_timed *b)
-{
-  return a->due < b->due || (a->due == b->due && a->seq < b->seq);
-}
-
-static void
-sift_up (ebb_ctl_timed *h, size_t i)
-{
-  ebb_ctl_timed x = h[i];
-  while (i > 0)
-    {
-      size_t up = (i - 1) / 2;
-      if (!before (&x, &h[up]))
-        break;
-      h[i] = h[up];
-      i = up;
-    }
-  h[i] = x;
-}
-
-static void
-sift_down (ebb_ctl_timed *h, size_t n, size_t i)
-{
-  ebb_ctl_timed x = h[i];
-  for (;;)
-    {
-      size_t kid = 2 * i + 1;
-      if (kid >= n)
-        break;
-      if (kid + 1 < n && before (&h[kid + 1], &h[kid]))
-        kid++;
-      if (!before (&h[kid], &x))
-        break;
-      h[i] = h[kid];
-      i = kid;
-    }
-  h[i] = x;
-}
+EBB_HEAP_FUNCS (ebb_ctl_timed_heap, ebb_ctl_timed, due, 2, 64)
 
 static int
 on_timer (sd_event_source *s, uint64_t usec, void *ud)
@@ -95,7 +57,7 @@ arm (ebb_ctl *c)
 {
   if (!c->event)
     return;
-  if (c->n_timed == 0)
+  if (c->timed.n == 0)
     {
       if (c->timed_armed_usec && c->timed_src)
         sd_event_source_set_enabled (c->timed_src, SD_EVENT_OFF);
@@ -103,7 +65,7 @@ arm (ebb_ctl *c)
       return;
     }
   /* Rounded up: the timer never fires before the message is due. At least 1: 0 means off. */
-  double due = ceil (c->timed[0].due * 1e6);
+  double due = ceil (c->timed.ev[0].due * 1e6);
   uint64_t usec = due >= 1 ? (uint64_t)due : 1;
   if (usec == c->timed_armed_usec)
     return;
@@ -132,13 +94,8 @@ arm (ebb_ctl *c)
 void
 ebb_ctl_timed_push (ebb_ctl *c, double due, const ebb_ctl_pevent *e)
 {
-  if (c->n_timed == c->cap_timed)
-    {
-      c->cap_timed = c->cap_timed ? 2 * c->cap_timed : 64;
-      c->timed = ebb_xrealloc (c->timed, c->cap_timed * sizeof *c->timed);
-    }
-  c->timed[c->n_timed] = (ebb_ctl_timed){ .due = due, .seq = c->timed_seq++, .ev = *e };
-  sift_up (c->timed, c->n_timed++);
+  ebb_ctl_timed m = { .due = due, .seq = c->timed_seq++, .ev = *e };
+  ebb_ctl_timed_heap_push (&c->timed, &m);
   arm (c);
 }
 
@@ -146,12 +103,9 @@ ebb_ctl_timed_push (ebb_ctl *c, double due, const ebb_ctl_pevent *e)
 bool
 ebb_ctl_timed_pop (ebb_ctl *c, double now, ebb_ctl_timed *out)
 {
-  if (c->n_timed == 0 || c->timed[0].due > now)
+  if (c->timed.n == 0 || c->timed.ev[0].due > now)
     return false;
-  *out = c->timed[0];
-  c->timed[0] = c->timed[--c->n_timed];
-  if (c->n_timed > 0)
-    sift_down (c->timed, c->n_timed, 0);
+  *out = ebb_ctl_timed_heap_pop (&c->timed);
   return true;
 }
 
@@ -180,7 +134,7 @@ ebb_ctl_timed_run (ebb_ctl *c, double now)
 void
 ebb_ctl_timed_clear (ebb_ctl *c)
 {
-  c->n_timed = 0;
+  c->timed.n = 0;
   arm (c);
 }
 
@@ -190,7 +144,5 @@ ebb_ctl_timed_free (ebb_ctl *c)
 {
   c->timed_src = sd_event_source_disable_unref (c->timed_src);
   c->timed_armed_usec = 0;
-  free (c->timed);
-  c->timed = NULL;
-  c->n_timed = c->cap_timed = 0;
+  ebb_ctl_timed_heap_free (&c->timed);
 }

@@ -3,7 +3,7 @@
 noinst_LIBRARIES += policies/libebb-policy.a
 policies_libebb_policy_a_SOURCES = \
 	policies/policy.h policies/policy.c policies/policy-core.h policies/policy-registry.c \
-	policies/policy-res.c \
+	policies/policy-res.c policies/param.h policies/param.c \
 	policies/iheap.h policies/iheap.c \
 	policies/fenwick.h policies/fenwick.c \
 	policies/fifo.c \
@@ -19,7 +19,8 @@ policies_libebb_policy_a_SOURCES = \
 # What a program linking libebb-policy needs besides it.
 EBB_POLICY_LIBS = policies/libebb-policy.a lib/libebb-common.a -lm
 
-policy_tests = tests/test-policy-core tests/test-policy-forget tests/test-policy-fenwick
+policy_tests = tests/test-policy-core tests/test-policy-forget tests/test-policy-fenwick \
+	tests/test-policy-param
 check_PROGRAMS += $(policy_tests)
 TESTS += $(policy_tests)
 tests_test_policy_core_SOURCES = tests/test-policy-core.c
@@ -31,6 +32,9 @@ tests_test_policy_forget_LDADD = policies/libebb-policy.a $(EBB_TEST_LIBS)
 tests_test_policy_fenwick_SOURCES = tests/test-policy-fenwick.c
 tests_test_policy_fenwick_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_policy_fenwick_LDADD = policies/libebb-policy.a $(EBB_TEST_LIBS)
+tests_test_policy_param_SOURCES = tests/test-policy-param.c
+tests_test_policy_param_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_policy_param_LDADD = policies/libebb-policy.a $(EBB_TEST_LIBS)
 
 bigc_tests = tests/test-bigc-alg
 check_PROGRAMS += $(bigc_tests)

@@ -6,7 +6,7 @@
 
 #include "sim/dag.h"
 #include "sim/engine.h"
-#include "sim/heap.h"
+#include "lib/heap.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -39,7 +39,7 @@ typedef struct res_event
   int64_t cpu, mem;
 } res_event;
 
-EBB_SIM_HEAP_DEFINE (res_heap, res_event, 2, 256)
+EBB_HEAP_DEFINE (res_heap, res_event, t, 2, 256)
 
 /* A task's progress in resource mode. */
 typedef struct res_task
@@ -67,7 +67,7 @@ typedef struct sim_event
 
 /* A 4-ary min-heap: half the depth of a binary one and the four children of a node share
  * two cache lines. */
-EBB_SIM_HEAP_DEFINE (sim_heap, sim_event, 4, 4096)
+EBB_HEAP_DEFINE (sim_heap, sim_event, t, 4, 4096)
 
 /* Events of one constant delay (probes: one network delay; wakes: one round trip) are
  * created in time order, so a ring buffer holds them sorted without a heap: only task

@@ -3,7 +3,7 @@
 noinst_LIBRARIES += sim/libebb-sim.a
 sim_libebb_sim_a_SOURCES = \
 	sim/trace.h sim/trace.c \
-	sim/engine.h sim/engine.c sim/engine-run.h sim/engine-res.c sim/heap.h sim/drain.h \
+	sim/engine.h sim/engine.c sim/engine-run.h sim/engine-res.c sim/drain.h \
 	sim/report.h sim/report.c \
 	sim/gen.c sim/gen-bigc.c \
 	sim/speculate.h sim/speculate.c sim/gen-pareto.c \

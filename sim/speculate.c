@@ -1,5 +1,5 @@
 /* ebb-sim's speculation engine. Slot mode (one task per node), its own event type and heap
- * (sim/heap.h), so the main engine's hot path stays as it is.
+ * (lib/heap.h), so the main engine's hot path stays as it is.
  *
  * The model. The first copy of a task runs for the trace's duration; every later copy
  * draws a fresh duration from the job's Pareto distribution (shape params.spec_beta, the
@@ -13,7 +13,7 @@
 
 #include "sim/speculate.h"
 #include "sim/drain.h"
-#include "sim/heap.h"
+#include "lib/heap.h"
 #include "lib/time.h"
 #include "lib/util.h"
 #include "policies/spec.h"
@@ -43,7 +43,7 @@ typedef struct spec_node
   uint8_t busy;
 } spec_node;
 
-EBB_SIM_HEAP_DEFINE (spec_heap, spec_ev, 2, 4096)
+EBB_HEAP_DEFINE (spec_heap, spec_ev, t, 2, 4096)
 
 typedef struct spec_run
 {

@@ -4,7 +4,7 @@ EBB_TEST_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(LIBSYSTEMD_CFLAGS) $(LIBCURL_CF
 EBB_TEST_LIBS = $(EBB_COMMON_LIBS) $(CUNIT_LIBS)
 
 lib_tests = tests/test-error tests/test-log tests/test-time tests/test-rng tests/test-util \
-	tests/test-prom
+	tests/test-prom tests/test-heap
 check_PROGRAMS += $(lib_tests)
 TESTS += $(lib_tests)
 EXTRA_DIST += tests/cu.h tests/fake-tree.h tests/policy-fixture.h tests/sim-fixture.h \
@@ -28,3 +28,6 @@ tests_test_util_LDADD = $(EBB_TEST_LIBS)
 tests_test_prom_SOURCES = tests/test-prom.c
 tests_test_prom_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_prom_LDADD = $(EBB_TEST_LIBS)
+tests_test_heap_SOURCES = tests/test-heap.c
+tests_test_heap_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_heap_LDADD = $(EBB_TEST_LIBS)

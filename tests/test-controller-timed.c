@@ -59,7 +59,7 @@ test_heap_order (void)
       ebb_ctl_pevent e = { EBB_POL_ACT_PROBE, 0, 0, i };
       ebb_ctl_timed_push (&c, 1.0 + (double)ebb_rng_below (&rng, 40) * 0.25, &e);
     }
-  CU_ASSERT_EQUAL (c.n_timed, N);
+  CU_ASSERT_EQUAL (c.timed.n, N);
   ebb_ctl_timed m;
   CU_ASSERT_FALSE (ebb_ctl_timed_pop (&c, 0.99, &m)); /* nothing due yet */
   double last_due = 0;
@@ -81,7 +81,7 @@ test_heap_order (void)
   CU_ASSERT_EQUAL (m.ev.node, 2);
   CU_ASSERT_FALSE (ebb_ctl_timed_pop (&c, 1.7, &m));
   ebb_ctl_timed_clear (&c);
-  CU_ASSERT_EQUAL (c.n_timed, 0);
+  CU_ASSERT_EQUAL (c.timed.n, 0);
   ebb_ctl_timed_free (&c);
 }
 
@@ -222,9 +222,9 @@ launched_once (const ebb_ctl_job *j)
 static uint32_t
 next_hop (const ebb_ctl *c, double *due)
 {
-  CU_ASSERT_FATAL (c->n_timed > 0);
-  *due = c->timed[0].due;
-  return c->timed[0].ev.node;
+  CU_ASSERT_FATAL (c->timed.n > 0);
+  *due = c->timed.ev[0].due;
+  return c->timed.ev[0].ev.node;
 }
 
 /* The instant due is past the last round boundary (in rounds). */
@@ -249,7 +249,7 @@ test_peacock_rounds (void)
   double t0 = wall ();
   ebb_ctl_job *a = submit (c, "a", 3, 1.0);
   CU_ASSERT_EQUAL (started (a), 0);
-  CU_ASSERT_EQUAL_FATAL (c->n_timed, 3);
+  CU_ASSERT_EQUAL_FATAL (c->timed.n, 3);
   CU_ASSERT_PTR_NOT_NULL (c->timed_src);
   CU_ASSERT_TRUE (run_loop (c, t0 + 1, a, 3));
   CU_ASSERT (wall () >= t0 + NET_SEC);
@@ -264,13 +264,13 @@ test_peacock_rounds (void)
    * which goes round the ring: each hop to the next node, its carrier due one network
    * delay after a round's boundary, one round after the last. */
   ebb_ctl_job *b = submit (c, "b", 1, 10.0);
-  CU_ASSERT_EQUAL (c->n_timed, 1);
+  CU_ASSERT_EQUAL (c->timed.n, 1);
   CU_ASSERT_EQUAL (wait_for (c, c->timed_delivered + 1, NULL, 0), WAIT_DONE); /* it lands */
   CU_ASSERT_EQUAL (started (b), 0);
   CU_ASSERT (c->pol->stats.rotations >= 1);
   double due;
   uint32_t node = next_hop (c, &due);
-  CU_ASSERT_EQUAL (c->n_timed, 1);
+  CU_ASSERT_EQUAL (c->timed.n, 1);
   CU_ASSERT (due > wall ());
   CU_ASSERT (fabs (past_boundary (due) - NET_SEC / ROUND_SEC) < 1e-6);
   for (int hop = 0; hop < 3; hop++)
@@ -311,14 +311,14 @@ test_peacock_rounds (void)
   CU_ASSERT_EQUAL (c->m.launches, 3 + 1 + 7);
   /* Policy time never went back, and the heap is empty once all is placed. */
   CU_ASSERT (c->pol_last <= wall ());
-  CU_ASSERT_EQUAL (c->n_timed, 0);
+  CU_ASSERT_EQUAL (c->timed.n, 0);
 
   /* Job D: submitted, its probes in flight when the controller stops. The store has its
    * tasks pending; the restarted controller queues them again at its first heartbeats,
    * and each launches once. */
   ebb_ctl_job *d = submit (c, "d", 4, 0.5);
   uint64_t did = d->id;
-  CU_ASSERT_EQUAL (c->n_timed, 4); /* a probe per task */
+  CU_ASSERT_EQUAL (c->timed.n, 4); /* a probe per task */
   CU_ASSERT_EQUAL (started (d), 0);
   ebb_ctl_store_commit (c);
   ctlfix_ctl_del (c);
@@ -326,10 +326,10 @@ test_peacock_rounds (void)
   d = ebb_ctl_job_find (c, did);
   CU_ASSERT_PTR_NOT_NULL_FATAL (d);
   CU_ASSERT_EQUAL (started (d), 0);
-  CU_ASSERT_EQUAL (c->n_timed, 0);
+  CU_ASSERT_EQUAL (c->timed.n, 0);
   nodes_report (c, 2);
   CU_ASSERT_PTR_NOT_NULL_FATAL (c->pol);
-  CU_ASSERT_EQUAL (c->n_timed, 4); /* queued again: new probes */
+  CU_ASSERT_EQUAL (c->timed.n, 4); /* queued again: new probes */
   CU_ASSERT_TRUE (run_all (c, d));
   CU_ASSERT (launched_once (d));
   CU_ASSERT_EQUAL (c->m.launches, 4);

@@ -204,6 +204,23 @@ ebb-sim sim ebb-sim.1 GENERATORS ebb-sim_gen_ gen
 ebbctl cli ebbctl.1 COMMANDS -
 EOF3
 
+# The policy parameters (one table, policies/param.c) are documented where each program
+# offers them: ebb-sim's as options, checked above with the others; the controller's keys of
+# --policy-opt, which its --help lists one a line under --policy-opt ("      KEY=VALUE
+# ..."), are the entries of POLICY PARAMETERS in ebb-controller(8), both ways.
+if has_main controller && prog=$(find_prog ebb-controller); then
+  "$prog" --help 2>&1 | awk '
+    /^  --policy-opt / { on = 1; next }
+    on && /^  --/ { exit }
+    on && /^      [a-z]/ { sub(/^ +/, ""); sub(/=.*/, ""); print }' | sort -u >"$tmp/pkeys"
+  man_tags "$top/man/ebb-controller.8" "POLICY PARAMETERS" | sed 's/=.*//' | sort -u >"$tmp/pman"
+  [ -s "$tmp/pkeys" ] || bad "ebb-controller --help lists no key under --policy-opt"
+  [ -s "$tmp/pman" ] || bad "ebb-controller.8: no entries in POLICY PARAMETERS"
+  for k in $(comm -23 "$tmp/pkeys" "$tmp/pman"); do bad "ebb-controller: policy parameter $k is in --help but not in POLICY PARAMETERS of ebb-controller.8"; done
+  for k in $(comm -13 "$tmp/pkeys" "$tmp/pman"); do bad "ebb-controller: ebb-controller.8 POLICY PARAMETERS lists $k, which --help does not"; done
+  echo "ebb-controller: $(wc -l <"$tmp/pkeys") policy parameters in --help, $(wc -l <"$tmp/pman") in ebb-controller.8"
+fi
+
 # Each daemon's FILES section names its configuration file.
 for d in agent controller; do
   man_tags "$top/man/ebb-$d.8" FILES | grep -q "^/etc/ebb/$d\.conf\$" ||

@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include "sim/engine.h"
-#include "sim/heap.h"
 #include "sim/report.h"
 #include "tests/cu.h"
 
@@ -216,51 +215,6 @@ test_deterministic (void)
   ebb_sim_trace_free (t);
 }
 
-typedef struct heap_ev
-{
-  double t;
-  uint64_t seq;
-} heap_ev;
-
-EBB_SIM_HEAP_DEFINE (heap2, heap_ev, 2, 4)
-EBB_SIM_HEAP_DEFINE (heap4, heap_ev, 4, 4)
-
-/* Both arities pop random events (many equal times) by time, then by seq, and grow past
- * their first capacity. */
-static void
-test_heap_order (void)
-{
-  ebb_rng rng;
-  ebb_rng_seed (&rng, 3);
-  heap2 h2 = { 0 };
-  heap4 h4 = { 0 };
-  enum
-  {
-    N = 2000
-  };
-  for (uint64_t i = 0; i < N; i++)
-    {
-      heap_ev x = { .t = (double)(ebb_rng_next (&rng) % 50), .seq = i };
-      heap2_push (&h2, &x);
-      heap4_push (&h4, &x);
-    }
-  heap_ev prev = { .t = -1 };
-  int sorted = 1, same = 1;
-  for (size_t i = 0; i < N; i++)
-    {
-      heap_ev a = heap2_pop (&h2), b = heap4_pop (&h4);
-      sorted &= prev.t < a.t || (prev.t == a.t && prev.seq < a.seq);
-      same &= a.t == b.t && a.seq == b.seq;
-      prev = a;
-    }
-  CU_ASSERT (sorted);
-  CU_ASSERT (same);
-  CU_ASSERT_EQUAL (h2.n, 0);
-  CU_ASSERT_EQUAL (h4.n, 0);
-  free (h2.ev);
-  free (h4.ev);
-}
-
 /* Nearest rank, as the reports use it: the smallest value with p% at or below it. */
 static void
 test_percentile (void)
@@ -279,7 +233,6 @@ test_percentile (void)
 
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_percentile),
-  EBB_CU_TEST (test_heap_order),
   EBB_CU_TEST (test_late_binding_cancels_surplus_probes),
   EBB_CU_TEST (test_central_placement_least_waiting),
   EBB_CU_TEST (test_central_placement_uses_estimates),

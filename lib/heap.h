@@ -1,29 +1,36 @@
-/* ebb-sim's event heaps: a d-ary min-heap of events ordered by (t, seq), generated for one
- * event type. The engines keep their events of different sizes (the slot-mode event stays
- * 32 bytes), so the heap is a macro rather than one heap of opaque elements; the functions
- * are static inline because the event loop is the simulator's hot path.
+/* A d-ary min-heap generated for one element type, ordered by (key, seq): the event heaps
+ * of ebb-sim's engines and the controller's timed delivery of policy messages. The users
+ * keep elements of different sizes (the simulator's slot-mode event stays 32 bytes), so the
+ * heap is a macro rather than one heap of opaque elements; the functions are static inline
+ * because the simulator's event loop is its hot path.
  *
- * EBB_SIM_HEAP_DEFINE (name, type, arity, first_cap) defines the struct `name` (ev, n,
- * cap) and name_less, name_push (copies *x in) and name_pop (the least event; n > 0).
- * `type` needs the members double t and uint64_t seq; seq must be unique (the engines
- * number events in creation order), so the order of pops does not depend on the arity. */
-#ifndef EBB_SIM_HEAP_H
-#define EBB_SIM_HEAP_H
+ * EBB_HEAP_TYPE (name, type) defines the struct `name` (ev, n, cap; all zero is empty);
+ * EBB_HEAP_FUNCS (name, type, key, arity, first_cap) defines name_less, name_push (copies
+ * *x in), name_pop (the least element; n > 0) and name_free; EBB_HEAP_DEFINE does both (a
+ * header that embeds the struct can define the type alone and leave the functions to the
+ * one file that uses them). `type` needs a member `key` that compares with < (a double
+ * time) and a member uint64_t seq; seq must be unique (the users number elements in
+ * creation order), so the order of pops does not depend on the arity and elements with
+ * equal keys leave in the order they came. */
+#ifndef EBB_HEAP_H
+#define EBB_HEAP_H
 
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "lib/util.h"
 
-#define EBB_SIM_HEAP_DEFINE(name, type, arity, first_cap)                                          \
+#define EBB_HEAP_TYPE(name, type)                                                                  \
   typedef struct name                                                                              \
   {                                                                                                \
     type *ev;                                                                                      \
     size_t n, cap;                                                                                 \
-  } name;                                                                                          \
-                                                                                                   \
+  } name;
+
+#define EBB_HEAP_FUNCS(name, type, key, arity, first_cap)                                          \
   static inline int name##_less (const type *a, const type *b)                                     \
   {                                                                                                \
-    return a->t < b->t || (a->t == b->t && a->seq < b->seq);                                       \
+    return a->key < b->key || (a->key == b->key && a->seq < b->seq);                               \
   }                                                                                                \
                                                                                                    \
   static inline void name##_push (name *h, const type *x)                                          \
@@ -67,6 +74,16 @@
     if (n > 0)                                                                                     \
       h->ev[i] = x;                                                                                \
     return top;                                                                                    \
+  }                                                                                                \
+                                                                                                   \
+  static inline void name##_free (name *h)                                                         \
+  {                                                                                                \
+    free (h->ev);                                                                                  \
+    *h = (name){ 0 };                                                                              \
   }
+
+#define EBB_HEAP_DEFINE(name, type, key, arity, first_cap)                                         \
+  EBB_HEAP_TYPE (name, type)                                                                       \
+  EBB_HEAP_FUNCS (name, type, key, arity, first_cap)
 
 #endif
