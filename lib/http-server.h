@@ -164,8 +164,8 @@ const char *ebb_http_server_base_url (const ebb_http_server *s, size_t idx);
 /* Returns the method ("GET", ...). */
 const char *ebb_http_request_method (const ebb_http_request *req);
 
-/* Returns the percent-decoded path, without the query string ("%00" is left encoded, so
- * a NUL never cuts a path short). */
+/* Returns the percent-decoded path, without the query string ("%00" and "%2F" are left
+ * encoded, so a NUL never cuts a path short and an encoded '/' never adds a segment). */
 const char *ebb_http_request_path (const ebb_http_request *req);
 
 /* Returns the value of capture {name} of the matched route, or NULL if there is none. */
