@@ -1478,6 +1478,17 @@ make_cert (char *cert, char *key, size_t n)
   return system (cmd) == 0;
 }
 
+/* Whether openssl s_client completes a handshake with 127.0.0.1:port given its options
+ * (SECLEVEL=0 so that the client itself offers what the server must refuse). */
+static bool
+handshake_ok (int port, const char *opts)
+{
+  char cmd[256];
+  snprintf (cmd, sizeof cmd, "openssl s_client -connect 127.0.0.1:%d %s </dev/null >/dev/null 2>&1",
+            port, opts);
+  return system (cmd) == 0;
+}
+
 static void
 test_tls_server (void)
 {
@@ -1507,6 +1518,13 @@ test_tls_server (void)
   CU_ASSERT_EQUAL (res.status, 201);
   ebb_http_result_clear (&res);
   json_object_put (body);
+  /* TLS 1.2 minimum, AEAD suites only. */
+  int tls_port = ebb_http_server_port (f.server, 0);
+  CU_ASSERT (handshake_ok (tls_port, "-tls1_2"));
+  CU_ASSERT (handshake_ok (tls_port, "-tls1_3"));
+  CU_ASSERT (!handshake_ok (tls_port, "-tls1 -cipher DEFAULT@SECLEVEL=0"));
+  CU_ASSERT (!handshake_ok (tls_port, "-tls1_1 -cipher DEFAULT@SECLEVEL=0"));
+  CU_ASSERT (!handshake_ok (tls_port, "-tls1_2 -cipher ECDHE-ECDSA-AES128-SHA@SECLEVEL=0"));
   /* Without the CA the self-signed server is not trusted. */
   ebb_http_call_opts no_ca = { .bearer_token = TEST_TOKEN };
   CU_ASSERT (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, &no_ca, &res, &err) < 0);
