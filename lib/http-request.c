@@ -146,12 +146,55 @@ public_route (const ebb_http_server *s, const ebb_http_request *req)
   return false;
 }
 
-/* First call for a request: headers only. Auth, routing and the declared size are checked
- * before any body is read. */
+/* Whether the headers announce a body: any Transfer-Encoding, or a Content-Length that is
+ * not zero. */
+static bool
+announces_body (const ebb_http_request *req)
+{
+  if (ebb_http_request_header (req, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+    return true;
+  const char *cl = ebb_http_request_header (req, MHD_HTTP_HEADER_CONTENT_LENGTH);
+  return cl && cl[strspn (cl, "0 \t")] != '\0';
+}
+
+/* A 400 after which the connection is closed: what follows on it cannot be trusted to be
+ * where a next request starts. */
+static enum MHD_Result
+refuse_and_close (ebb_http_request *req, const char *detail)
+{
+  ebb_http_error (&req->resp, MHD_HTTP_BAD_REQUEST, "bad_request", "%s", detail);
+  ebb_http_reply_header (&req->resp, MHD_HTTP_HEADER_CONNECTION, "close");
+  return queue (req);
+}
+
+/* Framing checks before anything else. Content-Length with Transfer-Encoding is how a
+ * request is smuggled (RFC 9112 6.3: answer 400 and close). A body on a method that takes
+ * none (GET, HEAD, DELETE: no route reads one) is refused at once, so a slow body can never
+ * hold a connection on such a route, a public one included. */
+static bool
+framing_refused (ebb_http_request *req, enum MHD_Result *ret)
+{
+  bool te = ebb_http_request_header (req, MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
+  if (te && ebb_http_request_header (req, MHD_HTTP_HEADER_CONTENT_LENGTH))
+    *ret = refuse_and_close (req, "Content-Length together with Transfer-Encoding");
+  else if ((strcmp (req->method, "GET") == 0 || strcmp (req->method, "HEAD") == 0
+            || strcmp (req->method, "DELETE") == 0)
+           && announces_body (req))
+    *ret = refuse_and_close (req, "this method takes no body");
+  else
+    return false;
+  return true;
+}
+
+/* First call for a request: headers only. Framing, auth, routing and the declared size are
+ * checked before any body is read. */
 static enum MHD_Result
 on_headers (ebb_http_request *req)
 {
   ebb_http_server *s = req->listener->server;
+  enum MHD_Result ret;
+  if (framing_refused (req, &ret))
+    return ret;
   if (!authorized (s, req) && !public_route (s, req))
     {
       ebb_http_error (&req->resp, MHD_HTTP_UNAUTHORIZED, "unauthorized",
@@ -386,8 +429,9 @@ hex_value (char c)
 }
 
 /* MHD_OPTION_UNESCAPE_CALLBACK for the path and query arguments: percent-decoding in place,
- * except that "%00" stays as it is. Decoded, it would cut the string short, and
- * "DELETE /v1/tasks/x%00/anything" would be routed as "DELETE /v1/tasks/x". */
+ * except that "%00" and "%2F" stay as they are. Decoded, "%00" would cut the string short
+ * ("DELETE /v1/tasks/x%00/anything" routed as "DELETE /v1/tasks/x"), and "%2F" would add a
+ * segment ("POST /v1/tasks/keep%2fsuspend" routed as the suspension of task keep). */
 size_t
 ebb_http_request_unescape (void *cls EBB_UNUSED, struct MHD_Connection *con EBB_UNUSED, char *s)
 {
@@ -396,7 +440,7 @@ ebb_http_request_unescape (void *cls EBB_UNUSED, struct MHD_Connection *con EBB_
     {
       int hi = r[0] == '%' ? hex_value (r[1]) : -1;
       int lo = hi >= 0 ? hex_value (r[2]) : -1;
-      if (lo >= 0 && (hi | lo) != 0)
+      if (lo >= 0 && (hi | lo) != 0 && !(hi == 2 && lo == 0xf))
         {
           *w++ = (char)(hi * 16 + lo);
           r += 3;

@@ -41,8 +41,15 @@ capture_value_ok (const segment *u)
   if ((u->len == 1 && u->start[0] == '.') || (u->len == 2 && memcmp (u->start, "..", 2) == 0))
     return false;
   for (size_t i = 0; i < u->len; i++)
-    if ((unsigned char)u->start[i] < 0x20 || u->start[i] == 0x7f)
-      return false;
+    {
+      if ((unsigned char)u->start[i] < 0x20 || u->start[i] == 0x7f)
+        return false;
+      /* An encoded '/' (left encoded by the server): a name never holds one, and
+       * "keep%2fsuspend" must not look like a segment to anything that decodes it later. */
+      if (u->start[i] == '%' && i + 2 < u->len && u->start[i + 1] == '2'
+          && (u->start[i + 2] == 'f' || u->start[i + 2] == 'F'))
+        return false;
+    }
   return true;
 }
 

@@ -2,7 +2,8 @@
  * A pattern is "/seg/seg/..." where a segment is a literal or a {name} capture. Matching is
  * exact per segment: no prefixes, no empty segments except where the pattern has them (the
  * root "/"), no trailing-slash leniency. A capture takes one non-empty segment that is not
- * "." or ".." and is at most EBB_HTTP_MAX_CAPTURE_BYTES long. */
+ * "." or "..", holds no control character and no encoded slash ("%2F", "%2f") and is at most
+ * EBB_HTTP_MAX_CAPTURE_BYTES long. */
 #ifndef EBB_HTTP_ROUTE_H
 #define EBB_HTTP_ROUTE_H
 

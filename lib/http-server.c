@@ -65,13 +65,15 @@ listener_start (ebb_http_server *s, ebb_http_listener *l, ebb_error **err)
   unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
   bool tls = s->tls_cert && !l->sock.is_unix;
   /* An option array ends at its own MHD_OPTION_END: empty, it adds nothing. */
-  struct MHD_OptionItem tls_opts[3] = { { MHD_OPTION_END, 0, NULL } };
+  struct MHD_OptionItem tls_opts[4] = { { MHD_OPTION_END, 0, NULL } };
   if (tls)
     {
       flags |= MHD_USE_TLS;
       tls_opts[0] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, s->tls_key };
       tls_opts[1] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, s->tls_cert };
-      tls_opts[2] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+      tls_opts[2] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0,
+                                             (void *)EBB_HTTP_TLS_PRIORITIES };
+      tls_opts[3] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
       char *u = ebb_xasprintf ("https%s", l->sock.base_url + 4); /* "http://..." */
       free (l->sock.base_url);
       l->sock.base_url = u;

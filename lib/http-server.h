@@ -79,6 +79,12 @@ typedef struct
 #define EBB_HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP 256
 #define EBB_HTTP_EVICT_MIN_AGE_MS               250
 
+/* GnuTLS priorities of the https listeners: TLS 1.2 and 1.3 only, AEAD ciphers only, forward
+ * secrecy only (no static RSA key exchange), the server's preference order. */
+#define EBB_HTTP_TLS_PRIORITIES                                                                    \
+  "SECURE128:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:+AES-256-GCM:+CHACHA20-POLY1305:"     \
+  "+AES-128-GCM:-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA:-SHA1:%SERVER_PRECEDENCE"
+
 typedef struct
 {
   /* NULL-terminated list of listen specs: "127.0.0.1:7470", "[::1]:7470", "0.0.0.0:7470",
@@ -101,10 +107,10 @@ typedef struct
   unsigned max_connections;        /* per server; 0: EBB_HTTP_DEFAULT_MAX_CONNECTIONS */
   unsigned max_connections_per_ip; /* 0: EBB_HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP */
   /* PEM files; both set: every TCP listener speaks https only (GnuTLS through
-   * libmicrohttpd; unix listeners stay plain http) and its base URL is "https://...".
-   * Read once by ebb_http_server_new(): EINVAL when only one is set, the file's errno when
-   * unreadable, ENOTSUP when libmicrohttpd was built without TLS, EIO when GnuTLS refuses
-   * the pair. */
+   * libmicrohttpd, EBB_HTTP_TLS_PRIORITIES; unix listeners stay plain http) and its base URL is
+   * "https://...". Read once by ebb_http_server_new(): EINVAL when only one is set, the file's
+   * errno when unreadable, ENOTSUP when libmicrohttpd was built without TLS, EIO when GnuTLS
+   * refuses the pair. */
   const char *tls_cert_file;
   const char *tls_key_file;
 } ebb_http_server_config;
@@ -164,8 +170,8 @@ const char *ebb_http_server_base_url (const ebb_http_server *s, size_t idx);
 /* Returns the method ("GET", ...). */
 const char *ebb_http_request_method (const ebb_http_request *req);
 
-/* Returns the percent-decoded path, without the query string ("%00" is left encoded, so
- * a NUL never cuts a path short). */
+/* Returns the percent-decoded path, without the query string ("%00" and "%2F" are left
+ * encoded, so a NUL never cuts a path short and an encoded '/' never adds a segment). */
 const char *ebb_http_request_path (const ebb_http_request *req);
 
 /* Returns the value of capture {name} of the matched route, or NULL if there is none. */

@@ -46,11 +46,16 @@ test_captures (void)
   CU_ASSERT_PTR_NULL (ebb_http_captures_get (&caps, "other"));
 
   CU_ASSERT_TRUE_FATAL (
-      ebb_http_route_match ("/v1/{kind}/{id}", "/v1/jobs/j%2F1", &caps)); /* reuse clears */
+      ebb_http_route_match ("/v1/{kind}/{id}", "/v1/jobs/j%2E1", &caps)); /* reuse clears */
   CU_ASSERT_EQUAL (caps.n, 2);
   CU_ASSERT_STRING_EQUAL (ebb_http_captures_get (&caps, "kind"), "jobs");
-  /* The matcher does no decoding: an encoded slash stays inside one segment. */
-  CU_ASSERT_STRING_EQUAL (ebb_http_captures_get (&caps, "id"), "j%2F1");
+  /* The matcher does no decoding. */
+  CU_ASSERT_STRING_EQUAL (ebb_http_captures_get (&caps, "id"), "j%2E1");
+  /* An encoded slash (the server leaves it encoded) is in no capture: "keep%2fsuspend"
+   * is neither task "keep/suspend" nor anything a handler could decode into it. */
+  CU_ASSERT_FALSE (ebb_http_route_match ("/v1/{kind}/{id}", "/v1/jobs/j%2F1", &caps));
+  CU_ASSERT_FALSE (ebb_http_route_match ("/v1/tasks/{id}", "/v1/tasks/keep%2fsuspend", &caps));
+  CU_ASSERT_TRUE (ebb_http_route_match ("/v1/tasks/{id}", "/v1/tasks/keep%2", NULL));
 
   CU_ASSERT_FALSE (
       ebb_http_route_match ("/v1/tasks/{id}/suspend", "/v1/tasks/web-1/resume", &caps));

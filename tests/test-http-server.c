@@ -686,7 +686,7 @@ test_hostile_paths_end_to_end (void)
   } cases[] = {
     { "/v1/tasks/%77eb-1", 200, "\"id\":\"web-1\"" },        /* decoded before routing */
     { "/v1/tasks/%2e%2e", 404, "not_found" },                /* decodes to ".." */
-    { "/v1/tasks/a%2Fb", 404, "not_found" },                 /* decodes to two segments */
+    { "/v1/tasks/a%2Fb", 404, "not_found" },                 /* no encoded slash in a name */
     { "/v1/tasks/x%00/suspend", 405, "method_not_allowed" }, /* not "GET /v1/tasks/x" */
     { "/v1/tasks/x%00y", 200, "\"id\":\"x%00y\"" },          /* NUL stays encoded */
     { "/v1/tasks/%zz", 200, "\"id\":\"%zz\"" },              /* bad escapes stay literal */
@@ -1378,6 +1378,86 @@ test_total_limit_and_header_timeout (void)
   fixture_extra = (ebb_http_server_config){ 0 };
 }
 
+/* Sends text on a fresh connection without ending the sending side (the server sees only
+ * what was sent, as from a client still sending) and returns all it answers within 2 s. */
+static char *
+send_and_read (int port, const char *text)
+{
+  int fd = idle_connect (port);
+  struct timeval tv = { .tv_sec = 2 };
+  setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  CU_ASSERT (send (fd, text, strlen (text), MSG_NOSIGNAL) == (ssize_t)strlen (text));
+  size_t cap = 65536, used = 0;
+  char *buf = calloc (1, cap + 1);
+  ssize_t n;
+  while (used < cap && (n = read (fd, buf + used, cap - used)) > 0)
+    used += (size_t)n;
+  close (fd);
+  return buf;
+}
+
+/* Request smuggling (RFC 9112 6.3): Content-Length with Transfer-Encoding is answered 400
+ * and the connection closed, so the request hidden after it is never served. */
+static void
+test_cl_with_te_closes (void)
+{
+  fixture f;
+  CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 0) == 0);
+  const char *req
+      = "POST /v1/tasks/a/suspend HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " TEST_TOKEN
+        "\r\nContent-Type: application/json\r\nContent-Length: 5\r\n"
+        "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+        "GET /v1/tasks/hidden HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " TEST_TOKEN "\r\n\r\n";
+  char *raw = send_and_read (ebb_http_server_port (f.server, 0), req);
+  CU_ASSERT_EQUAL (raw_status (raw), 400);
+  CU_ASSERT_PTR_NULL (strstr (raw, "hidden"));
+  CU_ASSERT_PTR_NULL (strstr (raw + 1, "HTTP/1.1 "));
+  if (raw_status (raw) != 400 || strstr (raw, "hidden"))
+    fprintf (stderr, "CL+TE: %s\n", raw);
+  free (raw);
+  fixture_stop (&f);
+}
+
+/* A body on a method that takes none (GET, HEAD, DELETE) is refused as soon as the headers
+ * are in, public routes included: a slow body cannot hold the connection. */
+static void
+test_no_body_on_get (void)
+{
+  fixture f;
+  CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 0) == 0);
+  int port = ebb_http_server_port (f.server, 0);
+  const char *reqs[] = {
+    "GET /public HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nabc",
+    "GET /v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " TEST_TOKEN
+    "\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab",
+  };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (reqs); i++)
+    {
+      uint64_t t0 = ebb_now_usec ();
+      char *raw = send_and_read (port, reqs[i]);
+      CU_ASSERT_EQUAL (raw_status (raw), 400);
+      CU_ASSERT_PTR_NOT_NULL (strstr (raw, "takes no body"));
+      CU_ASSERT (ebb_now_usec () - t0 < 1500 * 1000); /* closed by the server, not our timeout */
+      if (raw_status (raw) != 400)
+        fprintf (stderr, "body on GET %zu: %s\n", i, raw);
+      free (raw);
+    }
+  /* An empty body is no body (curl sends Content-Length: 0 with DELETE). */
+  char *raw = send_and_read (port, "GET /public HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
+                                   "Connection: close\r\n\r\n");
+  CU_ASSERT_EQUAL (raw_status (raw), 200);
+  free (raw);
+  /* "POST /v1/tasks/keep%2fsuspend" is not the suspension of task keep. */
+  const char *post
+      = "POST /v1/tasks/keep%2fsuspend HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " TEST_TOKEN
+        "\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}";
+  raw = send_and_read (port, post);
+  CU_ASSERT_EQUAL (raw_status (raw), 404);
+  CU_ASSERT_PTR_NULL (strstr (raw, "\"id\":\"keep\""));
+  free (raw);
+  fixture_stop (&f);
+}
+
 /* --- TLS and the client's token policy */
 
 /* Makes a throwaway self-signed certificate for 127.0.0.1 in tmpdir; false when openssl
@@ -1395,6 +1475,17 @@ make_cert (char *cert, char *key, size_t n)
             "-keyout '%s' -out '%s' -days 2 -subj /CN=localhost "
             "-addext subjectAltName=IP:127.0.0.1,DNS:localhost >/dev/null 2>&1",
             key, cert);
+  return system (cmd) == 0;
+}
+
+/* Whether openssl s_client completes a handshake with 127.0.0.1:port given its options
+ * (SECLEVEL=0 so that the client itself offers what the server must refuse). */
+static bool
+handshake_ok (int port, const char *opts)
+{
+  char cmd[256];
+  snprintf (cmd, sizeof cmd, "openssl s_client -connect 127.0.0.1:%d %s </dev/null >/dev/null 2>&1",
+            port, opts);
   return system (cmd) == 0;
 }
 
@@ -1427,6 +1518,13 @@ test_tls_server (void)
   CU_ASSERT_EQUAL (res.status, 201);
   ebb_http_result_clear (&res);
   json_object_put (body);
+  /* TLS 1.2 minimum, AEAD suites only. */
+  int tls_port = ebb_http_server_port (f.server, 0);
+  CU_ASSERT (handshake_ok (tls_port, "-tls1_2"));
+  CU_ASSERT (handshake_ok (tls_port, "-tls1_3"));
+  CU_ASSERT (!handshake_ok (tls_port, "-tls1 -cipher DEFAULT@SECLEVEL=0"));
+  CU_ASSERT (!handshake_ok (tls_port, "-tls1_1 -cipher DEFAULT@SECLEVEL=0"));
+  CU_ASSERT (!handshake_ok (tls_port, "-tls1_2 -cipher ECDHE-ECDSA-AES128-SHA@SECLEVEL=0"));
   /* Without the CA the self-signed server is not trusted. */
   ebb_http_call_opts no_ca = { .bearer_token = TEST_TOKEN };
   CU_ASSERT (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, &no_ca, &res, &err) < 0);
@@ -1569,6 +1667,8 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_per_ip_eviction_and_stats),
   EBB_CU_TEST (test_total_limit_and_header_timeout),
   EBB_CU_TEST (test_timeouts_follow_the_request),
+  EBB_CU_TEST (test_cl_with_te_closes),
+  EBB_CU_TEST (test_no_body_on_get),
   EBB_CU_TEST (test_tls_server),
   EBB_CU_TEST (test_client_token_policy),
   EBB_CU_TEST (test_json_round_trip),
