@@ -253,7 +253,7 @@ setup (ebb_agent *a, ebb_error **err)
   int r;
   a->on_task_change = ebb_agent_heartbeat_push; /* ops and below never call up */
   if ((r = check_security (a, err)) < 0 || (r = open_state (a, err)) < 0
-      || (r = open_cgroups (a, err)) < 0)
+      || (r = ebb_agent_check_adopt_roots (a, err)) < 0 || (r = open_cgroups (a, err)) < 0)
     return r;
   r = ebb_agent_journal_load (a->tasks_fd, load_one, a, err);
   if (r < 0)
