@@ -257,13 +257,33 @@ on_child (sd_event_source *src, const siginfo_t *si, void *ud)
   return 0;
 }
 
+/* pids.max where the hierarchy exists (v2 with the pids controller, v1 with a pids
+ * hierarchy): a fork bomb in one task then stops at its own limit. */
 static int
-set_limits (ebb_cg *cg, const ebb_agent_launch_req *req, ebb_error **err)
+set_pids_max (ebb_agent *a, ebb_cg *cg, ebb_error **err)
+{
+  if (!a->cfg->task_pids_max)
+    return 0;
+  ebb_error *e = NULL;
+  int r = ebb_cg_set_pids_max (cg, a->cfg->task_pids_max, &e);
+  if (r == -ENOTSUP)
+    {
+      ebb_log_debug ("task_pids_max not applied: %s", ebb_error_msg (&e));
+      ebb_error_free (&e);
+      return 0;
+    }
+  return r < 0 ? ebb_agent_pass_error (err, &e) : 0;
+}
+
+static int
+set_limits (ebb_agent *a, ebb_cg *cg, const ebb_agent_launch_req *req, ebb_error **err)
 {
   int r = ebb_cg_set_cpu (cg, req->cpu_millis * (EBB_AGENT_CPU_PERIOD_USEC / 1000),
                           EBB_AGENT_CPU_PERIOD_USEC, err);
   if (r >= 0)
     r = ebb_cg_set_memory_max (cg, req->memory_bytes, err);
+  if (r >= 0)
+    r = set_pids_max (a, cg, err);
   return r < 0 ? ebb_error_wrap (err, "set limits") : 0;
 }
 
@@ -321,7 +341,7 @@ ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_task 
   t->cgroup = ebb_xstrdup (ebb_cg_path (cg));
   t->cgroup_inode = ebb_cg_inode (cg);
   cleanup_close int log_fd = -1;
-  r = set_limits (cg, req, err);
+  r = set_limits (a, cg, req, err);
   at[2] = ebb_now_usec ();
   /* Journal before the process exists: a crash from here on leaves a record to reconcile. */
   if (r >= 0)

@@ -151,7 +151,7 @@ open_state (ebb_agent *a, ebb_error **err)
 static void
 mkdir_parents (ebb_agent *a, const char *path)
 {
-  static const char *const ctl[] = { "cpu", "cpuacct", "memory", "freezer" };
+  static const char *const ctl[] = { "cpu", "cpuacct", "memory", "freezer", "pids" };
   bool v2 = ebb_cg_ctx_layout (a->cg_ctx) == EBB_CG_LAYOUT_V2;
   for (size_t i = 0; i < (v2 ? 1 : EBB_ARRAY_SIZE (ctl)); i++)
     {
