@@ -37,4 +37,24 @@ else
   api DELETE /v1/tasks/fork1
 fi
 
+# argv[0] is looked up as the task's user (nobody): a program in a 0700 directory of root's
+# and a name that is not there get the same answer, directly or through PATH.
+mkdir -m 700 "$TMP/private"
+printf '#!/bin/sh\necho hi\n' >"$TMP/private/prog"; chmod 755 "$TMP/private/prog"
+answer () { # answer ARGV0 [PATH]: the launch's status and detail, the name replaced by NAME
+  env=; [ -n "${2:-}" ] && env=$(printf ',"env":{"PATH":"%s"}' "$2")
+  api POST /v1/tasks "$(printf '{"id":"x%s","argv":["%s"],"cpu_millis":100,"memory_bytes":16777216,"job":"j","class":"short"%s}' \
+    "$(echo "$1" | tr -dc a-z)" "$1" "$env")"
+  echo "$STATUS $(field .detail)" | sed "s|$1|NAME|g"
+}
+a1=$(answer "$TMP/private/prog"); a2=$(answer "$TMP/private/absent")
+[ "$a1" = "$a2" ] && case $a1 in 422*"Permission denied"*) true ;; *) false ;; esac &&
+  ok "argv[0] in a 0700 directory: the same answer whether the file exists or not ($a1)" || fail "0700 lookup: '$a1' vs '$a2'"
+a1=$(answer prog "$TMP/private:/usr/bin:/bin"); a2=$(answer absent "$TMP/private:/usr/bin:/bin")
+[ "$a1" = "$a2" ] && case $a1 in 422*) true ;; *) false ;; esac && ! echo "$a1" | grep -q private &&
+  ok "argv[0] through PATH: the same answer, no path named ($a1)" || fail "PATH lookup: '$a1' vs '$a2'"
+api POST /v1/tasks '{"id":"path1","argv":["true"],"env":{"PATH":"/nonexistent::/usr/bin:/bin"},"cpu_millis":100,"memory_bytes":16777216,"job":"j","class":"short"}'
+[ "$STATUS" = 201 ] && wait_exit path1 && [ "$(field .exit_status)" = 0 ] && ok "a PATH lookup as the task's user still finds true" ||
+  fail "true through PATH: $STATUS $(body)"
+
 exit $FAILED
