@@ -20,6 +20,49 @@
 #include "lib/log.h"
 #include "lib/util.h"
 
+/* Returns true when canon is an ancestor of (or is) one of the agent's own cgroups, read from
+ * /proc/self/cgroup (v2: one line; v1: one per hierarchy) and set in *own: adopting it would
+ * let a caller throttle or freeze the agent itself. */
+static bool
+covers_own_cgroup (const char *canon, char **own)
+{
+  cleanup_fclose FILE *f = fopen ("/proc/self/cgroup", "re");
+  cleanup_free char *line = NULL;
+  size_t cap = 0;
+  ssize_t n;
+  while (f && (n = getline (&line, &cap, f)) > 0)
+    {
+      line[strcspn (line, "\n")] = '\0';
+      char *colon = strchr (line, ':');
+      char *path = colon ? strchr (colon + 1, ':') : NULL;
+      if (path && path[1] == '/' && ebb_agent_path_under (path + 1, canon))
+        {
+          *own = ebb_xstrdup (path + 1);
+          return true;
+        }
+    }
+  return false;
+}
+
+/* Refuses an adopt_root that covers the agent's own cgroup (called at start). */
+int
+ebb_agent_check_adopt_roots (ebb_agent *a, ebb_error **err)
+{
+  for (char **r = a->cfg->adopt_root; r && *r; r++)
+    {
+      cleanup_free char *root = ebb_agent_cgroup_canon (*r, err);
+      cleanup_free char *own = NULL;
+      if (!root)
+        return ebb_error_wrap (err, "adopt_root %s", *r);
+      if (covers_own_cgroup (root, &own))
+        return ebb_error_set (err, EBB_EREFUSED,
+                              "adopt_root %s covers the agent's own cgroup %s: the agent could "
+                              "be adopted and throttled; name a subtree without it",
+                              root, own);
+    }
+  return 0;
+}
+
 static bool
 under_adopt_root (ebb_agent *a, const char *canon)
 {
@@ -88,6 +131,10 @@ ebb_agent_adopt_cgroup (ebb_agent *a, const ebb_agent_adopt_req *req, ebb_agent_
   /* Confinement first: a path outside --adopt-root learns nothing else about the host. */
   if (!under_adopt_root (a, canon))
     return ebb_error_set (err, EBB_EREFUSED, "cgroup %s is outside every --adopt-root", canon);
+  cleanup_free char *own = NULL;
+  if (covers_own_cgroup (canon, &own))
+    return ebb_error_set (err, EBB_EREFUSED, "cgroup %s holds the agent's own cgroup %s", canon,
+                          own);
   const char *id = req->id ? req->id : basename_id (canon);
   if (!ebb_id_is_valid (id, EBB_AGENT_ID_MAX))
     return ebb_error_set (err, EINVAL, "cgroup name %s is not a valid task id: pass \"id\"", id);

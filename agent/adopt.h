@@ -6,6 +6,9 @@
 #include "agent/context.h"
 #include "agent/request.h"
 
+/* Refuses (EBB_EREFUSED, naming the setting) an adopt_root that covers the agent's own
+ * cgroup: the agent could then adopt and throttle itself. */
+int ebb_agent_check_adopt_roots (ebb_agent *a, ebb_error **err);
 /* Adopts a cgroup path. Returns 0 and *out, or negative with *err. */
 int ebb_agent_adopt_cgroup (ebb_agent *a, const ebb_agent_adopt_req *req, ebb_agent_task **out,
                             ebb_error **err);

@@ -24,6 +24,7 @@
 #include "agent/proc.h"
 #include "agent/release.h"
 #include "agent/table.h"
+#include "lib/conf.h"
 #include "lib/log.h"
 #include "lib/time.h"
 #include "lib/util.h"
@@ -39,27 +40,32 @@ env_path (char *const *env)
   return DEFAULT_PATH;
 }
 
-/* Returns the executable for argv0 (absolute, or found in PATH), or NULL with *err. */
-char *
-ebb_agent_find_exec (const char *argv0, char *const *env, ebb_error **err)
+/* Returns where argv0 may be: the child tries each with execve() after it became the task's
+ * user, so the lookup sees only what that user may see (root's would tell whether a file
+ * exists in a directory the user cannot enter). An empty PATH entry is the working
+ * directory, as for execvp(). */
+char **
+ebb_agent_exec_candidates (const char *argv0, char *const *env)
 {
   if (strchr (argv0, '/'))
     {
-      if (access (argv0, X_OK) < 0)
-        return ebb_error_set_errno (err, errno, "argv[0] %s", argv0), NULL;
-      return ebb_xstrdup (argv0);
+      char **one = ebb_xcalloc (2, sizeof *one);
+      one[0] = ebb_xstrdup (argv0);
+      return one;
     }
-  cleanup_free char *path = ebb_xstrdup (env_path (env));
-  char *save = NULL;
-  for (char *dir = strtok_r (path, ":", &save); dir; dir = strtok_r (NULL, ":", &save))
+  const char *path = env_path (env);
+  size_t n = 1;
+  for (const char *p = path; *p; p++)
+    n += *p == ':';
+  char **out = ebb_xcalloc (n + 1, sizeof *out);
+  size_t i = 0;
+  for (const char *dir = path; i < n; i++)
     {
-      char *cand = ebb_xasprintf ("%s/%s", dir, argv0);
-      struct stat st;
-      if (stat (cand, &st) == 0 && S_ISREG (st.st_mode) && access (cand, X_OK) == 0)
-        return cand;
-      free (cand);
+      size_t len = strcspn (dir, ":");
+      out[i] = len ? ebb_xasprintf ("%.*s/%s", (int)len, dir, argv0) : ebb_xstrdup (argv0);
+      dir += len + (dir[len] == ':');
     }
-  return ebb_error_set (err, ENOENT, "argv[0] %s: not found in PATH", argv0), NULL;
+  return out;
 }
 
 #define MAX_GROUPS 64
@@ -138,7 +144,7 @@ resolve_ident (ebb_agent *a, const ebb_agent_launch_req *req, task_ident *id, eb
 
 typedef struct spawn_args
 {
-  const char *exe;
+  char *const *candidates; /* ebb_agent_exec_candidates() */
   char *const *argv, *const *env;
   const char *cwd;
   int log_fd, go_fd, err_fd;
@@ -166,12 +172,39 @@ drop_privileges (const task_ident *id)
   return prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
 
+/* What the child reports on its error pipe when it cannot exec: the step and errno. */
+enum
+{
+  CHILD_SETUP = 0,
+  CHILD_CWD,
+  CHILD_EXEC
+};
+
+/* In the child, as the task's user: execve() of each candidate in turn, as execvp() does
+ * (a missing file or directory moves on; EACCES is remembered and wins over a later
+ * ENOENT; any other error is this file's). Returns only on failure, errno set. */
+static void
+exec_first (const spawn_args *s)
+{
+  bool denied = false;
+  for (char *const *c = s->candidates; *c; c++)
+    {
+      execve (*c, s->argv, s->env);
+      if (errno == EACCES)
+        denied = true;
+      else if (errno != ENOENT && errno != ENOTDIR)
+        return;
+    }
+  if (denied)
+    errno = EACCES;
+}
+
 /* In the child, after fork: async-signal-safe calls only. */
 static _Noreturn void
 child_exec (const spawn_args *s)
 {
   char c;
-  int e;
+  int e[2] = { CHILD_SETUP, 0 };
   if (read (s->go_fd, &c, 1) != 1)
     _exit (127); /* the parent gave up before we joined the cgroup */
   sigset_t all;
@@ -192,14 +225,29 @@ child_exec (const spawn_args *s)
   if (drop_privileges (s->ident) < 0)
     goto fail;
   /* As the task's user: a directory it may not enter is refused like an exec it may not do. */
+  e[0] = CHILD_CWD;
   if (chdir (s->cwd ? s->cwd : "/") < 0)
     goto fail;
-  execve (s->exe, s->argv, s->env);
+  e[0] = CHILD_EXEC;
+  exec_first (s);
 fail:
-  e = errno;
-  if (write (s->err_fd, &e, sizeof e) < 0)
+  e[1] = errno;
+  if (write (s->err_fd, e, sizeof e) < 0)
     _exit (126);
   _exit (127);
+}
+
+/* The error of a child that did not exec: which step, as the task's user. */
+static int
+child_failed (const spawn_args *s, const int child_err[2], ebb_error **err)
+{
+  if (child_err[0] == CHILD_CWD)
+    return ebb_error_set_errno (err, child_err[1], "cwd %s (as the task's user)",
+                                s->cwd ? s->cwd : "/");
+  if (child_err[0] == CHILD_EXEC)
+    return ebb_error_set_errno (err, child_err[1], "argv[0] %s (as the task's user%s)", s->argv[0],
+                                strchr (s->argv[0], '/') ? "" : ", in PATH");
+  return ebb_error_set_errno (err, child_err[1], "start the task as its user");
 }
 
 /* Forks the child, joins it to cg, lets it exec. Returns the PID or negative with *err.
@@ -233,12 +281,12 @@ spawn (ebb_cg *cg, spawn_args *s, uint64_t at[3], ebb_error **err)
   if (r >= 0 && write (go[1], "g", 1) != 1)
     r = ebb_error_set_errno (err, errno, "start the child");
   close (go[1]);
-  int child_errno = 0;
-  ssize_t n = r >= 0 ? read (ep[0], &child_errno, sizeof child_errno) : 0;
+  int child_err[2] = { 0, 0 };
+  ssize_t n = r >= 0 ? read (ep[0], child_err, sizeof child_err) : 0;
   at[2] = ebb_now_usec ();
   close (ep[0]);
-  if (r >= 0 && n == (ssize_t)sizeof child_errno)
-    r = ebb_error_set_errno (err, child_errno, "exec %s", s->exe);
+  if (r >= 0 && n == (ssize_t)sizeof child_err)
+    r = child_failed (s, child_err, err);
   if (r < 0)
     {
       kill (pid, SIGKILL);
@@ -257,13 +305,33 @@ on_child (sd_event_source *src, const siginfo_t *si, void *ud)
   return 0;
 }
 
+/* pids.max where the hierarchy exists (v2 with the pids controller, v1 with a pids
+ * hierarchy): a fork bomb in one task then stops at its own limit. */
 static int
-set_limits (ebb_cg *cg, const ebb_agent_launch_req *req, ebb_error **err)
+set_pids_max (ebb_agent *a, ebb_cg *cg, ebb_error **err)
+{
+  if (!a->cfg->task_pids_max)
+    return 0;
+  ebb_error *e = NULL;
+  int r = ebb_cg_set_pids_max (cg, a->cfg->task_pids_max, &e);
+  if (r == -ENOTSUP)
+    {
+      ebb_log_debug ("task_pids_max not applied: %s", ebb_error_msg (&e));
+      ebb_error_free (&e);
+      return 0;
+    }
+  return r < 0 ? ebb_agent_pass_error (err, &e) : 0;
+}
+
+static int
+set_limits (ebb_agent *a, ebb_cg *cg, const ebb_agent_launch_req *req, ebb_error **err)
 {
   int r = ebb_cg_set_cpu (cg, req->cpu_millis * (EBB_AGENT_CPU_PERIOD_USEC / 1000),
                           EBB_AGENT_CPU_PERIOD_USEC, err);
   if (r >= 0)
     r = ebb_cg_set_memory_max (cg, req->memory_bytes, err);
+  if (r >= 0)
+    r = set_pids_max (a, cg, err);
   return r < 0 ? ebb_error_wrap (err, "set limits") : 0;
 }
 
@@ -297,10 +365,6 @@ ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_task 
 {
   static char *const default_env[] = { "PATH=" DEFAULT_PATH, "HOME=/", NULL };
   char *const *env = req->env ? req->env : default_env;
-  ebb_error *e = NULL;
-  cleanup_free char *exe = ebb_agent_find_exec (req->argv[0], env, &e);
-  if (!exe)
-    return ebb_agent_pass_error (err, &e);
   task_ident ident;
   int r = resolve_ident (a, req, &ident, err);
   if (r < 0)
@@ -321,7 +385,7 @@ ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_task 
   t->cgroup = ebb_xstrdup (ebb_cg_path (cg));
   t->cgroup_inode = ebb_cg_inode (cg);
   cleanup_close int log_fd = -1;
-  r = set_limits (cg, req, err);
+  r = set_limits (a, cg, req, err);
   at[2] = ebb_now_usec ();
   /* Journal before the process exists: a crash from here on leaves a record to reconcile. */
   if (r >= 0)
@@ -330,8 +394,10 @@ ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_task 
   if (r >= 0)
     r = log_fd = open_log (a, req->id, err);
   at[4] = ebb_now_usec ();
-  spawn_args s = { exe, req->argv, env, req->cwd, log_fd, -1, -1, &ident };
+  char **candidates = ebb_agent_exec_candidates (req->argv[0], env);
+  spawn_args s = { candidates, req->argv, env, req->cwd, log_fd, -1, -1, &ident };
   pid_t pid = r >= 0 ? spawn (cg, &s, at + 5, err) : -1;
+  ebb_strv_free (candidates);
   if (pid > 0)
     r = sd_event_add_child (a->event, &t->exit_src, pid, WEXITED, on_child, t);
   if (pid > 0 && r < 0)

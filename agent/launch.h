@@ -13,7 +13,8 @@ int ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_t
                       ebb_error **err);
 /* Moves a launched task's log to ID.log.1 when it outgrew --task-log-max. */
 void ebb_agent_rotate_log (ebb_agent *a, ebb_agent_task *t);
-/* Returns the resolved executable for argv0 under env's PATH, or NULL with *err. */
-char *ebb_agent_find_exec (const char *argv0, char *const *env, ebb_error **err);
+/* Returns where argv0 may be, in the order the task tries them as its own user (argv0
+ * itself when it has a '/', else each directory of env's PATH joined with it). */
+char **ebb_agent_exec_candidates (const char *argv0, char *const *env);
 
 #endif

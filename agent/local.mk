@@ -29,6 +29,9 @@ agent_int_tests = tests/test-agent-basic.sh tests/test-agent-badinput.sh tests/t
 	tests/test-agent-faults.sh tests/test-agent-security.sh tests/test-agent-tls.sh
 TESTS += $(agent_int_tests)
 EXTRA_DIST += $(agent_int_tests) tests/agent/lib.sh tests/agent/valgrind.sh
+# What a task cannot reach: other jobs' tasks, privileged users and groups, pids (issue 24).
+TESTS += tests/test-agent-isolation.sh
+EXTRA_DIST += tests/test-agent-isolation.sh
 
 # The cgroup release path (retries, kill before each, freed with the loop) on a fake tree.
 check_PROGRAMS += tests/test-agent-release

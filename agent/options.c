@@ -170,6 +170,12 @@ static const ebb_conf_setting table[] = {
     .umax = 1ULL << 40,
     .def = "64M",
     .help = "a task's output log is rotated to ID.log.1 beyond this size" },
+  { .name = "task_pids_max",
+    .type = EBB_CONF_UINT64,
+    .offset = offsetof (ebb_agent_config, task_pids_max),
+    .umax = 4194304,
+    .def = "4096",
+    .help = "most processes and threads a launched task may hold (pids.max; 0: no limit)" },
   { .name = "socket_group",
     .type = EBB_CONF_STRING,
     .offset = offsetof (ebb_agent_config, socket_group),
@@ -454,6 +460,7 @@ ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err)
   swap_str (&cfg->task_user, &n.task_user);
   cfg->allow_root_tasks = n.allow_root_tasks;
   cfg->task_log_max_bytes = n.task_log_max_bytes;
+  cfg->task_pids_max = n.task_pids_max;
   swap_str (&cfg->advertise_url, &n.advertise_url);
   cfg->capacity_cpu_millis = n.capacity_cpu_millis;
   cfg->capacity_memory_bytes = n.capacity_memory_bytes;

@@ -35,6 +35,7 @@ typedef struct ebb_agent_config
   char *tls_key;                  /* PEM private key of the TCP listeners */
   char *controller_ca;            /* PEM CA bundle that verifies an https controller */
   uint64_t task_log_max_bytes;    /* a task's log beyond this moves to ID.log.1 */
+  uint64_t task_pids_max;         /* pids.max of a launched task; 0: no limit */
   bool allow_root_tasks;
   int verbose;
   int argc; /* kept for SIGHUP */
@@ -48,7 +49,7 @@ void ebb_agent_config_free (ebb_agent_config *cfg);
 
 /* SIGHUP: parses cfg->argv and the config file again and takes over controller, handover,
  * heartbeat_interval, stats_interval, stop_grace, footprint_memory, the capacity override,
- * advertise_url, task_user, allow_root_tasks and task_log_max (others need a
+ * advertise_url, task_user, allow_root_tasks, task_log_max and task_pids_max (others need a
  * restart; a warning says so). Returns 0, or negative with *err (cfg unchanged). */
 int ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err);
 

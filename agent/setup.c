@@ -151,7 +151,7 @@ open_state (ebb_agent *a, ebb_error **err)
 static void
 mkdir_parents (ebb_agent *a, const char *path)
 {
-  static const char *const ctl[] = { "cpu", "cpuacct", "memory", "freezer" };
+  static const char *const ctl[] = { "cpu", "cpuacct", "memory", "freezer", "pids" };
   bool v2 = ebb_cg_ctx_layout (a->cg_ctx) == EBB_CG_LAYOUT_V2;
   for (size_t i = 0; i < (v2 ? 1 : EBB_ARRAY_SIZE (ctl)); i++)
     {
@@ -253,7 +253,7 @@ setup (ebb_agent *a, ebb_error **err)
   int r;
   a->on_task_change = ebb_agent_heartbeat_push; /* ops and below never call up */
   if ((r = check_security (a, err)) < 0 || (r = open_state (a, err)) < 0
-      || (r = open_cgroups (a, err)) < 0)
+      || (r = ebb_agent_check_adopt_roots (a, err)) < 0 || (r = open_cgroups (a, err)) < 0)
     return r;
   r = ebb_agent_journal_load (a->tasks_fd, load_one, a, err);
   if (r < 0)

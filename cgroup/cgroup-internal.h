@@ -30,10 +30,11 @@ typedef enum
   EBB_CG_CTRL_CPUACCT,
   EBB_CG_CTRL_MEMORY,
   EBB_CG_CTRL_FREEZER,
+  EBB_CG_CTRL_PIDS, /* optional: only pids.max of tasks ebb launches */
   EBB_CG_CTRL_N
 } ebb_cg_ctrl;
 
-/* Returns "cpu", "cpuacct", "memory", "freezer". */
+/* Returns "cpu", "cpuacct", "memory", "freezer", "pids". */
 const char *ebb_cg_ctrl_name (ebb_cg_ctrl c);
 
 struct ebb_cg_ctx

@@ -246,6 +246,12 @@ int ebb_cg_set_memory_high (ebb_cg *cg, uint64_t bytes, ebb_error **err);
  * on failure. */
 int ebb_cg_set_memory_max (ebb_cg *cg, uint64_t bytes, ebb_error **err);
 
+/* Sets pids.max, the most processes and threads the cgroup may hold (EBB_CG_MAX: no limit),
+ * in the v2 hierarchy or the v1 pids one. Returns 0; ENOTSUP when the cgroup has no pids
+ * controller (v1: no pids hierarchy or no directory in it; v2: not enabled by the parent);
+ * EBB_EGONE; negative on failure. */
+int ebb_cg_set_pids_max (ebb_cg *cg, uint64_t n, ebb_error **err);
+
 /* Sets memory.swap.max (v2; ENOTSUP on v1). Returns 0; EBB_EGONE; negative on failure. */
 int ebb_cg_set_swap_max (ebb_cg *cg, uint64_t bytes, ebb_error **err);
 

@@ -22,7 +22,8 @@
 
 #include "lib/log.h"
 
-static const char *const ctrl_names[EBB_CG_CTRL_N] = { "cpu", "cpuacct", "memory", "freezer" };
+static const char *const ctrl_names[EBB_CG_CTRL_N]
+    = { "cpu", "cpuacct", "memory", "freezer", "pids" };
 
 const char *
 ebb_cg_ctrl_name (ebb_cg_ctrl c)

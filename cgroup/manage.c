@@ -19,7 +19,7 @@ comounted_earlier (const ebb_cg_ctx *ctx, int c)
   return 0;
 }
 
-/* v2: enables cpu and memory for parent's children where parent offers them and they are
+/* v2: enables cpu, memory and pids for parent's children where parent offers them and they are
  * not enabled yet. Only the parent is touched, never its ancestors (systemd owns those). */
 static int
 enable_controllers (ebb_cg *parent, ebb_error **err)
@@ -30,7 +30,7 @@ enable_controllers (ebb_cg *parent, ebb_error **err)
     r = ebb_cg_read_file (parent, parent->dirfd, "cgroup.subtree_control", &enabled, err);
   if (r < 0)
     return r;
-  static const char *const want[] = { "cpu", "memory" };
+  static const char *const want[] = { "cpu", "memory", "pids" };
   char req[64] = "";
   for (size_t i = 0; i < EBB_ARRAY_SIZE (want); i++)
     {

@@ -109,6 +109,28 @@ ebb_cg_set_memory_max (ebb_cg *cg, uint64_t bytes, ebb_error **err)
   return note (cg, EBB_CG_LIM_MEMORY_MAX, cg->ops->set_memory_max (cg, bytes, err));
 }
 
+/* pids.max is written by ebb only for the tasks it launches, through the files of the
+ * cgroup's layout whatever the backend (no engine state: suspend and resume never touch it). */
+int
+ebb_cg_set_pids_max (ebb_cg *cg, uint64_t n, ebb_error **err)
+{
+  int fd = cg->dirfd >= 0 ? cg->dirfd : cg->ctrl_fd[EBB_CG_CTRL_PIDS];
+  if (fd < 0)
+    return ebb_error_set (err, ENOTSUP, "cgroup %s: no directory in a pids hierarchy", cg->path);
+  char buf[32];
+  if (n == EBB_CG_MAX)
+    snprintf (buf, sizeof buf, "max");
+  else
+    snprintf (buf, sizeof buf, "%llu", (unsigned long long)n);
+  cleanup_error ebb_error *e = NULL;
+  int r = ebb_cg_write_file (cg, fd, "pids.max", buf, &e);
+  if (r == -ENOENT && cg->dirfd >= 0) /* v2: the parent did not enable pids */
+    return ebb_error_set (err, ENOTSUP, "%s", ebb_error_msg (&e));
+  if (r < 0 && err && !*err)
+    *err = ebb_steal_ptr (&e);
+  return r;
+}
+
 int
 ebb_cg_set_swap_max (ebb_cg *cg, uint64_t bytes, ebb_error **err)
 {

@@ -48,18 +48,36 @@ find_overflow (const char *buf, size_t len, char *lit, size_t size)
 }
 
 /* What a pass over the raw text outside JSON strings finds: the first single quote
- * (json-c accepts 'single-quoted' keys even in strict mode; JSON has none) and the number
- * of ':' (one per object member in a document json-c accepted). */
+ * (json-c accepts 'single-quoted' keys even in strict mode; JSON has none), the number
+ * of ':' (one per object member in a document json-c accepted), and the first key with a
+ * \u0000 escape (json-c keeps a key as a C string: "A\u0000B" would reach every reader as
+ * "A", where a value with a NUL is refused by its field check). */
 typedef struct
 {
   size_t single_quote; /* offset, or len when there is none */
   size_t colons;
+  size_t nul_key; /* offset of the key's opening quote, or len when there is none */
 } raw_scan;
+
+/* Scans the string whose opening quote is at buf[i]: returns the offset of its closing
+ * quote (or len) and sets *nul when it has a \u0000 escape. */
+static size_t
+scan_string (const char *buf, size_t len, size_t i, bool *nul)
+{
+  for (i++; i < len && buf[i] != '"'; i++)
+    if (buf[i] == '\\')
+      {
+        if (i + 5 < len && buf[i + 1] == 'u' && memcmp (buf + i + 2, "0000", 4) == 0)
+          *nul = true;
+        i++;
+      }
+  return i;
+}
 
 static raw_scan
 scan_raw (const char *buf, size_t len)
 {
-  raw_scan rs = { len, 0 };
+  raw_scan rs = { len, 0, len };
   for (size_t i = 0; i < len; i++)
     {
       if (buf[i] == '\'' && rs.single_quote == len)
@@ -67,9 +85,17 @@ scan_raw (const char *buf, size_t len)
       else if (buf[i] == ':')
         rs.colons++;
       else if (buf[i] == '"')
-        for (i++; i < len && buf[i] != '"'; i++)
-          if (buf[i] == '\\')
-            i++;
+        {
+          bool nul = false;
+          size_t open = i;
+          i = scan_string (buf, len, i, &nul);
+          /* a key is the string a ':' follows */
+          size_t next = i + 1;
+          while (next < len && buf[next] && strchr (" \t\r\n", buf[next]))
+            next++;
+          if (nul && next < len && buf[next] == ':' && rs.nul_key == len)
+            rs.nul_key = open;
+        }
     }
   return rs;
 }
@@ -178,7 +204,7 @@ ebb_json_parse (const char *buf, size_t len, int max_depth, ebb_error **err)
   char lit[EBB_JSON_GOT_MAX + 4];
   tree_scan ts = { false, 0 };
   int nested = o ? nesting (o, &ts) : 0;
-  raw_scan rs = o ? scan_raw (buf, len) : (raw_scan){ len, 0 };
+  raw_scan rs = o ? scan_raw (buf, len) : (raw_scan){ len, 0, len };
   if (o && end < len && !only_space (buf + end, len - end))
     ebb_error_set (err, EBB_EPARSE, "trailing garbage at offset %zu", end);
   else if ((!o && jerr == json_tokener_error_depth) || nested > depth)
@@ -193,6 +219,9 @@ ebb_json_parse (const char *buf, size_t len, int max_depth, ebb_error **err)
   else if (rs.single_quote < len)
     ebb_error_set (err, EBB_EPARSE, "invalid JSON at offset %zu: single-quoted string",
                    rs.single_quote);
+  else if (rs.nul_key < len)
+    ebb_error_set (err, EBB_EPARSE, "invalid JSON at offset %zu: NUL (\\u0000) in a key",
+                   rs.nul_key);
   else if (ts.nonfinite)
     ebb_error_set (err, EBB_EPARSE, "invalid JSON: NaN and Infinity are not numbers");
   else if (rs.colons != ts.members)

@@ -87,6 +87,19 @@ set -- $(cpu_pct2 "$BURNER2")
 [ "$1" -le 2 ] && ok "stepped burner at $1% of a CPU" || fail "stepped burner uses $1%"
 api POST /v1/tasks/a3/resume
 [ "$STATUS" = 200 ] && [ "$(quota2)" = "$UNLIMITED" ] && ok "resume -> no CPU limit again" || fail "resume a3: $(quota2)"
+# The agent never adopts a cgroup that holds itself (it could then freeze or throttle
+# itself): moved below --adopt-root after its start, that cgroup is refused.
+S="$CGP/adoptable/self"
+for h in ${HIERS:-x}; do mkdir -p "$(cgdir $h "$S")" && echo "$AGENT_PID" >"$(cgdir $h "$S")/cgroup.procs" || fail "move the agent to $h$S"; done
+api POST /v1/tasks/adopt "{\"cgroup\":\"$S\",\"id\":\"self\"}"
+[ "$STATUS" = 403 ] && body | grep -q "agent's own cgroup" && ok "adopting the agent's own cgroup -> 403" || fail "self adopt: $STATUS $(body)"
+api POST /v1/tasks/adopt "{\"cgroup\":\"$CGP/adoptable\",\"id\":\"above\"}"
+[ "$STATUS" = 403 ] && ok "adopting a cgroup above the agent's -> 403" || fail "adopt above the agent: $STATUS $(body)"
 stop_agent TERM
 kill -9 "$BURNER" "$BURNER2"
+# An --adopt-root that covers the agent's own cgroup (the test's, which it inherits) is
+# refused at start, naming the setting.
+timeout 10 "$AGENT_BIN" --listen "unix:$SOCK" --state-dir "$STATE" --cgroup-parent "$CGP" --adopt-root "${OWN:-/}" >"$TMP/out" 2>&1; got=$?
+[ "$got" = 1 ] && grep -q "adopt_root ${OWN:-/} covers the agent's own cgroup" "$TMP/out" &&
+  ok "--adopt-root ${OWN:-/} (the agent's own cgroup) refused at start" || fail "adopt root over the agent: status $got $(head -3 "$TMP/out")"
 exit $FAILED

@@ -45,6 +45,7 @@ t 400 POST /v1/tasks '{"id":"a","argv":"sleep 1","cpu_millis":100,"memory_bytes"
 t 400 POST /v1/tasks '{"id":"a","argv":[],"cpu_millis":100,"memory_bytes":16777216,"job":"j","class":"short"}'
 t 400 POST /v1/tasks '{"id":"a","argv":[1],"cpu_millis":100,"memory_bytes":16777216,"job":"j","class":"short"}'
 t 400 POST /v1/tasks '{"id":"a","argv":["sl\u0000eep"],"cpu_millis":100,"memory_bytes":16777216,"job":"j","class":"short"}'
+t 400 POST /v1/tasks '{"id":"a","argv":["sleep","1"],"env":{"LD_PRELOAD\u0000junk":"/x.so"},"cpu_millis":100,"memory_bytes":16777216,"job":"j","class":"short"}'
 t 400 POST /v1/tasks '{"id":"a","argv":["sleep"],"cpu_millis":"100","memory_bytes":16777216,"job":"j","class":"short"}'
 t 400 POST /v1/tasks '{"id":"a","argv":["sleep"],"cpu_millis":-5,"memory_bytes":16777216,"job":"j","class":"short"}'
 t 400 POST /v1/tasks '{"id":"a","argv":["sleep"],"cpu_millis":99999999999999999999,"memory_bytes":16777216,"job":"j","class":"short"}'

@@ -544,7 +544,7 @@ test_create_child_enables_controllers (void)
   CU_ASSERT_EQUAL_FATAL (ebb_cg_open_path (ctx, "/c", 0, &parent, NULL), 0);
   expect_code (ebb_cg_create_child (parent, "../x", &child, &err), &err, EBB_EREFUSED, NULL);
   CU_ASSERT_EQUAL (ebb_cg_create_child (parent, "task-1", &child, &err), 0);
-  CU_ASSERT_STRING_EQUAL (get ("cg/c/cgroup.subtree_control"), "+cpu +memory");
+  CU_ASSERT_STRING_EQUAL (get ("cg/c/cgroup.subtree_control"), "+cpu +memory +pids");
   CU_ASSERT_PTR_NOT_NULL_FATAL (child);
   CU_ASSERT_STRING_EQUAL (ebb_cg_path (child), "/c/task-1");
   expect_code (ebb_cg_create_child (parent, "task-1", &child, &err), &err, EEXIST, NULL);
@@ -552,6 +552,25 @@ test_create_child_enables_controllers (void)
   expect_code (ebb_cg_remove (child, &err), &err, EBB_EGONE, NULL);
   ebb_cg_close (child);
   ebb_cg_close (parent);
+  ebb_cg_ctx_free (ctx);
+}
+
+/* pids.max (issue 24): written where the pids controller is, ENOTSUP where it is not. */
+static void
+test_pids_max (void)
+{
+  ebb_cg_ctx *ctx = fake_ctx (NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (ctx);
+  ebb_error *err = NULL;
+  ebb_cg *cg = open_v2 (ctx, "p", "pids.max", "max\n");
+  CU_ASSERT_EQUAL (ebb_cg_set_pids_max (cg, 100, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/p/pids.max"), "100");
+  CU_ASSERT_EQUAL (ebb_cg_set_pids_max (cg, EBB_CG_MAX, NULL), 0);
+  CU_ASSERT_STRING_EQUAL (get ("cg/p/pids.max"), "max");
+  ebb_cg_close (cg);
+  cg = open_v2 (ctx, "q", "cgroup.controllers", "cpu memory\n");
+  expect_code (ebb_cg_set_pids_max (cg, 100, &err), &err, ENOTSUP, "controller pids");
+  ebb_cg_close (cg);
   ebb_cg_ctx_free (ctx);
 }
 
@@ -667,6 +686,7 @@ test_v1_fake (void)
   CU_ASSERT_FALSE (l.valid & (EBB_CG_LIM_MEMORY_HIGH | EBB_CG_LIM_SWAP_MAX));
   expect_code (ebb_cg_set_memory_high (cg, 1 << 20, &err), &err, ENOTSUP, "memory.high");
   expect_code (ebb_cg_reclaim (cg, 1 << 20, &err), &err, ENOTSUP, NULL);
+  expect_code (ebb_cg_set_pids_max (cg, 100, &err), &err, ENOTSUP, "pids hierarchy");
   /* immediate suspend: quota in the cpu hierarchy's own path, memory stepped down (a fake
    * file never says EBUSY, so it reaches the footprint), OOM killer off meanwhile */
   ebb_cg_result res;
@@ -752,6 +772,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_graceful_step_booked),
   EBB_CU_TEST (test_freeze_timeout_rolls_back),
   EBB_CU_TEST (test_create_child_enables_controllers),
+  EBB_CU_TEST (test_pids_max),
   EBB_CU_TEST (test_pool),
 };
 

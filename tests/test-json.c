@@ -49,6 +49,11 @@ test_parse_valid (void)
   o = parse_ok ("{\"a:b\": \"c:d\\\":\", \"e\": {\"a:b\": [\"'\"]}}");
   CU_ASSERT_EQUAL (json_object_object_length (o), 2);
   json_object_put (o);
+  /* a NUL in a value is left to its field check; an escaped backslash before "u0000" in a
+   * key is no NUL */
+  o = parse_ok ("{\"a\\\\u0000\": \"b\\u0000\", \"c\": [\"\\u0000\"]}");
+  CU_ASSERT_TRUE (json_object_object_get_ex (o, "a\\u0000", NULL));
+  json_object_put (o);
   o = parse_ok ("5");
   CU_ASSERT_TRUE (json_object_is_type (o, json_type_int));
   CU_ASSERT_EQUAL (json_object_get_int64 (o), 5);
@@ -92,6 +97,10 @@ test_parse_invalid (void)
          "invalid JSON: duplicate key in an object");
   FAILS ("[NaN]", EBB_EPARSE, "invalid JSON: NaN and Infinity are not numbers");
   FAILS ("{\"a\": -Infinity}", EBB_EPARSE, "invalid JSON: NaN and Infinity are not numbers");
+  /* json-c keeps a key as a C string: a \u0000 in it would cut it short (issue 24, 9) */
+  FAILS ("{\"env\": {\"LD_PRELOAD\\u0000junk\": \"/x.so\"}}", EBB_EPARSE,
+         "invalid JSON at offset 9: NUL (\\u0000) in a key");
+  FAILS ("{\"\\u0000\" : 1}", EBB_EPARSE, "invalid JSON at offset 1: NUL (\\u0000) in a key");
   static const char nul[] = "{\"a\":\0 1}";
   parse_fails (nul, sizeof nul - 1, 0, EBB_EPARSE, "invalid JSON: NUL byte");
 }

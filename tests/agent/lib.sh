@@ -46,6 +46,8 @@ else
   LAYOUT=v1
   OWN=$(awk -F: '$2 == "memory" { print $3 }' /proc/self/cgroup)
   HIERS="cpu cpuacct memory freezer"
+  # The agent uses a pids hierarchy where one is mounted (task_pids_max).
+  [ -d /sys/fs/cgroup/pids ] && HIERS="$HIERS pids"
   [ -d /sys/fs/cgroup/memory ] || skip "no cgroup v1 memory hierarchy"
 fi
 OWN=${OWN%/}
@@ -64,6 +66,7 @@ mkcg () {
 setup_cgroups () {
   if [ "$LAYOUT" = v2 ]; then
     own=$(cgdir "" "${OWN:-/}")
+    grep -qw pids "$own/cgroup.controllers" && echo "+pids" >"$own/cgroup.subtree_control" 2>/dev/null
     grep -qw cpu "$own/cgroup.subtree_control" || echo "+cpu +memory" >"$own/cgroup.subtree_control" 2>/dev/null ||
       skip "cannot enable cpu and memory below $OWN"
     mkcg "$(cgdir "" "$CGP")" || skip "cannot create $CGP"
@@ -155,7 +158,7 @@ cmdline_pids () {
 # cgfile TASK FILE: a limit file of a task's cgroup (v1: the right hierarchy).
 cgfile () {
   if [ "$LAYOUT" = v2 ]; then cat "$(cgdir "" "$CGP/$1")/$2"; return; fi
-  case $2 in cpu.*) h=cpu ;; memory.*) h=memory ;; freezer.*) h=freezer ;; esac
+  case $2 in cpu.*) h=cpu ;; memory.*) h=memory ;; freezer.*) h=freezer ;; pids.*) h=pids ;; esac
   cat "$(cgdir $h "$CGP/$1")/$2"
 }
 cpu_limit () { if [ "$LAYOUT" = v2 ]; then cgfile "$1" cpu.max | awk '{print $1}'; else cgfile "$1" cpu.cfs_quota_us; fi; }
