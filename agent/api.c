@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "agent/adopt.h"
+#include "agent/fence.h"
 #include "agent/api.h"
 #include "agent/heartbeat.h"
 #include "agent/launch.h"
@@ -150,22 +151,75 @@ refuse_stopping (ebb_agent *a, ebb_http_response *resp)
   return true;
 }
 
-/* What every mutating handler does first: refuse while stopping, parse the body (once).
- * Returns true to go on with *body (NULL for an empty body; the caller puts it), false when
- * the request is answered already. */
+/* Admits a call of leader epoch (0: none; doc/ha.md "Fencing the agents"): a lower epoch than
+ * the highest seen is answered 409 stale_leader, a higher one is journaled before the call
+ * acts. Returns true to go on, false when the request is answered already. */
 static bool
-begin (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp, json_object **body)
+admit_epoch (ebb_agent *a, ebb_http_response *resp, uint64_t epoch)
+{
+  cleanup_error ebb_error *err = NULL;
+  int r = ebb_agent_fence_admit (a->state_fd, &a->fence, epoch, &err);
+  if (r < 0)
+    {
+      /* Not journaled: acting now would forget the epoch at the next restart. */
+      ebb_agent_count_error (a, EBB_AGENT_ERR_JOURNAL);
+      ebb_http_error (resp, 500, "internal", "%s", ebb_error_msg (&err));
+      return false;
+    }
+  if (r == EBB_AGENT_FENCE_REFUSED)
+    {
+      ebb_agent_count_error (a, EBB_AGENT_ERR_CONFLICT);
+      ebb_http_error (resp, 409, "stale_leader", "leader epoch %llu is below epoch %llu",
+                      (unsigned long long)epoch, (unsigned long long)a->fence.epoch);
+      return false;
+    }
+  if (r == EBB_AGENT_FENCE_RAISED)
+    ebb_log_notice ("leader epoch raised to %llu", (unsigned long long)epoch);
+  return true;
+}
+
+/* The Ebb-Leader-Epoch header of a mutating call. A call without it is an operator's (over
+ * the unix socket, or a controller without HA): accepted and counted as unfenced, the epoch
+ * unchanged. Returns true to go on. */
+static bool
+fence_call (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp)
+{
+  cleanup_error ebb_error *err = NULL;
+  const char *h = ebb_http_request_header (req, EBB_AGENT_EPOCH_HEADER);
+  uint64_t epoch = 0;
+  if (h && ebb_agent_fence_parse (h, &epoch, &err) < 0)
+    {
+      reply_err (a, resp, EBB_EPARSE, &err);
+      return false;
+    }
+  return admit_epoch (a, resp, epoch);
+}
+
+/* Parses the body (once) into *body (NULL for an empty body; the caller puts it). Returns
+ * true to go on, false when the request is answered already. */
+static bool
+parse_body (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp, json_object **body)
 {
   cleanup_error ebb_error *err = NULL;
   *body = NULL;
-  if (refuse_stopping (a, resp))
-    return false;
   if (ebb_http_request_body_json (req, 0, body, &err) < 0)
     {
       reply_err (a, resp, EBB_EPARSE, &err);
       return false;
     }
   return true;
+}
+
+/* What every mutating handler does first: refuse while stopping, fence the call by its leader
+ * epoch, parse the body (once). Returns true to go on with *body (NULL for an empty body; the
+ * caller puts it), false when the request is answered already. */
+static bool
+begin (ebb_agent *a, ebb_http_request *req, ebb_http_response *resp, json_object **body)
+{
+  *body = NULL;
+  if (refuse_stopping (a, resp) || !fence_call (a, req, resp))
+    return false;
+  return parse_body (a, req, resp, body);
 }
 
 static int
@@ -197,12 +251,12 @@ h_metrics (ebb_http_request *req, ebb_http_response *resp, void *ud)
   return EBB_HTTP_REPLIED;
 }
 
+/* Answers 200 with head (an object's opening members, ending in a comma or "{") followed by
+ * "tasks": every task. Concatenated cached texts: no JSON tree per request for hundreds of
+ * tasks. */
 static int
-h_list (ebb_http_request *req, ebb_http_response *resp, void *ud)
+reply_tasks (ebb_agent *a, ebb_http_response *resp, const char *head)
 {
-  ebb_agent *a = ud;
-  (void)req;
-  /* Concatenated cached texts: no JSON tree per request for hundreds of tasks. */
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream (&buf, &len);
@@ -211,7 +265,7 @@ h_list (ebb_http_request *req, ebb_http_response *resp, void *ud)
       ebb_http_error (resp, 500, "internal", "out of memory");
       return EBB_HTTP_REPLIED;
     }
-  fputs ("{\"tasks\":[", f);
+  fprintf (f, "%s\"tasks\":[", head);
   for (size_t i = 0; i < a->n_tasks; i++)
     {
       size_t n;
@@ -225,6 +279,44 @@ h_list (ebb_http_request *req, ebb_http_response *resp, void *ud)
   ebb_http_reply_text (resp, 200, "application/json", buf);
   free (buf);
   return EBB_HTTP_REPLIED;
+}
+
+static int
+h_list (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  (void)req;
+  return reply_tasks (ud, resp, "{");
+}
+
+/* POST /v1/fence {"epoch":E}: a new leader raises this agent's epoch (journaled first) and
+ * reads its tasks in the same round trip, so fence and reconcile are one call. E below the
+ * agent's epoch: 409 stale_leader; E equal: a retried fence, answered again. */
+static int
+h_fence (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  ebb_agent *a = ud;
+  cleanup_error ebb_error *err = NULL;
+  json_object *body;
+  /* Not begin(): the epoch is the body's, admitted once below. */
+  if (refuse_stopping (a, resp) || !parse_body (a, req, resp, &body))
+    return EBB_HTTP_REPLIED;
+  uint64_t epoch = 0;
+  int r = ebb_json_get_uint64 (body, "epoch", 1, INT64_MAX, &epoch, &err);
+  json_object_put (body);
+  if (r <= 0)
+    {
+      if (r == 0)
+        ebb_error_set (&err, EBB_EPARSE, "epoch is required");
+      return reply_err (a, resp, EBB_EPARSE, &err);
+    }
+  if (!admit_epoch (a, resp, epoch))
+    return EBB_HTTP_REPLIED;
+  json_object *node = json_object_new_string (a->node_name ? a->node_name : "");
+  cleanup_free char *head
+      = ebb_xasprintf ("{\"epoch\":%llu,\"node\":%s,", (unsigned long long)a->fence.epoch,
+                       json_object_to_json_string_ext (node, JSON_C_TO_STRING_PLAIN));
+  json_object_put (node);
+  return reply_tasks (a, resp, head);
 }
 
 static int
@@ -535,12 +627,19 @@ static const ebb_http_route routes[] = {
   { "DELETE", "/v1/tasks/{id}", h_delete, 0 },
   { "POST", "/v1/tasks/{id}/suspend", h_suspend, 0 },
   { "POST", "/v1/tasks/{id}/resume", h_resume, 0 },
+  { "POST", "/v1/fence", h_fence, 0 },
 };
 
 /* Starts the HTTP server on every --listen address. */
 int
 ebb_agent_http_start (ebb_agent *a, ebb_error **err)
 {
+  /* The epoch first: no call is admitted before the agent knows which leaders are deposed. */
+  int r = ebb_agent_fence_load (a->state_fd, &a->fence, err);
+  if (r < 0)
+    return ebb_error_wrap (err, "leader epoch");
+  if (a->fence.epoch)
+    ebb_log_notice ("leader epoch %llu", (unsigned long long)a->fence.epoch);
   ebb_http_server_config hc = { 0 };
   hc.listen = (const char *const *)a->cfg->listen;
   hc.routes = routes;

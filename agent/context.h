@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
+#include "agent/fence.h"
 #include "agent/idem.h"
 #include "agent/journal.h"
 #include "agent/metrics.h"
@@ -50,6 +51,7 @@ struct ebb_agent
   size_t n_tasks, cap_tasks;
   ebb_agent_idem *idem;
   ebb_agent_metrics m;
+  ebb_agent_fence fence; /* the highest leader epoch seen (STATE_DIR/epoch) */
   char *node_name;
   uint64_t cpu_capacity_millis, memory_capacity_bytes;
   uint64_t last_stats_usec, next_heartbeat_usec, heartbeat_backoff_usec;

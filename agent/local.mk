@@ -8,7 +8,7 @@ EBB_AGENT_LIBS = agent/libebb-agent.a $(EBB_RUNTIME_LIBS) $(EBB_CGROUP_LIBS) $(E
 
 noinst_LIBRARIES += agent/libebb-agent.a
 agent_libebb_agent_a_SOURCES = \
-	agent/task.h agent/task.c agent/journal.h agent/journal.c agent/idem.h agent/idem.c \
+	agent/task.h agent/task.c agent/journal.h agent/journal.c agent/fence.h agent/fence.c agent/idem.h agent/idem.c \
 	agent/request.h agent/request.c agent/options.h agent/options.c \
 	agent/context.h agent/context.c agent/proc.h agent/proc.c agent/table.h agent/table.c \
 	agent/release.h agent/release.c agent/metrics.h agent/metrics.c \
@@ -26,7 +26,8 @@ ebb_agent_LDADD = $(EBB_AGENT_LIBS)
 # Integration tests: the real ebb-agent on real cgroups (root; skip otherwise).
 agent_int_tests = tests/test-agent-basic.sh tests/test-agent-badinput.sh tests/test-agent-crash.sh \
 	tests/test-agent-options.sh tests/test-agent-adopt.sh tests/test-agent-controller.sh \
-	tests/test-agent-faults.sh tests/test-agent-security.sh tests/test-agent-tls.sh
+	tests/test-agent-faults.sh tests/test-agent-security.sh tests/test-agent-tls.sh \
+	tests/test-agent-fence.sh
 TESTS += $(agent_int_tests)
 EXTRA_DIST += $(agent_int_tests) tests/agent/lib.sh tests/agent/valgrind.sh
 # What a task cannot reach: other jobs' tasks, privileged users and groups, pids (issue 24).
@@ -94,3 +95,10 @@ bench-agent: ebb-agent
 	EBB_TOP_SRCDIR='$(abs_top_srcdir)' EBB_TOP_BUILDDIR='$(abs_top_builddir)' \
 	  $(SHELL) $(srcdir)/bench/agent-bench.sh
 .PHONY: bench-agent
+
+# Leader fencing: the epoch decision and its journal in a temporary state directory.
+check_PROGRAMS += tests/test-agent-fence
+TESTS += tests/test-agent-fence
+tests_test_agent_fence_SOURCES = tests/test-agent-fence.c
+tests_test_agent_fence_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_agent_fence_LDADD = $(EBB_AGENT_LIBS) $(CUNIT_LIBS)

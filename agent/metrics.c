@@ -144,6 +144,7 @@ ebb_agent_metrics_text (ebb_agent *a)
            (unsigned long long)a->m.heartbeats_ok,
            (unsigned long long)a->m.errors[EBB_AGENT_ERR_HEARTBEAT]);
   put_http (f, a);
+  ebb_agent_fence_metrics (f, &a->fence);
   ebb_prom_head (f, "ebb_agent_errors_total", "Errors by kind.", "counter");
   for (unsigned i = 0; i < EBB_AGENT_N_ERRS; i++)
     fprintf (f, "ebb_agent_errors_total{kind=\"%s\"} %llu\n", err_names[i],
