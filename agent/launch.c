@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agent/ident.h"
 #include "agent/launch.h"
 #include "agent/ops.h"
 #include "agent/proc.h"
@@ -68,78 +69,37 @@ ebb_agent_exec_candidates (const char *argv0, char *const *env)
   return out;
 }
 
-#define MAX_GROUPS 64
-
-/* Who a task runs as: resolved in the parent (NSS is not async-signal-safe). */
-typedef struct task_ident
-{
-  uid_t uid;
-  gid_t gid;
-  gid_t groups[MAX_GROUPS];
-  int n_groups;
-} task_ident;
-
-/* Returns true and *out when s is all digits (a numeric id that fits 32 bits). */
+/* Whether a launched task of a has uid. */
 static bool
-numeric_id (const char *s, unsigned long *out)
+uid_taken (uid_t uid, void *ud)
 {
-  if (!*s || strspn (s, "0123456789") != strlen (s) || strlen (s) > 10)
-    return false;
-  *out = strtoul (s, NULL, 10);
-  return *out < 0xffffffffUL;
+  ebb_agent *a = ud;
+  for (size_t i = 0; i < a->n_tasks; i++)
+    if (a->tasks[i]->source == EBB_AGENT_SRC_LAUNCHED && a->tasks[i]->uid == (int64_t)uid)
+      return true;
+  return false;
 }
 
-/* Resolves the user and group a launch names (else --task-user and its primary group) and
- * their supplementary groups; refuses root (uid or any gid 0) without --allow-root-tasks. */
+/* Who the task runs as (resolved in the parent: NSS is not async-signal-safe): the user the
+ * launch names, from the allowlist; else, with task_uid_range, its job's own user (the one
+ * the job's other tasks have); else the task user. */
 static int
-resolve_ident (ebb_agent *a, const ebb_agent_launch_req *req, task_ident *id, ebb_error **err)
+resolve_ident (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_ident *id, ebb_error **err)
 {
-  const char *user = req->user ? req->user : a->cfg->task_user;
-  struct passwd pw, *pwp = NULL;
-  char buf[4096];
-  unsigned long n;
-  if (!user)
-    return ebb_error_set (err, EINVAL, "no task user (--task-user)");
-  if (numeric_id (user, &n))
+  uid_t lo, hi, known = (uid_t)-1;
+  if (req->user || !ebb_agent_uid_range (a->cfg->task_uid_range, &lo, &hi))
+    return ebb_agent_ident_resolve (a->cfg, req->user, req->group, id, err);
+  for (size_t i = 0; i < a->n_tasks && known == (uid_t)-1; i++)
     {
-      getpwuid_r ((uid_t)n, &pw, buf, sizeof buf, &pwp);
-      id->uid = (uid_t)n;
+      const ebb_agent_task *t = a->tasks[i];
+      if (t->source == EBB_AGENT_SRC_LAUNCHED && t->job && strcmp (t->job, req->job) == 0
+          && t->uid >= lo && t->uid <= hi)
+        known = (uid_t)t->uid;
     }
-  else
-    {
-      getpwnam_r (user, &pw, buf, sizeof buf, &pwp);
-      if (!pwp)
-        return ebb_error_set (err, EINVAL, "no such user %s", user);
-      id->uid = pwp->pw_uid;
-    }
-  if (req->group)
-    {
-      struct group gr, *grp = NULL;
-      char gbuf[4096];
-      if (numeric_id (req->group, &n))
-        id->gid = (gid_t)n;
-      else if (getgrnam_r (req->group, &gr, gbuf, sizeof gbuf, &grp) == 0 && grp)
-        id->gid = grp->gr_gid;
-      else
-        return ebb_error_set (err, EINVAL, "no such group %s", req->group);
-    }
-  else if (pwp)
-    id->gid = pwp->pw_gid;
-  else
-    return ebb_error_set (err, EINVAL, "user %s has no passwd entry: name a group", user);
-  id->n_groups = MAX_GROUPS;
-  if (!pwp || getgrouplist (pwp->pw_name, id->gid, id->groups, &id->n_groups) < 0)
-    {
-      id->groups[0] = id->gid; /* no entry, or more than MAX_GROUPS: the primary one only */
-      id->n_groups = 1;
-    }
-  bool root = id->uid == 0 || id->gid == 0;
-  for (int i = 0; i < id->n_groups; i++)
-    root = root || id->groups[i] == 0;
-  if (root && !a->cfg->allow_root_tasks)
-    return ebb_error_set (err, EBB_EREFUSED,
-                          "running a task as root (user or group 0) needs --allow-root-tasks");
-  return 0;
+  int r = ebb_agent_ident_for_job (a->cfg, req->job, known, uid_taken, a, id, err);
+  if (r < 0 || !req->group)
+    return r;
+  return ebb_agent_ident_job_group (a->cfg, req->group, id, err);
 }
 
 typedef struct spawn_args
@@ -148,14 +108,14 @@ typedef struct spawn_args
   char *const *argv, *const *env;
   const char *cwd;
   int log_fd, go_fd, err_fd;
-  const task_ident *ident;
+  const ebb_agent_ident *ident;
 } spawn_args;
 
 /* In the child: the task's identity, no capabilities (bounding, ambient, and for a root
  * task the effective and permitted sets too), no way to gain privileges (setuid binaries,
  * file capabilities). Async-signal-safe calls only. */
 static int
-drop_privileges (const task_ident *id)
+drop_privileges (const ebb_agent_ident *id)
 {
   for (int cap = 0; cap < 64; cap++)
     if (prctl (PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
@@ -365,7 +325,7 @@ ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_task 
 {
   static char *const default_env[] = { "PATH=" DEFAULT_PATH, "HOME=/", NULL };
   char *const *env = req->env ? req->env : default_env;
-  task_ident ident;
+  ebb_agent_ident ident;
   int r = resolve_ident (a, req, &ident, err);
   if (r < 0)
     return r;

@@ -9,7 +9,7 @@ EBB_AGENT_LIBS = agent/libebb-agent.a $(EBB_RUNTIME_LIBS) $(EBB_CGROUP_LIBS) $(E
 noinst_LIBRARIES += agent/libebb-agent.a
 agent_libebb_agent_a_SOURCES = \
 	agent/task.h agent/task.c agent/journal.h agent/journal.c agent/fence.h agent/fence.c agent/idem.h agent/idem.c \
-	agent/request.h agent/request.c agent/options.h agent/options.c \
+	agent/request.h agent/request.c agent/options.h agent/options.c agent/ident.h agent/ident.c \
 	agent/context.h agent/context.c agent/proc.h agent/proc.c agent/table.h agent/table.c \
 	agent/release.h agent/release.c agent/metrics.h agent/metrics.c \
 	agent/ops.h agent/ops.c \

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/ident.h"
 #include "agent/options.h"
 #include "agent/task.h"
 #include "lib/conf.h"
@@ -81,6 +82,18 @@ validate_listen (const ebb_conf_setting *s, const void *value, ebb_error **err)
   if (strncmp (v, "unix:", 5) == 0 ? v[5] != '/' : !strrchr (v, ':'))
     return ebb_error_set (err, EBB_EPARSE, "must be unix:/PATH or HOST:PORT");
   return 0;
+}
+
+/* "none", or "LO-HI" of uids at or above the first regular one. */
+static int
+validate_uid_range (const ebb_conf_setting *s, const void *value, ebb_error **err)
+{
+  uid_t lo, hi;
+  (void)s;
+  if (strcmp (value, "none") == 0 || ebb_agent_uid_range (value, &lo, &hi))
+    return 0;
+  return ebb_error_set (err, EBB_EPARSE, "must be \"none\" or LO-HI with %d <= LO <= HI < 2^31",
+                        EBB_AGENT_FIRST_REGULAR_ID);
 }
 
 #define S_STR(n, f, d, v, h)                                                                       \
@@ -189,6 +202,25 @@ static const ebb_conf_setting table[] = {
     .def = "nobody",
     .validate = ebb_conf_validate_id,
     .help = "user (name or id) tasks run as when a launch names none" },
+  { .name = "task_users",
+    .type = EBB_CONF_STRLIST,
+    .offset = offsetof (ebb_agent_config, task_users),
+    .umax = 64,
+    .validate = ebb_conf_validate_id,
+    .help = "users (name, id or LO-HI) a launch may name besides task_user" },
+  { .name = "task_groups",
+    .type = EBB_CONF_STRLIST,
+    .offset = offsetof (ebb_agent_config, task_groups),
+    .umax = 64,
+    .validate = ebb_conf_validate_id,
+    .help = "groups (name, id or LO-HI) a launch may name besides a user's own" },
+  { .name = "task_uid_range",
+    .type = EBB_CONF_STRING,
+    .offset = offsetof (ebb_agent_config, task_uid_range),
+    .umax = 32,
+    .def = "61184-65519",
+    .validate = validate_uid_range,
+    .help = "uids LO-HI: each job's tasks run as a user of their own; none: as task_user" },
   { .name = "allow_root_tasks",
     .type = EBB_CONF_BOOL,
     .offset = offsetof (ebb_agent_config, allow_root_tasks),
@@ -423,6 +455,14 @@ swap_str (char **x, char **y)
   *y = t;
 }
 
+static void
+swap_strv (char ***x, char ***y)
+{
+  char **t = *x;
+  *x = *y;
+  *y = t;
+}
+
 /* Re-reads the command line and the config file into a fresh copy and takes over the
  * settings that can change while running. */
 int
@@ -458,6 +498,9 @@ ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err)
   swap_str (&cfg->controller, &n.controller);
   swap_str (&cfg->controller_ca, &n.controller_ca);
   swap_str (&cfg->task_user, &n.task_user);
+  swap_strv (&cfg->task_users, &n.task_users);
+  swap_strv (&cfg->task_groups, &n.task_groups);
+  swap_str (&cfg->task_uid_range, &n.task_uid_range);
   cfg->allow_root_tasks = n.allow_root_tasks;
   cfg->task_log_max_bytes = n.task_log_max_bytes;
   cfg->task_pids_max = n.task_pids_max;

@@ -30,6 +30,9 @@ typedef struct ebb_agent_config
   uint64_t capacity_memory_bytes; /* 0: detect */
   char *advertise_url;            /* NULL: the first listener's URL */
   char *task_user;                /* who tasks run as when a launch names no user */
+  char **task_users;              /* users (names, ids, ranges) a launch may name */
+  char **task_groups;             /* groups (names, ids, ranges) a launch may name */
+  char *task_uid_range;           /* "LO-HI": a user per job from it; "none": task_user */
   char *socket_group;             /* group of the unix sockets (mode 0660), or NULL */
   char *tls_cert;                 /* PEM certificate of the TCP listeners (with tls_key) */
   char *tls_key;                  /* PEM private key of the TCP listeners */
@@ -49,7 +52,8 @@ void ebb_agent_config_free (ebb_agent_config *cfg);
 
 /* SIGHUP: parses cfg->argv and the config file again and takes over controller, handover,
  * heartbeat_interval, stats_interval, stop_grace, footprint_memory, the capacity override,
- * advertise_url, task_user, allow_root_tasks, task_log_max and task_pids_max (others need a
+ * advertise_url, task_user, task_users, task_groups, task_uid_range, allow_root_tasks,
+ * task_log_max and task_pids_max (others need a
  * restart; a warning says so). Returns 0, or negative with *err (cfg unchanged). */
 int ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err);
 

@@ -62,7 +62,7 @@ typedef enum
 {
   EBB_CG_BACKEND_AUTO = 0, /* choose per cgroup: systemd if a unit owns it, else files */
   EBB_CG_BACKEND_V2,       /* cgroup v2 files */
-  EBB_CG_BACKEND_V1,       /* cgroup v1 files (cpu, cpuacct, memory, freezer hierarchies) */
+  EBB_CG_BACKEND_V1,       /* cgroup v1 files (cpu, cpuacct, memory, freezer, pids hierarchies) */
   EBB_CG_BACKEND_SYSTEMD,  /* a systemd unit over sd-bus, plus the cgroupfs write */
 } ebb_cg_backend_kind;
 
@@ -112,7 +112,7 @@ typedef enum
 } ebb_cg_open_flags;
 
 /* Opens the cgroup at a cgroup path ("/ebb/task-1", the form /proc/PID/cgroup shows; on v1
- * the same path in each of the cpu, cpuacct, memory and freezer hierarchies). A filesystem
+ * the same path in each of the cpu, cpuacct, memory, freezer and pids hierarchies). A filesystem
  * path under cgroup_root ("/sys/fs/cgroup/ebb/task-1", on v1 "/sys/fs/cgroup/memory/...") is
  * accepted too. Returns 0 and *out; EBB_EREFUSED (outside the allowed roots, "..", a
  * symlink), EBB_EGONE (no such cgroup), or another negative code. */
@@ -125,9 +125,10 @@ int ebb_cg_open_path (ebb_cg_ctx *ctx, const char *path, unsigned flags, ebb_cg 
 int ebb_cg_open_pid (ebb_cg_ctx *ctx, pid_t pid, unsigned flags, ebb_cg **out, ebb_error **err);
 
 /* Creates a fresh child cgroup `name` (an id: [A-Za-z0-9._-]) under parent and opens it with
- * the files backend of the parent's layout. v2: mkdir, and enable cpu and memory in the
- * parent's cgroup.subtree_control when they are not enabled yet (never in ancestors above
- * it). v1: one directory per hierarchy (cpu, cpuacct, memory, freezer; those mounted).
+ * the files backend of the parent's layout. v2: mkdir, and enable cpu, memory and pids (where
+ * offered) in the parent's cgroup.subtree_control when they are not enabled yet (never in
+ * ancestors above it). v1: one directory per hierarchy (cpu, cpuacct, memory, freezer, pids;
+ * those mounted).
  * Returns 0 and *out; EEXIST when it already exists; negative on failure (partially created
  * directories are removed again). */
 int ebb_cg_create_child (ebb_cg *parent, const char *name, ebb_cg **out, ebb_error **err);

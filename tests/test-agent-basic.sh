@@ -14,6 +14,14 @@ PID=$(field .pid)
 [ "$(cpu_limit b1)" = 100000 ] && ok "cpu limit applied (1000 millis)" || fail "cpu limit $(cpu_limit b1)"
 [ "$(mem_limit b1)" = 268435456 ] && ok "memory limit applied" || fail "memory limit $(mem_limit b1)"
 grep -q "ebb-agent-test-$$/b1" /proc/$PID/cgroup && ok "process is in its cgroup" || fail "cgroup of $PID: $(cat /proc/$PID/cgroup)"
+# pids.max (task_pids_max, default 4096) where a pids hierarchy serves the tasks: v1 with a
+# pids mount, v2 (the VM) with the controller offered below the test's cgroup.
+pids=no
+if [ "$LAYOUT" = v1 ]; then [ -d /sys/fs/cgroup/pids ] && pids=yes
+elif grep -qw pids "$(cgdir "" "$CGP")/cgroup.controllers"; then pids=yes; fi
+if [ $pids = yes ]; then
+  [ "$(cgfile b1 pids.max)" = 4096 ] && ok "pids.max 4096 (the default task_pids_max)" || fail "pids.max: $(cgfile b1 pids.max)"
+fi
 
 # A control burner in a sibling cgroup (no limit) competes for the CPU on equal terms, so a
 # loaded machine shows up in both measurements alike.

@@ -5,12 +5,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "agent/context.h"
+#include "agent/ident.h"
 #include "agent/idem.h"
 #include "agent/journal.h"
 #include "agent/metrics.h"
@@ -648,6 +650,76 @@ test_context (void)
   CU_PASS ("still alive");
 }
 
+/* Who a task runs as: the allowlist (system ids only by name or id), a user per job. */
+static void
+test_ident (void)
+{
+  uid_t lo, hi;
+  CU_ASSERT_TRUE (ebb_agent_uid_range ("61184-65519", &lo, &hi) && lo == 61184 && hi == 65519);
+  CU_ASSERT_FALSE (ebb_agent_uid_range ("none", &lo, &hi));
+  CU_ASSERT_FALSE (ebb_agent_uid_range ("999-2000", &lo, &hi));
+  CU_ASSERT_FALSE (ebb_agent_uid_range ("3000-2000", &lo, &hi));
+  CU_ASSERT_FALSE (ebb_agent_uid_range ("2000", &lo, &hi));
+  char *none[] = { NULL }, *range[] = { "1000-60000", "0-60000", NULL };
+  char *daemon_user[] = { "daemon", NULL }, *by_id[] = { "1", NULL };
+  ebb_agent_config cfg = { .task_user = "nobody", .task_users = none, .task_groups = none };
+  ebb_agent_ident id;
+  ebb_error *err = NULL;
+  CU_ASSERT_EQUAL (ebb_agent_ident_resolve (&cfg, NULL, NULL, &id, &err), 0);
+  CU_ASSERT_TRUE (id.uid != 0 && id.n_groups >= 1 && id.groups[0] == id.gid);
+  CU_ASSERT_EQUAL (ebb_agent_ident_resolve (&cfg, "daemon", NULL, &id, &err), -EBB_EREFUSED);
+  CU_ASSERT_PTR_NOT_NULL (strstr (ebb_error_msg (&err), "task_users"));
+  ebb_error_free (&err);
+  cfg.task_users = range;
+  CU_ASSERT_EQUAL (ebb_agent_ident_resolve (&cfg, "daemon", NULL, &id, &err), -EBB_EREFUSED);
+  ebb_error_free (&err);
+  cfg.task_users = daemon_user;
+  CU_ASSERT_EQUAL (ebb_agent_ident_resolve (&cfg, "daemon", NULL, &id, NULL), 0);
+  CU_ASSERT_EQUAL (id.uid, 1);
+  cfg.task_users = by_id;
+  CU_ASSERT_EQUAL (ebb_agent_ident_resolve (&cfg, "daemon", NULL, &id, NULL), 0);
+  CU_ASSERT_EQUAL (ebb_agent_ident_resolve (&cfg, "root", NULL, &id, &err), -EBB_EREFUSED);
+  ebb_error_free (&err);
+  if (getgrnam ("shadow"))
+    {
+      char *shadow[] = { "shadow", NULL };
+      CU_ASSERT_EQUAL (ebb_agent_ident_resolve (&cfg, NULL, "shadow", &id, &err), -EBB_EREFUSED);
+      CU_ASSERT_PTR_NOT_NULL (strstr (ebb_error_msg (&err), "task_groups"));
+      ebb_error_free (&err);
+      cfg.task_groups = range;
+      CU_ASSERT_EQUAL (ebb_agent_ident_resolve (&cfg, NULL, "shadow", &id, &err), -EBB_EREFUSED);
+      ebb_error_free (&err);
+      cfg.task_groups = shadow;
+      CU_ASSERT_EQUAL (ebb_agent_ident_resolve (&cfg, NULL, "shadow", &id, NULL), 0);
+      CU_ASSERT_EQUAL (id.gid, getgrnam ("shadow")->gr_gid);
+    }
+}
+
+static bool
+all_taken (uid_t uid, void *ud)
+{
+  (void)ud;
+  return uid == 61184 || uid == 61185;
+}
+
+static void
+test_ident_job (void)
+{
+  ebb_agent_config cfg = { .task_uid_range = "61184-61185" };
+  ebb_agent_ident id;
+  ebb_error *err = NULL;
+  CU_ASSERT_EQUAL (ebb_agent_ident_for_job (&cfg, "j", (uid_t)-1, all_taken, NULL, &id, &err),
+                   -EAGAIN);
+  ebb_error_free (&err);
+  /* the uid the job's tasks already have, though the caller counts it as taken */
+  CU_ASSERT_EQUAL (ebb_agent_ident_for_job (&cfg, "j", 61185, all_taken, NULL, &id, NULL), 0);
+  CU_ASSERT_TRUE (id.uid == 61185 && id.gid == 61185 && id.n_groups == 1);
+  cfg.task_uid_range = "none";
+  CU_ASSERT_EQUAL (ebb_agent_ident_for_job (&cfg, "j", (uid_t)-1, all_taken, NULL, &id, &err),
+                   -EBB_EREFUSED);
+  ebb_error_free (&err);
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_context),
   EBB_CU_TEST (test_transitions),
@@ -663,6 +735,8 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_task_json),
   EBB_CU_TEST (test_options_capacity),
   EBB_CU_TEST (test_journal_syncer),
+  EBB_CU_TEST (test_ident),
+  EBB_CU_TEST (test_ident_job),
 };
 
 EBB_CU_MAIN ("agent-core", NULL, NULL, tests)

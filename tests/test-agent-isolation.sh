@@ -1,10 +1,19 @@
 #!/bin/sh
-# What a task cannot reach (issue 24): its processes stop at --task-pids-max; argv[0] is
-# looked up as the task's user, so a 0700 directory tells nothing about its content.
-# Time budget: about 5 s.
+# What a task cannot reach (issue 24): tasks of different jobs run as different users (one
+# per job, from task_uid_range) and cannot read each other's environment or signal each
+# other; a launch gets only the users and groups of the allowlist (task_users, task_groups),
+# never a system account or group through a range, and no supplementary group outside it;
+# its processes stop at --task-pids-max; argv[0] is looked up as the task's user, so a 0700
+# directory tells nothing about its content.
+# Time budget: about 10 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/agent/lib.sh"
+for c in useradd userdel usermod groupadd groupdel getent; do command -v $c >/dev/null || skip "needs $c"; done
 setup_cgroups
 chmod 711 "$TMP"
+U="ebbi$$" G="ebbsys$$"
+groupadd -r "$G" || skip "groupadd failed"
+useradd -M -N -g nogroup -G "$G" -s /bin/sh "$U" || { groupdel "$G"; skip "useradd failed"; }
+trap 'userdel "$U" 2>/dev/null; groupdel "$G" 2>/dev/null; cleanup' EXIT
 
 # A part that needs what this host lacks: a failure under EBB_TEST_STRICT (CI), else said.
 part_skip () {
@@ -19,6 +28,56 @@ wait_exit () {
 }
 
 start_agent --task-pids-max 20 || { fail "agent did not start"; exit 1; }
+
+# body ID JOB ARGV-JSON [EXTRA-JSON]: a launch request.
+body_of () {
+  printf '{"id":"%s","job":"%s","argv":%s,"cpu_millis":100,"memory_bytes":33554432,"class":"short"%s}' "$1" "$2" "$3" "${4:-}"
+}
+
+# Job B's task cannot read job A's environment nor kill it; A's tasks share their user.
+api POST /v1/tasks "$(body_of a1 jobA '["sleep","30"]' ',"env":{"SECRET":"s3cr3t-a","PATH":"/usr/bin:/bin"}')"
+[ "$STATUS" = 201 ] || fail "launch a1: $STATUS $(body)"
+PA=$(field .pid) UA=$(field .uid)
+api POST /v1/tasks "$(body_of a2 jobA '["sleep","30"]')"
+UA2=$(field .uid)
+api POST /v1/tasks "$(body_of b1 jobB "[\"sh\",\"-c\",\"id -u; cat /proc/$PA/environ; echo read=\$?; kill -9 $PA; echo kill=\$?\"]")"
+[ "$STATUS" = 201 ] || fail "launch b1: $STATUS $(body)"
+UB=$(field .uid)
+wait_exit b1 || fail "b1 did not exit"
+if [ "$UA" -ge 61184 ] && [ "$UA" -le 65519 ] && [ "$UB" -ge 61184 ] && [ "$UB" -le 65519 ] && [ "$UA" != "$UB" ] &&
+  [ "$UA2" = "$UA" ] && [ "$(sed -n 1p "$STATE/logs/b1.log")" = "$UB" ]; then
+  ok "job A's tasks run as uid $UA (both), job B's as $UB, from task_uid_range"
+else fail "job users: a1 $UA, a2 $UA2, b1 $UB, b1 says $(sed -n 1p "$STATE/logs/b1.log")"; fi
+if ! grep -q s3cr3t-a "$STATE/logs/b1.log" && grep -q '^read=[1-9]' "$STATE/logs/b1.log" &&
+  grep -q '^kill=[1-9]' "$STATE/logs/b1.log" && kill -0 "$PA" 2>/dev/null; then
+  ok "job B's task can neither read job A's /proc/PID/environ nor kill it"
+else fail "job isolation: $(tr '\n' '|' <"$STATE/logs/b1.log")"; fi
+for t in a1 a2 b1; do api DELETE "/v1/tasks/$t"; done
+
+# The allowlist: by default only the task user (or the job's user) and a user's own group.
+refused () { # refused WHAT SETTING EXTRA-JSON: the launch is a 403 that names SETTING
+  api POST /v1/tasks "$(body_of r1 jr '["cat","/etc/shadow"]' "$3")"
+  [ "$STATUS" = 403 ] && field .detail | grep -q "$2" && ok "$1: 403 naming $2" || fail "$1: $STATUS $(body)"
+}
+refused '"group":"shadow" reading /etc/shadow' task_groups ',"group":"shadow"'
+refused '"group":"disk"' task_groups ',"group":"disk"'
+refused '"user":"daemon"' task_users ',"user":"daemon"'
+refused "\"user\":\"$U\" (not listed)" task_users ",\"user\":\"$U\""
+stop_agent TERM
+# A range reaches regular accounts only; a system account or group by its name.
+start_agent --task-users 1000-60000 --task-users daemon --task-groups 0-60000 || { fail "agent did not restart"; exit 1; }
+refused '"group":"shadow" with --task-groups 0-60000' task_groups ',"group":"shadow"'
+refused '"user":"bin" with --task-users 1000-60000' task_users ',"user":"bin"'
+api POST /v1/tasks "$(body_of d1 jd '["id","-u"]' ',"user":"daemon"')"
+[ "$STATUS" = 201 ] && wait_exit d1 && [ "$(cat "$STATE/logs/d1.log")" = "$(id -u daemon)" ] &&
+  ok "user daemon listed by name: runs as uid $(id -u daemon)" || fail "listed daemon: $STATUS $(body)"
+gsys=$(getent group "$G" | cut -d: -f3)
+api POST /v1/tasks "$(body_of u1 ju '["id","-G"]' ",\"user\":\"$U\"")"
+if [ "$STATUS" = 201 ] && wait_exit u1 && ! grep -qw "$gsys" "$STATE/logs/u1.log"; then
+  ok "user $U by a range runs without its supplementary system group $G ($gsys): groups $(cat "$STATE/logs/u1.log")"
+else fail "supplementary groups of $U: $STATUS $(cat "$STATE/logs/u1.log" 2>/dev/null) $(body)"; fi
+stop_agent TERM
+start_agent --task-pids-max 20 || { fail "agent did not restart"; exit 1; }
 
 # pids.max: a task that starts 40 sleepers holds at most 20 processes.
 if [ "$LAYOUT" = v1 ] && ! echo " $HIERS " | grep -q " pids "; then

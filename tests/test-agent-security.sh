@@ -28,7 +28,9 @@ run1 "token-file is required" --listen 127.0.0.1:0
 run1 "in clear" --listen "unix:$SOCK" --token-file "$TMP/token" --controller http://192.0.2.1:7480
 run1 "in clear" --listen "unix:$SOCK" --token-file "$TMP/token" --controller http://127.0.0.1.nip.io:7480
 
-start_agent --listen 127.0.0.1:0 --token-file "$TMP/token" --task-log-max 64K || { fail "agent did not start"; exit 1; }
+# Tasks as task_user (no user per job here; test-agent-isolation.sh covers those), U and G allowed.
+start_agent --listen 127.0.0.1:0 --token-file "$TMP/token" --task-log-max 64K --task-uid-range none \
+  --task-users "$U" --task-groups "$G" || { fail "agent did not start"; exit 1; }
 PORT=$(sed -n 's|^http://127.0.0.1:||p' "$STATE/listen" | head -1)
 [ "$(stat -c %a "$SOCK")" = 660 ] && ok "socket mode 0660" || fail "socket mode $(stat -c %a "$SOCK")"
 as_user curl -s -o /dev/null -w '%{http_code}' --unix-socket "$SOCK" http://agent/v1/health >"$TMP/c" 2>&1; rc=$?
