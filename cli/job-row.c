@@ -92,10 +92,45 @@ job_row (ebbctl_table *t, json_object *j, size_t i EBB_UNUSED)
   ebbctl_table_add (t, row);
 }
 
+/* -o wide: the counts of running and suspended tasks, when it was submitted, and why it
+ * waits (the reason's message, when the controller gives one). */
+static const char *const job_wide_header[]
+    = { "ID",      "NAME",    "CLASS",     "STATE",     "TASKS", "WAITED",
+        "RUNTIME", "RUNNING", "SUSPENDED", "SUBMITTED", "REASON" };
+
+static void
+job_wide_row (ebbctl_table *t, json_object *j, size_t i)
+{
+  /* The narrow row's cells, then the wide ones: one table of 11 columns. */
+  ebbctl_table narrow;
+  ebbctl_table_init (&narrow, EBB_ARRAY_SIZE (job_header), job_header);
+  job_row (&narrow, j, i);
+  char r[32], s[32], sub[32];
+  uint64_t d, rn, su, n;
+  ebbctl_job_counts (j, &d, &rn, &su, &n);
+  snprintf (r, sizeof r, "%llu", (unsigned long long)rn);
+  snprintf (s, sizeof s, "%llu", (unsigned long long)su);
+  json_object *reason = ebbctl_member (j, "reason");
+  const char *why = json_object_is_type (reason, json_type_string) ? json_object_get_string (reason)
+                                                                   : ebbctl_str (reason, "message");
+  const char *row[11];
+  for (size_t c = 0; c < 7; c++)
+    row[c] = narrow.cells[7 + c];
+  row[7] = r, row[8] = s;
+  row[9] = ebbctl_timestamp (sub, sizeof sub, ebbctl_num (j, "submitted_at", -1));
+  row[10] = why;
+  ebbctl_table_add (t, row);
+  ebbctl_table_clear (&narrow);
+}
+
 void
 ebbctl_jobs_table (ebbctl_ctx *ctx, json_object *list)
 {
-  ebbctl_table_print_list (ctx->out, job_header, EBB_ARRAY_SIZE (job_header), list, job_row);
+  if (ctx->output == EBBCTL_OUT_WIDE)
+    ebbctl_table_print_list (ctx, job_wide_header, EBB_ARRAY_SIZE (job_wide_header), list,
+                             job_wide_row);
+  else
+    ebbctl_table_print_list (ctx, job_header, EBB_ARRAY_SIZE (job_header), list, job_row);
 }
 
 static const char *const task_header[]
@@ -127,15 +162,5 @@ ebbctl_job_tasks_table (ebbctl_ctx *ctx, json_object *job)
   if (!json_object_object_get_ex (job, "tasks", &tasks)
       || !json_object_is_type (tasks, json_type_array))
     return;
-  ebbctl_table_print_list (ctx->out, task_header, EBB_ARRAY_SIZE (task_header), tasks, task_row);
-}
-
-int
-ebbctl_print_answer_job (ebbctl_ctx *ctx, const ebbctl_request *req EBB_UNUSED,
-                         const char *arg EBB_UNUSED, json_object *answer)
-{
-  ebbctl_print_kv (ctx->out, answer, NULL);
-  fputc ('\n', ctx->out);
-  ebbctl_job_tasks_table (ctx, answer);
-  return EBBCTL_EXIT_OK;
+  ebbctl_table_print_list (ctx, task_header, EBB_ARRAY_SIZE (task_header), tasks, task_row);
 }

@@ -55,5 +55,5 @@ node_row (ebbctl_table *t, json_object *n, size_t i EBB_UNUSED)
 void
 ebbctl_nodes_table (ebbctl_ctx *ctx, json_object *list)
 {
-  ebbctl_table_print_list (ctx->out, node_header, EBB_ARRAY_SIZE (node_header), list, node_row);
+  ebbctl_table_print_list (ctx, node_header, EBB_ARRAY_SIZE (node_header), list, node_row);
 }

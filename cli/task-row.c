@@ -27,5 +27,5 @@ task_row (ebbctl_table *t, json_object *k, size_t i EBB_UNUSED)
 void
 ebbctl_tasks_table (ebbctl_ctx *ctx, json_object *list)
 {
-  ebbctl_table_print_list (ctx->out, header, EBB_ARRAY_SIZE (header), list, task_row);
+  ebbctl_table_print_list (ctx, header, EBB_ARRAY_SIZE (header), list, task_row);
 }
