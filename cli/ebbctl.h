@@ -359,6 +359,9 @@ int ebbctl_print_answer_node (ebbctl_ctx *ctx, const ebbctl_request *req, const 
                               json_object *answer);
 int ebbctl_print_answer_status (ebbctl_ctx *ctx, const ebbctl_request *req, const char *arg,
                                 json_object *answer);
+/* The CPU an agent applied to task (its "applied" cpu.max), in millicores. Returns 0, or -1
+ * when there is none or no quota ("max"). */
+int ebbctl_applied_cpu_millis (json_object *task, uint64_t *out);
 /* True for a job state that will not change any more (done, failed, killed). */
 bool ebbctl_job_finished (const char *state);
 

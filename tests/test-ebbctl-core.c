@@ -412,6 +412,20 @@ test_answers (void)
                              "t1  j    long   running  42   500     1M      1.5s\n");
   CU_ASSERT_EQUAL (rc, EBBCTL_EXIT_OK);
   free (s);
+  /* A suspended task: what the agent applied, then its own limits in parentheses. */
+  s = print_answer (ebbctl_print_answer_list, &tasks, NULL,
+                    "{\"tasks\":[{\"id\":\"t2\",\"job\":\"j\",\"class\":\"long\","
+                    "\"state\":\"suspended\",\"pid\":43,\"limits\":{\"cpu_millis\":1000,"
+                    "\"memory_bytes\":268435456},\"applied\":{\"cpu_max\":\"1000 100000\","
+                    "\"memory_high\":null,\"memory_max\":67108864}},"
+                    "{\"id\":\"t3\",\"job\":\"j\",\"class\":\"long\",\"state\":\"running\","
+                    "\"pid\":44,\"limits\":{\"cpu_millis\":500,\"memory_bytes\":1048576},"
+                    "\"applied\":{\"cpu_max\":\"50000 100000\",\"memory_max\":1048576}}]}",
+                    &rc);
+  CU_ASSERT_STRING_EQUAL (s, "ID  JOB  CLASS  STATE      PID  CPU(m)     MEMORY      CPU USED\n"
+                             "t2  j    long   suspended  43   10 (1000)  64M (256M)  -\n"
+                             "t3  j    long   running    44   500        1M          -\n");
+  free (s);
   s = print_answer (ebbctl_print_answer_list, &tasks, NULL, "{\"jobs\":[]}", &rc);
   CU_ASSERT_STRING_EQUAL (s, "");
   CU_ASSERT_EQUAL (rc, EBBCTL_EXIT_FAILURE);
