@@ -70,11 +70,16 @@ ebbctl_request_run (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **arg
 static void
 filter_jobs (ebbctl_ctx *ctx, const ebbctl_request *req, json_object *answer)
 {
-  (void)ctx;
+  const ebbctl_jobs_filter *f = req->data;
   json_object *list = ebbctl_list (answer, "jobs");
   for (size_t i = list ? json_object_array_length (list) : 0; i-- > 0;)
-    if (!ebbctl_jobs_filter_match (req->data, json_object_array_get_idx (list, i)))
+    if (!ebbctl_jobs_filter_match (f, json_object_array_get_idx (list, i)))
       json_object_array_del_idx (list, i, 1);
+  /* An empty table by default: say where the finished jobs are (kubectl: "No resources
+   * found"); on stderr, so that scripts reading stdout see the table alone. */
+  if (list && json_object_array_length (list) == 0 && !ctx->json && !f->all && !f->state
+      && !f->klass && !f->name)
+    fputs ("ebbctl: no unfinished jobs (ebbctl jobs --all lists the finished ones)\n", stderr);
 }
 
 int
@@ -96,8 +101,7 @@ ebbctl_jobs (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
     req.path = "/v1/jobs?state=active";
   req.filter = filter_jobs;
   req.data = &f;
-  int rc = ebbctl_request_send (ctx, false, &req, NULL, NULL);
-  return rc;
+  return ebbctl_request_send (ctx, false, &req, NULL, NULL);
 }
 
 int

@@ -88,6 +88,15 @@ run $E jobs --state done -o json
 run $E -o wide jobs --all
 [ "$RC" = 0 ] && echo "$OUT" | head -1 | grep -q '^ID  *NAME  *CLASS  *STATE  *TASKS  *WAITED  *RUNTIME  *RUNNING  *SUSPENDED  *SUBMITTED  *REASON$' &&
   echo "$OUT" | grep -q '^1  *burn-long  *long  *running  *1/6  .*  3  *2  *[0-9-]* [0-9:]*  *-$' && ok "-o wide jobs: more columns" || fail "-o wide: $OUT"
+run $E nodes -o wide
+[ "$RC" = 0 ] && echo "$OUT" | head -1 | grep -q '  HEARTBEAT  *ADDRESS$' && ok "nodes -o wide: the address column" || fail "nodes -o wide: $OUT"
+run $E nodes -o name
+[ "$RC" = 0 ] && [ "$(echo $OUT)" = "node-a node-b node-c" ] && ok "nodes -o name: the names" || fail "nodes -o name: $OUT"
+mv "$TMP/GET_jobs_state_active.json" "$TMP/active.off"; printf '{"jobs":[],"next_after":null}' >"$TMP/GET_jobs_state_active.json"
+run $E jobs
+[ "$RC" = 0 ] && [ "$(echo "$OUT" | wc -l)" = 1 ] && echo "$ERR" | grep -q 'jobs --all lists the finished ones' &&
+  ok "jobs with none unfinished: says where the finished ones are" || fail "no active jobs: $RC $OUT $ERR"
+mv "$TMP/active.off" "$TMP/GET_jobs_state_active.json"
 run $E jobs -o yaml
 [ "$RC" = 2 ] && echo "$ERR" | grep -q "want json, wide or name" && ok "-o yaml: exit 2" || fail "-o yaml: $RC $ERR"
 # "did you mean" for a misspelt command or option.
