@@ -231,9 +231,10 @@ bool ebbctl_want_color (const ebbctl_ctx *ctx, int fd);
 void ebbctl_print_state (FILE *out, bool color, const char *clean_state);
 
 /* Prints text, or when it has more than max_lines lines (0: no limit) its first
- * max_lines - 1 and a line saying how many more there are: a watch frame that fits the
- * terminal. */
-void ebbctl_clip_lines (FILE *out, const char *text, size_t max_lines);
+ * max_lines - 1 and a line saying how many more there are, each line cut to max_cols
+ * columns (0: no limit; colour sequences take none): a watch frame that fits the terminal
+ * (a line wrapped would take two). */
+void ebbctl_clip_lines (FILE *out, const char *text, size_t max_lines, size_t max_cols);
 
 /* Writes a progress line into buf:
  *   "[#####>>>~~~.......]  3/10 done, 2 running, 1 suspended"

@@ -179,28 +179,59 @@ ebbctl_table_print_list (const ebbctl_ctx *ctx, const char *const *header, size_
   ebbctl_table_clear (&t);
 }
 
+/* Writes the line of n bytes at p cut to max_cols columns (0: no limit): SGR sequences
+ * ("\033[...m") take none, a UTF-8 character one; a colour left open is closed. */
+static void
+put_line_cut (FILE *out, const char *p, size_t n, size_t max_cols)
+{
+  size_t cols = 0, i = 0;
+  bool open = false;
+  while (i < n)
+    {
+      if (p[i] == '\033' && i + 1 < n && p[i + 1] == '[')
+        {
+          size_t k = i + 2;
+          while (k < n && p[k] != 'm')
+            k++;
+          k += k < n;
+          open = !(k - i == 4 && p[i + 2] == '0'); /* "\033[0m" closes */
+          fwrite (p + i, 1, k - i, out);
+          i = k;
+          continue;
+        }
+      if (((unsigned char)p[i] & 0xc0) != 0x80 && max_cols && cols++ >= max_cols)
+        break;
+      fputc (p[i++], out);
+    }
+  if (open)
+    fputs ("\033[0m", out);
+  fputc ('\n', out);
+}
+
 void
-ebbctl_clip_lines (FILE *out, const char *text, size_t max_lines)
+ebbctl_clip_lines (FILE *out, const char *text, size_t max_lines, size_t max_cols)
 {
   size_t total = 0;
   for (const char *p = text; *p; p++)
     total += *p == '\n';
   if (*text && text[strlen (text) - 1] != '\n')
     total++;
-  if (total <= max_lines || max_lines == 0)
-    {
-      fputs (text, out);
-      return;
-    }
+  size_t shown = max_lines && total > max_lines ? max_lines - 1 : total;
   const char *p = text;
-  for (size_t i = 0; i + 1 < max_lines; i++)
+  for (size_t i = 0; i < shown; i++)
     {
       size_t n = strcspn (p, "\n");
-      fwrite (p, 1, n + 1, out);
-      p += n + 1;
+      put_line_cut (out, p, n, max_cols);
+      p += n + (p[n] == '\n');
     }
-  fprintf (out, "... %zu more lines (a taller terminal, or ebbctl jobs and nodes, show them)\n",
-           total - (max_lines - 1));
+  if (shown < total)
+    {
+      char more[128];
+      snprintf (more, sizeof more,
+                "... %zu more lines (a taller terminal, or ebbctl jobs and nodes, show them)",
+                total - shown);
+      put_line_cut (out, more, strlen (more), max_cols);
+    }
 }
 
 char *

@@ -151,16 +151,17 @@ cluster_frame (ebbctl_ctx *ctx, int *rc)
   return 0;
 }
 
-/* The terminal's height in lines: its window size, else $LINES, else 24. */
+/* The terminal's height (rows) or width: its window size, else $LINES or $COLUMNS, else 24
+ * rows and no limit of columns. */
 static size_t
-terminal_rows (void)
+terminal_size (bool rows)
 {
   struct winsize ws;
-  if (ioctl (STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0)
-    return ws.ws_row;
-  const char *l = getenv ("LINES");
+  if (ioctl (STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && (rows ? ws.ws_row : ws.ws_col) > 0)
+    return rows ? ws.ws_row : ws.ws_col;
+  const char *l = getenv (rows ? "LINES" : "COLUMNS");
   long v = l ? strtol (l, NULL, 10) : 0;
-  return v > 0 && v < 100000 ? (size_t)v : 24;
+  return v > 0 && v < 100000 ? (size_t)v : rows ? 24 : 0;
 }
 
 /* One frame (its header line, then the job's or the cluster's view). On a terminal it is
@@ -185,9 +186,9 @@ frame (ebbctl_ctx *ctx, const char *job, bool tty, int *rc)
     {
       fclose (ctx->out);
       ctx->out = screen;
-      /* One line is left for the cursor. */
-      size_t rows = terminal_rows ();
-      ebbctl_clip_lines (screen, text, rows > 1 ? rows - 1 : 1);
+      /* One line is left for the cursor; a line as wide as the terminal would wrap. */
+      size_t rows = terminal_size (true), cols = terminal_size (false);
+      ebbctl_clip_lines (screen, text, rows > 1 ? rows - 1 : 1, cols > 1 ? cols - 1 : 0);
       free (text);
     }
   return r;

@@ -210,10 +210,12 @@ for d in agent controller; do
     bad "ebb-$d.8: FILES does not name /etc/ebb/$d.conf"
 done
 
-# Every environment variable a program reads is an entry of its page's ENVIRONMENT.
+# Every environment variable a program reads is an entry of its page's ENVIRONMENT: each
+# quoted name in a getenv's argument (several a line, "getenv (rows ? "A" : "B")" too), each
+# name of an entry's tag ("LINES, COLUMNS").
 while read -r dir man; do
-  for v in $(sed -n 's/.*getenv ("\([A-Z0-9_]*\)").*/\1/p' "$top/$dir"/*.c | sort -u); do
-    man_tags "$top/man/$man" ENVIRONMENT | grep -qx "$v" || bad "$man: ENVIRONMENT lacks $v"
+  for v in $(grep -h -o -E 'getenv \([^)]*\)' "$top/$dir"/*.c | grep -o -E '"[A-Z][A-Z0-9_]*"' | tr -d '"' | sort -u); do
+    man_tags "$top/man/$man" ENVIRONMENT | tr ', ' '\n\n' | grep -qx "$v" || bad "$man: ENVIRONMENT lacks $v"
   done
 done <<EOF4
 agent ebb-agent.8

@@ -827,7 +827,19 @@ test_jobs_filter (void)
 static void
 print_clipped (FILE *f, void *data)
 {
-  ebbctl_clip_lines (f, "a\nb\nc\nd\n", *(size_t *)data);
+  ebbctl_clip_lines (f, "a\nb\nc\nd\n", *(size_t *)data, 0);
+}
+
+/* Lines cut to 4 columns: colour sequences take none (a colour cut open is closed), a
+ * UTF-8 character one; 5 lines on 5 rows, then 6 on 5. */
+static void
+print_cut (FILE *f, void *data)
+{
+  (void)data;
+  ebbctl_clip_lines (f,
+                     "abcdef\n\033[32mrunning\033[0m\nx\033[33my\033[0mz\n"
+                     "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\nlast\nmore\n",
+                     5, 4);
 }
 
 /* watch: a frame taller than the terminal is cut, saying how much is left out. */
@@ -844,6 +856,12 @@ test_clip_lines (void)
   rows = 0;
   cleanup_free char *c = capture (print_clipped, &rows);
   CU_ASSERT_STRING_EQUAL (c, "a\nb\nc\nd\n");
+  cleanup_free char *d = capture (print_cut, NULL);
+  CU_ASSERT_STRING_EQUAL (d, "abcd\n"
+                             "\033[32mrunn\033[0m\n"
+                             "x\033[33my\033[0mz\n"
+                             "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n"
+                             "... \n");
 }
 
 /* The STATE column in colour, padded by its text; no colour unless asked. */

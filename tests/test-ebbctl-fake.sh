@@ -355,10 +355,12 @@ onatty "TERM=xterm NO_COLOR=1 $E jobs --all"
 grep -q running "$TMP/tty" && ! grep -q "$ESC" "$TMP/tty" && ok "NO_COLOR: no colour" || fail "NO_COLOR: $(cat -v "$TMP/tty")"
 run $E jobs --all
 ! grep -q "$ESC" "$TMP/out" && ok "a pipe: no colour" || fail "colour into a pipe"
-onatty "stty rows 10 cols 200; TERM=xterm $E watch --count 1"
+onatty "stty rows 10 cols 60; TERM=xterm $E watch --count 1"
 lines=$(tr -d '\r' <"$TMP/tty" | wc -l)
-[ "$lines" -le 9 ] && grep -q '^\.\.\. [0-9]* more lines' "$TMP/tty" && ok "watch: $lines lines on a terminal of 10" ||
-  fail "watch on 10 rows: $lines lines: $(cat -v "$TMP/tty")"
+widest=$(tr -d '\r' <"$TMP/tty" | sed "s/${ESC}\[[0-9;]*[A-Za-z]//g" | awk '{ if (length($0) > w) w = length($0) } END { print w + 0 }')
+[ "$lines" -le 9 ] && [ "$widest" -le 59 ] && grep -q '^\.\.\. [0-9]* more lines' "$TMP/tty" &&
+  ok "watch: $lines lines of at most $widest columns on a terminal of 10x60" ||
+  fail "watch on 10x60: $lines lines, $widest columns: $(cat -v "$TMP/tty")"
 grep -q "${ESC}\[32m>*${ESC}\[0m${ESC}\[33m~*${ESC}\[0m" "$TMP/tty" && ok "watch: running and suspended drawn apart, in colour" ||
   fail "watch bar: $(cat -v "$TMP/tty")"
 
