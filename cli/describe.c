@@ -169,17 +169,16 @@ tasks_line (FILE *out, json_object *job)
   line (out, "Tasks:", "%.0f%s", n, s);
 }
 
-/* The reason a job or task waits, failed: {"code", "message"}, or a string. */
+/* "Reason:  message (code)" when o carries a reason. */
 static void
 reason_line (FILE *out, json_object *o)
 {
-  json_object *r = ebbctl_member (o, "reason");
-  const char *msg = json_object_is_type (r, json_type_string) ? json_object_get_string (r)
-                                                              : ebbctl_str (r, "message");
-  const char *code = ebbctl_str (r, "code");
-  if (msg || code)
-    line (out, "Reason:", "%s%s%s%s", msg ? msg : code, msg && code ? " (" : "",
-          msg && code ? code : "", msg && code ? ")" : "");
+  const char *msg = ebbctl_reason (o);
+  const char *code = ebbctl_str (ebbctl_member (o, "reason"), "code");
+  if (msg && code && strcmp (msg, code) != 0)
+    line (out, "Reason:", "%s (%s)", msg, code);
+  else if (msg)
+    line (out, "Reason:", "%s", msg);
 }
 
 int

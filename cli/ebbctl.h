@@ -212,6 +212,11 @@ void ebbctl_table_add (ebbctl_table *t, const char *const *cells);
  * drive the terminal). */
 void ebbctl_table_print (const ebbctl_table *t, FILE *out);
 void ebbctl_table_clear (ebbctl_table *t);
+/* Appends the row that row (a function that adds n_row_cols cells) makes of item, with the
+ * n_extra cells of extra after them: a wide table from a narrow one's row. */
+void ebbctl_table_add_more (ebbctl_table *t, size_t n_row_cols,
+                            void (*row) (ebbctl_table *t, json_object *item, size_t i),
+                            json_object *item, size_t i, const char *const *extra, size_t n_extra);
 /* Prints to ctx->out (in colour when ctx->color) the table of header (n_cols names) with the
  * rows row adds (one call per element i of the array list, item). */
 void ebbctl_table_print_list (const ebbctl_ctx *ctx, const char *const *header, size_t n_cols,
@@ -363,6 +368,9 @@ int ebbctl_print_answer_status (ebbctl_ctx *ctx, const ebbctl_request *req, cons
 /* The CPU an agent applied to task (its "applied" cpu.max), in millicores. Returns 0, or -1
  * when there is none or no quota ("max"). */
 int ebbctl_applied_cpu_millis (json_object *task, uint64_t *out);
+/* Why a job or task waits or failed: its "reason"'s message (a string reason as it is, else
+ * its code), or NULL when it has none. */
+const char *ebbctl_reason (json_object *obj);
 /* True for a job state that will not change any more (done, failed, killed). */
 bool ebbctl_job_finished (const char *state);
 

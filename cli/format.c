@@ -157,6 +157,24 @@ ebbctl_table_print (const ebbctl_table *t, FILE *out)
 }
 
 void
+ebbctl_table_add_more (ebbctl_table *t, size_t n_row_cols,
+                       void (*row) (ebbctl_table *t, json_object *item, size_t i),
+                       json_object *item, size_t i, const char *const *extra, size_t n_extra)
+{
+  /* row's cells into a table of their own, then one row of them and the extra ones. */
+  ebbctl_table one = { .n_cols = n_row_cols };
+  row (&one, item, i);
+  const char **cells = ebb_xcalloc (n_row_cols + n_extra, sizeof *cells);
+  for (size_t c = 0; c < n_row_cols && one.n_rows; c++)
+    cells[c] = one.cells[c];
+  for (size_t c = 0; c < n_extra; c++)
+    cells[n_row_cols + c] = extra[c];
+  ebbctl_table_add (t, cells);
+  free (cells);
+  ebbctl_table_clear (&one);
+}
+
+void
 ebbctl_table_clear (ebbctl_table *t)
 {
   for (size_t i = 0; i < t->n_rows * t->n_cols; i++)

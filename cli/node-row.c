@@ -59,15 +59,8 @@ static const char *const node_wide_header[]
 static void
 node_wide_row (ebbctl_table *t, json_object *n, size_t i)
 {
-  ebbctl_table narrow;
-  ebbctl_table_init (&narrow, EBB_ARRAY_SIZE (node_header), node_header);
-  node_row (&narrow, n, i);
-  const char *row[EBB_ARRAY_SIZE (node_wide_header)];
-  for (size_t c = 0; c < EBB_ARRAY_SIZE (node_header); c++)
-    row[c] = narrow.cells[EBB_ARRAY_SIZE (node_header) + c];
-  row[EBB_ARRAY_SIZE (node_header)] = ebbctl_str (n, "url");
-  ebbctl_table_add (t, row);
-  ebbctl_table_clear (&narrow);
+  const char *extra[] = { ebbctl_str (n, "url") };
+  ebbctl_table_add_more (t, EBB_ARRAY_SIZE (node_header), node_row, n, i, extra, 1);
 }
 
 void

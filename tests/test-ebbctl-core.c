@@ -467,6 +467,35 @@ test_answers (void)
                  "7: done (had ended: nothing to kill)\n");
 }
 
+/* A REASON column when a job or task says why it waits or failed (issue 22: "squeue
+ * prints (Resources)"), none otherwise. */
+static void
+test_reasons (void)
+{
+  const ebbctl_request jobs = { .list = "jobs", .table = ebbctl_jobs_table };
+  expect_answer (ebbctl_print_answer_list, &jobs, NULL,
+                 "{\"jobs\":[{\"id\":4,\"name\":\"q\",\"class\":\"short\",\"state\":"
+                 "\"queued\",\"reason\":{\"code\":\"no_room\",\"message\":\"no room\"}},"
+                 "{\"id\":5,\"name\":\"r\",\"class\":\"long\",\"state\":\"running\"}]}",
+                 "ID  NAME  CLASS  STATE    TASKS  WAITED  RUNTIME  REASON\n"
+                 "4   q     short  queued   -      -       -        no room\n"
+                 "5   r     long   running  -      -       -        -\n");
+  const ebbctl_request job = { .method = "GET" };
+  expect_answer (ebbctl_print_answer_job, &job, "6",
+                 "{\"id\":6,\"state\":\"failed\",\"tasks\":[{\"id\":\"6-0\",\"state\":"
+                 "\"failed\",\"reason\":{\"code\":\"launch_failed\",\"message\":\"argv[0] "
+                 "/nonexistent: No such file or directory\"}}]}",
+                 "Job:          6\n"
+                 "Name:         -\n"
+                 "Class:        -\n"
+                 "State:        failed\n"
+                 "Submitted:    -\n"
+                 "Tasks:        1: 1 failed\n\n"
+                 "TASK  STATE   NODE  AGENT-TASK  EXIT  SUSPENSIONS  RUNTIME  REASON\n"
+                 "6-0   failed  -     -           -     -            -        argv[0] "
+                 "/nonexistent: No such file or directory\n");
+}
+
 /* status, node and job are summaries (kubectl describe), not "a.b: value" dumps; status
  * has no slots (meaningless for the resource policies); a job says why it waits. */
 static void
@@ -939,6 +968,7 @@ main (void)
     EBB_CU_TEST (test_job_counts),
     EBB_CU_TEST (test_help_lists_every_option),
     EBB_CU_TEST (test_describe),
+    EBB_CU_TEST (test_reasons),
     EBB_CU_TEST (test_output_opts),
     EBB_CU_TEST (test_suggest),
     EBB_CU_TEST (test_jobs_filter),
