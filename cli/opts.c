@@ -173,13 +173,14 @@ ebbctl_print_help (FILE *out, const ebbctl_cmd *cmd)
       fprintf (out, "%s%s\n      %s\n", cmds[i].args ? " " : "", cmds[i].args ? cmds[i].args : "",
                cmds[i].summary);
     }
-  print_examples (out,
-                  "ebbctl status\n"
-                  "ebbctl jobs --state running -o wide\n"
-                  "ebbctl submit --tasks 4 --cpu 500 -- sh -c 'make test'\n"
-                  "ebbctl watch 42\n"
-                  "ebbctl --controller ctl.example:7480 --token-file ~/.ebb-token nodes -o json");
-  fputs ("\nEnvironment: EBB_CONTROLLER, EBB_AGENT (addresses when no option is given).\n"
+  print_examples (out, "ebbctl status\n"
+                       "ebbctl jobs --state running -o wide\n"
+                       "ebbctl submit --tasks 4 --cpu 500 -- sh -c 'make test'\n"
+                       "ebbctl watch 42\n"
+                       "ebbctl --controller https://ctl.example:7480 --ca-file ca.pem "
+                       "--token-file ~/.ebb-token nodes -o json");
+  fputs ("\nEnvironment: EBB_CONTROLLER, EBB_AGENT (addresses when no option is given);\n"
+         "NO_COLOR (no colour on a terminal).\n"
          "Exit status: 0 ok, 1 failure, 2 usage error, 4 not found.\n"
          "See ebbctl(1).\n",
          out);
