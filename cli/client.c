@@ -112,6 +112,9 @@ ebbctl_call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path, 
       else
         fprintf (stderr, "ebbctl: cannot reach the %s at %s: %s\n", what, base,
                  ebb_error_msg (&err));
+      if (!agent && ctx->controller_default)
+        fputs ("ebbctl: that is the default address (no --controller, no EBB_CONTROLLER)\n",
+               stderr);
       return EBBCTL_EXIT_FAILURE;
     }
   int rc = EBBCTL_EXIT_OK;

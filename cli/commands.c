@@ -32,7 +32,13 @@ static const ebbctl_opt adopt_opts[] = {
 };
 
 static const ebbctl_opt jobs_opts[] = {
-  { "active", false, EBBCTL_O_ACTIVE, NULL, "only the jobs not finished (queued or running)" },
+  { "all", false, EBBCTL_O_ALL, NULL, "every job the controller keeps, the finished ones too" },
+  { "active", false, EBBCTL_O_ACTIVE, NULL,
+    "only the jobs not finished (queued or running): the default" },
+  { "state", true, EBBCTL_O_STATE, "STATE",
+    "only jobs in STATE: queued, running, done, failed, killed or active" },
+  { "class", true, EBBCTL_O_CLASS, "short|long|auto", "only jobs of this class" },
+  { "name", true, EBBCTL_O_NAME, "PATTERN", "only jobs whose name matches PATTERN (glob: *, ?)" },
 };
 
 static const ebbctl_opt decisions_opts[] = {
@@ -53,14 +59,16 @@ static const ebbctl_opt suspend_opts[] = {
 };
 
 /* The commands that are one request and its answer (cli/request.c). */
-static const ebbctl_request status_req = { .method = "GET", .path = "/v1/cluster" };
+static const ebbctl_request status_req
+    = { .method = "GET", .path = "/v1/cluster", .print = ebbctl_print_answer_status };
 static const ebbctl_request nodes_req = { .method = "GET",
                                           .path = "/v1/nodes",
                                           .print = ebbctl_print_answer_list,
                                           .list = "nodes",
                                           .table = ebbctl_nodes_table };
-static const ebbctl_request node_req
-    = { .method = "GET", .path = "/v1/nodes", .arg_what = "node name" };
+static const ebbctl_request node_req = {
+  .method = "GET", .path = "/v1/nodes", .arg_what = "node name", .print = ebbctl_print_answer_node
+};
 static const ebbctl_request drain_req = { .method = "POST",
                                           .path = "/v1/nodes",
                                           .tail = "drain",
@@ -105,29 +113,46 @@ static const ebbctl_request resume_req = { .method = "POST",
 
 static const ebbctl_cmd commands[] = {
   { "status", NULL, "show the cluster: policy, nodes, capacity, queues, preemptions", NULL, 0,
-    false, REQUEST (status_req) },
-  { "nodes", NULL, "list nodes", NULL, 0, false, REQUEST (nodes_req) },
-  { "node", "NAME", "show one node", NULL, 0, false, REQUEST (node_req) },
-  { "drain", "NAME", "stop placing tasks on a node", NULL, 0, false, REQUEST (drain_req) },
-  { "undrain", "NAME", "place tasks on a drained node again", NULL, 0, false,
-    REQUEST (undrain_req) },
-  { "jobs", NULL, "list jobs", OPTS (jobs_opts), false, ebbctl_jobs, &jobs_req },
-  { "job", "ID", "show one job and its tasks", NULL, 0, false, REQUEST (job_req) },
+    false, REQUEST (status_req), "ebbctl status\nebbctl status -o json | jq .capacity" },
+  { "nodes", NULL, "list nodes", NULL, 0, false, REQUEST (nodes_req),
+    "ebbctl nodes\nebbctl nodes -o name" },
+  { "node", "NAME", "show one node", NULL, 0, false, REQUEST (node_req),
+    "ebbctl node node-a\nebbctl node node-a --json" },
+  { "drain", "NAME", "stop placing tasks on a node", NULL, 0, false, REQUEST (drain_req),
+    "ebbctl drain node-a" },
+  { "undrain", "NAME", "place tasks on a drained node again", NULL, 0, false, REQUEST (undrain_req),
+    "ebbctl undrain node-a" },
+  { "jobs", NULL, "list the unfinished jobs (--all: every one)", OPTS (jobs_opts), false,
+    ebbctl_jobs, &jobs_req,
+    "ebbctl jobs\nebbctl jobs --all --class long -o wide\nebbctl jobs --state failed --name "
+    "'nightly-*'\n"
+    "ebbctl jobs -o name | xargs -n1 ebbctl kill" },
+  { "job", "ID", "show one job and its tasks", NULL, 0, false, REQUEST (job_req),
+    "ebbctl job 42\nebbctl job 42 -o json | jq '.tasks[].state'" },
   { "submit", "-- ARGV... | --json FILE",
     "submit a job of identical tasks running ARGV, or a job from FILE", OPTS (submit_opts), false,
-    ebbctl_submit, NULL },
+    ebbctl_submit, NULL,
+    "ebbctl submit --tasks 8 --cpu 500 --memory 512M -- ./shard.sh\n"
+    "ebbctl submit --class long --name etl --wait -- python3 etl.py\n"
+    "ebbctl submit --json dag.json" },
   { "adopt", "NODE", "make a running container or cgroup on NODE a task of a new job",
-    OPTS (adopt_opts), false, ebbctl_adopt, NULL },
-  { "kill", "JOB", "kill a job", NULL, 0, false, REQUEST (kill_req) },
+    OPTS (adopt_opts), false, ebbctl_adopt, NULL,
+    "ebbctl adopt node-a --container web --class long\n"
+    "ebbctl adopt node-a --cgroup system.slice/batch.service --cpu 2000 --memory 4G" },
+  { "kill", "JOB", "kill a job; prints its state before and after (running -> killing)", NULL, 0,
+    false, ebbctl_kill, &kill_req, "ebbctl kill 42" },
   { "decisions", NULL, "show the preemption log", OPTS (decisions_opts), false, ebbctl_decisions,
-    NULL },
+    NULL, "ebbctl decisions\nebbctl decisions --follow" },
   { "watch", "[JOB]", "live view of the cluster or of one job, with a progress bar",
-    OPTS (watch_opts), false, ebbctl_watch, NULL },
-  { "tasks", NULL, "list an agent's tasks", NULL, 0, true, REQUEST (tasks_req) },
-  { "task", "ID", "show one of an agent's tasks", NULL, 0, true, REQUEST (task_req) },
-  { "suspend", "ID", "suspend a task on an agent", OPTS (suspend_opts), true, ebbctl_suspend,
-    NULL },
-  { "resume", "ID", "resume a suspended task on an agent", NULL, 0, true, REQUEST (resume_req) },
+    OPTS (watch_opts), false, ebbctl_watch, NULL, "ebbctl watch\nebbctl watch 42 --interval 0.5" },
+  { "tasks", NULL, "list an agent's tasks", NULL, 0, true, REQUEST (tasks_req),
+    "ebbctl --agent unix:/run/ebb/agent.sock tasks" },
+  { "task", "ID", "show one of an agent's tasks", NULL, 0, true, REQUEST (task_req),
+    "ebbctl --agent unix:/run/ebb/agent.sock task j42-t0-g1" },
+  { "suspend", "ID", "suspend a task on an agent", OPTS (suspend_opts), true, ebbctl_suspend, NULL,
+    "ebbctl suspend j42-t0-g1\nebbctl suspend j42-t0-g1 --mode graceful --cpu 500" },
+  { "resume", "ID", "resume a suspended task on an agent", NULL, 0, true, REQUEST (resume_req),
+    "ebbctl resume j42-t0-g1" },
 };
 
 const ebbctl_cmd *

@@ -27,14 +27,26 @@ enum
 #define EBBCTL_DEFAULT_AGENT_SOCKET      "/run/ebb/agent.sock"
 #define EBBCTL_DEFAULT_CONTROLLER_TOKEN  LOCALSTATEDIR "/lib/ebb/controller/token"
 
+/* -o / --output: how answers are printed. */
+typedef enum
+{
+  EBBCTL_OUT_TABLE = 0, /* tables and summaries */
+  EBBCTL_OUT_JSON,      /* the API's JSON (also --json) */
+  EBBCTL_OUT_WIDE,      /* tables with more columns */
+  EBBCTL_OUT_NAME,      /* the ids (jobs) or names (nodes) alone, one a line */
+} ebbctl_output;
+
 typedef struct
 {
   char *controller; /* base URL ("http://h:p", "https://h:p" or "unix:/path"), owned */
   char *agent;      /* NULL when no --agent and no EBB_AGENT; owned */
   char *token_file; /* --token-file, owned */
   char *ca_file;    /* --ca-file (https), owned */
-  bool json;
-  FILE *out; /* stdout; tests substitute a memstream */
+  bool json;        /* output == EBBCTL_OUT_JSON */
+  ebbctl_output output;
+  bool controller_default; /* no --controller, no EBB_CONTROLLER: the built-in address */
+  bool color;              /* state colours (a tty without NO_COLOR) */
+  FILE *out;               /* stdout; tests substitute a memstream */
 } ebbctl_ctx;
 
 /* Option values of the commands' tables (cli/commands.c), seen by their on_opt. */
@@ -56,6 +68,8 @@ enum
   EBBCTL_O_RUNTIME,
   EBBCTL_O_CGROUP,
   EBBCTL_O_ACTIVE,
+  EBBCTL_O_ALL,
+  EBBCTL_O_STATE,
 };
 
 /* One option of a command: the table produces the getopt parser, --help and the synopsis. */
@@ -83,6 +97,9 @@ struct ebbctl_request
   const char *list;                                   /* answer_list: the member with the list */
   void (*table) (ebbctl_ctx *ctx, json_object *list); /* answer_list: prints the list */
   bool paged; /* GET of a paged list (next_after): every page is read (ebbctl_call_pages) */
+  /* Edits a 2xx answer before it is printed (jobs' filters), with data; NULL: none. */
+  void (*filter) (ebbctl_ctx *ctx, const ebbctl_request *req, json_object *answer);
+  const void *data;
 };
 
 typedef struct ebbctl_cmd
@@ -95,6 +112,7 @@ typedef struct ebbctl_cmd
   bool agent; /* talks to an agent (needs --agent) rather than the controller */
   int (*run) (ebbctl_ctx *ctx, const struct ebbctl_cmd *cmd, int argc, char **argv);
   const ebbctl_request *request; /* for run = ebbctl_request_run or ebbctl_jobs */
+  const char *examples;          /* lines of examples for --help ("ebbctl jobs --all\n...") */
 } ebbctl_cmd;
 
 /* --- cli/commands.c */
@@ -115,6 +133,24 @@ const ebbctl_opt *ebbctl_global_opts (size_t *n);
  * Returns the index of the command name in argv (argc when there is none), -1 when --help or
  * --version was printed, or -EINVAL with *err set on a usage error. */
 int ebbctl_parse_global (ebbctl_ctx *ctx, int argc, char **argv, ebb_error **err);
+
+/* Takes the output options out of a command's arguments (argv[0] is the command name), as
+ * kubectl accepts them anywhere: --json (unless cmd has a --json of its own, as submit
+ * does), -o FORMAT, -oFORMAT, --output FORMAT, --output=FORMAT; up to a "--", never taking
+ * the value of one of cmd's options. Sets ctx->output and ctx->json, removes them from argv
+ * and *argc. Returns 0, or -EINVAL with *err set (an unknown format, a missing one). */
+int ebbctl_take_output_opts (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int *argc, char **argv,
+                             ebb_error **err);
+
+/* Parses an output format (json, wide, name; table as the default). Returns 0, or -EINVAL. */
+int ebbctl_parse_output (const char *s, ebbctl_output *out, ebb_error **err);
+
+/* The candidate closest to word (edit distance at most 2, and less than half of word's
+ * length; or the only one word is a prefix of), or NULL. For "did you mean". */
+const char *ebbctl_suggest (const char *word, const char *const *cands, size_t n);
+
+/* The command closest to name, or NULL. */
+const char *ebbctl_suggest_command (const char *name);
 
 /* Frees what ctx owns. */
 void ebbctl_ctx_clear (ebbctl_ctx *ctx);
@@ -164,6 +200,7 @@ typedef struct
   size_t n_cols;
   size_t n_rows; /* the header is row 0 */
   char **cells;  /* n_rows * n_cols, owned */
+  bool color;    /* print the STATE column in colour (ebbctl_state_color) */
 } ebbctl_table;
 
 /* Starts a table with the given header (n_cols names). */
@@ -175,16 +212,39 @@ void ebbctl_table_add (ebbctl_table *t, const char *const *cells);
  * drive the terminal). */
 void ebbctl_table_print (const ebbctl_table *t, FILE *out);
 void ebbctl_table_clear (ebbctl_table *t);
-/* Prints the table of header (n_cols names) with the rows row adds (one call per element i of
- * the array list, item). */
-void ebbctl_table_print_list (FILE *out, const char *const *header, size_t n_cols,
+/* Appends the row that row (a function that adds n_row_cols cells) makes of item, with the
+ * n_extra cells of extra after them: a wide table from a narrow one's row. */
+void ebbctl_table_add_more (ebbctl_table *t, size_t n_row_cols,
+                            void (*row) (ebbctl_table *t, json_object *item, size_t i),
+                            json_object *item, size_t i, const char *const *extra, size_t n_extra);
+/* Prints to ctx->out (in colour when ctx->color) the table of header (n_cols names) with the
+ * rows row adds (one call per element i of the array list, item). */
+void ebbctl_table_print_list (const ebbctl_ctx *ctx, const char *const *header, size_t n_cols,
                               json_object *list,
                               void (*row) (ebbctl_table *t, json_object *item, size_t i));
 
+/* The SGR colour of a job, task or node state ("32" green: running, ready, starting; "33"
+ * yellow: suspended, draining, queued, pending; "31" red: failed, lost; "90" grey: killed),
+ * or NULL (done, exited, anything else). */
+const char *ebbctl_state_color (const char *state);
+
+/* True when human output to fd should be coloured: a table or wide output, fd a terminal,
+ * NO_COLOR unset or empty, TERM not "dumb". */
+bool ebbctl_want_color (const ebbctl_ctx *ctx, int fd);
+
+/* Prints an already sanitised state, in its colour when color. */
+void ebbctl_print_state (FILE *out, bool color, const char *clean_state);
+
+/* Prints text, or when it has more than max_lines lines (0: no limit) its first
+ * max_lines - 1 and a line saying how many more there are, each line cut to max_cols
+ * columns (0: no limit; colour sequences take none): a watch frame that fits the terminal
+ * (a line wrapped would take two). */
+void ebbctl_clip_lines (FILE *out, const char *text, size_t max_lines, size_t max_cols);
+
 /* Writes a progress line into buf:
- *   "[#########.........]  3/10 done, 2 running, 1 suspended"
- * bar of width cells ('#' done, '>' running or suspended, '.' the rest). Counts are clamped so
- * that done + running + suspended <= total. Returns buf. */
+ *   "[#####>>>~~~.......]  3/10 done, 2 running, 1 suspended"
+ * bar of width cells ('#' done, '>' running, '~' suspended, '.' the rest). Counts are clamped
+ * so that done + running + suspended <= total. Returns buf. */
 char *ebbctl_progress (char *buf, size_t size, uint64_t done, uint64_t running, uint64_t suspended,
                        uint64_t total, unsigned width);
 
@@ -228,6 +288,10 @@ double ebbctl_num (json_object *obj, const char *key, double def);
  * are left to the caller. */
 void ebbctl_print_kv (FILE *out, json_object *obj, const char *prefix);
 
+/* Replaces in s, in place, each C0 control, DEL, C1 control (U+0080-U+009F) and each byte
+ * that is not part of valid UTF-8 by one '?' (ebbctl(1), OUTPUT). */
+void ebbctl_sanitize (char *s);
+
 /* Copies s into buf (truncated to size) with control characters shown as '?'; NULL gives
  * "-". Every server-provided string printed outside a table or key: value list goes through
  * it, so a hostile name cannot drive the terminal. Returns buf. */
@@ -257,12 +321,33 @@ int ebbctl_request_run (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char *
 /* jobs [--active]: cmd->request, every page; --active asks for the unfinished jobs only
  * (GET /v1/jobs?state=active). */
 int ebbctl_jobs (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv);
+/* -o name: the id (or name) of obj, or of each element of the array obj, one a line. */
+void ebbctl_print_names (ebbctl_ctx *ctx, json_object *obj);
+
+/* jobs' filters (cli/jobs-filter.c). */
+typedef struct
+{
+  bool all;          /* --all */
+  const char *state; /* --state: queued, running, done, failed, killed, active; NULL */
+  const char *klass; /* --class */
+  const char *name;  /* --name PATTERN (fnmatch) */
+} ebbctl_jobs_filter;
+
+/* on_opt of jobs (data: an ebbctl_jobs_filter). Returns 0, or -EINVAL with *err set. */
+int ebbctl_jobs_filter_opt (int val, const char *arg, void *data, ebb_error **err);
+/* True when the filter needs the finished jobs too (--all, a finished --state). */
+bool ebbctl_jobs_filter_wants_finished (const ebbctl_jobs_filter *f);
+/* True when job (an element of GET /v1/jobs) passes every filter of f. */
+bool ebbctl_jobs_filter_match (const ebbctl_jobs_filter *f, json_object *job);
+
 /* Printers of answers: "key: value" lines; "ARG: state" (req->fallback when the answer has no
  * state); the table req->table of the list in member req->list (exit 1 when there is none). */
 int ebbctl_print_answer_kv (ebbctl_ctx *ctx, const ebbctl_request *req, const char *arg,
                             json_object *answer);
 int ebbctl_print_answer_state (ebbctl_ctx *ctx, const ebbctl_request *req, const char *arg,
                                json_object *answer);
+/* kill JOB: the job's state first (GET), then DELETE; prints "JOB: BEFORE -> AFTER". */
+int ebbctl_kill (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv);
 int ebbctl_print_answer_list (ebbctl_ctx *ctx, const ebbctl_request *req, const char *arg,
                               json_object *answer);
 
@@ -272,9 +357,20 @@ void ebbctl_nodes_table (ebbctl_ctx *ctx, json_object *list);
 void ebbctl_jobs_table (ebbctl_ctx *ctx, json_object *list);
 void ebbctl_job_tasks_table (ebbctl_ctx *ctx, json_object *job);
 void ebbctl_tasks_table (ebbctl_ctx *ctx, json_object *list);
-/* A job's answer: its "key: value" lines, then the table of its tasks. */
+/* Summaries in the manner of kubectl describe (cli/describe.c): a job (then the table of its
+ * tasks), a node, the cluster (and which controller answered). */
 int ebbctl_print_answer_job (ebbctl_ctx *ctx, const ebbctl_request *req, const char *arg,
                              json_object *answer);
+int ebbctl_print_answer_node (ebbctl_ctx *ctx, const ebbctl_request *req, const char *arg,
+                              json_object *answer);
+int ebbctl_print_answer_status (ebbctl_ctx *ctx, const ebbctl_request *req, const char *arg,
+                                json_object *answer);
+/* The CPU an agent applied to task (its "applied" cpu.max), in millicores. Returns 0, or -1
+ * when there is none or no quota ("max"). */
+int ebbctl_applied_cpu_millis (json_object *task, uint64_t *out);
+/* Why a job or task waits or failed: its "reason"'s message (a string reason as it is, else
+ * its code), or NULL when it has none. */
+const char *ebbctl_reason (json_object *obj);
 /* True for a job state that will not change any more (done, failed, killed). */
 bool ebbctl_job_finished (const char *state);
 

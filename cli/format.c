@@ -4,10 +4,51 @@
 #include <math.h>
 #include <stdbool.h>
 #include <time.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/ebbctl.h"
 #include "lib/util.h"
+
+const char *
+ebbctl_state_color (const char *state)
+{
+  static const struct
+  {
+    const char *state, *sgr;
+  } colors[] = {
+    /* Working: green; held back or waiting: yellow (amber); broken: red; ended by hand:
+     * grey. Ended well (done, exited): the terminal's colour. */
+    { "running", "32" },  { "ready", "32" },  { "starting", "32" }, { "suspended", "33" },
+    { "draining", "33" }, { "queued", "33" }, { "pending", "33" },  { "failed", "31" },
+    { "lost", "31" },     { "killed", "90" }, { "killing", "90" },
+  };
+  for (size_t i = 0; state && i < EBB_ARRAY_SIZE (colors); i++)
+    if (strcmp (state, colors[i].state) == 0)
+      return colors[i].sgr;
+  return NULL;
+}
+
+bool
+ebbctl_want_color (const ebbctl_ctx *ctx, int fd)
+{
+  /* no-color.org: NO_COLOR set and not empty turns colour off; so do a dumb terminal, a
+   * pipe or a file, and machine-readable output. */
+  const char *no = getenv ("NO_COLOR"), *term = getenv ("TERM");
+  return (ctx->output == EBBCTL_OUT_TABLE || ctx->output == EBBCTL_OUT_WIDE) && isatty (fd)
+         && !(no && *no) && !(term && strcmp (term, "dumb") == 0);
+}
+
+void
+ebbctl_print_state (FILE *out, bool color, const char *clean_state)
+{
+  const char *sgr = color ? ebbctl_state_color (clean_state) : NULL;
+  if (sgr)
+    fprintf (out, "\033[%sm%s\033[0m", sgr, clean_state);
+  else
+    fputs (clean_state, out);
+}
 
 void
 ebbctl_table_init (ebbctl_table *t, size_t n_cols, const char *const *header)
@@ -16,14 +57,54 @@ ebbctl_table_init (ebbctl_table *t, size_t n_cols, const char *const *header)
   ebbctl_table_add (t, header);
 }
 
-/* A copy with control characters (and DEL) replaced by '?'. */
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 when it is not one (a stray
+ * continuation byte, a truncated or overlong sequence, a surrogate, above U+10FFFF). */
+static size_t
+utf8_len (const unsigned char *s)
+{
+  unsigned char c = s[0];
+  size_t n = c < 0x80                 ? 1
+             : c >= 0xc2 && c <= 0xdf ? 2
+             : c >= 0xe0 && c <= 0xef ? 3
+             : c >= 0xf0 && c <= 0xf4 ? 4
+                                      : 0;
+  for (size_t i = 1; i < n; i++)
+    if ((s[i] & 0xc0) != 0x80)
+      return 0;
+  if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) || (c == 0xf0 && s[1] < 0x90)
+      || (c == 0xf4 && s[1] > 0x8f))
+    return 0;
+  return n;
+}
+
+void
+ebbctl_sanitize (char *s)
+{
+  unsigned char *r = (unsigned char *)s, *w = r;
+  while (*r)
+    {
+      size_t n = utf8_len (r);
+      /* C0 and DEL; C1 (U+0080-U+009F, "\xc2\x80"-"\xc2\x9f": U+009B is the 8-bit CSI to a
+       * UTF-8 terminal) and bytes that are no UTF-8 (a lone 0x9b is the CSI to a Latin-1
+       * terminal): each one '?'. */
+      if (n == 0 || r[0] < 0x20 || r[0] == 0x7f || (r[0] == 0xc2 && r[1] <= 0x9f))
+        {
+          *w++ = '?';
+          r += n ? n : 1;
+          continue;
+        }
+      memmove (w, r, n);
+      w += n, r += n;
+    }
+  *w = '\0';
+}
+
+/* A copy with control characters replaced (ebbctl_sanitize). */
 static char *
 sanitize (const char *s)
 {
   char *c = ebb_xstrdup (s ? s : "-");
-  for (char *p = c; *p; p++)
-    if ((unsigned char)*p < 0x20 || *p == 0x7f)
-      *p = '?';
+  ebbctl_sanitize (c);
   return c;
 }
 
@@ -63,12 +144,34 @@ ebbctl_table_print (const ebbctl_table *t, FILE *out)
       for (size_t c = 0; c < t->n_cols; c++)
         {
           const char *cell = t->cells[r * t->n_cols + c];
-          fputs (cell, out);
+          /* The STATE column in its state's colour; the padding counts the text only. */
+          if (r > 0 && t->color && strcmp (t->cells[c], "STATE") == 0)
+            ebbctl_print_state (out, true, cell);
+          else
+            fputs (cell, out);
           if (c + 1 < t->n_cols)
             fprintf (out, "%*s", (int)(w[c] - width_of (cell) + 2), "");
         }
       fputc ('\n', out);
     }
+}
+
+void
+ebbctl_table_add_more (ebbctl_table *t, size_t n_row_cols,
+                       void (*row) (ebbctl_table *t, json_object *item, size_t i),
+                       json_object *item, size_t i, const char *const *extra, size_t n_extra)
+{
+  /* row's cells into a table of their own, then one row of them and the extra ones. */
+  ebbctl_table one = { .n_cols = n_row_cols };
+  row (&one, item, i);
+  const char **cells = ebb_xcalloc (n_row_cols + n_extra, sizeof *cells);
+  for (size_t c = 0; c < n_row_cols && one.n_rows; c++)
+    cells[c] = one.cells[c];
+  for (size_t c = 0; c < n_extra; c++)
+    cells[n_row_cols + c] = extra[c];
+  ebbctl_table_add (t, cells);
+  free (cells);
+  ebbctl_table_clear (&one);
 }
 
 void
@@ -81,15 +184,72 @@ ebbctl_table_clear (ebbctl_table *t)
 }
 
 void
-ebbctl_table_print_list (FILE *out, const char *const *header, size_t n_cols, json_object *list,
+ebbctl_table_print_list (const ebbctl_ctx *ctx, const char *const *header, size_t n_cols,
+                         json_object *list,
                          void (*row) (ebbctl_table *t, json_object *item, size_t i))
 {
   ebbctl_table t;
   ebbctl_table_init (&t, n_cols, header);
+  t.color = ctx->color;
   for (size_t i = 0; i < json_object_array_length (list); i++)
     row (&t, json_object_array_get_idx (list, i), i);
-  ebbctl_table_print (&t, out);
+  ebbctl_table_print (&t, ctx->out);
   ebbctl_table_clear (&t);
+}
+
+/* Writes the line of n bytes at p cut to max_cols columns (0: no limit): SGR sequences
+ * ("\033[...m") take none, a UTF-8 character one; a colour left open is closed. */
+static void
+put_line_cut (FILE *out, const char *p, size_t n, size_t max_cols)
+{
+  size_t cols = 0, i = 0;
+  bool open = false;
+  while (i < n)
+    {
+      if (p[i] == '\033' && i + 1 < n && p[i + 1] == '[')
+        {
+          size_t k = i + 2;
+          while (k < n && p[k] != 'm')
+            k++;
+          k += k < n;
+          open = !(k - i == 4 && p[i + 2] == '0'); /* "\033[0m" closes */
+          fwrite (p + i, 1, k - i, out);
+          i = k;
+          continue;
+        }
+      if (((unsigned char)p[i] & 0xc0) != 0x80 && max_cols && cols++ >= max_cols)
+        break;
+      fputc (p[i++], out);
+    }
+  if (open)
+    fputs ("\033[0m", out);
+  fputc ('\n', out);
+}
+
+void
+ebbctl_clip_lines (FILE *out, const char *text, size_t max_lines, size_t max_cols)
+{
+  size_t total = 0;
+  for (const char *p = text; *p; p++)
+    total += *p == '\n';
+  if (*text && text[strlen (text) - 1] != '\n')
+    total++;
+  size_t shown = max_lines && total > max_lines ? max_lines - 1 : total;
+  const char *p = text;
+  for (size_t i = 0; i < shown; i++)
+    {
+      size_t n = strcspn (p, "\n");
+      put_line_cut (out, p, n, max_cols);
+      p += n + (p[n] == '\n');
+    }
+  if (shown < total)
+    {
+      char more[128];
+      snprintf (more, sizeof more,
+                "... %zu more lines (a taller terminal, or ebbctl jobs and nodes, show them)",
+                total - shown);
+      put_line_cut (out, more, strlen (more), max_cols);
+    }
 }
 
 char *
@@ -107,9 +267,11 @@ ebbctl_progress (char *buf, size_t size, uint64_t done, uint64_t running, uint64
     width = sizeof bar - 1;
   /* Cells by rounding cumulative fractions, so the bar is full exactly when all are done. */
   unsigned n_done = total ? (unsigned)(done * width / total) : 0;
-  unsigned n_active = total ? (unsigned)((done + running + suspended) * width / total) - n_done : 0;
+  unsigned n_run = total ? (unsigned)((done + running) * width / total) - n_done : 0;
+  unsigned n_susp
+      = total ? (unsigned)((done + running + suspended) * width / total) - n_done - n_run : 0;
   for (unsigned i = 0; i < width; i++)
-    bar[i] = i < n_done ? '#' : i < n_done + n_active ? '>' : '.';
+    bar[i] = i < n_done ? '#' : i < n_done + n_run ? '>' : i < n_done + n_run + n_susp ? '~' : '.';
   bar[width] = '\0';
   snprintf (buf, size, "[%s] %llu/%llu done, %llu running, %llu suspended", bar,
             (unsigned long long)done, (unsigned long long)total, (unsigned long long)running,
@@ -161,10 +323,18 @@ ebbctl_bytes (char *buf, size_t size, uint64_t bytes)
 const char *
 ebbctl_clean (char *buf, size_t size, const char *s)
 {
-  snprintf (buf, size, "%s", s ? s : "-");
-  for (char *p = buf; *p; p++)
-    if ((unsigned char)*p < 0x20 || *p == 0x7f)
-      *p = '?';
+  /* Sanitised before truncation, so a sequence cut short by the size is not mistaken for
+   * garbage, then cut at a character boundary. */
+  cleanup_free char *c = sanitize (s);
+  size_t len = strlen (c);
+  if (size && len >= size)
+    {
+      len = size - 1;
+      while (len && ((unsigned char)c[len] & 0xc0) == 0x80)
+        len--;
+    }
+  if (size)
+    snprintf (buf, size, "%.*s", (int)len, c);
   return buf;
 }
 
@@ -226,12 +396,8 @@ print_scalar_line (FILE *out, const char *key, json_object *v)
     snprintf (buf, sizeof buf, "%s",
               json_object_to_json_string_ext (v, JSON_C_TO_STRING_PLAIN
                                                      | JSON_C_TO_STRING_NOSLASHESCAPE));
-  for (char *p = buf; *p; p++)
-    if ((unsigned char)*p < 0x20 || *p == 0x7f)
-      *p = '?';
-  for (char *p = k; *p; p++)
-    if ((unsigned char)*p < 0x20 || *p == 0x7f)
-      *p = '?';
+  ebbctl_sanitize (buf);
+  ebbctl_sanitize (k);
   fprintf (out, "%s: %s\n", k, buf);
 }
 

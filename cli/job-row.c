@@ -92,14 +92,74 @@ job_row (ebbctl_table *t, json_object *j, size_t i EBB_UNUSED)
   ebbctl_table_add (t, row);
 }
 
+const char *
+ebbctl_reason (json_object *obj)
+{
+  json_object *r = ebbctl_member (obj, "reason");
+  if (json_object_is_type (r, json_type_string))
+    return json_object_get_string (r);
+  const char *m = ebbctl_str (r, "message");
+  return m ? m : ebbctl_str (r, "code");
+}
+
+/* True when an element of list carries a reason: the table then has a REASON column. */
+static bool
+any_reason (json_object *list)
+{
+  for (size_t i = 0; i < json_object_array_length (list); i++)
+    if (ebbctl_reason (json_object_array_get_idx (list, i)))
+      return true;
+  return false;
+}
+
+/* The headers with REASON (jobs: also -o wide's columns) after the narrow ones. */
+static const char *const job_reason_header[]
+    = { "ID", "NAME", "CLASS", "STATE", "TASKS", "WAITED", "RUNTIME", "REASON" };
+static const char *const job_wide_header[]
+    = { "ID",      "NAME",    "CLASS",     "STATE",     "TASKS", "WAITED",
+        "RUNTIME", "RUNNING", "SUSPENDED", "SUBMITTED", "REASON" };
+
+static void
+job_reason_row (ebbctl_table *t, json_object *j, size_t i)
+{
+  const char *extra[] = { ebbctl_reason (j) };
+  ebbctl_table_add_more (t, EBB_ARRAY_SIZE (job_header), job_row, j, i, extra, 1);
+}
+
+/* -o wide: the counts of running and suspended tasks, when it was submitted, and why it
+ * waits (the reason's message, when the controller gives one). */
+static void
+job_wide_row (ebbctl_table *t, json_object *j, size_t i)
+{
+  char r[32], s[32], sub[32];
+  uint64_t d, rn, su, n;
+  ebbctl_job_counts (j, &d, &rn, &su, &n);
+  snprintf (r, sizeof r, "%llu", (unsigned long long)rn);
+  snprintf (s, sizeof s, "%llu", (unsigned long long)su);
+  const char *extra[]
+      = { r, s, ebbctl_timestamp (sub, sizeof sub, ebbctl_num (j, "submitted_at", -1)),
+          ebbctl_reason (j) };
+  ebbctl_table_add_more (t, EBB_ARRAY_SIZE (job_header), job_row, j, i, extra,
+                         EBB_ARRAY_SIZE (extra));
+}
+
 void
 ebbctl_jobs_table (ebbctl_ctx *ctx, json_object *list)
 {
-  ebbctl_table_print_list (ctx->out, job_header, EBB_ARRAY_SIZE (job_header), list, job_row);
+  if (ctx->output == EBBCTL_OUT_WIDE)
+    ebbctl_table_print_list (ctx, job_wide_header, EBB_ARRAY_SIZE (job_wide_header), list,
+                             job_wide_row);
+  else if (any_reason (list))
+    ebbctl_table_print_list (ctx, job_reason_header, EBB_ARRAY_SIZE (job_reason_header), list,
+                             job_reason_row);
+  else
+    ebbctl_table_print_list (ctx, job_header, EBB_ARRAY_SIZE (job_header), list, job_row);
 }
 
 static const char *const task_header[]
     = { "TASK", "STATE", "NODE", "AGENT-TASK", "EXIT", "SUSPENSIONS", "RUNTIME" };
+static const char *const task_reason_header[]
+    = { "TASK", "STATE", "NODE", "AGENT-TASK", "EXIT", "SUSPENSIONS", "RUNTIME", "REASON" };
 
 static void
 task_row (ebbctl_table *t, json_object *k, size_t i)
@@ -120,6 +180,13 @@ task_row (ebbctl_table *t, json_object *k, size_t i)
   ebbctl_table_add (t, row);
 }
 
+static void
+task_reason_row (ebbctl_table *t, json_object *k, size_t i)
+{
+  const char *extra[] = { ebbctl_reason (k) };
+  ebbctl_table_add_more (t, EBB_ARRAY_SIZE (task_header), task_row, k, i, extra, 1);
+}
+
 void
 ebbctl_job_tasks_table (ebbctl_ctx *ctx, json_object *job)
 {
@@ -127,15 +194,10 @@ ebbctl_job_tasks_table (ebbctl_ctx *ctx, json_object *job)
   if (!json_object_object_get_ex (job, "tasks", &tasks)
       || !json_object_is_type (tasks, json_type_array))
     return;
-  ebbctl_table_print_list (ctx->out, task_header, EBB_ARRAY_SIZE (task_header), tasks, task_row);
-}
-
-int
-ebbctl_print_answer_job (ebbctl_ctx *ctx, const ebbctl_request *req EBB_UNUSED,
-                         const char *arg EBB_UNUSED, json_object *answer)
-{
-  ebbctl_print_kv (ctx->out, answer, NULL);
-  fputc ('\n', ctx->out);
-  ebbctl_job_tasks_table (ctx, answer);
-  return EBBCTL_EXIT_OK;
+  /* Why a task is pending or failed (a launch's error), when the controller says. */
+  if (any_reason (tasks))
+    ebbctl_table_print_list (ctx, task_reason_header, EBB_ARRAY_SIZE (task_reason_header), tasks,
+                             task_reason_row);
+  else
+    ebbctl_table_print_list (ctx, task_header, EBB_ARRAY_SIZE (task_header), tasks, task_row);
 }

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <unistd.h>
 
 #include "cli/ebbctl.h"
 
@@ -24,13 +25,21 @@ main (int argc, char **argv)
   else
     {
       const ebbctl_cmd *cmd = ebbctl_command_find (argv[i]);
+      int cmd_argc = argc - i;
       if (!cmd)
         {
-          fprintf (stderr, "ebbctl: unknown command '%s'\nTry 'ebbctl --help'.\n", argv[i]);
+          const char *near = ebbctl_suggest_command (argv[i]);
+          fprintf (stderr, "ebbctl: unknown command '%s'%s%s%s\nTry 'ebbctl --help'.\n", argv[i],
+                   near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
           rc = EBBCTL_EXIT_USAGE;
         }
+      else if (ebbctl_take_output_opts (&ctx, cmd, &cmd_argc, argv + i, &err) < 0)
+        rc = ebbctl_fail (cmd, &err);
       else
-        rc = cmd->run (&ctx, cmd, argc - i, argv + i);
+        {
+          ctx.color = ebbctl_want_color (&ctx, STDOUT_FILENO);
+          rc = cmd->run (&ctx, cmd, cmd_argc, argv + i);
+        }
     }
   ebbctl_ctx_clear (&ctx);
   return rc;

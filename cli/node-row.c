@@ -52,8 +52,23 @@ node_row (ebbctl_table *t, json_object *n, size_t i EBB_UNUSED)
   ebbctl_table_add (t, row);
 }
 
+/* -o wide: the address the controller calls the node's agent on. */
+static const char *const node_wide_header[]
+    = { "NAME", "STATE", "CPU(m)", "MEMORY", "TASKS", "HEARTBEAT", "ADDRESS" };
+
+static void
+node_wide_row (ebbctl_table *t, json_object *n, size_t i)
+{
+  const char *extra[] = { ebbctl_str (n, "url") };
+  ebbctl_table_add_more (t, EBB_ARRAY_SIZE (node_header), node_row, n, i, extra, 1);
+}
+
 void
 ebbctl_nodes_table (ebbctl_ctx *ctx, json_object *list)
 {
-  ebbctl_table_print_list (ctx->out, node_header, EBB_ARRAY_SIZE (node_header), list, node_row);
+  if (ctx->output == EBBCTL_OUT_WIDE)
+    ebbctl_table_print_list (ctx, node_wide_header, EBB_ARRAY_SIZE (node_wide_header), list,
+                             node_wide_row);
+  else
+    ebbctl_table_print_list (ctx, node_header, EBB_ARRAY_SIZE (node_header), list, node_row);
 }

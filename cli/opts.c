@@ -20,6 +20,7 @@ enum
   G_TOKEN_FILE,
   G_CA_FILE,
   G_JSON,
+  G_OUTPUT,
   G_HELP,
   G_VERSION,
 };
@@ -32,7 +33,9 @@ static const ebbctl_opt global_opts[] = {
   { "token-file", true, G_TOKEN_FILE, "FILE", "file holding the bearer token" },
   { "ca-file", true, G_CA_FILE, "FILE",
     "PEM CA bundle that verifies an https:// controller or agent (default: the system's)" },
-  { "json", false, G_JSON, NULL, "print the API's JSON instead of tables" },
+  { "json", false, G_JSON, NULL, "print the API's JSON instead of tables (= -o json)" },
+  { "output", true, G_OUTPUT, "json|wide|name",
+    "the API's JSON, tables with more columns, or the ids alone (anywhere on the line)" },
   { "help", false, G_HELP, NULL, "show this help (COMMAND --help: the command's)" },
   { "version", false, G_VERSION, NULL, "show the version" },
 };
@@ -73,8 +76,10 @@ print_opt_lines (FILE *out, const ebbctl_opt *opts, size_t n)
   for (size_t i = 0; i < n; i++)
     {
       char left[64];
-      snprintf (left, sizeof left, "--%s%s%s", opts[i].name, opts[i].has_arg ? " " : "",
-                opts[i].has_arg ? opts[i].arg : "");
+      /* --output is the one with a short form. */
+      bool o = opts == global_opts && opts[i].val == G_OUTPUT;
+      snprintf (left, sizeof left, "%s--%s%s%s", o ? "-o, " : "", opts[i].name,
+                opts[i].has_arg ? " " : "", opts[i].has_arg ? opts[i].arg : "");
       fprintf (out, "  %-28s %s\n", left, opts[i].help);
     }
 }
@@ -113,6 +118,21 @@ print_command_opts (FILE *out)
       }
 }
 
+/* "Examples:" and each line of lines indented (nothing when lines is NULL). */
+static void
+print_examples (FILE *out, const char *lines)
+{
+  if (!lines)
+    return;
+  fputs ("\nExamples:\n", out);
+  for (const char *p = lines; *p;)
+    {
+      size_t n = strcspn (p, "\n");
+      fprintf (out, "  %.*s\n", (int)n, p);
+      p += n + (p[n] == '\n');
+    }
+}
+
 void
 ebbctl_print_help (FILE *out, const ebbctl_cmd *cmd)
 {
@@ -125,8 +145,16 @@ ebbctl_print_help (FILE *out, const ebbctl_cmd *cmd)
                cmd->summary);
       print_opt_lines (out, cmd->opts, cmd->n_opts);
       fprintf (out, "  %-28s %s\n", "-h, --help", "show this help");
+      fprintf (out, "  %-28s %s\n", "-o, --output json|wide|name",
+               "output format: the API's JSON, more columns, the ids alone");
+      bool own_json = false;
+      for (size_t i = 0; i < cmd->n_opts; i++)
+        own_json |= strcmp (cmd->opts[i].name, "json") == 0;
+      if (!own_json)
+        fprintf (out, "  %-28s %s\n", "--json", "the same as -o json");
       if (cmd->agent)
         fputs ("\nTalks to the agent given by --agent (or EBB_AGENT).\n", out);
+      print_examples (out, cmd->examples);
       return;
     }
   fputs ("Usage: ebbctl [GLOBAL OPTION]... COMMAND [OPTION]... [ARG]...\n"
@@ -145,7 +173,14 @@ ebbctl_print_help (FILE *out, const ebbctl_cmd *cmd)
       fprintf (out, "%s%s\n      %s\n", cmds[i].args ? " " : "", cmds[i].args ? cmds[i].args : "",
                cmds[i].summary);
     }
-  fputs ("\nEnvironment: EBB_CONTROLLER, EBB_AGENT (addresses when no option is given).\n"
+  print_examples (out, "ebbctl status\n"
+                       "ebbctl jobs --state running -o wide\n"
+                       "ebbctl submit --tasks 4 --cpu 500 -- sh -c 'make test'\n"
+                       "ebbctl watch 42\n"
+                       "ebbctl --controller https://ctl.example:7480 --ca-file ca.pem "
+                       "--token-file ~/.ebb-token nodes -o json");
+  fputs ("\nEnvironment: EBB_CONTROLLER, EBB_AGENT (addresses when no option is given);\n"
+         "NO_COLOR (no colour on a terminal).\n"
          "Exit status: 0 ok, 1 failure, 2 usage error, 4 not found.\n"
          "See ebbctl(1).\n",
          out);
@@ -187,6 +222,156 @@ bad:
   return NULL;
 }
 
+int
+ebbctl_parse_output (const char *s, ebbctl_output *out, ebb_error **err)
+{
+  static const char *const names[] = { "table", "json", "wide", "name" };
+  for (size_t i = 0; s && i < EBB_ARRAY_SIZE (names); i++)
+    if (strcmp (s, names[i]) == 0)
+      {
+        *out = (ebbctl_output)i;
+        return 0;
+      }
+  const char *near = s ? ebbctl_suggest (s, names, EBB_ARRAY_SIZE (names)) : NULL;
+  return ebb_error_set (err, EINVAL, "--output: want json, wide or name, got '%s'%s%s%s",
+                        s ? s : "", near ? "; did you mean '" : "", near ? near : "",
+                        near ? "'?" : "");
+}
+
+/* True when cmd has an option called name. */
+static const ebbctl_opt *
+cmd_opt (const ebbctl_cmd *cmd, const char *name, size_t len)
+{
+  for (size_t i = 0; i < cmd->n_opts; i++)
+    if (strlen (cmd->opts[i].name) == len && strncmp (cmd->opts[i].name, name, len) == 0)
+      return &cmd->opts[i];
+  return NULL;
+}
+
+int
+ebbctl_take_output_opts (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int *argc, char **argv,
+                         ebb_error **err)
+{
+  int w = 1, r = 1;
+  while (r < *argc)
+    {
+      const char *a = argv[r], *fmt = NULL;
+      int take = 0;
+      if (strcmp (a, "--") == 0)
+        break;
+      if (strcmp (a, "--json") == 0 && !cmd_opt (cmd, "json", 4))
+        fmt = "json", take = 1;
+      else if (strcmp (a, "-o") == 0 || strcmp (a, "--output") == 0)
+        {
+          if (r + 1 >= *argc)
+            return ebb_error_set (err, EINVAL, "missing value for '%s'", a);
+          fmt = argv[r + 1], take = 2;
+        }
+      else if (strncmp (a, "-o", 2) == 0 && a[2] != '-')
+        fmt = a + 2, take = 1;
+      else if (strncmp (a, "--output=", 9) == 0)
+        fmt = a + 9, take = 1;
+      if (take)
+        {
+          if (ebbctl_parse_output (fmt, &ctx->output, err) < 0)
+            return -EINVAL;
+          ctx->json = ctx->output == EBBCTL_OUT_JSON;
+          r += take;
+          continue;
+        }
+      /* "--name -o": "-o" is the name, not ours (getopt would take it so too). */
+      const ebbctl_opt *o = strncmp (a, "--", 2) == 0 && !strchr (a, '=')
+                                ? cmd_opt (cmd, a + 2, strlen (a + 2))
+                                : NULL;
+      argv[w++] = argv[r++];
+      if (o && o->has_arg && r < *argc)
+        argv[w++] = argv[r++];
+    }
+  while (r < *argc)
+    argv[w++] = argv[r++];
+  *argc = w;
+  argv[w] = NULL;
+  return 0;
+}
+
+/* Edit distance of a and b (Levenshtein), capped: short words only. */
+static size_t
+distance (const char *a, const char *b)
+{
+  size_t la = strlen (a), lb = strlen (b);
+  if (la > 63 || lb > 63)
+    return SIZE_MAX;
+  size_t row[64];
+  for (size_t j = 0; j <= lb; j++)
+    row[j] = j;
+  for (size_t i = 1; i <= la; i++)
+    {
+      size_t diag = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= lb; j++)
+        {
+          size_t up = row[j];
+          size_t best = diag + (a[i - 1] != b[j - 1]);
+          if (up + 1 < best)
+            best = up + 1;
+          if (row[j - 1] + 1 < best)
+            best = row[j - 1] + 1;
+          row[j] = best;
+          diag = up;
+        }
+    }
+  return row[lb];
+}
+
+const char *
+ebbctl_suggest (const char *word, const char *const *cands, size_t n)
+{
+  const char *best = NULL, *prefixed = NULL;
+  size_t best_d = SIZE_MAX, n_prefixed = 0, len = strlen (word);
+  for (size_t i = 0; i < n; i++)
+    {
+      size_t d = distance (word, cands[i]);
+      if (d < best_d)
+        best_d = d, best = cands[i];
+      if (len && strncmp (cands[i], word, len) == 0)
+        n_prefixed++, prefixed = cands[i];
+    }
+  if (best && best_d <= 2 && best_d * 2 < len)
+    return best;
+  return n_prefixed == 1 ? prefixed : NULL;
+}
+
+const char *
+ebbctl_suggest_command (const char *name)
+{
+  size_t n;
+  const ebbctl_cmd *cmds = ebbctl_commands (&n);
+  const char *names[64];
+  for (size_t i = 0; i < n && i < EBB_ARRAY_SIZE (names); i++)
+    names[i] = cmds[i].name;
+  return ebbctl_suggest (name, names, n < EBB_ARRAY_SIZE (names) ? n : EBB_ARRAY_SIZE (names));
+}
+
+/* The usage error for an unknown option arg, with the closest of opts (and --help, -o,
+ * --output) when one is close. Returns -EINVAL. */
+static int
+unknown_option (const char *arg, const ebbctl_opt *opts, size_t n, ebb_error **err)
+{
+  const char *a = arg ? arg : "";
+  const char *names[64];
+  size_t k = 0;
+  for (size_t i = 0; i < n && k < EBB_ARRAY_SIZE (names) - 3; i++)
+    names[k++] = opts[i].name;
+  names[k++] = "help", names[k++] = "output", names[k++] = "json";
+  char word[64];
+  snprintf (word, sizeof word, "%s", a + strspn (a, "-"));
+  word[strcspn (word, "=")] = '\0';
+  const char *near = strncmp (a, "--", 2) == 0 ? ebbctl_suggest (word, names, k) : NULL;
+  if (near)
+    return ebb_error_set (err, EINVAL, "unknown option '%s'; did you mean '--%s'?", a, near);
+  return ebb_error_set (err, EINVAL, "unknown option '%s'", a);
+}
+
 static char *
 default_controller (void)
 {
@@ -222,9 +407,15 @@ ebbctl_parse_global (ebbctl_ctx *ctx, int argc, char **argv, ebb_error **err)
   opterr = 0;
   /* "+": stop at the command name; its options are the command's. ":": a missing value
    * comes back as ':', told apart from an unknown option. */
-  while ((c = getopt_long (argc, argv, "+:h", lo, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "+:ho:", lo, NULL)) != -1)
     switch (c)
       {
+      case 'o':
+      case G_OUTPUT:
+        if (ebbctl_parse_output (optarg, &ctx->output, err) < 0)
+          return -EINVAL;
+        ctx->json = ctx->output == EBBCTL_OUT_JSON;
+        break;
       case G_CONTROLLER:
         if (set_url (&ctx->controller, "controller", optarg, err) < 0)
           return -EINVAL;
@@ -247,6 +438,7 @@ ebbctl_parse_global (ebbctl_ctx *ctx, int argc, char **argv, ebb_error **err)
         break;
       case G_JSON:
         ctx->json = true;
+        ctx->output = EBBCTL_OUT_JSON;
         break;
       case G_HELP:
       case 'h':
@@ -259,8 +451,7 @@ ebbctl_parse_global (ebbctl_ctx *ctx, int argc, char **argv, ebb_error **err)
         return ebb_error_set (err, EINVAL, "missing value for '%s'",
                               argv[optind - 1] ? argv[optind - 1] : "");
       default:
-        return ebb_error_set (err, EINVAL, "unknown option '%s'",
-                              argv[optind - 1] ? argv[optind - 1] : "");
+        return unknown_option (argv[optind - 1], global_opts, EBB_ARRAY_SIZE (global_opts), err);
       }
   if (help || version)
     {
@@ -270,6 +461,8 @@ ebbctl_parse_global (ebbctl_ctx *ctx, int argc, char **argv, ebb_error **err)
         fprintf (ctx->out ? ctx->out : stdout, "ebbctl %s\n", PACKAGE_VERSION);
       return -1;
     }
+  ctx->controller_default
+      = !ctx->controller && !(getenv ("EBB_CONTROLLER") && *getenv ("EBB_CONTROLLER"));
   if (!ctx->controller && !(ctx->controller = default_controller ()))
     return ebb_error_set (err, EINVAL, "EBB_CONTROLLER: bad address '%s'",
                           getenv ("EBB_CONTROLLER"));
@@ -318,8 +511,7 @@ ebbctl_parse_cmd (const ebbctl_cmd *cmd, int argc, char **argv,
         return ebb_error_set (err, EINVAL, "missing value for '%s'",
                               argv[optind - 1] ? argv[optind - 1] : "");
       if (c == '?')
-        return ebb_error_set (err, EINVAL, "unknown option '%s'",
-                              argv[optind - 1] ? argv[optind - 1] : "");
+        return unknown_option (argv[optind - 1], cmd->opts, cmd->n_opts, err);
       if (on_opt (c, optarg, data, err) < 0)
         return -EINVAL;
     }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli/ebbctl.h"
@@ -37,7 +38,25 @@ static void
 progress_line (ebbctl_ctx *ctx, uint64_t d, uint64_t r, uint64_t s, uint64_t n)
 {
   char bar[512];
-  fprintf (ctx->out, "%s\n", ebbctl_progress (bar, sizeof bar, d, r, s, n, 40));
+  ebbctl_progress (bar, sizeof bar, d, r, s, n, 40);
+  if (!ctx->color)
+    {
+      fprintf (ctx->out, "%s\n", bar);
+      return;
+    }
+  /* In colour: running cells green, suspended ones yellow, as in the tables. */
+  for (const char *p = bar; *p; p++)
+    {
+      const char *sgr = *p == '>'   ? ebbctl_state_color ("running")
+                        : *p == '~' ? ebbctl_state_color ("suspended")
+                                    : NULL;
+      if (sgr && (p == bar || p[-1] != *p))
+        fprintf (ctx->out, "\033[%sm", sgr);
+      fputc (*p, ctx->out);
+      if (sgr && p[1] != *p)
+        fputs ("\033[0m", ctx->out);
+    }
+  fputc ('\n', ctx->out);
 }
 
 /* One frame of a job. Returns 1 when the job has ended (rc set), 0 to go on, or < 0 on error. */
@@ -61,8 +80,9 @@ job_frame (ebbctl_ctx *ctx, const char *id, int *rc)
       ebbctl_job_counts (o, &d, &rn, &s, &n);
       const char *name = ebbctl_str (o, "name");
       char nb[256], sb[64];
-      fprintf (ctx->out, "job %s  %s  %s\n", id, ebbctl_clean (nb, sizeof nb, name),
-               ebbctl_clean (sb, sizeof sb, state));
+      fprintf (ctx->out, "job %s  %s  ", id, ebbctl_clean (nb, sizeof nb, name));
+      ebbctl_print_state (ctx->out, ctx->color, ebbctl_clean (sb, sizeof sb, state));
+      fputc ('\n', ctx->out);
       progress_line (ctx, d, rn, s, n);
       fputc ('\n', ctx->out);
       ebbctl_job_tasks_table (ctx, o);
@@ -95,7 +115,7 @@ cluster_frame (ebbctl_ctx *ctx, int *rc)
   if (r == EBBCTL_EXIT_OK)
     r = ebbctl_call (ctx, false, "GET", "/v1/nodes", NULL, &nodes);
   if (r == EBBCTL_EXIT_OK)
-    r = ebbctl_call_pages (ctx, "/v1/jobs", "jobs", &jobs);
+    r = ebbctl_call_pages (ctx, "/v1/jobs?state=active", "jobs", &jobs); /* the unfinished */
   if (r == EBBCTL_EXIT_OK && ctx->json)
     {
       json_object *frame = json_object_new_object ();
@@ -131,6 +151,49 @@ cluster_frame (ebbctl_ctx *ctx, int *rc)
   return 0;
 }
 
+/* The terminal's height (rows) or width: its window size, else $LINES or $COLUMNS, else 24
+ * rows and no limit of columns. */
+static size_t
+terminal_size (bool rows)
+{
+  struct winsize ws;
+  if (ioctl (STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && (rows ? ws.ws_row : ws.ws_col) > 0)
+    return rows ? ws.ws_row : ws.ws_col;
+  const char *l = getenv (rows ? "LINES" : "COLUMNS");
+  long v = l ? strtol (l, NULL, 10) : 0;
+  return v > 0 && v < 100000 ? (size_t)v : rows ? 24 : 0;
+}
+
+/* One frame (its header line, then the job's or the cluster's view). On a terminal it is
+ * drawn into memory first and cut to the terminal's height (the cursor at the last line
+ * would scroll the top away). Returns as job_frame. */
+static int
+frame (ebbctl_ctx *ctx, const char *job, bool tty, int *rc)
+{
+  char *text = NULL;
+  size_t len = 0;
+  FILE *screen = ctx->out;
+  if (tty)
+    ctx->out = open_memstream (&text, &len);
+  if (!ctx->json)
+    {
+      char ts[32];
+      fprintf (ctx->out, "ebbctl watch  %s  %s\n", ctx->controller,
+               ebbctl_timestamp (ts, sizeof ts, ebbctl_now ()));
+    }
+  int r = job ? job_frame (ctx, job, rc) : cluster_frame (ctx, rc);
+  if (tty)
+    {
+      fclose (ctx->out);
+      ctx->out = screen;
+      /* One line is left for the cursor; a line as wide as the terminal would wrap. */
+      size_t rows = terminal_size (true), cols = terminal_size (false);
+      ebbctl_clip_lines (screen, text, rows > 1 ? rows - 1 : 1, cols > 1 ? cols - 1 : 0);
+      free (text);
+    }
+  return r;
+}
+
 int
 ebbctl_watch (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
 {
@@ -155,14 +218,8 @@ ebbctl_watch (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
         fputs ("\033[H\033[2J", ctx->out);
       else if (i && !ctx->json)
         fputs ("\n", ctx->out);
-      if (!ctx->json)
-        {
-          char ts[32];
-          fprintf (ctx->out, "ebbctl watch  %s  %s\n", ctx->controller,
-                   ebbctl_timestamp (ts, sizeof ts, ebbctl_now ()));
-        }
       rc = EBBCTL_EXIT_OK;
-      int r = job ? job_frame (ctx, job, &rc) : cluster_frame (ctx, &rc);
+      int r = frame (ctx, job, tty, &rc);
       fflush (ctx->out);
       if (r > 0 || (job && rc == EBBCTL_EXIT_NOT_FOUND) || rc == EBBCTL_EXIT_USAGE)
         break;

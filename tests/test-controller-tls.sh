@@ -31,7 +31,7 @@ code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$TMP/cert.pem" "$CURL/v1
 # ebbctl over https: verified against --ca-file; without it the certificate is refused.
 EBBCTL="$EBB_TOP_BUILDDIR/ebbctl"
 out=$("$EBBCTL" --controller "$CURL" --ca-file "$TMP/cert.pem" --token-file "$TOKEN_FILE" status 2>&1)
-[ $? = 0 ] && echo "$out" | grep -qx 'policy: fifo' && ok "ebbctl --controller https://... --ca-file: status" ||
+[ $? = 0 ] && echo "$out" | grep -qx 'Policy:       fifo' && ok "ebbctl --controller https://... --ca-file: status" ||
   fail "ebbctl over https: $out"
 out=$("$EBBCTL" --controller "$CURL" --token-file "$TOKEN_FILE" status 2>&1)
 [ $? = 1 ] && echo "$out" | grep -q 'cannot reach the controller' && ok "ebbctl over https without the CA: refused, exit 1" ||

@@ -227,10 +227,12 @@ for d in agent controller; do
     bad "ebb-$d.8: FILES does not name /etc/ebb/$d.conf"
 done
 
-# Every environment variable a program reads is an entry of its page's ENVIRONMENT.
+# Every environment variable a program reads is an entry of its page's ENVIRONMENT: each
+# quoted name in a getenv's argument (several a line, "getenv (rows ? "A" : "B")" too), each
+# name of an entry's tag ("LINES, COLUMNS").
 while read -r dir man; do
-  for v in $(sed -n 's/.*getenv ("\([A-Z0-9_]*\)").*/\1/p' "$top/$dir"/*.c | sort -u); do
-    man_tags "$top/man/$man" ENVIRONMENT | grep -qx "$v" || bad "$man: ENVIRONMENT lacks $v"
+  for v in $(grep -h -o -E 'getenv \([^)]*\)' "$top/$dir"/*.c | grep -o -E '"[A-Z][A-Z0-9_]*"' | tr -d '"' | sort -u); do
+    man_tags "$top/man/$man" ENVIRONMENT | tr ', ' '\n\n' | grep -qx "$v" || bad "$man: ENVIRONMENT lacks $v"
   done
 done <<EOF4
 agent ebb-agent.8
@@ -238,6 +240,50 @@ controller ebb-controller.8
 cli ebbctl.1
 sim ebb-sim.1
 EOF4
+
+# Every man page's footer (.TH's fourth field) is "ebb VERSION", the version configure gave
+# (config.h): pages written at different times must not disagree on what they describe.
+version=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$build/config.h" 2>/dev/null)
+[ -n "$version" ] || bad "no PACKAGE_VERSION in $build/config.h"
+npages=0
+for m in "$top"/man/*.[1-8]; do
+  th=$(sed -n 's/^\.TH[ \t]*//p' "$m" | head -n 1)
+  # The .TH words, quoted ones whole; no expansion (set -f, and our own pages only).
+  footer=$(set -f; eval "set -- $th"; echo "${4:-}")
+  [ "$footer" = "ebb $version" ] || bad "$(basename "$m"): footer '$footer', want 'ebb $version' (.TH)"
+  npages=$((npages + 1))
+done
+[ "$npages" -ge 5 ] || bad "only $npages man pages found in $top/man"
+
+# Every default path a program's --help prints ("default /x", "default unix:/x") is in its man
+# page: as printed, or with the configured directories written as the pages write them for a
+# reader of any build (sysconfdir, localstatedir: /usr/local/etc here, /etc in the Debian
+# package), so that neither a --help nor a page can drift alone.
+mkvar () { sed -n "s/^$1 = //p" "$build/Makefile" | head -n 1; }
+prefix=$(mkvar prefix)
+sysconfdir=$(eval "echo $(mkvar sysconfdir)")
+localstatedir=$(eval "echo $(mkvar localstatedir)")
+[ -n "$prefix" ] && [ -n "$sysconfdir" ] && [ -n "$localstatedir" ] ||
+  bad "cannot read prefix, sysconfdir, localstatedir from $build/Makefile"
+npaths=0
+while read -r name man; do
+  prog=$(find_prog "$name") || continue # a failure above already
+  deroff <"$top/man/$man" | tr -s ' \n' '  ' >"$tmp/mantext"
+  for p in $("$prog" --help 2>&1 | grep -o -E 'default:? (unix:)?/[^ ,;)]+' |
+    sed -E 's/^default:? (unix:)?//; s/[.]$//' | sort -u); do
+    generic=$(echo "$p" | sed -e "s|^$sysconfdir/|sysconfdir/|" -e "s|^$localstatedir/|localstatedir/|")
+    grep -q -F -- "$p" "$tmp/mantext" || grep -q -F -- "$generic" "$tmp/mantext" ||
+      bad "$name --help's default $p ($generic) is not in $man"
+    npaths=$((npaths + 1))
+  done
+done <<EOF5
+ebb-agent ebb-agent.8
+ebb-controller ebb-controller.8
+ebbctl ebbctl.1
+ebb-sim ebb-sim.1
+EOF5
+[ "$npaths" -ge 8 ] || bad "only $npaths default paths found in the programs' --help"
+echo "docs-options: $npages man page footers, $npaths default paths of --help checked"
 
 [ "$checked" -gt 0 ] || bad "no program checked"
 echo "docs-options: $checked program(s) and the subcommands of $nsub checked, $failures failure(s)"

@@ -51,6 +51,10 @@ echo "$OUT" | grep -qx 'state: running' && echo "$OUT" | grep -qx 'limits.cpu_mi
 run $E suspend b1
 [ "$RC" = 0 ] && [ "$OUT" = "b1: suspended" ] && [ "$(cpu_limit b1)" = 1000 ] &&
   ok "suspend -> suspended, quota at the footprint" || fail "suspend: $RC $OUT $ERR quota $(cpu_limit b1)"
+# The tasks table shows what is applied to a suspended task, its own limit after it.
+run $E tasks
+echo "$OUT" | grep -q '^b1  *j1  *long  *suspended  *[0-9]*  *10 (1000) ' && ok "tasks: a suspended task's applied CPU" ||
+  fail "tasks after suspend: $OUT"
 run $E resume b1
 [ "$RC" = 0 ] && [ "$OUT" = "b1: running" ] && [ "$(cpu_limit b1)" = 100000 ] &&
   ok "resume -> running, quota restored" || fail "resume: $RC $OUT $ERR quota $(cpu_limit b1)"

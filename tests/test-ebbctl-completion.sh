@@ -51,16 +51,40 @@ expect "ebbctl --agent unix:/x suspend b1 --mode " immediate graceful
 expect "ebbctl suspend b1 --" --mode --cpu --memory
 expect "ebbctl watch --" --interval --count
 expect "ebbctl decisions --" --follow
-expect "ebbctl jobs --" --active
+expect "ebbctl jobs --" --all --active --state --class --name --output --json
+expect "ebbctl jobs --state " queued running done failed killed active
+expect "ebbctl jobs -o " json wide name
+expect "ebbctl -o " json wide name
+# An address with ':' as bash splits it (COMP_WORDBREAKS: "127.0.0.1" ":" "74"): still one
+# address to complete, and the command after it still found.
+complete_split () { # like complete_line, the words split at ':' as bash does
+  COMP_LINE=$1 COMP_POINT=${#1}
+  local w; COMP_WORDS=()
+  for w in $1; do
+    while [[ $w == *:* ]]; do COMP_WORDS+=("${w%%:*}" ":"); w=${w#*:}; done
+    COMP_WORDS+=("$w")
+  done
+  [[ $1 == *' ' ]] && COMP_WORDS+=("")
+  COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+  COMPREPLY=()
+  _ebbctl ebbctl "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}" 2>/dev/null
+  echo "${COMPREPLY[*]}"
+}
+got=$(complete_split "ebbctl --controller 127.0.0.1:74")
+[[ " $got " == *" 7480 "* ]] && ok "an address after its ':': completed (the part after the ':')" || fail "address with ':': '$got'"
+got=$(complete_split "ebbctl --controller 127.0.0.1:7480 jo")
+[[ " $got " == *" jobs "* && " $got " == *" job "* ]] && ok "a command after an address with ':'" || fail "command after host:port: '$got'"
+got=$(complete_split "ebbctl --controller 127.0.0.1:7480 jobs --st")
+[[ $got == --state ]] && ok "a command's option after an address with ':'" || fail "option after host:port: '$got'"
 # After "submit --" the words are a program's: bash's own command completion takes over.
 got=$(complete_line "ebbctl submit --tasks 2 -- ech")
 [[ " $got " == *" echo "* ]] && ok "after --: commands" || fail "after --: $got"
 
 # Every option in ebbctl --help is offered somewhere.
-all=$( { complete_line "ebbctl --"; for c in submit adopt suspend watch decisions jobs; do complete_line "ebbctl $c --"; done; } | tr ' ' '\n' | sort -u)
+all=$( { complete_line "ebbctl --"; for c in submit adopt suspend watch decisions jobs status; do complete_line "ebbctl $c --"; done; } | tr ' ' '\n' | sort -u)
 # The options are read from the help's option lines (two blanks, then --); a help with fewer
 # than the 21 of today would leave this loop checking little, or nothing.
-help_opts=$(ebbctl --help | grep -o -E -- '^  --[a-z-]+' | sed 's/^ *//' | sort -u)
+help_opts=$(ebbctl --help | grep -o -E -- '^  (-[a-z], )?--[a-z-]+' | sed 's/^ *\(-[a-z], \)\?//' | sort -u)
 nopts=$(echo "$help_opts" | grep -c .)
 [ "$nopts" -ge 21 ] || fail "ebbctl --help shows only $nopts options"
 missing=0

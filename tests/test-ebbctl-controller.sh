@@ -50,9 +50,9 @@ done
 echo "$OUT"
 ok "two nodes ready"
 run $E node n1
-[ "$RC" = 0 ] && echo "$OUT" | grep -qx 'state: ready' && ok "node n1" || fail "node n1: $OUT $ERR"
+[ "$RC" = 0 ] && echo "$OUT" | grep -qx 'State:        ready' && ok "node n1" || fail "node n1: $OUT $ERR"
 run $E status
-[ "$RC" = 0 ] && echo "$OUT" | grep -qx 'policy: fifo' && ok "status: policy fifo" || fail "status: $OUT"
+[ "$RC" = 0 ] && echo "$OUT" | grep -qx 'Policy:       fifo' && ! echo "$OUT" | grep -qi slots && ok "status: policy fifo, no slots" || fail "status: $OUT"
 
 run timeout 20 $E submit --name quick --class short --tasks 2 --cpu 100 --memory 32M --wait -- sh -c 'sleep 0.3'
 [ "$RC" = 0 ] && echo "$OUT" | grep -q ' done$' && ok "submit --wait: the 2-task job ran to done" || fail "submit --wait: $RC $OUT $ERR"
@@ -60,8 +60,8 @@ JOB=${OUT%% *}
 run $E job "$JOB"
 echo "$OUT"
 [ "$RC" = 0 ] && [ "$(echo "$OUT" | grep -Ec '  exited  +n[12]  +j1-t[01]-g1  +0 ')" = 2 ] && ok "job: both tasks exited 0 on a node, with their agent task ids" || fail "job: $OUT"
-run $E jobs
-echo "$OUT" | grep -q "^$JOB  *quick  *short  *done  *2/2 " && ok "jobs: quick done 2/2" || fail "jobs: $OUT"
+run $E jobs --all
+echo "$OUT" | grep -q "^$JOB  *quick  *short  *done  *2/2 " && ok "jobs --all: quick done 2/2" || fail "jobs: $OUT"
 run $E --json job "$JOB"
 [ "$(echo "$OUT" | jq -r .state)" = done ] && [ "$(echo "$OUT" | jq '.tasks | length')" = 2 ] && ok "--json job" || fail "--json job: $OUT"
 run $E decisions
@@ -70,7 +70,7 @@ run $E decisions
 run $E submit --name long --class long --cpu 100 --memory 32M -- sh -c 'sleep 60'
 LONG=$OUT
 run timeout 10 $E watch --interval 0.2 --count 3 "$LONG"
-[ "$RC" = 0 ] && echo "$OUT" | grep -q '^\[[#>.]*\] 0/1 done, [01] running, 0 suspended$' && ok "watch JOB: progress bar" || fail "watch: $RC $OUT"
+[ "$RC" = 0 ] && echo "$OUT" | grep -q '^\[[#>~.]*\] 0/1 done, [01] running, 0 suspended$' && ok "watch JOB: progress bar" || fail "watch: $RC $OUT"
 # Suspended on its agent directly: the agent reports it, the controller shows it.
 node=$($E --json job "$LONG" | jq -r '.tasks[0].node')
 task=$($E --json job "$LONG" | jq -r '.tasks[0].id')
@@ -86,13 +86,14 @@ run $EBBCTL --agent "unix:$TMP/$node.sock" resume "$atask"
 [ "$RC" = 0 ] && [ "$OUT" = "$atask: running" ] && ok "resume on its agent" || fail "resume via agent: $RC $OUT $ERR"
 run $E kill "$LONG"
 expect_rc 0 "kill"
-i=0; until $E job "$LONG" 2>/dev/null | grep -qx 'state: killed'; do i=$((i + 1)); [ $i -lt 50 ] || break; sleep 0.1; done
+echo "$OUT" | grep -Eq "^$LONG: running -> kill(ing|ed)$" && ok "kill: the state before and after" || fail "kill output: $OUT"
+i=0; until $E job "$LONG" 2>/dev/null | grep -qx 'State:        killed'; do i=$((i + 1)); [ $i -lt 50 ] || break; sleep 0.1; done
 [ $i -lt 50 ] && ok "the killed job ends killed" || fail "kill: $($E job "$LONG" 2>&1)"
 
 run $E drain n2
-[ "$RC" = 0 ] && $E node n2 | grep -qx 'state: draining' && ok "drain n2 -> draining" || fail "drain: $RC $OUT $ERR"
+[ "$RC" = 0 ] && $E node n2 | grep -qx 'State:        draining' && ok "drain n2 -> draining" || fail "drain: $RC $OUT $ERR"
 run $E undrain n2
-[ "$RC" = 0 ] && $E node n2 | grep -qx 'state: ready' && ok "undrain n2 -> ready" || fail "undrain: $RC $OUT $ERR"
+[ "$RC" = 0 ] && $E node n2 | grep -qx 'State:        ready' && ok "undrain n2 -> ready" || fail "undrain: $RC $OUT $ERR"
 
 run $E job 999999;     expect_rc 4 "unknown job"
 run $E node nope;      expect_rc 4 "unknown node"

@@ -352,12 +352,12 @@ test_table_print_list (void)
 {
   char *buf = NULL;
   size_t len = 0;
-  FILE *f = open_memstream (&buf, &len);
+  ebbctl_ctx ctx = { .out = open_memstream (&buf, &len) };
   json_object *list = json_tokener_parse ("[\"a\", \"bcd\"]");
-  ebbctl_table_print_list (f, (const char *const[]){ "N", "LETTERS" }, 2, list, letter_row);
+  ebbctl_table_print_list (&ctx, (const char *const[]){ "N", "LETTERS" }, 2, list, letter_row);
   json_object *empty = json_object_new_array ();
-  ebbctl_table_print_list (f, (const char *const[]){ "N", "LETTERS" }, 2, empty, letter_row);
-  fclose (f);
+  ebbctl_table_print_list (&ctx, (const char *const[]){ "N", "LETTERS" }, 2, empty, letter_row);
+  fclose (ctx.out);
   CU_ASSERT_STRING_EQUAL (buf, "N  LETTERS\n"
                                "0  a\n"
                                "1  bcd\n"
@@ -380,6 +380,18 @@ print_answer (int (*printer) (ebbctl_ctx *, const ebbctl_request *, const char *
   fclose (ctx.out);
   json_object_put (o);
   return buf;
+}
+
+/* print_answer, and its text must be want. */
+static void
+expect_answer (int (*printer) (ebbctl_ctx *, const ebbctl_request *, const char *, json_object *),
+               const ebbctl_request *req, const char *arg, const char *answer, const char *want)
+{
+  int rc = -1;
+  char *s = print_answer (printer, req, arg, answer, &rc);
+  CU_ASSERT_STRING_EQUAL (s, want);
+  CU_ASSERT_EQUAL (rc, EBBCTL_EXIT_OK);
+  free (s);
 }
 
 static void
@@ -412,6 +424,20 @@ test_answers (void)
                              "t1  j    long   running  42   500     1M      1.5s\n");
   CU_ASSERT_EQUAL (rc, EBBCTL_EXIT_OK);
   free (s);
+  /* A suspended task: what the agent applied, then its own limits in parentheses. */
+  s = print_answer (ebbctl_print_answer_list, &tasks, NULL,
+                    "{\"tasks\":[{\"id\":\"t2\",\"job\":\"j\",\"class\":\"long\","
+                    "\"state\":\"suspended\",\"pid\":43,\"limits\":{\"cpu_millis\":1000,"
+                    "\"memory_bytes\":268435456},\"applied\":{\"cpu_max\":\"1000 100000\","
+                    "\"memory_high\":null,\"memory_max\":67108864}},"
+                    "{\"id\":\"t3\",\"job\":\"j\",\"class\":\"long\",\"state\":\"running\","
+                    "\"pid\":44,\"limits\":{\"cpu_millis\":500,\"memory_bytes\":1048576},"
+                    "\"applied\":{\"cpu_max\":\"50000 100000\",\"memory_max\":1048576}}]}",
+                    &rc);
+  CU_ASSERT_STRING_EQUAL (s, "ID  JOB  CLASS  STATE      PID  CPU(m)     MEMORY      CPU USED\n"
+                             "t2  j    long   suspended  43   10 (1000)  64M (256M)  -\n"
+                             "t3  j    long   running    44   500        1M          -\n");
+  free (s);
   s = print_answer (ebbctl_print_answer_list, &tasks, NULL, "{\"jobs\":[]}", &rc);
   CU_ASSERT_STRING_EQUAL (s, "");
   CU_ASSERT_EQUAL (rc, EBBCTL_EXIT_FAILURE);
@@ -419,9 +445,105 @@ test_answers (void)
 
   s = print_answer (ebbctl_print_answer_job, &kill, "3",
                     "{\"id\":3,\"tasks\":[{\"state\":\"queued\",\"node\":\"n1\"}]}", &rc);
-  CU_ASSERT_STRING_EQUAL (s, "id: 3\n\n"
+  CU_ASSERT_STRING_EQUAL (s, "Job:          3\n"
+                             "Name:         -\n"
+                             "Class:        -\n"
+                             "State:        -\n"
+                             "Submitted:    -\n"
+                             "Tasks:        1: 1 queued\n\n"
                              "TASK  STATE   NODE  AGENT-TASK  EXIT  SUSPENSIONS  RUNTIME\n"
                              "0     queued  n1    -           -     -            -\n");
+  free (s);
+  /* kill: the state before, then after; kills sent, not yet confirmed by the agents; a
+   * job that had ended. */
+  ebbctl_request kill_before = kill;
+  kill_before.data = "running";
+  expect_answer (ebbctl_print_answer_state, &kill_before, "7", "{\"state\":\"killed\"}",
+                 "7: running -> killed\n");
+  expect_answer (ebbctl_print_answer_state, &kill_before, "7", "{\"state\":\"running\"}",
+                 "7: running -> killing\n");
+  kill_before.data = "done";
+  expect_answer (ebbctl_print_answer_state, &kill_before, "7", "{\"state\":\"done\"}",
+                 "7: done (had ended: nothing to kill)\n");
+}
+
+/* A REASON column when a job or task says why it waits or failed (issue 22: "squeue
+ * prints (Resources)"), none otherwise. */
+static void
+test_reasons (void)
+{
+  const ebbctl_request jobs = { .list = "jobs", .table = ebbctl_jobs_table };
+  expect_answer (ebbctl_print_answer_list, &jobs, NULL,
+                 "{\"jobs\":[{\"id\":4,\"name\":\"q\",\"class\":\"short\",\"state\":"
+                 "\"queued\",\"reason\":{\"code\":\"no_room\",\"message\":\"no room\"}},"
+                 "{\"id\":5,\"name\":\"r\",\"class\":\"long\",\"state\":\"running\"}]}",
+                 "ID  NAME  CLASS  STATE    TASKS  WAITED  RUNTIME  REASON\n"
+                 "4   q     short  queued   -      -       -        no room\n"
+                 "5   r     long   running  -      -       -        -\n");
+  const ebbctl_request job = { .method = "GET" };
+  expect_answer (ebbctl_print_answer_job, &job, "6",
+                 "{\"id\":6,\"state\":\"failed\",\"tasks\":[{\"id\":\"6-0\",\"state\":"
+                 "\"failed\",\"reason\":{\"code\":\"launch_failed\",\"message\":\"argv[0] "
+                 "/nonexistent: No such file or directory\"}}]}",
+                 "Job:          6\n"
+                 "Name:         -\n"
+                 "Class:        -\n"
+                 "State:        failed\n"
+                 "Submitted:    -\n"
+                 "Tasks:        1: 1 failed\n\n"
+                 "TASK  STATE   NODE  AGENT-TASK  EXIT  SUSPENSIONS  RUNTIME  REASON\n"
+                 "6-0   failed  -     -           -     -            -        argv[0] "
+                 "/nonexistent: No such file or directory\n");
+}
+
+/* status, node and job are summaries (kubectl describe), not "a.b: value" dumps; status
+ * has no slots (meaningless for the resource policies); a job says why it waits. */
+static void
+test_describe (void)
+{
+  int rc = -1;
+  const ebbctl_request req = { .method = "GET", .path = "/v1/cluster" };
+  char *s = print_answer (
+      ebbctl_print_answer_status, &req, NULL,
+      "{\"policy\":\"peacock\",\"nodes\":{\"total\":3,\"ready\":2,\"draining\":1,\"lost\":0},"
+      "\"capacity\":{\"cpu_millis\":6000,\"memory_bytes\":12884901888},"
+      "\"allocated\":{\"cpu_millis\":1500,\"memory_bytes\":1073741824},"
+      "\"queued_jobs\":{\"short\":1,\"long\":2,\"auto\":0},\"jobs\":9,\"jobs_in_memory\":4,"
+      "\"running_tasks\":5,\"suspended_tasks\":1,\"preemptions\":7,\"slots\":6,"
+      "\"decisions\":12}",
+      &rc);
+  CU_ASSERT_EQUAL (rc, EBBCTL_EXIT_OK);
+  CU_ASSERT_PTR_NULL (strstr (s, "slots"));
+  CU_ASSERT_PTR_NULL (strstr (s, "capacity.cpu_millis"));
+  CU_ASSERT_PTR_NOT_NULL (strstr (s, "Policy:       peacock\n"));
+  CU_ASSERT_PTR_NOT_NULL (strstr (s, "Nodes:        3: 2 ready, 1 draining, 0 lost\n"));
+  CU_ASSERT_PTR_NOT_NULL (strstr (s, "CPU:          1500m of 6000m allocated (25%)\n"));
+  CU_ASSERT_PTR_NOT_NULL (strstr (s, "Memory:       1G of 12G allocated (8%)\n"));
+  CU_ASSERT_PTR_NOT_NULL (strstr (s, "Queued jobs:  1 short, 2 long, 0 auto\n"));
+  CU_ASSERT_PTR_NOT_NULL (strstr (s, "Tasks:        5 running, 1 suspended\n"));
+  free (s);
+  s = print_answer (ebbctl_print_answer_node, &req, "n1",
+                    "{\"name\":\"n1\",\"state\":\"ready\",\"url\":\"http://10.0.0.2:7470\","
+                    "\"slots\":2,\"capacity\":{\"cpu_millis\":2000,\"memory_bytes\":4294967296},"
+                    "\"allocated\":{\"cpu_millis\":1000,\"memory_bytes\":0},"
+                    "\"tasks\":[\"4-0\",\"4-1\"],\"ntasks\":2}",
+                    &rc);
+  CU_ASSERT_STRING_EQUAL (s, "Name:         n1\n"
+                             "State:        ready\n"
+                             "Address:      http://10.0.0.2:7470\n"
+                             "CPU:          1000m of 2000m allocated (50%)\n"
+                             "Memory:       0 of 4G allocated (0%)\n"
+                             "Tasks:        2: 4-0 4-1\n"
+                             "Heartbeat:    -\n");
+  free (s);
+  s = print_answer (ebbctl_print_answer_job, &req, "5",
+                    "{\"id\":5,\"name\":\"q\",\"class\":\"short\",\"state\":\"queued\","
+                    "\"reason\":{\"code\":\"no_room\",\"message\":\"0/2 nodes have room\"},"
+                    "\"ntasks\":3,\"task_states\":{\"pending\":2,\"running\":1,\"failed\":0}}",
+                    &rc);
+  CU_ASSERT_PTR_NOT_NULL (strstr (s, "State:        queued\n"
+                                     "Reason:       0/2 nodes have room (no_room)\n"));
+  CU_ASSERT_PTR_NOT_NULL (strstr (s, "Tasks:        3: 2 pending, 1 running\n"));
   free (s);
 }
 
@@ -453,7 +575,8 @@ test_request_args (void)
   size_t n = 0;
   const ebbctl_cmd *cmds = ebbctl_commands (&n);
   for (size_t i = 0; i < n; i++)
-    CU_ASSERT ((cmds[i].run == ebbctl_request_run || cmds[i].run == ebbctl_jobs)
+    CU_ASSERT ((cmds[i].run == ebbctl_request_run || cmds[i].run == ebbctl_jobs
+                || cmds[i].run == ebbctl_kill)
                == (cmds[i].request != NULL));
 }
 
@@ -477,6 +600,38 @@ test_clean (void)
   CU_ASSERT_STRING_EQUAL (ebbctl_clean (b, sizeof b, NULL), "-");
   CU_ASSERT_STRING_EQUAL (ebbctl_clean (b, sizeof b, "a\tb\x7f\n"), "a?b??");
   CU_ASSERT_STRING_EQUAL (ebbctl_clean (b, sizeof b, "0123456789"), "0123456");
+  /* C1 controls: U+009B (the 8-bit CSI) as UTF-8 and as a lone byte, U+0080 and U+009F; any
+   * byte that is not UTF-8. Printable UTF-8 (U+00A0, U+00E9, U+20AC) is kept. */
+  char w[64];
+  CU_ASSERT_STRING_EQUAL (ebbctl_clean (w, sizeof w,
+                                        "\xc2\x9b"
+                                        "2J"),
+                          "?2J");
+  CU_ASSERT_STRING_EQUAL (ebbctl_clean (w, sizeof w,
+                                        "a\x9b"
+                                        "2Jb"),
+                          "a?2Jb");
+  CU_ASSERT_STRING_EQUAL (ebbctl_clean (w, sizeof w, "\xc2\x80|\xc2\x9f|\xc2\xa0"), "?|?|\xc2\xa0");
+  CU_ASSERT_STRING_EQUAL (ebbctl_clean (w, sizeof w, "caf\xc3\xa9 \xe2\x82\xac"),
+                          "caf\xc3\xa9 \xe2\x82\xac");
+  CU_ASSERT_STRING_EQUAL (ebbctl_clean (w, sizeof w, "\xc0\xaf\xed\xa0\x80\xff\xe2\x82"),
+                          "????????");
+  /* Truncation never leaves half a character. */
+  CU_ASSERT_STRING_EQUAL (ebbctl_clean (b, sizeof b, "abcdef\xc3\xa9"), "abcdef");
+  /* Tables and key: value lines go through the same filter. */
+  char *kv = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&kv, &len);
+  json_object *o = json_tokener_parse ("{\"name\":\"\\u009b2J\",\"\\u0085k\":1}");
+  ebbctl_print_kv (f, o, NULL);
+  ebbctl_table t;
+  ebbctl_table_init (&t, 1, (const char *const[]){ "N\xc2\x9b" });
+  ebbctl_table_print (&t, f);
+  ebbctl_table_clear (&t);
+  fclose (f);
+  CU_ASSERT_STRING_EQUAL (kv, "name: ?2J\n?k: 1\nN?\n");
+  json_object_put (o);
+  free (kv);
 }
 
 static void
@@ -484,7 +639,10 @@ test_progress (void)
 {
   char b[256];
   CU_ASSERT_STRING_EQUAL (ebbctl_progress (b, sizeof b, 3, 2, 1, 10, 10),
-                          "[###>>>....] 3/10 done, 2 running, 1 suspended");
+                          "[###>>~....] 3/10 done, 2 running, 1 suspended");
+  /* Suspended tasks are drawn apart from running ones. */
+  CU_ASSERT_STRING_EQUAL (ebbctl_progress (b, sizeof b, 1, 1, 1, 3, 9),
+                          "[###>>>~~~] 1/3 done, 1 running, 1 suspended");
   CU_ASSERT_STRING_EQUAL (ebbctl_progress (b, sizeof b, 10, 0, 0, 10, 4),
                           "[####] 10/10 done, 0 running, 0 suspended");
   CU_ASSERT_STRING_EQUAL (ebbctl_progress (b, sizeof b, 0, 0, 0, 0, 4),
@@ -494,6 +652,8 @@ test_progress (void)
                           "[####] 10/10 done, 0 running, 0 suspended");
   CU_ASSERT_STRING_EQUAL (ebbctl_progress (b, sizeof b, 1, 9, 9, 10, 10),
                           "[#>>>>>>>>>] 1/10 done, 9 running, 0 suspended");
+  CU_ASSERT_STRING_EQUAL (ebbctl_progress (b, sizeof b, 0, 0, 4, 4, 4),
+                          "[~~~~] 0/4 done, 0 running, 4 suspended");
   CU_ASSERT_STRING_EQUAL (ebbctl_progress (b, sizeof b, 1, 0, 0, 3, 10),
                           "[###.......] 1/3 done, 0 running, 0 suspended");
 }
@@ -579,6 +739,214 @@ test_help_lists_every_option (void)
   CU_ASSERT_PTR_NULL (ebbctl_command_find ("nope"));
 }
 
+/* -o and --json anywhere after the command (kubectl), never a value of the command's own
+ * options, never after "--", never submit's --json FILE. */
+static void
+test_output_opts (void)
+{
+  cleanup_error ebb_error *err = NULL;
+  ebbctl_ctx ctx = { 0 };
+  const ebbctl_cmd *jobs = ebbctl_command_find ("jobs");
+  char **a = ARGV ("jobs", "--all", "--json", "--class", "long");
+  int n = 5;
+  CU_ASSERT_EQUAL (ebbctl_take_output_opts (&ctx, jobs, &n, a, &err), 0);
+  CU_ASSERT (ctx.json && ctx.output == EBBCTL_OUT_JSON);
+  CU_ASSERT_EQUAL (n, 4);
+  CU_ASSERT_STRING_EQUAL (a[1], "--all");
+  CU_ASSERT_STRING_EQUAL (a[3], "long");
+  CU_ASSERT_PTR_NULL (a[4]);
+  const char *forms[][3] = { { "-o", "wide", NULL },
+                             { "-owide", NULL, NULL },
+                             { "--output", "wide", NULL },
+                             { "--output=wide", NULL, NULL } };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (forms); i++)
+    {
+      ctx = (ebbctl_ctx){ 0 };
+      char *v[] = { "jobs", (char *)forms[i][0], (char *)forms[i][1], NULL };
+      n = forms[i][1] ? 3 : 2;
+      CU_ASSERT_EQUAL (ebbctl_take_output_opts (&ctx, jobs, &n, v, &err), 0);
+      CU_ASSERT (ctx.output == EBBCTL_OUT_WIDE && !ctx.json && n == 1);
+    }
+  /* --name's value "-o" is the name; after "--" everything is the program's. */
+  ctx = (ebbctl_ctx){ 0 };
+  const ebbctl_cmd *submit = ebbctl_command_find ("submit");
+  char **b
+      = ARGV ("submit", "--name", "-o", "--json", "f.json", "-o", "name", "--", "ls", "-o", "json");
+  n = 11;
+  CU_ASSERT_EQUAL (ebbctl_take_output_opts (&ctx, submit, &n, b, &err), 0);
+  CU_ASSERT_EQUAL (ctx.output, EBBCTL_OUT_NAME);
+  CU_ASSERT_EQUAL (n, 9);
+  CU_ASSERT_STRING_EQUAL (b[2], "-o");
+  CU_ASSERT_STRING_EQUAL (b[3], "--json"); /* submit's own: the body from a file */
+  CU_ASSERT_STRING_EQUAL (b[5], "--");
+  CU_ASSERT_STRING_EQUAL (b[8], "json");
+  char **c = ARGV ("jobs", "-o", "jsn");
+  n = 3;
+  CU_ASSERT_EQUAL (ebbctl_take_output_opts (&ctx, jobs, &n, c, &err), -EINVAL);
+  CU_ASSERT_PTR_NOT_NULL (strstr (ebb_error_msg (&err), "did you mean 'json'?"));
+  ebb_error_free (&err);
+  char **d = ARGV ("jobs", "-o");
+  n = 2;
+  CU_ASSERT_EQUAL (ebbctl_take_output_opts (&ctx, jobs, &n, d, &err), -EINVAL);
+  ebb_error_free (&err);
+  /* Before the command too, as a global option. */
+  ctx = (ebbctl_ctx){ .out = stdout };
+  CU_ASSERT_EQUAL (ebbctl_parse_global (&ctx, 4, ARGV ("ebbctl", "-o", "name", "jobs"), &err), 3);
+  CU_ASSERT_EQUAL (ctx.output, EBBCTL_OUT_NAME);
+  ebbctl_ctx_clear (&ctx);
+}
+
+static void
+test_suggest (void)
+{
+  CU_ASSERT_STRING_EQUAL (ebbctl_suggest_command ("stauts"), "status");
+  CU_ASSERT_STRING_EQUAL (ebbctl_suggest_command ("job"), "job");
+  CU_ASSERT_STRING_EQUAL (ebbctl_suggest_command ("decision"), "decisions");
+  CU_ASSERT_STRING_EQUAL (ebbctl_suggest_command ("sub"), "submit");
+  CU_ASSERT_PTR_NULL (ebbctl_suggest_command ("xyzzy"));
+  CU_ASSERT_PTR_NULL (ebbctl_suggest_command ("d")); /* drain, decisions: no guess */
+  /* A misspelt option: the command's closest. */
+  cleanup_error ebb_error *err = NULL;
+  const ebbctl_cmd *jobs = ebbctl_command_find ("jobs");
+  FILE *null = fopen ("/dev/null", "w");
+  CU_ASSERT_EQUAL (ebbctl_parse_cmd (jobs, 2, ARGV ("jobs", "--sttae=x"), ebbctl_jobs_filter_opt,
+                                     &(ebbctl_jobs_filter){ 0 }, null, &err),
+                   -EINVAL);
+  CU_ASSERT_STRING_EQUAL (ebb_error_msg (&err),
+                          "unknown option '--sttae=x'; did you mean '--state'?");
+  ebb_error_free (&err);
+  CU_ASSERT_EQUAL (ebbctl_parse_cmd (jobs, 2, ARGV ("jobs", "--xyzzy"), ebbctl_jobs_filter_opt,
+                                     &(ebbctl_jobs_filter){ 0 }, null, &err),
+                   -EINVAL);
+  CU_ASSERT_STRING_EQUAL (ebb_error_msg (&err), "unknown option '--xyzzy'");
+  fclose (null);
+}
+
+/* jobs: active by default; --all; --state (a finished one asks for every job); --class;
+ * --name as a glob. */
+static void
+test_jobs_filter (void)
+{
+  json_object *run
+      = json_tokener_parse ("{\"name\":\"etl-1\",\"class\":\"long\",\"state\":\"running\"}");
+  json_object *done
+      = json_tokener_parse ("{\"name\":\"q\",\"class\":\"short\",\"state\":\"done\"}");
+  ebbctl_jobs_filter f = { 0 };
+  CU_ASSERT (!ebbctl_jobs_filter_wants_finished (&f));
+  CU_ASSERT (ebbctl_jobs_filter_match (&f, run) && !ebbctl_jobs_filter_match (&f, done));
+  f.all = true;
+  CU_ASSERT (ebbctl_jobs_filter_wants_finished (&f));
+  CU_ASSERT (ebbctl_jobs_filter_match (&f, run) && ebbctl_jobs_filter_match (&f, done));
+  f = (ebbctl_jobs_filter){ .state = "done" };
+  CU_ASSERT (ebbctl_jobs_filter_wants_finished (&f));
+  CU_ASSERT (!ebbctl_jobs_filter_match (&f, run) && ebbctl_jobs_filter_match (&f, done));
+  f = (ebbctl_jobs_filter){ .all = true, .klass = "long" };
+  CU_ASSERT (ebbctl_jobs_filter_match (&f, run) && !ebbctl_jobs_filter_match (&f, done));
+  f = (ebbctl_jobs_filter){ .all = true, .name = "etl-*" };
+  CU_ASSERT (ebbctl_jobs_filter_match (&f, run) && !ebbctl_jobs_filter_match (&f, done));
+  cleanup_error ebb_error *err = NULL;
+  CU_ASSERT_EQUAL (ebbctl_jobs_filter_opt (EBBCTL_O_STATE, "runing", &f, &err), -EINVAL);
+  CU_ASSERT_PTR_NOT_NULL (strstr (ebb_error_msg (&err), "did you mean 'running'?"));
+  ebb_error_free (&err);
+  CU_ASSERT_EQUAL (ebbctl_jobs_filter_opt (EBBCTL_O_CLASS, "medium", &f, &err), -EINVAL);
+  json_object_put (run);
+  json_object_put (done);
+}
+
+static void
+print_clipped (FILE *f, void *data)
+{
+  ebbctl_clip_lines (f, "a\nb\nc\nd\n", *(size_t *)data, 0);
+}
+
+/* Lines cut to 4 columns: colour sequences take none (a colour cut open is closed), a
+ * UTF-8 character one; 5 lines on 5 rows, then 6 on 5. */
+static void
+print_cut (FILE *f, void *data)
+{
+  (void)data;
+  ebbctl_clip_lines (f,
+                     "abcdef\n\033[32mrunning\033[0m\nx\033[33my\033[0mz\n"
+                     "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\nlast\nmore\n",
+                     5, 4);
+}
+
+/* watch: a frame taller than the terminal is cut, saying how much is left out. */
+static void
+test_clip_lines (void)
+{
+  size_t rows = 3;
+  cleanup_free char *a = capture (print_clipped, &rows);
+  CU_ASSERT_STRING_EQUAL (a, "a\nb\n... 2 more lines (a taller terminal, or ebbctl jobs and "
+                             "nodes, show them)\n");
+  rows = 4;
+  cleanup_free char *b = capture (print_clipped, &rows);
+  CU_ASSERT_STRING_EQUAL (b, "a\nb\nc\nd\n");
+  rows = 0;
+  cleanup_free char *c = capture (print_clipped, &rows);
+  CU_ASSERT_STRING_EQUAL (c, "a\nb\nc\nd\n");
+  cleanup_free char *d = capture (print_cut, NULL);
+  CU_ASSERT_STRING_EQUAL (d, "abcd\n"
+                             "\033[32mrunn\033[0m\n"
+                             "x\033[33my\033[0mz\n"
+                             "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\n"
+                             "... \n");
+}
+
+/* The STATE column in colour, padded by its text; no colour unless asked. */
+static void
+test_color (void)
+{
+  CU_ASSERT_STRING_EQUAL (ebbctl_state_color ("running"), "32");
+  CU_ASSERT_STRING_EQUAL (ebbctl_state_color ("suspended"), "33");
+  CU_ASSERT_STRING_EQUAL (ebbctl_state_color ("failed"), "31");
+  CU_ASSERT_PTR_NULL (ebbctl_state_color ("done"));
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+  ebbctl_table t;
+  ebbctl_table_init (&t, 3, (const char *const[]){ "ID", "STATE", "X" });
+  t.color = true;
+  ebbctl_table_add (&t, (const char *const[]){ "1", "suspended", "a" });
+  ebbctl_table_add (&t, (const char *const[]){ "2", "done", "b" });
+  ebbctl_table_print (&t, f);
+  ebbctl_table_clear (&t);
+  fclose (f);
+  CU_ASSERT_STRING_EQUAL (buf, "ID  STATE      X\n"
+                               "1   \033[33msuspended\033[0m  a\n"
+                               "2   done       b\n");
+  free (buf);
+  /* A memstream, a pipe: never a terminal. */
+  ebbctl_ctx ctx = { 0 };
+  int p[2];
+  CU_ASSERT_EQUAL (pipe (p), 0);
+  CU_ASSERT (!ebbctl_want_color (&ctx, p[1]));
+  close (p[0]), close (p[1]);
+}
+
+static void
+print_cmd_help (FILE *f, void *cmd)
+{
+  ebbctl_print_help (f, cmd);
+}
+
+/* Every command's --help ends with examples, and so does the program's. */
+static void
+test_help_examples (void)
+{
+  cleanup_free char *all = capture (print_all_help, NULL);
+  CU_ASSERT_PTR_NOT_NULL (strstr (all, "\nExamples:\n  ebbctl "));
+  size_t n;
+  const ebbctl_cmd *cmds = ebbctl_commands (&n);
+  for (size_t i = 0; i < n; i++)
+    {
+      cleanup_free char *one = capture (print_cmd_help, (void *)&cmds[i]);
+      if (!strstr (one, "\nExamples:\n  ebbctl "))
+        fprintf (stderr, "%s --help has no examples\n", cmds[i].name);
+      CU_ASSERT_PTR_NOT_NULL (strstr (one, "\nExamples:\n  ebbctl "));
+    }
+}
+
 int
 main (void)
 {
@@ -599,6 +967,14 @@ main (void)
     EBB_CU_TEST (test_duration_bytes),
     EBB_CU_TEST (test_job_counts),
     EBB_CU_TEST (test_help_lists_every_option),
+    EBB_CU_TEST (test_describe),
+    EBB_CU_TEST (test_reasons),
+    EBB_CU_TEST (test_output_opts),
+    EBB_CU_TEST (test_suggest),
+    EBB_CU_TEST (test_jobs_filter),
+    EBB_CU_TEST (test_clip_lines),
+    EBB_CU_TEST (test_color),
+    EBB_CU_TEST (test_help_examples),
   };
   return ebb_cu_run ("ebbctl", NULL, NULL, tests, EBB_ARRAY_SIZE (tests));
 }
