@@ -9,41 +9,8 @@
 
 #include "cli/ebbctl.h"
 #include "lib/http-client.h"
+#include "lib/secret.h"
 #include "lib/util.h"
-
-/* Reads a token file: the first line, trailing blanks dropped. A token is a header value: no
- * control characters, at most 4 KiB. Returns a new string, or NULL with *err set. */
-static char *
-read_token (const char *path, ebb_error **err)
-{
-  cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0)
-    {
-      ebb_error_set_errno (err, errno, "token file %s", path);
-      return NULL;
-    }
-  char buf[4097];
-  ssize_t n = read (fd, buf, sizeof buf - 1);
-  if (n < 0)
-    {
-      ebb_error_set_errno (err, errno, "read token file %s", path);
-      return NULL;
-    }
-  buf[n] = '\0';
-  buf[strcspn (buf, "\r\n")] = '\0';
-  size_t len = strlen (buf);
-  while (len && (buf[len - 1] == ' ' || buf[len - 1] == '\t'))
-    buf[--len] = '\0';
-  for (size_t i = 0; i < len; i++)
-    if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
-      len = 0;
-  if (len == 0 || (size_t)n == sizeof buf - 1)
-    {
-      ebb_error_set (err, EBB_EPARSE, "token file %s: want one line of printable text", path);
-      return NULL;
-    }
-  return ebb_xstrdup (buf);
-}
 
 /* The token for this call: --token-file if given; for the controller over TCP, its generated
  * token when readable (no error when not: the server then says 401). */
@@ -52,11 +19,11 @@ token_for (ebbctl_ctx *ctx, bool agent, const char *base, char **out, ebb_error 
 {
   *out = NULL;
   if (ctx->token_file)
-    return (*out = read_token (ctx->token_file, err)) ? 0 : -EINVAL;
+    return ebb_secret_read_token (ctx->token_file, out, err);
   if (agent || strncmp (base, "unix:", 5) == 0)
     return 0;
   if (access (EBBCTL_DEFAULT_CONTROLLER_TOKEN, R_OK) == 0)
-    *out = read_token (EBBCTL_DEFAULT_CONTROLLER_TOKEN, NULL);
+    ebb_secret_read_token (EBBCTL_DEFAULT_CONTROLLER_TOKEN, out, NULL);
   return 0;
 }
 

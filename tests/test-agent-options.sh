@@ -23,7 +23,7 @@ printf 'listen = 127.0.0.1:0\nnot_a_key = 1\n' >"$TMP/bad.conf"
 run 2 "bad.conf:2" -- --config "$TMP/bad.conf"
 run 1 "token-file is required" -- --listen 0.0.0.0:0 --state-dir "$STATE" --cgroup-parent "$CGP"
 printf 'abcdefghijklmnopqrstuvwxyz\n' >"$TMP/token"; chmod 644 "$TMP/token"
-run 1 "world-accessible" -- --listen 0.0.0.0:0 --token-file "$TMP/token" --state-dir "$STATE" --cgroup-parent "$CGP"
+run 1 "token.*chmod 600" -- --listen 0.0.0.0:0 --token-file "$TMP/token" --state-dir "$STATE" --cgroup-parent "$CGP"
 chmod 600 "$TMP/token"
 
 # One table makes the parser, --help and the config keys: every option of --help is in

@@ -21,6 +21,7 @@ now=$(date +%s)
 cp "$EBB_TOP_SRCDIR"/tests/status-page/data/*.json "$TMP/"
 sed -i "s/NOW/$now/g" "$TMP"/*.json
 echo "ebbctl-fake-token-$$" >"$TMP/token"
+chmod 600 "$TMP/token"
 "$FAKE" "$TMP" "$(cat "$TMP/token")" >"$TMP/url" & FAKE_PID=$!
 i=0; while [ ! -s "$TMP/url" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 URL=$(cat "$TMP/url")
@@ -243,6 +244,7 @@ run $EBBCTL --controller "$URL" status
 echo "$ERR" | grep -q 'pass --token-file FILE' && ok "no token: the hint names --token-file" ||
   fail "no token, no hint: $ERR"
 echo "ebbctl-wrong-token-$$" >"$TMP/wrong"
+chmod 600 "$TMP/wrong"
 run $EBBCTL --controller "$URL" --token-file "$TMP/wrong" status
 [ "$RC" = 1 ] && echo "$ERR" | grep -q "refused the token of $TMP/wrong\$" &&
   ! echo "$ERR" | grep -q 'pass --token-file' && ok "a wrong token: says the file's token was refused" ||

@@ -1452,14 +1452,20 @@ test_tls_server (void)
   FILE *g = fopen (garbage, "w");
   fputs ("-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n", g);
   fclose (g);
+  chmod (garbage, 0600); /* a key is refused unreadable to others before it is parsed */
+  char open_key[128];
+  snprintf (open_key, sizeof open_key, "%s/open-key.pem", tmpdir);
+  g = fopen (open_key, "w");
+  fputs ("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n", g);
+  fclose (g);
+  chmod (open_key, 0644);
   struct
   {
     const char *cert, *key;
     int code;
   } bad[] = {
-    { cert, NULL, EINVAL },
-    { NULL, key, EINVAL },
-    { "/nonexistent/cert.pem", key, ENOENT },
+    { cert, open_key, EACCES }, { cert, NULL, EINVAL },
+    { NULL, key, EINVAL },      { "/nonexistent/cert.pem", key, ENOENT },
     { garbage, garbage, EIO },
   };
   sd_event *e = NULL;
