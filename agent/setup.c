@@ -45,8 +45,10 @@ check_security (ebb_agent *a, ebb_error **err)
     return ebb_error_set (err, EINVAL, "--tls-cert and --tls-key go together");
   if (a->cfg->token_file && ebb_agent_url_exposes_token (a->cfg->controller))
     return ebb_error_set (err, EACCES,
-                          "--controller %s is plain http to a non-loopback address: the token "
-                          "would cross the network in clear; use https",
+                          "--controller %s is plain http: the token would go to whoever holds "
+                          "that port (any local user, once the controller stops); use "
+                          "--controller unix:/run/ebb/controller.sock on the controller's machine "
+                          "(no token needed there) or https:// with --controller-ca",
                           a->cfg->controller);
   if (a->cfg->token_file)
     return ebb_secret_read_token (a->cfg->token_file, &a->token, err);

@@ -145,7 +145,8 @@ ebbctl_print_help (FILE *out, const ebbctl_cmd *cmd)
       fprintf (out, "%s%s\n      %s\n", cmds[i].args ? " " : "", cmds[i].args ? cmds[i].args : "",
                cmds[i].summary);
     }
-  fputs ("\nEnvironment: EBB_CONTROLLER, EBB_AGENT (addresses when no option is given).\n"
+  fputs ("\nEnvironment: EBB_CONTROLLER, EBB_AGENT (addresses when no option is given),\n"
+         "EBB_TOKEN_FILE (the token file when --token-file is not given).\n"
          "Exit status: 0 ok, 1 failure, 2 usage error, 4 not found.\n"
          "See ebbctl(1).\n",
          out);
@@ -193,11 +194,9 @@ default_controller (void)
   const char *env = getenv ("EBB_CONTROLLER");
   if (env && *env)
     return ebbctl_normalize_url (env, NULL);
-  struct stat st;
-  /* The controller listens on both by default; the socket needs no token. */
-  if (stat (EBBCTL_DEFAULT_CONTROLLER_SOCKET, &st) == 0 && S_ISSOCK (st.st_mode))
-    return ebb_xstrdup ("unix:" EBBCTL_DEFAULT_CONTROLLER_SOCKET);
-  return ebb_xstrdup (EBBCTL_DEFAULT_CONTROLLER_TCP);
+  /* The socket only: never a TCP address on our own (once the controller stops, anyone
+   * can hold 127.0.0.1:7480); a missing socket is then said as such. */
+  return ebb_xstrdup ("unix:" EBBCTL_DEFAULT_CONTROLLER_SOCKET);
 }
 
 static int

@@ -78,6 +78,7 @@ CLEANFILES += tests/deb-vm/test-install-deb-vm.sh tests/deb-vm/ebb.deb tests/deb
 TESTS += tests/test-docs-options.sh
 EXTRA_DIST += tests/test-docs-options.sh
 
-# Debian's prometheus scrapes a live agent over loopback with a bearer token (about 10 s).
+# Debian's prometheus scrapes a live agent and controller over https on loopback with a bearer
+# token, with contrib/prometheus/ebb.yml (about 10 s).
 TESTS += tests/test-prometheus-agent.sh
-EXTRA_DIST += tests/test-prometheus-agent.sh contrib/grafana/ebb.json
+EXTRA_DIST += tests/test-prometheus-agent.sh contrib/grafana/ebb.json contrib/prometheus/ebb.yml

@@ -35,3 +35,6 @@ tests_test_secret_LDADD = $(EBB_TEST_LIBS)
 # tests/test-agent-options.sh).
 TESTS += tests/test-secret-files.sh
 EXTRA_DIST += tests/test-secret-files.sh
+# No token to a squatter on a daemon's loopback port (agent, ebbctl, controller).
+TESTS += tests/test-token-squatter.sh
+EXTRA_DIST += tests/test-token-squatter.sh

@@ -261,7 +261,7 @@ run $EBBCTL submit --name
 [ "$RC" = 2 ] && echo "$ERR" | grep -q "^ebbctl submit: missing value for '--name'$" &&
   ok "a command option without its value: exit 2, says which" || fail "submit --name alone: $RC $ERR"
 run $EBBCTL --controller "unix:$TMP/none.sock" status
-[ "$RC" = 1 ] && echo "$ERR" | grep -q "^ebbctl: cannot reach the controller at unix:$TMP/none.sock: No such file or directory$" &&
+[ "$RC" = 1 ] && echo "$ERR" | grep -q "^ebbctl: cannot reach the controller at unix:$TMP/none.sock: No such file or directory (is ebb-controller running" &&
   ok "a unix socket that is not there: exit 1, says so" || fail "missing socket: $RC $ERR"
 run $EBBCTL --controller "unix:$TMP/token" status
 [ "$RC" = 1 ] && echo "$ERR" | grep -q ": not a socket$" && ok "a file that is not a socket: says so" ||
