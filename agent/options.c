@@ -2,10 +2,8 @@
  * command line wins, a list given there replaces the file's list. */
 #include "config.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <netinet/in.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,42 +16,13 @@
 #include "lib/log.h"
 #include "lib/util.h"
 
-/* Whether host (a URL's host part, brackets removed) is a numeric loopback address: names
- * are never trusted to be local (a host name starting with "127." is not 127.0.0.1). */
-static bool
-host_is_loopback (const char *host)
-{
-  struct in_addr a4;
-  struct in6_addr a6;
-  if (inet_pton (AF_INET, host, &a4) == 1)
-    return (ntohl (a4.s_addr) >> 24) == 127;
-  if (inet_pton (AF_INET6, host, &a6) == 1)
-    return IN6_IS_ADDR_LOOPBACK (&a6);
-  return false;
-}
-
-/* True when url is plain http:// to anything but a numeric loopback address: a bearer
- * token sent there could be read on the wire. */
+/* True when url is plain http://, loopback included: the token would go to whoever holds
+ * that TCP port (after the controller stops, any local user can bind 127.0.0.1:PORT). It goes
+ * only over unix:/PATH (a path in /run/ebb a user cannot take) or https:// (verified). */
 bool
 ebb_agent_url_exposes_token (const char *url)
 {
-  if (!url || strncmp (url, "http://", 7) != 0)
-    return false;
-  const char *h = url + 7;
-  char host[256];
-  size_t n;
-  if (*h == '[')
-    {
-      h++;
-      n = strcspn (h, "]");
-    }
-  else
-    n = strcspn (h, ":/?#");
-  if (n == 0 || n >= sizeof host)
-    return true;
-  memcpy (host, h, n);
-  host[n] = '\0';
-  return !host_is_loopback (host);
+  return url && strncmp (url, "http://", 7) == 0;
 }
 
 #define DEFAULT_CONFIG SYSCONFDIR "/ebb/agent.conf"
@@ -125,9 +94,10 @@ static const ebb_conf_setting table[] = {
     .umax = 4096,
     .validate = ebb_conf_validate_abspath,
     .help = "subtree whose cgroups may be adopted" },
-  S_STR ("controller", controller, NULL, validate_url, "controller to send heartbeats to"),
+  S_STR ("controller", controller, NULL, validate_url,
+         "controller to send heartbeats to: unix:/PATH or https:// (plain http carries no token)"),
   S_STR ("token_file", token_file, NULL, ebb_conf_validate_abspath,
-         "bearer token file (not accessible by others)"),
+         "bearer token file (chmod 600, 16+ characters; TCP listeners want it)"),
   S_STR ("tls_cert", tls_cert, NULL, ebb_conf_validate_abspath,
          "PEM certificate: the TCP listeners speak https (with tls_key)"),
   S_STR ("tls_key", tls_key, NULL, ebb_conf_validate_abspath,
@@ -492,8 +462,9 @@ ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err)
     {
       ebb_agent_config_free (&n);
       return ebb_error_set (err, EACCES,
-                            "controller: plain http to a non-loopback address would "
-                            "expose the token; use https");
+                            "controller %s is plain http: the token goes only over unix:/PATH "
+                            "or https://",
+                            n.controller);
     }
   swap_str (&cfg->controller, &n.controller);
   swap_str (&cfg->controller_ca, &n.controller_ca);

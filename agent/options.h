@@ -57,8 +57,8 @@ void ebb_agent_config_free (ebb_agent_config *cfg);
  * restart; a warning says so). Returns 0, or negative with *err (cfg unchanged). */
 int ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err);
 
-/* True when url is plain http:// to a host that is not a numeric loopback address (a token
- * sent there crosses the network in clear). */
+/* True when url is plain http://, loopback included: a token sent there goes to whoever
+ * holds the port. */
 bool ebb_agent_url_exposes_token (const char *url);
 
 #endif

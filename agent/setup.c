@@ -23,36 +23,9 @@
 #include "agent/table.h"
 #include "lib/conf.h"
 #include "lib/log.h"
+#include "lib/secret.h"
 #include "lib/time.h"
 #include "lib/util.h"
-
-#define TOKEN_MAX 4096
-
-static int
-read_token (const char *path, char **out, ebb_error **err)
-{
-  cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  struct stat st;
-  if (fd < 0 || fstat (fd, &st) < 0)
-    return ebb_error_set_errno (err, errno, "token file %s", path);
-  if (!S_ISREG (st.st_mode))
-    return ebb_error_set (err, EINVAL, "token file %s is not a regular file", path);
-  if (st.st_mode & (S_IROTH | S_IWOTH))
-    return ebb_error_set (err, EACCES,
-                          "token file %s is world-accessible (mode %04o): "
-                          "chmod 600 it",
-                          path, (unsigned)(st.st_mode & 07777));
-  char buf[TOKEN_MAX + 1];
-  ssize_t n = read (fd, buf, TOKEN_MAX);
-  if (n < 0)
-    return ebb_error_set_errno (err, errno, "read token file %s", path);
-  buf[n] = '\0';
-  buf[strcspn (buf, "\r\n")] = '\0';
-  if (strlen (buf) < 16)
-    return ebb_error_set (err, EINVAL, "token in %s is shorter than 16 characters", path);
-  *out = ebb_xstrdup (buf);
-  return 0;
-}
 
 /* Every TCP listener needs the token, loopback included: any local user can reach
  * loopback, and the API runs commands. A unix socket is guarded by its mode and group. */
@@ -72,11 +45,13 @@ check_security (ebb_agent *a, ebb_error **err)
     return ebb_error_set (err, EINVAL, "--tls-cert and --tls-key go together");
   if (a->cfg->token_file && ebb_agent_url_exposes_token (a->cfg->controller))
     return ebb_error_set (err, EACCES,
-                          "--controller %s is plain http to a non-loopback address: the token "
-                          "would cross the network in clear; use https",
+                          "--controller %s is plain http: the token would go to whoever holds "
+                          "that port (any local user, once the controller stops); use "
+                          "--controller unix:/run/ebb/controller.sock on the controller's machine "
+                          "(no token needed there) or https:// with --controller-ca",
                           a->cfg->controller);
   if (a->cfg->token_file)
-    return read_token (a->cfg->token_file, &a->token, err);
+    return ebb_secret_read_token (a->cfg->token_file, &a->token, err);
   return 0;
 }
 

@@ -2,7 +2,9 @@
 # make bench-controller: ebb-controller (policy EBB_BENCH_POLICY, default fifo; a
 # sanitizer-free build gives the real figures, a sanitizer build is several times slower)
 # driven by the fleet emulator
-# (tests/controller/fleet: N virtual agents in one process, heartbeats every 5 s).
+# (tests/controller/fleet: N virtual agents in one process, heartbeats every 5 s). The fleet
+# heartbeats over the controller's unix socket and serves its agent API over https (a
+# throwaway certificate, --agent-ca): the controller sends its token to nothing else.
 # For N = 1,000 (the baseline of this run) and N = EBB_BENCH_NODES (default 10,000):
 #   decision latency: job arrival -> its launches handed to curl multi, p50/p99 over 200
 #     single-task jobs (the controller's ebb_controller_job_decision_seconds summary);
@@ -38,25 +40,29 @@ TMP=$(mktemp -d /tmp/ebb-ctl-bench.XXXXXX)
 CTL= FLEET=
 trap 'kill $CTL $FLEET 2>/dev/null; wait 2>/dev/null; rm -rf "$TMP"' EXIT
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$TMP/token"; chmod 600 "$TMP/token"
-TOKEN=$(cat "$TMP/token")
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+  -keyout "$TMP/key.pem" -out "$TMP/cert.pem" -days 2 -subj /CN=localhost \
+  -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1 || { echo "bench: openssl req failed" >&2; exit 1; }
+export EBB_FLEET_TLS_CERT=$TMP/cert.pem EBB_FLEET_TLS_KEY=$TMP/key.pem
 
-api () { curl -s -H "Authorization: Bearer $TOKEN" "$@"; }
+# The controller's unix socket: no token needed.
+api () { curl -s --unix-socket "$TMP/c.sock" "$@"; }
 ticks () { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 rss_kib () { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 
 # start N CPU-MILLIS [FLEET-FLOOD-ARGS...]: a fresh controller and a fleet of N nodes, every
 # node reported ready; sets CTL, FLEET and URL.
 start () {
-  local n=$1 cpu=$2 port
+  local n=$1 cpu=$2
   shift 2
   rm -rf "$TMP/state"
-  "$B/ebb-controller" --listen 127.0.0.1:0 --listen "unix:$TMP/c.sock" --state-dir "$TMP/state" \
-    --token-file "$TMP/token" --policy "$POLICY" --node-timeout 60s >"$TMP/ctl.log" 2>&1 &
+  "$B/ebb-controller" --listen "unix:$TMP/c.sock" --state-dir "$TMP/state" \
+    --token-file "$TMP/token" --agent-ca "$TMP/cert.pem" --policy "$POLICY" --node-timeout 60s \
+    >"$TMP/ctl.log" 2>&1 &
   CTL=$!
-  for _ in $(seq 100); do grep -q 'token required' "$TMP/ctl.log" && break; sleep 0.1; done
-  port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$TMP/ctl.log" | head -1)
-  URL=http://127.0.0.1:$port
-  "$B/tests/controller/fleet" "$URL" "$n" "$TMP/token" 5 "$cpu" "$@" >"$TMP/fleet.out" \
+  for _ in $(seq 100); do curl -sf --unix-socket "$TMP/c.sock" http://c/v1/health >/dev/null && break; sleep 0.1; done
+  URL=http://c
+  "$B/tests/controller/fleet" "unix:$TMP/c.sock" "$n" "$TMP/token" 5 "$cpu" "$@" >"$TMP/fleet.out" \
     2>"$TMP/fleet.err" &
   FLEET=$!
   for _ in $(seq 300); do

@@ -9,54 +9,34 @@
 
 #include "cli/ebbctl.h"
 #include "lib/http-client.h"
+#include "lib/secret.h"
 #include "lib/util.h"
 
-/* Reads a token file: the first line, trailing blanks dropped. A token is a header value: no
- * control characters, at most 4 KiB. Returns a new string, or NULL with *err set. */
-static char *
-read_token (const char *path, ebb_error **err)
+/* The token file named by --token-file, else by EBB_TOKEN_FILE; NULL: none. */
+static const char *
+token_file (const ebbctl_ctx *ctx)
 {
-  cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0)
-    {
-      ebb_error_set_errno (err, errno, "token file %s", path);
-      return NULL;
-    }
-  char buf[4097];
-  ssize_t n = read (fd, buf, sizeof buf - 1);
-  if (n < 0)
-    {
-      ebb_error_set_errno (err, errno, "read token file %s", path);
-      return NULL;
-    }
-  buf[n] = '\0';
-  buf[strcspn (buf, "\r\n")] = '\0';
-  size_t len = strlen (buf);
-  while (len && (buf[len - 1] == ' ' || buf[len - 1] == '\t'))
-    buf[--len] = '\0';
-  for (size_t i = 0; i < len; i++)
-    if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
-      len = 0;
-  if (len == 0 || (size_t)n == sizeof buf - 1)
-    {
-      ebb_error_set (err, EBB_EPARSE, "token file %s: want one line of printable text", path);
-      return NULL;
-    }
-  return ebb_xstrdup (buf);
+  const char *env = getenv ("EBB_TOKEN_FILE");
+  return ctx->token_file ? ctx->token_file : env && *env ? env : NULL;
 }
 
-/* The token for this call: --token-file if given; for the controller over TCP, its generated
- * token when readable (no error when not: the server then says 401). */
+/* The token for this call: the named file's if any; for the controller over https, its
+ * generated token when readable (no error when not: the server then says 401). Never the
+ * generated one over plain http (whoever holds the port would get it) nor over a unix socket
+ * (which needs none). *src: the file the token came from. */
 static int
-token_for (ebbctl_ctx *ctx, bool agent, const char *base, char **out, ebb_error **err)
+token_for (ebbctl_ctx *ctx, bool agent, const char *base, char **out, const char **src,
+           ebb_error **err)
 {
   *out = NULL;
-  if (ctx->token_file)
-    return (*out = read_token (ctx->token_file, err)) ? 0 : -EINVAL;
-  if (agent || strncmp (base, "unix:", 5) == 0)
+  *src = token_file (ctx);
+  if (*src)
+    return ebb_secret_read_token (*src, out, err);
+  if (agent || strncmp (base, "https://", 8) != 0)
     return 0;
-  if (access (EBBCTL_DEFAULT_CONTROLLER_TOKEN, R_OK) == 0)
-    *out = read_token (EBBCTL_DEFAULT_CONTROLLER_TOKEN, NULL);
+  *src = EBBCTL_DEFAULT_CONTROLLER_TOKEN;
+  if (access (*src, R_OK) == 0)
+    ebb_secret_read_token (*src, out, NULL);
   return 0;
 }
 
@@ -74,6 +54,10 @@ print_http_error (const char *what, const char *base, const char *path, ebb_http
   fputc ('\n', stderr);
   if (res->status == 401 && token_src)
     fprintf (stderr, "ebbctl: the server refused the token of %s\n", token_src);
+  else if (res->status == 401 && strncmp (base, "http://", 7) == 0)
+    fputs ("ebbctl: the server wants a bearer token, which ebbctl sends only over https:// or "
+           "a unix socket: use unix:/PATH on the server's machine, or https:// with --ca-file\n",
+           stderr);
   else if (res->status == 401)
     fputs ("ebbctl: the server wants a bearer token: pass --token-file FILE\n", stderr);
 }
@@ -93,20 +77,35 @@ ebbctl_call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path, 
       return EBBCTL_EXIT_USAGE;
     }
   cleanup_free char *token = NULL;
-  if (token_for (ctx, agent, base, &token, &err) < 0)
+  const char *token_src = NULL;
+  if (token_for (ctx, agent, base, &token, &token_src, &err) < 0)
     {
       fprintf (stderr, "ebbctl: %s\n", ebb_error_msg (&err));
       return EBBCTL_EXIT_FAILURE;
     }
   ebb_http_call_opts opts = { .bearer_token = token, .timeout_ms = 30000, .ca_file = ctx->ca_file };
   ebb_http_result res = { 0 };
-  if (ebb_http_call (method, base, path, body, &opts, &res, &err) < 0)
+  int r = ebb_http_call (method, base, path, body, &opts, &res, &err);
+  if (r == -EBB_EREFUSED)
+    {
+      /* A deliberate refusal, not a network failure: say so, and what to do. */
+      fprintf (stderr,
+               "ebbctl: not sending the token of %s to the %s at %s: plain http reaches "
+               "whoever holds that port (any local user, once the daemon stops); use "
+               "unix:/PATH on its machine (no token needed) or https:// with --ca-file\n",
+               token_src, what, base);
+      return EBBCTL_EXIT_FAILURE;
+    }
+  if (r < 0)
     {
       /* Over a unix socket curl speaks of localhost port 80: say what is wrong with the
        * socket instead when that is the matter. */
       struct stat st;
       if (strncmp (base, "unix:", 5) == 0 && stat (base + 5, &st) < 0)
-        fprintf (stderr, "ebbctl: cannot reach the %s at %s: %s\n", what, base, strerror (errno));
+        fprintf (stderr, "ebbctl: cannot reach the %s at %s: %s%s\n", what, base, strerror (errno),
+                 agent ? ""
+                       : " (is ebb-controller running on this machine? else --controller "
+                         "https://HOST:PORT or EBB_CONTROLLER)");
       else if (strncmp (base, "unix:", 5) == 0 && !S_ISSOCK (st.st_mode))
         fprintf (stderr, "ebbctl: cannot reach the %s at %s: not a socket\n", what, base);
       else
@@ -120,10 +119,7 @@ ebbctl_call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path, 
   int rc = EBBCTL_EXIT_OK;
   if (res.status < 200 || res.status > 299)
     {
-      print_http_error (what, base, path, &res,
-                        !token            ? NULL
-                        : ctx->token_file ? ctx->token_file
-                                          : EBBCTL_DEFAULT_CONTROLLER_TOKEN);
+      print_http_error (what, base, path, &res, token ? token_src : NULL);
       rc = res.status == 404 ? EBBCTL_EXIT_NOT_FOUND : EBBCTL_EXIT_FAILURE;
     }
   else if (!res.json && res.body_len)

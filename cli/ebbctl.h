@@ -23,7 +23,6 @@ enum
 };
 
 #define EBBCTL_DEFAULT_CONTROLLER_SOCKET "/run/ebb/controller.sock"
-#define EBBCTL_DEFAULT_CONTROLLER_TCP    "http://127.0.0.1:7480"
 #define EBBCTL_DEFAULT_AGENT_SOCKET      "/run/ebb/agent.sock"
 #define EBBCTL_DEFAULT_CONTROLLER_TOKEN  LOCALSTATEDIR "/lib/ebb/controller/token"
 

@@ -30,7 +30,8 @@ static const ebbctl_opt global_opts[] = {
     "controller address: HOST:PORT, http://HOST:PORT, https://HOST:PORT or unix:PATH" },
   { "agent", true, G_AGENT, "URL",
     "agent address for tasks, task, suspend, resume (default unix:/run/ebb/agent.sock)" },
-  { "token-file", true, G_TOKEN_FILE, "FILE", "file holding the bearer token" },
+  { "token-file", true, G_TOKEN_FILE, "FILE",
+    "bearer token file (chmod 600; never sent over plain http)" },
   { "ca-file", true, G_CA_FILE, "FILE",
     "PEM CA bundle that verifies an https:// controller or agent (default: the system's)" },
   { "json", false, G_JSON, NULL, "print the API's JSON instead of tables (= -o json)" },
@@ -180,6 +181,7 @@ ebbctl_print_help (FILE *out, const ebbctl_cmd *cmd)
                        "ebbctl --controller https://ctl.example:7480 --ca-file ca.pem "
                        "--token-file ~/.ebb-token nodes -o json");
   fputs ("\nEnvironment: EBB_CONTROLLER, EBB_AGENT (addresses when no option is given);\n"
+         "EBB_TOKEN_FILE (the token file when --token-file is not given);\n"
          "NO_COLOR (no colour on a terminal).\n"
          "Exit status: 0 ok, 1 failure, 2 usage error, 4 not found.\n"
          "See ebbctl(1).\n",
@@ -378,11 +380,9 @@ default_controller (void)
   const char *env = getenv ("EBB_CONTROLLER");
   if (env && *env)
     return ebbctl_normalize_url (env, NULL);
-  struct stat st;
-  /* The controller listens on both by default; the socket needs no token. */
-  if (stat (EBBCTL_DEFAULT_CONTROLLER_SOCKET, &st) == 0 && S_ISSOCK (st.st_mode))
-    return ebb_xstrdup ("unix:" EBBCTL_DEFAULT_CONTROLLER_SOCKET);
-  return ebb_xstrdup (EBBCTL_DEFAULT_CONTROLLER_TCP);
+  /* The socket only: never a TCP address on our own (once the controller stops, anyone
+   * can hold 127.0.0.1:7480); a missing socket is then said as such. */
+  return ebb_xstrdup ("unix:" EBBCTL_DEFAULT_CONTROLLER_SOCKET);
 }
 
 static int

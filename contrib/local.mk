@@ -16,6 +16,16 @@ contrib/ebb/controller.conf.example: $(srcdir)/contrib/ebb/controller.conf.in Ma
 	$(AM_V_GEN)mkdir -p $(@D) && $(EBB_SUBST) $(srcdir)/contrib/ebb/controller.conf.in > $@.tmp && \
 	  mv $@.tmp $@
 
+# ebb-tls: the cluster CA and the daemons' certificates, with the openssl tool (ebb-tls(8)).
+contrib/ebb-tls: $(srcdir)/contrib/ebb-tls.in Makefile
+	$(AM_V_GEN)mkdir -p $(@D) && $(EBB_SUBST) $(srcdir)/contrib/ebb-tls.in > $@.tmp && chmod +x $@.tmp && mv $@.tmp $@
+sbin_SCRIPTS = contrib/ebb-tls
+dist_man_MANS += man/ebb-tls.8
+CLEANFILES += $(sbin_SCRIPTS)
+EXTRA_DIST += contrib/ebb-tls.in
+TESTS += tests/test-tls-init.sh
+EXTRA_DIST += tests/test-tls-init.sh
+
 systemdsystemunit_DATA = contrib/systemd/ebb-agent.service
 ebblibexecdir = $(libexecdir)/ebb
 ebblibexec_SCRIPTS = contrib/systemd/ebb-agent-delegated
@@ -78,6 +88,7 @@ CLEANFILES += tests/deb-vm/test-install-deb-vm.sh tests/deb-vm/ebb.deb tests/deb
 TESTS += tests/test-docs-options.sh
 EXTRA_DIST += tests/test-docs-options.sh
 
-# Debian's prometheus scrapes a live agent over loopback with a bearer token (about 10 s).
+# Debian's prometheus scrapes a live agent and controller over https on loopback with a bearer
+# token, with contrib/prometheus/ebb.yml (about 10 s).
 TESTS += tests/test-prometheus-agent.sh
-EXTRA_DIST += tests/test-prometheus-agent.sh contrib/grafana/ebb.json
+EXTRA_DIST += tests/test-prometheus-agent.sh contrib/grafana/ebb.json contrib/prometheus/ebb.yml

@@ -16,37 +16,9 @@
 
 #include "controller/ctl.h"
 #include "lib/log.h"
+#include "lib/secret.h"
 #include "lib/time.h"
 #include "lib/util.h"
-
-#define TOKEN_MAX_BYTES 4096
-
-static int
-read_token (const char *path, char **out, ebb_error **err)
-{
-  cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0)
-    return ebb_error_set_errno (err, errno, "token file %s", path);
-  char buf[TOKEN_MAX_BYTES + 1];
-  ssize_t n = read (fd, buf, TOKEN_MAX_BYTES + 1);
-  if (n < 0)
-    return ebb_error_set_errno (err, errno, "read %s", path);
-  if (n > TOKEN_MAX_BYTES)
-    return ebb_error_set (err, EBB_ERANGE, "token file %s: longer than %d bytes", path,
-                          TOKEN_MAX_BYTES);
-  buf[n] = '\0';
-  buf[strcspn (buf, "\r\n")] = '\0';
-  for (char *p = buf; *p; p++)
-    if (*p <= ' ' || *p > '~')
-      return ebb_error_set (err, EBB_EPARSE,
-                            "token file %s: printable ASCII without blanks "
-                            "expected",
-                            path);
-  if (!buf[0])
-    return ebb_error_set (err, EBB_EPARSE, "token file %s is empty", path);
-  *out = ebb_xstrdup (buf);
-  return 0;
-}
 
 /* <state-dir>/token: read it, or create it (0600, 32 random bytes in hex) at first start. */
 static int
@@ -54,7 +26,7 @@ state_token (ebb_ctl *c, ebb_error **err)
 {
   cleanup_free char *path = ebb_xasprintf ("%s/token", c->cfg->state_dir);
   if (access (path, F_OK) == 0)
-    return read_token (path, &c->token, err);
+    return ebb_secret_read_token (path, &c->token, err);
   unsigned char rnd[32];
   if (getrandom (rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
     return ebb_error_set_errno (err, errno, "getrandom");
@@ -197,7 +169,8 @@ ebb_ctl_new (ebb_ctl_config *cfg, ebb_ctl **out, ebb_error **err)
     }
   if (policy_setup (c, err) < 0 || ebb_ctl_store_open (c, err) < 0)
     return -EINVAL;
-  if (cfg->token_file ? read_token (cfg->token_file, &c->token, err) < 0 : state_token (c, err) < 0)
+  if (cfg->token_file ? ebb_secret_read_token (cfg->token_file, &c->token, err) < 0
+                      : state_token (c, err) < 0)
     return -EINVAL;
   if (ebb_ctl_store_load (c, err) < 0)
     return -EIO;

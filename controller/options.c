@@ -108,8 +108,8 @@ static const ebb_conf_setting table[] = {
     .offset = OFF (token_file),
     .umax = 4096,
     .validate = ebb_conf_validate_abspath,
-    .help = "bearer token (for the TCP listeners and towards agents); default: "
-            "STATE_DIR/token, generated at first start" },
+    .help = "bearer token file, chmod 600, 16+ characters (for the TCP listeners and towards "
+            "agents); default: STATE_DIR/token, generated at first start" },
   { .name = "tls_cert",
     .type = EBB_CONF_STRING,
     .offset = OFF (tls_cert),

@@ -116,7 +116,7 @@ ebb_http_client_start (ebb_http_client *c, const char *method, const char *base,
     return ebb_error_set (err, EINVAL, "http client: no client or callback");
   ebb_http_xfer *x = ebb_http_xfer_new (method, base, path, body, opts, err);
   if (!x)
-    return -EINVAL;
+    return ebb_error_code (err) ? -ebb_error_code (err) : -EINVAL;
   x->done = done;
   x->userdata = userdata;
   if (c->wait_head || (c->max_active && c->n_active >= c->max_active))

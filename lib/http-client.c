@@ -124,6 +124,9 @@ set_options (ebb_http_xfer *x, const ebb_http_call_opts *opts)
   curl_easy_setopt (x->easy, CURLOPT_PROTOCOLS_STR, "http,https");
   if (opts && opts->ca_file)
     curl_easy_setopt (x->easy, CURLOPT_CAINFO, opts->ca_file);
+  /* https always checks the certificate and the name: the token goes nowhere else. */
+  curl_easy_setopt (x->easy, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt (x->easy, CURLOPT_SSL_VERIFYHOST, 2L);
   curl_easy_setopt (x->easy, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->max_bytes);
   curl_easy_setopt (x->easy, CURLOPT_WRITEFUNCTION, on_write);
   curl_easy_setopt (x->easy, CURLOPT_WRITEDATA, x);
@@ -159,8 +162,10 @@ base_host (const char *base)
   return strndup (h, n);
 }
 
-/* The token goes in clear over plain http: only to this machine (numeric loopback) or a
- * unix socket; anything else must be https. */
+/* No credential to a peer whose identity was not checked. A unix socket's path is the
+ * daemon's (a user cannot bind it in /run/ebb); https verifies the certificate and the name
+ * (set_options). Plain TCP, loopback included, reaches whoever holds the port: once a
+ * daemon stops, any local user can bind 127.0.0.1:PORT and collect the token. */
 static int
 check_token_transport (const char *base, const ebb_http_call_opts *opts, ebb_error **err)
 {
@@ -168,11 +173,12 @@ check_token_transport (const char *base, const ebb_http_call_opts *opts, ebb_err
       || strncmp (base, "http://", 7) != 0)
     return 0;
   cleanup_free char *host = base_host (base);
-  if (host && ebb_http_host_is_loopback (host))
+  if (opts->test_plain_loopback && host && ebb_http_host_is_loopback (host))
     return 0;
-  return ebb_error_set (err, EINVAL,
-                        "http: refusing to send the bearer token over plain http to %s (not a "
-                        "loopback address): use https://",
+  return ebb_error_set (err, EBB_EREFUSED,
+                        "refusing to send the bearer token over plain http to %s: whoever holds "
+                        "that port gets it (any local user, once the daemon stops); use "
+                        "unix:/PATH or https://",
                         host ? host : base);
 }
 
@@ -278,7 +284,7 @@ ebb_http_call (const char *method, const char *base, const char *path, json_obje
   *out = (ebb_http_result){ 0 };
   ebb_http_xfer *x = ebb_http_xfer_new (method, base, path, body, opts, err);
   if (!x)
-    return -EINVAL;
+    return ebb_error_code (err) ? -ebb_error_code (err) : -EINVAL;
   CURLcode code = curl_easy_perform (x->easy);
   int r = ebb_http_xfer_finish (x, code, out, err);
   ebb_http_xfer_free (x);

@@ -9,15 +9,17 @@
  * Transport failures are ebb_errors: ECONNREFUSED (nobody listening, also for a unix socket
  * that is missing), EBB_ETIMEDOUT (the whole call took longer than timeout_ms), EBB_ERANGE
  * (response larger than max_response_bytes), EBB_EPARSE (a body labelled application/json that
- * does not parse), EINVAL (bad base address or arguments; a bearer token with a plain
- * "http://" base whose host is not a numeric loopback address: the token is never sent in
- * clear over a network), EIO (anything else, with curl's message, TLS failures included). Any HTTP
- * status, 4xx/5xx included, is a successful call: check result.status.
+ * does not parse), EINVAL (bad base address or arguments),
+ * EBB_EREFUSED (a bearer token with a plain "http://" base, loopback included: the token goes
+ * only over a unix socket or https with a verified certificate, never to a TCP port that
+ * anyone could be holding), EIO (anything else, with curl's message, TLS failures included). Any
+ * HTTP status, 4xx/5xx included, is a successful call: check result.status.
  */
 #ifndef EBB_HTTP_CLIENT_H
 #define EBB_HTTP_CLIENT_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <systemd/sd-event.h>
 
@@ -41,6 +43,9 @@ typedef struct
   long timeout_ms;           /* 0: EBB_HTTP_DEFAULT_TIMEOUT_MS; the whole call */
   size_t max_response_bytes; /* 0: EBB_HTTP_DEFAULT_MAX_RESPONSE_BYTES */
   const char *ca_file;       /* https: PEM CA bundle to verify the server; NULL: the system's */
+  /* Unit tests of a server's own token check only (no daemon, ebbctl or tool sets it): the
+   * token may go over plain http to a numeric loopback address. */
+  bool test_plain_loopback;
 } ebb_http_call_opts;
 
 /* Frees what a result owns and zeroes it; safe on a zeroed result. */

@@ -8,6 +8,7 @@
 
 #include "lib/http-internal.h"
 #include "lib/log.h"
+#include "lib/secret.h"
 #include "lib/time.h"
 
 static void mhd_log (void *cls, const char *fmt, va_list ap) EBB_PRINTF (2, 0);
@@ -164,7 +165,8 @@ load_tls (ebb_http_server *s, const ebb_http_server_config *cfg, ebb_error **err
   int r = read_pem (cfg->tls_cert_file, "TLS certificate", &s->tls_cert, err);
   if (r < 0)
     return r;
-  return read_pem (cfg->tls_key_file, "TLS key", &s->tls_key, err);
+  /* The key is a secret: the one reader's rules (chmod 600), as for the tokens. */
+  return ebb_secret_read_file (cfg->tls_key_file, "http server: TLS key", &s->tls_key, err);
 }
 
 /* At most the configured total, and never more than the open-file limit allows (minus a

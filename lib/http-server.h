@@ -95,9 +95,10 @@ typedef struct
   const ebb_http_route *routes;
   size_t n_routes;
   void *userdata; /* passed to every handler */
-  /* NULL or "": no auth (then only unix listeners are allowed); else every request on every
-   * listener needs "Authorization: Bearer <token>". A TCP listener without a token, loopback
-   * included, makes ebb_http_server_new() fail with EINVAL. */
+  /* NULL or "": no auth (then only unix listeners are allowed); else every request on a TCP
+   * listener needs "Authorization: Bearer <token>". Unix listeners never ask for it: their
+   * file mode and group decide who connects (as dockerd's socket). A TCP listener without a
+   * token, loopback included, makes ebb_http_server_new() fail with EINVAL. */
   const char *bearer_token;
   size_t max_body_bytes;     /* 0: EBB_HTTP_DEFAULT_MAX_BODY_BYTES */
   unsigned conn_timeout_sec; /* idle connection timeout once headers are in; 0: the default */

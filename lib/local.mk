@@ -9,7 +9,8 @@ lib_libebb_common_a_SOURCES = \
 	lib/time.h lib/time.c \
 	lib/rng.h lib/rng.c \
 	lib/prom.h lib/prom.c \
-	lib/heap.h
+	lib/heap.h \
+	lib/secret.h lib/secret.c
 lib_libebb_common_a_CFLAGS = $(AM_CFLAGS) $(LIBSYSTEMD_CFLAGS) $(LIBCURL_CFLAGS) \
 	$(JSONC_CFLAGS) $(LIBMHD_CFLAGS)
 # What a program linking libebb-common needs besides it.

@@ -4,7 +4,7 @@ EBB_TEST_CFLAGS = $(AM_CFLAGS) $(CUNIT_CFLAGS) $(LIBSYSTEMD_CFLAGS) $(LIBCURL_CF
 EBB_TEST_LIBS = $(EBB_COMMON_LIBS) $(CUNIT_LIBS)
 
 lib_tests = tests/test-error tests/test-log tests/test-time tests/test-rng tests/test-util \
-	tests/test-prom tests/test-heap
+	tests/test-prom tests/test-heap tests/test-secret
 check_PROGRAMS += $(lib_tests)
 TESTS += $(lib_tests)
 EXTRA_DIST += tests/cu.h tests/fake-tree.h tests/policy-fixture.h tests/sim-fixture.h \
@@ -31,3 +31,13 @@ tests_test_prom_LDADD = $(EBB_TEST_LIBS)
 tests_test_heap_SOURCES = tests/test-heap.c
 tests_test_heap_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_heap_LDADD = $(EBB_TEST_LIBS)
+tests_test_secret_SOURCES = tests/test-secret.c
+tests_test_secret_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_secret_LDADD = $(EBB_TEST_LIBS)
+# The same rule in every program that reads a secret (controller, ebbctl; the agent in
+# tests/test-agent-options.sh).
+TESTS += tests/test-secret-files.sh
+EXTRA_DIST += tests/test-secret-files.sh
+# No token to a squatter on a daemon's loopback port (agent, ebbctl, controller).
+TESTS += tests/test-token-squatter.sh
+EXTRA_DIST += tests/test-token-squatter.sh

@@ -25,8 +25,9 @@ run1 () { # run1 PATTERN ARGS...: the agent must refuse to start (status 1) sayi
   [ "$got" = 1 ] && grep -q -- "$pat" "$TMP/out" && ok "refused: $*" || fail "$*: status $got: $(head -2 "$TMP/out")"
 }
 run1 "token-file is required" --listen 127.0.0.1:0
-run1 "in clear" --listen "unix:$SOCK" --token-file "$TMP/token" --controller http://192.0.2.1:7480
-run1 "in clear" --listen "unix:$SOCK" --token-file "$TMP/token" --controller http://127.0.0.1.nip.io:7480
+run1 "is plain http" --listen "unix:$SOCK" --token-file "$TMP/token" --controller http://192.0.2.1:7480
+run1 "is plain http" --listen "unix:$SOCK" --token-file "$TMP/token" --controller http://127.0.0.1.nip.io:7480
+run1 "is plain http" --listen "unix:$SOCK" --token-file "$TMP/token" --controller http://127.0.0.1:7480
 
 # Tasks as task_user (no user per job here; test-agent-isolation.sh covers those), U and G allowed.
 start_agent --listen 127.0.0.1:0 --token-file "$TMP/token" --task-log-max 64K --task-uid-range none \

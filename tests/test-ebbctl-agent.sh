@@ -66,9 +66,10 @@ run $E --json resume b1
 [ "$RC" = 0 ] && [ "$(echo "$OUT" | jq -r .state)" = running ] && ok "--json resume" || fail "--json resume: $OUT"
 
 run $EBBCTL --agent "127.0.0.1:$PORT" --token-file "$TOKEN_FILE" task b1
-expect_rc 0 "over loopback TCP with the token"
+[ "$RC" = 1 ] && echo "$ERR" | grep -q "not sending the token of $TOKEN_FILE to the agent" &&
+  ok "over loopback TCP with a token file: refused plainly, exit 1" || fail "plain TCP with the token: $RC $ERR"
 run $EBBCTL --agent "http://127.0.0.1:$PORT" task b1
-[ "$RC" = 1 ] && echo "$ERR" | grep -q 'HTTP 401' && echo "$ERR" | grep -q -- '--token-file' &&
+[ "$RC" = 1 ] && echo "$ERR" | grep -q 'HTTP 401' && echo "$ERR" | grep -q 'https:// or a unix socket' &&
   ok "no token -> 401 reported with a hint, exit 1" || fail "no token: $RC $ERR"
 
 run $E task nope;               expect_rc 4 "task of an unknown id"

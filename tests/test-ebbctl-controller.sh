@@ -101,8 +101,15 @@ run $E kill 999999;    expect_rc 4 "kill of an unknown job"
 run $E adopt --container c1 nope; expect_rc 4 "adopt on an unknown node"
 echo "$ERR" | grep -q 'HTTP 404 not_found' && ok "adopt on an unknown node: 404" || fail "adopt nope: $ERR"
 run $E adopt --container c1 --cgroup /x n1; expect_rc 2 "adopt of a container and a cgroup"
+# Plain TCP, loopback included, never carries the token: ebbctl says it refuses, and why.
 run $EBBCTL --controller "127.0.0.1:$PORT" --token-file "$TOKEN_FILE" nodes
-expect_rc 0 "over TCP with the token"
+[ "$RC" = 1 ] && echo "$ERR" | grep -q "not sending the token of $TOKEN_FILE .*plain http" &&
+  ! echo "$ERR" | grep -q 'cannot reach' && ok "over plain TCP with a token file: refused plainly, exit 1" ||
+  fail "plain TCP with the token: $RC $ERR"
+run env EBB_TOKEN_FILE="$TOKEN_FILE" $EBBCTL --controller "127.0.0.1:$PORT" nodes
+[ "$RC" = 1 ] && echo "$ERR" | grep -q "not sending the token of $TOKEN_FILE" &&
+  ok "EBB_TOKEN_FILE names the token file" || fail "EBB_TOKEN_FILE: $RC $ERR"
 run $EBBCTL --controller "127.0.0.1:$PORT" nodes
-[ "$RC" = 1 ] && echo "$ERR" | grep -q 'HTTP 401' && ok "over TCP without the token: 401" || fail "no token: $RC $ERR"
+[ "$RC" = 1 ] && echo "$ERR" | grep -q 'HTTP 401' && echo "$ERR" | grep -q 'only over https:// or a unix socket' &&
+  ok "over TCP without the token: 401, the hint names unix and https" || fail "no token: $RC $ERR"
 exit $FAILED

@@ -21,6 +21,7 @@ now=$(date +%s)
 cp "$EBB_TOP_SRCDIR"/tests/status-page/data/*.json "$TMP/"
 sed -i "s/NOW/$now/g" "$TMP"/*.json
 echo "ebbctl-fake-token-$$" >"$TMP/token"
+chmod 600 "$TMP/token"
 "$FAKE" "$TMP" "$(cat "$TMP/token")" >"$TMP/url" & FAKE_PID=$!
 i=0; while [ ! -s "$TMP/url" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 URL=$(cat "$TMP/url")
@@ -322,6 +323,7 @@ run $EBBCTL --controller "$URL" status
 echo "$ERR" | grep -q 'pass --token-file FILE' && ok "no token: the hint names --token-file" ||
   fail "no token, no hint: $ERR"
 echo "ebbctl-wrong-token-$$" >"$TMP/wrong"
+chmod 600 "$TMP/wrong"
 run $EBBCTL --controller "$URL" --token-file "$TMP/wrong" status
 [ "$RC" = 1 ] && echo "$ERR" | grep -q "refused the token of $TMP/wrong\$" &&
   ! echo "$ERR" | grep -q 'pass --token-file' && ok "a wrong token: says the file's token was refused" ||
@@ -338,7 +340,7 @@ run $EBBCTL submit --name
 [ "$RC" = 2 ] && echo "$ERR" | grep -q "^ebbctl submit: missing value for '--name'$" &&
   ok "a command option without its value: exit 2, says which" || fail "submit --name alone: $RC $ERR"
 run $EBBCTL --controller "unix:$TMP/none.sock" status
-[ "$RC" = 1 ] && echo "$ERR" | grep -q "^ebbctl: cannot reach the controller at unix:$TMP/none.sock: No such file or directory$" &&
+[ "$RC" = 1 ] && echo "$ERR" | grep -q "^ebbctl: cannot reach the controller at unix:$TMP/none.sock: No such file or directory (is ebb-controller running" &&
   ok "a unix socket that is not there: exit 1, says so" || fail "missing socket: $RC $ERR"
 run $EBBCTL --controller "unix:$TMP/token" status
 [ "$RC" = 1 ] && echo "$ERR" | grep -q ": not a socket$" && ok "a file that is not a socket: says so" ||

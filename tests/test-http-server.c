@@ -250,9 +250,10 @@ loop_thread (void *p)
   return NULL;
 }
 
-/* Every TCP listener needs a token: the fixture's default, sent by auth and raw_request(). */
+/* Every TCP listener needs a token: the fixture's default, sent by auth and raw_request().
+ * The client sends a token over plain http only with test_plain_loopback. */
 #define TEST_TOKEN "fixture-token"
-static const ebb_http_call_opts auth = { .bearer_token = TEST_TOKEN };
+static const ebb_http_call_opts auth = { .bearer_token = TEST_TOKEN, .test_plain_loopback = true };
 
 /* Limits and the socket group for the next fixture_start() (tests reset it). */
 static ebb_http_server_config fixture_extra;
@@ -729,7 +730,7 @@ test_bearer_auth (void)
   const char *tokens[] = { NULL, "wrong", "s3cret-toke", "s3cret-token-", "S3CRET-TOKEN" };
   for (size_t i = 0; i < EBB_ARRAY_SIZE (tokens); i++)
     {
-      ebb_http_call_opts o = { .bearer_token = tokens[i] };
+      ebb_http_call_opts o = { .bearer_token = tokens[i], .test_plain_loopback = true };
       CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, &o, &res, &err), 0);
       CU_ASSERT_EQUAL (res.status, 401);
       assert_error_body (&res, "unauthorized");
@@ -754,7 +755,7 @@ test_bearer_auth (void)
   CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/public/x", NULL, NULL, &res, &err), 0);
   CU_ASSERT_EQUAL (res.status, 401);
   ebb_http_result_clear (&res);
-  ebb_http_call_opts ok = { .bearer_token = "s3cret-token" };
+  ebb_http_call_opts ok = { .bearer_token = "s3cret-token", .test_plain_loopback = true };
   CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, &ok, &res, &err), 0);
   CU_ASSERT_EQUAL (res.status, 200);
   ebb_http_result_clear (&res);
@@ -798,6 +799,13 @@ test_unix_socket (void)
   CU_ASSERT (json_object_object_get_ex (res.json, "got", &v) && json_object_equal (v, body));
   ebb_http_result_clear (&res);
   json_object_put (body);
+  /* One rule: a unix socket is guarded by its mode and group, not the token (TCP still is). */
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", spec, "/v1/tasks", NULL, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 200);
+  ebb_http_result_clear (&res);
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, NULL, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 401);
+  ebb_http_result_clear (&res);
 
   /* A second server on a live socket must not steal it. */
   sd_event *e2 = NULL;
@@ -868,7 +876,8 @@ test_deferred_from_thread (void)
   cleanup_error ebb_error *err = NULL;
   ebb_http_result res = { 0 };
   uint64_t t0 = ebb_now_usec ();
-  ebb_http_call_opts five_sec = { .bearer_token = TEST_TOKEN, .timeout_ms = 5000 };
+  ebb_http_call_opts five_sec
+      = { .bearer_token = TEST_TOKEN, .timeout_ms = 5000, .test_plain_loopback = true };
   int r = ebb_http_call ("POST", base (&f, 0), "/v1/slow/job-7", NULL, &five_sec, &res, &err);
   if (r < 0)
     fprintf (stderr, "slow: %s\n", ebb_error_msg (&err));
@@ -896,7 +905,8 @@ test_deferred_from_thread (void)
   /* The client gives up before the worker finishes: the completion must be harmless, and the
    * server must go on serving. */
   f.worker_sleep_msec = 400;
-  ebb_http_call_opts o = { .bearer_token = TEST_TOKEN, .timeout_ms = 100 };
+  ebb_http_call_opts o
+      = { .bearer_token = TEST_TOKEN, .timeout_ms = 100, .test_plain_loopback = true };
   CU_ASSERT (ebb_http_call ("POST", base (&f, 0), "/v1/slow/gone", NULL, &o, &res, &err) < 0);
   CU_ASSERT_EQUAL (ebb_error_code (&err), EBB_ETIMEDOUT);
   ebb_error_free (&err);
@@ -915,7 +925,8 @@ test_deferred_outlives_server (void)
   CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 0) == 0);
   cleanup_error ebb_error *err = NULL;
   ebb_http_result res = { 0 };
-  ebb_http_call_opts o = { .bearer_token = TEST_TOKEN, .timeout_ms = 200 };
+  ebb_http_call_opts o
+      = { .bearer_token = TEST_TOKEN, .timeout_ms = 200, .test_plain_loopback = true };
   CU_ASSERT (ebb_http_call ("POST", base (&f, 0), "/v1/park", NULL, &o, &res, &err) < 0);
   CU_ASSERT_EQUAL (ebb_error_code (&err), EBB_ETIMEDOUT);
   fixture_stop_loop (&f);
@@ -984,7 +995,8 @@ test_client_response_cap (void)
   CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 0) == 0);
   cleanup_error ebb_error *err = NULL;
   ebb_http_result res = { 0 };
-  ebb_http_call_opts o = { .bearer_token = TEST_TOKEN, .max_response_bytes = 1000 };
+  ebb_http_call_opts o
+      = { .bearer_token = TEST_TOKEN, .max_response_bytes = 1000, .test_plain_loopback = true };
   CU_ASSERT (ebb_http_call ("GET", base (&f, 0), "/big", NULL, &o, &res, &err) < 0);
   CU_ASSERT_EQUAL (ebb_error_code (&err), EBB_ERANGE);
   ebb_error_free (&err);
@@ -1533,7 +1545,8 @@ test_tls_server (void)
   /* Plain http to the TLS port gets no answer. */
   char plain[64];
   snprintf (plain, sizeof plain, "http://127.0.0.1:%d", ebb_http_server_port (f.server, 0));
-  ebb_http_call_opts quick = { .bearer_token = TEST_TOKEN, .timeout_ms = 2000 };
+  ebb_http_call_opts quick
+      = { .bearer_token = TEST_TOKEN, .timeout_ms = 2000, .test_plain_loopback = true };
   int r = ebb_http_call ("GET", plain, "/v1/tasks", NULL, &quick, &res, &err);
   CU_ASSERT (r < 0 || res.status >= 400);
   ebb_http_result_clear (&res);
@@ -1550,14 +1563,20 @@ test_tls_server (void)
   FILE *g = fopen (garbage, "w");
   fputs ("-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n", g);
   fclose (g);
+  chmod (garbage, 0600); /* a key is refused unreadable to others before it is parsed */
+  char open_key[128];
+  snprintf (open_key, sizeof open_key, "%s/open-key.pem", tmpdir);
+  g = fopen (open_key, "w");
+  fputs ("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n", g);
+  fclose (g);
+  chmod (open_key, 0644);
   struct
   {
     const char *cert, *key;
     int code;
   } bad[] = {
-    { cert, NULL, EINVAL },
-    { NULL, key, EINVAL },
-    { "/nonexistent/cert.pem", key, ENOENT },
+    { cert, open_key, EACCES }, { cert, NULL, EINVAL },
+    { NULL, key, EINVAL },      { "/nonexistent/cert.pem", key, ENOENT },
     { garbage, garbage, EIO },
   };
   sd_event *e = NULL;
@@ -1580,31 +1599,48 @@ test_tls_server (void)
   sd_event_unref (e);
 }
 
-/* The token never leaves the machine over plain http: these fail before any connection. */
+static void
+never_called (ebb_http_result *res, const ebb_error *err, void *ud)
+{
+  (void)res, (void)err, (void)ud;
+  CU_FAIL ("a refused call has no completion");
+}
+
+/* No token to an unverified peer: never over plain http, loopback included (any local user
+ * can bind 127.0.0.1:PORT once the daemon stops). These fail before any connection. The
+ * tests' own opt-in reaches numeric loopback only. */
 static void
 test_client_token_policy (void)
 {
-  const char *bases[] = { "http://192.0.2.1:7470",      "http://localhost:7470",
+  const char *bases[] = { "http://127.0.0.1:7470",      "http://[::1]:7470",
+                          "http://192.0.2.1:7470",      "http://localhost:7470",
                           "http://127.0.0.1.nip.io:80", "http://127.0.0.1:80@192.0.2.1/",
                           "http://[2001:db8::1]:7470",  "http://[::ffff:192.0.2.1]:1",
                           "http://node-1.example:7470/" };
   ebb_http_call_opts o = { .bearer_token = "secret", .timeout_ms = 200 };
+  ebb_http_call_opts t
+      = { .bearer_token = "secret", .timeout_ms = 200, .test_plain_loopback = true };
   for (size_t i = 0; i < EBB_ARRAY_SIZE (bases); i++)
     {
       cleanup_error ebb_error *err = NULL;
       ebb_http_result res = { 0 };
-      CU_ASSERT_EQUAL (ebb_http_call ("GET", bases[i], "/v1/node", NULL, &o, &res, &err), -EINVAL);
+      CU_ASSERT_EQUAL (ebb_http_call ("GET", bases[i], "/v1/node", NULL, &o, &res, &err),
+                       -EBB_EREFUSED);
       CU_ASSERT_PTR_NOT_NULL (strstr (ebb_error_msg (&err), "refusing to send the bearer token"));
+      ebb_error_free (&err);
+      if (i >= 2) /* the opt-in does not reach past loopback */
+        CU_ASSERT_EQUAL (ebb_http_call ("GET", bases[i], "/v1/node", NULL, &t, &res, &err),
+                         -EBB_EREFUSED);
     }
   sd_event *e = NULL;
   sd_event_new (&e);
   cleanup_error ebb_error *err = NULL;
   ebb_http_client *c = ebb_http_client_new (e, &err);
   CU_ASSERT_FATAL (c != NULL);
-  CU_ASSERT (
-      ebb_http_client_start (c, "GET", "http://192.0.2.1:7470", "/x", NULL, &o, NULL, NULL, &err)
-      < 0);
-  CU_ASSERT_EQUAL (ebb_error_code (&err), EINVAL);
+  CU_ASSERT (ebb_http_client_start (c, "GET", "http://127.0.0.1:7470", "/x", NULL, &o, never_called,
+                                    NULL, &err)
+             < 0);
+  CU_ASSERT_EQUAL (ebb_error_code (&err), EBB_EREFUSED);
   ebb_http_client_free (c);
   sd_event_unref (e);
 }

@@ -1,16 +1,19 @@
 #!/bin/sh
-# Debian's Prometheus scrapes a real ebb-agent: the agent listens on loopback TCP behind a
-# bearer token (port 0, the bound address read from STATE/listen), sends heartbeats, and a
-# private prometheus (loopback, its own data dir, 1 s scrape interval) scrapes /metrics with
-# the token from a credentials file. The test then asks Prometheus' HTTP API for ebb's
+# Debian's Prometheus scrapes a real ebb-agent as ebb-agent(8) tells (contrib/prometheus):
+# the agent listens on loopback TCP over https behind a bearer token (port 0, the bound address
+# read from STATE/listen), sends heartbeats over the controller's unix socket, and a private
+# prometheus (loopback, its own data dir, 1 s scrape interval) scrapes /metrics verifying the
+# certificate (tls_config.ca_file) with the token from a credentials file. No token crosses
+# plain http. The test then asks Prometheus' HTTP API for ebb's
 # series: the target is up with no scrape error, ebb_build_info carries the version, the
 # request counters by status class and ebb_agent_heartbeats_total{result=...} are stored.
 # When the tree has an ebb-controller, the agent heartbeats to it (result="ok") and Prometheus
 # scrapes it too (up, ebb_build_info, its heartbeat counter); otherwise heartbeats go to a
-# port where nothing listens (result="error").
+# unix socket where nothing listens (result="error").
 # Budget: about 15 s (60 s hard limit on the waits).
 . "${EBB_TOP_SRCDIR:-.}/tests/agent/lib.sh"
 command -v prometheus >/dev/null || skip "needs prometheus (apt-get install prometheus)"
+command -v openssl >/dev/null || skip "needs openssl (apt-get install openssl)"
 PROM_PID=
 
 setup_cgroups
@@ -25,6 +28,11 @@ free_port () {
   return 1
 }
 auth="Authorization: Bearer $(cat "$TMP/token")"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+  -keyout "$TMP/key.pem" -out "$TMP/cert.pem" -days 2 -subj /CN=localhost \
+  -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1 || { fail "openssl req"; exit 1; }
+TLS="--tls-cert $TMP/cert.pem --tls-key $TMP/key.pem"
+CA="--cacert $TMP/cert.pem"
 
 # The controller, when the tree has one: the agent heartbeats to it (same token), and
 # Prometheus scrapes it too. Without one, heartbeats go to a port where nothing listens, so
@@ -34,21 +42,24 @@ CTL_PID=
 ctl_addr=
 if [ -x "$CTL_BIN" ]; then
   ctl_addr=127.0.0.1:$(free_port) || { fail "no free port for the controller"; exit 1; }
-  "$CTL_BIN" --listen "$ctl_addr" --state-dir "$TMP/ctl" --token-file "$TMP/token" -v \
-    >"$TMP/controller.log" 2>&1 &
+  # shellcheck disable=SC2086 # TLS is words
+  "$CTL_BIN" --listen "$ctl_addr" --listen "unix:$TMP/ctl.sock" $TLS --state-dir "$TMP/ctl" \
+    --token-file "$TMP/token" -v >"$TMP/controller.log" 2>&1 &
   CTL_PID=$!
   i=0
-  until curl -sf -o /dev/null -H "$auth" "http://$ctl_addr/v1/nodes" || [ $i -ge 100 ]; do
+  # shellcheck disable=SC2086 # CA is words
+  until curl -sf -o /dev/null $CA -H "$auth" "https://$ctl_addr/v1/nodes" || [ $i -ge 100 ]; do
     kill -0 "$CTL_PID" 2>/dev/null || { fail "controller exited: $(tail -5 "$TMP/controller.log")"; exit 1; }
     sleep 0.1
     i=$((i + 1))
   done
-  hb_url=http://$ctl_addr
+  hb_url=unix:$TMP/ctl.sock
 else
-  hb_url=http://127.0.0.1:$(free_port)
+  hb_url=unix:$TMP/none.sock
 fi
-# Only a TCP listener (the token guards every listener once it is set).
-"$AGENT_BIN" --listen 127.0.0.1:0 --token-file "$TMP/token" --state-dir "$STATE" \
+# Only a TCP listener, https with the token.
+# shellcheck disable=SC2086 # TLS is words
+"$AGENT_BIN" --listen 127.0.0.1:0 $TLS --token-file "$TMP/token" --state-dir "$STATE" \
   --cgroup-parent "$CGP" --controller "$hb_url" --heartbeat-interval 200ms \
   -v >>"$LOG" 2>&1 &
 AGENT_PID=$!
@@ -56,44 +67,32 @@ addr=
 i=0
 while [ -z "$addr" ] && [ $i -lt 100 ]; do
   kill -0 "$AGENT_PID" 2>/dev/null || { AGENT_PID=; fail "agent exited"; exit 1; }
-  addr=$(grep -s -m1 '^http://127\.0\.0\.1:' "$STATE/listen" | sed 's|^http://||; s|/*$||')
+  addr=$(grep -s -m1 '^https://127\.0\.0\.1:' "$STATE/listen" | sed 's|^https://||; s|/*$||')
   sleep 0.05
   i=$((i + 1))
 done
 [ -n "$addr" ] || { fail "no TCP address in $STATE/listen"; exit 1; }
 i=0
-until curl -sf -o /dev/null -H "$auth" "http://$addr/v1/health" || [ $i -ge 100 ]; do sleep 0.05; i=$((i + 1)); done
+until curl -sf -o /dev/null $CA -H "$auth" "https://$addr/v1/health" || [ $i -ge 100 ]; do sleep 0.05; i=$((i + 1)); done
 
 # The exposition itself: content type with charset, refused without the token.
-ctype=$(curl -s -o /dev/null -w '%{content_type}' -H "$auth" "http://$addr/metrics")
+ctype=$(curl -s -o /dev/null -w '%{content_type}' $CA -H "$auth" "https://$addr/metrics")
 [ "$ctype" = "text/plain; version=0.0.4; charset=utf-8" ] && ok "content type: $ctype" ||
   fail "content type: $ctype"
-code=$(curl -s -o /dev/null -w '%{http_code}' "http://$addr/metrics")
+code=$(curl -s -o /dev/null -w '%{http_code}' $CA "https://$addr/metrics")
 [ "$code" = 401 ] && ok "no token: 401" || fail "no token: HTTP $code"
 
 # A free loopback port for Prometheus' own web API.
 port=$(free_port) || { fail "no free port for prometheus"; exit 1; }
-cat >"$TMP/prometheus.yml" <<EOF2
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-  evaluation_interval: 1s
-scrape_configs:
-  - job_name: ebb-agent
-    authorization:
-      type: Bearer
-      credentials_file: $TMP/token
-    static_configs:
-      - targets: ['$addr']
-EOF2
-[ -z "$ctl_addr" ] || cat >>"$TMP/prometheus.yml" <<EOF2
-  - job_name: ebb-controller
-    authorization:
-      type: Bearer
-      credentials_file: $TMP/token
-    static_configs:
-      - targets: ['$ctl_addr']
-EOF2
+# The documented configuration (contrib/prometheus/ebb.yml), with this test's paths and
+# addresses; the controller's job only when there is one.
+{
+  printf 'global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n'
+  sed -e "s|/etc/prometheus/ebb-ca.pem|$TMP/cert.pem|; s|/etc/prometheus/ebb-token|$TMP/token|" \
+    -e "s|node-1.example:7470|$addr|; s|controller.example:7480|$ctl_addr|" \
+    "$EBB_TOP_SRCDIR/contrib/prometheus/ebb.yml" |
+    if [ -n "$ctl_addr" ]; then cat; else sed '/job_name: ebb-controller/,$d'; fi
+} >"$TMP/prometheus.yml"
 prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/prom" \
   --web.listen-address="127.0.0.1:$port" --log.level=warn >"$TMP/prometheus.log" 2>&1 &
 PROM_PID=$!
@@ -134,7 +133,7 @@ v=$(query "ebb_agent_heartbeats_total{result=\"$want_hb\"}")
 v=$(query 'ebb_agent_heartbeats_total{result=~"ok|error"}')
 [ -n "$v" ] || fail "no ebb_agent_heartbeats_total{result=...} series"
 if [ -n "$ctl_addr" ]; then
-  ctype=$(curl -s -o /dev/null -w '%{content_type}' -H "$auth" "http://$ctl_addr/metrics")
+  ctype=$(curl -s -o /dev/null -w '%{content_type}' $CA -H "$auth" "https://$ctl_addr/metrics")
   [ "$ctype" = "text/plain; version=0.0.4; charset=utf-8" ] && ok "controller content type: $ctype" ||
     fail "controller content type: $ctype"
   health=$(jq -r '.data.activeTargets[] | select(.labels.job=="ebb-controller") | .health' "$TMP/targets.json")

@@ -9,6 +9,11 @@
  * the submissions and the launches the fleet received in that window and 2 s after, as
  * placements per second of the window ("flood: ... placements/s").
  *
+ * The controller sends its token to agents only over https or a unix socket, and the nodes
+ * need distinct addresses: with EBB_FLEET_TLS_CERT and EBB_FLEET_TLS_KEY (PEM files; the
+ * controller's --agent-ca verifies the certificate, which names 127.0.0.1) the fleet serves
+ * https. CONTROLLER-URL is best the controller's unix socket (no token needed there).
+ *
  * Usage: fleet CONTROLLER-URL N TOKEN-FILE [HB-SEC] [CPU-MILLIS-PER-NODE]
  *              [FLOOD-TASKS-PER-SEC FLOOD-SEC [TASKS-PER-JOB]] */
 #include "config.h"
@@ -23,6 +28,7 @@
 #include "lib/http-client.h"
 #include "lib/http-server.h"
 #include "lib/json.h"
+#include "lib/secret.h"
 #include "lib/time.h"
 #include "lib/util.h"
 
@@ -332,20 +338,20 @@ main (int argc, char **argv)
   F.flood_per_job = argc > 8 ? (uint32_t)strtoul (argv[8], NULL, 10) : 10;
   if (F.flood_per_job == 0)
     F.flood_per_job = 1;
-  FILE *tf = fopen (argv[3], "re");
-  char buf[512] = "";
-  if (!tf || !fgets (buf, sizeof buf, tf) || F.n == 0 || F.hb_usec < 10000)
+  ebb_error *err = NULL;
+  if (F.n == 0 || F.hb_usec < 10000)
     return fprintf (stderr, "fleet: bad arguments\n"), 2;
-  fclose (tf);
-  buf[strcspn (buf, "\r\n")] = '\0';
-  F.token = buf;
+  if (ebb_secret_read_token (argv[3], &F.token, &err) < 0)
+    return fprintf (stderr, "fleet: %s\n", ebb_error_msg (&err)), 2;
   F.nodes = ebb_xcalloc (F.n, sizeof *F.nodes);
   sd_event_default (&F.ev);
   const char *listen[] = { "127.0.0.1:0", NULL };
-  ebb_http_server_config hc = {
-    .listen = listen, .routes = routes, .n_routes = EBB_ARRAY_SIZE (routes), .bearer_token = F.token
-  };
-  ebb_error *err = NULL;
+  ebb_http_server_config hc = { .listen = listen,
+                                .routes = routes,
+                                .n_routes = EBB_ARRAY_SIZE (routes),
+                                .bearer_token = F.token,
+                                .tls_cert_file = getenv ("EBB_FLEET_TLS_CERT"),
+                                .tls_key_file = getenv ("EBB_FLEET_TLS_KEY") };
   F.srv = ebb_http_server_new (F.ev, &hc, &err);
   F.cli = F.srv ? ebb_http_client_new (F.ev, &err) : NULL;
   if (!F.cli)
