@@ -314,7 +314,8 @@ h_fence (ebb_http_request *req, ebb_http_response *resp, void *ud)
   json_object *node = json_object_new_string (a->node_name ? a->node_name : "");
   cleanup_free char *head
       = ebb_xasprintf ("{\"epoch\":%llu,\"node\":%s,", (unsigned long long)a->fence.epoch,
-                       json_object_to_json_string_ext (node, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+                       json_object_to_json_string_ext (node, JSON_C_TO_STRING_PLAIN
+                                                                 | JSON_C_TO_STRING_NOSLASHESCAPE));
   json_object_put (node);
   return reply_tasks (a, resp, head);
 }
