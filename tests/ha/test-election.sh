@@ -1,0 +1,116 @@
+#!/bin/sh
+# The etcd election (lib/etcd-election.c) against a real 3-member etcd cluster on loopback
+# (tests/ha/etcd.sh), with the defaults (TTL 5 s, keepalive 1 s, renew deadline 3 s):
+#  1. two candidates: the first leads, the second stands by and sees it;
+#  2. kill -9 of the leader: its lease expires and the second leads with a higher epoch within
+#     TTL + 2 s (the time is printed);
+#  3. a resign (SIGTERM): a third candidate leads with a higher epoch within 1.5 s;
+#  4. kill -9 of the etcd member that leads the Raft group: no ebb leader change over 8 s (more
+#     than the TTL), no candidate lost;
+#  5. etcd auth: a candidate with the right password leads, a wrong one is refused.
+set -u
+: "${EBB_TOP_BUILDDIR:=.}" "${EBB_TOP_SRCDIR:=.}"
+ELECT="$EBB_TOP_BUILDDIR/tests/ha/elect"
+FAILED=0
+skip () { echo "SKIP: $*"; [ "${EBB_TEST_STRICT:-0}" = 1 ] && exit 1; exit 77; }
+fail () { echo "FAIL: $*"; FAILED=1; }
+ok () { echo "ok: $*"; }
+for c in etcd etcdctl jq curl; do command -v $c >/dev/null || skip "needs $c (scripts/install-deps.sh)"; done
+[ -x "$ELECT" ] || skip "no $ELECT"
+. "$EBB_TOP_SRCDIR/tests/ha/etcd.sh"
+
+TMP=$(mktemp -d /tmp/ebb-ha-election.XXXXXX) || exit 99
+CANDS=
+cleanup () {
+  for p in $CANDS; do kill -9 "$p" 2>/dev/null; done
+  etcd_stop
+  if [ "$FAILED" != 0 ]; then
+    for f in "$TMP"/*.out; do echo "--- $f"; cat "$f"; done
+    tail -20 "$TMP"/etcd/m1.out
+  fi
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+etcd_start "$TMP/etcd" || { FAILED=1; fail "etcd did not start"; exit 1; }
+echo "etcd: $ETCD_ENDPOINTS (pids $ETCD_PIDS)"
+
+# start NAME [options]: a candidate whose value is NAME, its lines in $TMP/NAME.out.
+start () {
+  n=$1; shift
+  "$ELECT" --etcd "$ETCD_ENDPOINTS" --value "$n" "$@" >"$TMP/$n.out" 2>"$TMP/$n.err" &
+  eval "PID_$n=$!"
+  CANDS="$CANDS $!"
+}
+pid () { eval "echo \$PID_$1"; }
+# wait_line NAME REGEX SECONDS: waits for a line of NAME's output; prints it.
+wait_line () {
+  k=0
+  while [ $k -lt $(($3 * 20)) ]; do
+    l=$(grep -E "$2" "$TMP/$1.out" 2>/dev/null | tail -1)
+    [ -n "$l" ] && { echo "$l"; return 0; }
+    sleep 0.05; k=$((k + 1))
+  done
+  return 1
+}
+now_ms () { date +%s%3N; }
+
+# 1. Two candidates.
+start a
+la=$(wait_line a '^leader ' 10) || fail "a did not lead"
+ea=$(echo "$la" | cut -d' ' -f2)
+ok "a leads at epoch $ea"
+start b
+sb=$(wait_line b '^standby a ' 10) && ok "b stands by, sees a at epoch $(echo "$sb" | cut -d' ' -f3)" ||
+  fail "b did not see a lead"
+grep -q '^leader' "$TMP/b.out" && fail "b leads beside a"
+
+# 2. kill -9 of the leader.
+t0=$(now_ms)
+kill -9 "$(pid a)"
+lb=$(wait_line b '^leader ' 12) || fail "b did not take over after kill -9 of a"
+eb=$(echo "$lb" | cut -d' ' -f2)
+dt=$(( $(echo "$lb" | cut -d' ' -f3) - t0 ))
+echo "failover after kill -9 of the leader: ${dt} ms (TTL 5 s)"
+[ "$eb" -gt "$ea" ] && ok "b leads at epoch $eb > $ea" || fail "b's epoch $eb is not above $ea"
+[ "$dt" -le 7000 ] && ok "within TTL + 2 s" || fail "took ${dt} ms"
+
+# 3. A resign.
+start c
+wait_line c '^standby b ' 10 >/dev/null || fail "c did not see b lead"
+t0=$(now_ms)
+kill -TERM "$(pid b)"
+lc=$(wait_line c '^leader ' 5) || fail "c did not take over after b resigned"
+ec=$(echo "$lc" | cut -d' ' -f2)
+dt=$(( $(echo "$lc" | cut -d' ' -f3) - t0 ))
+echo "failover after a resign: ${dt} ms"
+wait "$(pid b)"; st=$?
+[ $st = 0 ] && grep -q '^resigned' "$TMP/b.out" && ok "b resigned and exited 0" || fail "b exited $st"
+[ "$ec" -gt "$eb" ] && ok "c leads at epoch $ec > $eb" || fail "c's epoch $ec is not above $eb"
+[ "$dt" -le 1500 ] && ok "within 1.5 s" || fail "took ${dt} ms"
+
+# 4. kill -9 of the etcd leader member.
+start d
+wait_line d '^standby c ' 10 >/dev/null || fail "d did not see c lead"
+m=$(etcd_leader) || fail "no etcd leader"
+echo "kill -9 of etcd member m$m (the Raft leader)"
+etcd_kill "$m"
+sleep 8
+kill -0 "$(pid c)" 2>/dev/null && ! grep -q '^lost' "$TMP/c.out" && ok "c still leads after the etcd leader died" ||
+  fail "c lost its leadership: $(grep '^lost' "$TMP/c.out")"
+grep -q '^leader' "$TMP/d.out" && fail "d took over though c's lease was kept alive" || ok "no ebb leader change"
+grep -q '^lost' "$TMP/d.out" && fail "d lost: $(grep '^lost' "$TMP/d.out")"
+first=$(etcdctl_ get --prefix /ebb/election/ --sort-by=CREATE --order=ASCEND --print-value-only | head -1)
+[ "$first" = c ] && ok "etcd still names c first" || fail "etcd names '$first' first"
+etcd_restart "$m"
+kill -TERM "$(pid c)" "$(pid d)"
+
+# 5. etcd auth (root with a password; etcdctl's own calls then need it too).
+{ etcdctl_ user add root:ebb-test-pw && etcdctl_ user grant-role root root && etcdctl_ auth enable; } \
+  >"$TMP/auth.log" 2>&1 || fail "could not enable etcd auth: $(tail -1 "$TMP/auth.log")"
+etcdctl_ get /x >/dev/null 2>&1 && fail "etcd answers without credentials: auth is not on"
+start e --user root --password ebb-test-pw --prefix /ebb-auth/
+wait_line e '^leader ' 10 >/dev/null && ok "with the right password, e leads" || fail "e did not lead with auth"
+start f --user root --password wrong --prefix /ebb-auth/
+wait_line f '^lost ' 10 >/dev/null && ok "a wrong password is refused: $(grep '^lost' "$TMP/f.out")" ||
+  fail "f was not refused"
+exit $FAILED
