@@ -10,11 +10,3 @@ tests_test_etcd_SOURCES = tests/test-etcd.c
 tests_test_etcd_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_etcd_LDADD = $(EBB_TEST_LIBS)
 
-# The election against a real 3-member etcd cluster (tests/ha/etcd.sh): failover after kill -9
-# of the leader and after a resign, no failover when the etcd leader member dies.
-check_PROGRAMS += tests/ha/elect
-tests_ha_elect_SOURCES = tests/ha/elect.c
-tests_ha_elect_CFLAGS = $(EBB_TEST_CFLAGS)
-tests_ha_elect_LDADD = $(EBB_TEST_LIBS)
-TESTS += tests/ha/test-election.sh
-EXTRA_DIST += tests/ha/test-election.sh tests/ha/etcd.sh
