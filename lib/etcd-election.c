@@ -16,7 +16,8 @@
 #include "lib/time.h"
 #include "lib/util.h"
 
-#define RETRY_USEC (250 * 1000ULL) /* a failed keepalive or a broken watch, tried again */
+#define RETRY_USEC     (250 * 1000ULL) /* a failed call or a broken watch, tried again */
+#define CAMPAIGN_TRIES 6               /* a grant or a put that fails this often: lost */
 
 typedef struct elink
 {
@@ -33,6 +34,7 @@ struct ebb_election
   int64_t ttl_sec, lease, epoch, leader_epoch;
   uint64_t keepalive_usec, deadline_usec, last_renew_usec;
   char *leader_value;
+  unsigned tries; /* of the campaign step under way */
   bool campaigning, leader, lost, keepalive_in_flight, check_in_flight, check_again;
   sd_event_source *keepalive_src, *deadline_src, *rewatch_src;
   ebb_etcd_watch *watch;
@@ -49,6 +51,8 @@ typedef struct call
 } call;
 
 static void check (ebb_election *e);
+static int grant (ebb_election *e, ebb_error **err);
+static int put_key (ebb_election *e, ebb_error **err);
 
 /* An int64 member as the gateway's proto3 mapping writes it: a decimal string (JSON numbers
  * may lose digits above 2^53 in other readers). */
@@ -161,6 +165,19 @@ arm (sd_event_source *s, uint64_t at_usec)
 {
   sd_event_source_set_time (s, at_usec);
   sd_event_source_set_enabled (s, SD_EVENT_ONESHOT);
+}
+
+/* A campaign step (grant, put) failed: tries again from the rewatch timer (on_rewatch resumes
+ * the campaign where it stopped, at the next endpoint), unless etcd refused our credentials or
+ * it failed CAMPAIGN_TRIES times. Returns true when it will try again. */
+static bool
+retry_step (ebb_election *e, const ebb_error *err)
+{
+  if (!err || err->code == EACCES || ++e->tries >= CAMPAIGN_TRIES)
+    return false;
+  ebb_log_info ("election: %s; trying again", msg_of (err));
+  arm (e->rewatch_src, ebb_now_usec () + RETRY_USEC);
+  return true;
 }
 
 static void
@@ -335,6 +352,14 @@ on_rewatch (sd_event_source *s, uint64_t usec, void *ud)
   (void)usec;
   if (e->lost)
     return 0;
+  if (e->lease == 0 || e->epoch == 0)
+    {
+      /* The campaign, resumed where a failure stopped it. */
+      cleanup_error ebb_error *err = NULL;
+      if ((e->lease == 0 ? grant (e, &err) : put_key (e, &err)) < 0)
+        lose (e, "campaign: %s", ebb_error_msg (&err));
+      return 0;
+    }
   if (!e->watch)
     start_watch (e);
   check (e);
@@ -347,8 +372,9 @@ on_txn (json_object *res, const ebb_error *err, void *ud)
 {
   ebb_election *e = end_call (ud, NULL);
   free (ud);
-  if (!e || e->lost)
+  if (!e || e->lost || (err && retry_step (e, err)))
     return;
+  e->tries = 0;
   json_object *hdr = NULL, *resps = NULL, *rr = NULL, *kvs = NULL;
   json_object_object_get_ex (res, "header", &hdr);
   json_object_object_get_ex (res, "responses", &resps);
@@ -370,6 +396,7 @@ on_txn (json_object *res, const ebb_error *err, void *ud)
   check (e);
 }
 
+/* Puts our key with our lease unless it exists (a retried put keeps its first revision). */
 static int
 put_key (ebb_election *e, ebb_error **err)
 {
@@ -407,8 +434,9 @@ on_grant (json_object *res, const ebb_error *err, void *ud)
   uint64_t sent;
   ebb_election *e = end_call (ud, &sent);
   free (ud);
-  if (!e || e->lost)
+  if (!e || e->lost || (err && retry_step (e, err)))
     return;
+  e->tries = 0;
   if (err || ebb_etcd_get_int64 (res, "ID", &e->lease, NULL) != 1 || e->lease == 0)
     return lose (e, "grant a lease: %s", err ? msg_of (err) : "no lease id");
   free (e->key);
@@ -427,12 +455,18 @@ ebb_election_campaign (ebb_election *e, ebb_error **err)
 {
   if (e->campaigning || e->lost)
     return ebb_error_set (err, EINVAL, "election: campaigned already");
-  json_object *b = json_object_new_object ();
-  add_int64 (b, "TTL", e->ttl_sec);
-  if (start_call (e, "/v3/lease/grant", b, on_grant, err) < 0)
+  if (grant (e, err) < 0)
     return ebb_error_wrap (err, "election");
   e->campaigning = true;
   return 0;
+}
+
+static int
+grant (ebb_election *e, ebb_error **err)
+{
+  json_object *b = json_object_new_object ();
+  add_int64 (b, "TTL", e->ttl_sec);
+  return start_call (e, "/v3/lease/grant", b, on_grant, err);
 }
 
 static void

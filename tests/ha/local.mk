@@ -8,6 +8,6 @@ check_PROGRAMS += tests/ha/elect
 tests_ha_elect_SOURCES = tests/ha/elect.c
 tests_ha_elect_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_ha_elect_LDADD = $(EBB_TEST_LIBS)
-ha_tests = tests/ha/test-election.sh tests/ha/test-pg.sh
+ha_tests = tests/ha/test-election.sh tests/ha/test-etcd-tls.sh tests/ha/test-pg.sh
 TESTS += $(ha_tests)
 EXTRA_DIST += $(ha_tests) tests/ha/etcd.sh tests/ha/pg.sh
