@@ -10,4 +10,4 @@ tests_ha_elect_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_ha_elect_LDADD = $(EBB_TEST_LIBS)
 ha_tests = tests/ha/test-election.sh tests/ha/test-etcd-tls.sh tests/ha/test-pg.sh
 TESTS += $(ha_tests)
-EXTRA_DIST += $(ha_tests) tests/ha/etcd.sh tests/ha/pg.sh
+EXTRA_DIST += $(ha_tests) tests/ha/lib.sh tests/ha/etcd.sh tests/ha/pg.sh

@@ -8,14 +8,8 @@
 #  4. kill -9 of the etcd member that leads the Raft group: no ebb leader change over 8 s (more
 #     than the TTL), no candidate lost;
 #  5. etcd auth: a candidate with the right password leads, a wrong one is refused.
-set -u
-: "${EBB_TOP_BUILDDIR:=.}" "${EBB_TOP_SRCDIR:=.}"
-ELECT="$EBB_TOP_BUILDDIR/tests/ha/elect"
-FAILED=0
-skip () { echo "SKIP: $*"; [ "${EBB_TEST_STRICT:-0}" = 1 ] && exit 1; exit 77; }
-fail () { echo "FAIL: $*"; FAILED=1; }
-ok () { echo "ok: $*"; }
-for c in etcd etcdctl jq curl; do command -v $c >/dev/null || skip "needs $c (scripts/install-deps.sh)"; done
+. "${EBB_TOP_SRCDIR:-.}/tests/ha/lib.sh"
+need etcd etcdctl jq curl
 [ -x "$ELECT" ] || skip "no $ELECT"
 . "$EBB_TOP_SRCDIR/tests/ha/etcd.sh"
 

@@ -3,14 +3,8 @@
 # requires a client certificate from its CA (--client-cert-auth; tests/ha/etcd.sh with
 # ETCD_TLS=1): with the CA, the certificate and its key a candidate leads; without the
 # client certificate, or trusting another CA, it is refused (lost, nothing led).
-set -u
-: "${EBB_TOP_BUILDDIR:=.}" "${EBB_TOP_SRCDIR:=.}"
-ELECT="$EBB_TOP_BUILDDIR/tests/ha/elect"
-FAILED=0
-skip () { echo "SKIP: $*"; [ "${EBB_TEST_STRICT:-0}" = 1 ] && exit 1; exit 77; }
-fail () { echo "FAIL: $*"; FAILED=1; }
-ok () { echo "ok: $*"; }
-for c in etcd etcdctl jq openssl; do command -v $c >/dev/null || skip "needs $c (scripts/install-deps.sh)"; done
+. "${EBB_TOP_SRCDIR:-.}/tests/ha/lib.sh"
+need etcd etcdctl jq openssl
 [ -x "$ELECT" ] || skip "no $ELECT"
 ETCD_N=1 ETCD_TLS=1
 . "$EBB_TOP_SRCDIR/tests/ha/etcd.sh"

@@ -3,15 +3,10 @@
 # unprivileged user in a temporary directory on a random loopback port; a committed row
 # survives a fast stop and a kill -9 of the postmaster, each followed by a restart on the same
 # data directory; after the last stop no process of it is left.
-set -u
-: "${EBB_TOP_SRCDIR:=.}"
-FAILED=0
-skip () { echo "SKIP: $*"; [ "${EBB_TEST_STRICT:-0}" = 1 ] && exit 1; exit 77; }
-fail () { echo "FAIL: $*"; FAILED=1; }
-ok () { echo "ok: $*"; }
+. "${EBB_TOP_SRCDIR:-.}/tests/ha/lib.sh"
 . "$EBB_TOP_SRCDIR/tests/ha/pg.sh"
 [ -x "$PG_BIN/postgres" ] || skip "no PostgreSQL 15 in $PG_BIN (scripts/install-deps.sh)"
-command -v psql >/dev/null || skip "needs psql"
+need psql
 [ "$(id -u)" != 0 ] || id "$PG_USER" >/dev/null 2>&1 || skip "no user $PG_USER to run PostgreSQL as"
 
 TMP=$(mktemp -d /tmp/ebb-ha-pg.XXXXXX) || exit 99
