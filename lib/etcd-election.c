@@ -199,7 +199,10 @@ on_keepalive (json_object *res, const ebb_error *err, void *ud)
     }
   json_object_object_get_ex (res, "result", &r);
   if (ebb_etcd_get_int64 (r, "TTL", &ttl, NULL) < 0 || ttl <= 0)
-    return lose (e, "the lease expired");
+    {
+      lose (e, "the lease expired");
+      return;
+    }
   /* The lease lives at least TTL from when this keepalive was sent. */
   e->last_renew_usec = sent;
   arm (e->deadline_src, sent + e->deadline_usec);
@@ -249,7 +252,10 @@ on_range (json_object *res, const ebb_error *err, void *ud)
   ebb_etcd_get_int64 (kv, "create_revision", &rev, NULL);
   cleanup_free char *key = k64 ? ebb_etcd_unb64 (k64, NULL) : NULL;
   if (!key)
-    return lose (e, "no election key left (ours expired)");
+    {
+      lose (e, "no election key left (ours expired)");
+      return;
+    }
   bool changed = rev != e->leader_epoch;
   if (changed)
     {
@@ -317,7 +323,10 @@ on_watch_msg (json_object *msg, void *ud)
       ebb_json_get_string (kv, "key", 0, NULL, &k64, NULL);
       cleanup_free char *key = k64 ? ebb_etcd_unb64 (k64, NULL) : NULL;
       if (type && strcmp (type, "DELETE") == 0 && key && strcmp (key, e->key) == 0)
-        return lose (e, "our election key was deleted");
+        {
+          lose (e, "our election key was deleted");
+          return;
+        }
     }
   check (e);
 }
@@ -390,7 +399,10 @@ on_txn (json_object *res, const ebb_error *err, void *ud)
     ebb_etcd_get_int64 (json_object_array_get_idx (kvs, 0), "create_revision", &e->epoch, NULL);
   ok = e->epoch > 0;
   if (!ok)
-    return lose (e, "put the election key: %s", err ? msg_of (err) : "no revision");
+    {
+      lose (e, "put the election key: %s", err ? msg_of (err) : "no revision");
+      return;
+    }
   ebb_log_info ("election: candidate %s at epoch %" PRId64, e->key, e->epoch);
   start_watch (e);
   check (e);
@@ -438,7 +450,10 @@ on_grant (json_object *res, const ebb_error *err, void *ud)
     return;
   e->tries = 0;
   if (err || ebb_etcd_get_int64 (res, "ID", &e->lease, NULL) != 1 || e->lease == 0)
-    return lose (e, "grant a lease: %s", err ? msg_of (err) : "no lease id");
+    {
+      lose (e, "grant a lease: %s", err ? msg_of (err) : "no lease id");
+      return;
+    }
   free (e->key);
   e->key = ebb_xasprintf ("%s%" PRIx64, e->range_key, (uint64_t)e->lease);
   e->last_renew_usec = sent;

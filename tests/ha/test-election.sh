@@ -7,7 +7,9 @@
 #  3. a resign (SIGTERM): a third candidate leads with a higher epoch within 1.5 s;
 #  4. kill -9 of the etcd member that leads the Raft group: no ebb leader change over 8 s (more
 #     than the TTL), no candidate lost;
-#  5. etcd auth: a candidate with the right password leads, a wrong one is refused.
+#  5. SIGSTOP of the leader for 10 s: the standby leads with a higher epoch; after SIGCONT the
+#     old leader reports lost within 3 s (its renew deadline passed) and exits 3;
+#  6. etcd auth: a candidate with the right password leads, a wrong one is refused.
 . "${EBB_TOP_SRCDIR:-.}/tests/ha/lib.sh"
 need etcd etcdctl jq curl
 [ -x "$ELECT" ] || skip "no $ELECT"
@@ -96,9 +98,27 @@ grep -q '^lost' "$TMP/d.out" && fail "d lost: $(grep '^lost' "$TMP/d.out")"
 first=$(etcdctl_ get --prefix /ebb/election/ --sort-by=CREATE --order=ASCEND --print-value-only | head -1)
 [ "$first" = c ] && ok "etcd still names c first" || fail "etcd names '$first' first"
 etcd_restart "$m"
-kill -TERM "$(pid c)" "$(pid d)"
 
-# 5. etcd auth (root with a password; etcdctl's own calls then need it too).
+# 5. SIGSTOP of the leader for 10 s: the standby takes over when the lease expires; resumed,
+# the old leader finds its renew deadline long past and reports lost at once, never leader.
+t0=$(now_ms)
+kill -STOP "$(pid c)"
+ld=$(wait_line d '^leader ' 12) || fail "d did not take over from the stopped c"
+ed=$(echo "$ld" | cut -d' ' -f2)
+dt=$(( $(echo "$ld" | cut -d' ' -f3) - t0 ))
+echo "failover after SIGSTOP of the leader: ${dt} ms"
+[ "$ed" -gt "$ec" ] && ok "d leads at epoch $ed > $ec" || fail "d's epoch $ed is not above $ec"
+sleep $(( 10 - dt / 1000 ))
+t0=$(now_ms)
+kill -CONT "$(pid c)"
+lost=$(wait_line c '^lost ' 3) || fail "c did not notice it was deposed"
+wait "$(pid c)"; st=$?
+echo "resumed leader reports lost after $(( $(echo "$lost" | cut -d' ' -f2 | tr -d :) - t0 )) ms: $lost"
+[ $st = 3 ] && ok "c exited 3 (lost)" || fail "c exited $st"
+[ "$(grep -c '^leader' "$TMP/c.out")" = 1 ] && ok "c never claimed to lead again" || fail "c led again"
+kill -TERM "$(pid d)"
+
+# 6. etcd auth (root with a password; etcdctl's own calls then need it too).
 { etcdctl_ user add root:ebb-test-pw && etcdctl_ user grant-role root root && etcdctl_ auth enable; } \
   >"$TMP/auth.log" 2>&1 || fail "could not enable etcd auth: $(tail -1 "$TMP/auth.log")"
 etcdctl_ get /x >/dev/null 2>&1 && fail "etcd answers without credentials: auth is not on"
