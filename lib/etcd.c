@@ -364,7 +364,9 @@ etcd_error (ebb_etcd *c, xfer *x, long status, json_object *o, ebb_error **err)
     }
   if (status >= 500 || code == ETCD_GRPC_UNAVAILABLE)
     rotate (c, x->ep);
-  bool denied = status == 401 || status == 403 || code == ETCD_GRPC_UNAUTHENTICATED || code == 7;
+  /* A refused authentication is a 400 (InvalidArgument "authentication failed"): final too. */
+  bool denied = status == 401 || status == 403 || code == ETCD_GRPC_UNAUTHENTICATED || code == 7
+                || (x->kind == XFER_AUTH && status >= 400 && status < 500);
   ebb_error_set (err, denied ? EACCES : EIO, "etcd %s%s: HTTP %ld: %s", c->eps[x->ep], x->path,
                  status, msg ? msg : "no message");
   return false;

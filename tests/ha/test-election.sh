@@ -9,7 +9,7 @@
 #     than the TTL), no candidate lost;
 #  5. SIGSTOP of the leader for 10 s: the standby leads with a higher epoch; after SIGCONT the
 #     old leader reports lost within 3 s (its renew deadline passed) and exits 3;
-#  6. etcd auth: a candidate with the right password leads, a wrong one is refused.
+#  6. etcd auth: a candidate with the right password leads, a wrong one is refused at once.
 . "${EBB_TOP_SRCDIR:-.}/tests/ha/lib.sh"
 need etcd etcdctl jq curl
 [ -x "$ELECT" ] || skip "no $ELECT"
@@ -127,4 +127,5 @@ wait_line e '^leader ' 10 >/dev/null && ok "with the right password, e leads" ||
 start f --user root --password wrong --prefix /ebb-auth/
 wait_line f '^lost ' 10 >/dev/null && ok "a wrong password is refused: $(grep '^lost' "$TMP/f.out")" ||
   fail "f was not refused"
+grep -q 'trying again' "$TMP/f.err" && fail "a refused password was tried again: $(grep -c 'trying again' "$TMP/f.err") times"
 exit $FAILED
