@@ -355,6 +355,8 @@ etcd_error (ebb_etcd *c, xfer *x, long status, json_object *o, ebb_error **err)
   if (code == ETCD_GRPC_UNAUTHENTICATED && c->user && x->kind != XFER_AUTH && !x->retried)
     {
       x->retried = true;
+      ebb_log_info ("etcd: %s refused the token (%s); authenticating again", x->path,
+                    msg ? msg : "no message");
       free (c->token);
       c->token = NULL;
       ebb_error *e = NULL;

@@ -9,7 +9,8 @@
 #     than the TTL), no candidate lost;
 #  5. SIGSTOP of the leader for 10 s: the standby leads with a higher epoch; after SIGCONT the
 #     old leader reports lost within 3 s (its renew deadline passed) and exits 3;
-#  6. etcd auth: a candidate with the right password leads, a wrong one is refused at once.
+#  6. etcd auth: a candidate with the right password leads, and authenticates again when its
+#     token is dropped; a wrong password is refused at once.
 . "${EBB_TOP_SRCDIR:-.}/tests/ha/lib.sh"
 need etcd etcdctl jq curl
 [ -x "$ELECT" ] || skip "no $ELECT"
@@ -124,6 +125,16 @@ kill -TERM "$(pid d)"
 etcdctl_ get /x >/dev/null 2>&1 && fail "etcd answers without credentials: auth is not on"
 start e --user root --password ebb-test-pw --prefix /ebb-auth/
 wait_line e '^leader ' 10 >/dev/null && ok "with the right password, e leads" || fail "e did not lead with auth"
+# Turning auth off and on drops every token: e's next range (when g's key appears) is
+# refused, it authenticates again and goes on leading. (Keepalives need no token.)
+{ etcdctl_ --user root:ebb-test-pw auth disable && etcdctl_ auth enable; } >>"$TMP/auth.log" 2>&1 ||
+  fail "could not turn etcd auth off and on: $(tail -1 "$TMP/auth.log")"
+start g --user root --password ebb-test-pw --prefix /ebb-auth/
+wait_line g '^standby e ' 10 >/dev/null && ok "g sees e lead" || fail "g did not see e lead"
+sleep 1
+kill -0 "$(pid e)" 2>/dev/null && ! grep -q '^lost' "$TMP/e.out" && grep -q 'authenticating again' "$TMP/e.err" &&
+  ok "e authenticated again and still leads: $(grep -m1 'authenticating again' "$TMP/e.err")" ||
+  fail "e did not survive the token reset: $(cat "$TMP/e.out" "$TMP/e.err" | tail -3)"
 start f --user root --password wrong --prefix /ebb-auth/
 wait_line f '^lost ' 10 >/dev/null && ok "a wrong password is refused: $(grep '^lost' "$TMP/f.out")" ||
   fail "f was not refused"
