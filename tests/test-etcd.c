@@ -1,16 +1,21 @@
 /* lib/etcd: the gateway's encodings (base64 both ways, int64 as strings, a prefix's range
- * end), the client's refusal of bad configurations, and a call to an endpoint where nobody
- * listens: ECONNREFUSED from the loop, and the next call goes to the next endpoint. The calls
- * to a real etcd are in tests/ha/test-election.sh. */
+ * end), the client's refusal of bad configurations, a call to an endpoint where nobody
+ * listens (ECONNREFUSED from the loop, and the next call goes to the next endpoint), and
+ * against a scripted fake gateway on loopback: a 503 moves the client on, a refused token
+ * is renewed once and the call retried with the new one, and a watch stream whose objects
+ * arrive split across writes is delivered one message at a time. The calls to a real etcd
+ * are in tests/ha/test-election.sh and tests/ha/test-etcd-tls.sh. */
 #include "config.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include "lib/etcd-election.h"
 #include "lib/etcd.h"
+#include "lib/time.h"
 #include "lib/util.h"
 #include "tests/cu.h"
 
@@ -177,12 +182,332 @@ test_refused_rotates (void)
   sd_event_unref (s.ev);
 }
 
+/* --- A scripted fake gateway: one request per connection, answered by a callback. */
+
+typedef struct fake fake;
+typedef const char *(*fake_reply_fn) (fake *f, const char *path, const char *auth, int *status);
+
+struct fake
+{
+  sd_event *ev;
+  int lfd;
+  char url[64];
+  fake_reply_fn reply;
+  int n_req, n_auth;
+  char log[512];             /* "path auth;" per request */
+  const char *const *stream; /* a watch answer: written piece by piece, 20 ms apart */
+};
+
+typedef struct
+{
+  fake *f;
+  int fd;
+  char buf[8192];
+  size_t len;
+  size_t piece;
+  sd_event_source *src;
+} fake_conn;
+
+static void
+conn_close (fake_conn *c)
+{
+  sd_event_source_disable_unref (c->src);
+  close (c->fd);
+  free (c);
+}
+
+static int
+on_piece (sd_event_source *s, uint64_t usec, void *ud)
+{
+  fake_conn *c = ud;
+  const char *p = c->f->stream[c->piece++];
+  if (!p)
+    {
+      sd_event_source_disable_unref (s);
+      conn_close (c);
+      return 0;
+    }
+  CU_ASSERT (write (c->fd, p, strlen (p)) == (ssize_t)strlen (p));
+  sd_event_source_set_time (s, usec + 20000);
+  sd_event_source_set_enabled (s, SD_EVENT_ONESHOT);
+  return 0;
+}
+
+/* The request is complete: answer it (or start the stream). */
+static void
+fake_answer (fake_conn *c, const char *hdr_end)
+{
+  fake *f = c->f;
+  char path[64] = "", auth[64] = "-";
+  sscanf (c->buf, "POST %63s", path);
+  const char *a = strcasestr (c->buf, "\r\nAuthorization: ");
+  if (a && a < hdr_end)
+    sscanf (a + 17, "%63[^\r]", auth);
+  f->n_req++;
+  f->n_auth += strcmp (path, "/v3/auth/authenticate") == 0;
+  size_t n = strlen (f->log);
+  snprintf (f->log + n, sizeof f->log - n, "%s %s;", path, auth);
+  if (strcmp (path, "/v3/watch") == 0 && f->stream)
+    {
+      const char h[] = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: "
+                       "close\r\n\r\n";
+      CU_ASSERT (write (c->fd, h, sizeof h - 1) == (ssize_t)(sizeof h - 1));
+      sd_event_source_disable_unref (c->src);
+      c->src = NULL;
+      uint64_t now = 0;
+      sd_event_now (f->ev, CLOCK_MONOTONIC, &now);
+      CU_ASSERT (sd_event_add_time (f->ev, NULL, CLOCK_MONOTONIC, now, 1000, on_piece, c) >= 0);
+      return;
+    }
+  int status = 200;
+  const char *body = f->reply (f, path, auth, &status);
+  char out[1024];
+  int len = snprintf (out, sizeof out,
+                      "HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: "
+                      "%zu\r\nConnection: close\r\n\r\n%s",
+                      status, strlen (body), body);
+  CU_ASSERT (write (c->fd, out, (size_t)len) == len);
+  conn_close (c);
+}
+
+static int
+on_fake_read (sd_event_source *s, int fd, uint32_t revents, void *ud)
+{
+  fake_conn *c = ud;
+  (void)s;
+  (void)revents;
+  ssize_t n = read (fd, c->buf + c->len, sizeof c->buf - 1 - c->len);
+  if (n <= 0)
+    {
+      conn_close (c);
+      return 0;
+    }
+  c->len += (size_t)n;
+  c->buf[c->len] = '\0';
+  const char *end = strstr (c->buf, "\r\n\r\n");
+  const char *cl = strcasestr (c->buf, "\r\nContent-Length: ");
+  size_t want = cl && end && cl < end ? strtoul (cl + 18, NULL, 10) : 0;
+  if (end && c->len >= (size_t)(end + 4 - c->buf) + want)
+    fake_answer (c, end);
+  return 0;
+}
+
+static int
+on_fake_accept (sd_event_source *s, int fd, uint32_t revents, void *ud)
+{
+  fake *f = ud;
+  (void)s;
+  (void)revents;
+  int cfd = accept4 (fd, NULL, NULL, SOCK_CLOEXEC);
+  if (cfd < 0)
+    return 0;
+  fake_conn *c = ebb_xcalloc (1, sizeof *c);
+  c->f = f;
+  c->fd = cfd;
+  CU_ASSERT (sd_event_add_io (f->ev, &c->src, cfd, EPOLLIN, on_fake_read, c) >= 0);
+  return 0;
+}
+
+static void
+fake_start (fake *f, sd_event *ev, fake_reply_fn reply)
+{
+  memset (f, 0, sizeof *f);
+  f->ev = ev;
+  f->reply = reply;
+  f->lfd = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl (INADDR_LOOPBACK) };
+  socklen_t len = sizeof a;
+  CU_ASSERT_FATAL (bind (f->lfd, (struct sockaddr *)&a, len) == 0 && listen (f->lfd, 8) == 0);
+  CU_ASSERT_FATAL (getsockname (f->lfd, (struct sockaddr *)&a, &len) == 0);
+  snprintf (f->url, sizeof f->url, "http://127.0.0.1:%d", ntohs (a.sin_port));
+  CU_ASSERT_FATAL (sd_event_add_io (ev, NULL, f->lfd, EPOLLIN, on_fake_accept, f) >= 0);
+}
+
+static sd_event *
+loop_new (void)
+{
+  sd_event *ev = NULL;
+  CU_ASSERT_FATAL (sd_event_new (&ev) >= 0);
+  return ev;
+}
+
+/* Runs the loop until *n reaches want (sd_event_exit would end the loop for good: the
+ * second call of a test needs it again), at most 5 s. */
+static void
+run_until (sd_event *ev, const int *n, int want)
+{
+  uint64_t end = ebb_now_usec () + 5000000;
+  while (*n < want && ebb_now_usec () < end)
+    sd_event_run (ev, 100000);
+  CU_ASSERT_EQUAL (*n, want);
+}
+
+typedef struct
+{
+  sd_event *ev;
+  int n, code;
+  char answer[256];
+} call_state;
+
+static void
+on_call (json_object *res, const ebb_error *err, void *ud)
+{
+  call_state *s = ud;
+  s->n++;
+  s->code = err ? err->code : 0;
+  snprintf (s->answer, sizeof s->answer, "%s",
+            res ? json_object_to_json_string_ext (res, JSON_C_TO_STRING_PLAIN) : "-");
+}
+
+/* The first token handed out ("t1") is refused by range; the second ("t2") is accepted. */
+static const char *
+reply_auth (fake *f, const char *path, const char *auth, int *status)
+{
+  if (strcmp (path, "/v3/auth/authenticate") == 0)
+    return f->n_auth == 1 ? "{\"token\":\"t1\"}" : "{\"token\":\"t2\"}";
+  if (strcmp (auth, "t2") == 0)
+    return "{\"count\":\"1\"}";
+  *status = 401;
+  return "{\"error\":\"etcdserver: invalid auth token\",\"code\":16}";
+}
+
+static void
+test_token_renewed (void)
+{
+  sd_event *ev = loop_new ();
+  fake f;
+  fake_start (&f, ev, reply_auth);
+  ebb_etcd_config cfg = { .endpoints = f.url, .user = "root", .password = "pw" };
+  ebb_etcd *c = ebb_etcd_new (ev, &cfg, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (c);
+  call_state s = { .ev = ev };
+  CU_ASSERT (ebb_etcd_call (c, "/v3/kv/range", NULL, on_call, &s, NULL) == 0);
+  run_until (ev, &s.n, 1);
+  CU_ASSERT_EQUAL (s.n, 1);
+  CU_ASSERT_EQUAL (s.code, 0);
+  CU_ASSERT_STRING_EQUAL (s.answer, "{\"count\":\"1\"}");
+  CU_ASSERT_STRING_EQUAL (f.log, "/v3/auth/authenticate -;/v3/kv/range t1;"
+                                 "/v3/auth/authenticate -;/v3/kv/range t2;");
+  ebb_etcd_free (c);
+  close (f.lfd);
+  sd_event_unref (ev);
+}
+
+static const char *
+reply_unavailable (fake *f, const char *path, const char *auth, int *status)
+{
+  (void)f;
+  (void)path;
+  (void)auth;
+  *status = 503;
+  return "{\"error\":\"etcdserver: no leader\",\"code\":14}";
+}
+
+static const char *
+reply_ok (fake *f, const char *path, const char *auth, int *status)
+{
+  (void)f;
+  (void)path;
+  (void)auth;
+  (void)status;
+  return "{\"ok\":true}";
+}
+
+static void
+test_unavailable_rotates (void)
+{
+  sd_event *ev = loop_new ();
+  fake f1, f2;
+  fake_start (&f1, ev, reply_unavailable);
+  fake_start (&f2, ev, reply_ok);
+  char eps[160];
+  snprintf (eps, sizeof eps, "%s,%s", f1.url, f2.url);
+  ebb_etcd_config cfg = { .endpoints = eps };
+  ebb_etcd *c = ebb_etcd_new (ev, &cfg, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (c);
+  call_state s = { .ev = ev };
+  CU_ASSERT (ebb_etcd_call (c, "/v3/lease/keepalive", NULL, on_call, &s, NULL) == 0);
+  run_until (ev, &s.n, 1);
+  CU_ASSERT (s.n == 1 && s.code == EIO);
+  CU_ASSERT_STRING_EQUAL (ebb_etcd_endpoint (c), f2.url);
+  CU_ASSERT (ebb_etcd_call (c, "/v3/lease/keepalive", NULL, on_call, &s, NULL) == 0);
+  run_until (ev, &s.n, 2);
+  CU_ASSERT (s.n == 2 && s.code == 0);
+  CU_ASSERT_STRING_EQUAL (s.answer, "{\"ok\":true}");
+  CU_ASSERT (f1.n_req == 1 && f2.n_req == 1);
+  ebb_etcd_free (c);
+  close (f1.lfd);
+  close (f2.lfd);
+  sd_event_unref (ev);
+}
+
+typedef struct
+{
+  sd_event *ev;
+  char msgs[512];
+  int n, ended, end_code;
+} watch_state;
+
+static void
+on_msg (json_object *m, void *ud)
+{
+  watch_state *s = ud;
+  size_t n = strlen (s->msgs);
+  snprintf (s->msgs + n, sizeof s->msgs - n, "%s|",
+            json_object_to_json_string_ext (m, JSON_C_TO_STRING_PLAIN));
+  s->n++;
+}
+
+static void
+on_end (const ebb_error *err, void *ud)
+{
+  watch_state *s = ud;
+  s->ended++;
+  s->end_code = err ? err->code : 0;
+}
+
+static void
+test_watch_stream (void)
+{
+  static const char *const pieces[] = { "{\"result\":{\"created\":true}}\n{\"res",
+                                        "ult\":{\"events\":[{\"kv\":{\"key\":\"YQ==\"}}]}}\n{",
+                                        "\"result\":{\"canceled\":true}}", "\n", NULL };
+  sd_event *ev = loop_new ();
+  fake f;
+  fake_start (&f, ev, reply_ok);
+  f.stream = pieces;
+  ebb_etcd_config cfg = { .endpoints = f.url };
+  ebb_etcd *c = ebb_etcd_new (ev, &cfg, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (c);
+  watch_state s = { .ev = ev };
+  json_object *cr = json_tokener_parse ("{\"key\":\"YQ==\"}");
+  ebb_etcd_watch *w = ebb_etcd_watch_start (c, cr, on_msg, on_end, &s, NULL);
+  json_object_put (cr);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (w);
+  run_until (ev, &s.ended, 1);
+  CU_ASSERT_EQUAL (s.n, 3);
+  CU_ASSERT_STRING_EQUAL (s.msgs, "{\"result\":{\"created\":true}}|"
+                                  "{\"result\":{\"events\":[{\"kv\":{\"key\":\"YQ==\"}}]}}|"
+                                  "{\"result\":{\"canceled\":true}}|");
+  CU_ASSERT (s.ended == 1 && s.end_code == 0);
+  CU_ASSERT (strstr (f.log, "/v3/watch -;") != NULL);
+  ebb_etcd_free (c);
+  close (f.lfd);
+  sd_event_unref (ev);
+}
+
 int
 main (void)
 {
   static const ebb_cu_test tests[] = {
-    EBB_CU_TEST (test_b64),    EBB_CU_TEST (test_int64),           EBB_CU_TEST (test_prefix_end),
-    EBB_CU_TEST (test_config), EBB_CU_TEST (test_refused_rotates),
+    EBB_CU_TEST (test_b64),
+    EBB_CU_TEST (test_int64),
+    EBB_CU_TEST (test_prefix_end),
+    EBB_CU_TEST (test_config),
+    EBB_CU_TEST (test_refused_rotates),
+    EBB_CU_TEST (test_token_renewed),
+    EBB_CU_TEST (test_unavailable_rotates),
+    EBB_CU_TEST (test_watch_stream),
   };
   return ebb_cu_run ("etcd", NULL, NULL, tests, EBB_ARRAY_SIZE (tests));
 }
