@@ -496,6 +496,123 @@ test_watch_stream (void)
   sd_event_unref (ev);
 }
 
+/* --- The election against the fake: leads at its key's create_revision, then loses when its
+ * keepalives stop being answered (the renew deadline) or the lease is reported gone. */
+
+static int keepalives_ok;   /* keepalives answered with a TTL before the failures start */
+static bool lease_vanishes; /* after those: an answer without a TTL instead of a 503 */
+static int n_keepalives;
+
+static const char *
+reply_election (fake *f, const char *path, const char *auth, int *status)
+{
+  static char range[256];
+  (void)f;
+  (void)auth;
+  if (strcmp (path, "/v3/lease/grant") == 0)
+    return "{\"ID\":\"42\",\"TTL\":\"1\"}";
+  if (strcmp (path, "/v3/kv/txn") == 0)
+    return "{\"header\":{\"revision\":\"7\"},\"succeeded\":true}";
+  if (strcmp (path, "/v3/kv/range") == 0)
+    {
+      char *k = ebb_etcd_b64 ("/t/election/2a", 14), *v = ebb_etcd_b64 ("me", 2);
+      snprintf (range, sizeof range,
+                "{\"kvs\":[{\"key\":\"%s\",\"value\":\"%s\",\"create_revision\":\"7\"}]}", k, v);
+      free (k);
+      free (v);
+      return range;
+    }
+  if (strcmp (path, "/v3/lease/keepalive") == 0 && n_keepalives++ < keepalives_ok)
+    return "{\"result\":{\"ID\":\"42\",\"TTL\":\"1\"}}";
+  if (strcmp (path, "/v3/lease/keepalive") == 0 && lease_vanishes)
+    return "{\"result\":{\"ID\":\"42\"}}";
+  *status = 503;
+  return "{\"error\":\"etcdserver: request timed out\",\"code\":14}";
+}
+
+typedef struct
+{
+  int n_leader, n_lost;
+  int64_t epoch;
+  uint64_t leader_usec, lost_usec;
+  char why[160];
+  bool leader_after_lost;
+} elect_state;
+
+static void
+on_elect (ebb_election *e, ebb_election_event ev, const ebb_error *err, void *ud)
+{
+  elect_state *s = ud;
+  if (ev == EBB_ELECTION_LEADER)
+    {
+      s->n_leader++;
+      s->epoch = ebb_election_epoch (e);
+      s->leader_usec = ebb_now_usec ();
+    }
+  else if (ev == EBB_ELECTION_LOST)
+    {
+      s->n_lost++;
+      s->lost_usec = ebb_now_usec ();
+      snprintf (s->why, sizeof s->why, "%s", err && err->msg ? err->msg : "");
+      s->leader_after_lost = ebb_election_is_leader (e);
+    }
+}
+
+static void
+run_election (int ok, bool vanish, elect_state *s)
+{
+  keepalives_ok = ok;
+  lease_vanishes = vanish;
+  n_keepalives = 0;
+  static const char *const idle[] = { "{\"result\":{\"created\":true}}\n", NULL };
+  sd_event *ev = loop_new ();
+  fake f;
+  fake_start (&f, ev, reply_election);
+  f.stream = idle;
+  ebb_etcd_config cfg = { .endpoints = f.url };
+  ebb_etcd *c = ebb_etcd_new (ev, &cfg, NULL);
+  ebb_election_config ec = { .prefix = "/t/",
+                             .value = "me",
+                             .ttl_sec = 1,
+                             .keepalive_usec = 100000,
+                             .renew_deadline_usec = 500000 };
+  ebb_election *e = ebb_election_new (c, ev, &ec, on_elect, s, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (e);
+  CU_ASSERT (ebb_election_campaign (e, NULL) == 0);
+  run_until (ev, &s->n_lost, 1);
+  CU_ASSERT (strstr (f.log, "/v3/lease/grant -;/v3/kv/txn -;") == f.log);
+  ebb_election_free (e);
+  ebb_etcd_free (c);
+  close (f.lfd);
+  sd_event_unref (ev);
+}
+
+static void
+test_election_deadline (void)
+{
+  elect_state s = { 0 };
+  run_election (3, false, &s);
+  CU_ASSERT_EQUAL (s.n_leader, 1);
+  CU_ASSERT_EQUAL (s.epoch, 7);
+  CU_ASSERT_EQUAL (s.n_lost, 1);
+  CU_ASSERT_STRING_EQUAL (s.why, "the lease was not renewed for 500 ms");
+  CU_ASSERT (!s.leader_after_lost);
+  /* 3 answered keepalives 100 ms apart, then 500 ms: lost about 0.8 s after leading. */
+  uint64_t ms = (s.lost_usec - s.leader_usec) / 1000;
+  printf ("(lost %llu ms after leading) ", (unsigned long long)ms);
+  CU_ASSERT (ms >= 500 && ms <= 1500);
+}
+
+static void
+test_election_lease_gone (void)
+{
+  elect_state s = { 0 };
+  run_election (2, true, &s);
+  CU_ASSERT_EQUAL (s.n_leader, 1);
+  CU_ASSERT_STRING_EQUAL (s.why, "the lease expired");
+  CU_ASSERT ((s.lost_usec - s.leader_usec) / 1000 < 500); /* at the answer, not the deadline */
+}
+
 int
 main (void)
 {
@@ -508,6 +625,8 @@ main (void)
     EBB_CU_TEST (test_token_renewed),
     EBB_CU_TEST (test_unavailable_rotates),
     EBB_CU_TEST (test_watch_stream),
+    EBB_CU_TEST (test_election_deadline),
+    EBB_CU_TEST (test_election_lease_gone),
   };
   return ebb_cu_run ("etcd", NULL, NULL, tests, EBB_ARRAY_SIZE (tests));
 }
