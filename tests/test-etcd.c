@@ -331,6 +331,19 @@ loop_new (void)
   return ev;
 }
 
+/* A fake gateway on a new loop (*ev) and a client of it; stream: its watch answer. */
+static ebb_etcd *
+fake_client (sd_event **ev, fake *f, fake_reply_fn reply, const char *const *stream)
+{
+  *ev = loop_new ();
+  fake_start (f, *ev, reply);
+  f->stream = stream;
+  ebb_etcd_config cfg = { .endpoints = f->url };
+  ebb_etcd *c = ebb_etcd_new (*ev, &cfg, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (c);
+  return c;
+}
+
 /* Runs the loop until *n reaches want (sd_event_exit would end the loop for good: the
  * second call of a test needs it again), at most 5 s. */
 static void
@@ -472,13 +485,9 @@ test_watch_stream (void)
   static const char *const pieces[] = { "{\"result\":{\"created\":true}}\n{\"res",
                                         "ult\":{\"events\":[{\"kv\":{\"key\":\"YQ==\"}}]}}\n{",
                                         "\"result\":{\"canceled\":true}}", "\n", NULL };
-  sd_event *ev = loop_new ();
+  sd_event *ev;
   fake f;
-  fake_start (&f, ev, reply_ok);
-  f.stream = pieces;
-  ebb_etcd_config cfg = { .endpoints = f.url };
-  ebb_etcd *c = ebb_etcd_new (ev, &cfg, NULL);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (c);
+  ebb_etcd *c = fake_client (&ev, &f, reply_ok, pieces);
   watch_state s = { .ev = ev };
   json_object *cr = json_tokener_parse ("{\"key\":\"YQ==\"}");
   ebb_etcd_watch *w = ebb_etcd_watch_start (c, cr, on_msg, on_end, &s, NULL);
@@ -565,12 +574,9 @@ run_election (int ok, bool vanish, elect_state *s)
   lease_vanishes = vanish;
   n_keepalives = 0;
   static const char *const idle[] = { "{\"result\":{\"created\":true}}\n", NULL };
-  sd_event *ev = loop_new ();
+  sd_event *ev;
   fake f;
-  fake_start (&f, ev, reply_election);
-  f.stream = idle;
-  ebb_etcd_config cfg = { .endpoints = f.url };
-  ebb_etcd *c = ebb_etcd_new (ev, &cfg, NULL);
+  ebb_etcd *c = fake_client (&ev, &f, reply_election, idle);
   ebb_election_config ec = { .prefix = "/t/",
                              .value = "me",
                              .ttl_sec = 1,

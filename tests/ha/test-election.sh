@@ -50,6 +50,13 @@ wait_line () {
   return 1
 }
 now_ms () { date +%s%3N; }
+# takeover NAME T0 SECONDS: waits up to SECONDS for NAME to lead; sets EPOCH and DT (ms from
+# T0, a now_ms, to NAME's own timestamp of leading). Returns 1 when NAME did not lead.
+takeover () {
+  l=$(wait_line "$1" '^leader ' "$3") || return 1
+  EPOCH=$(echo "$l" | cut -d' ' -f2)
+  DT=$(( $(echo "$l" | cut -d' ' -f3) - $2 ))
+}
 
 # 1. Two candidates.
 start a
@@ -64,9 +71,8 @@ grep -q '^leader' "$TMP/b.out" && fail "b leads beside a"
 # 2. kill -9 of the leader.
 t0=$(now_ms)
 kill -9 "$(pid a)"
-lb=$(wait_line b '^leader ' 12) || fail "b did not take over after kill -9 of a"
-eb=$(echo "$lb" | cut -d' ' -f2)
-dt=$(( $(echo "$lb" | cut -d' ' -f3) - t0 ))
+takeover b "$t0" 12 || fail "b did not take over after kill -9 of a"
+eb=$EPOCH dt=$DT
 echo "failover after kill -9 of the leader: ${dt} ms (TTL 5 s)"
 [ "$eb" -gt "$ea" ] && ok "b leads at epoch $eb > $ea" || fail "b's epoch $eb is not above $ea"
 [ "$dt" -le 7000 ] && ok "within TTL + 2 s" || fail "took ${dt} ms"
@@ -76,9 +82,8 @@ start c
 wait_line c '^standby b ' 10 >/dev/null || fail "c did not see b lead"
 t0=$(now_ms)
 kill -TERM "$(pid b)"
-lc=$(wait_line c '^leader ' 5) || fail "c did not take over after b resigned"
-ec=$(echo "$lc" | cut -d' ' -f2)
-dt=$(( $(echo "$lc" | cut -d' ' -f3) - t0 ))
+takeover c "$t0" 5 || fail "c did not take over after b resigned"
+ec=$EPOCH dt=$DT
 echo "failover after a resign: ${dt} ms"
 wait "$(pid b)"; st=$?
 [ $st = 0 ] && grep -q '^resigned' "$TMP/b.out" && ok "b resigned and exited 0" || fail "b exited $st"
@@ -104,9 +109,8 @@ etcd_restart "$m"
 # the old leader finds its renew deadline long past and reports lost at once, never leader.
 t0=$(now_ms)
 kill -STOP "$(pid c)"
-ld=$(wait_line d '^leader ' 12) || fail "d did not take over from the stopped c"
-ed=$(echo "$ld" | cut -d' ' -f2)
-dt=$(( $(echo "$ld" | cut -d' ' -f3) - t0 ))
+takeover d "$t0" 12 || fail "d did not take over from the stopped c"
+ed=$EPOCH dt=$DT
 echo "failover after SIGSTOP of the leader: ${dt} ms"
 [ "$ed" -gt "$ec" ] && ok "d leads at epoch $ed > $ec" || fail "d's epoch $ed is not above $ec"
 sleep $(( 10 - dt / 1000 ))
