@@ -19,3 +19,4 @@ EBB_COMMON_LIBS = lib/libebb-common.a $(LIBSYSTEMD_LIBS) $(LIBCURL_LIBS) $(JSONC
 
 include lib/data.mk
 include lib/http.mk
+include lib/etcd.mk

@@ -18,9 +18,12 @@ bench=(wrk gnuplot-nox)
 product=(debhelper dpkg-dev fakeroot bash-completion prometheus)
 # Real Docker and Podman for tests/runtimes (runc: crun refuses hybrid cgroup hosts).
 runtimes=(docker.io podman runc)
+# The replicated control plane (doc/ha.md): etcd for the election (tests/ha/etcd.sh runs 3
+# members), PostgreSQL 15 and libpq for the shared store (tests/ha/pg.sh).
+ha=(etcd-server etcd-client postgresql libpq-dev)
 
 want=("${build[@]}" "${tests[@]}" "${fuzz[@]}" "${status_page[@]}" "${vm[@]}" "${bench[@]}" "${runtimes[@]}"
-      "${product[@]}")
+      "${product[@]}" "${ha[@]}")
 [ -n "${EBB_EXTRA_PACKAGES:-}" ] && read -r -a extra <<<"$EBB_EXTRA_PACKAGES" && want+=("${extra[@]}")
 
 missing=()

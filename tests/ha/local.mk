@@ -1,0 +1,13 @@
+# The replicated control plane's tests on real engines (doc/ha.md): a 3-member etcd cluster
+# (tests/ha/etcd.sh) and PostgreSQL 15 as an unprivileged user (tests/ha/pg.sh), in temporary
+# directories on random loopback ports.
+
+# The election: failover after kill -9 of the leader and after a resign, no failover when the
+# etcd Raft leader member dies, etcd auth.
+check_PROGRAMS += tests/ha/elect
+tests_ha_elect_SOURCES = tests/ha/elect.c
+tests_ha_elect_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_ha_elect_LDADD = $(EBB_TEST_LIBS)
+ha_tests = tests/ha/test-election.sh tests/ha/test-etcd-tls.sh tests/ha/test-pg.sh
+TESTS += $(ha_tests)
+EXTRA_DIST += $(ha_tests) tests/ha/lib.sh tests/ha/etcd.sh tests/ha/pg.sh
