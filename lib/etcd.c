@@ -270,8 +270,9 @@ xfer_new (ebb_etcd *c, xfer_kind kind, const char *path, json_object *body)
   x->c = c;
   x->kind = kind;
   x->path = ebb_xstrdup (path);
-  x->request
-      = ebb_xstrdup (body ? json_object_to_json_string_ext (body, JSON_C_TO_STRING_PLAIN) : "{}");
+  x->request = ebb_xstrdup (body ? json_object_to_json_string_ext (
+                                body, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+                                 : "{}");
   return x;
 }
 
