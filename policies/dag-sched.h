@@ -9,7 +9,7 @@
 
 #include "policies/dag.h"
 #include "policies/fenwick.h"
-#include "policies/policy.h"
+#include "policies/policy-impl.h"
 
 /* How a node is filled: the matchings of dag-sched.c a policy chooses from. */
 typedef enum
