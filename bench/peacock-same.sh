@@ -26,24 +26,8 @@ done
 yh="-n 4000 -t $TRACES/YH2_sub.tr"
 g80="-n 200 -t $work/g11.85.tr --cutoff 1000 --short-partition 17"
 g200="-n 200 -t $work/g4.74.tr --cutoff 1000 --short-partition 17"
-fail=0 i=0
-while read -r args; do
-  i=$((i + 1))
-  for w in old new; do
-    bin=$old
-    [ "$w" = new ] && bin=$new
-    # shellcheck disable=SC2086
-    "$bin" -p peacock $args --json --jobs-csv "$work/$w.csv" |
-      sed -E 's/"(wall_seconds|engine_seconds|events_per_second|peak_rss_bytes)": *[-0-9.eE+]+,?//g' \
-        >"$work/$w.json"
-  done
-  if cmp -s "$work/old.csv" "$work/new.csv" && cmp -s "$work/old.json" "$work/new.json"; then
-    echo "same      $args"
-  else
-    echo "DIFFERENT $args"
-    fail=1
-  fi
-done <<EOF
+# One run a line, compared by bench/sim-same.sh (JSON less its timings, --jobs-csv).
+sed 's/^/-p peacock /' >"$work/runs" <<EOF
 $yh --seed 1
 $yh --seed 2
 $yh --seed 3 --cutoff 90.5811 --short-partition 2
@@ -59,5 +43,4 @@ $g200 --rotation-interval 5 --threshold-scale 2
 $g200 --no-rotation
 -n 1000 -t $TRACES/FB_synthetic_2000.tr
 EOF
-[ "$fail" -eq 0 ] && echo "all the same" || echo "some differ"
-exit "$fail"
+sh "$(dirname "$0")/sim-same.sh" "$old" "$new" "$work/runs"

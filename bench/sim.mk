@@ -11,7 +11,7 @@ EXTRA_DIST += bench/sim-lib.sh bench/sim-fidelity.sh bench/sim-sweep.sh bench/si
 	bench/sim-hopper.sh bench/sim-hopper.csv bench/sim-hopper-runs.csv bench/sim-hopper-bins.csv \
 	bench/sim-hopper-fairness.csv bench/sim-hopper-headroom.csv \
 	bench/sim-hopper-fb.sh bench/sim-hopper-fb.csv bench/sim-hopper-fb-runs.csv \
-	bench/peacock-fidelity.sh bench/peacock-perf.sh bench/peacock-same.sh bench/peacock-ablation.sh \
+	bench/peacock-fidelity.sh bench/peacock-perf.sh bench/peacock-same.sh bench/sim-same.sh bench/peacock-ablation.sh \
 	bench/peacock-authors.sh bench/peacock-authors.txt \
 	bench/peacock-scale.sh bench/peacock-scale.csv \
 	bench/peacock-ablation.csv bench/peacock-runs.csv \

@@ -226,7 +226,7 @@ place (ebb_ctl *c, ebb_ctl_task *t)
        * instead, as for a task the policy does not know after a restart. */
       c->n_pjobs--;
       free (c->pjobs[id].idx);
-      ebb_pol_res cap = c->pol->node_cap[slot];
+      ebb_pol_res cap = ebb_pol_node_cap (c->pol, slot);
       cap.cpu_millis -= (int64_t)t->cpu_millis;
       cap.memory_bytes -= (int64_t)t->memory_bytes;
       ebb_pol_node_capacity (c->pol, slot, cap);

@@ -267,7 +267,7 @@ ebb_ctl_sched_tick (ebb_ctl *c)
   ebb_ctl_resume_owed (c);
   /* The timer delivers them when due; this only catches one it could not arm. */
   ebb_ctl_timed_run (c, (double)now / 1e6);
-  double tick = c->pol ? c->pol->params.tick_sec : 0;
+  double tick = c->pol ? ebb_pol_params_of (c->pol)->tick_sec : 0;
   if (c->pol && (tick <= 0 || ebb_ctl_pol_now (c) - c->last_pol_tick >= tick))
     {
       c->last_pol_tick = ebb_ctl_pol_now (c);

@@ -67,7 +67,7 @@ ebb_ctl_pjob_new (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
   pol->class_hint = j->cls == CLS_SHORT  ? EBB_POL_CLASS_SHORT
                     : j->cls == CLS_LONG ? EBB_POL_CLASS_LONG
                                          : EBB_POL_CLASS_BY_CUTOFF;
-  if (c->pol->ops->dag)
+  if (ebb_pol_ops_of (c->pol)->dag)
     pol->dag = pj->dag = ebb_ctl_dag_build (j, ts, n, pol->est_task_sec);
   return id;
 }
@@ -106,7 +106,7 @@ forget (ebb_ctl *c, uint32_t pj, bool queue_refused)
   if (!ebb_pol_job_forget (c->pol, pj))
     {
       const ebb_pol_job *pol = &c->pjobs_pol[pj];
-      if (queue_refused && c->pol->ops->forgets_jobs && !pol->forgotten
+      if (queue_refused && ebb_pol_ops_of (c->pol)->forgets_jobs && !pol->forgotten
           && ebb_pol_job_probes (c->pol, pj) > 0 && pol->finished >= pol->ntasks)
         ids_push (&c->pjob_later, &c->n_pjob_later, &c->cap_pjob_later, pj);
       return false;

@@ -131,7 +131,7 @@ run_action (ebb_ctl *c, const ebb_pol_action *a)
        * (doc/real-vs-sim.md) were made that way. Due: the emitting event's time plus the
        * delay; that time is the policy's last (actions are drained right after their
        * event; a re-entrant arrival in between moves it by microseconds, not a round). */
-      if (c->pol->ops->timed_probes)
+      if (ebb_pol_ops_of (c->pol)->timed_probes)
         ebb_ctl_timed_push (c, c->pol_last + a->delay_sec,
                             &(ebb_ctl_pevent){ a->kind, a->node, a->job, a->arg });
       else
@@ -189,15 +189,10 @@ ebb_ctl_drain (ebb_ctl *c)
   ebb_pol_action buf[64];
   for (;;)
     {
-      size_t n;
-      const ebb_pol_action *a = ebb_pol_actions (c->pol, &n);
-      if (n > 0)
+      /* What does not fit stays pending for the next round. */
+      size_t m = ebb_pol_take_actions (c->pol, buf, EBB_ARRAY_SIZE (buf));
+      if (m > 0)
         {
-          size_t m = n < EBB_ARRAY_SIZE (buf) ? n : EBB_ARRAY_SIZE (buf);
-          memcpy (buf, a, m * sizeof *buf);
-          /* Keep what did not fit at the front of the array for the next round. */
-          memmove (c->pol->acts, c->pol->acts + m, (n - m) * sizeof *buf);
-          c->pol->nacts = n - m;
           for (size_t i = 0; i < m; i++)
             run_action (c, &buf[i]);
           continue;
@@ -218,7 +213,7 @@ ebb_ctl_queue_tasks (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
 {
   if (!c->pol || n == 0)
     return;
-  if (c->pol->ops->dag && (n = ebb_ctl_dag_hold (j, ts, n)) == 0)
+  if (ebb_pol_ops_of (c->pol)->dag && (n = ebb_ctl_dag_hold (j, ts, n)) == 0)
     return;
   uint32_t id = ebb_ctl_pjob_new (c, j, ts, n);
   if (j->cls == CLS_SHORT)
@@ -309,7 +304,7 @@ hold_unplaced (ebb_ctl *c)
               continue;
             if (c->res_mode)
               {
-                ebb_pol_res cap = c->pol->node_cap[s];
+                ebb_pol_res cap = ebb_pol_node_cap (c->pol, s);
                 cap.cpu_millis -= (int64_t)t->cpu_millis;
                 cap.memory_bytes -= (int64_t)t->memory_bytes;
                 ebb_pol_node_capacity (c->pol, s, cap);

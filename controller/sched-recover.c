@@ -42,7 +42,7 @@ ebb_ctl_finish_task (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state s, const ch
       ebb_ctl_pjob_forget (c, t->pjob);
     }
   ebb_ctl_job_update (c, t->job);
-  if (c->pol && c->pol->ops->dag)
+  if (c->pol && ebb_pol_ops_of (c->pol)->dag)
     ebb_ctl_dag_release (c, t->job);
   if (c->rebuild_wanted)
     ebb_ctl_rebuild (c);

@@ -2,7 +2,7 @@
 #ifndef EBB_POLICY_BIGC_H
 #define EBB_POLICY_BIGC_H
 
-#include "policies/policy.h"
+#include "policies/policy-impl.h"
 
 /* COMPUTEDR: reclaim the dominant resource of the short demand rs (dominant relative to the
  * cluster capacity cap) up to a, the other resource in rs's ratio, capped by a. Integer

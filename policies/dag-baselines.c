@@ -7,22 +7,32 @@
 
 #include "policies/dag-sched.h"
 
+/* cp's prio: each task's critical path (the longest chain of durations from it). */
+static void
+cp_prepare (ebb_pol *p, uint32_t job, ebb_dag_job *j)
+{
+  ebb_dag_cp_length (&j->g, p->jobs[job].dag->dur_sec, j->prio);
+}
+
 static int
 cp_init (ebb_pol *p, ebb_error **err)
 {
-  return ebb_dag_sched_init (p, EBB_DAG_CP, err);
+  static const ebb_dag_hooks hooks = { .pick = EBB_DAG_PICK_LEAST_SERVED, .prepare = cp_prepare };
+  return ebb_dag_sched_init (p, &hooks, err);
 }
 
 static int
 tetris_init (ebb_pol *p, ebb_error **err)
 {
-  return ebb_dag_sched_init (p, EBB_DAG_TETRIS, err);
+  static const ebb_dag_hooks hooks = { .pick = EBB_DAG_PICK_SCORED };
+  return ebb_dag_sched_init (p, &hooks, err);
 }
 
 static int
 random_init (ebb_pol *p, ebb_error **err)
 {
-  return ebb_dag_sched_init (p, EBB_DAG_RANDOM, err);
+  static const ebb_dag_hooks hooks = { .pick = EBB_DAG_PICK_RANDOM };
+  return ebb_dag_sched_init (p, &hooks, err);
 }
 
 #define DAG_OPS(sym, nm, sum, ini)                                                                 \

@@ -22,12 +22,12 @@ sched_of (ebb_pol *p)
 }
 
 int
-ebb_dag_sched_init (ebb_pol *p, ebb_dag_kind kind, ebb_error **err)
+ebb_dag_sched_init (ebb_pol *p, const ebb_dag_hooks *hooks, ebb_error **err)
 {
   (void)err;
   ebb_dag_sched *s = sched_of (p);
   uint32_t n = p->params.nnodes;
-  s->kind = kind;
+  s->hooks = hooks;
   s->cap[EBB_DAG_CPU] = (double)p->params.node_cap.cpu_millis;
   s->cap[EBB_DAG_MEM] = (double)p->params.node_cap.memory_bytes;
   s->cap[EBB_DAG_NET] = (double)p->params.node_net_mbps;
@@ -187,7 +187,7 @@ pick_scored (ebb_pol *p, const double *free_, uint32_t only, int use_prio)
             pack += dem[r] * free_[r];
           sum_pack += pack; /* eta follows the average pScore, priScore aside */
           if (use_prio)
-            pack *= ebb_graphene_prio (j, t, p->params.dag_prio);
+            pack *= s->hooks->prio (j, t, p->params.dag_prio);
           double score = pack - s->eta * j->srpt;
           npack++;
           any = 1;
@@ -268,11 +268,11 @@ pick_random (ebb_pol *p, const double *free_)
   return best;
 }
 
-/* Graphene's choice: the best perfScore over all jobs; but once the most deprived group's
- * deficit passed kappa x C, the best among that group's tasks only, and none when none of
- * them fits here (*held: the node waits for it, which is what bounds the unfairness). */
+/* EBB_DAG_PICK_FAIR (graphene's choice): the best perfScore over all jobs; but once the most
+ * deprived group's deficit passed kappa x C, the best among that group's tasks only, and none when
+ * none of them fits here (*held: the node waits for it, which is what bounds the unfairness). */
 static pick
-pick_graphene (ebb_pol *p, const double *free_, int *held)
+pick_fair (ebb_pol *p, const double *free_, int *held)
 {
   ebb_dag_sched *s = sched_of (p);
   uint32_t unfair = EBB_POL_NONE;
@@ -284,14 +284,14 @@ pick_graphene (ebb_pol *p, const double *free_, int *held)
     p->stats.dag_max_deficit = worst / p->params.nnodes;
   if (unfair != EBB_POL_NONE && worst > s->kappa_cap)
     {
-      pick x = pick_scored (p, free_, unfair, 1);
+      pick x = pick_scored (p, free_, unfair, s->hooks->prio != NULL);
       if (x.job != EBB_POL_NONE)
         p->stats.dag_unfair_picks++;
       else
         *held = 1;
       return x;
     }
-  return pick_scored (p, free_, EBB_POL_NONE, 1);
+  return pick_scored (p, free_, EBB_POL_NONE, s->hooks->prio != NULL);
 }
 
 static void
@@ -340,15 +340,15 @@ fill (ebb_pol *p, uint32_t node, int *held)
   while (s->nactive > 0)
     {
       pick x;
-      switch (s->kind)
+      switch (s->hooks->pick)
         {
-        case EBB_DAG_GRAPHENE:
-          x = pick_graphene (p, fr, held);
+        case EBB_DAG_PICK_FAIR:
+          x = pick_fair (p, fr, held);
           break;
-        case EBB_DAG_TETRIS:
+        case EBB_DAG_PICK_SCORED:
           x = pick_scored (p, fr, EBB_POL_NONE, 0);
           break;
-        case EBB_DAG_CP:
+        case EBB_DAG_PICK_LEAST_SERVED:
           x = pick_cp (p, fr);
           break;
         default:
@@ -446,10 +446,8 @@ job_setup (ebb_pol *p, uint32_t job)
       j->srpt += d->dur_sec[t] * sum;
       j->waiting[t] = j->g.par_off[t + 1] - j->g.par_off[t];
     }
-  if (s->kind == EBB_DAG_GRAPHENE)
-    ebb_graphene_prepare (p, job, j);
-  else if (s->kind == EBB_DAG_CP)
-    ebb_dag_cp_length (&j->g, d->dur_sec, j->prio);
+  if (s->hooks->prepare)
+    s->hooks->prepare (p, job, j);
   return j;
 }
 

@@ -2,21 +2,25 @@
  * runnable sets (a task is runnable once its parents finished), per-node free vectors over
  * CPU, memory and network, and the matching loop that fills a node with the task its
  * policy scores best. The policies differ only in the priority they give tasks at arrival
- * and in how they score a (task, node) pair. */
+ * and in how they score a (task, node) pair: each gives its hooks (ebb_dag_hooks) to
+ * ebb_dag_sched_init, and this half calls no policy by name. */
 #ifndef EBB_POLICY_DAG_SCHED_H
 #define EBB_POLICY_DAG_SCHED_H
 
 #include "policies/dag.h"
 #include "policies/fenwick.h"
-#include "policies/policy.h"
+#include "policies/policy-impl.h"
 
+/* How a node is filled: the matchings of dag-sched.c a policy chooses from. */
 typedef enum
 {
-  EBB_DAG_GRAPHENE,
-  EBB_DAG_CP,
-  EBB_DAG_TETRIS,
-  EBB_DAG_RANDOM,
-} ebb_dag_kind;
+  EBB_DAG_PICK_FAIR,         /* best perfScore (pScore x hooks->prio - eta x srpt); once the
+                                most deprived queue's deficit passed kappa x C, that queue's
+                                best only (graphene) */
+  EBB_DAG_PICK_LEAST_SERVED, /* in the job holding the least, the highest prio (cp) */
+  EBB_DAG_PICK_SCORED,       /* best pScore - eta x srpt (tetris) */
+  EBB_DAG_PICK_RANDOM,       /* a uniformly random task that fits (random) */
+} ebb_dag_pick;
 
 typedef struct ebb_dag_job
 {
@@ -41,6 +45,18 @@ typedef struct ebb_dag_job
   ebb_pol_fenwick unlaunched;
 } ebb_dag_job;
 
+/* What a DAG policy plugs into the online half. */
+typedef struct ebb_dag_hooks
+{
+  ebb_dag_pick pick;
+  /* At a job's arrival or adoption, its graph and demands set up: fills j->prio (and the
+   * policy's per-job state, j->rank ...); NULL: the prios stay 0. */
+  void (*prepare) (ebb_pol *p, uint32_t job, ebb_dag_job *j);
+  /* EBB_DAG_PICK_FAIR: the multiplier of task t's pScore (graphene's priScore), mode an
+   * EBB_DAG_PRIO_*; NULL: 1. */
+  double (*prio) (const ebb_dag_job *j, uint32_t t, int mode);
+} ebb_dag_hooks;
+
 /* A queue of jobs: the unit of fairness (the paper's groups). */
 typedef struct ebb_dag_group
 {
@@ -51,7 +67,7 @@ typedef struct ebb_dag_group
 
 typedef struct ebb_dag_sched
 {
-  ebb_dag_kind kind;
+  const ebb_dag_hooks *hooks;
   ebb_dag_job *jobs;
   uint32_t jobs_cap;
   uint32_t *active; /* jobs with runnable tasks */
@@ -69,9 +85,9 @@ typedef struct ebb_dag_sched
   double kappa_cap;   /* unfairness threshold kappa x C (C: nodes, in dominant shares) */
 } ebb_dag_sched;
 
-/* The ops bodies every DAG policy uses; kind is read from the ebb_dag_sched at the start of
- * the policy's private state. */
-int ebb_dag_sched_init (ebb_pol *p, ebb_dag_kind kind, ebb_error **err);
+/* The ops bodies every DAG policy uses; the policy's hooks (static, they are not copied)
+ * are read from the ebb_dag_sched at the start of its private state. */
+int ebb_dag_sched_init (ebb_pol *p, const ebb_dag_hooks *hooks, ebb_error **err);
 void ebb_dag_sched_fini (ebb_pol *p);
 void ebb_dag_sched_job_arrived (ebb_pol *p, double now_sec, uint32_t job);
 /* A job whose running tasks the environment hands over (the controller after a restart or
@@ -86,12 +102,5 @@ ebb_dag_deficit (const ebb_dag_sched *s, const ebb_dag_group *g)
 {
   return s->credit - g->base - g->consumed;
 }
-
-/* Graphene's offline step for one job (policies/graphene.c): fills j->prio, and j->rank and
- * j->unlaunched unless the job bypasses it. */
-void ebb_graphene_prepare (ebb_pol *p, uint32_t job, ebb_dag_job *j);
-/* Graphene's priScore of job j's task t (not launched) under mode, an EBB_DAG_PRIO_*
- * (policies/graphene.c). */
-double ebb_graphene_prio (const ebb_dag_job *j, uint32_t t, int mode);
 
 #endif

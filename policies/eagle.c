@@ -17,7 +17,7 @@
  * stealing. */
 #include "config.h"
 
-#include "policies/policy.h"
+#include "policies/policy-impl.h"
 #include "lib/util.h"
 
 #include <math.h>

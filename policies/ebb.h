@@ -29,7 +29,7 @@
 
 #include <stdint.h>
 
-#include "policies/policy.h"
+#include "policies/policy-impl.h"
 
 /* The ring of suspension times per task bounds max_suspends. */
 #define EBB_PRE_MAX_SUSPENDS 8

@@ -3,7 +3,7 @@
  * only when the node is free, so the launch costs one network delay. */
 #include "config.h"
 
-#include "policies/policy.h"
+#include "policies/policy-impl.h"
 #include "lib/util.h"
 
 typedef struct fifo_priv

@@ -20,8 +20,10 @@
 
 #include <stdlib.h>
 
-void
-ebb_graphene_prepare (ebb_pol *p, uint32_t job, ebb_dag_job *j)
+/* The offline step for one job (the prepare hook): fills j->prio, and j->rank and
+ * j->unlaunched unless the job bypasses it. */
+static void
+prepare (ebb_pol *p, uint32_t job, ebb_dag_job *j)
 {
   const ebb_pol_dag *d = p->jobs[job].dag;
   uint32_t n = d->ntasks;
@@ -60,6 +62,7 @@ ebb_graphene_prepare (ebb_pol *p, uint32_t job, ebb_dag_job *j)
   free (count);
 }
 
+/* See graphene.h. */
 double
 ebb_graphene_prio (const ebb_dag_job *j, uint32_t t, int mode)
 {
@@ -80,7 +83,9 @@ ebb_graphene_prio (const ebb_dag_job *j, uint32_t t, int mode)
 static int
 graphene_init (ebb_pol *p, ebb_error **err)
 {
-  return ebb_dag_sched_init (p, EBB_DAG_GRAPHENE, err);
+  static const ebb_dag_hooks hooks
+      = { .pick = EBB_DAG_PICK_FAIR, .prepare = prepare, .prio = ebb_graphene_prio };
+  return ebb_dag_sched_init (p, &hooks, err);
 }
 
 const ebb_pol_ops ebb_pol_graphene_ops = {

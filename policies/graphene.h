@@ -1,11 +1,12 @@
 /* Graphene's offline step (policies/graphene-offline.c): the preferred schedule of one DAG,
  * built by placing its troublesome tasks first in a space of machines x resources x time
- * (paper section 4). Exposed for policies/graphene.c and the tests. */
+ * (paper section 4), and graphene's priScore. Exposed for policies/graphene.c and the tests. */
 #ifndef EBB_POLICY_GRAPHENE_H
 #define EBB_POLICY_GRAPHENE_H
 
 #include <stdint.h>
 
+#include "policies/dag-sched.h"
 #include "policies/dag.h"
 
 typedef struct ebb_gr_dag
@@ -58,5 +59,9 @@ enum
   EBB_GR_BYPASS_CHAIN, /* its stages form a chain: no branch, no join */
 };
 int ebb_gr_bypass (const ebb_gr_dag *d);
+
+/* priScore of job j's task t (not launched) under mode, an EBB_DAG_PRIO_*: the prio hook
+ * of graphene (policies/graphene.c) on the online half. */
+double ebb_graphene_prio (const ebb_dag_job *j, uint32_t t, int mode);
 
 #endif

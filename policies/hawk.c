@@ -12,7 +12,7 @@
  * Ablations (Hawk §5.4): no_steal, no_partition, no_central. */
 #include "config.h"
 
-#include "policies/policy.h"
+#include "policies/policy-impl.h"
 #include "policies/iheap.h"
 #include "lib/util.h"
 

@@ -22,7 +22,7 @@
  * Ablation (the paper's Fig. 6): no_rotation keeps every probe where it lands. */
 #include "config.h"
 
-#include "policies/policy.h"
+#include "policies/policy-impl.h"
 #include "lib/util.h"
 
 #include <math.h>

@@ -3,7 +3,7 @@
 #ifndef EBB_POLICIES_POLICY_CORE_H
 #define EBB_POLICIES_POLICY_CORE_H
 
-#include "policies/policy.h"
+#include "policies/policy-impl.h"
 
 /* The node's slot is free: serves the head of its queue (policy.c). */
 void ebb_pol_serve_next (ebb_pol *p, double now_sec, uint32_t node);

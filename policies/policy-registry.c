@@ -2,7 +2,7 @@
  * life cycle of a policy instance. */
 #include "config.h"
 
-#include "policies/policy.h"
+#include "policies/policy-impl.h"
 #include "lib/util.h"
 
 #include <math.h>

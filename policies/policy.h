@@ -412,34 +412,6 @@ typedef struct ebb_pol_stats
   uint64_t dag_fair_holds;        /* graphene: nodes left waiting for a deprived queue */
 } ebb_pol_stats;
 
-struct ebb_pol
-{
-  const ebb_pol_ops *ops;
-  ebb_pol_params params;
-  ebb_rng rng;
-  ebb_pol_job *jobs; /* environment's array; may be replaced with ebb_pol_set_jobs */
-  ebb_pol_node *nodes;
-  ebb_pol_probe *probes;
-  uint32_t probes_cap, probes_free;
-  ebb_pol_action *acts;
-  size_t nacts, acts_cap;
-  uint32_t *scratch; /* a permutation of node ids for sampling without replacement */
-  ebb_pol_stats stats;
-  void *priv;
-  /* Resource mode only (NULL in slot mode). */
-  ebb_pol_res *node_cap;  /* per node */
-  ebb_pol_res *node_free; /* capacity minus what tasks hold or were promised */
-  /* Both modes. */
-  uint32_t jobs_seen; /* 1 + highest job id that arrived (the ids ebb_pol_job_forget
-                         accepts; resource mode: the tasks arrays to free) */
-  /* Per job id: the job's probes alive (sent, queued, rotating), so that its id is not
-   * forgotten while one may still reach a node's head and bind a task of whatever job
-   * holds the id then. Kept here, not in ebb_pol_job: the job array stays 72 bytes a job,
-   * which the policies' hot loops index with one lea (80 would take a shift more). */
-  uint32_t *job_probes;
-  uint32_t job_probes_cap;
-};
-
 /* Returns the ops of the policy called name, or NULL. */
 const ebb_pol_ops *ebb_pol_lookup (const char *name);
 /* Returns the registered policies, NULL-terminated. */
@@ -497,26 +469,26 @@ uint32_t ebb_pol_job_placed (const ebb_pol *p, uint32_t job);
 void ebb_pol_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
 
 /* Returns 1 in resource mode (params.node_cap set), 0 in slot mode. */
-static inline int
-ebb_pol_has_resources (const ebb_pol *p)
-{
-  return p->node_cap != NULL;
-}
+int ebb_pol_has_resources (const ebb_pol *p);
 void ebb_pol_node_wake (ebb_pol *p, double now_sec, uint32_t node);
 void ebb_pol_tick (ebb_pol *p, double now_sec);
 
-static inline const ebb_pol_action *
-ebb_pol_actions (const ebb_pol *p, size_t *n)
-{
-  *n = p->nacts;
-  return p->acts;
-}
+/* Returns the pending actions, oldest first, and their number in *n (valid until the next
+ * event or ebb_pol_clear_actions / ebb_pol_take_actions). */
+const ebb_pol_action *ebb_pol_actions (const ebb_pol *p, size_t *n);
+/* Drops every pending action (the environment ran them). */
+void ebb_pol_clear_actions (ebb_pol *p);
+/* Moves the oldest pending actions, up to max, into buf and returns how many; the others
+ * stay pending, in order (an environment that runs actions in batches while running them
+ * may add more). */
+size_t ebb_pol_take_actions (ebb_pol *p, ebb_pol_action *buf, size_t max);
 
-static inline void
-ebb_pol_clear_actions (ebb_pol *p)
-{
-  p->nacts = 0;
-}
+/* What the environments read of an instance. */
+const ebb_pol_ops *ebb_pol_ops_of (const ebb_pol *p);
+const ebb_pol_params *ebb_pol_params_of (const ebb_pol *p);
+const ebb_pol_stats *ebb_pol_stats_of (const ebb_pol *p);
+/* Returns node's capacity as the policy holds it (resource mode; {0, 0} in slot mode). */
+ebb_pol_res ebb_pol_node_cap (const ebb_pol *p, uint32_t node);
 
 /* Helpers for policy implementations (the files under policies/), not for environments. */
 void ebb_pol_emit (ebb_pol *p, uint32_t kind, uint32_t node, uint32_t job, uint32_t arg,

@@ -4,7 +4,7 @@
  * over the whole cluster; the late binding itself lives in the policy core. */
 #include "config.h"
 
-#include "policies/policy.h"
+#include "policies/policy-impl.h"
 
 static void
 sparrow_job_arrived (ebb_pol *p, double now_sec, uint32_t job)

@@ -16,7 +16,7 @@
 #ifndef EBB_POLICIES_SPEC_H
 #define EBB_POLICIES_SPEC_H
 
-#include "policies/policy.h"
+#include "policies/policy-impl.h"
 
 /* Copies of one task alive at once: LATE runs at most one speculative copy of a task. */
 #define EBB_SPEC_MAX_COPIES 2

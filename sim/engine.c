@@ -364,7 +364,7 @@ ebb_sim_run (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim_resu
       r.cap_cpu = (double)cfg->pol.node_cap.cpu_millis * cfg->pol.nnodes;
       r.cap_mem = (double)cfg->pol.node_cap.memory_bytes * cfg->pol.nnodes;
       r.util_t = r.next_snap_sec;
-      r.tick_sec = pol->params.tick_sec;
+      r.tick_sec = ebb_pol_params_of (pol)->tick_sec;
       r.next_tick = r.next_snap_sec + r.tick_sec;
     }
   event_loop (&r, order);
@@ -383,7 +383,7 @@ ebb_sim_run (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim_resu
       ebb_sim_res_util_advance (&r, res->end_sec);
       res->utilization = span > 0 ? r.util_area / span : 0;
     }
-  res->pol = pol->stats;
+  res->pol = *ebb_pol_stats_of (pol);
   res->dep_violations = dag_run.violations;
   res->dag = dag_run.dags != NULL;
   ebb_pol_free (pol);

@@ -194,7 +194,7 @@ dispatch (spec_run *r, const spec_ev *e)
     default:
       ebb_pol_tick (r->pol, e->t);
       if (r->jobs_left > 0)
-        push (r, e->t + r->pol->params.tick_sec, SE_TICK, 0, 0, 0);
+        push (r, e->t + ebb_pol_params_of (r->pol)->tick_sec, SE_TICK, 0, 0, 0);
       break;
     }
 }
@@ -255,7 +255,7 @@ ebb_sim_run_spec (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim
       order[k] = x;
     }
   double start = trace->submit_sec[order[0]];
-  push (&r, start + r.pol->params.tick_sec, SE_TICK, 0, 0, 0);
+  push (&r, start + ebb_pol_params_of (r.pol)->tick_sec, SE_TICK, 0, 0, 0);
   uint32_t next = 0;
   for (;;)
     {
@@ -286,7 +286,7 @@ ebb_sim_run_spec (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim
     }
   double span = res->end_sec - res->start_sec;
   res->utilization = span > 0 ? res->busy_sec / (span * cfg->pol.nnodes) : 0;
-  res->pol = r.pol->stats;
+  res->pol = *ebb_pol_stats_of (r.pol);
   ebb_pol_free (r.pol);
   free (order);
   free (r.heap.ev);

@@ -123,7 +123,7 @@ test_diamond (void)
   ebb_ctl *c = ctl_new ("diamond", true, "graphene");
   nodes_report (c, 1);
   CU_ASSERT_PTR_NOT_NULL_FATAL (c->pol);
-  CU_ASSERT_EQUAL (c->pol->ops->dag, 1);
+  CU_ASSERT_EQUAL (ebb_pol_ops_of (c->pol)->dag, 1);
   ebb_ctl_job *j = submit (c, 4, DIAMOND, NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL (j);
   CU_ASSERT_EQUAL (j->nedges, 4);

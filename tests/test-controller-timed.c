@@ -242,7 +242,7 @@ test_peacock_rounds (void)
   nodes_report (c, 1);
   CU_ASSERT_PTR_NOT_NULL_FATAL (c->pol);
   CU_ASSERT_EQUAL_FATAL (c->n_slots, 3);
-  CU_ASSERT_EQUAL (c->pol->ops->timed_probes, 1);
+  CU_ASSERT_EQUAL (ebb_pol_ops_of (c->pol)->timed_probes, 1);
 
   /* Job A, a task per node: its probes wait for their network delay; at once, they would
    * have launched before sched_job returned. */
@@ -267,7 +267,7 @@ test_peacock_rounds (void)
   CU_ASSERT_EQUAL (c->timed.n, 1);
   CU_ASSERT_EQUAL (wait_for (c, c->timed_delivered + 1, NULL, 0), WAIT_DONE); /* it lands */
   CU_ASSERT_EQUAL (started (b), 0);
-  CU_ASSERT (c->pol->stats.rotations >= 1);
+  CU_ASSERT (ebb_pol_stats_of (c->pol)->rotations >= 1);
   double due;
   uint32_t node = next_hop (c, &due);
   CU_ASSERT_EQUAL (c->timed.n, 1);

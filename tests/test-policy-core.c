@@ -1,7 +1,7 @@
 /* libebb-policy driven directly, as the controller will drive it: events in, actions out. */
 #include "config.h"
 
-#include "policies/policy.h"
+#include "policies/policy-impl.h" /* a unit test of the library: its insides */
 #include "policies/iheap.h"
 #include "tests/cu.h"
 
@@ -392,7 +392,56 @@ test_job_forget (void)
     }
 }
 
+/* The calls an environment has instead of the struct's fields: ebb_pol_take_actions moves
+ * the oldest actions out and keeps the rest in order; the accessors give the ops, params,
+ * stats and a node's capacity. */
+static void
+test_environment_calls (void)
+{
+  ebb_pol_job jobs[1] = { { .ntasks = 3, .est_task_sec = 10 } };
+  ebb_pol *p = make ("sparrow", 4, jobs, 1);
+  ebb_pol_job_arrived (p, 0, 0);
+  size_t n;
+  const ebb_pol_action *a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 6); /* probe ratio 2 x 3 tasks */
+  ebb_pol_action all[6], buf[4];
+  memcpy (all, a, sizeof all);
+  CU_ASSERT_EQUAL (ebb_pol_take_actions (p, buf, 4), 4);
+  CU_ASSERT_EQUAL (memcmp (buf, all, 4 * sizeof *buf), 0);
+  a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL_FATAL (n, 2);
+  CU_ASSERT_EQUAL (memcmp (a, all + 4, 2 * sizeof *a), 0);
+  CU_ASSERT_EQUAL (ebb_pol_take_actions (p, buf, 4), 2);
+  CU_ASSERT_EQUAL (memcmp (buf, all + 4, 2 * sizeof *buf), 0);
+  CU_ASSERT_EQUAL (ebb_pol_take_actions (p, buf, 4), 0);
+  ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL (n, 0);
+  CU_ASSERT_STRING_EQUAL (ebb_pol_ops_of (p)->name, "sparrow");
+  CU_ASSERT_EQUAL (ebb_pol_params_of (p)->nnodes, 4);
+  CU_ASSERT_EQUAL (ebb_pol_stats_of (p)->probes_sent, p->stats.probes_sent);
+  CU_ASSERT (ebb_pol_stats_of (p)->probes_sent >= 6);
+  CU_ASSERT_EQUAL (ebb_pol_has_resources (p), 0);
+  CU_ASSERT_EQUAL (ebb_pol_node_cap (p, 0).cpu_millis, 0); /* slot mode: none */
+  ebb_pol_free (p);
+
+  ebb_pol_params rp;
+  ebb_pol_params_default (&rp);
+  rp.nnodes = 2;
+  rp.node_cap = (ebb_pol_res){ 4000, INT64_C (8) << 30 };
+  p = ebb_pol_new ("bigc", &rp, jobs, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+  CU_ASSERT_EQUAL (ebb_pol_has_resources (p), 1);
+  ebb_pol_node_capacity (p, 1, (ebb_pol_res){ 2000, INT64_C (1) << 30 });
+  CU_ASSERT_EQUAL (ebb_pol_node_cap (p, 0).cpu_millis, 4000);
+  CU_ASSERT_EQUAL (ebb_pol_node_cap (p, 1).cpu_millis, 2000);
+  CU_ASSERT_EQUAL (ebb_pol_node_cap (p, 1).memory_bytes, INT64_C (1) << 30);
+  CU_ASSERT_EQUAL (ebb_pol_node_cap (p, 2).cpu_millis, 0); /* out of range */
+  CU_ASSERT (ebb_pol_params_of (p)->tick_sec > 0);         /* bigc set its round */
+  ebb_pol_free (p);
+}
+
 static const ebb_cu_test tests[] = {
+  EBB_CU_TEST (test_environment_calls),
   EBB_CU_TEST (test_sparrow_cancels_surplus_probe),
   EBB_CU_TEST (test_sparrow_surplus_probe_costs_round_trip),
   EBB_CU_TEST (test_hawk_least_waiting_node),

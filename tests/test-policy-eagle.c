@@ -3,7 +3,7 @@
  * and determinism per seed. */
 #include "config.h"
 
-#include "policies/policy.h"
+#include "policies/policy-impl.h" /* a unit test of the library: its insides */
 #include "sim/engine.h"
 #include "sim/trace.h"
 #include "tests/cu.h"

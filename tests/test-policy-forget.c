@@ -5,7 +5,7 @@
  * take the same decisions in the same order. */
 #include "config.h"
 
-#include "policies/policy.h"
+#include "policies/policy-impl.h" /* a unit test of the library: its insides */
 #include "tests/cu.h"
 #include "tests/policy-fixture.h"
 

@@ -834,14 +834,92 @@ test_engine_refusals (void)
   ebb_sim_trace_free (t);
 }
 
+/* The online half calls a DAG policy through its hooks only (policies/dag-sched.h): a
+ * policy defined here, with a prepare hook that prefers the last task and a prio hook that
+ * reads it, launches in that order, where tetris (no hooks) takes the lowest id first. */
+static uint32_t hooks_prepared;
+
+static void
+hooks_prepare (ebb_pol *p, uint32_t job, ebb_dag_job *j)
+{
+  (void)p, (void)job;
+  hooks_prepared++;
+  for (uint32_t t = 0; t < j->g.n; t++)
+    j->prio[t] = 1 + t;
+}
+
+static double
+hooks_prio (const ebb_dag_job *j, uint32_t t, int mode)
+{
+  (void)mode;
+  return j->prio[t];
+}
+
+static int
+hooks_init (ebb_pol *p, ebb_error **err)
+{
+  static const ebb_dag_hooks hooks
+      = { .pick = EBB_DAG_PICK_FAIR, .prepare = hooks_prepare, .prio = hooks_prio };
+  return ebb_dag_sched_init (p, &hooks, err);
+}
+
+static void
+test_dag_hooks (void)
+{
+  static const ebb_pol_ops ops = { .name = "hooks",
+                                   .summary = "test",
+                                   .priv_size = sizeof (ebb_dag_sched),
+                                   .init = hooks_init,
+                                   .fini = ebb_dag_sched_fini,
+                                   .job_arrived = ebb_dag_sched_job_arrived,
+                                   .task_finished = ebb_dag_sched_task_finished,
+                                   .needs_resources = 1,
+                                   .dag = 1 };
+  static const double dur[3] = { 1, 1, 1 };
+  int64_t dem[3 * EBB_DAG_NRES] = { 1000, 0, 0, 1000, 0, 0, 1000, 0, 0 };
+  ebb_pol_dag dag = { .ntasks = 3, .dur_sec = dur, .demand = dem };
+  ebb_pol_job jobs[1] = { { .ntasks = 3, .dag = &dag, .demand = { 1000, 0 } } };
+  ebb_pol_params p;
+  ebb_pol_params_default (&p);
+  p.node_cap = (ebb_pol_res){ 1000, 1 };
+  for (int hooked = 0; hooked < 2; hooked++)
+    {
+      hooks_prepared = 0;
+      ebb_pol *pol = hooked ? ebb_pol_new_ops (&ops, &p, jobs, NULL)
+                            : ebb_pol_new ("tetris", &p, jobs, NULL);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (pol);
+      ebb_pol_job_arrived (pol, 0, 0);
+      for (uint32_t k = 0; k < 3; k++)
+        {
+          size_t n;
+          const ebb_pol_action *a = ebb_pol_actions (pol, &n);
+          CU_ASSERT_EQUAL_FATAL (n, 1); /* one node, room for one task */
+          CU_ASSERT_EQUAL (a[0].arg, hooked ? 2 - k : k);
+          uint32_t t = a[0].arg;
+          ebb_pol_clear_actions (pol);
+          ebb_pol_task_finished (pol, 1 + k, 0, 0, t);
+        }
+      CU_ASSERT_EQUAL (hooks_prepared, hooked ? 1 : 0);
+      ebb_pol_free (pol);
+    }
+}
+
 static const ebb_cu_test tests[] = {
-  EBB_CU_TEST (test_parse_dag),          EBB_CU_TEST (test_parse_cycles_refused),
-  EBB_CU_TEST (test_graph_helpers),      EBB_CU_TEST (test_offline_by_hand),
-  EBB_CU_TEST (test_offline_properties), EBB_CU_TEST (test_online_hand_cases),
-  EBB_CU_TEST (test_determinism),        EBB_CU_TEST (test_gen_properties),
-  EBB_CU_TEST (test_deficit_bounded),    EBB_CU_TEST (test_engine_refusals),
-  EBB_CU_TEST (test_bypass_criterion),   EBB_CU_TEST (test_bypass_online),
-  EBB_CU_TEST (test_prio_across_jobs),   EBB_CU_TEST (test_prio_exact_rank),
+  EBB_CU_TEST (test_dag_hooks),
+  EBB_CU_TEST (test_parse_dag),
+  EBB_CU_TEST (test_parse_cycles_refused),
+  EBB_CU_TEST (test_graph_helpers),
+  EBB_CU_TEST (test_offline_by_hand),
+  EBB_CU_TEST (test_offline_properties),
+  EBB_CU_TEST (test_online_hand_cases),
+  EBB_CU_TEST (test_determinism),
+  EBB_CU_TEST (test_gen_properties),
+  EBB_CU_TEST (test_deficit_bounded),
+  EBB_CU_TEST (test_engine_refusals),
+  EBB_CU_TEST (test_bypass_criterion),
+  EBB_CU_TEST (test_bypass_online),
+  EBB_CU_TEST (test_prio_across_jobs),
+  EBB_CU_TEST (test_prio_exact_rank),
 };
 
 EBB_CU_MAIN ("policy-graphene", NULL, NULL, tests)
