@@ -10,11 +10,15 @@
 #include "lib/http-internal.h"
 #include "lib/time.h"
 
+/* Called for every open connection at every accept: two word compares rather than a
+ * memcmp() call (addr_key() zeroes the unused tail of a v4 address). */
 static bool
 conn_same_addr (const ebb_http_conn *c, int family, const unsigned char *addr)
 {
-  size_t n = family == AF_INET ? 4 : 16;
-  return c->family == family && memcmp (c->addr, addr, n) == 0;
+  uint64_t a[2], b[2];
+  memcpy (a, c->addr, sizeof a);
+  memcpy (b, addr, sizeof b);
+  return c->family == family && a[0] == b[0] && a[1] == b[1];
 }
 
 /* The address part of a sockaddr for the per-address limit; false for unix peers. */
@@ -25,6 +29,7 @@ addr_key (const struct sockaddr *sa, int *family, unsigned char addr[16])
     return false;
   if (sa->sa_family == AF_INET)
     {
+      memset (addr, 0, 16);
       memcpy (addr, &((const struct sockaddr_in *)sa)->sin_addr, 4);
       *family = AF_INET;
       return true;

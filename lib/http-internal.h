@@ -141,8 +141,10 @@ void ebb_http_request_unlink_suspended (ebb_http_server *s, ebb_http_request *re
  * not closed yet (they close in its next run). */
 #define EBB_HTTP_EVICT_SLACK 64
 
-/* How often the minimum data rates (http-server.h) are checked. */
-#define EBB_HTTP_RATE_TICK_MS 500
+/* How often the minimum data rates (http-server.h) are checked: often, so that a flood's
+ * connections reaching their deadline together are closed in small batches, not in one
+ * long pause of the loop. */
+#define EBB_HTTP_RATE_TICK_MS 100
 
 /* http-conn.c: MHD's accept policy and connection-notify callbacks (cls: the listener),
  * the rate check, and the request's marks on its connection. */
