@@ -9,57 +9,11 @@
 # first 5, plus start, a 2 s unattacked baseline and drain); at most 50 s when a loaded
 # machine makes it repeat the attack (see below).
 # SLOWLORIS_MEASURE_ONLY=1 prints the figures without judging them (for before/after runs).
-. "${EBB_TOP_SRCDIR:-.}/tests/agent/lib.sh"
-command -v slowhttptest >/dev/null || skip "needs slowhttptest"
 : "${SLOWLORIS_SECS:=12}"
-
-TOKEN=slowloris-test-token-0123456789
-printf '%s\n' "$TOKEN" >"$TMP/token"
-chmod 600 "$TMP/token"
-# The server on TCP only, port 0; -vv logs the address it got. (AGENT_PID: lib.sh's cleanup
-# kills it.)
-if [ "$SLOWLORIS_TARGET" = agent ]; then
-  setup_cgroups
-  "$AGENT_BIN" --listen 127.0.0.1:0 --token-file "$TMP/token" --state-dir "$STATE" \
-    --cgroup-parent "$CGP" -v -v >>"$LOG" 2>&1 &
-else
-  CTL_BIN="$EBB_TOP_BUILDDIR/ebb-controller"
-  [ -x "$CTL_BIN" ] || skip "no $CTL_BIN"
-  "$CTL_BIN" --listen 127.0.0.1:0 --token-file "$TMP/token" --state-dir "$TMP/cstate" \
-    -vv >>"$LOG" 2>&1 &
-fi
-AGENT_PID=$!
-for _ in $(seq 100); do grep -q "listening on http" "$LOG" && break; sleep 0.05; done
-URL=$(grep -o 'listening on http://127\.0\.0\.1:[0-9]*' "$LOG" | head -1 | sed 's/listening on //')
-[ -n "$URL" ] || { FAILED=1; fail "no TCP address in the $SLOWLORIS_TARGET log"; exit 1; }
-echo "$SLOWLORIS_TARGET at $URL"
-
-# probe SRC OUT: GET /v1/health from address SRC every 100 ms until $TMP/stop exists; one
-# "status seconds" line per try in OUT.
-probe () {
-  while [ ! -e "$TMP/stop" ]; do
-    curl -s -o /dev/null -m 5 --interface "$1" -H "Authorization: Bearer $TOKEN" \
-      -w '%{http_code} %{time_total}\n' "$URL/v1/health" >>"$2" || echo "000 5" >>"$2"
-    sleep 0.1
-  done
-}
-
-# p99 of OUT in ms; failures count as 5000 ms.
-p99 () {
-  awk '{ print ($1 == 200 ? $2 * 1000 : 5000) }' "$1" | sort -n |
-    awk '{ v[NR] = $1 } END { if (NR == 0) { print 5000; exit } i = int(NR * 0.99 + 0.999); if (i > NR) i = NR; printf "%d\n", v[i] }'
-}
-
-ulimit -n 8192 2>/dev/null
-
-# The same probes without an attack, for scale (printed, not judged).
-rm -f "$TMP/stop" "$TMP/base"
-probe 127.0.0.2 "$TMP/base" &
-P0=$!
-sleep 2
-touch "$TMP/stop"
-wait "$P0"
-echo "no attack: health p99 $(p99 "$TMP/base") ms ($(wc -l <"$TMP/base") probes)"
+ATTACK_TARGET=$SLOWLORIS_TARGET
+. "${EBB_TOP_SRCDIR:-.}/tests/security/lib.sh"
+command -v slowhttptest >/dev/null || skip "needs slowhttptest"
+baseline
 
 # attack N: one slowhttptest run with both probes; sets other, same, lost (failed probes).
 attack () {

@@ -1,0 +1,66 @@
+# Sourced by tests/security/test-flood-{agent,controller}.sh with ATTACK_TARGET set.
+# The connection flood of issue 24 against a real daemon on TCP: tests/security/flood holds
+# 5,000 connections from 20 loopback addresses (slow headers, slow bodies on GET /, idle
+# ones, each reopened when closed, 400 a second at most) while two well-behaved clients poll GET /v1/health with
+# the token every 50 ms, one from an attacking address (127.1.0.1) and one from another
+# (127.0.0.2). The p99 latency of each must be at most 100 ms (a probe that fails or times
+# out counts as 5 s; some 150 probes each, so p99 is not just the slowest); no probe may
+# fail.
+#
+# Time budget: about 25 s (start, a 2 s baseline, FLOOD_SECS=15 of flood whose first 3 s
+# are the ramp, drain); at most 70 s when a loaded machine makes it repeat the attack.
+# FLOOD_MEASURE_ONLY=1 prints the figures without judging them (for before/after runs);
+# FLOOD_KEEP=DIR keeps each probe's timings there.
+: "${FLOOD_SECS:=15}" "${FLOOD_CONNS:=5000}" "${FLOOD_ADDRS:=20}"
+PROBE_GAP=0.05
+. "${EBB_TOP_SRCDIR:-.}/tests/security/lib.sh"
+FLOOD="$EBB_TOP_BUILDDIR/tests/security/flood"
+[ -x "$FLOOD" ] || skip "no $FLOOD"
+[ "$(ulimit -n)" -ge $((FLOOD_CONNS + 100)) ] || skip "ulimit -n $(ulimit -n) is too low for $FLOOD_CONNS connections"
+baseline
+
+# attack N: one flood with both probes; sets other, same, lost (failed probes), peak.
+attack () {
+  rm -f "$TMP/stop" "$TMP/other" "$TMP/same"
+  "$FLOOD" "$PORT" "$FLOOD_CONNS" "$FLOOD_ADDRS" "$FLOOD_SECS" >"$TMP/flood.out" 2>&1 &
+  flood_pid=$!
+  sleep 3 # the ramp
+  probe 127.0.0.2 "$TMP/other" &
+  p1=$!
+  probe 127.1.0.1 "$TMP/same" &
+  p2=$!
+  wait "$flood_pid"
+  touch "$TMP/stop"
+  wait "$p1" "$p2"
+  other=$(p99 "$TMP/other")
+  same=$(p99 "$TMP/same")
+  fails_other=$(awk '$1 != 200' "$TMP/other" | wc -l)
+  fails_same=$(awk '$1 != 200' "$TMP/same" | wc -l)
+  lost=$((fails_other + fails_same))
+  peak=$(sed -n 's/^flood: peak \([0-9]*\) open.*/\1/p' "$TMP/flood.out")
+  echo "attack $1: health p99 from 127.0.0.2: ${other} ms ($(wc -l <"$TMP/other") probes, $fails_other failed)"
+  echo "attack $1: health p99 from 127.1.0.1 (attacking): ${same} ms ($(wc -l <"$TMP/same") probes, $fails_same failed)"
+  echo "attack $1: $(cat "$TMP/flood.out")"
+  [ -n "${FLOOD_KEEP:-}" ] && cp "$TMP/other" "$TMP/same" "$TMP/flood.out" "$FLOOD_KEEP/"
+}
+
+if [ "${FLOOD_MEASURE_ONLY:-0}" = 1 ]; then
+  attack 1
+  exit 0
+fi
+# A failed probe is never noise; a slow window may be (2 shared cores): up to three
+# attacks, and one must keep both p99 figures under 100 ms.
+good=no
+for n in 1 2 3; do
+  attack $n
+  [ "$lost" = 0 ] || fail "attack $n: $lost health probes failed"
+  # The figures mean something only if the flood took place: most of its connections were
+  # open together, more than the server's cap of 4096 (the slow bodies, one in ten, may be
+  # refused at once).
+  [ "${peak:-0}" -ge $((FLOOD_CONNS * 8 / 10)) ] || fail "attack $n: the flood held only ${peak:-0} connections"
+  if [ "$other" -le 100 ] && [ "$same" -le 100 ]; then good=yes; break; fi
+done
+[ "$good" = yes ] && ok "p99 at most 100 ms from another address ($other ms) and an attacking one ($same ms)" ||
+  fail "p99 over 100 ms in 3 attacks (last: $other ms from 127.0.0.2, $same ms from 127.1.0.1)"
+kill -0 "$AGENT_PID" && ok "$ATTACK_TARGET still running" || fail "$ATTACK_TARGET died"
+exit $FAILED
