@@ -168,17 +168,16 @@ refuse_and_close (ebb_http_request *req, const char *detail)
 }
 
 /* Framing checks before anything else. Content-Length with Transfer-Encoding is how a
- * request is smuggled (RFC 9112 6.3: answer 400 and close). A body on a method that takes
- * none (GET, HEAD, DELETE: no route reads one) is refused at once, so a slow body can never
- * hold a connection on such a route, a public one included. */
+ * request is smuggled (RFC 9112 6.3: answer 400 and close). A body on GET or HEAD (no route
+ * reads one; DELETE may carry one, the agent's grace_millis) is refused at once, so a slow
+ * body can never hold a connection on such a route, a public one included. */
 static bool
 framing_refused (ebb_http_request *req, enum MHD_Result *ret)
 {
   bool te = ebb_http_request_header (req, MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
   if (te && ebb_http_request_header (req, MHD_HTTP_HEADER_CONTENT_LENGTH))
     *ret = refuse_and_close (req, "Content-Length together with Transfer-Encoding");
-  else if ((strcmp (req->method, "GET") == 0 || strcmp (req->method, "HEAD") == 0
-            || strcmp (req->method, "DELETE") == 0)
+  else if ((strcmp (req->method, "GET") == 0 || strcmp (req->method, "HEAD") == 0)
            && announces_body (req))
     *ret = refuse_and_close (req, "this method takes no body");
   else
