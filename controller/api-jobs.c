@@ -85,6 +85,7 @@ parse_task (json_object *o, size_t i, ebb_error **err)
   if (ebb_json_get_env (o, "env", ENV_MAX_ITEMS, ARG_MAX_BYTES, &env, err) < 0
       || ebb_json_get_string (o, "cwd", PATH_MAX_BYTES, validate_abs, &cwd, err) < 0)
     {
+      ebb_strv_free (env); /* a good env before a bad cwd */
       ebb_error_wrap (err, "tasks[%zu]", i);
       return NULL;
     }

@@ -18,16 +18,34 @@ fuzz_http_src = lib/http-route.c lib/http-listen.c lib/http-response.c lib/http-
 	lib/http-request.c lib/http-conn.c \
 	lib/http-client.c lib/http-client-multi.c lib/curl-event.c
 
+# The controller with its policies, for its request validators.
+fuzz_ctl_src = controller/options.c controller/store.c controller/store-calls.c \
+	controller/store-jobs.c controller/sched-model.c controller/sched-calls.c \
+	controller/sched-place.c controller/sched-preempt.c controller/sched-recover.c \
+	controller/sched-nodes.c controller/sched-index.c controller/sched-adopt.c \
+	controller/sched-evict.c controller/sched-pjobs.c controller/sched-timed.c \
+	controller/sched-dag.c controller/api-routes.c controller/api-jobs.c \
+	controller/api-jobs-get.c controller/api-nodes.c controller/api-cluster.c \
+	controller/api-adopt.c controller/daemon.c \
+	policies/policy.c policies/policy-registry.c policies/policy-res.c policies/iheap.c \
+	policies/fenwick.c policies/fifo.c policies/sparrow.c policies/hawk.c policies/bigc.c \
+	policies/eagle.c policies/peacock.c policies/dag.c policies/dag-sched.c \
+	policies/graphene.c policies/graphene-offline.c policies/graphene-bypass.c \
+	policies/dag-baselines.c policies/ebb-pre.c policies/ebb.c policies/spec.c policies/hopper.c \
+	policies/srpt.c lib/prom.c
+
 FUZZ_TARGETS = fuzz/fuzz-conf fuzz/fuzz-cgroup-parse fuzz/fuzz-runtime-json fuzz/fuzz-sim-trace \
-	fuzz/fuzz-http
+	fuzz/fuzz-http fuzz/fuzz-controller-json
 fuzz_srcs_fuzz_conf = fuzz/fuzz-conf.c $(fuzz_lib_src)
 fuzz_srcs_fuzz_cgroup_parse = fuzz/fuzz-cgroup-parse.c cgroup/parse.c $(fuzz_lib_src)
 fuzz_srcs_fuzz_runtime_json = fuzz/fuzz-runtime-json.c agent/runtime-parse.c $(fuzz_lib_src)
 fuzz_srcs_fuzz_sim_trace = fuzz/fuzz-sim-trace.c sim/trace.c sim/dag.c sim/report.c policies/dag.c $(fuzz_lib_src)
 fuzz_srcs_fuzz_http = fuzz/fuzz-http.c agent/request.c $(fuzz_http_src) $(fuzz_lib_src)
+fuzz_srcs_fuzz_controller_json = fuzz/fuzz-controller-json.c $(fuzz_ctl_src) $(fuzz_http_src) \
+	$(fuzz_lib_src)
 
 EXTRA_DIST += fuzz/fuzz-conf.c fuzz/fuzz-cgroup-parse.c fuzz/fuzz-runtime-json.c \
-	fuzz/fuzz-sim-trace.c fuzz/fuzz-http.c fuzz/corpus
+	fuzz/fuzz-sim-trace.c fuzz/fuzz-http.c fuzz/fuzz-controller-json.c fuzz/corpus
 CLEANFILES += $(FUZZ_TARGETS)
 
 fuzz/fuzz-conf: $(fuzz_srcs_fuzz_conf:%=$(srcdir)/%) config.h
@@ -45,6 +63,12 @@ fuzz/fuzz-sim-trace: $(fuzz_srcs_fuzz_sim_trace:%=$(srcdir)/%) config.h
 fuzz/fuzz-http: $(fuzz_srcs_fuzz_http:%=$(srcdir)/%) config.h
 	@$(MKDIR_P) fuzz
 	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(fuzz_srcs_fuzz_http:%=$(srcdir)/%) $(FUZZ_LIBS)
+
+fuzz/fuzz-controller-json: $(fuzz_srcs_fuzz_controller_json:%=$(srcdir)/%) config.h
+	@$(MKDIR_P) fuzz
+	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_CFLAGS) $(SQLITE3_CFLAGS) -DSYSCONFDIR='"$(sysconfdir)"' \
+	  -DLOCALSTATEDIR='"$(localstatedir)"' -o $@ \
+	  $(fuzz_srcs_fuzz_controller_json:%=$(srcdir)/%) $(FUZZ_LIBS) $(SQLITE3_LIBS)
 
 fuzz-build: $(FUZZ_TARGETS)
 

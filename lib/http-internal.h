@@ -27,18 +27,8 @@ struct ebb_http_response
   size_t n_headers;
 };
 
-/* One listen spec: its socket and its own MHD daemon driven by the server's loop. */
-typedef struct
-{
-  ebb_http_server *server;
-  ebb_http_listen_socket sock;
-  struct MHD_Daemon *mhd;
-  sd_event_source *io;
-  sd_event_source *timer;
-} ebb_http_listener;
-
-/* One open connection (MHD's socket context), in the server's list oldest first, for the
- * per-address limit and its eviction. */
+/* One open connection (MHD's socket context), in its listener's list oldest first, for the
+ * limits, their eviction and the minimum data rates. */
 typedef struct ebb_http_conn
 {
   struct ebb_http_conn *prev, *next;
@@ -47,8 +37,26 @@ typedef struct ebb_http_conn
   unsigned char addr[16];
   uint64_t since_usec; /* accepted, or the last request finished (keep-alive) */
   bool headers_done;   /* a request's headers are in; not a slowloris suspect */
-  bool evicted;        /* shut down to make room; no longer counted for its address */
+  bool authed;         /* a request with the token came in on it: never evicted for room */
+  bool in_body;        /* reading a request body, since body_since_usec */
+  uint64_t body_since_usec;
+  uint64_t body_bytes; /* of the body being read */
+  bool evicted;        /* shut down to make room; no longer counted */
 } ebb_http_conn;
+
+/* One listen spec: its socket, its own MHD daemon driven by the server's loop, and its own
+ * open connections and limits (a flood on one listener never locks out another). */
+typedef struct
+{
+  ebb_http_server *server;
+  ebb_http_listen_socket sock;
+  struct MHD_Daemon *mhd;
+  sd_event_source *io;
+  sd_event_source *timer;
+  ebb_http_conn *conns_head, *conns_tail; /* open connections, oldest first */
+  size_t n_conns;                         /* in the list, evicted ones included */
+  size_t n_evicted;                       /* shut down, not yet closed by MHD */
+} ebb_http_listener;
 
 typedef enum
 {
@@ -98,10 +106,9 @@ struct ebb_http_server
   size_t max_body_bytes;
   unsigned conn_timeout_sec;
   unsigned header_timeout_sec;
-  unsigned max_connections, max_connections_per_ip;
-  char *tls_cert, *tls_key;               /* PEM text; NULL: plain http */
-  ebb_http_conn *conns_head, *conns_tail; /* open connections, oldest first */
-  size_t n_conns;
+  unsigned max_connections, max_connections_per_ip; /* per listener */
+  char *tls_cert, *tls_key;                         /* PEM text; NULL: plain http */
+  sd_event_source *rate_timer;                      /* the minimum data rates, every tick */
   ebb_http_server_stats stats;
   ebb_http_request *suspended; /* head of the suspended list */
 };
@@ -130,9 +137,21 @@ void ebb_http_request_on_completed (void *cls, struct MHD_Connection *con, void 
 size_t ebb_http_request_unescape (void *cls, struct MHD_Connection *con, char *s);
 void ebb_http_request_unlink_suspended (ebb_http_server *s, ebb_http_request *req);
 
-/* http-conn.c: MHD's accept policy and connection-notify callbacks (cls: the listener). */
+/* Room kept in MHD's own connection limit over ours for evicted connections that MHD has
+ * not closed yet (they close in its next run). */
+#define EBB_HTTP_EVICT_SLACK 64
+
+/* How often the minimum data rates (http-server.h) are checked: often, so that a flood's
+ * connections reaching their deadline together are closed in small batches, not in one
+ * long pause of the loop. */
+#define EBB_HTTP_RATE_TICK_MS 100
+
+/* http-conn.c: MHD's accept policy and connection-notify callbacks (cls: the listener),
+ * the rate check, and the request's marks on its connection. */
 enum MHD_Result ebb_http_conn_accept_policy (void *cls, const struct sockaddr *sa, socklen_t len);
 void ebb_http_conn_on_notify (void *cls, struct MHD_Connection *con, void **socket_context,
                               enum MHD_ConnectionNotificationCode code);
+void ebb_http_conn_check_rates (ebb_http_server *s, uint64_t now_usec);
+ebb_http_conn *ebb_http_conn_of (struct MHD_Connection *con);
 
 #endif

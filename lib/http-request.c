@@ -170,17 +170,16 @@ refuse_and_close (ebb_http_request *req, const char *detail)
 }
 
 /* Framing checks before anything else. Content-Length with Transfer-Encoding is how a
- * request is smuggled (RFC 9112 6.3: answer 400 and close). A body on a method that takes
- * none (GET, HEAD, DELETE: no route reads one) is refused at once, so a slow body can never
- * hold a connection on such a route, a public one included. */
+ * request is smuggled (RFC 9112 6.3: answer 400 and close). A body on GET or HEAD (no route
+ * reads one; DELETE may carry one, the agent's grace_millis) is refused at once, so a slow
+ * body can never hold a connection on such a route, a public one included. */
 static bool
 framing_refused (ebb_http_request *req, enum MHD_Result *ret)
 {
   bool te = ebb_http_request_header (req, MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
   if (te && ebb_http_request_header (req, MHD_HTTP_HEADER_CONTENT_LENGTH))
     *ret = refuse_and_close (req, "Content-Length together with Transfer-Encoding");
-  else if ((strcmp (req->method, "GET") == 0 || strcmp (req->method, "HEAD") == 0
-            || strcmp (req->method, "DELETE") == 0)
+  else if ((strcmp (req->method, "GET") == 0 || strcmp (req->method, "HEAD") == 0)
            && announces_body (req))
     *ret = refuse_and_close (req, "this method takes no body");
   else
@@ -197,7 +196,11 @@ on_headers (ebb_http_request *req)
   enum MHD_Result ret;
   if (framing_refused (req, &ret))
     return ret;
-  if (!authorized (s, req) && !public_route (s, req))
+  bool authed = authorized (s, req);
+  ebb_http_conn *c = ebb_http_conn_of (req->con);
+  if (c && authed && s->bearer_token)
+    c->authed = true;
+  if (!authed && !public_route (s, req))
     {
       ebb_http_error (&req->resp, MHD_HTTP_UNAUTHORIZED, "unauthorized",
                       "missing or wrong bearer token");
@@ -212,6 +215,12 @@ on_headers (ebb_http_request *req)
       return queue (req);
     }
   req->phase = REQ_BODY;
+  if (c)
+    {
+      c->in_body = true;
+      c->body_since_usec = ebb_now_usec ();
+      c->body_bytes = 0;
+    }
   return MHD_YES;
 }
 
@@ -328,19 +337,11 @@ on_complete (ebb_http_request *req)
   return queue (req);
 }
 
-static ebb_http_conn *
-conn_of (struct MHD_Connection *con)
-{
-  const union MHD_ConnectionInfo *ci
-      = MHD_get_connection_info (con, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-  return ci ? ci->socket_context : NULL;
-}
-
 /* The request line and headers are in: from now on the connection gets the idle timeout. */
 static void
 headers_in (ebb_http_server *s, struct MHD_Connection *con)
 {
-  ebb_http_conn *c = conn_of (con);
+  ebb_http_conn *c = ebb_http_conn_of (con);
   if (c && !c->headers_done)
     {
       c->headers_done = true;
@@ -371,7 +372,15 @@ ebb_http_request_on_access (void *cls, struct MHD_Connection *con, const char *u
     case REQ_BODY:
     case REQ_DISCARD:
       if (*upload_data_size == 0)
-        return on_complete (req);
+        {
+          ebb_http_conn *done = ebb_http_conn_of (con);
+          if (done)
+            done->in_body = false;
+          return on_complete (req);
+        }
+      ebb_http_conn *c = ebb_http_conn_of (con);
+      if (c)
+        c->body_bytes += *upload_data_size;
       enum MHD_Result ret = on_body_chunk (req, upload_data, *upload_data_size);
       *upload_data_size = 0;
       return ret;
@@ -401,10 +410,11 @@ ebb_http_request_on_completed (void *cls EBB_UNUSED, struct MHD_Connection *con,
     }
   /* Kept alive, the connection waits for the next request's headers: back to the header
    * timeout, and a slowloris suspect again until they are in. */
-  ebb_http_conn *c = toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? conn_of (con) : NULL;
+  ebb_http_conn *c = toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? ebb_http_conn_of (con) : NULL;
   if (c && c->headers_done)
     {
       c->headers_done = false;
+      c->in_body = false;
       c->since_usec = ebb_now_usec ();
       MHD_set_connection_option (con, MHD_CONNECTION_OPTION_TIMEOUT, s->header_timeout_sec);
     }

@@ -84,11 +84,12 @@ listener_start (ebb_http_server *s, ebb_http_listener *l, ebb_error **err)
       tls_opts, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, l, MHD_OPTION_LISTEN_SOCKET, l->sock.fd,
       MHD_OPTION_NOTIFY_COMPLETED, ebb_http_request_on_completed, l, MHD_OPTION_NOTIFY_CONNECTION,
       ebb_http_conn_on_notify, l,
-      /* One over ours: at its own limit MHD stops accepting, and the queue would wait in the
-         backlog uncounted; ebb_http_conn_accept_policy refuses instead. */
-      MHD_OPTION_CONNECTION_LIMIT, s->max_connections + 1, MHD_OPTION_CONNECTION_TIMEOUT,
-      s->header_timeout_sec, MHD_OPTION_UNESCAPE_CALLBACK, ebb_http_request_unescape, NULL,
-      MHD_OPTION_END);
+      /* Over ours: at its own limit MHD stops accepting, and the queue would wait in the
+         backlog uncounted; ebb_http_conn_accept_policy evicts or refuses instead, and the
+         slack holds the evicted connections MHD has not closed yet. */
+      MHD_OPTION_CONNECTION_LIMIT, s->max_connections + EBB_HTTP_EVICT_SLACK,
+      MHD_OPTION_CONNECTION_TIMEOUT, s->header_timeout_sec, MHD_OPTION_UNESCAPE_CALLBACK,
+      ebb_http_request_unescape, NULL, MHD_OPTION_END);
   if (!l->mhd)
     return ebb_error_set (err, EIO, "listen %s: cannot start libmicrohttpd%s", l->sock.base_url,
                           tls ? " (is the TLS key/certificate pair valid PEM?)" : "");
@@ -169,19 +170,34 @@ load_tls (ebb_http_server *s, const ebb_http_server_config *cfg, ebb_error **err
   return ebb_secret_read_file (cfg->tls_key_file, "http server: TLS key", &s->tls_key, err);
 }
 
-/* At most the configured total, and never more than the open-file limit allows (minus a
- * reserve for the program's own files): past it, accept() would fail in a loop. */
+/* At most the configured number per listener, and never more than the open-file limit
+ * allows all n listeners (minus a reserve for the program's own files and each listener's
+ * eviction slack): past it, accept() would fail in a loop. */
 static unsigned
-connection_cap (unsigned want)
+connection_cap (unsigned want, size_t n)
 {
   struct rlimit rl;
-  if (getrlimit (RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 128)
+  rlim_t reserve = 64 + (rlim_t)n * EBB_HTTP_EVICT_SLACK;
+  if (getrlimit (RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+      && rl.rlim_cur > reserve + 2 * n)
     {
-      rlim_t room = rl.rlim_cur - 64;
+      rlim_t room = (rl.rlim_cur - reserve) / n;
       if (want > room)
         want = (unsigned)room;
     }
   return want;
+}
+
+static int
+on_rate_tick (sd_event_source *src, uint64_t usec, void *userdata)
+{
+  ebb_http_server *s = userdata;
+  ebb_http_conn_check_rates (s, ebb_now_usec ());
+  /* Evicted connections close in MHD's next run. */
+  for (size_t i = 0; i < s->n_listeners; i++)
+    ebb_http_server_run_mhd (&s->listeners[i]);
+  sd_event_source_set_time (src, usec + EBB_HTTP_RATE_TICK_MS * 1000ull);
+  return 0;
 }
 
 ebb_http_server *
@@ -203,8 +219,11 @@ ebb_http_server_new (sd_event *event, const ebb_http_server_config *cfg, ebb_err
       = cfg->conn_timeout_sec ? cfg->conn_timeout_sec : EBB_HTTP_DEFAULT_CONN_TIMEOUT_SEC;
   s->header_timeout_sec
       = cfg->header_timeout_sec ? cfg->header_timeout_sec : EBB_HTTP_DEFAULT_HEADER_TIMEOUT_SEC;
-  s->max_connections = connection_cap (cfg->max_connections ? cfg->max_connections
-                                                            : EBB_HTTP_DEFAULT_MAX_CONNECTIONS);
+  size_t n = 0;
+  while (cfg->listen[n])
+    n++;
+  s->max_connections = connection_cap (
+      cfg->max_connections ? cfg->max_connections : EBB_HTTP_DEFAULT_MAX_CONNECTIONS, n);
   s->max_connections_per_ip = cfg->max_connections_per_ip ? cfg->max_connections_per_ip
                                                           : EBB_HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP;
   gid_t gid = (gid_t)-1;
@@ -214,9 +233,6 @@ ebb_http_server_new (sd_event *event, const ebb_http_server_config *cfg, ebb_err
       ebb_http_server_free (s);
       return NULL;
     }
-  size_t n = 0;
-  while (cfg->listen[n])
-    n++;
   s->listeners = ebb_xcalloc (n, sizeof *s->listeners);
   for (size_t i = 0; i < n; i++, s->n_listeners++)
     {
@@ -230,6 +246,14 @@ ebb_http_server_new (sd_event *event, const ebb_http_server_config *cfg, ebb_err
           return NULL;
         }
       ebb_log_debug ("http: listening on %s", l->sock.base_url);
+    }
+  int r = sd_event_add_time_relative (event, &s->rate_timer, CLOCK_MONOTONIC,
+                                      EBB_HTTP_RATE_TICK_MS * 1000ull, 100 * 1000, on_rate_tick, s);
+  if (r < 0 || sd_event_source_set_enabled (s->rate_timer, SD_EVENT_ON) < 0)
+    {
+      ebb_error_set_errno (err, r < 0 ? -r : EIO, "http server: rate timer");
+      ebb_http_server_free (s);
+      return NULL;
     }
   return s;
 }
@@ -259,6 +283,7 @@ ebb_http_server_free (ebb_http_server *s)
   if (!s)
     return;
   release_suspended (s);
+  s->rate_timer = sd_event_source_disable_unref (s->rate_timer);
   for (size_t i = 0; i < s->n_listeners; i++)
     {
       ebb_http_listener *l = &s->listeners[i];
@@ -285,7 +310,9 @@ void
 ebb_http_server_get_stats (const ebb_http_server *s, ebb_http_server_stats *out)
 {
   *out = s->stats;
-  out->open_connections = s->n_conns;
+  out->open_connections = 0;
+  for (size_t i = 0; i < s->n_listeners; i++)
+    out->open_connections += s->listeners[i].n_conns - s->listeners[i].n_evicted;
 }
 
 size_t

@@ -70,12 +70,22 @@ typedef struct
 /* Until the request line and headers are complete (reset by every byte, as MHD's timeouts
  * are): slowloris connections that trickle a header line every 10 s die after 5. */
 #define EBB_HTTP_DEFAULT_HEADER_TIMEOUT_SEC 5
-/* Open connections per server (also capped by RLIMIT_NOFILE minus a reserve). */
+/* Open connections per listener (each has its own count; also capped by RLIMIT_NOFILE minus
+ * a reserve, shared by the listeners). At the cap, the listener's oldest connection that has
+ * not completed a request (no headers yet, or a body still coming) and never showed the
+ * token, for at least EBB_HTTP_EVICT_MIN_AGE_MS, is closed to make room; with none, the new
+ * one is refused. A connection whose request carried the token is never closed for room.
+ * Minimum data rates: a request's line and headers must be complete within
+ * header_timeout_sec of the connection's start (or of the end of the previous request), and
+ * a body must come at EBB_HTTP_MIN_BODY_BYTES_PER_SEC on average once EBB_HTTP_BODY_GRACE_MS
+ * have passed, or the connection is closed however steadily it trickles. */
 #define EBB_HTTP_DEFAULT_MAX_CONNECTIONS 4096
-/* Open connections per client address. When an address is at its limit, its oldest
- * connection that has not finished its headers for EBB_HTTP_EVICT_MIN_AGE_MS is closed to
- * make room (so a slowloris source cannot lock out a well-behaved client on the same
- * address); with no such connection, the new one is refused. */
+#define EBB_HTTP_MIN_BODY_BYTES_PER_SEC  1024
+#define EBB_HTTP_BODY_GRACE_MS           2000
+/* Open connections per client address and listener. When an address is at its limit, its
+ * oldest evictable connection (as above) is closed to make room (so a slowloris source
+ * cannot lock out a well-behaved client on the same address); with none, the new one is
+ * refused. */
 #define EBB_HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP 256
 #define EBB_HTTP_EVICT_MIN_AGE_MS               250
 
@@ -105,7 +115,7 @@ typedef struct
   /* Fields added later (zero keeps the old behaviour or a safe default): */
   const char *unix_group;          /* group of unix socket files (name or gid); NULL: ours */
   unsigned header_timeout_sec;     /* see EBB_HTTP_DEFAULT_HEADER_TIMEOUT_SEC; 0: the default */
-  unsigned max_connections;        /* per server; 0: EBB_HTTP_DEFAULT_MAX_CONNECTIONS */
+  unsigned max_connections;        /* per listener; 0: EBB_HTTP_DEFAULT_MAX_CONNECTIONS */
   unsigned max_connections_per_ip; /* 0: EBB_HTTP_DEFAULT_MAX_CONNECTIONS_PER_IP */
   /* PEM files; both set: every TCP listener speaks https only (GnuTLS through
    * libmicrohttpd, EBB_HTTP_TLS_PRIORITIES; unix listeners stay plain http) and its base URL is
@@ -122,10 +132,11 @@ typedef struct
   uint64_t requests;         /* requests answered (status known) */
   uint64_t by_class[6];      /* by status / 100: [2] 2xx, [4] 4xx, [5] 5xx; [0] unused */
   uint64_t connections;      /* connections accepted */
-  uint64_t rejected_total;   /* refused: the server was at max_connections */
+  uint64_t rejected_total;   /* refused: the listener was at max_connections, nothing to evict */
   uint64_t rejected_per_ip;  /* refused: the address was at its limit, nothing to evict */
-  uint64_t evicted;          /* closed to make room: headers unfinished, address at its limit */
+  uint64_t evicted;          /* closed: to make room, or too slow (below) */
   uint64_t open_connections; /* now */
+  uint64_t too_slow;         /* closed: headers or body below the minimum data rate */
 } ebb_http_server_stats;
 
 /* Binds every listener and attaches the server to event (which it references). The config

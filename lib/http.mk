@@ -25,6 +25,15 @@ tests_test_curl_event_SOURCES = tests/test-curl-event.c
 tests_test_curl_event_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_curl_event_LDADD = $(EBB_TEST_LIBS)
 
-# A real ebb-agent and a real ebb-controller under slowhttptest (about 25 s each).
+# A real ebb-agent and a real ebb-controller under slowhttptest (about 25 s each), and the
+# shared start of a daemon for these attack tests.
 TESTS += tests/test-slowloris-agent.sh tests/test-slowloris-controller.sh
 EXTRA_DIST += tests/test-slowloris-agent.sh tests/test-slowloris-controller.sh tests/slowloris.sh
+
+# The connection flood of issue 24 (tests/security/flood.sh; about 25 s each).
+check_PROGRAMS += tests/security/flood
+tests_security_flood_SOURCES = tests/security/flood.c
+tests_security_flood_CFLAGS = $(AM_CFLAGS)
+TESTS += tests/security/test-flood-agent.sh tests/security/test-flood-controller.sh
+EXTRA_DIST += tests/security/test-flood-agent.sh tests/security/test-flood-controller.sh \
+	tests/security/flood.sh tests/security/lib.sh

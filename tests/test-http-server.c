@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <sys/eventfd.h>
@@ -348,6 +349,20 @@ raw_request (int port, const char *text, size_t len)
   return out;
 }
 
+/* Reads what the server sends on fd until it closes it (or the receive timeout, or 64 KiB),
+ * closes fd and returns the text. */
+static char *
+read_and_close (int fd)
+{
+  size_t cap = 65536, used = 0;
+  char *buf = calloc (1, cap + 1);
+  ssize_t n;
+  while (used < cap && (n = read (fd, buf + used, cap - used)) > 0)
+    used += (size_t)n;
+  close (fd);
+  return buf;
+}
+
 /* Sends a raw request over TCP as it is and returns the whole response text. */
 static char *
 raw_request_as_is (int port, const char *text, size_t len)
@@ -368,13 +383,7 @@ raw_request_as_is (int port, const char *text, size_t len)
       off += (size_t)n;
     }
   shutdown (fd, SHUT_WR);
-  size_t cap = 65536, used = 0;
-  char *buf = calloc (1, cap + 1);
-  ssize_t n;
-  while (used < cap && (n = read (fd, buf + used, cap - used)) > 0)
-    used += (size_t)n;
-  close (fd);
-  return buf;
+  return read_and_close (fd);
 }
 
 static int
@@ -1399,13 +1408,7 @@ send_and_read (int port, const char *text)
   struct timeval tv = { .tv_sec = 2 };
   setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   CU_ASSERT (send (fd, text, strlen (text), MSG_NOSIGNAL) == (ssize_t)strlen (text));
-  size_t cap = 65536, used = 0;
-  char *buf = calloc (1, cap + 1);
-  ssize_t n;
-  while (used < cap && (n = read (fd, buf + used, cap - used)) > 0)
-    used += (size_t)n;
-  close (fd);
-  return buf;
+  return read_and_close (fd);
 }
 
 /* Request smuggling (RFC 9112 6.3): Content-Length with Transfer-Encoding is answered 400
@@ -1430,7 +1433,7 @@ test_cl_with_te_closes (void)
   fixture_stop (&f);
 }
 
-/* A body on a method that takes none (GET, HEAD, DELETE) is refused as soon as the headers
+/* A body on a method that takes none (GET, HEAD) is refused as soon as the headers
  * are in, public routes included: a slow body cannot hold the connection. */
 static void
 test_no_body_on_get (void)
@@ -1454,7 +1457,7 @@ test_no_body_on_get (void)
         fprintf (stderr, "body on GET %zu: %s\n", i, raw);
       free (raw);
     }
-  /* An empty body is no body (curl sends Content-Length: 0 with DELETE). */
+  /* An empty body is no body. */
   char *raw = send_and_read (port, "GET /public HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
                                    "Connection: close\r\n\r\n");
   CU_ASSERT_EQUAL (raw_status (raw), 200);
@@ -1468,6 +1471,118 @@ test_no_body_on_get (void)
   CU_ASSERT_PTR_NULL (strstr (raw, "\"id\":\"keep\""));
   free (raw);
   fixture_stop (&f);
+}
+
+/* GET /v1/tasks with the token on fd (kept alive); returns the status. */
+static int
+authed_get (int fd)
+{
+  const char *get
+      = "GET /v1/tasks HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " TEST_TOKEN "\r\n\r\n";
+  CU_ASSERT (send (fd, get, strlen (get), MSG_NOSIGNAL) == (ssize_t)strlen (get));
+  char buf[4096];
+  ssize_t n = read (fd, buf, sizeof buf - 1);
+  if (n <= 0)
+    return -1;
+  buf[n] = '\0';
+  return raw_status (buf);
+}
+
+/* At the cap, the oldest connection without a complete request is closed for a new one
+ * (not the new one refused), one that showed the token is kept, and each listener has its
+ * own count: a full TCP listener does not lock out the unix socket. */
+static void
+test_cap_evicts_and_listeners_apart (void)
+{
+  char spec[160];
+  snprintf (spec, sizeof spec, "unix:%s/cap.sock", tmpdir);
+  const char *const listen[] = { "127.0.0.1:0", spec, NULL };
+  fixture f;
+  fixture_extra = (ebb_http_server_config){ .max_connections = 4 };
+  CU_ASSERT_FATAL (fixture_start (&f, listen, NULL, 0) == 0);
+  int port = ebb_http_server_port (f.server, 0);
+  int authed = idle_connect (port);
+  CU_ASSERT_EQUAL (authed_get (authed), 200);
+  int idle[3];
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (idle); i++)
+    idle[i] = idle_connect (port);
+  /* TCP is full (and its idle ones too young to evict): the unix socket still answers. */
+  cleanup_error ebb_error *err = NULL;
+  ebb_http_result res = { 0 };
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", spec, "/v1/tasks", NULL, &auth, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 200);
+  ebb_http_result_clear (&res);
+  usleep ((EBB_HTTP_EVICT_MIN_AGE_MS + 100) * 1000);
+  /* Full with old idle connections: a new client gets in, the oldest idle one goes. */
+  CU_ASSERT_EQUAL (ebb_http_call ("GET", base (&f, 0), "/v1/tasks", NULL, &auth, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, 200);
+  ebb_http_result_clear (&res);
+  CU_ASSERT (closed_by_server (idle[0]));
+  CU_ASSERT_EQUAL (authed_get (authed), 200); /* the tokened one was kept */
+  fixture_stop_loop (&f);
+  ebb_http_server_stats st;
+  ebb_http_server_get_stats (f.server, &st);
+  CU_ASSERT (st.evicted >= 1);
+  CU_ASSERT_EQUAL (st.rejected_total, 0);
+  fixture_free (&f);
+  close (authed);
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (idle); i++)
+    close (idle[i]);
+  fixture_extra = (ebb_http_server_config){ 0 };
+}
+
+/* Sends text on fd one byte every gap_ms until the server closes it or max_ms pass;
+ * returns the time until the close in ms (max_ms: never closed). */
+static uint64_t
+trickle (int fd, const char *text, unsigned gap_ms, unsigned max_ms)
+{
+  uint64_t t0 = ebb_now_usec ();
+  size_t len = strlen (text);
+  for (size_t i = 0; (ebb_now_usec () - t0) / 1000 < max_ms; i = (i + 1) % len)
+    {
+      if (send (fd, text + i, 1, MSG_NOSIGNAL) != 1)
+        break;
+      struct pollfd p = { .fd = fd, .events = POLLIN };
+      if (poll (&p, 1, (int)gap_ms) > 0)
+        {
+          char buf[512];
+          if (read (fd, buf, sizeof buf) <= 0)
+            break;
+        }
+    }
+  uint64_t ms = (ebb_now_usec () - t0) / 1000;
+  return ms < max_ms ? ms : max_ms;
+}
+
+/* Minimum data rates: headers that trickle a byte every 300 ms (each one restarting MHD's
+ * timeout) are cut at the header timeout in all; a body that trickles is cut after its
+ * grace, long before the idle timeout. */
+static void
+test_minimum_rates (void)
+{
+  fixture f;
+  fixture_extra = (ebb_http_server_config){ .header_timeout_sec = 1, .conn_timeout_sec = 30 };
+  CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 0) == 0);
+  int port = ebb_http_server_port (f.server, 0);
+  int fd = idle_connect (port);
+  uint64_t ms = trickle (fd, "GET /v1/tasks HTTP/1.1\r\nX-a: bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+                         300, 6000);
+  CU_ASSERT (ms >= 900 && ms < 2500);
+  close (fd);
+  fd = idle_connect (port);
+  const char *head
+      = "POST /v1/tasks/a/suspend HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " TEST_TOKEN
+        "\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n";
+  CU_ASSERT (send (fd, head, strlen (head), MSG_NOSIGNAL) == (ssize_t)strlen (head));
+  ms = trickle (fd, "[1,2,3,4,5,6,7,8,9],", 100, 8000);
+  CU_ASSERT (ms >= EBB_HTTP_BODY_GRACE_MS - 100 && ms < EBB_HTTP_BODY_GRACE_MS + 1500);
+  close (fd);
+  fixture_stop_loop (&f);
+  ebb_http_server_stats st;
+  ebb_http_server_get_stats (f.server, &st);
+  CU_ASSERT_EQUAL (st.too_slow, 2);
+  fixture_free (&f);
+  fixture_extra = (ebb_http_server_config){ 0 };
 }
 
 /* --- TLS and the client's token policy */
@@ -1645,8 +1760,8 @@ test_client_token_policy (void)
   sd_event_unref (e);
 }
 
-/* Headers in: the idle timeout applies (a slow body is not cut at the header timeout); the
- * request answered and the connection kept alive: back to the header timeout. */
+/* Headers in: the header timeout no longer applies (a slow body is cut by its own minimum
+ * rate); the request answered and the connection kept alive: back to the header timeout. */
 static void
 test_timeouts_follow_the_request (void)
 {
@@ -1669,7 +1784,8 @@ test_timeouts_follow_the_request (void)
   setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   CU_ASSERT (closed_by_server (fd));
   uint64_t took = ebb_now_usec () - t0;
-  CU_ASSERT (took >= 2500 * 1000 && took < 4500 * 1000);
+  /* Closed at the minimum body rate (5 bytes in the 2 s grace), before the idle timeout. */
+  CU_ASSERT (took >= 1800 * 1000 && took < 3500 * 1000);
   close (fd);
 
   fd = idle_connect (port);
@@ -1704,6 +1820,8 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_total_limit_and_header_timeout),
   EBB_CU_TEST (test_timeouts_follow_the_request),
   EBB_CU_TEST (test_cl_with_te_closes),
+  EBB_CU_TEST (test_cap_evicts_and_listeners_apart),
+  EBB_CU_TEST (test_minimum_rates),
   EBB_CU_TEST (test_no_body_on_get),
   EBB_CU_TEST (test_tls_server),
   EBB_CU_TEST (test_client_token_policy),
