@@ -67,16 +67,17 @@ finish_task (ebb_agent *a, ebb_agent_task *t, unsigned status, const char *code,
 
 static void on_job_done (ebb_cg *cg, const ebb_cg_job *job, int rc, const ebb_cg_result *res,
                          ebb_error *err, void *userdata);
-static void signal_task (ebb_agent_task *t, int sig);
 
-/* Tells the task it is being suspended or was resumed, when its launch asked for that. */
+/* Tells the task it is being suspended or was resumed, when its launch asked for that:
+ * each process of its cgroup once (signal_task() would reach the first one twice, and a
+ * handler may run for each). */
 static void
 notify_task (ebb_agent_task *t, const char *what)
 {
-  if (!t->notify_signal || t->source != EBB_AGENT_SRC_LAUNCHED)
+  if (!t->notify_signal || t->source != EBB_AGENT_SRC_LAUNCHED || !t->cg)
     return;
   ebb_log_info ("task %s: %s, signal %d", t->id, what, t->notify_signal);
-  signal_task (t, t->notify_signal);
+  ebb_agent_signal_cgroup (t->owner, t->cgroup, t->notify_signal);
 }
 
 /* Puts the state back as it was before a suspend that did not start: not a suspension. */
@@ -141,6 +142,11 @@ ebb_agent_op_suspend (ebb_agent *a, ebb_agent_task *t, const ebb_agent_step *ste
       return r;
     }
   ebb_agent_crash_point (a, "suspend-journaled");
+  /* Told while it still has its CPU, before the pool lowers it (a further graceful step is
+   * no new suspension). Should the submit fail, the task was told of a suspension that did
+   * not happen: a rare failure, and the signal asks it to look, not to act blindly. */
+  if (old == EBB_AGENT_RUNNING)
+    notify_task (t, "suspending");
   t->op_start_usec = ebb_now_usec ();
   if ((r = submit (a, t, graceful ? EBB_CG_JOB_STEP : EBB_CG_JOB_SUSPEND, err)) < 0)
     {
@@ -149,9 +155,6 @@ ebb_agent_op_suspend (ebb_agent *a, ebb_agent_task *t, const ebb_agent_step *ste
       return r;
     }
   t->pending = pending;
-  /* Told while it still has its CPU (a later graceful step is not a new suspension). */
-  if (old == EBB_AGENT_RUNNING)
-    notify_task (t, "suspending");
   return 0;
 }
 
