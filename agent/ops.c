@@ -409,6 +409,8 @@ terminate (ebb_agent *a, ebb_agent_task *t, uint64_t grace_usec)
   if (t->cg && t->state == EBB_AGENT_SUSPENDED && (t->orig.limits.valid & EBB_CG_LIM_CPU))
     ebb_cg_set_cpu (t->cg, t->orig.limits.cpu_quota_usec, t->orig.limits.cpu_period_usec, NULL);
   signal_task (t, SIGTERM);
+  /* A DELETE during a time limit's grace: its own grace replaces the running one. */
+  t->kill_timer = sd_event_source_disable_unref (t->kill_timer);
   int r = sd_event_add_time_relative (a->event, &t->kill_timer, CLOCK_MONOTONIC, grace_usec, 0,
                                       on_kill_timer, t);
   if (r < 0)

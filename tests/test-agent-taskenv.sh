@@ -112,6 +112,15 @@ if wait_for 8 '.state == "exited"' /v1/tasks/l2 && [ "$(field .exit_status)" = 1
   ok "SIGTERM ignored: SIGKILL after the grace, end_reason \"time limit\""
 else fail "l2: $(body)"; fi
 
+# A DELETE during a time limit's grace takes over (its own grace, one SIGKILL timer).
+api POST /v1/tasks "$(task_body l3 '["sh","-c","trap \"\" TERM; while :; do sleep 0.1; done"]' ',"time_limit_sec":1')"
+if wait_for 5 '.end_reason == "time limit"' /v1/tasks/l3 && [ "$(field .state)" = running ]; then
+  api DELETE /v1/tasks/l3
+  [ "$STATUS" = 200 ] && [ "$(field .state)" = exited ] && [ "$(field .exit_status)" = 137 ] &&
+    [ "$(field .end_reason)" = "time limit" ] && ok "DELETE during the grace of a time limit: exited, reason kept" ||
+    fail "DELETE of l3: $STATUS $(body)"
+else fail "l3 not being ended: $(body)"; fi
+
 # 4. A restart: the reason is kept, and a suspension under way is counted on.
 api POST /v1/tasks "$(task_body r1 "$TRAP" ',"time_limit_sec":600')"
 api POST /v1/tasks/r1/suspend '{"mode":"immediate"}'
@@ -127,4 +136,5 @@ s=$(field .suspended_seconds)
 api DELETE /v1/tasks/r1
 
 stop_agent TERM
+[ "$AGENT_STATUS" = 0 ] && ok "SIGTERM -> exit 0 (the sanitizers found nothing)" || fail "exit status $AGENT_STATUS"
 exit $FAILED
