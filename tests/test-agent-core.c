@@ -265,6 +265,24 @@ test_task_accounting (void)
   CU_ASSERT_EQUAL (ebb_agent_task_running_usec (t, 2000 * SEC), 13 * SEC);
   CU_ASSERT_FALSE (ebb_agent_task_over_limit (t, 2000 * SEC)); /* exited */
 
+  /* A failed suspend back to running closes its suspension; a state set by hand (a
+   * reconcile finding the task gone) is brought up to date by ebb_agent_task_account(). */
+  ebb_agent_task *f = ebb_agent_task_new ("f");
+  ebb_agent_task_apply_at (f, EBB_AGENT_EV_SUSPEND, 10 * SEC, NULL);
+  ebb_agent_task_apply_at (f, EBB_AGENT_EV_FAILED, 11 * SEC, NULL);
+  CU_ASSERT (f->state == EBB_AGENT_RUNNING && f->suspended_since_usec == 0);
+  CU_ASSERT_EQUAL (f->suspended_usec, 1 * SEC);
+  ebb_agent_task_apply_at (f, EBB_AGENT_EV_SUSPEND, 20 * SEC, NULL);
+  ebb_agent_task_apply_at (f, EBB_AGENT_EV_SUSPENDED, 20 * SEC, NULL);
+  f->state = EBB_AGENT_EXITED;
+  ebb_agent_task_account (f, 25 * SEC);
+  CU_ASSERT_EQUAL (f->suspended_usec, 6 * SEC);
+  CU_ASSERT_EQUAL (f->ended_usec, 25 * SEC);
+  CU_ASSERT_EQUAL (f->suspensions, 2);
+  ebb_agent_task_account (f, 30 * SEC); /* idempotent */
+  CU_ASSERT (f->suspended_usec == 6 * SEC && f->ended_usec == 25 * SEC);
+  ebb_agent_task_free (f);
+
   /* In the API: the seconds with their milliseconds, the limit, the signal by name. */
   t->notify_signal = SIGUSR1;
   t->end_reason = ebb_xstrdup (EBB_AGENT_END_TIME_LIMIT);
