@@ -409,7 +409,7 @@ terminate (ebb_agent *a, ebb_agent_task *t, uint64_t grace_usec)
   if (t->cg && t->state == EBB_AGENT_SUSPENDED && (t->orig.limits.valid & EBB_CG_LIM_CPU))
     ebb_cg_set_cpu (t->cg, t->orig.limits.cpu_quota_usec, t->orig.limits.cpu_period_usec, NULL);
   signal_task (t, SIGTERM);
-  /* A DELETE during a time limit's grace: its own grace replaces the running one. */
+  /* Never two grace timers (one would outlive the task's pointer to it). */
   t->kill_timer = sd_event_source_disable_unref (t->kill_timer);
   int r = sd_event_add_time_relative (a->event, &t->kill_timer, CLOCK_MONOTONIC, grace_usec, 0,
                                       on_kill_timer, t);
@@ -469,6 +469,9 @@ ebb_agent_check_limits (ebb_agent *a, uint64_t now_usec)
           ebb_agent_journal (a, t, NULL);
           ebb_agent_task_changed (a);
         }
+      /* Ended as a DELETE ends it: what it left in its cgroup is killed at its exit, and a
+       * suspend, resume or DELETE meanwhile is busy (409). It stays in the list. */
+      t->deleting = true;
       terminate (a, t, a->cfg->stop_grace_usec);
     }
 }

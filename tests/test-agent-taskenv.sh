@@ -112,13 +112,16 @@ if wait_for 8 '.state == "exited"' /v1/tasks/l2 && [ "$(field .exit_status)" = 1
   ok "SIGTERM ignored: SIGKILL after the grace, end_reason \"time limit\""
 else fail "l2: $(body)"; fi
 
-# A DELETE during a time limit's grace takes over (its own grace, one SIGKILL timer).
+# While a time limit ends a task it is busy (409) as one being deleted; its cgroup goes.
 api POST /v1/tasks "$(task_body l3 '["sh","-c","trap \"\" TERM; while :; do sleep 0.1; done"]' ',"time_limit_sec":1')"
 if wait_for 5 '.end_reason == "time limit"' /v1/tasks/l3 && [ "$(field .state)" = running ]; then
+  api POST /v1/tasks/l3/suspend '{"mode":"immediate"}'
+  s1=$STATUS
   api DELETE /v1/tasks/l3
-  [ "$STATUS" = 200 ] && [ "$(field .state)" = exited ] && [ "$(field .exit_status)" = 137 ] &&
-    [ "$(field .end_reason)" = "time limit" ] && ok "DELETE during the grace of a time limit: exited, reason kept" ||
-    fail "DELETE of l3: $STATUS $(body)"
+  [ "$s1" = 409 ] && [ "$STATUS" = 409 ] && ok "suspend and DELETE during a time limit's grace: 409" ||
+    fail "during l3's grace: suspend $s1, DELETE $STATUS $(body)"
+  wait_for 5 '.state == "exited"' /v1/tasks/l3 && [ "$(field .exit_status)" = 137 ] && [ ! -d "$(cgdir memory "$CGP/l3")" ] &&
+    ok "l3 killed after the grace, its cgroup removed" || fail "l3: $(body)"
 else fail "l3 not being ended: $(body)"; fi
 
 # 4. A restart: the reason is kept, and a suspension under way is counted on.
