@@ -87,6 +87,7 @@ on_tick (sd_event_source *s, uint64_t usec, void *ud)
       a->last_stats_usec = now;
     }
   ebb_agent_heartbeat_tick (a, now);
+  ebb_agent_check_limits (a, ebb_realtime_usec ());
   uint64_t next = TICK_USEC;
   if (a->watchdog_usec && a->watchdog_usec / 2 < next)
     next = a->watchdog_usec / 2;

@@ -78,6 +78,7 @@ ebb_agent_journal_encode (const ebb_agent_task *t)
   ebb_json_add_int64 (o, "exit_status", t->exit_status);
   ebb_json_add_int64 (o, "exit_signal", t->exit_signal);
   json_object_object_add (o, "requests", encode_replies (t));
+  ebb_agent_task_add_accounting (o, t);
   return o;
 }
 
@@ -224,6 +225,8 @@ ebb_agent_journal_decode (json_object *rec, ebb_agent_task **out, ebb_error **er
     r = decode_orig (orig, &t->orig, err);
   if (r >= 0)
     r = decode_replies (rec, t, err);
+  if (r >= 0)
+    r = ebb_agent_task_get_accounting (rec, t, err);
   if (r < 0)
     {
       ebb_agent_task_free (t);

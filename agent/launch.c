@@ -30,15 +30,13 @@
 #include "lib/time.h"
 #include "lib/util.h"
 
-#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-
 static const char *
 env_path (char *const *env)
 {
   for (size_t i = 0; env && env[i]; i++)
     if (strncmp (env[i], "PATH=", 5) == 0)
       return env[i] + 5;
-  return DEFAULT_PATH;
+  return EBB_AGENT_DEFAULT_PATH;
 }
 
 /* Returns where argv0 may be: the child tries each with execve() after it became the task's
@@ -305,6 +303,8 @@ task_from_req (const ebb_agent_launch_req *req)
   t->source = EBB_AGENT_SRC_LAUNCHED;
   t->cpu_millis = req->cpu_millis;
   t->memory_bytes = req->memory_bytes;
+  t->time_limit_sec = req->time_limit_sec;
+  t->notify_signal = req->notify_signal;
   return t;
 }
 
@@ -323,8 +323,6 @@ int
 ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_task **out,
                   ebb_error **err)
 {
-  static char *const default_env[] = { "PATH=" DEFAULT_PATH, "HOME=/", NULL };
-  char *const *env = req->env ? req->env : default_env;
   ebb_agent_ident ident;
   int r = resolve_ident (a, req, &ident, err);
   if (r < 0)
@@ -354,10 +352,12 @@ ebb_agent_launch (ebb_agent *a, const ebb_agent_launch_req *req, ebb_agent_task 
   if (r >= 0)
     r = log_fd = open_log (a, req->id, err);
   at[4] = ebb_now_usec ();
+  char **env = ebb_agent_task_env (req);
   char **candidates = ebb_agent_exec_candidates (req->argv[0], env);
   spawn_args s = { candidates, req->argv, env, req->cwd, log_fd, -1, -1, &ident };
   pid_t pid = r >= 0 ? spawn (cg, &s, at + 5, err) : -1;
   ebb_strv_free (candidates);
+  ebb_strv_free (env);
   if (pid > 0)
     r = sd_event_add_child (a->event, &t->exit_src, pid, WEXITED, on_child, t);
   if (pid > 0 && r < 0)

@@ -27,7 +27,7 @@ ebb_agent_LDADD = $(EBB_AGENT_LIBS)
 agent_int_tests = tests/test-agent-basic.sh tests/test-agent-badinput.sh tests/test-agent-crash.sh \
 	tests/test-agent-options.sh tests/test-agent-adopt.sh tests/test-agent-controller.sh \
 	tests/test-agent-faults.sh tests/test-agent-security.sh tests/test-agent-tls.sh \
-	tests/test-agent-fence.sh
+	tests/test-agent-fence.sh tests/test-agent-taskenv.sh
 TESTS += $(agent_int_tests)
 EXTRA_DIST += $(agent_int_tests) tests/agent/lib.sh tests/agent/valgrind.sh
 # What a task cannot reach: other jobs' tasks, privileged users and groups, pids (issue 24).

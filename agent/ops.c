@@ -68,6 +68,28 @@ finish_task (ebb_agent *a, ebb_agent_task *t, unsigned status, const char *code,
 static void on_job_done (ebb_cg *cg, const ebb_cg_job *job, int rc, const ebb_cg_result *res,
                          ebb_error *err, void *userdata);
 
+/* Tells the task it is being suspended or was resumed, when its launch asked for that:
+ * each process of its cgroup once (signal_task() would reach the first one twice, and a
+ * handler may run for each). */
+static void
+notify_task (ebb_agent_task *t, const char *what)
+{
+  if (!t->notify_signal || t->source != EBB_AGENT_SRC_LAUNCHED || !t->cg)
+    return;
+  ebb_log_info ("task %s: %s, signal %d", t->id, what, t->notify_signal);
+  ebb_agent_signal_cgroup (t->owner, t->cgroup, t->notify_signal);
+}
+
+/* Puts the state back as it was before a suspend that did not start: not a suspension. */
+static void
+undo_suspend (ebb_agent_task *t, ebb_agent_state old, ebb_agent_state old_prev, int old_graceful,
+              uint64_t old_since, uint64_t old_count)
+{
+  t->state = old, t->prev_state = old_prev, t->graceful = old_graceful;
+  t->suspended_since_usec = old_since, t->suspensions = old_count;
+  ebb_agent_task_touch (t);
+}
+
 static int
 submit (ebb_agent *a, ebb_agent_task *t, ebb_cg_job_kind kind, ebb_error **err)
 {
@@ -97,6 +119,7 @@ ebb_agent_op_suspend (ebb_agent *a, ebb_agent_task *t, const ebb_agent_step *ste
     return r;
   ebb_agent_state old = t->state, old_prev = t->prev_state;
   int old_graceful = t->graceful;
+  uint64_t old_since = t->suspended_since_usec, old_count = t->suspensions;
   if (ebb_agent_task_apply (t, EBB_AGENT_EV_SUSPEND, err) < 0)
     return -EBUSY;
   /* Journaled as if every recorded limit were about to change: after a crash, the resume
@@ -110,7 +133,7 @@ ebb_agent_op_suspend (ebb_agent *a, ebb_agent_task *t, const ebb_agent_step *ste
   if ((r = ebb_agent_journal (a, t, err)) < 0)
     {
       /* Nothing changed: forget originals recorded just now, as the journal never had them. */
-      t->state = old, t->prev_state = old_prev, t->graceful = old_graceful;
+      undo_suspend (t, old, old_prev, old_graceful, old_since, old_count);
       if (fresh)
         {
           memset (&t->orig, 0, sizeof t->orig);
@@ -119,10 +142,15 @@ ebb_agent_op_suspend (ebb_agent *a, ebb_agent_task *t, const ebb_agent_step *ste
       return r;
     }
   ebb_agent_crash_point (a, "suspend-journaled");
+  /* Told while it still has its CPU, before the pool lowers it (a further graceful step is
+   * no new suspension). Should the submit fail, the task was told of a suspension that did
+   * not happen: a rare failure, and the signal asks it to look, not to act blindly. */
+  if (old == EBB_AGENT_RUNNING)
+    notify_task (t, "suspending");
   t->op_start_usec = ebb_now_usec ();
   if ((r = submit (a, t, graceful ? EBB_CG_JOB_STEP : EBB_CG_JOB_SUSPEND, err)) < 0)
     {
-      t->state = old, t->prev_state = old_prev, t->graceful = old_graceful;
+      undo_suspend (t, old, old_prev, old_graceful, old_since, old_count);
       ebb_agent_journal (a, t, NULL);
       return r;
     }
@@ -227,6 +255,7 @@ resume_done (ebb_agent *a, ebb_agent_task *t, int rc, ebb_error *err)
   t->held_bytes = 0;
   t->graceful = 0;
   ebb_agent_task_apply (t, EBB_AGENT_EV_RESUMED, NULL);
+  notify_task (t, "resumed");
   ebb_agent_hist_observe (&a->m.resume, ebb_now_usec () - t->op_start_usec);
   a->m.resumes++;
   ebb_agent_task_changed (a);
@@ -371,6 +400,23 @@ on_kill_timer (sd_event_source *s, uint64_t usec, void *ud)
   return 0;
 }
 
+/* Ends a launched task that is alive: a suspended one gets its CPU back (a frozen one is
+ * thawed by signal_task(), no waiting in the loop) so its SIGTERM handler can run within
+ * the grace period (raising a CPU limit does not block); SIGKILL when the grace is over. */
+static void
+terminate (ebb_agent *a, ebb_agent_task *t, uint64_t grace_usec)
+{
+  if (t->cg && t->state == EBB_AGENT_SUSPENDED && (t->orig.limits.valid & EBB_CG_LIM_CPU))
+    ebb_cg_set_cpu (t->cg, t->orig.limits.cpu_quota_usec, t->orig.limits.cpu_period_usec, NULL);
+  signal_task (t, SIGTERM);
+  /* Never two grace timers (one would outlive the task's pointer to it). */
+  t->kill_timer = sd_event_source_disable_unref (t->kill_timer);
+  int r = sd_event_add_time_relative (a->event, &t->kill_timer, CLOCK_MONOTONIC, grace_usec, 0,
+                                      on_kill_timer, t);
+  if (r < 0)
+    ebb_log_warn ("task %s: no grace timer (%s): it gets no SIGKILL", t->id, strerror (-r));
+}
+
 /* DELETE of a launched task: thaw, SIGTERM, SIGKILL after the grace period; the answer
  * comes when it exited. An adopted task is resumed to its originals and forgotten. */
 int
@@ -395,18 +441,39 @@ ebb_agent_op_delete (ebb_agent *a, ebb_agent_task *t, uint64_t grace_usec,
       ebb_agent_task_exited (a, t, -1, 0);
       return 0;
     }
-  /* A frozen task is thawed by signal_task() (no waiting in the loop): its processes then
-   * act on the SIGTERM. A suspended task gets its CPU back so its SIGTERM handler can run within
-   * the grace period (raising a CPU limit does not block). */
-  if (t->cg && t->state == EBB_AGENT_SUSPENDED && (t->orig.limits.valid & EBB_CG_LIM_CPU))
-    ebb_cg_set_cpu (t->cg, t->orig.limits.cpu_quota_usec, t->orig.limits.cpu_period_usec, NULL);
-  signal_task (t, SIGTERM);
-  int r = sd_event_add_time_relative (a->event, &t->kill_timer, CLOCK_MONOTONIC, grace_usec, 0,
-                                      on_kill_timer, t);
-  if (r < 0)
-    ebb_log_warn ("task %s: no grace timer (%s): it gets no SIGKILL", t->id, strerror (-r));
+  terminate (a, t, grace_usec);
   (void)err;
   return 0;
+}
+
+/* Ends each launched task that ran past its time limit (SIGTERM, --stop-grace, SIGKILL),
+ * the reason journaled first. Not while an operation is under way: a suspension stops its
+ * running time, a resume is checked at the next tick. After a restart, a task still
+ * alive past its limit is ended again (its grace timer was lost with the old agent). */
+void
+ebb_agent_check_limits (ebb_agent *a, uint64_t now_usec)
+{
+  for (size_t i = 0; i < a->n_tasks; i++)
+    {
+      ebb_agent_task *t = a->tasks[i];
+      if (t->source != EBB_AGENT_SRC_LAUNCHED || t->deleting || t->kill_timer
+          || (t->state != EBB_AGENT_RUNNING && t->state != EBB_AGENT_SUSPENDED)
+          || !ebb_agent_task_over_limit (t, now_usec) || !process_is_ours (t))
+        continue;
+      ebb_log_notice ("task %s: time limit of %llu s reached, ending it", t->id,
+                      (unsigned long long)t->time_limit_sec);
+      if (!t->end_reason)
+        {
+          t->end_reason = ebb_xstrdup (EBB_AGENT_END_TIME_LIMIT);
+          ebb_agent_task_touch (t);
+          ebb_agent_journal (a, t, NULL);
+          ebb_agent_task_changed (a);
+        }
+      /* Ended as a DELETE ends it: what it left in its cgroup is killed at its exit, and a
+       * suspend, resume or DELETE meanwhile is busy (409). It stays in the list. */
+      t->deleting = true;
+      terminate (a, t, a->cfg->stop_grace_usec);
+    }
 }
 
 static int

@@ -36,6 +36,10 @@ int ebb_agent_watch_pid (ebb_agent *a, ebb_agent_task *t, ebb_error **err);
 void ebb_agent_pending_finish (ebb_agent *a, ebb_agent_task *t, ebb_agent_pending *p,
                                unsigned status, const char *code, const char *detail);
 
+/* Ends the launched tasks that ran past their time limit at now_usec (CLOCK_REALTIME);
+ * called from the periodic tick. */
+void ebb_agent_check_limits (ebb_agent *a, uint64_t now_usec);
+
 /* During shutdown: resumes every suspended task; exits the loop when none is left busy. */
 void ebb_agent_check_stop (ebb_agent *a);
 

@@ -20,6 +20,7 @@
 #include "agent/release.h"
 #include "agent/table.h"
 #include "lib/log.h"
+#include "lib/time.h"
 #include "lib/util.h"
 
 static void
@@ -29,6 +30,7 @@ mark_gone (ebb_agent *a, ebb_agent_task *t, const char *why)
   ebb_agent_release_cgroup (a, t, false);
   t->state = EBB_AGENT_EXITED;
   t->exited = true;
+  ebb_agent_task_account (t, ebb_realtime_usec ());
   ebb_agent_journal (a, t, NULL);
 }
 

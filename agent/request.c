@@ -3,7 +3,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent/request.h"
@@ -77,6 +79,10 @@ static const ebb_json_field launch_fields[] = {
   F_U64 ("generation", false, ebb_agent_launch_req, generation, 1, UINT64_MAX),
   F_STR ("user", false, ebb_agent_launch_req, user, 64, validate_account),
   F_STR ("group", false, ebb_agent_launch_req, group, 64, validate_account),
+  F_U64 ("time_limit_sec", false, ebb_agent_launch_req, time_limit_sec, 1,
+         EBB_AGENT_TIME_LIMIT_SEC_MAX),
+  /* A name or a number: checked by parse_signal(). */
+  { "notify_signal", EBB_JSON_ANY, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL },
 };
 static const ebb_json_schema launch_schema
     = { launch_fields, EBB_ARRAY_SIZE (launch_fields), false };
@@ -127,6 +133,39 @@ static const ebb_json_field simple_fields[] = {
 static const ebb_json_schema simple_schema
     = { simple_fields, EBB_ARRAY_SIZE (simple_fields), false };
 
+/* A signal the task may be told with: "SIGUSR1", "USR1" or a number, not one it cannot
+ * catch (SIGKILL, SIGSTOP) and not beyond SIGRTMAX. */
+static int
+parse_signal (json_object *v, int *out, ebb_error **err)
+{
+  int64_t n = -1;
+  if (json_object_is_type (v, json_type_int))
+    n = json_object_get_int64 (v);
+  else if (json_object_is_type (v, json_type_string))
+    {
+      const char *s = json_object_get_string (v);
+      if (strncmp (s, "SIG", 3) == 0)
+        s += 3;
+      for (int sig = 1; sig < NSIG && n < 0; sig++)
+        if (sigabbrev_np (sig) && strcmp (s, sigabbrev_np (sig)) == 0)
+          n = sig;
+      if (n < 0)
+        return ebb_error_set (err, EBB_EPARSE, "field \"notify_signal\": unknown signal \"%s\"",
+                              json_object_get_string (v));
+    }
+  else
+    return ebb_error_set (err, EBB_EPARSE,
+                          "field \"notify_signal\": must be a signal name or number");
+  if (n < 1 || n > SIGRTMAX)
+    return ebb_error_set (err, EBB_ERANGE, "field \"notify_signal\": %lld is not a signal",
+                          (long long)n);
+  if (n == SIGKILL || n == SIGSTOP)
+    return ebb_error_set (err, EBB_ERANGE,
+                          "field \"notify_signal\": SIGKILL and SIGSTOP cannot be handled");
+  *out = (int)n;
+  return 0;
+}
+
 /* Parses a launch request. */
 int
 ebb_agent_parse_launch (json_object *obj, ebb_agent_launch_req *out, ebb_error **err)
@@ -141,7 +180,39 @@ ebb_agent_parse_launch (json_object *obj, ebb_agent_launch_req *out, ebb_error *
     return ebb_error_set (err, EBB_EPARSE, "field \"argv\": must not be empty");
   if (out->argv[0][0] == '\0')
     return ebb_error_set (err, EBB_EPARSE, "field \"argv\": argv[0] must not be empty");
+  json_object *sig;
+  if (json_object_object_get_ex (obj, "notify_signal", &sig))
+    return parse_signal (sig, &out->notify_signal, err);
   return 0;
+}
+
+/* Whether entry ("KEY=VALUE") sets one of the names the agent gives every task. */
+static bool
+is_task_var (const char *entry)
+{
+  static const char *const names[] = { "EBB_JOB_ID=", "EBB_TASK_ID=", "EBB_CLASS=" };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (names); i++)
+    if (strncmp (entry, names[i], strlen (names[i])) == 0)
+      return true;
+  return false;
+}
+
+/* The task's environment: the caller's (or the default), what names the task last and
+ * always from the launch itself (a caller cannot pass itself off as another job). */
+char **
+ebb_agent_task_env (const ebb_agent_launch_req *req)
+{
+  static char *const default_env[] = { "PATH=" EBB_AGENT_DEFAULT_PATH, "HOME=/", NULL };
+  char *const *env = req->env ? req->env : default_env;
+  size_t n = ebb_strv_length (env), o = 0;
+  char **out = ebb_xcalloc (n + 4, sizeof *out);
+  for (size_t i = 0; i < n; i++)
+    if (!is_task_var (env[i]))
+      out[o++] = ebb_xstrdup (env[i]);
+  out[o++] = ebb_xasprintf ("EBB_JOB_ID=%s", req->job);
+  out[o++] = ebb_xasprintf ("EBB_TASK_ID=%s", req->id);
+  out[o++] = ebb_xasprintf ("EBB_CLASS=%s", req->cls);
+  return out;
 }
 
 /* Frees what a launch request holds. */

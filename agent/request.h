@@ -14,6 +14,8 @@
 #define EBB_AGENT_MAX_ARG_BYTES 4096
 #define EBB_AGENT_MAX_ENV       1024
 #define EBB_AGENT_MAX_BODY      (256 * 1024)
+/* A launched task's PATH when the launch gives no environment. */
+#define EBB_AGENT_DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 typedef struct ebb_agent_launch_req
 {
@@ -21,8 +23,13 @@ typedef struct ebb_agent_launch_req
   char *user, *group; /* names or numeric ids; NULL: --task-user and its primary group */
   char **argv, **env;
   uint64_t cpu_millis, memory_bytes;
-  uint64_t generation; /* 0: none */
+  uint64_t generation;     /* 0: none */
+  uint64_t time_limit_sec; /* running time after which the agent ends it; 0: none */
+  int notify_signal;       /* sent when it is suspended and resumed; 0: none */
 } ebb_agent_launch_req;
+
+/* The longest time limit a launch may ask for: ten years. */
+#define EBB_AGENT_TIME_LIMIT_SEC_MAX (10ULL * 366 * 86400)
 
 /* What the scheduler counts a task as holding (a suspend request's "booked"); 0: not said. */
 typedef struct ebb_agent_booked
@@ -65,6 +72,11 @@ int ebb_agent_parse_adopt (json_object *obj, ebb_agent_adopt_req *out, ebb_error
 void ebb_agent_adopt_req_clear (ebb_agent_adopt_req *r);
 int ebb_agent_parse_simple (json_object *obj, ebb_agent_simple_req *out, ebb_error **err);
 void ebb_agent_simple_req_clear (ebb_agent_simple_req *r);
+
+/* Returns the environment a launched task gets (a new NULL-terminated vector; free with
+ * ebb_strv_free): env (NULL: a PATH and HOME=/) without any EBB_JOB_ID, EBB_TASK_ID or
+ * EBB_CLASS of the caller's, then those three from req. */
+char **ebb_agent_task_env (const ebb_agent_launch_req *req);
 
 /* Canonicalizes a cgroup path: absolute, "//" collapsed, trailing "/" dropped, no "." or
  * ".." components, only printable non-space characters. Returns a new string, or NULL with

@@ -2,10 +2,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "agent/task.h"
 #include "lib/json.h"
+#include "lib/time.h"
 #include "lib/util.h"
 
 static const char *const state_names[EBB_AGENT_N_STATES] = {
@@ -93,7 +96,7 @@ ebb_agent_transition (ebb_agent_state s, ebb_agent_state prev, ebb_agent_event e
 
 /* Returns 0 after moving t to its next state, or -EINVAL with *err when not allowed. */
 int
-ebb_agent_task_apply (ebb_agent_task *t, ebb_agent_event ev, ebb_error **err)
+ebb_agent_task_apply_at (ebb_agent_task *t, ebb_agent_event ev, uint64_t now_usec, ebb_error **err)
 {
   int next = ebb_agent_transition (t->state, t->prev_state, ev);
   if (next < 0)
@@ -102,8 +105,67 @@ ebb_agent_task_apply (ebb_agent_task *t, ebb_agent_event ev, ebb_error **err)
   if (next == EBB_AGENT_SUSPENDING || next == EBB_AGENT_RESUMING)
     t->prev_state = t->state;
   t->state = (ebb_agent_state)next;
+  ebb_agent_task_account (t, now_usec);
   ebb_agent_task_touch (t);
   return 0;
+}
+
+int
+ebb_agent_task_apply (ebb_agent_task *t, ebb_agent_event ev, ebb_error **err)
+{
+  return ebb_agent_task_apply_at (t, ev, ebb_realtime_usec (), err);
+}
+
+/* Whether s is part of a suspension: from the suspend's start to the resume's end. */
+static bool
+in_suspension (ebb_agent_state s)
+{
+  return s == EBB_AGENT_SUSPENDING || s == EBB_AGENT_SUSPENDED || s == EBB_AGENT_RESUMING;
+}
+
+/* Brings the accounting up to t's state. */
+void
+ebb_agent_task_account (ebb_agent_task *t, uint64_t now_usec)
+{
+  now_usec = now_usec ? now_usec : 1; /* 0 means "none" */
+  if (in_suspension (t->state) && !t->suspended_since_usec)
+    {
+      t->suspended_since_usec = now_usec;
+      t->suspensions++;
+    }
+  else if (!in_suspension (t->state) && t->suspended_since_usec)
+    {
+      t->suspended_usec = ebb_agent_task_suspended_usec (t, now_usec);
+      t->suspended_since_usec = 0;
+    }
+  if (t->state == EBB_AGENT_EXITED && !t->ended_usec)
+    t->ended_usec = now_usec;
+}
+
+/* The suspended time, the suspension under way up to now (a clock set back counts 0). */
+uint64_t
+ebb_agent_task_suspended_usec (const ebb_agent_task *t, uint64_t now_usec)
+{
+  uint64_t since = t->suspended_since_usec;
+  return t->suspended_usec + (since && now_usec > since ? now_usec - since : 0);
+}
+
+/* The running time: from start to now (or the exit), less the suspended time. */
+uint64_t
+ebb_agent_task_running_usec (const ebb_agent_task *t, uint64_t now_usec)
+{
+  uint64_t end = t->ended_usec ? t->ended_usec : now_usec;
+  uint64_t life = end > t->started_usec ? end - t->started_usec : 0;
+  uint64_t suspended = ebb_agent_task_suspended_usec (t, end);
+  return life > suspended ? life - suspended : 0;
+}
+
+/* Whether t ran past its time limit. */
+bool
+ebb_agent_task_over_limit (const ebb_agent_task *t, uint64_t now_usec)
+{
+  return t->time_limit_sec && t->state != EBB_AGENT_EXITED
+         && ebb_agent_task_running_usec (t, now_usec) > t->time_limit_sec * 1000000ULL;
 }
 
 /* Returns a new zeroed task named id. */
@@ -115,6 +177,7 @@ ebb_agent_task_new (const char *id)
   t->exit_status = -1;
   t->pidfd = -1;
   t->uid = t->gid = -1;
+  t->started_usec = ebb_realtime_usec ();
   return t;
 }
 
@@ -137,6 +200,7 @@ ebb_agent_task_free (ebb_agent_task *t)
   free (t->cgroup);
   free (t->container);
   free (t->error);
+  free (t->end_reason);
   free (t->json_cache);
   for (unsigned i = 0; i < t->n_replies; i++)
     reply_clear (&t->replies[i]);
@@ -247,6 +311,83 @@ ebb_agent_task_add_identity (json_object *o, const ebb_agent_task *t)
     ebb_json_add_uint64 (o, "generation", t->generation);
 }
 
+/* Seconds with millisecond digits ("2.345", not json-c's 17 digits). */
+static void
+add_seconds (json_object *o, const char *key, uint64_t usec)
+{
+  char buf[32];
+  snprintf (buf, sizeof buf, "%llu.%03llu", (unsigned long long)(usec / 1000000),
+            (unsigned long long)(usec / 1000 % 1000));
+  json_object_object_add (o, key, json_object_new_double_s ((double)usec / 1e6, buf));
+}
+
+/* "SIGUSR1" for a signal that has a name, else its number. */
+static void
+add_signal (json_object *o, const char *key, int sig)
+{
+  const char *abbrev = sigabbrev_np (sig);
+  char buf[32];
+  if (!abbrev)
+    ebb_json_add_int64 (o, key, sig);
+  else
+    {
+      snprintf (buf, sizeof buf, "SIG%s", abbrev);
+      ebb_json_add_string (o, key, buf);
+    }
+}
+
+/* The launch's options and the accounting, as the API shows them. */
+static void
+add_time (json_object *o, const ebb_agent_task *t)
+{
+  if (t->time_limit_sec)
+    ebb_json_add_uint64 (o, "time_limit_sec", t->time_limit_sec);
+  if (t->notify_signal)
+    add_signal (o, "notify_signal", t->notify_signal);
+  add_seconds (o, "suspended_seconds", ebb_agent_task_suspended_usec (t, ebb_realtime_usec ()));
+  ebb_json_add_uint64 (o, "suspensions", t->suspensions);
+  if (t->end_reason)
+    ebb_json_add_string (o, "end_reason", t->end_reason);
+}
+
+/* Journaled: the launch's options, the accounting, the end reason. */
+void
+ebb_agent_task_add_accounting (json_object *o, const ebb_agent_task *t)
+{
+  ebb_json_add_uint64 (o, "time_limit_sec", t->time_limit_sec);
+  ebb_json_add_int64 (o, "notify_signal", t->notify_signal);
+  ebb_json_add_string (o, "end_reason", t->end_reason);
+  ebb_json_add_uint64 (o, "started_usec", t->started_usec);
+  ebb_json_add_uint64 (o, "ended_usec", t->ended_usec);
+  ebb_json_add_uint64 (o, "suspended_usec", t->suspended_usec);
+  ebb_json_add_uint64 (o, "suspended_since_usec", t->suspended_since_usec);
+  ebb_json_add_uint64 (o, "suspensions", t->suspensions);
+}
+
+/* Reads back what ebb_agent_task_add_accounting() wrote. */
+int
+ebb_agent_task_get_accounting (json_object *o, ebb_agent_task *t, ebb_error **err)
+{
+  int64_t sig = t->notify_signal;
+  const char *reason = NULL;
+  if (ebb_json_get_uint64 (o, "time_limit_sec", 0, UINT64_MAX / 1000000, &t->time_limit_sec, err)
+          < 0
+      || ebb_json_get_int64 (o, "notify_signal", 0, SIGRTMAX, &sig, err) < 0
+      || ebb_json_get_string (o, "end_reason", 64, NULL, &reason, err) < 0
+      || ebb_json_get_uint64 (o, "started_usec", 0, UINT64_MAX, &t->started_usec, err) < 0
+      || ebb_json_get_uint64 (o, "ended_usec", 0, UINT64_MAX, &t->ended_usec, err) < 0
+      || ebb_json_get_uint64 (o, "suspended_usec", 0, UINT64_MAX, &t->suspended_usec, err) < 0
+      || ebb_json_get_uint64 (o, "suspended_since_usec", 0, UINT64_MAX, &t->suspended_since_usec,
+                              err)
+             < 0
+      || ebb_json_get_uint64 (o, "suspensions", 0, UINT64_MAX, &t->suspensions, err) < 0)
+    return -EBB_EPARSE;
+  t->notify_signal = (int)sig;
+  free (t->end_reason);
+  t->end_reason = reason ? ebb_xstrdup (reason) : NULL;
+  return 0;
+}
+
 json_object *
 ebb_agent_task_to_json (const ebb_agent_task *t)
 {
@@ -284,6 +425,7 @@ ebb_agent_task_to_json (const ebb_agent_task *t)
     ebb_json_add_int64 (o, "uid", t->uid);
   if (t->gid >= 0)
     ebb_json_add_int64 (o, "gid", t->gid);
+  add_time (o, t);
   return o;
 }
 
@@ -291,6 +433,9 @@ ebb_agent_task_to_json (const ebb_agent_task *t)
 const char *
 ebb_agent_task_json_text (ebb_agent_task *t, size_t *len)
 {
+  /* A suspension under way counts up to now: its text is not kept. */
+  if (t->suspended_since_usec)
+    ebb_agent_task_touch (t);
   if (!t->json_cache)
     {
       json_object *o = ebb_agent_task_to_json (t);

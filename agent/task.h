@@ -24,6 +24,9 @@
 #define EBB_AGENT_MEMORY_BYTES_MIN (4ULL << 20)
 #define EBB_AGENT_CPU_PERIOD_USEC  100000ULL
 
+/* The end_reason of a task the agent ended for its time limit. */
+#define EBB_AGENT_END_TIME_LIMIT "time limit"
+
 struct ebb_agent;
 struct ebb_agent_pending;
 
@@ -90,6 +93,15 @@ typedef struct ebb_agent_task
   int exit_signal; /* 0 when it exited normally */
   ebb_agent_reply replies[EBB_AGENT_TASK_REQUESTS];
   unsigned n_replies;
+  uint64_t time_limit_sec; /* of running time; 0: none */
+  int notify_signal;       /* sent when suspended and when resumed; 0: none */
+  char *end_reason;        /* why the agent ended it (EBB_AGENT_END_TIME_LIMIT), or NULL */
+  /* Accounting, CLOCK_REALTIME µs (journaled: a restarted agent goes on counting). */
+  uint64_t started_usec;         /* launched or adopted */
+  uint64_t ended_usec;           /* exited; 0: alive */
+  uint64_t suspended_usec;       /* in suspensions that ended */
+  uint64_t suspended_since_usec; /* when the one under way began; 0: none */
+  uint64_t suspensions;
 
   /* Runtime only (not journaled). */
   /* The current step's "booked" (see ebb_agent_step): an interrupted step is not replayed
@@ -125,6 +137,25 @@ int ebb_agent_transition (ebb_agent_state s, ebb_agent_state prev, ebb_agent_eve
 /* Applies ev to t (state and prev_state). Returns 0, or -EINVAL (with *err) when the
  * transition is not allowed; t is then unchanged. */
 int ebb_agent_task_apply (ebb_agent_task *t, ebb_agent_event ev, ebb_error **err);
+/* As ebb_agent_task_apply(), the accounting done at now_usec (CLOCK_REALTIME). */
+int ebb_agent_task_apply_at (ebb_agent_task *t, ebb_agent_event ev, uint64_t now_usec,
+                             ebb_error **err);
+
+/* Brings t's accounting up to its state at now_usec (idempotent; call after setting the
+ * state by hand): a suspension begins when the task leaves running for suspending and
+ * ends when it runs again or exits. */
+void ebb_agent_task_account (ebb_agent_task *t, uint64_t now_usec);
+/* Returns the time t spent suspended, the suspension under way counted up to now_usec. */
+uint64_t ebb_agent_task_suspended_usec (const ebb_agent_task *t, uint64_t now_usec);
+/* Returns the time t ran up to now_usec (or its exit): its life less its suspended time. */
+uint64_t ebb_agent_task_running_usec (const ebb_agent_task *t, uint64_t now_usec);
+/* Whether t ran for longer than its time limit at now_usec. */
+bool ebb_agent_task_over_limit (const ebb_agent_task *t, uint64_t now_usec);
+
+/* Adds what the journal keeps of a launch's options and of the accounting to o, and reads
+ * it back from a record (absent members leave t as it is). */
+void ebb_agent_task_add_accounting (json_object *o, const ebb_agent_task *t);
+int ebb_agent_task_get_accounting (json_object *o, ebb_agent_task *t, ebb_error **err);
 
 /* Hands the error in *local over to err (when err wants one and holds none; else frees it)
  * and returns its negative code, -EIO when *local is empty: a failure is never returned as

@@ -9,8 +9,9 @@ api POST /v1/tasks "$(launch_body t1 '["sleep","1000"]' 200 33554432)"
 api POST /v1/tasks/t1/suspend '{"mode":"immediate","request_id":"setup-1"}'
 [ "$STATUS" = 200 ] || fail "setup suspend: $STATUS $(body)"
 
+# What changes by itself is left out: usage, and the suspended time of t1 (suspended).
 snapshot () {
-  curl -s --unix-socket "$SOCK" http://agent/v1/tasks | jq -S 'del(.tasks[].usage)' >"$1"
+  curl -s --unix-socket "$SOCK" http://agent/v1/tasks | jq -S 'del(.tasks[].usage, .tasks[].suspended_seconds)' >"$1"
   (cd "$STATE/tasks" && cat ./* | sha256sum) >>"$1"
   ls "$(cgdir memory "$CGP")" | sort >>"$1"; [ "$LAYOUT" = v1 ] && ls "$(cgdir cpu "$CGP")" | sort >>"$1"
   cpu_limit t1 >>"$1"; mem_limit t1 >>"$1"

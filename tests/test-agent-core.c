@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,6 +22,7 @@
 #include "agent/task.h"
 #include "lib/conf.h"
 #include "lib/json.h"
+#include "lib/time.h"
 #include "lib/util.h"
 #include "tests/cu.h"
 
@@ -150,6 +152,173 @@ test_parse_launch (void)
   CU_ASSERT (ebb_agent_parse_launch (NULL, &r2, &err) < 0);
   ebb_error_free (&err);
   ebb_agent_launch_req_clear (&r2);
+}
+
+/* time_limit_sec and notify_signal: optional, bounded; a signal by name or number, never
+ * one the task cannot catch. */
+static void
+test_parse_launch_task_options (void)
+{
+  json_object *o = js ("{\"id\":\"a\",\"argv\":[\"a\"]," LAUNCH_REST ",\"time_limit_sec\":7200,"
+                       "\"notify_signal\":\"SIGUSR1\"}");
+  ebb_agent_launch_req r;
+  ebb_error *err = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_agent_parse_launch (o, &r, &err), 0);
+  CU_ASSERT_EQUAL (r.time_limit_sec, 7200);
+  CU_ASSERT_EQUAL (r.notify_signal, SIGUSR1);
+  ebb_agent_launch_req_clear (&r);
+  json_object_put (o);
+  o = js ("{\"id\":\"a\",\"argv\":[\"a\"]," LAUNCH_REST "}");
+  CU_ASSERT_EQUAL_FATAL (ebb_agent_parse_launch (o, &r, &err), 0);
+  CU_ASSERT_EQUAL (r.time_limit_sec, 0);
+  CU_ASSERT_EQUAL (r.notify_signal, 0);
+  ebb_agent_launch_req_clear (&r);
+  json_object_put (o);
+
+  static const struct
+  {
+    const char *value;
+    int sig; /* 0: refused */
+    int code;
+  } cases[] = {
+    { "\"USR2\"", SIGUSR2, 0 },      { "10", 10, 0 },
+    { "\"SIGTERM\"", SIGTERM, 0 },   { "\"SIGKILL\"", 0, EBB_ERANGE },
+    { "9", 0, EBB_ERANGE },          { "\"STOP\"", 0, EBB_ERANGE },
+    { "19", 0, EBB_ERANGE },         { "0", 0, EBB_ERANGE },
+    { "-1", 0, EBB_ERANGE },         { "65", 0, EBB_ERANGE },
+    { "\"SIGFOO\"", 0, EBB_EPARSE }, { "1.5", 0, EBB_EPARSE },
+    { "\"\"", 0, EBB_EPARSE },       { "null", 0, EBB_EPARSE },
+  };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (cases); i++)
+    {
+      char *text = ebb_xasprintf (
+          "{\"id\":\"a\",\"argv\":[\"a\"]," LAUNCH_REST ",\"notify_signal\":%s}", cases[i].value);
+      o = js (text);
+      int rc = ebb_agent_parse_launch (o, &r, &err);
+      CU_ASSERT (cases[i].sig ? rc == 0 && r.notify_signal == cases[i].sig : rc == -cases[i].code);
+      ebb_error_free (&err);
+      ebb_agent_launch_req_clear (&r);
+      json_object_put (o);
+      free (text);
+    }
+  CU_ASSERT (launch_rc ("{\"id\":\"a\",\"argv\":[\"a\"]," LAUNCH_REST ",\"time_limit_sec\":0}")
+             < 0);
+  CU_ASSERT (
+      launch_rc ("{\"id\":\"a\",\"argv\":[\"a\"]," LAUNCH_REST ",\"time_limit_sec\":999999999999}")
+      < 0);
+}
+
+/* A task's environment names it; the caller cannot say otherwise. */
+static void
+test_task_env (void)
+{
+  char *env[] = { "A=1", "EBB_JOB_ID=other", "EBB_TASK_ID=x", "EBB_CLASS=short", "B=2", NULL };
+  ebb_agent_launch_req r = { 0 };
+  r.id = "t1", r.job = "j1", r.cls = "long", r.env = env;
+  char **out = ebb_agent_task_env (&r);
+  static const char *const want[]
+      = { "A=1", "B=2", "EBB_JOB_ID=j1", "EBB_TASK_ID=t1", "EBB_CLASS=long" };
+  CU_ASSERT_EQUAL_FATAL (ebb_strv_length (out), EBB_ARRAY_SIZE (want));
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (want); i++)
+    CU_ASSERT_STRING_EQUAL (out[i], want[i]);
+  ebb_strv_free (out);
+  r.env = NULL; /* the default environment, named too */
+  out = ebb_agent_task_env (&r);
+  CU_ASSERT_EQUAL (ebb_strv_length (out), 5);
+  CU_ASSERT_EQUAL (strncmp (out[0], "PATH=", 5), 0);
+  CU_ASSERT_STRING_EQUAL (out[4], "EBB_CLASS=long");
+  ebb_strv_free (out);
+}
+
+#define SEC 1000000ULL
+
+/* Suspended time and suspensions: counted from the suspend's start to the resume's end, a
+ * graceful step inside a suspension is no new one, the one under way counts up to now;
+ * the running time is the rest, and the time limit is on it alone. */
+static void
+test_task_accounting (void)
+{
+  ebb_agent_task *t = ebb_agent_task_new ("acc");
+  t->started_usec = 1000 * SEC;
+  t->time_limit_sec = 10;
+  CU_ASSERT_EQUAL (ebb_agent_task_running_usec (t, 1004 * SEC), 4 * SEC);
+  CU_ASSERT_EQUAL (ebb_agent_task_apply_at (t, EBB_AGENT_EV_SUSPEND, 1004 * SEC, NULL), 0);
+  ebb_agent_task_apply_at (t, EBB_AGENT_EV_SUSPENDED, 1005 * SEC, NULL);
+  ebb_agent_task_apply_at (t, EBB_AGENT_EV_SUSPEND, 1006 * SEC, NULL); /* a graceful step */
+  ebb_agent_task_apply_at (t, EBB_AGENT_EV_SUSPENDED, 1007 * SEC, NULL);
+  CU_ASSERT_EQUAL (t->suspensions, 1);
+  CU_ASSERT_EQUAL (ebb_agent_task_suspended_usec (t, 1030 * SEC), 26 * SEC);
+  CU_ASSERT_EQUAL (ebb_agent_task_running_usec (t, 1030 * SEC), 4 * SEC);
+  CU_ASSERT_FALSE (ebb_agent_task_over_limit (t, 1030 * SEC)); /* 30 s old, ran 4 */
+  ebb_agent_task_apply_at (t, EBB_AGENT_EV_RESUME, 1030 * SEC, NULL);
+  ebb_agent_task_apply_at (t, EBB_AGENT_EV_RESUMED, 1031 * SEC, NULL);
+  CU_ASSERT_EQUAL (t->suspended_usec, 27 * SEC);
+  CU_ASSERT_EQUAL (t->suspended_since_usec, 0);
+  CU_ASSERT_FALSE (ebb_agent_task_over_limit (t, 1037 * SEC)); /* ran 10 */
+  CU_ASSERT_TRUE (ebb_agent_task_over_limit (t, 1037 * SEC + 1));
+  /* A second suspension, ended by the exit. */
+  ebb_agent_task_apply_at (t, EBB_AGENT_EV_SUSPEND, 1040 * SEC, NULL);
+  ebb_agent_task_apply_at (t, EBB_AGENT_EV_SUSPENDED, 1040 * SEC, NULL);
+  ebb_agent_task_apply_at (t, EBB_AGENT_EV_EXIT, 1042 * SEC, NULL);
+  CU_ASSERT_EQUAL (t->suspensions, 2);
+  CU_ASSERT_EQUAL (t->suspended_usec, 29 * SEC);
+  CU_ASSERT_EQUAL (ebb_agent_task_running_usec (t, 2000 * SEC), 13 * SEC);
+  CU_ASSERT_FALSE (ebb_agent_task_over_limit (t, 2000 * SEC)); /* exited */
+
+  /* A failed suspend back to running closes its suspension; a state set by hand (a
+   * reconcile finding the task gone) is brought up to date by ebb_agent_task_account(). */
+  ebb_agent_task *f = ebb_agent_task_new ("f");
+  ebb_agent_task_apply_at (f, EBB_AGENT_EV_SUSPEND, 10 * SEC, NULL);
+  ebb_agent_task_apply_at (f, EBB_AGENT_EV_FAILED, 11 * SEC, NULL);
+  CU_ASSERT (f->state == EBB_AGENT_RUNNING && f->suspended_since_usec == 0);
+  CU_ASSERT_EQUAL (f->suspended_usec, 1 * SEC);
+  ebb_agent_task_apply_at (f, EBB_AGENT_EV_SUSPEND, 20 * SEC, NULL);
+  ebb_agent_task_apply_at (f, EBB_AGENT_EV_SUSPENDED, 20 * SEC, NULL);
+  f->state = EBB_AGENT_EXITED;
+  ebb_agent_task_account (f, 25 * SEC);
+  CU_ASSERT_EQUAL (f->suspended_usec, 6 * SEC);
+  CU_ASSERT_EQUAL (f->ended_usec, 25 * SEC);
+  CU_ASSERT_EQUAL (f->suspensions, 2);
+  ebb_agent_task_account (f, 30 * SEC); /* idempotent */
+  CU_ASSERT (f->suspended_usec == 6 * SEC && f->ended_usec == 25 * SEC);
+  ebb_agent_task_free (f);
+
+  /* In the API: the seconds with their milliseconds, the limit, the signal by name. */
+  t->notify_signal = SIGUSR1;
+  t->end_reason = ebb_xstrdup (EBB_AGENT_END_TIME_LIMIT);
+  t->suspended_usec = 2345678;
+  json_object *o = ebb_agent_task_to_json (t);
+  char *text = ebb_json_to_string (o);
+  CU_ASSERT_PTR_NOT_NULL (strstr (text, "\"suspended_seconds\":2.345"));
+  CU_ASSERT_PTR_NOT_NULL (strstr (text, "\"suspensions\":2"));
+  CU_ASSERT_PTR_NOT_NULL (strstr (text, "\"time_limit_sec\":10"));
+  CU_ASSERT_PTR_NOT_NULL (strstr (text, "\"notify_signal\":\"SIGUSR1\""));
+  CU_ASSERT_PTR_NOT_NULL (strstr (text, "\"end_reason\":\"time limit\""));
+  free (text);
+  json_object_put (o);
+
+  /* Journaled: a restarted agent goes on counting a suspension under way. */
+  t->state = EBB_AGENT_SUSPENDED;
+  t->ended_usec = 0;
+  t->suspended_since_usec = 1050 * SEC;
+  o = ebb_agent_journal_encode (t);
+  ebb_agent_task *u = NULL;
+  CU_ASSERT_EQUAL_FATAL (ebb_agent_journal_decode (o, &u, NULL), 0);
+  json_object_put (o);
+  CU_ASSERT_EQUAL (u->time_limit_sec, 10);
+  CU_ASSERT_EQUAL (u->notify_signal, SIGUSR1);
+  CU_ASSERT_STRING_EQUAL (u->end_reason, "time limit");
+  CU_ASSERT_EQUAL (u->started_usec, 1000 * SEC);
+  CU_ASSERT_EQUAL (u->suspensions, 2);
+  CU_ASSERT_EQUAL (ebb_agent_task_suspended_usec (u, 1060 * SEC), 2345678 + 10 * SEC);
+  /* The JSON of a suspension under way is not cached: it counts on. */
+  t->suspended_since_usec = ebb_realtime_usec () - 5 * SEC;
+  size_t n;
+  CU_ASSERT_PTR_NOT_NULL (strstr (ebb_agent_task_json_text (t, &n), "\"suspended_seconds\":7."));
+  t->suspended_since_usec -= 10 * SEC;
+  CU_ASSERT_PTR_NOT_NULL (strstr (ebb_agent_task_json_text (t, &n), "\"suspended_seconds\":17."));
+  ebb_agent_task_free (u);
+  ebb_agent_task_free (t);
 }
 
 static int
@@ -725,6 +894,9 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_transitions),
   EBB_CU_TEST (test_names),
   EBB_CU_TEST (test_parse_launch),
+  EBB_CU_TEST (test_parse_launch_task_options),
+  EBB_CU_TEST (test_task_env),
+  EBB_CU_TEST (test_task_accounting),
   EBB_CU_TEST (test_parse_suspend_adopt),
   EBB_CU_TEST (test_canon),
   EBB_CU_TEST (test_journal_roundtrip),
