@@ -50,15 +50,24 @@ D="$TMP/dom.html"
   [ "$(text_of "$D" n-running)" = 1 ] && [ "$(text_of "$D" n-suspended)" = 1 ] &&
   ok "header: fifo, 1 node, 2 jobs, 1 running and 1 suspended task" ||
   fail "header: $(text_of "$D" policy) $(text_of "$D" n-nodes) $(text_of "$D" n-jobs) $(text_of "$D" n-running) $(text_of "$D" n-suspended)"
-grep -qF '<td>n1</td><td class="state-ready">ready</td><td>500/2000</td>' "$D" &&
+grep -qF '<a href="#node/n1">n1</a></td><td class="state-ready">ready</td>' "$D" && grep -qF '<span>500/2000</span>' "$D" &&
   ok "node n1 ready, 500 of 2000 millicores allocated (the suspended task's given back)" || fail "node row: $(grep -o '<td>n1</td>.\{0,120\}' "$D")"
-grep -qF "<td>$LONG</td><td>crunch</td><td>long</td><td class=\"state-running\">running</td>" "$D" &&
+grep -qF "<a href=\"#job/$LONG\">$LONG</a></td><td>crunch</td><td>long</td><td class=\"state-running\">running</td>" "$D" &&
   grep -qF '0/2 done, 1 running, 1 suspended' "$D" && grep -qF '2/2 done, 0 running, 0 suspended' "$D" &&
   ok "jobs with their progress" || fail "jobs"
-grep -qF "<td>$LONG</td><td>crunch</td><td>$STASK</td><td>n1</td>" "$D" && ok "suspended task $STASK on n1" ||
+grep -qF "<a href=\"#job/$LONG\">$LONG</a></td><td>crunch</td><td>$STASK</td><td><a href=\"#node/n1\">n1</a></td>" "$D" && ok "suspended task $STASK on n1" ||
   fail "suspended tasks: $(grep -o 'id="suspended".\{0,300\}' "$D")"
 [ "$(grep -o 'class="state-launch">launch<' "$D" | wc -l)" = 4 ] && ok "4 launch decisions" || fail "decisions"
 grep -q 'id="error" role="alert" style="display: none;"' "$D" && ok "no error shown" || fail "error: $(text_of "$D" error)"
+# The job's view and the node's, from the live API.
+chromium_run "$TMP/job" "http://127.0.0.1:$PORT/#job/$LONG"
+sed 's/<tr>/\n<tr>/g' "$TMP/job.html" | grep -F "<td>$STASK</td>" |
+  grep -qF '<td class="state-suspended">suspended</td><td><a href="#node/n1">n1</a></td>' &&
+  ok "#job/$LONG: task $STASK suspended on n1" || fail "#job/$LONG: $(text_of "$TMP/job.html" error)"
+chromium_run "$TMP/node" "http://127.0.0.1:$PORT/#node/n1"
+[ "$(sed 's/<tr>/\n<tr>/g' "$TMP/node.html" | grep -c "<a href=\"#job/$LONG\">$LONG</a></td><td>crunch</td>")" = 2 ] &&
+  grep -qF '<span>500/2000</span>' "$TMP/node.html" && ok "#node/n1: the long job's 2 tasks, 500/2000 millicores" ||
+  fail "#node/n1: $(text_of "$TMP/node.html" error)"
 [ -n "${EBB_STATUS_PAGE_SCREENSHOT:-}" ] && chromium_shot "$EBB_STATUS_PAGE_SCREENSHOT" "http://127.0.0.1:$PORT/" &&
   ok "screenshot in $EBB_STATUS_PAGE_SCREENSHOT"
 exit $FAILED

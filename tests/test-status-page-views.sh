@@ -1,0 +1,105 @@
+#!/bin/sh
+# The status page's views in headless Chromium against a stand-in of the JSON API
+# (tests/status-page/views: a running job with a suspended task, a failed job whose tasks carry
+# a reason, a killed, a done and a queued job with a reason; two nodes, one fully and one half
+# allocated): screenshots of the cluster view, a job view (#job/ID) and a node view
+# (#node/NAME) whose bars are found by their exact colours (tests/status-page/png-bars.py) and
+# measured, and the DOM's text for states, reasons, "suspended since" and "for job".
+# Colours: task done 3a8f5c green, failed c62828 red, killed 8a949e grey, running 3b7dd8 blue,
+# suspended e0a526 amber; node CPU allocated 5b4fc4, memory 1f9e8f. Budget: about 20 s.
+. "${EBB_TOP_SRCDIR:-.}/tests/status-page/lib.sh"
+FAKE="$EBB_TOP_BUILDDIR/tests/status-page/fake-api"
+BARS="$EBB_TOP_SRCDIR/tests/status-page/png-bars.py"
+[ -x "$FAKE" ] || skip "no $FAKE"
+command -v socat >/dev/null || skip "needs socat"
+command -v python3 >/dev/null || skip "needs python3 (scripts/install-deps.sh installs it)"
+TMP=$(mktemp -d /tmp/ebb-status-views.XXXXXX) || exit 99
+FAKE_PID= BRIDGE_PID=
+trap '[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null; [ -n "$BRIDGE_PID" ] && kill "$BRIDGE_PID"; rm -rf "$TMP"' EXIT
+
+now=$(date +%s)
+cp "$EBB_TOP_SRCDIR"/tests/status-page/views/*.json "$TMP/"
+sed -i "s/NOW/$now/g" "$TMP"/*.json
+"$FAKE" "$TMP" >"$TMP/url" & FAKE_PID=$!
+i=0; while [ ! -s "$TMP/url" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+[ -s "$TMP/url" ] || { fail "fake-api did not start"; exit 1; }
+PORT=$((20000 + ($$ + 37) % 20000))
+socat "TCP-LISTEN:$PORT,bind=127.0.0.1,reuseaddr,fork" "UNIX-CONNECT:$TMP/api.sock" 2>/dev/null & BRIDGE_PID=$!
+URL="http://127.0.0.1:$PORT"
+i=0; until curl -s -o /dev/null "$URL/"; do i=$((i + 1)); [ $i -lt 50 ] || break; sleep 0.1; done
+
+COLOURS="3a8f5c c62828 8a949e 3b7dd8 e0a526 5b4fc4 1f9e8f"
+# view NAME FRAGMENT: its DOM in $TMP/NAME.html, its bars in $TMP/NAME.bars.
+view () {
+  chromium_run "$TMP/$1" "$URL/$2"
+  chromium_shot "$TMP/$1.png" "$URL/$2"
+  [ -s "$TMP/$1.png" ] || { fail "$1: no screenshot"; return; }
+  python3 "$BARS" "$TMP/$1.png" $COLOURS >"$TMP/$1.bars" || fail "$1: cannot read the screenshot"
+}
+# bar FILE COLOUR WIDTH: a bar of that colour and width (10 px high, its rounded corners
+# leave 4 rows of the full width); its row (y).
+bar () { awk -v c="$2" -v w="$3" '$1 == c && $4 == w && $5 >= 4 { print $3; exit }' "$1"; }
+# same_row FILE COLOUR1 WIDTH1 COLOUR2 WIDTH2: both bars on one row.
+same_row () {
+  a=$(bar "$1" "$2" "$3") b=$(bar "$1" "$4" "$5")
+  [ -n "$a" ] && [ "$a" = "$b" ]
+}
+row_of () { sed 's/<tr>/\n<tr>/g' "$1" | grep -F "$2" | head -1; }
+
+view main ""
+B="$TMP/main.bars" D="$TMP/main.html"
+# Progress bars are 160 px: a job whose 2 tasks failed is all red, all killed all grey, done green.
+[ -n "$(bar "$B" c62828 160)" ] && ok "cluster view: the failed job's bar is red" || fail "no red bar: $(cat "$B")"
+[ -n "$(bar "$B" 8a949e 160)" ] && ok "cluster view: the killed job's bar is grey" || fail "no grey bar"
+[ -n "$(bar "$B" 3a8f5c 160)" ] && ok "cluster view: the done job's bar is green" || fail "no green bar"
+same_row "$B" 3b7dd8 80 e0a526 80 && ok "cluster view: crunch half running (blue), half suspended (amber)" ||
+  fail "no running+suspended bar"
+# Allocation bars are 120 px: n1 2000/2000 CPU and 1G/4G memory, n2 1000/2000 and 3G/4G.
+same_row "$B" 5b4fc4 120 1f9e8f 30 && same_row "$B" 5b4fc4 60 1f9e8f 90 &&
+  ok "cluster view: per-node CPU and memory bars against capacity" || fail "node bars: $(grep -e 5b4fc4 -e 1f9e8f "$B")"
+row_of "$D" '>broken<' | grep -qF '<td class="state-failed">failed</td>' &&
+  row_of "$D" '>broken<' | grep -qF '0/2 done, 2 failed' && row_of "$D" '>stopped<' | grep -qF '2 killed' &&
+  ok "cluster view: failed and killed said, not counted as done" || fail "jobs: $(row_of "$D" '>broken<')"
+row_of "$D" '>waiting<' | grep -qF 'data-code="no_room">no room: no node has 1500m CPU free<' &&
+  ok "cluster view: a queued job's reason" || fail "queued reason: $(row_of "$D" '>waiting<')"
+row_of "$D" '>1-1<' | grep -Eq '<a href="#node/n2">n2</a>.*<td>[0-9.]+(ms|s) ago</td><td><a href="#job/2">2</a>' &&
+  ok "cluster view: suspended task 1-1 on n2, since when, for job 2" || fail "suspended: $(row_of "$D" '>1-1<')"
+grep -qF '<a href="#job/3">3</a>' "$D" && grep -qF '<a href="#node/n1">n1</a>' "$D" &&
+  ok "cluster view: jobs and nodes link to their views" || fail "links"
+
+view job1 "#job/1"
+B="$TMP/job1.bars" D="$TMP/job1.html"
+grep -q 'id="overview" hidden' "$D" && grep -q '<main id="job-view">' "$D" && [ "$(text_of "$D" job-title)" = "1 (crunch)" ] &&
+  ok "#job/1: the job view" || fail "#job/1: $(text_of "$D" job-title) $(text_of "$D" error)"
+row_of "$D" '<td>1-1</td>' | grep -Eq '<td class="state-suspended">suspended</td><td><a href="#node/n2">n2</a></td>.*<td>1</td><td>[0-9.]+(ms|s) ago</td><td><a href="#job/2">2</a></td>' &&
+  ok "#job/1: task 1-1 suspended on n2, once, since when, for job 2" || fail "#job/1 task: $(row_of "$D" '<td>1-1</td>')"
+same_row "$B" 3b7dd8 80 e0a526 80 && ok "#job/1: its bar half blue, half amber" || fail "#job/1 bar: $(cat "$B")"
+# Its decisions: those of its tasks (the suspension of 1-1 for job 2), not job 2's launch.
+grep -qF 'short job 2 waits: preempt long task 1-1' "$D" && ! grep -qF 'room after a suspension' "$D" &&
+  ok "#job/1: its decisions" || fail "#job/1 decisions"
+
+view job3 "#job/3"
+B="$TMP/job3.bars" D="$TMP/job3.html"
+[ "$(grep -o 'data-code="launch_failed">launch failed: argv\[0\] /nonexistent/prog: No such file or directory<' "$D" | wc -l)" = 2 ] &&
+  row_of "$D" '<td>3-0</td>' | grep -qF '<td class="state-failed">failed</td>' &&
+  ok "#job/3: both tasks failed, with the launch's reason" || fail "#job/3: $(row_of "$D" '<td>3-0</td>')"
+[ -n "$(bar "$B" c62828 160)" ] && ok "#job/3: a red bar" || fail "#job/3 bar: $(cat "$B")"
+
+view node2 "#node/n2"
+B="$TMP/node2.bars" D="$TMP/node2.html"
+grep -q '<main id="node-view">' "$D" && [ "$(text_of "$D" node-title)" = n2 ] && ok "#node/n2: the node view" ||
+  fail "#node/n2: $(text_of "$D" error)"
+[ -n "$(bar "$B" 5b4fc4 60)" ] && [ -n "$(bar "$B" 1f9e8f 90)" ] &&
+  ok "#node/n2: CPU 1000/2000 and memory 3G/4G bars" || fail "#node/n2 bars: $(cat "$B")"
+row_of "$D" '<td>1-1</td>' | grep -qF '<a href="#job/1">1</a></td><td>crunch</td><td class="state-suspended">suspended</td>' &&
+  row_of "$D" '<td>2-0</td>' | grep -qF '<td class="state-running">running</td>' &&
+  ! grep -qF '<td>1-0</td>' "$D" && ok "#node/n2: its tasks 1-1 (suspended) and 2-0, not n1's" ||
+  fail "#node/n2 tasks: $(text_of "$D" node-tasks)"
+
+# A missing job: said, not a blank view.
+chromium_run "$TMP/nojob" "$URL/#job/99"
+grep -qF 'Cannot read the controller: /v1/jobs/99: HTTP 404' "$TMP/nojob.html" && ok "#job/99: not found, said" ||
+  fail "#job/99: $(text_of "$TMP/nojob.html" error)"
+[ -n "${EBB_STATUS_PAGE_SCREENSHOT:-}" ] && cp "$TMP/main.png" "$EBB_STATUS_PAGE_SCREENSHOT" &&
+  ok "screenshot in $EBB_STATUS_PAGE_SCREENSHOT"
+exit $FAILED
