@@ -6,30 +6,13 @@
 # by id (never every page of GET /v1/jobs), a hostile job name shown as text and never run as HTML, the token taken from
 # the address's fragment, a 401 turned into the token form, a failing call reported. Budget: about 10 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/status-page/lib.sh"
-FAKE="$EBB_TOP_BUILDDIR/tests/status-page/fake-api"
-[ -x "$FAKE" ] || skip "no $FAKE"
-command -v socat >/dev/null || skip "needs socat"
-TMP=$(mktemp -d /tmp/ebb-status-page.XXXXXX) || exit 99
-FAKE_PID= BRIDGE_PID=
-trap '[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null; [ -n "$BRIDGE_PID" ] && kill "$BRIDGE_PID"; rm -rf "$TMP"' EXIT
-
-# The fixtures, timed around now so durations are plausible.
-now=$(date +%s)
-cp "$EBB_TOP_SRCDIR"/tests/status-page/data/*.json "$TMP/"
-sed -i "s/NOW/$now/g" "$TMP"/*.json
+fake_api_setup data
 # The jobs: active ones in two pages (1; after 1: 3), the newest (3, 2); no unfiltered listing.
 rm "$TMP/GET_jobs.json"
 # The header counts every job of the controller (its /v1/cluster), not the ones shown.
 sed -i 's/^{/{"jobs":250,/' "$TMP/GET_cluster.json"
 TOKEN=status-page-test-token-$$
-"$FAKE" "$TMP" "$TOKEN" >"$TMP/url" & FAKE_PID=$!
-i=0; while [ ! -s "$TMP/url" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-[ -s "$TMP/url" ] || { fail "fake-api did not start"; exit 1; }
-# Chromium speaks TCP: a loopback bridge to the stand-in's socket.
-PORT=$((20000 + ($$ + 21) % 20000))
-socat "TCP-LISTEN:$PORT,bind=127.0.0.1,reuseaddr,fork" "UNIX-CONNECT:$TMP/api.sock" 2>/dev/null & BRIDGE_PID=$!
-URL="http://127.0.0.1:$PORT"
-i=0; until curl -s -o /dev/null "$URL/"; do i=$((i + 1)); [ $i -lt 50 ] || break; sleep 0.1; done
+fake_api_start "$TOKEN"
 
 # GET / needs no token and says what it may load.
 curl -s -D "$TMP/headers" -o "$TMP/page" "$URL/"

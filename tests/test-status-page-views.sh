@@ -8,25 +8,10 @@
 # Colours: task done 3a8f5c green, failed c62828 red, killed 8a949e grey, running 3b7dd8 blue,
 # suspended e0a526 amber; node CPU allocated 5b4fc4, memory 1f9e8f. Budget: about 20 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/status-page/lib.sh"
-FAKE="$EBB_TOP_BUILDDIR/tests/status-page/fake-api"
 BARS="$EBB_TOP_SRCDIR/tests/status-page/png-bars.py"
-[ -x "$FAKE" ] || skip "no $FAKE"
-command -v socat >/dev/null || skip "needs socat"
 command -v python3 >/dev/null || skip "needs python3 (scripts/install-deps.sh installs it)"
-TMP=$(mktemp -d /tmp/ebb-status-views.XXXXXX) || exit 99
-FAKE_PID= BRIDGE_PID=
-trap '[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null; [ -n "$BRIDGE_PID" ] && kill "$BRIDGE_PID"; rm -rf "$TMP"' EXIT
-
-now=$(date +%s)
-cp "$EBB_TOP_SRCDIR"/tests/status-page/views/*.json "$TMP/"
-sed -i "s/NOW/$now/g" "$TMP"/*.json
-"$FAKE" "$TMP" >"$TMP/url" & FAKE_PID=$!
-i=0; while [ ! -s "$TMP/url" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-[ -s "$TMP/url" ] || { fail "fake-api did not start"; exit 1; }
-PORT=$((20000 + ($$ + 37) % 20000))
-socat "TCP-LISTEN:$PORT,bind=127.0.0.1,reuseaddr,fork" "UNIX-CONNECT:$TMP/api.sock" 2>/dev/null & BRIDGE_PID=$!
-URL="http://127.0.0.1:$PORT"
-i=0; until curl -s -o /dev/null "$URL/"; do i=$((i + 1)); [ $i -lt 50 ] || break; sleep 0.1; done
+fake_api_setup views
+fake_api_start
 
 COLOURS="3a8f5c c62828 8a949e 3b7dd8 e0a526 5b4fc4 1f9e8f"
 # view NAME FRAGMENT: its DOM in $TMP/NAME.html, its bars in $TMP/NAME.bars.

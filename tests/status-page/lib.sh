@@ -29,3 +29,29 @@ chromium_shot () {
 
 # text_of FILE ID: the text inside the element with that id (tags dropped).
 text_of () { sed -n "s/.*id=\"$2\"[^>]*>\([^<]*\)<.*/\1/p" "$1" | head -1; }
+
+# fake_api_setup FIXTURES: $TMP, a fresh directory with the JSON files of
+# tests/status-page/FIXTURES (NOW replaced by the time, so durations are plausible); it, the
+# stand-in and its bridge go at exit.
+fake_api_setup () {
+  FAKE="$EBB_TOP_BUILDDIR/tests/status-page/fake-api"
+  [ -x "$FAKE" ] || skip "no $FAKE"
+  command -v socat >/dev/null || skip "needs socat"
+  TMP=$(mktemp -d /tmp/ebb-status-page.XXXXXX) || exit 99
+  FAKE_PID= BRIDGE_PID=
+  trap '[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null; [ -n "$BRIDGE_PID" ] && kill "$BRIDGE_PID"; rm -rf "$TMP"' EXIT
+  cp "$EBB_TOP_SRCDIR/tests/status-page/$1"/*.json "$TMP/"
+  sed -i "s/NOW/$(date +%s)/g" "$TMP"/*.json
+}
+
+# fake_api_start [TOKEN]: the stand-in serving $TMP on $TMP/api.sock and, as Chromium speaks
+# TCP, a loopback bridge to it at $URL.
+fake_api_start () {
+  "$FAKE" "$TMP" "$@" >"$TMP/url" & FAKE_PID=$!
+  i=0; while [ ! -s "$TMP/url" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+  [ -s "$TMP/url" ] || { fail "fake-api did not start"; exit 1; }
+  PORT=$((20000 + ($$ + 21) % 20000))
+  socat "TCP-LISTEN:$PORT,bind=127.0.0.1,reuseaddr,fork" "UNIX-CONNECT:$TMP/api.sock" 2>/dev/null & BRIDGE_PID=$!
+  URL="http://127.0.0.1:$PORT"
+  i=0; until curl -s -o /dev/null "$URL/"; do i=$((i + 1)); [ $i -lt 50 ] || break; sleep 0.1; done
+}
