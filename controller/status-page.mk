@@ -33,9 +33,10 @@ EXTRA_DIST += tests/test-status-page-chromium.sh tests/status-page/lib.sh \
 	tests/status-page/data/GET_jobs.json tests/status-page/data/GET_decisions.json \
 	tests/status-page/data/GET_jobs_state_active.json tests/status-page/data/GET_jobs_after_1.json \
 	tests/status-page/data/GET_jobs_order_desc.json
-# Its views (#job/ID, #node/NAME) and its bars, found by colour in screenshots.
+# Its views (#job/ID, #node/NAME) and its bars, found by colour in screenshots; its links and
+# the back button in a browser driven over the DevTools protocol.
 TESTS += tests/test-status-page-views.sh
-EXTRA_DIST += tests/test-status-page-views.sh tests/status-page/png-bars.py \
+EXTRA_DIST += tests/test-status-page-views.sh tests/status-page/png-bars.py tests/status-page/cdp.py \
 	tests/status-page/views/GET_cluster.json tests/status-page/views/GET_nodes.json \
 	tests/status-page/views/GET_decisions.json tests/status-page/views/GET_jobs_state_active.json \
 	tests/status-page/views/GET_jobs_order_desc.json tests/status-page/views/GET_jobs_1.json \

@@ -4,9 +4,11 @@
 # a reason, a killed, a done and a queued job with a reason; two nodes, one fully and one half
 # allocated): screenshots of the cluster view, a job view (#job/ID) and a node view
 # (#node/NAME) whose bars are found by their exact colours (tests/status-page/png-bars.py) and
-# measured, and the DOM's text for states, reasons, "suspended since" and "for job".
+# measured, and the DOM's text for states, reasons, "suspended since" and "for job"; then a
+# link followed and the back button in a browser driven over the DevTools protocol
+# (tests/status-page/cdp.py), and one refresh loop after it.
 # Colours: task done 3a8f5c green, failed c62828 red, killed 8a949e grey, running 3b7dd8 blue,
-# suspended e0a526 amber; node CPU allocated 5b4fc4, memory 1f9e8f. Budget: about 20 s.
+# suspended e0a526 amber; node CPU allocated 5b4fc4, memory 1f9e8f. Budget: about 30 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/status-page/lib.sh"
 BARS="$EBB_TOP_SRCDIR/tests/status-page/png-bars.py"
 command -v python3 >/dev/null || skip "needs python3 (scripts/install-deps.sh installs it)"
@@ -80,6 +82,31 @@ row_of "$D" '<td>1-1</td>' | grep -qF '<a href="#job/1">1</a></td><td>crunch</td
   row_of "$D" '<td>2-0</td>' | grep -qF '<td class="state-running">running</td>' &&
   ! grep -qF '<td>1-0</td>' "$D" && ok "#node/n2: its tasks 1-1 (suspended) and 2-0, not n1's" ||
   fail "#node/n2 tasks: $(text_of "$D" node-tasks)"
+
+# Links and the back button, in a browser driven over the DevTools protocol: a job's link
+# opens its view (#job/3), history.back() the cluster view again, each re-rendered at once
+# (within 1.5 s, before the next 2 s refresh would have done it).
+chromium_driven "$URL/"
+# until_js CONDITION VALUE [MS]: a promise of VALUE once CONDITION holds, rejected after MS.
+until_js () { echo "new Promise(function (ok, no) { var n = 0, t = setInterval(function () {
+  if ($1) { clearInterval(t); ok($2); } else if (++n > ${3:-10000} / 50) { clearInterval(t); no(new Error('timeout')); } }, 50); })"; }
+JOB_SHOWN='!document.getElementById("job-view").hidden && document.getElementById("job-title").textContent === "3 (broken)"'
+CLUSTER_SHOWN='!document.getElementById("overview").hidden && document.getElementById("job-view").hidden'
+python3 "$EBB_TOP_SRCDIR/tests/status-page/cdp.py" "$DEVTOOLS_PORT" \
+  "$(until_js 'document.querySelector("#jobs a[href=\"#job/3\"]")' '"cluster"')" \
+  'document.querySelector("#jobs a[href=\"#job/3\"]").click(), location.hash' \
+  "$(until_js "$JOB_SHOWN" 'location.hash + " " + document.querySelectorAll("#job-tasks .state-failed").length' 1500)" \
+  'history.back(), 1' "$(until_js "$CLUSTER_SHOWN" '"back at [" + location.hash + "]"' 1500)" >"$TMP/driven.out" 2>&1
+[ "$(tr '\n' '|' <"$TMP/driven.out")" = "cluster|#job/3|#job/3 2|1|back at []|" ] &&
+  ok "a job's link opens #job/3 (2 failed tasks), the back button the cluster view" ||
+  fail "links and back: $(cat "$TMP/driven.out")"
+# One refresh loop after those two view changes: about 3 rounds in 6 s, not one per change.
+before=$(grep -c '^GET /v1/cluster ' "$TMP/requests.log")
+sleep 6
+rounds=$(($(grep -c '^GET /v1/cluster ' "$TMP/requests.log") - before))
+[ "$rounds" -ge 2 ] && [ "$rounds" -le 4 ] && ok "one refresh every 2 s ($rounds rounds in 6 s)" ||
+  fail "$rounds refresh rounds in 6 s"
+kill "$BROWSER_PID"; wait "$BROWSER_PID" 2>/dev/null; BROWSER_PID=
 
 # A missing job: said, not a blank view.
 chromium_run "$TMP/nojob" "$URL/#job/99"
