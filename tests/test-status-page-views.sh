@@ -23,9 +23,7 @@ view () {
   [ -s "$TMP/$1.png" ] || { fail "$1: no screenshot"; return; }
   python3 "$BARS" "$TMP/$1.png" $COLOURS >"$TMP/$1.bars" || fail "$1: cannot read the screenshot"
 }
-# bar FILE COLOUR WIDTH: a bar of that colour and width (10 px high, its rounded corners
-# leave 4 rows of the full width); its row (y).
-bar () { awk -v c="$2" -v w="$3" '$1 == c && $4 == w && $5 >= 4 { print $3; exit }' "$1"; }
+bar () { bar_in "$@"; }
 # same_row FILE COLOUR1 WIDTH1 COLOUR2 WIDTH2: both bars on one row.
 same_row () {
   a=$(bar "$1" "$2" "$3") b=$(bar "$1" "$4" "$5")

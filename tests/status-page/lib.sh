@@ -67,3 +67,8 @@ chromium_driven () {
   timeout 120 "$CHROMIUM" $CHROMIUM_FLAGS --user-data-dir="$TMP/profile" --remote-debugging-address=127.0.0.1 \
     --remote-debugging-port="$DEVTOOLS_PORT" "$1" >"$TMP/driven.log" 2>&1 & BROWSER_PID=$!
 }
+
+# bar_in BARS COLOUR WIDTH: the row (y) of a bar of that colour and width in BARS (the output of
+# tests/status-page/png-bars.py). Bars are 10 px high; their rounded corners leave 4 rows of
+# the full width.
+bar_in () { awk -v c="$2" -v w="$3" '$1 == c && $4 == w && $5 >= 4 { print $3; exit }' "$1"; }
