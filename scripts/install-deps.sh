@@ -9,8 +9,9 @@ build=(build-essential autoconf automake libtool pkg-config autoconf-archive
 tests=(curl cpio procps psmisc jq slowhttptest openssl valgrind passwd util-linux bash-completion)
 # libFuzzer targets (make fuzz): clang 14 and its fuzzer runtime.
 fuzz=(clang-14 libclang-rt-14-dev)
-# The controller's status page is checked in headless Chromium (socat bridges to its unix socket).
-status_page=(chromium socat)
+# The controller's status page is checked in headless Chromium (socat bridges to its unix socket);
+# python3 reads its screenshots (tests/status-page/png-bars.py: the standard library's zlib).
+status_page=(chromium socat python3)
 vm=(qemu-system-x86 linux-image-amd64 busybox-static debootstrap)
 bench=(wrk gnuplot-nox)
 # Packaging (debian/, scripts/build-deb.sh), bash completion's pkg-config file, and the
