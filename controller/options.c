@@ -100,7 +100,7 @@ static const ebb_conf_setting table[] = {
             "reserve-share, round-sec, gp-step, resume-tries, working-set, kill-attempts, "
             "natural-termination, max-preempt-per-round, arrival-preempt; bigc and ebb: "
             "footprint-cpu-millis, "
-            "footprint-memory, book-footprint; ebb: max-suspends, suspend-window; graphene: "
+            "footprint-memory, book-footprint; ebb: long-share, share-window; graphene: "
             "kappa, queues, graphene-prio, graphene-bypass (repeatable)" },
   { .name = "node_timeout",
     .type = EBB_CONF_DURATION,
@@ -306,15 +306,10 @@ policy_param (const char *item, ebb_pol_params *p, ebb_error **err)
     return pnum (key, v, 0.001, 3600, &p->tick_sec, err);
   if (strcmp (key, "working-set") == 0)
     return pnum (key, v, 0, 1, &p->working_set, err);
-  if (strcmp (key, "suspend-window") == 0)
-    return pnum (key, v, 1e-3, 1e9, &p->suspend_window_sec, err);
-  if (strcmp (key, "max-suspends") == 0)
-    {
-      if (pnum (key, v, 1, 8, &d, err) < 0 || d != floor (d))
-        return ebb_error_set (err, EBB_ERANGE, "policy option %s: '%s' is not an integer", key, v);
-      p->max_suspends = (uint32_t)d;
-      return 0;
-    }
+  if (strcmp (key, "share-window") == 0)
+    return pnum (key, v, 1e-3, 1e9, &p->share_window_sec, err);
+  if (strcmp (key, "long-share") == 0)
+    return pnum (key, v, 0, 1, &p->long_share, err);
   if (strcmp (key, "kill-attempts") == 0 || strcmp (key, "gp-step") == 0
       || strcmp (key, "resume-tries") == 0 || strcmp (key, "footprint-cpu-millis") == 0)
     {
@@ -357,7 +352,7 @@ policy_param (const char *item, ebb_pol_params *p, ebb_error **err)
       "short-partition, steal-cap, steal-limit, net-delay, seed, "
       "cancel-probes, sample, no-steal, no-partition, no-central, rotation-interval, "
       "threshold-scale, no-rotation, mode, short-share, reserve-share, round-sec, gp-step, "
-      "natural-termination, max-preempt-per-round, max-suspends, suspend-window, "
+      "natural-termination, max-preempt-per-round, long-share, share-window, "
       "resume-tries, working-set, kill-attempts, arrival-preempt, footprint-cpu-millis, "
       "footprint-memory, book-footprint, kappa, queues, graphene-prio, graphene-bypass)",
       key);

@@ -114,10 +114,9 @@ ebb_init (ebb_pol *p, ebb_error **err)
         = pp->node_cap.memory_bytes == 0 ? EBB_POL_BOOK_NONE : EBB_POL_BOOK_MEMORY;
   e->pre.footprint = ebb_pol_booked_footprint (p);
   e->pre.resume_tries = pp->resume_tries;
-  if (pp->max_suspends)
-    e->pre.max_suspends = pp->max_suspends;
-  if (pp->suspend_window_sec > 0)
-    e->pre.suspend_window_sec = pp->suspend_window_sec;
+  e->pre.long_share = pp->long_share;
+  if (pp->share_window_sec > 0)
+    e->pre.share_window_sec = pp->share_window_sec;
   /* D is counted in rounds of time (ebb.h says why), seen at chances: without other events
    * on a node, a round gives one. */
   if (p->params.tick_sec <= 0)
@@ -295,7 +294,8 @@ preempt_for (ebb_pol *p, uint32_t node, ebb_qent *head, double now_sec)
   ebb_pre_node *pn = &e->pn[node];
   ensure_takes (e, pn->ntasks + 1);
   double delay;
-  int k = ebb_pre_plan (pn, &e->pre, p->jobs[head->job].demand, now_sec, e->takes, e->takes_cap,
+  const ebb_pol_job *j = &p->jobs[head->job];
+  int k = ebb_pre_plan (pn, &e->pre, j->demand, j->est_task_sec, now_sec, e->takes, e->takes_cap,
                         &delay);
   if (k <= 0)
     return k == 0; /* 0: room already promised (a reclaim under way) */
@@ -324,8 +324,8 @@ can_start (ebb_pol *p, uint32_t node, uint32_t job, double now_sec)
     return 1;
   ensure_takes (e, e->pn[node].ntasks + 1);
   double delay;
-  return ebb_pre_plan (&e->pn[node], &e->pre, p->jobs[job].demand, now_sec, e->takes, e->takes_cap,
-                       &delay)
+  return ebb_pre_plan (&e->pn[node], &e->pre, p->jobs[job].demand, p->jobs[job].est_task_sec,
+                       now_sec, e->takes, e->takes_cap, &delay)
          > 0;
 }
 
@@ -343,8 +343,8 @@ move_head (ebb_pol *p, uint32_t from, uint32_t to)
   p->stats.probes_stolen++;
 }
 
-/* The head short task can neither start nor preempt here (the suspend bound protects the
- * long work, or short tasks hold the node): rather than wait behind them, it moves to the
+/* The head short task can neither start nor preempt here (the share protects the long
+ * work, or short tasks hold the node): rather than wait behind them, it moves to the
  * first of up to steal_cap random nodes with no short queue that could start it now, as
  * Hawk's stealing moves short work away from long work, pushed instead of pulled. */
 static uint32_t
@@ -683,6 +683,7 @@ ebb_task_reclaimed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uin
           /* Trust what was freed (memory may not be reclaimable): the core's holding. */
           ebb_pre_task *t = &e->pn[node].tasks[s];
           const ebb_pol_task *ct = &p->jobs[job].tasks[task];
+          ebb_pre_account (t, &e->pre, now_sec);
           e->pn[node].used.cpu_millis += ct->alloc.cpu_millis - t->given.cpu_millis;
           e->pn[node].used.memory_bytes += ct->alloc.memory_bytes - t->given.memory_bytes;
           int was = ebb_pre_is_preempted (t);
@@ -781,7 +782,7 @@ ebb_tick (ebb_pol *p, double now_sec)
 const ebb_pol_ops ebb_pol_ebb_ops = {
   .name = "ebb",
   .summary = "Hawk's placement; a short task preempts running long work instead of waiting "
-             "(suspend bound, delayed resumption)",
+             "(a bounded share kept by long work, delayed resumption where memory was taken)",
   .priv_size = sizeof (ebb_priv),
   .init = ebb_init,
   .fini = ebb_fini,

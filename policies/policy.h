@@ -227,9 +227,10 @@ typedef struct ebb_pol_params
   double rotation_interval_sec; /* period of the ring's rotation rounds */
   double threshold_scale;       /* threshold = arrival + scale x average load */
   int no_rotation;              /* ablation (Peacock Fig. 6): probes stay where they land */
-  /* ebb (policies/ebb.c): suspensions of one task per window; 0: the defaults (2, 600 s). */
-  uint32_t max_suspends;
-  double suspend_window_sec;
+  /* ebb (policies/ebb.c): the least share of its demand-time a long task keeps over any
+   * window of share_window_sec (ebb.h; ebb_pol_params_default: 0.5; window 0: 600 s). */
+  double long_share;
+  double share_window_sec;
   /* Speculation (hopper, srpt; policies/spec.h). */
   uint32_t spec_mode;   /* EBB_POL_SPEC_DECENTRAL (default) or EBB_POL_SPEC_CENTRAL */
   double spec_beta;     /* Pareto shape of task durations (Hopper's beta; 1.5) */

@@ -66,8 +66,8 @@ enum
   OPT_ROUND_CAP,
   OPT_ARRIVAL_PREEMPT,
   OPT_NO_ARRIVAL_PREEMPT,
-  OPT_MAX_SUSPENDS,
-  OPT_SUSPEND_WINDOW,
+  OPT_LONG_SHARE,
+  OPT_SHARE_WINDOW,
   /* Speculation (hopper, srpt). */
   OPT_HOPPER_MODE,
   OPT_EPSILON,
@@ -176,10 +176,10 @@ static const sim_opt run_opts[] = {
     "bigc: a short job without room preempts at its arrival (default)" },
   { "no-arrival-preempt", no_argument, OPT_NO_ARRIVAL_PREEMPT, NULL,
     "bigc: only the rounds preempt, as in BIG-C's paper" },
-  { "max-suspends", required_argument, OPT_MAX_SUSPENDS, "M",
-    "ebb: suspensions of one task per window (default 2)" },
-  { "suspend-window", required_argument, OPT_SUSPEND_WINDOW, "S",
-    "ebb: the window of --max-suspends in seconds (default 600)" },
+  { "long-share", required_argument, OPT_LONG_SHARE, "S",
+    "ebb: least share of its demand a long task keeps over the window (default 0.5)" },
+  { "share-window", required_argument, OPT_SHARE_WINDOW, "SEC",
+    "ebb: the window of --long-share in seconds (default 600)" },
   { "hopper-mode", required_argument, OPT_HOPPER_MODE, "central|decentral",
     "hopper and srpt: one scheduler or Sparrow-style workers (default decentral)" },
   { "epsilon", required_argument, OPT_EPSILON, "E", "hopper: epsilon-fairness (default 0.1)" },
@@ -482,10 +482,10 @@ handle_opt (sim_opts *o, int c, const char *arg)
       p->gp_step = (ebb_pol_res){ .cpu_millis = (int64_t)u * 1000,
                                   .memory_bytes = (int64_t)u * (INT64_C (2) << 30) };
       return 0;
-    case OPT_MAX_SUSPENDS:
-      return PARSE_INTO ("--max-suspends", arg, 1, 8, p->max_suspends);
-    case OPT_SUSPEND_WINDOW:
-      return parse_double ("--suspend-window", arg, 1e-3, 1e9, &p->suspend_window_sec);
+    case OPT_LONG_SHARE:
+      return parse_double ("--long-share", arg, 0, 1, &p->long_share);
+    case OPT_SHARE_WINDOW:
+      return parse_double ("--share-window", arg, 1e-3, 1e9, &p->share_window_sec);
     case OPT_NODE_NET:
       return PARSE_INTO ("--node-net-mbps", arg, 0, UINT64_C (1) << 40, p->node_net_mbps);
     case OPT_KAPPA:
