@@ -93,6 +93,11 @@ typedef struct ebb_priv
   uint32_t *empty, *epos, nempty;
   ebb_pre_take *takes;
   uint32_t takes_cap;
+  /* Tasks no node could hold at their arrival (demand over every node's capacity): kept
+   * here, never in a node's queue where they would block the work behind them, and tried
+   * again at every round (capacities change as nodes come, go and drain). */
+  ebb_qent *parked;
+  uint32_t nparked, parked_cap;
 } ebb_priv;
 
 static int
@@ -193,6 +198,7 @@ ebb_fini (ebb_pol *p)
   free (e->empty);
   free (e->epos);
   free (e->takes);
+  free (e->parked);
 }
 
 static void
@@ -444,6 +450,10 @@ serve (ebb_pol *p, uint32_t node, double now_sec)
 {
   ebb_priv *e = p->priv;
   ebb_queue *sq = &e->shortq[node], *lq = &e->longq[node];
+  /* The environment changes capacities without telling the policy (a node registering,
+   * draining or lost: 0): the core plans with the node's current one, so nothing is
+   * preempted on a node whose room no task may use. */
+  e->pn[node].cap = p->node_cap[node];
   for (int round = 0; round < 2; round++)
     {
       /* An overdue preempted task takes its room back before the next short task can. */
@@ -573,31 +583,94 @@ pick_short (ebb_pol *p, uint32_t job)
   return best;
 }
 
+/* Returns 1 when a task of demand d could ever run on node: it fits its capacity. */
+static int
+holds (const ebb_pol *p, uint32_t node, ebb_pol_res d)
+{
+  return d.cpu_millis <= p->node_cap[node].cpu_millis
+         && d.memory_bytes <= p->node_cap[node].memory_bytes;
+}
+
+/* The node for a task of job whose usual node cannot hold it (a heterogeneous or shrunk
+ * cluster; rare, so a scan): the one with the least estimated long work (long) or the
+ * fewest queued short tasks (short) among those that can. EBB_POL_NONE: none can. */
+static uint32_t
+holder (ebb_pol *p, uint32_t job)
+{
+  ebb_priv *e = p->priv;
+  const ebb_pol_job *j = &p->jobs[job];
+  uint32_t best = EBB_POL_NONE;
+  double best_key = 0;
+  for (uint32_t i = j->is_long ? e->first_general : 0; i < p->params.nnodes; i++)
+    {
+      double key = j->is_long ? e->wait_sec[i] : e->shortq[i].n;
+      if (holds (p, i, j->demand) && (best == EBB_POL_NONE || key < best_key))
+        best = i, best_key = key;
+    }
+  return best;
+}
+
+/* Places task k of job (short: sampled; long: central) and serves its node; returns 0 when
+ * no node can hold it, leaving it to the caller. */
+static int
+place_task (ebb_pol *p, double now_sec, uint32_t job, uint32_t k)
+{
+  ebb_priv *e = p->priv;
+  ebb_pol_job *j = &p->jobs[job];
+  uint32_t node = j->is_long ? e->wq.s[0].id : pick_short (p, job);
+  if (!holds (p, node, j->demand))
+    node = holder (p, job);
+  if (node == EBB_POL_NONE)
+    return 0;
+  if (!j->is_long)
+    {
+      q_push (&e->shortq[node], (ebb_qent){ .job = job, .task = k });
+      short_changed (e, node);
+    }
+  else
+    {
+      e->wait_sec[node] += j->est_task_sec;
+      e->nlong[node]++;
+      ebb_pol_iheap_set (&e->wq, node, e->wait_sec[node]);
+      q_push (&e->longq[node], (ebb_qent){ .job = job, .task = k });
+    }
+  serve (p, node, now_sec);
+  return 1;
+}
+
+static void
+park (ebb_priv *e, uint32_t job, uint32_t k)
+{
+  if (e->nparked == e->parked_cap)
+    {
+      e->parked_cap = e->parked_cap ? 2 * e->parked_cap : 4;
+      e->parked = ebb_xrealloc (e->parked, e->parked_cap * sizeof *e->parked);
+    }
+  e->parked[e->nparked++] = (ebb_qent){ .job = job, .task = k };
+}
+
+/* Parked tasks a node can hold now go to it. */
+static void
+unpark (ebb_pol *p, double now_sec)
+{
+  ebb_priv *e = p->priv;
+  for (uint32_t i = 0; i < e->nparked;)
+    {
+      ebb_qent q = e->parked[i];
+      if (place_task (p, now_sec, q.job, q.task))
+        e->parked[i] = e->parked[--e->nparked];
+      else
+        i++;
+    }
+}
+
 static void
 ebb_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
 {
   ebb_priv *e = p->priv;
-  ebb_pol_job *j = &p->jobs[job];
-  for (uint32_t k = 0; k < j->ntasks; k++)
-    {
-      uint32_t node;
-      if (!j->is_long)
-        {
-          node = pick_short (p, job);
-          q_push (&e->shortq[node], (ebb_qent){ .job = job, .task = k });
-          short_changed (e, node);
-        }
-      else
-        {
-          /* Central: the general node with the least estimated long work. */
-          node = e->wq.s[0].id;
-          e->wait_sec[node] += j->est_task_sec;
-          e->nlong[node]++;
-          ebb_pol_iheap_set (&e->wq, node, e->wait_sec[node]);
-          q_push (&e->longq[node], (ebb_qent){ .job = job, .task = k });
-        }
-      serve (p, node, now_sec);
-    }
+  for (uint32_t k = 0; k < p->jobs[job].ntasks; k++)
+    if (!place_task (p, now_sec, job, k))
+      park (e, job, k);
 }
 
 /* A long task of job placed on node (centrally, counted in its estimated long work) is over
@@ -760,11 +833,42 @@ ebb_job_adopted (ebb_pol *p, double now_sec, uint32_t job)
     }
 }
 
-/* A round: every listed node gets a chance (D counts them). */
+/* The environment killed job: nothing of it is launched again (failed, as far as the
+ * policy goes: its killed tasks are not queued again, and ebb_pol_job_forget takes it once
+ * nothing of it is placed), and its queued and parked tasks go now, each node that lost
+ * some served at once so the work queued behind them starts. */
+static void
+ebb_job_cancelled (ebb_pol *p, double now_sec, uint32_t job)
+{
+  ebb_priv *e = p->priv;
+  p->jobs[job].failed = 1;
+  for (uint32_t i = 0; i < e->nparked;)
+    if (e->parked[i].job == job)
+      e->parked[i] = e->parked[--e->nparked];
+    else
+      i++;
+  for (uint32_t node = 0; node < p->params.nnodes; node++)
+    {
+      if (e->shortq[node].n == 0 && e->longq[node].n == 0)
+        continue;
+      uint32_t k = q_drop_job (&e->shortq[node], job), kl = q_drop_job (&e->longq[node], job);
+      for (uint32_t i = 0; i < kl; i++)
+        long_work_done (p, node, job);
+      if (k + kl == 0)
+        continue;
+      short_changed (e, node);
+      serve (p, node, now_sec);
+    }
+}
+
+/* A round: parked tasks are tried again, and every listed node gets a chance (D counts
+ * them). */
 static void
 ebb_tick (ebb_pol *p, double now_sec)
 {
   ebb_priv *e = p->priv;
+  if (e->nparked > 0)
+    unpark (p, now_sec);
   for (uint32_t i = 0; i < e->nplist;)
     {
       uint32_t node = e->plist[i];
@@ -794,6 +898,7 @@ const ebb_pol_ops ebb_pol_ebb_ops = {
   .task_resumed = ebb_task_resumed,
   .task_killed = ebb_task_killed,
   .job_adopted = ebb_job_adopted,
+  .job_cancelled = ebb_job_cancelled,
   /* A task leaves the queues when launched and its node's list when it ends
    * (forget_task): a finished job is nowhere. */
   .forgets_jobs = 1,

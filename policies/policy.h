@@ -358,6 +358,9 @@ typedef struct ebb_pol_ops
    * ebb_pol_job_adopted); the core recorded them, the policy adds them to its own state
    * (a policy without it still counts their demand on their nodes). */
   void (*job_adopted) (ebb_pol *p, double now_sec, uint32_t job);
+  /* Optional: the environment killed the job (see ebb_pol_job_cancel): its tasks not placed
+   * leave the policy's queues now; placed ones are reported as they end. */
+  void (*job_cancelled) (ebb_pol *p, double now_sec, uint32_t job);
   /* 1: the policy reads nothing of a job whose tasks all finished and whose probes are all
    * gone (nothing of it in its queues or lists; arrays by job id are set again at arrival),
    * so ebb_pol_job_forget may free that state and the environment may reuse the id. */
@@ -496,6 +499,11 @@ uint32_t ebb_pol_job_probes (const ebb_pol *p, uint32_t job);
  * slot mode the core keeps no per-task state and this returns the tasks not finished. */
 uint32_t ebb_pol_job_placed (const ebb_pol *p, uint32_t job);
 void ebb_pol_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
+/* The environment killed job (a user's kill): the policy launches none of its tasks from now
+ * on and drops those still queued at once, so none blocks the work queued behind it; the
+ * placed ones the environment ends and reports (task_killed: not queued again). Returns 1
+ * when the policy does so (ops->job_cancelled), 0 when it keeps no queue of its own. */
+int ebb_pol_job_cancel (ebb_pol *p, double now_sec, uint32_t job);
 
 /* Returns 1 in resource mode (params.node_cap set), 0 in slot mode. */
 static inline int

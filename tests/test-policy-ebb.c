@@ -1011,6 +1011,96 @@ test_policy_steady_stream (void)
   free_jobs (jobs, STREAM_SHORTS + 2);
 }
 
+/* A long job no node could ever hold (8000 millicores on one node of 1000) is parked, not
+ * queued on a node where it would block the long work behind it: a 1000-millicore long job
+ * after it starts at once (on main it stayed queued behind it). The big one goes to a node
+ * once one can hold it (tried at every round), and a cancelled parked job never does. */
+static void
+test_policy_long_fits_nowhere_parked (void)
+{
+  ebb_pol_job jobs[3] = {
+    { .ntasks = 1, .est_task_sec = 1000, .demand = { 8000, GIB } },
+    { .ntasks = 1, .est_task_sec = 1000, .demand = { 1000, GIB } },
+    { .ntasks = 1, .est_task_sec = 1000, .demand = { 8000, GIB } },
+  };
+  ebb_pol *p = make_ebb (1, (ebb_pol_res){ 1000, 4 * GIB }, (ebb_pol_res){ 10, 64 << 20 }, 3, jobs);
+  ebb_pol_job_arrived (p, 0, 0);
+  ebb_pol_job_arrived (p, 1, 1);
+  ebb_pol_job_arrived (p, 2, 2);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 1), 1);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 1);
+  ebb_pol_clear_actions (p);
+  CU_ASSERT_EQUAL (ebb_pol_job_cancel (p, 3, 2), 1);
+  ebb_pol_node_capacity (p, 0, (ebb_pol_res){ 9000, 4 * GIB });
+  ebb_pol_tick (p, 6);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 0), 1);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 2), 0);
+  ebb_pol_free (p);
+  free_jobs (jobs, 3);
+}
+
+/* A killed queued job leaves the policy's queues at once: the long job queued behind it
+ * starts when the head that did not fit is cancelled, and the cancelled one never starts
+ * (on main the policy had no way to be told: it launched it when room came, and the
+ * controller had to throw the launch away). */
+static void
+test_policy_cancel_unblocks_queue (void)
+{
+  ebb_pol_job jobs[3] = {
+    { .ntasks = 1, .est_task_sec = 1000, .demand = { 1500, GIB } },
+    { .ntasks = 1, .est_task_sec = 1000, .demand = { 1000, GIB } },
+    { .ntasks = 1, .est_task_sec = 1000, .demand = { 500, GIB } },
+  };
+  ebb_pol *p = make_ebb (1, (ebb_pol_res){ 2000, 4 * GIB }, (ebb_pol_res){ 10, 64 << 20 }, 3, jobs);
+  for (uint32_t j = 0; j < 3; j++)
+    ebb_pol_job_arrived (p, j, j);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 1); /* FIFO: job 2 waits behind 1 */
+  ebb_pol_clear_actions (p);
+  CU_ASSERT_EQUAL (ebb_pol_job_cancel (p, 5, 1), 1);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 2), 1);
+  ebb_pol_clear_actions (p);
+  ebb_pol_task_finished (p, 10, 0, 0, 0);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 1), 0);
+  CU_ASSERT_EQUAL (ebb_pol_job_placed (p, 1), 0);
+  CU_ASSERT_EQUAL (ebb_pol_job_forget (p, 1), 1); /* nothing of it is left */
+  ebb_pol_free (p);
+  free_jobs (jobs, 3);
+}
+
+/* Nothing is preempted on a draining node (the controller sets its capacity to 0) for work
+ * that cannot go there: a short job sampled onto it takes from the other node's long task
+ * (seeds 1-16, so both samplings occur; on main it suspended the drained node's task). */
+static void
+test_policy_no_preemption_on_drained_node (void)
+{
+  for (uint64_t seed = 1; seed <= 16; seed++)
+    {
+      ebb_pol_job jobs[3] = {
+        { .ntasks = 2, .est_task_sec = 1000, .demand = { 1000, GIB } },
+        { .ntasks = 1, .est_task_sec = 1, .demand = { 1000, 64 << 20 } },
+      };
+      ebb_pol_params pp;
+      ebb_pol_params_default (&pp);
+      pp.nnodes = 2;
+      pp.seed = seed;
+      pp.cutoff_sec = 100;
+      pp.short_part_pct = 0;
+      pp.node_cap = (ebb_pol_res){ 1000, 2 * GIB };
+      ebb_error *err = NULL;
+      ebb_pol *p = ebb_pol_new ("ebb", &pp, jobs, &err);
+      CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+      ebb_pol_job_arrived (p, 0, 0);
+      CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 2);
+      ebb_pol_clear_actions (p);
+      ebb_pol_node_capacity (p, 1, (ebb_pol_res){ 0, 0 });
+      ebb_pol_job_arrived (p, 1, 1);
+      ebb_pol_action a = polfix_first (p, EBB_POL_ACT_SUSPEND);
+      CU_ASSERT_EQUAL (a.node, 0);
+      ebb_pol_free (p);
+      free_jobs (jobs, 2);
+    }
+}
+
 /* The policy refuses single-slot mode (it needs capacities to preempt). */
 static void
 test_policy_needs_resources (void)
@@ -1185,6 +1275,9 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_policy_two_shorts_in_one_long),
   EBB_CU_TEST (test_policy_demo_bursts),
   EBB_CU_TEST (test_policy_steady_stream),
+  EBB_CU_TEST (test_policy_long_fits_nowhere_parked),
+  EBB_CU_TEST (test_policy_cancel_unblocks_queue),
+  EBB_CU_TEST (test_policy_no_preemption_on_drained_node),
   EBB_CU_TEST (test_policy_needs_resources),
   EBB_CU_TEST (test_policy_adopted_is_preemptible),
 };
