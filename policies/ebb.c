@@ -328,6 +328,7 @@ can_start (ebb_pol *p, uint32_t node, uint32_t job, double now_sec)
   ebb_priv *e = p->priv;
   if (ebb_pol_res_fits (p->jobs[job].demand, p->node_free[node]))
     return 1;
+  e->pn[node].cap = p->node_cap[node]; /* as serve does: a drained node makes no room */
   ensure_takes (e, e->pn[node].ntasks + 1);
   double delay;
   return ebb_pre_plan (&e->pn[node], &e->pre, p->jobs[job].demand, p->jobs[job].est_task_sec,
