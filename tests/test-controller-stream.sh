@@ -101,7 +101,7 @@ if [ "$BOUND_MS" = "$QUIET_MS" ]; then
     ok "each long task ran >= 0.5 of the wall time ($s0, $s1)" || fail "a long task ran < 0.5 of the wall time ($s0, $s1)"
 else
   awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= 0.5 && b >= 0.5 && (a < b ? a / b : b / a) >= 0.5) }' &&
-    ok "each long task held its CPU >= 0.5 of the time, min/max >= 0.5 ($1, $2; CPU time not checked against wall: $BOUND_WHY)" ||
+    ok "each long task held its CPU >= 0.5 of the time, min/max >= 0.5 ($1, $2; CPU time against wall time not checked: the host is shared, load $(cut -d' ' -f1 /proc/loadavg))" ||
     fail "long tasks held their CPU $1, $2 of the time"
 fi
 exit $FAILED
