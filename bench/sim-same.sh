@@ -83,7 +83,7 @@ compare <<EOF2
 -p eagle $fb --cutoff 1000 --seed 2
 -p bigc $yh --mode gp --no-arrival-preempt
 -p ebb $yh --seed 1
--p ebb $yh --seed 2 --max-suspends 8 --suspend-window 60
+-p ebb $yh --seed 2 --long-share 0.25 --share-window 60
 -p peacock $yh --seed 1
 -p peacock $yh --rotation-interval 0.1
 -p peacock $yh --threshold-scale 2 --rotation-interval 5

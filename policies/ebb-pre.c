@@ -16,8 +16,8 @@ void
 ebb_pre_params_default (ebb_pre_params *p)
 {
   memset (p, 0, sizeof *p);
-  p->max_suspends = 2;
-  p->suspend_window_sec = 600;
+  p->long_share = 0.5;
+  p->share_window_sec = 600;
   p->resume_tries = 3;
   p->round_sec = 3;
   p->reclaim_sec_per_gib = 3;
@@ -28,10 +28,10 @@ ebb_pre_params_default (ebb_pre_params *p)
 const char *
 ebb_pre_params_check (const ebb_pre_params *p)
 {
-  if (p->max_suspends < 1 || p->max_suspends > EBB_PRE_MAX_SUSPENDS)
-    return "max suspends out of range [1, 8]";
-  if (!(p->suspend_window_sec > 0) || !isfinite (p->suspend_window_sec))
-    return "suspend window must be > 0";
+  if (!(p->long_share >= 0 && p->long_share <= 1))
+    return "long share out of range [0, 1]";
+  if (!(p->share_window_sec > 0) || !isfinite (p->share_window_sec))
+    return "share window must be > 0";
   if (!(p->round_sec > 0) || !isfinite (p->round_sec))
     return "round must be > 0";
   if (!(p->reclaim_sec_per_gib >= 0) || !isfinite (p->reclaim_sec_per_gib)
@@ -68,34 +68,80 @@ ebb_pre_is_preempted (const ebb_pre_task *t)
          || t->given.memory_bytes < t->demand.memory_bytes;
 }
 
-int
-ebb_pre_may_suspend (const ebb_pre_task *t, const ebb_pre_params *p, double now_sec)
-{
-  if (t->nhist < p->max_suspends)
-    return 1;
-  /* The ring is full: the oldest of the last M suspensions must have left the window. */
-  return t->hist[t->hhead] <= now_sec - p->suspend_window_sec;
-}
-
-/* The longest a preemption lasts before the task is given back its room regardless of
- * waiting short work (see ebb.h for the bound it gives). */
+/* The share's accounting: the window W in EBB_PRE_BUCKETS - 1 parts of W / (B - 1) seconds,
+ * plus the part under way, each holding the demand-seconds (as a share of the demand) the
+ * task lost in it. Any W seconds ending now lie in the B latest parts, so their sum bounds
+ * what the task lost in any window ending now (over by at most one part's worth). */
 static double
-max_preempted_sec (const ebb_pre_params *p)
+bucket_sec (const ebb_pre_params *p)
 {
-  return p->suspend_window_sec / (4.0 * p->max_suspends);
+  return p->share_window_sec / (EBB_PRE_BUCKETS - 1);
 }
 
-/* Returns 1 when t may give (more) now: a new preemption within the bound, or more of its
- * room during a preemption under way that is not overdue. The bound counts preemptions (from
- * the first take until the task has its whole demand back), not takes: a task a first short
- * task took part of may give the rest to a second within the same preemption, whose length
- * W / 4M bounds it all the same. */
-static int
-may_give (const ebb_pre_task *t, const ebb_pre_params *p, double now_sec)
+double
+ebb_pre_taken_frac (const ebb_pre_task *t)
 {
-  if (ebb_pre_is_preempted (t))
-    return now_sec - t->preempted_sec < max_preempted_sec (p);
-  return ebb_pre_may_suspend (t, p, now_sec);
+  double f = 0;
+  if (t->demand.cpu_millis > 0)
+    f = (double)(t->demand.cpu_millis - t->given.cpu_millis) / t->demand.cpu_millis;
+  if (t->demand.memory_bytes > 0)
+    {
+      double m = (double)(t->demand.memory_bytes - t->given.memory_bytes) / t->demand.memory_bytes;
+      f = m > f ? m : f;
+    }
+  return f > 0 ? f : 0;
+}
+
+/* Makes part i the one under way, emptying the parts that left the window. */
+static void
+roll_to (ebb_pre_task *t, int64_t i)
+{
+  if (i <= t->bucket)
+    return;
+  int64_t from = i - t->bucket > EBB_PRE_BUCKETS ? i - EBB_PRE_BUCKETS : t->bucket;
+  for (int64_t k = from + 1; k <= i; k++)
+    t->lost[k % EBB_PRE_BUCKETS] = 0;
+  t->bucket = i;
+}
+
+void
+ebb_pre_account (ebb_pre_task *t, const ebb_pre_params *p, double now_sec)
+{
+  double bs = bucket_sec (p), f = ebb_pre_taken_frac (t), from = t->acct_sec;
+  if (now_sec <= from)
+    return;
+  /* Older than the B parts: outside every window from now on. */
+  if (now_sec - from > EBB_PRE_BUCKETS * bs)
+    from = now_sec - EBB_PRE_BUCKETS * bs;
+  while (f > 0 && from < now_sec)
+    {
+      int64_t i = (int64_t)floor (from / bs);
+      double end = (double)(i + 1) * bs;
+      end = end < now_sec ? end : now_sec;
+      roll_to (t, i);
+      t->lost[i % EBB_PRE_BUCKETS] += f * (end - from);
+      from = end > from ? end : now_sec; /* float: never stall */
+    }
+  roll_to (t, (int64_t)floor (now_sec / bs));
+  t->acct_sec = now_sec;
+}
+
+double
+ebb_pre_lost_sec (const ebb_pre_task *t, const ebb_pre_params *p, double now_sec)
+{
+  ebb_pre_task c = *t;
+  ebb_pre_account (&c, p, now_sec);
+  double sum = 0;
+  for (int i = 0; i < EBB_PRE_BUCKETS; i++)
+    sum += c.lost[i];
+  return sum;
+}
+
+/* What a task may lose in any window: (1 - S) W demand-seconds. */
+static double
+budget_sec (const ebb_pre_params *p)
+{
+  return (1 - p->long_share) * p->share_window_sec;
 }
 
 /* What the task in slot can give: its holding above the footprint. */
@@ -115,17 +161,31 @@ taken (const ebb_pre_take *out, uint32_t nt, uint32_t slot)
   return 0;
 }
 
-/* Victim order: latest estimated end first, then lower slot. */
+/* Victim order: the one that lost least in its window first (preemptions spread over the
+ * long tasks, so they progress evenly), then the latest estimated end (most slack), then
+ * the lower slot. */
 static int
-victim_before (const ebb_pre_node *n, uint32_t a, uint32_t b)
+victim_before (const ebb_pre_node *n, double lost_a, double lost_b, uint32_t a, uint32_t b)
 {
+  if (lost_a != lost_b)
+    return lost_a < lost_b;
   double ea = n->tasks[a].est_end_sec, eb = n->tasks[b].est_end_sec;
   return ea > eb || (ea == eb && a < b);
 }
 
+/* The share of its demand t would be without after taking `amount` from it. */
+static double
+frac_after (const ebb_pre_task *t, ebb_pol_res amount)
+{
+  ebb_pre_task c = *t;
+  c.given.cpu_millis -= amount.cpu_millis;
+  c.given.memory_bytes -= amount.memory_bytes;
+  return ebb_pre_taken_frac (&c);
+}
+
 int
-ebb_pre_plan (const ebb_pre_node *n, const ebb_pre_params *p, ebb_pol_res need, double now_sec,
-              ebb_pre_take *out, uint32_t max, double *delay_sec)
+ebb_pre_plan (const ebb_pre_node *n, const ebb_pre_params *p, ebb_pol_res need, double hold_sec,
+              double now_sec, ebb_pre_take *out, uint32_t max, double *delay_sec)
 {
   *delay_sec = 0;
   ebb_pol_res lack = { pos64 (n->used.cpu_millis + need.cpu_millis - n->cap.cpu_millis),
@@ -140,42 +200,34 @@ ebb_pre_plan (const ebb_pre_node *n, const ebb_pre_params *p, ebb_pol_res need, 
   while ((lack.cpu_millis > 0 || lack.memory_bytes > 0) && nt < max)
     {
       uint32_t best = UINT32_MAX;
+      double best_lost = 0;
+      ebb_pol_res best_amount = { 0, 0 };
       for (uint32_t s = 0; s < n->ntasks; s++)
         {
           const ebb_pre_task *t = &n->tasks[s];
-          if (!t->is_long || t->inflight || taken (out, nt, s) || !may_give (t, p, now_sec))
+          if (!t->is_long || t->inflight || taken (out, nt, s))
             continue;
           ebb_pol_res tk = takeable (t, p);
           if ((tk.cpu_millis == 0 || lack.cpu_millis == 0)
               && (tk.memory_bytes == 0 || lack.memory_bytes == 0))
             continue; /* nothing it holds is lacking */
-          if (best == UINT32_MAX || victim_before (n, s, best))
-            best = s;
+          ebb_pol_res amount = { min64 (tk.cpu_millis, lack.cpu_millis),
+                                 min64 (tk.memory_bytes, lack.memory_bytes) };
+          double lost = ebb_pre_lost_sec (t, p, now_sec);
+          if (lost + frac_after (t, amount) * hold_sec > budget_sec (p) + 1e-9)
+            continue; /* the share protects it */
+          if (best == UINT32_MAX || victim_before (n, lost, best_lost, s, best))
+            best = s, best_lost = lost, best_amount = amount;
         }
       if (best == UINT32_MAX)
         return -1;
-      ebb_pol_res tk = takeable (&n->tasks[best], p);
-      ebb_pol_res amount
-          = { min64 (tk.cpu_millis, lack.cpu_millis), min64 (tk.memory_bytes, lack.memory_bytes) };
-      double d = amount.memory_bytes / GIB * p->reclaim_sec_per_gib;
-      out[nt++] = (ebb_pre_take){ .slot = best, .amount = amount, .delay_sec = d };
+      double d = best_amount.memory_bytes / GIB * p->reclaim_sec_per_gib;
+      out[nt++] = (ebb_pre_take){ .slot = best, .amount = best_amount, .delay_sec = d };
       *delay_sec += d;
-      lack.cpu_millis -= amount.cpu_millis;
-      lack.memory_bytes -= amount.memory_bytes;
+      lack.cpu_millis -= best_amount.cpu_millis;
+      lack.memory_bytes -= best_amount.memory_bytes;
     }
   return lack.cpu_millis > 0 || lack.memory_bytes > 0 ? -1 : (int)nt;
-}
-
-static void
-record_suspension (ebb_pre_task *t, double now_sec, uint32_t max_suspends)
-{
-  if (t->nhist < max_suspends)
-    t->hist[(t->hhead + t->nhist++) % max_suspends] = now_sec;
-  else
-    {
-      t->hist[t->hhead] = now_sec;
-      t->hhead = (t->hhead + 1) % max_suspends;
-    }
 }
 
 void
@@ -185,11 +237,11 @@ ebb_pre_apply (ebb_pre_node *n, const ebb_pre_params *p, const ebb_pre_take *tak
   for (uint32_t i = 0; i < ntakes; i++)
     {
       ebb_pre_task *t = &n->tasks[takes[i].slot];
+      ebb_pre_account (t, p, now_sec);
       if (!ebb_pre_is_preempted (t))
         {
           t->preempted_sec = now_sec;
           n->npreempted++;
-          record_suspension (t, now_sec, p->max_suspends);
         }
       t->given.cpu_millis -= takes[i].amount.cpu_millis;
       t->given.memory_bytes -= takes[i].amount.memory_bytes;
@@ -204,8 +256,8 @@ uint32_t
 ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_sec, int short_pending,
                 int spare, ebb_pre_take *out, uint32_t max)
 {
-  /* Candidates in out, longest preempted first, so the bound on a preemption's length holds
-   * for each task when room is short. */
+  /* Candidates in out, longest preempted first, so that when room is short the task that
+   * has waited longest gets it. */
   uint32_t nc = 0;
   if (n->npreempted == 0)
     return 0;
@@ -225,7 +277,8 @@ ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_sec, int sh
       ebb_pre_task *t = &n->tasks[slot];
       ebb_pol_res back = { t->demand.cpu_millis - t->given.cpu_millis,
                            t->demand.memory_bytes - t->given.memory_bytes };
-      int overdue = now_sec - t->preempted_sec >= max_preempted_sec (p);
+      /* Overdue: it has lost its whole budget (a short task outran its estimate). */
+      int overdue = ebb_pre_lost_sec (t, p, now_sec) >= budget_sec (p) - 1e-9;
       int fits = ebb_pre_fits (n, back);
       /* D: the room seen at the last chance lasted until this one (see ebb.h). */
       if (t->has_room)
@@ -234,8 +287,12 @@ ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_sec, int sh
       t->last_chance_sec = now_sec;
       if (!fits || (short_pending && !overdue))
         continue;
-      if (!spare && !overdue && t->room_sec < p->resume_tries * p->round_sec)
+      /* D only where memory was taken: paging it back costs seconds a GiB, while CPU
+       * given back is one cpu.max write, so a CPU-only preemption ends with its short work. */
+      if (back.memory_bytes > 0 && !spare && !overdue
+          && t->room_sec < p->resume_tries * p->round_sec)
         continue; /* D: room, but not for D rounds yet */
+      ebb_pre_account (t, p, now_sec);
       out[k++] = (ebb_pre_take){ .slot = slot,
                                  .amount = back,
                                  .delay_sec = back.memory_bytes / GIB * p->resume_sec_per_gib };

@@ -7,16 +7,22 @@
  *  - A short task that does not fit on its node takes what it lacks from the node's running
  *    long tasks instead of waiting behind them: CPU at once, memory only as much as the short
  *    task lacks, at the reclaim cost. Short tasks are never victims.
- *  - Victims: the long task with the latest estimated end first (it has the most slack), then
- *    the lower slot; a task keeps at least the footprint.
- *  - A task is preempted at most M = max_suspends times per W = suspend_window_sec (a sliding
- *    window), and one preemption lasts at most W / 4M. A preemption runs from the first take
- *    until the task has its whole demand back: during it (and not past W / 4M) it may give
- *    more for another short task without counting again: past that the task gets its resources
- *    back at the next chance even if short work is waiting. A window meets at most M + 1
- *    preemptions (M starting in it, one carried in), so a long task holds its demand at least
- *    (1 - (M + 1) / 4M) >= 1/2 of any window, less the end of a short task holding its room.
- *  - Delayed resumption D: a preempted task resumes on its own node once its room there has
+ *  - The share: a long task keeps at least S = long_share of the demand-time it would have had
+ *    over any window of W = share_window_sec (it loses at most (1 - S) W demand-seconds in
+ *    any W). A take is made only when the victim, holding what the take leaves it for the
+ *    short task's estimated length, would stay within that; a task that outran it (its short
+ *    task ran longer than estimated) takes its room back at the next chance even if short
+ *    work is waiting. No count runs out: under a steady stream that leaves long work its
+ *    share, every short task finds a victim. Accounting in EBB_PRE_BUCKETS - 1 parts of the
+ *    window, so a window's loss is over-counted by at most one part.
+ *  - Victims: the long task that lost least in its window first (preemptions spread over
+ *    the long tasks so they progress evenly), then the latest estimated end, then the lower
+ *    slot; a task keeps at least the footprint.
+ *  - Thrash: every preemption is made for one short task and, CPU only, ends when it ends
+ *    (one cpu.max write each way), so a long task sees at most one suspension per short task
+ *    that takes from it, and loses at most (1 - S) W of any W to all of them.
+ *  - Delayed resumption D, only where memory was taken (paging it back costs ~3 s/GiB; CPU
+ *    costs nothing to give back): a preempted task resumes on its own node once its room there has
  *    been free, with no short work waiting for the node, for D rounds in all (D x round_sec
  *    summed since it was preempted; skipped when the cluster has spare room), so a short
  *    burst still arriving does not make it bounce. Time, not a count of chances: what serves
@@ -31,13 +37,13 @@
 
 #include "policies/policy-impl.h"
 
-/* The ring of suspension times per task bounds max_suspends. */
-#define EBB_PRE_MAX_SUSPENDS 8
+/* The share's window is accounted in EBB_PRE_BUCKETS - 1 parts plus the part under way. */
+#define EBB_PRE_BUCKETS 9
 
 typedef struct ebb_pre_params
 {
-  uint32_t max_suspends;      /* per window, 1..EBB_PRE_MAX_SUSPENDS */
-  double suspend_window_sec;  /* > 0 */
+  double long_share;          /* S: least share of its demand-time a long task keeps, [0, 1] */
+  double share_window_sec;    /* W: the window S is measured over, > 0 */
   uint32_t resume_tries;      /* D */
   double round_sec;           /* D's unit: the policy's round (tick), > 0 */
   double reclaim_sec_per_gib; /* memory taken from a victim */
@@ -45,7 +51,7 @@ typedef struct ebb_pre_params
   ebb_pol_res footprint;      /* what a preempted task keeps */
 } ebb_pre_params;
 
-/* Defaults: 2 suspensions per 600 s, D = 3 rounds of 3 s, BIG-C's 3 s/GiB both ways,
+/* Defaults: a share of 0.5 over 600 s, D = 3 rounds of 3 s, BIG-C's 3 s/GiB both ways,
  * footprint 10 millicores and 64 MiB. */
 void ebb_pre_params_default (ebb_pre_params *p);
 /* Returns NULL when params are usable, else a static message naming the bad one. */
@@ -58,14 +64,15 @@ typedef struct ebb_pre_task
   uint8_t inflight;   /* a suspension or resumption is under way: leave it alone */
   uint8_t has_room;   /* D: its last chance saw room (and no short work) */
   uint8_t pad;
-  double last_chance_sec;            /* D: that chance's time */
-  double room_sec;                   /* D: time with room since it was preempted */
-  ebb_pol_res demand;                /* what it asked for */
-  ebb_pol_res given;                 /* what it holds now (demand unless preempted) */
-  double est_end_sec;                /* start + estimate, pushed back by time spent preempted */
-  double preempted_sec;              /* when it was last preempted (valid while given < demand) */
-  double hist[EBB_PRE_MAX_SUSPENDS]; /* times of its last suspensions, a ring */
-  uint32_t nhist, hhead;
+  double last_chance_sec;       /* D: that chance's time */
+  double room_sec;              /* D: time with room since it was preempted */
+  ebb_pol_res demand;           /* what it asked for */
+  ebb_pol_res given;            /* what it holds now (demand unless preempted) */
+  double est_end_sec;           /* start + estimate, pushed back by time spent preempted */
+  double preempted_sec;         /* when it was last preempted (valid while given < demand) */
+  double acct_sec;              /* the share: lost[] is up to date until then */
+  int64_t bucket;               /* the part under way (time / (W / (B - 1))) */
+  double lost[EBB_PRE_BUCKETS]; /* demand-seconds lost per part, a ring */
 } ebb_pre_task;
 
 /* A node's running and preempted tasks. The environment owns the array. */
@@ -89,28 +96,33 @@ typedef struct ebb_pre_take
 
 /* Returns 1 when v fits in the node's free capacity. */
 int ebb_pre_fits (const ebb_pre_node *n, ebb_pol_res v);
-/* Returns 1 when the task may be preempted at now (suspend bound). */
-int ebb_pre_may_suspend (const ebb_pre_task *t, const ebb_pre_params *p, double now_sec);
+/* The share of its demand t does not hold now, in [0, 1] (the larger of CPU and memory). */
+double ebb_pre_taken_frac (const ebb_pre_task *t);
+/* Brings t's accounting up to now: call before its holding changes. */
+void ebb_pre_account (ebb_pre_task *t, const ebb_pre_params *p, double now_sec);
+/* The demand-seconds t lost in the window ending at now (its B latest parts). */
+double ebb_pre_lost_sec (const ebb_pre_task *t, const ebb_pre_params *p, double now_sec);
 /* Returns 1 when the task holds less than its demand. */
 int ebb_pre_is_preempted (const ebb_pre_task *t);
 
-/* Plans room for a short task needing `need` on node n at now. Returns the number of takes
- * written to out (0: it fits as is), or -1 when the node's preemptible long work cannot make
- * room (the short task waits; nothing may be preempted for nothing). *delay_sec is the time
+/* Plans room for a short task needing `need` for an estimated hold_sec on node n at now.
+ * Returns the number of takes written to out (0: it fits as is), or -1 when the node's
+ * preemptible long work cannot make room within its share (the short task waits; nothing
+ * may be preempted for nothing). *delay_sec is the time
  * before the room is free: reclaims on one node share its memory bandwidth, so they add. */
-int ebb_pre_plan (const ebb_pre_node *n, const ebb_pre_params *p, ebb_pol_res need, double now_sec,
-                  ebb_pre_take *out, uint32_t max, double *delay_sec);
-/* Applies takes planned by ebb_pre_plan at now: lowers the victims' holdings and records
- * the suspensions. */
+int ebb_pre_plan (const ebb_pre_node *n, const ebb_pre_params *p, ebb_pol_res need, double hold_sec,
+                  double now_sec, ebb_pre_take *out, uint32_t max, double *delay_sec);
+/* Applies takes planned by ebb_pre_plan at now: lowers the victims' holdings (their share
+ * accounted until now). */
 void ebb_pre_apply (ebb_pre_node *n, const ebb_pre_params *p, const ebb_pre_take *takes,
                     uint32_t ntakes, double now_sec);
 
 /* One scheduling chance on node n at now. short_pending: short work is still waiting for this
  * node; spare: the cluster has idle capacity (D is skipped). Writes the resumptions decided
  * (amount to give back, reload delay) to out, applies them, and returns their count. A
- * preempted task resumes when it fits back, short work is not pending (unless it has been
- * preempted for W / 4M), and it has had that room for D rounds in all since it was
- * preempted (or spare). */
+ * preempted task resumes when it fits back and short work is not pending (unless it has lost
+ * its whole budget), and, when memory was taken from it, once it has had that room for D
+ * rounds in all since it was preempted (or spare). */
 uint32_t ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_sec,
                          int short_pending, int spare, ebb_pre_take *out, uint32_t max);
 

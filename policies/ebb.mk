@@ -15,3 +15,11 @@ TESTS += $(policy_ebb_sim_tests)
 tests_test_policy_ebb_sim_SOURCES = tests/test-policy-ebb-sim.c
 tests_test_policy_ebb_sim_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_policy_ebb_sim_LDADD = sim/libebb-sim.a policies/libebb-policy.a $(EBB_TEST_LIBS) -lm
+
+# Issue 21's steady stream (data/stream-2x1000.jsonl) and a thrashing one in ebb-sim.
+TESTS += tests/test-sim-stream.sh
+EXTRA_DIST += tests/test-sim-stream.sh
+# The same stream on real agents and cgroups (root; listed here, not in controller/local.mk,
+# which another change is restructuring).
+TESTS += tests/test-controller-stream.sh
+EXTRA_DIST += tests/test-controller-stream.sh

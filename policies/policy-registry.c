@@ -63,6 +63,7 @@ ebb_pol_params_default (ebb_pol_params *p)
   p->reserve_share = 0.60;
   p->gp_step = (ebb_pol_res){ .cpu_millis = 2000, .memory_bytes = 4ll << 30 };
   p->resume_tries = 3;
+  p->long_share = 0.5;
   p->working_set = 0.5;
   p->arrival_preempt = 1;
   p->rotation_interval_sec = 1.0;

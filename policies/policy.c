@@ -387,6 +387,15 @@ ebb_pol_job_forget (ebb_pol *p, uint32_t job)
   return 1;
 }
 
+int
+ebb_pol_job_cancel (ebb_pol *p, double now_sec, uint32_t job)
+{
+  if (!p->ops->job_cancelled || job >= p->jobs_seen)
+    return 0;
+  p->ops->job_cancelled (p, now_sec, job);
+  return 1;
+}
+
 void
 ebb_pol_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
 {

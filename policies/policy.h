@@ -227,9 +227,10 @@ typedef struct ebb_pol_params
   double rotation_interval_sec; /* period of the ring's rotation rounds */
   double threshold_scale;       /* threshold = arrival + scale x average load */
   int no_rotation;              /* ablation (Peacock Fig. 6): probes stay where they land */
-  /* ebb (policies/ebb.c): suspensions of one task per window; 0: the defaults (2, 600 s). */
-  uint32_t max_suspends;
-  double suspend_window_sec;
+  /* ebb (policies/ebb.c): the least share of its demand-time a long task keeps over any
+   * window of share_window_sec (ebb.h; ebb_pol_params_default: 0.5; window 0: 600 s). */
+  double long_share;
+  double share_window_sec;
   /* Speculation (hopper, srpt; policies/spec.h). */
   uint32_t spec_mode;   /* EBB_POL_SPEC_DECENTRAL (default) or EBB_POL_SPEC_CENTRAL */
   double spec_beta;     /* Pareto shape of task durations (Hopper's beta; 1.5) */
@@ -357,6 +358,9 @@ typedef struct ebb_pol_ops
    * ebb_pol_job_adopted); the core recorded them, the policy adds them to its own state
    * (a policy without it still counts their demand on their nodes). */
   void (*job_adopted) (ebb_pol *p, double now_sec, uint32_t job);
+  /* Optional: the environment killed the job (see ebb_pol_job_cancel): its tasks not placed
+   * leave the policy's queues now; placed ones are reported as they end. */
+  void (*job_cancelled) (ebb_pol *p, double now_sec, uint32_t job);
   /* 1: the policy reads nothing of a job whose tasks all finished and whose probes are all
    * gone (nothing of it in its queues or lists; arrays by job id are set again at arrival),
    * so ebb_pol_job_forget may free that state and the environment may reuse the id. */
@@ -467,6 +471,11 @@ uint32_t ebb_pol_job_probes (const ebb_pol *p, uint32_t job);
  * slot mode the core keeps no per-task state and this returns the tasks not finished. */
 uint32_t ebb_pol_job_placed (const ebb_pol *p, uint32_t job);
 void ebb_pol_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
+/* The environment killed job (a user's kill): the policy launches none of its tasks from now
+ * on and drops those still queued at once, so none blocks the work queued behind it; the
+ * placed ones the environment ends and reports (task_killed: not queued again). Returns 1
+ * when the policy does so (ops->job_cancelled), 0 when it keeps no queue of its own. */
+int ebb_pol_job_cancel (ebb_pol *p, double now_sec, uint32_t job);
 
 /* Returns 1 in resource mode (params.node_cap set), 0 in slot mode. */
 int ebb_pol_has_resources (const ebb_pol *p);

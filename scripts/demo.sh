@@ -263,8 +263,9 @@ run_policy "bigc-gp" --policy bigc --policy-opt mode=gp --policy-opt round-sec=0
 # ebb starts a short job at its arrival; its round is only the unit of its delayed resumption
 # D (3 rounds), so it keeps the default 3 s (D = 9 s). With rounds of 0.05 s D was 0.15 s: a
 # long task resumed as soon as the short job in its room ended, each burst suspended three
-# afresh, and the suspend bound (2 a task per 600 s, 12 for the six) was spent before the
-# fifth burst, whose short jobs waited for the long job's end (doc/ebb-policy.md, "The demo").
+# afresh, and the suspend bound then in force (2 a task per 600 s, 12 for the six) was spent
+# before the fifth burst (doc/ebb-policy.md, "The demo"). The share that replaced it lets
+# every burst through at either round.
 run_policy ebb --policy ebb
 echo
 echo "== Measured on this machine: short jobs (start delay = submit -> running; ms), long jobs"

@@ -117,7 +117,9 @@ typedef struct sim_run
   const ebb_sim_config *cfg;
   ebb_pol_job *jobs;
   res_heap rheap;
-  res_task *tasks; /* by global task index (trace first_task + task) */
+  /* Resource mode: each job's tasks, from its arrival until all of them finished (then
+   * NULL again: peak memory follows the jobs alive, not every task of the trace). */
+  res_task **jtasks;
   double cap_cpu, cap_mem;
   int64_t use_cpu, use_mem; /* given to running tasks, cluster-wide */
   double util_t;            /* utilization integrated up to here */
@@ -152,7 +154,7 @@ task_dur (const sim_run *r, uint32_t job, uint32_t task)
 static inline res_task *
 rtask (sim_run *r, uint32_t job, uint32_t task)
 {
-  return &r->tasks[r->trace->first_task[job] + task];
+  return r->jtasks[job] ? &r->jtasks[job][task] : NULL;
 }
 
 /* Resource mode (sim/engine-res.c). */

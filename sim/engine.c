@@ -86,7 +86,7 @@ slot_act (void *run, double now, const ebb_pol_action *a)
 static inline __attribute__ ((always_inline)) void
 drain_actions (sim_run *r, double now)
 {
-  if (r->tasks)
+  if (r->jtasks)
     {
       ebb_sim_res_drain (r, now);
       return;
@@ -103,7 +103,7 @@ dispatch (sim_run *r, const sim_event *e)
       ebb_pol_probe_arrived (r->pol, e->t, e->node, e->arg);
       break;
     case EV_FINISH:
-      if (r->tasks)
+      if (r->jtasks)
         {
           ebb_sim_res_finish (r, e);
           break;
@@ -174,7 +174,7 @@ snapshot_until (sim_run *r, double now)
               = ebb_xrealloc (res->util_samples, res->util_cap * sizeof *res->util_samples);
         }
       double u = (double)r->running / r->nnodes;
-      if (r->tasks)
+      if (r->jtasks)
         {
           u = (double)r->use_cpu / r->cap_cpu;
           if (r->cap_mem > 0 && (double)r->use_mem / r->cap_mem > u)
@@ -195,7 +195,7 @@ event_loop (sim_run *r, const uint32_t *order)
       int src;
       const sim_event *e = peek_next (r, &src);
       double now;
-      if (r->tasks)
+      if (r->jtasks)
         {
           /* Resource mode: the resource heap and the policy's round compete too. Order at
            * equal times: arrivals, slot events, resource events, then the round. */
@@ -231,22 +231,26 @@ event_loop (sim_run *r, const uint32_t *order)
         {
           now = t->submit_sec[order[next]];
           snapshot_until (r, now);
-          if (r->tasks)
-            ebb_sim_res_util_advance (r, now);
+          if (r->jtasks)
+            {
+              ebb_sim_res_util_advance (r, now);
+              r->jtasks[order[next]] = ebb_xcalloc (
+                  t->ntasks[order[next]] ? t->ntasks[order[next]] : 1, sizeof **r->jtasks);
+            }
           ebb_pol_job_arrived (r->pol, now, order[next++]);
         }
       else if (e)
         {
           sim_event x = take_next (r, src);
-          if (r->tasks && x.kind == EV_FINISH)
+          if (r->jtasks && x.kind == EV_FINISH)
             {
               const res_task *k = rtask (r, x.job, x.arg);
-              if (!k->running || x.t != k->fin_t)
+              if (!k || !k->running || x.t != k->fin_t)
                 continue; /* superseded: the task's rate changed since */
             }
           now = x.t;
           snapshot_until (r, now);
-          if (r->tasks)
+          if (r->jtasks)
             ebb_sim_res_util_advance (r, now);
           dispatch (r, &x);
         }
@@ -360,7 +364,7 @@ ebb_sim_run (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim_resu
     {
       res->resources = 1;
       res->failed = ebb_xcalloc (n, 1);
-      r.tasks = ebb_xcalloc (trace->ntasks_total ? trace->ntasks_total : 1, sizeof *r.tasks);
+      r.jtasks = ebb_xcalloc (n ? n : 1, sizeof *r.jtasks);
       r.cap_cpu = (double)cfg->pol.node_cap.cpu_millis * cfg->pol.nnodes;
       r.cap_mem = (double)cfg->pol.node_cap.memory_bytes * cfg->pol.nnodes;
       r.util_t = r.next_snap_sec;
@@ -392,7 +396,9 @@ ebb_sim_run (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim_resu
   free (r.fifo[0].ev);
   free (r.fifo[1].ev);
   free (r.rheap.ev);
-  free (r.tasks);
+  for (uint32_t j = 0; r.jtasks && j < n; j++)
+    free (r.jtasks[j]);
+  free (r.jtasks);
   res->wall_seconds = (ebb_now_usec () - t0) / 1e6;
   return 0;
 }

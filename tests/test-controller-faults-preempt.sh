@@ -20,7 +20,7 @@ setup_cgroups
 KILLS=${EBB_CTL_TEST_KILLS:-20}
 ITER=200000
 ROUND=1
-CTL_FLAGS="--policy ebb --policy-opt max-suspends=8 --policy-opt round-sec=$ROUND --policy-opt resume-tries=1 --node-timeout 3s"
+CTL_FLAGS="--policy ebb --policy-opt round-sec=$ROUND --policy-opt resume-tries=1 --node-timeout 3s"
 # shellcheck disable=SC2086 # the flags are words
 CTL_TICK=50ms start_controller $CTL_FLAGS || { fail "controller did not start"; exit 1; }
 for n in 1 2 3; do start_node $n; done

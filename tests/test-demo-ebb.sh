@@ -3,8 +3,9 @@
 # policy code the controller runs): three nodes of 2000 millicores and 1 GiB filled by six
 # long tasks of 1000 millicores, then five bursts of three short jobs (1000 millicores, 1.5 s)
 # 3 s apart. Every short job must start on arrival, so its runtime is its 1.5 s and the launch
-# round trip. Rounds of 0.05 s (D = 0.15 s) spent the suspend bound before the fifth burst,
-# whose jobs waited (doc/ebb-policy.md, "The demo"): run as a control, it must fail the check.
+# round trip. Rounds of 0.05 s (D = 0.15 s) spent the suspend bound that preceded ebb's share
+# before the fifth burst, whose jobs waited (doc/ebb-policy.md, "The demo"): they must start
+# on arrival too now.
 set -u
 top=${EBB_TOP_SRCDIR:-.}
 sim="${EBB_TOP_BUILDDIR:-.}/sim/ebb-sim"
@@ -38,5 +39,5 @@ waited() {
 w=$(waited $opts)
 if [ -z "$w" ]; then echo "ok: every short job started on arrival"; else echo "FAIL: under the demo's options:"; echo "$w"; fail=1; fi
 w=$(waited --round-sec 0.05)
-if echo "$w" | grep -q '^job .* ran'; then echo "ok: control (rounds of 0.05 s): short jobs waited"; else echo "FAIL: control: no short job waited"; echo "$w"; fail=1; fi
+if [ -z "$w" ]; then echo "ok: rounds of 0.05 s: every short job started on arrival"; else echo "FAIL: rounds of 0.05 s:"; echo "$w"; fail=1; fi
 exit $fail
