@@ -66,3 +66,10 @@ ebb_pol_node_cap (const ebb_pol *p, uint32_t node)
 {
   return p->node_cap && node < p->params.nnodes ? p->node_cap[node] : (ebb_pol_res){ 0, 0 };
 }
+
+/* See policy.h. */
+const ebb_pol_job *
+ebb_pol_job_of (const ebb_pol *p, uint32_t job)
+{
+  return job < p->jobs_seen ? &p->jobs[job] : NULL;
+}

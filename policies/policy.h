@@ -498,6 +498,8 @@ const ebb_pol_params *ebb_pol_params_of (const ebb_pol *p);
 const ebb_pol_stats *ebb_pol_stats_of (const ebb_pol *p);
 /* Returns node's capacity as the policy holds it (resource mode; {0, 0} in slot mode). */
 ebb_pol_res ebb_pol_node_cap (const ebb_pol *p, uint32_t node);
+/* Job job as the policy knows it (announced: job < the jobs seen), or NULL. */
+const ebb_pol_job *ebb_pol_job_of (const ebb_pol *p, uint32_t job);
 
 /* Helpers for policy implementations (the files under policies/), not for environments. */
 void ebb_pol_emit (ebb_pol *p, uint32_t kind, uint32_t node, uint32_t job, uint32_t arg,

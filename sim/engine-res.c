@@ -234,8 +234,8 @@ ebb_sim_res_finish (sim_run *r, const sim_event *e)
   /* A job done is forgotten, as the controller does: a policy that allows it (ebb) frees
    * its per-task state, so peak memory follows the jobs alive, not every task of the trace
    * (56 bytes a task: 1.2 GB for the 22 M tasks of bench/ebb-perf.sh). */
-  const ebb_pol_job *j = &r->pol->jobs[e->job];
-  if (j->finished >= j->ntasks)
+  const ebb_pol_job *j = ebb_pol_job_of (r->pol, e->job);
+  if (j && j->finished >= j->ntasks)
     {
       ebb_pol_job_forget (r->pol, e->job);
       free (r->jtasks[e->job]);
