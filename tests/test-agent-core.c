@@ -511,16 +511,16 @@ static void
 test_hist (void)
 {
   ebb_agent_hist h = { 0 };
-  CU_ASSERT_DOUBLE_EQUAL (ebb_agent_hist_quantile (&h, 0.5), 0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL (ebb_prom_hist_quantile (&h, 0.5), 0, 1e-12);
   for (int i = 0; i < 99; i++)
     ebb_agent_hist_observe (&h, 800);   /* 0.8 ms -> bucket 0.001 */
   ebb_agent_hist_observe (&h, 3000000); /* 3 s -> bucket 5 */
   CU_ASSERT_EQUAL (h.n, 100);
-  CU_ASSERT_DOUBLE_EQUAL (ebb_agent_hist_quantile (&h, 0.5), 0.001, 1e-12);
-  CU_ASSERT_DOUBLE_EQUAL (ebb_agent_hist_quantile (&h, 0.99), 0.001, 1e-12);
-  CU_ASSERT_DOUBLE_EQUAL (ebb_agent_hist_quantile (&h, 1.0), 5.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL (ebb_prom_hist_quantile (&h, 0.5), 0.001, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL (ebb_prom_hist_quantile (&h, 0.99), 0.001, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL (ebb_prom_hist_quantile (&h, 1.0), 5.0, 1e-12);
   ebb_agent_hist_observe (&h, 60000000); /* 60 s -> +Inf */
-  CU_ASSERT (ebb_agent_hist_quantile (&h, 1.0) > 1e6);
+  CU_ASSERT (ebb_prom_hist_quantile (&h, 1.0) > 1e6);
 }
 
 static void
