@@ -101,6 +101,8 @@ ebb_agent_metrics_text (ebb_agent *a)
            (unsigned long long)a->m.heartbeats_ok,
            (unsigned long long)a->m.errors[EBB_AGENT_ERR_HEARTBEAT]);
   put_http (f, a);
+  ebb_prom_gauge (f, "ebb_agent_log_followers", "Task logs followed now (GET .../logs?follow=1).",
+                  a->log_followers);
   ebb_agent_fence_metrics (f, &a->fence);
   ebb_prom_head (f, "ebb_agent_errors_total", "Errors by kind.", "counter");
   for (unsigned i = 0; i < EBB_AGENT_N_ERRS; i++)

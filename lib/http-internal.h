@@ -25,6 +25,7 @@ struct ebb_http_response
   char *content_type;
   ebb_http_header *headers;
   size_t n_headers;
+  ebb_http_stream *stream; /* a streamed body (http-stream.c) instead of body */
 };
 
 /* One listen spec: its socket and its own MHD daemon driven by the server's loop. */
@@ -78,6 +79,7 @@ struct ebb_http_request
   ebb_http_request *susp_prev, *susp_next; /* in the server's list of suspended requests */
   unsigned sent_status;
   uint64_t start_usec;
+  ebb_http_stream *stream; /* the streamed body being sent, until MHD frees it */
 };
 
 struct ebb_http_deferred
@@ -113,8 +115,17 @@ struct ebb_http_server
 /* http-response.c */
 void ebb_http_response_clear (ebb_http_response *resp);
 void ebb_http_response_move (ebb_http_response *dst, ebb_http_response *src);
-/* Builds the MHD response (JSON 500 when resp is unset); returns NULL only on MHD failure. */
-struct MHD_Response *ebb_http_response_build (const ebb_http_response *resp);
+/* Builds the MHD response (JSON 500 when resp is unset; a streamed body moves into it);
+ * returns NULL only on MHD failure. */
+struct MHD_Response *ebb_http_response_build (ebb_http_response *resp);
+
+/* http-stream.c: the MHD response of resp's stream (taken from resp; NULL on failure, the
+ * stream then freed); binds a queued stream and its request; frees a stream (its done
+ * callback runs); ends a stream at shutdown, resuming its connection. */
+struct MHD_Response *ebb_http_stream_build (ebb_http_response *resp);
+void ebb_http_stream_attach (ebb_http_stream *st, ebb_http_request *req);
+void ebb_http_stream_free (ebb_http_stream *st);
+void ebb_http_stream_release (ebb_http_stream *st);
 
 /* http-server.c */
 void ebb_http_server_run_mhd (ebb_http_listener *l);

@@ -39,9 +39,12 @@ ebb_http_request_unlink_suspended (ebb_http_server *s, ebb_http_request *req)
 static enum MHD_Result
 queue (ebb_http_request *req)
 {
+  ebb_http_stream *st = req->resp.stream;
   struct MHD_Response *r = ebb_http_response_build (&req->resp);
   if (!r)
     return MHD_NO;
+  if (st)
+    ebb_http_stream_attach (st, req); /* freed with r if MHD refuses it */
   unsigned status = req->resp.set ? req->resp.status : MHD_HTTP_INTERNAL_SERVER_ERROR;
   enum MHD_Result ret = MHD_queue_response (req->con, status, r);
   MHD_destroy_response (r);
@@ -414,6 +417,11 @@ ebb_http_request_on_completed (void *cls EBB_UNUSED, struct MHD_Connection *con,
                  toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : ", aborted");
   if (req->deferred)
     req->deferred->req = NULL; /* its owner will complete it into the void */
+  if (req->stream)
+    {
+      ebb_http_stream_attach (req->stream, NULL); /* MHD frees it with its response */
+      req->stream = NULL;
+    }
   ebb_http_request_unlink_suspended (req->listener->server, req);
   request_free (req);
 }
