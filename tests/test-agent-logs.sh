@@ -3,7 +3,8 @@
 # whole file, ?tail=N its last N lines; ?follow=1 streams while the task prints and the stream
 # ends by itself when the task exits; an unknown task is a 404, bad arguments a 400; TCP wants
 # the token; followers past the cap get a 429; a follower waiting at SIGTERM is let go and
-# the agent exits cleanly. Budget: about 12 s.
+# the agent exits cleanly. ebbctl logs [-f] [--tail N] against the same agent: the same text,
+# exit 4 for an unknown task, 2 for a bad --tail. Budget: about 12 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/agent/lib.sh"
 setup_cgroups
 (umask 077 && head -c 24 /dev/urandom | od -An -tx1 | tr -d " \n" >"$TMP/token")
@@ -48,14 +49,31 @@ st=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v1/tasks/p1/
 st=$(curl -s -o "$TMP/out" -w '%{http_code}' -H "Authorization: Bearer $TOK" "http://127.0.0.1:$PORT/v1/tasks/p1/logs?tail=1")
 [ "$st" = 200 ] && [ "$(cat "$TMP/out")" = last ] && ok "TCP with the token: 200" || fail "TCP with the token: $st"
 
-# Follow while the task prints: one line every 0.3 s for about 2.4 s.
+EBBCTL="$EBB_TOP_BUILDDIR/ebbctl --agent unix:$SOCK"
+$EBBCTL logs p1 --tail 2 >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ "$rc" = 0 ] && [ "$(cat "$TMP/out")" = "$(printf 'line20\nlast')" ] && ok "ebbctl logs --tail 2" ||
+  fail "ebbctl logs --tail 2: rc $rc $(cat "$TMP/out" "$TMP/err")"
+$EBBCTL logs p1 >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ "$rc" = 0 ] && [ "$(wc -l <"$TMP/out")" = 20 ] && ok "ebbctl logs: the whole log" || fail "ebbctl logs: rc $rc"
+$EBBCTL logs nosuch >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ "$rc" = 4 ] && grep -q 'HTTP 404' "$TMP/err" && ok "ebbctl logs of an unknown task: exit 4" ||
+  fail "ebbctl logs nosuch: rc $rc $(cat "$TMP/err")"
+$EBBCTL logs p1 --tail x >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ "$rc" = 2 ] && ok "ebbctl logs --tail x: exit 2" || fail "ebbctl logs --tail x: rc $rc $(cat "$TMP/err")"
+
+# Follow while the task prints: one line every 0.3 s for about 2.4 s (curl and ebbctl -f).
 api POST /v1/tasks "$(launch_body f1 '["sh","-c","i=0; while [ $i -lt 8 ]; do echo tick$i; i=$((i+1)); sleep 0.3; done"]' 100 67108864)"
 [ "$STATUS" = 201 ] || fail "launch f1: $STATUS $(body)"
 curl -s -N -m 20 --unix-socket "$SOCK" "http://agent/v1/tasks/f1/logs?follow=1" >"$TMP/follow" &
 CURL=$!
+$EBBCTL logs f1 -f >"$TMP/ebbctl-follow" 2>"$TMP/ebbctl-err" &
+CTL_FOLLOW=$!
 sleep 1
 n1=$(grep -c '^tick' "$TMP/follow")
 [ "$n1" -ge 1 ] && [ "$n1" -lt 8 ] && ok "follow: $n1 lines while the task runs" || fail "follow mid-way: $n1 lines"
+n1=$(grep -c '^tick' "$TMP/ebbctl-follow")
+[ "$n1" -ge 1 ] && [ "$n1" -lt 8 ] && ok "ebbctl logs -f: $n1 lines while the task runs" ||
+  fail "ebbctl logs -f mid-way: $n1 lines"
 wait_exited f1
 t_exit=$(date +%s%N)
 i=0
@@ -70,6 +88,13 @@ fi
 wait "$CURL"
 [ "$(cat "$TMP/follow")" = "$(printf 'tick%s\n' 0 1 2 3 4 5 6 7)" ] && ok "follow: every line once, in order" ||
   fail "follow got: $(tr '\n' ' ' <"$TMP/follow")"
+i=0
+while kill -0 "$CTL_FOLLOW" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+kill -0 "$CTL_FOLLOW" 2>/dev/null && { fail "ebbctl logs -f still running 5 s after the exit"; kill "$CTL_FOLLOW"; }
+wait "$CTL_FOLLOW"; rc=$?
+[ "$rc" = 0 ] && [ "$(cat "$TMP/ebbctl-follow")" = "$(printf 'tick%s\n' 0 1 2 3 4 5 6 7)" ] &&
+  ok "ebbctl logs -f: every line, exit 0 when the task ended" ||
+  fail "ebbctl logs -f: rc $rc $(tr '\n' ' ' <"$TMP/ebbctl-follow") $(cat "$TMP/ebbctl-err")"
 
 # The cap on followers, then SIGTERM with followers waiting on a quiet task.
 api POST /v1/tasks "$(launch_body q1 '["sleep","60"]' 100 67108864)"
