@@ -131,7 +131,7 @@ void ebb_http_stream_release (ebb_http_stream *st);
 void ebb_http_server_run_mhd (ebb_http_listener *l);
 
 /* http-request.c: MHD's access handler, completion and unescape callbacks (cls: the
- * listener), and the unlinking of a request from the server's suspended list. */
+ * listener), and the linking and unlinking of a request on the server's suspended list. */
 enum MHD_Result ebb_http_request_on_access (void *cls, struct MHD_Connection *con, const char *url,
                                             const char *method, const char *version,
                                             const char *upload_data, size_t *upload_data_size,
@@ -140,6 +140,7 @@ void ebb_http_request_on_completed (void *cls, struct MHD_Connection *con, void 
                                     enum MHD_RequestTerminationCode toe);
 size_t ebb_http_request_unescape (void *cls, struct MHD_Connection *con, char *s);
 void ebb_http_request_unlink_suspended (ebb_http_server *s, ebb_http_request *req);
+void ebb_http_request_link_suspended (ebb_http_server *s, ebb_http_request *req);
 
 /* http-conn.c: MHD's accept policy and connection-notify callbacks (cls: the listener). */
 enum MHD_Result ebb_http_conn_accept_policy (void *cls, const struct sockaddr *sa, socklen_t len);

@@ -35,6 +35,16 @@ ebb_http_request_unlink_suspended (ebb_http_server *s, ebb_http_request *req)
   req->susp_prev = req->susp_next = NULL;
 }
 
+void
+ebb_http_request_link_suspended (ebb_http_server *s, ebb_http_request *req)
+{
+  req->susp_prev = NULL;
+  req->susp_next = s->suspended;
+  if (s->suspended)
+    s->suspended->susp_prev = req;
+  s->suspended = req;
+}
+
 /* Queues req->resp (or the 500 fallback); returns MHD's verdict. */
 static enum MHD_Result
 queue (ebb_http_request *req)
@@ -319,10 +329,7 @@ on_complete (ebb_http_request *req)
     {
       MHD_suspend_connection (req->con);
       req->phase = REQ_SUSPENDED;
-      req->susp_next = s->suspended;
-      if (s->suspended)
-        s->suspended->susp_prev = req;
-      s->suspended = req;
+      ebb_http_request_link_suspended (s, req);
       return MHD_YES;
     }
   /* DEFERRED without a live handle: the handle was completed inside the handler (its

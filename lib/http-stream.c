@@ -66,15 +66,10 @@ reader_cb (void *cls, uint64_t pos EBB_UNUSED, char *buf, size_t max)
     return n;
   if (n < 0)
     return MHD_CONTENT_READER_END_OF_STREAM;
-  ebb_http_request *req = st->req;
-  ebb_http_server *s = req->listener->server;
-  MHD_suspend_connection (req->con);
+  MHD_suspend_connection (st->req->con);
   st->waiting = true;
   /* On the server's suspended list, so that ebb_http_server_free() resumes it. */
-  req->susp_next = s->suspended;
-  if (s->suspended)
-    s->suspended->susp_prev = req;
-  s->suspended = req;
+  ebb_http_request_link_suspended (st->req->listener->server, st->req);
   return 0;
 }
 
