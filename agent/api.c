@@ -11,6 +11,7 @@
 #include "agent/api.h"
 #include "agent/heartbeat.h"
 #include "agent/launch.h"
+#include "agent/logs.h"
 #include "agent/ops.h"
 #include "agent/request.h"
 #include "agent/table.h"
@@ -617,6 +618,14 @@ h_delete (ebb_http_request *req, ebb_http_response *resp, void *ud)
   return simple_task_op (req, resp, ud, do_delete);
 }
 
+static int
+h_logs (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  ebb_agent *a = ud;
+  ebb_agent_task *t = find_or_404 (a, req, resp);
+  return t ? ebb_agent_logs_reply (a, t, req, resp) : EBB_HTTP_REPLIED;
+}
+
 static const ebb_http_route routes[] = {
   { "GET", "/v1/health", h_health, 0 },
   { "GET", "/v1/node", h_node, 0 },
@@ -626,6 +635,7 @@ static const ebb_http_route routes[] = {
   { "POST", "/v1/tasks/adopt", h_adopt, 0 },
   { "GET", "/v1/tasks/{id}", h_get, 0 },
   { "DELETE", "/v1/tasks/{id}", h_delete, 0 },
+  { "GET", "/v1/tasks/{id}/logs", h_logs, 0 },
   { "POST", "/v1/tasks/{id}/suspend", h_suspend, 0 },
   { "POST", "/v1/tasks/{id}/resume", h_resume, 0 },
   { "POST", "/v1/fence", h_fence, 0 },

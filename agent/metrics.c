@@ -14,40 +14,11 @@
 #include "lib/prom.h"
 #include "lib/util.h"
 
-const double ebb_agent_hist_bounds[EBB_AGENT_HIST_BUCKETS]
-    = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
-        0.05,   0.1,     0.25,   0.5,   1.0,    2.5,   5.0,  10.0 };
-
 /* Adds one observation of usec. */
 void
 ebb_agent_hist_observe (ebb_agent_hist *h, uint64_t usec)
 {
-  double sec = (double)usec / 1e6;
-  unsigned i = 0;
-  while (i < EBB_AGENT_HIST_BUCKETS && sec > ebb_agent_hist_bounds[i])
-    i++;
-  h->counts[i]++;
-  h->n++;
-  h->sum_sec += sec;
-}
-
-/* Returns the upper bound of the bucket holding the q-quantile (+Inf as 1e9), 0 if empty. */
-double
-ebb_agent_hist_quantile (const ebb_agent_hist *h, double q)
-{
-  if (h->n == 0)
-    return 0;
-  uint64_t want = (uint64_t)(q * (double)h->n + 0.999999);
-  if (want == 0)
-    want = 1;
-  uint64_t acc = 0;
-  for (unsigned i = 0; i < EBB_AGENT_HIST_BUCKETS; i++)
-    {
-      acc += h->counts[i];
-      if (acc >= want)
-        return ebb_agent_hist_bounds[i];
-    }
-  return 1e9;
+  ebb_prom_hist_observe (h, (double)usec / 1e6);
 }
 
 static const char *const err_names[EBB_AGENT_N_ERRS] = {
@@ -60,21 +31,6 @@ ebb_agent_count_error (ebb_agent *a, ebb_agent_err_kind kind)
 {
   if ((unsigned)kind < EBB_AGENT_N_ERRS)
     a->m.errors[kind]++;
-}
-
-static void
-put_hist (FILE *f, const char *name, const char *help, const ebb_agent_hist *h)
-{
-  ebb_prom_head (f, name, help, "histogram");
-  uint64_t acc = 0;
-  for (unsigned i = 0; i < EBB_AGENT_HIST_BUCKETS; i++)
-    {
-      acc += h->counts[i];
-      fprintf (f, "%s_bucket{le=\"%g\"} %llu\n", name, ebb_agent_hist_bounds[i],
-               (unsigned long long)acc);
-    }
-  fprintf (f, "%s_bucket{le=\"+Inf\"} %llu\n%s_sum %.6f\n%s_count %llu\n", name,
-           (unsigned long long)h->n, name, h->sum_sec, name, (unsigned long long)h->n);
 }
 
 static void
@@ -126,10 +82,11 @@ ebb_agent_metrics_text (ebb_agent *a)
   if (!f)
     return ebb_xstrdup ("");
   ebb_prom_build_info (f, "ebb-agent");
-  put_hist (f, "ebb_agent_suspend_duration_seconds",
-            "Time from a suspend request to its limits applied.", &a->m.suspend);
-  put_hist (f, "ebb_agent_resume_duration_seconds",
-            "Time from a resume request to the original limits restored.", &a->m.resume);
+  ebb_prom_process (f, "/proc");
+  ebb_prom_histogram (f, "ebb_agent_suspend_duration_seconds",
+                      "Time from a suspend request to its limits applied.", &a->m.suspend);
+  ebb_prom_histogram (f, "ebb_agent_resume_duration_seconds",
+                      "Time from a resume request to the original limits restored.", &a->m.resume);
   put_tasks (f, a);
   ebb_prom_counter (f, "ebb_agent_suspends_total", "Suspensions completed.", a->m.suspends);
   ebb_prom_counter (f, "ebb_agent_resumes_total", "Resumes completed.", a->m.resumes);
@@ -144,6 +101,8 @@ ebb_agent_metrics_text (ebb_agent *a)
            (unsigned long long)a->m.heartbeats_ok,
            (unsigned long long)a->m.errors[EBB_AGENT_ERR_HEARTBEAT]);
   put_http (f, a);
+  ebb_prom_gauge (f, "ebb_agent_log_followers", "Task logs followed now (GET .../logs?follow=1).",
+                  a->log_followers);
   ebb_agent_fence_metrics (f, &a->fence);
   ebb_prom_head (f, "ebb_agent_errors_total", "Errors by kind.", "counter");
   for (unsigned i = 0; i < EBB_AGENT_N_ERRS; i++)

@@ -6,22 +6,13 @@
 #include <json-c/json.h>
 #include <stdint.h>
 
-#define EBB_AGENT_HIST_BUCKETS 16
+#include "lib/prom.h"
 
-typedef struct ebb_agent_hist
-{
-  uint64_t counts[EBB_AGENT_HIST_BUCKETS + 1]; /* the last one is +Inf */
-  uint64_t n;
-  double sum_sec;
-} ebb_agent_hist;
+/* Latency histograms in seconds (a zeroed one has lib/prom's latency buckets). */
+typedef ebb_prom_hist ebb_agent_hist;
 
-/* Bucket upper bounds in seconds. */
-extern const double ebb_agent_hist_bounds[EBB_AGENT_HIST_BUCKETS];
-
-/* Adds one observation. */
+/* Adds one observation of usec. */
 void ebb_agent_hist_observe (ebb_agent_hist *h, uint64_t usec);
-/* Returns the q-quantile (0..1) in seconds estimated from the buckets (upper bound). */
-double ebb_agent_hist_quantile (const ebb_agent_hist *h, double q);
 
 typedef enum
 {

@@ -62,9 +62,10 @@ print_http_error (const char *what, const char *base, const char *path, ebb_http
     fputs ("ebbctl: the server wants a bearer token: pass --token-file FILE\n", stderr);
 }
 
-int
-ebbctl_call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path, json_object *body,
-             json_object **out)
+/* ebbctl_call, or with sink a call whose 2xx body goes to sink as it comes (no time limit). */
+static int
+call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path, json_object *body,
+      bool (*sink) (const char *, size_t, void *), void *sink_ud, json_object **out)
 {
   cleanup_error ebb_error *err = NULL;
   const char *base = agent ? ctx->agent : ctx->controller;
@@ -83,7 +84,12 @@ ebbctl_call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path, 
       fprintf (stderr, "ebbctl: %s\n", ebb_error_msg (&err));
       return EBBCTL_EXIT_FAILURE;
     }
-  ebb_http_call_opts opts = { .bearer_token = token, .timeout_ms = 30000, .ca_file = ctx->ca_file };
+  ebb_http_call_opts opts = { .bearer_token = token,
+                              .timeout_ms = 30000,
+                              .ca_file = ctx->ca_file,
+                              .sink = sink,
+                              .sink_ud = sink_ud,
+                              .no_timeout = sink != NULL };
   ebb_http_result res = { 0 };
   int r = ebb_http_call (method, base, path, body, &opts, &res, &err);
   if (r == -EBB_EREFUSED)
@@ -130,6 +136,33 @@ ebbctl_call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path, 
   else
     *out = ebb_steal_ptr (&res.json);
   ebb_http_result_clear (&res);
+  return rc;
+}
+
+int
+ebbctl_call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path, json_object *body,
+             json_object **out)
+{
+  return call (ctx, agent, method, path, body, NULL, NULL, out);
+}
+
+/* Writes what comes to the stream; false (the call stops) when it cannot. */
+static bool
+to_file (const char *data, size_t len, void *ud)
+{
+  FILE *f = ud;
+  if (fwrite (data, 1, len, f) != len)
+    return false;
+  fflush (f); /* a follower reads it as it comes */
+  return !ferror (f);
+}
+
+int
+ebbctl_call_stream (ebbctl_ctx *ctx, bool agent, const char *path, FILE *to)
+{
+  json_object *none = NULL;
+  int rc = call (ctx, agent, "GET", path, NULL, to_file, to, &none);
+  json_object_put (none);
   return rc;
 }
 

@@ -45,6 +45,11 @@ static const ebbctl_opt decisions_opts[] = {
   { "follow", false, EBBCTL_O_FOLLOW, NULL, "keep printing new decisions until interrupted" },
 };
 
+static const ebbctl_opt logs_opts[] = {
+  { "follow", false, EBBCTL_O_FOLLOW, NULL, "keep printing new output until the task ends" },
+  { "tail", true, EBBCTL_O_TAIL, "N", "only the last N lines (0 to 1000000)" },
+};
+
 static const ebbctl_opt watch_opts[] = {
   { "interval", true, EBBCTL_O_INTERVAL, "SEC", "refresh period (default 1)" },
   { "count", true, EBBCTL_O_COUNT, "N",
@@ -153,6 +158,8 @@ static const ebbctl_cmd commands[] = {
     "ebbctl suspend j42-t0-g1\nebbctl suspend j42-t0-g1 --mode graceful --cpu 500" },
   { "resume", "ID", "resume a suspended task on an agent", NULL, 0, true, REQUEST (resume_req),
     "ebbctl resume j42-t0-g1" },
+  { "logs", "ID", "print a task's output from its agent", OPTS (logs_opts), true, ebbctl_logs, NULL,
+    "ebbctl logs j42-t0-g1 --tail 20\nebbctl logs j42-t0-g1 -f" },
 };
 
 const ebbctl_cmd *

@@ -69,6 +69,7 @@ enum
   EBBCTL_O_ACTIVE,
   EBBCTL_O_ALL,
   EBBCTL_O_STATE,
+  EBBCTL_O_TAIL,
 };
 
 /* One option of a command: the table produces the getopt parser, --help and the synopsis. */
@@ -263,6 +264,10 @@ char *ebbctl_bytes (char *buf, size_t size, uint64_t bytes);
 int ebbctl_call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path,
                  json_object *body, json_object **out);
 
+/* GET path and write its 2xx body to `to` as it arrives, without a time limit (a followed
+ * log). Returns the exit code (errors printed as ebbctl_call's). */
+int ebbctl_call_stream (ebbctl_ctx *ctx, bool agent, const char *path, FILE *to);
+
 /* GET path of the controller page after page: while an answer's "next_after" is a number,
  * asks again with ?after= it. *out is the first answer with every page's items in its
  * array member list and "next_after" null. A cursor that does not grow, or a page without
@@ -379,6 +384,7 @@ int ebbctl_decisions (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
 int ebbctl_watch (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
 int ebbctl_suspend (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
 int ebbctl_adopt (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
+int ebbctl_logs (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
 
 /* --- submit's pure parts (cli/submit.c), for the unit suite */
 typedef struct

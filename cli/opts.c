@@ -71,16 +71,36 @@ opt_synopsis (FILE *out, const ebbctl_opt *o)
     fprintf (out, " [--%s]", o->name);
 }
 
+/* The one-letter forms of commands' options, as kubectl has them: -f for --follow. */
+static char
+short_of (int val)
+{
+  return val == EBBCTL_O_FOLLOW ? 'f' : 0;
+}
+
+/* An option's left column in a help: "-f, --follow", "--tail N". Returns buf. */
+static char *
+opt_left (char *buf, size_t size, const ebbctl_opt *o)
+{
+  char short_form[8] = "";
+  if (short_of (o->val))
+    snprintf (short_form, sizeof short_form, "-%c, ", short_of (o->val));
+  snprintf (buf, size, "%s--%s%s%s", short_form, o->name, o->has_arg ? " " : "",
+            o->has_arg ? o->arg : "");
+  return buf;
+}
+
 static void
 print_opt_lines (FILE *out, const ebbctl_opt *opts, size_t n)
 {
   for (size_t i = 0; i < n; i++)
     {
       char left[64];
-      /* --output is the one with a short form. */
+      /* --output is the global option with a short form. */
       bool o = opts == global_opts && opts[i].val == G_OUTPUT;
-      snprintf (left, sizeof left, "%s--%s%s%s", o ? "-o, " : "", opts[i].name,
-                opts[i].has_arg ? " " : "", opts[i].has_arg ? opts[i].arg : "");
+      char right[56];
+      snprintf (left, sizeof left, "%s%s", o ? "-o, " : "",
+                opt_left (right, sizeof right, &opts[i]));
       fprintf (out, "  %-28s %s\n", left, opts[i].help);
     }
 }
@@ -104,9 +124,7 @@ print_command_opts (FILE *out)
         if (seen)
           continue;
         char left[64];
-        snprintf (left, sizeof left, "--%s%s%s", o->name, o->has_arg ? " " : "",
-                  o->has_arg ? o->arg : "");
-        fprintf (out, "  %-28s", left);
+        fprintf (out, "  %-28s", opt_left (left, sizeof left, o));
         const char *sep = " ";
         for (size_t k = i; k < n; k++)
           for (size_t l = 0; l < cmds[k].n_opts; l++)
@@ -499,9 +517,23 @@ ebbctl_parse_cmd (const ebbctl_cmd *cmd, int argc, char **argv,
   /* A command taking a program's argv stops at the first non-option ("+"), so nothing of
    * that argv is ever taken for ours; the others accept options after their arguments too
    * ("suspend ID --mode graceful"). */
-  const char *shortopts = cmd->args && strstr (cmd->args, "--") ? "+:h" : ":h";
+  char shortopts[64];
+  size_t k = (size_t)snprintf (shortopts, sizeof shortopts, "%s",
+                               cmd->args && strstr (cmd->args, "--") ? "+:h" : ":h");
+  for (size_t i = 0; i < cmd->n_opts && k + 3 < sizeof shortopts; i++)
+    if (short_of (cmd->opts[i].val))
+      {
+        shortopts[k++] = short_of (cmd->opts[i].val);
+        if (cmd->opts[i].has_arg)
+          shortopts[k++] = ':';
+        shortopts[k] = '\0';
+      }
   while ((c = getopt_long (argc, argv, shortopts, lo, NULL)) != -1)
     {
+      /* A short form stands for its option. */
+      for (size_t i = 0; c != 'h' && i < cmd->n_opts; i++)
+        if (short_of (cmd->opts[i].val) && c == short_of (cmd->opts[i].val))
+          c = cmd->opts[i].val;
       if (c == 'h')
         {
           ebbctl_print_help (out ? out : stdout, cmd);

@@ -40,6 +40,10 @@ on_write (char *data, size_t size, size_t nmemb, void *userdata)
 {
   ebb_http_xfer *x = userdata;
   size_t n = size * nmemb;
+  long status = 0;
+  if (x->sink && curl_easy_getinfo (x->easy, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK
+      && status >= 200 && status <= 299)
+    return x->sink (data, n, x->sink_ud) ? n : 0;
   if (n > x->max_bytes - x->body_len)
     {
       x->too_big = true;
@@ -119,7 +123,9 @@ set_options (ebb_http_xfer *x, const ebb_http_call_opts *opts)
   long timeout_ms = opts && opts->timeout_ms > 0 ? opts->timeout_ms : EBB_HTTP_DEFAULT_TIMEOUT_MS;
   x->max_bytes = opts && opts->max_response_bytes ? opts->max_response_bytes
                                                   : EBB_HTTP_DEFAULT_MAX_RESPONSE_BYTES;
-  curl_easy_setopt (x->easy, CURLOPT_TIMEOUT_MS, timeout_ms);
+  curl_easy_setopt (x->easy, CURLOPT_TIMEOUT_MS, opts && opts->no_timeout ? 0L : timeout_ms);
+  x->sink = opts ? opts->sink : NULL;
+  x->sink_ud = opts ? opts->sink_ud : NULL;
   curl_easy_setopt (x->easy, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt (x->easy, CURLOPT_PROTOCOLS_STR, "http,https");
   if (opts && opts->ca_file)
@@ -127,7 +133,8 @@ set_options (ebb_http_xfer *x, const ebb_http_call_opts *opts)
   /* https always checks the certificate and the name: the token goes nowhere else. */
   curl_easy_setopt (x->easy, CURLOPT_SSL_VERIFYPEER, 1L);
   curl_easy_setopt (x->easy, CURLOPT_SSL_VERIFYHOST, 2L);
-  curl_easy_setopt (x->easy, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->max_bytes);
+  if (!x->sink)
+    curl_easy_setopt (x->easy, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->max_bytes);
   curl_easy_setopt (x->easy, CURLOPT_WRITEFUNCTION, on_write);
   curl_easy_setopt (x->easy, CURLOPT_WRITEDATA, x);
   curl_easy_setopt (x->easy, CURLOPT_ERRORBUFFER, x->errbuf);

@@ -25,6 +25,7 @@ struct ebb_http_response
   char *content_type;
   ebb_http_header *headers;
   size_t n_headers;
+  ebb_http_stream *stream; /* a streamed body (http-stream.c) instead of body */
 };
 
 /* One open connection (MHD's socket context), in its listener's list oldest first, for the
@@ -86,6 +87,7 @@ struct ebb_http_request
   ebb_http_request *susp_prev, *susp_next; /* in the server's list of suspended requests */
   unsigned sent_status;
   uint64_t start_usec;
+  ebb_http_stream *stream; /* the streamed body being sent, until MHD frees it */
 };
 
 struct ebb_http_deferred
@@ -120,14 +122,23 @@ struct ebb_http_server
 /* http-response.c */
 void ebb_http_response_clear (ebb_http_response *resp);
 void ebb_http_response_move (ebb_http_response *dst, ebb_http_response *src);
-/* Builds the MHD response (JSON 500 when resp is unset); returns NULL only on MHD failure. */
-struct MHD_Response *ebb_http_response_build (const ebb_http_response *resp);
+/* Builds the MHD response (JSON 500 when resp is unset; a streamed body moves into it);
+ * returns NULL only on MHD failure. */
+struct MHD_Response *ebb_http_response_build (ebb_http_response *resp);
+
+/* http-stream.c: the MHD response of resp's stream (taken from resp; NULL on failure, the
+ * stream then freed); binds a queued stream and its request; frees a stream (its done
+ * callback runs); ends a stream at shutdown, resuming its connection. */
+struct MHD_Response *ebb_http_stream_build (ebb_http_response *resp);
+void ebb_http_stream_attach (ebb_http_stream *st, ebb_http_request *req);
+void ebb_http_stream_free (ebb_http_stream *st);
+void ebb_http_stream_release (ebb_http_stream *st);
 
 /* http-server.c */
 void ebb_http_server_run_mhd (ebb_http_listener *l);
 
 /* http-request.c: MHD's access handler, completion and unescape callbacks (cls: the
- * listener), and the unlinking of a request from the server's suspended list. */
+ * listener), and the linking and unlinking of a request on the server's suspended list. */
 enum MHD_Result ebb_http_request_on_access (void *cls, struct MHD_Connection *con, const char *url,
                                             const char *method, const char *version,
                                             const char *upload_data, size_t *upload_data_size,
@@ -136,6 +147,7 @@ void ebb_http_request_on_completed (void *cls, struct MHD_Connection *con, void 
                                     enum MHD_RequestTerminationCode toe);
 size_t ebb_http_request_unescape (void *cls, struct MHD_Connection *con, char *s);
 void ebb_http_request_unlink_suspended (ebb_http_server *s, ebb_http_request *req);
+void ebb_http_request_link_suspended (ebb_http_server *s, ebb_http_request *req);
 
 /* Room kept in MHD's own connection limit over ours for evicted connections that MHD has
  * not closed yet (they close in its next run). */

@@ -35,13 +35,26 @@ ebb_http_request_unlink_suspended (ebb_http_server *s, ebb_http_request *req)
   req->susp_prev = req->susp_next = NULL;
 }
 
+void
+ebb_http_request_link_suspended (ebb_http_server *s, ebb_http_request *req)
+{
+  req->susp_prev = NULL;
+  req->susp_next = s->suspended;
+  if (s->suspended)
+    s->suspended->susp_prev = req;
+  s->suspended = req;
+}
+
 /* Queues req->resp (or the 500 fallback); returns MHD's verdict. */
 static enum MHD_Result
 queue (ebb_http_request *req)
 {
+  ebb_http_stream *st = req->resp.stream;
   struct MHD_Response *r = ebb_http_response_build (&req->resp);
   if (!r)
     return MHD_NO;
+  if (st)
+    ebb_http_stream_attach (st, req); /* freed with r if MHD refuses it */
   unsigned status = req->resp.set ? req->resp.status : MHD_HTTP_INTERNAL_SERVER_ERROR;
   enum MHD_Result ret = MHD_queue_response (req->con, status, r);
   MHD_destroy_response (r);
@@ -325,10 +338,7 @@ on_complete (ebb_http_request *req)
     {
       MHD_suspend_connection (req->con);
       req->phase = REQ_SUSPENDED;
-      req->susp_next = s->suspended;
-      if (s->suspended)
-        s->suspended->susp_prev = req;
-      s->suspended = req;
+      ebb_http_request_link_suspended (s, req);
       return MHD_YES;
     }
   /* DEFERRED without a live handle: the handle was completed inside the handler (its
@@ -424,6 +434,11 @@ ebb_http_request_on_completed (void *cls EBB_UNUSED, struct MHD_Connection *con,
                  toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : ", aborted");
   if (req->deferred)
     req->deferred->req = NULL; /* its owner will complete it into the void */
+  if (req->stream)
+    {
+      ebb_http_stream_attach (req->stream, NULL); /* MHD frees it with its response */
+      req->stream = NULL;
+    }
   ebb_http_request_unlink_suspended (req->listener->server, req);
   request_free (req);
 }

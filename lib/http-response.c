@@ -1,6 +1,8 @@
 /* Responses a handler fills, and the request getters it reads from. */
 #include "config.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -18,6 +20,7 @@ ebb_http_response_clear (ebb_http_response *resp)
       free (resp->headers[i].value);
     }
   free (resp->headers);
+  ebb_http_stream_free (resp->stream);
   *resp = (ebb_http_response){ 0 };
 }
 
@@ -36,6 +39,7 @@ set_body (ebb_http_response *resp, unsigned status, const char *content_type, ch
 {
   free (resp->body);
   free (resp->content_type);
+  ebb_http_stream_free (ebb_steal_ptr (&resp->stream));
   resp->set = true;
   resp->status = status;
   resp->body = body;
@@ -90,7 +94,7 @@ ebb_http_reply_header (ebb_http_response *resp, const char *name, const char *va
 }
 
 struct MHD_Response *
-ebb_http_response_build (const ebb_http_response *resp)
+ebb_http_response_build (ebb_http_response *resp)
 {
   ebb_http_response fallback = { 0 };
   if (!resp->set)
@@ -100,7 +104,9 @@ ebb_http_response_build (const ebb_http_response *resp)
       resp = &fallback;
     }
   struct MHD_Response *r
-      = MHD_create_response_from_buffer (resp->body_len, resp->body, MHD_RESPMEM_MUST_COPY);
+      = resp->stream
+            ? ebb_http_stream_build (resp)
+            : MHD_create_response_from_buffer (resp->body_len, resp->body, MHD_RESPMEM_MUST_COPY);
   if (r)
     {
       MHD_add_response_header (r, MHD_HTTP_HEADER_CONTENT_TYPE, resp->content_type);
@@ -173,6 +179,25 @@ ebb_http_request_query_check (const ebb_http_request *req, const char *const *na
   query_check q = { .names = names, .err = err };
   MHD_get_connection_values (req->con, MHD_GET_ARGUMENT_KIND, query_check_one, &q);
   return q.r;
+}
+
+int
+ebb_http_request_query_u64 (const ebb_http_request *req, const char *name, uint64_t min,
+                            uint64_t max, uint64_t *out, ebb_error **err)
+{
+  const char *s = ebb_http_request_query (req, name);
+  if (!s)
+    return 0;
+  /* Digits only: strtoull would take a sign, spaces and wrap "-1" around. */
+  size_t len = strspn (s, "0123456789");
+  errno = 0;
+  unsigned long long v = len > 0 && len <= 20 && s[len] == '\0' ? strtoull (s, NULL, 10) : 0;
+  if (len == 0 || len > 20 || s[len] != '\0' || errno || v < min || v > max)
+    return ebb_error_set (err, EBB_EPARSE,
+                          "%s must be a decimal number from %" PRIu64 " to %" PRIu64, name, min,
+                          max);
+  *out = v;
+  return 0;
 }
 
 json_object *

@@ -259,7 +259,7 @@ ebb_http_server_new (sd_event *event, const ebb_http_server_config *cfg, ebb_err
 }
 
 /* Suspended requests cannot be left to MHD_stop_daemon (it aborts on them): answer them
- * 503 and resume them; their handles live on, detached. */
+ * 503 and resume them; their handles live on, detached. A waiting stream ends instead. */
 static void
 release_suspended (ebb_http_server *s)
 {
@@ -267,6 +267,11 @@ release_suspended (ebb_http_server *s)
     {
       ebb_http_request *req = s->suspended;
       ebb_http_request_unlink_suspended (s, req);
+      if (req->stream)
+        {
+          ebb_http_stream_release (req->stream); /* its body ends */
+          continue;
+        }
       if (req->deferred)
         req->deferred->req = NULL;
       req->deferred = NULL;

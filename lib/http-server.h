@@ -19,6 +19,7 @@
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
@@ -28,6 +29,7 @@ typedef struct ebb_http_server ebb_http_server;
 typedef struct ebb_http_request ebb_http_request;
 typedef struct ebb_http_response ebb_http_response;
 typedef struct ebb_http_deferred ebb_http_deferred;
+typedef struct ebb_http_stream ebb_http_stream;
 
 /* What a handler returns. */
 typedef enum
@@ -202,6 +204,10 @@ const char *ebb_http_request_query (const ebb_http_request *req, const char *nam
 int ebb_http_request_query_check (const ebb_http_request *req, const char *const *names,
                                   ebb_error **err);
 
+/* Reads query argument name as a decimal number from min to max into *out (left as it is
+ * when absent). Returns 0, or -EBB_EPARSE with *err saying the range (for a 400). */
+int ebb_http_request_query_u64 (const ebb_http_request *req, const char *name, uint64_t min,
+                                uint64_t max, uint64_t *out, ebb_error **err);
 /* Returns the parsed JSON body (borrowed; json_object_get() to keep it), or NULL when the body
  * was empty or not JSON (see EBB_HTTP_ROUTE_JSON). */
 json_object *ebb_http_request_json (const ebb_http_request *req);
@@ -237,6 +243,27 @@ void ebb_http_error (ebb_http_response *resp, unsigned status, const char *code,
 
 /* Adds a response header (copied); e.g. Location or Retry-After. */
 void ebb_http_reply_header (ebb_http_response *resp, const char *name, const char *value);
+
+/* --- Streamed responses */
+
+/* Fills buf with up to max_bytes of the body: returns how many, 0 when nothing is ready
+ * (the connection then waits, suspended, for ebb_http_stream_wake()), or
+ * EBB_HTTP_STREAM_END (or any negative value) when the body is complete. */
+#define EBB_HTTP_STREAM_END ((ssize_t)-1)
+typedef ssize_t (*ebb_http_stream_read_fn) (void *ud, char *buf, size_t max_bytes);
+
+/* Sets a response whose body read_fn produces on the loop thread (chunked on HTTP/1.1), at
+ * most block_bytes per call (0: 16 KiB), replacing an earlier response. done(ud) runs
+ * exactly once, when the response is over (body ended, client gone, server freed, or the
+ * response replaced or never sent); the handle is invalid from then on. While a stream
+ * waits, a client that went away is noticed only at the next wake. Returns the handle. */
+ebb_http_stream *ebb_http_reply_stream (ebb_http_response *resp, unsigned status,
+                                        const char *content_type, size_t block_bytes,
+                                        ebb_http_stream_read_fn read_fn, void (*done) (void *ud),
+                                        void *ud);
+/* More of a waiting stream's body is ready (or its end): read_fn is called again from the
+ * loop. A no-op when the stream is not waiting. Loop thread only. */
+void ebb_http_stream_wake (ebb_http_stream *st);
 
 /* --- Deferred responses */
 

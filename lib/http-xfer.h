@@ -17,6 +17,8 @@ typedef struct ebb_http_xfer
   char *body;
   size_t body_len, body_alloc, max_bytes;
   bool too_big;
+  bool (*sink) (const char *data, size_t len, void *sink_ud); /* see ebb_http_call_opts */
+  void *sink_ud;
   char errbuf[CURL_ERROR_SIZE];
   /* Used by the multi client only. */
   ebb_http_done_fn done;

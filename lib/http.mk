@@ -7,7 +7,7 @@ lib_libebb_common_a_SOURCES += \
 	lib/http-internal.h \
 	lib/http-route.h lib/http-route.c \
 	lib/http-listen.h lib/http-listen.c \
-	lib/http-response.c \
+	lib/http-response.c lib/http-stream.c \
 	lib/http-server.c lib/http-request.c lib/http-conn.c \
 	lib/http-xfer.h lib/http-client.c lib/http-client-multi.c \
 	lib/curl-event.h lib/curl-event.c

@@ -8,7 +8,7 @@ lib_libebb_common_a_SOURCES = \
 	lib/log.h lib/log.c \
 	lib/time.h lib/time.c \
 	lib/rng.h lib/rng.c \
-	lib/prom.h lib/prom.c \
+	lib/prom.h lib/prom.c lib/prom-process.c \
 	lib/heap.h \
 	lib/secret.h lib/secret.c
 lib_libebb_common_a_CFLAGS = $(AM_CFLAGS) $(LIBSYSTEMD_CFLAGS) $(LIBCURL_CFLAGS) \

@@ -16,6 +16,7 @@
 #include "agent/ident.h"
 #include "agent/idem.h"
 #include "agent/journal.h"
+#include "agent/logs.h"
 #include "agent/metrics.h"
 #include "agent/options.h"
 #include "agent/request.h"
@@ -680,16 +681,16 @@ static void
 test_hist (void)
 {
   ebb_agent_hist h = { 0 };
-  CU_ASSERT_DOUBLE_EQUAL (ebb_agent_hist_quantile (&h, 0.5), 0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL (ebb_prom_hist_quantile (&h, 0.5), 0, 1e-12);
   for (int i = 0; i < 99; i++)
     ebb_agent_hist_observe (&h, 800);   /* 0.8 ms -> bucket 0.001 */
   ebb_agent_hist_observe (&h, 3000000); /* 3 s -> bucket 5 */
   CU_ASSERT_EQUAL (h.n, 100);
-  CU_ASSERT_DOUBLE_EQUAL (ebb_agent_hist_quantile (&h, 0.5), 0.001, 1e-12);
-  CU_ASSERT_DOUBLE_EQUAL (ebb_agent_hist_quantile (&h, 0.99), 0.001, 1e-12);
-  CU_ASSERT_DOUBLE_EQUAL (ebb_agent_hist_quantile (&h, 1.0), 5.0, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL (ebb_prom_hist_quantile (&h, 0.5), 0.001, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL (ebb_prom_hist_quantile (&h, 0.99), 0.001, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL (ebb_prom_hist_quantile (&h, 1.0), 5.0, 1e-12);
   ebb_agent_hist_observe (&h, 60000000); /* 60 s -> +Inf */
-  CU_ASSERT (ebb_agent_hist_quantile (&h, 1.0) > 1e6);
+  CU_ASSERT (ebb_prom_hist_quantile (&h, 1.0) > 1e6);
 }
 
 static void
@@ -889,6 +890,48 @@ test_ident_job (void)
   ebb_error_free (&err);
 }
 
+/* Returns the tail offset of text's last `lines` lines, as a file gives it. */
+static int64_t
+tail_of (const char *text, uint64_t lines)
+{
+  char path[] = "/tmp/ebb-tail-XXXXXX";
+  int fd = mkstemp (path);
+  CU_ASSERT_FATAL (fd >= 0);
+  unlink (path);
+  size_t len = strlen (text);
+  CU_ASSERT_FATAL (write (fd, text, len) == (ssize_t)len);
+  int64_t off = ebb_agent_log_tail_offset (fd, len, lines);
+  close (fd);
+  return off;
+}
+
+/* ?tail=N: a final newline ends the last line, a last line without one counts, fewer lines
+ * than asked give the whole file, and lines longer than the read block are counted right. */
+static void
+test_log_tail_offset (void)
+{
+  CU_ASSERT_EQUAL (tail_of ("", 3), 0);
+  CU_ASSERT_EQUAL (tail_of ("a\nb\nc\n", 0), 6);
+  CU_ASSERT_EQUAL (tail_of ("a\nb\nc\n", 1), 4);
+  CU_ASSERT_EQUAL (tail_of ("a\nb\nc\n", 2), 2);
+  CU_ASSERT_EQUAL (tail_of ("a\nb\nc\n", 3), 0);
+  CU_ASSERT_EQUAL (tail_of ("a\nb\nc\n", 9), 0);
+  CU_ASSERT_EQUAL (tail_of ("a\nb\nlast", 1), 4);
+  CU_ASSERT_EQUAL (tail_of ("a\nb\nlast", 2), 2);
+  CU_ASSERT_EQUAL (tail_of ("\n\n\n", 2), 1); /* empty lines are lines */
+  /* 10000 bytes of 'x' on one line, then "end": more than one block back. */
+  char *big = malloc (10010);
+  CU_ASSERT_FATAL (big != NULL);
+  memset (big, 'x', 10000);
+  strcpy (big + 10000, "\nend\n");
+  CU_ASSERT_EQUAL (tail_of (big, 1), 10001);
+  CU_ASSERT_EQUAL (tail_of (big, 2), 0);
+  /* A newline as the first byte of the last 4096-byte block read (the file is 10005). */
+  big[10005 - 4096] = '\n';
+  CU_ASSERT_EQUAL (tail_of (big, 2), 10005 - 4096 + 1);
+  free (big);
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_context),
   EBB_CU_TEST (test_transitions),
@@ -909,6 +952,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_journal_syncer),
   EBB_CU_TEST (test_ident),
   EBB_CU_TEST (test_ident_job),
+  EBB_CU_TEST (test_log_tail_offset),
 };
 
 EBB_CU_MAIN ("agent-core", NULL, NULL, tests)

@@ -218,8 +218,92 @@ h_query (ebb_http_request *req, ebb_http_response *resp, void *userdata EBB_UNUS
   return EBB_HTTP_REPLIED;
 }
 
+/* GET /num?n=: ebb_http_request_query_u64 from 1 to 1000; 200 {"n": N} or its 400. */
+static int
+h_num (ebb_http_request *req, ebb_http_response *resp, void *userdata EBB_UNUSED)
+{
+  cleanup_error ebb_error *err = NULL;
+  uint64_t n = 7; /* absent: left as it is */
+  if (ebb_http_request_query_u64 (req, "n", 1, 1000, &n, &err) < 0)
+    {
+      ebb_http_error (resp, 400, "bad_request", "%s", ebb_error_msg (&err));
+      return EBB_HTTP_REPLIED;
+    }
+  json_object *o = json_object_new_object ();
+  json_object_object_add (o, "n", json_object_new_int64 ((int64_t)n));
+  ebb_http_reply_json (resp, 200, o);
+  return EBB_HTTP_REPLIED;
+}
+
+/* GET /stream: a streamed body of three pieces, the second and third made ready by loop
+ * timers 50 ms apart (so the reader has nothing in between and the connection waits). */
+typedef struct
+{
+  ebb_http_stream *st;
+  sd_event_source *timer;
+  unsigned ready, sent; /* pieces made ready, pieces handed out */
+  unsigned reads_empty; /* reads that found nothing ready */
+} stream_state;
+
+static stream_state streamed;
+static unsigned stream_done_calls;
+
+static ssize_t
+stream_read (void *ud, char *buf, size_t max_bytes)
+{
+  stream_state *s = ud;
+  static const char *const pieces[] = { "one\n", "two\n", "three\n" };
+  if (s->sent == EBB_ARRAY_SIZE (pieces))
+    return EBB_HTTP_STREAM_END;
+  if (s->sent == s->ready)
+    {
+      s->reads_empty++;
+      return 0;
+    }
+  size_t n = strlen (pieces[s->sent]);
+  CU_ASSERT_FATAL (n <= max_bytes);
+  memcpy (buf, pieces[s->sent++], n);
+  return (ssize_t)n;
+}
+
+static int
+stream_tick (sd_event_source *src, uint64_t usec, void *ud)
+{
+  stream_state *s = ud;
+  s->ready++;
+  ebb_http_stream_wake (s->st);
+  if (s->ready < 3)
+    sd_event_source_set_time (src, usec + 50000);
+  else
+    sd_event_source_set_enabled (src, SD_EVENT_OFF);
+  return 0;
+}
+
+static void
+stream_done (void *ud)
+{
+  stream_state *s = ud;
+  s->timer = sd_event_source_disable_unref (s->timer);
+  stream_done_calls++;
+}
+
+static int
+h_stream (ebb_http_request *req EBB_UNUSED, ebb_http_response *resp, void *userdata)
+{
+  fixture *f = userdata;
+  streamed = (stream_state){ .ready = 1 };
+  CU_ASSERT (sd_event_add_time_relative (f->event, &streamed.timer, CLOCK_MONOTONIC, 50000, 0,
+                                         stream_tick, &streamed)
+             >= 0);
+  sd_event_source_set_enabled (streamed.timer, SD_EVENT_ON);
+  streamed.st = ebb_http_reply_stream (resp, 200, NULL, 0, stream_read, stream_done, &streamed);
+  return EBB_HTTP_REPLIED;
+}
+
 static const ebb_http_route routes[] = {
   { "GET", "/query", h_query, 0 },
+  { "GET", "/num", h_num, 0 },
+  { "GET", "/stream", h_stream, 0 },
   { "GET", "/v1/tasks", h_list, 0 },
   { "GET", "/v1/tasks/{id}", h_get_task, 0 },
   { "POST", "/v1/tasks/{id}/suspend", h_suspend, EBB_HTTP_ROUTE_JSON },
@@ -602,6 +686,24 @@ test_bad_json_400 (void)
   fixture_stop (&f);
 }
 
+/* GET path: expects status and, as text, member of a 200's body or "detail" of an error's
+ * ("" when absent). */
+static void
+expect_get (fixture *f, const char *path, long status, const char *member, const char *want)
+{
+  cleanup_error ebb_error *err = NULL;
+  ebb_http_result res = { 0 };
+  CU_ASSERT_EQUAL_FATAL (ebb_http_call ("GET", base (f, 0), path, NULL, &auth, &res, &err), 0);
+  CU_ASSERT_EQUAL (res.status, status);
+  json_object *v = NULL;
+  json_object_object_get_ex (res.json, res.status == 200 ? member : "detail", &v);
+  const char *got = v ? json_object_get_string (v) : "";
+  CU_ASSERT_STRING_EQUAL (got, want);
+  if (res.status != status || strcmp (got, want) != 0)
+    fprintf (stderr, "\n  %s: got %ld %s\n", path, res.status, got);
+  ebb_http_result_clear (&res);
+}
+
 /* ebb_http_request_query_check: known arguments once each with a value pass; an unknown,
  * a repeated or a valueless one is refused with its name. */
 static void
@@ -625,21 +727,90 @@ test_query_check (void)
     { "/query?page%00=1", 400, "unknown query argument \"page%00\"" },
   };
   for (size_t i = 0; i < EBB_ARRAY_SIZE (cases); i++)
-    {
-      cleanup_error ebb_error *err = NULL;
-      ebb_http_result res = { 0 };
-      CU_ASSERT_EQUAL_FATAL (
-          ebb_http_call ("GET", base (&f, 0), cases[i].path, NULL, &auth, &res, &err), 0);
-      CU_ASSERT_EQUAL (res.status, cases[i].status);
-      json_object *v = NULL;
-      json_object_object_get_ex (res.json, res.status == 200 ? "page" : "detail", &v);
-      const char *got = v ? json_object_get_string (v) : "";
-      CU_ASSERT_STRING_EQUAL (got, cases[i].detail);
-      if (strcmp (got, cases[i].detail) != 0)
-        fprintf (stderr, "\n  %s: got %ld %s\n", cases[i].path, res.status, got);
-      ebb_http_result_clear (&res);
-    }
+    expect_get (&f, cases[i].path, cases[i].status, "page", cases[i].detail);
   fixture_stop (&f);
+}
+
+/* ebb_http_request_query_u64: digits only, within the bounds, left alone when absent. */
+static void
+test_query_u64 (void)
+{
+  fixture f;
+  CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 0) == 0);
+  const char *range = "n must be a decimal number from 1 to 1000";
+  static const struct
+  {
+    const char *path;
+    const char *n; /* "" for a 400 */
+  } cases[] = {
+    { "/num", "7" },
+    { "/num?n=1", "1" },
+    { "/num?n=1000", "1000" },
+    { "/num?n=0", "" },
+    { "/num?n=1001", "" },
+    { "/num?n=-1", "" },
+    { "/num?n=+5", "" },
+    { "/num?n=5x", "" },
+    { "/num?n=", "" },
+    { "/num?n=%205", "" },
+    { "/num?n=99999999999999999999999", "" },
+  };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (cases); i++)
+    expect_get (&f, cases[i].path, cases[i].n[0] ? 200 : 400, "n",
+                cases[i].n[0] ? cases[i].n : range);
+  fixture_stop (&f);
+}
+
+/* Collects a streamed body (the client's sink) with the time each piece came. */
+typedef struct
+{
+  char text[64];
+  size_t len;
+  unsigned calls;
+} sink_buf;
+
+static bool
+to_sink (const char *data, size_t len, void *ud)
+{
+  sink_buf *b = ud;
+  CU_ASSERT_FATAL (b->len + len < sizeof b->text);
+  memcpy (b->text + b->len, data, len);
+  b->len += len;
+  b->text[b->len] = '\0';
+  b->calls++;
+  return true;
+}
+
+/* A streamed body: every piece once and in order, the waits between them spent suspended
+ * (the reader is not called again until a wake), done() once, and a client sink that gets
+ * the body as it comes. */
+static void
+test_stream (void)
+{
+  fixture f;
+  CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 0) == 0);
+  stream_done_calls = 0;
+  sink_buf got = { 0 };
+  ebb_http_call_opts o = auth;
+  o.sink = to_sink;
+  o.sink_ud = &got;
+  cleanup_error ebb_error *err = NULL;
+  ebb_http_result res = { 0 };
+  uint64_t t0 = ebb_now_usec ();
+  CU_ASSERT_EQUAL_FATAL (ebb_http_call ("GET", base (&f, 0), "/stream", NULL, &o, &res, &err), 0);
+  uint64_t took_usec = ebb_now_usec () - t0;
+  CU_ASSERT_EQUAL (res.status, 200);
+  CU_ASSERT_STRING_EQUAL (got.text, "one\ntwo\nthree\n");
+  CU_ASSERT_EQUAL (res.body_len, 0); /* it went to the sink */
+  CU_ASSERT (took_usec >= 90000);    /* two waits of 50 ms */
+  fixture_stop_loop (&f);
+  /* Suspended while waiting: one empty read per wait (a polled reader makes many). */
+  CU_ASSERT (streamed.reads_empty <= 2);
+  if (streamed.reads_empty > 2)
+    fprintf (stderr, "\n  %u empty reads\n", streamed.reads_empty);
+  CU_ASSERT_EQUAL (stream_done_calls, 1);
+  ebb_http_result_clear (&res);
+  fixture_free (&f);
 }
 
 /* ebb_http_request_body_json: a blank body is no body; duplicate keys, nesting past the
@@ -1814,6 +1985,8 @@ test_timeouts_follow_the_request (void)
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_tcp_needs_token),
   EBB_CU_TEST (test_query_check),
+  EBB_CU_TEST (test_query_u64),
+  EBB_CU_TEST (test_stream),
   EBB_CU_TEST (test_loopback_is_numeric),
   EBB_CU_TEST (test_unix_group),
   EBB_CU_TEST (test_per_ip_eviction_and_stats),

@@ -6,7 +6,8 @@
 # certificate (tls_config.ca_file) with the token from a credentials file. No token crosses
 # plain http. The test then asks Prometheus' HTTP API for ebb's
 # series: the target is up with no scrape error, ebb_build_info carries the version, the
-# request counters by status class and ebb_agent_heartbeats_total{result=...} are stored.
+# request counters by status class and ebb_agent_heartbeats_total{result=...} are stored,
+# and each process_* family of the agent holds a plausible value.
 # When the tree has an ebb-controller, the agent heartbeats to it (result="ok") and Prometheus
 # scrapes it too (up, ebb_build_info, its heartbeat counter); otherwise heartbeats go to a
 # unix socket where nothing listens (result="error").
@@ -143,6 +144,24 @@ if [ -n "$ctl_addr" ]; then
   v=$(query 'ebb_controller_heartbeats_total')
   [ -n "$v" ] && [ "$v" -ge 1 ] && ok "ebb_controller_heartbeats_total = $v" || fail "controller heartbeats: '$v'"
 fi
+# The process_* families of Prometheus' client libraries, as the agent's own (the controller's
+# come with its next change); each one stored with a plausible value.
+for fam in process_cpu_seconds_total process_resident_memory_bytes process_virtual_memory_bytes \
+  process_open_fds process_max_fds process_start_time_seconds; do
+  v=$(query "$fam{job=\"ebb-agent\"}")
+  [ -n "$v" ] || { fail "$fam: no sample of the agent ($(cat "$TMP/q.json"))"; continue; }
+  case $fam in
+  process_cpu_seconds_total) good=$(awk -v v="$v" 'BEGIN { print (v >= 0 && v < 1e6) }') ;;
+  process_start_time_seconds) good=$(awk -v v="$v" -v t0="$t0" 'BEGIN { print (v > t0 - 600 && v <= t0 + 60) }') ;;
+  process_open_fds) good=$(awk -v v="$v" 'BEGIN { print (v >= 3) }') ;;
+  *) good=$(awk -v v="$v" 'BEGIN { print (v > 0) }') ;;
+  esac
+  [ "$good" = 1 ] && ok "$fam{job=\"ebb-agent\"} = $v" || fail "$fam = $v: implausible"
+done
+v=$(query 'histogram_quantile(0.5, rate(ebb_agent_suspend_duration_seconds_bucket{job="ebb-agent"}[10s]))')
+st=$(jq -r .status "$TMP/q.json")
+[ "$st" = success ] && ok "histogram_quantile over ebb_agent_suspend_duration_seconds_bucket accepted" ||
+  fail "histogram_quantile refused: $(cat "$TMP/q.json")"
 n=$(curl -s -G "http://127.0.0.1:$port/api/v1/label/__name__/values" | jq -r '.data[]' | grep -c '^ebb_')
 [ "$n" -ge 10 ] && ok "$n ebb_ series stored" || fail "only $n ebb_ series stored"
 # The Grafana dashboard asks only for series the agent exports, in queries Prometheus accepts.
@@ -153,10 +172,10 @@ dash=$EBB_TOP_SRCDIR/contrib/grafana/ebb.json
 jq -r '.. | objects | select(has("targets")) | .targets[]? | .expr // empty' "$dash" >"$TMP/exprs" ||
   fail "$dash is not valid JSON"
 nq=$(grep -c . "$TMP/exprs")
-grep -o 'ebb_[a-z_]*' "$TMP/exprs" | sort -u >"$TMP/dash-metrics"
+grep -oE '(ebb|process)_[a-z_]*' "$TMP/exprs" | sort -u >"$TMP/dash-metrics"
 before_dash=$FAILED FAILED=0
 [ "$nq" -ge 1 ] && [ -s "$TMP/dash-metrics" ] || fail "$dash: no query naming an ebb_ series found ($nq queries)"
-grep -v 'ebb_' "$TMP/exprs" | while read -r e; do echo "FAIL: dashboard query names no ebb_ series: $e"; done | grep . && FAILED=1
+grep -vE 'ebb_|process_' "$TMP/exprs" | while read -r e; do echo "FAIL: dashboard query names no ebb_ or process_ series: $e"; done | grep . && FAILED=1
 for m in $(cat "$TMP/dash-metrics"); do
   case $m in ebb_controller_*) [ -n "$ctl_addr" ] || continue ;; esac
   grep -qx "$m" "$TMP/names" || fail "dashboard uses $m, which the agent does not export"
