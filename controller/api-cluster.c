@@ -10,6 +10,7 @@
 
 #include "controller/api.h"
 #include "controller/ctl.h"
+#include "controller/store.h"
 #include "lib/json.h"
 #include "lib/prom.h"
 #include "lib/time.h"
@@ -37,7 +38,7 @@ ebb_ctl_api_decisions (ebb_http_request *req, ebb_http_response *resp, void *ud)
     }
   json_object *o = json_object_new_object ();
   json_object_object_add (o, "decisions", ebb_ctl_store_decisions (c, since, 10000));
-  ebb_json_add_uint64 (o, "last_seq", c->decision_seq);
+  ebb_json_add_uint64 (o, "last_seq", ebb_ctl_store_last_seq (c));
   ebb_http_reply_json (resp, 200, o);
   return EBB_HTTP_REPLIED;
 }
@@ -91,7 +92,7 @@ ebb_ctl_cluster_json (ebb_ctl *c)
   ebb_json_add_uint64 (o, "suspended_tasks", suspended);
   ebb_json_add_uint64 (o, "preemptions", c->m.suspends + c->m.preempt_kills);
   ebb_json_add_uint64 (o, "slots", c->n_slots);
-  ebb_json_add_uint64 (o, "decisions", c->decision_seq);
+  ebb_json_add_uint64 (o, "decisions", ebb_ctl_store_last_seq (c));
   return o;
 }
 
@@ -188,7 +189,8 @@ ebb_ctl_metrics_text (ebb_ctl *c)
            c->m.agent_calls);
   COUNTER ("ebb_controller_agent_call_retries_total", "Agent calls retried.", c->m.agent_retries);
   COUNTER ("ebb_controller_bad_requests_total", "Requests refused with a 4xx.", c->m.bad_requests);
-  COUNTER ("ebb_controller_decisions_total", "Entries in the decision log.", c->decision_seq);
+  COUNTER ("ebb_controller_decisions_total", "Entries in the decision log.",
+           ebb_ctl_store_last_seq (c));
   COUNTER ("ebb_controller_policy_messages_timed_total",
            "Probes and wakes delivered by the timer at their due time (timed-probe policies: "
            "peacock).",
@@ -216,10 +218,10 @@ ebb_ctl_metrics_text (ebb_ctl *c)
            "ebb_controller_jobs_in_memory %zu\n",
            c->n_jobs);
   /* SQLite's heap (statements, schema; pages only past the reserved cache) and the pages of
-   * the page cache reserved at start (controller/store.c) in use: what of the RSS is the
-   * store's and not the model's, and how far the cache has filled its reserved memory. */
-  int cache_pages = 0, cache_hi = 0;
-  sqlite3_status (SQLITE_STATUS_PAGECACHE_USED, &cache_pages, &cache_hi, 0);
+   * the page cache reserved at start (controller/store-sqlite.c) in use: what of the RSS is
+   * the store's and not the model's, and how far the cache has filled its reserved memory. */
+  ebb_ctl_store_stats ss;
+  ebb_ctl_store_get_stats (c, &ss);
   fprintf (f,
            "# HELP ebb_controller_sqlite_memory_bytes Heap in use by SQLite (statements, "
            "schema, pages past the reserved cache).\n"
@@ -229,7 +231,7 @@ ebb_ctl_metrics_text (ebb_ctl *c)
            "the memory reserved for them at start.\n"
            "# TYPE ebb_controller_sqlite_cache_pages gauge\n"
            "ebb_controller_sqlite_cache_pages %d\n",
-           (long long)sqlite3_memory_used (), cache_pages);
+           (long long)ss.heap_bytes, ss.cache_pages);
   /* The batches the policy holds: the ones under way (or finished with probes still
    * alive), and (a policy that cannot forget a finished one) every one queued since the
    * policy was built (sched-place.c). */

@@ -10,6 +10,7 @@
 
 #include "controller/api.h"
 #include "controller/ctl.h"
+#include "controller/store.h"
 #include "lib/json.h"
 #include "lib/util.h"
 
@@ -145,7 +146,7 @@ ebb_ctl_jobs_page (ebb_ctl *c, const ebb_ctl_jobs_query *q)
     m.pos = first_after (c, q->after);
   else if (q->after > 0)
     m.pos = first_after (c, q->after - 1); /* the jobs of id < after are below it */
-  if (c->db && !q->active
+  if (c->store && !q->active
       && ebb_ctl_store_job_page (c, q->after, q->desc, q->limit + 1, &rows, &n) < 0)
     return NULL;
   json_object *arr = json_object_new_array ();

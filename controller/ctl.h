@@ -1,12 +1,11 @@
 /* ebb-controller: the cluster daemon. One context (ebb_ctl) holds the configuration, the
- * sd-event loop, the HTTP servers, the async agent client, the SQLite store, and the cluster
+ * sd-event loop, the HTTP servers, the async agent client, the store's handle, and the cluster
  * model: jobs with their tasks, nodes with their slots, and the libebb-policy instance that
  * decides where tasks go (the same policy code ebb-sim runs, driven here in real time). */
 #ifndef EBB_CTL_H
 #define EBB_CTL_H
 
 #include <json-c/json.h>
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
@@ -28,13 +27,7 @@
 /* Agent calls under way at once (more wait in order): below an agent's 256 connections per
  * address. No cap per host: agents on unix sockets share one host name in curl, and idle
  * connections to one agent would hold back calls to another. */
-#define EBB_CTL_CALLS_MAX            128
-#define EBB_CTL_WAL_CHECKPOINT_PAGES 1000 /* SQLite's own default threshold */
-/* SQLite's page cache: 512 pages of 4 KiB, 2 MiB, about SQLite's default (2,000 KiB), held in
- * memory reserved at start (controller/store.c). */
-#define EBB_CTL_STORE_PAGE_SIZE   4096
-#define EBB_CTL_STORE_CACHE_PAGES 512
-
+#define EBB_CTL_CALLS_MAX 128
 /* Settings: one table (controller/options.c) gives the command line, --help and the keys
  * of controller.conf. */
 typedef struct ebb_ctl_config
@@ -221,7 +214,7 @@ typedef struct ebb_ctl
   sd_event *event;
   ebb_http_server *http_unix, *http_tcp;
   ebb_http_client *client;
-  sqlite3 *db;
+  struct ebb_ctl_store *store; /* controller/store.h: an opaque handle, NULL: none */
   char *token;
   sd_event_source *sig_src[3];
   sd_event_source *timer_src;
@@ -278,7 +271,6 @@ typedef struct ebb_ctl
   double last_pol_tick;
   uint64_t last_short_job; /* the job a preemption is done for (decision log) */
 
-  uint64_t decision_seq;
   struct
   {
     uint64_t jobs_submitted, launches, kills, suspends, resumes, tasks_lost, heartbeats,
@@ -298,13 +290,6 @@ typedef struct ebb_ctl
     uint64_t job, usec;
   } * arrivals;
   size_t n_arrivals, cap_arrivals;
-  /* Prepared once (store.c). */
-  sqlite3_stmt *st_job, *st_task_insert, *st_task_update, *st_node, *st_decision, *st_begin,
-      *st_commit;
-  sqlite3_stmt *st_call, *st_call_done; /* the calls table (store-calls.c) */
-  sqlite3_stmt *st_rid, *st_job_get, *st_tasks_get, *st_job_page[2]; /* store-jobs.c */
-  uint64_t commits;
-  int wal_pages; /* in the WAL after the last commit */
 } ebb_ctl;
 
 /* options.c */
@@ -322,77 +307,6 @@ void ebb_ctl_config_free (ebb_ctl_config *cfg);
 int ebb_ctl_policy_params (char *const *opts, ebb_pol_params *p, ebb_error **err);
 /* 0 when the controller can run policy `name`, else a negative code with err saying why. */
 int ebb_ctl_policy_runnable (const char *name, ebb_error **err);
-
-/* store.c */
-int ebb_ctl_store_open (ebb_ctl *c, ebb_error **err);
-void ebb_ctl_store_close (ebb_ctl *c);
-/* Write a row as the model has it; they change nothing in the model (the caller moves
- * counters and frees specs: ebb_ctl_task_write). */
-int ebb_ctl_store_job (ebb_ctl *c, const ebb_ctl_job *j);
-/* Writes the row whole (the spec with it) unless t->stored, then an update without it. */
-int ebb_ctl_store_task (ebb_ctl *c, const ebb_ctl_task *t);
-int ebb_ctl_store_node (ebb_ctl *c, const ebb_ctl_node *n);
-/* Appends to the decision log (committed before the caller acts); returns the seq or 0. */
-uint64_t ebb_ctl_store_decision (ebb_ctl *c, const char *kind, const ebb_ctl_task *t, int node,
-                                 uint64_t for_job, const char *reason);
-/* Every write opens a transaction when none is open; ebb_ctl_store_commit commits it (the
- * writes of one loop iteration are one transaction: ebb_ctl_flush commits them before the
- * calls they decided go out). Both return 0, or negative (logged). */
-int ebb_ctl_store_begin (ebb_ctl *c);
-/* Copies the WAL back into the database once it holds EBB_CTL_WAL_CHECKPOINT_PAGES (from
- * the periodic tick, so that no decision waits for it). */
-void ebb_ctl_store_checkpoint (ebb_ctl *c);
-int ebb_ctl_store_commit (ebb_ctl *c);
-/* store-jobs.c: reading jobs back. */
-/* Loads the nodes and the unfinished jobs with their tasks saved by an earlier run (the
- * finished ones stay in the store: counted, answered by ebb_ctl_store_job_get). Returns 0,
- * or negative with *err. */
-int ebb_ctl_store_load (ebb_ctl *c, ebb_error **err);
-/* Returns job id as the store has it, with its tasks (no spec; node indexes of the nodes
- * known), or NULL. The caller frees it with ebb_ctl_job_free; it is not in the model. */
-ebb_ctl_job *ebb_ctl_store_job_get (ebb_ctl *c, uint64_t id);
-/* A job as the store lists it (GET /v1/jobs): its row without its tasks (job->tasks NULL;
- * job NULL for a row unreadable), and how many of its tasks are in each state. */
-typedef struct
-{
-  uint64_t id;
-  ebb_ctl_job *job;
-  uint32_t task_states[TASK_N_STATES];
-} ebb_ctl_job_summary;
-/* Reads the store's jobs of id > after in id order (desc: of id < after, in descending id
- * order), at most limit, with their tasks' counts per state, in one query: *out
- * (ebb_ctl_job_summaries_free), *n of them. Returns 0, or -EIO (nothing in *out). */
-int ebb_ctl_store_job_page (ebb_ctl *c, uint64_t after, bool desc, size_t limit,
-                            ebb_ctl_job_summary **out, size_t *n);
-void ebb_ctl_job_summaries_free (ebb_ctl_job_summary *v, size_t n);
-/* Returns the first answer given to request_id (the newest job of that id), or NULL. */
-char *ebb_ctl_store_rid_answer (ebb_ctl *c, const char *request_id);
-/* Shared by store.c and store-jobs.c. */
-sqlite3_stmt *ebb_ctl_store_prep (ebb_ctl *c, const char *sql);
-/* Returns the decisions with seq > since as a JSON array (at most limit). */
-json_object *ebb_ctl_store_decisions (ebb_ctl *c, uint64_t since, unsigned limit);
-
-/* store-calls.c: the agent calls whose effect the tasks table does not show (SUSPEND,
- * RESUME, the policy's KILL), kept from their decision to their answer so that a restart
- * sends again, with the same request id, what was decided but not acknowledged. One row
- * per task: the latest call (its seq) wins. */
-typedef struct
-{
-  uint64_t job, seq, generation;
-  uint32_t idx;
-  char *kind; /* "suspend", "resume" or "kill" */
-  char *path;
-  char *body; /* JSON, or NULL for a DELETE */
-} ebb_ctl_stored_call;
-/* Saves the call (in the open transaction, committed before the call goes out). */
-int ebb_ctl_store_call (ebb_ctl *c, const ebb_ctl_task *t, uint64_t seq, const char *kind,
-                        const char *path, json_object *body);
-/* The call of seq for task (job, idx) was answered: forgets it (if still the latest). */
-int ebb_ctl_store_call_done (ebb_ctl *c, uint64_t job, uint32_t idx, uint64_t seq);
-/* The calls kept, in seq order: *out (free with ebb_ctl_stored_calls_free). Returns the
- * count. */
-size_t ebb_ctl_store_calls (ebb_ctl *c, ebb_ctl_stored_call **out);
-void ebb_ctl_stored_calls_free (ebb_ctl_stored_call *v, size_t n);
 
 /* sched-*.c (controller/sched.h: the scheduler's inside) */
 ebb_ctl_job *ebb_ctl_job_find (ebb_ctl *c, uint64_t id);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "controller/ctl.h"
+#include "controller/store.h"
 #include "lib/log.h"
 #include "lib/time.h"
 #include "lib/util.h"

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "controller/ctl.h"
+#include "controller/store.h"
 #include "controller/sched.h"
 #include "lib/json.h"
 #include "lib/log.h"
@@ -312,8 +313,7 @@ ebb_ctl_arrival (ebb_ctl *c, uint64_t job, uint64_t arrival_usec)
 void
 ebb_ctl_flush (ebb_ctl *c)
 {
-  if (c->db)
-    ebb_ctl_store_commit (c);
+  ebb_ctl_store_commit (c);
   /* The array is taken first: a call that fails at once may decide new calls, which wait
    * for the next flush. The launches of jobs that just arrived go first, each after the
    * calls decided before it to the same node (the suspension that makes room for it must
@@ -374,10 +374,10 @@ call_new (ebb_ctl *c, ebb_ctl_call_kind kind, const ebb_ctl_task *t, uint64_t ge
   return k;
 }
 
-/* DELETE /v1/tasks/ID on node: kill (a live task) or forget (an exited one, a stale copy). */
-void
-ebb_ctl_send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int node,
-                     ebb_ctl_call_kind kind)
+/* DELETE /v1/tasks/ID on node, of decision seq (the policy's KILL; else 0). */
+static void
+send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int node,
+             ebb_ctl_call_kind kind, uint64_t seq)
 {
   call *k = call_new (c, kind, t, generation, node);
   cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, generation);
@@ -386,12 +386,27 @@ ebb_ctl_send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int
                            kind == CALL_FORGET ? "F" : "K", t->suspensions);
   /* The policy's KILL leaves the task running in the store until the answer: its row says
    * it was decided. */
-  if (kind == CALL_PKILL && c->decision_seq)
+  if (kind == CALL_PKILL && seq)
     {
-      k->seq = c->decision_seq;
+      k->seq = seq;
       ebb_ctl_store_call (c, t, k->seq, "kill", k->path, NULL);
     }
   outbox_push (k);
+}
+
+/* See sched.h. */
+void
+ebb_ctl_send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int node,
+                     ebb_ctl_call_kind kind)
+{
+  send_delete (c, t, generation, node, kind, 0);
+}
+
+/* See sched.h. */
+void
+ebb_ctl_send_pkill (ebb_ctl *c, const ebb_ctl_task *t, uint64_t seq)
+{
+  send_delete (c, t, t->generation, t->node, CALL_PKILL, seq);
 }
 
 /* The body of a graceful step: each resource it takes, with what the task holds of it
@@ -413,10 +428,11 @@ add_step (json_object *b, ebb_pol_res amount, ebb_pol_res booked)
   json_object_object_add (b, "booked", bk);
 }
 
-/* POST /v1/tasks/ID/suspend (graceful, booked non-NULL: one step of amount) or /resume. */
+/* POST /v1/tasks/ID/suspend (graceful, booked non-NULL: one step of amount) or /resume, of
+ * decision seq. */
 static void
-send_op (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, const ebb_pol_res *booked,
-         ebb_pol_res amount, bool told)
+send_op (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq, ebb_ctl_call_kind kind,
+         const ebb_pol_res *booked, ebb_pol_res amount, bool told)
 {
   call *k = call_new (c, kind, t, t->generation, t->node);
   cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, t->generation);
@@ -428,20 +444,20 @@ send_op (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, const ebb_pol_res 
         add_step (b, amount, *booked);
     }
   /* One request id per operation: the sequence number of the decision that carries it
-   * (committed just before). A count kept in memory would start again after a restart, and
-   * the agent would answer a new RESUME with the reply it kept for an old one. */
+   * (committed with it, given by the caller). A count kept in memory would start again after a
+   * restart, and the agent would answer a new RESUME with the reply it kept for an old one. */
   t->attempts++;
   cleanup_free char *rid
-      = ebb_xasprintf ("%s-%s%" PRIu64, id, kind == CALL_SUSPEND ? "S" : "R", c->decision_seq);
+      = ebb_xasprintf ("%s-%s%" PRIu64, id, kind == CALL_SUSPEND ? "S" : "R", seq);
   ebb_json_add_string (b, "request_id", rid);
   ebb_json_add_uint64 (b, "generation", t->generation);
   k->amount = amount;
   k->told = told;
   k->body = b;
   k->path = ebb_xasprintf ("/v1/tasks/%s/%s", id, kind == CALL_SUSPEND ? "suspend" : "resume");
-  if (c->decision_seq)
+  if (seq)
     {
-      k->seq = c->decision_seq;
+      k->seq = seq;
       ebb_ctl_store_call (c, t, k->seq, kind == CALL_SUSPEND ? "suspend" : "resume", k->path, b);
     }
   outbox_push (k);
@@ -449,17 +465,17 @@ send_op (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, const ebb_pol_res 
 
 /* See sched.h. */
 void
-ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, const ebb_pol_res *booked, ebb_pol_res amount,
-                      bool told)
+ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq, const ebb_pol_res *booked,
+                      ebb_pol_res amount, bool told)
 {
-  send_op (c, t, CALL_SUSPEND, booked, amount, told);
+  send_op (c, t, seq, CALL_SUSPEND, booked, amount, told);
 }
 
 /* See sched.h. */
 void
-ebb_ctl_send_resume (ebb_ctl *c, ebb_ctl_task *t)
+ebb_ctl_send_resume (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq)
 {
-  send_op (c, t, CALL_RESUME, NULL, (ebb_pol_res){ 0, 0 }, false);
+  send_op (c, t, seq, CALL_RESUME, NULL, (ebb_pol_res){ 0, 0 }, false);
 }
 
 /* See sched.h. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "controller/ctl.h"
+#include "controller/store.h"
 #include "controller/sched.h"
 #include "lib/json.h"
 #include "lib/log.h"

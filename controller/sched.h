@@ -74,17 +74,22 @@ typedef enum
   CALL_ADOPT, /* POST /v1/tasks/adopt (sched-adopt.c) */
 } ebb_ctl_call_kind;
 
-/* DELETE /v1/tasks/ID of generation on node (kind: CALL_KILL, CALL_FORGET or CALL_PKILL). */
+/* DELETE /v1/tasks/ID of generation on node (kind: CALL_KILL or CALL_FORGET). */
 void ebb_ctl_send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int node,
                           ebb_ctl_call_kind kind);
+/* The calls a decision carries take its sequence number seq (ebb_ctl_store_decision's; 0:
+ * not written): the request id of a suspension or resumption, and the key of the call's
+ * row that a restart sends again. */
+/* DELETE /v1/tasks/ID of t's generation on its node decided by the policy (CALL_PKILL). */
+void ebb_ctl_send_pkill (ebb_ctl *c, const ebb_ctl_task *t, uint64_t seq);
 /* POST /v1/tasks/ID/suspend: graceful (booked non-NULL: one step of amount from what the
  * policy counts the task as holding before it, sent as "booked" so the agent steps from
  * the books, not from its own idea of the task) or immediate (booked NULL). told: the
  * policy was told the room is free already (the answer then only updates the task). */
-void ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, const ebb_pol_res *booked,
+void ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq, const ebb_pol_res *booked,
                            ebb_pol_res amount, bool told);
 /* POST /v1/tasks/ID/resume. */
-void ebb_ctl_send_resume (ebb_ctl *c, ebb_ctl_task *t);
+void ebb_ctl_send_resume (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq);
 /* POST /v1/tasks of the task's current generation on its node with these limits. */
 void ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_millis,
                           uint64_t memory_bytes);

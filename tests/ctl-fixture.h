@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "controller/ctl.h"
+#include "controller/store.h"
 #include "lib/util.h"
 
 /* The suite's scratch directory: ctlfix_init makes it from the template, ctlfix_clean

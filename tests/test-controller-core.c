@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "controller/ctl.h"
+#include "controller/store-sqlite.h"
 #include "controller/sched.h"
 #include "lib/json.h"
 #include "lib/rng.h"
@@ -231,7 +232,7 @@ test_store (void)
   CU_ASSERT_EQUAL_FATAL (c->n_jobs, 1);
   CU_ASSERT_EQUAL_FATAL (c->n_nodes, 1);
   CU_ASSERT_EQUAL (c->next_job_id, 6);
-  CU_ASSERT_EQUAL (c->decision_seq, 1);
+  CU_ASSERT_EQUAL (ebb_ctl_store_last_seq (c), 1);
   CU_ASSERT_EQUAL (c->nodes[0]->epoch, 3);
   CU_ASSERT_STRING_EQUAL (c->nodes[0]->url, "unix:/run/x.sock");
   ebb_ctl_job *k = ebb_ctl_job_find (c, 5);
@@ -252,17 +253,17 @@ test_store (void)
 }
 
 /* SQLite's page cache: explicit sizes, and its pages in the memory reserved at the first
- * store opened (controller/store.c), not in SQLite's heap. */
+ * store opened (controller/store-sqlite.c), not in SQLite's heap. */
 static void
 test_store_cache (void)
 {
   ebb_ctl_config cfg;
   ebb_ctl *c = ctl_new (&cfg);
-  sqlite3_stmt *st = ebb_ctl_store_prep (c, "PRAGMA cache_size");
+  sqlite3_stmt *st = ebb_ctl_sqlite_prep (ebb_ctl_sqlite_of (c->store), "PRAGMA cache_size");
   CU_ASSERT_EQUAL_FATAL (sqlite3_step (st), SQLITE_ROW);
   CU_ASSERT_EQUAL (sqlite3_column_int (st, 0), EBB_CTL_STORE_CACHE_PAGES);
   sqlite3_finalize (st);
-  st = ebb_ctl_store_prep (c, "PRAGMA page_size");
+  st = ebb_ctl_sqlite_prep (ebb_ctl_sqlite_of (c->store), "PRAGMA page_size");
   CU_ASSERT_EQUAL_FATAL (sqlite3_step (st), SQLITE_ROW);
   CU_ASSERT_EQUAL (sqlite3_column_int (st, 0), EBB_CTL_STORE_PAGE_SIZE);
   sqlite3_finalize (st);
@@ -353,6 +354,24 @@ test_store_calls (void)
   c = ctl_new (&cfg);
   nv = ebb_ctl_store_calls (c, &v);
   CU_ASSERT_EQUAL (nv, 3);
+  ebb_ctl_stored_calls_free (v, nv);
+
+  /* A call carries the sequence number of its own decision, not of the last one written:
+   * a suspension sent after a later decision keeps its id and row. */
+  k = ebb_ctl_job_find (c, 9);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (k);
+  uint64_t seq = ebb_ctl_store_decision (c, "suspend", &k->tasks[3], 0, 9, "test");
+  CU_ASSERT_EQUAL (seq, ebb_ctl_store_last_seq (c));
+  CU_ASSERT_EQUAL (ebb_ctl_store_decision (c, "resume", &k->tasks[1], 0, 9, "test"), seq + 1);
+  ebb_ctl_send_suspend (c, &k->tasks[3], seq, NULL, (ebb_pol_res){ 0, 0 }, false);
+  ebb_ctl_store_commit (c);
+  nv = ebb_ctl_store_calls (c, &v);
+  bool found = false;
+  cleanup_free char *rid = ebb_xasprintf ("\"j9-t3-g1-S%" PRIu64 "\"", seq);
+  for (size_t i = 0; i < nv; i++)
+    if (v[i].job == 9 && v[i].idx == 3)
+      found = v[i].seq == seq && v[i].body && strstr (v[i].body, rid);
+  CU_ASSERT (found);
   ebb_ctl_stored_calls_free (v, nv);
   ctlfix_ctl_del (c);
 }
@@ -547,7 +566,7 @@ test_adopt_validation (void)
       CU_ASSERT_PTR_NOT_NULL_FATAL (specs[i]);
       json_object_put (o);
     }
-  size_t decisions0 = c->decision_seq, jobs0 = c->n_jobs;
+  size_t decisions0 = ebb_ctl_store_last_seq (c), jobs0 = c->n_jobs;
   CU_ASSERT_EQUAL (ebb_ctl_adopt_check (c, specs, 2, NULL), 0);
   ebb_error *err = NULL;
   CU_ASSERT_EQUAL (ebb_ctl_adopt_check (c, specs, 3, &err), 409);
@@ -555,7 +574,7 @@ test_adopt_validation (void)
   CU_ASSERT_EQUAL (ebb_ctl_adopt_check (c, specs + 3, 1, &err), 404);
   CU_ASSERT_PTR_NOT_NULL (err);
   ebb_error_free (&err);
-  CU_ASSERT_EQUAL (c->decision_seq, decisions0); /* nothing changed */
+  CU_ASSERT_EQUAL (ebb_ctl_store_last_seq (c), decisions0); /* nothing changed */
   CU_ASSERT_EQUAL (c->n_jobs, jobs0);
 
   /* An accepted job: the adoption is decided and stored before its call, and the agent's
@@ -570,7 +589,7 @@ test_adopt_validation (void)
   CU_ASSERT_EQUAL (t->state, TASK_STARTING);
   CU_ASSERT_EQUAL (t->generation, 1);
   CU_ASSERT_STRING_EQUAL (c->nodes[t->node]->name, "nx");
-  CU_ASSERT_EQUAL (c->decision_seq, decisions0 + 1);
+  CU_ASSERT_EQUAL (ebb_ctl_store_last_seq (c), decisions0 + 1);
   CU_ASSERT_EQUAL (ebb_ctl_adopt_check (c, specs + 2, 1, NULL), 409); /* c1 is taken now */
   ebb_http_result res = { 0 };
   res.status = 201;

@@ -3,7 +3,9 @@
 # node and a job's state are written by the setters of the model (controller/model-index.c:
 # ebb_ctl_task_set_state, ebb_ctl_task_set_node, ebb_ctl_job_set_state) and nowhere else, so
 # the counters they move are right whether or not a change is ever stored; the store moves
-# no counter and frees nothing of the model.
+# no counter and frees nothing of the model; the store is an opaque handle whose SQLite
+# backend nothing outside controller/store*.[ch] sees; a call gets its decision's sequence
+# number from the caller.
 set -u
 SRC=${EBB_TOP_SRCDIR:-.}
 failed=0
@@ -27,9 +29,21 @@ grep -q 'ebb_ctl_task_state state;' "$SRC/controller/ctl.h" \
 # The store neither moves counters nor frees the spec (loading fills fresh objects through
 # the setters).
 bad=$(grep -nE 'ebb_ctl_count_|_set_state|_set_node|json_object_put \([a-z]+->spec' \
-  "$SRC"/controller/store*.c | grep -vE '^[^:]*/store-jobs\.c:.*_set_(state|node) \(c, ')
+  "$SRC"/controller/store*.c | grep -vE '^[^:]*/store-sqlite-jobs\.c:.*_set_(state|node) \(c, ')
 if [ -n "$bad" ]; then
   echo "FAIL: the store changes the model:"; echo "$bad"; failed=1
 fi
-[ $failed = 0 ] && echo "ok: one writer of task and job states (controller/model-index.c)"
+# The store is a handle: SQLite is one backend (store-sqlite*.c), seen by nothing else, and
+# the backend's ops table by store*.c only.
+bad=$(grep -lE 'sqlite3|store-sqlite\.h|store-backend\.h|store->ops->' "$SRC"/controller/*.c "$SRC"/controller/*.h \
+  | grep -vE '/store(-sqlite[a-z-]*)?\.[ch]$|/store-backend\.h$')
+if [ -n "$bad" ]; then
+  echo "FAIL: the store's backend seen outside controller/store*.[ch]:"; echo "$bad"; failed=1
+fi
+# A call takes the sequence number of its decision from the caller, not the last one written.
+bad=$(grep -n 'ebb_ctl_store_last_seq' "$SRC"/controller/sched-*.c)
+if [ -n "$bad" ]; then
+  echo "FAIL: a send reads the last decision's number:"; echo "$bad"; failed=1
+fi
+[ $failed = 0 ] && echo "ok: one writer of task and job states (controller/model-index.c), the store behind its handle"
 exit $failed
