@@ -10,6 +10,7 @@
 
 #include "controller/api.h"
 #include "controller/ctl.h"
+#include "controller/outbox.h"
 #include "controller/store.h"
 #include "lib/json.h"
 #include "lib/util.h"

@@ -9,6 +9,7 @@
 
 #include "controller/api.h"
 #include "controller/ctl.h"
+#include "controller/outbox.h"
 #include "controller/store.h"
 #include "controller/sched.h"
 #include "lib/json.h"

@@ -8,6 +8,7 @@
 
 #include "controller/api.h"
 #include "controller/ctl.h"
+#include "controller/outbox.h"
 #include "lib/json.h"
 #include "lib/util.h"
 

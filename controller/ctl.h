@@ -16,6 +16,8 @@
 #include "lib/http-server.h"
 #include "policies/policy.h"
 
+#include "controller/outbox-t.h"
+
 #define EBB_CTL_MAX_TASKS_PER_JOB 10000
 /* Dependency edges of one job (POST /v1/jobs "deps"): bounds the graph a DAG policy builds. */
 #define EBB_CTL_MAX_EDGES_PER_JOB    100000
@@ -157,6 +159,20 @@ typedef struct ebb_ctl_node
   uint64_t alloc_cpu_millis, alloc_memory_bytes;
 } ebb_ctl_node;
 
+/* Starting, running or suspended: on a node. */
+static inline bool
+ebb_ctl_task_active (const ebb_ctl_task *t)
+{
+  return t->state == TASK_STARTING || t->state == TASK_RUNNING || t->state == TASK_SUSPENDED;
+}
+
+/* Exited, failed or killed: over. */
+static inline bool
+ebb_ctl_task_terminal (const ebb_ctl_task *t)
+{
+  return t->state == TASK_EXITED || t->state == TASK_FAILED || t->state == TASK_KILLED;
+}
+
 /* A policy slot: one CPU of one node, the unit the single-slot policies schedule. */
 typedef struct ebb_ctl_slot
 {
@@ -283,8 +299,9 @@ typedef struct ebb_ctl
   size_t n_arrival;
   /* Agent calls decided in this loop iteration, started by ebb_ctl_flush once the store
    * committed them; and the arrival times of the jobs they are for. */
-  struct ebb_ctl_call **outbox;
+  ebb_ctl_call **outbox;
   size_t n_outbox, cap_outbox;
+  ebb_ctl_call_route call_routes[CALL_N_KINDS]; /* by kind (ebb_ctl_outbox_route) */
   struct
   {
     uint64_t job, usec;
@@ -321,6 +338,10 @@ void ebb_ctl_kill_job (ebb_ctl *c, ebb_ctl_job *j);
 /* Applies a node's heartbeat (capacity, URL, task states). Returns 0, or negative with
  * *err for a malformed report (nothing changed). */
 int ebb_ctl_heartbeat (ebb_ctl *c, const char *name, json_object *body, ebb_error **err);
+/* Routes (sched-calls.c) the answers of the agent calls of every kind to the scheduler's
+ * handlers (ebb_ctl_outbox_route); called once when the controller is set up. */
+void ebb_ctl_sched_calls_route (ebb_ctl *c);
+
 /* Periodic work: node timeouts, policy tick, retries, rebuild at idle. */
 void ebb_ctl_sched_tick (ebb_ctl *c);
 /* Marks a node drained (no new tasks) or ready again. */
@@ -348,13 +369,6 @@ double ebb_ctl_now (void);
 int ebb_ctl_task_write (ebb_ctl *c, ebb_ctl_task *t);
 /* Recomputes a job's state from its tasks (and stores it when it changed). */
 void ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j);
-/* The end of a loop iteration: commits the store, then starts the agent calls decided
- * since the last flush (a decision is committed before its call goes out). */
-void ebb_ctl_flush (ebb_ctl *c);
-/* Records that job `job` arrived at arrival_usec (monotonic): the next flush starts its
- * launches first and takes its decision latency once they are handed to curl multi. */
-void ebb_ctl_arrival (ebb_ctl *c, uint64_t job, uint64_t arrival_usec);
-
 /* model-index.c: the node index by name, the counters, the writers of states. */
 /* Adds node idx to the index by name. */
 void ebb_ctl_index_add_node (ebb_ctl *c, size_t idx);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "controller/ctl.h"
+#include "controller/outbox.h"
 #include "controller/store.h"
 #include "controller/sched.h"
 #include "lib/json.h"

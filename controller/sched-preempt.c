@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "controller/ctl.h"
+#include "controller/outbox.h"
 #include "controller/store.h"
 #include "controller/sched.h"
 
@@ -44,7 +45,9 @@ ebb_ctl_act_preempt (ebb_ctl *c, const ebb_pol_action *a)
             : a->kind != EBB_POL_ACT_SUSPEND      ? "preemptive kill for a short job"
             : a->mode == EBB_POL_SUSPEND_GRACEFUL ? "graceful step for a short job"
                                                   : "immediate for a short job");
-  ebb_ctl_store_begin (c);
+  /* The decision and its call's row (store-sqlite-calls.c) are in the loop iteration's
+   * transaction: a restart finds both or neither, and the call leaves once ebb_ctl_flush
+   * committed them. */
   uint64_t seq = ebb_ctl_store_decision (
       c, kind, t, t->node, a->kind == EBB_POL_ACT_RESUME ? t->job->id : c->last_short_job, reason);
   if (a->kind == EBB_POL_ACT_SUSPEND)
@@ -81,9 +84,6 @@ ebb_ctl_act_preempt (ebb_ctl *c, const ebb_pol_action *a)
       t->pkill = true;
       ebb_ctl_send_pkill (c, t, seq);
     }
-  /* The decision and its call's row (store-sqlite-calls.c) in one transaction: a restart finds
-   * both or neither. */
-  ebb_ctl_store_commit (c);
 }
 
 /* A SUSPEND went through: the policy learns what is free (the limits the agent applied;

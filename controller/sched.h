@@ -50,61 +50,6 @@ ebb_ctl_pol_at (ebb_ctl *c, double due)
   return due;
 }
 
-static inline bool
-ebb_ctl_task_active (const ebb_ctl_task *t)
-{
-  return t->state == TASK_STARTING || t->state == TASK_RUNNING || t->state == TASK_SUSPENDED;
-}
-
-static inline bool
-ebb_ctl_task_terminal (const ebb_ctl_task *t)
-{
-  return t->state == TASK_EXITED || t->state == TASK_FAILED || t->state == TASK_KILLED;
-}
-
-/* sched-calls.c: what an agent call is for. */
-typedef enum
-{
-  CALL_LAUNCH,
-  CALL_KILL,   /* DELETE of a live task */
-  CALL_FORGET, /* DELETE of an exited task, or of a stale copy on a node */
-  CALL_SUSPEND,
-  CALL_RESUME,
-  CALL_PKILL, /* DELETE decided by the policy: the task goes back to its queue */
-  CALL_ADOPT, /* POST /v1/tasks/adopt (sched-adopt.c) */
-} ebb_ctl_call_kind;
-
-/* DELETE /v1/tasks/ID of generation on node (kind: CALL_KILL or CALL_FORGET). */
-void ebb_ctl_send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int node,
-                          ebb_ctl_call_kind kind);
-/* The calls a decision carries take its sequence number seq (ebb_ctl_store_decision's; 0:
- * not written): the request id of a suspension or resumption, and the key of the call's
- * row that a restart sends again. */
-/* DELETE /v1/tasks/ID of t's generation on its node decided by the policy (CALL_PKILL). */
-void ebb_ctl_send_pkill (ebb_ctl *c, const ebb_ctl_task *t, uint64_t seq);
-/* POST /v1/tasks/ID/suspend: graceful (booked non-NULL: one step of amount from what the
- * policy counts the task as holding before it, sent as "booked" so the agent steps from
- * the books, not from its own idea of the task) or immediate (booked NULL). told: the
- * policy was told the room is free already (the answer then only updates the task). */
-void ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq, const ebb_pol_res *booked,
-                           ebb_pol_res amount, bool told);
-/* POST /v1/tasks/ID/resume. */
-void ebb_ctl_send_resume (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq);
-/* POST /v1/tasks of the task's current generation on its node with these limits. */
-void ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_millis,
-                          uint64_t memory_bytes);
-
-/* POST path with body (taken) for t's current generation on its node, answered through
- * the kind's handler; it goes out at the next flush, after its decision's commit. */
-void ebb_ctl_send_call (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, const char *path,
-                        json_object *body);
-/* After a restart: sends again, with their request ids, the SUSPEND, RESUME and policy
- * KILL calls the store kept as decided but not answered (their answers set their tasks'
- * states: a task suspended so owes its RESUME). */
-void ebb_ctl_replay_calls (ebb_ctl *c);
-/* Frees the calls not started yet (at exit). */
-void ebb_ctl_calls_free (ebb_ctl *c);
-
 /* sched-adopt.c */
 /* POST /v1/tasks/adopt of the adopted task t (its current generation, on its node). */
 void ebb_ctl_send_adopt (ebb_ctl *c, ebb_ctl_task *t);

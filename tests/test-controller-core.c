@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "controller/ctl.h"
+#include "controller/outbox.h"
 #include "controller/store-sqlite.h"
 #include "controller/sched.h"
 #include "lib/json.h"
@@ -415,6 +416,53 @@ test_heartbeat_validation (void)
   CU_ASSERT_EQUAL (n->nslots, 3);
   CU_ASSERT_EQUAL (n->epoch, 1);
   CU_ASSERT_EQUAL (c->n_slots, 3); /* the policy was built over its slots */
+  ctlfix_ctl_del (c);
+}
+
+/* A heartbeat's stale copy (an older generation of a task) is fenced through a decision of
+ * the heartbeat's transaction, and its DELETE waits in the outbox for the commit. */
+static void
+test_heartbeat_fence (void)
+{
+  fresh_store ();
+  ebb_ctl_config cfg;
+  ebb_ctl *c = ctl_new (&cfg);
+  json_object *o = json_tokener_parse (
+      "{\"seq\":1,\"url\":\"unix:/a.sock\",\"node\":{\"capacity\":{\"cpu_millis\":2000,"
+      "\"memory_bytes\":1073741824}}}");
+  CU_ASSERT_EQUAL (ebb_ctl_heartbeat (c, "nx", o, NULL), 0);
+  json_object_put (o);
+  ebb_ctl_job *j = ctlfix_job_new (c->next_job_id++, "j", CLS_LONG, 1);
+  j->tasks[0].generation = 2;
+  j->tasks[0].spec = json_tokener_parse ("{\"argv\":[\"x\"],\"cpu_millis\":100,"
+                                         "\"memory_bytes\":4194304}");
+  ebb_ctl_add_job (c, j);
+  ebb_ctl_store_job (c, j);
+  ebb_ctl_task_write (c, &j->tasks[0]);
+  ebb_ctl_store_commit (c);
+  uint64_t seq0 = ebb_ctl_store_last_seq (c);
+  size_t out0 = c->n_outbox;
+  cleanup_free char *hb = ebb_xasprintf (
+      "{\"seq\":2,\"url\":\"unix:/a.sock\",\"node\":{\"capacity\":{\"cpu_millis\":2000,"
+      "\"memory_bytes\":1073741824}},\"tasks\":[{\"id\":\"j%" PRIu64
+      "-t0-g1\",\"state\":\"running\"}]}",
+      j->id);
+  o = json_tokener_parse (hb);
+  CU_ASSERT_EQUAL (ebb_ctl_heartbeat (c, "nx", o, NULL), 0);
+  json_object_put (o);
+  CU_ASSERT_EQUAL (c->n_outbox, out0 + 1);
+  CU_ASSERT_EQUAL_FATAL (ebb_ctl_store_last_seq (c), seq0 + 1);
+  CU_ASSERT (ebb_ctl_store_in_transaction (c)); /* committed by the flush, then sent */
+  json_object *d = ebb_ctl_store_decisions (c, seq0, 10);
+  json_object *e = json_object_array_get_idx (d, 0), *v;
+  CU_ASSERT (e && json_object_object_get_ex (e, "action", &v)
+             && strcmp (json_object_get_string (v), "fence") == 0);
+  CU_ASSERT (e && json_object_object_get_ex (e, "generation", &v)
+             && json_object_get_int64 (v) == 1);
+  CU_ASSERT (e && json_object_object_get_ex (e, "node", &v)
+             && strcmp (json_object_get_string (v), "nx") == 0);
+  json_object_put (d);
+  ebb_ctl_store_commit (c);
   ctlfix_ctl_del (c);
 }
 
@@ -886,15 +934,11 @@ test_pjob_forget_slot_mode (void)
 }
 
 static const ebb_cu_test tests[] = {
-  EBB_CU_TEST (test_policy_params),
-  EBB_CU_TEST (test_options),
-  EBB_CU_TEST (test_store),
-  EBB_CU_TEST (test_store_cache),
-  EBB_CU_TEST (test_store_calls),
-  EBB_CU_TEST (test_heartbeat_validation),
-  EBB_CU_TEST (test_adopt_validation),
-  EBB_CU_TEST (test_index_counters),
-  EBB_CU_TEST (test_pjob_forget_slot_mode),
+  EBB_CU_TEST (test_policy_params),   EBB_CU_TEST (test_options),
+  EBB_CU_TEST (test_store),           EBB_CU_TEST (test_store_cache),
+  EBB_CU_TEST (test_store_calls),     EBB_CU_TEST (test_heartbeat_validation),
+  EBB_CU_TEST (test_heartbeat_fence), EBB_CU_TEST (test_adopt_validation),
+  EBB_CU_TEST (test_index_counters),  EBB_CU_TEST (test_pjob_forget_slot_mode),
 };
 
 EBB_CU_MAIN ("controller-core", init, ctlfix_clean, tests)

@@ -45,5 +45,17 @@ bad=$(grep -n 'ebb_ctl_store_last_seq' "$SRC"/controller/sched-*.c)
 if [ -n "$bad" ]; then
   echo "FAIL: a send reads the last decision's number:"; echo "$bad"; failed=1
 fi
-[ $failed = 0 ] && echo "ok: one writer of task and job states (controller/model-index.c), the store behind its handle"
+# The outbox: calls start in controller/outbox.c only, released by ebb_ctl_flush after the
+# commit, the one commit outside the store; the agent's busy answer is read in one place.
+bad=$(grep -n 'ebb_http_client_start' "$SRC"/controller/*.c | grep -v '^[^:]*/outbox\.c:')
+if [ -n "$bad" ]; then
+  echo "FAIL: an agent call started outside controller/outbox.c:"; echo "$bad"; failed=1
+fi
+bad=$(grep -n 'ebb_ctl_store_commit (' "$SRC"/controller/*.c | grep -vE '^[^:]*/(outbox|store[a-z-]*)\.c:')
+if [ -n "$bad" ]; then
+  echo "FAIL: a commit outside ebb_ctl_flush:"; echo "$bad"; failed=1
+fi
+n=$(cat "$SRC"/controller/*.c | grep -c 'strcmp ([a-z]*, "busy")')
+[ "$n" = 1 ] || { echo "FAIL: the agent's busy answer read in $n places"; failed=1; }
+[ $failed = 0 ] && echo "ok: one writer of task and job states (controller/model-index.c), the store behind its handle, the outbox"
 exit $failed
