@@ -10,7 +10,7 @@
 
 #include "controller/api.h"
 #include "controller/ctl.h"
-#include "controller/outbox.h"
+#include "controller/ops.h"
 #include "controller/store.h"
 #include "lib/json.h"
 #include "lib/util.h"
@@ -290,8 +290,7 @@ ebb_ctl_api_job_delete (ebb_http_request *req, ebb_http_response *resp, void *ud
     {
       /* One that left memory is finished: nothing to kill, its answer is the store's. */
       if (!loaded)
-        ebb_ctl_kill_job (ud, j);
-      ebb_ctl_flush (ud); /* the kills are committed before the answer, then sent */
+        ebb_ctl_op_kill (ud, j);
       ebb_http_reply_json (resp, 200, ebb_ctl_job_json (ud, j, true));
     }
   return EBB_HTTP_REPLIED;

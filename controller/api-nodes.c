@@ -8,7 +8,7 @@
 
 #include "controller/api.h"
 #include "controller/ctl.h"
-#include "controller/outbox.h"
+#include "controller/ops.h"
 #include "lib/json.h"
 #include "lib/util.h"
 
@@ -127,13 +127,12 @@ drain_op (ebb_http_request *req, ebb_http_response *resp, ebb_ctl *c, bool drain
   int idx = node_or_404 (c, req, resp);
   if (idx < 0)
     return EBB_HTTP_REPLIED;
-  if (c->nodes[idx]->state == NODE_LOST)
+  cleanup_error ebb_error *err = NULL;
+  if (ebb_ctl_op_drain (c, idx, drain, &err) < 0)
     {
-      ebb_http_error (resp, 409, "conflict", "node %s is lost", c->nodes[idx]->name);
+      ebb_http_error (resp, 409, "conflict", "%s", ebb_error_msg (&err));
       return EBB_HTTP_REPLIED;
     }
-  ebb_ctl_node_drain (c, idx, drain);
-  ebb_ctl_flush (c); /* committed before the answer */
   ebb_http_reply_json (resp, 200, ebb_ctl_node_json (c, idx));
   return EBB_HTTP_REPLIED;
 }
@@ -168,7 +167,7 @@ ebb_ctl_api_heartbeat (ebb_http_request *req, ebb_http_response *resp, void *ud)
     }
   json_object *b = NULL;
   if (ebb_http_request_body_json (req, 16, &b, &err) < 0
-      || ebb_ctl_heartbeat (c, name, b, &err) < 0)
+      || ebb_ctl_op_heartbeat (c, name, b, &err) < 0)
     {
       json_object_put (b);
       c->m.heartbeats_refused++;

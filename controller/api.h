@@ -20,6 +20,10 @@ void ebb_ctl_api_add_time (json_object *o, const char *k, double t);
 int ebb_ctl_api_only_keys (json_object *o, const char *const *keys, const char *where,
                            ebb_error **err);
 
+/* api-adopt.c: tasks of POST /v1/jobs that adopt a container or cgroup. */
+/* Validates task i {"adopt": {node, container[, runtime] | cgroup}, cpu_millis?,
+ * memory_bytes?} alone. Returns its spec, or NULL with *err. */
+json_object *ebb_ctl_adopt_parse_task (json_object *o, size_t i, ebb_error **err);
 /* api-jobs.c */
 /* A job of the body of POST /v1/jobs, validated as the handler does (its "deps" against the
  * running policy too), with a new id, not added nor stored; NULL with *err (a 400). */

@@ -91,12 +91,22 @@ typedef enum
 
 struct ebb_ctl_job;
 
+/* What an adopting task takes on its node (its spec's "adopt", parsed once: model-task.c):
+ * a container (of runtime, NULL: the agent's default) or a cgroup. */
+typedef struct ebb_ctl_adopt
+{
+  char *node;
+  char *container, *runtime;
+  char *cgroup;
+} ebb_ctl_adopt;
+
 typedef struct ebb_ctl_task
 {
   struct ebb_ctl_job *job;
   uint32_t idx;
   ebb_ctl_task_state state; /* written by ebb_ctl_task_set_state only (model-index.c) */
   json_object *spec;        /* argv, env, cwd, cpu_millis, memory_bytes: validated at submit */
+  ebb_ctl_adopt *adopt;     /* parsed from spec (ebb_ctl_task_set_spec); NULL: not adopting */
   uint64_t cpu_millis, memory_bytes;
   uint64_t generation; /* bumped at every (re)launch; fences the agent's older copies */
   int node;            /* index in ctl->nodes, -1 (ebb_ctl_task_set_node) */
@@ -158,6 +168,14 @@ typedef struct ebb_ctl_node
   uint32_t ntasks;
   uint64_t alloc_cpu_millis, alloc_memory_bytes;
 } ebb_ctl_node;
+
+/* Whether t adopts a container or cgroup instead of launching a command (while it has its
+ * spec: a finished task gave it back). */
+static inline bool
+ebb_ctl_task_is_adopt (const ebb_ctl_task *t)
+{
+  return t->adopt != NULL;
+}
 
 /* Starting, running or suspended: on a node. */
 static inline bool
@@ -369,6 +387,12 @@ double ebb_ctl_now (void);
 int ebb_ctl_task_write (ebb_ctl *c, ebb_ctl_task *t);
 /* Recomputes a job's state from its tasks (and stores it when it changed). */
 void ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j);
+/* model-task.c */
+/* Sets t's spec (taken) and what is parsed of it (t->adopt); NULL: none. */
+void ebb_ctl_task_set_spec (ebb_ctl_task *t, json_object *spec);
+/* Gives back t's spec and what was parsed of it (a finished task, a freed job). */
+void ebb_ctl_task_drop_spec (ebb_ctl_task *t);
+
 /* model-index.c: the node index by name, the counters, the writers of states. */
 /* Adds node idx to the index by name. */
 void ebb_ctl_index_add_node (ebb_ctl *c, size_t idx);
@@ -406,17 +430,6 @@ size_t ebb_ctl_evict (ebb_ctl *c);
 /* Job id: in memory, else read from the store (*loaded: free it with ebb_ctl_job_free). */
 ebb_ctl_job *ebb_ctl_job_get (ebb_ctl *c, uint64_t id, ebb_ctl_job **loaded);
 
-/* api-adopt.c: tasks of POST /v1/jobs that adopt a container or cgroup. */
-/* Validates task i {"adopt": {node, container[, runtime] | cgroup}, cpu_millis?,
- * memory_bytes?} alone. Returns its spec, or NULL with *err. */
-json_object *ebb_ctl_adopt_parse_task (json_object *o, size_t i, ebb_error **err);
-/* Checks the adopting specs among specs[0..n) against the cluster. Returns 0, or the HTTP
- * status with *err: 404 no such node, 409 node not ready or the container or cgroup is an
- * active task already. */
-unsigned ebb_ctl_adopt_check (ebb_ctl *c, json_object *const *specs, size_t n, ebb_error **err);
-bool ebb_ctl_task_is_adopt (const ebb_ctl_task *t);
-/* Returns the adopt object's string field key of t ("node", "container", ...), or NULL. */
-const char *ebb_ctl_adopt_field (const ebb_ctl_task *t, const char *key);
 /* sched-adopt.c */
 /* Inside the submit's transaction: j's adopting tasks start on their nodes (decision
  * "adopt" logged). */

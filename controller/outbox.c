@@ -397,15 +397,41 @@ ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_mil
   outbox_push (k);
 }
 
-/* See outbox.h. */
-void
-ebb_ctl_send_call (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, const char *path,
-                   json_object *body)
+/* POST path with body (taken) for t's current generation on its node. */
+static void
+send_call (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, const char *path, json_object *body)
 {
   call *k = call_new (c, kind, t, t->generation, t->node);
   k->body = body;
   k->path = ebb_xstrdup (path);
   outbox_push (k);
+}
+
+/* See outbox.h. */
+void
+ebb_ctl_send_adopt (ebb_ctl *c, ebb_ctl_task *t)
+{
+  cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, t->generation);
+  json_object *b = json_object_new_object ();
+  json_object *a;
+  json_object_object_get_ex (t->spec, "adopt", &a);
+  json_object_object_foreach (a, key, val)
+  {
+    if (strcmp (key, "node") != 0)
+      json_object_object_add (b, key, json_object_get (val));
+  }
+  ebb_json_add_string (b, "id", id);
+  cleanup_free char *job = ebb_xasprintf ("j%" PRIu64, t->job->id);
+  ebb_json_add_string (b, "job", job);
+  ebb_json_add_string (b, "class", t->job->cls == CLS_SHORT ? "short" : "long");
+  if (t->cpu_millis)
+    ebb_json_add_uint64 (b, "cpu_millis", t->cpu_millis);
+  if (t->memory_bytes)
+    ebb_json_add_uint64 (b, "memory_bytes", t->memory_bytes);
+  cleanup_free char *rid = ebb_xasprintf ("%s-A", id);
+  ebb_json_add_string (b, "request_id", rid);
+  ebb_json_add_uint64 (b, "generation", t->generation);
+  send_call (c, t, CALL_ADOPT, "/v1/tasks/adopt", b);
 }
 
 /* See outbox.h. */

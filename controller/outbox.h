@@ -36,10 +36,8 @@ void ebb_ctl_send_resume (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq);
 void ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_millis,
                           uint64_t memory_bytes);
 
-/* POST path with body (taken) for t's current generation on its node, answered through
- * the kind's handler; it goes out at the next flush, after its decision's commit. */
-void ebb_ctl_send_call (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, const char *path,
-                        json_object *body);
+/* POST /v1/tasks/adopt of the adopted task t (its current generation, on its node). */
+void ebb_ctl_send_adopt (ebb_ctl *c, ebb_ctl_task *t);
 /* After a restart: sends again, with their request ids, the SUSPEND, RESUME and policy
  * KILL calls the store kept as decided but not answered (their answers set their tasks'
  * states: a task suspended so owes its RESUME). */

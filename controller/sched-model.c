@@ -106,7 +106,7 @@ ebb_ctl_job_free (ebb_ctl_job *j)
   if (!j)
     return;
   for (uint32_t i = 0; j->tasks && i < j->ntasks; i++) /* a listed job has none */
-    json_object_put (j->tasks[i].spec);
+    ebb_ctl_task_drop_spec (&j->tasks[i]);
   free (j->tasks);
   free (j->edges);
   free (j->name);
@@ -126,10 +126,7 @@ ebb_ctl_task_write (ebb_ctl *c, ebb_ctl_task *t)
   /* A finished task is never sent again and its row keeps the spec: memory that would grow
    * with every task ever run is given back. */
   if (ebb_ctl_task_terminal (t))
-    {
-      json_object_put (t->spec);
-      t->spec = NULL;
-    }
+    ebb_ctl_task_drop_spec (t);
   return 0;
 }
 

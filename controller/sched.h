@@ -51,8 +51,6 @@ ebb_ctl_pol_at (ebb_ctl *c, double due)
 }
 
 /* sched-adopt.c */
-/* POST /v1/tasks/adopt of the adopted task t (its current generation, on its node). */
-void ebb_ctl_send_adopt (ebb_ctl *c, ebb_ctl_task *t);
 /* The agent answered the adoption of t (active: starting, or running when a heartbeat came
  * first): it runs on its node and in the policy, or (still starting) it failed. */
 void ebb_ctl_adopt_done (ebb_ctl *c, ebb_ctl_task *t, const ebb_http_result *res);

@@ -105,7 +105,7 @@ task_of_row (ebb_ctl *c, ebb_ctl_job *j, sqlite3_stmt *st, bool keep_spec)
       return false;
     }
   if (keep_spec)
-    t->spec = o;
+    ebb_ctl_task_set_spec (t, o);
   else
     json_object_put (o);
   ebb_ctl_task_set_state (c, t, (ebb_ctl_task_state)sqlite3_column_int (st, 3));

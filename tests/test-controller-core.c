@@ -13,7 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "controller/api.h"
 #include "controller/ctl.h"
+#include "controller/ops.h"
 #include "controller/outbox.h"
 #include "controller/store-sqlite.h"
 #include "controller/sched.h"
@@ -548,7 +550,7 @@ adopt_answered (ebb_ctl *c, const char *cg, const char *answer)
   ebb_ctl_task *t = &j->tasks[0];
   cleanup_free char *body = ebb_xasprintf ("{\"adopt\":{\"node\":\"nx\",\"cgroup\":\"%s\"}}", cg);
   json_object *o = json_tokener_parse (body);
-  t->spec = ebb_ctl_adopt_parse_task (o, 0, NULL);
+  ebb_ctl_task_set_spec (t, ebb_ctl_adopt_parse_task (o, 0, NULL));
   json_object_put (o);
   CU_ASSERT_PTR_NOT_NULL_FATAL (t->spec);
   ebb_ctl_add_job (c, j);
@@ -629,10 +631,10 @@ test_adopt_validation (void)
    * answer (limits from the container's labels) places the task on nx. */
   ebb_ctl_job *j = ctlfix_job_new (c->next_job_id++, "adopted", CLS_LONG, 1);
   ebb_ctl_task *t = &j->tasks[0];
-  t->spec = specs[0];
+  ebb_ctl_task_set_spec (t, specs[0]);
   ebb_ctl_add_job (c, j);
   CU_ASSERT (ebb_ctl_task_is_adopt (t));
-  CU_ASSERT_STRING_EQUAL (ebb_ctl_adopt_field (t, "container"), "c1");
+  CU_ASSERT_STRING_EQUAL (t->adopt->container, "c1");
   ebb_ctl_adopt_prepare (c, j);
   CU_ASSERT_EQUAL (t->state, TASK_STARTING);
   CU_ASSERT_EQUAL (t->generation, 1);
@@ -657,7 +659,7 @@ test_adopt_validation (void)
   ebb_ctl_job *j2 = ctlfix_job_new (c->next_job_id++, "adopted2", CLS_LONG, 1);
   ebb_ctl_task *t2 = &j2->tasks[0];
   json_object *o = json_tokener_parse ("{\"adopt\":{\"node\":\"nx\",\"cgroup\":\"/ebb/y\"}}");
-  t2->spec = ebb_ctl_adopt_parse_task (o, 0, NULL); /* no allocation asked */
+  ebb_ctl_task_set_spec (t2, ebb_ctl_adopt_parse_task (o, 0, NULL)); /* no allocation asked */
   json_object_put (o);
   CU_ASSERT_PTR_NOT_NULL_FATAL (t2->spec);
   ebb_ctl_add_job (c, j2);
@@ -785,7 +787,7 @@ test_index_counters (void)
   ebb_ctl_job *aj = ctlfix_job_new (next_id++, "adopted", CLS_LONG, 1);
   ebb_ctl_task *at = &aj->tasks[0];
   json_object *ao = json_tokener_parse ("{\"adopt\":{\"node\":\"node-5\",\"cgroup\":\"/x\"}}");
-  at->spec = ebb_ctl_adopt_parse_task (ao, 0, NULL);
+  ebb_ctl_task_set_spec (at, ebb_ctl_adopt_parse_task (ao, 0, NULL));
   json_object_put (ao);
   CU_ASSERT_PTR_NOT_NULL_FATAL (at->spec);
   ebb_ctl_store_job (c, aj);

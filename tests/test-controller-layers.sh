@@ -57,5 +57,22 @@ if [ -n "$bad" ]; then
 fi
 n=$(cat "$SRC"/controller/*.c | grep -c 'strcmp ([a-z]*, "busy")')
 [ "$n" = 1 ] || { echo "FAIL: the agent's busy answer read in $n places"; failed=1; }
-[ $failed = 0 ] && echo "ok: one writer of task and job states (controller/model-index.c), the store behind its handle, the outbox"
+# The use cases own the transaction: the API neither writes the store nor schedules (it
+# calls ops*.c), only ops*.c open a transaction, and the scheduler reads a task's typed
+# spec, never the API's parsing of the request (api-adopt.c).
+bad=$(grep -nE 'ebb_ctl_store_(begin|commit|job|task|node|decision|call) \(|ebb_ctl_task_write|ebb_ctl_flush|ebb_ctl_(sched_job|kill_job|node_drain|heartbeat) \(' \
+  "$SRC"/controller/api-*.c)
+if [ -n "$bad" ]; then
+  echo "FAIL: the API writes the store or schedules:"; echo "$bad"; failed=1
+fi
+bad=$(grep -n 'ebb_ctl_store_begin (' "$SRC"/controller/*.c | grep -vE '^[^:]*/(ops[a-z-]*|store[a-z-]*)\.c:')
+if [ -n "$bad" ]; then
+  echo "FAIL: a transaction opened outside ops*.c:"; echo "$bad"; failed=1
+fi
+bad=$(grep -nE 'controller/api\.h|ebb_ctl_adopt_(parse_task|field)|"adopt"' "$SRC"/controller/sched-*.c \
+  | grep -vE '^[^:]*:[0-9]+:[[:space:]]*(/?\*)' | grep -v 'store_decision (c, "adopt"')
+if [ -n "$bad" ]; then
+  echo "FAIL: the scheduler reads the API's parsing:"; echo "$bad"; failed=1
+fi
+[ $failed = 0 ] && echo "ok: one writer of task and job states (controller/model-index.c), the store behind its handle, the outbox, the use cases"
 exit $failed
