@@ -43,9 +43,8 @@ ebb_ctl_api_decisions (ebb_http_request *req, ebb_http_response *resp, void *ud)
   return EBB_HTTP_REPLIED;
 }
 
-/* See ctl.h. */
-json_object *
-ebb_ctl_cluster_json (ebb_ctl *c)
+static json_object *
+cluster_json (ebb_ctl *c)
 {
   json_object *o = json_object_new_object ();
   ebb_json_add_string (o, "policy", c->cfg->policy);
@@ -101,7 +100,7 @@ int
 ebb_ctl_api_cluster (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   (void)req;
-  ebb_http_reply_json (resp, 200, ebb_ctl_cluster_json (ud));
+  ebb_http_reply_json (resp, 200, cluster_json (ud));
   return EBB_HTTP_REPLIED;
 }
 
@@ -147,29 +146,12 @@ quantiles (ebb_ctl *c, FILE *f)
   fprintf (f, "ebb_controller_job_decision_seconds_count %zu\n", c->n_arrival);
 }
 
-/* See ctl.h. */
-char *
-ebb_ctl_metrics_text (ebb_ctl *c)
-{
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream (&buf, &len);
-  if (!f)
-    return ebb_xstrdup ("");
-  uint64_t nstate[3] = { 0 }, tstate[TASK_N_STATES], jstate[5];
-  /* The jobs that left memory count too (sched-evict.c). */
-  memcpy (tstate, c->evicted_tasks, sizeof tstate);
-  memcpy (jstate, c->evicted_jobs, sizeof jstate);
-  for (size_t i = 0; i < c->n_nodes; i++)
-    nstate[c->nodes[i]->state]++;
-  for (size_t i = 0; i < c->n_jobs; i++)
-    {
-      jstate[c->jobs[i]->state]++;
-      for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
-        tstate[c->jobs[i]->tasks[k].state]++;
-    }
 #define COUNTER(n, h, v) ebb_prom_counter (f, n, h, (uint64_t)(v))
-  ebb_prom_build_info (f, "ebb-controller");
+
+/* The counters of the decisions, the heartbeats and the agent calls. */
+static void
+metrics_counters (ebb_ctl *c, FILE *f)
+{
   COUNTER ("ebb_controller_jobs_submitted_total", "Jobs accepted by POST /v1/jobs.",
            c->m.jobs_submitted);
   COUNTER ("ebb_controller_task_launches_total", "LAUNCH decisions sent to agents.", c->m.launches);
@@ -200,6 +182,24 @@ ebb_ctl_metrics_text (ebb_ctl *c)
            "launches.\n# TYPE ebb_controller_decision_seconds_total counter\n"
            "ebb_controller_decision_seconds_total %.6f\n",
            (double)c->m.decision_usec_sum / 1e6);
+}
+
+/* Nodes, tasks and jobs by state (the jobs that left memory count too: sched-evict.c). */
+static void
+metrics_states (ebb_ctl *c, FILE *f)
+{
+  uint64_t nstate[3] = { 0 }, tstate[TASK_N_STATES], jstate[5];
+  /* The jobs that left memory count too (sched-evict.c). */
+  memcpy (tstate, c->evicted_tasks, sizeof tstate);
+  memcpy (jstate, c->evicted_jobs, sizeof jstate);
+  for (size_t i = 0; i < c->n_nodes; i++)
+    nstate[c->nodes[i]->state]++;
+  for (size_t i = 0; i < c->n_jobs; i++)
+    {
+      jstate[c->jobs[i]->state]++;
+      for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
+        tstate[c->jobs[i]->tasks[k].state]++;
+    }
   fprintf (f, "# HELP ebb_controller_nodes Nodes by state.\n# TYPE ebb_controller_nodes gauge\n");
   for (int s = 0; s < 3; s++)
     fprintf (f, "ebb_controller_nodes{state=\"%s\"} %" PRIu64 "\n",
@@ -217,6 +217,12 @@ ebb_ctl_metrics_text (ebb_ctl *c)
            "finished up to --keep-finished).\n# TYPE ebb_controller_jobs_in_memory gauge\n"
            "ebb_controller_jobs_in_memory %zu\n",
            c->n_jobs);
+}
+
+/* The store's memory, the policy's batches and slots, the calls under way. */
+static void
+metrics_resources (ebb_ctl *c, FILE *f)
+{
   /* SQLite's heap (statements, schema; pages only past the reserved cache) and the pages of
    * the page cache reserved at start (controller/store-sqlite.c) in use: what of the RSS is
    * the store's and not the model's, and how far the cache has filled its reserved memory. */
@@ -251,8 +257,23 @@ ebb_ctl_metrics_text (ebb_ctl *c)
            "# TYPE ebb_controller_agent_calls_in_flight gauge\n"
            "ebb_controller_agent_calls_in_flight %zu\n",
            c->client ? ebb_http_client_pending (c->client) : 0);
-  quantiles (c, f);
+}
 #undef COUNTER
+
+/* The text of GET /metrics (Prometheus). */
+static char *
+metrics_text (ebb_ctl *c)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+  if (!f)
+    return ebb_xstrdup ("");
+  ebb_prom_build_info (f, "ebb-controller");
+  metrics_counters (c, f);
+  metrics_states (c, f);
+  metrics_resources (c, f);
+  quantiles (c, f);
   fclose (f);
   return buf;
 }
@@ -262,7 +283,7 @@ int
 ebb_ctl_api_metrics (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   (void)req;
-  cleanup_free char *text = ebb_ctl_metrics_text (ud);
+  cleanup_free char *text = metrics_text (ud);
   ebb_http_reply_text (resp, 200, "text/plain; version=0.0.4; charset=utf-8", text);
   return EBB_HTTP_REPLIED;
 }

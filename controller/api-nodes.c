@@ -51,9 +51,9 @@ node_json_with (ebb_ctl *c, int idx, json_object *tasks)
   return o;
 }
 
-/* See ctl.h. */
-json_object *
-ebb_ctl_node_json (ebb_ctl *c, int idx)
+/* Node idx as GET /v1/nodes/NAME answers it. */
+static json_object *
+node_json (ebb_ctl *c, int idx)
 {
   json_object *tasks = json_object_new_array ();
   if (c->nodes[idx]->ntasks > 0)
@@ -117,7 +117,7 @@ ebb_ctl_api_node (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   int idx = node_or_404 (ud, req, resp);
   if (idx >= 0)
-    ebb_http_reply_json (resp, 200, ebb_ctl_node_json (ud, idx));
+    ebb_http_reply_json (resp, 200, node_json (ud, idx));
   return EBB_HTTP_REPLIED;
 }
 
@@ -133,7 +133,7 @@ drain_op (ebb_http_request *req, ebb_http_response *resp, ebb_ctl *c, bool drain
       ebb_http_error (resp, 409, "conflict", "%s", ebb_error_msg (&err));
       return EBB_HTTP_REPLIED;
     }
-  ebb_http_reply_json (resp, 200, ebb_ctl_node_json (c, idx));
+  ebb_http_reply_json (resp, 200, node_json (c, idx));
   return EBB_HTTP_REPLIED;
 }
 

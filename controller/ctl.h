@@ -392,6 +392,9 @@ void ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j);
 void ebb_ctl_task_set_spec (ebb_ctl_task *t, json_object *spec);
 /* Gives back t's spec and what was parsed of it (a finished task, a freed job). */
 void ebb_ctl_task_drop_spec (ebb_ctl_task *t);
+/* Reads t's network demand, stage and parents (edges appended to j) from its spec's "dag"
+ * member (api-jobs.c writes it). Returns 0, -1 for a bad parent list. */
+int ebb_ctl_dag_load (ebb_ctl_job *j, ebb_ctl_task *t, json_object *spec);
 
 /* model-index.c: the node index by name, the counters, the writers of states. */
 /* Adds node idx to the index by name. */
@@ -452,9 +455,6 @@ typedef struct
  * their tasks], "next_after": the last one's id when more follow, else null}, from memory
  * and the store; NULL when the store cannot be read. */
 json_object *ebb_ctl_jobs_page (ebb_ctl *c, const ebb_ctl_jobs_query *q);
-json_object *ebb_ctl_node_json (ebb_ctl *c, int idx);
-json_object *ebb_ctl_cluster_json (ebb_ctl *c);
-char *ebb_ctl_metrics_text (ebb_ctl *c);
 
 /* daemon.c */
 int ebb_ctl_new (ebb_ctl_config *cfg, ebb_ctl **out, ebb_error **err);

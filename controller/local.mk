@@ -82,4 +82,4 @@ bench-controller: ebb-controller tests/controller/fleet
 
 # The controller's structure: one writer of each state (tests/test-controller-layers.sh).
 TESTS += tests/test-controller-layers.sh
-EXTRA_DIST += tests/test-controller-layers.sh
+EXTRA_DIST += tests/test-controller-layers.sh controller/README.md

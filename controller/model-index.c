@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "controller/ctl.h"
-#include "controller/sched.h"
 #include "lib/util.h"
 
 static uint64_t

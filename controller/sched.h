@@ -110,9 +110,6 @@ void ebb_ctl_dag_free (struct ebb_pol_dag *d);
 size_t ebb_ctl_dag_hold (ebb_ctl_job *j, ebb_ctl_task **ts, size_t n);
 /* A task of j ended: queues its held tasks whose parents all ended or go with them. */
 void ebb_ctl_dag_release (ebb_ctl *c, ebb_ctl_job *j);
-/* Reads t's network demand, stage and parents (edges appended to j) from its spec's "dag"
- * member (api-jobs.c writes it). Returns 0, -1 for a bad parent list. */
-int ebb_ctl_dag_load (ebb_ctl_job *j, ebb_ctl_task *t, json_object *spec);
 
 /* sched-pjobs.c */
 /* Returns task k of policy job pj, or NULL. */

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "controller/sched.h"
 #include "controller/store-sqlite.h"
 #include "lib/util.h"
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The controller's structure (controller/README.md): one owner per state. A task's state and
+# The controller's structure (controller/README.md): its layers, and one owner per state. A task's state and
 # node and a job's state are written by the setters of the model (controller/model-index.c:
 # ebb_ctl_task_set_state, ebb_ctl_task_set_node, ebb_ctl_job_set_state) and nowhere else, so
 # the counters they move are right whether or not a change is ever stored; the store moves
@@ -9,6 +9,36 @@
 set -u
 SRC=${EBB_TOP_SRCDIR:-.}
 failed=0
+# The layers of controller/README.md (between the "layers" markers): no file includes the
+# header of a module in a layer above its own, and every controller/*.c and *.h is listed.
+README="$SRC/controller/README.md"
+[ -f "$README" ] || { echo "FAIL: no $README"; exit 1; }
+LAYERS=$(sed -n '/<!-- layers: begin -->/,/<!-- layers: end -->/p' "$README" | grep -E '^[0-9]+\. ')
+[ -n "$LAYERS" ] || { echo "FAIL: no layer list in $README"; exit 1; }
+BOTTOM=$(echo "$LAYERS" | tail -1 | sed 's/\..*//')
+# layer_of FILE-STEM: its layer by its prefix (sched-place: sched); a types header (-t) is
+# the bottom layer; empty when unlisted.
+layer_of () {
+  case $1 in *-t) echo "$BOTTOM"; return ;; esac
+  m=${1%%-*}
+  echo "$LAYERS" | awk -v m="$m" '{ for (i = 2; i <= NF; i++) if ($i == m) print $1 + 0 }'
+}
+checked=0
+for f in "$SRC"/controller/*.c "$SRC"/controller/*.h; do
+  m=$(basename "$f"); m=${m%.[ch]}
+  own=$(layer_of "$m")
+  if [ -z "$own" ]; then echo "FAIL: controller/$m is in no layer"; failed=1; continue; fi
+  for h in $(sed -n 's|^#include "controller/\([a-z-]*\)\.h".*|\1|p' "$f"); do
+    hl=$(layer_of "$h")
+    checked=$((checked + 1))
+    if [ -z "$hl" ]; then echo "FAIL: $(basename "$f") includes controller/$h.h, in no layer"; failed=1
+    elif [ "$hl" -lt "$own" ]; then
+      echo "FAIL: $(basename "$f") (layer $own) includes controller/$h.h (layer $hl, above it)"
+      failed=1
+    fi
+  done
+done
+[ "$checked" -gt 50 ] || { echo "FAIL: only $checked includes seen"; failed=1; }
 # Assignments to a state or a task's node outside the model; a node's own state (n->state)
 # is the heartbeat's and the store's, and a fresh task's node = -1 is its construction.
 bad=$(grep -nE '(\.|->)state[[:space:]]*=[^=]' "$SRC"/controller/*.c \
@@ -74,5 +104,5 @@ bad=$(grep -nE 'controller/api\.h|ebb_ctl_adopt_(parse_task|field)|"adopt"' "$SR
 if [ -n "$bad" ]; then
   echo "FAIL: the scheduler reads the API's parsing:"; echo "$bad"; failed=1
 fi
-[ $failed = 0 ] && echo "ok: one writer of task and job states (controller/model-index.c), the store behind its handle, the outbox, the use cases"
+[ $failed = 0 ] && echo "ok: $checked controller includes follow the layering; one writer of task and job states (controller/model-index.c), the store behind its handle, the outbox, the use cases"
 exit $failed
