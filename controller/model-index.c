@@ -160,6 +160,14 @@ task_in (ebb_ctl *c, ebb_ctl_task *t)
   t->accounted = true;
 }
 
+/* Removes (sign -1) or adds back (1) the share of t as it stands, when it is counted. */
+static void
+task_share (ebb_ctl *c, ebb_ctl_task *t, int sign)
+{
+  if (t->accounted)
+    share (c, t->job, t->state, t->node, t->cpu_millis, t->memory_bytes, sign);
+}
+
 /* Moves t's share from its state and node to s and node (a task not counted yet only
  * changes). */
 static void
@@ -167,12 +175,10 @@ task_move (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state s, int node)
 {
   if (t->state == s && t->node == node)
     return;
-  if (t->accounted)
-    share (c, t->job, t->state, t->node, t->cpu_millis, t->memory_bytes, -1);
+  task_share (c, t, -1);
   t->state = s;
   t->node = node;
-  if (t->accounted)
-    share (c, t->job, t->state, t->node, t->cpu_millis, t->memory_bytes, 1);
+  task_share (c, t, 1);
 }
 
 /* See ctl.h. */
@@ -193,12 +199,10 @@ ebb_ctl_task_set_node (ebb_ctl *c, ebb_ctl_task *t, int node)
 void
 ebb_ctl_task_set_alloc (ebb_ctl *c, ebb_ctl_task *t, uint64_t cpu_millis, uint64_t memory_bytes)
 {
-  if (t->accounted)
-    share (c, t->job, t->state, t->node, t->cpu_millis, t->memory_bytes, -1);
+  task_share (c, t, -1);
   t->cpu_millis = cpu_millis;
   t->memory_bytes = memory_bytes;
-  if (t->accounted)
-    share (c, t->job, t->state, t->node, t->cpu_millis, t->memory_bytes, 1);
+  task_share (c, t, 1);
 }
 
 /* Adds (sign 1) or removes (-1) job j's share of the queued counters. */
