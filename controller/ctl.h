@@ -397,12 +397,6 @@ void ebb_ctl_task_drop_spec (ebb_ctl_task *t);
 int ebb_ctl_dag_load (ebb_ctl_job *j, ebb_ctl_task *t, json_object *spec);
 
 /* model-index.c: the node index by name, the counters, the writers of states. */
-/* Adds node idx to the index by name. */
-void ebb_ctl_index_add_node (ebb_ctl *c, size_t idx);
-/* Returns the index of the node named name, or -1. */
-int ebb_ctl_index_find_node (const ebb_ctl *c, const char *name);
-/* Adds job idx to the index by request id (a job without one is not indexed). */
-void ebb_ctl_index_add_job (ebb_ctl *c, size_t idx);
 /* Builds the index by request id again (the jobs moved in the array). */
 void ebb_ctl_index_jobs_again (ebb_ctl *c);
 /* Returns the job submitted with request_id (the newest), or NULL (also for NULL). */
@@ -417,8 +411,6 @@ void ebb_ctl_task_set_alloc (ebb_ctl *c, ebb_ctl_task *t, uint64_t cpu_millis,
                              uint64_t memory_bytes);
 /* The only writer of a job's state: its share of the queued counters follows it. */
 void ebb_ctl_job_set_state (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_job_state s);
-/* A job entered the model: counts it and its tasks. */
-void ebb_ctl_count_add_job (ebb_ctl *c, ebb_ctl_job *j);
 /* The counters of job j, which leaves memory, go to the evicted ones (the metrics). */
 void ebb_ctl_count_evict_job (ebb_ctl *c, const ebb_ctl_job *j);
 /* Returns the job of id among v[0..n), which are in id order, or NULL. */

@@ -13,7 +13,7 @@ controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/outbox-t.h controller/outbox.h controller/outbox.c \
 	controller/sched.h controller/sched-model.c controller/sched-calls.c \
 	controller/sched-place.c controller/sched-preempt.c controller/sched-recover.c \
-	controller/sched-nodes.c controller/model-index.c controller/model-task.c controller/sched-adopt.c \
+	controller/sched-nodes.c controller/model.c controller/model-index.c controller/model-task.c controller/sched-adopt.c \
 	controller/sched-evict.c controller/sched-pjobs.c controller/sched-timed.c controller/sched-dag.c \
 	controller/ops.h controller/ops.c controller/ops-submit.c \
 	controller/api.h controller/api-routes.c controller/api-jobs.c controller/api-jobs-get.c \

@@ -79,3 +79,19 @@ ebb_ctl_dag_load (ebb_ctl_job *j, ebb_ctl_task *t, json_object *spec)
     }
   return 0;
 }
+
+/* See ctl.h. */
+void
+ebb_ctl_job_free (ebb_ctl_job *j)
+{
+  if (!j)
+    return;
+  for (uint32_t i = 0; j->tasks && i < j->ntasks; i++) /* a listed job has none */
+    ebb_ctl_task_drop_spec (&j->tasks[i]);
+  free (j->tasks);
+  free (j->edges);
+  free (j->name);
+  free (j->request_id);
+  free (j->answer);
+  free (j);
+}

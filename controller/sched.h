@@ -1,5 +1,6 @@
 /* The scheduler's inside: the real-time policy environment, split by job into
- * sched-model.c (the cluster model), sched-calls.c (agent calls), sched-place.c (the policy
+ * sched-model.c (its writes of the model: task rows, job states), sched-calls.c (the
+ * handlers of the agent calls' answers), sched-place.c (the policy
  * instance and its placements), sched-pjobs.c (the batches queued into it),
  * sched-preempt.c (suspend, resume, kill by the policy), sched-recover.c (task ends, lost
  * nodes, restart), sched-nodes.c (heartbeats, drain, tick) and sched-evict.c (finished jobs
