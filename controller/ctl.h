@@ -343,50 +343,21 @@ int ebb_ctl_policy_params (char *const *opts, ebb_pol_params *p, ebb_error **err
 /* 0 when the controller can run policy `name`, else a negative code with err saying why. */
 int ebb_ctl_policy_runnable (const char *name, ebb_error **err);
 
-/* sched-*.c (controller/sched.h: the scheduler's inside) */
+/* model.c, model-index.c: states' names, the clock, jobs and nodes found and added. */
 ebb_ctl_job *ebb_ctl_job_find (ebb_ctl *c, uint64_t id);
 ebb_ctl_node *ebb_ctl_node_find (ebb_ctl *c, const char *name, int *idx);
 void ebb_ctl_add_job (ebb_ctl *c, ebb_ctl_job *j);
 int ebb_ctl_add_node (ebb_ctl *c, ebb_ctl_node *n);
 void ebb_ctl_job_free (ebb_ctl_job *j);
-/* A new job entered the cluster: queue its pending tasks into the policy. */
-void ebb_ctl_sched_job (ebb_ctl *c, ebb_ctl_job *j);
-/* Kills a job: pending tasks become killed, running ones get DELETE. */
-void ebb_ctl_kill_job (ebb_ctl *c, ebb_ctl_job *j);
-/* Applies a node's heartbeat (capacity, URL, task states). Returns 0, or negative with
- * *err for a malformed report (nothing changed). */
-int ebb_ctl_heartbeat (ebb_ctl *c, const char *name, json_object *body, ebb_error **err);
-/* Routes (sched-calls.c) the answers of the agent calls of every kind to the scheduler's
- * handlers (ebb_ctl_outbox_route); called once when the controller is set up. */
-void ebb_ctl_sched_calls_route (ebb_ctl *c);
-
-/* Periodic work: node timeouts, policy tick, retries, rebuild at idle. */
-void ebb_ctl_sched_tick (ebb_ctl *c);
-/* Marks a node drained (no new tasks) or ready again. */
-void ebb_ctl_node_drain (ebb_ctl *c, int idx, bool drain);
-void ebb_ctl_sched_free (ebb_ctl *c);
-/* After a restart: re-sends what the store says was under way: the suspensions, resumptions
- * and policy kills decided but not answered (ebb_ctl_replay_calls), the launches, the kills. */
-void ebb_ctl_sched_resume_starting (ebb_ctl *c);
-/* Tasks that were suspended when a new policy took them over (after a restart or a
- * rebuild: that policy counts them at their demand and will never resume them) get their
- * RESUME once no short task runs on their node any more. Called every tick; resent every
- * 2 s until the task runs. */
-void ebb_ctl_resume_owed (ebb_ctl *c);
 const char *ebb_ctl_task_state_name (ebb_ctl_task_state s);
-/* The id the agent knows task idx of job by in its generation gen: "j<job>-t<idx>-g<gen>"
- * (a task started again gets a new generation, so a new agent task). Owned by the caller. */
-char *ebb_ctl_task_agent_id (uint64_t job, uint32_t idx, uint64_t gen);
 const char *ebb_ctl_job_state_name (ebb_ctl_job_state s);
 const char *ebb_ctl_node_state_name (ebb_ctl_node_state s);
 const char *ebb_ctl_class_name (ebb_ctl_class c);
 double ebb_ctl_now (void);
-/* Writes t to the store (ebb_ctl_store_task) and notes its row exists; a finished task
- * gives back its spec (it is never sent again and its row keeps it). Returns 0, or
- * negative (logged). */
-int ebb_ctl_task_write (ebb_ctl *c, ebb_ctl_task *t);
-/* Recomputes a job's state from its tasks (and stores it when it changed). */
-void ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j);
+/* The id the agent knows task idx of job by in its generation gen: "j<job>-t<idx>-g<gen>"
+ * (a task started again gets a new generation, so a new agent task). Owned by the caller. */
+char *ebb_ctl_task_agent_id (uint64_t job, uint32_t idx, uint64_t gen);
+
 /* model-task.c */
 /* Sets t's spec (taken) and what is parsed of it (t->adopt); NULL: none. */
 void ebb_ctl_task_set_spec (ebb_ctl_task *t, json_object *spec);
@@ -416,41 +387,5 @@ void ebb_ctl_count_evict_job (ebb_ctl *c, const ebb_ctl_job *j);
 /* Returns the job of id among v[0..n), which are in id order, or NULL. */
 ebb_ctl_job *ebb_ctl_job_search (ebb_ctl_job *const *v, size_t n, uint64_t id);
 void ebb_ctl_index_free (ebb_ctl *c);
-
-/* sched-evict.c */
-/* Frees the finished jobs beyond the newest cfg->keep_finished whose rows are committed and
- * that nothing refers to any more (no agent call under way, no slot); they are answered
- * from the store. Called after the tick's commit. Returns how many left. */
-size_t ebb_ctl_evict (ebb_ctl *c);
-/* Job id: in memory, else read from the store (*loaded: free it with ebb_ctl_job_free). */
-ebb_ctl_job *ebb_ctl_job_get (ebb_ctl *c, uint64_t id, ebb_ctl_job **loaded);
-
-/* sched-adopt.c */
-/* Inside the submit's transaction: j's adopting tasks start on their nodes (decision
- * "adopt" logged). */
-void ebb_ctl_adopt_prepare (ebb_ctl *c, ebb_ctl_job *j);
-/* After the commit: sends POST /v1/tasks/adopt for j's adopting tasks. */
-void ebb_ctl_adopt_send (ebb_ctl *c, ebb_ctl_job *j);
-
-/* api-*.c (controller/api.h: the API's inside) */
-int ebb_ctl_http_start (ebb_ctl *c, ebb_error **err);
-json_object *ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks);
-/* A page of GET /v1/jobs: at most limit jobs following after in the page's order (id > after
- * ascending; id < after descending, desc); active: only the jobs not in a final state. */
-typedef struct
-{
-  uint64_t after;
-  size_t limit;
-  bool desc, active;
-} ebb_ctl_jobs_query;
-/* Returns the page of GET /v1/jobs for q: {"jobs": [its jobs in the page's order, without
- * their tasks], "next_after": the last one's id when more follow, else null}, from memory
- * and the store; NULL when the store cannot be read. */
-json_object *ebb_ctl_jobs_page (ebb_ctl *c, const ebb_ctl_jobs_query *q);
-
-/* daemon.c */
-int ebb_ctl_new (ebb_ctl_config *cfg, ebb_ctl **out, ebb_error **err);
-int ebb_ctl_run (ebb_ctl *c);
-void ebb_ctl_free (ebb_ctl *c);
 
 #endif

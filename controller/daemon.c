@@ -15,6 +15,9 @@
 #include <unistd.h>
 
 #include "controller/ctl.h"
+#include "controller/api.h"
+#include "controller/daemon.h"
+#include "controller/sched.h"
 #include "controller/outbox.h"
 #include "controller/store.h"
 #include "lib/log.h"

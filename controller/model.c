@@ -1,6 +1,8 @@
 /* The model's names of states and classes, and the clock of the API's times. */
 #include "config.h"
 
+#include <inttypes.h>
+
 #include "controller/ctl.h"
 #include "lib/time.h"
 #include "lib/util.h"
@@ -44,4 +46,11 @@ double
 ebb_ctl_now (void)
 {
   return (double)ebb_realtime_usec () / 1e6;
+}
+
+/* See ctl.h. */
+char *
+ebb_ctl_task_agent_id (uint64_t job, uint32_t idx, uint64_t gen)
+{
+  return ebb_xasprintf ("j%" PRIu64 "-t%u-g%" PRIu64, job, idx, gen);
 }

@@ -42,4 +42,7 @@ int ebb_ctl_op_drain (ebb_ctl *c, int idx, bool drain, ebb_error **err);
  * nothing changed). */
 int ebb_ctl_op_heartbeat (ebb_ctl *c, const char *name, json_object *body, ebb_error **err);
 
+/* Job id: in memory, else read from the store (*loaded: free it with ebb_ctl_job_free). */
+ebb_ctl_job *ebb_ctl_job_get (ebb_ctl *c, uint64_t id, ebb_ctl_job **loaded);
+
 #endif

@@ -58,13 +58,6 @@ ebb_ctl_call_task (ebb_ctl_call *k)
   return t->generation == k->generation ? t : NULL;
 }
 
-/* See ctl.h. */
-char *
-ebb_ctl_task_agent_id (uint64_t job, uint32_t idx, uint64_t gen)
-{
-  return ebb_xasprintf ("j%" PRIu64 "-t%u-g%" PRIu64, job, idx, gen);
-}
-
 static int
 on_retry (sd_event_source *s, uint64_t usec, void *ud)
 {

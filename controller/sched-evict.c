@@ -79,15 +79,3 @@ ebb_ctl_evict (ebb_ctl *c)
   ebb_log_debug ("%zu finished jobs left memory (%zu in memory)", n, c->n_jobs);
   return n;
 }
-
-/* See ctl.h. */
-ebb_ctl_job *
-ebb_ctl_job_get (ebb_ctl *c, uint64_t id, ebb_ctl_job **loaded)
-{
-  *loaded = NULL;
-  ebb_ctl_job *j = ebb_ctl_job_find (c, id);
-  if (j || !c->store || id >= c->next_job_id)
-    return j;
-  *loaded = ebb_ctl_store_job_get (c, id);
-  return *loaded;
-}

@@ -149,4 +149,49 @@ void ebb_ctl_lose_node (ebb_ctl *c, int idx, const char *why);
 /* Resource mode: tells the policy node idx's capacity (zero: none, it is gone). */
 void ebb_ctl_set_res_capacity (ebb_ctl *c, int idx, bool zero);
 
+/* What the daemon and the use cases call of the scheduler. */
+/* A new job entered the cluster: queue its pending tasks into the policy. */
+void ebb_ctl_sched_job (ebb_ctl *c, ebb_ctl_job *j);
+/* Kills a job: pending tasks become killed, running ones get DELETE. */
+void ebb_ctl_kill_job (ebb_ctl *c, ebb_ctl_job *j);
+/* Applies a node's heartbeat (capacity, URL, task states). Returns 0, or negative with
+ * *err for a malformed report (nothing changed). */
+int ebb_ctl_heartbeat (ebb_ctl *c, const char *name, json_object *body, ebb_error **err);
+/* Routes (sched-calls.c) the answers of the agent calls of every kind to the scheduler's
+ * handlers (ebb_ctl_outbox_route); called once when the controller is set up. */
+void ebb_ctl_sched_calls_route (ebb_ctl *c);
+
+/* Periodic work: node timeouts, policy tick, retries, rebuild at idle. */
+void ebb_ctl_sched_tick (ebb_ctl *c);
+/* Marks a node drained (no new tasks) or ready again. */
+void ebb_ctl_node_drain (ebb_ctl *c, int idx, bool drain);
+void ebb_ctl_sched_free (ebb_ctl *c);
+/* After a restart: re-sends what the store says was under way: the suspensions, resumptions
+ * and policy kills decided but not answered (ebb_ctl_replay_calls), the launches, the kills. */
+void ebb_ctl_sched_resume_starting (ebb_ctl *c);
+/* Tasks that were suspended when a new policy took them over (after a restart or a
+ * rebuild: that policy counts them at their demand and will never resume them) get their
+ * RESUME once no short task runs on their node any more. Called every tick; resent every
+ * 2 s until the task runs. */
+void ebb_ctl_resume_owed (ebb_ctl *c);
+/* Writes t to the store (ebb_ctl_store_task) and notes its row exists; a finished task
+ * gives back its spec (it is never sent again and its row keeps it). Returns 0, or
+ * negative (logged). */
+int ebb_ctl_task_write (ebb_ctl *c, ebb_ctl_task *t);
+/* Recomputes a job's state from its tasks (and stores it when it changed). */
+void ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j);
+
+/* sched-evict.c */
+/* Frees the finished jobs beyond the newest cfg->keep_finished whose rows are committed and
+ * that nothing refers to any more (no agent call under way, no slot); they are answered
+ * from the store. Called after the tick's commit. Returns how many left. */
+size_t ebb_ctl_evict (ebb_ctl *c);
+
+/* sched-adopt.c */
+/* Inside the submit's transaction: j's adopting tasks start on their nodes (decision
+ * "adopt" logged). */
+void ebb_ctl_adopt_prepare (ebb_ctl *c, ebb_ctl_job *j);
+/* After the commit: sends POST /v1/tasks/adopt for j's adopting tasks. */
+void ebb_ctl_adopt_send (ebb_ctl *c, ebb_ctl_job *j);
+
 #endif

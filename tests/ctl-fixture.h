@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "controller/ctl.h"
+#include "controller/sched.h"
 #include "controller/store.h"
 #include "lib/util.h"
 

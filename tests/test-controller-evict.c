@@ -14,7 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "controller/api.h"
 #include "controller/ctl.h"
+#include "controller/ops.h"
 #include "controller/store.h"
 #include "controller/sched.h"
 #include "lib/json.h"

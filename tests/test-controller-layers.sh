@@ -38,6 +38,15 @@ for f in "$SRC"/controller/*.c "$SRC"/controller/*.h; do
     fi
   done
 done
+# ctl.h is the bottom layer: it declares the model's functions only (and options.c's, whose
+# declarations move to their own header with the policy parameter table).
+for fn in $(sed -n 's/^[a-z].*[ *]\(ebb_ctl_[a-z0-9_]*\) (.*/\1/p' "$SRC/controller/ctl.h"); do
+  def=$(grep -l "^$fn (" "$SRC"/controller/*.c | head -1)
+  case $(basename "${def:-none}") in
+    model.c | model-*.c | options.c) ;;
+    *) echo "FAIL: ctl.h declares $fn of $(basename "${def:-nowhere}")"; failed=1 ;;
+  esac
+done
 [ "$checked" -gt 50 ] || { echo "FAIL: only $checked includes seen"; failed=1; }
 # Assignments to a state or a task's node outside the model; a node's own state (n->state)
 # is the heartbeat's and the store's, and a fresh task's node = -1 is its construction.
