@@ -8,19 +8,12 @@
 #include <json-c/json.h>
 
 #include "controller/ctl.h"
+#include "controller/ops.h"
 #include "lib/http-server.h"
 
 /* What the daemon and the tests call of the API. */
 int ebb_ctl_http_start (ebb_ctl *c, ebb_error **err);
 json_object *ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks);
-/* A page of GET /v1/jobs: at most limit jobs following after in the page's order (id > after
- * ascending; id < after descending, desc); active: only the jobs not in a final state. */
-typedef struct
-{
-  uint64_t after;
-  size_t limit;
-  bool desc, active;
-} ebb_ctl_jobs_query;
 /* Returns the page of GET /v1/jobs for q: {"jobs": [its jobs in the page's order, without
  * their tasks], "next_after": the last one's id when more follow, else null}, from memory
  * and the store; NULL when the store cannot be read. */

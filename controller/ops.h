@@ -1,5 +1,6 @@
 /* The controller's use cases (ops.c, ops-submit.c): submit, kill, drain and undrain, a
- * heartbeat. Each is one transaction: the store's transaction is opened, the model and the
+ * heartbeat, and the reads that merge the model with the store (a job, a page of jobs).
+ * Each change is one transaction: the store's transaction is opened, the model and the
  * scheduler change, then ebb_ctl_flush commits and releases the agent calls decided (a
  * heartbeat leaves the commit to the flush at the end of the loop iteration, which groups
  * the heartbeats of one iteration). The API (api-*.c) turns HTTP/JSON into these calls and
@@ -8,6 +9,7 @@
 #define EBB_CTL_OPS_H
 
 #include "controller/ctl.h"
+#include "controller/store.h"
 
 /* A submission (POST /v1/jobs) as the API validated it. */
 typedef struct
@@ -44,5 +46,35 @@ int ebb_ctl_op_heartbeat (ebb_ctl *c, const char *name, json_object *body, ebb_e
 
 /* Job id: in memory, else read from the store (*loaded: free it with ebb_ctl_job_free). */
 ebb_ctl_job *ebb_ctl_job_get (ebb_ctl *c, uint64_t id, ebb_ctl_job **loaded);
+
+/* A page of GET /v1/jobs: at most limit jobs following after in the page's order (id > after
+ * ascending; id < after descending, desc); active: only the jobs not in a final state. */
+typedef struct
+{
+  uint64_t after;
+  size_t limit;
+  bool desc, active;
+} ebb_ctl_jobs_query;
+/* The jobs of the page of q, in its order: each from the model (job) or a row of the store
+ * (row; row->job NULL for an unreadable row, which takes its place in the page unlisted);
+ * more: a next page exists, after last. */
+typedef struct
+{
+  const ebb_ctl_job *job;
+  const ebb_ctl_job_summary *row;
+} ebb_ctl_jobs_page_item;
+typedef struct
+{
+  ebb_ctl_jobs_page_item *items;
+  size_t n;
+  bool more;
+  uint64_t last;
+  ebb_ctl_job_summary *rows; /* the store's, which the items point into */
+  size_t nrows;
+} ebb_ctl_jobs_page_items;
+/* Fills *out (ebb_ctl_jobs_page_items_clear) with the page of q. Returns 0, or -EIO when the
+ * store cannot be read (nothing in *out to clear). */
+int ebb_ctl_op_jobs_page (ebb_ctl *c, const ebb_ctl_jobs_query *q, ebb_ctl_jobs_page_items *out);
+void ebb_ctl_jobs_page_items_clear (ebb_ctl_jobs_page_items *p);
 
 #endif
