@@ -10,6 +10,7 @@
 
 #include "controller/api.h"
 #include "controller/ctl.h"
+#include "controller/store.h"
 #include "lib/json.h"
 #include "lib/prom.h"
 #include "lib/time.h"
@@ -37,14 +38,13 @@ ebb_ctl_api_decisions (ebb_http_request *req, ebb_http_response *resp, void *ud)
     }
   json_object *o = json_object_new_object ();
   json_object_object_add (o, "decisions", ebb_ctl_store_decisions (c, since, 10000));
-  ebb_json_add_uint64 (o, "last_seq", c->decision_seq);
+  ebb_json_add_uint64 (o, "last_seq", ebb_ctl_store_last_seq (c));
   ebb_http_reply_json (resp, 200, o);
   return EBB_HTTP_REPLIED;
 }
 
-/* See ctl.h. */
-json_object *
-ebb_ctl_cluster_json (ebb_ctl *c)
+static json_object *
+cluster_json (ebb_ctl *c)
 {
   json_object *o = json_object_new_object ();
   ebb_json_add_string (o, "policy", c->cfg->policy);
@@ -91,7 +91,7 @@ ebb_ctl_cluster_json (ebb_ctl *c)
   ebb_json_add_uint64 (o, "suspended_tasks", suspended);
   ebb_json_add_uint64 (o, "preemptions", c->m.suspends + c->m.preempt_kills);
   ebb_json_add_uint64 (o, "slots", c->n_slots);
-  ebb_json_add_uint64 (o, "decisions", c->decision_seq);
+  ebb_json_add_uint64 (o, "decisions", ebb_ctl_store_last_seq (c));
   return o;
 }
 
@@ -100,7 +100,7 @@ int
 ebb_ctl_api_cluster (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   (void)req;
-  ebb_http_reply_json (resp, 200, ebb_ctl_cluster_json (ud));
+  ebb_http_reply_json (resp, 200, cluster_json (ud));
   return EBB_HTTP_REPLIED;
 }
 
@@ -146,29 +146,12 @@ quantiles (ebb_ctl *c, FILE *f)
   fprintf (f, "ebb_controller_job_decision_seconds_count %zu\n", c->n_arrival);
 }
 
-/* See ctl.h. */
-char *
-ebb_ctl_metrics_text (ebb_ctl *c)
-{
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream (&buf, &len);
-  if (!f)
-    return ebb_xstrdup ("");
-  uint64_t nstate[3] = { 0 }, tstate[TASK_N_STATES], jstate[5];
-  /* The jobs that left memory count too (sched-evict.c). */
-  memcpy (tstate, c->evicted_tasks, sizeof tstate);
-  memcpy (jstate, c->evicted_jobs, sizeof jstate);
-  for (size_t i = 0; i < c->n_nodes; i++)
-    nstate[c->nodes[i]->state]++;
-  for (size_t i = 0; i < c->n_jobs; i++)
-    {
-      jstate[c->jobs[i]->state]++;
-      for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
-        tstate[c->jobs[i]->tasks[k].state]++;
-    }
 #define COUNTER(n, h, v) ebb_prom_counter (f, n, h, (uint64_t)(v))
-  ebb_prom_build_info (f, "ebb-controller");
+
+/* The counters of the decisions, the heartbeats and the agent calls. */
+static void
+metrics_counters (ebb_ctl *c, FILE *f)
+{
   COUNTER ("ebb_controller_jobs_submitted_total", "Jobs accepted by POST /v1/jobs.",
            c->m.jobs_submitted);
   COUNTER ("ebb_controller_task_launches_total", "LAUNCH decisions sent to agents.", c->m.launches);
@@ -188,7 +171,8 @@ ebb_ctl_metrics_text (ebb_ctl *c)
            c->m.agent_calls);
   COUNTER ("ebb_controller_agent_call_retries_total", "Agent calls retried.", c->m.agent_retries);
   COUNTER ("ebb_controller_bad_requests_total", "Requests refused with a 4xx.", c->m.bad_requests);
-  COUNTER ("ebb_controller_decisions_total", "Entries in the decision log.", c->decision_seq);
+  COUNTER ("ebb_controller_decisions_total", "Entries in the decision log.",
+           ebb_ctl_store_last_seq (c));
   COUNTER ("ebb_controller_policy_messages_timed_total",
            "Probes and wakes delivered by the timer at their due time (timed-probe policies: "
            "peacock).",
@@ -198,6 +182,24 @@ ebb_ctl_metrics_text (ebb_ctl *c)
            "launches.\n# TYPE ebb_controller_decision_seconds_total counter\n"
            "ebb_controller_decision_seconds_total %.6f\n",
            (double)c->m.decision_usec_sum / 1e6);
+}
+
+/* Nodes, tasks and jobs by state (the jobs that left memory count too: sched-evict.c). */
+static void
+metrics_states (ebb_ctl *c, FILE *f)
+{
+  uint64_t nstate[3] = { 0 }, tstate[TASK_N_STATES], jstate[5];
+  /* The jobs that left memory count too (sched-evict.c). */
+  memcpy (tstate, c->evicted_tasks, sizeof tstate);
+  memcpy (jstate, c->evicted_jobs, sizeof jstate);
+  for (size_t i = 0; i < c->n_nodes; i++)
+    nstate[c->nodes[i]->state]++;
+  for (size_t i = 0; i < c->n_jobs; i++)
+    {
+      jstate[c->jobs[i]->state]++;
+      for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
+        tstate[c->jobs[i]->tasks[k].state]++;
+    }
   fprintf (f, "# HELP ebb_controller_nodes Nodes by state.\n# TYPE ebb_controller_nodes gauge\n");
   for (int s = 0; s < 3; s++)
     fprintf (f, "ebb_controller_nodes{state=\"%s\"} %" PRIu64 "\n",
@@ -215,11 +217,17 @@ ebb_ctl_metrics_text (ebb_ctl *c)
            "finished up to --keep-finished).\n# TYPE ebb_controller_jobs_in_memory gauge\n"
            "ebb_controller_jobs_in_memory %zu\n",
            c->n_jobs);
+}
+
+/* The store's memory, the policy's batches and slots, the calls under way. */
+static void
+metrics_resources (ebb_ctl *c, FILE *f)
+{
   /* SQLite's heap (statements, schema; pages only past the reserved cache) and the pages of
-   * the page cache reserved at start (controller/store.c) in use: what of the RSS is the
-   * store's and not the model's, and how far the cache has filled its reserved memory. */
-  int cache_pages = 0, cache_hi = 0;
-  sqlite3_status (SQLITE_STATUS_PAGECACHE_USED, &cache_pages, &cache_hi, 0);
+   * the page cache reserved at start (controller/store-sqlite.c) in use: what of the RSS is
+   * the store's and not the model's, and how far the cache has filled its reserved memory. */
+  ebb_ctl_store_stats ss;
+  ebb_ctl_store_get_stats (c, &ss);
   fprintf (f,
            "# HELP ebb_controller_sqlite_memory_bytes Heap in use by SQLite (statements, "
            "schema, pages past the reserved cache).\n"
@@ -229,7 +237,7 @@ ebb_ctl_metrics_text (ebb_ctl *c)
            "the memory reserved for them at start.\n"
            "# TYPE ebb_controller_sqlite_cache_pages gauge\n"
            "ebb_controller_sqlite_cache_pages %d\n",
-           (long long)sqlite3_memory_used (), cache_pages);
+           (long long)ss.heap_bytes, ss.cache_pages);
   /* The batches the policy holds: the ones under way (or finished with probes still
    * alive), and (a policy that cannot forget a finished one) every one queued since the
    * policy was built (sched-place.c). */
@@ -249,8 +257,23 @@ ebb_ctl_metrics_text (ebb_ctl *c)
            "# TYPE ebb_controller_agent_calls_in_flight gauge\n"
            "ebb_controller_agent_calls_in_flight %zu\n",
            c->client ? ebb_http_client_pending (c->client) : 0);
-  quantiles (c, f);
+}
 #undef COUNTER
+
+/* The text of GET /metrics (Prometheus). */
+static char *
+metrics_text (ebb_ctl *c)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+  if (!f)
+    return ebb_xstrdup ("");
+  ebb_prom_build_info (f, "ebb-controller");
+  metrics_counters (c, f);
+  metrics_states (c, f);
+  metrics_resources (c, f);
+  quantiles (c, f);
   fclose (f);
   return buf;
 }
@@ -260,7 +283,7 @@ int
 ebb_ctl_api_metrics (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   (void)req;
-  cleanup_free char *text = ebb_ctl_metrics_text (ud);
+  cleanup_free char *text = metrics_text (ud);
   ebb_http_reply_text (resp, 200, "text/plain; version=0.0.4; charset=utf-8", text);
   return EBB_HTTP_REPLIED;
 }

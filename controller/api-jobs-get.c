@@ -10,6 +10,8 @@
 
 #include "controller/api.h"
 #include "controller/ctl.h"
+#include "controller/ops.h"
+#include "controller/store.h"
 #include "lib/json.h"
 #include "lib/util.h"
 
@@ -90,95 +92,26 @@ ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
   return o;
 }
 
-/* Returns the index in c->jobs (in id order) of the first job of id > after. */
-static size_t
-first_after (const ebb_ctl *c, uint64_t after)
-{
-  size_t lo = 0, hi = c->n_jobs;
-  while (lo < hi)
-    {
-      size_t mid = lo + (hi - lo) / 2;
-      if (c->jobs[mid]->id <= after)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
-}
-
-/* The model's jobs of a page, in the page's order: c->jobs[pos] ascending, c->jobs[pos - 1]
- * descending. */
-typedef struct
-{
-  ebb_ctl *c;
-  const ebb_ctl_jobs_query *q;
-  size_t pos;
-} mem_cursor;
-
-/* Returns the cursor's job, skipping the finished ones for an active page, or NULL past the
- * last. Every active job is in memory (only finished ones leave it, sched-evict.c): an
- * active page reads the model only, skipping at most the finished jobs it keeps. */
-static ebb_ctl_job *
-mem_peek (mem_cursor *m)
-{
-  while (m->q->desc ? m->pos > 0 : m->pos < m->c->n_jobs)
-    {
-      ebb_ctl_job *j = m->c->jobs[m->q->desc ? m->pos - 1 : m->pos];
-      if (!m->q->active || j->state < JOB_DONE)
-        return j;
-      m->pos = m->q->desc ? m->pos - 1 : m->pos + 1;
-    }
-  return NULL;
-}
-
-/* See ctl.h. */
+/* See api.h. */
 json_object *
 ebb_ctl_jobs_page (ebb_ctl *c, const ebb_ctl_jobs_query *q)
 {
-  /* The model's jobs and the store's, merged in the page's order: the model's copy is
-   * current (a job whose row could not be written is still listed). The page holds the
-   * first limit ids of either; one more of the store's tells whether a next page exists. */
-  ebb_ctl_job_summary *rows = NULL;
-  size_t n = 0, k = 0, listed = 0;
-  mem_cursor m = { c, q, 0 };
-  if (!q->desc)
-    m.pos = first_after (c, q->after);
-  else if (q->after > 0)
-    m.pos = first_after (c, q->after - 1); /* the jobs of id < after are below it */
-  if (c->db && !q->active
-      && ebb_ctl_store_job_page (c, q->after, q->desc, q->limit + 1, &rows, &n) < 0)
+  ebb_ctl_jobs_page_items p;
+  if (ebb_ctl_op_jobs_page (c, q, &p) < 0)
     return NULL;
   json_object *arr = json_object_new_array ();
-  uint64_t last = q->after;
-  ebb_ctl_job *j;
-  while (((j = mem_peek (&m)) || k < n) && listed < q->limit)
-    {
-      /* The model's job comes first unless the store's next row is before it. */
-      if (j && (k == n || (q->desc ? j->id >= rows[k].id : j->id <= rows[k].id)))
-        {
-          k += k < n && j->id == rows[k].id;
-          last = j->id;
-          json_object_array_add (arr, ebb_ctl_job_json (c, j, false));
-          m.pos = q->desc ? m.pos - 1 : m.pos + 1;
-        }
-      else
-        {
-          /* An unreadable row takes its place in the page, unlisted, as it did unpaged. */
-          last = rows[k].id;
-          if (rows[k].job)
-            json_object_array_add (arr, job_head (rows[k].job, rows[k].task_states));
-          k++;
-        }
-      listed++;
-    }
-  bool more = mem_peek (&m) || k < n;
-  ebb_ctl_job_summaries_free (rows, n);
+  for (size_t i = 0; i < p.n; i++)
+    if (p.items[i].job)
+      json_object_array_add (arr, ebb_ctl_job_json (c, p.items[i].job, false));
+    else if (p.items[i].row->job) /* an unreadable row takes its place, unlisted */
+      json_object_array_add (arr, job_head (p.items[i].row->job, p.items[i].row->task_states));
   json_object *o = json_object_new_object ();
   json_object_object_add (o, "jobs", arr);
-  if (more)
-    ebb_json_add_uint64 (o, "next_after", last);
+  if (p.more)
+    ebb_json_add_uint64 (o, "next_after", p.last);
   else
     json_object_object_add (o, "next_after", NULL);
+  ebb_ctl_jobs_page_items_clear (&p);
   return o;
 }
 
@@ -288,8 +221,7 @@ ebb_ctl_api_job_delete (ebb_http_request *req, ebb_http_response *resp, void *ud
     {
       /* One that left memory is finished: nothing to kill, its answer is the store's. */
       if (!loaded)
-        ebb_ctl_kill_job (ud, j);
-      ebb_ctl_flush (ud); /* the kills are committed before the answer, then sent */
+        ebb_ctl_op_kill (ud, j);
       ebb_http_reply_json (resp, 200, ebb_ctl_job_json (ud, j, true));
     }
   return EBB_HTTP_REPLIED;

@@ -9,7 +9,7 @@
 
 #include "controller/api.h"
 #include "controller/ctl.h"
-#include "controller/sched.h"
+#include "controller/ops.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/time.h"
@@ -113,26 +113,6 @@ parse_task (json_object *o, size_t i, ebb_error **err)
   return spec;
 }
 
-typedef struct
-{
-  const char *name, *request_id;
-  ebb_ctl_class cls;
-  double est;
-  json_object **specs;
-  size_t n;
-  uint32_t *edges; /* "deps": nedges (parent, child) pairs */
-  uint32_t nedges;
-} job_req;
-
-static void
-job_req_clear (job_req *jr)
-{
-  for (size_t i = 0; i < jr->n; i++)
-    json_object_put (jr->specs[i]);
-  free (jr->specs);
-  free (jr->edges);
-}
-
 static int
 edge_cmp (const void *a, const void *b)
 {
@@ -144,7 +124,7 @@ edge_cmp (const void *a, const void *b)
  * (harmless to a policy, but a client's mistake), no cycle (the check every DAG policy's
  * graph build makes, policies/dag.c). */
 static int
-parse_deps (json_object *arr, uint32_t n, job_req *jr, ebb_error **err)
+parse_deps (json_object *arr, uint32_t n, ebb_ctl_submit_req *jr, ebb_error **err)
 {
   /* The pairs as ebb-sim reads them from its traces (lib/json.c). */
   if (ebb_json_parse_edges (arr, n, EBB_CTL_MAX_EDGES_PER_JOB, &jr->edges, &jr->nedges, err) < 0)
@@ -169,7 +149,7 @@ parse_deps (json_object *arr, uint32_t n, job_req *jr, ebb_error **err)
 }
 
 static int
-parse_job (json_object *b, job_req *jr, ebb_error **err)
+parse_job (json_object *b, ebb_ctl_submit_req *jr, ebb_error **err)
 {
   static const char *const keys[]
       = { "name", "class", "est_task_sec", "request_id", "tasks", "deps", NULL };
@@ -218,54 +198,9 @@ parse_job (json_object *b, job_req *jr, ebb_error **err)
   return 0;
 }
 
-static ebb_ctl_job *
-job_new (ebb_ctl *c, job_req *jr)
-{
-  ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
-  j->id = c->next_job_id++;
-  j->name = jr->name ? ebb_xstrdup (jr->name) : ebb_xasprintf ("job-%" PRIu64, j->id);
-  j->request_id = jr->request_id ? ebb_xstrdup (jr->request_id) : NULL;
-  j->cls = jr->cls;
-  j->est_task_sec = jr->est;
-  j->submitted_at = ebb_ctl_now ();
-  j->ntasks = (uint32_t)jr->n;
-  j->tasks = ebb_xcalloc (jr->n, sizeof *j->tasks);
-  for (uint32_t i = 0; i < j->ntasks; i++)
-    {
-      ebb_ctl_task *t = &j->tasks[i];
-      t->job = j;
-      t->idx = i;
-      t->spec = jr->specs[i];
-      jr->specs[i] = NULL;
-      json_object *v;
-      json_object_object_get_ex (t->spec, "cpu_millis", &v);
-      t->cpu_millis = (uint64_t)json_object_get_int64 (v);
-      json_object_object_get_ex (t->spec, "memory_bytes", &v);
-      t->memory_bytes = (uint64_t)json_object_get_int64 (v);
-      t->node = -1;
-      t->slot = EBB_POL_NONE;
-      t->pjob = EBB_POL_NONE;
-    }
-  /* Each task's parents go into its spec's "dag" member, stored with it. */
-  for (uint32_t e = 0; e < jr->nedges; e++)
-    {
-      json_object *d, *par;
-      ebb_ctl_task *ch = &j->tasks[jr->edges[2 * e + 1]];
-      json_object_object_get_ex (ch->spec, "dag", &d);
-      if (d && !json_object_object_get_ex (d, "parents", &par))
-        json_object_object_add (d, "parents", par = json_object_new_array ());
-      if (d)
-        json_object_array_add (par, json_object_new_int64 (jr->edges[2 * e]));
-    }
-  for (uint32_t i = 0; i < j->ntasks; i++)
-    if (j->tasks[i].spec)
-      ebb_ctl_dag_load (j, &j->tasks[i], j->tasks[i].spec);
-  return j;
-}
-
 /* parse_job, and edges only for a policy that follows them. */
 static int
-parse_checked (ebb_ctl *c, json_object *b, job_req *jr, ebb_error **err)
+parse_checked (ebb_ctl *c, json_object *b, ebb_ctl_submit_req *jr, ebb_error **err)
 {
   int r = parse_job (b, jr, err);
   /* Edges mean nothing to a policy that ignores them: refused rather than run out of order. */
@@ -282,9 +217,9 @@ parse_checked (ebb_ctl *c, json_object *b, job_req *jr, ebb_error **err)
 ebb_ctl_job *
 ebb_ctl_api_job_new (ebb_ctl *c, json_object *b, ebb_error **err)
 {
-  job_req jr;
-  ebb_ctl_job *j = parse_checked (c, b, &jr, err) < 0 ? NULL : job_new (c, &jr);
-  job_req_clear (&jr);
+  ebb_ctl_submit_req jr;
+  ebb_ctl_job *j = parse_checked (c, b, &jr, err) < 0 ? NULL : ebb_ctl_job_from_req (c, &jr);
+  ebb_ctl_submit_req_clear (&jr);
   return j;
 }
 
@@ -297,60 +232,27 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
   json_object *b = NULL;
   if (ebb_http_request_body_json (req, 16, &b, &err) < 0)
     return ebb_ctl_api_bad (c, resp, 400, "bad_request", &err);
-  job_req jr;
+  ebb_ctl_submit_req jr;
   int r = parse_checked (c, b, &jr, &err);
-  if (r < 0)
-    {
-      job_req_clear (&jr);
-      json_object_put (b);
-      return ebb_ctl_api_bad (c, resp, 400, "bad_request", &err);
-    }
-  /* A replay answers as the first time; a new job's adoptions must fit the cluster. */
-  ebb_ctl_job *old = ebb_ctl_index_find_rid (c, jr.request_id);
-  /* A job that left memory (sched-evict.c) answers from the store. */
-  cleanup_free char *stored = old ? NULL : ebb_ctl_store_rid_answer (c, jr.request_id);
-  const char *replay = old ? old->answer : stored;
-  unsigned st = replay ? 0 : ebb_ctl_adopt_check (c, jr.specs, jr.n, &err);
+  ebb_ctl_job *j = NULL;
+  cleanup_free char *replay = NULL;
+  unsigned st = r < 0 ? 400 : ebb_ctl_op_submit (c, &jr, &j, &replay, &err);
+  ebb_ctl_submit_req_clear (&jr);
+  json_object_put (b);
   if (st)
-    {
-      job_req_clear (&jr);
-      json_object_put (b);
-      return ebb_ctl_api_bad (c, resp, st, st == 404 ? "not_found" : "conflict", &err);
-    }
+    return ebb_ctl_api_bad (c, resp, st,
+                            st == 400   ? "bad_request"
+                            : st == 404 ? "not_found"
+                                        : "conflict",
+                            &err);
   if (replay)
     {
       ebb_http_reply_json (resp, 201, json_tokener_parse (replay));
       ebb_http_reply_header (resp, "Idempotent-Replayed", "true");
+      return EBB_HTTP_REPLIED;
     }
-  else
-    {
-      ebb_ctl_job *j = job_new (c, &jr);
-      json_object *a = json_object_new_object ();
-      ebb_json_add_uint64 (a, "id", j->id);
-      ebb_json_add_string (a, "name", j->name);
-      ebb_json_add_string (a, "state", "queued");
-      j->answer = ebb_xstrdup (json_object_to_json_string_ext (a, EBB_JSON_TO_STRING_FLAGS));
-      ebb_ctl_store_begin (c);
-      ebb_ctl_adopt_prepare (c, j);
-      ebb_ctl_store_job (c, j);
-      for (uint32_t i = 0; i < j->ntasks; i++)
-        ebb_ctl_task_write (c, &j->tasks[i]);
-      ebb_ctl_add_job (c, j);
-      c->n_jobs_stored++;
-      c->m.jobs_submitted++;
-      ebb_log_info ("job %" PRIu64 " (%s): %u tasks, class %s", j->id, j->name, j->ntasks,
-                    ebb_ctl_class_name (j->cls));
-      cleanup_free char *loc = ebb_xasprintf ("/v1/jobs/%" PRIu64, j->id);
-      ebb_http_reply_header (resp, "Location", loc);
-      ebb_http_reply_json (resp, 201, a);
-      /* Its launch and adopt decisions commit with the job, then their calls go out (with
-       * any other the commit covers), where its latency is taken. */
-      ebb_ctl_arrival (c, j->id, ebb_now_usec ());
-      ebb_ctl_adopt_send (c, j);
-      ebb_ctl_sched_job (c, j);
-      ebb_ctl_flush (c);
-    }
-  job_req_clear (&jr);
-  json_object_put (b);
+  cleanup_free char *loc = ebb_xasprintf ("/v1/jobs/%" PRIu64, j->id);
+  ebb_http_reply_header (resp, "Location", loc);
+  ebb_http_reply_json (resp, 201, json_tokener_parse (j->answer));
   return EBB_HTTP_REPLIED;
 }

@@ -8,6 +8,7 @@
 
 #include "controller/api.h"
 #include "controller/ctl.h"
+#include "controller/ops.h"
 #include "lib/json.h"
 #include "lib/util.h"
 
@@ -50,9 +51,9 @@ node_json_with (ebb_ctl *c, int idx, json_object *tasks)
   return o;
 }
 
-/* See ctl.h. */
-json_object *
-ebb_ctl_node_json (ebb_ctl *c, int idx)
+/* Node idx as GET /v1/nodes/NAME answers it. */
+static json_object *
+node_json (ebb_ctl *c, int idx)
 {
   json_object *tasks = json_object_new_array ();
   if (c->nodes[idx]->ntasks > 0)
@@ -116,7 +117,7 @@ ebb_ctl_api_node (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   int idx = node_or_404 (ud, req, resp);
   if (idx >= 0)
-    ebb_http_reply_json (resp, 200, ebb_ctl_node_json (ud, idx));
+    ebb_http_reply_json (resp, 200, node_json (ud, idx));
   return EBB_HTTP_REPLIED;
 }
 
@@ -126,14 +127,13 @@ drain_op (ebb_http_request *req, ebb_http_response *resp, ebb_ctl *c, bool drain
   int idx = node_or_404 (c, req, resp);
   if (idx < 0)
     return EBB_HTTP_REPLIED;
-  if (c->nodes[idx]->state == NODE_LOST)
+  cleanup_error ebb_error *err = NULL;
+  if (ebb_ctl_op_drain (c, idx, drain, &err) < 0)
     {
-      ebb_http_error (resp, 409, "conflict", "node %s is lost", c->nodes[idx]->name);
+      ebb_http_error (resp, 409, "conflict", "%s", ebb_error_msg (&err));
       return EBB_HTTP_REPLIED;
     }
-  ebb_ctl_node_drain (c, idx, drain);
-  ebb_ctl_flush (c); /* committed before the answer */
-  ebb_http_reply_json (resp, 200, ebb_ctl_node_json (c, idx));
+  ebb_http_reply_json (resp, 200, node_json (c, idx));
   return EBB_HTTP_REPLIED;
 }
 
@@ -167,7 +167,7 @@ ebb_ctl_api_heartbeat (ebb_http_request *req, ebb_http_response *resp, void *ud)
     }
   json_object *b = NULL;
   if (ebb_http_request_body_json (req, 16, &b, &err) < 0
-      || ebb_ctl_heartbeat (c, name, b, &err) < 0)
+      || ebb_ctl_op_heartbeat (c, name, b, &err) < 0)
     {
       json_object_put (b);
       c->m.heartbeats_refused++;

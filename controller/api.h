@@ -8,7 +8,16 @@
 #include <json-c/json.h>
 
 #include "controller/ctl.h"
+#include "controller/ops.h"
 #include "lib/http-server.h"
+
+/* What the daemon and the tests call of the API. */
+int ebb_ctl_http_start (ebb_ctl *c, ebb_error **err);
+json_object *ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks);
+/* Returns the page of GET /v1/jobs for q: {"jobs": [its jobs in the page's order, without
+ * their tasks], "next_after": the last one's id when more follow, else null}, from memory
+ * and the store; NULL when the store cannot be read. */
+json_object *ebb_ctl_jobs_page (ebb_ctl *c, const ebb_ctl_jobs_query *q);
 
 /* Replies status with the error code and *err's message (counted as a bad request).
  * Returns EBB_HTTP_REPLIED. */
@@ -20,6 +29,10 @@ void ebb_ctl_api_add_time (json_object *o, const char *k, double t);
 int ebb_ctl_api_only_keys (json_object *o, const char *const *keys, const char *where,
                            ebb_error **err);
 
+/* api-adopt.c: tasks of POST /v1/jobs that adopt a container or cgroup. */
+/* Validates task i {"adopt": {node, container[, runtime] | cgroup}, cpu_millis?,
+ * memory_bytes?} alone. Returns its spec, or NULL with *err. */
+json_object *ebb_ctl_adopt_parse_task (json_object *o, size_t i, ebb_error **err);
 /* api-jobs.c */
 /* A job of the body of POST /v1/jobs, validated as the handler does (its "deps" against the
  * running policy too), with a new id, not added nor stored; NULL with *err (a 400). */

@@ -1,12 +1,11 @@
 /* ebb-controller: the cluster daemon. One context (ebb_ctl) holds the configuration, the
- * sd-event loop, the HTTP servers, the async agent client, the SQLite store, and the cluster
+ * sd-event loop, the HTTP servers, the async agent client, the store's handle, and the cluster
  * model: jobs with their tasks, nodes with their slots, and the libebb-policy instance that
  * decides where tasks go (the same policy code ebb-sim runs, driven here in real time). */
 #ifndef EBB_CTL_H
 #define EBB_CTL_H
 
 #include <json-c/json.h>
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <systemd/sd-event.h>
@@ -17,6 +16,8 @@
 #include "lib/http-client.h"
 #include "lib/http-server.h"
 #include "policies/policy.h"
+
+#include "controller/outbox-t.h"
 
 #define EBB_CTL_MAX_TASKS_PER_JOB 10000
 /* Dependency edges of one job (POST /v1/jobs "deps"): bounds the graph a DAG policy builds. */
@@ -29,13 +30,7 @@
 /* Agent calls under way at once (more wait in order): below an agent's 256 connections per
  * address. No cap per host: agents on unix sockets share one host name in curl, and idle
  * connections to one agent would hold back calls to another. */
-#define EBB_CTL_CALLS_MAX            128
-#define EBB_CTL_WAL_CHECKPOINT_PAGES 1000 /* SQLite's own default threshold */
-/* SQLite's page cache: 512 pages of 4 KiB, 2 MiB, about SQLite's default (2,000 KiB), held in
- * memory reserved at start (controller/store.c). */
-#define EBB_CTL_STORE_PAGE_SIZE   4096
-#define EBB_CTL_STORE_CACHE_PAGES 512
-
+#define EBB_CTL_CALLS_MAX 128
 /* Settings: one table (controller/options.c) gives the command line, --help and the keys
  * of controller.conf. */
 typedef struct ebb_ctl_config
@@ -97,12 +92,22 @@ typedef enum
 
 struct ebb_ctl_job;
 
+/* What an adopting task takes on its node (its spec's "adopt", parsed once: model-task.c):
+ * a container (of runtime, NULL: the agent's default) or a cgroup. */
+typedef struct ebb_ctl_adopt
+{
+  char *node;
+  char *container, *runtime;
+  char *cgroup;
+} ebb_ctl_adopt;
+
 typedef struct ebb_ctl_task
 {
   struct ebb_ctl_job *job;
   uint32_t idx;
   ebb_ctl_task_state state; /* written by ebb_ctl_task_set_state only (model-index.c) */
   json_object *spec;        /* argv, env, cwd, cpu_millis, memory_bytes: validated at submit */
+  ebb_ctl_adopt *adopt;     /* parsed from spec (ebb_ctl_task_set_spec); NULL: not adopting */
   uint64_t cpu_millis, memory_bytes;
   uint64_t generation; /* bumped at every (re)launch; fences the agent's older copies */
   int node;            /* index in ctl->nodes, -1 (ebb_ctl_task_set_node) */
@@ -165,6 +170,28 @@ typedef struct ebb_ctl_node
   uint64_t alloc_cpu_millis, alloc_memory_bytes;
 } ebb_ctl_node;
 
+/* Whether t adopts a container or cgroup instead of launching a command (while it has its
+ * spec: a finished task gave it back). */
+static inline bool
+ebb_ctl_task_is_adopt (const ebb_ctl_task *t)
+{
+  return t->adopt != NULL;
+}
+
+/* Starting, running or suspended: on a node. */
+static inline bool
+ebb_ctl_task_active (const ebb_ctl_task *t)
+{
+  return t->state == TASK_STARTING || t->state == TASK_RUNNING || t->state == TASK_SUSPENDED;
+}
+
+/* Exited, failed or killed: over. */
+static inline bool
+ebb_ctl_task_terminal (const ebb_ctl_task *t)
+{
+  return t->state == TASK_EXITED || t->state == TASK_FAILED || t->state == TASK_KILLED;
+}
+
 /* A policy slot: one CPU of one node, the unit the single-slot policies schedule. */
 typedef struct ebb_ctl_slot
 {
@@ -223,7 +250,7 @@ typedef struct ebb_ctl
   sd_event *event;
   ebb_http_server *http_unix, *http_tcp;
   ebb_http_client *client;
-  sqlite3 *db;
+  struct ebb_ctl_store *store; /* controller/store.h: an opaque handle, NULL: none */
   char *token;
   sd_event_source *sig_src[3];
   sd_event_source *timer_src;
@@ -279,7 +306,6 @@ typedef struct ebb_ctl
   double last_pol_tick;
   uint64_t last_short_job; /* the job a preemption is done for (decision log) */
 
-  uint64_t decision_seq;
   struct
   {
     uint64_t jobs_submitted, launches, kills, suspends, resumes, tasks_lost, heartbeats,
@@ -292,20 +318,14 @@ typedef struct ebb_ctl
   size_t n_arrival;
   /* Agent calls decided in this loop iteration, started by ebb_ctl_flush once the store
    * committed them; and the arrival times of the jobs they are for. */
-  struct ebb_ctl_call **outbox;
+  ebb_ctl_call **outbox;
   size_t n_outbox, cap_outbox;
+  ebb_ctl_call_route call_routes[CALL_N_KINDS]; /* by kind (ebb_ctl_outbox_route) */
   struct
   {
     uint64_t job, usec;
   } * arrivals;
   size_t n_arrivals, cap_arrivals;
-  /* Prepared once (store.c). */
-  sqlite3_stmt *st_job, *st_task_insert, *st_task_update, *st_node, *st_decision, *st_begin,
-      *st_commit;
-  sqlite3_stmt *st_call, *st_call_done; /* the calls table (store-calls.c) */
-  sqlite3_stmt *st_rid, *st_job_get, *st_tasks_get, *st_job_page[2]; /* store-jobs.c */
-  uint64_t commits;
-  int wal_pages; /* in the WAL after the last commit */
 } ebb_ctl;
 
 /* options.c */
@@ -324,131 +344,31 @@ int ebb_ctl_policy_params (char *const *opts, ebb_pol_params *p, ebb_error **err
 /* 0 when the controller can run policy `name`, else a negative code with err saying why. */
 int ebb_ctl_policy_runnable (const char *name, ebb_error **err);
 
-/* store.c */
-int ebb_ctl_store_open (ebb_ctl *c, ebb_error **err);
-void ebb_ctl_store_close (ebb_ctl *c);
-/* Write a row as the model has it; they change nothing in the model (the caller moves
- * counters and frees specs: ebb_ctl_task_write). */
-int ebb_ctl_store_job (ebb_ctl *c, const ebb_ctl_job *j);
-/* Writes the row whole (the spec with it) unless t->stored, then an update without it. */
-int ebb_ctl_store_task (ebb_ctl *c, const ebb_ctl_task *t);
-int ebb_ctl_store_node (ebb_ctl *c, const ebb_ctl_node *n);
-/* Appends to the decision log (committed before the caller acts); returns the seq or 0. */
-uint64_t ebb_ctl_store_decision (ebb_ctl *c, const char *kind, const ebb_ctl_task *t, int node,
-                                 uint64_t for_job, const char *reason);
-/* Every write opens a transaction when none is open; ebb_ctl_store_commit commits it (the
- * writes of one loop iteration are one transaction: ebb_ctl_flush commits them before the
- * calls they decided go out). Both return 0, or negative (logged). */
-int ebb_ctl_store_begin (ebb_ctl *c);
-/* Copies the WAL back into the database once it holds EBB_CTL_WAL_CHECKPOINT_PAGES (from
- * the periodic tick, so that no decision waits for it). */
-void ebb_ctl_store_checkpoint (ebb_ctl *c);
-int ebb_ctl_store_commit (ebb_ctl *c);
-/* store-jobs.c: reading jobs back. */
-/* Loads the nodes and the unfinished jobs with their tasks saved by an earlier run (the
- * finished ones stay in the store: counted, answered by ebb_ctl_store_job_get). Returns 0,
- * or negative with *err. */
-int ebb_ctl_store_load (ebb_ctl *c, ebb_error **err);
-/* Returns job id as the store has it, with its tasks (no spec; node indexes of the nodes
- * known), or NULL. The caller frees it with ebb_ctl_job_free; it is not in the model. */
-ebb_ctl_job *ebb_ctl_store_job_get (ebb_ctl *c, uint64_t id);
-/* A job as the store lists it (GET /v1/jobs): its row without its tasks (job->tasks NULL;
- * job NULL for a row unreadable), and how many of its tasks are in each state. */
-typedef struct
-{
-  uint64_t id;
-  ebb_ctl_job *job;
-  uint32_t task_states[TASK_N_STATES];
-} ebb_ctl_job_summary;
-/* Reads the store's jobs of id > after in id order (desc: of id < after, in descending id
- * order), at most limit, with their tasks' counts per state, in one query: *out
- * (ebb_ctl_job_summaries_free), *n of them. Returns 0, or -EIO (nothing in *out). */
-int ebb_ctl_store_job_page (ebb_ctl *c, uint64_t after, bool desc, size_t limit,
-                            ebb_ctl_job_summary **out, size_t *n);
-void ebb_ctl_job_summaries_free (ebb_ctl_job_summary *v, size_t n);
-/* Returns the first answer given to request_id (the newest job of that id), or NULL. */
-char *ebb_ctl_store_rid_answer (ebb_ctl *c, const char *request_id);
-/* Shared by store.c and store-jobs.c. */
-sqlite3_stmt *ebb_ctl_store_prep (ebb_ctl *c, const char *sql);
-/* Returns the decisions with seq > since as a JSON array (at most limit). */
-json_object *ebb_ctl_store_decisions (ebb_ctl *c, uint64_t since, unsigned limit);
-
-/* store-calls.c: the agent calls whose effect the tasks table does not show (SUSPEND,
- * RESUME, the policy's KILL), kept from their decision to their answer so that a restart
- * sends again, with the same request id, what was decided but not acknowledged. One row
- * per task: the latest call (its seq) wins. */
-typedef struct
-{
-  uint64_t job, seq, generation;
-  uint32_t idx;
-  char *kind; /* "suspend", "resume" or "kill" */
-  char *path;
-  char *body; /* JSON, or NULL for a DELETE */
-} ebb_ctl_stored_call;
-/* Saves the call (in the open transaction, committed before the call goes out). */
-int ebb_ctl_store_call (ebb_ctl *c, const ebb_ctl_task *t, uint64_t seq, const char *kind,
-                        const char *path, json_object *body);
-/* The call of seq for task (job, idx) was answered: forgets it (if still the latest). */
-int ebb_ctl_store_call_done (ebb_ctl *c, uint64_t job, uint32_t idx, uint64_t seq);
-/* The calls kept, in seq order: *out (free with ebb_ctl_stored_calls_free). Returns the
- * count. */
-size_t ebb_ctl_store_calls (ebb_ctl *c, ebb_ctl_stored_call **out);
-void ebb_ctl_stored_calls_free (ebb_ctl_stored_call *v, size_t n);
-
-/* sched-*.c (controller/sched.h: the scheduler's inside) */
+/* model.c, model-index.c: states' names, the clock, jobs and nodes found and added. */
 ebb_ctl_job *ebb_ctl_job_find (ebb_ctl *c, uint64_t id);
 ebb_ctl_node *ebb_ctl_node_find (ebb_ctl *c, const char *name, int *idx);
 void ebb_ctl_add_job (ebb_ctl *c, ebb_ctl_job *j);
 int ebb_ctl_add_node (ebb_ctl *c, ebb_ctl_node *n);
 void ebb_ctl_job_free (ebb_ctl_job *j);
-/* A new job entered the cluster: queue its pending tasks into the policy. */
-void ebb_ctl_sched_job (ebb_ctl *c, ebb_ctl_job *j);
-/* Kills a job: pending tasks become killed, running ones get DELETE. */
-void ebb_ctl_kill_job (ebb_ctl *c, ebb_ctl_job *j);
-/* Applies a node's heartbeat (capacity, URL, task states). Returns 0, or negative with
- * *err for a malformed report (nothing changed). */
-int ebb_ctl_heartbeat (ebb_ctl *c, const char *name, json_object *body, ebb_error **err);
-/* Periodic work: node timeouts, policy tick, retries, rebuild at idle. */
-void ebb_ctl_sched_tick (ebb_ctl *c);
-/* Marks a node drained (no new tasks) or ready again. */
-void ebb_ctl_node_drain (ebb_ctl *c, int idx, bool drain);
-void ebb_ctl_sched_free (ebb_ctl *c);
-/* After a restart: re-sends what the store says was under way: the suspensions, resumptions
- * and policy kills decided but not answered (ebb_ctl_replay_calls), the launches, the kills. */
-void ebb_ctl_sched_resume_starting (ebb_ctl *c);
-/* Tasks that were suspended when a new policy took them over (after a restart or a
- * rebuild: that policy counts them at their demand and will never resume them) get their
- * RESUME once no short task runs on their node any more. Called every tick; resent every
- * 2 s until the task runs. */
-void ebb_ctl_resume_owed (ebb_ctl *c);
 const char *ebb_ctl_task_state_name (ebb_ctl_task_state s);
-/* The id the agent knows task idx of job by in its generation gen: "j<job>-t<idx>-g<gen>"
- * (a task started again gets a new generation, so a new agent task). Owned by the caller. */
-char *ebb_ctl_task_agent_id (uint64_t job, uint32_t idx, uint64_t gen);
 const char *ebb_ctl_job_state_name (ebb_ctl_job_state s);
 const char *ebb_ctl_node_state_name (ebb_ctl_node_state s);
 const char *ebb_ctl_class_name (ebb_ctl_class c);
 double ebb_ctl_now (void);
-/* Writes t to the store (ebb_ctl_store_task) and notes its row exists; a finished task
- * gives back its spec (it is never sent again and its row keeps it). Returns 0, or
- * negative (logged). */
-int ebb_ctl_task_write (ebb_ctl *c, ebb_ctl_task *t);
-/* Recomputes a job's state from its tasks (and stores it when it changed). */
-void ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j);
-/* The end of a loop iteration: commits the store, then starts the agent calls decided
- * since the last flush (a decision is committed before its call goes out). */
-void ebb_ctl_flush (ebb_ctl *c);
-/* Records that job `job` arrived at arrival_usec (monotonic): the next flush starts its
- * launches first and takes its decision latency once they are handed to curl multi. */
-void ebb_ctl_arrival (ebb_ctl *c, uint64_t job, uint64_t arrival_usec);
+/* The id the agent knows task idx of job by in its generation gen: "j<job>-t<idx>-g<gen>"
+ * (a task started again gets a new generation, so a new agent task). Owned by the caller. */
+char *ebb_ctl_task_agent_id (uint64_t job, uint32_t idx, uint64_t gen);
+
+/* model-task.c */
+/* Sets t's spec (taken) and what is parsed of it (t->adopt); NULL: none. */
+void ebb_ctl_task_set_spec (ebb_ctl_task *t, json_object *spec);
+/* Gives back t's spec and what was parsed of it (a finished task, a freed job). */
+void ebb_ctl_task_drop_spec (ebb_ctl_task *t);
+/* Reads t's network demand, stage and parents (edges appended to j) from its spec's "dag"
+ * member (api-jobs.c writes it). Returns 0, -1 for a bad parent list. */
+int ebb_ctl_dag_load (ebb_ctl_job *j, ebb_ctl_task *t, json_object *spec);
 
 /* model-index.c: the node index by name, the counters, the writers of states. */
-/* Adds node idx to the index by name. */
-void ebb_ctl_index_add_node (ebb_ctl *c, size_t idx);
-/* Returns the index of the node named name, or -1. */
-int ebb_ctl_index_find_node (const ebb_ctl *c, const char *name);
-/* Adds job idx to the index by request id (a job without one is not indexed). */
-void ebb_ctl_index_add_job (ebb_ctl *c, size_t idx);
 /* Builds the index by request id again (the jobs moved in the array). */
 void ebb_ctl_index_jobs_again (ebb_ctl *c);
 /* Returns the job submitted with request_id (the newest), or NULL (also for NULL). */
@@ -463,62 +383,10 @@ void ebb_ctl_task_set_alloc (ebb_ctl *c, ebb_ctl_task *t, uint64_t cpu_millis,
                              uint64_t memory_bytes);
 /* The only writer of a job's state: its share of the queued counters follows it. */
 void ebb_ctl_job_set_state (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_job_state s);
-/* A job entered the model: counts it and its tasks. */
-void ebb_ctl_count_add_job (ebb_ctl *c, ebb_ctl_job *j);
 /* The counters of job j, which leaves memory, go to the evicted ones (the metrics). */
 void ebb_ctl_count_evict_job (ebb_ctl *c, const ebb_ctl_job *j);
 /* Returns the job of id among v[0..n), which are in id order, or NULL. */
 ebb_ctl_job *ebb_ctl_job_search (ebb_ctl_job *const *v, size_t n, uint64_t id);
 void ebb_ctl_index_free (ebb_ctl *c);
-
-/* sched-evict.c */
-/* Frees the finished jobs beyond the newest cfg->keep_finished whose rows are committed and
- * that nothing refers to any more (no agent call under way, no slot); they are answered
- * from the store. Called after the tick's commit. Returns how many left. */
-size_t ebb_ctl_evict (ebb_ctl *c);
-/* Job id: in memory, else read from the store (*loaded: free it with ebb_ctl_job_free). */
-ebb_ctl_job *ebb_ctl_job_get (ebb_ctl *c, uint64_t id, ebb_ctl_job **loaded);
-
-/* api-adopt.c: tasks of POST /v1/jobs that adopt a container or cgroup. */
-/* Validates task i {"adopt": {node, container[, runtime] | cgroup}, cpu_millis?,
- * memory_bytes?} alone. Returns its spec, or NULL with *err. */
-json_object *ebb_ctl_adopt_parse_task (json_object *o, size_t i, ebb_error **err);
-/* Checks the adopting specs among specs[0..n) against the cluster. Returns 0, or the HTTP
- * status with *err: 404 no such node, 409 node not ready or the container or cgroup is an
- * active task already. */
-unsigned ebb_ctl_adopt_check (ebb_ctl *c, json_object *const *specs, size_t n, ebb_error **err);
-bool ebb_ctl_task_is_adopt (const ebb_ctl_task *t);
-/* Returns the adopt object's string field key of t ("node", "container", ...), or NULL. */
-const char *ebb_ctl_adopt_field (const ebb_ctl_task *t, const char *key);
-/* sched-adopt.c */
-/* Inside the submit's transaction: j's adopting tasks start on their nodes (decision
- * "adopt" logged). */
-void ebb_ctl_adopt_prepare (ebb_ctl *c, ebb_ctl_job *j);
-/* After the commit: sends POST /v1/tasks/adopt for j's adopting tasks. */
-void ebb_ctl_adopt_send (ebb_ctl *c, ebb_ctl_job *j);
-
-/* api-*.c (controller/api.h: the API's inside) */
-int ebb_ctl_http_start (ebb_ctl *c, ebb_error **err);
-json_object *ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks);
-/* A page of GET /v1/jobs: at most limit jobs following after in the page's order (id > after
- * ascending; id < after descending, desc); active: only the jobs not in a final state. */
-typedef struct
-{
-  uint64_t after;
-  size_t limit;
-  bool desc, active;
-} ebb_ctl_jobs_query;
-/* Returns the page of GET /v1/jobs for q: {"jobs": [its jobs in the page's order, without
- * their tasks], "next_after": the last one's id when more follow, else null}, from memory
- * and the store; NULL when the store cannot be read. */
-json_object *ebb_ctl_jobs_page (ebb_ctl *c, const ebb_ctl_jobs_query *q);
-json_object *ebb_ctl_node_json (ebb_ctl *c, int idx);
-json_object *ebb_ctl_cluster_json (ebb_ctl *c);
-char *ebb_ctl_metrics_text (ebb_ctl *c);
-
-/* daemon.c */
-int ebb_ctl_new (ebb_ctl_config *cfg, ebb_ctl **out, ebb_error **err);
-int ebb_ctl_run (ebb_ctl *c);
-void ebb_ctl_free (ebb_ctl *c);
 
 #endif

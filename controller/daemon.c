@@ -15,6 +15,11 @@
 #include <unistd.h>
 
 #include "controller/ctl.h"
+#include "controller/api.h"
+#include "controller/daemon.h"
+#include "controller/sched.h"
+#include "controller/outbox.h"
+#include "controller/store.h"
 #include "lib/log.h"
 #include "lib/secret.h"
 #include "lib/time.h"
@@ -167,6 +172,7 @@ ebb_ctl_new (ebb_ctl_config *cfg, ebb_ctl **out, ebb_error **err)
       cfg->listen[0] = ebb_xstrdup ("unix:/run/ebb/controller.sock");
       cfg->listen[1] = ebb_xstrdup ("127.0.0.1:7480");
     }
+  ebb_ctl_sched_calls_route (c);
   if (policy_setup (c, err) < 0 || ebb_ctl_store_open (c, err) < 0)
     return -EINVAL;
   if (cfg->token_file ? ebb_secret_read_token (cfg->token_file, &c->token, err) < 0

@@ -7,15 +7,19 @@ EBB_CTL_LIBS = controller/libebb-controller.a policies/libebb-policy.a $(EBB_COM
 
 noinst_LIBRARIES += controller/libebb-controller.a
 controller_libebb_controller_a_SOURCES = controller/ctl.h \
-	controller/options.c controller/store.c controller/store-calls.c controller/store-jobs.c \
+	controller/options.c controller/store.h controller/store.c controller/store-backend.h \
+	controller/store-sqlite.h controller/store-sqlite.c controller/store-sqlite-calls.c \
+	controller/store-sqlite-jobs.c \
+	controller/outbox-t.h controller/outbox.h controller/outbox.c \
 	controller/sched.h controller/sched-model.c controller/sched-calls.c \
 	controller/sched-place.c controller/sched-preempt.c controller/sched-recover.c \
-	controller/sched-nodes.c controller/model-index.c controller/sched-adopt.c \
+	controller/sched-nodes.c controller/model.c controller/model-index.c controller/model-task.c controller/sched-adopt.c \
 	controller/sched-evict.c controller/sched-pjobs.c controller/sched-timed.c controller/sched-dag.c \
+	controller/ops.h controller/ops.c controller/ops-submit.c \
 	controller/api.h controller/api-routes.c controller/api-jobs.c controller/api-jobs-get.c \
 	controller/api-nodes.c \
 	controller/api-cluster.c controller/api-adopt.c \
-	controller/daemon.c
+	controller/daemon.h controller/daemon.c
 controller_libebb_controller_a_CFLAGS = $(EBB_CTL_CFLAGS)
 
 sbin_PROGRAMS += ebb-controller
@@ -78,4 +82,4 @@ bench-controller: ebb-controller tests/controller/fleet
 
 # The controller's structure: one writer of each state (tests/test-controller-layers.sh).
 TESTS += tests/test-controller-layers.sh
-EXTRA_DIST += tests/test-controller-layers.sh
+EXTRA_DIST += tests/test-controller-layers.sh controller/README.md

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "controller/ctl.h"
+#include "controller/daemon.h"
 #include "lib/log.h"
 #include "lib/util.h"
 

@@ -1,16 +1,15 @@
-/* The model's indexes: nodes by name (a heartbeat finds its node without a scan of all of
- * them), jobs by request id (a submission checks its id without a scan of all jobs), and
- * counters of tasks by state and node, by job and for the cluster, kept as tasks
- * change so that no decision or request walks every task. The setters here are the only
- * writers of a task's state and node and of a job's state: each moves the share it
- * counts, whether or not the change is ever written to the store. */
+/* The model's jobs and nodes (found, added) and its indexes: nodes by name (a heartbeat
+ * finds its node without a scan of all of them), jobs by request id (a submission checks its
+ * id without a scan of all jobs), and counters of tasks by state and node, by job and for
+ * the cluster, kept as tasks change so that no decision or request walks every task. The
+ * setters here are the only writers of a task's state and node and of a job's state: each
+ * moves the share it counts, whether or not the change is ever written to the store. */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "controller/ctl.h"
-#include "controller/sched.h"
 #include "lib/util.h"
 
 static uint64_t
@@ -81,23 +80,23 @@ index_find (const ebb_ctl *c, const ebb_ctl_strindex *x, key_fn key, const char 
   return -1;
 }
 
-/* See ctl.h. */
-void
-ebb_ctl_index_add_node (ebb_ctl *c, size_t idx)
+/* Adds node idx to the index by name. */
+static void
+index_add_node (ebb_ctl *c, size_t idx)
 {
   index_add (c, &c->node_index, node_key, (uint32_t)idx);
 }
 
-/* See ctl.h. */
-int
-ebb_ctl_index_find_node (const ebb_ctl *c, const char *name)
+/* Returns the index of the node named name, or -1. */
+static int
+index_find_node (const ebb_ctl *c, const char *name)
 {
   return index_find (c, &c->node_index, node_key, name);
 }
 
-/* See ctl.h. */
-void
-ebb_ctl_index_add_job (ebb_ctl *c, size_t idx)
+/* Adds job idx to the index by request id (a job without one is not indexed). */
+static void
+index_add_job (ebb_ctl *c, size_t idx)
 {
   if (c->jobs[idx]->request_id)
     index_add (c, &c->rid_index, rid_key, (uint32_t)idx);
@@ -110,7 +109,7 @@ ebb_ctl_index_jobs_again (ebb_ctl *c)
   free (c->rid_index.tab);
   memset (&c->rid_index, 0, sizeof c->rid_index);
   for (size_t i = 0; i < c->n_jobs; i++)
-    ebb_ctl_index_add_job (c, i);
+    index_add_job (c, i);
 }
 
 /* See ctl.h. */
@@ -161,6 +160,14 @@ task_in (ebb_ctl *c, ebb_ctl_task *t)
   t->accounted = true;
 }
 
+/* Removes (sign -1) or adds back (1) the share of t as it stands, when it is counted. */
+static void
+task_share (ebb_ctl *c, ebb_ctl_task *t, int sign)
+{
+  if (t->accounted)
+    share (c, t->job, t->state, t->node, t->cpu_millis, t->memory_bytes, sign);
+}
+
 /* Moves t's share from its state and node to s and node (a task not counted yet only
  * changes). */
 static void
@@ -168,12 +175,10 @@ task_move (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state s, int node)
 {
   if (t->state == s && t->node == node)
     return;
-  if (t->accounted)
-    share (c, t->job, t->state, t->node, t->cpu_millis, t->memory_bytes, -1);
+  task_share (c, t, -1);
   t->state = s;
   t->node = node;
-  if (t->accounted)
-    share (c, t->job, t->state, t->node, t->cpu_millis, t->memory_bytes, 1);
+  task_share (c, t, 1);
 }
 
 /* See ctl.h. */
@@ -194,12 +199,10 @@ ebb_ctl_task_set_node (ebb_ctl *c, ebb_ctl_task *t, int node)
 void
 ebb_ctl_task_set_alloc (ebb_ctl *c, ebb_ctl_task *t, uint64_t cpu_millis, uint64_t memory_bytes)
 {
-  if (t->accounted)
-    share (c, t->job, t->state, t->node, t->cpu_millis, t->memory_bytes, -1);
+  task_share (c, t, -1);
   t->cpu_millis = cpu_millis;
   t->memory_bytes = memory_bytes;
-  if (t->accounted)
-    share (c, t->job, t->state, t->node, t->cpu_millis, t->memory_bytes, 1);
+  task_share (c, t, 1);
 }
 
 /* Adds (sign 1) or removes (-1) job j's share of the queued counters. */
@@ -230,9 +233,9 @@ ebb_ctl_job_set_state (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_job_state s)
     job_share (c, j, 1);
 }
 
-/* See ctl.h. */
-void
-ebb_ctl_count_add_job (ebb_ctl *c, ebb_ctl_job *j)
+/* A job entered the model: counts it and its tasks. */
+static void
+count_add_job (ebb_ctl *c, ebb_ctl_job *j)
 {
   job_in (c, j);
   for (uint32_t i = 0; i < j->ntasks; i++)
@@ -276,4 +279,51 @@ ebb_ctl_index_free (ebb_ctl *c)
   free (c->rid_index.tab);
   memset (&c->node_index, 0, sizeof c->node_index);
   memset (&c->rid_index, 0, sizeof c->rid_index);
+}
+
+ebb_ctl_job *
+ebb_ctl_job_find (ebb_ctl *c, uint64_t id)
+{
+  return ebb_ctl_job_search (c->jobs, c->n_jobs, id); /* appended in id order */
+}
+
+ebb_ctl_node *
+ebb_ctl_node_find (ebb_ctl *c, const char *name, int *idx)
+{
+  int i = index_find_node (c, name);
+  if (i < 0)
+    return NULL;
+  if (idx)
+    *idx = i;
+  return c->nodes[i];
+}
+
+void
+ebb_ctl_add_job (ebb_ctl *c, ebb_ctl_job *j)
+{
+  if (c->n_jobs == c->cap_jobs)
+    {
+      c->cap_jobs = c->cap_jobs ? c->cap_jobs * 2 : 64;
+      c->jobs = ebb_xrealloc (c->jobs, c->cap_jobs * sizeof *c->jobs);
+    }
+  c->jobs[c->n_jobs] = j;
+  index_add_job (c, c->n_jobs);
+  c->n_jobs++;
+  count_add_job (c, j);
+}
+
+int
+ebb_ctl_add_node (ebb_ctl *c, ebb_ctl_node *n)
+{
+  if (c->n_nodes >= 1000000)
+    return -ENOSPC;
+  if (c->n_nodes == c->cap_nodes)
+    {
+      c->cap_nodes = c->cap_nodes ? c->cap_nodes * 2 : 16;
+      c->nodes = ebb_xrealloc (c->nodes, c->cap_nodes * sizeof *c->nodes);
+    }
+  c->nodes[c->n_nodes] = n;
+  index_add_node (c, c->n_nodes);
+  c->n_nodes++;
+  return 0;
 }

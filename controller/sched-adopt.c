@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include "controller/ctl.h"
+#include "controller/outbox.h"
+#include "controller/store.h"
 #include "controller/sched.h"
 #include "lib/json.h"
 #include "lib/log.h"
@@ -39,40 +41,13 @@ ebb_ctl_adopt_prepare (ebb_ctl *c, ebb_ctl_job *j)
       if (!ebb_ctl_task_is_adopt (t) || t->state != TASK_PENDING)
         continue;
       int node = -1;
-      ebb_ctl_node_find (c, ebb_ctl_adopt_field (t, "node"), &node);
+      ebb_ctl_node_find (c, t->adopt->node, &node);
       ebb_ctl_task_set_node (c, t, node);
       t->generation++;
       ebb_ctl_task_set_state (c, t, TASK_STARTING);
       t->attempts = 0;
       ebb_ctl_store_decision (c, "adopt", t, t->node, j->id, "POST /v1/jobs");
     }
-}
-
-/* See sched.h. */
-void
-ebb_ctl_send_adopt (ebb_ctl *c, ebb_ctl_task *t)
-{
-  cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, t->generation);
-  json_object *b = json_object_new_object ();
-  json_object *a;
-  json_object_object_get_ex (t->spec, "adopt", &a);
-  json_object_object_foreach (a, key, val)
-  {
-    if (strcmp (key, "node") != 0)
-      json_object_object_add (b, key, json_object_get (val));
-  }
-  ebb_json_add_string (b, "id", id);
-  cleanup_free char *job = ebb_xasprintf ("j%" PRIu64, t->job->id);
-  ebb_json_add_string (b, "job", job);
-  ebb_json_add_string (b, "class", t->job->cls == CLS_SHORT ? "short" : "long");
-  if (t->cpu_millis)
-    ebb_json_add_uint64 (b, "cpu_millis", t->cpu_millis);
-  if (t->memory_bytes)
-    ebb_json_add_uint64 (b, "memory_bytes", t->memory_bytes);
-  cleanup_free char *rid = ebb_xasprintf ("%s-A", id);
-  ebb_json_add_string (b, "request_id", rid);
-  ebb_json_add_uint64 (b, "generation", t->generation);
-  ebb_ctl_send_call (c, t, CALL_ADOPT, "/v1/tasks/adopt", b);
 }
 
 /* See ctl.h. */

@@ -1,124 +1,24 @@
-/* Agent calls: every command to an agent is an asynchronous HTTP call through curl multi,
- * with a request id and the task's generation, retried with backoff while the node is ready
- * and the task still wants it. The answers feed the policy (sched-preempt.c,
- * sched-recover.c). */
+/* The scheduler's side of the agent calls: the handlers of their answers, routed per kind
+ * to the outbox (controller/outbox.c) by ebb_ctl_sched_calls_route. The answers feed the
+ * model and the policy (sched-preempt.c, sched-recover.c, sched-adopt.c). */
 #include "config.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "controller/ctl.h"
+#include "controller/outbox.h"
 #include "controller/sched.h"
 #include "lib/json.h"
 #include "lib/log.h"
-#include "lib/util.h"
 
-#define RETRY_MIN_USEC 100000ULL
-#define MAX_ATTEMPTS   50
-
-/* One agent call, from its first attempt to its answer (retries reuse it). */
-typedef struct ebb_ctl_call
-{
-  ebb_ctl *c;
-  ebb_ctl_call_kind kind;
-  uint64_t job;
-  uint32_t idx;
-  uint64_t generation;
-  int node;
-  unsigned attempt;
-  ebb_pol_res amount; /* SUSPEND: what the policy asked for */
-  bool told;          /* SUSPEND: the policy was told the room is free when it went out */
-  uint64_t seq;       /* its row in the store's calls table (0: none) */
-  bool replay;        /* sent again after a restart: a policy of an earlier run decided it */
-  json_object *body;
-  char *path;
-  sd_event_source *retry;
-} call;
-
-static void call_start (call *k);
-
-/* The call got its answer (or will never get one): its row in the calls table goes. */
-static void
-call_end (call *k)
-{
-  if (k->seq)
-    ebb_ctl_store_call_done (k->c, k->job, k->idx, k->seq);
-}
-
-static void
-call_free (call *k)
-{
-  ebb_ctl_job *j = ebb_ctl_job_find (k->c, k->job);
-  if (j && j->ncalls > 0)
-    j->ncalls--;
-  sd_event_source_disable_unref (k->retry);
-  json_object_put (k->body);
-  free (k->path);
-  free (k);
-}
-
-static ebb_ctl_task *
-call_task (call *k)
-{
-  ebb_ctl_job *j = ebb_ctl_job_find (k->c, k->job);
-  if (!j || k->idx >= j->ntasks)
-    return NULL;
-  ebb_ctl_task *t = &j->tasks[k->idx];
-  return t->generation == k->generation ? t : NULL;
-}
-
-/* See ctl.h. */
-char *
-ebb_ctl_task_agent_id (uint64_t job, uint32_t idx, uint64_t gen)
-{
-  return ebb_xasprintf ("j%" PRIu64 "-t%u-g%" PRIu64, job, idx, gen);
-}
-
-static int
-on_retry (sd_event_source *s, uint64_t usec, void *ud)
-{
-  call *k = ud;
-  (void)s, (void)usec;
-  k->retry = sd_event_source_disable_unref (k->retry);
-  call_start (k);
-  return 0;
-}
-
-/* Retries with exponential backoff while the node is ready and the task still wants it. */
-static void
-call_retry (call *k, const char *why)
+static bool
+on_launch (ebb_ctl_call *k, ebb_http_result *res)
 {
   ebb_ctl *c = k->c;
-  c->m.agent_errors++;
-  ebb_ctl_node *n = c->nodes[k->node];
-  if (k->attempt >= MAX_ATTEMPTS || n->state == NODE_LOST || c->stopping)
-    {
-      ebb_log_warn ("agent %s: %s %s: giving up after %u attempts: %s", n->name,
-                    k->body ? "POST" : "DELETE", k->path, k->attempt, why);
-      if (!c->stopping)
-        call_end (k);
-      call_free (k);
-      return;
-    }
-  uint64_t d = RETRY_MIN_USEC << (k->attempt < 16 ? k->attempt : 16);
-  if (d > c->cfg->retry_max_usec)
-    d = c->cfg->retry_max_usec;
-  if (k->attempt == 1)
-    ebb_log_info ("agent %s: %s: %s; retrying", n->name, k->path, why);
-  c->m.agent_retries++;
-  if (sd_event_add_time_relative (c->event, &k->retry, CLOCK_MONOTONIC, d, 1000, on_retry, k) < 0)
-    call_free (k);
-}
-
-static void
-on_launch_done (call *k, ebb_http_result *res)
-{
-  ebb_ctl *c = k->c;
-  ebb_ctl_task *t = call_task (k);
+  ebb_ctl_task *t = ebb_ctl_call_task (k);
   if (!t || t->state != TASK_STARTING)
-    return;
+    return false;
   const char *code = NULL;
   json_object *v;
   if (res->json && json_object_object_get_ex (res->json, "error", &v))
@@ -132,11 +32,12 @@ on_launch_done (call *k, ebb_http_result *res)
         t->started_at = ebb_ctl_now ();
       ebb_ctl_task_write (c, t);
       ebb_ctl_job_update (c, t->job);
-      return;
+      return false;
     }
   ebb_log_warn ("agent %s refused task %" PRIu64 "-%u: %ld %s", c->nodes[k->node]->name, t->job->id,
                 t->idx, res->status, res->body ? res->body : "");
   ebb_ctl_finish_task (c, t, TASK_FAILED, "agent refused the launch");
+  return false;
 }
 
 /* The answer to a call sent again after a restart. The store held the task's state of
@@ -144,10 +45,10 @@ on_launch_done (call *k, ebb_http_result *res)
  * RESUME (ebb_ctl_resume_owed), one resumed runs. A heartbeat may have told the new state
  * first (and counted the suspension). */
 static void
-on_replay_done (call *k, ebb_http_result *res)
+on_replay_done (ebb_ctl_call *k, ebb_http_result *res)
 {
   ebb_ctl *c = k->c;
-  ebb_ctl_task *t = call_task (k);
+  ebb_ctl_task *t = ebb_ctl_call_task (k);
   if (!t || !ebb_ctl_task_active (t) || res->status >= 300)
     {
       if (t && res->status >= 300)
@@ -171,369 +72,66 @@ on_replay_done (call *k, ebb_http_result *res)
   ebb_ctl_job_update (c, t->job);
 }
 
-static void
-on_done (ebb_http_result *res, const ebb_error *err, void *ud)
+/* SUSPEND, RESUME and the policy's KILL (the ones a restart sent again: on_replay_done). */
+static bool
+on_policy_call (ebb_ctl_call *k, ebb_http_result *res)
 {
-  call *k = ud;
   ebb_ctl *c = k->c;
-  if (err || res->status >= 500 || res->status == 429)
+  if (k->replay)
     {
-      if (err && err->code == ECANCELED)
-        {
-          call_free (k);
-          return;
-        }
-      cleanup_free char *why
-          = err ? ebb_xstrdup (err->msg) : ebb_xasprintf ("HTTP %ld", res->status);
-      call_retry (k, why);
-      return;
-    }
-  if (k->kind == CALL_LAUNCH)
-    on_launch_done (k, res);
-  else if (k->kind == CALL_ADOPT)
-    {
-      /* A heartbeat may have shown it running first: the answer still places it. */
-      ebb_ctl_task *t = call_task (k);
-      if (t && ebb_ctl_task_active (t))
-        ebb_ctl_adopt_done (c, t, res);
-    }
-  else if (k->replay && (k->kind == CALL_SUSPEND || k->kind == CALL_RESUME))
-    {
-      if (res->status == 409 && call_task (k))
-        {
-          json_object *v;
-          const char *code = res->json && json_object_object_get_ex (res->json, "error", &v)
-                                 ? json_object_get_string (v)
-                                 : "";
-          if (strcmp (code, "busy") == 0 || strcmp (code, "in_progress") == 0)
-            {
-              call_retry (k, "agent busy");
-              return;
-            }
-        }
       on_replay_done (k, res);
+      return false;
     }
-  else if (k->kind == CALL_SUSPEND || k->kind == CALL_RESUME || k->kind == CALL_PKILL)
+  ebb_ctl_task *t = ebb_ctl_call_task (k);
+  if (t && ebb_ctl_task_active (t) && res->status < 300)
     {
-      ebb_ctl_task *t = call_task (k);
-      if (t && res->status == 409 && k->kind != CALL_PKILL)
-        {
-          json_object *v;
-          const char *code = res->json && json_object_object_get_ex (res->json, "error", &v)
-                                 ? json_object_get_string (v)
-                                 : "";
-          if (strcmp (code, "busy") == 0 || strcmp (code, "in_progress") == 0)
-            {
-              call_retry (k, "agent busy");
-              return;
-            }
-        }
-      if (t && ebb_ctl_task_active (t) && res->status < 300)
-        {
-          if (k->kind == CALL_SUSPEND)
-            ebb_ctl_pol_reclaimed (c, t, k->amount, k->told);
-          else if (k->kind == CALL_RESUME)
-            ebb_ctl_pol_resumed (c, t);
-          else
-            ebb_ctl_pol_killed (c, t, "policy");
-        }
-      else if (t && ebb_ctl_task_active (t) && k->kind == CALL_PKILL && res->status == 404)
+      if (k->kind == CALL_SUSPEND)
+        ebb_ctl_pol_reclaimed (c, t, k->amount, k->told);
+      else if (k->kind == CALL_RESUME)
+        ebb_ctl_pol_resumed (c, t);
+      else
         ebb_ctl_pol_killed (c, t, "policy");
-      else if (t && res->status >= 400)
-        ebb_log_warn ("agent %s: %s: %ld %s", c->nodes[k->node]->name, k->path, res->status,
-                      res->body ? res->body : "");
     }
-  else if (k->kind == CALL_KILL)
-    {
-      ebb_ctl_task *t = call_task (k);
-      if (t && ebb_ctl_task_active (t) && (res->status < 300 || res->status == 404))
-        ebb_ctl_finish_task (c, t, TASK_KILLED, "killed");
-      else if (t && ebb_ctl_task_active (t) && res->status == 409)
-        {
-          call_retry (k, "agent busy");
-          return;
-        }
-    }
-  call_end (k);
-  call_free (k);
+  else if (t && ebb_ctl_task_active (t) && k->kind == CALL_PKILL && res->status == 404)
+    ebb_ctl_pol_killed (c, t, "policy");
+  else if (t && res->status >= 400)
+    ebb_log_warn ("agent %s: %s: %ld %s", c->nodes[k->node]->name, k->path, res->status,
+                  res->body ? res->body : "");
+  return false;
 }
 
-static void
-call_start (call *k)
+/* DELETE of a live task (a job killed): gone (or unknown there) is killed; 409, the agent
+ * is still acting on it: again later. */
+static bool
+on_kill (ebb_ctl_call *k, ebb_http_result *res)
 {
-  ebb_ctl *c = k->c;
-  ebb_ctl_node *n = c->nodes[k->node];
-  k->attempt++;
-  c->m.agent_calls++;
-  ebb_http_call_opts opts = { 0 };
-  opts.bearer_token = c->token;
-  opts.ca_file = c->cfg->agent_ca;
-  opts.timeout_ms = 10000;
-  cleanup_error ebb_error *err = NULL;
-  if (!n->url)
-    {
-      call_retry (k, "the node has not sent its URL");
-      return;
-    }
-  if (ebb_http_client_start (c->client, k->body ? "POST" : "DELETE", n->url, k->path, k->body,
-                             &opts, on_done, k, &err)
-      < 0)
-    call_retry (k, ebb_error_msg (&err));
+  ebb_ctl_task *t = ebb_ctl_call_task (k);
+  if (t && ebb_ctl_task_active (t) && (res->status < 300 || res->status == 404))
+    ebb_ctl_finish_task (k->c, t, TASK_KILLED, "killed");
+  else if (t && ebb_ctl_task_active (t) && res->status == 409)
+    return true;
+  return false;
 }
 
-/* A decided call waits for the commit of its decision (ebb_ctl_flush). */
-static void
-outbox_push (call *k)
+/* A heartbeat may have shown an adopted task running first: the answer still places it. */
+static bool
+on_adopt (ebb_ctl_call *k, ebb_http_result *res)
 {
-  ebb_ctl *c = k->c;
-  if (c->n_outbox == c->cap_outbox)
-    {
-      c->cap_outbox = c->cap_outbox ? c->cap_outbox * 2 : 256;
-      c->outbox = ebb_xrealloc (c->outbox, c->cap_outbox * sizeof *c->outbox);
-    }
-  c->outbox[c->n_outbox++] = k;
-}
-
-/* See ctl.h. */
-void
-ebb_ctl_arrival (ebb_ctl *c, uint64_t job, uint64_t arrival_usec)
-{
-  if (c->n_arrivals == c->cap_arrivals)
-    {
-      c->cap_arrivals = c->cap_arrivals ? c->cap_arrivals * 2 : 64;
-      c->arrivals = ebb_xrealloc (c->arrivals, c->cap_arrivals * sizeof *c->arrivals);
-    }
-  c->arrivals[c->n_arrivals].job = job;
-  c->arrivals[c->n_arrivals++].usec = arrival_usec;
-}
-
-/* See ctl.h. Group commit: the decisions of one loop iteration (a burst of submissions,
- * heartbeats, completions) share one transaction instead of one each. */
-void
-ebb_ctl_flush (ebb_ctl *c)
-{
-  if (c->db)
-    ebb_ctl_store_commit (c);
-  /* The array is taken first: a call that fails at once may decide new calls, which wait
-   * for the next flush. The launches of jobs that just arrived go first, each after the
-   * calls decided before it to the same node (the suspension that makes room for it must
-   * reach the agent first); then the rest, in the order decided. */
-  call **box = c->outbox;
-  size_t n = c->n_outbox;
-  c->outbox = NULL;
-  c->n_outbox = c->cap_outbox = 0;
-  for (size_t i = 0; c->n_arrivals && i < n; i++)
-    for (size_t a = 0; a < c->n_arrivals; a++)
-      if (box[i]->kind == CALL_LAUNCH && box[i]->job == c->arrivals[a].job)
-        {
-          for (size_t e = 0; e < i; e++)
-            if (box[e] && box[e]->node == box[i]->node)
-              {
-                call_start (box[e]);
-                box[e] = NULL;
-              }
-          call_start (box[i]);
-          box[i] = NULL;
-          break;
-        }
-  uint64_t now = ebb_now_usec ();
-  for (size_t a = 0; a < c->n_arrivals; a++)
-    c->arrival_usec[c->n_arrival++ % EBB_ARRAY_SIZE (c->arrival_usec)] = now - c->arrivals[a].usec;
-  c->n_arrivals = 0;
-  for (size_t i = 0; i < n; i++)
-    if (box[i])
-      call_start (box[i]);
-  free (box);
+  ebb_ctl_task *t = ebb_ctl_call_task (k);
+  if (t && ebb_ctl_task_active (t))
+    ebb_ctl_adopt_done (k->c, t, res);
+  return false;
 }
 
 /* See sched.h. */
 void
-ebb_ctl_calls_free (ebb_ctl *c)
+ebb_ctl_sched_calls_route (ebb_ctl *c)
 {
-  for (size_t i = 0; i < c->n_outbox; i++)
-    call_free (c->outbox[i]);
-  free (c->outbox);
-  c->outbox = NULL;
-  c->n_outbox = c->cap_outbox = 0;
-  free (c->arrivals);
-  c->arrivals = NULL;
-  c->n_arrivals = c->cap_arrivals = 0;
-}
-
-static call *
-call_new (ebb_ctl *c, ebb_ctl_call_kind kind, const ebb_ctl_task *t, uint64_t generation, int node)
-{
-  call *k = ebb_xcalloc (1, sizeof *k);
-  k->c = c;
-  k->kind = kind;
-  k->job = t->job->id;
-  t->job->ncalls++; /* it stays in memory until the answer (sched-evict.c) */
-  k->idx = t->idx;
-  k->generation = generation;
-  k->node = node;
-  return k;
-}
-
-/* DELETE /v1/tasks/ID on node: kill (a live task) or forget (an exited one, a stale copy). */
-void
-ebb_ctl_send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int node,
-                     ebb_ctl_call_kind kind)
-{
-  call *k = call_new (c, kind, t, generation, node);
-  cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, generation);
-  /* The request id names the generation and the attempt's purpose: a retry repeats it. */
-  k->path = ebb_xasprintf ("/v1/tasks/%s?request_id=%s-%s%u", id, id,
-                           kind == CALL_FORGET ? "F" : "K", t->suspensions);
-  /* The policy's KILL leaves the task running in the store until the answer: its row says
-   * it was decided. */
-  if (kind == CALL_PKILL && c->decision_seq)
-    {
-      k->seq = c->decision_seq;
-      ebb_ctl_store_call (c, t, k->seq, "kill", k->path, NULL);
-    }
-  outbox_push (k);
-}
-
-/* The body of a graceful step: each resource it takes, with what the task holds of it
- * before the step (the agent's "booked": present with a step of the same resource). */
-static void
-add_step (json_object *b, ebb_pol_res amount, ebb_pol_res booked)
-{
-  json_object *bk = json_object_new_object ();
-  if (amount.cpu_millis > 0)
-    {
-      ebb_json_add_uint64 (b, "cpu_millis", (uint64_t)amount.cpu_millis);
-      ebb_json_add_uint64 (bk, "cpu_millis", (uint64_t)booked.cpu_millis);
-    }
-  if (amount.memory_bytes > 0)
-    {
-      ebb_json_add_uint64 (b, "memory_bytes", (uint64_t)amount.memory_bytes);
-      ebb_json_add_uint64 (bk, "memory_bytes", (uint64_t)booked.memory_bytes);
-    }
-  json_object_object_add (b, "booked", bk);
-}
-
-/* POST /v1/tasks/ID/suspend (graceful, booked non-NULL: one step of amount) or /resume. */
-static void
-send_op (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, const ebb_pol_res *booked,
-         ebb_pol_res amount, bool told)
-{
-  call *k = call_new (c, kind, t, t->generation, t->node);
-  cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, t->generation);
-  json_object *b = json_object_new_object ();
-  if (kind == CALL_SUSPEND)
-    {
-      ebb_json_add_string (b, "mode", booked ? "graceful" : "immediate");
-      if (booked)
-        add_step (b, amount, *booked);
-    }
-  /* One request id per operation: the sequence number of the decision that carries it
-   * (committed just before). A count kept in memory would start again after a restart, and
-   * the agent would answer a new RESUME with the reply it kept for an old one. */
-  t->attempts++;
-  cleanup_free char *rid
-      = ebb_xasprintf ("%s-%s%" PRIu64, id, kind == CALL_SUSPEND ? "S" : "R", c->decision_seq);
-  ebb_json_add_string (b, "request_id", rid);
-  ebb_json_add_uint64 (b, "generation", t->generation);
-  k->amount = amount;
-  k->told = told;
-  k->body = b;
-  k->path = ebb_xasprintf ("/v1/tasks/%s/%s", id, kind == CALL_SUSPEND ? "suspend" : "resume");
-  if (c->decision_seq)
-    {
-      k->seq = c->decision_seq;
-      ebb_ctl_store_call (c, t, k->seq, kind == CALL_SUSPEND ? "suspend" : "resume", k->path, b);
-    }
-  outbox_push (k);
-}
-
-/* See sched.h. */
-void
-ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, const ebb_pol_res *booked, ebb_pol_res amount,
-                      bool told)
-{
-  send_op (c, t, CALL_SUSPEND, booked, amount, told);
-}
-
-/* See sched.h. */
-void
-ebb_ctl_send_resume (ebb_ctl *c, ebb_ctl_task *t)
-{
-  send_op (c, t, CALL_RESUME, NULL, (ebb_pol_res){ 0, 0 }, false);
-}
-
-/* See sched.h. */
-void
-ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_millis,
-                     uint64_t memory_bytes)
-{
-  call *k = call_new (c, CALL_LAUNCH, t, t->generation, t->node);
-  cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, t->generation);
-  json_object *b = json_object_new_object ();
-  ebb_json_add_string (b, "id", id);
-  json_object_object_foreach (t->spec, key, val)
-  {
-    if (strcmp (key, "dag") != 0) /* the controller's own (sched-dag.c) */
-      json_object_object_add (b, key, json_object_get (val));
-  }
-  ebb_json_add_uint64 (b, "cpu_millis", cpu_millis);
-  ebb_json_add_uint64 (b, "memory_bytes", memory_bytes);
-  cleanup_free char *job = ebb_xasprintf ("j%" PRIu64, t->job->id);
-  ebb_json_add_string (b, "job", job);
-  ebb_json_add_string (b, "class", is_long ? "long" : "short");
-  cleanup_free char *rid = ebb_xasprintf ("%s-L", id);
-  ebb_json_add_string (b, "request_id", rid);
-  ebb_json_add_uint64 (b, "generation", t->generation);
-  k->body = b;
-  k->path = ebb_xstrdup ("/v1/tasks");
-  outbox_push (k);
-}
-
-/* See sched.h. */
-void
-ebb_ctl_send_call (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, const char *path,
-                   json_object *body)
-{
-  call *k = call_new (c, kind, t, t->generation, t->node);
-  k->body = body;
-  k->path = ebb_xstrdup (path);
-  outbox_push (k);
-}
-
-/* See sched.h. */
-void
-ebb_ctl_replay_calls (ebb_ctl *c)
-{
-  ebb_ctl_stored_call *v;
-  size_t n = ebb_ctl_store_calls (c, &v);
-  for (size_t i = 0; i < n; i++)
-    {
-      ebb_ctl_stored_call *sc = &v[i];
-      ebb_ctl_job *j = ebb_ctl_job_find (c, sc->job);
-      ebb_ctl_task *t = j && sc->idx < j->ntasks ? &j->tasks[sc->idx] : NULL;
-      ebb_ctl_call_kind kind = strcmp (sc->kind, "suspend") == 0  ? CALL_SUSPEND
-                               : strcmp (sc->kind, "resume") == 0 ? CALL_RESUME
-                                                                  : CALL_PKILL;
-      json_object *body = sc->body ? json_tokener_parse (sc->body) : NULL;
-      if (!t || t->generation != sc->generation || !ebb_ctl_task_active (t) || t->node < 0
-          || (sc->body && !body) || (kind == CALL_PKILL) != !sc->body)
-        {
-          /* Its task ended or moved on: nothing to send. */
-          json_object_put (body);
-          ebb_ctl_store_call_done (c, sc->job, sc->idx, sc->seq);
-          continue;
-        }
-      if (kind == CALL_PKILL)
-        t->pkill = true;
-      call *k = call_new (c, kind, t, t->generation, t->node);
-      k->seq = sc->seq;
-      k->replay = kind != CALL_PKILL;
-      k->body = body;
-      k->path = ebb_xstrdup (sc->path);
-      ebb_log_info ("task %" PRIu64 "-%u: %s decided before the restart (seq %" PRIu64
-                    "): sent again",
-                    t->job->id, t->idx, sc->kind, sc->seq);
-      outbox_push (k);
-    }
-  ebb_ctl_stored_calls_free (v, n);
+  ebb_ctl_outbox_route (c, CALL_LAUNCH, on_launch, false);
+  ebb_ctl_outbox_route (c, CALL_KILL, on_kill, false);
+  ebb_ctl_outbox_route (c, CALL_FORGET, NULL, false); /* nothing to learn from the answer */
+  ebb_ctl_outbox_route (c, CALL_SUSPEND, on_policy_call, true);
+  ebb_ctl_outbox_route (c, CALL_RESUME, on_policy_call, true);
+  ebb_ctl_outbox_route (c, CALL_PKILL, on_policy_call, false);
+  ebb_ctl_outbox_route (c, CALL_ADOPT, on_adopt, false);
 }

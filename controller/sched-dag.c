@@ -127,33 +127,3 @@ ebb_ctl_dag_release (ebb_ctl *c, ebb_ctl_job *j)
   j->n_held = 0;
   ebb_ctl_queue_tasks (c, j, ts, n); /* holds again those still waiting */
 }
-
-/* See sched.h. */
-int
-ebb_ctl_dag_load (ebb_ctl_job *j, ebb_ctl_task *t, json_object *spec)
-{
-  json_object *d, *v;
-  t->stage = t->idx;
-  if (!json_object_object_get_ex (spec, "dag", &d))
-    return 0;
-  if (json_object_object_get_ex (d, "net_mbps", &v))
-    t->net_mbps = (uint64_t)json_object_get_int64 (v);
-  if (json_object_object_get_ex (d, "stage", &v))
-    t->stage = (uint32_t)json_object_get_int64 (v);
-  if (!json_object_object_get_ex (d, "parents", &v) || !json_object_is_type (v, json_type_array))
-    return 0;
-  size_t np = json_object_array_length (v);
-  if (j->nedges + np > EBB_CTL_MAX_EDGES_PER_JOB)
-    return -1;
-  j->edges = ebb_xrealloc (j->edges, (j->nedges + np) * 2 * sizeof *j->edges);
-  for (size_t k = 0; k < np; k++)
-    {
-      int64_t p = json_object_get_int64 (json_object_array_get_idx (v, k));
-      if (p < 0 || p >= j->ntasks)
-        return -1;
-      j->edges[2 * j->nedges] = (uint32_t)p;
-      j->edges[2 * j->nedges + 1] = t->idx;
-      j->nedges++;
-    }
-  return 0;
-}

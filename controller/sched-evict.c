@@ -4,13 +4,14 @@
  * under way for it (an answer finds its task by id and must find it) and, beyond the newest
  * cfg->keep_finished finished jobs (the ones a client most likely still polls). The store
  * keeps everything the API shows of it: GET /v1/jobs reads it back, a replayed request id
- * finds its first answer there (store-jobs.c). */
+ * finds its first answer there (store-sqlite-jobs.c). */
 #include "config.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 
 #include "controller/ctl.h"
+#include "controller/store.h"
 #include "controller/sched.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -42,7 +43,7 @@ cmp_job_id (const void *a, const void *b)
 size_t
 ebb_ctl_evict (ebb_ctl *c)
 {
-  if (!c->db || !sqlite3_get_autocommit (c->db) || c->n_jobs <= c->cfg->keep_finished)
+  if (!c->store || ebb_ctl_store_in_transaction (c) || c->n_jobs <= c->cfg->keep_finished)
     return 0;
   size_t m = 0;
   for (size_t i = 0; i < c->n_jobs; i++)
@@ -77,16 +78,4 @@ ebb_ctl_evict (ebb_ctl *c)
   c->jobs_evicted += n;
   ebb_log_debug ("%zu finished jobs left memory (%zu in memory)", n, c->n_jobs);
   return n;
-}
-
-/* See ctl.h. */
-ebb_ctl_job *
-ebb_ctl_job_get (ebb_ctl *c, uint64_t id, ebb_ctl_job **loaded)
-{
-  *loaded = NULL;
-  ebb_ctl_job *j = ebb_ctl_job_find (c, id);
-  if (j || !c->db || id >= c->next_job_id)
-    return j;
-  *loaded = ebb_ctl_store_job_get (c, id);
-  return *loaded;
 }

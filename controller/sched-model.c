@@ -1,117 +1,16 @@
-/* The cluster model of the scheduler: names of states, the clocks, finding and adding
- * jobs and nodes, a job's state from its tasks. */
+/* The scheduler's writes of the model: a task's row (and its spec given back when it is
+ * over), a job's state from its tasks; and freeing the scheduler's part at exit. */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "controller/ctl.h"
+#include "controller/outbox.h"
+#include "controller/store.h"
 #include "controller/sched.h"
 #include "lib/time.h"
 #include "lib/util.h"
-
-static const char *const task_names[]
-    = { "pending", "starting", "running", "suspended", "exited", "failed", "killed" };
-static const char *const job_names[] = { "queued", "running", "done", "failed", "killed" };
-static const char *const node_names[] = { "ready", "lost", "draining" };
-static const char *const class_names[] = { "short", "long", "auto" };
-
-/* The name of value i in a table of n names; "?" outside it (a corrupt or newer value). */
-static const char *
-name_of (const char *const *names, size_t n, unsigned i)
-{
-  return i < n ? names[i] : "?";
-}
-
-const char *
-ebb_ctl_task_state_name (ebb_ctl_task_state s)
-{
-  return name_of (task_names, EBB_ARRAY_SIZE (task_names), (unsigned)s);
-}
-const char *
-ebb_ctl_job_state_name (ebb_ctl_job_state s)
-{
-  return name_of (job_names, EBB_ARRAY_SIZE (job_names), (unsigned)s);
-}
-const char *
-ebb_ctl_node_state_name (ebb_ctl_node_state s)
-{
-  return name_of (node_names, EBB_ARRAY_SIZE (node_names), (unsigned)s);
-}
-const char *
-ebb_ctl_class_name (ebb_ctl_class c)
-{
-  return name_of (class_names, EBB_ARRAY_SIZE (class_names), (unsigned)c);
-}
-
-/* Returns the wall clock in unix seconds (the API's times). */
-double
-ebb_ctl_now (void)
-{
-  return (double)ebb_realtime_usec () / 1e6;
-}
-
-ebb_ctl_job *
-ebb_ctl_job_find (ebb_ctl *c, uint64_t id)
-{
-  return ebb_ctl_job_search (c->jobs, c->n_jobs, id); /* appended in id order */
-}
-
-ebb_ctl_node *
-ebb_ctl_node_find (ebb_ctl *c, const char *name, int *idx)
-{
-  int i = ebb_ctl_index_find_node (c, name);
-  if (i < 0)
-    return NULL;
-  if (idx)
-    *idx = i;
-  return c->nodes[i];
-}
-
-void
-ebb_ctl_add_job (ebb_ctl *c, ebb_ctl_job *j)
-{
-  if (c->n_jobs == c->cap_jobs)
-    {
-      c->cap_jobs = c->cap_jobs ? c->cap_jobs * 2 : 64;
-      c->jobs = ebb_xrealloc (c->jobs, c->cap_jobs * sizeof *c->jobs);
-    }
-  c->jobs[c->n_jobs] = j;
-  ebb_ctl_index_add_job (c, c->n_jobs);
-  c->n_jobs++;
-  ebb_ctl_count_add_job (c, j);
-}
-
-int
-ebb_ctl_add_node (ebb_ctl *c, ebb_ctl_node *n)
-{
-  if (c->n_nodes >= 1000000)
-    return -ENOSPC;
-  if (c->n_nodes == c->cap_nodes)
-    {
-      c->cap_nodes = c->cap_nodes ? c->cap_nodes * 2 : 16;
-      c->nodes = ebb_xrealloc (c->nodes, c->cap_nodes * sizeof *c->nodes);
-    }
-  c->nodes[c->n_nodes] = n;
-  ebb_ctl_index_add_node (c, c->n_nodes);
-  c->n_nodes++;
-  return 0;
-}
-
-void
-ebb_ctl_job_free (ebb_ctl_job *j)
-{
-  if (!j)
-    return;
-  for (uint32_t i = 0; j->tasks && i < j->ntasks; i++) /* a listed job has none */
-    json_object_put (j->tasks[i].spec);
-  free (j->tasks);
-  free (j->edges);
-  free (j->name);
-  free (j->request_id);
-  free (j->answer);
-  free (j);
-}
 
 /* See ctl.h. */
 int
@@ -124,10 +23,7 @@ ebb_ctl_task_write (ebb_ctl *c, ebb_ctl_task *t)
   /* A finished task is never sent again and its row keeps the spec: memory that would grow
    * with every task ever run is given back. */
   if (ebb_ctl_task_terminal (t))
-    {
-      json_object_put (t->spec);
-      t->spec = NULL;
-    }
+    ebb_ctl_task_drop_spec (t);
   return 0;
 }
 

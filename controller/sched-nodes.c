@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "controller/ctl.h"
+#include "controller/outbox.h"
+#include "controller/store.h"
 #include "controller/sched.h"
 #include "lib/json.h"
 #include "lib/log.h"
@@ -67,6 +69,21 @@ agent_state (const char *s, json_object *o, int64_t *exit_status, bool *has_exit
   return TASK_RUNNING;
 }
 
+/* Sends DELETE for the copy in generation gen of task t (its job and index; the rest of
+ * the task is not touched) that node reports in state st and this controller no longer
+ * wants, recorded first as a "fence" decision: the call leaves after the commit of the
+ * heartbeat's transaction, like every other. */
+static void
+fence (ebb_ctl *c, const ebb_ctl_task *t, uint64_t gen, int node, const char *st)
+{
+  ebb_ctl_task copy = *t;
+  copy.generation = gen;
+  bool exited = strcmp (st, "exited") == 0;
+  ebb_ctl_store_decision (c, "fence", &copy, node, t->job->id,
+                          exited ? "stale copy, exited" : "stale copy");
+  ebb_ctl_send_delete (c, &copy, gen, node, exited ? CALL_FORGET : CALL_KILL);
+}
+
 /* One task entry of a heartbeat. */
 static void
 hb_task (ebb_ctl *c, int node, json_object *o, uint64_t *seen_job, uint32_t *seen_idx)
@@ -94,16 +111,13 @@ hb_task (ebb_ctl *c, int node, json_object *o, uint64_t *seen_job, uint32_t *see
       /* A copy this controller no longer wants (an older generation, a task launched again
        * elsewhere, a job forgotten): fence it off. */
       if (t && (t->generation != gen || t->node != node || ebb_ctl_task_terminal (t)))
-        {
-          ebb_ctl_task tmp = *t;
-          ebb_ctl_send_delete (c, &tmp, gen, node, strcmp (st, "exited") ? CALL_KILL : CALL_FORGET);
-        }
+        fence (c, t, gen, node, st);
       else if (!j && job > 0 && job < c->next_job_id)
         {
           /* A finished job that left memory (sched-evict.c): its task is over too. */
           ebb_ctl_job gone = { .id = job };
-          ebb_ctl_task tmp = { .job = &gone, .idx = idx, .node = node };
-          ebb_ctl_send_delete (c, &tmp, gen, node, strcmp (st, "exited") ? CALL_KILL : CALL_FORGET);
+          ebb_ctl_task copy = { .job = &gone, .idx = idx, .node = node };
+          fence (c, &copy, gen, node, st);
         }
       return;
     }

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "controller/ctl.h"
+#include "controller/outbox.h"
+#include "controller/store.h"
 #include "controller/sched.h"
 #include "lib/log.h"
 #include "lib/util.h"

@@ -5,6 +5,8 @@
 #include <stdio.h>
 
 #include "controller/ctl.h"
+#include "controller/outbox.h"
+#include "controller/store.h"
 #include "controller/sched.h"
 
 /* The policy learns that a SUSPEND of t freed `freed` (zero: an immediate one, everything
@@ -43,9 +45,11 @@ ebb_ctl_act_preempt (ebb_ctl *c, const ebb_pol_action *a)
             : a->kind != EBB_POL_ACT_SUSPEND      ? "preemptive kill for a short job"
             : a->mode == EBB_POL_SUSPEND_GRACEFUL ? "graceful step for a short job"
                                                   : "immediate for a short job");
-  ebb_ctl_store_begin (c);
-  ebb_ctl_store_decision (c, kind, t, t->node,
-                          a->kind == EBB_POL_ACT_RESUME ? t->job->id : c->last_short_job, reason);
+  /* The decision and its call's row (store-sqlite-calls.c) are in the loop iteration's
+   * transaction: a restart finds both or neither, and the call leaves once ebb_ctl_flush
+   * committed them. */
+  uint64_t seq = ebb_ctl_store_decision (
+      c, kind, t, t->node, a->kind == EBB_POL_ACT_RESUME ? t->job->id : c->last_short_job, reason);
   if (a->kind == EBB_POL_ACT_SUSPEND)
     {
       c->m.suspends++;
@@ -64,25 +68,22 @@ ebb_ctl_act_preempt (ebb_ctl *c, const ebb_pol_action *a)
       ebb_pol_res_sub (&booked, pt->pending);
       ebb_pol_res_add (&booked, a->amount);
       bool graceful = a->mode == EBB_POL_SUSPEND_GRACEFUL;
-      ebb_ctl_send_suspend (c, t, graceful ? &booked : NULL, a->amount, told);
+      ebb_ctl_send_suspend (c, t, seq, graceful ? &booked : NULL, a->amount, told);
       if (told)
         tell_reclaimed (c, t, a->amount);
     }
   else if (a->kind == EBB_POL_ACT_RESUME)
     {
       c->m.resumes++;
-      ebb_ctl_send_resume (c, t);
+      ebb_ctl_send_resume (c, t, seq);
     }
   else
     {
       c->m.kills++;
       c->m.preempt_kills++;
       t->pkill = true;
-      ebb_ctl_send_delete (c, t, t->generation, t->node, CALL_PKILL);
+      ebb_ctl_send_pkill (c, t, seq);
     }
-  /* The decision and its call's row (store-calls.c) in one transaction: a restart finds
-   * both or neither. */
-  ebb_ctl_store_commit (c);
 }
 
 /* A SUSPEND went through: the policy learns what is free (the limits the agent applied;

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "controller/ctl.h"
+#include "controller/outbox.h"
+#include "controller/store.h"
 #include "controller/sched.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -244,9 +246,10 @@ ebb_ctl_resume_owed (ebb_ctl *c)
             || now - t->owed_resume_at < 2.0)
           continue;
         t->owed_resume_at = now;
-        ebb_ctl_store_decision (c, "resume", t, t->node, t->job->id,
-                                "owed: suspended before a restart, its short work is gone");
+        uint64_t seq
+            = ebb_ctl_store_decision (c, "resume", t, t->node, t->job->id,
+                                      "owed: suspended before a restart, its short work is gone");
         c->m.resumes++;
-        ebb_ctl_send_resume (c, t);
+        ebb_ctl_send_resume (c, t, seq);
       }
 }

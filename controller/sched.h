@@ -1,5 +1,6 @@
 /* The scheduler's inside: the real-time policy environment, split by job into
- * sched-model.c (the cluster model), sched-calls.c (agent calls), sched-place.c (the policy
+ * sched-model.c (its writes of the model: task rows, job states), sched-calls.c (the
+ * handlers of the agent calls' answers), sched-place.c (the policy
  * instance and its placements), sched-pjobs.c (the batches queued into it),
  * sched-preempt.c (suspend, resume, kill by the policy), sched-recover.c (task ends, lost
  * nodes, restart), sched-nodes.c (heartbeats, drain, tick) and sched-evict.c (finished jobs
@@ -50,59 +51,7 @@ ebb_ctl_pol_at (ebb_ctl *c, double due)
   return due;
 }
 
-static inline bool
-ebb_ctl_task_active (const ebb_ctl_task *t)
-{
-  return t->state == TASK_STARTING || t->state == TASK_RUNNING || t->state == TASK_SUSPENDED;
-}
-
-static inline bool
-ebb_ctl_task_terminal (const ebb_ctl_task *t)
-{
-  return t->state == TASK_EXITED || t->state == TASK_FAILED || t->state == TASK_KILLED;
-}
-
-/* sched-calls.c: what an agent call is for. */
-typedef enum
-{
-  CALL_LAUNCH,
-  CALL_KILL,   /* DELETE of a live task */
-  CALL_FORGET, /* DELETE of an exited task, or of a stale copy on a node */
-  CALL_SUSPEND,
-  CALL_RESUME,
-  CALL_PKILL, /* DELETE decided by the policy: the task goes back to its queue */
-  CALL_ADOPT, /* POST /v1/tasks/adopt (sched-adopt.c) */
-} ebb_ctl_call_kind;
-
-/* DELETE /v1/tasks/ID of generation on node (kind: CALL_KILL, CALL_FORGET or CALL_PKILL). */
-void ebb_ctl_send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int node,
-                          ebb_ctl_call_kind kind);
-/* POST /v1/tasks/ID/suspend: graceful (booked non-NULL: one step of amount from what the
- * policy counts the task as holding before it, sent as "booked" so the agent steps from
- * the books, not from its own idea of the task) or immediate (booked NULL). told: the
- * policy was told the room is free already (the answer then only updates the task). */
-void ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, const ebb_pol_res *booked,
-                           ebb_pol_res amount, bool told);
-/* POST /v1/tasks/ID/resume. */
-void ebb_ctl_send_resume (ebb_ctl *c, ebb_ctl_task *t);
-/* POST /v1/tasks of the task's current generation on its node with these limits. */
-void ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_millis,
-                          uint64_t memory_bytes);
-
-/* POST path with body (taken) for t's current generation on its node, answered through
- * the kind's handler; it goes out at the next flush, after its decision's commit. */
-void ebb_ctl_send_call (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, const char *path,
-                        json_object *body);
-/* After a restart: sends again, with their request ids, the SUSPEND, RESUME and policy
- * KILL calls the store kept as decided but not answered (their answers set their tasks'
- * states: a task suspended so owes its RESUME). */
-void ebb_ctl_replay_calls (ebb_ctl *c);
-/* Frees the calls not started yet (at exit). */
-void ebb_ctl_calls_free (ebb_ctl *c);
-
 /* sched-adopt.c */
-/* POST /v1/tasks/adopt of the adopted task t (its current generation, on its node). */
-void ebb_ctl_send_adopt (ebb_ctl *c, ebb_ctl_task *t);
 /* The agent answered the adoption of t (active: starting, or running when a heartbeat came
  * first): it runs on its node and in the policy, or (still starting) it failed. */
 void ebb_ctl_adopt_done (ebb_ctl *c, ebb_ctl_task *t, const ebb_http_result *res);
@@ -162,9 +111,6 @@ void ebb_ctl_dag_free (struct ebb_pol_dag *d);
 size_t ebb_ctl_dag_hold (ebb_ctl_job *j, ebb_ctl_task **ts, size_t n);
 /* A task of j ended: queues its held tasks whose parents all ended or go with them. */
 void ebb_ctl_dag_release (ebb_ctl *c, ebb_ctl_job *j);
-/* Reads t's network demand, stage and parents (edges appended to j) from its spec's "dag"
- * member (api-jobs.c writes it). Returns 0, -1 for a bad parent list. */
-int ebb_ctl_dag_load (ebb_ctl_job *j, ebb_ctl_task *t, json_object *spec);
 
 /* sched-pjobs.c */
 /* Returns task k of policy job pj, or NULL. */
@@ -202,5 +148,50 @@ void ebb_ctl_lose_node (ebb_ctl *c, int idx, const char *why);
 /* sched-nodes.c */
 /* Resource mode: tells the policy node idx's capacity (zero: none, it is gone). */
 void ebb_ctl_set_res_capacity (ebb_ctl *c, int idx, bool zero);
+
+/* What the daemon and the use cases call of the scheduler. */
+/* A new job entered the cluster: queue its pending tasks into the policy. */
+void ebb_ctl_sched_job (ebb_ctl *c, ebb_ctl_job *j);
+/* Kills a job: pending tasks become killed, running ones get DELETE. */
+void ebb_ctl_kill_job (ebb_ctl *c, ebb_ctl_job *j);
+/* Applies a node's heartbeat (capacity, URL, task states). Returns 0, or negative with
+ * *err for a malformed report (nothing changed). */
+int ebb_ctl_heartbeat (ebb_ctl *c, const char *name, json_object *body, ebb_error **err);
+/* Routes (sched-calls.c) the answers of the agent calls of every kind to the scheduler's
+ * handlers (ebb_ctl_outbox_route); called once when the controller is set up. */
+void ebb_ctl_sched_calls_route (ebb_ctl *c);
+
+/* Periodic work: node timeouts, policy tick, retries, rebuild at idle. */
+void ebb_ctl_sched_tick (ebb_ctl *c);
+/* Marks a node drained (no new tasks) or ready again. */
+void ebb_ctl_node_drain (ebb_ctl *c, int idx, bool drain);
+void ebb_ctl_sched_free (ebb_ctl *c);
+/* After a restart: re-sends what the store says was under way: the suspensions, resumptions
+ * and policy kills decided but not answered (ebb_ctl_replay_calls), the launches, the kills. */
+void ebb_ctl_sched_resume_starting (ebb_ctl *c);
+/* Tasks that were suspended when a new policy took them over (after a restart or a
+ * rebuild: that policy counts them at their demand and will never resume them) get their
+ * RESUME once no short task runs on their node any more. Called every tick; resent every
+ * 2 s until the task runs. */
+void ebb_ctl_resume_owed (ebb_ctl *c);
+/* Writes t to the store (ebb_ctl_store_task) and notes its row exists; a finished task
+ * gives back its spec (it is never sent again and its row keeps it). Returns 0, or
+ * negative (logged). */
+int ebb_ctl_task_write (ebb_ctl *c, ebb_ctl_task *t);
+/* Recomputes a job's state from its tasks (and stores it when it changed). */
+void ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j);
+
+/* sched-evict.c */
+/* Frees the finished jobs beyond the newest cfg->keep_finished whose rows are committed and
+ * that nothing refers to any more (no agent call under way, no slot); they are answered
+ * from the store. Called after the tick's commit. Returns how many left. */
+size_t ebb_ctl_evict (ebb_ctl *c);
+
+/* sched-adopt.c */
+/* Inside the submit's transaction: j's adopting tasks start on their nodes (decision
+ * "adopt" logged). */
+void ebb_ctl_adopt_prepare (ebb_ctl *c, ebb_ctl_job *j);
+/* After the commit: sends POST /v1/tasks/adopt for j's adopting tasks. */
+void ebb_ctl_adopt_send (ebb_ctl *c, ebb_ctl_job *j);
 
 #endif

@@ -1,350 +1,211 @@
-/* The SQLite store (WAL): jobs, tasks, nodes with their epochs, and the decision log. The
- * in-memory model is authoritative while running; every change is written through, and a
- * decision is committed before the agent call it causes goes out, so a restart after kill -9
- * reloads what was decided. synchronous=NORMAL: a committed transaction survives a crash of
- * the process (not necessarily of the machine), which is the failure the controller fences. */
+/* The store's handle (controller/store.h): each call goes to the backend's ops table
+ * (controller/store-backend.h). Here, what every backend shares: the controller without a
+ * store, a task's and a decision's node by name, and the decisions' sequence numbers, handed
+ * out one after the other and returned to the caller, which passes the number on to the
+ * call it decides. */
 #include "config.h"
 
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 
-#include "controller/ctl.h"
-#include "lib/json.h"
-#include "lib/log.h"
+#include "controller/store-backend.h"
 #include "lib/util.h"
 
-static const char schema[]
-    = "PRAGMA journal_mode=WAL;"
-      "PRAGMA synchronous=NORMAL;"
-      "CREATE TABLE IF NOT EXISTS jobs (id INTEGER PRIMARY KEY, request_id TEXT, name TEXT,"
-      " class INTEGER, est REAL, state INTEGER, submitted_at REAL, started_at REAL,"
-      " finished_at REAL, answer TEXT, ntasks INTEGER);"
-      "CREATE TABLE IF NOT EXISTS tasks (job INTEGER, idx INTEGER, spec TEXT, state INTEGER,"
-      " node TEXT, generation INTEGER, exit_status INTEGER, has_exit INTEGER,"
-      " suspensions INTEGER, started_at REAL, finished_at REAL, kill_wanted INTEGER,"
-      " PRIMARY KEY (job, idx));"
-      "CREATE TABLE IF NOT EXISTS nodes (name TEXT PRIMARY KEY, url TEXT, state INTEGER,"
-      " epoch INTEGER, cap_cpu INTEGER, cap_mem INTEGER, last_hb REAL);"
-      "CREATE TABLE IF NOT EXISTS decisions (seq INTEGER PRIMARY KEY, time REAL, kind TEXT,"
-      " job INTEGER, task INTEGER, generation INTEGER, node TEXT, for_job INTEGER,"
-      " reason TEXT);"
-      "CREATE TABLE IF NOT EXISTS calls (job INTEGER, idx INTEGER, generation INTEGER,"
-      " seq INTEGER, kind TEXT, path TEXT, body TEXT, PRIMARY KEY (job, idx));"
-      /* A replayed request id of a job evicted from memory is found here. */
-      "CREATE INDEX IF NOT EXISTS jobs_request_id ON jobs (request_id);";
-
-static void
-db_warn (ebb_ctl *c, const char *what)
-{
-  ebb_log_err ("store: %s: %s", what, sqlite3_errmsg (c->db));
-}
-
-static int
-exec (ebb_ctl *c, const char *sql)
-{
-  char *msg = NULL;
-  if (sqlite3_exec (c->db, sql, NULL, NULL, &msg) != SQLITE_OK)
-    {
-      ebb_log_err ("store: %s: %s", sql, msg ? msg : "?");
-      sqlite3_free (msg);
-      return -EIO;
-    }
-  return 0;
-}
-
-/* After each commit: how many pages the WAL holds. */
-static int
-on_wal (void *ud, sqlite3 *db, const char *name, int pages)
-{
-  (void)db, (void)name;
-  ((ebb_ctl *)ud)->wal_pages = pages;
-  return SQLITE_OK;
-}
-
-/* See ctl.h. */
-void
-ebb_ctl_store_checkpoint (ebb_ctl *c)
-{
-  if (!c->db || c->wal_pages < EBB_CTL_WAL_CHECKPOINT_PAGES || !sqlite3_get_autocommit (c->db))
-    return;
-  int log = 0, done = 0;
-  if (sqlite3_wal_checkpoint_v2 (c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done) != SQLITE_OK)
-    db_warn (c, "checkpoint");
-  else if (done == log)
-    c->wal_pages = 0;
-}
-
-/* SQLite's page cache gets its memory from one buffer made and touched before the first
- * connection: the cache then fills (as the store grows) inside pages already resident, and
- * the controller's RSS does not creep toward a steady state over the first minutes of a job
- * stream. The buffer holds EBB_CTL_STORE_CACHE_PAGES pages of the default page size and a
- * little more (the temporary database's pages, a page above the cap while it is replaced);
- * beyond, or with larger pages, SQLite takes heap as it would without it. Process-wide: set
- * once, by the first store opened (a later one, or a process that used SQLite before, keeps
- * what is set). */
-static void
-store_cache_setup (void)
-{
-  static bool done;
-  if (done)
-    return;
-  done = true;
-  int hdr = 0;
-  if (sqlite3_config (SQLITE_CONFIG_PCACHE_HDRSZ, &hdr) != SQLITE_OK)
-    return;
-  size_t line = (EBB_CTL_STORE_PAGE_SIZE + (size_t)hdr + 7) & ~(size_t)7;
-  size_t lines = EBB_CTL_STORE_CACHE_PAGES + EBB_CTL_STORE_CACHE_PAGES / 8;
-  void *buf = ebb_xmalloc (line * lines);
-  memset (buf, 0, line * lines); /* resident now: the figure an operator sees at start */
-  if (sqlite3_config (SQLITE_CONFIG_PAGECACHE, buf, (int)line, (int)lines) != SQLITE_OK)
-    free (buf);
-}
-
-/* See ctl.h. */
+/* See store.h. */
 int
 ebb_ctl_store_open (ebb_ctl *c, ebb_error **err)
 {
-  store_cache_setup ();
   if (mkdir (c->cfg->state_dir, 0700) < 0 && errno != EEXIST)
     return ebb_error_set_errno (err, errno, "create %s", c->cfg->state_dir);
   cleanup_free char *path = ebb_xasprintf ("%s/controller.db", c->cfg->state_dir);
-  if (sqlite3_open_v2 (path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
-    return ebb_error_set (err, EIO, "open %s: %s", path,
-                          c->db ? sqlite3_errmsg (c->db) : "out of memory");
-  sqlite3_busy_timeout (c->db, 2000);
-  /* The page size before the schema's WAL mode (a new database cannot change it once in WAL
-   * mode), and the cache size explicit, in pages: the buffer of store_cache_setup holds them. */
-  cleanup_free char *sizes = ebb_xasprintf ("PRAGMA page_size=%d; PRAGMA cache_size=%d;",
-                                            EBB_CTL_STORE_PAGE_SIZE, EBB_CTL_STORE_CACHE_PAGES);
-  if (exec (c, sizes) < 0 || exec (c, schema) < 0)
-    return ebb_error_set (err, EIO, "%s: cannot create the schema: %s", path,
-                          sqlite3_errmsg (c->db));
-  /* Checkpoints (which sync) run from the periodic tick, not inside the commit of a
-   * decision: ebb_ctl_store_checkpoint. */
-  sqlite3_wal_autocheckpoint (c->db, 0);
-  sqlite3_wal_hook (c->db, on_wal, c);
-  return 0;
+  return ebb_ctl_store_sqlite_open (path, &c->store, err);
 }
 
-/* See ctl.h. */
-sqlite3_stmt *
-ebb_ctl_store_prep (ebb_ctl *c, const char *sql)
-{
-  sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2 (c->db, sql, -1, &st, NULL) != SQLITE_OK)
-    db_warn (c, "prepare");
-  return st;
-}
-
-/* The statements of the write path, prepared once: parsing SQL per write cost more than
- * the write. */
-static sqlite3_stmt *
-cached (ebb_ctl *c, sqlite3_stmt **slot, const char *sql)
-{
-  if (!*slot)
-    *slot = ebb_ctl_store_prep (c, sql);
-  return *slot;
-}
-
-/* Runs a cached statement to its end and resets it for the next use. */
-static int
-step_done (ebb_ctl *c, sqlite3_stmt *st, const char *what)
-{
-  int r = sqlite3_step (st);
-  sqlite3_reset (st);
-  sqlite3_clear_bindings (st);
-  if (r != SQLITE_DONE)
-    {
-      db_warn (c, what);
-      return -EIO;
-    }
-  return 0;
-}
-
-/* See ctl.h. */
-int
-ebb_ctl_store_begin (ebb_ctl *c)
-{
-  if (!sqlite3_get_autocommit (c->db))
-    return 0;
-  sqlite3_stmt *st = cached (c, &c->st_begin, "BEGIN");
-  return st ? step_done (c, st, "begin") : -EIO;
-}
-
-/* See ctl.h. */
-int
-ebb_ctl_store_commit (ebb_ctl *c)
-{
-  if (sqlite3_get_autocommit (c->db))
-    return 0;
-  sqlite3_stmt *st = cached (c, &c->st_commit, "COMMIT");
-  if (!st)
-    return -EIO;
-  c->commits++;
-  return step_done (c, st, "commit");
-}
-
-/* See ctl.h. */
+/* See store.h. */
 void
 ebb_ctl_store_close (ebb_ctl *c)
 {
-  if (!c->db)
+  if (!c->store)
     return;
-  ebb_ctl_store_commit (c);
-  sqlite3_stmt **sts[] = { &c->st_job,      &c->st_task_insert, &c->st_task_update, &c->st_node,
-                           &c->st_decision, &c->st_begin,       &c->st_commit };
-  for (size_t i = 0; i < EBB_ARRAY_SIZE (sts); i++)
-    {
-      sqlite3_finalize (*sts[i]);
-      *sts[i] = NULL;
-    }
-  sqlite3_finalize (c->st_call);
-  sqlite3_finalize (c->st_call_done);
-  sqlite3_finalize (c->st_rid);
-  sqlite3_finalize (c->st_job_get);
-  sqlite3_finalize (c->st_tasks_get);
-  for (size_t i = 0; i < EBB_ARRAY_SIZE (c->st_job_page); i++)
-    {
-      sqlite3_finalize (c->st_job_page[i]);
-      c->st_job_page[i] = NULL;
-    }
-  c->st_call = c->st_call_done = c->st_rid = c->st_job_get = c->st_tasks_get = NULL;
-  sqlite3_close (c->db);
-  c->db = NULL;
+  c->store->ops->close (c->store);
+  c->store = NULL;
 }
 
-static void
-bind_text (sqlite3_stmt *st, int i, const char *s)
+/* See store.h. */
+int
+ebb_ctl_store_begin (ebb_ctl *c)
 {
-  if (s)
-    sqlite3_bind_text (st, i, s, -1, SQLITE_TRANSIENT);
-  else
-    sqlite3_bind_null (st, i);
+  return c->store ? c->store->ops->begin (c->store) : -EIO;
 }
 
-/* See ctl.h. */
+/* See store.h. */
+int
+ebb_ctl_store_commit (ebb_ctl *c)
+{
+  return c->store ? c->store->ops->commit (c->store) : 0;
+}
+
+/* See store.h. */
+bool
+ebb_ctl_store_in_transaction (ebb_ctl *c)
+{
+  return c->store && c->store->ops->in_transaction (c->store);
+}
+
+/* See store.h. */
+void
+ebb_ctl_store_checkpoint (ebb_ctl *c)
+{
+  if (c->store)
+    c->store->ops->checkpoint (c->store);
+}
+
+static const char *
+node_name (const ebb_ctl *c, int node)
+{
+  return node >= 0 && (size_t)node < c->n_nodes ? c->nodes[node]->name : NULL;
+}
+
+/* See store.h. */
 int
 ebb_ctl_store_job (ebb_ctl *c, const ebb_ctl_job *j)
 {
-  sqlite3_stmt *st
-      = cached (c, &c->st_job, "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?)");
-  if (!st || ebb_ctl_store_begin (c) < 0)
-    return -EIO;
-  sqlite3_bind_int64 (st, 1, (sqlite3_int64)j->id);
-  bind_text (st, 2, j->request_id);
-  bind_text (st, 3, j->name);
-  sqlite3_bind_int (st, 4, j->cls);
-  sqlite3_bind_double (st, 5, j->est_task_sec);
-  sqlite3_bind_int (st, 6, j->state);
-  sqlite3_bind_double (st, 7, j->submitted_at);
-  sqlite3_bind_double (st, 8, j->started_at);
-  sqlite3_bind_double (st, 9, j->finished_at);
-  bind_text (st, 10, j->answer);
-  sqlite3_bind_int64 (st, 11, j->ntasks);
-  return step_done (c, st, "store job");
+  return c->store ? c->store->ops->put_job (c->store, j) : -EIO;
 }
 
-/* See ctl.h. */
+/* See store.h. */
 int
 ebb_ctl_store_task (ebb_ctl *c, const ebb_ctl_task *t)
 {
-  /* The spec never changes: once the row exists, an update leaves it (serializing it again
-   * was most of the cost of a launch's write). */
-  sqlite3_stmt *st = t->stored
-                         ? cached (c, &c->st_task_update,
-                                   "UPDATE tasks SET state = ?4, node = ?5, generation = ?6,"
-                                   " exit_status = ?7, has_exit = ?8, suspensions = ?9,"
-                                   " started_at = ?10, finished_at = ?11, kill_wanted = ?12"
-                                   " WHERE job = ?1 AND idx = ?2")
-                         : cached (c, &c->st_task_insert,
-                                   "INSERT OR REPLACE INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
-  if (!st || ebb_ctl_store_begin (c) < 0)
-    return -EIO;
-  sqlite3_bind_int64 (st, 1, (sqlite3_int64)t->job->id);
-  sqlite3_bind_int64 (st, 2, t->idx);
-  if (!t->stored)
-    bind_text (st, 3, json_object_to_json_string_ext (t->spec, EBB_JSON_TO_STRING_FLAGS));
-  sqlite3_bind_int (st, 4, t->state);
-  bind_text (st, 5, t->node >= 0 ? c->nodes[t->node]->name : NULL);
-  sqlite3_bind_int64 (st, 6, (sqlite3_int64)t->generation);
-  sqlite3_bind_int64 (st, 7, t->exit_status);
-  sqlite3_bind_int (st, 8, t->has_exit);
-  sqlite3_bind_int64 (st, 9, t->suspensions);
-  sqlite3_bind_double (st, 10, t->started_at);
-  sqlite3_bind_double (st, 11, t->finished_at);
-  sqlite3_bind_int (st, 12, t->kill_wanted);
-  return step_done (c, st, "store task");
+  return c->store ? c->store->ops->put_task (c->store, t, node_name (c, t->node)) : -EIO;
 }
 
-/* See ctl.h. */
+/* See store.h. */
 int
 ebb_ctl_store_node (ebb_ctl *c, const ebb_ctl_node *n)
 {
-  sqlite3_stmt *st = cached (c, &c->st_node, "INSERT OR REPLACE INTO nodes VALUES (?,?,?,?,?,?,?)");
-  if (!st || ebb_ctl_store_begin (c) < 0)
-    return -EIO;
-  bind_text (st, 1, n->name);
-  bind_text (st, 2, n->url);
-  sqlite3_bind_int (st, 3, n->state);
-  sqlite3_bind_int64 (st, 4, (sqlite3_int64)n->epoch);
-  sqlite3_bind_int64 (st, 5, (sqlite3_int64)n->cap_cpu_millis);
-  sqlite3_bind_int64 (st, 6, (sqlite3_int64)n->cap_memory_bytes);
-  sqlite3_bind_double (st, 7, n->last_hb_at);
-  return step_done (c, st, "store node");
+  return c->store ? c->store->ops->put_node (c->store, n) : -EIO;
 }
 
-/* See ctl.h. */
+/* See store.h. */
 uint64_t
 ebb_ctl_store_decision (ebb_ctl *c, const char *kind, const ebb_ctl_task *t, int node,
                         uint64_t for_job, const char *reason)
 {
-  sqlite3_stmt *st
-      = cached (c, &c->st_decision, "INSERT INTO decisions VALUES (?,?,?,?,?,?,?,?,?)");
-  if (!st || ebb_ctl_store_begin (c) < 0)
+  if (!c->store)
     return 0;
-  uint64_t seq = ++c->decision_seq;
-  sqlite3_bind_int64 (st, 1, (sqlite3_int64)seq);
-  sqlite3_bind_double (st, 2, ebb_ctl_now ());
-  bind_text (st, 3, kind);
-  sqlite3_bind_int64 (st, 4, (sqlite3_int64)t->job->id);
-  sqlite3_bind_int64 (st, 5, t->idx);
-  sqlite3_bind_int64 (st, 6, (sqlite3_int64)t->generation);
-  bind_text (st, 7, node >= 0 ? c->nodes[node]->name : NULL);
-  sqlite3_bind_int64 (st, 8, (sqlite3_int64)for_job);
-  bind_text (st, 9, reason);
-  return step_done (c, st, "store decision") < 0 ? 0 : seq;
+  uint64_t seq = c->store->seq + 1;
+  if (c->store->ops->put_decision (c->store, seq, ebb_ctl_now (), kind, t, node_name (c, node),
+                                   for_job, reason)
+      < 0)
+    return 0;
+  c->store->seq = seq;
+  return seq;
 }
 
-/* See ctl.h. */
+/* See store.h. */
+uint64_t
+ebb_ctl_store_last_seq (ebb_ctl *c)
+{
+  return c->store ? c->store->seq : 0;
+}
+
+/* See store.h. */
 json_object *
 ebb_ctl_store_decisions (ebb_ctl *c, uint64_t since, unsigned limit)
 {
-  json_object *arr = json_object_new_array ();
-  sqlite3_stmt *st
-      = ebb_ctl_store_prep (c, "SELECT seq, time, kind, job, task, generation, node, for_job,"
-                               " reason FROM decisions WHERE seq > ? ORDER BY seq LIMIT ?");
-  if (!st)
-    return arr;
-  sqlite3_bind_int64 (st, 1, (sqlite3_int64)since);
-  sqlite3_bind_int (st, 2, (int)limit);
-  while (sqlite3_step (st) == SQLITE_ROW)
+  return c->store ? c->store->ops->decisions (c->store, since, limit) : json_object_new_array ();
+}
+
+/* See store.h. */
+int
+ebb_ctl_store_call (ebb_ctl *c, const ebb_ctl_task *t, uint64_t seq, const char *kind,
+                    const char *path, json_object *body)
+{
+  return c->store ? c->store->ops->put_call (c->store, t, seq, kind, path, body) : 0;
+}
+
+/* See store.h. */
+int
+ebb_ctl_store_call_done (ebb_ctl *c, uint64_t job, uint32_t idx, uint64_t seq)
+{
+  return c->store ? c->store->ops->call_done (c->store, job, idx, seq) : 0;
+}
+
+/* See store.h. */
+size_t
+ebb_ctl_store_calls (ebb_ctl *c, ebb_ctl_stored_call **out)
+{
+  *out = NULL;
+  return c->store ? c->store->ops->calls (c->store, out) : 0;
+}
+
+/* See store.h. */
+void
+ebb_ctl_stored_calls_free (ebb_ctl_stored_call *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
     {
-      json_object *o = json_object_new_object ();
-      ebb_json_add_uint64 (o, "seq", (uint64_t)sqlite3_column_int64 (st, 0));
-      ebb_json_add_double (o, "time", sqlite3_column_double (st, 1));
-      ebb_json_add_string (o, "action", (const char *)sqlite3_column_text (st, 2));
-      cleanup_free char *task = ebb_xasprintf ("%lld-%lld", (long long)sqlite3_column_int64 (st, 3),
-                                               (long long)sqlite3_column_int64 (st, 4));
-      ebb_json_add_uint64 (o, "job", (uint64_t)sqlite3_column_int64 (st, 3));
-      ebb_json_add_string (o, "task", task);
-      ebb_json_add_uint64 (o, "generation", (uint64_t)sqlite3_column_int64 (st, 5));
-      ebb_json_add_string (o, "node", (const char *)sqlite3_column_text (st, 6));
-      ebb_json_add_uint64 (o, "for_job", (uint64_t)sqlite3_column_int64 (st, 7));
-      ebb_json_add_string (o, "reason", (const char *)sqlite3_column_text (st, 8));
-      json_object_array_add (arr, o);
+      free (v[i].kind);
+      free (v[i].path);
+      free (v[i].body);
     }
-  sqlite3_finalize (st);
-  return arr;
+  free (v);
+}
+
+/* See store.h. */
+int
+ebb_ctl_store_load (ebb_ctl *c, ebb_error **err)
+{
+  if (!c->store)
+    return ebb_error_set (err, EIO, "load the store: no store open");
+  uint64_t seq = 0;
+  int r = c->store->ops->load (c->store, c, &seq, err);
+  if (r == 0)
+    c->store->seq = seq;
+  return r;
+}
+
+/* See store.h. */
+ebb_ctl_job *
+ebb_ctl_store_job_get (ebb_ctl *c, uint64_t id)
+{
+  return c->store ? c->store->ops->job_get (c->store, c, id) : NULL;
+}
+
+/* See store.h. */
+int
+ebb_ctl_store_job_page (ebb_ctl *c, uint64_t after, bool desc, size_t limit,
+                        ebb_ctl_job_summary **out, size_t *n)
+{
+  *out = NULL;
+  *n = 0;
+  return c->store ? c->store->ops->job_page (c->store, c, after, desc, limit, out, n) : 0;
+}
+
+/* See store.h. */
+void
+ebb_ctl_job_summaries_free (ebb_ctl_job_summary *v, size_t n)
+{
+  for (size_t i = 0; v && i < n; i++)
+    ebb_ctl_job_free (v[i].job);
+  free (v);
+}
+
+/* See store.h. */
+char *
+ebb_ctl_store_rid_answer (ebb_ctl *c, const char *request_id)
+{
+  return c->store && request_id ? c->store->ops->rid_answer (c->store, request_id) : NULL;
+}
+
+/* See store.h. */
+void
+ebb_ctl_store_get_stats (ebb_ctl *c, ebb_ctl_store_stats *st)
+{
+  st->heap_bytes = 0;
+  st->cache_pages = 0;
+  if (c->store)
+    c->store->ops->stats (c->store, st);
 }

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "controller/ctl.h"
+#include "controller/sched.h"
+#include "controller/store.h"
 #include "lib/util.h"
 
 /* The suite's scratch directory: ctlfix_init makes it from the template, ctlfix_clean
@@ -67,6 +69,7 @@ ctlfix_ctl_new (ebb_ctl_config *cfg, const char *state, const char *policy)
   c->cfg = cfg;
   ebb_pol_params_default (&c->params);
   c->res_mode = ebb_pol_lookup (policy)->needs_resources;
+  ebb_ctl_sched_calls_route (c); /* as ebb_ctl_new does */
   return c;
 }
 

@@ -13,7 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "controller/api.h"
 #include "controller/ctl.h"
+#include "controller/ops.h"
+#include "controller/outbox.h"
+#include "controller/store-sqlite.h"
 #include "controller/sched.h"
 #include "lib/json.h"
 #include "lib/rng.h"
@@ -231,7 +235,7 @@ test_store (void)
   CU_ASSERT_EQUAL_FATAL (c->n_jobs, 1);
   CU_ASSERT_EQUAL_FATAL (c->n_nodes, 1);
   CU_ASSERT_EQUAL (c->next_job_id, 6);
-  CU_ASSERT_EQUAL (c->decision_seq, 1);
+  CU_ASSERT_EQUAL (ebb_ctl_store_last_seq (c), 1);
   CU_ASSERT_EQUAL (c->nodes[0]->epoch, 3);
   CU_ASSERT_STRING_EQUAL (c->nodes[0]->url, "unix:/run/x.sock");
   ebb_ctl_job *k = ebb_ctl_job_find (c, 5);
@@ -252,17 +256,17 @@ test_store (void)
 }
 
 /* SQLite's page cache: explicit sizes, and its pages in the memory reserved at the first
- * store opened (controller/store.c), not in SQLite's heap. */
+ * store opened (controller/store-sqlite.c), not in SQLite's heap. */
 static void
 test_store_cache (void)
 {
   ebb_ctl_config cfg;
   ebb_ctl *c = ctl_new (&cfg);
-  sqlite3_stmt *st = ebb_ctl_store_prep (c, "PRAGMA cache_size");
+  sqlite3_stmt *st = ebb_ctl_sqlite_prep (ebb_ctl_sqlite_of (c->store), "PRAGMA cache_size");
   CU_ASSERT_EQUAL_FATAL (sqlite3_step (st), SQLITE_ROW);
   CU_ASSERT_EQUAL (sqlite3_column_int (st, 0), EBB_CTL_STORE_CACHE_PAGES);
   sqlite3_finalize (st);
-  st = ebb_ctl_store_prep (c, "PRAGMA page_size");
+  st = ebb_ctl_sqlite_prep (ebb_ctl_sqlite_of (c->store), "PRAGMA page_size");
   CU_ASSERT_EQUAL_FATAL (sqlite3_step (st), SQLITE_ROW);
   CU_ASSERT_EQUAL (sqlite3_column_int (st, 0), EBB_CTL_STORE_PAGE_SIZE);
   sqlite3_finalize (st);
@@ -354,6 +358,24 @@ test_store_calls (void)
   nv = ebb_ctl_store_calls (c, &v);
   CU_ASSERT_EQUAL (nv, 3);
   ebb_ctl_stored_calls_free (v, nv);
+
+  /* A call carries the sequence number of its own decision, not of the last one written:
+   * a suspension sent after a later decision keeps its id and row. */
+  k = ebb_ctl_job_find (c, 9);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (k);
+  uint64_t seq = ebb_ctl_store_decision (c, "suspend", &k->tasks[3], 0, 9, "test");
+  CU_ASSERT_EQUAL (seq, ebb_ctl_store_last_seq (c));
+  CU_ASSERT_EQUAL (ebb_ctl_store_decision (c, "resume", &k->tasks[1], 0, 9, "test"), seq + 1);
+  ebb_ctl_send_suspend (c, &k->tasks[3], seq, NULL, (ebb_pol_res){ 0, 0 }, false);
+  ebb_ctl_store_commit (c);
+  nv = ebb_ctl_store_calls (c, &v);
+  bool found = false;
+  cleanup_free char *rid = ebb_xasprintf ("\"j9-t3-g1-S%" PRIu64 "\"", seq);
+  for (size_t i = 0; i < nv; i++)
+    if (v[i].job == 9 && v[i].idx == 3)
+      found = v[i].seq == seq && v[i].body && strstr (v[i].body, rid);
+  CU_ASSERT (found);
+  ebb_ctl_stored_calls_free (v, nv);
   ctlfix_ctl_del (c);
 }
 
@@ -396,6 +418,53 @@ test_heartbeat_validation (void)
   CU_ASSERT_EQUAL (n->nslots, 3);
   CU_ASSERT_EQUAL (n->epoch, 1);
   CU_ASSERT_EQUAL (c->n_slots, 3); /* the policy was built over its slots */
+  ctlfix_ctl_del (c);
+}
+
+/* A heartbeat's stale copy (an older generation of a task) is fenced through a decision of
+ * the heartbeat's transaction, and its DELETE waits in the outbox for the commit. */
+static void
+test_heartbeat_fence (void)
+{
+  fresh_store ();
+  ebb_ctl_config cfg;
+  ebb_ctl *c = ctl_new (&cfg);
+  json_object *o = json_tokener_parse (
+      "{\"seq\":1,\"url\":\"unix:/a.sock\",\"node\":{\"capacity\":{\"cpu_millis\":2000,"
+      "\"memory_bytes\":1073741824}}}");
+  CU_ASSERT_EQUAL (ebb_ctl_heartbeat (c, "nx", o, NULL), 0);
+  json_object_put (o);
+  ebb_ctl_job *j = ctlfix_job_new (c->next_job_id++, "j", CLS_LONG, 1);
+  j->tasks[0].generation = 2;
+  j->tasks[0].spec = json_tokener_parse ("{\"argv\":[\"x\"],\"cpu_millis\":100,"
+                                         "\"memory_bytes\":4194304}");
+  ebb_ctl_add_job (c, j);
+  ebb_ctl_store_job (c, j);
+  ebb_ctl_task_write (c, &j->tasks[0]);
+  ebb_ctl_store_commit (c);
+  uint64_t seq0 = ebb_ctl_store_last_seq (c);
+  size_t out0 = c->n_outbox;
+  cleanup_free char *hb = ebb_xasprintf (
+      "{\"seq\":2,\"url\":\"unix:/a.sock\",\"node\":{\"capacity\":{\"cpu_millis\":2000,"
+      "\"memory_bytes\":1073741824}},\"tasks\":[{\"id\":\"j%" PRIu64
+      "-t0-g1\",\"state\":\"running\"}]}",
+      j->id);
+  o = json_tokener_parse (hb);
+  CU_ASSERT_EQUAL (ebb_ctl_heartbeat (c, "nx", o, NULL), 0);
+  json_object_put (o);
+  CU_ASSERT_EQUAL (c->n_outbox, out0 + 1);
+  CU_ASSERT_EQUAL_FATAL (ebb_ctl_store_last_seq (c), seq0 + 1);
+  CU_ASSERT (ebb_ctl_store_in_transaction (c)); /* committed by the flush, then sent */
+  json_object *d = ebb_ctl_store_decisions (c, seq0, 10);
+  json_object *e = json_object_array_get_idx (d, 0), *v;
+  CU_ASSERT (e && json_object_object_get_ex (e, "action", &v)
+             && strcmp (json_object_get_string (v), "fence") == 0);
+  CU_ASSERT (e && json_object_object_get_ex (e, "generation", &v)
+             && json_object_get_int64 (v) == 1);
+  CU_ASSERT (e && json_object_object_get_ex (e, "node", &v)
+             && strcmp (json_object_get_string (v), "nx") == 0);
+  json_object_put (d);
+  ebb_ctl_store_commit (c);
   ctlfix_ctl_del (c);
 }
 
@@ -481,7 +550,7 @@ adopt_answered (ebb_ctl *c, const char *cg, const char *answer)
   ebb_ctl_task *t = &j->tasks[0];
   cleanup_free char *body = ebb_xasprintf ("{\"adopt\":{\"node\":\"nx\",\"cgroup\":\"%s\"}}", cg);
   json_object *o = json_tokener_parse (body);
-  t->spec = ebb_ctl_adopt_parse_task (o, 0, NULL);
+  ebb_ctl_task_set_spec (t, ebb_ctl_adopt_parse_task (o, 0, NULL));
   json_object_put (o);
   CU_ASSERT_PTR_NOT_NULL_FATAL (t->spec);
   ebb_ctl_add_job (c, j);
@@ -547,7 +616,7 @@ test_adopt_validation (void)
       CU_ASSERT_PTR_NOT_NULL_FATAL (specs[i]);
       json_object_put (o);
     }
-  size_t decisions0 = c->decision_seq, jobs0 = c->n_jobs;
+  size_t decisions0 = ebb_ctl_store_last_seq (c), jobs0 = c->n_jobs;
   CU_ASSERT_EQUAL (ebb_ctl_adopt_check (c, specs, 2, NULL), 0);
   ebb_error *err = NULL;
   CU_ASSERT_EQUAL (ebb_ctl_adopt_check (c, specs, 3, &err), 409);
@@ -555,22 +624,22 @@ test_adopt_validation (void)
   CU_ASSERT_EQUAL (ebb_ctl_adopt_check (c, specs + 3, 1, &err), 404);
   CU_ASSERT_PTR_NOT_NULL (err);
   ebb_error_free (&err);
-  CU_ASSERT_EQUAL (c->decision_seq, decisions0); /* nothing changed */
+  CU_ASSERT_EQUAL (ebb_ctl_store_last_seq (c), decisions0); /* nothing changed */
   CU_ASSERT_EQUAL (c->n_jobs, jobs0);
 
   /* An accepted job: the adoption is decided and stored before its call, and the agent's
    * answer (limits from the container's labels) places the task on nx. */
   ebb_ctl_job *j = ctlfix_job_new (c->next_job_id++, "adopted", CLS_LONG, 1);
   ebb_ctl_task *t = &j->tasks[0];
-  t->spec = specs[0];
+  ebb_ctl_task_set_spec (t, specs[0]);
   ebb_ctl_add_job (c, j);
   CU_ASSERT (ebb_ctl_task_is_adopt (t));
-  CU_ASSERT_STRING_EQUAL (ebb_ctl_adopt_field (t, "container"), "c1");
+  CU_ASSERT_STRING_EQUAL (t->adopt->container, "c1");
   ebb_ctl_adopt_prepare (c, j);
   CU_ASSERT_EQUAL (t->state, TASK_STARTING);
   CU_ASSERT_EQUAL (t->generation, 1);
   CU_ASSERT_STRING_EQUAL (c->nodes[t->node]->name, "nx");
-  CU_ASSERT_EQUAL (c->decision_seq, decisions0 + 1);
+  CU_ASSERT_EQUAL (ebb_ctl_store_last_seq (c), decisions0 + 1);
   CU_ASSERT_EQUAL (ebb_ctl_adopt_check (c, specs + 2, 1, NULL), 409); /* c1 is taken now */
   ebb_http_result res = { 0 };
   res.status = 201;
@@ -590,7 +659,7 @@ test_adopt_validation (void)
   ebb_ctl_job *j2 = ctlfix_job_new (c->next_job_id++, "adopted2", CLS_LONG, 1);
   ebb_ctl_task *t2 = &j2->tasks[0];
   json_object *o = json_tokener_parse ("{\"adopt\":{\"node\":\"nx\",\"cgroup\":\"/ebb/y\"}}");
-  t2->spec = ebb_ctl_adopt_parse_task (o, 0, NULL); /* no allocation asked */
+  ebb_ctl_task_set_spec (t2, ebb_ctl_adopt_parse_task (o, 0, NULL)); /* no allocation asked */
   json_object_put (o);
   CU_ASSERT_PTR_NOT_NULL_FATAL (t2->spec);
   ebb_ctl_add_job (c, j2);
@@ -718,7 +787,7 @@ test_index_counters (void)
   ebb_ctl_job *aj = ctlfix_job_new (next_id++, "adopted", CLS_LONG, 1);
   ebb_ctl_task *at = &aj->tasks[0];
   json_object *ao = json_tokener_parse ("{\"adopt\":{\"node\":\"node-5\",\"cgroup\":\"/x\"}}");
-  at->spec = ebb_ctl_adopt_parse_task (ao, 0, NULL);
+  ebb_ctl_task_set_spec (at, ebb_ctl_adopt_parse_task (ao, 0, NULL));
   json_object_put (ao);
   CU_ASSERT_PTR_NOT_NULL_FATAL (at->spec);
   ebb_ctl_store_job (c, aj);
@@ -867,15 +936,11 @@ test_pjob_forget_slot_mode (void)
 }
 
 static const ebb_cu_test tests[] = {
-  EBB_CU_TEST (test_policy_params),
-  EBB_CU_TEST (test_options),
-  EBB_CU_TEST (test_store),
-  EBB_CU_TEST (test_store_cache),
-  EBB_CU_TEST (test_store_calls),
-  EBB_CU_TEST (test_heartbeat_validation),
-  EBB_CU_TEST (test_adopt_validation),
-  EBB_CU_TEST (test_index_counters),
-  EBB_CU_TEST (test_pjob_forget_slot_mode),
+  EBB_CU_TEST (test_policy_params),   EBB_CU_TEST (test_options),
+  EBB_CU_TEST (test_store),           EBB_CU_TEST (test_store_cache),
+  EBB_CU_TEST (test_store_calls),     EBB_CU_TEST (test_heartbeat_validation),
+  EBB_CU_TEST (test_heartbeat_fence), EBB_CU_TEST (test_adopt_validation),
+  EBB_CU_TEST (test_index_counters),  EBB_CU_TEST (test_pjob_forget_slot_mode),
 };
 
 EBB_CU_MAIN ("controller-core", init, ctlfix_clean, tests)

@@ -13,6 +13,7 @@
 
 #include "controller/api.h"
 #include "controller/ctl.h"
+#include "controller/store.h"
 #include "controller/sched.h"
 #include "lib/rng.h"
 #include "lib/util.h"

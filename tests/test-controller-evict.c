@@ -1,5 +1,5 @@
 /* CUnit suite of the eviction of finished jobs (controller/sched-evict.c) and of reading
- * them back (controller/store-jobs.c): only finished jobs whose rows are committed, with no
+ * them back (controller/store-sqlite-jobs.c): only finished jobs whose rows are committed, with no
  * agent call under way, beyond the newest keep_finished, leave memory; the index by request
  * id, the gauges' counts and the slots follow; a job read back from the store gives the same
  * JSON as it did in memory; a replayed request id finds its answer in the store; GET /v1/jobs
@@ -14,7 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "controller/api.h"
 #include "controller/ctl.h"
+#include "controller/ops.h"
+#include "controller/store.h"
 #include "controller/sched.h"
 #include "lib/json.h"
 #include "lib/util.h"

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "controller/ctl.h"
+#include "controller/store.h"
 #include "controller/sched.h"
 #include "lib/rng.h"
 #include "lib/time.h"

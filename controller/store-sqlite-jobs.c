@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "controller/ctl.h"
-#include "controller/sched.h"
+#include "controller/store-sqlite.h"
 #include "lib/util.h"
 
 #define JOB_COLS                                                                                   \
@@ -19,25 +18,18 @@
   "t.job, t.idx, t.spec, t.state, t.node, t.generation, t.exit_status, t.has_exit,"                \
   " t.suspensions, t.started_at, t.finished_at, t.kill_wanted"
 
-static char *
-col_str (sqlite3_stmt *st, int i)
-{
-  const unsigned char *s = sqlite3_column_text (st, i);
-  return s ? ebb_xstrdup ((const char *)s) : NULL;
-}
-
 static int
-load_nodes (ebb_ctl *c)
+load_nodes (ebb_ctl_sqlite *s, ebb_ctl *c)
 {
-  sqlite3_stmt *st = ebb_ctl_store_prep (c, "SELECT name, url, state, epoch, cap_cpu, cap_mem,"
-                                            " last_hb FROM nodes ORDER BY name");
+  sqlite3_stmt *st = ebb_ctl_sqlite_prep (s, "SELECT name, url, state, epoch, cap_cpu, cap_mem,"
+                                             " last_hb FROM nodes ORDER BY name");
   if (!st)
     return -EIO;
   while (sqlite3_step (st) == SQLITE_ROW)
     {
       ebb_ctl_node *n = ebb_xcalloc (1, sizeof *n);
-      n->name = col_str (st, 0);
-      n->url = col_str (st, 1);
+      n->name = ebb_ctl_sqlite_col_str (st, 0);
+      n->url = ebb_ctl_sqlite_col_str (st, 1);
       n->state = (ebb_ctl_node_state)sqlite3_column_int (st, 2);
       n->epoch = (uint64_t)sqlite3_column_int64 (st, 3);
       n->cap_cpu_millis = (uint64_t)sqlite3_column_int64 (st, 4);
@@ -64,15 +56,15 @@ job_of_row (ebb_ctl *c, sqlite3_stmt *st, bool with_tasks)
     return NULL;
   ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
   j->id = (uint64_t)sqlite3_column_int64 (st, 0);
-  j->request_id = col_str (st, 1);
-  j->name = col_str (st, 2);
+  j->request_id = ebb_ctl_sqlite_col_str (st, 1);
+  j->name = ebb_ctl_sqlite_col_str (st, 2);
   j->cls = (ebb_ctl_class)sqlite3_column_int (st, 3);
   j->est_task_sec = sqlite3_column_double (st, 4);
   ebb_ctl_job_set_state (c, j, (ebb_ctl_job_state)sqlite3_column_int (st, 5));
   j->submitted_at = sqlite3_column_double (st, 6);
   j->started_at = sqlite3_column_double (st, 7);
   j->finished_at = sqlite3_column_double (st, 8);
-  j->answer = col_str (st, 9);
+  j->answer = ebb_ctl_sqlite_col_str (st, 9);
   j->ntasks = (uint32_t)ntasks;
   if (!with_tasks)
     return j;
@@ -112,7 +104,7 @@ task_of_row (ebb_ctl *c, ebb_ctl_job *j, sqlite3_stmt *st, bool keep_spec)
       return false;
     }
   if (keep_spec)
-    t->spec = o;
+    ebb_ctl_task_set_spec (t, o);
   else
     json_object_put (o);
   ebb_ctl_task_set_state (c, t, (ebb_ctl_task_state)sqlite3_column_int (st, 3));
@@ -134,10 +126,10 @@ task_of_row (ebb_ctl *c, ebb_ctl_job *j, sqlite3_stmt *st, bool keep_spec)
 /* Reads the unfinished jobs with their tasks, then adds them to the model whole (which
  * counts them as they are). */
 static int
-load_jobs (ebb_ctl *c)
+load_jobs (ebb_ctl_sqlite *s, ebb_ctl *c)
 {
   sqlite3_stmt *st
-      = ebb_ctl_store_prep (c, "SELECT " JOB_COLS " FROM jobs WHERE state < ?1 ORDER BY id");
+      = ebb_ctl_sqlite_prep (s, "SELECT " JOB_COLS " FROM jobs WHERE state < ?1 ORDER BY id");
   if (!st)
     return -EIO;
   ebb_ctl_job **v = NULL;
@@ -153,8 +145,8 @@ load_jobs (ebb_ctl *c)
       v[n++] = j;
     }
   sqlite3_finalize (st);
-  st = ebb_ctl_store_prep (c, "SELECT " TASK_COLS " FROM tasks t JOIN jobs j ON j.id = t.job"
-                              " WHERE j.state < ?1");
+  st = ebb_ctl_sqlite_prep (s, "SELECT " TASK_COLS " FROM tasks t JOIN jobs j ON j.id = t.job"
+                               " WHERE j.state < ?1");
   if (st)
     {
       sqlite3_bind_int (st, 1, JOB_DONE);
@@ -178,7 +170,7 @@ load_jobs (ebb_ctl *c)
 /* The finished jobs left in the store: the next id, the count, their states for the
  * metrics. */
 static int
-count_finished (ebb_ctl *c)
+count_finished (ebb_ctl_sqlite *s, ebb_ctl *c)
 {
   static const char *const sql[]
       = { "SELECT MAX(id), COUNT(*) FROM jobs",
@@ -187,7 +179,7 @@ count_finished (ebb_ctl *c)
           " WHERE j.state >= ?1 GROUP BY t.state" };
   for (size_t q = 0; q < EBB_ARRAY_SIZE (sql); q++)
     {
-      sqlite3_stmt *st = ebb_ctl_store_prep (c, sql[q]);
+      sqlite3_stmt *st = ebb_ctl_sqlite_prep (s, sql[q]);
       if (!st)
         return -EIO;
       if (q > 0)
@@ -212,31 +204,32 @@ count_finished (ebb_ctl *c)
   return 0;
 }
 
-/* See ctl.h. */
+/* See store-sqlite.h. */
 int
-ebb_ctl_store_load (ebb_ctl *c, ebb_error **err)
+ebb_ctl_sqlite_load (ebb_ctl_store *base, ebb_ctl *c, uint64_t *last_seq, ebb_error **err)
 {
-  if (load_nodes (c) < 0 || load_jobs (c) < 0 || count_finished (c) < 0)
-    return ebb_error_set (err, EIO, "load the store: %s", sqlite3_errmsg (c->db));
-  sqlite3_stmt *st = ebb_ctl_store_prep (c, "SELECT MAX(seq) FROM decisions");
+  ebb_ctl_sqlite *s = ebb_ctl_sqlite_of (base);
+  if (load_nodes (s, c) < 0 || load_jobs (s, c) < 0 || count_finished (s, c) < 0)
+    return ebb_error_set (err, EIO, "load the store: %s", sqlite3_errmsg (s->db));
+  sqlite3_stmt *st = ebb_ctl_sqlite_prep (s, "SELECT MAX(seq) FROM decisions");
   if (st && sqlite3_step (st) == SQLITE_ROW)
-    c->decision_seq = (uint64_t)sqlite3_column_int64 (st, 0);
+    *last_seq = (uint64_t)sqlite3_column_int64 (st, 0);
   sqlite3_finalize (st);
   if (c->next_job_id == 0)
     c->next_job_id = 1;
   return 0;
 }
 
-/* See ctl.h. */
+/* See store-sqlite.h. */
 ebb_ctl_job *
-ebb_ctl_store_job_get (ebb_ctl *c, uint64_t id)
+ebb_ctl_sqlite_job_get (ebb_ctl_store *base, ebb_ctl *c, uint64_t id)
 {
+  ebb_ctl_sqlite *s = ebb_ctl_sqlite_of (base);
   /* Prepared once: GET /v1/jobs/{id} reads an evicted job this way. */
-  if (!c->st_job_get)
-    c->st_job_get = ebb_ctl_store_prep (c, "SELECT " JOB_COLS " FROM jobs WHERE id = ?1");
-  if (!c->st_tasks_get)
-    c->st_tasks_get = ebb_ctl_store_prep (c, "SELECT " TASK_COLS " FROM tasks t WHERE t.job = ?1");
-  sqlite3_stmt *st = c->st_job_get, *tt = c->st_tasks_get;
+  sqlite3_stmt *st
+      = ebb_ctl_sqlite_cached (s, &s->st_job_get, "SELECT " JOB_COLS " FROM jobs WHERE id = ?1");
+  sqlite3_stmt *tt = ebb_ctl_sqlite_cached (s, &s->st_tasks_get,
+                                            "SELECT " TASK_COLS " FROM tasks t WHERE t.job = ?1");
   if (!st || !tt)
     return NULL;
   sqlite3_bind_int64 (st, 1, (sqlite3_int64)id);
@@ -249,11 +242,12 @@ ebb_ctl_store_job_get (ebb_ctl *c, uint64_t id)
   return j;
 }
 
-/* See ctl.h. */
+/* See store-sqlite.h. */
 int
-ebb_ctl_store_job_page (ebb_ctl *c, uint64_t after, bool desc, size_t limit,
-                        ebb_ctl_job_summary **out, size_t *n)
+ebb_ctl_sqlite_job_page (ebb_ctl_store *base, ebb_ctl *c, uint64_t after, bool desc, size_t limit,
+                         ebb_ctl_job_summary **out, size_t *n)
 {
+  ebb_ctl_sqlite *s = ebb_ctl_sqlite_of (base);
   *out = NULL;
   *n = 0;
   if (desc && after == 0)
@@ -271,9 +265,7 @@ ebb_ctl_store_job_page (ebb_ctl *c, uint64_t after, bool desc, size_t limit,
     " ORDER BY id DESC LIMIT ?2) j LEFT JOIN tasks t ON t.job = j.id AND t.idx < j.ntasks"
     " GROUP BY j.id, t.state ORDER BY j.id DESC",
   };
-  if (!c->st_job_page[desc])
-    c->st_job_page[desc] = ebb_ctl_store_prep (c, sql[desc]);
-  sqlite3_stmt *st = c->st_job_page[desc];
+  sqlite3_stmt *st = ebb_ctl_sqlite_cached (s, &s->st_job_page[desc], sql[desc]);
   if (!st)
     return -EIO;
   uint64_t bound = desc ? after - 1 : after;
@@ -293,12 +285,12 @@ ebb_ctl_store_job_page (ebb_ctl *c, uint64_t after, bool desc, size_t limit,
           v[k].job = job_of_row (c, st, false);
           k++;
         }
-      ebb_ctl_job_summary *s = &v[k - 1];
+      ebb_ctl_job_summary *sum = &v[k - 1];
       int64_t state = sqlite3_column_int64 (st, 11);
       uint64_t count = (uint64_t)sqlite3_column_int64 (st, 12);
-      if (s->job && sqlite3_column_type (st, 11) != SQLITE_NULL && state >= 0
+      if (sum->job && sqlite3_column_type (st, 11) != SQLITE_NULL && state >= 0
           && state < TASK_N_STATES)
-        s->task_states[state] += (uint32_t)count;
+        sum->task_states[state] += (uint32_t)count;
     }
   sqlite3_reset (st);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -310,8 +302,8 @@ ebb_ctl_store_job_page (ebb_ctl *c, uint64_t after, bool desc, size_t limit,
   for (size_t i = 0; i < k; i++)
     {
       uint64_t sum = 0;
-      for (int s = 0; v[i].job && s < TASK_N_STATES; s++)
-        sum += v[i].task_states[s];
+      for (int ts = 0; v[i].job && ts < TASK_N_STATES; ts++)
+        sum += v[i].task_states[ts];
       if (v[i].job && sum < v[i].job->ntasks)
         v[i].task_states[TASK_FAILED] += (uint32_t)(v[i].job->ntasks - sum);
     }
@@ -320,29 +312,19 @@ ebb_ctl_store_job_page (ebb_ctl *c, uint64_t after, bool desc, size_t limit,
   return 0;
 }
 
-/* See ctl.h. */
-void
-ebb_ctl_job_summaries_free (ebb_ctl_job_summary *v, size_t n)
-{
-  for (size_t i = 0; v && i < n; i++)
-    ebb_ctl_job_free (v[i].job);
-  free (v);
-}
-
-/* See ctl.h. */
+/* See store-sqlite.h. */
 char *
-ebb_ctl_store_rid_answer (ebb_ctl *c, const char *request_id)
+ebb_ctl_sqlite_rid_answer (ebb_ctl_store *base, const char *request_id)
 {
-  if (!request_id)
+  ebb_ctl_sqlite *s = ebb_ctl_sqlite_of (base);
+  sqlite3_stmt *st = ebb_ctl_sqlite_cached (s, &s->st_rid,
+                                            "SELECT answer FROM jobs WHERE request_id = ?1"
+                                            " ORDER BY id DESC LIMIT 1");
+  if (!st)
     return NULL;
-  if (!c->st_rid)
-    c->st_rid = ebb_ctl_store_prep (c, "SELECT answer FROM jobs WHERE request_id = ?1"
-                                       " ORDER BY id DESC LIMIT 1");
-  if (!c->st_rid)
-    return NULL;
-  sqlite3_bind_text (c->st_rid, 1, request_id, -1, SQLITE_STATIC);
-  char *a = sqlite3_step (c->st_rid) == SQLITE_ROW ? col_str (c->st_rid, 0) : NULL;
-  sqlite3_reset (c->st_rid);
-  sqlite3_clear_bindings (c->st_rid);
+  sqlite3_bind_text (st, 1, request_id, -1, SQLITE_STATIC);
+  char *a = sqlite3_step (st) == SQLITE_ROW ? ebb_ctl_sqlite_col_str (st, 0) : NULL;
+  sqlite3_reset (st);
+  sqlite3_clear_bindings (st);
   return a;
 }

@@ -1,0 +1,181 @@
+/* A submission (POST /v1/jobs): the job made of the validated request, its adoptions
+ * checked against the cluster, then added, stored, scheduled in one transaction whose
+ * commit releases its launches and adoptions (ebb_ctl_flush). */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/ops.h"
+#include "controller/outbox.h"
+#include "controller/sched.h"
+#include "controller/store.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/time.h"
+#include "lib/util.h"
+
+/* See ops.h. */
+void
+ebb_ctl_submit_req_clear (ebb_ctl_submit_req *jr)
+{
+  for (size_t i = 0; i < jr->n; i++)
+    json_object_put (jr->specs[i]);
+  free (jr->specs);
+  free (jr->edges);
+}
+
+/* See ops.h. */
+ebb_ctl_job *
+ebb_ctl_job_from_req (ebb_ctl *c, ebb_ctl_submit_req *jr)
+{
+  ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
+  j->id = c->next_job_id++;
+  j->name = jr->name ? ebb_xstrdup (jr->name) : ebb_xasprintf ("job-%" PRIu64, j->id);
+  j->request_id = jr->request_id ? ebb_xstrdup (jr->request_id) : NULL;
+  j->cls = jr->cls;
+  j->est_task_sec = jr->est;
+  j->submitted_at = ebb_ctl_now ();
+  j->ntasks = (uint32_t)jr->n;
+  j->tasks = ebb_xcalloc (jr->n, sizeof *j->tasks);
+  for (uint32_t i = 0; i < j->ntasks; i++)
+    {
+      ebb_ctl_task *t = &j->tasks[i];
+      t->job = j;
+      t->idx = i;
+      ebb_ctl_task_set_spec (t, jr->specs[i]);
+      jr->specs[i] = NULL;
+      json_object *v;
+      json_object_object_get_ex (t->spec, "cpu_millis", &v);
+      t->cpu_millis = (uint64_t)json_object_get_int64 (v);
+      json_object_object_get_ex (t->spec, "memory_bytes", &v);
+      t->memory_bytes = (uint64_t)json_object_get_int64 (v);
+      t->node = -1;
+      t->slot = EBB_POL_NONE;
+      t->pjob = EBB_POL_NONE;
+    }
+  /* Each task's parents go into its spec's "dag" member, stored with it. */
+  for (uint32_t e = 0; e < jr->nedges; e++)
+    {
+      json_object *d, *par;
+      ebb_ctl_task *ch = &j->tasks[jr->edges[2 * e + 1]];
+      json_object_object_get_ex (ch->spec, "dag", &d);
+      if (d && !json_object_object_get_ex (d, "parents", &par))
+        json_object_object_add (d, "parents", par = json_object_new_array ());
+      if (d)
+        json_object_array_add (par, json_object_new_int64 (jr->edges[2 * e]));
+    }
+  for (uint32_t i = 0; i < j->ntasks; i++)
+    if (j->tasks[i].spec)
+      ebb_ctl_dag_load (j, &j->tasks[i], j->tasks[i].spec);
+  return j;
+}
+
+static const char *
+adopt_str (json_object *spec, const char *key)
+{
+  json_object *a, *v;
+  if (!json_object_object_get_ex (spec, "adopt", &a) || !json_object_object_get_ex (a, key, &v))
+    return NULL;
+  return json_object_get_string (v);
+}
+
+/* Returns true when an active task of the cluster already adopts what spec names there. */
+static bool
+taken (ebb_ctl *c, int node, const char *key, const char *what)
+{
+  for (size_t i = 0; i < c->n_jobs; i++)
+    for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
+      {
+        const ebb_ctl_task *t = &c->jobs[i]->tasks[k];
+        if (t->node != node || t->state == TASK_EXITED || t->state == TASK_FAILED
+            || t->state == TASK_KILLED || !ebb_ctl_task_is_adopt (t))
+          continue;
+        const char *v = strcmp (key, "container") == 0 ? t->adopt->container : t->adopt->cgroup;
+        if (v && strcmp (v, what) == 0)
+          return true;
+      }
+  return false;
+}
+
+/* See ops.h. */
+unsigned
+ebb_ctl_adopt_check (ebb_ctl *c, json_object *const *specs, size_t n, ebb_error **err)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      if (!json_object_object_get_ex (specs[i], "adopt", NULL))
+        continue;
+      const char *name = adopt_str (specs[i], "node");
+      const char *key = adopt_str (specs[i], "container") ? "container" : "cgroup";
+      const char *what = adopt_str (specs[i], key);
+      int idx = -1;
+      ebb_ctl_node *node = ebb_ctl_node_find (c, name, &idx);
+      if (!node)
+        return ebb_error_set (err, ENOENT, "tasks[%zu]: adopt: no node %s", i, name), 404;
+      if (node->state != NODE_READY || !node->url)
+        return ebb_error_set (err, EBB_EREFUSED, "tasks[%zu]: adopt: node %s is %s", i, name,
+                              node->url ? ebb_ctl_node_state_name (node->state) : "not reachable"),
+               409;
+      bool dup = taken (c, idx, key, what);
+      for (size_t k = 0; k < i && !dup; k++)
+        {
+          const char *other = adopt_str (specs[k], key);
+          dup = other && strcmp (other, what) == 0
+                && strcmp (adopt_str (specs[k], "node"), name) == 0;
+        }
+      if (dup)
+        return ebb_error_set (err, EEXIST, "tasks[%zu]: adopt: %s %s on %s is a task already", i,
+                              key, what, name),
+               409;
+    }
+  return 0;
+}
+
+/* See ops.h. */
+unsigned
+ebb_ctl_op_submit (ebb_ctl *c, ebb_ctl_submit_req *r, ebb_ctl_job **job, char **replay,
+                   ebb_error **err)
+{
+  *job = NULL;
+  *replay = NULL;
+  /* A replay answers as the first time (a job that left memory, sched-evict.c, from the
+   * store); a new job's adoptions must fit the cluster. */
+  ebb_ctl_job *old = ebb_ctl_index_find_rid (c, r->request_id);
+  if (old)
+    *replay = old->answer ? ebb_xstrdup (old->answer) : NULL;
+  else
+    *replay = ebb_ctl_store_rid_answer (c, r->request_id);
+  if (*replay)
+    return 0;
+  unsigned st = ebb_ctl_adopt_check (c, r->specs, r->n, err);
+  if (st)
+    return st;
+  ebb_ctl_job *j = ebb_ctl_job_from_req (c, r);
+  json_object *a = json_object_new_object ();
+  ebb_json_add_uint64 (a, "id", j->id);
+  ebb_json_add_string (a, "name", j->name);
+  ebb_json_add_string (a, "state", "queued");
+  j->answer = ebb_xstrdup (json_object_to_json_string_ext (a, EBB_JSON_TO_STRING_FLAGS));
+  json_object_put (a);
+  ebb_ctl_store_begin (c);
+  ebb_ctl_adopt_prepare (c, j);
+  ebb_ctl_store_job (c, j);
+  for (uint32_t i = 0; i < j->ntasks; i++)
+    ebb_ctl_task_write (c, &j->tasks[i]);
+  ebb_ctl_add_job (c, j);
+  c->n_jobs_stored++;
+  c->m.jobs_submitted++;
+  ebb_log_info ("job %" PRIu64 " (%s): %u tasks, class %s", j->id, j->name, j->ntasks,
+                ebb_ctl_class_name (j->cls));
+  /* Its launch and adopt decisions commit with the job, then their calls go out (with any
+   * other the commit covers), where its latency is taken. */
+  ebb_ctl_arrival (c, j->id, ebb_now_usec ());
+  ebb_ctl_adopt_send (c, j);
+  ebb_ctl_sched_job (c, j);
+  ebb_ctl_flush (c);
+  *job = j;
+  return 0;
+}

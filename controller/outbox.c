@@ -1,0 +1,466 @@
+/* The outbox: every command to an agent is an asynchronous HTTP call through curl multi,
+ * with a request id and the task's generation. A call is recorded when it is decided (in
+ * the store's transaction of its decision: the task's row, or the calls table for what the
+ * task's row does not show), waits here, and leaves at ebb_ctl_flush, the one place where
+ * calls are released, after the commit of that transaction. It is retried with backoff
+ * while the node is ready, and its answer goes to the handler the scheduler routed its kind
+ * to (ebb_ctl_outbox_route; sched-calls.c). */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/ctl.h"
+#include "controller/outbox.h"
+#include "controller/store.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/time.h"
+#include "lib/util.h"
+
+#define RETRY_MIN_USEC 100000ULL
+#define MAX_ATTEMPTS   50
+
+typedef ebb_ctl_call call;
+
+static void call_start (call *k);
+
+/* The call got its answer (or will never get one): its row in the calls table goes. */
+static void
+call_end (call *k)
+{
+  if (k->seq)
+    ebb_ctl_store_call_done (k->c, k->job, k->idx, k->seq);
+}
+
+static void
+call_free (call *k)
+{
+  ebb_ctl_job *j = ebb_ctl_job_find (k->c, k->job);
+  if (j && j->ncalls > 0)
+    j->ncalls--;
+  sd_event_source_disable_unref (k->retry);
+  json_object_put (k->body);
+  free (k->path);
+  free (k);
+}
+
+/* See outbox.h. */
+ebb_ctl_task *
+ebb_ctl_call_task (ebb_ctl_call *k)
+{
+  ebb_ctl_job *j = ebb_ctl_job_find (k->c, k->job);
+  if (!j || k->idx >= j->ntasks)
+    return NULL;
+  ebb_ctl_task *t = &j->tasks[k->idx];
+  return t->generation == k->generation ? t : NULL;
+}
+
+static int
+on_retry (sd_event_source *s, uint64_t usec, void *ud)
+{
+  call *k = ud;
+  (void)s, (void)usec;
+  k->retry = sd_event_source_disable_unref (k->retry);
+  call_start (k);
+  return 0;
+}
+
+/* Retries with exponential backoff while the node is ready and the task still wants it. */
+static void
+call_retry (call *k, const char *why)
+{
+  ebb_ctl *c = k->c;
+  c->m.agent_errors++;
+  ebb_ctl_node *n = c->nodes[k->node];
+  if (k->attempt >= MAX_ATTEMPTS || n->state == NODE_LOST || c->stopping)
+    {
+      ebb_log_warn ("agent %s: %s %s: giving up after %u attempts: %s", n->name,
+                    k->body ? "POST" : "DELETE", k->path, k->attempt, why);
+      if (!c->stopping)
+        call_end (k);
+      call_free (k);
+      return;
+    }
+  uint64_t d = RETRY_MIN_USEC << (k->attempt < 16 ? k->attempt : 16);
+  if (d > c->cfg->retry_max_usec)
+    d = c->cfg->retry_max_usec;
+  if (k->attempt == 1)
+    ebb_log_info ("agent %s: %s: %s; retrying", n->name, k->path, why);
+  c->m.agent_retries++;
+  if (sd_event_add_time_relative (c->event, &k->retry, CLOCK_MONOTONIC, d, 1000, on_retry, k) < 0)
+    call_free (k);
+}
+
+/* Whether res is the agent's 409 "busy" or "in_progress": it is acting on the task now. */
+static bool
+agent_busy (const ebb_http_result *res)
+{
+  json_object *v;
+  const char *code
+      = res->status == 409 && res->json && json_object_object_get_ex (res->json, "error", &v)
+            ? json_object_get_string (v)
+            : "";
+  return strcmp (code, "busy") == 0 || strcmp (code, "in_progress") == 0;
+}
+
+/* See outbox.h. */
+void
+ebb_ctl_outbox_route (ebb_ctl *c, ebb_ctl_call_kind kind, ebb_ctl_call_handler on_answer,
+                      bool retry_busy)
+{
+  c->call_routes[kind] = (ebb_ctl_call_route){ on_answer, retry_busy };
+}
+
+/* The end of an attempt: a transport error, 5xx or 429 is tried again here; an answer goes
+ * to the handler the scheduler routed its kind to (ebb_ctl_outbox_route). */
+static void
+on_done (ebb_http_result *res, const ebb_error *err, void *ud)
+{
+  call *k = ud;
+  if (err || res->status >= 500 || res->status == 429)
+    {
+      if (err && err->code == ECANCELED)
+        {
+          call_free (k);
+          return;
+        }
+      cleanup_free char *why
+          = err ? ebb_xstrdup (err->msg) : ebb_xasprintf ("HTTP %ld", res->status);
+      call_retry (k, why);
+      return;
+    }
+  const ebb_ctl_call_route *r = &k->c->call_routes[k->kind];
+  if ((r->retry_busy && agent_busy (res) && ebb_ctl_call_task (k))
+      || (r->on_answer && r->on_answer (k, res)))
+    {
+      call_retry (k, "agent busy");
+      return;
+    }
+  call_end (k);
+  call_free (k);
+}
+
+static void
+call_start (call *k)
+{
+  ebb_ctl *c = k->c;
+  ebb_ctl_node *n = c->nodes[k->node];
+  k->attempt++;
+  c->m.agent_calls++;
+  ebb_http_call_opts opts = { 0 };
+  opts.bearer_token = c->token;
+  opts.ca_file = c->cfg->agent_ca;
+  opts.timeout_ms = 10000;
+  cleanup_error ebb_error *err = NULL;
+  if (!n->url)
+    {
+      call_retry (k, "the node has not sent its URL");
+      return;
+    }
+  if (ebb_http_client_start (c->client, k->body ? "POST" : "DELETE", n->url, k->path, k->body,
+                             &opts, on_done, k, &err)
+      < 0)
+    call_retry (k, ebb_error_msg (&err));
+}
+
+/* A decided call waits for the commit of its decision (ebb_ctl_flush). */
+static void
+outbox_push (call *k)
+{
+  ebb_ctl *c = k->c;
+  if (c->n_outbox == c->cap_outbox)
+    {
+      c->cap_outbox = c->cap_outbox ? c->cap_outbox * 2 : 256;
+      c->outbox = ebb_xrealloc (c->outbox, c->cap_outbox * sizeof *c->outbox);
+    }
+  c->outbox[c->n_outbox++] = k;
+}
+
+/* See outbox.h. */
+void
+ebb_ctl_arrival (ebb_ctl *c, uint64_t job, uint64_t arrival_usec)
+{
+  if (c->n_arrivals == c->cap_arrivals)
+    {
+      c->cap_arrivals = c->cap_arrivals ? c->cap_arrivals * 2 : 64;
+      c->arrivals = ebb_xrealloc (c->arrivals, c->cap_arrivals * sizeof *c->arrivals);
+    }
+  c->arrivals[c->n_arrivals].job = job;
+  c->arrivals[c->n_arrivals++].usec = arrival_usec;
+}
+
+/* See outbox.h. The one place where calls are released: after the commit of the decisions
+ * that decided them (group commit: the decisions of one loop iteration, a burst of
+ * submissions, heartbeats, completions, share one transaction instead of one each). */
+void
+ebb_ctl_flush (ebb_ctl *c)
+{
+  ebb_ctl_store_commit (c);
+  /* The array is taken first: a call that fails at once may decide new calls, which wait
+   * for the next flush. The launches of jobs that just arrived go first, each after the
+   * calls decided before it to the same node (the suspension that makes room for it must
+   * reach the agent first); then the rest, in the order decided. */
+  call **box = c->outbox;
+  size_t n = c->n_outbox;
+  c->outbox = NULL;
+  c->n_outbox = c->cap_outbox = 0;
+  for (size_t i = 0; c->n_arrivals && i < n; i++)
+    for (size_t a = 0; a < c->n_arrivals; a++)
+      if (box[i]->kind == CALL_LAUNCH && box[i]->job == c->arrivals[a].job)
+        {
+          for (size_t e = 0; e < i; e++)
+            if (box[e] && box[e]->node == box[i]->node)
+              {
+                call_start (box[e]);
+                box[e] = NULL;
+              }
+          call_start (box[i]);
+          box[i] = NULL;
+          break;
+        }
+  uint64_t now = ebb_now_usec ();
+  for (size_t a = 0; a < c->n_arrivals; a++)
+    c->arrival_usec[c->n_arrival++ % EBB_ARRAY_SIZE (c->arrival_usec)] = now - c->arrivals[a].usec;
+  c->n_arrivals = 0;
+  for (size_t i = 0; i < n; i++)
+    if (box[i])
+      call_start (box[i]);
+  free (box);
+}
+
+/* See outbox.h. */
+void
+ebb_ctl_calls_free (ebb_ctl *c)
+{
+  for (size_t i = 0; i < c->n_outbox; i++)
+    call_free (c->outbox[i]);
+  free (c->outbox);
+  c->outbox = NULL;
+  c->n_outbox = c->cap_outbox = 0;
+  free (c->arrivals);
+  c->arrivals = NULL;
+  c->n_arrivals = c->cap_arrivals = 0;
+}
+
+static call *
+call_new (ebb_ctl *c, ebb_ctl_call_kind kind, const ebb_ctl_task *t, uint64_t generation, int node)
+{
+  call *k = ebb_xcalloc (1, sizeof *k);
+  k->c = c;
+  k->kind = kind;
+  k->job = t->job->id;
+  t->job->ncalls++; /* it stays in memory until the answer (sched-evict.c) */
+  k->idx = t->idx;
+  k->generation = generation;
+  k->node = node;
+  return k;
+}
+
+/* DELETE /v1/tasks/ID on node, of decision seq (the policy's KILL; else 0). */
+static void
+send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int node,
+             ebb_ctl_call_kind kind, uint64_t seq)
+{
+  call *k = call_new (c, kind, t, generation, node);
+  cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, generation);
+  /* The request id names the generation and the attempt's purpose: a retry repeats it. */
+  k->path = ebb_xasprintf ("/v1/tasks/%s?request_id=%s-%s%u", id, id,
+                           kind == CALL_FORGET ? "F" : "K", t->suspensions);
+  /* The policy's KILL leaves the task running in the store until the answer: its row says
+   * it was decided. */
+  if (kind == CALL_PKILL && seq)
+    {
+      k->seq = seq;
+      ebb_ctl_store_call (c, t, k->seq, "kill", k->path, NULL);
+    }
+  outbox_push (k);
+}
+
+/* See outbox.h. */
+void
+ebb_ctl_send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int node,
+                     ebb_ctl_call_kind kind)
+{
+  send_delete (c, t, generation, node, kind, 0);
+}
+
+/* See outbox.h. */
+void
+ebb_ctl_send_pkill (ebb_ctl *c, const ebb_ctl_task *t, uint64_t seq)
+{
+  send_delete (c, t, t->generation, t->node, CALL_PKILL, seq);
+}
+
+/* The body of a graceful step: each resource it takes, with what the task holds of it
+ * before the step (the agent's "booked": present with a step of the same resource). */
+static void
+add_step (json_object *b, ebb_pol_res amount, ebb_pol_res booked)
+{
+  json_object *bk = json_object_new_object ();
+  if (amount.cpu_millis > 0)
+    {
+      ebb_json_add_uint64 (b, "cpu_millis", (uint64_t)amount.cpu_millis);
+      ebb_json_add_uint64 (bk, "cpu_millis", (uint64_t)booked.cpu_millis);
+    }
+  if (amount.memory_bytes > 0)
+    {
+      ebb_json_add_uint64 (b, "memory_bytes", (uint64_t)amount.memory_bytes);
+      ebb_json_add_uint64 (bk, "memory_bytes", (uint64_t)booked.memory_bytes);
+    }
+  json_object_object_add (b, "booked", bk);
+}
+
+/* POST /v1/tasks/ID/suspend (graceful, booked non-NULL: one step of amount) or /resume, of
+ * decision seq. */
+static void
+send_op (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq, ebb_ctl_call_kind kind,
+         const ebb_pol_res *booked, ebb_pol_res amount, bool told)
+{
+  call *k = call_new (c, kind, t, t->generation, t->node);
+  cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, t->generation);
+  json_object *b = json_object_new_object ();
+  if (kind == CALL_SUSPEND)
+    {
+      ebb_json_add_string (b, "mode", booked ? "graceful" : "immediate");
+      if (booked)
+        add_step (b, amount, *booked);
+    }
+  /* One request id per operation: the sequence number of the decision that carries it
+   * (committed with it, given by the caller). A count kept in memory would start again after a
+   * restart, and the agent would answer a new RESUME with the reply it kept for an old one. */
+  t->attempts++;
+  cleanup_free char *rid
+      = ebb_xasprintf ("%s-%s%" PRIu64, id, kind == CALL_SUSPEND ? "S" : "R", seq);
+  ebb_json_add_string (b, "request_id", rid);
+  ebb_json_add_uint64 (b, "generation", t->generation);
+  k->amount = amount;
+  k->told = told;
+  k->body = b;
+  k->path = ebb_xasprintf ("/v1/tasks/%s/%s", id, kind == CALL_SUSPEND ? "suspend" : "resume");
+  if (seq)
+    {
+      k->seq = seq;
+      ebb_ctl_store_call (c, t, k->seq, kind == CALL_SUSPEND ? "suspend" : "resume", k->path, b);
+    }
+  outbox_push (k);
+}
+
+/* See outbox.h. */
+void
+ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq, const ebb_pol_res *booked,
+                      ebb_pol_res amount, bool told)
+{
+  send_op (c, t, seq, CALL_SUSPEND, booked, amount, told);
+}
+
+/* See outbox.h. */
+void
+ebb_ctl_send_resume (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq)
+{
+  send_op (c, t, seq, CALL_RESUME, NULL, (ebb_pol_res){ 0, 0 }, false);
+}
+
+/* See outbox.h. */
+void
+ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_millis,
+                     uint64_t memory_bytes)
+{
+  call *k = call_new (c, CALL_LAUNCH, t, t->generation, t->node);
+  cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, t->generation);
+  json_object *b = json_object_new_object ();
+  ebb_json_add_string (b, "id", id);
+  json_object_object_foreach (t->spec, key, val)
+  {
+    if (strcmp (key, "dag") != 0) /* the controller's own (sched-dag.c) */
+      json_object_object_add (b, key, json_object_get (val));
+  }
+  ebb_json_add_uint64 (b, "cpu_millis", cpu_millis);
+  ebb_json_add_uint64 (b, "memory_bytes", memory_bytes);
+  cleanup_free char *job = ebb_xasprintf ("j%" PRIu64, t->job->id);
+  ebb_json_add_string (b, "job", job);
+  ebb_json_add_string (b, "class", is_long ? "long" : "short");
+  cleanup_free char *rid = ebb_xasprintf ("%s-L", id);
+  ebb_json_add_string (b, "request_id", rid);
+  ebb_json_add_uint64 (b, "generation", t->generation);
+  k->body = b;
+  k->path = ebb_xstrdup ("/v1/tasks");
+  outbox_push (k);
+}
+
+/* POST path with body (taken) for t's current generation on its node. */
+static void
+send_call (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_call_kind kind, const char *path, json_object *body)
+{
+  call *k = call_new (c, kind, t, t->generation, t->node);
+  k->body = body;
+  k->path = ebb_xstrdup (path);
+  outbox_push (k);
+}
+
+/* See outbox.h. */
+void
+ebb_ctl_send_adopt (ebb_ctl *c, ebb_ctl_task *t)
+{
+  cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, t->generation);
+  json_object *b = json_object_new_object ();
+  json_object *a;
+  json_object_object_get_ex (t->spec, "adopt", &a);
+  json_object_object_foreach (a, key, val)
+  {
+    if (strcmp (key, "node") != 0)
+      json_object_object_add (b, key, json_object_get (val));
+  }
+  ebb_json_add_string (b, "id", id);
+  cleanup_free char *job = ebb_xasprintf ("j%" PRIu64, t->job->id);
+  ebb_json_add_string (b, "job", job);
+  ebb_json_add_string (b, "class", t->job->cls == CLS_SHORT ? "short" : "long");
+  if (t->cpu_millis)
+    ebb_json_add_uint64 (b, "cpu_millis", t->cpu_millis);
+  if (t->memory_bytes)
+    ebb_json_add_uint64 (b, "memory_bytes", t->memory_bytes);
+  cleanup_free char *rid = ebb_xasprintf ("%s-A", id);
+  ebb_json_add_string (b, "request_id", rid);
+  ebb_json_add_uint64 (b, "generation", t->generation);
+  send_call (c, t, CALL_ADOPT, "/v1/tasks/adopt", b);
+}
+
+/* See outbox.h. */
+void
+ebb_ctl_replay_calls (ebb_ctl *c)
+{
+  ebb_ctl_stored_call *v;
+  size_t n = ebb_ctl_store_calls (c, &v);
+  for (size_t i = 0; i < n; i++)
+    {
+      ebb_ctl_stored_call *sc = &v[i];
+      ebb_ctl_job *j = ebb_ctl_job_find (c, sc->job);
+      ebb_ctl_task *t = j && sc->idx < j->ntasks ? &j->tasks[sc->idx] : NULL;
+      ebb_ctl_call_kind kind = strcmp (sc->kind, "suspend") == 0  ? CALL_SUSPEND
+                               : strcmp (sc->kind, "resume") == 0 ? CALL_RESUME
+                                                                  : CALL_PKILL;
+      json_object *body = sc->body ? json_tokener_parse (sc->body) : NULL;
+      if (!t || t->generation != sc->generation || !ebb_ctl_task_active (t) || t->node < 0
+          || (sc->body && !body) || (kind == CALL_PKILL) != !sc->body)
+        {
+          /* Its task ended or moved on: nothing to send. */
+          json_object_put (body);
+          ebb_ctl_store_call_done (c, sc->job, sc->idx, sc->seq);
+          continue;
+        }
+      if (kind == CALL_PKILL)
+        t->pkill = true;
+      call *k = call_new (c, kind, t, t->generation, t->node);
+      k->seq = sc->seq;
+      k->replay = kind != CALL_PKILL;
+      k->body = body;
+      k->path = ebb_xstrdup (sc->path);
+      ebb_log_info ("task %" PRIu64 "-%u: %s decided before the restart (seq %" PRIu64
+                    "): sent again",
+                    t->job->id, t->idx, sc->kind, sc->seq);
+      outbox_push (k);
+    }
+  ebb_ctl_stored_calls_free (v, n);
+}

@@ -1,0 +1,55 @@
+/* The outbox (controller/outbox.c): the agent calls from their decision to their answer.
+ * A call is built here from the task (its request id, its generation, the decision's
+ * sequence number), waits until ebb_ctl_flush has committed the transaction that decided
+ * it, goes out through curl multi, is retried while its node is ready, and its answer goes
+ * to the handler routed for its kind. */
+#ifndef EBB_CTL_OUTBOX_H
+#define EBB_CTL_OUTBOX_H
+
+#include "controller/ctl.h"
+#include "controller/outbox-t.h"
+
+/* Answers of kind go to on_answer (see ebb_ctl_call_route). */
+void ebb_ctl_outbox_route (ebb_ctl *c, ebb_ctl_call_kind kind, ebb_ctl_call_handler on_answer,
+                           bool retry_busy);
+/* The task call k is for, in the generation it was sent to; NULL when the task moved on or
+ * its job left memory. */
+ebb_ctl_task *ebb_ctl_call_task (ebb_ctl_call *k);
+
+/* DELETE /v1/tasks/ID of generation on node (kind: CALL_KILL or CALL_FORGET). */
+void ebb_ctl_send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int node,
+                          ebb_ctl_call_kind kind);
+/* The calls a decision carries take its sequence number seq (ebb_ctl_store_decision's; 0:
+ * not written): the request id of a suspension or resumption, and the key of the call's
+ * row that a restart sends again. */
+/* DELETE /v1/tasks/ID of t's generation on its node decided by the policy (CALL_PKILL). */
+void ebb_ctl_send_pkill (ebb_ctl *c, const ebb_ctl_task *t, uint64_t seq);
+/* POST /v1/tasks/ID/suspend: graceful (booked non-NULL: one step of amount from what the
+ * policy counts the task as holding before it, sent as "booked" so the agent steps from
+ * the books, not from its own idea of the task) or immediate (booked NULL). told: the
+ * policy was told the room is free already (the answer then only updates the task). */
+void ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq, const ebb_pol_res *booked,
+                           ebb_pol_res amount, bool told);
+/* POST /v1/tasks/ID/resume. */
+void ebb_ctl_send_resume (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq);
+/* POST /v1/tasks of the task's current generation on its node with these limits. */
+void ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_millis,
+                          uint64_t memory_bytes);
+
+/* POST /v1/tasks/adopt of the adopted task t (its current generation, on its node). */
+void ebb_ctl_send_adopt (ebb_ctl *c, ebb_ctl_task *t);
+/* After a restart: sends again, with their request ids, the SUSPEND, RESUME and policy
+ * KILL calls the store kept as decided but not answered (their answers set their tasks'
+ * states: a task suspended so owes its RESUME). */
+void ebb_ctl_replay_calls (ebb_ctl *c);
+/* Frees the calls not started yet (at exit). */
+void ebb_ctl_calls_free (ebb_ctl *c);
+
+/* The end of a loop iteration: commits the store, then starts the agent calls decided
+ * since the last flush (a decision is committed before its call goes out). */
+void ebb_ctl_flush (ebb_ctl *c);
+/* Records that job `job` arrived at arrival_usec (monotonic): the next flush starts its
+ * launches first and takes its decision latency once they are handed to curl multi. */
+void ebb_ctl_arrival (ebb_ctl *c, uint64_t job, uint64_t arrival_usec);
+
+#endif
