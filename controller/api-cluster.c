@@ -16,9 +16,9 @@
 #include "lib/time.h"
 #include "lib/util.h"
 
-/* See api.h. */
-int
-ebb_ctl_api_decisions (ebb_http_request *req, ebb_http_response *resp, void *ud)
+/* GET /v1/decisions. */
+static int
+h_decisions (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   ebb_ctl *c = ud;
   const char *s = ebb_http_request_query (req, "since");
@@ -95,18 +95,18 @@ cluster_json (ebb_ctl *c)
   return o;
 }
 
-/* See api.h. */
-int
-ebb_ctl_api_cluster (ebb_http_request *req, ebb_http_response *resp, void *ud)
+/* GET /v1/cluster. */
+static int
+h_cluster (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   (void)req;
   ebb_http_reply_json (resp, 200, cluster_json (ud));
   return EBB_HTTP_REPLIED;
 }
 
-/* See api.h. */
-int
-ebb_ctl_api_health (ebb_http_request *req, ebb_http_response *resp, void *ud)
+/* GET /v1/health. */
+static int
+h_health (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   ebb_ctl *c = ud;
   (void)req;
@@ -278,12 +278,21 @@ metrics_text (ebb_ctl *c)
   return buf;
 }
 
-/* See api.h. */
-int
-ebb_ctl_api_metrics (ebb_http_request *req, ebb_http_response *resp, void *ud)
+/* GET /metrics. */
+static int
+h_metrics (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   (void)req;
   cleanup_free char *text = metrics_text (ud);
   ebb_http_reply_text (resp, 200, "text/plain; version=0.0.4; charset=utf-8", text);
   return EBB_HTTP_REPLIED;
 }
+
+/* See api.h. */
+const ebb_http_route ebb_ctl_api_cluster_routes[] = {
+  { "GET", "/v1/health", h_health, 0 },
+  { "GET", "/metrics", h_metrics, 0 },
+  { "GET", "/v1/cluster", h_cluster, 0 },
+  { "GET", "/v1/decisions", h_decisions, 0 },
+};
+const size_t ebb_ctl_api_cluster_n_routes = EBB_ARRAY_SIZE (ebb_ctl_api_cluster_routes);

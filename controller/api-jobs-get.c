@@ -139,9 +139,9 @@ query_number (ebb_ctl *c, ebb_http_request *req, ebb_http_response *resp, const 
   return 0;
 }
 
-/* See api.h. */
-int
-ebb_ctl_api_jobs (ebb_http_request *req, ebb_http_response *resp, void *ud)
+/* GET /v1/jobs. */
+static int
+h_jobs (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   ebb_ctl *c = ud;
   static const char *const args[] = { "limit", "after", "state", "order", NULL };
@@ -200,9 +200,9 @@ job_or_404 (ebb_ctl *c, ebb_http_request *req, ebb_http_response *resp, ebb_ctl_
   return j;
 }
 
-/* See api.h. */
-int
-ebb_ctl_api_job (ebb_http_request *req, ebb_http_response *resp, void *ud)
+/* GET /v1/jobs/{id}. */
+static int
+h_job (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   cleanup_job ebb_ctl_job *loaded = NULL;
   ebb_ctl_job *j = job_or_404 (ud, req, resp, &loaded);
@@ -211,9 +211,9 @@ ebb_ctl_api_job (ebb_http_request *req, ebb_http_response *resp, void *ud)
   return EBB_HTTP_REPLIED;
 }
 
-/* See api.h. */
-int
-ebb_ctl_api_job_delete (ebb_http_request *req, ebb_http_response *resp, void *ud)
+/* DELETE /v1/jobs/{id}. */
+static int
+h_job_delete (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   cleanup_job ebb_ctl_job *loaded = NULL;
   ebb_ctl_job *j = job_or_404 (ud, req, resp, &loaded);
@@ -226,3 +226,11 @@ ebb_ctl_api_job_delete (ebb_http_request *req, ebb_http_response *resp, void *ud
     }
   return EBB_HTTP_REPLIED;
 }
+
+/* See api.h. */
+const ebb_http_route ebb_ctl_api_jobs_get_routes[] = {
+  { "GET", "/v1/jobs", h_jobs, 0 },
+  { "GET", "/v1/jobs/{id}", h_job, 0 },
+  { "DELETE", "/v1/jobs/{id}", h_job_delete, 0 },
+};
+const size_t ebb_ctl_api_jobs_get_n_routes = EBB_ARRAY_SIZE (ebb_ctl_api_jobs_get_routes);

@@ -223,9 +223,9 @@ ebb_ctl_api_job_new (ebb_ctl *c, json_object *b, ebb_error **err)
   return j;
 }
 
-/* See api.h. */
-int
-ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
+/* POST /v1/jobs. */
+static int
+h_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   ebb_ctl *c = ud;
   cleanup_error ebb_error *err = NULL;
@@ -256,3 +256,9 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
   ebb_http_reply_json (resp, 201, json_tokener_parse (j->answer));
   return EBB_HTTP_REPLIED;
 }
+
+/* See api.h. */
+const ebb_http_route ebb_ctl_api_jobs_routes[] = {
+  { "POST", "/v1/jobs", h_submit, 0 },
+};
+const size_t ebb_ctl_api_jobs_n_routes = EBB_ARRAY_SIZE (ebb_ctl_api_jobs_routes);

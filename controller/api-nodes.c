@@ -67,10 +67,10 @@ node_json (ebb_ctl *c, int idx)
   return node_json_with (c, idx, tasks);
 }
 
-/* See api.h. The task lists of all nodes come from one pass over the tasks (one pass per
+/* GET /v1/nodes. The task lists of all nodes come from one pass over the tasks (one pass per
  * node took seconds at 10,000 nodes). */
-int
-ebb_ctl_api_nodes (ebb_http_request *req, ebb_http_response *resp, void *ud)
+static int
+h_nodes (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   ebb_ctl *c = ud;
   (void)req;
@@ -111,9 +111,9 @@ node_or_404 (ebb_ctl *c, ebb_http_request *req, ebb_http_response *resp)
   return idx;
 }
 
-/* See api.h. */
-int
-ebb_ctl_api_node (ebb_http_request *req, ebb_http_response *resp, void *ud)
+/* GET /v1/nodes/{name}. */
+static int
+h_node (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   int idx = node_or_404 (ud, req, resp);
   if (idx >= 0)
@@ -137,23 +137,23 @@ drain_op (ebb_http_request *req, ebb_http_response *resp, ebb_ctl *c, bool drain
   return EBB_HTTP_REPLIED;
 }
 
-/* See api.h. */
-int
-ebb_ctl_api_drain (ebb_http_request *req, ebb_http_response *resp, void *ud)
+/* POST /v1/nodes/{name}/drain. */
+static int
+h_drain (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   return drain_op (req, resp, ud, true);
 }
 
-/* See api.h. */
-int
-ebb_ctl_api_undrain (ebb_http_request *req, ebb_http_response *resp, void *ud)
+/* POST /v1/nodes/{name}/undrain. */
+static int
+h_undrain (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   return drain_op (req, resp, ud, false);
 }
 
-/* See api.h. */
-int
-ebb_ctl_api_heartbeat (ebb_http_request *req, ebb_http_response *resp, void *ud)
+/* POST /v1/nodes/{name}/heartbeat. */
+static int
+h_heartbeat (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   ebb_ctl *c = ud;
   cleanup_error ebb_error *err = NULL;
@@ -181,3 +181,13 @@ ebb_ctl_api_heartbeat (ebb_http_request *req, ebb_http_response *resp, void *ud)
   ebb_http_reply_json (resp, 200, o);
   return EBB_HTTP_REPLIED;
 }
+
+/* See api.h. */
+const ebb_http_route ebb_ctl_api_nodes_routes[] = {
+  { "GET", "/v1/nodes", h_nodes, 0 },
+  { "GET", "/v1/nodes/{name}", h_node, 0 },
+  { "POST", "/v1/nodes/{name}/drain", h_drain, 0 },
+  { "POST", "/v1/nodes/{name}/undrain", h_undrain, 0 },
+  { "POST", "/v1/nodes/{name}/heartbeat", h_heartbeat, 0 },
+};
+const size_t ebb_ctl_api_nodes_n_routes = EBB_ARRAY_SIZE (ebb_ctl_api_nodes_routes);

@@ -47,24 +47,31 @@ h_root (ebb_http_request *req, ebb_http_response *resp, void *ud)
   return EBB_HTTP_REPLIED;
 }
 
-static const ebb_http_route routes[] = {
-  /* The page is static HTML: a browser can load it without the token, which its script then
-   * asks for (or takes from #token=) and sends with every API call. */
-  { "GET", "/", h_root, EBB_HTTP_ROUTE_PUBLIC },
-  { "GET", "/v1/health", ebb_ctl_api_health, 0 },
-  { "GET", "/metrics", ebb_ctl_api_metrics, 0 },
-  { "GET", "/v1/cluster", ebb_ctl_api_cluster, 0 },
-  { "GET", "/v1/jobs", ebb_ctl_api_jobs, 0 },
-  { "POST", "/v1/jobs", ebb_ctl_api_submit, 0 },
-  { "GET", "/v1/jobs/{id}", ebb_ctl_api_job, 0 },
-  { "DELETE", "/v1/jobs/{id}", ebb_ctl_api_job_delete, 0 },
-  { "GET", "/v1/nodes", ebb_ctl_api_nodes, 0 },
-  { "GET", "/v1/nodes/{name}", ebb_ctl_api_node, 0 },
-  { "POST", "/v1/nodes/{name}/drain", ebb_ctl_api_drain, 0 },
-  { "POST", "/v1/nodes/{name}/undrain", ebb_ctl_api_undrain, 0 },
-  { "POST", "/v1/nodes/{name}/heartbeat", ebb_ctl_api_heartbeat, 0 },
-  { "GET", "/v1/decisions", ebb_ctl_api_decisions, 0 },
-};
+/* The page is static HTML: a browser can load it without the token, which its script then
+ * asks for (or takes from #token=) and sends with every API call. */
+static const ebb_http_route root_route = { "GET", "/", h_root, EBB_HTTP_ROUTE_PUBLIC };
+
+/* Every route, gathered from the files of their resources (the servers keep a pointer). */
+static ebb_http_route routes[32];
+static size_t n_routes;
+
+static void
+routes_add (const ebb_http_route *v, size_t n)
+{
+  for (size_t i = 0; i < n && n_routes < EBB_ARRAY_SIZE (routes); i++)
+    routes[n_routes++] = v[i];
+}
+
+static void
+routes_gather (void)
+{
+  n_routes = 0;
+  routes_add (&root_route, 1);
+  routes_add (ebb_ctl_api_cluster_routes, ebb_ctl_api_cluster_n_routes);
+  routes_add (ebb_ctl_api_jobs_get_routes, ebb_ctl_api_jobs_get_n_routes);
+  routes_add (ebb_ctl_api_jobs_routes, ebb_ctl_api_jobs_n_routes);
+  routes_add (ebb_ctl_api_nodes_routes, ebb_ctl_api_nodes_n_routes);
+}
 
 /* mkdir -p of the directory of a unix socket (the default's /run/ebb outside systemd, whose
  * RuntimeDirectory= makes it otherwise), mode 0755: the socket's own mode decides who
@@ -110,8 +117,9 @@ ebb_ctl_http_start (ebb_ctl *c, ebb_error **err)
         tcp_l[nt++] = c->cfg->listen[i];
     }
   ebb_http_server_config hc = { 0 };
+  routes_gather ();
   hc.routes = routes;
-  hc.n_routes = EBB_ARRAY_SIZE (routes);
+  hc.n_routes = n_routes;
   hc.userdata = c;
   hc.max_body_bytes = EBB_CTL_MAX_BODY_BYTES;
   if (nu)

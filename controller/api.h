@@ -37,23 +37,21 @@ json_object *ebb_ctl_adopt_parse_task (json_object *o, size_t i, ebb_error **err
 /* A job of the body of POST /v1/jobs, validated as the handler does (its "deps" against the
  * running policy too), with a new id, not added nor stored; NULL with *err (a 400). */
 ebb_ctl_job *ebb_ctl_api_job_new (ebb_ctl *c, json_object *b, ebb_error **err);
-int ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud);
 /* api-jobs-get.c */
-int ebb_ctl_api_jobs (ebb_http_request *req, ebb_http_response *resp, void *ud);
-int ebb_ctl_api_job (ebb_http_request *req, ebb_http_response *resp, void *ud);
-int ebb_ctl_api_job_delete (ebb_http_request *req, ebb_http_response *resp, void *ud);
 
 /* api-nodes.c */
-int ebb_ctl_api_nodes (ebb_http_request *req, ebb_http_response *resp, void *ud);
-int ebb_ctl_api_node (ebb_http_request *req, ebb_http_response *resp, void *ud);
-int ebb_ctl_api_drain (ebb_http_request *req, ebb_http_response *resp, void *ud);
-int ebb_ctl_api_undrain (ebb_http_request *req, ebb_http_response *resp, void *ud);
-int ebb_ctl_api_heartbeat (ebb_http_request *req, ebb_http_response *resp, void *ud);
 
 /* api-cluster.c */
-int ebb_ctl_api_decisions (ebb_http_request *req, ebb_http_response *resp, void *ud);
-int ebb_ctl_api_cluster (ebb_http_request *req, ebb_http_response *resp, void *ud);
-int ebb_ctl_api_health (ebb_http_request *req, ebb_http_response *resp, void *ud);
-int ebb_ctl_api_metrics (ebb_http_request *req, ebb_http_response *resp, void *ud);
+
+/* The routes of each file's resources (api-routes.c serves them, in this order: a path's
+ * methods keep the order of its Allow header). */
+extern const ebb_http_route ebb_ctl_api_cluster_routes[];
+extern const size_t ebb_ctl_api_cluster_n_routes;
+extern const ebb_http_route ebb_ctl_api_jobs_get_routes[];
+extern const size_t ebb_ctl_api_jobs_get_n_routes;
+extern const ebb_http_route ebb_ctl_api_jobs_routes[];
+extern const size_t ebb_ctl_api_jobs_n_routes;
+extern const ebb_http_route ebb_ctl_api_nodes_routes[];
+extern const size_t ebb_ctl_api_nodes_n_routes;
 
 #endif
