@@ -110,20 +110,3 @@ job_body () {
   printf ']}'
 }
 
-# latency_bound QUIET-MS: sets BOUND_MS, the latency a test asserts, and BOUND_WHY, why (to
-# print with the result): QUIET-MS when the host is quiet (a 1-minute load average of at most
-# twice its CPUs; EBB_CTL_TEST_LOAD_MAX overrides), else 1000 ms. On a host shared with other
-# work a launched child waits for a CPU between fork and exec (group scheduling splits its
-# cgroup's share with every other cgroup): the agents' launches were measured at p50 150 ms and
-# p99 600 ms under a load of 15 on 2 CPUs.
-latency_bound () {
-  read -r _load _ </proc/loadavg
-  _ncpu=$(nproc 2>/dev/null || echo 1)
-  _max=${EBB_CTL_TEST_LOAD_MAX:-$((2 * _ncpu))}
-  if awk -v l="$_load" -v m="$_max" 'BEGIN { exit !(l <= m) }'; then
-    BOUND_MS=$1 BOUND_WHY="the host is quiet (load $_load, $_ncpu CPUs)"
-  else
-    BOUND_MS=1000
-    BOUND_WHY="the host is shared (load $_load > $_max on $_ncpu CPUs): the launched child waits for a CPU; $1 ms needs a quiet host"
-  fi
-}

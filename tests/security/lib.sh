@@ -102,23 +102,29 @@ probes_stop () {
 
 # judge MEASURE_ONLY: runs attack N (the caller's, using probes_start/probes_stop, then
 # its own checks of N) up to three times and exits. A failed or timed-out probe is never
-# noise; a slow window may be (2 shared cores): one attack must keep both p99 figures at
-# most 100 ms. MEASURE_ONLY=1: one attack, its figures printed, not judged.
+# noise; a slow window may be (2 shared cores): one attack must keep every p99 figure at most
+# 100 ms on a quiet host (latency_bound, tests/agent/lib.sh: 1 s on a host loaded by other
+# work, and the test says so). MEASURE_ONLY=1: one attack, its figures printed, not judged.
 judge () {
   if [ "${1:-0}" = 1 ]; then
     attack 1
     exit 0
   fi
+  latency_bound 100
+  echo "bound: $BOUND_MS ms ($BOUND_WHY)"
   good=no
   for n in 1 2 3; do
     attack $n
     [ "$lost" = 0 ] || fail "attack $n: $lost health probes failed"
     attack_checks $n
-    if [ "$other" -le 100 ] && [ "$same" -le 100 ] && [ "$unix" -le 100 ]; then good=yes; break; fi
+    if [ "$other" -le "$BOUND_MS" ] && [ "$same" -le "$BOUND_MS" ] && [ "$unix" -le "$BOUND_MS" ]; then
+      good=yes
+      break
+    fi
   done
   figures="$other ms from 127.0.0.2, $same ms from $same_addr${p_unix:+, $unix ms on the unix socket}"
-  [ "$good" = yes ] && ok "p99 at most 100 ms ($figures)" ||
-    fail "p99 over 100 ms in 3 attacks (last: $figures)"
+  [ "$good" = yes ] && ok "p99 at most $BOUND_MS ms ($figures)" ||
+    fail "p99 over $BOUND_MS ms in 3 attacks (last: $figures)"
   kill -0 "$AGENT_PID" && ok "$ATTACK_TARGET still running" || fail "$ATTACK_TARGET died"
   exit $FAILED
 }
