@@ -86,8 +86,10 @@ wait_for () {
 
 # burner_task NAME ITERATIONS: a task that counts ITERATIONS loop rounds and writes the count
 # to $OUT/NAME (and one line per start to $OUT/NAME.starts).
+# The burners' files are world-writable (umask 0): each agent gives a job a uid of its own
+# (ebb-agent(8) task_uid_range), so a task run again on another node writes as another user.
 burner_task () {
-  printf '{"argv":["sh","-c","echo start >> %s/%s.starts; i=0; while [ $i -lt %s ]; do i=$((i+1)); done; echo $i > %s/%s"],"cpu_millis":1000,"memory_bytes":67108864}' \
+  printf '{"argv":["sh","-c","umask 0; echo start >> %s/%s.starts; i=0; while [ $i -lt %s ]; do i=$((i+1)); done; echo $i > %s/%s"],"cpu_millis":1000,"memory_bytes":67108864}' \
     "$OUT" "$1" "$2" "$OUT" "$1"
 }
 
@@ -97,7 +99,7 @@ burner_task () {
 # cores), then keeps burning the same way without counting until $OUT/release exists, and
 # writes the count to $OUT/NAME (one line per start in $OUT/NAME.starts).
 gated_burner () {
-  printf '{"argv":["sh","-c","echo start >> %s/%s.starts; i=0; while [ $i -lt %s ] || [ ! -e %s/release ]; do c=0; while [ $c -lt 20000 ]; do c=$((c+1)); done; [ $i -lt %s ] && i=$((i+20000)); sleep 0.1; done; echo $i > %s/%s"],"cpu_millis":1000,"memory_bytes":67108864}' \
+  printf '{"argv":["sh","-c","umask 0; echo start >> %s/%s.starts; i=0; while [ $i -lt %s ] || [ ! -e %s/release ]; do c=0; while [ $c -lt 20000 ]; do c=$((c+1)); done; [ $i -lt %s ] && i=$((i+20000)); sleep 0.1; done; echo $i > %s/%s"],"cpu_millis":1000,"memory_bytes":67108864}' \
     "$OUT" "$1" "$2" "$OUT" "$2" "$OUT" "$1"
 }
 
