@@ -166,11 +166,12 @@ print_setting (const ebb_pol_param *d, int val, void *ud)
 static void
 usage (FILE *f)
 {
-  fprintf (f, "Usage: ebb-sim --policy NAME --nodes N --trace FILE [OPTION...]\n"
-              "       ebb-sim gen GENERATOR [GEN-OPTION...]\n"
-              "Simulates a scheduling policy of libebb-policy on a Hawk/Eagle or JSON-lines\n"
-              "trace. The policy parameters, from --cutoff to --graphene-bypass, are also the\n"
-              "keys of ebb-controller's --policy-opt (for the policies it runs).\n\n");
+  fprintf (f,
+           "Usage: ebb-sim --policy NAME --nodes N --trace FILE [OPTION...]\n"
+           "       ebb-sim gen GENERATOR [GEN-OPTION...]\n"
+           "Simulates a scheduling policy of libebb-policy on a Hawk/Eagle or JSON-lines\n"
+           "trace. The policy parameters, from --cutoff to --graphene-bypass, are also the\n"
+           "keys of ebb-controller's policy options (ebb-controller(8), POLICY PARAMETERS).\n\n");
   print_sim_opts (f, head_opts, EBB_ARRAY_SIZE (head_opts));
   each_setting (print_setting, f);
   print_sim_opts (f, tail_opts, EBB_ARRAY_SIZE (tail_opts));
