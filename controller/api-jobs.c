@@ -232,8 +232,12 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
   json_object *b = NULL;
   if (ebb_http_request_body_json (req, 16, &b, &err) < 0)
     return ebb_ctl_api_bad (c, resp, 400, "bad_request", &err);
+  /* Of the parsed body, so that a retry differing in white space only is the same. */
+  cleanup_free char *digest
+      = ebb_ctl_body_digest (json_object_to_json_string_ext (b, JSON_C_TO_STRING_PLAIN));
   ebb_ctl_submit_req jr;
   int r = parse_checked (c, b, &jr, &err);
+  jr.digest = digest;
   ebb_ctl_job *j = NULL;
   cleanup_free char *replay = NULL;
   unsigned st = r < 0 ? 400 : ebb_ctl_op_submit (c, &jr, &j, &replay, &err);
@@ -241,9 +245,10 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
   json_object_put (b);
   if (st)
     return ebb_ctl_api_bad (c, resp, st,
-                            st == 400   ? "bad_request"
-                            : st == 404 ? "not_found"
-                                        : "conflict",
+                            st == 400                           ? "bad_request"
+                            : st == 404                         ? "not_found"
+                            : ebb_error_code (&err) == EALREADY ? "request_id_reused"
+                                                                : "conflict",
                             &err);
   if (replay)
     {

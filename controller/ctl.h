@@ -137,7 +137,8 @@ typedef struct ebb_ctl_job
   uint64_t id;
   char *name;
   char *request_id;
-  char *answer; /* the first answer to POST /v1/jobs (JSON text) */
+  char *answer;      /* the first answer to POST /v1/jobs (JSON text) */
+  char *body_digest; /* of its POST's body (ebb_ctl_body_digest), NULL when not known */
   ebb_ctl_class cls;
   double est_task_sec;
   ebb_ctl_job_state state; /* written by ebb_ctl_job_set_state only */
@@ -371,6 +372,10 @@ int ebb_ctl_dag_load (ebb_ctl_job *j, ebb_ctl_task *t, json_object *spec);
 /* model-index.c: the node index by name, the counters, the writers of states. */
 /* Builds the index by request id again (the jobs moved in the array). */
 void ebb_ctl_index_jobs_again (ebb_ctl *c);
+/* Returns the digest of a request's body text (the caller's to free): its length and a
+ * 64-bit FNV-1a hash. It tells a retry of a request id from a different request; not a
+ * defence against collisions crafted by the client, which gains nothing from one. */
+char *ebb_ctl_body_digest (const char *text);
 /* Returns the job submitted with request_id (the newest), or NULL (also for NULL). */
 ebb_ctl_job *ebb_ctl_index_find_rid (const ebb_ctl *c, const char *request_id);
 /* The only writers of a task's state and node: each moves the task's share of the

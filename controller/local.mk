@@ -35,7 +35,7 @@ controller_int_tests = tests/test-controller-basic.sh tests/test-controller-faul
 	tests/test-controller-tls.sh tests/test-controller-docker.sh tests/test-controller-adopt.sh \
 	tests/test-controller-evict.sh tests/test-controller-options.sh \
 	tests/test-controller-fail-forget.sh tests/test-controller-peacock.sh \
-	tests/test-controller-dag.sh
+	tests/test-controller-dag.sh tests/security/test-controller-guard.sh
 TESTS += $(controller_int_tests)
 EXTRA_DIST += $(controller_int_tests) tests/controller/lib.sh
 

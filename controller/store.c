@@ -195,9 +195,10 @@ ebb_ctl_job_summaries_free (ebb_ctl_job_summary *v, size_t n)
 
 /* See store.h. */
 char *
-ebb_ctl_store_rid_answer (ebb_ctl *c, const char *request_id)
+ebb_ctl_store_rid_answer (ebb_ctl *c, const char *request_id, char **digest)
 {
-  return c->store && request_id ? c->store->ops->rid_answer (c->store, request_id) : NULL;
+  *digest = NULL;
+  return c->store && request_id ? c->store->ops->rid_answer (c->store, request_id, digest) : NULL;
 }
 
 /* See store.h. */

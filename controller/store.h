@@ -88,8 +88,9 @@ typedef struct
 int ebb_ctl_store_job_page (ebb_ctl *c, uint64_t after, bool desc, size_t limit,
                             ebb_ctl_job_summary **out, size_t *n);
 void ebb_ctl_job_summaries_free (ebb_ctl_job_summary *v, size_t n);
-/* Returns the first answer given to request_id (the newest job of that id), or NULL. */
-char *ebb_ctl_store_rid_answer (ebb_ctl *c, const char *request_id);
+/* Returns the first answer given to request_id (the newest job of that id), or NULL; with
+ * it, *digest the digest of that job's body (NULL when not known). */
+char *ebb_ctl_store_rid_answer (ebb_ctl *c, const char *request_id, char **digest);
 
 /* What of the process's memory is the store's (the metrics): heap bytes in use, pages of
  * its cache in use. */
