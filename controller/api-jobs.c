@@ -256,6 +256,8 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       ebb_http_reply_header (resp, "Idempotent-Replayed", "true");
       return EBB_HTTP_REPLIED;
     }
+  ebb_ctl_api_audit (req, "submit: job %" PRIu64 " (%s), %u tasks, class %s", j->id, j->name,
+                     j->ntasks, ebb_ctl_class_name (j->cls));
   cleanup_free char *loc = ebb_xasprintf ("/v1/jobs/%" PRIu64, j->id);
   ebb_http_reply_header (resp, "Location", loc);
   ebb_http_reply_json (resp, 201, json_tokener_parse (j->answer));

@@ -1,10 +1,15 @@
 #!/bin/sh
 # Issue 24's controller points and issue 22's audit trail, against the real ebb-controller
 # (no agent: the jobs stay queued): a request_id reused with another body is refused with 409
-# request_id_reused while a retry of the same body (white space aside) gets the first answer.
-# Time budget: a few seconds.
+# request_id_reused while a retry of the same body (white space aside) gets the first answer;
+# at the default verbosity, submit, kill, drain and undrain leave one audit line each with the
+# caller (the peer's uid on the unix socket, "token" on TCP), and a node lost says why (the age
+# of its last heartbeat and the timeout). Time budget: a few seconds.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
-start_controller --policy fifo || { fail "controller did not start"; exit 1; }
+PORT=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000 ))
+CTL_VERBOSE= start_controller --policy fifo --node-timeout 1s --listen "127.0.0.1:$PORT" ||
+  { fail "controller did not start"; exit 1; }
+ME=$(id -u)
 
 T1=$(burner_task g1 1000)
 capi POST /v1/jobs "$(job_body reuse long "$T1")"
@@ -21,4 +26,32 @@ capi POST /v1/jobs "$(job_body reuse long "$T1" "$(burner_task g2 1000)")"
 capi GET /v1/jobs
 jq -e '[.jobs[] | select(.request_id == "reuse")] | length == 1' "$TMP/body" >/dev/null &&
   ok "one job of that request_id" || fail "jobs: $(cat "$TMP/body")"
+
+# The audit trail. A node from a heartbeat sent by curl, as an agent sends it.
+hb='{"seq":1,"url":"unix:/nonexistent/agent.sock","reason":"periodic","node":{"capacity":{"cpu_millis":1000,"memory_bytes":1073741824}},"tasks":[]}'
+capi POST /v1/nodes/n1/heartbeat "$hb"
+[ "$STATUS" = 200 ] || fail "heartbeat: $STATUS $(cat "$TMP/body")"
+capi POST /v1/nodes/n1/drain '{}'
+[ "$STATUS" = 200 ] || fail "drain: $STATUS $(cat "$TMP/body")"
+STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' -X POST -H "Authorization: Bearer $(cat "$TOKEN_FILE")" \
+  -H 'Content-Type: application/json' --data-binary '{}' "http://127.0.0.1:$PORT/v1/nodes/n1/undrain")
+[ "$STATUS" = 200 ] || fail "undrain over TCP: $STATUS $(cat "$TMP/body")"
+capi DELETE /v1/jobs/1
+[ "$STATUS" = 200 ] || fail "kill: $STATUS $(cat "$TMP/body")"
+audit () { grep -c "audit: $1: $2" "$CLOG"; }
+[ "$(audit "uid $ME" 'submit: job 1 (reuse), 1 tasks, class long')" = 1 ] &&
+  ok "one audit line for the submission, with the caller's uid" || fail "no submit audit line"
+[ "$(audit "uid $ME" 'drain: node n1')" = 1 ] && ok "drain audited with the uid" ||
+  fail "no drain audit line"
+[ "$(audit token 'undrain: node n1')" = 1 ] && ok "undrain over TCP audited as token" ||
+  fail "no undrain audit line"
+[ "$(audit "uid $ME" 'kill: job 1 (reuse)')" = 1 ] && ok "kill audited with the uid" ||
+  fail "no kill audit line"
+
+# n1 sends no more heartbeats: lost after 1 s, and the log says why.
+for _ in $(seq 50); do grep -q "node n1 lost" "$CLOG" && break; sleep 0.1; done
+grep -Eq 'node n1 lost: last heartbeat [0-9.]+ s ago, over --node-timeout 1\.0 s' "$CLOG" &&
+  ok "a lost node is logged with its last heartbeat's age and the timeout" ||
+  fail "node lost: $(grep 'n1 lost' "$CLOG")"
+[ "$FAILED" = 0 ] || { echo "--- controller log"; cat "$CLOG"; }
 exit $FAILED
