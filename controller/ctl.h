@@ -46,7 +46,8 @@ typedef struct ebb_ctl_config
   char *agent_ca; /* PEM CA bundle that verifies https agents; NULL: the system's */
   uint64_t tick_usec;
   uint64_t retry_max_usec;
-  uint64_t keep_finished; /* finished jobs kept in memory; older ones are read from the store */
+  uint64_t keep_finished;    /* finished jobs kept in memory; older ones are read from the store */
+  uint64_t max_queued_tasks; /* unfinished tasks of all jobs, beyond which submissions get 429 */
   int64_t verbose;
   /* Not settings: how the program was started (for SIGHUP reload). */
   char *config_path;
@@ -227,6 +228,7 @@ typedef struct ebb_ctl_counts
   uint64_t suspended;
   uint64_t alloc_cpu_millis, alloc_memory_bytes; /* of the running ones */
   uint64_t queued_jobs[3];                       /* by class */
+  uint64_t unfinished; /* tasks not in a final state: the cap of cfg->max_queued_tasks */
 } ebb_ctl_counts;
 
 /* A policy event that the environment delivers after the current one (probes, wakes). */

@@ -156,6 +156,7 @@ share (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task_state s, int node, uint64_t cpu,
     }
   bool terminal = s == TASK_EXITED || s == TASK_FAILED || s == TASK_KILLED;
   j->n_terminal += terminal ? (uint32_t)d : 0;
+  c->counts.unfinished += terminal ? 0 : d;
   j->n_failed += s == TASK_FAILED ? (uint32_t)d : 0;
   j->n_killed += s == TASK_KILLED ? (uint32_t)d : 0;
   j->n_started += s != TASK_PENDING ? (uint32_t)d : 0;

@@ -32,9 +32,10 @@ ebb_ctl_job *ebb_ctl_job_from_req (ebb_ctl *c, ebb_ctl_submit_req *r);
  * active task already. */
 unsigned ebb_ctl_adopt_check (ebb_ctl *c, json_object *const *specs, size_t n, ebb_error **err);
 /* Submits r: a request id seen before with the same body digest gives *replay (the first
- * answer, the caller's to free), with another 409 and *err of code EALREADY; else its adoptions are
- * checked, the job added, stored, scheduled and its calls released, *job. Returns 0, or the HTTP
- * status of a refusal with *err (nothing changed). */
+ * answer, the caller's to free), with another body 409 and *err of code EALREADY; else its
+ * adoptions are checked, the job added, stored, scheduled and its calls released, *job.
+ * Returns 0, or the HTTP status of a refusal with *err (nothing changed; 429: its tasks
+ * would pass cfg->max_queued_tasks). */
 unsigned ebb_ctl_op_submit (ebb_ctl *c, ebb_ctl_submit_req *r, ebb_ctl_job **job, char **replay,
                             ebb_error **err);
 /* Kills job j (in memory): its pending tasks end, the running ones get DELETE. */

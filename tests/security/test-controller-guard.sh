@@ -2,12 +2,15 @@
 # Issue 24's controller points and issue 22's audit trail, against the real ebb-controller
 # (no agent: the jobs stay queued): a request_id reused with another body is refused with 409
 # request_id_reused while a retry of the same body (white space aside) gets the first answer;
+# past --max-queued-tasks (3 here) a submission is refused with 429 queue_full, and fits again
+# once tasks have ended;
 # at the default verbosity, submit, kill, drain and undrain leave one audit line each with the
 # caller (the peer's uid on the unix socket, "token" on TCP), and a node lost says why (the age
 # of its last heartbeat and the timeout). Time budget: a few seconds.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
 PORT=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000 ))
-CTL_VERBOSE= start_controller --policy fifo --node-timeout 1s --listen "127.0.0.1:$PORT" ||
+CTL_VERBOSE= start_controller --policy fifo --node-timeout 1s --listen "127.0.0.1:$PORT" \
+  --max-queued-tasks 3 ||
   { fail "controller did not start"; exit 1; }
 ME=$(id -u)
 
@@ -26,6 +29,22 @@ capi POST /v1/jobs "$(job_body reuse long "$T1" "$(burner_task g2 1000)")"
 capi GET /v1/jobs
 jq -e '[.jobs[] | select(.request_id == "reuse")] | length == 1' "$TMP/body" >/dev/null &&
   ok "one job of that request_id" || fail "jobs: $(cat "$TMP/body")"
+
+# The cap on queued work: 1 task queued, 3 more would pass 3, 2 more fit.
+capi POST /v1/jobs "$(job_body big long "$T1" "$T1" "$T1")"
+[ "$STATUS" = 429 ] && jq -e '.error == "queue_full" and (.detail | test("max-queued-tasks 3"))' \
+  "$TMP/body" >/dev/null && ok "a job past the cap -> 429 queue_full, saying the setting" ||
+  fail "cap: $STATUS $(cat "$TMP/body")"
+capi POST /v1/jobs "$(job_body two long "$T1" "$T1")"
+[ "$STATUS" = 201 ] && TWO=$(jq -r .id "$TMP/body") && ok "a job up to the cap -> 201" ||
+  fail "under the cap: $STATUS $(cat "$TMP/body")"
+capi POST /v1/jobs "$(job_body reuse long "$T1")"
+[ "$STATUS" = 201 ] && cmp -s "$TMP/body" "$TMP/first" && ok "a retry at the cap still gets the first answer" ||
+  fail "retry at the cap: $STATUS $(cat "$TMP/body")"
+capi DELETE "/v1/jobs/$TWO"
+capi POST /v1/jobs "$(job_body one long "$T1")"
+[ "$STATUS" = 201 ] && ok "once the kill ended 2 tasks, a job fits again" ||
+  fail "after kill: $STATUS $(cat "$TMP/body")"
 
 # The audit trail. A node from a heartbeat sent by curl, as an agent sends it.
 hb='{"seq":1,"url":"unix:/nonexistent/agent.sock","reason":"periodic","node":{"capacity":{"cpu_millis":1000,"memory_bytes":1073741824}},"tasks":[]}'
