@@ -48,6 +48,8 @@ typedef struct ebb_ctl_config
   uint64_t retry_max_usec;
   uint64_t keep_finished;    /* finished jobs kept in memory; older ones are read from the store */
   uint64_t max_queued_tasks; /* unfinished tasks of all jobs, beyond which submissions get 429 */
+  uint64_t retain_usec;      /* finished jobs older than this leave the store (sched-evict.c) */
+  uint64_t retain_jobs;      /* and the ones beyond the newest retain_jobs finished */
   int64_t verbose;
   /* Not settings: how the program was started (for SIGHUP reload). */
   char *config_path;
@@ -268,7 +270,8 @@ typedef struct ebb_ctl
   uint64_t n_jobs_stored; /* every job of the store, evicted ones included */
   /* Evicted jobs and their tasks by state (the metrics count them with the ones in memory). */
   uint64_t evicted_jobs[JOB_KILLED + 1], evicted_tasks[TASK_N_STATES];
-  uint64_t jobs_evicted; /* evictions since the start */
+  uint64_t jobs_evicted;                /* evictions since the start */
+  uint64_t pruned_at_usec, jobs_pruned; /* retention (sched-evict.c): last run, jobs since start */
   ebb_ctl_node **nodes;
   size_t n_nodes, cap_nodes;
   ebb_ctl_strindex node_index; /* nodes by name */

@@ -9,7 +9,7 @@ noinst_LIBRARIES += controller/libebb-controller.a
 controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/options.c controller/store.h controller/store.c controller/store-backend.h \
 	controller/store-sqlite.h controller/store-sqlite.c controller/store-sqlite-calls.c \
-	controller/store-sqlite-jobs.c \
+	controller/store-sqlite-jobs.c controller/store-sqlite-prune.c \
 	controller/outbox-t.h controller/outbox.h controller/outbox.c \
 	controller/sched.h controller/sched-model.c controller/sched-calls.c \
 	controller/sched-place.c controller/sched-preempt.c controller/sched-recover.c \

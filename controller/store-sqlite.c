@@ -359,6 +359,7 @@ static const ebb_ctl_store_ops sqlite_ops = {
   .job_get = ebb_ctl_sqlite_job_get,
   .job_page = ebb_ctl_sqlite_job_page,
   .rid_answer = ebb_ctl_sqlite_rid_answer,
+  .prune = ebb_ctl_sqlite_prune,
   .stats = stats,
 };
 

@@ -6,7 +6,8 @@
 # once tasks have ended;
 # at the default verbosity, submit, kill, drain and undrain leave one audit line each with the
 # caller (the peer's uid on the unix socket, "token" on TCP), and a node lost says why (the age
-# of its last heartbeat and the timeout). Time budget: a few seconds.
+# of its last heartbeat and the timeout); restarted with --retain 1s, finished jobs and old
+# decisions leave the store. Time budget: about 10 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
 PORT=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000 ))
 CTL_VERBOSE= start_controller --policy fifo --node-timeout 1s --listen "127.0.0.1:$PORT" \
@@ -72,5 +73,32 @@ for _ in $(seq 50); do grep -q "node n1 lost" "$CLOG" && break; sleep 0.1; done
 grep -Eq 'node n1 lost: last heartbeat [0-9.]+ s ago, over --node-timeout 1\.0 s' "$CLOG" &&
   ok "a lost node is logged with its last heartbeat's age and the timeout" ||
   fail "node lost: $(grep 'n1 lost' "$CLOG")"
+
+# Retention: the killed job 2 finished seconds ago; with --retain 1s it leaves the store (and,
+# with --keep-finished 0, memory), and so do the decisions before the last second but the
+# newest. A job killed now is there until its second has passed.
+capi GET /v1/decisions
+NDEC=$(jq '.decisions | length' "$TMP/body")
+[ "$NDEC" -ge 2 ] || fail "only $NDEC decisions before the restart: $(cat "$TMP/body")"
+kill -TERM "$CTL_PID"; wait "$CTL_PID"; CTL_PID=
+CTL_VERBOSE= start_controller --policy fifo --retain 1s --keep-finished 0 ||
+  { fail "controller did not restart"; exit 1; }
+capi POST /v1/jobs "$(job_body late long "$T1")"
+LATE=$(jq -r .id "$TMP/body")
+capi DELETE "/v1/jobs/$LATE"
+capi GET "/v1/jobs/$LATE"
+[ "$STATUS" = 200 ] && ok "a job just killed is kept" || fail "late job: $STATUS $(cat "$TMP/body")"
+wait_404 () { for _ in $(seq 50); do capi GET "$1"; [ "$STATUS" = 404 ] && return 0; sleep 0.1; done; return 1; }
+wait_404 "/v1/jobs/$TWO" && ok "a job finished before --retain left the store" ||
+  fail "job $TWO still answered: $STATUS $(cat "$TMP/body")"
+wait_404 "/v1/jobs/$LATE" && ok "and the one killed now, once --retain has passed" ||
+  fail "job $LATE still answered: $STATUS $(cat "$TMP/body")"
+capi GET "/v1/jobs?limit=100"
+jq -e "[.jobs[].id] | index($TWO) == null and index($LATE) == null" "$TMP/body" >/dev/null &&
+  ok "GET /v1/jobs lists neither" || fail "jobs: $(cat "$TMP/body")"
+capi GET "/v1/decisions"
+jq -e '.decisions | length == 1' "$TMP/body" >/dev/null &&
+  ok "old decisions left the log ($NDEC before, $(jq '.decisions | length' "$TMP/body") left)" ||
+  fail "decisions: $(jq -c '.decisions | length' "$TMP/body")"
 [ "$FAILED" = 0 ] || { echo "--- controller log"; cat "$CLOG"; }
 exit $FAILED
