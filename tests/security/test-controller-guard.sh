@@ -96,6 +96,10 @@ wait_404 "/v1/jobs/$LATE" && ok "and the one killed now, once --retain has passe
 capi GET "/v1/jobs?limit=100"
 jq -e "[.jobs[].id] | index($TWO) == null and index($LATE) == null" "$TMP/body" >/dev/null &&
   ok "GET /v1/jobs lists neither" || fail "jobs: $(cat "$TMP/body")"
+capi GET /metrics
+grep -q '^ebb_controller_jobs_pruned_total 3$' "$TMP/body" &&
+  ok "metrics: 3 jobs pruned (1, whose task ended with its lost node, $TWO and $LATE)" ||
+  fail "metrics: $(grep pruned "$TMP/body")"
 capi GET "/v1/decisions"
 jq -e '.decisions | length == 1' "$TMP/body" >/dev/null &&
   ok "old decisions left the log ($NDEC before, $(jq '.decisions | length' "$TMP/body") left)" ||
