@@ -10,7 +10,7 @@
 # decisions leave the store. Time budget: about 10 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
 PORT=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000 ))
-CTL_VERBOSE= start_controller --policy fifo --node-timeout 1s --listen "127.0.0.1:$PORT" \
+CTL_VERBOSE='' start_controller --policy fifo --node-timeout 1s --listen "127.0.0.1:$PORT" \
   --max-queued-tasks 3 ||
   { fail "controller did not start"; exit 1; }
 ME=$(id -u)
@@ -81,7 +81,7 @@ capi GET /v1/decisions
 NDEC=$(jq '.decisions | length' "$TMP/body")
 [ "$NDEC" -ge 2 ] || fail "only $NDEC decisions before the restart: $(cat "$TMP/body")"
 kill -TERM "$CTL_PID"; wait "$CTL_PID"; CTL_PID=
-CTL_VERBOSE= start_controller --policy fifo --retain 1s --keep-finished 0 ||
+CTL_VERBOSE='' start_controller --policy fifo --retain 1s --keep-finished 0 ||
   { fail "controller did not restart"; exit 1; }
 capi POST /v1/jobs "$(job_body late long "$T1")"
 LATE=$(jq -r .id "$TMP/body")
