@@ -248,6 +248,9 @@ metrics_resources (ebb_ctl *c, FILE *f)
            c->n_pjobs - c->n_pjob_free);
   COUNTER ("ebb_controller_jobs_evicted_total",
            "Finished jobs that left memory (answered from the store since).", c->jobs_evicted);
+  COUNTER ("ebb_controller_jobs_pruned_total",
+           "Finished jobs removed from the store by retention (--retain, --retain-jobs).",
+           c->jobs_pruned);
   fprintf (f,
            "# HELP ebb_controller_slots Policy slots (one CPU of a ready node).\n"
            "# TYPE ebb_controller_slots gauge\nebb_controller_slots %u\n",

@@ -220,6 +220,8 @@ h_job_delete (ebb_http_request *req, ebb_http_response *resp, void *ud)
   if (j)
     {
       /* One that left memory is finished: nothing to kill, its answer is the store's. */
+      ebb_ctl_api_audit (req, "kill: job %" PRIu64 " (%s)%s", j->id, j->name,
+                         loaded ? ", finished already" : "");
       if (!loaded)
         ebb_ctl_op_kill (ud, j);
       ebb_http_reply_json (resp, 200, ebb_ctl_job_json (ud, j, true));

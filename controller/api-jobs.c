@@ -232,8 +232,12 @@ h_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
   json_object *b = NULL;
   if (ebb_http_request_body_json (req, 16, &b, &err) < 0)
     return ebb_ctl_api_bad (c, resp, 400, "bad_request", &err);
+  /* Of the parsed body, so that a retry differing in white space only is the same. */
+  cleanup_free char *digest
+      = ebb_ctl_body_digest (json_object_to_json_string_ext (b, JSON_C_TO_STRING_PLAIN));
   ebb_ctl_submit_req jr;
   int r = parse_checked (c, b, &jr, &err);
+  jr.digest = digest;
   ebb_ctl_job *j = NULL;
   cleanup_free char *replay = NULL;
   unsigned st = r < 0 ? 400 : ebb_ctl_op_submit (c, &jr, &j, &replay, &err);
@@ -241,9 +245,11 @@ h_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
   json_object_put (b);
   if (st)
     return ebb_ctl_api_bad (c, resp, st,
-                            st == 400   ? "bad_request"
-                            : st == 404 ? "not_found"
-                                        : "conflict",
+                            st == 400                           ? "bad_request"
+                            : st == 404                         ? "not_found"
+                            : st == 429                         ? "queue_full"
+                            : ebb_error_code (&err) == EALREADY ? "request_id_reused"
+                                                                : "conflict",
                             &err);
   if (replay)
     {
@@ -251,6 +257,8 @@ h_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
       ebb_http_reply_header (resp, "Idempotent-Replayed", "true");
       return EBB_HTTP_REPLIED;
     }
+  ebb_ctl_api_audit (req, "submit: job %" PRIu64 " (%s), %u tasks, class %s", j->id, j->name,
+                     j->ntasks, ebb_ctl_class_name (j->cls));
   cleanup_free char *loc = ebb_xasprintf ("/v1/jobs/%" PRIu64, j->id);
   ebb_http_reply_header (resp, "Location", loc);
   ebb_http_reply_json (resp, 201, json_tokener_parse (j->answer));

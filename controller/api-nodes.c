@@ -128,11 +128,15 @@ drain_op (ebb_http_request *req, ebb_http_response *resp, ebb_ctl *c, bool drain
   if (idx < 0)
     return EBB_HTTP_REPLIED;
   cleanup_error ebb_error *err = NULL;
+  const char *what = drain ? "drain" : "undrain";
   if (ebb_ctl_op_drain (c, idx, drain, &err) < 0)
     {
+      ebb_ctl_api_audit (req, "%s: node %s refused: %s", what, c->nodes[idx]->name,
+                         ebb_error_msg (&err));
       ebb_http_error (resp, 409, "conflict", "%s", ebb_error_msg (&err));
       return EBB_HTTP_REPLIED;
     }
+  ebb_ctl_api_audit (req, "%s: node %s", what, c->nodes[idx]->name);
   ebb_http_reply_json (resp, 200, node_json (c, idx));
   return EBB_HTTP_REPLIED;
 }

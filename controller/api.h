@@ -29,6 +29,10 @@ void ebb_ctl_api_add_time (json_object *o, const char *k, double t);
 int ebb_ctl_api_only_keys (json_object *o, const char *const *keys, const char *where,
                            ebb_error **err);
 
+/* api-audit.c: logs "audit: CALLER: what" at the default verbosity, CALLER "uid N" (the peer
+ * of a unix socket) or "token" (TCP). */
+void ebb_ctl_api_audit (const ebb_http_request *req, const char *fmt, ...) EBB_PRINTF (2, 3);
+
 /* api-adopt.c: tasks of POST /v1/jobs that adopt a container or cgroup. */
 /* Validates task i {"adopt": {node, container[, runtime] | cgroup}, cpu_millis?,
  * memory_bytes?} alone. Returns its spec, or NULL with *err. */

@@ -46,7 +46,10 @@ typedef struct ebb_ctl_config
   char *agent_ca; /* PEM CA bundle that verifies https agents; NULL: the system's */
   uint64_t tick_usec;
   uint64_t retry_max_usec;
-  uint64_t keep_finished; /* finished jobs kept in memory; older ones are read from the store */
+  uint64_t keep_finished;    /* finished jobs kept in memory; older ones are read from the store */
+  uint64_t max_queued_tasks; /* unfinished tasks of all jobs, beyond which submissions get 429 */
+  uint64_t retain_usec;      /* finished jobs older than this leave the store (sched-evict.c) */
+  uint64_t retain_jobs;      /* and the ones beyond the newest retain_jobs finished */
   int64_t verbose;
   /* Not settings: how the program was started (for SIGHUP reload). */
   char *config_path;
@@ -137,7 +140,8 @@ typedef struct ebb_ctl_job
   uint64_t id;
   char *name;
   char *request_id;
-  char *answer; /* the first answer to POST /v1/jobs (JSON text) */
+  char *answer;      /* the first answer to POST /v1/jobs (JSON text) */
+  char *body_digest; /* of its POST's body (ebb_ctl_body_digest), NULL when not known */
   ebb_ctl_class cls;
   double est_task_sec;
   ebb_ctl_job_state state; /* written by ebb_ctl_job_set_state only */
@@ -226,6 +230,7 @@ typedef struct ebb_ctl_counts
   uint64_t suspended;
   uint64_t alloc_cpu_millis, alloc_memory_bytes; /* of the running ones */
   uint64_t queued_jobs[3];                       /* by class */
+  uint64_t unfinished; /* tasks not in a final state: the cap of cfg->max_queued_tasks */
 } ebb_ctl_counts;
 
 /* A policy event that the environment delivers after the current one (probes, wakes). */
@@ -265,7 +270,8 @@ typedef struct ebb_ctl
   uint64_t n_jobs_stored; /* every job of the store, evicted ones included */
   /* Evicted jobs and their tasks by state (the metrics count them with the ones in memory). */
   uint64_t evicted_jobs[JOB_KILLED + 1], evicted_tasks[TASK_N_STATES];
-  uint64_t jobs_evicted; /* evictions since the start */
+  uint64_t jobs_evicted;                /* evictions since the start */
+  uint64_t pruned_at_usec, jobs_pruned; /* retention (sched-evict.c): last run, jobs since start */
   ebb_ctl_node **nodes;
   size_t n_nodes, cap_nodes;
   ebb_ctl_strindex node_index; /* nodes by name */
@@ -371,6 +377,10 @@ int ebb_ctl_dag_load (ebb_ctl_job *j, ebb_ctl_task *t, json_object *spec);
 /* model-index.c: the node index by name, the counters, the writers of states. */
 /* Builds the index by request id again (the jobs moved in the array). */
 void ebb_ctl_index_jobs_again (ebb_ctl *c);
+/* Returns the digest of a request's body text (the caller's to free): its length and a
+ * 64-bit FNV-1a hash. It tells a retry of a request id from a different request; not a
+ * defence against collisions crafted by the client, which gains nothing from one. */
+char *ebb_ctl_body_digest (const char *text);
 /* Returns the job submitted with request_id (the newest), or NULL (also for NULL). */
 ebb_ctl_job *ebb_ctl_index_find_rid (const ebb_ctl *c, const char *request_id);
 /* The only writers of a task's state and node: each moves the task's share of the

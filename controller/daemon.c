@@ -59,6 +59,7 @@ on_tick (sd_event_source *s, uint64_t usec, void *ud)
   ebb_ctl_sched_tick (c);
   ebb_ctl_flush (c);
   ebb_ctl_evict (c); /* after the commit: the rows of what leaves memory are written */
+  ebb_ctl_prune (c);
   ebb_ctl_store_checkpoint (c);
   uint64_t next = c->cfg->tick_usec;
   if (c->watchdog_usec && c->watchdog_usec / 2 < next)

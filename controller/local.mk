@@ -9,7 +9,7 @@ noinst_LIBRARIES += controller/libebb-controller.a
 controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/options.c controller/store.h controller/store.c controller/store-backend.h \
 	controller/store-sqlite.h controller/store-sqlite.c controller/store-sqlite-calls.c \
-	controller/store-sqlite-jobs.c \
+	controller/store-sqlite-jobs.c controller/store-sqlite-prune.c \
 	controller/outbox-t.h controller/outbox.h controller/outbox.c \
 	controller/sched.h controller/sched-model.c controller/sched-calls.c \
 	controller/sched-place.c controller/sched-preempt.c controller/sched-recover.c \
@@ -18,7 +18,7 @@ controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/ops.h controller/ops.c controller/ops-submit.c \
 	controller/api.h controller/api-routes.c controller/api-jobs.c controller/api-jobs-get.c \
 	controller/api-nodes.c \
-	controller/api-cluster.c controller/api-adopt.c \
+	controller/api-cluster.c controller/api-adopt.c controller/api-audit.c \
 	controller/daemon.h controller/daemon.c
 controller_libebb_controller_a_CFLAGS = $(EBB_CTL_CFLAGS)
 
@@ -35,7 +35,7 @@ controller_int_tests = tests/test-controller-basic.sh tests/test-controller-faul
 	tests/test-controller-tls.sh tests/test-controller-docker.sh tests/test-controller-adopt.sh \
 	tests/test-controller-evict.sh tests/test-controller-options.sh \
 	tests/test-controller-fail-forget.sh tests/test-controller-peacock.sh \
-	tests/test-controller-dag.sh
+	tests/test-controller-dag.sh tests/security/test-controller-guard.sh
 TESTS += $(controller_int_tests)
 EXTRA_DIST += $(controller_int_tests) tests/controller/lib.sh
 

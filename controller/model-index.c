@@ -6,6 +6,7 @@
  * moves the share it counts, whether or not the change is ever written to the store. */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,13 @@ name_hash (const char *s)
   for (; *s; s++)
     h = (h ^ (unsigned char)*s) * 1099511628211ULL;
   return h;
+}
+
+/* See ctl.h. */
+char *
+ebb_ctl_body_digest (const char *text)
+{
+  return ebb_xasprintf ("%zu-%016" PRIx64, strlen (text), name_hash (text));
 }
 
 typedef const char *(*key_fn) (const ebb_ctl *c, uint32_t i);
@@ -148,6 +156,7 @@ share (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task_state s, int node, uint64_t cpu,
     }
   bool terminal = s == TASK_EXITED || s == TASK_FAILED || s == TASK_KILLED;
   j->n_terminal += terminal ? (uint32_t)d : 0;
+  c->counts.unfinished += terminal ? 0 : d;
   j->n_failed += s == TASK_FAILED ? (uint32_t)d : 0;
   j->n_killed += s == TASK_KILLED ? (uint32_t)d : 0;
   j->n_started += s != TASK_PENDING ? (uint32_t)d : 0;

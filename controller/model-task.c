@@ -93,5 +93,6 @@ ebb_ctl_job_free (ebb_ctl_job *j)
   free (j->name);
   free (j->request_id);
   free (j->answer);
+  free (j->body_digest);
   free (j);
 }

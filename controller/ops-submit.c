@@ -35,6 +35,7 @@ ebb_ctl_job_from_req (ebb_ctl *c, ebb_ctl_submit_req *jr)
   j->id = c->next_job_id++;
   j->name = jr->name ? ebb_xstrdup (jr->name) : ebb_xasprintf ("job-%" PRIu64, j->id);
   j->request_id = jr->request_id ? ebb_xstrdup (jr->request_id) : NULL;
+  j->body_digest = jr->request_id && jr->digest ? ebb_xstrdup (jr->digest) : NULL;
   j->cls = jr->cls;
   j->est_task_sec = jr->est;
   j->submitted_at = ebb_ctl_now ();
@@ -144,12 +145,37 @@ ebb_ctl_op_submit (ebb_ctl *c, ebb_ctl_submit_req *r, ebb_ctl_job **job, char **
   /* A replay answers as the first time (a job that left memory, sched-evict.c, from the
    * store); a new job's adoptions must fit the cluster. */
   ebb_ctl_job *old = ebb_ctl_index_find_rid (c, r->request_id);
+  cleanup_free char *digest = NULL;
   if (old)
-    *replay = old->answer ? ebb_xstrdup (old->answer) : NULL;
+    {
+      *replay = old->answer ? ebb_xstrdup (old->answer) : NULL;
+      digest = old->body_digest ? ebb_xstrdup (old->body_digest) : NULL;
+    }
   else
-    *replay = ebb_ctl_store_rid_answer (c, r->request_id);
+    *replay = ebb_ctl_store_rid_answer (c, r->request_id, &digest);
+  /* Another body under the same id is not a retry: answering it with the first job would
+   * tell its client that a job it never submitted runs (a job of before the digest: not
+   * known, replayed). */
+  if (*replay && digest && r->digest && strcmp (digest, r->digest) != 0)
+    {
+      free (*replay);
+      *replay = NULL;
+      return ebb_error_set (err, EALREADY,
+                            "request_id %s was used by another request (job %s); a retry must "
+                            "send the same body",
+                            r->request_id, old ? old->name : "finished"),
+             409;
+    }
   if (*replay)
     return 0;
+  /* Each task costs memory until it ends (and its job is evicted): a bound, so that a
+   * client cannot grow the controller without one (issue 24: 200,000 tasks took 588 MB). */
+  if (c->counts.unfinished + r->n > c->cfg->max_queued_tasks)
+    return ebb_error_set (err, EAGAIN,
+                          "%" PRIu64 " tasks are not finished; %zu more would pass "
+                          "--max-queued-tasks %" PRIu64 ": retry when some have ended",
+                          c->counts.unfinished, r->n, c->cfg->max_queued_tasks),
+           429;
   unsigned st = ebb_ctl_adopt_check (c, r->specs, r->n, err);
   if (st)
     return st;

@@ -15,6 +15,7 @@
 typedef struct
 {
   const char *name, *request_id; /* borrowed from the request's body */
+  const char *digest;            /* of the body (ebb_ctl_body_digest), borrowed */
   ebb_ctl_class cls;
   double est;
   json_object **specs; /* one per task, validated (api-jobs.c, api-adopt.c) */
@@ -30,9 +31,11 @@ ebb_ctl_job *ebb_ctl_job_from_req (ebb_ctl *c, ebb_ctl_submit_req *r);
  * status with *err: 404 no such node, 409 node not ready or the container or cgroup is an
  * active task already. */
 unsigned ebb_ctl_adopt_check (ebb_ctl *c, json_object *const *specs, size_t n, ebb_error **err);
-/* Submits r: a request id seen before gives *replay (the first answer, the caller's to
- * free); else its adoptions are checked, the job added, stored, scheduled and its calls
- * released, *job. Returns 0, or the HTTP status of a refusal with *err (nothing changed). */
+/* Submits r: a request id seen before with the same body digest gives *replay (the first
+ * answer, the caller's to free), with another body 409 and *err of code EALREADY; else its
+ * adoptions are checked, the job added, stored, scheduled and its calls released, *job.
+ * Returns 0, or the HTTP status of a refusal with *err (nothing changed; 429: its tasks
+ * would pass cfg->max_queued_tasks). */
 unsigned ebb_ctl_op_submit (ebb_ctl *c, ebb_ctl_submit_req *r, ebb_ctl_job **job, char **replay,
                             ebb_error **err);
 /* Kills job j (in memory): its pending tasks end, the running ones get DELETE. */

@@ -149,6 +149,27 @@ static const ebb_conf_setting table[] = {
     .umax = 10000000,
     .def = "100",
     .help = "finished jobs kept in memory (the newest); older ones are answered from the store" },
+  { .name = "max_queued_tasks",
+    .type = EBB_CONF_UINT64,
+    .offset = OFF (max_queued_tasks),
+    .umin = 1,
+    .umax = 100000000,
+    .def = "100000",
+    .help = "unfinished tasks of all jobs at most: a submission beyond is refused (429)" },
+  { .name = "retain",
+    .type = EBB_CONF_DURATION,
+    .offset = OFF (retain_usec),
+    .umin = 1000000,
+    .umax = 87600ULL * 3600000000ULL,
+    .def = "168h",
+    .help = "finished jobs older than this leave the store, and decisions older than this" },
+  { .name = "retain_jobs",
+    .type = EBB_CONF_UINT64,
+    .offset = OFF (retain_jobs),
+    .umin = 0,
+    .umax = 1000000000,
+    .def = "100000",
+    .help = "finished jobs kept in the store at most (the newest); older ones leave it" },
   { .name = "verbose",
     .type = EBB_CONF_INT64,
     .offset = OFF (verbose),
@@ -386,6 +407,9 @@ ebb_ctl_reload_config (ebb_ctl_config *cfg, ebb_error **err)
   cfg->node_timeout_usec = n.node_timeout_usec;
   cfg->retry_max_usec = n.retry_max_usec;
   cfg->keep_finished = n.keep_finished;
+  cfg->max_queued_tasks = n.max_queued_tasks;
+  cfg->retain_usec = n.retain_usec;
+  cfg->retain_jobs = n.retain_jobs;
   cfg->verbose = n.verbose;
   ebb_ctl_config_free (&n);
   return 0;

@@ -14,6 +14,7 @@
 #include "controller/store.h"
 #include "controller/sched.h"
 #include "lib/log.h"
+#include "lib/time.h"
 #include "lib/util.h"
 
 /* What a slot that held an evicted task holds: still busy for the policy (a ghost until the
@@ -77,5 +78,30 @@ ebb_ctl_evict (ebb_ctl *c)
   ebb_ctl_index_jobs_again (c);
   c->jobs_evicted += n;
   ebb_log_debug ("%zu finished jobs left memory (%zu in memory)", n, c->n_jobs);
+  return n;
+}
+
+/* Jobs removed from the store in one transaction at most: a tick stays short. */
+#define PRUNE_BATCH 10000
+
+/* See sched.h. */
+uint64_t
+ebb_ctl_prune (ebb_ctl *c)
+{
+  uint64_t now = ebb_now_usec (),
+           every = c->cfg->retain_usec < 60000000 ? c->cfg->retain_usec : 60000000;
+  if (!c->store || ebb_ctl_store_in_transaction (c) || now - c->pruned_at_usec < every)
+    return 0;
+  c->pruned_at_usec = now;
+  uint64_t n = 0;
+  double before = ebb_ctl_now () - (double)c->cfg->retain_usec / 1e6;
+  if (ebb_ctl_store_prune (c, before, c->cfg->retain_jobs, PRUNE_BATCH, &n) < 0)
+    return 0;
+  c->n_jobs_stored = c->n_jobs_stored > n ? c->n_jobs_stored - n : 0;
+  c->jobs_pruned += n;
+  if (n)
+    ebb_log_info ("retention: %" PRIu64 " finished jobs removed from the store", n);
+  if (n == PRUNE_BATCH)
+    c->pruned_at_usec = 0; /* more at the next tick */
   return n;
 }

@@ -274,7 +274,13 @@ ebb_ctl_sched_tick (ebb_ctl *c)
       if (n->last_hb_usec == 0)
         n->last_hb_usec = now; /* loaded from the store: give it one timeout to report */
       else if (now - n->last_hb_usec > c->cfg->node_timeout_usec)
-        ebb_ctl_lose_node (c, (int)i, "no heartbeat within --node-timeout");
+        {
+          /* Its agent may never learn why (its heartbeats lost on the way): the log says. */
+          cleanup_free char *why = ebb_xasprintf (
+              "last heartbeat %.1f s ago, over --node-timeout %.1f s",
+              (double)(now - n->last_hb_usec) / 1e6, (double)c->cfg->node_timeout_usec / 1e6);
+          ebb_ctl_lose_node (c, (int)i, why);
+        }
     }
   if (c->rebuild_wanted || !c->pol)
     ebb_ctl_rebuild (c);

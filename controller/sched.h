@@ -186,6 +186,11 @@ void ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j);
  * that nothing refers to any more (no agent call under way, no slot); they are answered
  * from the store. Called after the tick's commit. Returns how many left. */
 size_t ebb_ctl_evict (ebb_ctl *c);
+/* Retention: at most once a minute (or once per cfg->retain_usec when shorter), outside a
+ * transaction, removes from the store the finished jobs older than cfg->retain_usec or
+ * beyond the newest cfg->retain_jobs, and the decisions older than cfg->retain_usec (in
+ * batches). Returns the number of jobs removed. */
+uint64_t ebb_ctl_prune (ebb_ctl *c);
 
 /* sched-adopt.c */
 /* Inside the submit's transaction: j's adopting tasks start on their nodes (decision

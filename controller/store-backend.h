@@ -33,8 +33,11 @@ typedef struct ebb_ctl_store_ops
   ebb_ctl_job *(*job_get) (ebb_ctl_store *s, ebb_ctl *c, uint64_t id);
   int (*job_page) (ebb_ctl_store *s, ebb_ctl *c, uint64_t after, bool desc, size_t limit,
                    ebb_ctl_job_summary **out, size_t *n);
-  char *(*rid_answer) (ebb_ctl_store *s, const char *request_id);
+  char *(*rid_answer) (ebb_ctl_store *s, const char *request_id, char **digest);
   void (*stats) (ebb_ctl_store *s, ebb_ctl_store_stats *st);
+  /* As ebb_ctl_store_prune, in the open transaction (opened if none). */
+  int (*prune) (ebb_ctl_store *s, double finished_before, uint64_t keep, unsigned max,
+                uint64_t *pruned);
 } ebb_ctl_store_ops;
 
 /* The handle: a backend's struct starts with it. */

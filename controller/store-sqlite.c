@@ -24,7 +24,7 @@ static const char schema[]
       "PRAGMA synchronous=NORMAL;"
       "CREATE TABLE IF NOT EXISTS jobs (id INTEGER PRIMARY KEY, request_id TEXT, name TEXT,"
       " class INTEGER, est REAL, state INTEGER, submitted_at REAL, started_at REAL,"
-      " finished_at REAL, answer TEXT, ntasks INTEGER);"
+      " finished_at REAL, answer TEXT, ntasks INTEGER, body_digest TEXT);"
       "CREATE TABLE IF NOT EXISTS tasks (job INTEGER, idx INTEGER, spec TEXT, state INTEGER,"
       " node TEXT, generation INTEGER, exit_status INTEGER, has_exit INTEGER,"
       " suspensions INTEGER, started_at REAL, finished_at REAL, kill_wanted INTEGER,"
@@ -211,7 +211,7 @@ put_job (ebb_ctl_store *base, const ebb_ctl_job *j)
 {
   ebb_ctl_sqlite *s = ebb_ctl_sqlite_of (base);
   sqlite3_stmt *st
-      = cached (s, &s->st_job, "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+      = cached (s, &s->st_job, "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!st || ebb_ctl_sqlite_begin (base) < 0)
     return -EIO;
   sqlite3_bind_int64 (st, 1, (sqlite3_int64)j->id);
@@ -225,6 +225,7 @@ put_job (ebb_ctl_store *base, const ebb_ctl_job *j)
   sqlite3_bind_double (st, 9, j->finished_at);
   bind_text (st, 10, j->answer);
   sqlite3_bind_int64 (st, 11, j->ntasks);
+  bind_text (st, 12, j->body_digest);
   return step_done (s, st, "store job");
 }
 
@@ -358,8 +359,21 @@ static const ebb_ctl_store_ops sqlite_ops = {
   .job_get = ebb_ctl_sqlite_job_get,
   .job_page = ebb_ctl_sqlite_job_page,
   .rid_answer = ebb_ctl_sqlite_rid_answer,
+  .prune = ebb_ctl_sqlite_prune,
   .stats = stats,
 };
+
+/* A store made before the jobs had body_digest gets the column (NULL in its rows: a replay
+ * of their request ids is not compared). */
+static int
+add_digest_column (ebb_ctl_sqlite *s)
+{
+  sqlite3_stmt *st = NULL;
+  bool has = sqlite3_prepare_v2 (s->db, "SELECT body_digest FROM jobs LIMIT 0", -1, &st, NULL)
+             == SQLITE_OK;
+  sqlite3_finalize (st);
+  return has ? 0 : exec (s, "ALTER TABLE jobs ADD COLUMN body_digest TEXT");
+}
 
 /* See store-backend.h. */
 int
@@ -378,7 +392,7 @@ ebb_ctl_store_sqlite_open (const char *path, ebb_ctl_store **out, ebb_error **er
                                             EBB_CTL_STORE_PAGE_SIZE, EBB_CTL_STORE_CACHE_PAGES);
   if (r == 0)
     sqlite3_busy_timeout (s->db, 2000);
-  if (r == 0 && (exec (s, sizes) < 0 || exec (s, schema) < 0))
+  if (r == 0 && (exec (s, sizes) < 0 || exec (s, schema) < 0 || add_digest_column (s) < 0))
     r = ebb_error_set (err, EIO, "%s: cannot create the schema: %s", path, sqlite3_errmsg (s->db));
   if (r < 0)
     {

@@ -55,6 +55,9 @@ int ebb_ctl_sqlite_load (ebb_ctl_store *s, ebb_ctl *c, uint64_t *last_seq, ebb_e
 ebb_ctl_job *ebb_ctl_sqlite_job_get (ebb_ctl_store *s, ebb_ctl *c, uint64_t id);
 int ebb_ctl_sqlite_job_page (ebb_ctl_store *s, ebb_ctl *c, uint64_t after, bool desc, size_t limit,
                              ebb_ctl_job_summary **out, size_t *n);
-char *ebb_ctl_sqlite_rid_answer (ebb_ctl_store *s, const char *request_id);
+/* store-sqlite-prune.c */
+int ebb_ctl_sqlite_prune (ebb_ctl_store *s, double finished_before, uint64_t keep, unsigned max,
+                          uint64_t *pruned);
+char *ebb_ctl_sqlite_rid_answer (ebb_ctl_store *s, const char *request_id, char **digest);
 
 #endif

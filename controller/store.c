@@ -194,10 +194,24 @@ ebb_ctl_job_summaries_free (ebb_ctl_job_summary *v, size_t n)
 }
 
 /* See store.h. */
-char *
-ebb_ctl_store_rid_answer (ebb_ctl *c, const char *request_id)
+int
+ebb_ctl_store_prune (ebb_ctl *c, double finished_before, uint64_t keep, unsigned max,
+                     uint64_t *pruned)
 {
-  return c->store && request_id ? c->store->ops->rid_answer (c->store, request_id) : NULL;
+  *pruned = 0;
+  if (!c->store)
+    return 0;
+  int r = c->store->ops->prune (c->store, finished_before, keep, max, pruned);
+  int rc = ebb_ctl_store_commit (c);
+  return r < 0 ? r : rc;
+}
+
+/* See store.h. */
+char *
+ebb_ctl_store_rid_answer (ebb_ctl *c, const char *request_id, char **digest)
+{
+  *digest = NULL;
+  return c->store && request_id ? c->store->ops->rid_answer (c->store, request_id, digest) : NULL;
 }
 
 /* See store.h. */

@@ -88,8 +88,15 @@ typedef struct
 int ebb_ctl_store_job_page (ebb_ctl *c, uint64_t after, bool desc, size_t limit,
                             ebb_ctl_job_summary **out, size_t *n);
 void ebb_ctl_job_summaries_free (ebb_ctl_job_summary *v, size_t n);
-/* Returns the first answer given to request_id (the newest job of that id), or NULL. */
-char *ebb_ctl_store_rid_answer (ebb_ctl *c, const char *request_id);
+/* Removes at most max finished jobs (their rows and tasks) finished before finished_before
+ * (unix time) or older than the newest keep finished ones, but none with an agent call
+ * recorded, and the decisions before finished_before but the newest; committed. Returns 0
+ * with *pruned jobs removed, or -EIO. */
+int ebb_ctl_store_prune (ebb_ctl *c, double finished_before, uint64_t keep, unsigned max,
+                         uint64_t *pruned);
+/* Returns the first answer given to request_id (the newest job of that id), or NULL; with
+ * it, *digest the digest of that job's body (NULL when not known). */
+char *ebb_ctl_store_rid_answer (ebb_ctl *c, const char *request_id, char **digest);
 
 /* What of the process's memory is the store's (the metrics): heap bytes in use, pages of
  * its cache in use. */

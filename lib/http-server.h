@@ -225,6 +225,9 @@ int ebb_http_request_body_json (const ebb_http_request *req, int max_depth, json
 
 /* Returns whether the request came in over a unix socket or TCP. */
 ebb_http_peer_kind ebb_http_request_peer_kind (const ebb_http_request *req);
+/* The uid of the process at the other end of a unix socket (SO_PEERCRED, taken at its
+ * connect). Returns 0 with *uid, -EAFNOSUPPORT for a TCP request, or -errno. */
+int ebb_http_request_peer_uid (const ebb_http_request *req, uid_t *uid);
 
 /* --- Responses */
 

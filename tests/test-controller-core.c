@@ -503,6 +503,7 @@ scan (ebb_ctl *c, scan_counts *sc)
               sc->mem[t->node] += holds ? t->memory_bytes : 0;
             }
           term += t->state >= TASK_EXITED;
+          sc->cl.unfinished += t->state < TASK_EXITED;
           failed += t->state == TASK_FAILED;
           killed += t->state == TASK_KILLED;
           started += t->state != TASK_PENDING;

@@ -44,6 +44,7 @@ make_job (ebb_ctl *c, uint32_t i)
   cleanup_free char *name = ebb_xasprintf ("job-%u", i);
   ebb_ctl_job *j = ctlfix_job_new (i + 1, name, (ebb_ctl_class)(i % 3), TASKS);
   j->request_id = ebb_xasprintf ("rid-%u", i);
+  j->body_digest = ebb_xasprintf ("%u-digest", i);
   j->answer = ebb_xasprintf ("{\"id\":%u,\"name\":\"job-%u\",\"state\":\"queued\"}", i + 1, i);
   j->est_task_sec = i;
   j->submitted_at = 1000 + i;
@@ -185,13 +186,16 @@ test_evict (void)
       cleanup_free char *now = job_text (c, j, true);
       CU_ASSERT_STRING_EQUAL (now, before[i]);
       cleanup_free char *rid = ebb_xasprintf ("rid-%u", i);
-      cleanup_free char *a = ebb_ctl_store_rid_answer (c, rid);
+      cleanup_free char *digest = NULL;
+      cleanup_free char *a = ebb_ctl_store_rid_answer (c, rid, &digest);
       CU_ASSERT (a && strcmp (a, j->answer) == 0);
+      CU_ASSERT (digest && strcmp (digest, j->body_digest) == 0);
       ebb_ctl_job_free (loaded);
     }
   ebb_ctl_job *none = NULL;
   CU_ASSERT_PTR_NULL (ebb_ctl_job_get (c, JOBS + 1, &none));
-  CU_ASSERT_PTR_NULL (ebb_ctl_store_rid_answer (c, "rid-x"));
+  cleanup_free char *no_digest = NULL;
+  CU_ASSERT_PTR_NULL (ebb_ctl_store_rid_answer (c, "rid-x", &no_digest));
   /* GET /v1/jobs lists them all the same, page after page, in memory or not. */
   for (size_t limit = 1; limit <= JOBS + 1; limit += 4)
     CU_ASSERT_EQUAL (pages_agree (c, limit, listed), (JOBS + limit - 1) / limit);
@@ -277,6 +281,31 @@ test_evict (void)
       c->evicted_jobs[JOB_DONE] + c->evicted_jobs[JOB_FAILED] + c->evicted_jobs[JOB_KILLED], 9);
   CU_ASSERT (ebb_ctl_index_find_rid (c, "rid-3") == ebb_ctl_job_find (c, 4));
   CU_ASSERT_PTR_NULL (ebb_ctl_index_find_rid (c, "rid-0"));
+  /* Retention by count: of the finished jobs 1 2 3 5 6 7 9 10 11 the newest 3 stay, the
+   * others leave in batches of at most 4; then by age, every finished one. The unfinished
+   * ones stay. */
+  uint64_t pruned = 0;
+  CU_ASSERT_EQUAL (ebb_ctl_store_prune (c, 0, 3, 4, &pruned), 0);
+  CU_ASSERT_EQUAL (pruned, 4);
+  CU_ASSERT_EQUAL (ebb_ctl_store_prune (c, 0, 3, 4, &pruned), 0);
+  CU_ASSERT_EQUAL (pruned, 2);
+  CU_ASSERT_EQUAL (ebb_ctl_store_prune (c, 0, 3, 4, &pruned), 0);
+  CU_ASSERT_EQUAL (pruned, 0);
+  for (uint64_t id = 1; id <= JOBS; id++)
+    {
+      ebb_ctl_job *loaded = NULL, *j = ebb_ctl_job_get (c, id, &loaded);
+      CU_ASSERT ((j != NULL) == (id % 4 == 0 || id >= 9));
+      ebb_ctl_job_free (loaded);
+    }
+  cleanup_free char *gone = NULL;
+  cleanup_free char *gone_answer = ebb_ctl_store_rid_answer (c, "rid-0", &gone);
+  CU_ASSERT_PTR_NULL (gone_answer);
+  CU_ASSERT_EQUAL (ebb_ctl_store_prune (c, 1e12, UINT64_MAX, 100, &pruned), 0);
+  CU_ASSERT_EQUAL (pruned, 3);
+  ebb_ctl_job *loaded = NULL;
+  CU_ASSERT_PTR_NULL (ebb_ctl_job_get (c, 11, &loaded));
+  CU_ASSERT_PTR_NOT_NULL (ebb_ctl_job_get (c, 12, &loaded));
+  ebb_ctl_job_free (loaded);
   ebb_ctl_sched_free (c);
   ebb_ctl_store_close (c);
   free (c);

@@ -28,10 +28,12 @@ ctl_cleanup () {
 }
 trap ctl_cleanup EXIT
 
-# start_controller [options]: starts ebb-controller on $CSOCK and waits for /v1/health.
+# start_controller [options]: starts ebb-controller on $CSOCK and waits for /v1/health (with
+# -v, or CTL_VERBOSE's options when set: empty for the default verbosity).
 start_controller () {
+  # shellcheck disable=SC2086 # CTL_VERBOSE is a list of options
   "$CTL_BIN" --listen "unix:$CSOCK" --state-dir "$CSTATE" --token-file "$TOKEN_FILE" \
-    --tick "${CTL_TICK:-200ms}" -v "$@" >>"$CLOG" 2>&1 &
+    --tick "${CTL_TICK:-200ms}" ${CTL_VERBOSE--v} "$@" >>"$CLOG" 2>&1 &
   CTL_PID=$!
   _w=0
   while [ $_w -lt 100 ]; do

@@ -1,0 +1,54 @@
+/* Retention: finished jobs leave the store, with their tasks, once older than the retention
+ * age or beyond the newest `keep` finished ones, so that the database stops growing with
+ * every job ever run; the decision log keeps the decisions of the retention age (always
+ * the newest one, whose sequence number the next start continues). A job with an agent
+ * call still recorded stays until the call ends. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "controller/store-sqlite.h"
+#include "lib/log.h"
+#include "lib/util.h"
+
+/* See store-sqlite.h. */
+int
+ebb_ctl_sqlite_prune (ebb_ctl_store *base, double finished_before, uint64_t keep, unsigned max,
+                      uint64_t *pruned)
+{
+  ebb_ctl_sqlite *s = ebb_ctl_sqlite_of (base);
+  *pruned = 0;
+  if (ebb_ctl_sqlite_begin (base) < 0)
+    return -EIO;
+  /* Only numbers go into the text. The jobs' rows before their tasks': a failure half way
+   * (committed with the rest of the transaction) leaves no job without its tasks. The ids first
+   * into a temporary table: the tasks' rows go through their primary key (job, idx); keep is at
+   * most INT64_MAX for SQLite. */
+  cleanup_free char *sql = ebb_xasprintf (
+      "CREATE TEMP TABLE IF NOT EXISTS pruned (id INTEGER PRIMARY KEY);"
+      "DELETE FROM temp.pruned;"
+      "INSERT INTO temp.pruned SELECT id FROM jobs WHERE state >= %d"
+      " AND id NOT IN (SELECT job FROM calls) AND (finished_at < %.17g OR id <= (SELECT id"
+      " FROM jobs WHERE state >= %d ORDER BY id DESC LIMIT 1 OFFSET %" PRIu64 "))"
+      " ORDER BY id LIMIT %u;"
+      "DELETE FROM jobs WHERE id IN temp.pruned;"
+      "DELETE FROM tasks WHERE job IN temp.pruned;"
+      "DELETE FROM decisions WHERE seq < COALESCE((SELECT seq FROM decisions WHERE time >= %.17g"
+      " ORDER BY seq LIMIT 1), (SELECT MAX(seq) FROM decisions));",
+      JOB_DONE, finished_before, JOB_DONE, keep > INT64_MAX ? (uint64_t)INT64_MAX : keep, max,
+      finished_before);
+  char *msg = NULL;
+  if (sqlite3_exec (s->db, sql, NULL, NULL, &msg) != SQLITE_OK)
+    {
+      ebb_log_err ("store: prune: %s", msg ? msg : "?");
+      sqlite3_free (msg);
+      return -EIO;
+    }
+  sqlite3_stmt *st = ebb_ctl_sqlite_prep (s, "SELECT COUNT(*) FROM temp.pruned");
+  if (st && sqlite3_step (st) == SQLITE_ROW)
+    *pruned = (uint64_t)sqlite3_column_int64 (st, 0);
+  sqlite3_finalize (st);
+  return 0;
+}
