@@ -38,6 +38,7 @@ controller_int_tests = tests/test-controller-basic.sh tests/test-controller-faul
 	tests/test-controller-fail-forget.sh tests/test-controller-peacock.sh \
 	tests/test-controller-dag.sh
 controller_int_tests += tests/test-controller-fits.sh tests/test-controller-drain-preempt.sh \
+	tests/test-controller-drain-preempt-ebb.sh \
 	tests/test-controller-agent-restart.sh
 TESTS += $(controller_int_tests)
 EXTRA_DIST += $(controller_int_tests) tests/controller/lib.sh

@@ -1,12 +1,15 @@
 #!/bin/sh
-# Issue 21, drain: two real agents of 1000 millicores under the ebb policy, each running a
-# long CPU burner; a2 is drained, then a short job arrives. Nothing is preempted on a2 for
-# it (a2 takes no new work, so its room would go unused): the short task preempts the long
-# one on a1 and starts there at once, the long task on a2 keeps running, and the decision log
-# holds no suspension on a2.
+# Issue 21, drain: two real agents of 1000 millicores, each running a long CPU burner; a2 is
+# drained, then short jobs arrive one after the other. Nothing is preempted on a2 for them
+# (a2 takes no new work, so its room would go unused): each short task preempts the long one
+# on a1 and starts there at once, the long task on a2 keeps running, and the decision log
+# holds no suspension on a2. The policy is bigc gp (which took a2's task before: the
+# controller gives a drained node capacity 0, BIG-C chose victims cluster-wide regardless);
+# tests/test-controller-drain-preempt-ebb.sh runs ebb.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
 setup_cgroups
-start_controller --policy ebb || { fail "controller did not start"; exit 1; }
+# shellcheck disable=SC2086 # the flags are words
+start_controller ${EBB_CTL_TEST_POLICY:---policy bigc --policy-opt mode=gp} || { fail "controller did not start"; exit 1; }
 for n in 1 2; do start_node $n --capacity-cpu-millis 1000; done
 wait_for 10 '[.nodes[] | select(.state == "ready")] | length == 2' /v1/nodes || fail "nodes: $(cat "$TMP/body")"
 capi POST /v1/jobs "$(job_body long long "$(gated_burner l1 20000)" "$(gated_burner l2 20000)")"
