@@ -30,10 +30,21 @@ settled (ebb_ctl *c, const ebb_ctl_task *t)
 bool
 ebb_ctl_reconcile_task (ebb_ctl *c, ebb_ctl_task *t, int node, ebb_ctl_task_state reported)
 {
-  if (t->state != TASK_SUSPENDED || reported != TASK_RUNNING || t->owed_resume)
-    return false;
   const ebb_pol_task *pt = settled (c, t);
-  if (!pt || pt->state != EBB_POL_TASK_SUSPENDED)
+  if (pt && t->state == TASK_RUNNING && reported == TASK_SUSPENDED
+      && pt->state == EBB_POL_TASK_RUNNING)
+    {
+      /* It holds less than booked, so no node runs over its capacity: taken as reported
+       * and logged (a RESUME here would reach a policy that suspended nothing; the task
+       * runs again when it is next resumed, or it is killed or ends). */
+      ebb_log_warn (
+          "node %s reports task j%" PRIu64 "-t%u-g%" PRIu64
+          " suspended, which the policy holds running: taken as reported (below its booking)",
+          c->nodes[node]->name, t->job->id, t->idx, t->generation);
+      return false;
+    }
+  if (t->state != TASK_SUSPENDED || reported != TASK_RUNNING || t->owed_resume || !pt
+      || pt->state != EBB_POL_TASK_SUSPENDED)
     return false;
   /* Held suspended, reported running: suspended again to what the policy counts it as
    * holding, one step down from its allocation (what the agent gave it back). */
