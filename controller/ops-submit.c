@@ -159,11 +159,12 @@ fits_check (ebb_ctl *c, json_object *const *specs, size_t n, ebb_error **err)
       for (size_t k = 0; k < c->n_nodes && !fits; k++)
         fits = cpu <= c->nodes[k]->cap_cpu_millis && mem <= c->nodes[k]->cap_memory_bytes;
       if (!fits)
-        return ebb_error_set (err, EBB_ERANGE,
-                              "tasks[%zu] asks %" PRIu64 " millicores and %" PRIu64
-                              " bytes: no node can ever hold it (the largest, %s, has %" PRIu64
-                              " millicores and %" PRIu64 " bytes)",
-                              i, cpu, mem, big->name, big->cap_cpu_millis, big->cap_memory_bytes),
+        return ebb_error_set (
+                   err, EBB_ERANGE,
+                   "tasks[%zu] asks %" PRIu64 " millicores and %" PRIu64
+                   " bytes: no node can ever hold it (the largest by CPU, %s, has %" PRIu64
+                   " millicores and %" PRIu64 " bytes)",
+                   i, cpu, mem, big->name, big->cap_cpu_millis, big->cap_memory_bytes),
                422;
     }
   return 0;
