@@ -247,6 +247,7 @@ h_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
     return ebb_ctl_api_bad (c, resp, st,
                             st == 400                           ? "bad_request"
                             : st == 404                         ? "not_found"
+                            : st == 422                         ? "unsatisfiable"
                             : st == 429                         ? "queue_full"
                             : ebb_error_code (&err) == EALREADY ? "request_id_reused"
                                                                 : "conflict",

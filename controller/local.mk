@@ -20,6 +20,7 @@ controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/api-nodes.c \
 	controller/api-cluster.c controller/api-adopt.c controller/api-audit.c \
 	controller/daemon.h controller/daemon.c
+controller_libebb_controller_a_SOURCES += controller/sched-reconcile.c
 controller_libebb_controller_a_CFLAGS = $(EBB_CTL_CFLAGS)
 
 sbin_PROGRAMS += ebb-controller
@@ -36,6 +37,9 @@ controller_int_tests = tests/test-controller-basic.sh tests/test-controller-faul
 	tests/test-controller-evict.sh tests/test-controller-options.sh \
 	tests/test-controller-fail-forget.sh tests/test-controller-peacock.sh \
 	tests/test-controller-dag.sh tests/security/test-controller-guard.sh
+controller_int_tests += tests/test-controller-fits.sh tests/test-controller-drain-preempt.sh \
+	tests/test-controller-drain-preempt-ebb.sh \
+	tests/test-controller-agent-restart.sh
 TESTS += $(controller_int_tests)
 EXTRA_DIST += $(controller_int_tests) tests/controller/lib.sh
 

@@ -135,6 +135,42 @@ ebb_ctl_adopt_check (ebb_ctl *c, json_object *const *specs, size_t n, ebb_error 
   return 0;
 }
 
+/* Resource mode: returns 422 (err set) when a task asks more than the largest node known
+ * offers, in CPU or memory, so that no node could ever hold it; 0 when every task fits one.
+ * Every node known counts, drained or lost too (it may come back), and a cluster with no
+ * node yet refuses nothing (its nodes have not joined). An adoption runs already: not
+ * checked. */
+static unsigned
+fits_check (ebb_ctl *c, json_object *const *specs, size_t n, ebb_error **err)
+{
+  const ebb_ctl_node *big = NULL;
+  for (size_t i = 0; i < c->n_nodes; i++)
+    if (!big || c->nodes[i]->cap_cpu_millis > big->cap_cpu_millis)
+      big = c->nodes[i];
+  for (size_t i = 0; c->res_mode && big && i < n; i++)
+    {
+      if (json_object_object_get_ex (specs[i], "adopt", NULL))
+        continue;
+      json_object *v;
+      json_object_object_get_ex (specs[i], "cpu_millis", &v);
+      uint64_t cpu = (uint64_t)json_object_get_int64 (v);
+      json_object_object_get_ex (specs[i], "memory_bytes", &v);
+      uint64_t mem = (uint64_t)json_object_get_int64 (v);
+      bool fits = false;
+      for (size_t k = 0; k < c->n_nodes && !fits; k++)
+        fits = cpu <= c->nodes[k]->cap_cpu_millis && mem <= c->nodes[k]->cap_memory_bytes;
+      if (!fits)
+        return ebb_error_set (
+                   err, EBB_ERANGE,
+                   "tasks[%zu] asks %" PRIu64 " millicores and %" PRIu64
+                   " bytes: no node can ever hold it (the largest by CPU, %s, has %" PRIu64
+                   " millicores and %" PRIu64 " bytes)",
+                   i, cpu, mem, big->name, big->cap_cpu_millis, big->cap_memory_bytes),
+               422;
+    }
+  return 0;
+}
+
 /* See ops.h. */
 unsigned
 ebb_ctl_op_submit (ebb_ctl *c, ebb_ctl_submit_req *r, ebb_ctl_job **job, char **replay,
@@ -177,6 +213,8 @@ ebb_ctl_op_submit (ebb_ctl *c, ebb_ctl_submit_req *r, ebb_ctl_job **job, char **
                           c->counts.unfinished, r->n, c->cfg->max_queued_tasks),
            429;
   unsigned st = ebb_ctl_adopt_check (c, r->specs, r->n, err);
+  if (!st)
+    st = fits_check (c, r->specs, r->n, err);
   if (st)
     return st;
   ebb_ctl_job *j = ebb_ctl_job_from_req (c, r);

@@ -138,6 +138,8 @@ hb_task (ebb_ctl *c, int node, json_object *o, uint64_t *seen_job, uint32_t *see
       ebb_ctl_finish_task (c, t, t->kill_wanted ? TASK_KILLED : s, "exited");
       return;
     }
+  if (s != t->state && ebb_ctl_reconcile_task (c, t, node, s))
+    return;
   if (t->state == TASK_STARTING && t->started_at == 0)
     t->started_at = ebb_ctl_now ();
   if (s == TASK_SUSPENDED && t->state != TASK_SUSPENDED)

@@ -121,6 +121,18 @@ ebb_ctl_pol_killed (ebb_ctl *c, ebb_ctl_task *t, const char *why)
   ebb_ctl_job_update (c, t->job);
 }
 
+/* A queued task of batch pj was killed: the whole batch (of one job, killed whole) leaves
+ * the policy's queues now, so no work queued behind it waits for it (ebb_pol_job_cancel),
+ * and the policy forgets it unless a task of it is still placed (reported as it ends). */
+static void
+cancel_pjob (ebb_ctl *c, const ebb_ctl_job *j, uint32_t pj)
+{
+  if (!c->pol || pj >= c->n_pjobs || c->pjobs[pj].job != j->id || c->pjobs_pol[pj].forgotten)
+    return;
+  if (ebb_pol_job_cancel (c->pol, ebb_ctl_pol_now (c), pj))
+    ebb_ctl_pjob_forget (c, pj);
+}
+
 /* See ctl.h. */
 void
 ebb_ctl_kill_job (ebb_ctl *c, ebb_ctl_job *j)
@@ -136,6 +148,7 @@ ebb_ctl_kill_job (ebb_ctl *c, ebb_ctl_job *j)
           ebb_ctl_task_set_state (c, t, TASK_KILLED);
           t->finished_at = ebb_ctl_now ();
           ebb_ctl_task_write (c, t);
+          cancel_pjob (c, j, t->pjob);
           continue;
         }
       ebb_ctl_task_write (c, t);
@@ -144,6 +157,7 @@ ebb_ctl_kill_job (ebb_ctl *c, ebb_ctl_job *j)
       ebb_ctl_send_delete (c, t, t->generation, t->node, CALL_KILL);
     }
   ebb_ctl_job_update (c, j);
+  ebb_ctl_drain (c); /* what the cancellations freed starts now */
 }
 
 /* See sched.h. */

@@ -99,6 +99,13 @@ void ebb_ctl_timed_free (ebb_ctl *c);
 /* Delivers a policy message (PROBE or WAKE) to the policy at now_sec. */
 void ebb_ctl_deliver (ebb_ctl *c, const ebb_ctl_pevent *e, double now_sec);
 
+/* sched-reconcile.c */
+/* A heartbeat reports t (on node) in state `reported`, not the one decided: returns true
+ * when the difference was this controller's to fix (logged and fixed: a task the policy
+ * holds suspended reported running is suspended again), false to take the report (logged
+ * when it is no call's race: a task held running reported suspended). */
+bool ebb_ctl_reconcile_task (ebb_ctl *c, ebb_ctl_task *t, int node, ebb_ctl_task_state reported);
+
 /* sched-dag.c */
 struct ebb_pol_dag;
 /* The graph of the n tasks ts of job j as one batch, each of est_sec: its edges are those

@@ -599,6 +599,10 @@ preempt (ebb_pol *p, ebb_pol_res need)
           const ebb_pol_task *k = &j->tasks[t];
           if (k->state != EBB_POL_TASK_RUNNING || k->frozen)
             continue;
+          /* A node that cannot hold the short task (draining or lost: the environment set
+           * its capacity to 0) takes no short work: the room would go unused (issue 21). */
+          if (!ebb_pol_res_fits (unit, p->node_cap[k->node]))
+            continue;
           ebb_pol_res room = k->alloc;
           ebb_pol_res_sub (&room, k->pending);
           ebb_pol_res_sub (&room, b->booked_fp);

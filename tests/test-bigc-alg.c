@@ -110,6 +110,17 @@ one_node_jobs (ebb_pol_job *jobs)
   jobs[2] = J (1, 10, EBB_POL_CLASS_SHORT, R (4000, 4 * GIB));
 }
 
+/* A bigc policy over jobs whose job 0, long, has all its tasks launched (actions cleared). */
+static ebb_pol *
+bigc_long_running (const ebb_pol_params *pp, ebb_pol_job *jobs)
+{
+  ebb_pol *p = bigc_new (pp, jobs);
+  ebb_pol_job_arrived (p, 0, 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), jobs[0].ntasks);
+  ebb_pol_clear_actions (p);
+  return p;
+}
+
 /* one_node_jobs with jobs 0 and 1 launched (four LAUNCH actions, cleared); arrival:
  * params.arrival_preempt. */
 static ebb_pol *
@@ -532,10 +543,7 @@ test_steps_make_room_per_node (void)
     J (6, 1000, EBB_POL_CLASS_LONG, R (1000, 64 * MIB)),
     J (2, 2, EBB_POL_CLASS_SHORT, R (990, 64 * MIB)),
   };
-  ebb_pol *p = bigc_new (&pp, jobs);
-  ebb_pol_job_arrived (p, 0, 0);
-  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 6);
-  ebb_pol_clear_actions (p);
+  ebb_pol *p = bigc_long_running (&pp, jobs);
   ebb_pol_job_arrived (p, 1, 1);
   ebb_pol_tick (p, 1);
   size_t n;
@@ -557,6 +565,40 @@ test_steps_make_room_per_node (void)
       CU_ASSERT_EQUAL (a[i].job, 1);
   CU_ASSERT_EQUAL (jobs[1].launched, 2);
   ebb_pol_free (p);
+}
+
+/* Nothing is preempted on a draining node (the controller sets its capacity to 0) for a
+ * short task that cannot go there, in every mode: two nodes <1 CPU> each run a long task; the
+ * node of the task BIG-C takes first is drained, a short <990> task arrives: only the other
+ * node's task is a victim (before the fix, the drained node's: issue 21). */
+static void
+test_no_preemption_on_drained_node (void)
+{
+  for (uint32_t mode = EBB_POL_BIGC_KILL; mode <= EBB_POL_BIGC_GP; mode++)
+    {
+      ebb_pol_params pp = bigc_params (2, R (1000, 2 * GIB), mode);
+      ebb_pol_job jobs[2] = {
+        J (2, 1000, EBB_POL_CLASS_LONG, R (1000, 64 * MIB)),
+        J (1, 2, EBB_POL_CLASS_SHORT, R (990, 64 * MIB)),
+      };
+      ebb_pol *p = bigc_long_running (&pp, jobs);
+      /* The node of the first victim in BIG-C's order (the first task of equal ones). */
+      uint32_t drained = jobs[0].tasks[0].node;
+      ebb_pol_node_capacity (p, drained, R (0, 0));
+      ebb_pol_job_arrived (p, 1, 1);
+      ebb_pol_tick (p, 1);
+      size_t n;
+      const ebb_pol_action *a = ebb_pol_actions (p, &n);
+      size_t victims = 0;
+      for (size_t i = 0; i < n; i++)
+        if (a[i].kind == EBB_POL_ACT_SUSPEND || a[i].kind == EBB_POL_ACT_KILL)
+          {
+            CU_ASSERT_NOT_EQUAL (a[i].node, drained);
+            victims++;
+          }
+      CU_ASSERT (victims >= 1);
+      ebb_pol_free (p);
+    }
 }
 
 static void
@@ -595,6 +637,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_footprint_booked_when_asked),
   EBB_CU_TEST (test_suspended_room_two_shorts),
   EBB_CU_TEST (test_steps_make_room_per_node),
+  EBB_CU_TEST (test_no_preemption_on_drained_node),
   EBB_CU_TEST (test_mode_checks),
 };
 
