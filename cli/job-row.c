@@ -73,13 +73,14 @@ span (char *buf, size_t size, json_object *o, const char *from, const char *to)
 const char *
 ebbctl_job_waited (char *buf, size_t size, json_object *job)
 {
-  double sub = ebbctl_num (job, "submitted_at", -1), placed = ebbctl_num (job, "placed_at", -1);
-  double end = placed;
-  /* Without placed_at: still waiting when not finished; a finished job of an older
-   * controller (or a restart's) waited until its start. */
+  double sub = ebbctl_num (job, "submitted_at", -1), end = ebbctl_num (job, "placed_at", -1);
+  /* placed_at null: a task still waits (the wait so far) unless the job is over; absent
+   * (an older controller) or a finished job's null (one restarted since): until its start. */
+  json_object *v = NULL;
+  bool waits = json_object_object_get_ex (job, "placed_at", &v) && !v
+               && !ebbctl_job_finished (ebbctl_str (job, "state"));
   if (end <= 0)
-    end = !ebbctl_job_finished (ebbctl_str (job, "state")) ? ebbctl_now ()
-                                                           : ebbctl_num (job, "started_at", -1);
+    end = waits ? ebbctl_now () : ebbctl_num (job, "started_at", -1);
   if (sub <= 0 || end <= 0)
     return "-";
   return ebbctl_duration (buf, size, end - sub);

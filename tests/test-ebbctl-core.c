@@ -688,7 +688,11 @@ test_job_waited (void)
   json_object_object_add (j, "submitted_at", json_object_new_double (ebbctl_now () - 6.01));
   CU_ASSERT_STRING_EQUAL (ebbctl_job_waited (b, sizeof b, j), "6.0s");
   json_object_put (j);
-  /* Finished without placed_at (an older controller, a restart): until its start. */
+  /* Without placed_at (an older controller) or finished with it null (a restart): until
+   * its start. */
+  j = json_tokener_parse ("{\"state\":\"running\",\"submitted_at\":100,\"started_at\":100}");
+  CU_ASSERT_STRING_EQUAL (ebbctl_job_waited (b, sizeof b, j), "0ms");
+  json_object_put (j);
   j = json_tokener_parse ("{\"state\":\"done\",\"submitted_at\":100,\"started_at\":102}");
   CU_ASSERT_STRING_EQUAL (ebbctl_job_waited (b, sizeof b, j), "2.0s");
   json_object_put (j);
