@@ -12,20 +12,38 @@
 
 #define MIB (1024.0 * 1024.0)
 
-/* What the ready and draining nodes offer a task: whether one could hold it at all, and the
- * most CPU free on a ready node that could. */
+/* What the ready and draining nodes offer a demand: whether one could hold it at all, and
+ * the most CPU free on a ready node that could. Kept for the last demand asked (a job's
+ * tasks mostly share one): a tick explains every waiting task, and the nodes are scanned
+ * once per demand, not once per task. */
 typedef struct
 {
+  bool valid;
+  uint64_t cpu_millis, memory_bytes; /* the demand it is for */
   uint32_t ready, draining;
   bool fits_ready, fits_draining;
   uint64_t best_cpu, best_mem; /* free on the ready node with the most CPU free */
-  uint32_t free_slots;
+  uint32_t free_slots;         /* slot mode: free slots of the policy, counted once */
+  bool slots_counted;
 } room;
 
-static void
+static const room *
 room_of (const ebb_ctl *c, const ebb_ctl_task *t, room *r)
 {
-  memset (r, 0, sizeof *r);
+  if (!r->slots_counted)
+    {
+      for (uint32_t s = 0; !c->res_mode && s < c->n_slots; s++)
+        r->free_slots += !c->slots[s].task && !c->slots[s].ghost;
+      r->slots_counted = true;
+    }
+  if (r->valid && r->cpu_millis == t->cpu_millis && r->memory_bytes == t->memory_bytes)
+    return r;
+  r->valid = true;
+  r->cpu_millis = t->cpu_millis;
+  r->memory_bytes = t->memory_bytes;
+  r->ready = r->draining = 0;
+  r->fits_ready = r->fits_draining = false;
+  r->best_cpu = r->best_mem = 0;
   for (size_t i = 0; i < c->n_nodes; i++)
     {
       const ebb_ctl_node *n = c->nodes[i];
@@ -46,13 +64,12 @@ room_of (const ebb_ctl *c, const ebb_ctl_task *t, room *r)
                             : 0;
         }
     }
-  for (uint32_t s = 0; !c->res_mode && s < c->n_slots; s++)
-    r->free_slots += !c->slots[s].task && !c->slots[s].ghost;
+  return r;
 }
 
 /* Why pending task t waits, as the model and the policy tell it: its code, message in buf. */
 static ebb_ctl_reason_code
-explain (const ebb_ctl *c, const ebb_ctl_task *t, char *buf, size_t size)
+explain (const ebb_ctl *c, const ebb_ctl_task *t, room *cache, char *buf, size_t size)
 {
   if (t->dag_held)
     {
@@ -65,8 +82,7 @@ explain (const ebb_ctl *c, const ebb_ctl_task *t, char *buf, size_t size)
                 ebb_pol_params_of (c->pol)->long_share);
       return REASON_LONG_WORK_PROTECTED;
     }
-  room r;
-  room_of (c, t, &r);
+  const room r = *room_of (c, t, cache);
   if (!r.fits_ready && r.fits_draining)
     {
       snprintf (buf, size, "only draining nodes (%" PRIu32 ") are big enough", r.draining);
@@ -95,9 +111,8 @@ reason_put (ebb_ctl_reason *r, ebb_ctl_reason_code code, const char *msg)
     ebb_ctl_reason_set (r, code, "%s", msg);
 }
 
-/* See sched.h. */
-void
-ebb_ctl_explain_job (ebb_ctl *c, ebb_ctl_job *j)
+static void
+explain_job (ebb_ctl *c, ebb_ctl_job *j, room *cache)
 {
   const ebb_ctl_task *first = NULL;
   for (uint32_t i = 0; i < j->ntasks; i++)
@@ -108,7 +123,7 @@ ebb_ctl_explain_job (ebb_ctl *c, ebb_ctl_job *j)
       if (ebb_ctl_reason_is_wait (t->reason.code))
         {
           char msg[256];
-          ebb_ctl_reason_code code = explain (c, t, msg, sizeof msg);
+          ebb_ctl_reason_code code = explain (c, t, cache, msg, sizeof msg);
           reason_put (&t->reason, code, msg);
         }
       if (!first)
@@ -124,11 +139,20 @@ ebb_ctl_explain_job (ebb_ctl *c, ebb_ctl_job *j)
 
 /* See sched.h. */
 void
+ebb_ctl_explain_job (ebb_ctl *c, ebb_ctl_job *j)
+{
+  room cache = { 0 };
+  explain_job (c, j, &cache);
+}
+
+/* See sched.h. */
+void
 ebb_ctl_explain_all (ebb_ctl *c)
 {
+  room cache = { 0 };
   for (size_t i = 0; i < c->n_jobs; i++)
     if (c->jobs[i]->state == JOB_QUEUED || c->jobs[i]->state == JOB_RUNNING)
-      ebb_ctl_explain_job (c, c->jobs[i]);
+      explain_job (c, c->jobs[i], &cache);
 }
 
 /* See sched.h. */
