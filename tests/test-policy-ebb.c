@@ -491,11 +491,15 @@ test_params_check (void)
 
 /* ---- The policy, driven as the controller drives it: events in, actions out. ---- */
 
+/* The ebb policy over nnodes nodes of capacity cap; long_share below 0: the default. */
 static ebb_pol *
-make_ebb (uint32_t nnodes, ebb_pol_res cap, ebb_pol_res footprint, uint32_t d, ebb_pol_job *jobs)
+make_ebb_share (uint32_t nnodes, ebb_pol_res cap, ebb_pol_res footprint, uint32_t d,
+                double long_share, ebb_pol_job *jobs)
 {
   ebb_pol_params p;
   ebb_pol_params_default (&p);
+  if (long_share >= 0)
+    p.long_share = long_share;
   p.nnodes = nnodes;
   p.cutoff_sec = 100;
   p.short_part_pct = 0;
@@ -506,6 +510,12 @@ make_ebb (uint32_t nnodes, ebb_pol_res cap, ebb_pol_res footprint, uint32_t d, e
   ebb_pol *pol = ebb_pol_new ("ebb", &p, jobs, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL (pol);
   return pol;
+}
+
+static ebb_pol *
+make_ebb (uint32_t nnodes, ebb_pol_res cap, ebb_pol_res footprint, uint32_t d, ebb_pol_job *jobs)
+{
+  return make_ebb_share (nnodes, cap, footprint, d, -1, jobs);
 }
 
 static void
@@ -583,16 +593,7 @@ test_policy_says_share_protects (void)
     { .ntasks = 1, .est_task_sec = 5, .demand = { 1000, 0 } },
     { .ntasks = 1, .est_task_sec = 5, .demand = { 1000, 0 } },
   };
-  ebb_pol_params pp;
-  ebb_pol_params_default (&pp);
-  pp.nnodes = 1;
-  pp.cutoff_sec = 100;
-  pp.short_part_pct = 0;
-  pp.node_cap = (ebb_pol_res){ 1000, 0 };
-  pp.long_share = 1;
-  ebb_error *err = NULL;
-  ebb_pol *p = ebb_pol_new ("ebb", &pp, jobs, &err);
-  CU_ASSERT_PTR_NOT_NULL_FATAL (p);
+  ebb_pol *p = make_ebb_share (1, (ebb_pol_res){ 1000, 0 }, (ebb_pol_res){ 0, 0 }, 0, 1, jobs);
   ebb_pol_job_arrived (p, 0, 0);
   ebb_pol_clear_actions (p);
   ebb_pol_job_arrived (p, 10, 1);
