@@ -2,7 +2,8 @@
 # Why a task waits or failed, from a controller with one real agent (2 CPUs): a launch of a
 # program that does not exist fails with reason launch_failed and the agent's detail; a job
 # that finds no free room pends with no_room (task and job), which goes once it starts, and
-# its placed_at says how long it waited. Time budget: about 10 s.
+# its placed_at says how long it waited; with the ebb policy's long-share 1, a short job
+# behind running long work waits with long_work_protected. Time budget: about 15 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
 setup_cgroups
 start_controller --policy ebb --node-timeout 5s || { fail "controller did not start"; exit 1; }
@@ -40,4 +41,23 @@ jq -e '.reason == null and .tasks[0].reason == null and .placed_at - .submitted_
   ok "started: no reason, waited $(jq '.placed_at - .submitted_at' "$TMP/body") s" ||
   fail "after start: $(cat "$TMP/body")"
 capi DELETE "/v1/jobs/$NEXT"
+wait_for 10 '.state == "killed"' "/v1/jobs/$NEXT" || fail "next not killed: $(cat "$TMP/body")"
+
+# The ebb policy with long-share 1: running long work may not be preempted at all, so a
+# short task that finds no room waits because of the share, and says so.
+kill "$CTL_PID"; wait "$CTL_PID" 2>/dev/null
+start_controller --policy ebb --policy-opt long-share=1 --node-timeout 5s || fail "controller did not restart"
+wait_for 10 '[.nodes[] | select(.state == "ready")] | length == 1' /v1/nodes || fail "no node after restart"
+capi POST /v1/jobs "{\"name\":\"long\",\"class\":\"long\",\"request_id\":\"long\",\"tasks\":[$sleeper]}"
+LONG=$(jq -r .id "$TMP/body")
+wait_for 10 '.task_states.running == 1' "/v1/jobs/$LONG" || fail "long not running: $(cat "$TMP/body")"
+capi POST /v1/jobs "{\"name\":\"short\",\"class\":\"short\",\"request_id\":\"short\",\"tasks\":[$sleeper]}"
+SHORT=$(jq -r .id "$TMP/body")
+capi GET "/v1/jobs/$SHORT"
+jq -e '.state == "queued" and .tasks[0].reason.code == "long_work_protected"
+       and .reason.code == "long_work_protected"' "$TMP/body" >/dev/null &&
+  ok "a short job behind protected long work: long_work_protected, $(jq -r .reason.message "$TMP/body")" ||
+  fail "long_work_protected: $(cat "$TMP/body")"
+capi DELETE "/v1/jobs/$SHORT"
+capi DELETE "/v1/jobs/$LONG"
 exit $FAILED
