@@ -396,6 +396,8 @@ int ebb_ctl_dag_load (ebb_ctl_job *j, ebb_ctl_task *t, json_object *spec);
 /* model-reason.c */
 /* The code's name in the API ("no_room", ...); NULL for REASON_NONE. */
 const char *ebb_ctl_reason_name (ebb_ctl_reason_code code);
+/* The code of name (as ebb_ctl_reason_name gives it); REASON_NONE for NULL or unknown. */
+ebb_ctl_reason_code ebb_ctl_reason_code_of (const char *name);
 /* Sets *r to code with a printf-style message (code REASON_NONE clears it). */
 void ebb_ctl_reason_set (ebb_ctl_reason *r, ebb_ctl_reason_code code, const char *fmt, ...)
     EBB_PRINTF (3, 4);

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "controller/ctl.h"
 #include "lib/util.h"
@@ -25,6 +26,16 @@ const char *
 ebb_ctl_reason_name (ebb_ctl_reason_code code)
 {
   return (unsigned)code < EBB_ARRAY_SIZE (reason_names) ? reason_names[code] : NULL;
+}
+
+/* See ctl.h. */
+ebb_ctl_reason_code
+ebb_ctl_reason_code_of (const char *name)
+{
+  for (size_t i = 1; name && i < EBB_ARRAY_SIZE (reason_names); i++)
+    if (strcmp (reason_names[i], name) == 0)
+      return (ebb_ctl_reason_code)i;
+  return REASON_NONE;
 }
 
 /* See ctl.h. */

@@ -37,7 +37,6 @@ on_launch (ebb_ctl_call *k, ebb_http_result *res)
     }
   ebb_log_warn ("agent %s refused task %" PRIu64 "-%u: %ld %s", c->nodes[k->node]->name, t->job->id,
                 t->idx, res->status, res->body ? res->body : "");
-  ebb_ctl_finish_task (c, t, TASK_FAILED, "agent refused the launch");
   /* The agent's detail (why it could not start the task) is what the operator needs. */
   const char *msg = NULL;
   if (res->json
@@ -49,8 +48,9 @@ on_launch (ebb_ctl_call *k, ebb_http_result *res)
             msg         ? msg
             : res->body ? res->body
                         : "no answer");
+  /* Set before its end, so that the rows its end writes carry it. */
   ebb_ctl_launch_failed (t, detail);
-  ebb_ctl_job_update (c, t->job);
+  ebb_ctl_finish_task (c, t, TASK_FAILED, "agent refused the launch");
   return false;
 }
 

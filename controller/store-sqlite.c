@@ -39,6 +39,15 @@ static const char schema[]
       /* A replayed request id of a job evicted from memory is found here. */
       "CREATE INDEX IF NOT EXISTS jobs_request_id ON jobs (request_id);";
 
+/* Columns added since the first schema, after the others (a store of before gets them when
+ * opened; in one that has them, the ALTER fails and is ignored): the end of a job's wait
+ * and why a job or task waits or failed to start. */
+static const char *const added_columns[] = {
+  "ALTER TABLE jobs ADD COLUMN placed_at REAL",   "ALTER TABLE jobs ADD COLUMN reason TEXT",
+  "ALTER TABLE jobs ADD COLUMN reason_msg TEXT",  "ALTER TABLE tasks ADD COLUMN reason TEXT",
+  "ALTER TABLE tasks ADD COLUMN reason_msg TEXT",
+};
+
 static void
 db_warn (ebb_ctl_sqlite *s, const char *what)
 {
@@ -211,7 +220,7 @@ put_job (ebb_ctl_store *base, const ebb_ctl_job *j)
 {
   ebb_ctl_sqlite *s = ebb_ctl_sqlite_of (base);
   sqlite3_stmt *st
-      = cached (s, &s->st_job, "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+      = cached (s, &s->st_job, "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!st || ebb_ctl_sqlite_begin (base) < 0)
     return -EIO;
   sqlite3_bind_int64 (st, 1, (sqlite3_int64)j->id);
@@ -225,6 +234,9 @@ put_job (ebb_ctl_store *base, const ebb_ctl_job *j)
   sqlite3_bind_double (st, 9, j->finished_at);
   bind_text (st, 10, j->answer);
   sqlite3_bind_int64 (st, 11, j->ntasks);
+  sqlite3_bind_double (st, 12, j->placed_at);
+  bind_text (st, 13, ebb_ctl_reason_name (j->reason.code));
+  bind_text (st, 14, j->reason.message);
   return step_done (s, st, "store job");
 }
 
@@ -234,14 +246,15 @@ put_task (ebb_ctl_store *base, const ebb_ctl_task *t, const char *node)
   ebb_ctl_sqlite *s = ebb_ctl_sqlite_of (base);
   /* The spec never changes: once the row exists, an update leaves it (serializing it again
    * was most of the cost of a launch's write). */
-  sqlite3_stmt *st = t->stored
-                         ? cached (s, &s->st_task_update,
-                                   "UPDATE tasks SET state = ?4, node = ?5, generation = ?6,"
-                                   " exit_status = ?7, has_exit = ?8, suspensions = ?9,"
-                                   " started_at = ?10, finished_at = ?11, kill_wanted = ?12"
-                                   " WHERE job = ?1 AND idx = ?2")
-                         : cached (s, &s->st_task_insert,
-                                   "INSERT OR REPLACE INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+  sqlite3_stmt *st
+      = t->stored ? cached (s, &s->st_task_update,
+                            "UPDATE tasks SET state = ?4, node = ?5, generation = ?6,"
+                            " exit_status = ?7, has_exit = ?8, suspensions = ?9,"
+                            " started_at = ?10, finished_at = ?11, kill_wanted = ?12,"
+                            " reason = ?13, reason_msg = ?14"
+                            " WHERE job = ?1 AND idx = ?2")
+                  : cached (s, &s->st_task_insert,
+                            "INSERT OR REPLACE INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!st || ebb_ctl_sqlite_begin (base) < 0)
     return -EIO;
   sqlite3_bind_int64 (st, 1, (sqlite3_int64)t->job->id);
@@ -257,6 +270,8 @@ put_task (ebb_ctl_store *base, const ebb_ctl_task *t, const char *node)
   sqlite3_bind_double (st, 10, t->started_at);
   sqlite3_bind_double (st, 11, t->finished_at);
   sqlite3_bind_int (st, 12, t->kill_wanted);
+  bind_text (st, 13, ebb_ctl_reason_name (t->reason.code));
+  bind_text (st, 14, t->reason.message);
   return step_done (s, st, "store task");
 }
 
@@ -380,6 +395,8 @@ ebb_ctl_store_sqlite_open (const char *path, ebb_ctl_store **out, ebb_error **er
     sqlite3_busy_timeout (s->db, 2000);
   if (r == 0 && (exec (s, sizes) < 0 || exec (s, schema) < 0))
     r = ebb_error_set (err, EIO, "%s: cannot create the schema: %s", path, sqlite3_errmsg (s->db));
+  for (size_t i = 0; r == 0 && i < EBB_ARRAY_SIZE (added_columns); i++)
+    sqlite3_exec (s->db, added_columns[i], NULL, NULL, NULL); /* "duplicate column": has it */
   if (r < 0)
     {
       sqlite3_close (s->db);

@@ -8,9 +8,11 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "controller/api.h"
@@ -1021,6 +1023,68 @@ test_reasons (void)
   REASON_IS (b->reason, "launch_failed");
   CU_ASSERT_STRING_EQUAL (b->reason.message,
                           "task 1: agent n0: argv[0] /x: No such file or directory");
+  /* The store keeps them and the end of the wait: a job read back says the same. */
+  ebb_ctl_task_write (c, &b->tasks[1]);
+  ebb_ctl_store_job (c, b);
+  CU_ASSERT_EQUAL (ebb_ctl_store_commit (c), 0);
+  ebb_ctl_job *r = ebb_ctl_store_job_get (c, b->id);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (r);
+  REASON_IS (r->tasks[1].reason, "launch_failed");
+  CU_ASSERT_STRING_EQUAL (r->tasks[1].reason.message, b->tasks[1].reason.message);
+  CU_ASSERT_STRING_EQUAL (r->reason.message, b->reason.message);
+  CU_ASSERT_EQUAL (r->tasks[0].reason.code, REASON_NONE);
+  CU_ASSERT_DOUBLE_EQUAL (r->placed_at, b->placed_at, 1e-6);
+  ebb_ctl_job_free (r);
+  ctlfix_ctl_del (c);
+}
+
+/* A store made before the reasons (no placed_at, reason columns) opens, its jobs load,
+ * and a job written to it reads back with its reason. */
+static void
+test_store_before_reasons (void)
+{
+  fresh_store ();
+  cleanup_free char *dir = ebb_xasprintf ("%s/state", ctlfix_dir);
+  CU_ASSERT_EQUAL_FATAL (mkdir (dir, 0700), 0);
+  cleanup_free char *path = ebb_xasprintf ("%s/controller.db", dir);
+  sqlite3 *db = NULL;
+  CU_ASSERT_EQUAL_FATAL (sqlite3_open (path, &db), SQLITE_OK);
+  CU_ASSERT_EQUAL (
+      sqlite3_exec (db,
+                    "CREATE TABLE jobs (id INTEGER PRIMARY KEY, request_id TEXT, name TEXT,"
+                    " class INTEGER, est REAL, state INTEGER, submitted_at REAL, started_at REAL,"
+                    " finished_at REAL, answer TEXT, ntasks INTEGER);"
+                    "CREATE TABLE tasks (job INTEGER, idx INTEGER, spec TEXT, state INTEGER,"
+                    " node TEXT, generation INTEGER, exit_status INTEGER, has_exit INTEGER,"
+                    " suspensions INTEGER, started_at REAL, finished_at REAL, kill_wanted INTEGER,"
+                    " PRIMARY KEY (job, idx));"
+                    "INSERT INTO jobs VALUES (1, 'r1', 'old', 1, 0, 2, 10, 11, 12, '{}', 1);"
+                    "INSERT INTO tasks VALUES (1, 0, '{\"argv\":[\"x\"]}', 4, NULL, 1, 0, 1, 0,"
+                    " 11, 12, 0);",
+                    NULL, NULL, NULL),
+      SQLITE_OK);
+  sqlite3_close (db);
+  ebb_ctl_config cfg;
+  ebb_ctl *c = ctl_new (&cfg);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (c->store);
+  ebb_ctl_job *old = ebb_ctl_store_job_get (c, 1);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (old);
+  CU_ASSERT_STRING_EQUAL (old->name, "old");
+  CU_ASSERT_EQUAL (old->reason.code, REASON_NONE);
+  CU_ASSERT_EQUAL (old->placed_at, 0);
+  ebb_ctl_job_free (old);
+  ebb_ctl_job *j = ctlfix_job_new (2, "new", CLS_LONG, 1);
+  j->tasks[0].spec = json_tokener_parse ("{\"argv\":[\"x\"]}");
+  ebb_ctl_reason_set (&j->reason, REASON_NO_ROOM, "needs %d CPU", 2);
+  ebb_ctl_task_write (c, &j->tasks[0]);
+  ebb_ctl_store_job (c, j);
+  CU_ASSERT_EQUAL (ebb_ctl_store_commit (c), 0);
+  ebb_ctl_job *back = ebb_ctl_store_job_get (c, 2);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (back);
+  REASON_IS (back->reason, "no_room");
+  CU_ASSERT_STRING_EQUAL (back->reason.message, "needs 2 CPU");
+  ebb_ctl_job_free (back);
+  ebb_ctl_job_free (j);
   ctlfix_ctl_del (c);
 }
 
@@ -1030,7 +1094,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_store_calls),     EBB_CU_TEST (test_heartbeat_validation),
   EBB_CU_TEST (test_heartbeat_fence), EBB_CU_TEST (test_adopt_validation),
   EBB_CU_TEST (test_index_counters),  EBB_CU_TEST (test_pjob_forget_slot_mode),
-  EBB_CU_TEST (test_reasons),
+  EBB_CU_TEST (test_reasons),         EBB_CU_TEST (test_store_before_reasons),
 };
 
 EBB_CU_MAIN ("controller-core", init, ctlfix_clean, tests)
