@@ -200,7 +200,7 @@ ebbctl_print_answer_job (ebbctl_ctx *ctx, const ebbctl_request *req EBB_UNUSED,
   double end = ebbctl_num (job, "finished_at", -1);
   if (start > 0)
     line (out, "Started:", "%s (waited %s)", when (w, sizeof w, job, "started_at"),
-          sub > 0 ? ebbctl_duration (d, sizeof d, start - sub) : "-");
+          ebbctl_job_waited (d, sizeof d, job));
   else if (sub > 0 && !ebbctl_job_finished (ebbctl_str (job, "state")))
     line (out, "Started:", "- (waiting %s)", ebbctl_duration (d, sizeof d, ebbctl_now () - sub));
   if (end > 0)

@@ -377,6 +377,10 @@ int ebbctl_applied_cpu_millis (json_object *task, uint64_t *out);
 const char *ebbctl_reason (json_object *obj);
 /* True for a job state that will not change any more (done, failed, killed). */
 bool ebbctl_job_finished (const char *state);
+/* How long job waited: from its submission to when its last task left pending (the
+ * controller's placed_at), or until now while one is pending (placed_at null); without
+ * placed_at (an older controller), until its start; "-" when unknown. */
+const char *ebbctl_job_waited (char *buf, size_t size, json_object *job);
 
 /* --- commands with options (cli/<name>.c) */
 int ebbctl_submit (ebbctl_ctx *, const ebbctl_cmd *, int, char **);

@@ -69,6 +69,23 @@ span (char *buf, size_t size, json_object *o, const char *from, const char *to)
   return ebbctl_duration (buf, size, (b > 0 ? b : ebbctl_now ()) - a);
 }
 
+/* See ebbctl.h. */
+const char *
+ebbctl_job_waited (char *buf, size_t size, json_object *job)
+{
+  double sub = ebbctl_num (job, "submitted_at", -1), end = ebbctl_num (job, "placed_at", -1);
+  /* placed_at null: a task still waits (the wait so far) unless the job is over; absent
+   * (an older controller) or a finished job's null (one restarted since): until its start. */
+  json_object *v = NULL;
+  bool waits = json_object_object_get_ex (job, "placed_at", &v) && !v
+               && !ebbctl_job_finished (ebbctl_str (job, "state"));
+  if (end <= 0)
+    end = waits ? ebbctl_now () : ebbctl_num (job, "started_at", -1);
+  if (sub <= 0 || end <= 0)
+    return "-";
+  return ebbctl_duration (buf, size, end - sub);
+}
+
 static const char *const job_header[]
     = { "ID", "NAME", "CLASS", "STATE", "TASKS", "WAITED", "RUNTIME" };
 
@@ -87,7 +104,7 @@ job_row (ebbctl_table *t, json_object *j, size_t i EBB_UNUSED)
                         ebbctl_str (j, "class"),
                         ebbctl_str (j, "state"),
                         tasks,
-                        span (waited, sizeof waited, j, "submitted_at", "started_at"),
+                        ebbctl_job_waited (waited, sizeof waited, j),
                         span (run, sizeof run, j, "started_at", "finished_at") };
   ebbctl_table_add (t, row);
 }

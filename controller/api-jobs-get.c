@@ -29,6 +29,19 @@ job_freep (ebb_ctl_job **j)
 #define PAGE_DEFAULT 100
 #define PAGE_MAX     1000
 
+/* r as {"code", "message"} under "reason" when it says something. */
+static void
+add_reason (json_object *o, const ebb_ctl_reason *r)
+{
+  const char *code = ebb_ctl_reason_name (r->code);
+  if (!code)
+    return;
+  json_object *ro = json_object_new_object ();
+  ebb_json_add_string (ro, "code", code);
+  ebb_json_add_string (ro, "message", r->message ? r->message : "");
+  json_object_object_add (o, "reason", ro);
+}
+
 /* The fields of job j but its tasks; counts: how many of them are in each state. */
 static json_object *
 job_head (const ebb_ctl_job *j, const uint32_t counts[TASK_N_STATES])
@@ -42,7 +55,9 @@ job_head (const ebb_ctl_job *j, const uint32_t counts[TASK_N_STATES])
   ebb_json_add_string (o, "request_id", j->request_id);
   ebb_ctl_api_add_time (o, "submitted_at", j->submitted_at);
   ebb_ctl_api_add_time (o, "started_at", j->started_at);
+  ebb_ctl_api_add_time (o, "placed_at", j->placed_at);
   ebb_ctl_api_add_time (o, "finished_at", j->finished_at);
+  add_reason (o, &j->reason);
   ebb_json_add_uint64 (o, "ntasks", j->ntasks);
   json_object *cnt = json_object_new_object ();
   for (int s = 0; s < TASK_N_STATES; s++)
@@ -84,6 +99,7 @@ ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
       ebb_json_add_uint64 (to, "memory_bytes", t->memory_bytes);
       ebb_ctl_api_add_time (to, "started_at", t->started_at);
       ebb_ctl_api_add_time (to, "finished_at", t->finished_at);
+      add_reason (to, &t->reason);
       json_object_array_add (arr, to);
     }
   json_object *o = job_head (j, counts);

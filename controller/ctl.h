@@ -95,6 +95,27 @@ typedef enum
 
 struct ebb_ctl_job;
 
+/* Why a task or job waits, or why its task could not start (model-reason.c): a code the
+ * API gives by name and a message for a person. Set where the state is set or where the
+ * scheduler finds a task left waiting (sched-reason.c), never computed by the API. */
+typedef enum
+{
+  REASON_NONE,
+  REASON_NO_ROOM,
+  REASON_LONG_WORK_PROTECTED,
+  REASON_NODE_DRAINING,
+  REASON_WAITING_FOR_PARENTS,
+  REASON_NODE_LOST,
+  REASON_PREEMPTED,
+  REASON_LAUNCH_FAILED,
+} ebb_ctl_reason_code;
+
+typedef struct ebb_ctl_reason
+{
+  ebb_ctl_reason_code code;
+  char *message; /* NULL with REASON_NONE */
+} ebb_ctl_reason;
+
 /* What an adopting task takes on its node (its spec's "adopt", parsed once: model-task.c):
  * a container (of runtime, NULL: the agent's default) or a cgroup. */
 typedef struct ebb_ctl_adopt
@@ -133,6 +154,7 @@ typedef struct ebb_ctl_task
   uint64_t net_mbps;
   uint32_t stage;
   bool dag_held;
+  ebb_ctl_reason reason; /* cleared when it leaves pending, but launch_failed */
 } ebb_ctl_task;
 
 typedef struct ebb_ctl_job
@@ -155,7 +177,10 @@ typedef struct ebb_ctl_job
   /* Dependency edges (parent, child): nedges pairs of task indices, acyclic (api-jobs.c). */
   uint32_t *edges;
   uint32_t nedges;
-  uint32_t n_held; /* its tasks with dag_held set */
+  uint32_t n_held;       /* its tasks with dag_held set */
+  ebb_ctl_reason reason; /* its first waiting task's, or a launch's failure */
+  /* When its last pending task left pending (0: one still waits): the end of its wait. */
+  double placed_at;
 } ebb_ctl_job;
 
 typedef struct ebb_ctl_node
@@ -373,6 +398,19 @@ void ebb_ctl_task_drop_spec (ebb_ctl_task *t);
 /* Reads t's network demand, stage and parents (edges appended to j) from its spec's "dag"
  * member (api-jobs.c writes it). Returns 0, -1 for a bad parent list. */
 int ebb_ctl_dag_load (ebb_ctl_job *j, ebb_ctl_task *t, json_object *spec);
+
+/* model-reason.c */
+/* The code's name in the API ("no_room", ...); NULL for REASON_NONE. */
+const char *ebb_ctl_reason_name (ebb_ctl_reason_code code);
+/* The code of name (as ebb_ctl_reason_name gives it); REASON_NONE for NULL or unknown. */
+ebb_ctl_reason_code ebb_ctl_reason_code_of (const char *name);
+/* Sets *r to code with a printf-style message (code REASON_NONE clears it). */
+void ebb_ctl_reason_set (ebb_ctl_reason *r, ebb_ctl_reason_code code, const char *fmt, ...)
+    EBB_PRINTF (3, 4);
+void ebb_ctl_reason_clear (ebb_ctl_reason *r);
+/* Whether code says why a task waits (the scheduler's to refresh), not an event's record
+ * (node_lost, preempted: kept until the task leaves pending; launch_failed: kept). */
+bool ebb_ctl_reason_is_wait (ebb_ctl_reason_code code);
 
 /* model-index.c: the node index by name, the counters, the writers of states. */
 /* Builds the index by request id again (the jobs moved in the array). */

@@ -13,8 +13,8 @@ controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/outbox-t.h controller/outbox.h controller/outbox.c \
 	controller/sched.h controller/sched-model.c controller/sched-calls.c \
 	controller/sched-place.c controller/sched-preempt.c controller/sched-recover.c \
-	controller/sched-nodes.c controller/model.c controller/model-index.c controller/model-task.c controller/sched-adopt.c \
-	controller/sched-evict.c controller/sched-pjobs.c controller/sched-timed.c controller/sched-dag.c \
+	controller/sched-nodes.c controller/model.c controller/model-index.c controller/model-task.c controller/model-reason.c controller/sched-adopt.c \
+	controller/sched-evict.c controller/sched-pjobs.c controller/sched-timed.c controller/sched-dag.c controller/sched-reason.c \
 	controller/ops.h controller/ops.c controller/ops-submit.c \
 	controller/api.h controller/api-routes.c controller/api-jobs.c controller/api-jobs-get.c \
 	controller/api-nodes.c \
@@ -30,7 +30,7 @@ ebb_controller_LDADD = $(EBB_CTL_LIBS)
 
 # Integration tests: the real controller with real ebb-agents on real cgroups (root);
 # test-controller-docker.sh also runs a private dockerd (tests/runtimes/engines.sh).
-controller_int_tests = tests/test-controller-basic.sh tests/test-controller-faults.sh \
+controller_int_tests = tests/test-controller-basic.sh tests/test-controller-reasons.sh tests/test-controller-faults.sh \
 	tests/test-controller-preempt.sh tests/test-controller-preempt-ebb.sh \
 	tests/test-controller-preempt-kill.sh tests/test-controller-faults-preempt.sh \
 	tests/test-controller-tls.sh tests/test-controller-docker.sh tests/test-controller-adopt.sh \

@@ -194,6 +194,10 @@ task_move (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state s, int node)
 void
 ebb_ctl_task_set_state (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state s)
 {
+  /* A task that leaves pending no longer waits: its reason goes (a failed launch sets its
+   * own while starting, which its end keeps). */
+  if (t->state == TASK_PENDING && s != TASK_PENDING)
+    ebb_ctl_reason_clear (&t->reason);
   task_move (c, t, s, t->node);
 }
 

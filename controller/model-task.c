@@ -87,7 +87,11 @@ ebb_ctl_job_free (ebb_ctl_job *j)
   if (!j)
     return;
   for (uint32_t i = 0; j->tasks && i < j->ntasks; i++) /* a listed job has none */
-    ebb_ctl_task_drop_spec (&j->tasks[i]);
+    {
+      ebb_ctl_task_drop_spec (&j->tasks[i]);
+      ebb_ctl_reason_clear (&j->tasks[i].reason);
+    }
+  ebb_ctl_reason_clear (&j->reason);
   free (j->tasks);
   free (j->edges);
   free (j->name);

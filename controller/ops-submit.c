@@ -239,6 +239,7 @@ ebb_ctl_op_submit (ebb_ctl *c, ebb_ctl_submit_req *r, ebb_ctl_job **job, char **
   ebb_ctl_arrival (c, j->id, ebb_now_usec ());
   ebb_ctl_adopt_send (c, j);
   ebb_ctl_sched_job (c, j);
+  ebb_ctl_explain_job (c, j);
   ebb_ctl_flush (c);
   *job = j;
   return 0;

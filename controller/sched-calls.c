@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "controller/ctl.h"
@@ -36,6 +37,19 @@ on_launch (ebb_ctl_call *k, ebb_http_result *res)
     }
   ebb_log_warn ("agent %s refused task %" PRIu64 "-%u: %ld %s", c->nodes[k->node]->name, t->job->id,
                 t->idx, res->status, res->body ? res->body : "");
+  /* The agent's detail (why it could not start the task) is what the operator needs. */
+  const char *msg = NULL;
+  if (res->json
+      && (json_object_object_get_ex (res->json, "detail", &v)
+          || json_object_object_get_ex (res->json, "message", &v)))
+    msg = json_object_get_string (v);
+  char detail[512];
+  snprintf (detail, sizeof detail, "agent %s: %s", c->nodes[k->node]->name,
+            msg         ? msg
+            : res->body ? res->body
+                        : "no answer");
+  /* Set before its end, so that the rows its end writes carry it. */
+  ebb_ctl_launch_failed (t, detail);
   ebb_ctl_finish_task (c, t, TASK_FAILED, "agent refused the launch");
   return false;
 }

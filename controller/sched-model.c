@@ -41,6 +41,11 @@ ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j)
       killed += t->state == TASK_KILLED;
       started += t->state != TASK_PENDING;
     }
+  /* Its wait ends when no task of it is pending any more (the first time). */
+  if (started == j->ntasks && j->placed_at == 0)
+    j->placed_at = ebb_ctl_now ();
+  if (started == j->ntasks && j->reason.code != REASON_LAUNCH_FAILED)
+    ebb_ctl_reason_clear (&j->reason);
   ebb_ctl_job_state s = j->state;
   if (done == j->ntasks)
     s = killed ? JOB_KILLED : failed ? JOB_FAILED : JOB_DONE;

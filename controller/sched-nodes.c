@@ -295,6 +295,7 @@ ebb_ctl_sched_tick (ebb_ctl *c)
       c->last_pol_tick = ebb_ctl_pol_now (c);
       ebb_pol_tick (c->pol, c->last_pol_tick);
       ebb_ctl_drain (c);
+      ebb_ctl_explain_all (c);
     }
   if (c->pol)
     ebb_ctl_pjobs_forget_later (c);

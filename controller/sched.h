@@ -188,6 +188,16 @@ int ebb_ctl_task_write (ebb_ctl *c, ebb_ctl_task *t);
 /* Recomputes a job's state from its tasks (and stores it when it changed). */
 void ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j);
 
+/* sched-reason.c */
+/* Sets why each pending task of j waits (no_room, long_work_protected, node_draining,
+ * waiting_for_parents; an event's reason stays) and j's reason: its first waiting task's,
+ * none once none waits (a failed launch's stays). */
+void ebb_ctl_explain_job (ebb_ctl *c, ebb_ctl_job *j);
+/* The same for every job in memory not finished: at every policy tick. */
+void ebb_ctl_explain_all (ebb_ctl *c);
+/* Task t could not start: its reason and its job's say so with the agent's detail. */
+void ebb_ctl_launch_failed (ebb_ctl_task *t, const char *detail);
+
 /* sched-evict.c */
 /* Frees the finished jobs beyond the newest cfg->keep_finished whose rows are committed and
  * that nothing refers to any more (no agent call under way, no slot); they are answered

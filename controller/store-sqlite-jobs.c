@@ -13,10 +13,10 @@
 
 #define JOB_COLS                                                                                   \
   "id, request_id, name, class, est, state, submitted_at, started_at, finished_at, answer,"        \
-  " ntasks, body_digest"
+  " ntasks, body_digest, placed_at, reason, reason_msg"
 #define TASK_COLS                                                                                  \
   "t.job, t.idx, t.spec, t.state, t.node, t.generation, t.exit_status, t.has_exit,"                \
-  " t.suspensions, t.started_at, t.finished_at, t.kill_wanted"
+  " t.suspensions, t.started_at, t.finished_at, t.kill_wanted, t.reason, t.reason_msg"
 
 static int
 load_nodes (ebb_ctl_sqlite *s, ebb_ctl *c)
@@ -46,6 +46,15 @@ load_nodes (ebb_ctl_sqlite *s, ebb_ctl *c)
   return 0;
 }
 
+/* The reason in columns col (its code's name) and col + 1 (its message) of a row. */
+static void
+reason_of_row (ebb_ctl_reason *r, sqlite3_stmt *st, int col)
+{
+  ebb_ctl_reason_code code = ebb_ctl_reason_code_of ((const char *)sqlite3_column_text (st, col));
+  const char *msg = (const char *)sqlite3_column_text (st, col + 1);
+  ebb_ctl_reason_set (r, code, "%s", msg ? msg : "");
+}
+
 /* A job of a JOB_COLS row, its tasks failed until their rows are read (with_tasks; else
  * none allocated: a listing counts them); NULL for a row with no task or too many. */
 static ebb_ctl_job *
@@ -67,6 +76,8 @@ job_of_row (ebb_ctl *c, sqlite3_stmt *st, bool with_tasks)
   j->answer = ebb_ctl_sqlite_col_str (st, 9);
   j->body_digest = ebb_ctl_sqlite_col_str (st, 11);
   j->ntasks = (uint32_t)ntasks;
+  j->placed_at = sqlite3_column_double (st, 12);
+  reason_of_row (&j->reason, st, 13);
   if (!with_tasks)
     return j;
   j->tasks = ebb_xcalloc (ntasks, sizeof *j->tasks);
@@ -120,6 +131,7 @@ task_of_row (ebb_ctl *c, ebb_ctl_job *j, sqlite3_stmt *st, bool keep_spec)
   t->started_at = sqlite3_column_double (st, 9);
   t->finished_at = sqlite3_column_double (st, 10);
   t->kill_wanted = sqlite3_column_int (st, 11);
+  reason_of_row (&t->reason, st, 12);
   t->stored = true;
   return true;
 }
@@ -287,9 +299,9 @@ ebb_ctl_sqlite_job_page (ebb_ctl_store *base, ebb_ctl *c, uint64_t after, bool d
           k++;
         }
       ebb_ctl_job_summary *sum = &v[k - 1];
-      int64_t state = sqlite3_column_int64 (st, 12);
-      uint64_t count = (uint64_t)sqlite3_column_int64 (st, 13);
-      if (sum->job && sqlite3_column_type (st, 12) != SQLITE_NULL && state >= 0
+      int64_t state = sqlite3_column_int64 (st, 15); /* after JOB_COLS */
+      uint64_t count = (uint64_t)sqlite3_column_int64 (st, 16);
+      if (sum->job && sqlite3_column_type (st, 15) != SQLITE_NULL && state >= 0
           && state < TASK_N_STATES)
         sum->task_states[state] += (uint32_t)count;
     }

@@ -24,7 +24,7 @@ static const char schema[]
       "PRAGMA synchronous=NORMAL;"
       "CREATE TABLE IF NOT EXISTS jobs (id INTEGER PRIMARY KEY, request_id TEXT, name TEXT,"
       " class INTEGER, est REAL, state INTEGER, submitted_at REAL, started_at REAL,"
-      " finished_at REAL, answer TEXT, ntasks INTEGER, body_digest TEXT);"
+      " finished_at REAL, answer TEXT, ntasks INTEGER);"
       "CREATE TABLE IF NOT EXISTS tasks (job INTEGER, idx INTEGER, spec TEXT, state INTEGER,"
       " node TEXT, generation INTEGER, exit_status INTEGER, has_exit INTEGER,"
       " suspensions INTEGER, started_at REAL, finished_at REAL, kill_wanted INTEGER,"
@@ -38,6 +38,17 @@ static const char schema[]
       " seq INTEGER, kind TEXT, path TEXT, body TEXT, PRIMARY KEY (job, idx));"
       /* A replayed request id of a job evicted from memory is found here. */
       "CREATE INDEX IF NOT EXISTS jobs_request_id ON jobs (request_id);";
+
+/* Columns added since the first schema, after the others and in this order, in a new store
+ * as in one of before (which gets them when opened; in one that has them, the ALTER fails
+ * and is ignored): the digest of a job's request (a reused request id with another body is
+ * refused), the end of a job's wait, why a job or task waits or failed to start. */
+static const char *const added_columns[] = {
+  "ALTER TABLE jobs ADD COLUMN body_digest TEXT",
+  "ALTER TABLE jobs ADD COLUMN placed_at REAL",   "ALTER TABLE jobs ADD COLUMN reason TEXT",
+  "ALTER TABLE jobs ADD COLUMN reason_msg TEXT",  "ALTER TABLE tasks ADD COLUMN reason TEXT",
+  "ALTER TABLE tasks ADD COLUMN reason_msg TEXT",
+};
 
 static void
 db_warn (ebb_ctl_sqlite *s, const char *what)
@@ -211,7 +222,7 @@ put_job (ebb_ctl_store *base, const ebb_ctl_job *j)
 {
   ebb_ctl_sqlite *s = ebb_ctl_sqlite_of (base);
   sqlite3_stmt *st
-      = cached (s, &s->st_job, "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+      = cached (s, &s->st_job, "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!st || ebb_ctl_sqlite_begin (base) < 0)
     return -EIO;
   sqlite3_bind_int64 (st, 1, (sqlite3_int64)j->id);
@@ -226,6 +237,9 @@ put_job (ebb_ctl_store *base, const ebb_ctl_job *j)
   bind_text (st, 10, j->answer);
   sqlite3_bind_int64 (st, 11, j->ntasks);
   bind_text (st, 12, j->body_digest);
+  sqlite3_bind_double (st, 13, j->placed_at);
+  bind_text (st, 14, ebb_ctl_reason_name (j->reason.code));
+  bind_text (st, 15, j->reason.message);
   return step_done (s, st, "store job");
 }
 
@@ -235,14 +249,15 @@ put_task (ebb_ctl_store *base, const ebb_ctl_task *t, const char *node)
   ebb_ctl_sqlite *s = ebb_ctl_sqlite_of (base);
   /* The spec never changes: once the row exists, an update leaves it (serializing it again
    * was most of the cost of a launch's write). */
-  sqlite3_stmt *st = t->stored
-                         ? cached (s, &s->st_task_update,
-                                   "UPDATE tasks SET state = ?4, node = ?5, generation = ?6,"
-                                   " exit_status = ?7, has_exit = ?8, suspensions = ?9,"
-                                   " started_at = ?10, finished_at = ?11, kill_wanted = ?12"
-                                   " WHERE job = ?1 AND idx = ?2")
-                         : cached (s, &s->st_task_insert,
-                                   "INSERT OR REPLACE INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+  sqlite3_stmt *st
+      = t->stored ? cached (s, &s->st_task_update,
+                            "UPDATE tasks SET state = ?4, node = ?5, generation = ?6,"
+                            " exit_status = ?7, has_exit = ?8, suspensions = ?9,"
+                            " started_at = ?10, finished_at = ?11, kill_wanted = ?12,"
+                            " reason = ?13, reason_msg = ?14"
+                            " WHERE job = ?1 AND idx = ?2")
+                  : cached (s, &s->st_task_insert,
+                            "INSERT OR REPLACE INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!st || ebb_ctl_sqlite_begin (base) < 0)
     return -EIO;
   sqlite3_bind_int64 (st, 1, (sqlite3_int64)t->job->id);
@@ -258,6 +273,8 @@ put_task (ebb_ctl_store *base, const ebb_ctl_task *t, const char *node)
   sqlite3_bind_double (st, 10, t->started_at);
   sqlite3_bind_double (st, 11, t->finished_at);
   sqlite3_bind_int (st, 12, t->kill_wanted);
+  bind_text (st, 13, ebb_ctl_reason_name (t->reason.code));
+  bind_text (st, 14, t->reason.message);
   return step_done (s, st, "store task");
 }
 
@@ -363,18 +380,6 @@ static const ebb_ctl_store_ops sqlite_ops = {
   .stats = stats,
 };
 
-/* A store made before the jobs had body_digest gets the column (NULL in its rows: a replay
- * of their request ids is not compared). */
-static int
-add_digest_column (ebb_ctl_sqlite *s)
-{
-  sqlite3_stmt *st = NULL;
-  bool has = sqlite3_prepare_v2 (s->db, "SELECT body_digest FROM jobs LIMIT 0", -1, &st, NULL)
-             == SQLITE_OK;
-  sqlite3_finalize (st);
-  return has ? 0 : exec (s, "ALTER TABLE jobs ADD COLUMN body_digest TEXT");
-}
-
 /* See store-backend.h. */
 int
 ebb_ctl_store_sqlite_open (const char *path, ebb_ctl_store **out, ebb_error **err)
@@ -392,8 +397,10 @@ ebb_ctl_store_sqlite_open (const char *path, ebb_ctl_store **out, ebb_error **er
                                             EBB_CTL_STORE_PAGE_SIZE, EBB_CTL_STORE_CACHE_PAGES);
   if (r == 0)
     sqlite3_busy_timeout (s->db, 2000);
-  if (r == 0 && (exec (s, sizes) < 0 || exec (s, schema) < 0 || add_digest_column (s) < 0))
+  if (r == 0 && (exec (s, sizes) < 0 || exec (s, schema) < 0))
     r = ebb_error_set (err, EIO, "%s: cannot create the schema: %s", path, sqlite3_errmsg (s->db));
+  for (size_t i = 0; r == 0 && i < EBB_ARRAY_SIZE (added_columns); i++)
+    sqlite3_exec (s->db, added_columns[i], NULL, NULL, NULL); /* "duplicate column": has it */
   if (r < 0)
     {
       sqlite3_close (s->db);

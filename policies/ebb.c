@@ -256,7 +256,8 @@ static void
 launch (ebb_pol *p, uint32_t node, ebb_qent q, double now_sec)
 {
   ebb_priv *e = p->priv;
-  const ebb_pol_job *j = &p->jobs[q.job];
+  ebb_pol_job *j = &p->jobs[q.job];
+  j->wait = EBB_POL_WAIT_NONE;
   /* The probe's delay and the late-binding round trip. */
   ebb_pol_launch_res (p, node, q.job, q.task, 3 * p->params.net_delay_sec);
   ebb_pre_task t = { .job = q.job,
@@ -291,6 +292,21 @@ wants_round (const ebb_pre_node *n)
   return 0;
 }
 
+/* After a plan found no room: EBB_POL_WAIT_SHARE when long work without its share bound
+ * could have made it (the environment tells the job's waiting so), else NONE. The same
+ * plan with an unbounded budget: only on this path, where nothing is preempted. */
+static uint8_t
+share_blocks (const ebb_pre_node *pn, const ebb_pre_params *pre, const ebb_pol_job *j,
+              double now_sec, ebb_pre_take *takes, uint32_t max)
+{
+  ebb_pre_params unbounded = *pre;
+  unbounded.long_share = -INFINITY;
+  double delay;
+  return ebb_pre_plan (pn, &unbounded, j->demand, j->est_task_sec, now_sec, takes, max, &delay) > 0
+             ? EBB_POL_WAIT_SHARE
+             : EBB_POL_WAIT_NONE;
+}
+
 /* The head short task does not fit: make room by preemption. Returns 1 when room is made
  * or already promised, 0 when the node has nothing it may take (the bound, or short work). */
 static int
@@ -303,6 +319,8 @@ preempt_for (ebb_pol *p, uint32_t node, ebb_qent *head, double now_sec)
   const ebb_pol_job *j = &p->jobs[head->job];
   int k = ebb_pre_plan (pn, &e->pre, j->demand, j->est_task_sec, now_sec, e->takes, e->takes_cap,
                         &delay);
+  if (k < 0)
+    p->jobs[head->job].wait = share_blocks (pn, &e->pre, j, now_sec, e->takes, e->takes_cap);
   if (k <= 0)
     return k == 0; /* 0: room already promised (a reclaim under way) */
   ebb_pre_apply (pn, &e->pre, e->takes, (uint32_t)k, now_sec);
@@ -317,6 +335,7 @@ preempt_for (ebb_pol *p, uint32_t node, ebb_qent *head, double now_sec)
                        e->takes[i].amount);
     }
   head->waiting = 1;
+  p->jobs[head->job].wait = EBB_POL_WAIT_NONE;
   return 1;
 }
 

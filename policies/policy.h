@@ -147,12 +147,22 @@ typedef struct ebb_pol_job
   uint8_t class_hint;   /* EBB_POL_CLASS_*, set by the environment (0: by cutoff) */
   uint8_t failed;       /* set by the policy when it emits FAIL for the job */
   uint8_t forgotten;    /* set by ebb_pol_job_forget; cleared when the id arrives again */
+  uint8_t wait;         /* EBB_POL_WAIT_*: why the policy left a task of it waiting at its
+                           last look, for the environment to tell (0: nothing said) */
   ebb_pol_res demand;   /* per task; set by the environment (ignored in slot mode) */
   ebb_pol_task *tasks;  /* resource mode: the core's per-task state, ntasks entries */
   /* DAG policies only (ops->dag): the job's tasks, demands and edges (policies/dag.h);
    * set by the environment before ebb_pol_job_arrived. demand is then the largest task's. */
   const struct ebb_pol_dag *dag;
 } ebb_pol_job;
+
+/* ebb_pol_job.wait: what a policy may say of a job whose task it leaves waiting. */
+enum
+{
+  EBB_POL_WAIT_NONE = 0,
+  EBB_POL_WAIT_SHARE = 1, /* room could be made by preemption, but the long work's share
+                             (ebb's long-share) protects it */
+};
 
 typedef enum
 {

@@ -8,9 +8,11 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "controller/api.h"
@@ -936,12 +938,164 @@ test_pjob_forget_slot_mode (void)
   ebb_ctl_job_free (j);
 }
 
+/* A job of ntasks tasks of 1 CPU, submitted to c's policy as POST /v1/jobs does. */
+static ebb_ctl_job *
+reason_submit (ebb_ctl *c, const char *name, uint32_t ntasks)
+{
+  ebb_ctl_job *j = ctlfix_job_new (c->next_job_id++, name, CLS_LONG, ntasks);
+  for (uint32_t k = 0; k < ntasks; k++)
+    {
+      j->tasks[k].cpu_millis = 1000;
+      j->tasks[k].memory_bytes = 64 << 20;
+      j->tasks[k].spec = json_tokener_parse ("{\"argv\":[\"x\"],\"cpu_millis\":1000,"
+                                             "\"memory_bytes\":67108864}");
+    }
+  ebb_ctl_store_begin (c);
+  ebb_ctl_store_job (c, j);
+  for (uint32_t k = 0; k < ntasks; k++)
+    ebb_ctl_task_write (c, &j->tasks[k]);
+  ebb_ctl_add_job (c, j);
+  ebb_ctl_sched_job (c, j);
+  ebb_ctl_explain_job (c, j);
+  ebb_ctl_store_commit (c);
+  return j;
+}
+
+#define REASON_IS(r, want) CU_ASSERT_STRING_EQUAL (ebb_ctl_reason_name ((r).code), want)
+
+/* Every waiting task and its job say why (sched-reason.c): no room, draining nodes, parents,
+ * the policy's share; an event's reason stays while the task waits; leaving pending clears
+ * it, but a failed launch's, which its job keeps too. The job's wait ends at placed_at. */
+static void
+test_reasons (void)
+{
+  fresh_store ();
+  ebb_ctl_config cfg;
+  ebb_ctl *c = ctl_new (&cfg);
+  ctlfix_nodes_report (c, 1, 1000, INT64_C (1) << 30, 1); /* one slot */
+  ebb_ctl_job *a = reason_submit (c, "a", 1);
+  CU_ASSERT_EQUAL (a->tasks[0].state, TASK_STARTING);
+  CU_ASSERT_EQUAL (a->reason.code, REASON_NONE);
+  CU_ASSERT (a->placed_at > 0);
+  ebb_ctl_job *b = reason_submit (c, "b", 2);
+  CU_ASSERT_EQUAL_FATAL (b->tasks[1].state, TASK_PENDING);
+  REASON_IS (b->tasks[0].reason, "no_room");
+  REASON_IS (b->tasks[1].reason, "no_room");
+  REASON_IS (b->reason, "no_room");
+  CU_ASSERT_PTR_NOT_NULL (strstr (b->reason.message, "no free slot"));
+  CU_ASSERT_EQUAL (b->placed_at, 0);
+  /* The only node big enough drains. */
+  c->nodes[0]->state = NODE_DRAINING;
+  ebb_ctl_explain_job (c, b);
+  REASON_IS (b->tasks[0].reason, "node_draining");
+  REASON_IS (b->reason, "node_draining");
+  c->nodes[0]->state = NODE_READY;
+  /* Parents not ended; the policy's share (what ebb's preemption says). */
+  b->tasks[0].dag_held = true;
+  c->pjobs_pol[b->tasks[1].pjob].wait = EBB_POL_WAIT_SHARE;
+  ebb_ctl_explain_job (c, b);
+  REASON_IS (b->tasks[0].reason, "waiting_for_parents");
+  REASON_IS (b->tasks[1].reason, "long_work_protected");
+  REASON_IS (b->reason, "waiting_for_parents");
+  b->tasks[0].dag_held = false;
+  c->pjobs_pol[b->tasks[1].pjob].wait = EBB_POL_WAIT_NONE;
+  /* An event's reason is kept while the task waits. */
+  ebb_ctl_reason_set (&b->tasks[0].reason, REASON_NODE_LOST, "queued again: %s", "node lost");
+  ebb_ctl_explain_job (c, b);
+  REASON_IS (b->tasks[0].reason, "node_lost");
+  CU_ASSERT_STRING_EQUAL (b->tasks[0].reason.message, "queued again: node lost");
+  REASON_IS (b->tasks[1].reason, "no_room");
+  /* Leaving pending clears a task's reason; none pending, its job's too, and its wait ends. */
+  ebb_ctl_task_set_state (c, &b->tasks[0], TASK_STARTING);
+  CU_ASSERT_EQUAL (b->tasks[0].reason.code, REASON_NONE);
+  CU_ASSERT_PTR_NULL (b->tasks[0].reason.message);
+  ebb_ctl_job_update (c, b);
+  CU_ASSERT_EQUAL (b->placed_at, 0);
+  ebb_ctl_task_set_state (c, &b->tasks[1], TASK_STARTING);
+  ebb_ctl_job_update (c, b);
+  CU_ASSERT_EQUAL (b->reason.code, REASON_NONE);
+  CU_ASSERT (b->placed_at >= b->submitted_at);
+  /* A failed launch: the agent's detail on the task and its job, kept. */
+  ebb_ctl_task_set_state (c, &b->tasks[1], TASK_FAILED);
+  ebb_ctl_launch_failed (&b->tasks[1], "agent n0: argv[0] /x: No such file or directory");
+  ebb_ctl_explain_job (c, b);
+  ebb_ctl_job_update (c, b);
+  REASON_IS (b->tasks[1].reason, "launch_failed");
+  REASON_IS (b->reason, "launch_failed");
+  CU_ASSERT_STRING_EQUAL (b->reason.message,
+                          "task 1: agent n0: argv[0] /x: No such file or directory");
+  /* The store keeps them and the end of the wait: a job read back says the same. */
+  ebb_ctl_task_write (c, &b->tasks[1]);
+  ebb_ctl_store_job (c, b);
+  CU_ASSERT_EQUAL (ebb_ctl_store_commit (c), 0);
+  ebb_ctl_job *r = ebb_ctl_store_job_get (c, b->id);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (r);
+  REASON_IS (r->tasks[1].reason, "launch_failed");
+  CU_ASSERT_STRING_EQUAL (r->tasks[1].reason.message, b->tasks[1].reason.message);
+  CU_ASSERT_STRING_EQUAL (r->reason.message, b->reason.message);
+  CU_ASSERT_EQUAL (r->tasks[0].reason.code, REASON_NONE);
+  CU_ASSERT_DOUBLE_EQUAL (r->placed_at, b->placed_at, 1e-6);
+  ebb_ctl_job_free (r);
+  ctlfix_ctl_del (c);
+}
+
+/* A store made before the reasons (no placed_at, reason columns) opens, its jobs load,
+ * and a job written to it reads back with its reason. */
+static void
+test_store_before_reasons (void)
+{
+  fresh_store ();
+  cleanup_free char *dir = ebb_xasprintf ("%s/state", ctlfix_dir);
+  CU_ASSERT_EQUAL_FATAL (mkdir (dir, 0700), 0);
+  cleanup_free char *path = ebb_xasprintf ("%s/controller.db", dir);
+  sqlite3 *db = NULL;
+  CU_ASSERT_EQUAL_FATAL (sqlite3_open (path, &db), SQLITE_OK);
+  CU_ASSERT_EQUAL (
+      sqlite3_exec (db,
+                    "CREATE TABLE jobs (id INTEGER PRIMARY KEY, request_id TEXT, name TEXT,"
+                    " class INTEGER, est REAL, state INTEGER, submitted_at REAL, started_at REAL,"
+                    " finished_at REAL, answer TEXT, ntasks INTEGER);"
+                    "CREATE TABLE tasks (job INTEGER, idx INTEGER, spec TEXT, state INTEGER,"
+                    " node TEXT, generation INTEGER, exit_status INTEGER, has_exit INTEGER,"
+                    " suspensions INTEGER, started_at REAL, finished_at REAL, kill_wanted INTEGER,"
+                    " PRIMARY KEY (job, idx));"
+                    "INSERT INTO jobs VALUES (1, 'r1', 'old', 1, 0, 2, 10, 11, 12, '{}', 1);"
+                    "INSERT INTO tasks VALUES (1, 0, '{\"argv\":[\"x\"]}', 4, NULL, 1, 0, 1, 0,"
+                    " 11, 12, 0);",
+                    NULL, NULL, NULL),
+      SQLITE_OK);
+  sqlite3_close (db);
+  ebb_ctl_config cfg;
+  ebb_ctl *c = ctl_new (&cfg);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (c->store);
+  ebb_ctl_job *old = ebb_ctl_store_job_get (c, 1);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (old);
+  CU_ASSERT_STRING_EQUAL (old->name, "old");
+  CU_ASSERT_EQUAL (old->reason.code, REASON_NONE);
+  CU_ASSERT_EQUAL (old->placed_at, 0);
+  ebb_ctl_job_free (old);
+  ebb_ctl_job *j = ctlfix_job_new (2, "new", CLS_LONG, 1);
+  j->tasks[0].spec = json_tokener_parse ("{\"argv\":[\"x\"]}");
+  ebb_ctl_reason_set (&j->reason, REASON_NO_ROOM, "needs %d CPU", 2);
+  ebb_ctl_task_write (c, &j->tasks[0]);
+  ebb_ctl_store_job (c, j);
+  CU_ASSERT_EQUAL (ebb_ctl_store_commit (c), 0);
+  ebb_ctl_job *back = ebb_ctl_store_job_get (c, 2);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (back);
+  REASON_IS (back->reason, "no_room");
+  CU_ASSERT_STRING_EQUAL (back->reason.message, "needs 2 CPU");
+  ebb_ctl_job_free (back);
+  ebb_ctl_job_free (j);
+  ctlfix_ctl_del (c);
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_policy_params),   EBB_CU_TEST (test_options),
   EBB_CU_TEST (test_store),           EBB_CU_TEST (test_store_cache),
   EBB_CU_TEST (test_store_calls),     EBB_CU_TEST (test_heartbeat_validation),
   EBB_CU_TEST (test_heartbeat_fence), EBB_CU_TEST (test_adopt_validation),
   EBB_CU_TEST (test_index_counters),  EBB_CU_TEST (test_pjob_forget_slot_mode),
+  EBB_CU_TEST (test_reasons),         EBB_CU_TEST (test_store_before_reasons),
 };
 
 EBB_CU_MAIN ("controller-core", init, ctlfix_clean, tests)

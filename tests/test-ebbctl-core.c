@@ -673,6 +673,34 @@ test_duration_bytes (void)
   CU_ASSERT_STRING_EQUAL (ebbctl_bytes (b, sizeof b, 3ULL << 29), "1.5G");
 }
 
+/* WAITED is the job's wait until its last task left pending (placed_at), not until its
+ * first task started: a job with a task pending 6 s showed 0ms (issue 22). */
+static void
+test_job_waited (void)
+{
+  char b[32];
+  json_object *j = json_tokener_parse ("{\"state\":\"running\",\"submitted_at\":100,"
+                                       "\"started_at\":100,\"placed_at\":106}");
+  CU_ASSERT_STRING_EQUAL (ebbctl_job_waited (b, sizeof b, j), "6.0s");
+  json_object_put (j);
+  /* A task still pending: the wait so far. */
+  j = json_tokener_parse ("{\"state\":\"running\",\"started_at\":100,\"placed_at\":null}");
+  json_object_object_add (j, "submitted_at", json_object_new_double (ebbctl_now () - 6.01));
+  CU_ASSERT_STRING_EQUAL (ebbctl_job_waited (b, sizeof b, j), "6.0s");
+  json_object_put (j);
+  /* Without placed_at (an older controller) or finished with it null (a restart): until
+   * its start. */
+  j = json_tokener_parse ("{\"state\":\"running\",\"submitted_at\":100,\"started_at\":100}");
+  CU_ASSERT_STRING_EQUAL (ebbctl_job_waited (b, sizeof b, j), "0ms");
+  json_object_put (j);
+  j = json_tokener_parse ("{\"state\":\"done\",\"submitted_at\":100,\"started_at\":102}");
+  CU_ASSERT_STRING_EQUAL (ebbctl_job_waited (b, sizeof b, j), "2.0s");
+  json_object_put (j);
+  j = json_tokener_parse ("{\"state\":\"queued\"}");
+  CU_ASSERT_STRING_EQUAL (ebbctl_job_waited (b, sizeof b, j), "-");
+  json_object_put (j);
+}
+
 static void
 test_job_counts (void)
 {
@@ -966,6 +994,7 @@ main (void)
     EBB_CU_TEST (test_progress),
     EBB_CU_TEST (test_duration_bytes),
     EBB_CU_TEST (test_job_counts),
+    EBB_CU_TEST (test_job_waited),
     EBB_CU_TEST (test_help_lists_every_option),
     EBB_CU_TEST (test_describe),
     EBB_CU_TEST (test_reasons),

@@ -491,11 +491,15 @@ test_params_check (void)
 
 /* ---- The policy, driven as the controller drives it: events in, actions out. ---- */
 
+/* The ebb policy over nnodes nodes of capacity cap; long_share below 0: the default. */
 static ebb_pol *
-make_ebb (uint32_t nnodes, ebb_pol_res cap, ebb_pol_res footprint, uint32_t d, ebb_pol_job *jobs)
+make_ebb_share (uint32_t nnodes, ebb_pol_res cap, ebb_pol_res footprint, uint32_t d,
+                double long_share, ebb_pol_job *jobs)
 {
   ebb_pol_params p;
   ebb_pol_params_default (&p);
+  if (long_share >= 0)
+    p.long_share = long_share;
   p.nnodes = nnodes;
   p.cutoff_sec = 100;
   p.short_part_pct = 0;
@@ -506,6 +510,12 @@ make_ebb (uint32_t nnodes, ebb_pol_res cap, ebb_pol_res footprint, uint32_t d, e
   ebb_pol *pol = ebb_pol_new ("ebb", &p, jobs, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL (pol);
   return pol;
+}
+
+static ebb_pol *
+make_ebb (uint32_t nnodes, ebb_pol_res cap, ebb_pol_res footprint, uint32_t d, ebb_pol_job *jobs)
+{
+  return make_ebb_share (nnodes, cap, footprint, d, -1, jobs);
 }
 
 static void
@@ -570,6 +580,36 @@ test_policy_short_waits_for_short (void)
   CU_ASSERT_EQUAL (p->stats.suspends, 0);
   ebb_pol_free (p);
   free_jobs (jobs, 2);
+}
+
+/* The policy tells the environment why a short task waits (ebb_pol_job.wait): the share
+ * protecting the long work (long-share 1: nothing may be taken), not a short task holding
+ * the node; and nothing once it starts. */
+static void
+test_policy_says_share_protects (void)
+{
+  ebb_pol_job jobs[3] = {
+    { .ntasks = 1, .est_task_sec = 1000, .demand = { 1000, 0 } },
+    { .ntasks = 1, .est_task_sec = 5, .demand = { 1000, 0 } },
+    { .ntasks = 1, .est_task_sec = 5, .demand = { 1000, 0 } },
+  };
+  ebb_pol *p = make_ebb_share (1, (ebb_pol_res){ 1000, 0 }, (ebb_pol_res){ 0, 0 }, 0, 1, jobs);
+  ebb_pol_job_arrived (p, 0, 0);
+  ebb_pol_clear_actions (p);
+  ebb_pol_job_arrived (p, 10, 1);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_SUSPEND) < 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) < 0);
+  CU_ASSERT_EQUAL (jobs[1].wait, EBB_POL_WAIT_SHARE);
+  ebb_pol_task_finished (p, 20, 0, 0, 0);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) >= 0);
+  CU_ASSERT_EQUAL (jobs[1].wait, EBB_POL_WAIT_NONE);
+  ebb_pol_clear_actions (p);
+  /* Behind a short task: no long work to protect, nothing said. */
+  ebb_pol_job_arrived (p, 21, 2);
+  CU_ASSERT (polfix_find (p, EBB_POL_ACT_LAUNCH) < 0);
+  CU_ASSERT_EQUAL (jobs[2].wait, EBB_POL_WAIT_NONE);
+  ebb_pol_free (p);
+  free_jobs (jobs, 3);
 }
 
 /* Vectors: the short task lacks only CPU, so only CPU is taken (graceful, no memory), and
@@ -1268,6 +1308,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_params_check),
   EBB_CU_TEST (test_policy_slot_preempts_and_resumes),
   EBB_CU_TEST (test_policy_short_waits_for_short),
+  EBB_CU_TEST (test_policy_says_share_protects),
   EBB_CU_TEST (test_policy_vector_takes_cpu_only),
   EBB_CU_TEST (test_policy_overdue_resume_beats_queued_short),
   EBB_CU_TEST (test_policy_empty_node_before_preemption),
