@@ -6,6 +6,7 @@
 #define EBB_CTL_API_H
 
 #include <json-c/json.h>
+#include <stdio.h>
 
 #include "controller/ctl.h"
 #include "controller/ops.h"
@@ -55,5 +56,8 @@ int ebb_ctl_api_decisions (ebb_http_request *req, ebb_http_response *resp, void 
 int ebb_ctl_api_cluster (ebb_http_request *req, ebb_http_response *resp, void *ud);
 int ebb_ctl_api_health (ebb_http_request *req, ebb_http_response *resp, void *ud);
 int ebb_ctl_api_metrics (ebb_http_request *req, ebb_http_response *resp, void *ud);
+/* api-metrics.c: the histograms, the per-node gauges and the process_* families of
+ * GET /metrics, written to f. */
+void ebb_ctl_api_metrics_headline (ebb_ctl *c, FILE *f);
 
 #endif

@@ -13,12 +13,13 @@ controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/outbox-t.h controller/outbox.h controller/outbox.c \
 	controller/sched.h controller/sched-model.c controller/sched-calls.c \
 	controller/sched-place.c controller/sched-preempt.c controller/sched-recover.c \
-	controller/sched-nodes.c controller/model.c controller/model-index.c controller/model-task.c controller/sched-adopt.c \
+	controller/sched-nodes.c controller/model.c controller/model-index.c controller/model-task.c \
+	controller/model-metrics.c controller/sched-adopt.c \
 	controller/sched-evict.c controller/sched-pjobs.c controller/sched-timed.c controller/sched-dag.c \
 	controller/ops.h controller/ops.c controller/ops-submit.c \
 	controller/api.h controller/api-routes.c controller/api-jobs.c controller/api-jobs-get.c \
 	controller/api-nodes.c \
-	controller/api-cluster.c controller/api-adopt.c \
+	controller/api-cluster.c controller/api-metrics.c controller/api-adopt.c \
 	controller/daemon.h controller/daemon.c
 controller_libebb_controller_a_CFLAGS = $(EBB_CTL_CFLAGS)
 

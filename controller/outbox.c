@@ -223,7 +223,11 @@ ebb_ctl_flush (ebb_ctl *c)
         }
   uint64_t now = ebb_now_usec ();
   for (size_t a = 0; a < c->n_arrivals; a++)
-    c->arrival_usec[c->n_arrival++ % EBB_ARRAY_SIZE (c->arrival_usec)] = now - c->arrivals[a].usec;
+    {
+      c->arrival_usec[c->n_arrival++ % EBB_ARRAY_SIZE (c->arrival_usec)]
+          = now - c->arrivals[a].usec;
+      ebb_prom_hist_observe (&c->hist.decision, (double)(now - c->arrivals[a].usec) / 1e6);
+    }
   c->n_arrivals = 0;
   for (size_t i = 0; i < n; i++)
     if (box[i])

@@ -35,6 +35,7 @@ typedef struct ebb_ctl_store_ops
                    ebb_ctl_job_summary **out, size_t *n);
   char *(*rid_answer) (ebb_ctl_store *s, const char *request_id);
   void (*stats) (ebb_ctl_store *s, ebb_ctl_store_stats *st);
+  int (*preemptions) (ebb_ctl_store *s, ebb_ctl_store_preemptions *p);
 } ebb_ctl_store_ops;
 
 /* The handle: a backend's struct starts with it. */
