@@ -60,5 +60,7 @@ ebb_ctl_api_metrics_headline (ebb_ctl *c, FILE *f)
   ebb_prom_histogram (f, "ebb_controller_job_decision_seconds",
                       "A job's arrival to its launches sent.", &c->hist.decision);
   node_gauges (c, f);
+  /* Not yet: queued and pending tasks by reason, once tasks carry one (issue 22, item 1),
+   * a gauge family here with a reason label of its machine-readable codes. */
   ebb_prom_process (f, "/proc");
 }

@@ -144,8 +144,8 @@ if [ -n "$ctl_addr" ]; then
   v=$(query 'ebb_controller_heartbeats_total')
   [ -n "$v" ] && [ "$v" -ge 1 ] && ok "ebb_controller_heartbeats_total = $v" || fail "controller heartbeats: '$v'"
 fi
-# The process_* families of Prometheus' client libraries, as the agent's own (the controller's
-# come with its next change); each one stored with a plausible value.
+# The process_* families of Prometheus' client libraries, as the agent's own (the controller's:
+# tests/test-prometheus-controller.sh); each one stored with a plausible value.
 for fam in process_cpu_seconds_total process_resident_memory_bytes process_virtual_memory_bytes \
   process_open_fds process_max_fds process_start_time_seconds; do
   v=$(query "$fam{job=\"ebb-agent\"}")
