@@ -58,6 +58,7 @@ static const ebb_http_route routes[] = {
   { "POST", "/v1/jobs", ebb_ctl_api_submit, 0 },
   { "GET", "/v1/jobs/{id}", ebb_ctl_api_job, 0 },
   { "DELETE", "/v1/jobs/{id}", ebb_ctl_api_job_delete, 0 },
+  { "GET", "/v1/jobs/{id}/tasks/{k}/logs", ebb_ctl_api_task_logs, 0 },
   { "GET", "/v1/nodes", ebb_ctl_api_nodes, 0 },
   { "GET", "/v1/nodes/{name}", ebb_ctl_api_node, 0 },
   { "POST", "/v1/nodes/{name}/drain", ebb_ctl_api_drain, 0 },

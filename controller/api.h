@@ -42,6 +42,16 @@ int ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud
 /* api-jobs-get.c */
 int ebb_ctl_api_jobs (ebb_http_request *req, ebb_http_response *resp, void *ud);
 int ebb_ctl_api_job (ebb_http_request *req, ebb_http_response *resp, void *ud);
+/* Job {id} of the request, in memory or read from the store (*loaded, freed by the
+ * caller), or NULL when answered with 400 or 404. */
+ebb_ctl_job *ebb_ctl_api_job_or_404 (ebb_ctl *c, ebb_http_request *req, ebb_http_response *resp,
+                                     ebb_ctl_job **loaded);
+
+/* api-logs.c: GET /v1/jobs/{id}/tasks/{k}/logs, streamed from the task's agent. */
+#define EBB_CTL_LOG_MAX_FOLLOWERS 64
+#define EBB_CTL_LOG_BUFFER_BYTES  (1024 * 1024)
+#define EBB_CTL_LOG_MAX_TAIL      1000000 /* the agent's bound (agent/logs.h) */
+int ebb_ctl_api_task_logs (ebb_http_request *req, ebb_http_response *resp, void *ud);
 int ebb_ctl_api_job_delete (ebb_http_request *req, ebb_http_response *resp, void *ud);
 
 /* api-nodes.c */

@@ -253,6 +253,8 @@ typedef struct ebb_ctl
   sd_event *event;
   ebb_http_server *http_unix, *http_tcp;
   ebb_http_client *client;
+  ebb_http_client *log_client; /* log streams from agents (api-logs.c); NULL until one */
+  unsigned log_followers;      /* of them, with follow */
   struct ebb_ctl_store *store; /* controller/store.h: an opaque handle, NULL: none */
   char *token;
   sd_event_source *sig_src[3];

@@ -224,6 +224,7 @@ ebb_ctl_free (ebb_ctl *c)
   ebb_http_server_free (c->http_unix);
   ebb_http_server_free (c->http_tcp);
   ebb_http_client_free (c->client);
+  ebb_http_client_free (c->log_client);
   c->timer_src = sd_event_source_disable_unref (c->timer_src);
   c->post_src = sd_event_source_disable_unref (c->post_src);
   for (size_t i = 0; i < EBB_ARRAY_SIZE (c->sig_src); i++)

@@ -19,7 +19,8 @@ controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/ops.h controller/ops.c controller/ops-submit.c \
 	controller/api.h controller/api-routes.c controller/api-jobs.c controller/api-jobs-get.c \
 	controller/api-nodes.c \
-	controller/api-cluster.c controller/api-metrics.c controller/api-adopt.c \
+	controller/api-cluster.c controller/api-metrics.c controller/api-logs.c \
+	controller/api-adopt.c \
 	controller/daemon.h controller/daemon.c
 controller_libebb_controller_a_CFLAGS = $(EBB_CTL_CFLAGS)
 
@@ -36,7 +37,7 @@ controller_int_tests = tests/test-controller-basic.sh tests/test-controller-faul
 	tests/test-controller-tls.sh tests/test-controller-docker.sh tests/test-controller-adopt.sh \
 	tests/test-controller-evict.sh tests/test-controller-options.sh \
 	tests/test-controller-fail-forget.sh tests/test-controller-peacock.sh \
-	tests/test-controller-dag.sh
+	tests/test-controller-dag.sh tests/test-controller-logs.sh
 TESTS += $(controller_int_tests)
 EXTRA_DIST += $(controller_int_tests) tests/controller/lib.sh
 

@@ -1,0 +1,85 @@
+#!/bin/sh
+# Logs through the controller: GET /v1/jobs/ID/tasks/K/logs streams a task's output from its
+# real agent, and `ebbctl logs JOB[-TASK]` uses it by default. Checked: ?tail=N gives the last
+# N lines of a running task's output; ?follow=1 delivers a printing task's lines while it runs (the
+# first ones before the task ends) and the stream ends by itself when the task ends, with
+# every line; ebbctl logs JOB-TASK --tail and -f do the same through the controller, and the
+# agent form (--agent, the agent's task id) still works; a task or job that does not exist is
+# 404, a task not started on a node 409, a bad query 400. About 10 s.
+. "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
+setup_cgroups
+EBBCTL="$EBB_TOP_BUILDDIR/ebbctl"
+start_controller || { fail "controller did not start"; exit 1; }
+start_node 1
+wait_for 10 '[.nodes[] | select(.state == "ready")] | length == 1' /v1/nodes || fail "node: $(cat "$TMP/body")"
+task () { printf '{"argv":["sh","-c","%s"],"cpu_millis":100,"memory_bytes":67108864}' "$1"; }
+
+# A running task that printed 5 lines: its last lines. (A finished task's log goes with its
+# agent task, which the controller has the agent forget once it ended.)
+capi POST /v1/jobs "$(job_body five long "$(task 'for i in 1 2 3 4 5; do echo line$i; done; exec sleep 60')")"
+A=$(jq -r .id "$TMP/body")
+i=0
+until capi GET "/v1/jobs/$A/tasks/0/logs" && [ "$STATUS" = 200 ] && [ "$(wc -l <"$TMP/body")" = 5 ]; do
+  [ $i -lt 100 ] || { fail "job $A printed no 5 lines: $STATUS $(cat "$TMP/body")"; break; }
+  sleep 0.1; i=$((i + 1))
+done
+capi GET "/v1/jobs/$A/tasks/0/logs?tail=2"
+[ "$STATUS" = 200 ] && [ "$(cat "$TMP/body")" = "$(printf 'line4\nline5')" ] &&
+  ok "?tail=2 of a running task: line4, line5" || fail "tail: $STATUS $(cat "$TMP/body")"
+capi GET "/v1/jobs/$A/tasks/0/logs"
+[ "$STATUS" = 200 ] && [ "$(wc -l <"$TMP/body")" = 5 ] && ok "the whole log: 5 lines" ||
+  fail "whole log: $STATUS $(cat "$TMP/body")"
+out=$(EBB_CONTROLLER="unix:$CSOCK" "$EBBCTL" logs "$A-0" --tail 1 2>&1)
+[ "$out" = line5 ] && ok "ebbctl logs $A-0 --tail 1: line5" || fail "ebbctl logs --tail 1: '$out'"
+out=$(EBB_CONTROLLER="unix:$CSOCK" "$EBBCTL" logs "$A" 2>&1 | wc -l)
+[ "$out" = 5 ] && ok "ebbctl logs $A: 5 lines (task 0)" || fail "ebbctl logs $A: $out lines"
+capi GET "/v1/jobs/$A"
+aid=$(jq -r '.tasks[0].agent_task_id' "$TMP/body")
+out=$("$EBBCTL" --agent "unix:$TMP/a1.sock" --token-file "$TOKEN_FILE" logs "$aid" --tail 1 2>&1)
+[ "$out" = line5 ] && ok "the agent form still works (--agent, $aid)" || fail "ebbctl --agent logs: '$out'"
+
+# Follow: a task printing a line every 0.3 s; the stream ends when it does.
+capi POST /v1/jobs "$(job_body ticks long "$(task 'for i in 1 2 3 4 5 6 7 8; do echo tick$i; sleep 0.3; done')")"
+B=$(jq -r .id "$TMP/body")
+wait_for 10 '.tasks[0].state == "running"' "/v1/jobs/$B" || fail "job $B: $(cat "$TMP/body")"
+curl -sN -m 30 --unix-socket "$CSOCK" "http://c/v1/jobs/$B/tasks/0/logs?follow=1" >"$TMP/follow" &
+CURL_PID=$!
+EBB_CONTROLLER="unix:$CSOCK" timeout 30 "$EBBCTL" logs "$B-0" -f >"$TMP/follow-cli" 2>&1 &
+CLI_PID=$!
+# Some lines arrive while the task still runs.
+seen=
+for i in $(seq 1 40); do
+  if [ -s "$TMP/follow" ]; then
+    capi GET "/v1/jobs/$B"
+    [ "$(jq -r '.tasks[0].state' "$TMP/body")" = running ] && seen=$(wc -l <"$TMP/follow")
+    break
+  fi
+  sleep 0.1
+done
+[ -n "$seen" ] && ok "follow: $seen line(s) arrived while the task ran" || fail "follow: nothing while the task ran"
+wait "$CURL_PID"; rc=$?
+[ "$rc" = 0 ] && ok "follow: the stream ended by itself when the task ended" || fail "follow: curl exit $rc"
+[ "$(cat "$TMP/follow")" = "$(printf 'tick%s\n' 1 2 3 4 5 6 7 8)" ] && ok "follow: every line, in order" ||
+  fail "follow got: $(cat "$TMP/follow")"
+wait "$CLI_PID"; rc=$?
+[ "$rc" = 0 ] && [ "$(cat "$TMP/follow-cli")" = "$(cat "$TMP/follow")" ] &&
+  ok "ebbctl logs $B-0 -f: the same lines, exit 0" || fail "ebbctl logs -f: exit $rc: $(cat "$TMP/follow-cli")"
+
+# Refusals.
+capi GET "/v1/jobs/$A/tasks/7/logs"
+[ "$STATUS" = 404 ] && ok "unknown task: 404" || fail "unknown task: $STATUS $(cat "$TMP/body")"
+capi GET "/v1/jobs/99999/tasks/0/logs"
+[ "$STATUS" = 404 ] && ok "unknown job: 404" || fail "unknown job: $STATUS $(cat "$TMP/body")"
+capi GET "/v1/jobs/$A/tasks/0/logs?tail=x"
+[ "$STATUS" = 400 ] && ok "bad tail: 400" || fail "bad tail: $STATUS"
+capi GET "/v1/jobs/$A/tasks/0/logs?lines=3"
+[ "$STATUS" = 400 ] && ok "unknown argument: 400" || fail "unknown argument: $STATUS"
+capi POST /v1/jobs "$(job_body big long '{"argv":["true"],"cpu_millis":64000,"memory_bytes":67108864}')"
+C=$(jq -r .id "$TMP/body")
+capi GET "/v1/jobs/$C/tasks/0/logs"
+[ "$STATUS" = 409 ] && ok "a task not started on a node: 409" || fail "not started: $STATUS $(cat "$TMP/body")"
+out=$(EBB_CONTROLLER="unix:$CSOCK" "$EBBCTL" logs "$A-7" 2>&1); rc=$?
+[ "$rc" != 0 ] && ok "ebbctl logs $A-7: exit $rc ($out)" || fail "ebbctl logs of no task: exit 0"
+capi DELETE "/v1/jobs/$A"
+capi DELETE "/v1/jobs/$C"
+exit $FAILED
