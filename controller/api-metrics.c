@@ -6,40 +6,47 @@
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "controller/api.h"
 #include "controller/ctl.h"
 #include "lib/prom.h"
+#include "lib/util.h"
 
-/* One gauge family of a value per node, labelled by the node's name (an id: letters,
- * digits, '.', '_', '-', nothing to escape; api-nodes.c). */
-static void
-node_gauge (ebb_ctl *c, FILE *f, const char *name, const char *help, size_t off)
+/* The per-node gauge families: a value of ebb_ctl_node at off, labelled by the node's name
+ * (an id: letters, digits, '.', '_', '-', nothing to escape; api-nodes.c). */
+static const struct
 {
-  ebb_prom_head (f, name, help, "gauge");
-  for (size_t i = 0; i < c->n_nodes; i++)
-    {
-      const ebb_ctl_node *n = c->nodes[i];
-      uint64_t v = *(const uint64_t *)(const void *)((const char *)n + off);
-      fprintf (f, "%s{node=\"%s\"} %" PRIu64 "\n", name, n->name, v);
-    }
-}
+  const char *name, *help;
+  size_t off;
+} node_families[] = {
+  { "ebb_controller_node_capacity_cpu_millis",
+    "CPU a node offers, in millicores (its last heartbeat).",
+    offsetof (ebb_ctl_node, cap_cpu_millis) },
+  { "ebb_controller_node_capacity_memory_bytes", "Memory a node offers (its last heartbeat).",
+    offsetof (ebb_ctl_node, cap_memory_bytes) },
+  { "ebb_controller_node_allocated_cpu_millis",
+    "CPU held by a node's starting and running tasks, in millicores.",
+    offsetof (ebb_ctl_node, alloc_cpu_millis) },
+  { "ebb_controller_node_allocated_memory_bytes",
+    "Memory held by a node's starting and running tasks.",
+    offsetof (ebb_ctl_node, alloc_memory_bytes) },
+};
 
 static void
 node_gauges (ebb_ctl *c, FILE *f)
 {
-  node_gauge (c, f, "ebb_controller_node_capacity_cpu_millis",
-              "CPU a node offers, in millicores (its last heartbeat).",
-              offsetof (ebb_ctl_node, cap_cpu_millis));
-  node_gauge (c, f, "ebb_controller_node_capacity_memory_bytes",
-              "Memory a node offers (its last heartbeat).",
-              offsetof (ebb_ctl_node, cap_memory_bytes));
-  node_gauge (c, f, "ebb_controller_node_allocated_cpu_millis",
-              "CPU held by a node's starting and running tasks, in millicores.",
-              offsetof (ebb_ctl_node, alloc_cpu_millis));
-  node_gauge (c, f, "ebb_controller_node_allocated_memory_bytes",
-              "Memory held by a node's starting and running tasks.",
-              offsetof (ebb_ctl_node, alloc_memory_bytes));
+  for (size_t k = 0; k < EBB_ARRAY_SIZE (node_families); k++)
+    {
+      ebb_prom_head (f, node_families[k].name, node_families[k].help, "gauge");
+      for (size_t i = 0; i < c->n_nodes; i++)
+        {
+          const char *n = (const char *)c->nodes[i];
+          uint64_t v;
+          memcpy (&v, n + node_families[k].off, sizeof v);
+          fprintf (f, "%s{node=\"%s\"} %" PRIu64 "\n", node_families[k].name, c->nodes[i]->name, v);
+        }
+    }
   ebb_prom_head (f, "ebb_controller_node_tasks",
                  "A node's active tasks (starting, running, suspended).", "gauge");
   for (size_t i = 0; i < c->n_nodes; i++)

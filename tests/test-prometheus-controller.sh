@@ -9,23 +9,13 @@
 # capacity and allocation gauges (node="a1": 2000 millicores), the process_* families. The
 # controller is then restarted on the same state: its preemption counters
 # (ebb_controller_task_suspends_total, _resumes_total) count from the store, not from zero.
+# Also: a task's log through the controller (GET /v1/jobs/ID/tasks/K/logs) wants the token on
+# TCP, as every API call.
 # Budget: about 25 s (60 s limits on the waits).
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
-command -v prometheus >/dev/null || skip "needs prometheus (apt-get install prometheus)"
-command -v openssl >/dev/null || skip "needs openssl (apt-get install openssl)"
+. "${EBB_TOP_SRCDIR:-.}/tests/prometheus/lib.sh"
 setup_cgroups
-PROM_PID=
-
-free_port () {
-  for try in 1 2 3 4 5 6 7 8; do
-    p=$((20000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 40000))
-    curl -s -m 1 -o /dev/null "http://127.0.0.1:$p/" || { echo "$p"; return 0; }
-  done
-  return 1
-}
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
-  -keyout "$TMP/key.pem" -out "$TMP/cert.pem" -days 2 -subj /CN=localhost \
-  -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1 || { fail "openssl req"; exit 1; }
+self_signed || { fail "openssl req"; exit 1; }
 ctl_addr=127.0.0.1:$(free_port) || { fail "no free port for the controller"; exit 1; }
 CTL_OPTS="--listen $ctl_addr --tls-cert $TMP/cert.pem --tls-key $TMP/key.pem --policy bigc
   --policy-opt mode=gp --policy-opt round-sec=1 --policy-opt resume-tries=1"
@@ -41,14 +31,8 @@ port=$(free_port) || { fail "no free port for prometheus"; exit 1; }
     -e "s|controller.example:7480|$ctl_addr|" "$EBB_TOP_SRCDIR/contrib/prometheus/ebb.yml" |
     sed '/job_name: ebb-agent/,/job_name: ebb-controller/{/job_name: ebb-controller/!d}'
 } >"$TMP/prometheus.yml"
-prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/prom" \
-  --web.listen-address="127.0.0.1:$port" --log.level=warn >"$TMP/prometheus.log" 2>&1 &
-PROM_PID=$!
+prom_start "$port"
 trap 'kill "$PROM_PID" 2>/dev/null; wait "$PROM_PID" 2>/dev/null; ctl_cleanup' EXIT
-query () {
-  curl -s -m 5 -G "http://127.0.0.1:$port/api/v1/query" --data-urlencode "query=$1" >"$TMP/q.json" || return 1
-  jq -r '.data.result[0].value[1] // ""' "$TMP/q.json"
-}
 # until_query SECONDS PROMQL: waits until PROMQL has a sample.
 until_query () {
   end=$(($(date +%s) + $1))
@@ -101,6 +85,13 @@ sus=$(query 'ebb_controller_task_suspends_total{job="ebb-controller"}')
 res=$(query 'ebb_controller_task_resumes_total{job="ebb-controller"}')
 [ -n "$sus" ] && [ "$sus" -ge 1 ] && [ -n "$res" ] && [ "$res" -ge 1 ] &&
   ok "preemptions before the restart: $sus suspends, $res resumes" || fail "suspends '$sus', resumes '$res'"
+
+# A task's log through the controller wants the token on TCP, as every API call.
+code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$TMP/cert.pem" "https://$ctl_addr/v1/jobs/$LONG/tasks/0/logs?tail=1")
+[ "$code" = 401 ] && ok "GET /v1/jobs/$LONG/tasks/0/logs without the token: 401" || fail "logs without the token: HTTP $code"
+code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$TMP/cert.pem" -H "Authorization: Bearer $(cat "$TOKEN_FILE")" \
+  "https://$ctl_addr/v1/jobs/$LONG/tasks/0/logs?tail=1")
+[ "$code" = 200 ] && ok "with the token: 200" || fail "logs with the token: HTTP $code"
 
 # The restart: the counters come back from the decision log.
 kill -TERM "$CTL_PID"
