@@ -3,7 +3,7 @@
  * neither the node nor its socket. The agent's body goes to the client as it comes, through
  * a buffer of at most EBB_CTL_LOG_BUFFER_BYTES: a client that reads slower than the task
  * writes is cut off rather than let the controller's memory grow. At most
- * EBB_CTL_LOG_MAX_FOLLOWERS streams with follow at once (each holds a connection to an
+ * --log-followers streams with follow at once (each holds a connection to an
  * agent for as long as its task runs); the calls go through a client of their own, so they
  * never wait behind (or hold up) the scheduler's agent calls. */
 #include "config.h"
@@ -216,11 +216,11 @@ ebb_ctl_api_task_logs (ebb_http_request *req, ebb_http_response *resp, void *ud)
   int r = EBB_HTTP_REPLIED;
   if (t && log_query (c, req, resp, query, sizeof query, &follow) == 0)
     {
-      if (follow && c->log_followers >= EBB_CTL_LOG_MAX_FOLLOWERS)
+      if (follow && c->log_followers >= c->cfg->log_followers)
         {
           ebb_http_reply_header (resp, "Retry-After", "5");
-          ebb_http_error (resp, 429, "too_many_requests", "%u logs are followed already",
-                          EBB_CTL_LOG_MAX_FOLLOWERS);
+          ebb_http_error (resp, 429, "too_many_requests",
+                          "%u logs are followed already (--log-followers)", c->log_followers);
         }
       else
         r = proxy_begin (c, t, query, follow, req, resp);

@@ -48,9 +48,8 @@ ebb_ctl_job *ebb_ctl_api_job_or_404 (ebb_ctl *c, ebb_http_request *req, ebb_http
                                      ebb_ctl_job **loaded);
 
 /* api-logs.c: GET /v1/jobs/{id}/tasks/{k}/logs, streamed from the task's agent. */
-#define EBB_CTL_LOG_MAX_FOLLOWERS 64
-#define EBB_CTL_LOG_BUFFER_BYTES  (1024 * 1024)
-#define EBB_CTL_LOG_MAX_TAIL      1000000 /* the agent's bound (agent/logs.h) */
+#define EBB_CTL_LOG_BUFFER_BYTES (1024 * 1024)
+#define EBB_CTL_LOG_MAX_TAIL     1000000 /* the agent's bound (agent/logs.h) */
 int ebb_ctl_api_task_logs (ebb_http_request *req, ebb_http_response *resp, void *ud);
 int ebb_ctl_api_job_delete (ebb_http_request *req, ebb_http_response *resp, void *ud);
 

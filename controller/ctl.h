@@ -48,6 +48,7 @@ typedef struct ebb_ctl_config
   uint64_t tick_usec;
   uint64_t retry_max_usec;
   uint64_t keep_finished; /* finished jobs kept in memory; older ones are read from the store */
+  uint64_t log_followers; /* GET .../logs?follow=1 streams at once (api-logs.c) */
   int64_t verbose;
   /* Not settings: how the program was started (for SIGHUP reload). */
   char *config_path;

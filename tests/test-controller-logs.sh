@@ -4,12 +4,14 @@
 # N lines of a running task's output; ?follow=1 delivers a printing task's lines while it runs (the
 # first ones before the task ends) and the stream ends by itself when the task ends, with
 # every line; ebbctl logs JOB-TASK --tail and -f do the same through the controller, and the
-# agent form (--agent, the agent's task id) still works; a task or job that does not exist is
-# 404, a task not started on a node 409, a bad query 400. About 10 s.
+# agent form (--agent, the agent's task id) still works; a follower past --log-followers is
+# refused (429) and the ended streams give their places back; a task or job that does not
+# exist is 404, a task not started on a node 409, a bad query 400. About 10 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
 setup_cgroups
 EBBCTL="$EBB_TOP_BUILDDIR/ebbctl"
-start_controller || { fail "controller did not start"; exit 1; }
+# Two followers at once, at most (the third is refused).
+start_controller --log-followers 2 || { fail "controller did not start"; exit 1; }
 start_node 1
 wait_for 10 '[.nodes[] | select(.state == "ready")] | length == 1' /v1/nodes || fail "node: $(cat "$TMP/body")"
 task () { printf '{"argv":["sh","-c","%s"],"cpu_millis":100,"memory_bytes":67108864}' "$1"; }
@@ -57,6 +59,11 @@ for i in $(seq 1 40); do
   sleep 0.1
 done
 [ -n "$seen" ] && ok "follow: $seen line(s) arrived while the task ran" || fail "follow: nothing while the task ran"
+# Both followers connected (ebbctl's has output too): a third is refused, 429.
+i=0
+until [ -s "$TMP/follow-cli" ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+capi GET "/v1/jobs/$B/tasks/0/logs?follow=1"
+[ "$STATUS" = 429 ] && ok "a third follower with --log-followers 2: 429" || fail "third follower: $STATUS $(cat "$TMP/body")"
 wait "$CURL_PID"; rc=$?
 [ "$rc" = 0 ] && ok "follow: the stream ended by itself when the task ended" || fail "follow: curl exit $rc"
 [ "$(cat "$TMP/follow")" = "$(printf 'tick%s\n' 1 2 3 4 5 6 7 8)" ] && ok "follow: every line, in order" ||
@@ -64,6 +71,12 @@ wait "$CURL_PID"; rc=$?
 wait "$CLI_PID"; rc=$?
 [ "$rc" = 0 ] && [ "$(cat "$TMP/follow-cli")" = "$(cat "$TMP/follow")" ] &&
   ok "ebbctl logs $B-0 -f: the same lines, exit 0" || fail "ebbctl logs -f: exit $rc: $(cat "$TMP/follow-cli")"
+
+# The ended streams gave their places back: a follower is let through again (to the agent,
+# which answers for a task that ended).
+STATUS=$(curl -s -m 5 -o "$TMP/body" -w '%{http_code}' --unix-socket "$CSOCK" "http://c/v1/jobs/$B/tasks/0/logs?follow=1")
+[ "$STATUS" = 200 ] || [ "$STATUS" = 404 ] && ok "after the streams ended, a follower is let through ($STATUS)" ||
+  fail "follower after the end: $STATUS $(cat "$TMP/body")"
 
 # Refusals.
 capi GET "/v1/jobs/$A/tasks/7/logs"
