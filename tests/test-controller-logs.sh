@@ -6,7 +6,8 @@
 # every line; ebbctl logs JOB-TASK --tail and -f do the same through the controller, and the
 # agent form (--agent, the agent's task id) still works; a follower past --log-followers is
 # refused (429) and the ended streams give their places back; a task or job that does not
-# exist is 404, a task not started on a node 409, a bad query 400. About 10 s.
+# exist is 404, a task not started on a node 409, a bad query 400; SIGTERM stops the
+# controller at once with a follower of a quiet task, cleanly under the sanitizers. About 10 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
 setup_cgroups
 EBBCTL="$EBB_TOP_BUILDDIR/ebbctl"
@@ -93,6 +94,23 @@ capi GET "/v1/jobs/$C/tasks/0/logs"
 [ "$STATUS" = 409 ] && ok "a task not started on a node: 409" || fail "not started: $STATUS $(cat "$TMP/body")"
 out=$(EBB_CONTROLLER="unix:$CSOCK" "$EBBCTL" logs "$A-7" 2>&1); rc=$?
 [ "$rc" != 0 ] && ok "ebbctl logs $A-7: exit $rc ($out)" || fail "ebbctl logs of no task: exit 0"
-capi DELETE "/v1/jobs/$A"
 capi DELETE "/v1/jobs/$C"
+
+# A follower of a quiet task does not hold up the controller's stop: SIGTERM ends it, and
+# the stream with it.
+curl -sN -m 30 --unix-socket "$CSOCK" "http://c/v1/jobs/$A/tasks/0/logs?follow=1" >"$TMP/quiet" &
+CURL_PID=$!
+i=0
+until [ -s "$TMP/quiet" ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+kill -TERM "$CTL_PID"
+i=0
+while kill -0 "$CTL_PID" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 "$CTL_PID" 2>/dev/null; then fail "the controller did not stop in 10 s with a follower"; else
+  ok "SIGTERM with a follower of a quiet task: stopped in $((i * 100)) ms"; CTL_PID=; fi
+# A sanitizer build reports what it found at exit (the streams' buffers, the log client).
+grep -E 'Sanitizer|runtime error' "$CLOG" && fail "sanitizer report in the controller log" ||
+  ok "the controller exited clean"
+wait "$CURL_PID"
+[ "$(wc -l <"$TMP/quiet")" = 5 ] && ok "the follower had the 5 lines and its stream ended" ||
+  fail "quiet follower: $(cat "$TMP/quiet")"
 exit $FAILED
