@@ -27,8 +27,11 @@ typedef struct log_proxy
   char *buf;
   size_t len, off;
   bool follow;
-  bool upstream_done, client_gone, cut;
+  bool upstream_done, client_gone, cut, cut_told;
 } log_proxy;
+
+static const char cut_note[] = "\n[ebb-controller: log stream cut: read slower than the task "
+                               "wrote (more than 1 MiB behind)]\n";
 
 static void
 proxy_free (log_proxy *p)
@@ -44,6 +47,14 @@ proxy_read (void *ud, char *buf, size_t max_bytes)
 {
   log_proxy *p = ud;
   size_t n = p->len - p->off < max_bytes ? p->len - p->off : max_bytes;
+  if (n == 0 && p->upstream_done && p->cut && !p->cut_told)
+    {
+      /* The reader learns that its copy is incomplete, in the only place it looks. */
+      p->cut_told = true;
+      int w = snprintf (buf, max_bytes, "%s", cut_note);
+      return w < 0 ? EBB_HTTP_STREAM_END
+                   : (ssize_t)((size_t)w < max_bytes ? (size_t)w : max_bytes - 1);
+    }
   if (n == 0)
     return p->upstream_done ? EBB_HTTP_STREAM_END : 0;
   memcpy (buf, p->buf + p->off, n);

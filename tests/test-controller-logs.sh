@@ -5,7 +5,8 @@
 # first ones before the task ends) and the stream ends by itself when the task ends, with
 # every line; ebbctl logs JOB-TASK --tail and -f do the same through the controller, and the
 # agent form (--agent, the agent's task id) still works; a follower past --log-followers is
-# refused (429) and the ended streams give their places back; a task or job that does not
+# refused (429) and the ended streams give their places back; a reader slower than the task
+# wrote is cut off past 1 MiB behind, and told so; a task or job that does not
 # exist is 404, a task not started on a node 409, a bad query 400; SIGTERM stops the
 # controller at once with a follower of a quiet task, cleanly under the sanitizers. About 10 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
@@ -78,6 +79,19 @@ wait "$CLI_PID"; rc=$?
 STATUS=$(curl -s -m 5 -o "$TMP/body" -w '%{http_code}' --unix-socket "$CSOCK" "http://c/v1/jobs/$B/tasks/0/logs?follow=1")
 [ "$STATUS" = 200 ] || [ "$STATUS" = 404 ] && ok "after the streams ended, a follower is let through ($STATUS)" ||
   fail "follower after the end: $STATUS $(cat "$TMP/body")"
+
+# A reader slower than the task wrote: the controller keeps at most 1 MiB of it, cuts the
+# stream and says so at its end (the agent sends 8 MB as fast as it is taken).
+capi POST /v1/jobs "$(job_body flood long "$(task 'yes xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx | head -c 8000000; echo; exec sleep 60')")"
+F=$(jq -r .id "$TMP/body")
+wait_for 10 '.tasks[0].state == "running"' "/v1/jobs/$F" || fail "job $F: $(cat "$TMP/body")"
+sleep 1
+curl -s -m 30 --limit-rate 500k --unix-socket "$CSOCK" "http://c/v1/jobs/$F/tasks/0/logs" >"$TMP/flood"
+got=$(wc -c <"$TMP/flood")
+[ "$got" -lt 8000000 ] && tail -n 1 "$TMP/flood" | grep -q 'log stream cut' &&
+  ok "a slow reader: cut after $got of 8000000 bytes, told so at the end" ||
+  fail "slow reader: $got bytes, last line: $(tail -c 200 "$TMP/flood")"
+capi DELETE "/v1/jobs/$F"
 
 # Refusals.
 capi GET "/v1/jobs/$A/tasks/7/logs"
