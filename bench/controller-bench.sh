@@ -7,7 +7,7 @@
 # throwaway certificate, --agent-ca): the controller sends its token to nothing else.
 # For N = 1,000 (the baseline of this run) and N = EBB_BENCH_NODES (default 10,000):
 #   decision latency: job arrival -> its launches handed to curl multi, p50/p99 over 200
-#     single-task jobs (the controller's ebb_controller_job_decision_seconds summary);
+#     single-task jobs (the controller's ebb_controller_job_decision_recent_seconds summary);
 #   placements/s: one job of min(N, 5000) tasks on the idle fleet, submit -> all running;
 #   heartbeat CPU: the controller's CPU share while only heartbeats arrive (20 s);
 #   RSS at the start and the end of the heartbeat window.
@@ -107,8 +107,8 @@ run () {
   done
   local m p50 p99
   m=$(api "$URL/metrics")
-  p50=$(echo "$m" | awk -F' ' '/job_decision_seconds\{quantile="0.5"\}/ { printf "%.3f", $2 * 1000 }')
-  p99=$(echo "$m" | awk -F' ' '/job_decision_seconds\{quantile="0.99"\}/ { printf "%.3f", $2 * 1000 }')
+  p50=$(echo "$m" | awk -F' ' '/job_decision_recent_seconds\{quantile="0.5"\}/ { printf "%.3f", $2 * 1000 }')
+  p99=$(echo "$m" | awk -F' ' '/job_decision_recent_seconds\{quantile="0.99"\}/ { printf "%.3f", $2 * 1000 }')
   stop
   echo "$n $p50 $p99 $pps $cpu $r0 $r1"
 }

@@ -158,8 +158,10 @@ static const ebbctl_cmd commands[] = {
     "ebbctl suspend j42-t0-g1\nebbctl suspend j42-t0-g1 --mode graceful --cpu 500" },
   { "resume", "ID", "resume a suspended task on an agent", NULL, 0, true, REQUEST (resume_req),
     "ebbctl resume j42-t0-g1" },
-  { "logs", "ID", "print a task's output from its agent", OPTS (logs_opts), true, ebbctl_logs, NULL,
-    "ebbctl logs j42-t0-g1 --tail 20\nebbctl logs j42-t0-g1 -f" },
+  { "logs", "JOB[-TASK]", "print a task's output (through the controller; --agent: ID of an agent)",
+    OPTS (logs_opts), false, ebbctl_logs, NULL,
+    "ebbctl logs 42 --tail 20\nebbctl logs 42-3 -f\n"
+    "ebbctl --agent unix:/run/ebb/agent.sock logs j42-t0-g1" },
 };
 
 const ebbctl_cmd *

@@ -39,6 +39,7 @@ typedef struct
 {
   char *controller; /* base URL ("http://h:p", "https://h:p" or "unix:/path"), owned */
   char *agent;      /* NULL when no --agent and no EBB_AGENT; owned */
+  bool agent_given; /* by --agent or EBB_AGENT, not the default socket (ebbctl logs) */
   char *token_file; /* --token-file, owned */
   char *ca_file;    /* --ca-file (https), owned */
   bool json;        /* output == EBBCTL_OUT_JSON */

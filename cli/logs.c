@@ -1,9 +1,12 @@
-/* ebbctl --agent URL logs ID [-f] [--tail N]: GET /v1/tasks/{id}/logs of an agent, the task's
- * output written to stdout as it comes (with -f until the task ends). Through the controller
- * (JOB[-TASK]) comes next. */
+/* ebbctl logs JOB[-TASK] [-f] [--tail N]: GET /v1/jobs/JOB/tasks/TASK/logs of the
+ * controller (TASK 0 when left out), which streams it from the task's agent; with --agent
+ * (or EBB_AGENT), ebbctl logs ID asks that agent for its task ID directly
+ * (GET /v1/tasks/ID/logs). The output goes to stdout as it comes (with -f until the task
+ * ends). */
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "cli/ebbctl.h"
@@ -30,6 +33,21 @@ on_opt (int val, const char *arg, void *data, ebb_error **err)
   return ebbctl_parse_uint ("--tail", arg, 0, 1000000, &l->tail_lines, err);
 }
 
+/* JOB or JOB-TASK (decimal numbers) as "JOB/tasks/TASK", or NULL with *err. */
+static char *
+controller_task (const char *arg, ebb_error **err)
+{
+  uint64_t job = 0, k = 0;
+  const char *dash = strchr (arg, '-');
+  cleanup_free char *j = ebb_xstrdup (arg);
+  if (dash)
+    j[dash - arg] = '\0';
+  if (ebbctl_parse_uint ("job id", j, 1, UINT64_MAX, &job, err) < 0
+      || (dash && ebbctl_parse_uint ("task index", dash + 1, 0, UINT32_MAX, &k, err) < 0))
+    return NULL;
+  return ebb_xasprintf ("%" PRIu64 "/tasks/%" PRIu64, job, k);
+}
+
 int
 ebbctl_logs (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
 {
@@ -38,14 +56,18 @@ ebbctl_logs (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
   int first = ebbctl_parse_cmd (cmd, argc, argv, on_opt, &l, ctx->out, &err);
   if (first < 0)
     return first == -1 ? EBBCTL_EXIT_OK : ebbctl_fail (cmd, &err);
-  if (ebbctl_want_args (cmd, argc, first, 1, &err) < 0
-      || ebbctl_check_id ("task id", argv[first], &err) < 0)
+  if (ebbctl_want_args (cmd, argc, first, 1, &err) < 0)
+    return ebbctl_fail (cmd, &err);
+  cleanup_free char *task
+      = ctx->agent_given ? ebb_xstrdup (argv[first]) : controller_task (argv[first], &err);
+  if (!task || (ctx->agent_given && ebbctl_check_id ("task id", task, &err) < 0))
     return ebbctl_fail (cmd, &err);
   char tail[32] = "";
   if (l.tailed)
     snprintf (tail, sizeof tail, "tail=%" PRIu64, l.tail_lines);
   cleanup_free char *path
-      = ebb_xasprintf ("/v1/tasks/%s/logs%s%s%s%s", argv[first], l.tailed || l.follow ? "?" : "",
-                       tail, l.tailed && l.follow ? "&" : "", l.follow ? "follow=1" : "");
-  return ebbctl_call_stream (ctx, true, path, ctx->out);
+      = ebb_xasprintf ("%s%s/logs%s%s%s%s", ctx->agent_given ? "/v1/tasks/" : "/v1/jobs/", task,
+                       l.tailed || l.follow ? "?" : "", tail, l.tailed && l.follow ? "&" : "",
+                       l.follow ? "follow=1" : "");
+  return ebbctl_call_stream (ctx, ctx->agent_given, path, ctx->out);
 }

@@ -488,6 +488,7 @@ ebbctl_parse_global (ebbctl_ctx *ctx, int argc, char **argv, ebb_error **err)
   if (!ctx->agent && env_agent && *env_agent
       && !(ctx->agent = ebbctl_normalize_url (env_agent, err)))
     return ebb_error_wrap (err, "EBB_AGENT");
+  ctx->agent_given = ctx->agent != NULL;
   /* The agent's default address, when this node runs one. */
   struct stat st;
   if (!ctx->agent && stat (EBBCTL_DEFAULT_AGENT_SOCKET, &st) == 0 && S_ISSOCK (st.st_mode))

@@ -90,5 +90,6 @@ EXTRA_DIST += tests/test-docs-options.sh
 
 # Debian's prometheus scrapes a live agent and controller over https on loopback with a bearer
 # token, with contrib/prometheus/ebb.yml (about 10 s).
-TESTS += tests/test-prometheus-agent.sh
-EXTRA_DIST += tests/test-prometheus-agent.sh contrib/grafana/ebb.json contrib/prometheus/ebb.yml
+TESTS += tests/test-prometheus-agent.sh tests/test-prometheus-controller.sh
+EXTRA_DIST += tests/test-prometheus-agent.sh tests/test-prometheus-controller.sh \
+	tests/prometheus/lib.sh contrib/grafana/ebb.json contrib/prometheus/ebb.yml

@@ -126,7 +126,8 @@ cmp_u64 (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-/* Job arrival -> launches sent, over the last jobs: a Prometheus summary. */
+/* Job arrival -> launches sent, over the last jobs: a Prometheus summary (the benchmark's
+ * figure; ebb_controller_job_decision_seconds is its histogram, which aggregates). */
 static void
 quantiles (ebb_ctl *c, FILE *f)
 {
@@ -136,14 +137,14 @@ quantiles (ebb_ctl *c, FILE *f)
   memcpy (v, c->arrival_usec, n * sizeof *v);
   qsort (v, n, sizeof *v, cmp_u64);
   fprintf (f,
-           "# HELP ebb_controller_job_decision_seconds Job arrival to its launches sent "
-           "(last %zu jobs).\n# TYPE ebb_controller_job_decision_seconds summary\n",
+           "# HELP ebb_controller_job_decision_recent_seconds Job arrival to its launches sent "
+           "(last %zu jobs).\n# TYPE ebb_controller_job_decision_recent_seconds summary\n",
            n);
   static const double qs[] = { 0.5, 0.9, 0.99 };
   for (size_t i = 0; i < EBB_ARRAY_SIZE (qs); i++)
-    fprintf (f, "ebb_controller_job_decision_seconds{quantile=\"%g\"} %.6f\n", qs[i],
+    fprintf (f, "ebb_controller_job_decision_recent_seconds{quantile=\"%g\"} %.6f\n", qs[i],
              n ? (double)v[(size_t)((double)(n - 1) * qs[i] + 0.5)] / 1e6 : 0.0);
-  fprintf (f, "ebb_controller_job_decision_seconds_count %zu\n", c->n_arrival);
+  fprintf (f, "ebb_controller_job_decision_recent_seconds_count %zu\n", c->n_arrival);
 }
 
 #define COUNTER(n, h, v) ebb_prom_counter (f, n, h, (uint64_t)(v))
@@ -277,6 +278,7 @@ metrics_text (ebb_ctl *c)
   metrics_states (c, f);
   metrics_resources (c, f);
   quantiles (c, f);
+  ebb_ctl_api_metrics_headline (c, f);
   fclose (f);
   return buf;
 }

@@ -194,10 +194,10 @@ h_jobs (ebb_http_request *req, ebb_http_response *resp, void *ud)
   return EBB_HTTP_REPLIED;
 }
 
-/* Job {id} of the request, in memory or read from the store (*loaded, freed by the
- * caller), or NULL when answered with 400 or 404. */
-static ebb_ctl_job *
-job_or_404 (ebb_ctl *c, ebb_http_request *req, ebb_http_response *resp, ebb_ctl_job **loaded)
+/* See api.h. */
+ebb_ctl_job *
+ebb_ctl_api_job_or_404 (ebb_ctl *c, ebb_http_request *req, ebb_http_response *resp,
+                        ebb_ctl_job **loaded)
 {
   *loaded = NULL;
   const char *s = ebb_http_request_capture (req, "id");
@@ -221,7 +221,7 @@ static int
 h_job (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   cleanup_job ebb_ctl_job *loaded = NULL;
-  ebb_ctl_job *j = job_or_404 (ud, req, resp, &loaded);
+  ebb_ctl_job *j = ebb_ctl_api_job_or_404 (ud, req, resp, &loaded);
   if (j)
     ebb_http_reply_json (resp, 200, ebb_ctl_job_json (ud, j, true));
   return EBB_HTTP_REPLIED;
@@ -232,7 +232,7 @@ static int
 h_job_delete (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   cleanup_job ebb_ctl_job *loaded = NULL;
-  ebb_ctl_job *j = job_or_404 (ud, req, resp, &loaded);
+  ebb_ctl_job *j = ebb_ctl_api_job_or_404 (ud, req, resp, &loaded);
   if (j)
     {
       /* One that left memory is finished: nothing to kill, its answer is the store's. */

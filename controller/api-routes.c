@@ -50,6 +50,8 @@ h_root (ebb_http_request *req, ebb_http_response *resp, void *ud)
 /* The page is static HTML: a browser can load it without the token, which its script then
  * asks for (or takes from #token=) and sends with every API call. */
 static const ebb_http_route root_route = { "GET", "/", h_root, EBB_HTTP_ROUTE_PUBLIC };
+static const ebb_http_route logs_route
+    = { "GET", "/v1/jobs/{id}/tasks/{k}/logs", ebb_ctl_api_task_logs, 0 };
 
 /* Every route, gathered from the files of their resources (the servers keep a pointer). */
 static ebb_http_route routes[32];
@@ -69,6 +71,7 @@ routes_gather (void)
   routes_add (&root_route, 1);
   routes_add (ebb_ctl_api_cluster_routes, ebb_ctl_api_cluster_n_routes);
   routes_add (ebb_ctl_api_jobs_get_routes, ebb_ctl_api_jobs_get_n_routes);
+  routes_add (&logs_route, 1);
   routes_add (ebb_ctl_api_jobs_routes, ebb_ctl_api_jobs_n_routes);
   routes_add (ebb_ctl_api_nodes_routes, ebb_ctl_api_nodes_n_routes);
 }

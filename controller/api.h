@@ -6,6 +6,7 @@
 #define EBB_CTL_API_H
 
 #include <json-c/json.h>
+#include <stdio.h>
 
 #include "controller/ctl.h"
 #include "controller/ops.h"
@@ -42,6 +43,15 @@ json_object *ebb_ctl_adopt_parse_task (json_object *o, size_t i, ebb_error **err
  * running policy too), with a new id, not added nor stored; NULL with *err (a 400). */
 ebb_ctl_job *ebb_ctl_api_job_new (ebb_ctl *c, json_object *b, ebb_error **err);
 /* api-jobs-get.c */
+/* Job {id} of the request, in memory or read from the store (*loaded, freed by the
+ * caller), or NULL when answered with 400 or 404. */
+ebb_ctl_job *ebb_ctl_api_job_or_404 (ebb_ctl *c, ebb_http_request *req, ebb_http_response *resp,
+                                     ebb_ctl_job **loaded);
+
+/* api-logs.c: GET /v1/jobs/{id}/tasks/{k}/logs, streamed from the task's agent. */
+#define EBB_CTL_LOG_BUFFER_BYTES (1024 * 1024)
+#define EBB_CTL_LOG_MAX_TAIL     1000000 /* the agent's bound (agent/logs.h) */
+int ebb_ctl_api_task_logs (ebb_http_request *req, ebb_http_response *resp, void *ud);
 
 /* api-nodes.c */
 
@@ -57,5 +67,8 @@ extern const ebb_http_route ebb_ctl_api_jobs_routes[];
 extern const size_t ebb_ctl_api_jobs_n_routes;
 extern const ebb_http_route ebb_ctl_api_nodes_routes[];
 extern const size_t ebb_ctl_api_nodes_n_routes;
+/* api-metrics.c: the histograms, the per-node gauges and the process_* families of
+ * GET /metrics, written to f. */
+void ebb_ctl_api_metrics_headline (ebb_ctl *c, FILE *f);
 
 #endif

@@ -15,6 +15,7 @@
 #include "lib/heap.h"
 #include "lib/http-client.h"
 #include "lib/http-server.h"
+#include "lib/prom.h"
 #include "policies/policy.h"
 
 #include "controller/outbox-t.h"
@@ -50,6 +51,8 @@ typedef struct ebb_ctl_config
   uint64_t max_queued_tasks; /* unfinished tasks of all jobs, beyond which submissions get 429 */
   uint64_t retain_usec;      /* finished jobs older than this leave the store (sched-evict.c) */
   uint64_t retain_jobs;      /* and the ones beyond the newest retain_jobs finished */
+  uint64_t keep_finished; /* finished jobs kept in memory; older ones are read from the store */
+  uint64_t log_followers; /* GET .../logs?follow=1 streams at once (api-logs.c) */
   int64_t verbose;
   /* Not settings: how the program was started (for SIGHUP reload). */
   char *config_path;
@@ -146,9 +149,11 @@ typedef struct ebb_ctl_task
   uint32_t suspensions;
   uint32_t attempts; /* agent call attempts for the current command */
   double started_at, finished_at;
-  uint32_t pidx;  /* index of the task inside its policy job */
-  bool accounted; /* its job was added: the counters include it */
-  bool stored;    /* its row exists: a store is an UPDATE without the spec */
+  double suspended_at; /* since when it is suspended (model-metrics.c); 0: not known */
+  bool start_seen;     /* its first start was observed (model-metrics.c) */
+  uint32_t pidx;       /* index of the task inside its policy job */
+  bool accounted;      /* its job was added: the counters include it */
+  bool stored;         /* its row exists: a store is an UPDATE without the spec */
   /* DAG policies: its network demand and stage (its index when not given); dag_held: kept
    * out of the policy while a parent outside its batch has not ended (sched-dag.c). */
   uint64_t net_mbps;
@@ -280,6 +285,8 @@ typedef struct ebb_ctl
   sd_event *event;
   ebb_http_server *http_unix, *http_tcp;
   ebb_http_client *client;
+  ebb_http_client *log_client; /* log streams from agents (api-logs.c); NULL until one */
+  unsigned log_followers;      /* of them, with follow */
   struct ebb_ctl_store *store; /* controller/store.h: an opaque handle, NULL: none */
   char *token;
   sd_event_source *sig_src[3];
@@ -344,6 +351,12 @@ typedef struct ebb_ctl
     uint64_t preempt_kills; /* the policy's kills (preemptions), a part of kills */
     uint64_t decision_usec_sum, decisions_timed;
   } m;
+  /* The histograms of GET /metrics (model-metrics.c): a short job's tasks from submission
+   * to running, a task's time suspended, a job's arrival to its launches sent. */
+  struct
+  {
+    ebb_prom_hist start_delay, suspended, decision;
+  } hist;
   /* Job arrival -> its launches handed to curl multi, the last 1024 jobs (usec). */
   uint64_t arrival_usec[1024];
   size_t n_arrival;
@@ -436,5 +449,12 @@ void ebb_ctl_count_evict_job (ebb_ctl *c, const ebb_ctl_job *j);
 /* Returns the job of id among v[0..n), which are in id order, or NULL. */
 ebb_ctl_job *ebb_ctl_job_search (ebb_ctl_job *const *v, size_t n, uint64_t id);
 void ebb_ctl_index_free (ebb_ctl *c);
+
+/* model-metrics.c */
+/* Sets the buckets of c's histograms (a zeroed ebb_ctl has latency buckets for all). */
+void ebb_ctl_metrics_init (ebb_ctl *c);
+/* Observes t's move from state `from` to its state: its first start (a short job's start
+ * delay), the end of a suspension. Called by the writer of a task's state only. */
+void ebb_ctl_metrics_task_moved (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state from);
 
 #endif

@@ -165,6 +165,7 @@ ebb_ctl_new (ebb_ctl_config *cfg, ebb_ctl **out, ebb_error **err)
   ebb_ctl *c = ebb_xcalloc (1, sizeof *c);
   c->cfg = cfg;
   c->start_at = ebb_ctl_now ();
+  ebb_ctl_metrics_init (c);
   *out = c;
   if (!cfg->listen || !cfg->listen[0])
     {
@@ -181,6 +182,14 @@ ebb_ctl_new (ebb_ctl_config *cfg, ebb_ctl **out, ebb_error **err)
     return -EINVAL;
   if (ebb_ctl_store_load (c, err) < 0)
     return -EIO;
+  /* The preemption counters count since the store was created, not since this start. */
+  ebb_ctl_store_preemptions pre;
+  if (ebb_ctl_store_preemptions_get (c, &pre) == 0)
+    {
+      c->m.suspends = pre.suspends;
+      c->m.resumes = pre.resumes;
+      c->m.preempt_kills = pre.preempt_kills;
+    }
   int r = sd_event_new (&c->event);
   if (r < 0)
     return ebb_error_set_errno (err, -r, "sd_event_new");
@@ -216,6 +225,7 @@ ebb_ctl_free (ebb_ctl *c)
   ebb_http_server_free (c->http_unix);
   ebb_http_server_free (c->http_tcp);
   ebb_http_client_free (c->client);
+  ebb_http_client_free (c->log_client);
   c->timer_src = sd_event_source_disable_unref (c->timer_src);
   c->post_src = sd_event_source_disable_unref (c->post_src);
   for (size_t i = 0; i < EBB_ARRAY_SIZE (c->sig_src); i++)

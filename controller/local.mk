@@ -13,12 +13,14 @@ controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/outbox-t.h controller/outbox.h controller/outbox.c \
 	controller/sched.h controller/sched-model.c controller/sched-calls.c \
 	controller/sched-place.c controller/sched-preempt.c controller/sched-recover.c \
-	controller/sched-nodes.c controller/model.c controller/model-index.c controller/model-task.c controller/model-reason.c controller/sched-adopt.c \
+	controller/sched-nodes.c controller/model.c controller/model-index.c controller/model-task.c controller/model-reason.c \
+	controller/model-metrics.c controller/sched-adopt.c \
 	controller/sched-evict.c controller/sched-pjobs.c controller/sched-timed.c controller/sched-dag.c controller/sched-reason.c \
 	controller/ops.h controller/ops.c controller/ops-submit.c \
 	controller/api.h controller/api-routes.c controller/api-jobs.c controller/api-jobs-get.c \
 	controller/api-nodes.c \
-	controller/api-cluster.c controller/api-adopt.c controller/api-audit.c \
+	controller/api-cluster.c controller/api-metrics.c controller/api-logs.c \
+	controller/api-adopt.c controller/api-audit.c \
 	controller/daemon.h controller/daemon.c
 controller_libebb_controller_a_SOURCES += controller/sched-reconcile.c
 controller_libebb_controller_a_CFLAGS = $(EBB_CTL_CFLAGS)
@@ -36,7 +38,8 @@ controller_int_tests = tests/test-controller-basic.sh tests/test-controller-reas
 	tests/test-controller-tls.sh tests/test-controller-docker.sh tests/test-controller-adopt.sh \
 	tests/test-controller-evict.sh tests/test-controller-options.sh \
 	tests/test-controller-fail-forget.sh tests/test-controller-peacock.sh \
-	tests/test-controller-dag.sh tests/security/test-controller-guard.sh
+	tests/test-controller-dag.sh tests/security/test-controller-guard.sh \
+	tests/test-controller-logs.sh
 controller_int_tests += tests/test-controller-fits.sh tests/test-controller-drain-preempt.sh \
 	tests/test-controller-drain-preempt-ebb.sh \
 	tests/test-controller-agent-restart.sh

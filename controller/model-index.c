@@ -185,9 +185,11 @@ task_move (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state s, int node)
   if (t->state == s && t->node == node)
     return;
   task_share (c, t, -1);
+  ebb_ctl_task_state from = t->state;
   t->state = s;
   t->node = node;
   task_share (c, t, 1);
+  ebb_ctl_metrics_task_moved (c, t, from);
 }
 
 /* See ctl.h. */

@@ -223,7 +223,11 @@ ebb_ctl_flush (ebb_ctl *c)
         }
   uint64_t now = ebb_now_usec ();
   for (size_t a = 0; a < c->n_arrivals; a++)
-    c->arrival_usec[c->n_arrival++ % EBB_ARRAY_SIZE (c->arrival_usec)] = now - c->arrivals[a].usec;
+    {
+      c->arrival_usec[c->n_arrival++ % EBB_ARRAY_SIZE (c->arrival_usec)]
+          = now - c->arrivals[a].usec;
+      ebb_prom_hist_observe (&c->hist.decision, (double)(now - c->arrivals[a].usec) / 1e6);
+    }
   c->n_arrivals = 0;
   for (size_t i = 0; i < n; i++)
     if (box[i])
@@ -463,4 +467,24 @@ ebb_ctl_replay_calls (ebb_ctl *c)
       outbox_push (k);
     }
   ebb_ctl_stored_calls_free (v, n);
+}
+
+/* See outbox.h. */
+int
+ebb_ctl_outbox_read (ebb_ctl *c, const ebb_ctl_task *t, const char *path, bool no_timeout,
+                     bool (*sink) (const char *data, size_t len, void *ud), ebb_http_done_fn done,
+                     void *ud, ebb_error **err)
+{
+  if (t->node < 0 || (size_t)t->node >= c->n_nodes || !c->nodes[t->node]->url)
+    return ebb_error_set (err, EINVAL, "task %" PRIu64 "-%u is on no node", t->job->id, t->idx);
+  if (!c->log_client && !(c->log_client = ebb_http_client_new (c->event, err)))
+    return -EIO;
+  ebb_http_call_opts opts = { .bearer_token = c->token,
+                              .ca_file = c->cfg->agent_ca,
+                              .max_response_bytes = 64 * 1024,
+                              .sink = sink,
+                              .sink_ud = ud,
+                              .no_timeout = no_timeout };
+  return ebb_http_client_start (c->log_client, "GET", c->nodes[t->node]->url, path, NULL, &opts,
+                                done, ud, err);
 }

@@ -52,4 +52,13 @@ void ebb_ctl_flush (ebb_ctl *c);
  * launches first and takes its decision latency once they are handed to curl multi. */
 void ebb_ctl_arrival (ebb_ctl *c, uint64_t job, uint64_t arrival_usec);
 
+/* Starts a call that reads from task t's agent and decides nothing (a log stream:
+ * api-logs.c), so it is not held for a commit: at once, on a client of its own that never
+ * waits behind (or holds up) the decisions' calls; no_timeout for a stream that lasts as
+ * long as the task. opts' sink and done as ebb_http_client_start. Returns 0, or negative
+ * with *err (done is then not called). */
+int ebb_ctl_outbox_read (ebb_ctl *c, const ebb_ctl_task *t, const char *path, bool no_timeout,
+                         bool (*sink) (const char *data, size_t len, void *ud),
+                         ebb_http_done_fn done, void *ud, ebb_error **err);
+
 #endif

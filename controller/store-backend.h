@@ -38,6 +38,7 @@ typedef struct ebb_ctl_store_ops
   /* As ebb_ctl_store_prune, in the open transaction (opened if none). */
   int (*prune) (ebb_ctl_store *s, double finished_before, uint64_t keep, unsigned max,
                 uint64_t *pruned);
+  int (*preemptions) (ebb_ctl_store *s, ebb_ctl_store_preemptions *p);
 } ebb_ctl_store_ops;
 
 /* The handle: a backend's struct starts with it. */

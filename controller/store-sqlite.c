@@ -357,6 +357,27 @@ stats (ebb_ctl_store *base, ebb_ctl_store_stats *st)
   st->heap_bytes = sqlite3_memory_used ();
 }
 
+/* The policy's kills are the "kill" decisions whose reason sched-preempt.c words so. */
+static int
+preemptions (ebb_ctl_store *base, ebb_ctl_store_preemptions *p)
+{
+  sqlite3_stmt *st = ebb_ctl_sqlite_prep (
+      ebb_ctl_sqlite_of (base),
+      "SELECT sum (kind = 'suspend'), sum (kind = 'resume'),"
+      " sum (kind = 'kill' AND reason LIKE '%preemptive kill%') FROM decisions");
+  if (!st)
+    return -EIO;
+  int r = sqlite3_step (st) == SQLITE_ROW ? 0 : -EIO;
+  if (r == 0)
+    {
+      p->suspends = (uint64_t)sqlite3_column_int64 (st, 0);
+      p->resumes = (uint64_t)sqlite3_column_int64 (st, 1);
+      p->preempt_kills = (uint64_t)sqlite3_column_int64 (st, 2);
+    }
+  sqlite3_finalize (st);
+  return r;
+}
+
 static const ebb_ctl_store_ops sqlite_ops = {
   .name = "sqlite",
   .close = close_store,
@@ -377,6 +398,7 @@ static const ebb_ctl_store_ops sqlite_ops = {
   .job_page = ebb_ctl_sqlite_job_page,
   .rid_answer = ebb_ctl_sqlite_rid_answer,
   .prune = ebb_ctl_sqlite_prune,
+  .preemptions = preemptions,
   .stats = stats,
 };
 

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "controller/store-backend.h"
@@ -222,4 +223,12 @@ ebb_ctl_store_get_stats (ebb_ctl *c, ebb_ctl_store_stats *st)
   st->cache_pages = 0;
   if (c->store)
     c->store->ops->stats (c->store, st);
+}
+
+/* See store.h. */
+int
+ebb_ctl_store_preemptions_get (ebb_ctl *c, ebb_ctl_store_preemptions *p)
+{
+  memset (p, 0, sizeof *p);
+  return c->store ? c->store->ops->preemptions (c->store, p) : 0;
 }

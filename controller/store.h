@@ -107,4 +107,14 @@ typedef struct
 } ebb_ctl_store_stats;
 void ebb_ctl_store_get_stats (ebb_ctl *c, ebb_ctl_store_stats *st);
 
+/* The preemptions of the decision log since the store was created: its suspensions,
+ * resumptions and the policy's kills (the metrics' counters, rebuilt at start so they
+ * survive a restart). */
+typedef struct
+{
+  uint64_t suspends, resumes, preempt_kills;
+} ebb_ctl_store_preemptions;
+/* Fills *p (zeros without a store). Returns 0, or -EIO (*p zeroed). */
+int ebb_ctl_store_preemptions_get (ebb_ctl *c, ebb_ctl_store_preemptions *p);
+
 #endif

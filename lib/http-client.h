@@ -46,8 +46,8 @@ typedef struct
   /* Unit tests of a server's own token check only (no daemon, ebbctl or tool sets it): the
    * token may go over plain http to a numeric loopback address. */
   bool test_plain_loopback;
-  /* Blocking calls only (a followed log): a 2xx body goes to sink as it arrives, not into
-   * the result (whose body is then empty) and not bounded by max_response_bytes; a sink
+  /* A followed log (ebbctl; the controller's proxy): a 2xx body goes to sink as it arrives, not
+   * into the result (whose body is then empty) and not bounded by max_response_bytes; a sink
    * returning false stops the call (EIO). Other statuses are kept as usual. */
   bool (*sink) (const char *data, size_t len, void *sink_ud);
   void *sink_ud;

@@ -1089,6 +1089,49 @@ test_store_before_reasons (void)
   ctlfix_ctl_del (c);
 }
 
+/* The histograms of model-metrics.c, observed by the writer of a task's state: a short
+ * job's first start only (not a start again after a node loss, not a long job's), a
+ * suspension's length (not one whose start a restart lost). */
+static void
+test_metrics_observe (void)
+{
+  static ebb_ctl c; /* large (the ring of decision times): not on the stack */
+  memset (&c, 0, sizeof c);
+  ebb_ctl_metrics_init (&c);
+  ebb_ctl_job *j = ctlfix_job_new (1, "short", CLS_SHORT, 2);
+  ebb_ctl_job *l = ctlfix_job_new (2, "long", CLS_LONG, 1);
+  j->submitted_at = l->submitted_at = ebb_ctl_now () - 2;
+  ebb_ctl_task *t = &j->tasks[0];
+  ebb_ctl_task_set_state (&c, t, TASK_STARTING);
+  CU_ASSERT_EQUAL (c.hist.start_delay.n, 0);
+  ebb_ctl_task_set_state (&c, t, TASK_RUNNING);
+  CU_ASSERT_EQUAL (c.hist.start_delay.n, 1);
+  CU_ASSERT (c.hist.start_delay.sum >= 2 && c.hist.start_delay.sum < 10);
+  ebb_ctl_task_set_state (&c, &l->tasks[0], TASK_STARTING);
+  ebb_ctl_task_set_state (&c, &l->tasks[0], TASK_RUNNING);
+  CU_ASSERT_EQUAL (c.hist.start_delay.n, 1); /* a long job's start: not the promise */
+  ebb_ctl_task_set_state (&c, t, TASK_SUSPENDED);
+  t->suspended_at -= 3; /* suspended 3 s ago */
+  ebb_ctl_task_set_state (&c, t, TASK_RUNNING);
+  CU_ASSERT_EQUAL (c.hist.suspended.n, 1);
+  CU_ASSERT (c.hist.suspended.sum >= 3 && c.hist.suspended.sum < 10);
+  /* Its node lost: queued and started again, not observed again. */
+  ebb_ctl_task_set_state (&c, t, TASK_PENDING);
+  ebb_ctl_task_set_state (&c, t, TASK_STARTING);
+  ebb_ctl_task_set_state (&c, t, TASK_RUNNING);
+  CU_ASSERT_EQUAL (c.hist.start_delay.n, 1);
+  /* Loaded as suspended (from the load's placeholder state): its suspension's start is
+   * unknown, its resumption not observed. */
+  ebb_ctl_task *u = &j->tasks[1];
+  ebb_ctl_task_set_state (&c, u, TASK_FAILED);
+  ebb_ctl_task_set_state (&c, u, TASK_SUSPENDED);
+  ebb_ctl_task_set_state (&c, u, TASK_RUNNING);
+  CU_ASSERT_EQUAL (c.hist.suspended.n, 1);
+  CU_ASSERT_EQUAL (c.hist.start_delay.n, 1);
+  ebb_ctl_job_free (j);
+  ebb_ctl_job_free (l);
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_policy_params),   EBB_CU_TEST (test_options),
   EBB_CU_TEST (test_store),           EBB_CU_TEST (test_store_cache),
@@ -1096,6 +1139,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_heartbeat_fence), EBB_CU_TEST (test_adopt_validation),
   EBB_CU_TEST (test_index_counters),  EBB_CU_TEST (test_pjob_forget_slot_mode),
   EBB_CU_TEST (test_reasons),         EBB_CU_TEST (test_store_before_reasons),
+  EBB_CU_TEST (test_metrics_observe),
 };
 
 EBB_CU_MAIN ("controller-core", init, ctlfix_clean, tests)

@@ -13,25 +13,13 @@
 # unix socket where nothing listens (result="error").
 # Budget: about 15 s (60 s hard limit on the waits).
 . "${EBB_TOP_SRCDIR:-.}/tests/agent/lib.sh"
-command -v prometheus >/dev/null || skip "needs prometheus (apt-get install prometheus)"
-command -v openssl >/dev/null || skip "needs openssl (apt-get install openssl)"
-PROM_PID=
+. "${EBB_TOP_SRCDIR:-.}/tests/prometheus/lib.sh"
 
 setup_cgroups
 umask 077
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$TMP/token"
-# free_port: a loopback port where nothing answers now.
-free_port () {
-  for try in 1 2 3 4 5 6 7 8; do
-    p=$((20000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 40000))
-    curl -s -m 1 -o /dev/null "http://127.0.0.1:$p/" || { echo "$p"; return 0; }
-  done
-  return 1
-}
 auth="Authorization: Bearer $(cat "$TMP/token")"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
-  -keyout "$TMP/key.pem" -out "$TMP/cert.pem" -days 2 -subj /CN=localhost \
-  -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1 || { fail "openssl req"; exit 1; }
+self_signed || { fail "openssl req"; exit 1; }
 TLS="--tls-cert $TMP/cert.pem --tls-key $TMP/key.pem"
 CA="--cacert $TMP/cert.pem"
 
@@ -94,16 +82,9 @@ port=$(free_port) || { fail "no free port for prometheus"; exit 1; }
     "$EBB_TOP_SRCDIR/contrib/prometheus/ebb.yml" |
     if [ -n "$ctl_addr" ]; then cat; else sed '/job_name: ebb-controller/,$d'; fi
 } >"$TMP/prometheus.yml"
-prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/prom" \
-  --web.listen-address="127.0.0.1:$port" --log.level=warn >"$TMP/prometheus.log" 2>&1 &
-PROM_PID=$!
+prom_start "$port"
 trap 'kill "$PROM_PID" $CTL_PID 2>/dev/null; wait "$PROM_PID" $CTL_PID 2>/dev/null; cleanup' EXIT
 
-# query PROMQL: the first sample's value ("" when there is none).
-query () {
-  curl -s -m 5 -G "http://127.0.0.1:$port/api/v1/query" --data-urlencode "query=$1" >"$TMP/q.json" || return 1
-  jq -r '.data.result[0].value[1] // ""' "$TMP/q.json"
-}
 t0=$(date +%s)
 if [ -n "$ctl_addr" ]; then want_hb=ok; else want_hb=error; fi
 until [ "$(query 'up{job="ebb-agent"}' 2>/dev/null)" = 1 ] &&
@@ -144,8 +125,8 @@ if [ -n "$ctl_addr" ]; then
   v=$(query 'ebb_controller_heartbeats_total')
   [ -n "$v" ] && [ "$v" -ge 1 ] && ok "ebb_controller_heartbeats_total = $v" || fail "controller heartbeats: '$v'"
 fi
-# The process_* families of Prometheus' client libraries, as the agent's own (the controller's
-# come with its next change); each one stored with a plausible value.
+# The process_* families of Prometheus' client libraries, as the agent's own (the controller's:
+# tests/test-prometheus-controller.sh); each one stored with a plausible value.
 for fam in process_cpu_seconds_total process_resident_memory_bytes process_virtual_memory_bytes \
   process_open_fds process_max_fds process_start_time_seconds; do
   v=$(query "$fam{job=\"ebb-agent\"}")
