@@ -51,8 +51,7 @@ typedef struct ebb_ctl_config
   uint64_t max_queued_tasks; /* unfinished tasks of all jobs, beyond which submissions get 429 */
   uint64_t retain_usec;      /* finished jobs older than this leave the store (sched-evict.c) */
   uint64_t retain_jobs;      /* and the ones beyond the newest retain_jobs finished */
-  uint64_t keep_finished; /* finished jobs kept in memory; older ones are read from the store */
-  uint64_t log_followers; /* GET .../logs?follow=1 streams at once (api-logs.c) */
+  uint64_t log_followers;    /* GET .../logs?follow=1 streams at once (api-logs.c) */
   int64_t verbose;
   /* Not settings: how the program was started (for SIGHUP reload). */
   char *config_path;

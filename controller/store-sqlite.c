@@ -44,10 +44,9 @@ static const char schema[]
  * and is ignored): the digest of a job's request (a reused request id with another body is
  * refused), the end of a job's wait, why a job or task waits or failed to start. */
 static const char *const added_columns[] = {
-  "ALTER TABLE jobs ADD COLUMN body_digest TEXT",
-  "ALTER TABLE jobs ADD COLUMN placed_at REAL",   "ALTER TABLE jobs ADD COLUMN reason TEXT",
-  "ALTER TABLE jobs ADD COLUMN reason_msg TEXT",  "ALTER TABLE tasks ADD COLUMN reason TEXT",
-  "ALTER TABLE tasks ADD COLUMN reason_msg TEXT",
+  "ALTER TABLE jobs ADD COLUMN body_digest TEXT", "ALTER TABLE jobs ADD COLUMN placed_at REAL",
+  "ALTER TABLE jobs ADD COLUMN reason TEXT",      "ALTER TABLE jobs ADD COLUMN reason_msg TEXT",
+  "ALTER TABLE tasks ADD COLUMN reason TEXT",     "ALTER TABLE tasks ADD COLUMN reason_msg TEXT",
 };
 
 static void
@@ -221,8 +220,8 @@ static int
 put_job (ebb_ctl_store *base, const ebb_ctl_job *j)
 {
   ebb_ctl_sqlite *s = ebb_ctl_sqlite_of (base);
-  sqlite3_stmt *st
-      = cached (s, &s->st_job, "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  sqlite3_stmt *st = cached (s, &s->st_job,
+                             "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!st || ebb_ctl_sqlite_begin (base) < 0)
     return -EIO;
   sqlite3_bind_int64 (st, 1, (sqlite3_int64)j->id);
