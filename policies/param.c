@@ -232,10 +232,11 @@ int
 ebb_pol_param_set (const ebb_pol_param *d, void *obj, const char *value, ebb_error **err)
 {
   char *f = (char *)obj + d->offset;
-  double x;
-  uint64_t u;
-  int i;
-  bool b;
+  /* Set by the parsers on success only: zero so gcc -O2 sees no use before a value. */
+  double x = 0;
+  uint64_t u = 0;
+  int i = 0;
+  bool b = false;
   switch (d->type)
     {
     case EBB_POL_PARAM_DOUBLE:
