@@ -776,52 +776,60 @@ static size_t
 take_hops (ebb_pol *p, peacock_priv *k, double now_sec, size_t todo, hop_run *r)
 {
   const uint32_t nnodes = p->params.nnodes;
-  /* The arrays in locals: the compiler cannot tell that the hop stores leave them alone. */
+  /* The arrays and the positions in locals: the compiler cannot tell that the hop stores
+   * leave them (and *r) alone. They go back to *r around hop_at_queue() and at the end. */
   const ebb_pol_probe *probes = p->probes;
   const ebb_pol_node *nodes = p->nodes;
   peacock_node *pnodes = k->node;
   peacock_hop *hops = k->hops;
   const size_t mask = k->hops_cap - 1;
-  for (size_t left = todo; left > 0; left--)
+  size_t head = r->head, out = r->out, left = todo;
+  uint32_t full_node = r->full_node, away_node = r->away_node;
+  peacock_hop h = r->h;
+  for (; left > 0; left--)
     {
-      peacock_hop h = r->h = hops[r->head];
-      r->head = (r->head + 1) & mask;
+      h = hops[head];
+      head = (head + 1) & mask;
       uint32_t node = hop_node (h);
       /* Right behind a probe this worker had no room for at all: passed on. */
-      if (node != r->full_node)
+      if (node != full_node)
         {
-          r->full_node = EBB_POL_NONE;
+          full_node = EBB_POL_NONE;
           peacock_node *pn = &pnodes[node];
           peacock_state *st = &pn->seen;
           const peacock_state *from = &(node == 0 ? &pnodes[nnodes - 1] : pn - 1)->seen;
           if (from->stamp >= st->stamp)
             *st = *from; /* learn(), without copying the state when it is not newer */
           const ebb_pol_node *v = &nodes[node];
-          if (node != r->away_node)
-            r->away_node = EBB_POL_NONE;
+          if (node != away_node)
+            away_node = EBB_POL_NONE;
           if (!v->busy)
-            return left;
+            break;
           if (v->qlen == 0)
             {
               if (st->qsize >= 1)
-                return left;
+                break;
               /* No room at all: on in the next round, and so for the probes right behind
                * it (learning the same copy again changes nothing). */
-              r->full_node = node;
+              full_node = node;
             }
-          else if (node != r->away_node || probes[hop_probe (h)].job != r->away_job)
+          else if (node != away_node || probes[hop_probe (h)].job != r->away_job)
             {
+              r->out = out, r->away_node = away_node;
               hop_fate f = hop_at_queue (p, k, now_sec, h, st, r);
+              out = r->out, away_node = r->away_node;
               if (f == HOP_SLOW)
-                return left;
+                break;
               if (f == HOP_PLACED)
                 continue;
             }
         }
-      hops[r->out] = node + 1 == nnodes ? h - node : h + 1; /* the same probe, next node */
-      r->out = (r->out + 1) & mask;
+      hops[out] = node + 1 == nnodes ? h - node : h + 1; /* the same probe, next node */
+      out = (out + 1) & mask;
     }
-  return 0;
+  r->head = head, r->out = out, r->h = h;
+  r->full_node = full_node, r->away_node = away_node;
+  return left;
 }
 
 /* After take_hops(): the buffer's head and length, the round's count, the rotations, and
