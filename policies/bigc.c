@@ -7,6 +7,10 @@
  *   ip       the same, containers suspended at once to the footprint (immediate preemption)
  *   gp       graceful preemption: steps of min(r_GP, r_c, p) per container per round
  *
+ * Over 700 lines in one file on purpose: the five modes share one private state (queues,
+ * running list, books) that placement, resumption and Algorithms 1 and 2 all change; split,
+ * that state would become a header every piece writes.
+ *
  * Short tasks are placed first, then suspended or shrunk long containers are restored on
  * their own node (delayed resumption D), then long tasks take what is left (work-conserving).
  * Every params.tick_sec (3 s, BIG-C's resource monitor) Algorithm 1 computes the vector p to
@@ -565,15 +569,13 @@ cmp_victim (const void *x, const void *y)
   return a->task < b->task ? -1 : a->task > b->task;
 }
 
-/* Algorithm 2: picks containers from long jobs until p's dominant resource is met. */
-static void
-preempt (ebb_pol *p, ebb_pol_res need)
+/* The running long jobs that can give resources back, longest remaining time first; their
+ * number in *n. The caller frees the array. */
+static victim *
+jobs_by_remaining (const ebb_pol *p, uint32_t *n)
 {
-  bigc_priv *b = p->priv;
-  uint32_t mode = p->params.bigc_mode;
-  int cpu_dom = cpu_dominant (need, b->cap);
-  ebb_pol_res unit = short_head (p);
-  cleanup_free victim *jobs = ebb_xmalloc (sizeof *jobs * (b->nrunning + 1));
+  const bigc_priv *b = p->priv;
+  victim *jobs = ebb_xmalloc (sizeof *jobs * (b->nrunning + 1));
   uint32_t nj = 0;
   for (uint32_t i = 0; i < b->nrunning; i++)
     {
@@ -586,95 +588,131 @@ preempt (ebb_pol *p, ebb_pol_res need)
                                     * (j->ntasks - j->finished) };
     }
   qsort (jobs, nj, sizeof *jobs, cmp_victim);
+  *n = nj;
+  return jobs;
+}
+
+/* The running, unfrozen containers of job j with room to give (above what they already
+ * give back and the footprint) on a node that can hold `unit` (the short head's demand),
+ * largest allocation first; their number in *n. The caller frees the array. */
+static victim *
+containers_by_share (const ebb_pol *p, const ebb_pol_job *j, ebb_pol_res unit, uint32_t *n)
+{
+  const bigc_priv *b = p->priv;
+  victim *cs = ebb_xmalloc (sizeof *cs * (j->ntasks + 1));
+  uint32_t nc = 0;
+  for (uint32_t t = 0; t < j->ntasks; t++)
+    {
+      const ebb_pol_task *k = &j->tasks[t];
+      if (k->state != EBB_POL_TASK_RUNNING || k->frozen)
+        continue;
+      /* A node that cannot hold the short task (draining or lost: the environment set its
+       * capacity to 0) takes no short work: the room would go unused (issue 21). */
+      if (!ebb_pol_res_fits (unit, p->node_cap[k->node]))
+        continue;
+      ebb_pol_res room = k->alloc;
+      ebb_pol_res_sub (&room, k->pending);
+      ebb_pol_res_sub (&room, b->booked_fp);
+      if (room.cpu_millis <= 0 && room.memory_bytes <= 0)
+        continue;
+      /* Dominant share of the allocation, in a common scale. */
+      __int128 c = (__int128)k->alloc.cpu_millis * (b->cap.memory_bytes ? b->cap.memory_bytes : 1);
+      __int128 m = (__int128)k->alloc.memory_bytes * (b->cap.cpu_millis ? b->cap.cpu_millis : 1);
+      cs[nc++] = (victim){ .task = t, .key = c > m ? c : m };
+    }
+  qsort (cs, nc, sizeof *cs, cmp_victim);
+  *n = nc;
+  return cs;
+}
+
+/* gp: one graceful step of min(r_GP, r_c, p) from container t of job `job` (`unit`: the
+ * short head's demand); returns what it gives back. */
+static ebb_pol_res
+graceful_step (ebb_pol *p, uint32_t job, uint32_t t, ebb_pol_res need, ebb_pol_res unit)
+{
+  const bigc_priv *b = p->priv;
+  const ebb_pol_job *j = &p->jobs[job];
+  ebb_pol_task *k = &p->jobs[job].tasks[t];
+  ebb_pol_res step = p->params.gp_step;
+  ebb_pol_res nn = res_clamp0 (need);
+  step.cpu_millis = min64 (step.cpu_millis, nn.cpu_millis);
+  step.memory_bytes = min64 (step.memory_bytes, nn.memory_bytes);
+  /* p is a cluster-wide amount, split over victims on different nodes: with no
+   * footprint booked, a first victim gives all it holds (<1000>, more than a
+   * <990> short task) and the last only what is left of p (<980>), a room no short
+   * task fits, while the cluster's free total covers the demand, so the later rounds
+   * preempt nothing and the task waits for a resumption to reshuffle the books.
+   * The last step of a node is topped up to one short task, within its room. */
+  ebb_pol_res room = k->alloc;
+  ebb_pol_res_sub (&room, k->pending);
+  ebb_pol_res_sub (&room, b->booked_fp);
+  const ebb_pol_res *nf = &p->node_free[k->node];
+  ebb_pol_res asked = node_reclaiming (p, k->node);
+  step.cpu_millis = step_topup (step.cpu_millis, unit.cpu_millis, nf->cpu_millis, asked.cpu_millis,
+                                min64 (room.cpu_millis, p->params.gp_step.cpu_millis));
+  step.memory_bytes
+      = step_topup (step.memory_bytes, unit.memory_bytes, nf->memory_bytes, asked.memory_bytes,
+                    min64 (room.memory_bytes, p->params.gp_step.memory_bytes));
+  int64_t ws = (int64_t)(j->demand.memory_bytes * p->params.working_set);
+  int64_t mem_after = k->alloc.memory_bytes - k->pending.memory_bytes - step.memory_bytes;
+  if (step.memory_bytes > 0 && mem_after < ws)
+    {
+      /* Below its working set it swaps: BIG-C's container monitor freezes it (CPU to
+       * 1%, paper section 3.3) and it leaves the later rounds. The step's memory is
+       * taken; the rest stays with the container (frozen, not suspended). */
+      k->frozen = 1;
+      p->stats.frozen++;
+      ebb_pol_res fz = { k->alloc.cpu_millis - k->pending.cpu_millis, step.memory_bytes };
+      return ebb_pol_suspend (p, job, t, EBB_POL_SUSPEND_GRACEFUL, fz);
+    }
+  return ebb_pol_suspend (p, job, t, EBB_POL_SUSPEND_GRACEFUL, step);
+}
+
+/* Takes from container t of job `job` what the mode takes (kill: all of it; ip: down to the
+ * footprint at once; gp: one graceful step); returns what it gives back. */
+static ebb_pol_res
+reclaim_container (ebb_pol *p, uint32_t job, uint32_t t, ebb_pol_res need, ebb_pol_res unit)
+{
+  ebb_pol_task *k = &p->jobs[job].tasks[t];
+  switch (p->params.bigc_mode)
+    {
+    case EBB_POL_BIGC_KILL:
+      {
+        ebb_pol_res got = k->alloc;
+        ebb_pol_kill (p, job, t);
+        /* Until the kill lands: counted as reclaiming, not a victim twice. */
+        k->pending = k->alloc;
+        k->state = EBB_POL_TASK_SUSPENDING;
+        return got;
+      }
+    case EBB_POL_BIGC_IP:
+      return ebb_pol_suspend (p, job, t, EBB_POL_SUSPEND_IMMEDIATE, need);
+    default:
+      return graceful_step (p, job, t, need, unit);
+    }
+}
+
+/* Algorithm 2: picks containers from long jobs until p's dominant resource is met. */
+static void
+preempt (ebb_pol *p, ebb_pol_res need)
+{
+  bigc_priv *b = p->priv;
+  int cpu_dom = cpu_dominant (need, b->cap);
+  ebb_pol_res unit = short_head (p);
+  uint32_t nj;
+  cleanup_free victim *jobs = jobs_by_remaining (p, &nj);
   for (uint32_t v = 0; v < nj; v++)
     {
       if ((cpu_dom ? need.cpu_millis : need.memory_bytes) <= 0)
         return;
       uint32_t job = jobs[v].task;
-      ebb_pol_job *j = &p->jobs[job];
-      cleanup_free victim *cs = ebb_xmalloc (sizeof *cs * (j->ntasks + 1));
-      uint32_t nc = 0;
-      for (uint32_t t = 0; t < j->ntasks; t++)
-        {
-          const ebb_pol_task *k = &j->tasks[t];
-          if (k->state != EBB_POL_TASK_RUNNING || k->frozen)
-            continue;
-          /* A node that cannot hold the short task (draining or lost: the environment set
-           * its capacity to 0) takes no short work: the room would go unused (issue 21). */
-          if (!ebb_pol_res_fits (unit, p->node_cap[k->node]))
-            continue;
-          ebb_pol_res room = k->alloc;
-          ebb_pol_res_sub (&room, k->pending);
-          ebb_pol_res_sub (&room, b->booked_fp);
-          if (room.cpu_millis <= 0 && room.memory_bytes <= 0)
-            continue;
-          /* Dominant share of the allocation, in a common scale. */
-          __int128 c
-              = (__int128)k->alloc.cpu_millis * (b->cap.memory_bytes ? b->cap.memory_bytes : 1);
-          __int128 m
-              = (__int128)k->alloc.memory_bytes * (b->cap.cpu_millis ? b->cap.cpu_millis : 1);
-          cs[nc++] = (victim){ .task = t, .key = c > m ? c : m };
-        }
-      qsort (cs, nc, sizeof *cs, cmp_victim);
+      uint32_t nc;
+      cleanup_free victim *cs = containers_by_share (p, &p->jobs[job], unit, &nc);
       for (uint32_t c = 0; c < nc; c++)
         {
           if ((cpu_dom ? need.cpu_millis : need.memory_bytes) <= 0)
             return;
-          uint32_t t = cs[c].task;
-          ebb_pol_task *k = &j->tasks[t];
-          if (mode == EBB_POL_BIGC_KILL)
-            {
-              ebb_pol_res_sub (&need, k->alloc);
-              ebb_pol_kill (p, job, t);
-              /* Until the kill lands: counted as reclaiming, not a victim twice. */
-              k->pending = k->alloc;
-              k->state = EBB_POL_TASK_SUSPENDING;
-              continue;
-            }
-          if (mode == EBB_POL_BIGC_IP)
-            {
-              ebb_pol_res got = ebb_pol_suspend (p, job, t, EBB_POL_SUSPEND_IMMEDIATE, need);
-              ebb_pol_res_sub (&need, got);
-              continue;
-            }
-          /* gp: one step of min(r_GP, r_c, p). */
-          ebb_pol_res step = p->params.gp_step;
-          ebb_pol_res nn = res_clamp0 (need);
-          step.cpu_millis = min64 (step.cpu_millis, nn.cpu_millis);
-          step.memory_bytes = min64 (step.memory_bytes, nn.memory_bytes);
-          /* p is a cluster-wide amount, split over victims on different nodes: with no
-           * footprint booked, a first victim gives all it holds (<1000>, more than a
-           * <990> short task) and the last only what is left of p (<980>), a room no short
-           * task fits, while the cluster's free total covers the demand, so the later rounds
-           * preempt nothing and the task waits for a resumption to reshuffle the books.
-           * The last step of a node is topped up to one short task, within its room. */
-          ebb_pol_res room = k->alloc;
-          ebb_pol_res_sub (&room, k->pending);
-          ebb_pol_res_sub (&room, b->booked_fp);
-          const ebb_pol_res *nf = &p->node_free[k->node];
-          ebb_pol_res asked = node_reclaiming (p, k->node);
-          step.cpu_millis
-              = step_topup (step.cpu_millis, unit.cpu_millis, nf->cpu_millis, asked.cpu_millis,
-                            min64 (room.cpu_millis, p->params.gp_step.cpu_millis));
-          step.memory_bytes = step_topup (
-              step.memory_bytes, unit.memory_bytes, nf->memory_bytes, asked.memory_bytes,
-              min64 (room.memory_bytes, p->params.gp_step.memory_bytes));
-          int64_t ws = (int64_t)(j->demand.memory_bytes * p->params.working_set);
-          int64_t mem_after = k->alloc.memory_bytes - k->pending.memory_bytes - step.memory_bytes;
-          ebb_pol_res got;
-          if (step.memory_bytes > 0 && mem_after < ws)
-            {
-              /* Below its working set it swaps: BIG-C's container monitor freezes it (CPU to
-               * 1%, paper section 3.3) and it leaves the later rounds. The step's memory is
-               * taken; the rest stays with the container (frozen, not suspended). */
-              k->frozen = 1;
-              p->stats.frozen++;
-              ebb_pol_res fz = { k->alloc.cpu_millis - k->pending.cpu_millis, step.memory_bytes };
-              got = ebb_pol_suspend (p, job, t, EBB_POL_SUSPEND_GRACEFUL, fz);
-            }
-          else
-            got = ebb_pol_suspend (p, job, t, EBB_POL_SUSPEND_GRACEFUL, step);
-          ebb_pol_res_sub (&need, got);
+          ebb_pol_res_sub (&need, reclaim_container (p, job, cs[c].task, need, unit));
         }
     }
 }

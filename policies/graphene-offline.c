@@ -3,7 +3,10 @@
  * paths, split the rest into parents P, children C and the unordered S, place T first
  * onto an empty space of machines x resources x time, then the other subsets in each of
  * the four dead-end-free orders (SPC, SCP, CSP, PSC; P only backwards, C only forwards),
- * and keep the most compact schedule. The online step uses the resulting start order. */
+ * and keep the most compact schedule. The online step uses the resulting start order.
+ * Over 700 lines in one file on purpose: one algorithm with one entry point
+ * (ebb_gr_build_schedule), its space of machines x time and the heap it places from all
+ * static, so nothing of the representation leaks into policies/graphene.h. */
 #include "config.h"
 
 #include "policies/graphene.h"
@@ -331,6 +334,56 @@ rh_pop (rheap *h)
   return top;
 }
 
+/* The machine that starts a task of duration dur and demands dem earliest, at or after lb
+ * and ending by ub, in *best_m (left as it was when none can); returns that start. */
+static double
+earliest_machine (const space *s, double lb, double ub, double dur, const double *dem,
+                  uint32_t *best_m)
+{
+  double best = INFINITY;
+  /* Machine e is idle from lb on, so it starts the task at lb and no machine after it can
+   * win (ties keep the first): those before it only matter if they start it at lb too,
+   * which a cutoff just above lb checks without a full search. */
+  uint32_t e = s->m;
+  for (uint32_t m = 0; m < s->m && e == s->m; m++)
+    if (s->mc[m].n == 0 || s->mc[m].t[s->mc[m].n - 1] <= lb)
+      e = m;
+  double cut = e < s->m ? nextafter (lb, INFINITY) : INFINITY;
+  for (uint32_t m = 0; m <= e && m < s->m; m++)
+    {
+      double a = earliest (&s->mc[m], lb, ub, dur, dem, m < e && cut < best ? cut : best);
+      if (a < best)
+        best = a, *best_m = m;
+      if (best <= lb)
+        break; /* no machine starts it earlier, and ties keep the first */
+    }
+  return best;
+}
+
+/* The mirror of earliest_machine(): the machine that ends the task latest, by ub and
+ * starting at or after lb; returns that end. */
+static double
+latest_machine (const space *s, double lb, double ub, double dur, const double *dem,
+                uint32_t *best_m)
+{
+  double best = -INFINITY;
+  /* The mirror: machine e is idle until ub. */
+  uint32_t e = s->m;
+  for (uint32_t m = 0; m < s->m && e == s->m; m++)
+    if (s->mc[m].n == 0 || s->mc[m].t[0] >= ub)
+      e = m;
+  double cut = e < s->m ? nextafter (ub, -INFINITY) : -INFINITY;
+  for (uint32_t m = 0; m <= e && m < s->m; m++)
+    {
+      double b = latest (&s->mc[m], lb, ub, dur, dem, m < e && cut > best ? cut : best);
+      if (b > best)
+        best = b, *best_m = m;
+      if (best >= ub)
+        break; /* no machine ends it later, and ties keep the first */
+    }
+  return best;
+}
+
 /* Places the tasks of subset `in` (in[t] != 0) onto s: forwards (each after its last
  * finishing placed parent, at the earliest time it fits) or backwards (each before its
  * first starting placed child, at the latest). Dependencies on tasks outside `in` that are
@@ -368,46 +421,18 @@ place (space *s, const ebb_gr_dag *d, const uint8_t *in, int forward, int nodeps
       const double *dem = d->dem + (size_t)t * EBB_DAG_NRES;
       double dur = d->dur[t];
       uint32_t best_m = UINT32_MAX;
-      double best = forward ? INFINITY : -INFINITY;
+      double best;
       if (forward)
         {
           if (lb == -INFINITY)
             lb = s->hi >= s->lo ? s->lo : 0; /* a source: from the start of the space */
-          /* Machine e is idle from lb on, so it starts the task at lb and no machine after
-           * it can win (ties keep the first): those before it only matter if they start
-           * it at lb too, which a cutoff just above lb checks without a full search. */
-          uint32_t e = s->m;
-          for (uint32_t m = 0; m < s->m && e == s->m; m++)
-            if (s->mc[m].n == 0 || s->mc[m].t[s->mc[m].n - 1] <= lb)
-              e = m;
-          double cut = e < s->m ? nextafter (lb, INFINITY) : INFINITY;
-          for (uint32_t m = 0; m <= e && m < s->m; m++)
-            {
-              double a = earliest (&s->mc[m], lb, ub, dur, dem, m < e && cut < best ? cut : best);
-              if (a < best)
-                best = a, best_m = m;
-              if (best <= lb)
-                break; /* no machine starts it earlier, and ties keep the first */
-            }
+          best = earliest_machine (s, lb, ub, dur, dem, &best_m);
         }
       else
         {
           if (ub == INFINITY)
             ub = anchor; /* a sink: ends by the current end of the space */
-          /* The mirror: machine e is idle until ub. */
-          uint32_t e = s->m;
-          for (uint32_t m = 0; m < s->m && e == s->m; m++)
-            if (s->mc[m].n == 0 || s->mc[m].t[0] >= ub)
-              e = m;
-          double cut = e < s->m ? nextafter (ub, -INFINITY) : -INFINITY;
-          for (uint32_t m = 0; m <= e && m < s->m; m++)
-            {
-              double b = latest (&s->mc[m], lb, ub, dur, dem, m < e && cut > best ? cut : best);
-              if (b > best)
-                best = b, best_m = m;
-              if (best >= ub)
-                break; /* no machine ends it later, and ties keep the first */
-            }
+          best = latest_machine (s, lb, ub, dur, dem, &best_m);
         }
       if (best_m == UINT32_MAX)
         {
@@ -605,6 +630,57 @@ cmp_start (const void *a, const void *b, void *arg)
   return x < y ? -1 : x > y;
 }
 
+/* Schedules the candidate trouble set T (nt tasks; S, P, C the rest, split_sets()) in
+ * every order; keeps the schedule in *best and plan's ntrouble and order when its makespan
+ * is below *best_ms. */
+static void
+try_candidate (work *w, const uint8_t *T, const uint8_t *S, const uint8_t *P, const uint8_t *C,
+               uint32_t nt, ebb_gr_plan *plan, space *best, double *best_ms)
+{
+  /* Every set pruned: the whole DAG is S (T empty), placed both ways. */
+  space empty, st, sched;
+  space_get (&w->pl, &empty);
+  place_best (w, &empty, T, &st);
+  uint32_t order = try_orders (w, &st, S, P, C, &sched);
+  space_free (&w->pl, &empty);
+  space_free (&w->pl, &st);
+  plan->candidates++;
+  plan->schedules += EBB_GR_NORDERS;
+  if (makespan (&sched) < *best_ms)
+    {
+      *best_ms = makespan (&sched);
+      space_free (&w->pl, best);
+      *best = sched;
+      plan->ntrouble = nt;
+      plan->order = order;
+    }
+  else
+    space_free (&w->pl, &sched);
+}
+
+/* The plan of the best schedule (makespan best_ms) of n tasks: each task's start from the
+ * schedule's beginning and its rank. */
+static void
+rank_by_start (ebb_gr_plan *plan, const space *best, double best_ms, uint32_t n)
+{
+  plan->makespan = best_ms;
+  uint32_t *idx = ebb_xmalloc ((n ? n : 1) * sizeof *idx);
+  for (uint32_t t = 0; t < n; t++)
+    {
+      idx[t] = t;
+      plan->start[t] = best->start[t] - best->lo;
+    }
+  qsort_r (idx, n, sizeof *idx, cmp_start, plan->start);
+  /* Ranked by start time (section 5): tasks the schedule starts together share a rank, the
+   * number of tasks that start before them; the schedule does not order them, and an order
+   * by task id would put a stage's last tasks far behind its first. */
+  for (uint32_t i = 0; i < n; i++)
+    plan->rank[idx[i]] = i > 0 && plan->start[idx[i]] - plan->start[idx[i - 1]] <= EBB_GR_SAME_START
+                             ? plan->rank[idx[i - 1]]
+                             : i;
+  free (idx);
+}
+
 /* Thresholds: l and f on the grid delta, 2 delta, ... 1 (Figure 7), delta = 1/4. */
 #define GR_STEPS 4
 /* A T covering more than this share of the tasks is pruned (section 4.4: placing most of
@@ -659,49 +735,13 @@ ebb_gr_build_schedule (const ebb_gr_dag *d, ebb_gr_plan *plan)
           if (dup)
             continue;
           memcpy (cands + ncand++ * n, T, n);
-          /* Every set pruned: the whole DAG is S (T empty), placed both ways. */
-          space empty, st, sched;
-          space_get (&w.pl, &empty);
-          place_best (&w, &empty, T, &st);
-          uint32_t order = try_orders (&w, &st, S, P, C, &sched);
-          space_free (&w.pl, &empty);
-          space_free (&w.pl, &st);
-          plan->candidates++;
-          plan->schedules += EBB_GR_NORDERS;
-          if (makespan (&sched) < best_ms)
-            {
-              best_ms = makespan (&sched);
-              space_free (&w.pl, &best);
-              best = sched;
-              plan->ntrouble = nt;
-              plan->order = order;
-            }
-          else
-            space_free (&w.pl, &sched);
+          try_candidate (&w, T, S, P, C, nt, plan, &best, &best_ms);
         }
   int r = 0;
   if (best_ms == INFINITY)
     r = -1;
   else
-    {
-      plan->makespan = best_ms;
-      uint32_t *idx = ebb_xmalloc ((n ? n : 1) * sizeof *idx);
-      for (uint32_t t = 0; t < n; t++)
-        {
-          idx[t] = t;
-          plan->start[t] = best.start[t] - best.lo;
-        }
-      qsort_r (idx, n, sizeof *idx, cmp_start, plan->start);
-      /* Ranked by start time (section 5): tasks the schedule starts together share a rank,
-       * the number of tasks that start before them; the schedule does not order them, and
-       * an order by task id would put a stage's last tasks far behind its first. */
-      for (uint32_t i = 0; i < n; i++)
-        plan->rank[idx[i]]
-            = i > 0 && plan->start[idx[i]] - plan->start[idx[i - 1]] <= EBB_GR_SAME_START
-                  ? plan->rank[idx[i - 1]]
-                  : i;
-      free (idx);
-    }
+    rank_by_start (plan, &best, best_ms, n);
   space_free (&w.pl, &best);
   free (cands);
   free (T);

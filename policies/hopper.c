@@ -208,6 +208,66 @@ unsatisfied_of (ebb_pol *p, uint32_t job, double fair, double now_sec)
   return EBB_POL_NONE;
 }
 
+/* The reservation of q (nq of them) a worker offers itself to next: a job not yet refusing,
+ * below its fair share first, then the earliest in job order; EBB_POL_NONE when every job
+ * has refused. */
+static uint32_t
+next_offer (const ebb_spec *s, const uint32_t *q, uint32_t nq, double fair)
+{
+  uint32_t best = EBB_POL_NONE;
+  int best_starved = 0;
+  for (uint32_t i = 0; i < nq; i++)
+    {
+      const ebb_spec_job *j = &s->jobs[q[i]];
+      if (j->refused)
+        continue;
+      int starved = j->occupied < fair;
+      if (best == EBB_POL_NONE || starved > best_starved
+          || (starved == best_starved && j->opos < s->jobs[q[best]].opos))
+        best = i, best_starved = starved;
+    }
+  return best;
+}
+
+/* No unsatisfied job heard of: the system is not slot-constrained; Guideline 3, a
+ * non-refusable offer drawn in proportion to virtual sizes among the jobs that have work
+ * (each job once, however many reservations it has here). Returns the job, or EBB_POL_NONE
+ * when none has work; marks the jobs seen (refused 2 and 3), which the caller clears. */
+static uint32_t
+offer_by_virtual_size (ebb_pol *p, double now_sec, const uint32_t *q, uint32_t nq,
+                       double *delay_sec, uint32_t *resv)
+{
+  ebb_spec *s = p->priv;
+  uint32_t job = EBB_POL_NONE;
+  double total = 0;
+  for (uint32_t i = 0; i < nq; i++)
+    {
+      ebb_spec_job *j = &s->jobs[q[i]];
+      if (j->refused == 2 || !ebb_spec_runnable (p, q[i], now_sec))
+        continue;
+      j->refused = 2;
+      total += ebb_spec_virtual_size (p->params.spec_beta, j->remaining);
+    }
+  if (total > 0)
+    {
+      double x = ebb_rng_double (&p->rng) * total;
+      for (uint32_t i = 0; i < nq; i++)
+        {
+          ebb_spec_job *j = &s->jobs[q[i]];
+          if (j->refused != 2)
+            continue;
+          j->refused = 3; /* counted once */
+          job = q[i];
+          *resv = i;
+          x -= ebb_spec_virtual_size (p->params.spec_beta, j->remaining);
+          if (x < 0)
+            break;
+        }
+      *delay_sec += 2 * p->params.net_delay_sec;
+    }
+  return job;
+}
+
 /* Pseudocode 3 at a free worker; refused marks are cleared before returning. */
 static uint32_t
 hopper_pick_worker (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec, uint32_t *resv)
@@ -221,18 +281,7 @@ hopper_pick_worker (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec
   uint32_t pick = EBB_POL_NONE, refused = 0, unsat = EBB_POL_NONE;
   while (refused < p->params.refusals)
     {
-      uint32_t best = EBB_POL_NONE;
-      int best_starved = 0;
-      for (uint32_t i = 0; i < nq; i++)
-        {
-          const ebb_spec_job *j = &s->jobs[q[i]];
-          if (j->refused)
-            continue;
-          int starved = j->occupied < fair;
-          if (best == EBB_POL_NONE || starved > best_starved
-              || (starved == best_starved && j->opos < s->jobs[q[best]].opos))
-            best = i, best_starved = starved;
-        }
+      uint32_t best = next_offer (s, q, nq, fair);
       if (best == EBB_POL_NONE)
         break;
       if (scheduler_accepts (p, q[best], fair, now_sec))
@@ -267,37 +316,7 @@ hopper_pick_worker (ebb_pol *p, double now_sec, uint32_t node, double *delay_sec
           }
     }
   else
-    {
-      /* No unsatisfied job heard of: the system is not slot-constrained; Guideline 3, a
-       * non-refusable offer drawn in proportion to virtual sizes among the jobs that have
-       * work (each job once, however many reservations it has here). */
-      double total = 0;
-      for (uint32_t i = 0; i < nq; i++)
-        {
-          ebb_spec_job *j = &s->jobs[q[i]];
-          if (j->refused == 2 || !ebb_spec_runnable (p, q[i], now_sec))
-            continue;
-          j->refused = 2;
-          total += ebb_spec_virtual_size (p->params.spec_beta, j->remaining);
-        }
-      if (total > 0)
-        {
-          double x = ebb_rng_double (&p->rng) * total;
-          for (uint32_t i = 0; i < nq; i++)
-            {
-              ebb_spec_job *j = &s->jobs[q[i]];
-              if (j->refused != 2)
-                continue;
-              j->refused = 3; /* counted once */
-              job = q[i];
-              *resv = i;
-              x -= ebb_spec_virtual_size (p->params.spec_beta, j->remaining);
-              if (x < 0)
-                break;
-            }
-          *delay_sec += 2 * p->params.net_delay_sec;
-        }
-    }
+    job = offer_by_virtual_size (p, now_sec, q, nq, delay_sec, resv);
   for (uint32_t i = 0; i < nq; i++)
     s->jobs[q[i]].refused = 0;
   return job;

@@ -1,5 +1,8 @@
 /* peacock: probe rotation over a ring with elastic queues (Khelghatdoust and Gramoli,
  * Euro-Par 2018).
+ * Over 700 lines in one file on purpose: the round delivery (deliver_round() and its
+ * helpers) is the hot path and repeats place()'s decisions inline; kept static beside them
+ * it stays inlined and next to the code it must agree with.
  *  - One probe per task, sent to distinct random workers (or with replacement, --sample).
  *  - Workers form a ring (node i's successor is i + 1 mod n). A worker rotates a probe to
  *    its successor in rounds every rotation_interval_sec: a probe marked at t leaves at the
@@ -664,56 +667,133 @@ message_head (ebb_pol *p, peacock_priv *k, double now_sec, uint64_t round, uint3
   return best;
 }
 
-/* Delivers every rotation of the round at the front of the hops, in the order they were
- * marked. Most hops end at a busy worker that turns the probe away at once; those are
- * decided inline, with the buffer's indices in locals, and everything else goes through
- * place() as a probe from a scheduler does. Every decision is the one place() and shrink()
- * would take, in the same order: the hop costs less, the run is the same. */
+/* deliver_round's pass over the hops of one round up to a slow one: where it is in the hop
+ * buffer, what it wrote, and what it remembers from hop to hop. */
+typedef struct hop_run
+{
+  size_t head0, len; /* the buffer's head and length when the pass began */
+  size_t head, out;  /* the next hop taken off; the next one written */
+  /* Hops written beyond those taken off, by placements in the loop (n rotations for the
+   * one hop taken). */
+  ptrdiff_t extra;
+  peacock_hop h; /* the last hop taken: the slow one when the pass stops early */
+  /* Not NONE: the slow hop's place in its queue, walked (walk_queue()); walk_stay, whether
+   * it stays there. */
+  uint32_t walk_pos;
+  int walk_stay;
+  /* The hop just before, when it was turned away at the tail leaving node and queue as they
+   * were: a probe of the same job at the same node right after it is turned away alike;
+   * full_node: a worker with no room at all. Kept from pass to pass. */
+  uint32_t away_node, away_job, full_node;
+} hop_run;
+
+/* What becomes of a hop at a busy worker with a queue. */
+typedef enum hop_fate
+{
+  HOP_PASS,   /* turned away: on to the next node */
+  HOP_PLACED, /* placed here inline, its rotations written among the hops */
+  HOP_SLOW,   /* left to place() and the slow path */
+} hop_fate;
+
+/* Places the hop h at pos of its worker's queue (as place_at() does) and writes the probes
+ * this rotates among the hops, to the next node; the caller checked there is room. */
 static void
-deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
+place_rotating (ebb_pol *p, peacock_priv *k, peacock_hop h, uint32_t pos, int stay, hop_run *r)
+{
+  const size_t mask = k->hops_cap - 1;
+  uint32_t node = hop_node (h);
+  uint32_t n = place_listed (p, node, hop_probe (h), pos, stay);
+  if (stay)
+    *rotated_flag (k, p, hop_probe (h)) = 0;
+  uint32_t next = node + 1 == p->params.nnodes ? 0 : node + 1;
+  for (uint32_t i = 0; i < n; i++)
+    {
+      uint32_t id = k->rot[i];
+      *rotated_flag (k, p, id) = 1;
+      k->hops[r->out] = hop_make (next, id);
+      r->out = (r->out + 1) & mask;
+    }
+  r->extra += (ptrdiff_t)n - 1;
+}
+
+/* place()'s decision for hop h at a busy worker with a queue, whose state as the probe has
+ * learnt it is st, and shrink()'s test after it. */
+static hop_fate
+hop_at_queue (ebb_pol *p, peacock_priv *k, double now_sec, peacock_hop h, const peacock_state *st,
+              hop_run *r)
+{
+  uint32_t node = hop_node (h);
+  const ebb_pol_node *v = &p->nodes[node];
+  const peacock_node *pn = &k->node[node];
+  /* (The probe's job is read only here: the probes array is large, and the hops that do
+   * not come here need not touch it.) */
+  uint32_t job = p->probes[hop_probe (h)].job;
+  const peacock_job *nj = &k->job[job];
+  double thr = nj->threshold;
+  /* remaining(), for a busy worker */
+  double rem = pn->run_est - (now_sec - pn->run_start);
+  rem = rem > 0 ? rem : 0;
+  double end = rem + pn->queued_est;
+  double qe = pn->queued_est, qn = (double)v->qlen;
+  if (passes_nb (p->probes, k->job, now_sec, v->tail, end, nj))
+    {
+      /* Past the tail: the walk. A probe it rotates from a queue that fits, left as it was,
+       * goes on here, and as one turned away at the tail, so do the probes of its job right
+       * behind it. Else the slow path places it where the walk found. */
+      uint32_t pos = walk_queue (p, k, now_sec, node, nj, rem, 1);
+      int stay = walk_stays (p, k, now_sec, pos, nj);
+      if (!(stay || qn > st->qsize || qe > st->load + 1e-9))
+        {
+          r->away_node = node, r->away_job = job;
+          return HOP_PASS;
+        }
+      /* The queue changes: placed here too, with the rotations written among the hops,
+       * when the buffer has room for them all (at most the queue's length + 1, for the hop
+       * taken). */
+      if (r->len + r->extra + v->qlen > (k->hops_cap - 1) + 1)
+        {
+          r->walk_pos = pos, r->walk_stay = stay;
+          return HOP_SLOW;
+        }
+      place_rotating (p, k, h, pos, stay, r);
+      r->away_node = EBB_POL_NONE;
+      return HOP_PLACED;
+    }
+  int keep = (now_sec + end < thr || thr < now_sec)
+             && !(qn + 1 > st->qsize || qe + nj->est > st->load + 1e-9);
+  if (keep || qn > st->qsize || qe > st->load + 1e-9)
+    return HOP_SLOW;
+  r->away_node = node, r->away_job = job;
+  return HOP_PASS;
+}
+
+/* Takes up to todo hops off the buffer and decides them inline, until one needs the slow
+ * path; returns how many hops were not taken off, the slow one included (0: none was slow).
+ * Each inline hop takes one entry and puts back one, or, for a placement in the loop, as many
+ * as it rotates once hop_at_queue() has checked there is room: the buffer does not grow
+ * inside. */
+static size_t
+take_hops (ebb_pol *p, peacock_priv *k, double now_sec, size_t todo, hop_run *r)
 {
   const uint32_t nnodes = p->params.nnodes;
-  uint64_t round = k->rounds[k->rounds_head].round;
-  /* As rotate() computes it (the carrier arrives a delay after its round's boundary, so
-   * this is the next round). */
-  uint64_t next_round = (uint64_t)floor (now_sec / p->params.rotation_interval_sec) + 1;
-  double carry_delay
-      = (double)next_round * p->params.rotation_interval_sec - now_sec + p->params.net_delay_sec;
-  /* The hop just before, when it was turned away at the tail leaving node and queue as they
-   * were: a probe of the same job at the same node right after it is turned away alike. */
-  uint32_t away_node = EBB_POL_NONE, away_job = EBB_POL_NONE, full_node = EBB_POL_NONE;
-  while (k->rounds_len > 0 && k->rounds[k->rounds_head].round == round)
+  /* The arrays and the positions in locals: the compiler cannot tell that the hop stores
+   * leave them (and *r) alone. They go back to *r around hop_at_queue() and at the end. */
+  const ebb_pol_probe *probes = p->probes;
+  const ebb_pol_node *nodes = p->nodes;
+  peacock_node *pnodes = k->node;
+  peacock_hop *hops = k->hops;
+  const size_t mask = k->hops_cap - 1;
+  size_t head = r->head, out = r->out, left = todo;
+  uint32_t full_node = r->full_node, away_node = r->away_node;
+  peacock_hop h = r->h;
+  for (; left > 0; left--)
     {
-      /* Each inline hop takes one entry and puts back one, or, for a placement in the loop,
-       * as many as it rotates once the loop has checked there is room: the buffer does not
-       * grow inside. The arrays in locals: the compiler cannot tell that the hop stores
-       * leave them alone. Few locals: the loop is tight on registers. */
-      const peacock_job *jobs = k->job;
-      const ebb_pol_probe *probes = p->probes;
-      const ebb_pol_node *nodes = p->nodes;
-      peacock_node *pnodes = k->node;
-      peacock_hop *hops = k->hops;
-      const size_t mask = k->hops_cap - 1, len = k->hops_len, head0 = k->hops_head;
-      const size_t todo = k->rounds[k->rounds_head].count;
-      /* The first probe passed on carries the next round's message, unless one went before.
-       * It is the first pushed: at head0 + len. */
-      size_t head = head0, left = todo, out = (head0 + len) & mask;
-      peacock_hop h = 0;
-      int slow = 0;
-      /* Not NONE: the slow hop's place in its queue, walked (walk_queue()); walk_stay, whether
-       * it stays there. */
-      uint32_t walk_pos = EBB_POL_NONE;
-      int walk_stay = 0;
-      /* Hops written beyond those taken off, by placements in the loop (n rotations for the
-       * one hop taken). */
-      ptrdiff_t extra = 0;
-      for (; left > 0; left--)
+      h = hops[head];
+      head = (head + 1) & mask;
+      uint32_t node = hop_node (h);
+      /* Right behind a probe this worker had no room for at all: passed on. */
+      if (node != full_node)
         {
-          h = hops[head];
-          head = (head + 1) & mask;
-          uint32_t node = hop_node (h);
-          if (node == full_node)
-            goto pass; /* right behind a probe this worker had no room for at all */
           full_node = EBB_POL_NONE;
           peacock_node *pn = &pnodes[node];
           peacock_state *st = &pn->seen;
@@ -724,112 +804,112 @@ deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
           if (node != away_node)
             away_node = EBB_POL_NONE;
           if (!v->busy)
-            goto slow;
+            break;
           if (v->qlen == 0)
             {
               if (st->qsize >= 1)
-                goto slow;
+                break;
               /* No room at all: on in the next round, and so for the probes right behind
                * it (learning the same copy again changes nothing). */
               full_node = node;
             }
-          else if (node != away_node || probes[hop_probe (h)].job != away_job)
+          else if (node != away_node || probes[hop_probe (h)].job != r->away_job)
             {
-              /* (The probe's job is read only here: the probes array is large, and the
-               * hops above need not touch it.) */
-              uint32_t job = probes[hop_probe (h)].job;
-              /* place()'s decision at the tail, and shrink()'s test after it. */
-              const peacock_job *nj = &jobs[job];
-              double thr = nj->threshold;
-              /* remaining(), for a busy worker */
-              double rem = pn->run_est - (now_sec - pn->run_start);
-              rem = rem > 0 ? rem : 0;
-              double end = rem + pn->queued_est;
-              double qe = pn->queued_est, qn = (double)v->qlen;
-              if (passes_nb (probes, jobs, now_sec, v->tail, end, nj))
-                {
-                  /* Past the tail: the walk. A probe it rotates from a queue that fits,
-                   * left as it was, goes on here, and as one turned away at the tail, so
-                   * do the probes of its job right behind it. Else the slow path places
-                   * it where the walk found. */
-                  uint32_t pos = walk_queue (p, k, now_sec, node, nj, rem, 1);
-                  int stay = walk_stays (p, k, now_sec, pos, nj);
-                  if (!(stay || qn > st->qsize || qe > st->load + 1e-9))
-                    {
-                      away_node = node, away_job = job;
-                      goto pass;
-                    }
-                  /* The queue changes: placed here too, with the rotations written among
-                   * the hops, when the buffer has room for them all (at most the queue's
-                   * length + 1, for the hop taken). */
-                  if (len + extra + v->qlen > mask + 1)
-                    {
-                      walk_pos = pos, walk_stay = stay;
-                      goto slow;
-                    }
-                  uint32_t n = place_listed (p, node, hop_probe (h), pos, stay);
-                  if (stay)
-                    *rotated_flag (k, p, hop_probe (h)) = 0;
-                  uint32_t next = node + 1 == nnodes ? 0 : node + 1;
-                  for (uint32_t i = 0; i < n; i++)
-                    {
-                      uint32_t id = k->rot[i];
-                      *rotated_flag (k, p, id) = 1;
-                      hops[out] = hop_make (next, id);
-                      out = (out + 1) & mask;
-                    }
-                  extra += (ptrdiff_t)n - 1;
-                  away_node = EBB_POL_NONE;
-                  continue;
-                }
-              int keep = (now_sec + end < thr || thr < now_sec)
-                         && !(qn + 1 > st->qsize || qe + nj->est > st->load + 1e-9);
-              if (keep || qn > st->qsize || qe > st->load + 1e-9)
-                goto slow;
-              away_node = node, away_job = job;
-            }
-        pass:
-          hops[out] = node + 1 == nnodes ? h - node : h + 1; /* the same probe, next node */
-          out = (out + 1) & mask;
-        }
-      goto end;
-    slow:
-      slow = 1;
-    end:;
-      /* left counts the hops not taken off, the slow one included. */
-      size_t done = todo - left + slow, pushed = todo - left + extra;
-      k->hops_head = head;
-      k->hops_len = len + extra - slow;
-      if ((k->rounds[k->rounds_head].count -= done) == 0)
-        {
-          k->rounds_head = (k->rounds_head + 1) & (k->rounds_cap - 1);
-          k->rounds_len--;
-        }
-      if (pushed)
-        {
-          p->stats.rotations += pushed;
-          count_round (k, next_round, pushed);
-          if (!k->have_round || next_round != k->last_round)
-            {
-              peacock_hop first = hops[(head0 + len) & mask];
-              k->have_round = 1;
-              k->last_round = next_round;
-              ebb_pol_emit (p, EBB_POL_ACT_PROBE, hop_node (first),
-                            p->probes[hop_probe (first)].job, hop_probe (first), carry_delay);
+              r->out = out, r->away_node = away_node;
+              hop_fate f = hop_at_queue (p, k, now_sec, h, st, r);
+              out = r->out, away_node = r->away_node;
+              if (f == HOP_SLOW)
+                break;
+              if (f == HOP_PLACED)
+                continue;
             }
         }
-      if (!slow)
-        continue;
-      away_node = full_node = EBB_POL_NONE;
-      *rotated_flag (k, p, hop_probe (h)) = 0;
-      if (walk_pos != EBB_POL_NONE)
-        place_at (p, now_sec, hop_node (h), hop_probe (h), walk_pos,
-                  walk_stay); /* as place() would */
-      else if (!p->nodes[hop_node (h)].busy)
-        hop_to_idle (p, k, now_sec, hop_node (h),
-                     message_head (p, k, now_sec, round, hop_node (h), hop_probe (h)));
-      else if (place (p, now_sec, hop_node (h), hop_probe (h)))
-        away_node = hop_node (h), away_job = p->probes[hop_probe (h)].job;
+      hops[out] = node + 1 == nnodes ? h - node : h + 1; /* the same probe, next node */
+      out = (out + 1) & mask;
+    }
+  r->head = head, r->out = out, r->h = h;
+  r->full_node = full_node, r->away_node = away_node;
+  return left;
+}
+
+/* After take_hops(): the buffer's head and length, the round's count, the rotations, and
+ * the next round's message, carried by the first probe passed on unless one went before. */
+static void
+settle_hops (ebb_pol *p, peacock_priv *k, const hop_run *r, size_t todo, size_t left,
+             uint64_t next_round, double carry_delay)
+{
+  const size_t mask = k->hops_cap - 1;
+  int slow = left > 0;
+  size_t done = todo - left + slow, pushed = todo - left + r->extra;
+  k->hops_head = r->head;
+  k->hops_len = r->len + r->extra - slow;
+  if ((k->rounds[k->rounds_head].count -= done) == 0)
+    {
+      k->rounds_head = (k->rounds_head + 1) & (k->rounds_cap - 1);
+      k->rounds_len--;
+    }
+  if (!pushed)
+    return;
+  p->stats.rotations += pushed;
+  count_round (k, next_round, pushed);
+  if (!k->have_round || next_round != k->last_round)
+    {
+      /* The first pushed: at head0 + len. */
+      peacock_hop first = k->hops[(r->head0 + r->len) & mask];
+      k->have_round = 1;
+      k->last_round = next_round;
+      ebb_pol_emit (p, EBB_POL_ACT_PROBE, hop_node (first), p->probes[hop_probe (first)].job,
+                    hop_probe (first), carry_delay);
+    }
+}
+
+/* The hop take_hops() stopped at, through the slow path: as place() would. */
+static void
+slow_hop (ebb_pol *p, peacock_priv *k, double now_sec, uint64_t round, hop_run *r)
+{
+  peacock_hop h = r->h;
+  r->away_node = r->full_node = EBB_POL_NONE;
+  *rotated_flag (k, p, hop_probe (h)) = 0;
+  if (r->walk_pos != EBB_POL_NONE)
+    place_at (p, now_sec, hop_node (h), hop_probe (h), r->walk_pos, r->walk_stay);
+  else if (!p->nodes[hop_node (h)].busy)
+    hop_to_idle (p, k, now_sec, hop_node (h),
+                 message_head (p, k, now_sec, round, hop_node (h), hop_probe (h)));
+  else if (place (p, now_sec, hop_node (h), hop_probe (h)))
+    r->away_node = hop_node (h), r->away_job = p->probes[hop_probe (h)].job;
+}
+
+/* Delivers every rotation of the round at the front of the hops, in the order they were
+ * marked. Most hops end at a busy worker that turns the probe away at once; those are
+ * decided inline (take_hops()), with the buffer's indices in locals, and everything else goes
+ * through place() as a probe from a scheduler does. Every decision is the one place() and
+ * shrink() would take, in the same order: the hop costs less, the run is the same. */
+static void
+deliver_round (ebb_pol *p, peacock_priv *k, double now_sec)
+{
+  uint64_t round = k->rounds[k->rounds_head].round;
+  /* As rotate() computes it (the carrier arrives a delay after its round's boundary, so
+   * this is the next round). */
+  uint64_t next_round = (uint64_t)floor (now_sec / p->params.rotation_interval_sec) + 1;
+  double carry_delay
+      = (double)next_round * p->params.rotation_interval_sec - now_sec + p->params.net_delay_sec;
+  hop_run r = { .away_node = EBB_POL_NONE, .away_job = EBB_POL_NONE, .full_node = EBB_POL_NONE };
+  while (k->rounds_len > 0 && k->rounds[k->rounds_head].round == round)
+    {
+      const size_t todo = k->rounds[k->rounds_head].count;
+      r.head0 = r.head = k->hops_head;
+      r.len = k->hops_len;
+      /* The first probe passed on carries the next round's message, unless one went before.
+       * It is the first pushed: at head0 + len. */
+      r.out = (r.head0 + r.len) & (k->hops_cap - 1);
+      r.extra = 0;
+      r.h = 0;
+      r.walk_pos = EBB_POL_NONE;
+      r.walk_stay = 0;
+      size_t left = take_hops (p, k, now_sec, todo, &r);
+      settle_hops (p, k, &r, todo, left, next_round, carry_delay);
+      if (left > 0)
+        slow_hop (p, k, now_sec, round, &r);
     }
 }
 
