@@ -234,7 +234,7 @@ h_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
     return ebb_ctl_api_bad (c, resp, 400, "bad_request", &err);
   /* Of the parsed body, so that a retry differing in white space only is the same. */
   cleanup_free char *digest
-      = ebb_ctl_body_digest (json_object_to_json_string_ext (b, JSON_C_TO_STRING_PLAIN));
+      = ebb_ctl_body_digest (json_object_to_json_string_ext (b, EBB_JSON_TO_STRING_FLAGS));
   ebb_ctl_submit_req jr;
   int r = parse_checked (c, b, &jr, &err);
   jr.digest = digest;

@@ -102,13 +102,17 @@ capi GET "/v1/jobs/$A/tasks/0/logs?tail=x"
 [ "$STATUS" = 400 ] && ok "bad tail: 400" || fail "bad tail: $STATUS"
 capi GET "/v1/jobs/$A/tasks/0/logs?lines=3"
 [ "$STATUS" = 400 ] && ok "unknown argument: 400" || fail "unknown argument: $STATUS"
-capi POST /v1/jobs "$(job_body big long '{"argv":["true"],"cpu_millis":64000,"memory_bytes":67108864}')"
+# A task kept pending: its only node drains (a job bigger than every node is refused at
+# submit, 422).
+capi POST /v1/nodes/a1/drain
+capi POST /v1/jobs "$(job_body big long '{"argv":["true"],"cpu_millis":1000,"memory_bytes":67108864}')"
 C=$(jq -r .id "$TMP/body")
 capi GET "/v1/jobs/$C/tasks/0/logs"
 [ "$STATUS" = 409 ] && ok "a task not started on a node: 409" || fail "not started: $STATUS $(cat "$TMP/body")"
 out=$(EBB_CONTROLLER="unix:$CSOCK" "$EBBCTL" logs "$A-7" 2>&1); rc=$?
 [ "$rc" != 0 ] && ok "ebbctl logs $A-7: exit $rc ($out)" || fail "ebbctl logs of no task: exit 0"
 capi DELETE "/v1/jobs/$C"
+capi POST /v1/nodes/a1/undrain
 
 # A follower of a quiet task does not hold up the controller's stop: SIGTERM ends it, and
 # the stream with it.

@@ -9,10 +9,13 @@
 # of its last heartbeat and the timeout); restarted with --retain 1s, finished jobs and old
 # decisions leave the store. Time budget: about 10 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
-PORT=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000 ))
-CTL_VERBOSE='' start_controller --policy fifo --node-timeout 1s --listen "127.0.0.1:$PORT" \
+# Port 0: the kernel picks a free one, which the controller logs (a random pick could be
+# taken, e.g. by an outgoing connection's ephemeral port).
+CTL_VERBOSE='' start_controller --policy fifo --node-timeout 1s --listen "127.0.0.1:0" \
   --max-queued-tasks 3 ||
   { fail "controller did not start"; exit 1; }
+PORT=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$CLOG" | tail -1)
+[ -n "$PORT" ] || { fail "no TCP port in the controller log"; exit 1; }
 ME=$(id -u)
 
 T1=$(burner_task g1 1000)
