@@ -24,9 +24,12 @@
 #define EBB_CTL_MAX_EDGES_PER_JOB    100000
 #define EBB_CTL_MAX_BODY_BYTES       (8 * 1024 * 1024)
 #define EBB_AGENT_CPU_MILLIS_MAX_CTL (1024ULL * 1000)
-#define EBB_CTL_CPU_MILLIS_MIN       10
-#define EBB_CTL_MEMORY_BYTES_MIN     (4ULL << 20)
-#define EBB_CTL_MEMORY_BYTES_MAX     (16ULL << 40)
+/* A job's priority tier (POST /v1/jobs "priority"). */
+#define EBB_CTL_PRIORITY_MIN     (-1000000)
+#define EBB_CTL_PRIORITY_MAX     1000000
+#define EBB_CTL_CPU_MILLIS_MIN   10
+#define EBB_CTL_MEMORY_BYTES_MIN (4ULL << 20)
+#define EBB_CTL_MEMORY_BYTES_MAX (16ULL << 40)
 /* Agent calls under way at once (more wait in order): below an agent's 256 connections per
  * address. No cap per host: agents on unix sockets share one host name in curl, and idle
  * connections to one agent would hold back calls to another. */
@@ -140,6 +143,7 @@ typedef struct ebb_ctl_job
   char *answer; /* the first answer to POST /v1/jobs (JSON text) */
   ebb_ctl_class cls;
   double est_task_sec;
+  int32_t priority;        /* its tier: higher wins (EBB_CTL_PRIORITY_MIN..MAX) */
   ebb_ctl_job_state state; /* written by ebb_ctl_job_set_state only */
   double submitted_at, started_at, finished_at;
   uint32_t ntasks;

@@ -37,6 +37,7 @@ ebb_ctl_job_from_req (ebb_ctl *c, ebb_ctl_submit_req *jr)
   j->request_id = jr->request_id ? ebb_xstrdup (jr->request_id) : NULL;
   j->cls = jr->cls;
   j->est_task_sec = jr->est;
+  j->priority = jr->priority;
   j->submitted_at = ebb_ctl_now ();
   j->ntasks = (uint32_t)jr->n;
   j->tasks = ebb_xcalloc (jr->n, sizeof *j->tasks);

@@ -13,7 +13,7 @@
 
 #define JOB_COLS                                                                                   \
   "id, request_id, name, class, est, state, submitted_at, started_at, finished_at, answer,"        \
-  " ntasks"
+  " ntasks, priority"
 #define TASK_COLS                                                                                  \
   "t.job, t.idx, t.spec, t.state, t.node, t.generation, t.exit_status, t.has_exit,"                \
   " t.suspensions, t.started_at, t.finished_at, t.kill_wanted"
@@ -65,6 +65,7 @@ job_of_row (ebb_ctl *c, sqlite3_stmt *st, bool with_tasks)
   j->started_at = sqlite3_column_double (st, 7);
   j->finished_at = sqlite3_column_double (st, 8);
   j->answer = ebb_ctl_sqlite_col_str (st, 9);
+  j->priority = sqlite3_column_int (st, 11);
   j->ntasks = (uint32_t)ntasks;
   if (!with_tasks)
     return j;
@@ -286,9 +287,9 @@ ebb_ctl_sqlite_job_page (ebb_ctl_store *base, ebb_ctl *c, uint64_t after, bool d
           k++;
         }
       ebb_ctl_job_summary *sum = &v[k - 1];
-      int64_t state = sqlite3_column_int64 (st, 11);
-      uint64_t count = (uint64_t)sqlite3_column_int64 (st, 12);
-      if (sum->job && sqlite3_column_type (st, 11) != SQLITE_NULL && state >= 0
+      int64_t state = sqlite3_column_int64 (st, 12);
+      uint64_t count = (uint64_t)sqlite3_column_int64 (st, 13);
+      if (sum->job && sqlite3_column_type (st, 12) != SQLITE_NULL && state >= 0
           && state < TASK_N_STATES)
         sum->task_states[state] += (uint32_t)count;
     }

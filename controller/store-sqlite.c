@@ -24,7 +24,7 @@ static const char schema[]
       "PRAGMA synchronous=NORMAL;"
       "CREATE TABLE IF NOT EXISTS jobs (id INTEGER PRIMARY KEY, request_id TEXT, name TEXT,"
       " class INTEGER, est REAL, state INTEGER, submitted_at REAL, started_at REAL,"
-      " finished_at REAL, answer TEXT, ntasks INTEGER);"
+      " finished_at REAL, answer TEXT, ntasks INTEGER, priority INTEGER NOT NULL DEFAULT 0);"
       "CREATE TABLE IF NOT EXISTS tasks (job INTEGER, idx INTEGER, spec TEXT, state INTEGER,"
       " node TEXT, generation INTEGER, exit_status INTEGER, has_exit INTEGER,"
       " suspensions INTEGER, started_at REAL, finished_at REAL, kill_wanted INTEGER,"
@@ -38,6 +38,10 @@ static const char schema[]
       " seq INTEGER, kind TEXT, path TEXT, body TEXT, PRIMARY KEY (job, idx));"
       /* A replayed request id of a job evicted from memory is found here. */
       "CREATE INDEX IF NOT EXISTS jobs_request_id ON jobs (request_id);";
+
+/* Migrations of a store made by an older controller: the columns added since, at their
+ * defaults (issue 23: a job's priority tier). */
+static int migrate (ebb_ctl_sqlite *s);
 
 static void
 db_warn (ebb_ctl_sqlite *s, const char *what)
@@ -106,6 +110,19 @@ store_cache_setup (void)
   memset (buf, 0, line * lines); /* resident now: the figure an operator sees at start */
   if (sqlite3_config (SQLITE_CONFIG_PAGECACHE, buf, (int)line, (int)lines) != SQLITE_OK)
     free (buf);
+}
+
+static int
+migrate (ebb_ctl_sqlite *s)
+{
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2 (s->db, "SELECT priority FROM jobs LIMIT 0", -1, &st, NULL) == SQLITE_OK)
+    {
+      sqlite3_finalize (st);
+      return 0;
+    }
+  ebb_log_info ("store: adding the jobs' priority column");
+  return exec (s, "ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0");
 }
 
 /* See store-sqlite.h. */
@@ -211,7 +228,7 @@ put_job (ebb_ctl_store *base, const ebb_ctl_job *j)
 {
   ebb_ctl_sqlite *s = ebb_ctl_sqlite_of (base);
   sqlite3_stmt *st
-      = cached (s, &s->st_job, "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+      = cached (s, &s->st_job, "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!st || ebb_ctl_sqlite_begin (base) < 0)
     return -EIO;
   sqlite3_bind_int64 (st, 1, (sqlite3_int64)j->id);
@@ -225,6 +242,7 @@ put_job (ebb_ctl_store *base, const ebb_ctl_job *j)
   sqlite3_bind_double (st, 9, j->finished_at);
   bind_text (st, 10, j->answer);
   sqlite3_bind_int64 (st, 11, j->ntasks);
+  sqlite3_bind_int (st, 12, j->priority);
   return step_done (s, st, "store job");
 }
 
@@ -378,7 +396,7 @@ ebb_ctl_store_sqlite_open (const char *path, ebb_ctl_store **out, ebb_error **er
                                             EBB_CTL_STORE_PAGE_SIZE, EBB_CTL_STORE_CACHE_PAGES);
   if (r == 0)
     sqlite3_busy_timeout (s->db, 2000);
-  if (r == 0 && (exec (s, sizes) < 0 || exec (s, schema) < 0))
+  if (r == 0 && (exec (s, sizes) < 0 || exec (s, schema) < 0 || migrate (s) < 0))
     r = ebb_error_set (err, EIO, "%s: cannot create the schema: %s", path, sqlite3_errmsg (s->db));
   if (r < 0)
     {

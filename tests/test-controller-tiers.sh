@@ -1,0 +1,109 @@
+#!/bin/sh
+# Priority tiers and the agent's task limits through the controller (issue 23), on one real
+# agent of 2 CPUs with the ebb policy: a tier-1 long job suspends a tier-0 long task (the
+# decision log names both tiers) and the tier-0 task resumes when it is done; a tier-0
+# short job does not suspend tier-1 work (it waits); a policy without tiers refuses a
+# non-zero priority; a job's time_limit_sec ends its task; its notify_signal reaches a task
+# that traps it when it is suspended and resumed. About 30 s.
+. "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
+setup_cgroups
+start_controller --policy ebb --policy-opt round-sec=1 --policy-opt resume-tries=1 ||
+  { fail "controller did not start"; exit 1; }
+start_node 1
+wait_for 10 '[.nodes[] | select(.state == "ready")] | length == 1' /v1/nodes || fail "node: $(cat "$TMP/body")"
+
+# task CPU-MILLIS ARGV-JSON: a task body.
+task () { printf '{"argv":%s,"cpu_millis":%s,"memory_bytes":67108864}' "$2" "$1"; }
+SLEEP='["sleep","600"]'
+# job NAME CLASS PRIORITY EXTRA TASK...: a POST /v1/jobs body with a priority and extra members.
+job () {
+  name=$1 cls=$2 prio=$3 extra=$4; shift 4
+  printf '{"name":"%s","class":"%s","priority":%s%s,"tasks":[' "$name" "$cls" "$prio" "$extra"
+  sep=
+  for t in "$@"; do printf '%s%s' "$sep" "$t"; sep=,; done
+  printf ']}'
+}
+
+capi POST /v1/jobs "$(job be long 0 "" "$(task 1000 "$SLEEP")" "$(task 1000 "$SLEEP")")"
+BE=$(jq -r .id "$TMP/body")
+wait_for 10 '.task_states.running == 2' "/v1/jobs/$BE" && ok "tier 0: two long tasks fill the node" ||
+  fail "tier 0: $(cat "$TMP/body")"
+
+# 990 millicores: what a task holds above its 10-millicore footprint, so one victim is enough.
+capi POST /v1/jobs "$(job prod long 1 "" "$(task 990 "$SLEEP")")"
+PROD=$(jq -r .id "$TMP/body")
+[ "$(jq .priority "$TMP/body")" = 1 ] || [ "$STATUS" = 201 ] || fail "submit prio 1: $STATUS $(cat "$TMP/body")"
+wait_for 10 '.task_states.running == 1' "/v1/jobs/$PROD" && ok "tier 1 long job runs on the full node" ||
+  fail "tier 1: $(cat "$TMP/body")"
+capi GET "/v1/jobs/$PROD"
+[ "$(jq .priority "$TMP/body")" = 1 ] && ok "the job shows priority 1" || fail "job: $(cat "$TMP/body")"
+capi GET "/v1/jobs/$BE"
+[ "$(jq .task_states.suspended "$TMP/body")" = 1 ] && ok "one tier-0 task suspended for it" ||
+  fail "tier 0 after tier 1: $(jq -c .task_states "$TMP/body")"
+capi GET "/v1/decisions?since=0"
+jq -e --argjson j "$PROD" '[.decisions[] | select(.action == "suspend" and .for_job == $j
+    and (.reason | test("tier 1 over tier 0")))] | length == 1' "$TMP/body" >/dev/null &&
+  ok "the decision log names the tiers" ||
+  fail "decisions: $(jq -c '[.decisions[] | select(.action == "suspend")]' "$TMP/body")"
+
+# Tier 0 gone; tier 1 fills the node: a tier-0 short job waits rather than suspending it.
+capi DELETE "/v1/jobs/$BE"
+wait_for 10 '.state == "killed" or .state == "failed" or .state == "done"' "/v1/jobs/$BE" ||
+  fail "tier 0 not ended: $(cat "$TMP/body")"
+capi POST /v1/jobs "$(job prod2 long 1 "" "$(task 1000 "$SLEEP")")"
+PROD2=$(jq -r .id "$TMP/body")
+wait_for 10 '.task_states.running == 1' "/v1/jobs/$PROD2" || fail "tier 1 again: $(cat "$TMP/body")"
+capi POST /v1/jobs "$(job short short 0 "" "$(task 990 '["true"]')")"
+SH=$(jq -r .id "$TMP/body")
+sleep 3
+capi GET "/v1/jobs/$SH"
+[ "$(jq .task_states.pending "$TMP/body")" = 1 ] && ok "a tier-0 short job waits behind tier 1" ||
+  fail "tier-0 short: $(jq -c .task_states "$TMP/body")"
+capi GET "/v1/jobs/$PROD2"
+[ "$(jq .task_states.running "$TMP/body")" = 1 ] && ok "tier 1 was not suspended for it" ||
+  fail "tier 1 under a tier-0 short job: $(jq -c .task_states "$TMP/body")"
+capi DELETE "/v1/jobs/$PROD2"
+capi DELETE "/v1/jobs/$PROD"
+wait_for 10 '.state == "done"' "/v1/jobs/$SH" && ok "the short job runs once tier 1 is gone" ||
+  fail "short after tier 1: $(cat "$TMP/body")"
+
+# A time limit ends the task (the agent's, after 2 s of running).
+capi POST /v1/jobs "$(job limited long 0 ',"time_limit_sec":2' "$(task 500 "$SLEEP")")"
+LIM=$(jq -r .id "$TMP/body")
+[ "$STATUS" = 201 ] || fail "time limit submit: $STATUS $(cat "$TMP/body")"
+wait_for 15 '.tasks[0].state == "exited" or .tasks[0].state == "failed" or .tasks[0].state == "killed"' "/v1/jobs/$LIM" &&
+  ok "time_limit_sec 2 ended a sleep 600 ($(jq -c '.tasks[0] | {state, exit_status}' "$TMP/body"))" ||
+  fail "time limit: $(jq -c '.tasks[0]' "$TMP/body")"
+
+# The notify signal: a task that traps SIGUSR1 counts it; a tier-1 job suspends it and ends.
+TRAP='["sh","-c","trap \"echo usr1 >> '"$OUT"'/sig\" USR1; while :; do sleep 0.2; done"]'
+capi POST /v1/jobs "$(job trapper long 0 ',"notify_signal":"SIGUSR1"' "$(task 1000 "$TRAP")" "$(task 1000 "$TRAP")")"
+TR=$(jq -r .id "$TMP/body")
+wait_for 10 '.task_states.running == 2' "/v1/jobs/$TR" || fail "trapper: $(cat "$TMP/body")"
+capi POST /v1/jobs "$(job prod3 short 1 "" "$(task 1990 '["sleep","2"]')")"
+P3=$(jq -r .id "$TMP/body")
+wait_for 15 '.state == "done"' "/v1/jobs/$P3" || fail "tier-1 short: $(cat "$TMP/body")"
+wait_for 10 '.task_states.running == 2' "/v1/jobs/$TR" || fail "trapper not resumed: $(jq -c .task_states "$TMP/body")"
+sleep 1
+n=$(wc -l <"$OUT/sig" 2>/dev/null || echo 0)
+# Both tasks are suspended for the 1990-millicore job, then resumed: 4 signals.
+[ "$n" -ge 4 ] && ok "the notify signal reached the trapping tasks at their suspension and resumption ($n)" ||
+  fail "notify signal: $n signals seen"
+capi DELETE "/v1/jobs/$TR"
+
+# Only the tier-0 tasks were ever suspended (a killed tier-1 job's task is not queued
+# again to preempt the short job that took its room).
+capi GET "/v1/decisions?since=0"
+jq -e --arg sh "$SH-" --arg tr "$TR-" --arg be "$BE-" '[.decisions[] | select(.action == "suspend")
+    | select((.task | startswith($tr) or startswith($be)) | not)] | length == 0' "$TMP/body" >/dev/null &&
+  ok "only tier-0 long tasks were suspended" ||
+  fail "suspensions: $(jq -c '[.decisions[] | select(.action == "suspend") | [.task, .for_job, .reason]]' "$TMP/body")"
+
+# A policy without tiers refuses a non-zero priority (the controller says so).
+kill "$CTL_PID"; wait "$CTL_PID" 2>/dev/null; CTL_PID=
+CSTATE="$TMP/ctl-state-bigc"
+start_controller --policy bigc || fail "bigc controller"
+capi POST /v1/jobs "$(job p long 1 "" "$(task 100 "$SLEEP")")"
+[ "$STATUS" = 400 ] && jq -e '.detail | test("no priority tiers")' "$TMP/body" >/dev/null &&
+  ok "bigc refuses priority 1: $(jq -r .detail "$TMP/body")" || fail "bigc priority: $STATUS $(cat "$TMP/body")"
+exit $FAILED
