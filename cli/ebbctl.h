@@ -70,6 +70,9 @@ enum
   EBBCTL_O_ALL,
   EBBCTL_O_STATE,
   EBBCTL_O_TAIL,
+  EBBCTL_O_PRIORITY,
+  EBBCTL_O_TIME_LIMIT,
+  EBBCTL_O_NOTIFY_SIGNAL,
 };
 
 /* One option of a command: the table produces the getopt parser, --help and the synopsis. */
@@ -392,7 +395,10 @@ typedef struct
   const char *name;
   const char *klass; /* short|long|auto */
   uint64_t tasks, cpu_millis, memory_bytes;
-  double est_sec; /* < 0: not given */
+  double est_sec;            /* < 0: not given */
+  int64_t priority;          /* the job's tier (0: the default, not sent) */
+  uint64_t time_limit_sec;   /* 0: none */
+  const char *notify_signal; /* NULL: none */
   bool wait;
   char **argv;           /* borrowed from the command line */
   const char *json_file; /* --json FILE ("-": stdin): the whole body, not built */

@@ -239,6 +239,50 @@ test_submit_parse (void)
     }
 }
 
+/* submit --priority, --time-limit, --notify-signal (issue 23): into the body's job members,
+ * and only when given. */
+static void
+test_submit_tiers (void)
+{
+  cleanup_error ebb_error *err = NULL;
+  const ebbctl_cmd *cmd = ebbctl_command_find ("submit");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (cmd);
+  ebbctl_submit_args a;
+  char **argv = ARGV ("submit", "--priority", "-2", "--time-limit", "2h", "--notify-signal",
+                      "SIGUSR1", "--", "true");
+  CU_ASSERT_EQUAL_FATAL (ebbctl_submit_parse (cmd, argc_of (argv), argv, &a, NULL, &err), 0);
+  CU_ASSERT_EQUAL (a.priority, -2);
+  CU_ASSERT_EQUAL (a.time_limit_sec, 7200);
+  json_object *body = ebbctl_submit_body (&a, NULL), *v = NULL;
+  CU_ASSERT (json_object_object_get_ex (body, "priority", &v) && json_object_get_int64 (v) == -2);
+  CU_ASSERT (json_object_object_get_ex (body, "time_limit_sec", &v)
+             && json_object_get_int64 (v) == 7200);
+  CU_ASSERT (json_object_object_get_ex (body, "notify_signal", &v)
+             && strcmp (json_object_get_string (v), "SIGUSR1") == 0);
+  json_object_put (body);
+  char **plain = ARGV ("submit", "--time-limit", "90", "--", "true");
+  CU_ASSERT_EQUAL_FATAL (ebbctl_submit_parse (cmd, argc_of (plain), plain, &a, NULL, &err), 0);
+  CU_ASSERT_EQUAL (a.time_limit_sec, 90); /* a bare number is seconds */
+  body = ebbctl_submit_body (&a, NULL);
+  CU_ASSERT_FALSE (json_object_object_get_ex (body, "priority", NULL));
+  CU_ASSERT_FALSE (json_object_object_get_ex (body, "notify_signal", NULL));
+  json_object_put (body);
+  char **bad[] = {
+    ARGV ("submit", "--priority", "1.5", "--", "true"),
+    ARGV ("submit", "--priority", "2000000", "--", "true"),
+    ARGV ("submit", "--time-limit", "500ms", "--", "true"),
+    ARGV ("submit", "--time-limit", "soon", "--", "true"),
+    ARGV ("submit", "--notify-signal", "", "--", "true"),
+    ARGV ("submit", "--priority", "1", "--json", "f"),
+  };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bad); i++)
+    {
+      CU_ASSERT_EQUAL (ebbctl_submit_parse (cmd, argc_of (bad[i]), bad[i], &a, NULL, &err),
+                       -EINVAL);
+      ebb_error_free (&err);
+    }
+}
+
 /* Writes text to a fresh temporary file; returns its name (freed by the caller). */
 static char *
 write_tmp (const char *text)
@@ -955,6 +999,7 @@ main (void)
     EBB_CU_TEST (test_global),
     EBB_CU_TEST (test_sizes_and_numbers),
     EBB_CU_TEST (test_submit_parse),
+    EBB_CU_TEST (test_submit_tiers),
     EBB_CU_TEST (test_submit_read_json),
     EBB_CU_TEST (test_adopt_parse),
     EBB_CU_TEST (test_table),
