@@ -31,3 +31,5 @@ TESTS += $(policy_tiers_tests)
 tests_test_policy_tiers_SOURCES = tests/test-policy-tiers.c
 tests_test_policy_tiers_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_policy_tiers_LDADD = policies/libebb-policy.a $(EBB_TEST_LIBS) -lm
+TESTS += tests/test-sim-tiers.sh
+EXTRA_DIST += tests/test-sim-tiers.sh
