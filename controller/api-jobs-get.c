@@ -56,12 +56,15 @@ job_head (const ebb_ctl_job *j, const uint32_t counts[TASK_N_STATES])
 json_object *
 ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
 {
-  uint32_t counts[TASK_N_STATES] = { 0 };
+  uint32_t counts[TASK_N_STATES] = { 0 }, suspensions = 0;
+  double suspended_sec = 0;
   json_object *arr = with_tasks ? json_object_new_array () : NULL;
   for (uint32_t i = 0; i < j->ntasks; i++)
     {
       const ebb_ctl_task *t = &j->tasks[i];
       counts[t->state]++;
+      suspensions += t->suspensions;
+      suspended_sec += t->suspended_sec;
       if (!arr)
         continue;
       json_object *to = json_object_new_object ();
@@ -80,6 +83,8 @@ ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
       else
         json_object_object_add (to, "exit_status", NULL);
       ebb_json_add_uint64 (to, "suspensions", t->suspensions);
+      ebb_json_add_double (to, "suspended_seconds", t->suspended_sec);
+      ebb_json_add_string (to, "end_reason", t->end_reason[0] ? t->end_reason : NULL);
       ebb_json_add_uint64 (to, "generation", t->generation);
       ebb_json_add_uint64 (to, "cpu_millis", t->cpu_millis);
       ebb_json_add_uint64 (to, "memory_bytes", t->memory_bytes);
@@ -88,6 +93,9 @@ ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
       json_object_array_add (arr, to);
     }
   json_object *o = job_head (j, counts);
+  /* Its tasks' sums (a job read as a page's row has no tasks to sum: not shown). */
+  ebb_json_add_uint64 (o, "suspensions", suspensions);
+  ebb_json_add_double (o, "suspended_seconds", suspended_sec);
   if (arr)
     json_object_object_add (o, "tasks", arr);
   return o;

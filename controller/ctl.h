@@ -123,7 +123,9 @@ typedef struct ebb_ctl_task
   bool owed_resume;      /* suspended when a new policy took it over: it owes a RESUME */
   double owed_resume_at; /* when that RESUME was last sent */
   uint32_t suspensions;
-  uint32_t attempts; /* agent call attempts for the current command */
+  double suspended_sec; /* its time suspended, as its agent last reported it */
+  char end_reason[32];  /* why its agent ended it ("time limit"), "" when not */
+  uint32_t attempts;    /* agent call attempts for the current command */
   double started_at, finished_at;
   uint32_t pidx;  /* index of the task inside its policy job */
   bool accounted; /* its job was added: the counters include it */

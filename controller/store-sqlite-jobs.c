@@ -16,7 +16,7 @@
   " ntasks, priority"
 #define TASK_COLS                                                                                  \
   "t.job, t.idx, t.spec, t.state, t.node, t.generation, t.exit_status, t.has_exit,"                \
-  " t.suspensions, t.started_at, t.finished_at, t.kill_wanted"
+  " t.suspensions, t.started_at, t.finished_at, t.kill_wanted, t.suspended_sec, t.end_reason"
 
 static int
 load_nodes (ebb_ctl_sqlite *s, ebb_ctl *c)
@@ -120,6 +120,9 @@ task_of_row (ebb_ctl *c, ebb_ctl_job *j, sqlite3_stmt *st, bool keep_spec)
   t->started_at = sqlite3_column_double (st, 9);
   t->finished_at = sqlite3_column_double (st, 10);
   t->kill_wanted = sqlite3_column_int (st, 11);
+  t->suspended_sec = sqlite3_column_double (st, 12);
+  const char *why = (const char *)sqlite3_column_text (st, 13);
+  snprintf (t->end_reason, sizeof t->end_reason, "%s", why ? why : "");
   t->stored = true;
   return true;
 }

@@ -28,7 +28,7 @@ static const char schema[]
       "CREATE TABLE IF NOT EXISTS tasks (job INTEGER, idx INTEGER, spec TEXT, state INTEGER,"
       " node TEXT, generation INTEGER, exit_status INTEGER, has_exit INTEGER,"
       " suspensions INTEGER, started_at REAL, finished_at REAL, kill_wanted INTEGER,"
-      " PRIMARY KEY (job, idx));"
+      " suspended_sec REAL NOT NULL DEFAULT 0, end_reason TEXT, PRIMARY KEY (job, idx));"
       "CREATE TABLE IF NOT EXISTS nodes (name TEXT PRIMARY KEY, url TEXT, state INTEGER,"
       " epoch INTEGER, cap_cpu INTEGER, cap_mem INTEGER, last_hb REAL);"
       "CREATE TABLE IF NOT EXISTS decisions (seq INTEGER PRIMARY KEY, time REAL, kind TEXT,"
@@ -112,17 +112,30 @@ store_cache_setup (void)
     free (buf);
 }
 
+/* Adds column (its SQL definition def) to table unless it is there. */
 static int
-migrate (ebb_ctl_sqlite *s)
+add_column (ebb_ctl_sqlite *s, const char *table, const char *column, const char *def)
 {
   sqlite3_stmt *st = NULL;
-  if (sqlite3_prepare_v2 (s->db, "SELECT priority FROM jobs LIMIT 0", -1, &st, NULL) == SQLITE_OK)
+  cleanup_free char *probe = ebb_xasprintf ("SELECT %s FROM %s LIMIT 0", column, table);
+  if (sqlite3_prepare_v2 (s->db, probe, -1, &st, NULL) == SQLITE_OK)
     {
       sqlite3_finalize (st);
       return 0;
     }
-  ebb_log_info ("store: adding the jobs' priority column");
-  return exec (s, "ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0");
+  ebb_log_info ("store: adding the column %s.%s", table, column);
+  cleanup_free char *sql = ebb_xasprintf ("ALTER TABLE %s ADD COLUMN %s %s", table, column, def);
+  return exec (s, sql);
+}
+
+static int
+migrate (ebb_ctl_sqlite *s)
+{
+  if (add_column (s, "jobs", "priority", "INTEGER NOT NULL DEFAULT 0") < 0
+      || add_column (s, "tasks", "suspended_sec", "REAL NOT NULL DEFAULT 0") < 0
+      || add_column (s, "tasks", "end_reason", "TEXT") < 0)
+    return -EIO;
+  return 0;
 }
 
 /* See store-sqlite.h. */
@@ -252,14 +265,15 @@ put_task (ebb_ctl_store *base, const ebb_ctl_task *t, const char *node)
   ebb_ctl_sqlite *s = ebb_ctl_sqlite_of (base);
   /* The spec never changes: once the row exists, an update leaves it (serializing it again
    * was most of the cost of a launch's write). */
-  sqlite3_stmt *st = t->stored
-                         ? cached (s, &s->st_task_update,
-                                   "UPDATE tasks SET state = ?4, node = ?5, generation = ?6,"
-                                   " exit_status = ?7, has_exit = ?8, suspensions = ?9,"
-                                   " started_at = ?10, finished_at = ?11, kill_wanted = ?12"
-                                   " WHERE job = ?1 AND idx = ?2")
-                         : cached (s, &s->st_task_insert,
-                                   "INSERT OR REPLACE INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+  sqlite3_stmt *st
+      = t->stored ? cached (s, &s->st_task_update,
+                            "UPDATE tasks SET state = ?4, node = ?5, generation = ?6,"
+                            " exit_status = ?7, has_exit = ?8, suspensions = ?9,"
+                            " started_at = ?10, finished_at = ?11, kill_wanted = ?12,"
+                            " suspended_sec = ?13, end_reason = ?14"
+                            " WHERE job = ?1 AND idx = ?2")
+                  : cached (s, &s->st_task_insert,
+                            "INSERT OR REPLACE INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!st || ebb_ctl_sqlite_begin (base) < 0)
     return -EIO;
   sqlite3_bind_int64 (st, 1, (sqlite3_int64)t->job->id);
@@ -273,6 +287,8 @@ put_task (ebb_ctl_store *base, const ebb_ctl_task *t, const char *node)
   sqlite3_bind_int (st, 8, t->has_exit);
   sqlite3_bind_int64 (st, 9, t->suspensions);
   sqlite3_bind_double (st, 10, t->started_at);
+  sqlite3_bind_double (st, 13, t->suspended_sec);
+  bind_text (st, 14, t->end_reason[0] ? t->end_reason : NULL);
   sqlite3_bind_double (st, 11, t->finished_at);
   sqlite3_bind_int (st, 12, t->kill_wanted);
   return step_done (s, st, "store task");

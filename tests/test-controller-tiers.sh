@@ -3,8 +3,9 @@
 # agent of 2 CPUs with the ebb policy: a tier-1 long job suspends a tier-0 long task (the
 # decision log names both tiers) and the tier-0 task resumes when it is done; a tier-0
 # short job does not suspend tier-1 work (it waits); a policy without tiers refuses a
-# non-zero priority; a job's time_limit_sec ends its task; its notify_signal reaches a task
-# that traps it when it is suspended and resumed. About 30 s.
+# non-zero priority; a job's time_limit_sec ends its task (end_reason "time limit"); its
+# notify_signal reaches a task that traps it when it is suspended and resumed; the agents'
+# suspended_seconds and suspensions per task and job; all kept over a restart. About 30 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
 setup_cgroups
 start_controller --policy ebb --policy-opt round-sec=1 --policy-opt resume-tries=1 ||
@@ -72,8 +73,10 @@ capi POST /v1/jobs "$(job limited long 0 ',"time_limit_sec":2' "$(task 500 "$SLE
 LIM=$(jq -r .id "$TMP/body")
 [ "$STATUS" = 201 ] || fail "time limit submit: $STATUS $(cat "$TMP/body")"
 wait_for 15 '.tasks[0].state == "exited" or .tasks[0].state == "failed" or .tasks[0].state == "killed"' "/v1/jobs/$LIM" &&
-  ok "time_limit_sec 2 ended a sleep 600 ($(jq -c '.tasks[0] | {state, exit_status}' "$TMP/body"))" ||
+  ok "time_limit_sec 2 ended a sleep 600 ($(jq -c '.tasks[0] | {state, exit_status, end_reason}' "$TMP/body"))" ||
   fail "time limit: $(jq -c '.tasks[0]' "$TMP/body")"
+[ "$(jq -r '.tasks[0].end_reason' "$TMP/body")" = "time limit" ] && ok "the task's end_reason says so" ||
+  fail "end_reason: $(jq -c '.tasks[0]' "$TMP/body")"
 
 # The notify signal: a task that traps SIGUSR1 counts it; a tier-1 job suspends it and ends.
 TRAP='["sh","-c","trap \"echo usr1 >> '"$OUT"'/sig\" USR1; while :; do sleep 0.2; done"]'
@@ -84,7 +87,11 @@ capi POST /v1/jobs "$(job prod3 short 1 "" "$(task 1990 '["sleep","2"]')")"
 P3=$(jq -r .id "$TMP/body")
 wait_for 15 '.state == "done"' "/v1/jobs/$P3" || fail "tier-1 short: $(cat "$TMP/body")"
 wait_for 10 '.task_states.running == 2' "/v1/jobs/$TR" || fail "trapper not resumed: $(jq -c .task_states "$TMP/body")"
-sleep 1
+# The agents' accounting: each task suspended once, for about the 2 s of the tier-1 job.
+wait_for 5 '[.tasks[] | select(.suspensions == 1 and .suspended_seconds >= 1)] | length == 2' "/v1/jobs/$TR" &&
+  ok "suspensions and suspended_seconds per task ($(jq -c '[.tasks[] | [.suspensions, .suspended_seconds]]' "$TMP/body")) and job ($(jq -c '[.suspensions, .suspended_seconds]' "$TMP/body"))" ||
+  fail "accounting: $(jq -c '[.tasks[] | {suspensions, suspended_seconds}]' "$TMP/body")"
+jq -e '.suspensions == 2 and .suspended_seconds >= 2' "$TMP/body" >/dev/null || fail "job sums: $(jq -c '[.suspensions, .suspended_seconds]' "$TMP/body")"
 n=$(wc -l <"$OUT/sig" 2>/dev/null || echo 0)
 # Both tasks are suspended for the 1990-millicore job, then resumed: 4 signals.
 [ "$n" -ge 4 ] && ok "the notify signal reached the trapping tasks at their suspension and resumption ($n)" ||
@@ -99,8 +106,44 @@ jq -e --arg sh "$SH-" --arg tr "$TR-" --arg be "$BE-" '[.decisions[] | select(.a
   ok "only tier-0 long tasks were suspended" ||
   fail "suspensions: $(jq -c '[.decisions[] | select(.action == "suspend") | [.task, .for_job, .reason]]' "$TMP/body")"
 
-# A policy without tiers refuses a non-zero priority (the controller says so).
+# The store keeps them: after a restart, the priority, the end reason, the accounting.
 kill "$CTL_PID"; wait "$CTL_PID" 2>/dev/null; CTL_PID=
+start_controller --policy ebb || fail "restart"
+capi GET "/v1/jobs/$PROD"
+p=$(jq .priority "$TMP/body")
+capi GET "/v1/jobs/$LIM"
+r=$(jq -r '.tasks[0].end_reason' "$TMP/body")
+capi GET "/v1/jobs/$TR"
+[ "$p" = 1 ] && [ "$r" = "time limit" ] && jq -e '.suspended_seconds >= 2' "$TMP/body" >/dev/null &&
+  ok "after a restart: priority $p, end_reason '$r', $(jq .suspended_seconds "$TMP/body") s suspended" ||
+  fail "after a restart: priority $p, end_reason $r, $(jq -c '[.suspensions, .suspended_seconds]' "$TMP/body")"
+
+# A store made before these columns (the schema of the previous release, one job done):
+# opened, the columns added at their defaults.
+kill "$CTL_PID"; wait "$CTL_PID" 2>/dev/null; CTL_PID=
+if command -v sqlite3 >/dev/null; then
+  CSTATE="$TMP/ctl-state-old"
+  mkdir -p "$CSTATE"
+  sqlite3 "$CSTATE/controller.db" "CREATE TABLE jobs (id INTEGER PRIMARY KEY, request_id TEXT,
+    name TEXT, class INTEGER, est REAL, state INTEGER, submitted_at REAL, started_at REAL,
+    finished_at REAL, answer TEXT, ntasks INTEGER);
+    CREATE TABLE tasks (job INTEGER, idx INTEGER, spec TEXT, state INTEGER, node TEXT,
+    generation INTEGER, exit_status INTEGER, has_exit INTEGER, suspensions INTEGER,
+    started_at REAL, finished_at REAL, kill_wanted INTEGER, PRIMARY KEY (job, idx));
+    INSERT INTO jobs VALUES (7, NULL, 'old', 2, 0, 2, 1, 2, 3, '{}', 1);
+    INSERT INTO tasks VALUES (7, 0, '{\"argv\":[\"true\"],\"cpu_millis\":100,\"memory_bytes\":0}',
+      3, NULL, 1, 0, 1, 0, 2, 3, 0);"
+  start_controller --policy ebb || fail "controller on an old store"
+  capi GET /v1/jobs/7
+  [ "$STATUS" = 200 ] && [ "$(jq -c '[.priority, .tasks[0].suspended_seconds, .tasks[0].end_reason]' "$TMP/body")" = '[0,0,null]' ] &&
+    ok "an older store opens, its job at priority 0" || fail "old store: $STATUS $(cat "$TMP/body") $(grep store "$CLOG" | tail -3)"
+  kill "$CTL_PID"; wait "$CTL_PID" 2>/dev/null; CTL_PID=
+else
+  [ "${EBB_TEST_STRICT:-0}" = 1 ] && fail "no sqlite3 (scripts/install-deps.sh installs it)"
+  echo "skip: no sqlite3 to make an older store"
+fi
+
+# A policy without tiers refuses a non-zero priority (the controller says so).
 CSTATE="$TMP/ctl-state-bigc"
 start_controller --policy bigc || fail "bigc controller"
 capi POST /v1/jobs "$(job p long 1 "" "$(task 100 "$SLEEP")")"
