@@ -39,6 +39,7 @@ job_head (const ebb_ctl_job *j, const uint32_t counts[TASK_N_STATES])
   ebb_json_add_string (o, "class", ebb_ctl_class_name (j->cls));
   ebb_json_add_double (o, "est_task_sec", j->est_task_sec);
   ebb_json_add_int64 (o, "priority", j->priority);
+  ebb_json_add_string (o, "submitted_by", j->submitted_by[0] ? j->submitted_by : NULL);
   ebb_json_add_string (o, "state", ebb_ctl_job_state_name (j->state));
   ebb_json_add_string (o, "request_id", j->request_id);
   ebb_ctl_api_add_time (o, "submitted_at", j->submitted_at);

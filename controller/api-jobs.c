@@ -237,6 +237,12 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
     return ebb_ctl_api_bad (c, resp, 400, "bad_request", &err);
   ebb_ctl_submit_req jr;
   int r = parse_checked (c, b, &jr, &err);
+  /* Who submitted it (issue 23): the peer's uid on a unix socket, the token on TCP. */
+  char who[24] = "token";
+  unsigned uid;
+  if (ebb_http_request_peer_uid (req, &uid) == 0)
+    snprintf (who, sizeof who, "uid %u", uid);
+  jr.submitted_by = who;
   ebb_ctl_job *j = NULL;
   cleanup_free char *replay = NULL;
   unsigned st = r < 0 ? 400 : ebb_ctl_op_submit (c, &jr, &j, &replay, &err);

@@ -17,8 +17,9 @@ typedef struct
   const char *name, *request_id; /* borrowed from the request's body */
   ebb_ctl_class cls;
   double est;
-  int32_t priority;    /* its tier (policies with ops->tiers) */
-  json_object **specs; /* one per task, validated (api-jobs.c, api-adopt.c) */
+  int32_t priority;         /* its tier (policies with ops->tiers) */
+  const char *submitted_by; /* who: "uid N" or "token" (api-jobs.c) */
+  json_object **specs;      /* one per task, validated (api-jobs.c, api-adopt.c) */
   size_t n;
   uint32_t *edges; /* "deps": nedges (parent, child) pairs */
   uint32_t nedges;

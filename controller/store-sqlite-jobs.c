@@ -13,7 +13,7 @@
 
 #define JOB_COLS                                                                                   \
   "id, request_id, name, class, est, state, submitted_at, started_at, finished_at, answer,"        \
-  " ntasks, priority"
+  " ntasks, priority, submitted_by"
 #define TASK_COLS                                                                                  \
   "t.job, t.idx, t.spec, t.state, t.node, t.generation, t.exit_status, t.has_exit,"                \
   " t.suspensions, t.started_at, t.finished_at, t.kill_wanted, t.suspended_sec, t.end_reason"
@@ -66,6 +66,8 @@ job_of_row (ebb_ctl *c, sqlite3_stmt *st, bool with_tasks)
   j->finished_at = sqlite3_column_double (st, 8);
   j->answer = ebb_ctl_sqlite_col_str (st, 9);
   j->priority = sqlite3_column_int (st, 11);
+  const char *who = (const char *)sqlite3_column_text (st, 12);
+  snprintf (j->submitted_by, sizeof j->submitted_by, "%s", who ? who : "");
   j->ntasks = (uint32_t)ntasks;
   if (!with_tasks)
     return j;
@@ -290,9 +292,9 @@ ebb_ctl_sqlite_job_page (ebb_ctl_store *base, ebb_ctl *c, uint64_t after, bool d
           k++;
         }
       ebb_ctl_job_summary *sum = &v[k - 1];
-      int64_t state = sqlite3_column_int64 (st, 12);
-      uint64_t count = (uint64_t)sqlite3_column_int64 (st, 13);
-      if (sum->job && sqlite3_column_type (st, 12) != SQLITE_NULL && state >= 0
+      int64_t state = sqlite3_column_int64 (st, 13);
+      uint64_t count = (uint64_t)sqlite3_column_int64 (st, 14);
+      if (sum->job && sqlite3_column_type (st, 13) != SQLITE_NULL && state >= 0
           && state < TASK_N_STATES)
         sum->task_states[state] += (uint32_t)count;
     }

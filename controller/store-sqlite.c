@@ -24,7 +24,8 @@ static const char schema[]
       "PRAGMA synchronous=NORMAL;"
       "CREATE TABLE IF NOT EXISTS jobs (id INTEGER PRIMARY KEY, request_id TEXT, name TEXT,"
       " class INTEGER, est REAL, state INTEGER, submitted_at REAL, started_at REAL,"
-      " finished_at REAL, answer TEXT, ntasks INTEGER, priority INTEGER NOT NULL DEFAULT 0);"
+      " finished_at REAL, answer TEXT, ntasks INTEGER, priority INTEGER NOT NULL DEFAULT 0,"
+      " submitted_by TEXT);"
       "CREATE TABLE IF NOT EXISTS tasks (job INTEGER, idx INTEGER, spec TEXT, state INTEGER,"
       " node TEXT, generation INTEGER, exit_status INTEGER, has_exit INTEGER,"
       " suspensions INTEGER, started_at REAL, finished_at REAL, kill_wanted INTEGER,"
@@ -132,6 +133,7 @@ static int
 migrate (ebb_ctl_sqlite *s)
 {
   if (add_column (s, "jobs", "priority", "INTEGER NOT NULL DEFAULT 0") < 0
+      || add_column (s, "jobs", "submitted_by", "TEXT") < 0
       || add_column (s, "tasks", "suspended_sec", "REAL NOT NULL DEFAULT 0") < 0
       || add_column (s, "tasks", "end_reason", "TEXT") < 0)
     return -EIO;
@@ -241,7 +243,7 @@ put_job (ebb_ctl_store *base, const ebb_ctl_job *j)
 {
   ebb_ctl_sqlite *s = ebb_ctl_sqlite_of (base);
   sqlite3_stmt *st
-      = cached (s, &s->st_job, "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+      = cached (s, &s->st_job, "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!st || ebb_ctl_sqlite_begin (base) < 0)
     return -EIO;
   sqlite3_bind_int64 (st, 1, (sqlite3_int64)j->id);
@@ -256,6 +258,7 @@ put_job (ebb_ctl_store *base, const ebb_ctl_job *j)
   bind_text (st, 10, j->answer);
   sqlite3_bind_int64 (st, 11, j->ntasks);
   sqlite3_bind_int (st, 12, j->priority);
+  bind_text (st, 13, j->submitted_by[0] ? j->submitted_by : NULL);
   return step_done (s, st, "store job");
 }
 

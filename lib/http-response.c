@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "lib/http-internal.h"
 #include "lib/json.h"
@@ -231,4 +232,19 @@ ebb_http_peer_kind
 ebb_http_request_peer_kind (const ebb_http_request *req)
 {
   return req->listener->sock.is_unix ? EBB_HTTP_PEER_UNIX : EBB_HTTP_PEER_TCP;
+}
+
+int
+ebb_http_request_peer_uid (const ebb_http_request *req, unsigned *uid)
+{
+  if (!req->listener->sock.is_unix || !req->con)
+    return -1;
+  const union MHD_ConnectionInfo *ci
+      = MHD_get_connection_info (req->con, MHD_CONNECTION_INFO_CONNECTION_FD);
+  struct ucred cr;
+  socklen_t len = sizeof cr;
+  if (!ci || getsockopt (ci->connect_fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0)
+    return -1;
+  *uid = (unsigned)cr.uid;
+  return 0;
 }

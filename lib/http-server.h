@@ -225,6 +225,9 @@ int ebb_http_request_body_json (const ebb_http_request *req, int max_depth, json
 
 /* Returns whether the request came in over a unix socket or TCP. */
 ebb_http_peer_kind ebb_http_request_peer_kind (const ebb_http_request *req);
+/* The uid of the process at the other end of a unix-socket request (SO_PEERCRED, taken at
+ * its connect). Returns 0 and *uid, or -1 (TCP, or the connection's socket is unknown). */
+int ebb_http_request_peer_uid (const ebb_http_request *req, unsigned *uid);
 
 /* --- Responses */
 

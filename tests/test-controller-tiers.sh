@@ -38,6 +38,8 @@ wait_for 10 '.task_states.running == 1' "/v1/jobs/$PROD" && ok "tier 1 long job 
   fail "tier 1: $(cat "$TMP/body")"
 capi GET "/v1/jobs/$PROD"
 [ "$(jq .priority "$TMP/body")" = 1 ] && ok "the job shows priority 1" || fail "job: $(cat "$TMP/body")"
+[ "$(jq -r .submitted_by "$TMP/body")" = "uid $(id -u)" ] && ok "submitted_by: the peer's uid ($(jq -r .submitted_by "$TMP/body"))" ||
+  fail "submitted_by: $(jq -c .submitted_by "$TMP/body")"
 capi GET "/v1/jobs/$BE"
 [ "$(jq .task_states.suspended "$TMP/body")" = 1 ] && ok "one tier-0 task suspended for it" ||
   fail "tier 0 after tier 1: $(jq -c .task_states "$TMP/body")"
@@ -114,8 +116,9 @@ p=$(jq .priority "$TMP/body")
 capi GET "/v1/jobs/$LIM"
 r=$(jq -r '.tasks[0].end_reason' "$TMP/body")
 capi GET "/v1/jobs/$TR"
-[ "$p" = 1 ] && [ "$r" = "time limit" ] && jq -e '.suspended_seconds >= 2' "$TMP/body" >/dev/null &&
-  ok "after a restart: priority $p, end_reason '$r', $(jq .suspended_seconds "$TMP/body") s suspended" ||
+w=$(jq -r .submitted_by "$TMP/body")
+[ "$p" = 1 ] && [ "$r" = "time limit" ] && [ "$w" = "uid $(id -u)" ] && jq -e '.suspended_seconds >= 2' "$TMP/body" >/dev/null &&
+  ok "after a restart: priority $p, end_reason '$r', submitted_by '$w', $(jq .suspended_seconds "$TMP/body") s suspended" ||
   fail "after a restart: priority $p, end_reason $r, $(jq -c '[.suspensions, .suspended_seconds]' "$TMP/body")"
 
 # A store made before these columns (the schema of the previous release, one job done):
@@ -135,7 +138,7 @@ if command -v sqlite3 >/dev/null; then
       3, NULL, 1, 0, 1, 0, 2, 3, 0);"
   start_controller --policy ebb || fail "controller on an old store"
   capi GET /v1/jobs/7
-  [ "$STATUS" = 200 ] && [ "$(jq -c '[.priority, .tasks[0].suspended_seconds, .tasks[0].end_reason]' "$TMP/body")" = '[0,0,null]' ] &&
+  [ "$STATUS" = 200 ] && [ "$(jq -c '[.priority, .submitted_by, .tasks[0].suspended_seconds, .tasks[0].end_reason]' "$TMP/body")" = '[0,null,0,null]' ] &&
     ok "an older store opens, its job at priority 0" || fail "old store: $STATUS $(cat "$TMP/body") $(grep store "$CLOG" | tail -3)"
   kill "$CTL_PID"; wait "$CTL_PID" 2>/dev/null; CTL_PID=
 else
