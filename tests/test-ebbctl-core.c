@@ -540,6 +540,26 @@ test_reasons (void)
                  "/nonexistent: No such file or directory\n");
 }
 
+/* ebbctl job shows the tier, who submitted the job and its suspended time (issue 23). */
+static void
+test_describe_tiers (void)
+{
+  const ebbctl_request job = { .method = "GET" };
+  expect_answer (ebbctl_print_answer_job, &job, "7",
+                 "{\"id\":7,\"name\":\"p\",\"class\":\"long\",\"priority\":2,"
+                 "\"submitted_by\":\"uid 1000\",\"state\":\"running\",\"suspensions\":3,"
+                 "\"suspended_seconds\":75.5,\"ntasks\":1,\"task_states\":{\"running\":1}}",
+                 "Job:          7\n"
+                 "Name:         p\n"
+                 "Class:        long\n"
+                 "Priority:     2\n"
+                 "Submitted by: uid 1000\n"
+                 "State:        running\n"
+                 "Submitted:    -\n"
+                 "Suspended:    1m15s in 3 suspensions\n"
+                 "Tasks:        1: 1 running\n");
+}
+
 /* status, node and job are summaries (kubectl describe), not "a.b: value" dumps; status
  * has no slots (meaningless for the resource policies); a job says why it waits. */
 static void
@@ -1000,6 +1020,7 @@ main (void)
     EBB_CU_TEST (test_sizes_and_numbers),
     EBB_CU_TEST (test_submit_parse),
     EBB_CU_TEST (test_submit_tiers),
+    EBB_CU_TEST (test_describe_tiers),
     EBB_CU_TEST (test_submit_read_json),
     EBB_CU_TEST (test_adopt_parse),
     EBB_CU_TEST (test_table),
