@@ -47,6 +47,12 @@ static const ebbctl_opt jobs_opts[] = {
   { "name", true, EBBCTL_O_NAME, "PATTERN", "only jobs whose name matches PATTERN (glob: *, ?)" },
 };
 
+static const ebbctl_opt history_opts[] = {
+  { "since", true, EBBCTL_O_SINCE, "DURATION", "only jobs that ended within DURATION (1h, 30m)" },
+  { "state", true, EBBCTL_O_STATE, "STATE",
+    "only jobs that ended in STATE: done, failed or killed" },
+};
+
 static const ebbctl_opt decisions_opts[] = {
   { "follow", false, EBBCTL_O_FOLLOW, NULL, "keep printing new decisions until interrupted" },
 };
@@ -98,6 +104,12 @@ static const ebbctl_request jobs_req = { .method = "GET",
                                          .list = "jobs",
                                          .table = ebbctl_jobs_table,
                                          .paged = true };
+static const ebbctl_request history_req = { .method = "GET",
+                                            .path = "/v1/jobs",
+                                            .print = ebbctl_print_answer_list,
+                                            .list = "jobs",
+                                            .table = ebbctl_history_table,
+                                            .paged = true };
 static const ebbctl_request job_req = {
   .method = "GET", .path = "/v1/jobs", .arg_what = "job id", .print = ebbctl_print_answer_job
 };
@@ -138,6 +150,9 @@ static const ebbctl_cmd commands[] = {
     "ebbctl jobs\nebbctl jobs --all --class long -o wide\nebbctl jobs --state failed --name "
     "'nightly-*'\n"
     "ebbctl jobs -o name | xargs -n1 ebbctl kill" },
+  { "history", NULL, "the finished jobs: waited, ran, suspended, who submitted them (sacct)",
+    OPTS (history_opts), false, ebbctl_history, &history_req,
+    "ebbctl history\nebbctl history --since 1h --state failed" },
   { "job", "ID", "show one job and its tasks", NULL, 0, false, REQUEST (job_req),
     "ebbctl job 42\nebbctl job 42 -o json | jq '.tasks[].state'" },
   { "submit", "-- ARGV... | --json FILE",

@@ -241,7 +241,7 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
   char who[24] = "token";
   unsigned uid;
   if (ebb_http_request_peer_uid (req, &uid) == 0)
-    snprintf (who, sizeof who, "uid %u", uid);
+    snprintf (who, sizeof who, "uid=%u", uid);
   jr.submitted_by = who;
   ebb_ctl_job *j = NULL;
   cleanup_free char *replay = NULL;

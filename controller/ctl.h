@@ -146,7 +146,7 @@ typedef struct ebb_ctl_job
   ebb_ctl_class cls;
   double est_task_sec;
   int32_t priority;        /* its tier: higher wins (EBB_CTL_PRIORITY_MIN..MAX) */
-  char submitted_by[24];   /* "uid N" (unix socket peer) or "token" (TCP); "" unknown */
+  char submitted_by[24];   /* "uid=N" (unix socket peer) or "token" (TCP); "" unknown */
   ebb_ctl_job_state state; /* written by ebb_ctl_job_set_state only */
   double submitted_at, started_at, finished_at;
   uint32_t ntasks;

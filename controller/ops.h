@@ -18,7 +18,7 @@ typedef struct
   ebb_ctl_class cls;
   double est;
   int32_t priority;         /* its tier (policies with ops->tiers) */
-  const char *submitted_by; /* who: "uid N" or "token" (api-jobs.c) */
+  const char *submitted_by; /* who: "uid=N" or "token" (api-jobs.c) */
   json_object **specs;      /* one per task, validated (api-jobs.c, api-adopt.c) */
   size_t n;
   uint32_t *edges; /* "deps": nedges (parent, child) pairs */

@@ -38,7 +38,7 @@ wait_for 10 '.task_states.running == 1' "/v1/jobs/$PROD" && ok "tier 1 long job 
   fail "tier 1: $(cat "$TMP/body")"
 capi GET "/v1/jobs/$PROD"
 [ "$(jq .priority "$TMP/body")" = 1 ] && ok "the job shows priority 1" || fail "job: $(cat "$TMP/body")"
-[ "$(jq -r .submitted_by "$TMP/body")" = "uid $(id -u)" ] && ok "submitted_by: the peer's uid ($(jq -r .submitted_by "$TMP/body"))" ||
+[ "$(jq -r .submitted_by "$TMP/body")" = "uid=$(id -u)" ] && ok "submitted_by: the peer's uid ($(jq -r .submitted_by "$TMP/body"))" ||
   fail "submitted_by: $(jq -c .submitted_by "$TMP/body")"
 capi GET "/v1/jobs/$BE"
 [ "$(jq .task_states.suspended "$TMP/body")" = 1 ] && ok "one tier-0 task suspended for it" ||
@@ -108,6 +108,20 @@ jq -e --arg sh "$SH-" --arg tr "$TR-" --arg be "$BE-" '[.decisions[] | select(.a
   ok "only tier-0 long tasks were suspended" ||
   fail "suspensions: $(jq -c '[.decisions[] | select(.action == "suspend") | [.task, .for_job, .reason]]' "$TMP/body")"
 
+# ebbctl history: the finished jobs, their final state, priority, submitter and suspended time.
+EBBCTL="$EBB_TOP_BUILDDIR/ebbctl"
+"$EBBCTL" --controller "unix:$CSOCK" --token-file "$TOKEN_FILE" history >"$TMP/hist" 2>&1 ||
+  fail "ebbctl history: $(cat "$TMP/hist")"
+awk -v j="$PROD" -v u="uid=$(id -u)" '$1 == j && $3 == "killed" && $4 == 1 && $5 == u { f = 1 } END { exit !f }' "$TMP/hist" &&
+  ok "ebbctl history lists the tier-1 job killed, priority 1, by $(id -u)" || fail "history: $(cat "$TMP/hist")"
+"$EBBCTL" --controller "unix:$CSOCK" --token-file "$TOKEN_FILE" history --state failed --since 1h -o json >"$TMP/hist.json"
+[ "$(jq -c '[.jobs[].id]' "$TMP/hist.json")" = "[$LIM]" ] && ok "history --state failed --since 1h: the time-limited job alone" ||
+  fail "history --state failed: $(jq -c '[.jobs[] | [.id, .state]]' "$TMP/hist.json")"
+"$EBBCTL" --controller "unix:$CSOCK" --token-file "$TOKEN_FILE" history --state killed >"$TMP/hist"
+awk -v j="$TR" '$1 == j && $8 ~ /^[0-9.]+s$/ && $8 != "0s" && $9 == 2 { f = 1 } END { exit !f }' "$TMP/hist" &&
+  ok "history shows the trapping job's suspended time and suspensions: $(awk -v j="$TR" '$1 == j' "$TMP/hist")" ||
+  fail "history suspended: $(cat "$TMP/hist")"
+
 # The store keeps them: after a restart, the priority, the end reason, the accounting.
 kill "$CTL_PID"; wait "$CTL_PID" 2>/dev/null; CTL_PID=
 start_controller --policy ebb || fail "restart"
@@ -117,7 +131,7 @@ capi GET "/v1/jobs/$LIM"
 r=$(jq -r '.tasks[0].end_reason' "$TMP/body")
 capi GET "/v1/jobs/$TR"
 w=$(jq -r .submitted_by "$TMP/body")
-[ "$p" = 1 ] && [ "$r" = "time limit" ] && [ "$w" = "uid $(id -u)" ] && jq -e '.suspended_seconds >= 2' "$TMP/body" >/dev/null &&
+[ "$p" = 1 ] && [ "$r" = "time limit" ] && [ "$w" = "uid=$(id -u)" ] && jq -e '.suspended_seconds >= 2' "$TMP/body" >/dev/null &&
   ok "after a restart: priority $p, end_reason '$r', submitted_by '$w', $(jq .suspended_seconds "$TMP/body") s suspended" ||
   fail "after a restart: priority $p, end_reason $r, $(jq -c '[.suspensions, .suspended_seconds]' "$TMP/body")"
 

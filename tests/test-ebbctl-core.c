@@ -540,6 +540,32 @@ test_reasons (void)
                  "/nonexistent: No such file or directory\n");
 }
 
+/* ebbctl history's filter: finished jobs only, of --state, ended within --since. */
+static void
+test_history_filter (void)
+{
+  cleanup_error ebb_error *err = NULL;
+  ebbctl_history_filter f = { 0 };
+  json_object *done = json_tokener_parse ("{\"state\":\"done\",\"finished_at\":1000}");
+  json_object *failed = json_tokener_parse ("{\"state\":\"failed\",\"finished_at\":3500}");
+  json_object *running = json_tokener_parse ("{\"state\":\"running\"}");
+  CU_ASSERT (ebbctl_history_match (&f, done, 4000));
+  CU_ASSERT (ebbctl_history_match (&f, failed, 4000));
+  CU_ASSERT_FALSE (ebbctl_history_match (&f, running, 4000));
+  CU_ASSERT_EQUAL (ebbctl_history_opt (EBBCTL_O_SINCE, "1h", &f, &err), 0);
+  CU_ASSERT_DOUBLE_EQUAL (f.since_sec, 3600, 1e-9);
+  CU_ASSERT_FALSE (ebbctl_history_match (&f, done, 5000)); /* ended 4000 s ago */
+  CU_ASSERT (ebbctl_history_match (&f, failed, 5000));
+  CU_ASSERT_EQUAL (ebbctl_history_opt (EBBCTL_O_STATE, "done", &f, &err), 0);
+  CU_ASSERT_FALSE (ebbctl_history_match (&f, failed, 5000));
+  CU_ASSERT_EQUAL (ebbctl_history_opt (EBBCTL_O_STATE, "running", &f, &err), -EINVAL);
+  ebb_error_free (&err);
+  CU_ASSERT_EQUAL (ebbctl_history_opt (EBBCTL_O_SINCE, "soon", &f, &err), -EINVAL);
+  json_object_put (done);
+  json_object_put (failed);
+  json_object_put (running);
+}
+
 /* ebbctl job shows the tier, who submitted the job and its suspended time (issue 23). */
 static void
 test_describe_tiers (void)
@@ -547,13 +573,13 @@ test_describe_tiers (void)
   const ebbctl_request job = { .method = "GET" };
   expect_answer (ebbctl_print_answer_job, &job, "7",
                  "{\"id\":7,\"name\":\"p\",\"class\":\"long\",\"priority\":2,"
-                 "\"submitted_by\":\"uid 1000\",\"state\":\"running\",\"suspensions\":3,"
+                 "\"submitted_by\":\"uid=1000\",\"state\":\"running\",\"suspensions\":3,"
                  "\"suspended_seconds\":75.5,\"ntasks\":1,\"task_states\":{\"running\":1}}",
                  "Job:          7\n"
                  "Name:         p\n"
                  "Class:        long\n"
                  "Priority:     2\n"
-                 "Submitted by: uid 1000\n"
+                 "Submitted by: uid=1000\n"
                  "State:        running\n"
                  "Submitted:    -\n"
                  "Suspended:    1m15s in 3 suspensions\n"
@@ -634,13 +660,14 @@ test_request_args (void)
   CU_ASSERT_EQUAL (ebbctl_jobs (&ctx, jobs, 3, ARGV ("jobs", "--active", "--help")),
                    EBBCTL_EXIT_OK);
   fclose (ctx.out);
-  /* Every command either runs its own function or describes its request (jobs both: its
+  /* Every command either runs its own function or describes its request (jobs and history
+   * both: its
    * options, then its request). */
   size_t n = 0;
   const ebbctl_cmd *cmds = ebbctl_commands (&n);
   for (size_t i = 0; i < n; i++)
     CU_ASSERT ((cmds[i].run == ebbctl_request_run || cmds[i].run == ebbctl_jobs
-                || cmds[i].run == ebbctl_kill)
+                || cmds[i].run == ebbctl_history || cmds[i].run == ebbctl_kill)
                == (cmds[i].request != NULL));
 }
 
@@ -1021,6 +1048,7 @@ main (void)
     EBB_CU_TEST (test_submit_parse),
     EBB_CU_TEST (test_submit_tiers),
     EBB_CU_TEST (test_describe_tiers),
+    EBB_CU_TEST (test_history_filter),
     EBB_CU_TEST (test_submit_read_json),
     EBB_CU_TEST (test_adopt_parse),
     EBB_CU_TEST (test_table),
