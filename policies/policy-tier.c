@@ -15,9 +15,7 @@ ebb_pol_job_set_priority (ebb_pol *p, uint32_t job, int32_t priority)
     {
       if (priority == 0)
         return; /* the default: nothing to keep */
-      uint32_t cap = p->job_prio_cap ? p->job_prio_cap : 1024;
-      while (cap <= job)
-        cap *= 2;
+      uint32_t cap = (uint32_t)ebb_grow_cap (p->job_prio_cap, 1024, (size_t)job + 1);
       p->job_prio = ebb_xrealloc (p->job_prio, cap * sizeof *p->job_prio);
       memset (p->job_prio + p->job_prio_cap, 0, (cap - p->job_prio_cap) * sizeof *p->job_prio);
       p->job_prio_cap = cap;
