@@ -124,7 +124,14 @@ awk -v j="$TR" '$1 == j && $8 ~ /^[0-9.]+s$/ && $8 != "0s" && $9 == 2 { f = 1 } 
 
 # The store keeps them: after a restart, the priority, the end reason, the accounting.
 kill "$CTL_PID"; wait "$CTL_PID" 2>/dev/null; CTL_PID=
-start_controller --policy ebb || fail "restart"
+start_controller --policy ebb --listen 127.0.0.1:0 || fail "restart"
+# Over TCP the bearer token is the identity: submitted_by "token".
+TCPURL=$(sed -n 's/.*listening on \(http:\/\/127\.0\.0\.1:[0-9]*\).*/\1/p' "$CLOG" | tail -1)
+curl -s -o "$TMP/tcp.json" -H "Authorization: Bearer $(cat "$TOKEN_FILE")" -H 'Content-Type: application/json' \
+  --data-binary "$(job overtcp long 0 "" "$(task 100 '["true"]')")" "$TCPURL/v1/jobs"
+capi GET "/v1/jobs/$(jq -r .id "$TMP/tcp.json")"
+[ "$(jq -r .submitted_by "$TMP/body")" = token ] && ok "a job submitted over TCP: submitted_by token" ||
+  fail "over TCP ($TCPURL): $(cat "$TMP/tcp.json") $(jq -c .submitted_by "$TMP/body")"
 capi GET "/v1/jobs/$PROD"
 p=$(jq .priority "$TMP/body")
 capi GET "/v1/jobs/$LIM"
