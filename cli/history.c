@@ -61,7 +61,7 @@ static const char *const header[]
     = { "ID",     "NAME",    "STATE",     "PRIORITY",   "SUBMITTED-BY",
         "WAITED", "RUNTIME", "SUSPENDED", "SUSPENSIONS" };
 
-/* "-" for a member the answer does not have (a job read back from the store has no sums). */
+/* "-" for a member the answer does not have (a controller from before issue 23). */
 static const char *
 secs (char *buf, size_t size, json_object *j, const char *key)
 {

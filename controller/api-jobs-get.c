@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,16 @@ job_head (const ebb_ctl_job *j, const uint32_t counts[TASK_N_STATES])
   return o;
 }
 
+/* Its tasks' sums of suspensions and suspended time. The time to the millisecond (the
+ * agents report milliseconds): a job's sum is the same text whether its tasks were summed in
+ * memory or by the store's query, in another order. */
+static void
+add_sums (json_object *o, uint64_t suspensions, double suspended_sec)
+{
+  ebb_json_add_uint64 (o, "suspensions", suspensions);
+  ebb_json_add_double (o, "suspended_seconds", round (suspended_sec * 1000) / 1000);
+}
+
 /* See ctl.h. */
 json_object *
 ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
@@ -94,9 +105,7 @@ ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
       json_object_array_add (arr, to);
     }
   json_object *o = job_head (j, counts);
-  /* Its tasks' sums (a job read as a page's row has no tasks to sum: not shown). */
-  ebb_json_add_uint64 (o, "suspensions", suspensions);
-  ebb_json_add_double (o, "suspended_seconds", suspended_sec);
+  add_sums (o, suspensions, suspended_sec);
   if (arr)
     json_object_object_add (o, "tasks", arr);
   return o;
@@ -114,7 +123,12 @@ ebb_ctl_jobs_page (ebb_ctl *c, const ebb_ctl_jobs_query *q)
     if (p.items[i].job)
       json_object_array_add (arr, ebb_ctl_job_json (c, p.items[i].job, false));
     else if (p.items[i].row->job) /* an unreadable row takes its place, unlisted */
-      json_object_array_add (arr, job_head (p.items[i].row->job, p.items[i].row->task_states));
+      {
+        const ebb_ctl_job_summary *r = p.items[i].row;
+        json_object *o = job_head (r->job, r->task_states);
+        add_sums (o, r->suspensions, r->suspended_sec);
+        json_object_array_add (arr, o);
+      }
   json_object *o = json_object_new_object ();
   json_object_object_add (o, "jobs", arr);
   if (p.more)

@@ -264,10 +264,12 @@ ebb_ctl_sqlite_job_page (ebb_ctl_store *base, ebb_ctl *c, uint64_t after, bool d
    * state and count 0. Descending, the bound is inclusive (id <= after - 1): ids reach
    * INT64_MAX at most, to which a larger after is cut. */
   static const char *const sql[2] = {
-    "SELECT j.*, t.state, COUNT(t.job) FROM (SELECT " JOB_COLS " FROM jobs WHERE id > ?1"
+    "SELECT j.*, t.state, COUNT(t.job), SUM(t.suspensions), SUM(t.suspended_sec) FROM "
+    "(SELECT " JOB_COLS " FROM jobs WHERE id > ?1"
     " ORDER BY id LIMIT ?2) j LEFT JOIN tasks t ON t.job = j.id AND t.idx < j.ntasks"
     " GROUP BY j.id, t.state ORDER BY j.id",
-    "SELECT j.*, t.state, COUNT(t.job) FROM (SELECT " JOB_COLS " FROM jobs WHERE id <= ?1"
+    "SELECT j.*, t.state, COUNT(t.job), SUM(t.suspensions), SUM(t.suspended_sec) FROM "
+    "(SELECT " JOB_COLS " FROM jobs WHERE id <= ?1"
     " ORDER BY id DESC LIMIT ?2) j LEFT JOIN tasks t ON t.job = j.id AND t.idx < j.ntasks"
     " GROUP BY j.id, t.state ORDER BY j.id DESC",
   };
@@ -297,6 +299,8 @@ ebb_ctl_sqlite_job_page (ebb_ctl_store *base, ebb_ctl *c, uint64_t after, bool d
       if (sum->job && sqlite3_column_type (st, 13) != SQLITE_NULL && state >= 0
           && state < TASK_N_STATES)
         sum->task_states[state] += (uint32_t)count;
+      sum->suspensions += (uint64_t)sqlite3_column_int64 (st, 15);
+      sum->suspended_sec += sqlite3_column_double (st, 16);
     }
   sqlite3_reset (st);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)
