@@ -141,6 +141,9 @@ test_policy_tier_preempts_long (void)
   a = polfix_only (p, EBB_POL_ACT_RESUME);
   CU_ASSERT_EQUAL (a.job, 0);
   CU_ASSERT_EQUAL (p->stats.suspends, 1);
+  /* A forgotten id starts its next job at the default tier. */
+  CU_ASSERT_EQUAL (ebb_pol_job_forget (p, 1), 1);
+  CU_ASSERT_EQUAL (ebb_pol_job_priority (p, 1), 0);
   ebb_pol_free (p);
   for (int i = 0; i < 3; i++)
     free (jobs[i].tasks);
