@@ -2,7 +2,8 @@
  * "priority" (an integer, higher wins, 0 by default; refused by a policy without tiers
  * rather than silently ignored), "time_limit_sec" and "notify_signal", which are the
  * agent's (man ebb-agent(8)) and go into each launched task's spec: they are stored with
- * it and sent in its launch body. The agent checks the signal's name. */
+ * it and sent in its launch body. The signal is checked here as the agent checks it, so a
+ * bad one is refused (400) rather than failing every task at its launch. */
 #include "config.h"
 
 #include <string.h>
@@ -26,10 +27,10 @@ ebb_ctl_api_parse_limits (json_object *b, ebb_ctl_submit_req *jr, const ebb_pol_
   if (ebb_json_get_int64 (b, "priority", EBB_CTL_PRIORITY_MIN, EBB_CTL_PRIORITY_MAX, &prio, err) < 0
       || ebb_json_get_uint64 (b, "time_limit_sec", 1, TIME_LIMIT_SEC_MAX, &limit, err) < 0)
     return -EBB_EPARSE;
+  int signo = 0;
   if (json_object_object_get_ex (b, "notify_signal", &sig) && sig
-      && !json_object_is_type (sig, json_type_string) && !json_object_is_type (sig, json_type_int))
-    return ebb_error_set (err, EBB_EPARSE,
-                          "field \"notify_signal\": must be a signal name or number");
+      && ebb_json_signal (sig, "notify_signal", &signo, err) < 0)
+    return -EBB_EPARSE;
   if (prio != 0 && !(ops && ops->tiers))
     return ebb_error_set (
         err, EBB_EPARSE, "field \"priority\": policy '%s' has no priority tiers (ebb has)", policy);

@@ -80,6 +80,13 @@ wait_for 15 '.tasks[0].state == "exited" or .tasks[0].state == "failed" or .task
 [ "$(jq -r '.tasks[0].end_reason' "$TMP/body")" = "time limit" ] && ok "the task's end_reason says so" ||
   fail "end_reason: $(jq -c '.tasks[0]' "$TMP/body")"
 
+# A signal no process can handle, or none at all, is refused at the submission.
+for bad in '"SIGKILL"' '"SIGFOO"' '0' '[1]'; do
+  capi POST /v1/jobs "$(job badsig long 0 ",\"notify_signal\":$bad" "$(task 100 "$SLEEP")")"
+  [ "$STATUS" = 400 ] || fail "notify_signal $bad: $STATUS $(cat "$TMP/body")"
+done
+[ "$FAILED" = 0 ] && ok "notify_signal SIGKILL, SIGFOO, 0, [1] refused (400: $(jq -r .detail "$TMP/body"))"
+
 # The notify signal: a task that traps SIGUSR1 counts it; a tier-1 job suspends it and ends.
 TRAP='["sh","-c","trap \"echo usr1 >> '"$OUT"'/sig\" USR1; while :; do sleep 0.2; done"]'
 capi POST /v1/jobs "$(job trapper long 0 ',"notify_signal":"SIGUSR1"' "$(task 1000 "$TRAP")" "$(task 1000 "$TRAP")")"
