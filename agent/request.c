@@ -81,7 +81,7 @@ static const ebb_json_field launch_fields[] = {
   F_STR ("group", false, ebb_agent_launch_req, group, 64, validate_account),
   F_U64 ("time_limit_sec", false, ebb_agent_launch_req, time_limit_sec, 1,
          EBB_AGENT_TIME_LIMIT_SEC_MAX),
-  /* A name or a number: checked by parse_signal(). */
+  /* A name or a number: checked by ebb_json_signal(). */
   { "notify_signal", EBB_JSON_ANY, false, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL },
 };
 static const ebb_json_schema launch_schema
@@ -133,39 +133,6 @@ static const ebb_json_field simple_fields[] = {
 static const ebb_json_schema simple_schema
     = { simple_fields, EBB_ARRAY_SIZE (simple_fields), false };
 
-/* A signal the task may be told with: "SIGUSR1", "USR1" or a number, not one it cannot
- * catch (SIGKILL, SIGSTOP) and not beyond SIGRTMAX. */
-static int
-parse_signal (json_object *v, int *out, ebb_error **err)
-{
-  int64_t n = -1;
-  if (json_object_is_type (v, json_type_int))
-    n = json_object_get_int64 (v);
-  else if (json_object_is_type (v, json_type_string))
-    {
-      const char *s = json_object_get_string (v);
-      if (strncmp (s, "SIG", 3) == 0)
-        s += 3;
-      for (int sig = 1; sig < NSIG && n < 0; sig++)
-        if (sigabbrev_np (sig) && strcmp (s, sigabbrev_np (sig)) == 0)
-          n = sig;
-      if (n < 0)
-        return ebb_error_set (err, EBB_EPARSE, "field \"notify_signal\": unknown signal \"%s\"",
-                              json_object_get_string (v));
-    }
-  else
-    return ebb_error_set (err, EBB_EPARSE,
-                          "field \"notify_signal\": must be a signal name or number");
-  if (n < 1 || n > SIGRTMAX)
-    return ebb_error_set (err, EBB_ERANGE, "field \"notify_signal\": %lld is not a signal",
-                          (long long)n);
-  if (n == SIGKILL || n == SIGSTOP)
-    return ebb_error_set (err, EBB_ERANGE,
-                          "field \"notify_signal\": SIGKILL and SIGSTOP cannot be handled");
-  *out = (int)n;
-  return 0;
-}
-
 /* Parses a launch request. */
 int
 ebb_agent_parse_launch (json_object *obj, ebb_agent_launch_req *out, ebb_error **err)
@@ -182,7 +149,7 @@ ebb_agent_parse_launch (json_object *obj, ebb_agent_launch_req *out, ebb_error *
     return ebb_error_set (err, EBB_EPARSE, "field \"argv\": argv[0] must not be empty");
   json_object *sig;
   if (json_object_object_get_ex (obj, "notify_signal", &sig))
-    return parse_signal (sig, &out->notify_signal, err);
+    return ebb_json_signal (sig, "notify_signal", &out->notify_signal, err);
   return 0;
 }
 

@@ -13,6 +13,12 @@ static const ebbctl_opt submit_opts[] = {
   { "cpu", true, EBBCTL_O_CPU, "MILLIS", "CPU per task in millicores (default 1000)" },
   { "memory", true, EBBCTL_O_MEMORY, "SIZE", "memory per task, e.g. 512M (default 256M)" },
   { "est", true, EBBCTL_O_EST, "SEC", "estimated task duration in seconds" },
+  { "priority", true, EBBCTL_O_PRIORITY, "N",
+    "the job's tier, an integer: higher wins, may suspend lower (default 0; policy ebb)" },
+  { "time-limit", true, EBBCTL_O_TIME_LIMIT, "DURATION",
+    "end each task once it has run that long, suspended time not counted (e.g. 90s, 2h)" },
+  { "notify-signal", true, EBBCTL_O_NOTIFY_SIGNAL, "SIG",
+    "signal sent to the tasks when suspended and when resumed (e.g. SIGUSR1; default none)" },
   { "wait", false, EBBCTL_O_WAIT, NULL, "wait until the job ends; exit 1 unless it is done" },
   { "json", true, EBBCTL_O_JSON_FILE, "FILE",
     "the whole POST /v1/jobs body from FILE (- for stdin), instead of ARGV and the job options" },
@@ -39,6 +45,12 @@ static const ebbctl_opt jobs_opts[] = {
     "only jobs in STATE: queued, running, done, failed, killed or active" },
   { "class", true, EBBCTL_O_CLASS, "short|long|auto", "only jobs of this class" },
   { "name", true, EBBCTL_O_NAME, "PATTERN", "only jobs whose name matches PATTERN (glob: *, ?)" },
+};
+
+static const ebbctl_opt history_opts[] = {
+  { "since", true, EBBCTL_O_SINCE, "DURATION", "only jobs that ended within DURATION (1h, 30m)" },
+  { "state", true, EBBCTL_O_STATE, "STATE",
+    "only jobs that ended in STATE: done, failed or killed" },
 };
 
 static const ebbctl_opt decisions_opts[] = {
@@ -92,6 +104,12 @@ static const ebbctl_request jobs_req = { .method = "GET",
                                          .list = "jobs",
                                          .table = ebbctl_jobs_table,
                                          .paged = true };
+static const ebbctl_request history_req = { .method = "GET",
+                                            .path = "/v1/jobs",
+                                            .print = ebbctl_print_answer_list,
+                                            .list = "jobs",
+                                            .table = ebbctl_history_table,
+                                            .paged = true };
 static const ebbctl_request job_req = {
   .method = "GET", .path = "/v1/jobs", .arg_what = "job id", .print = ebbctl_print_answer_job
 };
@@ -132,6 +150,9 @@ static const ebbctl_cmd commands[] = {
     "ebbctl jobs\nebbctl jobs --all --class long -o wide\nebbctl jobs --state failed --name "
     "'nightly-*'\n"
     "ebbctl jobs -o name | xargs -n1 ebbctl kill" },
+  { "history", NULL, "the finished jobs: waited, ran, suspended, who submitted them (sacct)",
+    OPTS (history_opts), false, ebbctl_history, &history_req,
+    "ebbctl history\nebbctl history --since 1h --state failed" },
   { "job", "ID", "show one job and its tasks", NULL, 0, false, REQUEST (job_req),
     "ebbctl job 42\nebbctl job 42 -o json | jq '.tasks[].state'" },
   { "submit", "-- ARGV... | --json FILE",

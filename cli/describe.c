@@ -190,6 +190,10 @@ ebbctl_print_answer_job (ebbctl_ctx *ctx, const ebbctl_request *req EBB_UNUSED,
   line (out, "Job:", "%s", ebbctl_cell (job, "id", b, sizeof b));
   line (out, "Name:", "%s", ebbctl_cell (job, "name", b, sizeof b));
   line (out, "Class:", "%s", ebbctl_cell (job, "class", b, sizeof b));
+  if (ebbctl_member (job, "priority"))
+    line (out, "Priority:", "%s", ebbctl_cell (job, "priority", b, sizeof b));
+  if (ebbctl_str (job, "submitted_by"))
+    line (out, "Submitted by:", "%s", ebbctl_cell (job, "submitted_by", b, sizeof b));
   state_line (ctx, ebbctl_str (job, "state"));
   reason_line (out, job);
   double est = ebbctl_num (job, "est_task_sec", -1);
@@ -206,6 +210,10 @@ ebbctl_print_answer_job (ebbctl_ctx *ctx, const ebbctl_request *req EBB_UNUSED,
   if (end > 0)
     line (out, "Finished:", "%s (ran %s)", when (w, sizeof w, job, "finished_at"),
           start > 0 ? ebbctl_duration (d, sizeof d, end - start) : "-");
+  double susp = ebbctl_num (job, "suspended_seconds", -1);
+  if (susp >= 0)
+    line (out, "Suspended:", "%s in %.0f suspensions", ebbctl_duration (d, sizeof d, susp),
+          ebbctl_num (job, "suspensions", 0));
   tasks_line (out, job);
   if (ebbctl_list (ebbctl_member (job, "tasks"), NULL))
     {

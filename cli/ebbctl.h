@@ -71,6 +71,10 @@ enum
   EBBCTL_O_ALL,
   EBBCTL_O_STATE,
   EBBCTL_O_TAIL,
+  EBBCTL_O_PRIORITY,
+  EBBCTL_O_TIME_LIMIT,
+  EBBCTL_O_NOTIFY_SIGNAL,
+  EBBCTL_O_SINCE,
 };
 
 /* One option of a command: the table produces the getopt parser, --help and the synopsis. */
@@ -329,6 +333,18 @@ int ebbctl_jobs (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv);
 /* -o name: the id (or name) of obj, or of each element of the array obj, one a line. */
 void ebbctl_print_names (ebbctl_ctx *ctx, json_object *obj);
 
+/* history's filter (cli/history.c): the finished jobs, of one state, ended within since_sec. */
+typedef struct
+{
+  const char *state; /* --state: done, failed, killed; NULL: any */
+  double since_sec;  /* --since: 0 for any time */
+} ebbctl_history_filter;
+int ebbctl_history_opt (int val, const char *arg, void *data, ebb_error **err);
+/* True when job (an element of GET /v1/jobs) is finished and passes f at now (unix s). */
+bool ebbctl_history_match (const ebbctl_history_filter *f, json_object *job, double now);
+void ebbctl_history_table (ebbctl_ctx *ctx, json_object *list);
+int ebbctl_history (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
+
 /* jobs' filters (cli/jobs-filter.c). */
 typedef struct
 {
@@ -397,7 +413,10 @@ typedef struct
   const char *name;
   const char *klass; /* short|long|auto */
   uint64_t tasks, cpu_millis, memory_bytes;
-  double est_sec; /* < 0: not given */
+  double est_sec;            /* < 0: not given */
+  int64_t priority;          /* the job's tier (0: the default, not sent) */
+  uint64_t time_limit_sec;   /* 0: none */
+  const char *notify_signal; /* NULL: none */
   bool wait;
   char **argv;           /* borrowed from the command line */
   const char *json_file; /* --json FILE ("-": stdin): the whole body, not built */

@@ -10,6 +10,7 @@
 
 #include "cli/ebbctl.h"
 #include "lib/json.h"
+#include "lib/time.h"
 #include "lib/util.h"
 
 #define MAX_TASKS 10000
@@ -43,6 +44,27 @@ on_opt (int val, const char *arg, void *data, ebb_error **err)
           || a->est_sec > 1e9)
         return ebb_error_set (err, EINVAL, "--est: want seconds > 0, got '%s'", arg);
       return 0;
+    case EBBCTL_O_PRIORITY:
+      errno = 0;
+      a->priority = strtoll (arg, &end, 10);
+      if (errno || end == arg || *end || a->priority < -1000000 || a->priority > 1000000)
+        return ebb_error_set (err, EINVAL,
+                              "--priority: want an integer in [-1000000, 1000000], got '%s'", arg);
+      return 0;
+    case EBBCTL_O_TIME_LIMIT:
+      {
+        uint64_t usec = 0;
+        if (ebb_parse_duration_usec (arg, 1000000, &usec) < 0 || usec < 1000000)
+          return ebb_error_set (
+              err, EINVAL, "--time-limit: want a duration of 1s or more (90s, 2h), got '%s'", arg);
+        a->time_limit_sec = (usec + 999999) / 1000000;
+        return 0;
+      }
+    case EBBCTL_O_NOTIFY_SIGNAL:
+      if (!*arg)
+        return ebb_error_set (err, EINVAL, "--notify-signal: empty signal name");
+      a->notify_signal = arg;
+      return 0;
     case EBBCTL_O_WAIT:
       a->wait = true;
       return 0;
@@ -72,7 +94,8 @@ ebbctl_submit_parse (const ebbctl_cmd *cmd, int argc, char **argv, ebbctl_submit
       if (out->body_opts)
         return ebb_error_set (err, EINVAL,
                               "--json FILE is the whole body: it cannot be combined with "
-                              "--name, --class, --tasks, --cpu, --memory or --est");
+                              "--name, --class, --tasks, --cpu, --memory, --est, --priority, "
+                              "--time-limit or --notify-signal");
       if (first < argc || strcmp (argv[first - 1], "--") == 0)
         return ebb_error_set (err, EINVAL,
                               "--json FILE is the whole body: it cannot be combined with a "
@@ -125,6 +148,14 @@ ebbctl_submit_body (const ebbctl_submit_args *a, const char *request_id)
       json_object_array_add (tasks, t);
     }
   json_object_object_add (o, "tasks", tasks);
+  /* Only what was asked: a default priority is not sent, so a policy without tiers takes
+   * the job. */
+  if (a->priority)
+    ebb_json_add_int64 (o, "priority", a->priority);
+  if (a->time_limit_sec)
+    ebb_json_add_uint64 (o, "time_limit_sec", a->time_limit_sec);
+  if (a->notify_signal)
+    ebb_json_add_string (o, "notify_signal", a->notify_signal);
   return o;
 }
 

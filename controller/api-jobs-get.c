@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,8 @@ job_head (const ebb_ctl_job *j, const uint32_t counts[TASK_N_STATES])
   ebb_json_add_string (o, "name", j->name);
   ebb_json_add_string (o, "class", ebb_ctl_class_name (j->cls));
   ebb_json_add_double (o, "est_task_sec", j->est_task_sec);
+  ebb_json_add_int64 (o, "priority", j->priority);
+  ebb_json_add_string (o, "submitted_by", j->submitted_by[0] ? j->submitted_by : NULL);
   ebb_json_add_string (o, "state", ebb_ctl_job_state_name (j->state));
   ebb_json_add_string (o, "request_id", j->request_id);
   ebb_ctl_api_add_time (o, "submitted_at", j->submitted_at);
@@ -66,16 +69,29 @@ job_head (const ebb_ctl_job *j, const uint32_t counts[TASK_N_STATES])
   return o;
 }
 
+/* Its tasks' sums of suspensions and suspended time. The time to the millisecond (the
+ * agents report milliseconds): a job's sum is the same text whether its tasks were summed in
+ * memory or by the store's query, in another order. */
+static void
+add_sums (json_object *o, uint64_t suspensions, double suspended_sec)
+{
+  ebb_json_add_uint64 (o, "suspensions", suspensions);
+  ebb_json_add_double (o, "suspended_seconds", round (suspended_sec * 1000) / 1000);
+}
+
 /* See ctl.h. */
 json_object *
 ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
 {
-  uint32_t counts[TASK_N_STATES] = { 0 };
+  uint32_t counts[TASK_N_STATES] = { 0 }, suspensions = 0;
+  double suspended_sec = 0;
   json_object *arr = with_tasks ? json_object_new_array () : NULL;
   for (uint32_t i = 0; i < j->ntasks; i++)
     {
       const ebb_ctl_task *t = &j->tasks[i];
       counts[t->state]++;
+      suspensions += t->suspensions;
+      suspended_sec += t->suspended_sec;
       if (!arr)
         continue;
       json_object *to = json_object_new_object ();
@@ -94,6 +110,8 @@ ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
       else
         json_object_object_add (to, "exit_status", NULL);
       ebb_json_add_uint64 (to, "suspensions", t->suspensions);
+      ebb_json_add_double (to, "suspended_seconds", t->suspended_sec);
+      ebb_json_add_string (to, "end_reason", t->end_reason[0] ? t->end_reason : NULL);
       ebb_json_add_uint64 (to, "generation", t->generation);
       ebb_json_add_uint64 (to, "cpu_millis", t->cpu_millis);
       ebb_json_add_uint64 (to, "memory_bytes", t->memory_bytes);
@@ -103,6 +121,7 @@ ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
       json_object_array_add (arr, to);
     }
   json_object *o = job_head (j, counts);
+  add_sums (o, suspensions, suspended_sec);
   if (arr)
     json_object_object_add (o, "tasks", arr);
   return o;
@@ -120,7 +139,12 @@ ebb_ctl_jobs_page (ebb_ctl *c, const ebb_ctl_jobs_query *q)
     if (p.items[i].job)
       json_object_array_add (arr, ebb_ctl_job_json (c, p.items[i].job, false));
     else if (p.items[i].row->job) /* an unreadable row takes its place, unlisted */
-      json_object_array_add (arr, job_head (p.items[i].row->job, p.items[i].row->task_states));
+      {
+        const ebb_ctl_job_summary *r = p.items[i].row;
+        json_object *o = job_head (r->job, r->task_states);
+        add_sums (o, r->suspensions, r->suspended_sec);
+        json_object_array_add (arr, o);
+      }
   json_object *o = json_object_new_object ();
   json_object_object_add (o, "jobs", arr);
   if (p.more)

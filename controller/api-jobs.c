@@ -152,7 +152,8 @@ static int
 parse_job (json_object *b, ebb_ctl_submit_req *jr, ebb_error **err)
 {
   static const char *const keys[]
-      = { "name", "class", "est_task_sec", "request_id", "tasks", "deps", NULL };
+      = { "name", "class",    "est_task_sec",   "request_id",    "tasks",
+          "deps", "priority", "time_limit_sec", "notify_signal", NULL };
   memset (jr, 0, sizeof *jr);
   jr->cls = CLS_AUTO;
   if (!b || !json_object_is_type (b, json_type_object))
@@ -202,9 +203,11 @@ parse_job (json_object *b, ebb_ctl_submit_req *jr, ebb_error **err)
 static int
 parse_checked (ebb_ctl *c, json_object *b, ebb_ctl_submit_req *jr, ebb_error **err)
 {
-  int r = parse_job (b, jr, err);
-  /* Edges mean nothing to a policy that ignores them: refused rather than run out of order. */
   const ebb_pol_ops *ops = ebb_pol_lookup (c->cfg->policy);
+  int r = parse_job (b, jr, err);
+  if (r == 0)
+    r = ebb_ctl_api_parse_limits (b, jr, ops, c->cfg->policy, err); /* api-jobs-limits.c */
+  /* Edges mean nothing to a policy that ignores them: refused rather than run out of order. */
   if (r == 0 && jr->nedges && !(ops && ops->dag))
     r = ebb_error_set (err, EBB_EPARSE,
                        "field \"deps\": policy '%s' ignores task dependencies (a DAG policy "
@@ -238,6 +241,12 @@ h_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
   ebb_ctl_submit_req jr;
   int r = parse_checked (c, b, &jr, &err);
   jr.digest = digest;
+  /* Who submitted it (issue 23): the peer's uid on a unix socket, the token on TCP. */
+  char who[24] = "token";
+  uid_t uid;
+  if (ebb_http_request_peer_uid (req, &uid) == 0)
+    snprintf (who, sizeof who, "uid=%u", uid);
+  jr.submitted_by = who;
   ebb_ctl_job *j = NULL;
   cleanup_free char *replay = NULL;
   unsigned st = r < 0 ? 400 : ebb_ctl_op_submit (c, &jr, &j, &replay, &err);

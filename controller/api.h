@@ -38,6 +38,11 @@ void ebb_ctl_api_audit (const ebb_http_request *req, const char *fmt, ...) EBB_P
 /* Validates task i {"adopt": {node, container[, runtime] | cgroup}, cpu_millis?,
  * memory_bytes?} alone. Returns its spec, or NULL with *err. */
 json_object *ebb_ctl_adopt_parse_task (json_object *o, size_t i, ebb_error **err);
+/* api-jobs-limits.c: the job's "priority", "time_limit_sec" and "notify_signal" of body b
+ * into jr (the last two into its launched tasks' specs); a non-zero priority is refused
+ * when ops (policy's) has no tiers. Returns 0 or -EBB_EPARSE with *err. */
+int ebb_ctl_api_parse_limits (json_object *b, ebb_ctl_submit_req *jr, const ebb_pol_ops *ops,
+                              const char *policy, ebb_error **err);
 /* api-jobs.c */
 /* A job of the body of POST /v1/jobs, validated as the handler does (its "deps" against the
  * running policy too), with a new id, not added nor stored; NULL with *err (a 400). */

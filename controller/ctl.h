@@ -25,9 +25,12 @@
 #define EBB_CTL_MAX_EDGES_PER_JOB    100000
 #define EBB_CTL_MAX_BODY_BYTES       (8 * 1024 * 1024)
 #define EBB_AGENT_CPU_MILLIS_MAX_CTL (1024ULL * 1000)
-#define EBB_CTL_CPU_MILLIS_MIN       10
-#define EBB_CTL_MEMORY_BYTES_MIN     (4ULL << 20)
-#define EBB_CTL_MEMORY_BYTES_MAX     (16ULL << 40)
+/* A job's priority tier (POST /v1/jobs "priority"). */
+#define EBB_CTL_PRIORITY_MIN     (-1000000)
+#define EBB_CTL_PRIORITY_MAX     1000000
+#define EBB_CTL_CPU_MILLIS_MIN   10
+#define EBB_CTL_MEMORY_BYTES_MIN (4ULL << 20)
+#define EBB_CTL_MEMORY_BYTES_MAX (16ULL << 40)
 /* Agent calls under way at once (more wait in order): below an agent's 256 connections per
  * address. No cap per host: agents on unix sockets share one host name in curl, and idle
  * connections to one agent would hold back calls to another. */
@@ -146,7 +149,9 @@ typedef struct ebb_ctl_task
   bool owed_resume;      /* suspended when a new policy took it over: it owes a RESUME */
   double owed_resume_at; /* when that RESUME was last sent */
   uint32_t suspensions;
-  uint32_t attempts; /* agent call attempts for the current command */
+  double suspended_sec; /* its time suspended, as its agent last reported it */
+  char end_reason[32];  /* why its agent ended it ("time limit"), "" when not */
+  uint32_t attempts;    /* agent call attempts for the current command */
   double started_at, finished_at;
   double suspended_at; /* since when it is suspended (model-metrics.c); 0: not known */
   bool start_seen;     /* its first start was observed (model-metrics.c) */
@@ -170,6 +175,8 @@ typedef struct ebb_ctl_job
   char *body_digest; /* of its POST's body (ebb_ctl_body_digest), NULL when not known */
   ebb_ctl_class cls;
   double est_task_sec;
+  int32_t priority;        /* its tier: higher wins (EBB_CTL_PRIORITY_MIN..MAX) */
+  char submitted_by[24];   /* "uid=N" (unix socket peer) or "token" (TCP); "" unknown */
   ebb_ctl_job_state state; /* written by ebb_ctl_job_set_state only */
   double submitted_at, started_at, finished_at;
   uint32_t ntasks;

@@ -17,7 +17,7 @@ controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/model-metrics.c controller/sched-adopt.c \
 	controller/sched-evict.c controller/sched-pjobs.c controller/sched-timed.c controller/sched-dag.c controller/sched-reason.c \
 	controller/ops.h controller/ops.c controller/ops-submit.c \
-	controller/api.h controller/api-routes.c controller/api-jobs.c controller/api-jobs-get.c \
+	controller/api.h controller/api-routes.c controller/api-jobs.c controller/api-jobs-limits.c controller/api-jobs-get.c \
 	controller/api-nodes.c \
 	controller/api-cluster.c controller/api-metrics.c controller/api-logs.c \
 	controller/api-adopt.c controller/api-audit.c \
@@ -90,3 +90,7 @@ bench-controller: ebb-controller tests/controller/fleet
 # The controller's structure: one writer of each state (tests/test-controller-layers.sh).
 TESTS += tests/test-controller-layers.sh
 EXTRA_DIST += tests/test-controller-layers.sh controller/README.md
+
+# Priority tiers, time limits and the notify signal (issue 23).
+TESTS += tests/test-controller-tiers.sh
+EXTRA_DIST += tests/test-controller-tiers.sh

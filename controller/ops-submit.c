@@ -38,6 +38,9 @@ ebb_ctl_job_from_req (ebb_ctl *c, ebb_ctl_submit_req *jr)
   j->body_digest = jr->request_id && jr->digest ? ebb_xstrdup (jr->digest) : NULL;
   j->cls = jr->cls;
   j->est_task_sec = jr->est;
+  j->priority = jr->priority;
+  snprintf (j->submitted_by, sizeof j->submitted_by, "%s",
+            jr->submitted_by ? jr->submitted_by : "");
   j->submitted_at = ebb_ctl_now ();
   j->ntasks = (uint32_t)jr->n;
   j->tasks = ebb_xcalloc (jr->n, sizeof *j->tasks);

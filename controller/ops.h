@@ -18,7 +18,9 @@ typedef struct
   const char *digest;            /* of the body (ebb_ctl_body_digest), borrowed */
   ebb_ctl_class cls;
   double est;
-  json_object **specs; /* one per task, validated (api-jobs.c, api-adopt.c) */
+  int32_t priority;         /* its tier (policies with ops->tiers) */
+  const char *submitted_by; /* who: "uid=N" or "token" (api-jobs.c) */
+  json_object **specs;      /* one per task, validated (api-jobs.c, api-adopt.c) */
   size_t n;
   uint32_t *edges; /* "deps": nedges (parent, child) pairs */
   uint32_t nedges;

@@ -150,6 +150,7 @@ pjob_of (ebb_ctl *c, ebb_ctl_task *t)
   pol->ntasks = 1;
   pol->demand = (ebb_pol_res){ (int64_t)t->cpu_millis, (int64_t)t->memory_bytes };
   pol->class_hint = t->job->cls == CLS_SHORT ? EBB_POL_CLASS_SHORT : EBB_POL_CLASS_LONG;
+  ebb_pol_job_set_priority (c->pol, id, t->job->priority);
   return id;
 }
 

@@ -84,6 +84,23 @@ fence (ebb_ctl *c, const ebb_ctl_task *t, uint64_t gen, int node, const char *st
   ebb_ctl_send_delete (c, &copy, gen, node, exited ? CALL_FORGET : CALL_KILL);
 }
 
+/* The agent's accounting of a task (issue 23): its suspended time and why it ended it;
+ * written with the task's next change of state (its end at the latest). */
+static void
+hb_accounting (ebb_ctl_task *t, json_object *o)
+{
+  json_object *v;
+  if (json_object_object_get_ex (o, "suspended_seconds", &v)
+      && (json_object_is_type (v, json_type_double) || json_object_is_type (v, json_type_int)))
+    {
+      double sec = json_object_get_double (v);
+      if (sec >= 0 && sec < 1e12)
+        t->suspended_sec = sec;
+    }
+  if (json_object_object_get_ex (o, "end_reason", &v) && json_object_is_type (v, json_type_string))
+    snprintf (t->end_reason, sizeof t->end_reason, "%s", json_object_get_string (v));
+}
+
 /* One task entry of a heartbeat. */
 static void
 hb_task (ebb_ctl *c, int node, json_object *o, uint64_t *seen_job, uint32_t *seen_idx)
@@ -121,6 +138,7 @@ hb_task (ebb_ctl *c, int node, json_object *o, uint64_t *seen_job, uint32_t *see
         }
       return;
     }
+  hb_accounting (t, o);
   int64_t status = 0;
   bool has_exit;
   ebb_ctl_task_state s = agent_state (st, o, &status, &has_exit);

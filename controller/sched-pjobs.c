@@ -67,6 +67,7 @@ ebb_ctl_pjob_new (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
   pol->class_hint = j->cls == CLS_SHORT  ? EBB_POL_CLASS_SHORT
                     : j->cls == CLS_LONG ? EBB_POL_CLASS_LONG
                                          : EBB_POL_CLASS_BY_CUTOFF;
+  ebb_pol_job_set_priority (c->pol, id, j->priority);
   if (ebb_pol_ops_of (c->pol)->dag)
     pol->dag = pj->dag = ebb_ctl_dag_build (j, ts, n, pol->est_task_sec);
   return id;

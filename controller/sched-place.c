@@ -85,7 +85,8 @@ act_launch (ebb_ctl *c, uint32_t slot, uint32_t pj, uint32_t k, ebb_pol_res amou
   ebb_ctl_store_decision (c, "launch", t, t->node, t->job->id, c->cfg->policy);
   ebb_ctl_job_update (c, t->job);
   c->m.launches++;
-  if (t->job->cls == CLS_SHORT || !c->pjobs_pol[pj].is_long)
+  /* The job a preemption is for: a short one, or one of a tier above 0 (tiers). */
+  if (t->job->cls == CLS_SHORT || !c->pjobs_pol[pj].is_long || t->job->priority > 0)
     c->last_short_job = t->job->id;
   uint64_t cpu = c->res_mode && amount.cpu_millis > 0 ? (uint64_t)amount.cpu_millis : t->cpu_millis;
   uint64_t mem
@@ -218,7 +219,7 @@ ebb_ctl_queue_tasks (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task **ts, size_t n)
   if (ebb_pol_ops_of (c->pol)->dag && (n = ebb_ctl_dag_hold (j, ts, n)) == 0)
     return;
   uint32_t id = ebb_ctl_pjob_new (c, j, ts, n);
-  if (j->cls == CLS_SHORT)
+  if (j->cls == CLS_SHORT || j->priority > 0)
     c->last_short_job = j->id;
   /* A short job that finds no room preempts at its arrival in the policy itself (bigc's
    * arrival_preempt, ebb always), as in ebb-sim: no extra round here. */

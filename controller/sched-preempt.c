@@ -45,6 +45,13 @@ ebb_ctl_act_preempt (ebb_ctl *c, const ebb_pol_action *a)
             : a->kind != EBB_POL_ACT_SUSPEND      ? "preemptive kill for a short job"
             : a->mode == EBB_POL_SUSPEND_GRACEFUL ? "graceful step for a short job"
                                                   : "immediate for a short job");
+  /* Tiers: a suspension for a job of a higher tier names both (issue 23). */
+  const ebb_ctl_job *by
+      = a->kind == EBB_POL_ACT_SUSPEND ? ebb_ctl_job_find (c, c->last_short_job) : NULL;
+  if (by && by->priority > t->job->priority)
+    snprintf (reason, sizeof reason, "%s: %s for tier %d over tier %d", c->cfg->policy,
+              a->mode == EBB_POL_SUSPEND_GRACEFUL ? "graceful step" : "immediate", by->priority,
+              t->job->priority);
   /* The decision and its call's row (store-sqlite-calls.c) are in the loop iteration's
    * transaction: a restart finds both or neither, and the call leaves once ebb_ctl_flush
    * committed them. */

@@ -35,6 +35,11 @@ ebb_ctl_finish_task (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state s, const ch
       ebb_ctl_send_delete (c, t, t->generation, node, CALL_FORGET);
   if (placed && c->pol && (c->res_mode || !ghost))
     {
+      /* Killed on request (DELETE): nothing of its policy job is to run again. Without
+       * this the policy queued the task again, and with tiers a queued task of a higher
+       * tier preempted lower ones for a job already gone (issue 23). */
+      if (s == TASK_KILLED && t->kill_wanted)
+        ebb_pol_job_cancel (c->pol, ebb_ctl_pol_now (c), t->pjob);
       if (s == TASK_KILLED && c->res_mode)
         ebb_pol_task_killed (c->pol, ebb_ctl_pol_now (c), slot, t->pjob, t->pidx);
       else

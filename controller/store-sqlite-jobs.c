@@ -13,10 +13,11 @@
 
 #define JOB_COLS                                                                                   \
   "id, request_id, name, class, est, state, submitted_at, started_at, finished_at, answer,"        \
-  " ntasks, body_digest, placed_at, reason, reason_msg"
+  " ntasks, body_digest, placed_at, reason, reason_msg, priority, submitted_by"
 #define TASK_COLS                                                                                  \
   "t.job, t.idx, t.spec, t.state, t.node, t.generation, t.exit_status, t.has_exit,"                \
-  " t.suspensions, t.started_at, t.finished_at, t.kill_wanted, t.reason, t.reason_msg"
+  " t.suspensions, t.started_at, t.finished_at, t.kill_wanted, t.reason, t.reason_msg,"            \
+  " t.suspended_sec, t.end_reason"
 
 static int
 load_nodes (ebb_ctl_sqlite *s, ebb_ctl *c)
@@ -75,6 +76,9 @@ job_of_row (ebb_ctl *c, sqlite3_stmt *st, bool with_tasks)
   j->finished_at = sqlite3_column_double (st, 8);
   j->answer = ebb_ctl_sqlite_col_str (st, 9);
   j->body_digest = ebb_ctl_sqlite_col_str (st, 11);
+  j->priority = sqlite3_column_int (st, 15);
+  const char *who = (const char *)sqlite3_column_text (st, 16);
+  snprintf (j->submitted_by, sizeof j->submitted_by, "%s", who ? who : "");
   j->ntasks = (uint32_t)ntasks;
   j->placed_at = sqlite3_column_double (st, 12);
   reason_of_row (&j->reason, st, 13);
@@ -132,6 +136,9 @@ task_of_row (ebb_ctl *c, ebb_ctl_job *j, sqlite3_stmt *st, bool keep_spec)
   t->finished_at = sqlite3_column_double (st, 10);
   t->kill_wanted = sqlite3_column_int (st, 11);
   reason_of_row (&t->reason, st, 12);
+  t->suspended_sec = sqlite3_column_double (st, 14);
+  const char *why = (const char *)sqlite3_column_text (st, 15);
+  snprintf (t->end_reason, sizeof t->end_reason, "%s", why ? why : "");
   t->stored = true;
   return true;
 }
@@ -271,10 +278,12 @@ ebb_ctl_sqlite_job_page (ebb_ctl_store *base, ebb_ctl *c, uint64_t after, bool d
    * state and count 0. Descending, the bound is inclusive (id <= after - 1): ids reach
    * INT64_MAX at most, to which a larger after is cut. */
   static const char *const sql[2] = {
-    "SELECT j.*, t.state, COUNT(t.job) FROM (SELECT " JOB_COLS " FROM jobs WHERE id > ?1"
+    "SELECT j.*, t.state, COUNT(t.job), SUM(t.suspensions), SUM(t.suspended_sec) FROM "
+    "(SELECT " JOB_COLS " FROM jobs WHERE id > ?1"
     " ORDER BY id LIMIT ?2) j LEFT JOIN tasks t ON t.job = j.id AND t.idx < j.ntasks"
     " GROUP BY j.id, t.state ORDER BY j.id",
-    "SELECT j.*, t.state, COUNT(t.job) FROM (SELECT " JOB_COLS " FROM jobs WHERE id <= ?1"
+    "SELECT j.*, t.state, COUNT(t.job), SUM(t.suspensions), SUM(t.suspended_sec) FROM "
+    "(SELECT " JOB_COLS " FROM jobs WHERE id <= ?1"
     " ORDER BY id DESC LIMIT ?2) j LEFT JOIN tasks t ON t.job = j.id AND t.idx < j.ntasks"
     " GROUP BY j.id, t.state ORDER BY j.id DESC",
   };
@@ -299,11 +308,13 @@ ebb_ctl_sqlite_job_page (ebb_ctl_store *base, ebb_ctl *c, uint64_t after, bool d
           k++;
         }
       ebb_ctl_job_summary *sum = &v[k - 1];
-      int64_t state = sqlite3_column_int64 (st, 15); /* after JOB_COLS */
-      uint64_t count = (uint64_t)sqlite3_column_int64 (st, 16);
-      if (sum->job && sqlite3_column_type (st, 15) != SQLITE_NULL && state >= 0
+      int64_t state = sqlite3_column_int64 (st, 17); /* after JOB_COLS */
+      uint64_t count = (uint64_t)sqlite3_column_int64 (st, 18);
+      if (sum->job && sqlite3_column_type (st, 17) != SQLITE_NULL && state >= 0
           && state < TASK_N_STATES)
         sum->task_states[state] += (uint32_t)count;
+      sum->suspensions += (uint64_t)sqlite3_column_int64 (st, 19);
+      sum->suspended_sec += sqlite3_column_double (st, 20);
     }
   sqlite3_reset (st);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)

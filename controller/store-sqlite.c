@@ -39,15 +39,10 @@ static const char schema[]
       /* A replayed request id of a job evicted from memory is found here. */
       "CREATE INDEX IF NOT EXISTS jobs_request_id ON jobs (request_id);";
 
-/* Columns added since the first schema, after the others and in this order, in a new store
- * as in one of before (which gets them when opened; in one that has them, the ALTER fails
- * and is ignored): the digest of a job's request (a reused request id with another body is
- * refused), the end of a job's wait, why a job or task waits or failed to start. */
-static const char *const added_columns[] = {
-  "ALTER TABLE jobs ADD COLUMN body_digest TEXT", "ALTER TABLE jobs ADD COLUMN placed_at REAL",
-  "ALTER TABLE jobs ADD COLUMN reason TEXT",      "ALTER TABLE jobs ADD COLUMN reason_msg TEXT",
-  "ALTER TABLE tasks ADD COLUMN reason TEXT",     "ALTER TABLE tasks ADD COLUMN reason_msg TEXT",
-};
+/* Migrations of a store made by an older controller: the columns added since the first
+ * schema, in this order (a new store gets them the same way, so every store has its columns
+ * in one order, which INSERT ... VALUES relies on). */
+static int migrate (ebb_ctl_sqlite *s);
 
 static void
 db_warn (ebb_ctl_sqlite *s, const char *what)
@@ -116,6 +111,46 @@ store_cache_setup (void)
   memset (buf, 0, line * lines); /* resident now: the figure an operator sees at start */
   if (sqlite3_config (SQLITE_CONFIG_PAGECACHE, buf, (int)line, (int)lines) != SQLITE_OK)
     free (buf);
+}
+
+/* Adds column (its SQL definition def) to table unless it is there. */
+static int
+add_column (ebb_ctl_sqlite *s, const char *table, const char *column, const char *def)
+{
+  sqlite3_stmt *st = NULL;
+  cleanup_free char *probe = ebb_xasprintf ("SELECT %s FROM %s LIMIT 0", column, table);
+  if (sqlite3_prepare_v2 (s->db, probe, -1, &st, NULL) == SQLITE_OK)
+    {
+      sqlite3_finalize (st);
+      return 0;
+    }
+  ebb_log_info ("store: adding the column %s.%s", table, column);
+  cleanup_free char *sql = ebb_xasprintf ("ALTER TABLE %s ADD COLUMN %s %s", table, column, def);
+  return exec (s, sql);
+}
+
+static int
+migrate (ebb_ctl_sqlite *s)
+{
+  /* A job's request digest (a request id reused with another body is refused), the end of
+   * its wait, why it or a task waits or failed to start, its priority tier, its submitter;
+   * a task's suspended time and why its agent ended it. */
+  static const char *const added[][3] = {
+    { "jobs", "body_digest", "TEXT" },
+    { "jobs", "placed_at", "REAL" },
+    { "jobs", "reason", "TEXT" },
+    { "jobs", "reason_msg", "TEXT" },
+    { "jobs", "priority", "INTEGER NOT NULL DEFAULT 0" },
+    { "jobs", "submitted_by", "TEXT" },
+    { "tasks", "reason", "TEXT" },
+    { "tasks", "reason_msg", "TEXT" },
+    { "tasks", "suspended_sec", "REAL NOT NULL DEFAULT 0" },
+    { "tasks", "end_reason", "TEXT" },
+  };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (added); i++)
+    if (add_column (s, added[i][0], added[i][1], added[i][2]) < 0)
+      return -EIO;
+  return 0;
 }
 
 /* See store-sqlite.h. */
@@ -220,8 +255,8 @@ static int
 put_job (ebb_ctl_store *base, const ebb_ctl_job *j)
 {
   ebb_ctl_sqlite *s = ebb_ctl_sqlite_of (base);
-  sqlite3_stmt *st = cached (s, &s->st_job,
-                             "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  sqlite3_stmt *st = cached (
+      s, &s->st_job, "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!st || ebb_ctl_sqlite_begin (base) < 0)
     return -EIO;
   sqlite3_bind_int64 (st, 1, (sqlite3_int64)j->id);
@@ -239,6 +274,8 @@ put_job (ebb_ctl_store *base, const ebb_ctl_job *j)
   sqlite3_bind_double (st, 13, j->placed_at);
   bind_text (st, 14, ebb_ctl_reason_name (j->reason.code));
   bind_text (st, 15, j->reason.message);
+  sqlite3_bind_int (st, 16, j->priority);
+  bind_text (st, 17, j->submitted_by[0] ? j->submitted_by : NULL);
   return step_done (s, st, "store job");
 }
 
@@ -249,14 +286,16 @@ put_task (ebb_ctl_store *base, const ebb_ctl_task *t, const char *node)
   /* The spec never changes: once the row exists, an update leaves it (serializing it again
    * was most of the cost of a launch's write). */
   sqlite3_stmt *st
-      = t->stored ? cached (s, &s->st_task_update,
-                            "UPDATE tasks SET state = ?4, node = ?5, generation = ?6,"
-                            " exit_status = ?7, has_exit = ?8, suspensions = ?9,"
-                            " started_at = ?10, finished_at = ?11, kill_wanted = ?12,"
-                            " reason = ?13, reason_msg = ?14"
-                            " WHERE job = ?1 AND idx = ?2")
-                  : cached (s, &s->st_task_insert,
-                            "INSERT OR REPLACE INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      = t->stored
+            ? cached (s, &s->st_task_update,
+                      "UPDATE tasks SET state = ?4, node = ?5, generation = ?6,"
+                      " exit_status = ?7, has_exit = ?8, suspensions = ?9,"
+                      " started_at = ?10, finished_at = ?11, kill_wanted = ?12,"
+                      " reason = ?13, reason_msg = ?14, suspended_sec = ?15,"
+                      " end_reason = ?16"
+                      " WHERE job = ?1 AND idx = ?2")
+            : cached (s, &s->st_task_insert,
+                      "INSERT OR REPLACE INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!st || ebb_ctl_sqlite_begin (base) < 0)
     return -EIO;
   sqlite3_bind_int64 (st, 1, (sqlite3_int64)t->job->id);
@@ -274,6 +313,8 @@ put_task (ebb_ctl_store *base, const ebb_ctl_task *t, const char *node)
   sqlite3_bind_int (st, 12, t->kill_wanted);
   bind_text (st, 13, ebb_ctl_reason_name (t->reason.code));
   bind_text (st, 14, t->reason.message);
+  sqlite3_bind_double (st, 15, t->suspended_sec);
+  bind_text (st, 16, t->end_reason[0] ? t->end_reason : NULL);
   return step_done (s, st, "store task");
 }
 
@@ -418,10 +459,8 @@ ebb_ctl_store_sqlite_open (const char *path, ebb_ctl_store **out, ebb_error **er
                                             EBB_CTL_STORE_PAGE_SIZE, EBB_CTL_STORE_CACHE_PAGES);
   if (r == 0)
     sqlite3_busy_timeout (s->db, 2000);
-  if (r == 0 && (exec (s, sizes) < 0 || exec (s, schema) < 0))
+  if (r == 0 && (exec (s, sizes) < 0 || exec (s, schema) < 0 || migrate (s) < 0))
     r = ebb_error_set (err, EIO, "%s: cannot create the schema: %s", path, sqlite3_errmsg (s->db));
-  for (size_t i = 0; r == 0 && i < EBB_ARRAY_SIZE (added_columns); i++)
-    sqlite3_exec (s->db, added_columns[i], NULL, NULL, NULL); /* "duplicate column": has it */
   if (r < 0)
     {
       sqlite3_close (s->db);

@@ -81,6 +81,8 @@ typedef struct
   uint64_t id;
   ebb_ctl_job *job;
   uint32_t task_states[TASK_N_STATES];
+  uint64_t suspensions; /* its tasks' sums (issue 23) */
+  double suspended_sec;
 } ebb_ctl_job_summary;
 /* Reads the store's jobs of id > after in id order (desc: of id < after, in descending id
  * order), at most limit, with their tasks' counts per state, in one query: *out

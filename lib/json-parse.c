@@ -6,6 +6,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <string.h>
 
 /* Finds the first number literal in buf that does not fit 64 bits (or a double), for the
@@ -230,4 +231,34 @@ ebb_json_parse (const char *buf, size_t len, int max_depth, ebb_error **err)
     return o;
   json_object_put (o);
   return NULL;
+}
+
+/* See json.h. */
+int
+ebb_json_signal (struct json_object *v, const char *key, int *out, ebb_error **err)
+{
+  int64_t n = -1;
+  if (json_object_is_type (v, json_type_int))
+    n = json_object_get_int64 (v);
+  else if (json_object_is_type (v, json_type_string))
+    {
+      const char *s = json_object_get_string (v);
+      if (strncmp (s, "SIG", 3) == 0)
+        s += 3;
+      for (int sig = 1; sig < NSIG && n < 0; sig++)
+        if (sigabbrev_np (sig) && strcmp (s, sigabbrev_np (sig)) == 0)
+          n = sig;
+      if (n < 0)
+        return ebb_error_set (err, EBB_EPARSE, "field \"%s\": unknown signal \"%s\"", key,
+                              json_object_get_string (v));
+    }
+  else
+    return ebb_error_set (err, EBB_EPARSE, "field \"%s\": must be a signal name or number", key);
+  if (n < 1 || n > SIGRTMAX)
+    return ebb_error_set (err, EBB_ERANGE, "field \"%s\": %lld is not a signal", key, (long long)n);
+  if (n == SIGKILL || n == SIGSTOP)
+    return ebb_error_set (err, EBB_ERANGE, "field \"%s\": SIGKILL and SIGSTOP cannot be handled",
+                          key);
+  *out = (int)n;
+  return 0;
 }

@@ -66,6 +66,10 @@ int ebb_json_get_int64 (struct json_object *obj, const char *key, int64_t min, i
 /* A non-negative integer in [min, max] (up to UINT64_MAX). */
 int ebb_json_get_uint64 (struct json_object *obj, const char *key, uint64_t min, uint64_t max,
                          uint64_t *out, ebb_error **err);
+/* A signal a process may be told with, the value v of member key: a name ("SIGUSR1",
+ * "USR1") or a number, not one it cannot catch (SIGKILL, SIGSTOP), not beyond SIGRTMAX.
+ * Returns 0 and *out, or -EBB_EPARSE / -EBB_ERANGE with *err ("field \"KEY\": ..."). */
+int ebb_json_signal (struct json_object *v, const char *key, int *out, ebb_error **err);
 /* A finite number (integer or not) in [min, max]. */
 int ebb_json_get_double (struct json_object *obj, const char *key, double min, double max,
                          double *out, ebb_error **err);

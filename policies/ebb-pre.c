@@ -161,12 +161,14 @@ taken (const ebb_pre_take *out, uint32_t nt, uint32_t slot)
   return 0;
 }
 
-/* Victim order: the one that lost least in its window first (preemptions spread over the
- * long tasks, so they progress evenly), then the latest estimated end (most slack), then
- * the lower slot. */
+/* Victim order: the lowest tier first; then the one that lost least in its window first
+ * (preemptions spread over the long tasks, so they progress evenly), then the latest estimated end
+ * (most slack), then the lower slot. */
 static int
 victim_before (const ebb_pre_node *n, double lost_a, double lost_b, uint32_t a, uint32_t b)
 {
+  if (n->tasks[a].tier != n->tasks[b].tier)
+    return n->tasks[a].tier < n->tasks[b].tier;
   if (lost_a != lost_b)
     return lost_a < lost_b;
   double ea = n->tasks[a].est_end_sec, eb = n->tasks[b].est_end_sec;
@@ -183,9 +185,28 @@ frac_after (const ebb_pre_task *t, ebb_pol_res amount)
   return ebb_pre_taken_frac (&c);
 }
 
+/* Whether the asker may take from t at all, and whether t's share protects it. */
+static int
+may_take (const ebb_pre_task *t, const ebb_pre_asker *a, int *shared)
+{
+  *shared = t->tier == a->tier;
+  if (t->tier != a->tier)
+    return t->tier < a->tier;
+  return t->is_long && !a->is_long;
+}
+
 int
 ebb_pre_plan (const ebb_pre_node *n, const ebb_pre_params *p, ebb_pol_res need, double hold_sec,
               double now_sec, ebb_pre_take *out, uint32_t max, double *delay_sec)
+{
+  const ebb_pre_asker a = { .tier = 0, .is_long = 0 };
+  return ebb_pre_plan_for (n, p, &a, need, hold_sec, now_sec, out, max, delay_sec);
+}
+
+int
+ebb_pre_plan_for (const ebb_pre_node *n, const ebb_pre_params *p, const ebb_pre_asker *a,
+                  ebb_pol_res need, double hold_sec, double now_sec, ebb_pre_take *out,
+                  uint32_t max, double *delay_sec)
 {
   *delay_sec = 0;
   ebb_pol_res lack = { pos64 (n->used.cpu_millis + need.cpu_millis - n->cap.cpu_millis),
@@ -205,7 +226,8 @@ ebb_pre_plan (const ebb_pre_node *n, const ebb_pre_params *p, ebb_pol_res need, 
       for (uint32_t s = 0; s < n->ntasks; s++)
         {
           const ebb_pre_task *t = &n->tasks[s];
-          if (!t->is_long || t->inflight || taken (out, nt, s))
+          int shared;
+          if (!may_take (t, a, &shared) || t->inflight || taken (out, nt, s))
             continue;
           ebb_pol_res tk = takeable (t, p);
           if ((tk.cpu_millis == 0 || lack.cpu_millis == 0)
@@ -214,7 +236,7 @@ ebb_pre_plan (const ebb_pre_node *n, const ebb_pre_params *p, ebb_pol_res need, 
           ebb_pol_res amount = { min64 (tk.cpu_millis, lack.cpu_millis),
                                  min64 (tk.memory_bytes, lack.memory_bytes) };
           double lost = ebb_pre_lost_sec (t, p, now_sec);
-          if (lost + frac_after (t, amount) * hold_sec > budget_sec (p) + 1e-9)
+          if (shared && lost + frac_after (t, amount) * hold_sec > budget_sec (p) + 1e-9)
             continue; /* the share protects it */
           if (best == UINT32_MAX || victim_before (n, lost, best_lost, s, best))
             best = s, best_lost = lost, best_amount = amount;

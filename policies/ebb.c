@@ -263,6 +263,7 @@ launch (ebb_pol *p, uint32_t node, ebb_qent q, double now_sec)
   ebb_pre_task t = { .job = q.job,
                      .task = q.task,
                      .is_long = j->is_long,
+                     .tier = ebb_pol_job_priority (p, q.job),
                      .demand = j->demand,
                      .est_end_sec = now_sec + j->est_task_sec };
   ebb_pre_add (&e->pn[node], &t);
@@ -292,23 +293,33 @@ wants_round (const ebb_pre_node *n)
   return 0;
 }
 
+/* Who asks for room for a task of job: its tier and class (ebb_pre_plan_for). */
+static ebb_pre_asker
+asker (const ebb_pol *p, uint32_t job)
+{
+  return (ebb_pre_asker){ .tier = ebb_pol_job_priority (p, job), .is_long = p->jobs[job].is_long };
+}
+
 /* After a plan found no room: EBB_POL_WAIT_SHARE when long work without its share bound
  * could have made it (the environment tells the job's waiting so), else NONE. The same
  * plan with an unbounded budget: only on this path, where nothing is preempted. */
 static uint8_t
-share_blocks (const ebb_pre_node *pn, const ebb_pre_params *pre, const ebb_pol_job *j,
-              double now_sec, ebb_pre_take *takes, uint32_t max)
+share_blocks (const ebb_pre_node *pn, const ebb_pre_params *pre, const ebb_pre_asker *a,
+              const ebb_pol_job *j, double now_sec, ebb_pre_take *takes, uint32_t max)
 {
   ebb_pre_params unbounded = *pre;
   unbounded.long_share = -INFINITY;
   double delay;
-  return ebb_pre_plan (pn, &unbounded, j->demand, j->est_task_sec, now_sec, takes, max, &delay) > 0
+  return ebb_pre_plan_for (pn, &unbounded, a, j->demand, j->est_task_sec, now_sec, takes, max,
+                           &delay)
+                 > 0
              ? EBB_POL_WAIT_SHARE
              : EBB_POL_WAIT_NONE;
 }
 
-/* The head short task does not fit: make room by preemption. Returns 1 when room is made
- * or already promised, 0 when the node has nothing it may take (the bound, or short work). */
+/* The head task (short; or long, of a tier above work on the node) does not fit: make room
+ * by preemption. Returns 1 when room is made or already promised, 0 when the node has
+ * nothing it may take (the bound, short work, or work of its tier or above). */
 static int
 preempt_for (ebb_pol *p, uint32_t node, ebb_qent *head, double now_sec)
 {
@@ -317,10 +328,11 @@ preempt_for (ebb_pol *p, uint32_t node, ebb_qent *head, double now_sec)
   ensure_takes (e, pn->ntasks + 1);
   double delay;
   const ebb_pol_job *j = &p->jobs[head->job];
-  int k = ebb_pre_plan (pn, &e->pre, j->demand, j->est_task_sec, now_sec, e->takes, e->takes_cap,
-                        &delay);
+  ebb_pre_asker a = asker (p, head->job);
+  int k = ebb_pre_plan_for (pn, &e->pre, &a, j->demand, j->est_task_sec, now_sec, e->takes,
+                            e->takes_cap, &delay);
   if (k < 0)
-    p->jobs[head->job].wait = share_blocks (pn, &e->pre, j, now_sec, e->takes, e->takes_cap);
+    p->jobs[head->job].wait = share_blocks (pn, &e->pre, &a, j, now_sec, e->takes, e->takes_cap);
   if (k <= 0)
     return k == 0; /* 0: room already promised (a reclaim under way) */
   ebb_pre_apply (pn, &e->pre, e->takes, (uint32_t)k, now_sec);
@@ -350,8 +362,9 @@ can_start (ebb_pol *p, uint32_t node, uint32_t job, double now_sec)
   e->pn[node].cap = p->node_cap[node]; /* as serve does: a drained node makes no room */
   ensure_takes (e, e->pn[node].ntasks + 1);
   double delay;
-  return ebb_pre_plan (&e->pn[node], &e->pre, p->jobs[job].demand, p->jobs[job].est_task_sec,
-                       now_sec, e->takes, e->takes_cap, &delay)
+  ebb_pre_asker a = asker (p, job);
+  return ebb_pre_plan_for (&e->pn[node], &e->pre, &a, p->jobs[job].demand,
+                           p->jobs[job].est_task_sec, now_sec, e->takes, e->takes_cap, &delay)
          > 0;
 }
 
@@ -448,8 +461,11 @@ resume_chance (ebb_pol *p, uint32_t node, double now_sec)
   if (pn->npreempted == 0)
     return 0;
   ensure_takes (e, pn->ntasks + 1);
-  uint32_t k = ebb_pre_chance (pn, &e->pre, now_sec, e->shortq[node].n > 0, e->nidle > 0, e->takes,
-                               e->takes_cap);
+  /* A long task of a higher tier whose room is being made is short work waiting, as far as
+   * the preempted go: they do not take the room back from it. */
+  int pending
+      = e->shortq[node].n > 0 || (e->longq[node].n > 0 && q_front (&e->longq[node])->waiting);
+  uint32_t k = ebb_pre_chance (pn, &e->pre, now_sec, pending, e->nidle > 0, e->takes, e->takes_cap);
   for (uint32_t i = 0; i < k; i++)
     {
       ebb_pre_task *t = &pn->tasks[e->takes[i].slot];
@@ -461,6 +477,32 @@ resume_chance (ebb_pol *p, uint32_t node, double now_sec)
 
 static uint32_t steal (ebb_pol *p, uint32_t thief, double now_sec);
 static void serve (ebb_pol *p, uint32_t node, double now_sec);
+
+/* Queued long tasks start where they fit, unless tasks are preempted on the node (their
+ * room comes back first), except the head a preemption was made for. A head that does not
+ * fit preempts the work of lower tiers on the node (tiers: ebb_pre_plan_for). */
+static void
+serve_long (ebb_pol *p, uint32_t node, int preempted, double now_sec)
+{
+  ebb_priv *e = p->priv;
+  ebb_queue *lq = &e->longq[node];
+  while (lq->n > 0)
+    {
+      ebb_qent *h = q_front (lq);
+      if (ebb_pol_res_fits (p->jobs[h->job].demand, p->node_free[node]))
+        {
+          if (preempted && !h->waiting)
+            return;
+          launch (p, node, q_pop (lq), now_sec);
+          continue;
+        }
+      /* job_prio_cap: some job has a non-zero tier; without any, a long task preempts
+       * nothing and the plan is not worth its scan. */
+      if (!h->waiting && p->job_prio_cap > 0)
+        preempt_for (p, node, h, now_sec);
+      return;
+    }
+}
 
 /* Everything a node does when something changed on it: short tasks first (preempting long
  * work for the head one, or moving it to a node that can start it), then chances for preempted long
@@ -506,9 +548,8 @@ serve (ebb_pol *p, uint32_t node, double now_sec)
           serve (p, to, now_sec);
         }
       int preempted = resume_chance (p, node, now_sec);
-      while (!preempted && sq->n == 0 && lq->n > 0
-             && ebb_pol_res_fits (p->jobs[q_front (lq)->job].demand, p->node_free[node]))
-        launch (p, node, q_pop (lq), now_sec);
+      if (sq->n == 0)
+        serve_long (p, node, preempted, now_sec);
       if (round > 0 || sq->n > 0 || lq->n > 0 || p->params.no_steal
           || steal (p, node, now_sec) == 0)
         break;
@@ -844,6 +885,7 @@ ebb_job_adopted (ebb_pol *p, double now_sec, uint32_t job)
       ebb_pre_task t = { .job = job,
                          .task = k,
                          .is_long = j->is_long,
+                         .tier = ebb_pol_job_priority (p, job),
                          .demand = j->demand,
                          .est_end_sec = now_sec + j->est_task_sec };
       ebb_pre_add (&e->pn[node], &t);
@@ -912,6 +954,7 @@ const ebb_pol_ops ebb_pol_ebb_ops = {
   .task_finished = ebb_task_finished,
   .tick = ebb_tick,
   .needs_resources = 1,
+  .tiers = 1,
   .task_reclaimed = ebb_task_reclaimed,
   .task_resumed = ebb_task_resumed,
   .task_killed = ebb_task_killed,

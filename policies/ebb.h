@@ -64,6 +64,7 @@ typedef struct ebb_pre_task
   uint8_t inflight;   /* a suspension or resumption is under way: leave it alone */
   uint8_t has_room;   /* D: its last chance saw room (and no short work) */
   uint8_t pad;
+  int32_t tier;                 /* its job's priority (ebb_pol_job.priority) */
   double last_chance_sec;       /* D: that chance's time */
   double room_sec;              /* D: time with room since it was preempted */
   ebb_pol_res demand;           /* what it asked for */
@@ -112,6 +113,22 @@ int ebb_pre_is_preempted (const ebb_pre_task *t);
  * before the room is free: reclaims on one node share its memory bandwidth, so they add. */
 int ebb_pre_plan (const ebb_pre_node *n, const ebb_pre_params *p, ebb_pol_res need, double hold_sec,
                   double now_sec, ebb_pre_take *out, uint32_t max, double *delay_sec);
+
+/* Who asks for room in ebb_pre_plan_for: the tier and class of the task that needs it. */
+typedef struct ebb_pre_asker
+{
+  int32_t tier;
+  uint8_t is_long;
+} ebb_pre_asker;
+
+/* ebb_pre_plan for a task of tier a->tier. Tiers: a task of a lower tier is a victim for
+ * any task of a higher one (short or long), and its share does not protect it against it
+ * (production work preempts best-effort work outright); a task of a higher tier is never a
+ * victim; within a tier, a short task takes from long tasks within their share, as above.
+ * ebb_pre_plan is this for a short task of tier 0. */
+int ebb_pre_plan_for (const ebb_pre_node *n, const ebb_pre_params *p, const ebb_pre_asker *a,
+                      ebb_pol_res need, double hold_sec, double now_sec, ebb_pre_take *out,
+                      uint32_t max, double *delay_sec);
 /* Applies takes planned by ebb_pre_plan at now: lowers the victims' holdings (their share
  * accounted until now). */
 void ebb_pre_apply (ebb_pre_node *n, const ebb_pre_params *p, const ebb_pre_take *takes,

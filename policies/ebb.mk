@@ -23,3 +23,13 @@ EXTRA_DIST += tests/test-sim-stream.sh
 # which another change is restructuring).
 TESTS += tests/test-controller-stream.sh
 EXTRA_DIST += tests/test-controller-stream.sh
+
+# Priority tiers (issue 23).
+policy_tiers_tests = tests/test-policy-tiers
+check_PROGRAMS += $(policy_tiers_tests)
+TESTS += $(policy_tiers_tests)
+tests_test_policy_tiers_SOURCES = tests/test-policy-tiers.c
+tests_test_policy_tiers_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_policy_tiers_LDADD = policies/libebb-policy.a $(EBB_TEST_LIBS) -lm
+TESTS += tests/test-sim-tiers.sh
+EXTRA_DIST += tests/test-sim-tiers.sh

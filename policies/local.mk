@@ -3,7 +3,7 @@
 noinst_LIBRARIES += policies/libebb-policy.a
 policies_libebb_policy_a_SOURCES = \
 	policies/policy.h policies/policy.c policies/policy-core.h policies/policy-registry.c \
-	policies/policy-res.c policies/policy-impl.h policies/policy-env.c \
+	policies/policy-res.c policies/policy-tier.c policies/policy-impl.h policies/policy-env.c \
 	policies/param.h policies/param.c \
 	policies/iheap.h policies/iheap.c \
 	policies/fenwick.h policies/fenwick.c \

@@ -34,6 +34,9 @@ struct ebb_pol
    * which the policies' hot loops index with one lea (80 would take a shift more). */
   uint32_t *job_probes;
   uint32_t job_probes_cap;
+  /* Per job id: its priority tier (policy-tier.c); 0 beyond the cap. */
+  int32_t *job_prio;
+  uint32_t job_prio_cap;
 };
 
 #endif

@@ -209,6 +209,7 @@ ebb_pol_free (ebb_pol *p)
   free (p->scratch);
   free (p->probes);
   free (p->job_probes);
+  free (p->job_prio);
   free (p->acts);
   free (p);
 }

@@ -384,6 +384,7 @@ ebb_pol_job_forget (ebb_pol *p, uint32_t job)
       j->tasks = NULL;
     }
   j->forgotten = 1;
+  ebb_pol_job_set_priority (p, job, 0); /* the id's next job starts at the default */
   return 1;
 }
 

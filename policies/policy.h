@@ -375,6 +375,10 @@ typedef struct ebb_pol_ops
    * gone (nothing of it in its queues or lists; arrays by job id are set again at arrival),
    * so ebb_pol_job_forget may free that state and the environment may reuse the id. */
   int forgets_jobs;
+  /* 1: the policy orders jobs by priority tier (ebb_pol_job_set_priority): a higher tier
+   * may suspend a lower tier's tasks, never the reverse; within a tier its own rules
+   * apply. 0: it ignores priorities (an environment refuses a non-zero one, or says so). */
+  int tiers;
   /* 1 (with forgets_jobs): the same for a failed job none of whose tasks is placed any more
    * (ebb_pol_job_placed is 0: each finished, failed, or killed and never launched again): the
    * policy drops such a job from its queues and lists at once (its other tasks never finish,
@@ -476,6 +480,11 @@ int ebb_pol_job_forget (ebb_pol *p, uint32_t job);
 /* Returns how many probes of job are alive (0 for a job that never sent one): a finished job
  * refused by ebb_pol_job_forget for them is worth asking again once they are gone. */
 uint32_t ebb_pol_job_probes (const ebb_pol *p, uint32_t job);
+/* The job's priority tier (an integer, higher wins, 0 by default), set by the environment
+ * before ebb_pol_job_arrived or ebb_pol_job_adopted; ebb_pol_job_forget sets it back to 0.
+ * Read by the policies with ops->tiers only. */
+void ebb_pol_job_set_priority (ebb_pol *p, uint32_t job, int32_t priority);
+int32_t ebb_pol_job_priority (const ebb_pol *p, uint32_t job);
 /* Returns how many of job's tasks are placed on a node and not finished nor failed (running,
  * suspending, suspended or resuming; a kill not reported yet included). Resource mode; in
  * slot mode the core keeps no per-task state and this returns the tasks not finished. */

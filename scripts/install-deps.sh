@@ -6,7 +6,8 @@ set -euo pipefail
 build=(build-essential autoconf automake libtool pkg-config autoconf-archive
        libsystemd-dev libcurl4-openssl-dev libjson-c-dev libmicrohttpd-dev
        libcunit1-dev libsqlite3-dev libcgroup-dev clang-format)
-tests=(curl cpio procps psmisc jq slowhttptest openssl valgrind passwd util-linux bash-completion)
+tests=(curl cpio procps psmisc jq slowhttptest openssl valgrind passwd util-linux bash-completion
+       sqlite3)
 # libFuzzer targets (make fuzz): clang 14 and its fuzzer runtime.
 fuzz=(clang-14 libclang-rt-14-dev)
 # The controller's status page is checked in headless Chromium (socat bridges to its unix socket);

@@ -334,6 +334,21 @@ ebb_sim_run (const ebb_sim_config *cfg, const ebb_sim_trace *trace, ebb_sim_resu
       int code = ebb_error_code (err);
       return code > 0 ? -code : -EINVAL;
     }
+  /* Tiers: given to a policy that has them; a trace with priorities is refused by one that
+   * would ignore them (as the controller refuses such a job). */
+  for (uint32_t j = 0; trace->priority && j < n; j++)
+    {
+      if (trace->priority[j] != 0 && !ebb_pol_ops_of (pol)->tiers)
+        {
+          ebb_pol_free (pol);
+          ebb_sim_dag_run_free (&dag_run);
+          return ebb_error_set (err, EINVAL,
+                                "job %u: priority %d, but policy '%s' has no priority tiers "
+                                "(ebb has)",
+                                j + 1, trace->priority[j], cfg->policy);
+        }
+      ebb_pol_job_set_priority (pol, j, trace->priority[j]);
+    }
   if (resources)
     for (uint32_t j = 0; j < n; j++)
       if (!ebb_pol_res_fits (jobs[j].demand, cfg->pol.node_cap))

@@ -34,6 +34,7 @@ ebb_sim_trace_free (ebb_sim_trace *t)
   free (t->cpu_millis);
   free (t->memory_bytes);
   free (t->klass);
+  free (t->priority);
   ebb_sim_dag_free (t->dag);
   free (t);
 }
@@ -68,6 +69,11 @@ reserve_jobs (ebb_sim_trace *t, uint32_t need)
       t->cpu_millis = ebb_xrealloc (t->cpu_millis, cap * sizeof (int64_t));
       t->memory_bytes = ebb_xrealloc (t->memory_bytes, cap * sizeof (int64_t));
       t->klass = ebb_xrealloc (t->klass, cap);
+    }
+  if (t->priority)
+    {
+      t->priority = ebb_xrealloc (t->priority, cap * sizeof (int32_t));
+      memset (t->priority + t->jobs_cap, 0, (cap - t->jobs_cap) * sizeof (int32_t));
     }
   t->jobs_cap = cap;
 }
@@ -240,7 +246,7 @@ parse_json_line (ebb_sim_trace *t, const char *line, const char *name, size_t li
       goto out;
     }
   static const char *const known[]
-      = { "id", "submit", "cpu_millis", "memory_bytes", "durations", "est", "class" };
+      = { "id", "submit", "cpu_millis", "memory_bytes", "durations", "est", "class", "priority" };
   const char *unknown = ebb_sim_json_unknown_key (o, known, EBB_ARRAY_SIZE (known));
   if (unknown)
     {
@@ -249,7 +255,7 @@ parse_json_line (ebb_sim_trace *t, const char *line, const char *name, size_t li
     }
   const char *id = NULL;
   double submit = 0, est = 0;
-  int64_t cpu = 0, mem = 0;
+  int64_t cpu = 0, mem = 0, prio = 0;
   const char *klass = NULL;
   int got;
   if (ebb_json_get_string (o, "id", 256, NULL, &id, &e) < 0
@@ -260,7 +266,8 @@ parse_json_line (ebb_sim_trace *t, const char *line, const char *name, size_t li
       || (got = ebb_json_get_int64 (o, "memory_bytes", 0, INT64_C (1) << 56, &mem, &e)) < 0
       || (got == 0 && (ebb_error_set (&e, EBB_EPARSE, "memory_bytes is required"), 1))
       || (got = ebb_json_get_double (o, "est", 0, 1e12, &est, &e)) < 0
-      || ebb_json_get_string (o, "class", 16, NULL, &klass, &e) < 0)
+      || ebb_json_get_string (o, "class", 16, NULL, &klass, &e) < 0
+      || ebb_json_get_int64 (o, "priority", -1000000, 1000000, &prio, &e) < 0)
     {
       ebb_error_set (err, EBB_EPARSE, "%s:%zu: %s", name, lineno, ebb_error_msg (&e));
       ebb_error_free (&e);
@@ -313,6 +320,10 @@ parse_json_line (ebb_sim_trace *t, const char *line, const char *name, size_t li
     est = sum / n;
   uint32_t j = ebb_sim_trace_add (t, submit, est, n, NULL);
   ebb_sim_trace_set_res (t, j, cpu, mem, cls);
+  if (prio != 0 && !t->priority)
+    t->priority = ebb_xcalloc (t->jobs_cap, sizeof (int32_t));
+  if (t->priority)
+    t->priority[j] = (int32_t)prio;
   r = 0;
 out:
   json_object_put (o);

@@ -23,6 +23,7 @@ typedef struct ebb_sim_trace
   int64_t *cpu_millis;   /* per-task CPU demand */
   int64_t *memory_bytes; /* per-task memory demand */
   uint8_t *klass;        /* EBB_POL_CLASS_* (0: by cutoff) */
+  int32_t *priority;     /* "priority": the job's tier; NULL while every job's is 0 */
   /* DAG jobs (sim/dag.h): NULL unless a job listed "tasks" or a DAG generator ran. */
   struct ebb_sim_dag *dag;
 } ebb_sim_trace;

@@ -81,7 +81,7 @@ got=$(complete_line "ebbctl submit --tasks 2 -- ech")
 [[ " $got " == *" echo "* ]] && ok "after --: commands" || fail "after --: $got"
 
 # Every option in ebbctl --help is offered somewhere.
-all=$( { complete_line "ebbctl --"; for c in submit adopt suspend watch decisions jobs status logs; do complete_line "ebbctl $c --"; done; } | tr ' ' '\n' | sort -u)
+all=$( { complete_line "ebbctl --"; for c in submit adopt suspend watch decisions jobs history status logs; do complete_line "ebbctl $c --"; done; } | tr ' ' '\n' | sort -u)
 # The options are read from the help's option lines (two blanks, then --); a help with fewer
 # than the 21 of today would leave this loop checking little, or nothing.
 help_opts=$(ebbctl --help | grep -o -E -- '^  (-[a-z], )?--[a-z-]+' | sed 's/^ *\(-[a-z], \)\?//' | sort -u)

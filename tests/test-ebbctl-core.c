@@ -239,6 +239,50 @@ test_submit_parse (void)
     }
 }
 
+/* submit --priority, --time-limit, --notify-signal (issue 23): into the body's job members,
+ * and only when given. */
+static void
+test_submit_tiers (void)
+{
+  cleanup_error ebb_error *err = NULL;
+  const ebbctl_cmd *cmd = ebbctl_command_find ("submit");
+  CU_ASSERT_PTR_NOT_NULL_FATAL (cmd);
+  ebbctl_submit_args a;
+  char **argv = ARGV ("submit", "--priority", "-2", "--time-limit", "2h", "--notify-signal",
+                      "SIGUSR1", "--", "true");
+  CU_ASSERT_EQUAL_FATAL (ebbctl_submit_parse (cmd, argc_of (argv), argv, &a, NULL, &err), 0);
+  CU_ASSERT_EQUAL (a.priority, -2);
+  CU_ASSERT_EQUAL (a.time_limit_sec, 7200);
+  json_object *body = ebbctl_submit_body (&a, NULL), *v = NULL;
+  CU_ASSERT (json_object_object_get_ex (body, "priority", &v) && json_object_get_int64 (v) == -2);
+  CU_ASSERT (json_object_object_get_ex (body, "time_limit_sec", &v)
+             && json_object_get_int64 (v) == 7200);
+  CU_ASSERT (json_object_object_get_ex (body, "notify_signal", &v)
+             && strcmp (json_object_get_string (v), "SIGUSR1") == 0);
+  json_object_put (body);
+  char **plain = ARGV ("submit", "--time-limit", "90", "--", "true");
+  CU_ASSERT_EQUAL_FATAL (ebbctl_submit_parse (cmd, argc_of (plain), plain, &a, NULL, &err), 0);
+  CU_ASSERT_EQUAL (a.time_limit_sec, 90); /* a bare number is seconds */
+  body = ebbctl_submit_body (&a, NULL);
+  CU_ASSERT_FALSE (json_object_object_get_ex (body, "priority", NULL));
+  CU_ASSERT_FALSE (json_object_object_get_ex (body, "notify_signal", NULL));
+  json_object_put (body);
+  char **bad[] = {
+    ARGV ("submit", "--priority", "1.5", "--", "true"),
+    ARGV ("submit", "--priority", "2000000", "--", "true"),
+    ARGV ("submit", "--time-limit", "500ms", "--", "true"),
+    ARGV ("submit", "--time-limit", "soon", "--", "true"),
+    ARGV ("submit", "--notify-signal", "", "--", "true"),
+    ARGV ("submit", "--priority", "1", "--json", "f"),
+  };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (bad); i++)
+    {
+      CU_ASSERT_EQUAL (ebbctl_submit_parse (cmd, argc_of (bad[i]), bad[i], &a, NULL, &err),
+                       -EINVAL);
+      ebb_error_free (&err);
+    }
+}
+
 /* Writes text to a fresh temporary file; returns its name (freed by the caller). */
 static char *
 write_tmp (const char *text)
@@ -496,6 +540,52 @@ test_reasons (void)
                  "/nonexistent: No such file or directory\n");
 }
 
+/* ebbctl history's filter: finished jobs only, of --state, ended within --since. */
+static void
+test_history_filter (void)
+{
+  cleanup_error ebb_error *err = NULL;
+  ebbctl_history_filter f = { 0 };
+  json_object *done = json_tokener_parse ("{\"state\":\"done\",\"finished_at\":1000}");
+  json_object *failed = json_tokener_parse ("{\"state\":\"failed\",\"finished_at\":3500}");
+  json_object *running = json_tokener_parse ("{\"state\":\"running\"}");
+  CU_ASSERT (ebbctl_history_match (&f, done, 4000));
+  CU_ASSERT (ebbctl_history_match (&f, failed, 4000));
+  CU_ASSERT_FALSE (ebbctl_history_match (&f, running, 4000));
+  CU_ASSERT_EQUAL (ebbctl_history_opt (EBBCTL_O_SINCE, "1h", &f, &err), 0);
+  CU_ASSERT_DOUBLE_EQUAL (f.since_sec, 3600, 1e-9);
+  CU_ASSERT_FALSE (ebbctl_history_match (&f, done, 5000)); /* ended 4000 s ago */
+  CU_ASSERT (ebbctl_history_match (&f, failed, 5000));
+  CU_ASSERT_EQUAL (ebbctl_history_opt (EBBCTL_O_STATE, "done", &f, &err), 0);
+  CU_ASSERT_FALSE (ebbctl_history_match (&f, failed, 5000));
+  CU_ASSERT_EQUAL (ebbctl_history_opt (EBBCTL_O_STATE, "running", &f, &err), -EINVAL);
+  ebb_error_free (&err);
+  CU_ASSERT_EQUAL (ebbctl_history_opt (EBBCTL_O_SINCE, "soon", &f, &err), -EINVAL);
+  json_object_put (done);
+  json_object_put (failed);
+  json_object_put (running);
+}
+
+/* ebbctl job shows the tier, who submitted the job and its suspended time (issue 23). */
+static void
+test_describe_tiers (void)
+{
+  const ebbctl_request job = { .method = "GET" };
+  expect_answer (ebbctl_print_answer_job, &job, "7",
+                 "{\"id\":7,\"name\":\"p\",\"class\":\"long\",\"priority\":2,"
+                 "\"submitted_by\":\"uid=1000\",\"state\":\"running\",\"suspensions\":3,"
+                 "\"suspended_seconds\":75.5,\"ntasks\":1,\"task_states\":{\"running\":1}}",
+                 "Job:          7\n"
+                 "Name:         p\n"
+                 "Class:        long\n"
+                 "Priority:     2\n"
+                 "Submitted by: uid=1000\n"
+                 "State:        running\n"
+                 "Submitted:    -\n"
+                 "Suspended:    1m15s in 3 suspensions\n"
+                 "Tasks:        1: 1 running\n");
+}
+
 /* status, node and job are summaries (kubectl describe), not "a.b: value" dumps; status
  * has no slots (meaningless for the resource policies); a job says why it waits. */
 static void
@@ -570,13 +660,14 @@ test_request_args (void)
   CU_ASSERT_EQUAL (ebbctl_jobs (&ctx, jobs, 3, ARGV ("jobs", "--active", "--help")),
                    EBBCTL_EXIT_OK);
   fclose (ctx.out);
-  /* Every command either runs its own function or describes its request (jobs both: its
+  /* Every command either runs its own function or describes its request (jobs and history
+   * both: its
    * options, then its request). */
   size_t n = 0;
   const ebbctl_cmd *cmds = ebbctl_commands (&n);
   for (size_t i = 0; i < n; i++)
     CU_ASSERT ((cmds[i].run == ebbctl_request_run || cmds[i].run == ebbctl_jobs
-                || cmds[i].run == ebbctl_kill)
+                || cmds[i].run == ebbctl_history || cmds[i].run == ebbctl_kill)
                == (cmds[i].request != NULL));
 }
 
@@ -983,6 +1074,9 @@ main (void)
     EBB_CU_TEST (test_global),
     EBB_CU_TEST (test_sizes_and_numbers),
     EBB_CU_TEST (test_submit_parse),
+    EBB_CU_TEST (test_submit_tiers),
+    EBB_CU_TEST (test_describe_tiers),
+    EBB_CU_TEST (test_history_filter),
     EBB_CU_TEST (test_submit_read_json),
     EBB_CU_TEST (test_adopt_parse),
     EBB_CU_TEST (test_table),
