@@ -4,7 +4,10 @@
  * Resource mode only (a Hawk trace runs on nodes of one slot's capacity; see
  * doc/ebb-policy.md). Every node has a FIFO of short tasks and one of long tasks; short tasks
  * go first, and a short task at the head that does not fit moves to a node with room if it
- * finds one, else preempts long work (the core) instead of waiting behind it. */
+ * finds one, else preempts long work (the core) instead of waiting behind it.
+ * Over 700 lines in one file on purpose: placement, serving a node, stealing, parking what
+ * fits nowhere and preempting across tiers all read and write one private state (the node
+ * queues, the parked tasks, the per-node preemption books) that no other file should see. */
 #include "config.h"
 
 #include "policies/ebb.h"
