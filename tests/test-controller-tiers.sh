@@ -155,15 +155,17 @@ kill "$CTL_PID"; wait "$CTL_PID" 2>/dev/null; CTL_PID=
 if command -v sqlite3 >/dev/null; then
   CSTATE="$TMP/ctl-state-old"
   mkdir -p "$CSTATE"
+  # Times of now: a job that ended 7 days ago or more would leave the store (--retain).
+  t0=$(date +%s)
   sqlite3 "$CSTATE/controller.db" "CREATE TABLE jobs (id INTEGER PRIMARY KEY, request_id TEXT,
     name TEXT, class INTEGER, est REAL, state INTEGER, submitted_at REAL, started_at REAL,
     finished_at REAL, answer TEXT, ntasks INTEGER);
     CREATE TABLE tasks (job INTEGER, idx INTEGER, spec TEXT, state INTEGER, node TEXT,
     generation INTEGER, exit_status INTEGER, has_exit INTEGER, suspensions INTEGER,
     started_at REAL, finished_at REAL, kill_wanted INTEGER, PRIMARY KEY (job, idx));
-    INSERT INTO jobs VALUES (7, NULL, 'old', 2, 0, 2, 1, 2, 3, '{}', 1);
+    INSERT INTO jobs VALUES (7, NULL, 'old', 2, 0, 2, $t0, $((t0 + 1)), $((t0 + 2)), '{}', 1);
     INSERT INTO tasks VALUES (7, 0, '{\"argv\":[\"true\"],\"cpu_millis\":100,\"memory_bytes\":0}',
-      3, NULL, 1, 0, 1, 0, 2, 3, 0);"
+      3, NULL, 1, 0, 1, 0, $((t0 + 1)), $((t0 + 2)), 0);"
   start_controller --policy ebb || fail "controller on an old store"
   capi GET /v1/jobs/7
   [ "$STATUS" = 200 ] && [ "$(jq -c '[.priority, .submitted_by, .tasks[0].suspended_seconds, .tasks[0].end_reason]' "$TMP/body")" = '[0,null,0,null]' ] &&
