@@ -161,22 +161,11 @@ static int
 query_number (ebb_ctl *c, ebb_http_request *req, ebb_http_response *resp, const char *name,
               uint64_t min, uint64_t max, uint64_t *out)
 {
-  const char *s = ebb_http_request_query (req, name);
-  if (!s)
+  cleanup_error ebb_error *err = NULL;
+  if (ebb_http_request_query_u64 (req, name, min, max, out, &err) == 0)
     return 0;
-  /* Digits only: strtoull would take a sign, spaces and wrap "-1" around. */
-  size_t len = strspn (s, "0123456789");
-  errno = 0;
-  unsigned long long v = len > 0 && len <= 20 && s[len] == '\0' ? strtoull (s, NULL, 10) : 0;
-  if (len == 0 || len > 20 || s[len] != '\0' || errno || v < min || v > max)
-    {
-      c->m.bad_requests++;
-      ebb_http_error (resp, 400, "bad_request",
-                      "%s must be a decimal number from %" PRIu64 " to %" PRIu64, name, min, max);
-      return -1;
-    }
-  *out = v;
-  return 0;
+  ebb_ctl_api_bad (c, resp, 400, "bad_request", &err);
+  return -1;
 }
 
 /* GET /v1/jobs. */
