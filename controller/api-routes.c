@@ -47,6 +47,23 @@ h_root (ebb_http_request *req, ebb_http_response *resp, void *ud)
   return EBB_HTTP_REPLIED;
 }
 
+/* The handlers a standby does not run: it answers where the leader is (api-leader.c). */
+#define LEADER_ONLY(h)                                                                             \
+  static int h##_l (ebb_http_request *req, ebb_http_response *resp, void *ud)                      \
+  {                                                                                                \
+    return ebb_ctl_api_not_leader (ud, resp) ? EBB_HTTP_REPLIED : h (req, resp, ud);               \
+  }
+LEADER_ONLY (ebb_ctl_api_jobs)
+LEADER_ONLY (ebb_ctl_api_submit)
+LEADER_ONLY (ebb_ctl_api_job)
+LEADER_ONLY (ebb_ctl_api_job_delete)
+LEADER_ONLY (ebb_ctl_api_nodes)
+LEADER_ONLY (ebb_ctl_api_node)
+LEADER_ONLY (ebb_ctl_api_drain)
+LEADER_ONLY (ebb_ctl_api_undrain)
+LEADER_ONLY (ebb_ctl_api_heartbeat)
+LEADER_ONLY (ebb_ctl_api_decisions)
+
 static const ebb_http_route routes[] = {
   /* The page is static HTML: a browser can load it without the token, which its script then
    * asks for (or takes from #token=) and sends with every API call. */
@@ -54,16 +71,16 @@ static const ebb_http_route routes[] = {
   { "GET", "/v1/health", ebb_ctl_api_health, 0 },
   { "GET", "/metrics", ebb_ctl_api_metrics, 0 },
   { "GET", "/v1/cluster", ebb_ctl_api_cluster, 0 },
-  { "GET", "/v1/jobs", ebb_ctl_api_jobs, 0 },
-  { "POST", "/v1/jobs", ebb_ctl_api_submit, 0 },
-  { "GET", "/v1/jobs/{id}", ebb_ctl_api_job, 0 },
-  { "DELETE", "/v1/jobs/{id}", ebb_ctl_api_job_delete, 0 },
-  { "GET", "/v1/nodes", ebb_ctl_api_nodes, 0 },
-  { "GET", "/v1/nodes/{name}", ebb_ctl_api_node, 0 },
-  { "POST", "/v1/nodes/{name}/drain", ebb_ctl_api_drain, 0 },
-  { "POST", "/v1/nodes/{name}/undrain", ebb_ctl_api_undrain, 0 },
-  { "POST", "/v1/nodes/{name}/heartbeat", ebb_ctl_api_heartbeat, 0 },
-  { "GET", "/v1/decisions", ebb_ctl_api_decisions, 0 },
+  { "GET", "/v1/jobs", ebb_ctl_api_jobs_l, 0 },
+  { "POST", "/v1/jobs", ebb_ctl_api_submit_l, 0 },
+  { "GET", "/v1/jobs/{id}", ebb_ctl_api_job_l, 0 },
+  { "DELETE", "/v1/jobs/{id}", ebb_ctl_api_job_delete_l, 0 },
+  { "GET", "/v1/nodes", ebb_ctl_api_nodes_l, 0 },
+  { "GET", "/v1/nodes/{name}", ebb_ctl_api_node_l, 0 },
+  { "POST", "/v1/nodes/{name}/drain", ebb_ctl_api_drain_l, 0 },
+  { "POST", "/v1/nodes/{name}/undrain", ebb_ctl_api_undrain_l, 0 },
+  { "POST", "/v1/nodes/{name}/heartbeat", ebb_ctl_api_heartbeat_l, 0 },
+  { "GET", "/v1/decisions", ebb_ctl_api_decisions_l, 0 },
 };
 
 /* mkdir -p of the directory of a unix socket (the default's /run/ebb outside systemd, whose

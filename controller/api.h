@@ -50,6 +50,13 @@ int ebb_ctl_api_drain (ebb_http_request *req, ebb_http_response *resp, void *ud)
 int ebb_ctl_api_undrain (ebb_http_request *req, ebb_http_response *resp, void *ud);
 int ebb_ctl_api_heartbeat (ebb_http_request *req, ebb_http_response *resp, void *ud);
 
+/* api-leader.c */
+/* A standby's answer: 503 {"error":"not_leader","leader":URL or null}; returns true when it
+ * replied so (the caller returns EBB_HTTP_REPLIED), false on the leader. */
+bool ebb_ctl_api_not_leader (ebb_ctl *c, ebb_http_response *resp);
+/* Adds "role" ("leader"|"standby") and "leader" ({"id","url","epoch"}, null when unknown). */
+void ebb_ctl_api_add_role (ebb_ctl *c, json_object *o);
+
 /* api-cluster.c */
 int ebb_ctl_api_decisions (ebb_http_request *req, ebb_http_response *resp, void *ud);
 int ebb_ctl_api_cluster (ebb_http_request *req, ebb_http_response *resp, void *ud);

@@ -18,7 +18,8 @@ controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/ops.h controller/ops.c controller/ops-submit.c \
 	controller/api.h controller/api-routes.c controller/api-jobs.c controller/api-jobs-get.c \
 	controller/api-nodes.c \
-	controller/api-cluster.c controller/api-adopt.c \
+	controller/api-cluster.c controller/api-adopt.c controller/api-leader.c \
+	controller/model-leader.c controller/leader.h controller/leader.c \
 	controller/daemon.h controller/daemon.c
 controller_libebb_controller_a_CFLAGS = $(EBB_CTL_CFLAGS)
 
