@@ -171,6 +171,7 @@ typedef struct ebb_ctl_node
   uint64_t last_hb_usec; /* monotonic */
   double last_hb_at;     /* unix seconds */
   uint64_t last_seq;
+  uint64_t fenced; /* our leader epoch once sent to it in a fence (outbox.c) */
   uint32_t nslots; /* slots this node offers the policy (capacity in whole CPUs, >= 1) */
   /* Its active tasks (starting, running, suspended) and what the unsuspended ones hold. */
   uint32_t ntasks;

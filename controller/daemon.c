@@ -175,12 +175,14 @@ ebb_ctl_new (ebb_ctl_config *cfg, ebb_ctl **out, ebb_error **err)
       cfg->listen[1] = ebb_xstrdup ("127.0.0.1:7480");
     }
   ebb_ctl_sched_calls_route (c);
-  if (policy_setup (c, err) < 0 || ebb_ctl_store_open (c, err) < 0)
+  /* With --etcd the store is opened and loaded when this instance wins (leader.c). */
+  if (policy_setup (c, err) < 0 || (!cfg->etcd && ebb_ctl_store_open (c, err) < 0))
     return -EINVAL;
+  if (cfg->etcd && mkdir (cfg->state_dir, 0700) < 0 && errno != EEXIST)
+    return ebb_error_set_errno (err, errno, "create %s", cfg->state_dir);
   if (cfg->token_file ? ebb_secret_read_token (cfg->token_file, &c->token, err) < 0
                       : state_token (c, err) < 0)
     return -EINVAL;
-  /* With --etcd the store is loaded when this instance wins (leader.c). */
   if (!cfg->etcd && ebb_ctl_store_load (c, err) < 0)
     return -EIO;
   int r = sd_event_new (&c->event);

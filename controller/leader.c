@@ -14,7 +14,6 @@
 
 #include "controller/ctl.h"
 #include "controller/leader.h"
-#include "controller/outbox.h"
 #include "controller/sched.h"
 #include "controller/store.h"
 #include "lib/etcd-election.h"
@@ -90,15 +89,15 @@ read_leader (ebb_ctl *c)
   json_object_put (o);
 }
 
-/* Won: the store's jobs and nodes, a fence for every agent known, then the calls that were
- * under way. The fences go before any call decided here (they start now, the calls at the
- * end of this loop iteration) and each call carries the epoch too. */
+/* Won: the store (opened only now: a standby holds nothing of it), its jobs and nodes, then the
+ * calls that were under way. The flush at the end of this loop iteration fences every agent known
+ * before these calls go (each of which carries the epoch too). */
 static void
 on_win (ebb_ctl *c)
 {
   set_epoch (c, (uint64_t)ebb_election_epoch (c->election));
   cleanup_error ebb_error *err = NULL;
-  if (ebb_ctl_store_load (c, &err) < 0)
+  if (ebb_ctl_store_open (c, &err) < 0 || ebb_ctl_store_load (c, &err) < 0)
     {
       ebb_ctl_depose (c, ebb_error_msg (&err));
       return;
@@ -106,8 +105,6 @@ on_win (ebb_ctl *c)
   ebb_log_notice ("leading at epoch %" PRIu64 ": %zu jobs and %zu nodes from the store", c->epoch,
                   c->n_jobs, c->n_nodes);
   c->leading = true;
-  for (size_t i = 0; i < c->n_nodes; i++)
-    ebb_ctl_send_fence (c, (int)i);
   ebb_ctl_sched_resume_starting (c);
 }
 

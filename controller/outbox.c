@@ -229,6 +229,14 @@ ebb_ctl_flush (ebb_ctl *c)
       return;
     }
   ebb_ctl_store_commit (c);
+  /* A node this leader has not fenced yet (one of the store's, or new by a heartbeat) is
+   * fenced before the calls decided for it go out. */
+  for (size_t i = 0; i < c->n_nodes; i++)
+    if (c->nodes[i]->fenced != c->epoch && c->nodes[i]->url)
+      {
+        c->nodes[i]->fenced = c->epoch;
+        ebb_ctl_send_fence (c, (int)i);
+      }
   /* The array is taken first: a call that fails at once may decide new calls, which wait
    * for the next flush. The launches of jobs that just arrived go first, each after the
    * calls decided before it to the same node (the suspension that makes room for it must
@@ -496,7 +504,8 @@ ebb_ctl_replay_calls (ebb_ctl *c)
 }
 
 /* The answer to a fence: refused (a newer leader fenced the agent first) deposes us; a
- * failure is only logged, since every call to the agent carries the epoch and raises it too. */
+ * failure is only logged, since every call to the agent carries the epoch and raises it too.
+ * Its task list is not read here: the agent's heartbeats reconcile the tasks. */
 static void
 on_fence_done (ebb_http_result *res, const ebb_error *err, void *ud)
 {
@@ -515,8 +524,6 @@ void
 ebb_ctl_send_fence (ebb_ctl *c, int node)
 {
   ebb_ctl_node *n = c->nodes[node];
-  if (!n->url)
-    return;
   ebb_http_call_opts opts = { 0 };
   opts.bearer_token = c->token;
   opts.ca_file = c->cfg->agent_ca;

@@ -8,6 +8,8 @@ check_PROGRAMS += tests/ha/elect
 tests_ha_elect_SOURCES = tests/ha/elect.c
 tests_ha_elect_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_ha_elect_LDADD = $(EBB_TEST_LIBS)
-ha_tests = tests/ha/test-election.sh tests/ha/test-etcd-tls.sh tests/ha/test-pg.sh
+# Controllers on etcd: standby answers, agents following the leader, failover, fencing.
+ha_tests = tests/ha/test-election.sh tests/ha/test-etcd-tls.sh tests/ha/test-pg.sh \
+	tests/ha/test-failover.sh
 TESTS += $(ha_tests)
 EXTRA_DIST += $(ha_tests) tests/ha/lib.sh tests/ha/etcd.sh tests/ha/pg.sh
