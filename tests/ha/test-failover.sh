@@ -5,7 +5,8 @@
 #     carry it (the agent journals it), and the agent then refuses the earlier run's epoch;
 #  2. on a 3-member etcd (tests/ha/etcd.sh): the first controller leads, the second stands by
 #     (GET /v1/cluster role/leader; every other call 503 not_leader naming the leader); an
-#     agent given both (--controller standby,leader) follows the leader;
+#     agent given both (--controller standby,leader) follows the leader, and so does ebbctl
+#     (--controller, EBB_CONTROLLER: status shows role and leader; a submission lands once);
 #  3. kill -9 of the leader: the standby leads at a higher epoch and places a new job (the
 #     time from the kill is printed); the agent's epoch is the new leader's;
 #  4. SIGSTOP of the leader for 10 s: a third controller leads; after SIGCONT the old leader
@@ -109,6 +110,19 @@ start_node 2 --controller "unix:$C2,unix:$C1"
 CSOCK=$C1
 wait_for 15 '[.nodes[] | select(.state == "ready")] | length == 1' /v1/nodes &&
   ok "the agent told the standby first followed the leader" || fail "c1 nodes: $(cat "$TMP/body")"
+EBBCTL="$EBB_TOP_BUILDDIR/ebbctl"
+"$EBBCTL" --controller "unix:$C2,unix:$C1" status >"$TMP/status" 2>&1 &&
+  grep -q '^Role: *standby' "$TMP/status" && grep -q "^Controller: *unix:$C2" "$TMP/status" &&
+  grep -q "^Leader: *unix:$C1 (id .*, epoch $ep1)" "$TMP/status" &&
+  ok "ebbctl status on the standby says standby and names the leader" ||
+  fail "ebbctl status: $(cat "$TMP/status")"
+EBB_CONTROLLER="unix:$TMP/nobody.sock,unix:$C2" "$EBBCTL" -o name submit --name via-standby \
+  --cpu 500 --memory 64M -- true >"$TMP/submitted" 2>&1 &&
+  ok "ebbctl (EBB_CONTROLLER: a dead address, then the standby) submitted job $(cat "$TMP/submitted") at the leader" ||
+  fail "ebbctl submit: $(cat "$TMP/submitted")"
+at "$C1" GET /v1/jobs
+jq -e '[.jobs[] | select(.name == "via-standby")] | length == 1' "$TMP/body" >/dev/null &&
+  ok "the leader has that job once" || fail "c1 jobs: $(cat "$TMP/body")"
 at "$C1" POST /v1/jobs "$(job_body ha1 long "$sleep_task")"
 wait_for 10 '.task_states.running == 1' "/v1/jobs/$(jq -r .id "$TMP/body")" &&
   ok "c1 placed a job" || fail "ha1: $(cat "$TMP/body")"
@@ -124,15 +138,15 @@ ep2=$(jq .leader.epoch "$TMP/body")
 t_lead=$(now_ms)
 at "$C2" POST /v1/jobs "$(job_body ha2 long "$sleep_task")"
 CSOCK=$C2
-jq -e '.id == 2' "$TMP/body" >/dev/null || fail "ha2 is not job 2: $(cat "$TMP/body")"
+jq -e '.id == 3' "$TMP/body" >/dev/null || fail "ha2 is not job 3: $(cat "$TMP/body")"
 wait_for 20 '.task_states.running == 1' "/v1/jobs/$(jq -r .id "$TMP/body")" &&
   ok "kill -9 of the leader: c2 led after $((t_lead - t0)) ms (epoch $ep1 -> $ep2) and placed a job $(($(now_ms) - t0)) ms after the kill" ||
   fail "ha2: $(cat "$TMP/body")"
 [ "$ep2" -gt "$ep1" ] 2>/dev/null && [ "$(agent_epoch 2)" = "$ep2" ] &&
   ok "agent a2 is at c2's epoch $ep2" || fail "agent epoch $(agent_epoch 2), c2's $ep2"
 
-wait_for 5 '.state == "running" and .task_states.running == 1' /v1/jobs/1 &&
-  ok "c2 took over c1's job 1, still running once" || fail "job 1 at c2: $(cat "$TMP/body")"
+wait_for 5 '.state == "running" and .task_states.running == 1' /v1/jobs/2 &&
+  ok "c2 took over c1's job 2 (ha1), still running once" || fail "job 2 at c2: $(cat "$TMP/body")"
 
 # --- 4. SIGSTOP of the leader for 10 s: c3 (on c1's socket, in the agent's list) leads.
 start_ha 3 --listen "unix:$C1" --advertise-url "unix:$C1" --state-dir "$TMP/c3-state"
