@@ -164,6 +164,17 @@ on_done (ebb_http_result *res, const ebb_error *err, void *ud)
   call_free (k);
 }
 
+/* How every call to an agent goes: the token, the CA, and our epoch (every call mutates: the
+ * agent checks it). */
+static ebb_http_call_opts
+agent_opts (const ebb_ctl *c)
+{
+  return (ebb_http_call_opts){ .bearer_token = c->token,
+                               .ca_file = c->cfg->agent_ca,
+                               .timeout_ms = 10000,
+                               .extra_header = c->epoch_header };
+}
+
 static void
 call_start (call *k)
 {
@@ -171,11 +182,7 @@ call_start (call *k)
   ebb_ctl_node *n = c->nodes[k->node];
   k->attempt++;
   c->m.agent_calls++;
-  ebb_http_call_opts opts = { 0 };
-  opts.bearer_token = c->token;
-  opts.ca_file = c->cfg->agent_ca;
-  opts.timeout_ms = 10000;
-  opts.extra_header = c->epoch_header; /* every call mutates: the agent checks our epoch */
+  ebb_http_call_opts opts = agent_opts (c);
   cleanup_error ebb_error *err = NULL;
   if (!n->url)
     {
@@ -524,11 +531,7 @@ void
 ebb_ctl_send_fence (ebb_ctl *c, int node)
 {
   ebb_ctl_node *n = c->nodes[node];
-  ebb_http_call_opts opts = { 0 };
-  opts.bearer_token = c->token;
-  opts.ca_file = c->cfg->agent_ca;
-  opts.timeout_ms = 10000;
-  opts.extra_header = c->epoch_header;
+  ebb_http_call_opts opts = agent_opts (c);
   json_object *body = json_object_new_object ();
   ebb_json_add_uint64 (body, "epoch", c->epoch);
   cleanup_error ebb_error *err = NULL;
