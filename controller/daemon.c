@@ -90,9 +90,11 @@ on_signal (sd_event_source *s, const struct signalfd_siginfo *si, void *ud)
     }
   ebb_log_notice ("%s: exiting (the store keeps every job; agents keep their tasks)",
                   strsignal ((int)si->ssi_signo));
+  bool again = c->stopping; /* a second signal does not wait for etcd */
   c->stopping = true;
   sd_notify (0, "STOPPING=1");
-  sd_event_exit (c->event, 0);
+  if (again || !ebb_ctl_leader_resign (c))
+    sd_event_exit (c->event, 0);
   return 0;
 }
 

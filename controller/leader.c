@@ -192,6 +192,26 @@ ebb_ctl_leader_start (ebb_ctl *c, ebb_error **err)
   return 0;
 }
 
+static void
+on_resigned (const ebb_error *err, void *ud)
+{
+  ebb_ctl *c = ud;
+  if (err)
+    ebb_log_warn ("resign: %s (the lease expires by itself)", err->msg);
+  sd_event_exit (c->event, 0);
+}
+
+/* See leader.h. */
+bool
+ebb_ctl_leader_resign (ebb_ctl *c)
+{
+  if (!c->election)
+    return false;
+  c->leading = false;
+  ebb_election_resign (c->election, on_resigned, c);
+  return true;
+}
+
 /* See leader.h. */
 void
 ebb_ctl_leader_free (ebb_ctl *c)

@@ -11,7 +11,8 @@
 #     time from the kill is printed); the agent's epoch is the new leader's;
 #  4. SIGSTOP of the leader for 10 s: a third controller leads; after SIGCONT the old leader
 #     exits 3 (deposed) and the agent refuses its epoch (409 stale_leader; the refusals the
-#     agent counted are printed).
+#     agent counted are printed);
+#  5. SIGTERM of the leader: it resigns and a standby leads within 3 s (printed; not the TTL).
 # The controllers have separate SQLite state dirs (a shared store is the PostgreSQL backend's,
 # another branch): the test copies a dead (or stopped) leader's SQLite files to the standby,
 # which opens its store only when it wins, standing in for that shared store.
@@ -171,6 +172,18 @@ wait "$PID_C2"; rc=$?
 st=$(stale_call 2 "$ep2")
 [ "$st" = 409 ] && ok "a late call at c2's epoch $ep2 is refused: 409 stale_leader" ||
   fail "late call: $st $(cat "$TMP/stale")"
+
+# --- 5. SIGTERM of the leader: it resigns, a standby (c4, on c2's socket) leads at once.
+start_ha 4 --listen "unix:$C2" --advertise-url "unix:$C2" --state-dir "$TMP/c4-state"
+role_is "$C2" standby 10 || fail "c4 is not a standby: $(cat "$TMP/body")"
+hand_over c3 c4
+t0=$(now_ms)
+kill -TERM "$PID_C3"
+role_is "$C2" leader 10 && t=$(($(now_ms) - t0)) && [ "$t" -le 3000 ] &&
+  ok "SIGTERM of the leader: c4 leads after $t ms (the resign, not the lease's TTL)" ||
+  fail "c4 after SIGTERM of c3 ($((${t:-0})) ms): $(cat "$TMP/body")"
+wait "$PID_C3"; rc=$?
+[ "$rc" = 0 ] && ok "c3 exited 0 after resigning" || fail "c3 exit status $rc"
 refused=$(curl -s --unix-socket "$TMP/a2.sock" http://a/metrics |
   sed -n 's/^ebb_agent_fence_calls_total{result="refused"} //p')
 echo "agent a2 refused ${refused:-?} calls below its epoch"
