@@ -243,6 +243,7 @@ ebb_ctl_api_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
     return ebb_ctl_api_bad (c, resp, st,
                             st == 400   ? "bad_request"
                             : st == 404 ? "not_found"
+                            : st == 503 ? "store_unavailable"
                                         : "conflict",
                             &err);
   if (replay)

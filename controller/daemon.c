@@ -180,6 +180,13 @@ ebb_ctl_new (ebb_ctl_config *cfg, ebb_ctl **out, ebb_error **err)
     return -EINVAL;
   if (ebb_ctl_store_load (c, err) < 0)
     return -EIO;
+  /* Without an election, each start is a new leader: the epoch stored + 1 fences the
+   * transactions of the process this one replaces (a shared store; SQLite holds none). */
+  uint64_t epoch = 0;
+  if (ebb_ctl_store_claim (c, 0, &epoch) < 0)
+    return ebb_error_set (err, EIO, "claim the leader epoch in the store");
+  if (epoch)
+    ebb_log_notice ("store: leader epoch %llu", (unsigned long long)epoch);
   int r = sd_event_new (&c->event);
   if (r < 0)
     return ebb_error_set_errno (err, -r, "sd_event_new");
@@ -202,7 +209,7 @@ ebb_ctl_run (ebb_ctl *c)
 {
   sd_notify (0, "READY=1\nSTATUS=Scheduling");
   int r = sd_event_loop (c->event);
-  return r < 0 ? 1 : 0;
+  return r < 0 ? 1 : r; /* EBB_CTL_EXIT_STORE: a commit failed (ebb_ctl_flush) */
 }
 
 /* See ctl.h. */

@@ -1,15 +1,17 @@
 # ebb-controller: the cluster daemon (sd-event, libmicrohttpd, libcurl multi, SQLite). The
 # logic lives in controller/libebb-controller.a so tests can link it; main.c hands over.
 EBB_CTL_CFLAGS = $(AM_CFLAGS) $(LIBSYSTEMD_CFLAGS) $(LIBCURL_CFLAGS) $(JSONC_CFLAGS) \
-	$(LIBMHD_CFLAGS) $(SQLITE3_CFLAGS)
+	$(LIBMHD_CFLAGS) $(SQLITE3_CFLAGS) $(LIBPQ_CFLAGS)
 EBB_CTL_LIBS = controller/libebb-controller.a policies/libebb-policy.a $(EBB_COMMON_LIBS) \
-	$(SQLITE3_LIBS)
+	$(SQLITE3_LIBS) $(LIBPQ_LIBS)
 
 noinst_LIBRARIES += controller/libebb-controller.a
 controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/options.c controller/store.h controller/store.c controller/store-backend.h \
 	controller/store-sqlite.h controller/store-sqlite.c controller/store-sqlite-calls.c \
 	controller/store-sqlite-jobs.c \
+	controller/store-pg.h controller/store-pg.c controller/store-pg-schema.c \
+	controller/store-pg-read.c \
 	controller/outbox-t.h controller/outbox.h controller/outbox.c \
 	controller/sched.h controller/sched-model.c controller/sched-calls.c \
 	controller/sched-place.c controller/sched-preempt.c controller/sched-recover.c \

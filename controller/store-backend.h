@@ -14,6 +14,9 @@ typedef struct ebb_ctl_store_ops
   int (*commit) (ebb_ctl_store *s); /* 0 when none is open */
   bool (*in_transaction) (ebb_ctl_store *s);
   void (*checkpoint) (ebb_ctl_store *s);
+  /* Raises the fence to epoch (0: the stored one + 1) and gives the epoch held in *claimed;
+   * -ESTALE when the stored one is not below. NULL: a backend of one process (SQLite). */
+  int (*claim) (ebb_ctl_store *s, uint64_t epoch, uint64_t *claimed);
   /* The writes (each inside the open transaction, opening one when none is). node: the
    * name of the task's or decision's node, or NULL. */
   int (*put_job) (ebb_ctl_store *s, const ebb_ctl_job *j);
@@ -41,10 +44,13 @@ typedef struct ebb_ctl_store_ops
 struct ebb_ctl_store
 {
   const ebb_ctl_store_ops *ops;
-  uint64_t seq; /* the last decision's sequence number (store.c hands out the next) */
+  uint64_t seq;      /* the last decision's sequence number (store.c hands out the next) */
+  bool write_failed; /* a write of the open transaction failed: its commit must fail */
 };
 
 /* store-sqlite.c: the SQLite backend (WAL), database file path. */
 int ebb_ctl_store_sqlite_open (const char *path, ebb_ctl_store **out, ebb_error **err);
+/* store-pg.c: the PostgreSQL backend, a libpq connection string (postgresql://...). */
+int ebb_ctl_store_pg_open (const char *conninfo, ebb_ctl_store **out, ebb_error **err);
 
 #endif

@@ -1,0 +1,342 @@
+/* Reading the PostgreSQL store back (as store-sqlite-jobs.c and store-sqlite-calls.c do
+ * SQLite's): at the start the nodes, the unfinished jobs with their tasks, the figures of the
+ * finished ones and the last decision; while running, an evicted job, a page of jobs, the
+ * first answer to a request id, the decision log and the calls kept. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/store-pg.h"
+#include "lib/json.h"
+#include "lib/util.h"
+
+#define get_int ebb_ctl_pg_get_int
+#define get_str ebb_ctl_pg_get_str
+#define get_dbl ebb_ctl_pg_get_double
+
+static int
+load_nodes (ebb_ctl_pg *s, ebb_ctl *c)
+{
+  PGresult *r = ebb_ctl_pg_exec (s, "SELECT name, url, state, epoch, cap_cpu, cap_mem, last_hb"
+                                    " FROM nodes ORDER BY name");
+  if (!r)
+    return -EIO;
+  for (int i = 0; i < PQntuples (r); i++)
+    {
+      ebb_ctl_node *n = ebb_xcalloc (1, sizeof *n);
+      n->name = get_str (r, i, 0);
+      n->url = get_str (r, i, 1);
+      n->state = (ebb_ctl_node_state)get_int (r, i, 2);
+      n->epoch = (uint64_t)get_int (r, i, 3);
+      n->cap_cpu_millis = (uint64_t)get_int (r, i, 4);
+      n->cap_memory_bytes = (uint64_t)get_int (r, i, 5);
+      n->last_hb_at = get_dbl (r, i, 6);
+      if (!n->name || ebb_ctl_add_node (c, n) < 0)
+        {
+          free (n->name);
+          free (n->url);
+          free (n);
+        }
+    }
+  PQclear (r);
+  return 0;
+}
+
+/* A job of a JOB_COLS row i, its tasks failed until their rows are read (with_tasks; else
+ * none allocated); NULL for a row with no task or too many. */
+static ebb_ctl_job *
+job_of_row (ebb_ctl *c, const PGresult *r, int i, bool with_tasks)
+{
+  uint64_t ntasks = (uint64_t)get_int (r, i, 10);
+  if (ntasks == 0 || ntasks > EBB_CTL_MAX_TASKS_PER_JOB)
+    return NULL;
+  ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
+  j->id = (uint64_t)get_int (r, i, 0);
+  j->request_id = get_str (r, i, 1);
+  j->name = get_str (r, i, 2);
+  j->cls = (ebb_ctl_class)get_int (r, i, 3);
+  j->est_task_sec = get_dbl (r, i, 4);
+  ebb_ctl_job_set_state (c, j, (ebb_ctl_job_state)get_int (r, i, 5));
+  j->submitted_at = get_dbl (r, i, 6);
+  j->started_at = get_dbl (r, i, 7);
+  j->finished_at = get_dbl (r, i, 8);
+  j->answer = get_str (r, i, 9);
+  j->ntasks = (uint32_t)ntasks;
+  if (!with_tasks)
+    return j;
+  j->tasks = ebb_xcalloc (ntasks, sizeof *j->tasks);
+  for (uint32_t k = 0; k < j->ntasks; k++)
+    {
+      j->tasks[k].job = j;
+      j->tasks[k].idx = k;
+      j->tasks[k].node = -1;
+      j->tasks[k].slot = EBB_POL_NONE;
+      j->tasks[k].pjob = EBB_POL_NONE;
+      ebb_ctl_task_set_state (c, &j->tasks[k], TASK_FAILED); /* until its row is read */
+    }
+  return j;
+}
+
+/* Fills its task of j from a TASK_COLS row i; keep_spec: the spec stays (a task of the
+ * model). Returns false for a bad row. */
+static bool
+task_of_row (ebb_ctl *c, ebb_ctl_job *j, const PGresult *r, int i, bool keep_spec)
+{
+  uint64_t idx = (uint64_t)get_int (r, i, 1);
+  if (idx >= j->ntasks || PQgetisnull (r, i, 2))
+    return false;
+  ebb_ctl_task *t = &j->tasks[idx];
+  json_object *o = json_tokener_parse (PQgetvalue (r, i, 2)), *v;
+  if (!o)
+    return false;
+  if (json_object_object_get_ex (o, "cpu_millis", &v))
+    t->cpu_millis = (uint64_t)json_object_get_int64 (v);
+  if (json_object_object_get_ex (o, "memory_bytes", &v))
+    t->memory_bytes = (uint64_t)json_object_get_int64 (v);
+  if (ebb_ctl_dag_load (j, t, o) < 0)
+    {
+      json_object_put (o);
+      return false;
+    }
+  if (keep_spec)
+    ebb_ctl_task_set_spec (t, o);
+  else
+    json_object_put (o);
+  ebb_ctl_task_set_state (c, t, (ebb_ctl_task_state)get_int (r, i, 3));
+  int ni = -1;
+  if (!PQgetisnull (r, i, 4) && ebb_ctl_node_find (c, PQgetvalue (r, i, 4), &ni))
+    ebb_ctl_task_set_node (c, t, ni);
+  t->generation = (uint64_t)get_int (r, i, 5);
+  t->exit_status = get_int (r, i, 6);
+  t->has_exit = (int)get_int (r, i, 7);
+  t->suspensions = (uint32_t)get_int (r, i, 8);
+  t->started_at = get_dbl (r, i, 9);
+  t->finished_at = get_dbl (r, i, 10);
+  t->kill_wanted = (int)get_int (r, i, 11);
+  t->stored = true;
+  return true;
+}
+
+/* The unfinished jobs with their tasks, added to the model whole. */
+static int
+load_jobs (ebb_ctl_pg *s, ebb_ctl *c)
+{
+  cleanup_free char *jq = ebb_xasprintf ("SELECT " EBB_CTL_PG_JOB_COLS " FROM jobs WHERE state < %d"
+                                         " ORDER BY id",
+                                         (int)JOB_DONE);
+  cleanup_free char *tq = ebb_xasprintf ("SELECT " EBB_CTL_PG_TASK_COLS " FROM tasks t JOIN jobs j"
+                                         " ON j.id = t.job WHERE j.state < %d",
+                                         (int)JOB_DONE);
+  PGresult *r = ebb_ctl_pg_exec (s, jq);
+  if (!r)
+    return -EIO;
+  size_t n = 0;
+  ebb_ctl_job **v = ebb_xcalloc ((size_t)PQntuples (r) + 1, sizeof *v);
+  for (int i = 0; i < PQntuples (r); i++)
+    if ((v[n] = job_of_row (c, r, i, true)))
+      n++;
+  PQclear (r);
+  PGresult *t = ebb_ctl_pg_exec (s, tq);
+  for (int i = 0; t && i < PQntuples (t); i++)
+    {
+      ebb_ctl_job *j = ebb_ctl_job_search (v, n, (uint64_t)get_int (t, i, 0));
+      if (j)
+        task_of_row (c, j, t, i, true);
+    }
+  for (size_t i = 0; i < n; i++)
+    if (t)
+      ebb_ctl_add_job (c, v[i]);
+    else
+      ebb_ctl_job_free (v[i]);
+  free (v);
+  int ret = t ? 0 : -EIO;
+  PQclear (t);
+  return ret;
+}
+
+/* The finished jobs left in the store: the next id, the count, their states. */
+static int
+count_finished (ebb_ctl_pg *s, ebb_ctl *c)
+{
+  cleanup_free char *q1 = ebb_xasprintf ("SELECT state, COUNT(*) FROM jobs WHERE state >= %d"
+                                         " GROUP BY state",
+                                         (int)JOB_DONE);
+  cleanup_free char *q2 = ebb_xasprintf ("SELECT t.state, COUNT(*) FROM tasks t JOIN jobs j"
+                                         " ON j.id = t.job WHERE j.state >= %d GROUP BY t.state",
+                                         (int)JOB_DONE);
+  const char *sql[] = { "SELECT COALESCE(MAX(id), 0), COUNT(*) FROM jobs", q1, q2 };
+  for (size_t q = 0; q < EBB_ARRAY_SIZE (sql); q++)
+    {
+      PGresult *r = ebb_ctl_pg_exec (s, sql[q]);
+      if (!r)
+        return -EIO;
+      for (int i = 0; i < PQntuples (r); i++)
+        {
+          uint64_t a = (uint64_t)get_int (r, i, 0), n = (uint64_t)get_int (r, i, 1);
+          if (q == 0)
+            {
+              if (a >= c->next_job_id)
+                c->next_job_id = a + 1;
+              c->n_jobs_stored = n;
+            }
+          else if (q == 1 && a < EBB_ARRAY_SIZE (c->evicted_jobs))
+            c->evicted_jobs[a] += n;
+          else if (q == 2 && a < EBB_ARRAY_SIZE (c->evicted_tasks))
+            c->evicted_tasks[a] += n;
+        }
+      PQclear (r);
+    }
+  return 0;
+}
+
+/* See store-pg.h. */
+int
+ebb_ctl_pg_load (ebb_ctl_store *base, ebb_ctl *c, uint64_t *last_seq, ebb_error **err)
+{
+  ebb_ctl_pg *s = ebb_ctl_pg_of (base);
+  if (load_nodes (s, c) < 0 || load_jobs (s, c) < 0 || count_finished (s, c) < 0)
+    return ebb_error_set (err, EIO, "load the store: %s", PQerrorMessage (s->conn));
+  PGresult *r = ebb_ctl_pg_exec (s, "SELECT COALESCE(MAX(seq), 0) FROM decisions");
+  if (r && PQntuples (r) == 1)
+    *last_seq = (uint64_t)get_int (r, 0, 0);
+  PQclear (r);
+  if (c->next_job_id == 0)
+    c->next_job_id = 1;
+  return 0;
+}
+
+/* See store-pg.h. */
+ebb_ctl_job *
+ebb_ctl_pg_job_get (ebb_ctl_store *base, ebb_ctl *c, uint64_t id)
+{
+  ebb_ctl_pg *s = ebb_ctl_pg_of (base);
+  ebb_ctl_pg_params p = { 0 };
+  ebb_ctl_pg_int (&p, (int64_t)id);
+  PGresult *r = ebb_ctl_pg_run (s, PG_JOB_GET, &p);
+  ebb_ctl_job *j = r && PQntuples (r) == 1 ? job_of_row (c, r, 0, true) : NULL;
+  PQclear (r);
+  if (!j)
+    return NULL;
+  r = ebb_ctl_pg_run (s, PG_TASKS_GET, &p);
+  for (int i = 0; r && i < PQntuples (r); i++)
+    task_of_row (c, j, r, i, false);
+  PQclear (r);
+  return j;
+}
+
+/* See store-pg.h. */
+int
+ebb_ctl_pg_job_page (ebb_ctl_store *base, ebb_ctl *c, uint64_t after, bool desc, size_t limit,
+                     ebb_ctl_job_summary **out, size_t *n)
+{
+  *out = NULL;
+  *n = 0;
+  if (desc && after == 0)
+    return 0; /* no id below 0 */
+  uint64_t bound = desc ? after - 1 : after;
+  ebb_ctl_pg_params p = { 0 };
+  ebb_ctl_pg_int (&p, (int64_t)(bound > INT64_MAX ? INT64_MAX : bound));
+  ebb_ctl_pg_int (&p, (int64_t)limit);
+  PGresult *r
+      = ebb_ctl_pg_run (ebb_ctl_pg_of (base), desc ? PG_JOB_PAGE_DESC : PG_JOB_PAGE_ASC, &p);
+  if (!r)
+    return -EIO;
+  ebb_ctl_job_summary *v = limit ? ebb_xcalloc (limit, sizeof *v) : NULL;
+  size_t k = 0;
+  for (int i = 0; i < PQntuples (r); i++)
+    {
+      uint64_t id = (uint64_t)get_int (r, i, 0);
+      if (k == 0 || v[k - 1].id != id)
+        {
+          if (k == limit)
+            break;
+          v[k].id = id;
+          v[k].job = job_of_row (c, r, i, false);
+          k++;
+        }
+      ebb_ctl_job_summary *sum = &v[k - 1];
+      int64_t state = get_int (r, i, 11);
+      if (sum->job && !PQgetisnull (r, i, 11) && state >= 0 && state < TASK_N_STATES)
+        sum->task_states[state] += (uint32_t)get_int (r, i, 12);
+    }
+  PQclear (r);
+  /* A task without its row reads as failed, as ebb_ctl_store_job_get gives it. */
+  for (size_t i = 0; i < k; i++)
+    {
+      uint64_t sum = 0;
+      for (int ts = 0; v[i].job && ts < TASK_N_STATES; ts++)
+        sum += v[i].task_states[ts];
+      if (v[i].job && sum < v[i].job->ntasks)
+        v[i].task_states[TASK_FAILED] += (uint32_t)(v[i].job->ntasks - sum);
+    }
+  *out = v;
+  *n = k;
+  return 0;
+}
+
+/* See store-pg.h. */
+char *
+ebb_ctl_pg_rid_answer (ebb_ctl_store *base, const char *request_id)
+{
+  ebb_ctl_pg_params p = { 0 };
+  ebb_ctl_pg_str (&p, request_id);
+  PGresult *r = ebb_ctl_pg_run (ebb_ctl_pg_of (base), PG_RID, &p);
+  char *a = r && PQntuples (r) == 1 ? get_str (r, 0, 0) : NULL;
+  PQclear (r);
+  return a;
+}
+
+/* See store-pg.h. */
+size_t
+ebb_ctl_pg_calls (ebb_ctl_store *base, ebb_ctl_stored_call **out)
+{
+  *out = NULL;
+  PGresult *r = ebb_ctl_pg_exec (ebb_ctl_pg_of (base), "SELECT job, idx, generation, seq, kind,"
+                                                       " path, body FROM calls ORDER BY seq");
+  size_t n = r ? (size_t)PQntuples (r) : 0;
+  ebb_ctl_stored_call *v = n ? ebb_xcalloc (n, sizeof *v) : NULL;
+  for (size_t i = 0; i < n; i++)
+    {
+      v[i].job = (uint64_t)get_int (r, (int)i, 0);
+      v[i].idx = (uint32_t)get_int (r, (int)i, 1);
+      v[i].generation = (uint64_t)get_int (r, (int)i, 2);
+      v[i].seq = (uint64_t)get_int (r, (int)i, 3);
+      v[i].kind = get_str (r, (int)i, 4);
+      v[i].path = get_str (r, (int)i, 5);
+      v[i].body = get_str (r, (int)i, 6);
+    }
+  PQclear (r);
+  *out = v;
+  return n;
+}
+
+/* See store-pg.h. */
+json_object *
+ebb_ctl_pg_decisions (ebb_ctl_store *base, uint64_t since, unsigned limit)
+{
+  json_object *arr = json_object_new_array ();
+  cleanup_free char *q = ebb_xasprintf ("SELECT seq, time, kind, job, task, generation, node,"
+                                        " for_job, reason FROM decisions WHERE seq > %llu"
+                                        " ORDER BY seq LIMIT %u",
+                                        (unsigned long long)since, limit);
+  PGresult *r = ebb_ctl_pg_exec (ebb_ctl_pg_of (base), q);
+  for (int i = 0; r && i < PQntuples (r); i++)
+    {
+      json_object *o = json_object_new_object ();
+      ebb_json_add_uint64 (o, "seq", (uint64_t)get_int (r, i, 0));
+      ebb_json_add_double (o, "time", get_dbl (r, i, 1));
+      ebb_json_add_string (o, "action", PQgetisnull (r, i, 2) ? NULL : PQgetvalue (r, i, 2));
+      cleanup_free char *task = ebb_xasprintf ("%s-%s", PQgetvalue (r, i, 3), PQgetvalue (r, i, 4));
+      ebb_json_add_uint64 (o, "job", (uint64_t)get_int (r, i, 3));
+      ebb_json_add_string (o, "task", task);
+      ebb_json_add_uint64 (o, "generation", (uint64_t)get_int (r, i, 5));
+      ebb_json_add_string (o, "node", PQgetisnull (r, i, 6) ? NULL : PQgetvalue (r, i, 6));
+      ebb_json_add_uint64 (o, "for_job", (uint64_t)get_int (r, i, 7));
+      ebb_json_add_string (o, "reason", PQgetisnull (r, i, 8) ? NULL : PQgetvalue (r, i, 8));
+      json_object_array_add (arr, o);
+    }
+  PQclear (r);
+  return arr;
+}
