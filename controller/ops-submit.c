@@ -179,6 +179,8 @@ ebb_ctl_op_submit (ebb_ctl *c, ebb_ctl_submit_req *r, ebb_ctl_job **job, char **
   ebb_ctl_adopt_send (c, j);
   ebb_ctl_sched_job (c, j);
   ebb_ctl_flush (c);
+  if (c->store_lost) /* not committed: not accepted (the controller is ending) */
+    return ebb_error_set (err, EIO, "the store is unavailable; retry"), 503;
   *job = j;
   return 0;
 }

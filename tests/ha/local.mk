@@ -18,6 +18,6 @@ check_PROGRAMS += tests/ha/pg-store
 tests_ha_pg_store_SOURCES = tests/ha/pg-store.c tests/cu.h
 tests_ha_pg_store_CFLAGS = $(EBB_CTL_CFLAGS) $(CUNIT_CFLAGS)
 tests_ha_pg_store_LDADD = $(EBB_CTL_LIBS) $(CUNIT_LIBS)
-pg_store_tests = tests/ha/test-pg-store.sh
+pg_store_tests = tests/ha/test-pg-store.sh tests/ha/test-pg-controller.sh
 TESTS += $(pg_store_tests)
 EXTRA_DIST += $(pg_store_tests)
