@@ -77,7 +77,7 @@ noinst_PROGRAMS += tests/controller/fleet
 tests_controller_fleet_SOURCES = tests/controller/fleet.c
 tests_controller_fleet_CFLAGS = $(EBB_CTL_CFLAGS)
 tests_controller_fleet_LDADD = $(EBB_COMMON_LIBS)
-EXTRA_DIST += bench/controller-bench.sh bench/controller-bench.txt
+EXTRA_DIST += bench/controller-bench.sh bench/controller-bench.txt bench/ha-store.sh
 bench-controller: ebb-controller tests/controller/fleet
 	EBB_TOP_BUILDDIR='$(abs_top_builddir)' bash $(srcdir)/bench/controller-bench.sh
 .PHONY: bench-controller
