@@ -99,20 +99,87 @@ result_ok (const PGresult *r)
   return st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
 }
 
+/* The writes of a transaction go out in libpq's pipeline mode without waiting for their
+ * results (one round trip per transaction instead of one per row: the placement rate); the
+ * results are read here, before anything that waits for an answer (a read, the commit), and
+ * every PIPELINE_MAX writes so that neither side's socket buffer fills. A failed write fails
+ * the transaction. */
+#define PIPELINE_MAX 256
+
+static void
+drain (ebb_ctl_pg *s)
+{
+  if (PQpipelineStatus (s->conn) == PQ_PIPELINE_OFF)
+    return;
+  bool ok = PQpipelineSync (s->conn) == 1;
+  /* Each statement's results end with a NULL; two NULLs in a row: nothing more comes. */
+  for (int nulls = 0; ok;)
+    {
+      PGresult *r = PQgetResult (s->conn);
+      if (!r)
+        {
+          ok = ++nulls < 2 && PQstatus (s->conn) == CONNECTION_OK;
+          continue;
+        }
+      nulls = 0;
+      ExecStatusType st = PQresultStatus (r);
+      if (st == PGRES_FATAL_ERROR)
+        ebb_log_err ("store: a write failed: %s", PQresultErrorMessage (r));
+      if (st == PGRES_FATAL_ERROR || st == PGRES_PIPELINE_ABORTED)
+        s->failed = true;
+      PQclear (r);
+      if (st == PGRES_PIPELINE_SYNC)
+        break;
+    }
+  if (!ok || PQexitPipelineMode (s->conn) != 1)
+    s->failed = true;
+  s->pending = 0;
+}
+
+/* Prepares statement id on this connection (at its first use). */
+static bool
+prepared (ebb_ctl_pg *s, ebb_ctl_pg_stmt id, const char *name)
+{
+  if (s->prepared[id])
+    return true;
+  PGresult *r = PQprepare (s->conn, name, stmt_sql[id], 0, NULL);
+  if (!result_ok (r))
+    return failed (s, r, "prepare"), false;
+  PQclear (r);
+  return s->prepared[id] = true;
+}
+
+/* A write in pipeline mode: sent, its result read at the next drain. */
+static int
+send_write (ebb_ctl_pg *s, ebb_ctl_pg_stmt id, const ebb_ctl_pg_params *p)
+{
+  char name[16];
+  snprintf (name, sizeof name, "s%d", (int)id);
+  if (!s->prepared[id])
+    drain (s); /* a statement is prepared outside the pipeline */
+  if (!prepared (s, id, name))
+    return -EIO;
+  if ((PQpipelineStatus (s->conn) == PQ_PIPELINE_OFF && PQenterPipelineMode (s->conn) != 1)
+      || PQsendQueryPrepared (s->conn, name, p->n, p->v, NULL, NULL, 0) != 1)
+    {
+      ebb_log_err ("store: send a write: %s", PQerrorMessage (s->conn));
+      s->failed = true;
+      return -EIO;
+    }
+  if (++s->pending >= PIPELINE_MAX)
+    drain (s);
+  return 0;
+}
+
 /* See store-pg.h. */
 PGresult *
 ebb_ctl_pg_run (ebb_ctl_pg *s, ebb_ctl_pg_stmt id, const ebb_ctl_pg_params *p)
 {
   char name[16];
   snprintf (name, sizeof name, "s%d", (int)id);
-  if (!s->prepared[id])
-    {
-      PGresult *r = PQprepare (s->conn, name, stmt_sql[id], 0, NULL);
-      if (!result_ok (r))
-        return failed (s, r, "prepare");
-      PQclear (r);
-      s->prepared[id] = true;
-    }
+  drain (s);
+  if (!prepared (s, id, name))
+    return NULL;
   PGresult *r = PQexecPrepared (s->conn, name, p ? p->n : 0, p ? p->v : NULL, NULL, NULL, 0);
   return result_ok (r) ? r : failed (s, r, stmt_sql[id]);
 }
@@ -121,6 +188,7 @@ ebb_ctl_pg_run (ebb_ctl_pg *s, ebb_ctl_pg_stmt id, const ebb_ctl_pg_params *p)
 PGresult *
 ebb_ctl_pg_exec (ebb_ctl_pg *s, const char *sql)
 {
+  drain (s);
   PGresult *r = PQexec (s->conn, sql);
   return result_ok (r) ? r : failed (s, r, sql);
 }
@@ -220,6 +288,7 @@ commit (ebb_ctl_store *base)
   ebb_ctl_pg *s = ebb_ctl_pg_of (base);
   if (!s->in_tx)
     return 0;
+  drain (s);
   s->in_tx = false;
   bool ok = !s->failed;
   PGresult *r = PQexec (s->conn, ok ? "COMMIT" : "ROLLBACK");
@@ -288,12 +357,9 @@ close_store (ebb_ctl_store *base)
 static int
 write_stmt (ebb_ctl_store *base, ebb_ctl_pg_stmt id, const ebb_ctl_pg_params *p)
 {
-  ebb_ctl_pg *s = ebb_ctl_pg_of (base);
   if (ebb_ctl_pg_begin (base) < 0)
     return -EIO;
-  PGresult *r = run (s, id, p);
-  PQclear (r);
-  return r ? 0 : -EIO;
+  return send_write (ebb_ctl_pg_of (base), id, p);
 }
 
 static int

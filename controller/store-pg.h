@@ -44,9 +44,10 @@ typedef struct ebb_ctl_pg
   ebb_ctl_store base;
   PGconn *conn;
   bool prepared[PG_N_STMTS];
-  bool in_tx;     /* a transaction is open */
-  bool failed;    /* a statement of the open transaction failed: the commit rolls back */
-  uint64_t epoch; /* the leader epoch claimed (the fence's row must not be above it) */
+  unsigned pending; /* writes sent in pipeline mode whose results are not read yet */
+  bool in_tx;       /* a transaction is open */
+  bool failed;      /* a statement of the open transaction failed: the commit rolls back */
+  uint64_t epoch;   /* the leader epoch claimed (the fence's row must not be above it) */
   uint64_t commits;
 } ebb_ctl_pg;
 

@@ -192,6 +192,16 @@ test_store (void)
   CU_ASSERT_EQUAL (ebb_ctl_store_call_done (c, 5, 1, 2), 0);
   CU_ASSERT_EQUAL (ebb_ctl_store_commit (c), 0);
   CU_ASSERT_EQUAL (ebb_ctl_store_calls (c, &calls), 0);
+  /* A write that fails on the server (seq 1 again) is seen at the commit, which fails and
+   * keeps nothing of the transaction. */
+  c->store->seq = 0;
+  CU_ASSERT_EQUAL (ebb_ctl_store_task (c, &k->tasks[0]), 0);
+  CU_ASSERT_EQUAL (ebb_ctl_store_decision (c, "launch", &k->tasks[0], 0, 5, "again"), 1);
+  CU_ASSERT_EQUAL (ebb_ctl_store_commit (c), -EIO);
+  cleanup_free char *again = sql1 ("SELECT COUNT(*) FROM decisions WHERE reason = 'again'");
+  CU_ASSERT_STRING_EQUAL (again, "0");
+  CU_ASSERT_EQUAL (ebb_ctl_store_begin (c), 0); /* the next transaction works */
+  CU_ASSERT_EQUAL (ebb_ctl_store_commit (c), 0);
   ctl_del (c);
 }
 
