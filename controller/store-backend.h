@@ -48,6 +48,30 @@ struct ebb_ctl_store
   bool write_failed; /* a write of the open transaction failed: its commit must fail */
 };
 
+/* A row of a backend's result, read column by column: store-rows.c builds jobs and tasks
+ * from it, the same way for every backend. */
+typedef struct ebb_ctl_store_row
+{
+  int64_t (*i) (const struct ebb_ctl_store_row *r, int col);
+  double (*d) (const struct ebb_ctl_store_row *r, int col);
+  const char *(*s) (const struct ebb_ctl_store_row *r, int col); /* NULL: SQL NULL */
+  const void *res;                                               /* the backend's */
+  int row;
+} ebb_ctl_store_row;
+/* A job of a row of the columns id, request_id, name, class, est, state, submitted_at,
+ * started_at, finished_at, answer, ntasks; its tasks failed until their rows are read
+ * (with_tasks; else none allocated: a listing counts them); NULL for a row with no task or
+ * too many. */
+ebb_ctl_job *ebb_ctl_store_job_of_row (ebb_ctl *c, const ebb_ctl_store_row *r, bool with_tasks);
+/* Fills its task of j from a row of the columns job, idx, spec, state, node, generation,
+ * exit_status, has_exit, suspensions, started_at, finished_at, kill_wanted; keep_spec: the
+ * spec stays (a task of the model), else it is read for the allocation only. Returns false
+ * for a bad row. */
+bool ebb_ctl_store_task_of_row (ebb_ctl *c, ebb_ctl_job *j, const ebb_ctl_store_row *r,
+                                bool keep_spec);
+/* A page's tasks without their rows read as failed, as ebb_ctl_store_job_get gives them. */
+void ebb_ctl_store_summaries_missing (ebb_ctl_job_summary *v, size_t k);
+
 /* store-sqlite.c: the SQLite backend (WAL), database file path. */
 int ebb_ctl_store_sqlite_open (const char *path, ebb_ctl_store **out, ebb_error **err);
 /* store-pg.c: the PostgreSQL backend, a libpq connection string (postgresql://...). */

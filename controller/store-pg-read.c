@@ -44,79 +44,37 @@ load_nodes (ebb_ctl_pg *s, ebb_ctl *c)
   return 0;
 }
 
-/* A job of a JOB_COLS row i, its tasks failed until their rows are read (with_tasks; else
- * none allocated); NULL for a row with no task or too many. */
-static ebb_ctl_job *
-job_of_row (ebb_ctl *c, const PGresult *r, int i, bool with_tasks)
+/* Row i of a result as store-rows.c reads it. */
+static int64_t
+col_int (const ebb_ctl_store_row *r, int col)
 {
-  uint64_t ntasks = (uint64_t)get_int (r, i, 10);
-  if (ntasks == 0 || ntasks > EBB_CTL_MAX_TASKS_PER_JOB)
-    return NULL;
-  ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
-  j->id = (uint64_t)get_int (r, i, 0);
-  j->request_id = get_str (r, i, 1);
-  j->name = get_str (r, i, 2);
-  j->cls = (ebb_ctl_class)get_int (r, i, 3);
-  j->est_task_sec = get_dbl (r, i, 4);
-  ebb_ctl_job_set_state (c, j, (ebb_ctl_job_state)get_int (r, i, 5));
-  j->submitted_at = get_dbl (r, i, 6);
-  j->started_at = get_dbl (r, i, 7);
-  j->finished_at = get_dbl (r, i, 8);
-  j->answer = get_str (r, i, 9);
-  j->ntasks = (uint32_t)ntasks;
-  if (!with_tasks)
-    return j;
-  j->tasks = ebb_xcalloc (ntasks, sizeof *j->tasks);
-  for (uint32_t k = 0; k < j->ntasks; k++)
-    {
-      j->tasks[k].job = j;
-      j->tasks[k].idx = k;
-      j->tasks[k].node = -1;
-      j->tasks[k].slot = EBB_POL_NONE;
-      j->tasks[k].pjob = EBB_POL_NONE;
-      ebb_ctl_task_set_state (c, &j->tasks[k], TASK_FAILED); /* until its row is read */
-    }
-  return j;
+  return get_int (r->res, r->row, col);
 }
 
-/* Fills its task of j from a TASK_COLS row i; keep_spec: the spec stays (a task of the
- * model). Returns false for a bad row. */
-static bool
-task_of_row (ebb_ctl *c, ebb_ctl_job *j, const PGresult *r, int i, bool keep_spec)
+static double
+col_double (const ebb_ctl_store_row *r, int col)
 {
-  uint64_t idx = (uint64_t)get_int (r, i, 1);
-  if (idx >= j->ntasks || PQgetisnull (r, i, 2))
-    return false;
-  ebb_ctl_task *t = &j->tasks[idx];
-  json_object *o = json_tokener_parse (PQgetvalue (r, i, 2)), *v;
-  if (!o)
-    return false;
-  if (json_object_object_get_ex (o, "cpu_millis", &v))
-    t->cpu_millis = (uint64_t)json_object_get_int64 (v);
-  if (json_object_object_get_ex (o, "memory_bytes", &v))
-    t->memory_bytes = (uint64_t)json_object_get_int64 (v);
-  if (ebb_ctl_dag_load (j, t, o) < 0)
-    {
-      json_object_put (o);
-      return false;
-    }
-  if (keep_spec)
-    ebb_ctl_task_set_spec (t, o);
-  else
-    json_object_put (o);
-  ebb_ctl_task_set_state (c, t, (ebb_ctl_task_state)get_int (r, i, 3));
-  int ni = -1;
-  if (!PQgetisnull (r, i, 4) && ebb_ctl_node_find (c, PQgetvalue (r, i, 4), &ni))
-    ebb_ctl_task_set_node (c, t, ni);
-  t->generation = (uint64_t)get_int (r, i, 5);
-  t->exit_status = get_int (r, i, 6);
-  t->has_exit = (int)get_int (r, i, 7);
-  t->suspensions = (uint32_t)get_int (r, i, 8);
-  t->started_at = get_dbl (r, i, 9);
-  t->finished_at = get_dbl (r, i, 10);
-  t->kill_wanted = (int)get_int (r, i, 11);
-  t->stored = true;
-  return true;
+  return get_dbl (r->res, r->row, col);
+}
+
+static const char *
+col_text (const ebb_ctl_store_row *r, int col)
+{
+  return PQgetisnull (r->res, r->row, col) ? NULL : PQgetvalue (r->res, r->row, col);
+}
+
+static ebb_ctl_job *
+job_of_row (ebb_ctl *c, const PGresult *res, int i, bool with_tasks)
+{
+  ebb_ctl_store_row r = { col_int, col_double, col_text, res, i };
+  return ebb_ctl_store_job_of_row (c, &r, with_tasks);
+}
+
+static bool
+task_of_row (ebb_ctl *c, ebb_ctl_job *j, const PGresult *res, int i, bool keep_spec)
+{
+  ebb_ctl_store_row r = { col_int, col_double, col_text, res, i };
+  return ebb_ctl_store_task_of_row (c, j, &r, keep_spec);
 }
 
 /* The unfinished jobs with their tasks, added to the model whole. */
@@ -262,15 +220,7 @@ ebb_ctl_pg_job_page (ebb_ctl_store *base, ebb_ctl *c, uint64_t after, bool desc,
         sum->task_states[state] += (uint32_t)get_int (r, i, 12);
     }
   PQclear (r);
-  /* A task without its row reads as failed, as ebb_ctl_store_job_get gives it. */
-  for (size_t i = 0; i < k; i++)
-    {
-      uint64_t sum = 0;
-      for (int ts = 0; v[i].job && ts < TASK_N_STATES; ts++)
-        sum += v[i].task_states[ts];
-      if (v[i].job && sum < v[i].job->ntasks)
-        v[i].task_states[TASK_FAILED] += (uint32_t)(v[i].job->ntasks - sum);
-    }
+  ebb_ctl_store_summaries_missing (v, k);
   *out = v;
   *n = k;
   return 0;

@@ -46,81 +46,37 @@ load_nodes (ebb_ctl_sqlite *s, ebb_ctl *c)
   return 0;
 }
 
-/* A job of a JOB_COLS row, its tasks failed until their rows are read (with_tasks; else
- * none allocated: a listing counts them); NULL for a row with no task or too many. */
+/* A statement's current row as store-rows.c reads it. */
+static int64_t
+col_int (const ebb_ctl_store_row *r, int col)
+{
+  return sqlite3_column_int64 ((sqlite3_stmt *)r->res, col);
+}
+
+static double
+col_double (const ebb_ctl_store_row *r, int col)
+{
+  return sqlite3_column_double ((sqlite3_stmt *)r->res, col);
+}
+
+static const char *
+col_text (const ebb_ctl_store_row *r, int col)
+{
+  return (const char *)sqlite3_column_text ((sqlite3_stmt *)r->res, col);
+}
+
 static ebb_ctl_job *
 job_of_row (ebb_ctl *c, sqlite3_stmt *st, bool with_tasks)
 {
-  uint64_t ntasks = (uint64_t)sqlite3_column_int64 (st, 10);
-  if (ntasks == 0 || ntasks > EBB_CTL_MAX_TASKS_PER_JOB)
-    return NULL;
-  ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
-  j->id = (uint64_t)sqlite3_column_int64 (st, 0);
-  j->request_id = ebb_ctl_sqlite_col_str (st, 1);
-  j->name = ebb_ctl_sqlite_col_str (st, 2);
-  j->cls = (ebb_ctl_class)sqlite3_column_int (st, 3);
-  j->est_task_sec = sqlite3_column_double (st, 4);
-  ebb_ctl_job_set_state (c, j, (ebb_ctl_job_state)sqlite3_column_int (st, 5));
-  j->submitted_at = sqlite3_column_double (st, 6);
-  j->started_at = sqlite3_column_double (st, 7);
-  j->finished_at = sqlite3_column_double (st, 8);
-  j->answer = ebb_ctl_sqlite_col_str (st, 9);
-  j->ntasks = (uint32_t)ntasks;
-  if (!with_tasks)
-    return j;
-  j->tasks = ebb_xcalloc (ntasks, sizeof *j->tasks);
-  for (uint32_t i = 0; i < j->ntasks; i++)
-    {
-      j->tasks[i].job = j;
-      j->tasks[i].idx = i;
-      j->tasks[i].node = -1;
-      j->tasks[i].slot = EBB_POL_NONE;
-      j->tasks[i].pjob = EBB_POL_NONE;
-      ebb_ctl_task_set_state (c, &j->tasks[i], TASK_FAILED); /* until its row is read */
-    }
-  return j;
+  ebb_ctl_store_row r = { col_int, col_double, col_text, st, 0 };
+  return ebb_ctl_store_job_of_row (c, &r, with_tasks);
 }
 
-/* Fills task idx of j from a TASK_COLS row; keep_spec: the spec stays (a task of the
- * model), else it is read for the allocation only. Returns false for a bad row. */
 static bool
 task_of_row (ebb_ctl *c, ebb_ctl_job *j, sqlite3_stmt *st, bool keep_spec)
 {
-  uint64_t idx = (uint64_t)sqlite3_column_int64 (st, 1);
-  if (idx >= j->ntasks)
-    return false;
-  ebb_ctl_task *t = &j->tasks[idx];
-  const char *spec = (const char *)sqlite3_column_text (st, 2);
-  json_object *o = spec ? json_tokener_parse (spec) : NULL, *v;
-  if (!o)
-    return false;
-  if (json_object_object_get_ex (o, "cpu_millis", &v))
-    t->cpu_millis = (uint64_t)json_object_get_int64 (v);
-  if (json_object_object_get_ex (o, "memory_bytes", &v))
-    t->memory_bytes = (uint64_t)json_object_get_int64 (v);
-  if (ebb_ctl_dag_load (j, t, o) < 0)
-    {
-      json_object_put (o);
-      return false;
-    }
-  if (keep_spec)
-    ebb_ctl_task_set_spec (t, o);
-  else
-    json_object_put (o);
-  ebb_ctl_task_set_state (c, t, (ebb_ctl_task_state)sqlite3_column_int (st, 3));
-  const char *node = (const char *)sqlite3_column_text (st, 4);
-  int ni = -1;
-  if (node && ebb_ctl_node_find (c, node, &ni))
-    ebb_ctl_task_set_node (c, t, ni);
-  t->generation = (uint64_t)sqlite3_column_int64 (st, 5);
-  t->exit_status = sqlite3_column_int64 (st, 6);
-  t->has_exit = sqlite3_column_int (st, 7);
-  t->suspensions = (uint32_t)sqlite3_column_int64 (st, 8);
-  t->started_at = sqlite3_column_double (st, 9);
-  t->finished_at = sqlite3_column_double (st, 10);
-  t->kill_wanted = sqlite3_column_int (st, 11);
-  t->stored = true;
-  return true;
+  ebb_ctl_store_row r = { col_int, col_double, col_text, st, 0 };
+  return ebb_ctl_store_task_of_row (c, j, &r, keep_spec);
 }
 
 /* Reads the unfinished jobs with their tasks, then adds them to the model whole (which
@@ -298,15 +254,7 @@ ebb_ctl_sqlite_job_page (ebb_ctl_store *base, ebb_ctl *c, uint64_t after, bool d
       ebb_ctl_job_summaries_free (v, k);
       return -EIO;
     }
-  /* A task without its row reads as failed, as ebb_ctl_store_job_get gives it. */
-  for (size_t i = 0; i < k; i++)
-    {
-      uint64_t sum = 0;
-      for (int ts = 0; v[i].job && ts < TASK_N_STATES; ts++)
-        sum += v[i].task_states[ts];
-      if (v[i].job && sum < v[i].job->ntasks)
-        v[i].task_states[TASK_FAILED] += (uint32_t)(v[i].job->ntasks - sum);
-    }
+  ebb_ctl_store_summaries_missing (v, k);
   *out = v;
   *n = k;
   return 0;
