@@ -69,6 +69,9 @@ ebb_ctl_job *ebb_ctl_store_job_of_row (ebb_ctl *c, const ebb_ctl_store_row *r, b
  * for a bad row. */
 bool ebb_ctl_store_task_of_row (ebb_ctl *c, ebb_ctl_job *j, const ebb_ctl_store_row *r,
                                 bool keep_spec);
+/* The figures of the finished jobs at the load, a row (a, n) of query q: 0, the largest
+ * job id and the jobs' count; 1, a job state and its count; 2, a task state and its count. */
+void ebb_ctl_store_count_row (ebb_ctl *c, int q, uint64_t a, uint64_t n);
 /* A page's tasks without their rows read as failed, as ebb_ctl_store_job_get gives them. */
 void ebb_ctl_store_summaries_missing (ebb_ctl_job_summary *v, size_t k);
 

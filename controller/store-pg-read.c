@@ -131,19 +131,8 @@ count_finished (ebb_ctl_pg *s, ebb_ctl *c)
       if (!r)
         return -EIO;
       for (int i = 0; i < PQntuples (r); i++)
-        {
-          uint64_t a = (uint64_t)get_int (r, i, 0), n = (uint64_t)get_int (r, i, 1);
-          if (q == 0)
-            {
-              if (a >= c->next_job_id)
-                c->next_job_id = a + 1;
-              c->n_jobs_stored = n;
-            }
-          else if (q == 1 && a < EBB_ARRAY_SIZE (c->evicted_jobs))
-            c->evicted_jobs[a] += n;
-          else if (q == 2 && a < EBB_ARRAY_SIZE (c->evicted_tasks))
-            c->evicted_tasks[a] += n;
-        }
+        ebb_ctl_store_count_row (c, (int)q, (uint64_t)get_int (r, i, 0),
+                                 (uint64_t)get_int (r, i, 1));
       PQclear (r);
     }
   return 0;

@@ -103,3 +103,19 @@ ebb_ctl_store_summaries_missing (ebb_ctl_job_summary *v, size_t k)
         v[i].task_states[TASK_FAILED] += (uint32_t)(v[i].job->ntasks - sum);
     }
 }
+
+/* See store-backend.h. */
+void
+ebb_ctl_store_count_row (ebb_ctl *c, int q, uint64_t a, uint64_t n)
+{
+  if (q == 0)
+    {
+      if (a >= c->next_job_id)
+        c->next_job_id = a + 1;
+      c->n_jobs_stored = n;
+    }
+  else if (q == 1 && a < EBB_ARRAY_SIZE (c->evicted_jobs))
+    c->evicted_jobs[a] += n;
+  else if (q == 2 && a < EBB_ARRAY_SIZE (c->evicted_tasks))
+    c->evicted_tasks[a] += n;
+}

@@ -141,20 +141,8 @@ count_finished (ebb_ctl_sqlite *s, ebb_ctl *c)
       if (q > 0)
         sqlite3_bind_int (st, 1, JOB_DONE);
       while (sqlite3_step (st) == SQLITE_ROW)
-        {
-          uint64_t a = (uint64_t)sqlite3_column_int64 (st, 0);
-          uint64_t n = (uint64_t)sqlite3_column_int64 (st, 1);
-          if (q == 0)
-            {
-              if (a >= c->next_job_id)
-                c->next_job_id = a + 1;
-              c->n_jobs_stored = n;
-            }
-          else if (q == 1 && a < EBB_ARRAY_SIZE (c->evicted_jobs))
-            c->evicted_jobs[a] += n;
-          else if (q == 2 && a < EBB_ARRAY_SIZE (c->evicted_tasks))
-            c->evicted_tasks[a] += n;
-        }
+        ebb_ctl_store_count_row (c, (int)q, (uint64_t)sqlite3_column_int64 (st, 0),
+                                 (uint64_t)sqlite3_column_int64 (st, 1));
       sqlite3_finalize (st);
     }
   return 0;
