@@ -6,7 +6,8 @@
 #     TTL + 2 s (the time is printed);
 #  3. a resign (SIGTERM): a third candidate leads with a higher epoch within 1.5 s;
 #  4. kill -9 of the etcd member that leads the Raft group: no ebb leader change over 8 s (more
-#     than the TTL), no candidate lost;
+#     than the TTL), no candidate lost, when etcd elects a new leader within 2 s (else both
+#     must have stopped, and new candidates go on);
 #  5. SIGSTOP of the leader for 10 s: the standby leads with a higher epoch; after SIGCONT the
 #     old leader reports lost within 3 s (its renew deadline passed) and exits 3;
 #  6. etcd auth: a candidate with the right password leads, and authenticates again when its
@@ -90,38 +91,60 @@ wait "$(pid b)"; st=$?
 [ "$ec" -gt "$eb" ] && ok "c leads at epoch $ec > $eb" || fail "c's epoch $ec is not above $eb"
 [ "$dt" -le 1500 ] && ok "within 1.5 s" || fail "took ${dt} ms"
 
-# 4. kill -9 of the etcd leader member.
+# 4. kill -9 of the etcd leader member. The candidates renew through a follower that forwards
+# to the new Raft leader, so nothing changes when etcd elects one within the margin the renew
+# deadline leaves (3 s after the last renewal sent, which is up to 1 s before the kill). A
+# starved etcd (a loaded host) can take longer: then stopping is what c and d must do, and the
+# test says so and goes on with new candidates instead of failing.
 start d
 wait_line d '^standby c ' 10 >/dev/null || fail "d did not see c lead"
 m=$(etcd_leader) || fail "no etcd leader"
 echo "kill -9 of etcd member m$m (the Raft leader)"
+t0=$(now_ms)
 etcd_kill "$m"
-sleep 8
-kill -0 "$(pid c)" 2>/dev/null && ! grep -q '^lost' "$TMP/c.out" && ok "c still leads after the etcd leader died" ||
-  fail "c lost its leadership: $(grep '^lost' "$TMP/c.out")"
-grep -q '^leader' "$TMP/d.out" && fail "d took over though c's lease was kept alive" || ok "no ebb leader change"
-grep -q '^lost' "$TMP/d.out" && fail "d lost: $(grep '^lost' "$TMP/d.out")"
-first=$(etcdctl_ get --prefix /ebb/election/ --sort-by=CREATE --order=ASCEND --print-value-only | head -1)
-[ "$first" = c ] && ok "etcd still names c first" || fail "etcd names '$first' first"
+while ! etcd_leader >/dev/null 2>&1 && [ $(( $(now_ms) - t0 )) -lt 8000 ]; do sleep 0.05; done
+outage=$(( $(now_ms) - t0 ))
+echo "etcd elected a new Raft leader within ${outage} ms"
+sleep $(( (8000 - outage) / 1000 ))
+L=c S=d
+if ! grep -q '^lost' "$TMP/c.out" "$TMP/d.out" || [ "$outage" -lt 2000 ]; then
+  kill -0 "$(pid c)" 2>/dev/null && ! grep -q '^lost' "$TMP/c.out" && ok "c still leads after the etcd leader died" ||
+    fail "c lost its leadership: $(grep '^lost' "$TMP/c.out")"
+  grep -q '^leader' "$TMP/d.out" && fail "d took over though c's lease was kept alive" || ok "no ebb leader change"
+  grep -q '^lost' "$TMP/d.out" && fail "d lost: $(grep '^lost' "$TMP/d.out")"
+  first=$(etcdctl_ get --prefix /ebb/election/ --sort-by=CREATE --order=ASCEND --print-value-only | head -1)
+  [ "$first" = c ] && ok "etcd still names c first" || fail "etcd names '$first' first"
+elif grep -q '^leader' "$TMP/d.out" && ! grep -q '^lost' "$TMP/c.out"; then
+  fail "d led while c had not given up"
+else
+  ok "etcd had no leader for ${outage} ms, more than the renew deadline leaves: c $(grep -c '^lost' "$TMP/c.out") lost, d $(grep -c '^lost' "$TMP/d.out") lost"
+  for p in c d; do kill -0 "$(pid $p)" 2>/dev/null && kill -TERM "$(pid $p)"; done
+  start c2
+  wait_line c2 '^leader ' 10 >/dev/null || fail "c2 did not lead"
+  start d2
+  wait_line d2 '^standby c2 ' 10 >/dev/null || fail "d2 did not see c2 lead"
+  ec=$(grep '^leader ' "$TMP/c2.out" | cut -d' ' -f2)
+  L=c2 S=d2
+fi
 etcd_restart "$m"
 
 # 5. SIGSTOP of the leader for 10 s: the standby takes over when the lease expires; resumed,
 # the old leader finds its renew deadline long past and reports lost at once, never leader.
 t0=$(now_ms)
-kill -STOP "$(pid c)"
-takeover d "$t0" 12 || fail "d did not take over from the stopped c"
+kill -STOP "$(pid $L)"
+takeover $S "$t0" 12 || fail "$S did not take over from the stopped $L"
 ed=$EPOCH dt=$DT
 echo "failover after SIGSTOP of the leader: ${dt} ms"
-[ "$ed" -gt "$ec" ] && ok "d leads at epoch $ed > $ec" || fail "d's epoch $ed is not above $ec"
+[ "$ed" -gt "$ec" ] && ok "$S leads at epoch $ed > $ec" || fail "$S's epoch $ed is not above $ec"
 sleep $(( 10 - dt / 1000 ))
 t0=$(now_ms)
-kill -CONT "$(pid c)"
-lost=$(wait_line c '^lost ' 3) || fail "c did not notice it was deposed"
-wait "$(pid c)"; st=$?
+kill -CONT "$(pid $L)"
+lost=$(wait_line $L '^lost ' 3) || fail "$L did not notice it was deposed"
+wait "$(pid $L)"; st=$?
 echo "resumed leader reports lost after $(( $(echo "$lost" | cut -d' ' -f2 | tr -d :) - t0 )) ms: $lost"
-[ $st = 3 ] && ok "c exited 3 (lost)" || fail "c exited $st"
-[ "$(grep -c '^leader' "$TMP/c.out")" = 1 ] && ok "c never claimed to lead again" || fail "c led again"
-kill -TERM "$(pid d)"
+[ $st = 3 ] && ok "$L exited 3 (lost)" || fail "$L exited $st"
+[ "$(grep -c '^leader' "$TMP/$L.out")" = 1 ] && ok "$L never claimed to lead again" || fail "$L led again"
+kill -TERM "$(pid $S)"
 
 # 6. etcd auth (root with a password; etcdctl's own calls then need it too).
 { etcdctl_ user add root:ebb-test-pw && etcdctl_ user grant-role root root && etcdctl_ auth enable; } \
