@@ -93,3 +93,7 @@ EXTRA_DIST += tests/test-docs-options.sh
 TESTS += tests/test-prometheus-agent.sh tests/test-prometheus-controller.sh
 EXTRA_DIST += tests/test-prometheus-agent.sh tests/test-prometheus-controller.sh \
 	tests/prometheus/lib.sh contrib/grafana/ebb.json contrib/prometheus/ebb.yml
+
+# A three-machine HA example (doc/ha.md): etcd members, PostgreSQL, the controller's drop-in.
+EXTRA_DIST += contrib/ha/README.md contrib/ha/etcd.default contrib/ha/postgresql-ebb.sql \
+	contrib/ha/ebb-controller-ha.conf
