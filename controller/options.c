@@ -65,6 +65,18 @@ validate_policy (const ebb_conf_setting *s, const void *value, ebb_error **err)
   return ebb_ctl_policy_runnable (value, err);
 }
 
+/* --store: a backend that store.c opens. */
+static int
+validate_store (const ebb_conf_setting *s, const void *value, ebb_error **err)
+{
+  const char *v = value;
+  if (strncmp (v, "postgresql://", 13) == 0 || strncmp (v, "postgres://", 11) == 0
+      || (strncmp (v, "sqlite:", 7) == 0 && v[7] == '/'))
+    return 0;
+  return ebb_error_set (err, EINVAL, "%s: %s is neither sqlite:/ABSOLUTE/PATH nor postgresql://...",
+                        s->name, v);
+}
+
 #define OFF(f) offsetof (ebb_ctl_config, f)
 
 static const ebb_conf_setting table[] = {
@@ -82,6 +94,13 @@ static const ebb_conf_setting table[] = {
     .def = LOCALSTATEDIR "/lib/ebb/controller",
     .validate = ebb_conf_validate_abspath,
     .help = "SQLite database (WAL) and the generated token" },
+  { .name = "store",
+    .type = EBB_CONF_STRING,
+    .offset = OFF (store),
+    .umax = 4096,
+    .validate = validate_store,
+    .help = "sqlite:PATH or postgresql://... (a libpq URI: the shared, fenced store of "
+            "replicated controllers); default sqlite:STATE_DIR/controller.db" },
   { .name = "policy",
     .type = EBB_CONF_STRING,
     .offset = OFF (policy),

@@ -193,6 +193,7 @@ fresh_store (void)
 {
   cleanup_free char *rm = ebb_xasprintf ("rm -rf '%s/state'", ctlfix_dir);
   CU_ASSERT_EQUAL_FATAL (system (rm), 0);
+  free (ctlfix_store ("state", true));
 }
 
 /* A node named name (with url unless NULL), not yet added. */
@@ -1142,4 +1143,17 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_metrics_observe),
 };
 
-EBB_CU_MAIN ("controller-core", init, ctlfix_clean, tests)
+int
+main (void)
+{
+  if (!getenv ("EBB_TEST_PG_URL"))
+    return ebb_cu_run ("controller-core", init, ctlfix_clean, tests, EBB_ARRAY_SIZE (tests));
+  /* On PostgreSQL (tests/ha/test-pg-store.sh): all but the tests of SQLite's own page cache
+   * and file (tests/ha/pg-store.c tests PostgreSQL's migrations). */
+  ebb_cu_test pg[EBB_ARRAY_SIZE (tests)];
+  size_t n = 0;
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (tests); i++)
+    if (tests[i].fn != test_store_cache && tests[i].fn != test_store_before_reasons)
+      pg[n++] = tests[i];
+  return ebb_cu_run ("controller-core on PostgreSQL", init, ctlfix_clean, pg, n);
+}

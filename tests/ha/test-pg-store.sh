@@ -1,0 +1,26 @@
+#!/bin/sh
+# The PostgreSQL store's CUnit suite (tests/ha/pg-store.c) on PostgreSQL 15 started as an
+# unprivileged user in a temporary directory (tests/ha/pg.sh); then the controller's suites
+# of the store's operations (written, loaded, read back, evicted, pruned; run on SQLite by
+# make check) again on PostgreSQL, a schema per store (EBB_TEST_PG_URL, tests/ctl-fixture.h).
+. "${EBB_TOP_SRCDIR:-.}/tests/ha/lib.sh"
+. "$EBB_TOP_SRCDIR/tests/ha/pg.sh"
+[ -x "$PG_BIN/postgres" ] || skip "no PostgreSQL 15 in $PG_BIN (scripts/install-deps.sh)"
+[ "$(id -u)" != 0 ] || id "$PG_USER" >/dev/null 2>&1 || skip "no user $PG_USER to run PostgreSQL as"
+
+TMP=$(mktemp -d /tmp/ebb-pg-store.XXXXXX) || exit 99
+cleanup () {
+  pg_stop KILL
+  [ "$FAILED" != 0 ] && tail -20 "$TMP/pg/postgres.log"
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+pg_start "$TMP/pg" || { FAILED=1; fail "PostgreSQL did not start"; exit 1; }
+EBB_PG_URL=$PG_URL "$EBB_TOP_BUILDDIR/tests/ha/pg-store" && ok "the store's suite on PostgreSQL" \
+  || fail "the store's suite on PostgreSQL"
+for suite in test-controller-core test-controller-evict; do
+  EBB_TEST_PG_URL=$PG_URL PGOPTIONS='-c client_min_messages=warning' \
+    "$EBB_TOP_BUILDDIR/tests/$suite" && ok "$suite on PostgreSQL" || fail "$suite on PostgreSQL"
+done
+exit $FAILED
