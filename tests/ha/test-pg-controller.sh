@@ -2,7 +2,8 @@
 # ebb-controller with --store postgresql://... (PostgreSQL 15 as an unprivileged user in a
 # temporary directory, tests/ha/pg.sh) and 2 real ebb-agents: a job runs to its end and its
 # rows are in PostgreSQL; after kill -9 the controller restarts from PostgreSQL with the job
-# kept and the leader epoch raised (each start fences the one before); PostgreSQL stopped:
+# kept and the leader epoch raised (each start fences the one before); kill -9 in the middle
+# of a stream of submissions loses none that was answered 201; PostgreSQL stopped:
 # a submission is refused with 503 and no task starts (a controller whose commit failed exits
 # 75, as systemd would restart it); PostgreSQL back: submissions work again, and the refused
 # one does not exist. Time budget: about 20 s.
@@ -40,6 +41,33 @@ wait_for 10 '.state == "done" and .task_states.exited == 2' "/v1/jobs/$JOB" &&
   ok "after kill -9: the job kept in PostgreSQL" || fail "after restart: $(cat "$TMP/body")"
 [ "$(psql_ -tA -c 'SELECT epoch FROM leader')" = 2 ] && ok "the restart claimed epoch 2" ||
   fail "epoch after restart: $(psql_ -tA -c 'SELECT epoch FROM leader')"
+
+# A stream of submissions and kill -9 of the controller in its middle: every submission
+# answered 201 was committed to PostgreSQL first, so the restarted controller has each.
+stream () {
+  i=0
+  while [ $i -lt 60 ]; do
+    i=$((i + 1))
+    code=$(curl -s -o "$TMP/s.json" -w '%{http_code}' --unix-socket "$CSOCK" -X POST \
+      -H 'Content-Type: application/json' \
+      --data-binary "$(job_body "s$i" long '{"argv":["true"],"cpu_millis":100,"memory_bytes":16777216}')" \
+      http://c/v1/jobs)
+    [ "$code" = 201 ] && jq -r .id "$TMP/s.json" >>"$TMP/acked"
+  done
+}
+: >"$TMP/acked"
+stream & SPID=$!
+k=0
+while [ "$(wc -l <"$TMP/acked")" -lt 15 ] && [ $k -lt 200 ]; do sleep 0.05; k=$((k + 1)); done
+kill -9 "$CTL_PID"; wait "$CTL_PID" 2>/dev/null
+wait "$SPID"
+acked=$(wc -l <"$TMP/acked")
+ctl || fail "controller did not restart after the stream"
+missing=0
+for id in $(cat "$TMP/acked"); do capi GET "/v1/jobs/$id"; [ "$STATUS" = 200 ] || missing=$((missing + 1)); done
+[ "$acked" -ge 15 ] && [ "$acked" -lt 60 ] && [ $missing = 0 ] &&
+  ok "kill -9 in a stream of submissions: all $acked answered 201 are kept" ||
+  fail "stream: $acked acknowledged, $missing missing after the restart"
 
 # The outage. The agents paused first (their heartbeats would end the controller, below):
 # a submission alone is refused and changes nothing, and the controller stays.
