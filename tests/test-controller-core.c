@@ -258,6 +258,34 @@ test_store (void)
   ctlfix_ctl_del (c);
 }
 
+/* The preemptions counted in the decision log (the metrics' counters at a start): the
+ * suspensions, resumptions and the policy's kills, not a kill of another reason. */
+static void
+test_store_preemptions (void)
+{
+  fresh_store ();
+  ebb_ctl_config cfg;
+  ebb_ctl *c = ctl_new (&cfg);
+  ebb_ctl_job *j = ctlfix_job_new (3, "long", CLS_LONG, 1);
+  j->tasks[0].spec = json_tokener_parse ("{\"argv\":[\"x\"]}");
+  ebb_ctl_add_job (c, j);
+  static const char *const d[][2] = { { "launch", "placed" },
+                                      { "suspend", "for a short job" },
+                                      { "resume", "room again" },
+                                      { "suspend", "for a short job" },
+                                      { "kill", "preemptive kill for a short job" },
+                                      { "kill", "DELETE /v1/jobs" } };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (d); i++)
+    CU_ASSERT_EQUAL (ebb_ctl_store_decision (c, d[i][0], &j->tasks[0], -1, 0, d[i][1]), i + 1);
+  CU_ASSERT_EQUAL (ebb_ctl_store_commit (c), 0);
+  ebb_ctl_store_preemptions p = { 0 };
+  CU_ASSERT_EQUAL (ebb_ctl_store_preemptions_get (c, &p), 0);
+  CU_ASSERT_EQUAL (p.suspends, 2);
+  CU_ASSERT_EQUAL (p.resumes, 1);
+  CU_ASSERT_EQUAL (p.preempt_kills, 1);
+  ctlfix_ctl_del (c);
+}
+
 /* SQLite's page cache: explicit sizes, and its pages in the memory reserved at the first
  * store opened (controller/store-sqlite.c), not in SQLite's heap. */
 static void
@@ -1140,7 +1168,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_heartbeat_fence), EBB_CU_TEST (test_adopt_validation),
   EBB_CU_TEST (test_index_counters),  EBB_CU_TEST (test_pjob_forget_slot_mode),
   EBB_CU_TEST (test_reasons),         EBB_CU_TEST (test_store_before_reasons),
-  EBB_CU_TEST (test_metrics_observe),
+  EBB_CU_TEST (test_metrics_observe), EBB_CU_TEST (test_store_preemptions),
 };
 
 int
