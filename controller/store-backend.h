@@ -72,6 +72,10 @@ ebb_ctl_job *ebb_ctl_store_job_of_row (ebb_ctl *c, const ebb_ctl_store_row *r, b
 bool ebb_ctl_store_task_of_row (ebb_ctl *c, ebb_ctl_job *j, const ebb_ctl_store_row *r,
                                 bool keep_spec);
 
+/* Adds the node of a row of EBB_CTL_STORE_NODE_COLS to the model (a row without a name, or
+ * of a name known already, is left). */
+void ebb_ctl_store_node_of_row (ebb_ctl *c, const ebb_ctl_store_row *r);
+
 /* A value of a row to write: the columns of the statements of store-schema.c, in order. */
 typedef struct ebb_ctl_store_value
 {

@@ -6,7 +6,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 
 #include "controller/store-pg.h"
@@ -21,19 +20,14 @@ ebb_ctl_pg_prune (ebb_ctl_store *base, double finished_before, uint64_t keep, un
   *pruned = 0;
   if (ebb_ctl_pg_begin (base) < 0)
     return -EIO;
-  /* Only numbers go into the text; the jobs' and their tasks' rows in one statement. */
-  cleanup_free char *jobs = ebb_xasprintf (
-      "WITH p AS (SELECT id FROM jobs WHERE state >= %d AND id NOT IN (SELECT job FROM calls)"
-      " AND (finished_at < %.17g OR id <= (SELECT id FROM jobs WHERE state >= %d"
-      " ORDER BY id DESC LIMIT 1 OFFSET %" PRIu64 ")) ORDER BY id LIMIT %u),"
-      " dt AS (DELETE FROM tasks WHERE job IN (SELECT id FROM p)),"
-      " dj AS (DELETE FROM jobs WHERE id IN (SELECT id FROM p) RETURNING id)"
-      " SELECT COUNT(*) FROM dj",
-      JOB_DONE, finished_before, JOB_DONE, keep > INT64_MAX ? (uint64_t)INT64_MAX : keep, max);
-  cleanup_free char *log = ebb_xasprintf (
-      "DELETE FROM decisions WHERE seq < COALESCE((SELECT seq FROM decisions WHERE time >= %.17g"
-      " ORDER BY seq LIMIT 1), (SELECT MAX(seq) FROM decisions))",
-      finished_before);
+  /* The jobs' and their tasks' rows in one statement. */
+  cleanup_free char *ids = ebb_ctl_store_sql_prune_ids (finished_before, keep, max);
+  cleanup_free char *jobs
+      = ebb_xasprintf ("WITH p AS (%s), dt AS (DELETE FROM tasks WHERE job IN (SELECT id FROM p)),"
+                       " dj AS (DELETE FROM jobs WHERE id IN (SELECT id FROM p) RETURNING id)"
+                       " SELECT COUNT(*) FROM dj",
+                       ids);
+  cleanup_free char *log = ebb_ctl_store_sql_prune_log (finished_before);
   PGresult *r = ebb_ctl_pg_exec (s, jobs);
   if (!r)
     return -EIO;

@@ -16,34 +16,6 @@
 #define get_str ebb_ctl_pg_get_str
 #define get_dbl ebb_ctl_pg_get_double
 
-static int
-load_nodes (ebb_ctl_pg *s, ebb_ctl *c)
-{
-  PGresult *r = ebb_ctl_pg_exec (s, "SELECT name, url, state, epoch, cap_cpu, cap_mem, last_hb"
-                                    " FROM nodes ORDER BY name");
-  if (!r)
-    return -EIO;
-  for (int i = 0; i < PQntuples (r); i++)
-    {
-      ebb_ctl_node *n = ebb_xcalloc (1, sizeof *n);
-      n->name = get_str (r, i, 0);
-      n->url = get_str (r, i, 1);
-      n->state = (ebb_ctl_node_state)get_int (r, i, 2);
-      n->epoch = (uint64_t)get_int (r, i, 3);
-      n->cap_cpu_millis = (uint64_t)get_int (r, i, 4);
-      n->cap_memory_bytes = (uint64_t)get_int (r, i, 5);
-      n->last_hb_at = get_dbl (r, i, 6);
-      if (!n->name || ebb_ctl_add_node (c, n) < 0)
-        {
-          free (n->name);
-          free (n->url);
-          free (n);
-        }
-    }
-  PQclear (r);
-  return 0;
-}
-
 /* Row i of a result as store-rows.c reads it. */
 static int64_t
 col_int (const ebb_ctl_store_row *r, int col)
@@ -61,6 +33,18 @@ static const char *
 col_text (const ebb_ctl_store_row *r, int col)
 {
   return PQgetisnull (r->res, r->row, col) ? NULL : PQgetvalue (r->res, r->row, col);
+}
+
+static int
+load_nodes (ebb_ctl_pg *s, ebb_ctl *c)
+{
+  PGresult *r = ebb_ctl_pg_exec (s, "SELECT " EBB_CTL_STORE_NODE_COLS " FROM nodes ORDER BY name");
+  if (!r)
+    return -EIO;
+  for (int i = 0; i < PQntuples (r); i++)
+    ebb_ctl_store_node_of_row (c, &(ebb_ctl_store_row){ col_int, col_double, col_text, r, i });
+  PQclear (r);
+  return 0;
 }
 
 static ebb_ctl_job *

@@ -18,6 +18,26 @@ dup_col (const ebb_ctl_store_row *r, int col)
   return v ? ebb_xstrdup (v) : NULL;
 }
 
+/* See store-backend.h. */
+void
+ebb_ctl_store_node_of_row (ebb_ctl *c, const ebb_ctl_store_row *r)
+{
+  ebb_ctl_node *n = ebb_xcalloc (1, sizeof *n);
+  n->name = dup_col (r, 0);
+  n->url = dup_col (r, 1);
+  n->state = (ebb_ctl_node_state)r->i (r, 2);
+  n->epoch = (uint64_t)r->i (r, 3);
+  n->cap_cpu_millis = (uint64_t)r->i (r, 4);
+  n->cap_memory_bytes = (uint64_t)r->i (r, 5);
+  n->last_hb_at = r->d (r, 6);
+  if (!n->name || ebb_ctl_add_node (c, n) < 0)
+    {
+      free (n->name);
+      free (n->url);
+      free (n);
+    }
+}
+
 /* The reason in columns col (its code's name) and col + 1 (its message) of a row. */
 static void
 reason_of_row (ebb_ctl_reason *why, const ebb_ctl_store_row *r, int col)

@@ -1,12 +1,15 @@
 /* The writes' statements of the jobs' and tasks' tables, built from the column lists of
  * store-schema.h for each backend's SQL dialect (SQLite's INSERT OR REPLACE, PostgreSQL's
- * ON CONFLICT), so that a column added there is written by both. */
+ * ON CONFLICT), so that a column added there is written by both; and the retention's SQL,
+ * the same for both. */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "controller/ctl.h"
 #include "controller/store-schema.h"
 #include "lib/util.h"
 
@@ -86,4 +89,25 @@ ebb_ctl_store_sql_task_update (bool pg)
   put_sets (f, task_cols, 2, EBB_CTL_TASK_N_COLS, p, false);
   fprintf (f, " WHERE job = %c1 AND idx = %c2", p, p);
   return text_of (f, &buf);
+}
+
+/* See store-schema.h. */
+char *
+ebb_ctl_store_sql_prune_ids (double finished_before, uint64_t keep, unsigned max)
+{
+  return ebb_xasprintf (
+      "SELECT id FROM jobs WHERE state >= %d AND id NOT IN (SELECT job FROM calls)"
+      " AND (finished_at < %.17g OR id <= (SELECT id FROM jobs WHERE state >= %d"
+      " ORDER BY id DESC LIMIT 1 OFFSET %" PRIu64 ")) ORDER BY id LIMIT %u",
+      JOB_DONE, finished_before, JOB_DONE, keep > INT64_MAX ? (uint64_t)INT64_MAX : keep, max);
+}
+
+/* See store-schema.h. */
+char *
+ebb_ctl_store_sql_prune_log (double finished_before)
+{
+  return ebb_xasprintf (
+      "DELETE FROM decisions WHERE seq < COALESCE((SELECT seq FROM decisions WHERE time >= %.17g"
+      " ORDER BY seq LIMIT 1), (SELECT MAX(seq) FROM decisions))",
+      finished_before);
 }

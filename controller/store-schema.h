@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The first schema's columns after the key's first one (id; job), in their order. */
 #define EBB_CTL_STORE_JOB_BASE(X)                                                                  \
@@ -89,6 +90,9 @@ enum
 #define EBB_CTL_STORE_ONE(t, c, ty) +1
 #define EBB_CTL_STORE_N_ADDED       (0 EBB_CTL_STORE_ADDED (EBB_CTL_STORE_ONE))
 
+/* The nodes' columns as the load reads them (ebb_ctl_store_node_of_row). */
+#define EBB_CTL_STORE_NODE_COLS "name, url, state, epoch, cap_cpu, cap_mem, last_hb"
+
 typedef struct ebb_ctl_store_column
 {
   const char *table, *column, *type;
@@ -102,5 +106,12 @@ extern const ebb_ctl_store_column ebb_ctl_store_added[];
  * parameter is NULL. */
 char *ebb_ctl_store_sql_insert (bool pg, bool jobs);
 char *ebb_ctl_store_sql_task_update (bool pg);
+/* Retention (ebb_ctl_store_prune), the same SQL for both backends: the ids of the finished
+ * jobs to remove (at most max, oldest first; a job with an agent call recorded stays), and
+ * the statement that trims the decision log to the decisions since finished_before (always
+ * keeping the newest one, whose sequence number the next start continues). Only numbers
+ * go into the text. */
+char *ebb_ctl_store_sql_prune_ids (double finished_before, uint64_t keep, unsigned max);
+char *ebb_ctl_store_sql_prune_log (double finished_before);
 
 #endif

@@ -14,34 +14,6 @@
 #define JOB_COLS  EBB_CTL_STORE_JOB_COLS
 #define TASK_COLS EBB_CTL_STORE_TASK_COLS
 
-static int
-load_nodes (ebb_ctl_sqlite *s, ebb_ctl *c)
-{
-  sqlite3_stmt *st = ebb_ctl_sqlite_prep (s, "SELECT name, url, state, epoch, cap_cpu, cap_mem,"
-                                             " last_hb FROM nodes ORDER BY name");
-  if (!st)
-    return -EIO;
-  while (sqlite3_step (st) == SQLITE_ROW)
-    {
-      ebb_ctl_node *n = ebb_xcalloc (1, sizeof *n);
-      n->name = ebb_ctl_sqlite_col_str (st, 0);
-      n->url = ebb_ctl_sqlite_col_str (st, 1);
-      n->state = (ebb_ctl_node_state)sqlite3_column_int (st, 2);
-      n->epoch = (uint64_t)sqlite3_column_int64 (st, 3);
-      n->cap_cpu_millis = (uint64_t)sqlite3_column_int64 (st, 4);
-      n->cap_memory_bytes = (uint64_t)sqlite3_column_int64 (st, 5);
-      n->last_hb_at = sqlite3_column_double (st, 6);
-      if (!n->name || ebb_ctl_add_node (c, n) < 0)
-        {
-          free (n->name);
-          free (n->url);
-          free (n);
-        }
-    }
-  sqlite3_finalize (st);
-  return 0;
-}
-
 /* A statement's current row as store-rows.c reads it. */
 static int64_t
 col_int (const ebb_ctl_store_row *r, int col)
@@ -59,6 +31,19 @@ static const char *
 col_text (const ebb_ctl_store_row *r, int col)
 {
   return (const char *)sqlite3_column_text ((sqlite3_stmt *)r->res, col);
+}
+
+static int
+load_nodes (ebb_ctl_sqlite *s, ebb_ctl *c)
+{
+  sqlite3_stmt *st
+      = ebb_ctl_sqlite_prep (s, "SELECT " EBB_CTL_STORE_NODE_COLS " FROM nodes ORDER BY name");
+  if (!st)
+    return -EIO;
+  while (sqlite3_step (st) == SQLITE_ROW)
+    ebb_ctl_store_node_of_row (c, &(ebb_ctl_store_row){ col_int, col_double, col_text, st, 0 });
+  sqlite3_finalize (st);
+  return 0;
 }
 
 static ebb_ctl_job *

@@ -5,18 +5,7 @@
 # make check) again on PostgreSQL, a schema per store (EBB_TEST_PG_URL, tests/ctl-fixture.h).
 . "${EBB_TOP_SRCDIR:-.}/tests/ha/lib.sh"
 . "$EBB_TOP_SRCDIR/tests/ha/pg.sh"
-[ -x "$PG_BIN/postgres" ] || skip "no PostgreSQL 15 in $PG_BIN (scripts/install-deps.sh)"
-[ "$(id -u)" != 0 ] || id "$PG_USER" >/dev/null 2>&1 || skip "no user $PG_USER to run PostgreSQL as"
-
-TMP=$(mktemp -d /tmp/ebb-pg-store.XXXXXX) || exit 99
-cleanup () {
-  pg_stop KILL
-  [ "$FAILED" != 0 ] && tail -20 "$TMP/pg/postgres.log"
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-pg_start "$TMP/pg" || { FAILED=1; fail "PostgreSQL did not start"; exit 1; }
+pg_test_start pg-store
 EBB_PG_URL=$PG_URL "$EBB_TOP_BUILDDIR/tests/ha/pg-store" && ok "the store's suite on PostgreSQL" \
   || fail "the store's suite on PostgreSQL"
 for suite in test-controller-core test-controller-evict; do
