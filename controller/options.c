@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "controller/ctl.h"
+#include "controller/store.h"
 #include "lib/util.h"
 #include "policies/param.h"
 
@@ -69,9 +70,8 @@ validate_policy (const ebb_conf_setting *s, const void *value, ebb_error **err)
 static int
 validate_store (const ebb_conf_setting *s, const void *value, ebb_error **err)
 {
-  const char *v = value;
-  if (strncmp (v, "postgresql://", 13) == 0 || strncmp (v, "postgres://", 11) == 0
-      || (strncmp (v, "sqlite:", 7) == 0 && v[7] == '/'))
+  const char *v = value, *kind = ebb_ctl_store_kind (v);
+  if (kind && (strcmp (kind, "postgresql") == 0 || v[7] == '/'))
     return 0;
   return ebb_error_set (err, EINVAL, "%s: %s is neither sqlite:/ABSOLUTE/PATH nor postgresql://...",
                         s->name, v);

@@ -14,17 +14,26 @@
 #include "lib/util.h"
 
 /* See store.h. */
+const char *
+ebb_ctl_store_kind (const char *store)
+{
+  if (strncmp (store, "postgresql://", 13) == 0 || strncmp (store, "postgres://", 11) == 0)
+    return "postgresql";
+  return strncmp (store, "sqlite:", 7) == 0 ? "sqlite" : NULL;
+}
+
+/* See store.h. */
 int
 ebb_ctl_store_open (ebb_ctl *c, ebb_error **err)
 {
   const char *store = c->cfg->store;
-  if (store
-      && (strncmp (store, "postgresql://", 13) == 0 || strncmp (store, "postgres://", 11) == 0))
-    return ebb_ctl_store_pg_open (store, &c->store, err);
-  if (store && strncmp (store, "sqlite:", 7) == 0)
-    return ebb_ctl_store_sqlite_open (store + strlen ("sqlite:"), &c->store, err);
-  if (store && *store)
+  const char *kind = store && *store ? ebb_ctl_store_kind (store) : "";
+  if (!kind)
     return ebb_error_set (err, EINVAL, "store %s: neither sqlite:PATH nor postgresql://...", store);
+  if (strcmp (kind, "postgresql") == 0)
+    return ebb_ctl_store_pg_open (store, &c->store, err);
+  if (strcmp (kind, "sqlite") == 0)
+    return ebb_ctl_store_sqlite_open (store + strlen ("sqlite:"), &c->store, err);
   if (mkdir (c->cfg->state_dir, 0700) < 0 && errno != EEXIST)
     return ebb_error_set_errno (err, errno, "create %s", c->cfg->state_dir);
   cleanup_free char *path = ebb_xasprintf ("%s/controller.db", c->cfg->state_dir);

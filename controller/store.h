@@ -15,6 +15,9 @@ typedef struct ebb_ctl_store ebb_ctl_store;
  * controller.db in cfg->state_dir, created 0700) into c->store. Returns 0, or negative with
  * *err. */
 int ebb_ctl_store_open (ebb_ctl *c, ebb_error **err);
+/* The backend a --store value names: "sqlite" (sqlite:PATH), "postgresql" (postgresql:// or
+ * postgres://), or NULL. */
+const char *ebb_ctl_store_kind (const char *store);
 /* Commits what is open and closes c->store (NULL after). */
 void ebb_ctl_store_close (ebb_ctl *c);
 

@@ -152,8 +152,10 @@ test_options (void)
   char *bad5[] = { "ebb-controller", "--policy", "nosuch", NULL };
   char *bad6[] = { "ebb-controller", "--policy", "hopper", NULL }; /* speculative: sim only */
   char *bad7[] = { "ebb-controller", "--policy", "srpt", NULL };   /* speculative too */
-  char **bads[] = { bad1, bad2, bad3, bad4, bad5, bad6, bad7 };
-  int argcs[] = { 2, 3, 3, 3, 3, 3, 3 };
+  char *bad8[] = { "ebb-controller", "--store", "mysql://x", NULL };
+  char *bad9[] = { "ebb-controller", "--store", "sqlite:relative.db", NULL };
+  char **bads[] = { bad1, bad2, bad3, bad4, bad5, bad6, bad7, bad8, bad9 };
+  int argcs[] = { 2, 3, 3, 3, 3, 3, 3, 3, 3 };
   for (size_t i = 0; i < EBB_ARRAY_SIZE (bads); i++)
     {
       ebb_ctl_config c2 = { 0 };
@@ -161,6 +163,16 @@ test_options (void)
       CU_ASSERT_PTR_NOT_NULL (err);
       ebb_error_free (&err);
       ebb_ctl_config_free (&c2);
+    }
+  /* The store: SQLite at an absolute path, or a PostgreSQL URI (either scheme). */
+  const char *stores[] = { "sqlite:/var/lib/x.db", "postgresql://u@h/db", "postgres://h/db" };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (stores); i++)
+    {
+      char *good[] = { "ebb-controller", "--store", (char *)stores[i], NULL };
+      ebb_ctl_config sc = { 0 };
+      CU_ASSERT_EQUAL (ebb_ctl_parse_args (3, good, &sc, &err), 0);
+      CU_ASSERT_STRING_EQUAL (sc.store, stores[i]);
+      ebb_ctl_config_free (&sc);
     }
   /* Timed probe rounds run in the controller too (controller/sched-timed.c). */
   char *peacock[] = { "ebb-controller", "--policy", "peacock", NULL };
