@@ -1,10 +1,10 @@
 /* CUnit suite of the PostgreSQL store (controller/store-pg*.c) on a real server (the URL in
  * EBB_PG_URL; tests/ha/test-pg-store.sh starts PostgreSQL 15 and runs it): the schema's
  * migrations (an empty database, an older version, a second open that changes nothing, a
- * newer version refused), the controller's rows saved and loaded back, the fence (a
- * transaction of an older epoch fails once a newer one is claimed, and the calls it decided
- * never leave), and a connection lost (the server ended it) opened again at the next
- * transaction. Each test starts on an empty schema. */
+ * newer version refused, a store of before the added columns with a job in it), the controller's
+ * rows saved and loaded back, the fence (a transaction of an older epoch fails once a newer one is
+ * claimed, and the calls it decided never leave), and a connection lost (the server ended it)
+ * opened again at the next transaction. Each test starts on an empty schema. */
 #include "config.h"
 
 #include <errno.h>
@@ -268,11 +268,49 @@ test_reconnect (void)
   ctl_del (c);
 }
 
+/* A store of version 2 (the first tables and the fence, before the columns added since)
+ * with a job in it: the open adds every column, one migration each, and the job loads with
+ * the added columns' defaults; a job written then reads back with them. */
+static void
+test_migrate_columns (void)
+{
+  empty_schema ();
+  PGconn *conn = PQconnectdb (url);
+  CU_ASSERT_EQUAL_FATAL (ebb_ctl_pg_migrate (conn, 2, NULL), 0);
+  free (sql1 ("INSERT INTO jobs VALUES (1, 'r1', 'old', 1, 0, 1, 10, 11, 0, '{}', 1);"
+              "INSERT INTO tasks VALUES (1, 0, '{\"argv\":[\"x\"]}', 1, NULL, 1, 0, 0, 2, 11,"
+              " 0, 0)"));
+  ebb_ctl_config cfg;
+  ebb_ctl *c = ctl_new (&cfg);
+  CU_ASSERT_EQUAL (ebb_ctl_pg_schema_version (conn), EBB_CTL_PG_SCHEMA_VERSION);
+  CU_ASSERT_EQUAL (EBB_CTL_PG_SCHEMA_VERSION, 2 + EBB_CTL_STORE_N_ADDED);
+  ebb_ctl_job *j = ebb_ctl_job_find (c, 1);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (j);
+  CU_ASSERT_STRING_EQUAL (j->name, "old");
+  CU_ASSERT_EQUAL (j->priority, 0);
+  CU_ASSERT_EQUAL (j->reason.code, REASON_NONE);
+  CU_ASSERT_EQUAL (j->tasks[0].suspensions, 2);
+  CU_ASSERT_EQUAL (j->tasks[0].suspended_sec, 0);
+  j->priority = 3;
+  j->tasks[0].suspended_sec = 1.5;
+  snprintf (j->submitted_by, sizeof j->submitted_by, "alice");
+  ebb_ctl_store_job (c, j);
+  ebb_ctl_store_task (c, &j->tasks[0]);
+  CU_ASSERT_EQUAL (ebb_ctl_store_commit (c), 0);
+  ctl_del (c);
+  c = ctl_new (&cfg);
+  j = ebb_ctl_job_find (c, 1);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (j);
+  CU_ASSERT_EQUAL (j->priority, 3);
+  CU_ASSERT_STRING_EQUAL (j->submitted_by, "alice");
+  CU_ASSERT_EQUAL (j->tasks[0].suspended_sec, 1.5);
+  ctl_del (c);
+  PQfinish (conn);
+}
+
 static const ebb_cu_test tests[] = {
-  EBB_CU_TEST (test_migrate),
-  EBB_CU_TEST (test_store),
-  EBB_CU_TEST (test_fence),
-  EBB_CU_TEST (test_reconnect),
+  EBB_CU_TEST (test_migrate), EBB_CU_TEST (test_migrate_columns), EBB_CU_TEST (test_store),
+  EBB_CU_TEST (test_fence),   EBB_CU_TEST (test_reconnect),
 };
 
 int
