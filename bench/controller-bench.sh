@@ -17,6 +17,11 @@
 #     LAUNCH decisions made (committed, handed to curl) over the window and 2 s after, and
 #     the launches the fleet received (one process serves every node's agent API, so on a
 #     shared machine it is the slower side).
+# EBB_BENCH_MODE=store instead measures placements/s (as above, one job of 1,000 tasks) at
+# EBB_BENCH_STORE_NODES nodes (default 1,000) with the SQLite store and with PostgreSQL 15
+# (started as in tests/ha/pg.sh, in a temporary directory) in the same run, the best of
+# EBB_BENCH_STORE_RUNS (default 3) each, and prints both and their ratio (bench/ha-store.sh).
+# EBB_BENCH_STORE=sqlite:PATH or postgresql://... runs any mode on that store.
 # EBB_BENCH_MODE=rss instead runs N nodes with jobs of 10 tasks at EBB_BENCH_RSS_RATE tasks/s
 # (default 10) for a warm-up of EBB_BENCH_RSS_WARMUP s (default 120) and a steady window of
 # EBB_BENCH_RSS_SEC s (default 600), prints the controller's RSS every EBB_BENCH_RSS_EVERY s
@@ -38,7 +43,9 @@ RSS_EVERY=${EBB_BENCH_RSS_EVERY:-30}
 HZ=$(getconf CLK_TCK)
 TMP=$(mktemp -d /tmp/ebb-ctl-bench.XXXXXX)
 CTL= FLEET=
-trap 'kill $CTL $FLEET 2>/dev/null; wait 2>/dev/null; rm -rf "$TMP"' EXIT
+PG_PID=
+# (PostgreSQL first: the wait would wait for it too.)
+trap '[ -z "$PG_PID" ] || pg_stop KILL; kill $CTL $FLEET 2>/dev/null; wait 2>/dev/null; rm -rf "$TMP"' EXIT
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$TMP/token"; chmod 600 "$TMP/token"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
   -keyout "$TMP/key.pem" -out "$TMP/cert.pem" -days 2 -subj /CN=localhost \
@@ -58,7 +65,7 @@ start () {
   rm -rf "$TMP/state"
   "$B/ebb-controller" --listen "unix:$TMP/c.sock" --state-dir "$TMP/state" \
     --token-file "$TMP/token" --agent-ca "$TMP/cert.pem" --policy "$POLICY" --node-timeout 60s \
-    >"$TMP/ctl.log" 2>&1 &
+    ${EBB_BENCH_STORE:+--store "$EBB_BENCH_STORE"} >"$TMP/ctl.log" 2>&1 &
   CTL=$!
   for _ in $(seq 100); do curl -sf --unix-socket "$TMP/c.sock" http://c/v1/health >/dev/null && break; sleep 0.1; done
   URL=http://c
@@ -78,6 +85,23 @@ stop () {
 
 launches () { api "$URL/metrics" | awk '/^ebb_controller_task_launches_total/ { print $2 }'; }
 
+# place K: one job of K tasks on the idle fleet, submit -> all running; prints placements/s.
+place () {
+  local k=$1 s0 s1 id
+  jq -cn --argjson k "$k" '{name:"big",class:"long",tasks:[range($k) | {argv:["sleep","30"],cpu_millis:1000,memory_bytes:67108864}]}' >"$TMP/big.json"
+  s0=$(date +%s%N)
+  id=$(api -X POST --data-binary @"$TMP/big.json" "$URL/v1/jobs" | jq -r .id)
+  while :; do
+    [ "$(api "$URL/v1/cluster" | jq -r .running_tasks)" -ge "$k" ] && break
+    [ $(( ($(date +%s%N) - s0) / 1000000000 )) -gt 120 ] && break
+    sleep 0.05
+  done
+  s1=$(date +%s%N)
+  echo $(( k * 1000000000 / (s1 - s0) ))
+  api -X DELETE "$URL/v1/jobs/$id" >/dev/null
+  sleep 2
+}
+
 # run N: prints "N p50_ms p99_ms placements_per_s hb_cpu_pct rss0_kib rss1_kib"
 run () {
   local n=$1
@@ -87,20 +111,8 @@ run () {
   r0=$(rss_kib $CTL); t0=$(ticks $CTL); sleep "$WINDOW"; t1=$(ticks $CTL); r1=$(rss_kib $CTL)
   local cpu=$(( (t1 - t0) * 100 / (WINDOW * HZ) ))
   # Placements: one big job on the idle fleet.
-  local k=$(( n < 5000 ? n : 5000 ))
-  jq -cn --argjson k "$k" '{name:"big",class:"long",tasks:[range($k) | {argv:["sleep","30"],cpu_millis:1000,memory_bytes:67108864}]}' >"$TMP/big.json"
-  local s0 s1 id
-  s0=$(date +%s%N)
-  id=$(api -X POST --data-binary @"$TMP/big.json" "$URL/v1/jobs" | jq -r .id)
-  while :; do
-    [ "$(api "$URL/v1/cluster" | jq -r .running_tasks)" -ge "$k" ] && break
-    [ $(( ($(date +%s%N) - s0) / 1000000000 )) -gt 120 ] && break
-    sleep 0.05
-  done
-  s1=$(date +%s%N)
-  local pps=$(( k * 1000000000 / (s1 - s0) ))
-  api -X DELETE "$URL/v1/jobs/$id" >/dev/null
-  sleep 2
+  local pps
+  pps=$(place $(( n < 5000 ? n : 5000 )))
   # Decision latency: 200 one-task jobs, one at a time.
   for i in $(seq 200); do
     api -X POST --data-binary '{"tasks":[{"argv":["sleep","0.2"],"cpu_millis":1000,"memory_bytes":67108864}]}' "$URL/v1/jobs" >/dev/null
@@ -178,6 +190,40 @@ rss () {
     "$TMP/rss"
   stop
 }
+
+# store_bench: placements/s of one 1,000-task job at EBB_BENCH_STORE_NODES nodes with the
+# SQLite store, then with PostgreSQL (an empty schema each run), the best of
+# EBB_BENCH_STORE_RUNS runs each; prints both and PostgreSQL's share of SQLite's.
+store_bench () {
+  local n=${EBB_BENCH_STORE_NODES:-1000} runs=${EBB_BENCH_STORE_RUNS:-3} st p best
+  local ntasks=$(( n < 1000 ? n : 1000 )) # (pg.sh's loops use k)
+  . "$(dirname "$0")/../tests/ha/pg.sh"
+  pg_start "$TMP/pg" >/dev/null || { echo "bench: PostgreSQL did not start" >&2; exit 1; }
+  echo "ebb-controller store bench ($(date -u +%FT%TZ)): one job of $ntasks tasks at $n nodes," \
+    "policy $POLICY, best of $runs runs"
+  for st in sqlite postgresql; do
+    best=0
+    for _ in $(seq "$runs"); do
+      EBB_BENCH_STORE=
+      if [ $st = postgresql ]; then
+        psql_ -c 'DROP SCHEMA public CASCADE; CREATE SCHEMA public' >/dev/null 2>&1
+        EBB_BENCH_STORE=$PG_URL
+      fi
+      start "$n" 1000
+      p=$(place "$ntasks")
+      stop
+      [ "$p" -gt "$best" ] && best=$p
+    done
+    printf '%-12s %8s placements/s\n' "$st" "$best"
+    eval "best_$st=$best"
+  done
+  echo "postgresql/sqlite: $(awk -v a="$best_postgresql" -v b="$best_sqlite" 'BEGIN { printf "%.0f%%", (b > 0 ? a * 100 / b : 0) }')"
+}
+
+if [ "$MODE" = store ]; then
+  store_bench
+  exit 0
+fi
 
 if [ "$MODE" = rss ]; then
   echo "ebb-controller RSS bench ($(date -u +%FT%TZ), heartbeats every 5 s)"

@@ -258,6 +258,7 @@ h_submit (ebb_http_request *req, ebb_http_response *resp, void *ud)
                             : st == 404                         ? "not_found"
                             : st == 422                         ? "unsatisfiable"
                             : st == 429                         ? "queue_full"
+                            : st == 503                         ? "store_unavailable"
                             : ebb_error_code (&err) == EALREADY ? "request_id_reused"
                                                                 : "conflict",
                             &err);

@@ -41,6 +41,7 @@ typedef struct ebb_ctl_config
 {
   char **listen;
   char *state_dir;
+  char *store; /* sqlite:PATH or postgresql://... (controller/store.h); NULL: in state_dir */
   char *policy;
   char **policy_opt;
   uint64_t node_timeout_usec;
@@ -300,6 +301,7 @@ typedef struct ebb_ctl
   sd_event_source *post_src; /* the end of each loop iteration: ebb_ctl_flush */
   uint64_t watchdog_usec;
   bool stopping;
+  bool store_lost; /* a commit failed: nothing more leaves (ebb_ctl_flush) */
   double start_at;
 
   ebb_ctl_job **jobs; /* in memory, by id: the unfinished ones and the newest finished */

@@ -180,6 +180,14 @@ ebb_ctl_new (ebb_ctl_config *cfg, ebb_ctl **out, ebb_error **err)
   if (cfg->token_file ? ebb_secret_read_token (cfg->token_file, &c->token, err) < 0
                       : state_token (c, err) < 0)
     return -EINVAL;
+  /* Without an election, each start is a new leader: the epoch stored + 1 fences the
+   * transactions of the process this one replaces (a shared store; SQLite holds none),
+   * before the load, so that none of them commits after what this one reads. */
+  uint64_t epoch = 0;
+  if (ebb_ctl_store_claim (c, 0, &epoch) < 0)
+    return ebb_error_set (err, EIO, "claim the leader epoch in the store");
+  if (epoch)
+    ebb_log_notice ("store: leader epoch %llu", (unsigned long long)epoch);
   if (ebb_ctl_store_load (c, err) < 0)
     return -EIO;
   /* The preemption counters count since the store was created, not since this start. */
@@ -212,7 +220,7 @@ ebb_ctl_run (ebb_ctl *c)
 {
   sd_notify (0, "READY=1\nSTATUS=Scheduling");
   int r = sd_event_loop (c->event);
-  return r < 0 ? 1 : 0;
+  return r < 0 ? 1 : r; /* EBB_CTL_EXIT_STORE: a commit failed (ebb_ctl_flush) */
 }
 
 /* See ctl.h. */

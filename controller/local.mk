@@ -1,15 +1,18 @@
 # ebb-controller: the cluster daemon (sd-event, libmicrohttpd, libcurl multi, SQLite). The
 # logic lives in controller/libebb-controller.a so tests can link it; main.c hands over.
 EBB_CTL_CFLAGS = $(AM_CFLAGS) $(LIBSYSTEMD_CFLAGS) $(LIBCURL_CFLAGS) $(JSONC_CFLAGS) \
-	$(LIBMHD_CFLAGS) $(SQLITE3_CFLAGS)
+	$(LIBMHD_CFLAGS) $(SQLITE3_CFLAGS) $(LIBPQ_CFLAGS)
 EBB_CTL_LIBS = controller/libebb-controller.a policies/libebb-policy.a $(EBB_COMMON_LIBS) \
-	$(SQLITE3_LIBS)
+	$(SQLITE3_LIBS) $(LIBPQ_LIBS)
 
 noinst_LIBRARIES += controller/libebb-controller.a
 controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/options.c controller/store.h controller/store.c controller/store-backend.h \
+	controller/store-schema.h controller/store-schema.c controller/store-rows.c \
 	controller/store-sqlite.h controller/store-sqlite.c controller/store-sqlite-calls.c \
 	controller/store-sqlite-jobs.c controller/store-sqlite-prune.c \
+	controller/store-pg.h controller/store-pg.c controller/store-pg-schema.c \
+	controller/store-pg-read.c controller/store-pg-prune.c \
 	controller/outbox-t.h controller/outbox.h controller/outbox.c \
 	controller/sched.h controller/sched-model.c controller/sched-calls.c \
 	controller/sched-place.c controller/sched-preempt.c controller/sched-recover.c \
@@ -82,7 +85,7 @@ noinst_PROGRAMS += tests/controller/fleet
 tests_controller_fleet_SOURCES = tests/controller/fleet.c
 tests_controller_fleet_CFLAGS = $(EBB_CTL_CFLAGS)
 tests_controller_fleet_LDADD = $(EBB_COMMON_LIBS)
-EXTRA_DIST += bench/controller-bench.sh bench/controller-bench.txt
+EXTRA_DIST += bench/controller-bench.sh bench/controller-bench.txt bench/ha-store.sh
 bench-controller: ebb-controller tests/controller/fleet
 	EBB_TOP_BUILDDIR='$(abs_top_builddir)' bash $(srcdir)/bench/controller-bench.sh
 .PHONY: bench-controller

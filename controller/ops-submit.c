@@ -220,6 +220,10 @@ ebb_ctl_op_submit (ebb_ctl *c, ebb_ctl_submit_req *r, ebb_ctl_job **job, char **
     st = fits_check (c, r->specs, r->n, err);
   if (st)
     return st;
+  /* The transaction first: with the store unreachable (an outage) or this controller
+   * fenced, nothing changes and the client is told to retry. */
+  if (ebb_ctl_store_begin (c) < 0)
+    return ebb_error_set (err, EIO, "the store is unavailable; retry"), 503;
   ebb_ctl_job *j = ebb_ctl_job_from_req (c, r);
   json_object *a = json_object_new_object ();
   ebb_json_add_uint64 (a, "id", j->id);
@@ -227,7 +231,6 @@ ebb_ctl_op_submit (ebb_ctl *c, ebb_ctl_submit_req *r, ebb_ctl_job **job, char **
   ebb_json_add_string (a, "state", "queued");
   j->answer = ebb_xstrdup (json_object_to_json_string_ext (a, EBB_JSON_TO_STRING_FLAGS));
   json_object_put (a);
-  ebb_ctl_store_begin (c);
   ebb_ctl_adopt_prepare (c, j);
   ebb_ctl_store_job (c, j);
   for (uint32_t i = 0; i < j->ntasks; i++)
@@ -244,6 +247,8 @@ ebb_ctl_op_submit (ebb_ctl *c, ebb_ctl_submit_req *r, ebb_ctl_job **job, char **
   ebb_ctl_sched_job (c, j);
   ebb_ctl_explain_job (c, j);
   ebb_ctl_flush (c);
+  if (c->store_lost) /* not committed: not accepted (the controller is ending) */
+    return ebb_error_set (err, EIO, "the store is unavailable; retry"), 503;
   *job = j;
   return 0;
 }

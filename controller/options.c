@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "controller/ctl.h"
+#include "controller/store.h"
 #include "lib/util.h"
 #include "policies/param.h"
 
@@ -65,6 +66,17 @@ validate_policy (const ebb_conf_setting *s, const void *value, ebb_error **err)
   return ebb_ctl_policy_runnable (value, err);
 }
 
+/* --store: a backend that store.c opens. */
+static int
+validate_store (const ebb_conf_setting *s, const void *value, ebb_error **err)
+{
+  const char *v = value, *kind = ebb_ctl_store_kind (v);
+  if (kind && (strcmp (kind, "postgresql") == 0 || v[7] == '/'))
+    return 0;
+  return ebb_error_set (err, EINVAL, "%s: %s is neither sqlite:/ABSOLUTE/PATH nor postgresql://...",
+                        s->name, v);
+}
+
 #define OFF(f) offsetof (ebb_ctl_config, f)
 
 static const ebb_conf_setting table[] = {
@@ -82,6 +94,13 @@ static const ebb_conf_setting table[] = {
     .def = LOCALSTATEDIR "/lib/ebb/controller",
     .validate = ebb_conf_validate_abspath,
     .help = "SQLite database (WAL) and the generated token" },
+  { .name = "store",
+    .type = EBB_CONF_STRING,
+    .offset = OFF (store),
+    .umax = 4096,
+    .validate = validate_store,
+    .help = "sqlite:PATH or postgresql://... (a libpq URI: the shared, fenced store of "
+            "replicated controllers); default sqlite:STATE_DIR/controller.db" },
   { .name = "policy",
     .type = EBB_CONF_STRING,
     .offset = OFF (policy),

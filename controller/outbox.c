@@ -198,7 +198,21 @@ ebb_ctl_arrival (ebb_ctl *c, uint64_t job, uint64_t arrival_usec)
 void
 ebb_ctl_flush (ebb_ctl *c)
 {
-  ebb_ctl_store_commit (c);
+  if (c->store_lost || ebb_ctl_store_commit (c) < 0)
+    {
+      /* What this iteration decided is not in the store (an outage, a fence): none of its
+       * calls leaves, and the model, now ahead of the store, cannot go on: the store is
+       * closed (nothing is open to commit), the process ends (EBB_CTL_EXIT_STORE; systemd
+       * starts it again) and the next start reloads what was committed. */
+      if (!c->store_lost)
+        ebb_log_err ("store: the commit failed: %zu agent calls not sent; exiting", c->n_outbox);
+      ebb_ctl_calls_free (c);
+      ebb_ctl_store_close (c);
+      c->store_lost = true;
+      if (c->event)
+        sd_event_exit (c->event, EBB_CTL_EXIT_STORE);
+      return;
+    }
   /* The array is taken first: a call that fails at once may decide new calls, which wait
    * for the next flush. The launches of jobs that just arrived go first, each after the
    * calls decided before it to the same node (the suspension that makes room for it must

@@ -45,8 +45,11 @@ void ebb_ctl_replay_calls (ebb_ctl *c);
 /* Frees the calls not started yet (at exit). */
 void ebb_ctl_calls_free (ebb_ctl *c);
 
+/* The exit status of a controller whose commit failed (EX_TEMPFAIL). */
+#define EBB_CTL_EXIT_STORE 75
 /* The end of a loop iteration: commits the store, then starts the agent calls decided
- * since the last flush (a decision is committed before its call goes out). */
+ * since the last flush (a decision is committed before its call goes out). When the commit
+ * fails, no call leaves, the store is closed and the loop ends with EBB_CTL_EXIT_STORE. */
 void ebb_ctl_flush (ebb_ctl *c);
 /* Records that job `job` arrived at arrival_usec (monotonic): the next flush starts its
  * launches first and takes its decision latency once they are handed to curl multi. */

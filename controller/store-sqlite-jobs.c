@@ -11,136 +11,53 @@
 #include "controller/store-sqlite.h"
 #include "lib/util.h"
 
-#define JOB_COLS                                                                                   \
-  "id, request_id, name, class, est, state, submitted_at, started_at, finished_at, answer,"        \
-  " ntasks, body_digest, placed_at, reason, reason_msg, priority, submitted_by"
-#define TASK_COLS                                                                                  \
-  "t.job, t.idx, t.spec, t.state, t.node, t.generation, t.exit_status, t.has_exit,"                \
-  " t.suspensions, t.started_at, t.finished_at, t.kill_wanted, t.reason, t.reason_msg,"            \
-  " t.suspended_sec, t.end_reason"
+#define JOB_COLS  EBB_CTL_STORE_JOB_COLS
+#define TASK_COLS EBB_CTL_STORE_TASK_COLS
+
+/* A statement's current row as store-rows.c reads it. */
+static int64_t
+col_int (const ebb_ctl_store_row *r, int col)
+{
+  return sqlite3_column_int64 ((sqlite3_stmt *)r->res, col);
+}
+
+static double
+col_double (const ebb_ctl_store_row *r, int col)
+{
+  return sqlite3_column_double ((sqlite3_stmt *)r->res, col);
+}
+
+static const char *
+col_text (const ebb_ctl_store_row *r, int col)
+{
+  return (const char *)sqlite3_column_text ((sqlite3_stmt *)r->res, col);
+}
 
 static int
 load_nodes (ebb_ctl_sqlite *s, ebb_ctl *c)
 {
-  sqlite3_stmt *st = ebb_ctl_sqlite_prep (s, "SELECT name, url, state, epoch, cap_cpu, cap_mem,"
-                                             " last_hb FROM nodes ORDER BY name");
+  sqlite3_stmt *st
+      = ebb_ctl_sqlite_prep (s, "SELECT " EBB_CTL_STORE_NODE_COLS " FROM nodes ORDER BY name");
   if (!st)
     return -EIO;
   while (sqlite3_step (st) == SQLITE_ROW)
-    {
-      ebb_ctl_node *n = ebb_xcalloc (1, sizeof *n);
-      n->name = ebb_ctl_sqlite_col_str (st, 0);
-      n->url = ebb_ctl_sqlite_col_str (st, 1);
-      n->state = (ebb_ctl_node_state)sqlite3_column_int (st, 2);
-      n->epoch = (uint64_t)sqlite3_column_int64 (st, 3);
-      n->cap_cpu_millis = (uint64_t)sqlite3_column_int64 (st, 4);
-      n->cap_memory_bytes = (uint64_t)sqlite3_column_int64 (st, 5);
-      n->last_hb_at = sqlite3_column_double (st, 6);
-      if (!n->name || ebb_ctl_add_node (c, n) < 0)
-        {
-          free (n->name);
-          free (n->url);
-          free (n);
-        }
-    }
+    ebb_ctl_store_node_of_row (c, &(ebb_ctl_store_row){ col_int, col_double, col_text, st, 0 });
   sqlite3_finalize (st);
   return 0;
 }
 
-/* The reason in columns col (its code's name) and col + 1 (its message) of a row. */
-static void
-reason_of_row (ebb_ctl_reason *r, sqlite3_stmt *st, int col)
-{
-  ebb_ctl_reason_code code = ebb_ctl_reason_code_of ((const char *)sqlite3_column_text (st, col));
-  const char *msg = (const char *)sqlite3_column_text (st, col + 1);
-  ebb_ctl_reason_set (r, code, "%s", msg ? msg : "");
-}
-
-/* A job of a JOB_COLS row, its tasks failed until their rows are read (with_tasks; else
- * none allocated: a listing counts them); NULL for a row with no task or too many. */
 static ebb_ctl_job *
 job_of_row (ebb_ctl *c, sqlite3_stmt *st, bool with_tasks)
 {
-  uint64_t ntasks = (uint64_t)sqlite3_column_int64 (st, 10);
-  if (ntasks == 0 || ntasks > EBB_CTL_MAX_TASKS_PER_JOB)
-    return NULL;
-  ebb_ctl_job *j = ebb_xcalloc (1, sizeof *j);
-  j->id = (uint64_t)sqlite3_column_int64 (st, 0);
-  j->request_id = ebb_ctl_sqlite_col_str (st, 1);
-  j->name = ebb_ctl_sqlite_col_str (st, 2);
-  j->cls = (ebb_ctl_class)sqlite3_column_int (st, 3);
-  j->est_task_sec = sqlite3_column_double (st, 4);
-  ebb_ctl_job_set_state (c, j, (ebb_ctl_job_state)sqlite3_column_int (st, 5));
-  j->submitted_at = sqlite3_column_double (st, 6);
-  j->started_at = sqlite3_column_double (st, 7);
-  j->finished_at = sqlite3_column_double (st, 8);
-  j->answer = ebb_ctl_sqlite_col_str (st, 9);
-  j->body_digest = ebb_ctl_sqlite_col_str (st, 11);
-  j->priority = sqlite3_column_int (st, 15);
-  const char *who = (const char *)sqlite3_column_text (st, 16);
-  snprintf (j->submitted_by, sizeof j->submitted_by, "%s", who ? who : "");
-  j->ntasks = (uint32_t)ntasks;
-  j->placed_at = sqlite3_column_double (st, 12);
-  reason_of_row (&j->reason, st, 13);
-  if (!with_tasks)
-    return j;
-  j->tasks = ebb_xcalloc (ntasks, sizeof *j->tasks);
-  for (uint32_t i = 0; i < j->ntasks; i++)
-    {
-      j->tasks[i].job = j;
-      j->tasks[i].idx = i;
-      j->tasks[i].node = -1;
-      j->tasks[i].slot = EBB_POL_NONE;
-      j->tasks[i].pjob = EBB_POL_NONE;
-      ebb_ctl_task_set_state (c, &j->tasks[i], TASK_FAILED); /* until its row is read */
-    }
-  return j;
+  ebb_ctl_store_row r = { col_int, col_double, col_text, st, 0 };
+  return ebb_ctl_store_job_of_row (c, &r, with_tasks);
 }
 
-/* Fills task idx of j from a TASK_COLS row; keep_spec: the spec stays (a task of the
- * model), else it is read for the allocation only. Returns false for a bad row. */
 static bool
 task_of_row (ebb_ctl *c, ebb_ctl_job *j, sqlite3_stmt *st, bool keep_spec)
 {
-  uint64_t idx = (uint64_t)sqlite3_column_int64 (st, 1);
-  if (idx >= j->ntasks)
-    return false;
-  ebb_ctl_task *t = &j->tasks[idx];
-  const char *spec = (const char *)sqlite3_column_text (st, 2);
-  json_object *o = spec ? json_tokener_parse (spec) : NULL, *v;
-  if (!o)
-    return false;
-  if (json_object_object_get_ex (o, "cpu_millis", &v))
-    t->cpu_millis = (uint64_t)json_object_get_int64 (v);
-  if (json_object_object_get_ex (o, "memory_bytes", &v))
-    t->memory_bytes = (uint64_t)json_object_get_int64 (v);
-  if (ebb_ctl_dag_load (j, t, o) < 0)
-    {
-      json_object_put (o);
-      return false;
-    }
-  if (keep_spec)
-    ebb_ctl_task_set_spec (t, o);
-  else
-    json_object_put (o);
-  ebb_ctl_task_set_state (c, t, (ebb_ctl_task_state)sqlite3_column_int (st, 3));
-  const char *node = (const char *)sqlite3_column_text (st, 4);
-  int ni = -1;
-  if (node && ebb_ctl_node_find (c, node, &ni))
-    ebb_ctl_task_set_node (c, t, ni);
-  t->generation = (uint64_t)sqlite3_column_int64 (st, 5);
-  t->exit_status = sqlite3_column_int64 (st, 6);
-  t->has_exit = sqlite3_column_int (st, 7);
-  t->suspensions = (uint32_t)sqlite3_column_int64 (st, 8);
-  t->started_at = sqlite3_column_double (st, 9);
-  t->finished_at = sqlite3_column_double (st, 10);
-  t->kill_wanted = sqlite3_column_int (st, 11);
-  reason_of_row (&t->reason, st, 12);
-  t->suspended_sec = sqlite3_column_double (st, 14);
-  const char *why = (const char *)sqlite3_column_text (st, 15);
-  snprintf (t->end_reason, sizeof t->end_reason, "%s", why ? why : "");
-  t->stored = true;
-  return true;
+  ebb_ctl_store_row r = { col_int, col_double, col_text, st, 0 };
+  return ebb_ctl_store_task_of_row (c, j, &r, keep_spec);
 }
 
 /* Reads the unfinished jobs with their tasks, then adds them to the model whole (which
@@ -205,20 +122,8 @@ count_finished (ebb_ctl_sqlite *s, ebb_ctl *c)
       if (q > 0)
         sqlite3_bind_int (st, 1, JOB_DONE);
       while (sqlite3_step (st) == SQLITE_ROW)
-        {
-          uint64_t a = (uint64_t)sqlite3_column_int64 (st, 0);
-          uint64_t n = (uint64_t)sqlite3_column_int64 (st, 1);
-          if (q == 0)
-            {
-              if (a >= c->next_job_id)
-                c->next_job_id = a + 1;
-              c->n_jobs_stored = n;
-            }
-          else if (q == 1 && a < EBB_ARRAY_SIZE (c->evicted_jobs))
-            c->evicted_jobs[a] += n;
-          else if (q == 2 && a < EBB_ARRAY_SIZE (c->evicted_tasks))
-            c->evicted_tasks[a] += n;
-        }
+        ebb_ctl_store_count_row (c, (int)q, (uint64_t)sqlite3_column_int64 (st, 0),
+                                 (uint64_t)sqlite3_column_int64 (st, 1));
       sqlite3_finalize (st);
     }
   return 0;
@@ -308,13 +213,14 @@ ebb_ctl_sqlite_job_page (ebb_ctl_store *base, ebb_ctl *c, uint64_t after, bool d
           k++;
         }
       ebb_ctl_job_summary *sum = &v[k - 1];
-      int64_t state = sqlite3_column_int64 (st, 17); /* after JOB_COLS */
-      uint64_t count = (uint64_t)sqlite3_column_int64 (st, 18);
-      if (sum->job && sqlite3_column_type (st, 17) != SQLITE_NULL && state >= 0
+      const int col = EBB_CTL_JOB_N_COLS; /* after JOB_COLS */
+      int64_t state = sqlite3_column_int64 (st, col);
+      uint64_t count = (uint64_t)sqlite3_column_int64 (st, col + 1);
+      if (sum->job && sqlite3_column_type (st, col) != SQLITE_NULL && state >= 0
           && state < TASK_N_STATES)
         sum->task_states[state] += (uint32_t)count;
-      sum->suspensions += (uint64_t)sqlite3_column_int64 (st, 19);
-      sum->suspended_sec += sqlite3_column_double (st, 20);
+      sum->suspensions += (uint64_t)sqlite3_column_int64 (st, col + 2);
+      sum->suspended_sec += sqlite3_column_double (st, col + 3);
     }
   sqlite3_reset (st);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -322,15 +228,7 @@ ebb_ctl_sqlite_job_page (ebb_ctl_store *base, ebb_ctl *c, uint64_t after, bool d
       ebb_ctl_job_summaries_free (v, k);
       return -EIO;
     }
-  /* A task without its row reads as failed, as ebb_ctl_store_job_get gives it. */
-  for (size_t i = 0; i < k; i++)
-    {
-      uint64_t sum = 0;
-      for (int ts = 0; v[i].job && ts < TASK_N_STATES; ts++)
-        sum += v[i].task_states[ts];
-      if (v[i].job && sum < v[i].job->ntasks)
-        v[i].task_states[TASK_FAILED] += (uint32_t)(v[i].job->ntasks - sum);
-    }
+  ebb_ctl_store_summaries_missing (v, k);
   *out = v;
   *n = k;
   return 0;

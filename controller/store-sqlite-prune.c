@@ -6,7 +6,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 
 #include "controller/store-sqlite.h"
@@ -22,23 +21,19 @@ ebb_ctl_sqlite_prune (ebb_ctl_store *base, double finished_before, uint64_t keep
   *pruned = 0;
   if (ebb_ctl_sqlite_begin (base) < 0)
     return -EIO;
-  /* Only numbers go into the text. The jobs' rows before their tasks': a failure half way
-   * (committed with the rest of the transaction) leaves no job without its tasks. The ids first
-   * into a temporary table: the tasks' rows go through their primary key (job, idx); keep is at
-   * most INT64_MAX for SQLite. */
-  cleanup_free char *sql = ebb_xasprintf (
-      "CREATE TEMP TABLE IF NOT EXISTS pruned (id INTEGER PRIMARY KEY);"
-      "DELETE FROM temp.pruned;"
-      "INSERT INTO temp.pruned SELECT id FROM jobs WHERE state >= %d"
-      " AND id NOT IN (SELECT job FROM calls) AND (finished_at < %.17g OR id <= (SELECT id"
-      " FROM jobs WHERE state >= %d ORDER BY id DESC LIMIT 1 OFFSET %" PRIu64 "))"
-      " ORDER BY id LIMIT %u;"
-      "DELETE FROM jobs WHERE id IN temp.pruned;"
-      "DELETE FROM tasks WHERE job IN temp.pruned;"
-      "DELETE FROM decisions WHERE seq < COALESCE((SELECT seq FROM decisions WHERE time >= %.17g"
-      " ORDER BY seq LIMIT 1), (SELECT MAX(seq) FROM decisions));",
-      JOB_DONE, finished_before, JOB_DONE, keep > INT64_MAX ? (uint64_t)INT64_MAX : keep, max,
-      finished_before);
+  /* The jobs' rows before their tasks': a failure half way (committed with the rest of the
+   * transaction) leaves no job without its tasks. The ids first into a temporary table: the
+   * tasks' rows go through their primary key (job, idx). */
+  cleanup_free char *ids = ebb_ctl_store_sql_prune_ids (finished_before, keep, max);
+  cleanup_free char *log = ebb_ctl_store_sql_prune_log (finished_before);
+  cleanup_free char *sql
+      = ebb_xasprintf ("CREATE TEMP TABLE IF NOT EXISTS pruned (id INTEGER PRIMARY KEY);"
+                       "DELETE FROM temp.pruned;"
+                       "INSERT INTO temp.pruned %s;"
+                       "DELETE FROM jobs WHERE id IN temp.pruned;"
+                       "DELETE FROM tasks WHERE job IN temp.pruned;"
+                       "%s;",
+                       ids, log);
   char *msg = NULL;
   if (sqlite3_exec (s->db, sql, NULL, NULL, &msg) != SQLITE_OK)
     {

@@ -129,27 +129,17 @@ add_column (ebb_ctl_sqlite *s, const char *table, const char *column, const char
   return exec (s, sql);
 }
 
+/* The columns store-schema.h lists as added since the first schema (a job's request digest,
+ * the end of its wait, why it or a task waits, ...), each unless it is there. */
 static int
 migrate (ebb_ctl_sqlite *s)
 {
-  /* A job's request digest (a request id reused with another body is refused), the end of
-   * its wait, why it or a task waits or failed to start, its priority tier, its submitter;
-   * a task's suspended time and why its agent ended it. */
-  static const char *const added[][3] = {
-    { "jobs", "body_digest", "TEXT" },
-    { "jobs", "placed_at", "REAL" },
-    { "jobs", "reason", "TEXT" },
-    { "jobs", "reason_msg", "TEXT" },
-    { "jobs", "priority", "INTEGER NOT NULL DEFAULT 0" },
-    { "jobs", "submitted_by", "TEXT" },
-    { "tasks", "reason", "TEXT" },
-    { "tasks", "reason_msg", "TEXT" },
-    { "tasks", "suspended_sec", "REAL NOT NULL DEFAULT 0" },
-    { "tasks", "end_reason", "TEXT" },
-  };
-  for (size_t i = 0; i < EBB_ARRAY_SIZE (added); i++)
-    if (add_column (s, added[i][0], added[i][1], added[i][2]) < 0)
-      return -EIO;
+  for (size_t i = 0; i < EBB_CTL_STORE_N_ADDED; i++)
+    {
+      const ebb_ctl_store_column *a = &ebb_ctl_store_added[i];
+      if (add_column (s, a->table, a->column, a->type) < 0)
+        return -EIO;
+    }
   return 0;
 }
 
@@ -251,31 +241,40 @@ bind_text (sqlite3_stmt *st, int i, const char *s)
     sqlite3_bind_null (st, i);
 }
 
+/* Binds values v[0..n-1] to parameters 1..n of st. */
+static void
+bind_values (sqlite3_stmt *st, const ebb_ctl_store_value *v, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (v[i].kind == EBB_CTL_VAL_INT)
+      sqlite3_bind_int64 (st, i + 1, v[i].i);
+    else if (v[i].kind == EBB_CTL_VAL_DOUBLE)
+      sqlite3_bind_double (st, i + 1, v[i].d);
+    else
+      bind_text (st, i + 1, v[i].kind == EBB_CTL_VAL_TEXT ? v[i].s : NULL);
+}
+
+/* The statement in *slot, prepared from sql (freed) at its first use. */
+static sqlite3_stmt *
+cached_built (ebb_ctl_sqlite *s, sqlite3_stmt **slot, char *sql)
+{
+  sqlite3_stmt *st = *slot ? *slot : cached (s, slot, sql);
+  free (sql);
+  return st;
+}
+
 static int
 put_job (ebb_ctl_store *base, const ebb_ctl_job *j)
 {
   ebb_ctl_sqlite *s = ebb_ctl_sqlite_of (base);
-  sqlite3_stmt *st = cached (
-      s, &s->st_job, "INSERT OR REPLACE INTO jobs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  sqlite3_stmt *st = s->st_job
+                         ? s->st_job
+                         : cached_built (s, &s->st_job, ebb_ctl_store_sql_insert (false, true));
   if (!st || ebb_ctl_sqlite_begin (base) < 0)
     return -EIO;
-  sqlite3_bind_int64 (st, 1, (sqlite3_int64)j->id);
-  bind_text (st, 2, j->request_id);
-  bind_text (st, 3, j->name);
-  sqlite3_bind_int (st, 4, j->cls);
-  sqlite3_bind_double (st, 5, j->est_task_sec);
-  sqlite3_bind_int (st, 6, j->state);
-  sqlite3_bind_double (st, 7, j->submitted_at);
-  sqlite3_bind_double (st, 8, j->started_at);
-  sqlite3_bind_double (st, 9, j->finished_at);
-  bind_text (st, 10, j->answer);
-  sqlite3_bind_int64 (st, 11, j->ntasks);
-  bind_text (st, 12, j->body_digest);
-  sqlite3_bind_double (st, 13, j->placed_at);
-  bind_text (st, 14, ebb_ctl_reason_name (j->reason.code));
-  bind_text (st, 15, j->reason.message);
-  sqlite3_bind_int (st, 16, j->priority);
-  bind_text (st, 17, j->submitted_by[0] ? j->submitted_by : NULL);
+  ebb_ctl_store_value v[EBB_CTL_JOB_N_COLS];
+  ebb_ctl_store_job_values (j, v);
+  bind_values (st, v, EBB_CTL_JOB_N_COLS);
   return step_done (s, st, "store job");
 }
 
@@ -285,36 +284,16 @@ put_task (ebb_ctl_store *base, const ebb_ctl_task *t, const char *node)
   ebb_ctl_sqlite *s = ebb_ctl_sqlite_of (base);
   /* The spec never changes: once the row exists, an update leaves it (serializing it again
    * was most of the cost of a launch's write). */
-  sqlite3_stmt *st
-      = t->stored
-            ? cached (s, &s->st_task_update,
-                      "UPDATE tasks SET state = ?4, node = ?5, generation = ?6,"
-                      " exit_status = ?7, has_exit = ?8, suspensions = ?9,"
-                      " started_at = ?10, finished_at = ?11, kill_wanted = ?12,"
-                      " reason = ?13, reason_msg = ?14, suspended_sec = ?15,"
-                      " end_reason = ?16"
-                      " WHERE job = ?1 AND idx = ?2")
-            : cached (s, &s->st_task_insert,
-                      "INSERT OR REPLACE INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  sqlite3_stmt **slot = t->stored ? &s->st_task_update : &s->st_task_insert;
+  sqlite3_stmt *st = *slot ? *slot
+                           : cached_built (s, slot,
+                                           t->stored ? ebb_ctl_store_sql_task_update (false)
+                                                     : ebb_ctl_store_sql_insert (false, false));
   if (!st || ebb_ctl_sqlite_begin (base) < 0)
     return -EIO;
-  sqlite3_bind_int64 (st, 1, (sqlite3_int64)t->job->id);
-  sqlite3_bind_int64 (st, 2, t->idx);
-  if (!t->stored)
-    bind_text (st, 3, json_object_to_json_string_ext (t->spec, EBB_JSON_TO_STRING_FLAGS));
-  sqlite3_bind_int (st, 4, t->state);
-  bind_text (st, 5, node);
-  sqlite3_bind_int64 (st, 6, (sqlite3_int64)t->generation);
-  sqlite3_bind_int64 (st, 7, t->exit_status);
-  sqlite3_bind_int (st, 8, t->has_exit);
-  sqlite3_bind_int64 (st, 9, t->suspensions);
-  sqlite3_bind_double (st, 10, t->started_at);
-  sqlite3_bind_double (st, 11, t->finished_at);
-  sqlite3_bind_int (st, 12, t->kill_wanted);
-  bind_text (st, 13, ebb_ctl_reason_name (t->reason.code));
-  bind_text (st, 14, t->reason.message);
-  sqlite3_bind_double (st, 15, t->suspended_sec);
-  bind_text (st, 16, t->end_reason[0] ? t->end_reason : NULL);
+  ebb_ctl_store_value v[EBB_CTL_TASK_N_COLS];
+  ebb_ctl_store_task_values (t, node, v);
+  bind_values (st, v, EBB_CTL_TASK_N_COLS);
   return step_done (s, st, "store task");
 }
 

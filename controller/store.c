@@ -14,9 +14,26 @@
 #include "lib/util.h"
 
 /* See store.h. */
+const char *
+ebb_ctl_store_kind (const char *store)
+{
+  if (strncmp (store, "postgresql://", 13) == 0 || strncmp (store, "postgres://", 11) == 0)
+    return "postgresql";
+  return strncmp (store, "sqlite:", 7) == 0 ? "sqlite" : NULL;
+}
+
+/* See store.h. */
 int
 ebb_ctl_store_open (ebb_ctl *c, ebb_error **err)
 {
+  const char *store = c->cfg->store;
+  const char *kind = store && *store ? ebb_ctl_store_kind (store) : "";
+  if (!kind)
+    return ebb_error_set (err, EINVAL, "store %s: neither sqlite:PATH nor postgresql://...", store);
+  if (strcmp (kind, "postgresql") == 0)
+    return ebb_ctl_store_pg_open (store, &c->store, err);
+  if (strcmp (kind, "sqlite") == 0)
+    return ebb_ctl_store_sqlite_open (store + strlen ("sqlite:"), &c->store, err);
   if (mkdir (c->cfg->state_dir, 0700) < 0 && errno != EEXIST)
     return ebb_error_set_errno (err, errno, "create %s", c->cfg->state_dir);
   cleanup_free char *path = ebb_xasprintf ("%s/controller.db", c->cfg->state_dir);
@@ -44,7 +61,32 @@ ebb_ctl_store_begin (ebb_ctl *c)
 int
 ebb_ctl_store_commit (ebb_ctl *c)
 {
-  return c->store ? c->store->ops->commit (c->store) : 0;
+  if (!c->store)
+    return 0;
+  int r = c->store->ops->commit (c->store);
+  if (c->store->write_failed)
+    r = -EIO; /* SQLite commits what did succeed: the calls it decided still must not leave */
+  c->store->write_failed = false;
+  return r;
+}
+
+/* See store.h. */
+int
+ebb_ctl_store_claim (ebb_ctl *c, uint64_t epoch, uint64_t *claimed)
+{
+  *claimed = 0;
+  if (!c->store)
+    return -EIO;
+  return c->store->ops->claim ? c->store->ops->claim (c->store, epoch, claimed) : 0;
+}
+
+/* A write's result, remembered for the commit. */
+static int
+wrote (ebb_ctl *c, int r)
+{
+  if (r < 0)
+    c->store->write_failed = true;
+  return r;
 }
 
 /* See store.h. */
@@ -72,21 +114,21 @@ node_name (const ebb_ctl *c, int node)
 int
 ebb_ctl_store_job (ebb_ctl *c, const ebb_ctl_job *j)
 {
-  return c->store ? c->store->ops->put_job (c->store, j) : -EIO;
+  return c->store ? wrote (c, c->store->ops->put_job (c->store, j)) : -EIO;
 }
 
 /* See store.h. */
 int
 ebb_ctl_store_task (ebb_ctl *c, const ebb_ctl_task *t)
 {
-  return c->store ? c->store->ops->put_task (c->store, t, node_name (c, t->node)) : -EIO;
+  return c->store ? wrote (c, c->store->ops->put_task (c->store, t, node_name (c, t->node))) : -EIO;
 }
 
 /* See store.h. */
 int
 ebb_ctl_store_node (ebb_ctl *c, const ebb_ctl_node *n)
 {
-  return c->store ? c->store->ops->put_node (c->store, n) : -EIO;
+  return c->store ? wrote (c, c->store->ops->put_node (c->store, n)) : -EIO;
 }
 
 /* See store.h. */
@@ -100,7 +142,7 @@ ebb_ctl_store_decision (ebb_ctl *c, const char *kind, const ebb_ctl_task *t, int
   if (c->store->ops->put_decision (c->store, seq, ebb_ctl_now (), kind, t, node_name (c, node),
                                    for_job, reason)
       < 0)
-    return 0;
+    return wrote (c, -EIO), 0;
   c->store->seq = seq;
   return seq;
 }
@@ -124,14 +166,14 @@ int
 ebb_ctl_store_call (ebb_ctl *c, const ebb_ctl_task *t, uint64_t seq, const char *kind,
                     const char *path, json_object *body)
 {
-  return c->store ? c->store->ops->put_call (c->store, t, seq, kind, path, body) : 0;
+  return c->store ? wrote (c, c->store->ops->put_call (c->store, t, seq, kind, path, body)) : 0;
 }
 
 /* See store.h. */
 int
 ebb_ctl_store_call_done (ebb_ctl *c, uint64_t job, uint32_t idx, uint64_t seq)
 {
-  return c->store ? c->store->ops->call_done (c->store, job, idx, seq) : 0;
+  return c->store ? wrote (c, c->store->ops->call_done (c->store, job, idx, seq)) : 0;
 }
 
 /* See store.h. */

@@ -11,17 +11,27 @@
 
 typedef struct ebb_ctl_store ebb_ctl_store;
 
-/* Opens the store in cfg->state_dir (created 0700) into c->store. Returns 0, or negative
- * with *err. */
+/* Opens the store cfg->store names (sqlite:PATH or a postgresql:// URI; unset: SQLite's
+ * controller.db in cfg->state_dir, created 0700) into c->store. Returns 0, or negative with
+ * *err. */
 int ebb_ctl_store_open (ebb_ctl *c, ebb_error **err);
+/* The backend a --store value names: "sqlite" (sqlite:PATH), "postgresql" (postgresql:// or
+ * postgres://), or NULL. */
+const char *ebb_ctl_store_kind (const char *store);
 /* Commits what is open and closes c->store (NULL after). */
 void ebb_ctl_store_close (ebb_ctl *c);
 
 /* Every write opens a transaction when none is open; ebb_ctl_store_commit commits it (the
  * writes of one loop iteration are one transaction: ebb_ctl_flush commits them before the
- * calls they decided go out). Both return 0, or negative (logged). */
+ * calls they decided go out). Both return 0, or negative (logged); the commit of a
+ * transaction in which a write failed rolls it back and fails (nothing of it is kept). */
 int ebb_ctl_store_begin (ebb_ctl *c);
 int ebb_ctl_store_commit (ebb_ctl *c);
+/* The fence (PostgreSQL): raises the leader epoch stored to epoch (0: the stored one + 1,
+ * the start of a controller without election) and holds it; each later transaction fails
+ * once a higher one is stored. Returns 0 (*claimed: the epoch held; 0 for a backend of one
+ * process, which needs none), -ESTALE when the stored epoch is not below, or -EIO. */
+int ebb_ctl_store_claim (ebb_ctl *c, uint64_t epoch, uint64_t *claimed);
 /* Whether a transaction is open (nothing written since the last commit: false). */
 bool ebb_ctl_store_in_transaction (ebb_ctl *c);
 /* Lets the backend do its periodic upkeep outside a decision (SQLite: copies the WAL back

@@ -4,6 +4,8 @@
 #define EBB_TESTS_CTL_FIXTURE_H
 
 #include <CUnit/CUnit.h>
+#include <ctype.h>
+#include <libpq-fe.h>
 #include <systemd/sd-event.h>
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -31,6 +33,33 @@ ctlfix_clean (void)
 {
   cleanup_free char *cmd = ebb_xasprintf ("rm -rf '%s'", ctlfix_dir);
   return system (cmd) == 0 ? 0 : -1;
+}
+
+/* The store of a core on state STATE: with EBB_TEST_PG_URL set (tests/ha/test-pg-store.sh),
+ * a schema of PostgreSQL of its own (named after the suite's directory and STATE, emptied
+ * first when fresh), so that a suite of the store's operations runs on either backend; else
+ * NULL (SQLite in the state directory). */
+static inline char *
+ctlfix_store (const char *state, bool fresh)
+{
+  const char *url = getenv ("EBB_TEST_PG_URL");
+  if (!url)
+    return NULL;
+  char *schema = ebb_xasprintf ("%s_%s", strrchr (ctlfix_dir, '/') + 1, state);
+  for (char *p = schema; *p; p++)
+    *p = isalnum ((unsigned char)*p) ? (char)tolower ((unsigned char)*p) : '_';
+  cleanup_free char *sql
+      = fresh ? ebb_xasprintf ("DROP SCHEMA IF EXISTS %s CASCADE; CREATE SCHEMA %s", schema, schema)
+              : ebb_xasprintf ("CREATE SCHEMA IF NOT EXISTS %s", schema);
+  PGconn *conn = PQconnectdb (url);
+  PGresult *r = PQexec (conn, sql);
+  CU_ASSERT_EQUAL (PQresultStatus (r), PGRES_COMMAND_OK);
+  PQclear (r);
+  PQfinish (conn);
+  char *store = ebb_xasprintf ("%s%coptions=-csearch_path%%3D%s", url,
+                               strchr (url, '?') ? '&' : '?', schema);
+  free (schema);
+  return store;
 }
 
 /* A job of ntasks pending tasks, not yet added: each task belongs to it, on no node and in
@@ -63,6 +92,7 @@ ctlfix_ctl_new (ebb_ctl_config *cfg, const char *state, const char *policy)
 {
   memset (cfg, 0, sizeof *cfg);
   cfg->state_dir = ebb_xasprintf ("%s/%s", ctlfix_dir, state);
+  cfg->store = ctlfix_store (state, false);
   cfg->policy = ebb_xstrdup (policy);
   cfg->node_timeout_usec = 15000000;
   ebb_ctl *c = ebb_xcalloc (1, sizeof *c);
@@ -88,6 +118,7 @@ ctlfix_ctl_del (ebb_ctl *c)
   ebb_ctl_store_close (c);
   sd_event_unref (c->event);
   free (c->cfg->state_dir);
+  free (c->cfg->store);
   free (c->cfg->policy);
   free (c);
 }

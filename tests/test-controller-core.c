@@ -152,8 +152,10 @@ test_options (void)
   char *bad5[] = { "ebb-controller", "--policy", "nosuch", NULL };
   char *bad6[] = { "ebb-controller", "--policy", "hopper", NULL }; /* speculative: sim only */
   char *bad7[] = { "ebb-controller", "--policy", "srpt", NULL };   /* speculative too */
-  char **bads[] = { bad1, bad2, bad3, bad4, bad5, bad6, bad7 };
-  int argcs[] = { 2, 3, 3, 3, 3, 3, 3 };
+  char *bad8[] = { "ebb-controller", "--store", "mysql://x", NULL };
+  char *bad9[] = { "ebb-controller", "--store", "sqlite:relative.db", NULL };
+  char **bads[] = { bad1, bad2, bad3, bad4, bad5, bad6, bad7, bad8, bad9 };
+  int argcs[] = { 2, 3, 3, 3, 3, 3, 3, 3, 3 };
   for (size_t i = 0; i < EBB_ARRAY_SIZE (bads); i++)
     {
       ebb_ctl_config c2 = { 0 };
@@ -161,6 +163,16 @@ test_options (void)
       CU_ASSERT_PTR_NOT_NULL (err);
       ebb_error_free (&err);
       ebb_ctl_config_free (&c2);
+    }
+  /* The store: SQLite at an absolute path, or a PostgreSQL URI (either scheme). */
+  const char *stores[] = { "sqlite:/var/lib/x.db", "postgresql://u@h/db", "postgres://h/db" };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (stores); i++)
+    {
+      char *good[] = { "ebb-controller", "--store", (char *)stores[i], NULL };
+      ebb_ctl_config sc = { 0 };
+      CU_ASSERT_EQUAL (ebb_ctl_parse_args (3, good, &sc, &err), 0);
+      CU_ASSERT_STRING_EQUAL (sc.store, stores[i]);
+      ebb_ctl_config_free (&sc);
     }
   /* Timed probe rounds run in the controller too (controller/sched-timed.c). */
   char *peacock[] = { "ebb-controller", "--policy", "peacock", NULL };
@@ -193,6 +205,7 @@ fresh_store (void)
 {
   cleanup_free char *rm = ebb_xasprintf ("rm -rf '%s/state'", ctlfix_dir);
   CU_ASSERT_EQUAL_FATAL (system (rm), 0);
+  free (ctlfix_store ("state", true));
 }
 
 /* A node named name (with url unless NULL), not yet added. */
@@ -254,6 +267,34 @@ test_store (void)
   d = ebb_ctl_store_decisions (c, 1, 10);
   CU_ASSERT_EQUAL (json_object_array_length (d), 0);
   json_object_put (d);
+  ctlfix_ctl_del (c);
+}
+
+/* The preemptions counted in the decision log (the metrics' counters at a start): the
+ * suspensions, resumptions and the policy's kills, not a kill of another reason. */
+static void
+test_store_preemptions (void)
+{
+  fresh_store ();
+  ebb_ctl_config cfg;
+  ebb_ctl *c = ctl_new (&cfg);
+  ebb_ctl_job *j = ctlfix_job_new (3, "long", CLS_LONG, 1);
+  j->tasks[0].spec = json_tokener_parse ("{\"argv\":[\"x\"]}");
+  ebb_ctl_add_job (c, j);
+  static const char *const d[][2] = { { "launch", "placed" },
+                                      { "suspend", "for a short job" },
+                                      { "resume", "room again" },
+                                      { "suspend", "for a short job" },
+                                      { "kill", "preemptive kill for a short job" },
+                                      { "kill", "DELETE /v1/jobs" } };
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (d); i++)
+    CU_ASSERT_EQUAL (ebb_ctl_store_decision (c, d[i][0], &j->tasks[0], -1, 0, d[i][1]), i + 1);
+  CU_ASSERT_EQUAL (ebb_ctl_store_commit (c), 0);
+  ebb_ctl_store_preemptions p = { 0 };
+  CU_ASSERT_EQUAL (ebb_ctl_store_preemptions_get (c, &p), 0);
+  CU_ASSERT_EQUAL (p.suspends, 2);
+  CU_ASSERT_EQUAL (p.resumes, 1);
+  CU_ASSERT_EQUAL (p.preempt_kills, 1);
   ctlfix_ctl_del (c);
 }
 
@@ -1139,7 +1180,20 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_heartbeat_fence), EBB_CU_TEST (test_adopt_validation),
   EBB_CU_TEST (test_index_counters),  EBB_CU_TEST (test_pjob_forget_slot_mode),
   EBB_CU_TEST (test_reasons),         EBB_CU_TEST (test_store_before_reasons),
-  EBB_CU_TEST (test_metrics_observe),
+  EBB_CU_TEST (test_metrics_observe), EBB_CU_TEST (test_store_preemptions),
 };
 
-EBB_CU_MAIN ("controller-core", init, ctlfix_clean, tests)
+int
+main (void)
+{
+  if (!getenv ("EBB_TEST_PG_URL"))
+    return ebb_cu_run ("controller-core", init, ctlfix_clean, tests, EBB_ARRAY_SIZE (tests));
+  /* On PostgreSQL (tests/ha/test-pg-store.sh): all but the tests of SQLite's own page cache
+   * and file (tests/ha/pg-store.c tests PostgreSQL's migrations). */
+  ebb_cu_test pg[EBB_ARRAY_SIZE (tests)];
+  size_t n = 0;
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (tests); i++)
+    if (tests[i].fn != test_store_cache && tests[i].fn != test_store_before_reasons)
+      pg[n++] = tests[i];
+  return ebb_cu_run ("controller-core on PostgreSQL", init, ctlfix_clean, pg, n);
+}

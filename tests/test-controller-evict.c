@@ -131,6 +131,7 @@ test_evict (void)
 {
   ebb_ctl_config cfg = { 0 };
   cfg.state_dir = ebb_xasprintf ("%s/state", ctlfix_dir);
+  cfg.store = ctlfix_store ("state", true);
   cfg.policy = ebb_xstrdup ("fifo");
   cfg.keep_finished = 2;
   ebb_ctl *c = ebb_xcalloc (1, sizeof *c);
@@ -310,6 +311,7 @@ test_evict (void)
   ebb_ctl_store_close (c);
   free (c);
   free (cfg.state_dir);
+  free (cfg.store);
   free (cfg.policy);
 }
 

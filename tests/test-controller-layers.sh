@@ -68,14 +68,15 @@ grep -q 'ebb_ctl_task_state state;' "$SRC/controller/ctl.h" \
 # The store neither moves counters nor frees the spec (loading fills fresh objects through
 # the setters).
 bad=$(grep -nE 'ebb_ctl_count_|_set_state|_set_node|json_object_put \([a-z]+->spec' \
-  "$SRC"/controller/store*.c | grep -vE '^[^:]*/store-sqlite-jobs\.c:.*_set_(state|node) \(c, ')
+  "$SRC"/controller/store*.c | grep -vE '^[^:]*/store-rows\.c:.*_set_(state|node) \(c, ')
 if [ -n "$bad" ]; then
   echo "FAIL: the store changes the model:"; echo "$bad"; failed=1
 fi
-# The store is a handle: SQLite is one backend (store-sqlite*.c), seen by nothing else, and
+# The store is a handle: SQLite and PostgreSQL are its backends (store-sqlite*.c,
+# store-pg*.c), seen by nothing else, and
 # the backend's ops table by store*.c only.
 bad=$(grep -lE 'sqlite3|store-sqlite\.h|store-backend\.h|store->ops->' "$SRC"/controller/*.c "$SRC"/controller/*.h \
-  | grep -vE '/store(-sqlite[a-z-]*)?\.[ch]$|/store-backend\.h$')
+  | grep -vE '/store(-sqlite[a-z-]*|-pg[a-z-]*|-rows)?\.[ch]$|/store-backend\.h$')
 if [ -n "$bad" ]; then
   echo "FAIL: the store's backend seen outside controller/store*.[ch]:"; echo "$bad"; failed=1
 fi

@@ -11,3 +11,13 @@ tests_ha_elect_LDADD = $(EBB_TEST_LIBS)
 ha_tests = tests/ha/test-election.sh tests/ha/test-etcd-tls.sh tests/ha/test-pg.sh
 TESTS += $(ha_tests)
 EXTRA_DIST += $(ha_tests) tests/ha/lib.sh tests/ha/etcd.sh tests/ha/pg.sh
+
+# The PostgreSQL store (controller/store-pg*.c) on a real server: migrations, the rows, the
+# fence, a lost session (tests/ha/pg-store.c, run by tests/ha/test-pg-store.sh).
+check_PROGRAMS += tests/ha/pg-store
+tests_ha_pg_store_SOURCES = tests/ha/pg-store.c tests/cu.h
+tests_ha_pg_store_CFLAGS = $(EBB_CTL_CFLAGS) $(CUNIT_CFLAGS)
+tests_ha_pg_store_LDADD = $(EBB_CTL_LIBS) $(CUNIT_LIBS)
+pg_store_tests = tests/ha/test-pg-store.sh tests/ha/test-pg-controller.sh
+TESTS += $(pg_store_tests)
+EXTRA_DIST += $(pg_store_tests)

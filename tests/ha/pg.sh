@@ -9,6 +9,7 @@
 #                    postmaster, its backends then exit on their own) and waits for it
 #   pg_run           starts it again on the same data directory (a restart after pg_stop)
 #   psql_ ARGS...    psql on the server
+#   pg_test_start N  a test's start on PostgreSQL (skips, TMP, cleanup at exit, the server)
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 PG_USER=${PG_USER:-nobody}
 PG_PID=
@@ -75,4 +76,23 @@ pg_backends_left () {
     [ "$(readlink "$p/cwd" 2>/dev/null)" = "$PG_DIR/data" ] && return 0
   done
   return 1
+}
+
+# pg_test_start NAME: the start of a test of tests/ha/lib.sh on PostgreSQL: skipped without
+# PostgreSQL 15, psql or (as root) PG_USER; TMP a new temporary directory (ebb-NAME.*),
+# removed at exit with the server killed (its log shown when the test failed); the server
+# started in $TMP/pg.
+pg_test_start () {
+  [ -x "$PG_BIN/postgres" ] || skip "no PostgreSQL 15 in $PG_BIN (scripts/install-deps.sh)"
+  need psql
+  [ "$(id -u)" != 0 ] || id "$PG_USER" >/dev/null 2>&1 || skip "no user $PG_USER to run PostgreSQL as"
+  TMP=$(mktemp -d "/tmp/ebb-$1.XXXXXX") || exit 99
+  trap pg_test_cleanup EXIT
+  pg_start "$TMP/pg" || { FAILED=1; fail "PostgreSQL did not start"; exit 1; }
+}
+
+pg_test_cleanup () {
+  pg_stop KILL
+  [ "$FAILED" != 0 ] && tail -20 "$TMP/pg/postgres.log"
+  rm -rf "$TMP"
 }

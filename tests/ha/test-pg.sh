@@ -5,19 +5,7 @@
 # data directory; after the last stop no process of it is left.
 . "${EBB_TOP_SRCDIR:-.}/tests/ha/lib.sh"
 . "$EBB_TOP_SRCDIR/tests/ha/pg.sh"
-[ -x "$PG_BIN/postgres" ] || skip "no PostgreSQL 15 in $PG_BIN (scripts/install-deps.sh)"
-need psql
-[ "$(id -u)" != 0 ] || id "$PG_USER" >/dev/null 2>&1 || skip "no user $PG_USER to run PostgreSQL as"
-
-TMP=$(mktemp -d /tmp/ebb-ha-pg.XXXXXX) || exit 99
-cleanup () {
-  pg_stop KILL
-  [ "$FAILED" != 0 ] && tail -20 "$TMP/pg/postgres.log"
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-pg_start "$TMP/pg" || { FAILED=1; fail "PostgreSQL did not start"; exit 1; }
+pg_test_start ha-pg
 owner=$(stat -c %U "/proc/$PG_PID")
 [ "$(id -u)" != 0 ] && owner=$PG_USER
 [ "$owner" = "$PG_USER" ] && ok "postgres runs as $owner, pid $PG_PID, port $PG_PORT" || fail "postgres runs as $owner"
