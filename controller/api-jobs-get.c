@@ -83,7 +83,7 @@ add_sums (json_object *o, uint64_t suspensions, double suspended_sec)
 json_object *
 ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
 {
-  uint32_t counts[TASK_N_STATES] = { 0 }, suspensions = 0;
+  uint32_t counts[TASK_N_STATES] = { 0 }, suspensions = 0, held = 0;
   double suspended_sec = 0;
   json_object *arr = with_tasks ? json_object_new_array () : NULL;
   for (uint32_t i = 0; i < j->ntasks; i++)
@@ -92,6 +92,7 @@ ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
       counts[t->state]++;
       suspensions += t->suspensions;
       suspended_sec += t->suspended_sec;
+      held += t->held && ebb_ctl_task_active (t);
       if (!arr)
         continue;
       json_object *to = json_object_new_object ();
@@ -112,6 +113,7 @@ ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
       ebb_json_add_uint64 (to, "suspensions", t->suspensions);
       ebb_json_add_double (to, "suspended_seconds", t->suspended_sec);
       ebb_json_add_string (to, "end_reason", t->end_reason[0] ? t->end_reason : NULL);
+      json_object_object_add (to, "held", json_object_new_boolean (t->held)); /* ebbctl suspend */
       ebb_json_add_uint64 (to, "generation", t->generation);
       ebb_json_add_uint64 (to, "cpu_millis", t->cpu_millis);
       ebb_json_add_uint64 (to, "memory_bytes", t->memory_bytes);
@@ -122,6 +124,7 @@ ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
     }
   json_object *o = job_head (j, counts);
   add_sums (o, suspensions, suspended_sec);
+  ebb_json_add_uint64 (o, "held_tasks", held); /* active tasks held by the operator */
   if (arr)
     json_object_object_add (o, "tasks", arr);
   return o;

@@ -23,6 +23,11 @@ controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/api-adopt.c controller/api-audit.c \
 	controller/daemon.h controller/daemon.c
 controller_libebb_controller_a_SOURCES += controller/sched-reconcile.c
+# The operator's hold and release of tasks (issue 22: ebbctl suspend|resume JOB[-TASK]).
+controller_libebb_controller_a_SOURCES += controller/sched-hold.c controller/ops-hold.c \
+	controller/api-hold.c
+TESTS += tests/test-controller-hold.sh
+EXTRA_DIST += tests/test-controller-hold.sh
 controller_libebb_controller_a_CFLAGS = $(EBB_CTL_CFLAGS)
 
 sbin_PROGRAMS += ebb-controller

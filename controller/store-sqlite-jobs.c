@@ -17,7 +17,7 @@
 #define TASK_COLS                                                                                  \
   "t.job, t.idx, t.spec, t.state, t.node, t.generation, t.exit_status, t.has_exit,"                \
   " t.suspensions, t.started_at, t.finished_at, t.kill_wanted, t.reason, t.reason_msg,"            \
-  " t.suspended_sec, t.end_reason"
+  " t.suspended_sec, t.end_reason, t.held"
 
 static int
 load_nodes (ebb_ctl_sqlite *s, ebb_ctl *c)
@@ -139,6 +139,7 @@ task_of_row (ebb_ctl *c, ebb_ctl_job *j, sqlite3_stmt *st, bool keep_spec)
   t->suspended_sec = sqlite3_column_double (st, 14);
   const char *why = (const char *)sqlite3_column_text (st, 15);
   snprintf (t->end_reason, sizeof t->end_reason, "%s", why ? why : "");
+  t->held = sqlite3_column_int (st, 16) != 0;
   t->stored = true;
   return true;
 }

@@ -146,6 +146,7 @@ migrate (ebb_ctl_sqlite *s)
     { "tasks", "reason_msg", "TEXT" },
     { "tasks", "suspended_sec", "REAL NOT NULL DEFAULT 0" },
     { "tasks", "end_reason", "TEXT" },
+    { "tasks", "held", "INTEGER NOT NULL DEFAULT 0" }, /* ebbctl suspend (sched-hold.c) */
   };
   for (size_t i = 0; i < EBB_ARRAY_SIZE (added); i++)
     if (add_column (s, added[i][0], added[i][1], added[i][2]) < 0)
@@ -292,10 +293,10 @@ put_task (ebb_ctl_store *base, const ebb_ctl_task *t, const char *node)
                       " exit_status = ?7, has_exit = ?8, suspensions = ?9,"
                       " started_at = ?10, finished_at = ?11, kill_wanted = ?12,"
                       " reason = ?13, reason_msg = ?14, suspended_sec = ?15,"
-                      " end_reason = ?16"
+                      " end_reason = ?16, held = ?17"
                       " WHERE job = ?1 AND idx = ?2")
             : cached (s, &s->st_task_insert,
-                      "INSERT OR REPLACE INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                      "INSERT OR REPLACE INTO tasks VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!st || ebb_ctl_sqlite_begin (base) < 0)
     return -EIO;
   sqlite3_bind_int64 (st, 1, (sqlite3_int64)t->job->id);
@@ -315,6 +316,7 @@ put_task (ebb_ctl_store *base, const ebb_ctl_task *t, const char *node)
   bind_text (st, 14, t->reason.message);
   sqlite3_bind_double (st, 15, t->suspended_sec);
   bind_text (st, 16, t->end_reason[0] ? t->end_reason : NULL);
+  sqlite3_bind_int (st, 17, t->held);
   return step_done (s, st, "store task");
 }
 
