@@ -28,6 +28,11 @@ controller_libebb_controller_a_SOURCES += controller/sched-hold.c controller/ops
 	controller/api-hold.c
 TESTS += tests/test-controller-hold.sh
 EXTRA_DIST += tests/test-controller-hold.sh
+check_PROGRAMS += tests/test-controller-hold
+TESTS += tests/test-controller-hold
+tests_test_controller_hold_SOURCES = tests/test-controller-hold.c tests/cu.h tests/ctl-fixture.h
+tests_test_controller_hold_CFLAGS = $(EBB_CTL_CFLAGS) $(CUNIT_CFLAGS)
+tests_test_controller_hold_LDADD = $(EBB_CTL_LIBS) $(CUNIT_LIBS)
 controller_libebb_controller_a_CFLAGS = $(EBB_CTL_CFLAGS)
 
 sbin_PROGRAMS += ebb-controller
