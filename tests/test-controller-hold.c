@@ -27,20 +27,8 @@ make (const char *policy, const char *state)
 static ebb_ctl_job *
 submit_running (ebb_ctl *c, uint32_t n)
 {
-  ebb_ctl_job *j = ctlfix_job_new (c->next_job_id++, "long", CLS_LONG, n);
-  for (uint32_t k = 0; k < n; k++)
-    {
-      j->tasks[k].cpu_millis = 1000;
-      j->tasks[k].memory_bytes = 64 << 20;
-      j->tasks[k].spec = json_tokener_parse ("{\"argv\":[\"x\"],\"cpu_millis\":1000,"
-                                             "\"memory_bytes\":67108864}");
-    }
+  ebb_ctl_job *j = ctlfix_submit (c, "long", CLS_LONG, n);
   ebb_ctl_store_begin (c);
-  ebb_ctl_store_job (c, j);
-  for (uint32_t k = 0; k < n; k++)
-    ebb_ctl_task_write (c, &j->tasks[k]);
-  ebb_ctl_add_job (c, j);
-  ebb_ctl_sched_job (c, j);
   for (uint32_t k = 0; k < n; k++)
     if (j->tasks[k].state == TASK_STARTING)
       ebb_ctl_task_set_state (c, &j->tasks[k], TASK_RUNNING);
