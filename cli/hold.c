@@ -36,8 +36,14 @@ print_held (ebbctl_ctx *ctx, const ebbctl_request *req, const char *arg, json_ob
       char ib[64], sb[64];
       fprintf (ctx->out, "%s: ", ebbctl_clean (ib, sizeof ib, id));
       ebbctl_print_state (ctx->out, ctx->color, ebbctl_clean (sb, sizeof sb, state));
+      /* Its call is on its way: "running, held" is being suspended, "suspended" resumed. */
       json_object *h = ebbctl_member (t, "held");
-      fputs (h && json_object_get_boolean (h) ? ", held\n" : "\n", ctx->out);
+      bool held = h && json_object_get_boolean (h);
+      fputs (held ? ", held\n"
+             : strcmp (req->tail, "resume") == 0 && strcmp (state, "suspended") == 0
+                 ? ", resuming\n"
+                 : "\n",
+             ctx->out);
     }
   return EBBCTL_EXIT_OK;
 }

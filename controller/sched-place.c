@@ -382,6 +382,7 @@ ebb_ctl_rebuild (ebb_ctl *c)
       ebb_ctl_adopt_rejoin (c);
     }
   hold_unplaced (c);
+  ebb_ctl_hold_rejoin (c); /* before any pending work could take a held task for running */
   c->last_pol_tick = ebb_ctl_pol_now (c);
   ebb_log_notice ("policy %s over %u %s of %zu nodes", c->cfg->policy, n,
                   c->res_mode ? "nodes (resources)" : "slots", c->n_nodes);

@@ -210,7 +210,8 @@ void ebb_ctl_hold_act (ebb_ctl *c, ebb_ctl_task *t, const ebb_pol_action *a);
 /* Returns true when j has active tasks and every one is held. */
 bool ebb_ctl_job_all_held (const ebb_ctl_job *j);
 /* After a new policy adopted running work: its held tasks (suspended on their agents) are
- * held in it too (no call leaves). Called at every tick; does nothing unless wanted. */
+ * held in it too (no call leaves). Called by the rebuild and at every tick (for one whose
+ * step was under way then); does nothing unless wanted. */
 void ebb_ctl_hold_rejoin (ebb_ctl *c);
 /* The same for every job in memory not finished: at every policy tick. */
 void ebb_ctl_explain_all (ebb_ctl *c);
