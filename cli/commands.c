@@ -125,11 +125,6 @@ static const ebbctl_request tasks_req = { .method = "GET",
                                           .table = ebbctl_tasks_table };
 static const ebbctl_request task_req
     = { .method = "GET", .path = "/v1/tasks", .arg_what = "task id" };
-static const ebbctl_request resume_req = { .method = "POST",
-                                           .path = "/v1/tasks",
-                                           .tail = "resume",
-                                           .arg_what = "task id",
-                                           .print = ebbctl_print_answer_state };
 
 #define OPTS(a)    a, EBB_ARRAY_SIZE (a)
 #define REQUEST(r) ebbctl_request_run, &r
@@ -175,10 +170,16 @@ static const ebbctl_cmd commands[] = {
     "ebbctl --agent unix:/run/ebb/agent.sock tasks" },
   { "task", "ID", "show one of an agent's tasks", NULL, 0, true, REQUEST (task_req),
     "ebbctl --agent unix:/run/ebb/agent.sock task j42-t0-g1" },
-  { "suspend", "ID", "suspend a task on an agent", OPTS (suspend_opts), true, ebbctl_suspend, NULL,
-    "ebbctl suspend j42-t0-g1\nebbctl suspend j42-t0-g1 --mode graceful --cpu 500" },
-  { "resume", "ID", "resume a suspended task on an agent", NULL, 0, true, REQUEST (resume_req),
-    "ebbctl resume j42-t0-g1" },
+  { "suspend", "JOB[-TASK]",
+    "hold a job's tasks suspended: the policy resumes them only by `resume` (--agent: an agent's "
+    "task ID)",
+    OPTS (suspend_opts), false, ebbctl_suspend, NULL,
+    "ebbctl suspend 42\nebbctl suspend 42-3\n"
+    "ebbctl --agent unix:/run/ebb/agent.sock suspend j42-t0-g1 --mode graceful --cpu 500" },
+  { "resume", "JOB[-TASK]", "resume the held tasks of a job (--agent: an agent's task ID)", NULL, 0,
+    false, ebbctl_resume, NULL,
+    "ebbctl resume 42\nebbctl resume 42-3\nebbctl --agent unix:/run/ebb/agent.sock resume "
+    "j42-t0-g1" },
   { "logs", "JOB[-TASK]", "print a task's output (through the controller; --agent: ID of an agent)",
     OPTS (logs_opts), false, ebbctl_logs, NULL,
     "ebbctl logs 42 --tail 20\nebbctl logs 42-3 -f\n"

@@ -194,7 +194,8 @@ ebbctl_print_answer_job (ebbctl_ctx *ctx, const ebbctl_request *req EBB_UNUSED,
     line (out, "Priority:", "%s", ebbctl_cell (job, "priority", b, sizeof b));
   if (ebbctl_str (job, "submitted_by"))
     line (out, "Submitted by:", "%s", ebbctl_cell (job, "submitted_by", b, sizeof b));
-  state_line (ctx, ebbctl_str (job, "state"));
+  char held[64];
+  state_line (ctx, ebbctl_held_state (held, sizeof held, job)); /* "running (1 held)" */
   reason_line (out, job);
   double est = ebbctl_num (job, "est_task_sec", -1);
   if (est > 0)

@@ -406,6 +406,18 @@ int ebbctl_watch (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
 int ebbctl_suspend (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
 int ebbctl_adopt (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
 int ebbctl_logs (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
+/* JOB or JOB-TASK (decimal numbers) as "JOB/tasks/TASK" (TASK 0 when left out), or NULL
+ * with *err (cli/logs.c). */
+char *ebbctl_job_task_path (const char *arg, ebb_error **err);
+/* cli/hold.c: suspend|resume JOB[-TASK] through the controller (the operator's hold); an
+ * agent's task id (jJOB-tTASK-gGEN) or --agent: the agent's own call (ebbctl_suspend). */
+bool ebbctl_hold_wanted (const ebbctl_ctx *ctx, const char *arg);
+int ebbctl_hold_send (ebbctl_ctx *ctx, const char *arg, bool hold, ebb_error **err);
+int ebbctl_resume (ebbctl_ctx *, const ebbctl_cmd *, int, char **);
+/* The state of a task or job (an element of GET /v1/jobs or of a job's tasks) with the
+ * operator's hold: "suspended (held)", "running (1 held)"; a job none of whose tasks runs
+ * but some are suspended shows as "suspended". Returns buf. */
+const char *ebbctl_held_state (char *buf, size_t size, json_object *obj);
 
 /* --- submit's pure parts (cli/submit.c), for the unit suite */
 typedef struct

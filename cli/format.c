@@ -24,8 +24,10 @@ ebbctl_state_color (const char *state)
     { "draining", "33" }, { "queued", "33" }, { "pending", "33" },  { "failed", "31" },
     { "lost", "31" },     { "killed", "90" }, { "killing", "90" },
   };
+  /* Its first word: "suspended (held)" is suspended (cli/hold.c). */
+  size_t n = state ? strcspn (state, " ") : 0;
   for (size_t i = 0; state && i < EBB_ARRAY_SIZE (colors); i++)
-    if (strcmp (state, colors[i].state) == 0)
+    if (strlen (colors[i].state) == n && strncmp (state, colors[i].state, n) == 0)
       return colors[i].sgr;
   return NULL;
 }

@@ -92,7 +92,7 @@ static const char *const job_header[]
 static void
 job_row (ebbctl_table *t, json_object *j, size_t i EBB_UNUSED)
 {
-  char id[32], tasks[64], waited[32], run[32];
+  char id[32], tasks[64], waited[32], run[32], state[48];
   uint64_t d, r, s, n;
   ebbctl_job_counts (j, &d, &r, &s, &n);
   if (n)
@@ -102,7 +102,7 @@ job_row (ebbctl_table *t, json_object *j, size_t i EBB_UNUSED)
   const char *row[] = { ebbctl_cell (j, "id", id, sizeof id),
                         ebbctl_str (j, "name"),
                         ebbctl_str (j, "class"),
-                        ebbctl_str (j, "state"),
+                        ebbctl_held_state (state, sizeof state, j),
                         tasks,
                         ebbctl_job_waited (waited, sizeof waited, j),
                         span (run, sizeof run, j, "started_at", "finished_at") };
@@ -181,7 +181,7 @@ static const char *const task_reason_header[]
 static void
 task_row (ebbctl_table *t, json_object *k, size_t i)
 {
-  char id[64], ex[32], su[32], run[32];
+  char id[64], ex[32], su[32], run[32], state[48];
   const char *tid = ebbctl_cell (k, "id", id, sizeof id);
   if (tid[0] == '-' && !tid[1])
     {
@@ -189,7 +189,7 @@ task_row (ebbctl_table *t, json_object *k, size_t i)
       tid = id;
     }
   const char *row[]
-      = { tid, ebbctl_str (k, "state"), ebbctl_str (k, "node"),
+      = { tid, ebbctl_held_state (state, sizeof state, k), ebbctl_str (k, "node"),
           /* the id the node's agent knows it by (ebbctl --agent ... task ID) */
           ebbctl_str (k, "agent_task_id"), ebbctl_cell (k, "exit_status", ex, sizeof ex),
           ebbctl_cell (k, "suspensions", su, sizeof su),

@@ -4,7 +4,7 @@ noinst_LIBRARIES += cli/libebbctl.a
 cli_libebbctl_a_SOURCES = \
 	cli/ebbctl.h cli/commands.c cli/opts.c cli/format.c cli/client.c \
 	cli/request.c cli/jobs-filter.c cli/history.c cli/describe.c cli/node-row.c cli/job-row.c cli/task-row.c \
-	cli/submit.c cli/adopt.c cli/decisions.c cli/watch.c cli/suspend.c \
+	cli/submit.c cli/adopt.c cli/decisions.c cli/watch.c cli/suspend.c cli/hold.c \
 	cli/logs.c
 cli_libebbctl_a_CFLAGS = $(AM_CFLAGS) $(LIBCURL_CFLAGS) $(JSONC_CFLAGS) $(LIBSYSTEMD_CFLAGS)
 # libcurl and json-c only: nothing of libebb-common that needs sd-event or libmicrohttpd.

@@ -33,9 +33,9 @@ on_opt (int val, const char *arg, void *data, ebb_error **err)
   return ebbctl_parse_uint ("--tail", arg, 0, 1000000, &l->tail_lines, err);
 }
 
-/* JOB or JOB-TASK (decimal numbers) as "JOB/tasks/TASK", or NULL with *err. */
-static char *
-controller_task (const char *arg, ebb_error **err)
+/* See ebbctl.h. */
+char *
+ebbctl_job_task_path (const char *arg, ebb_error **err)
 {
   uint64_t job = 0, k = 0;
   const char *dash = strchr (arg, '-');
@@ -59,7 +59,7 @@ ebbctl_logs (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
   if (ebbctl_want_args (cmd, argc, first, 1, &err) < 0)
     return ebbctl_fail (cmd, &err);
   cleanup_free char *task
-      = ctx->agent_given ? ebb_xstrdup (argv[first]) : controller_task (argv[first], &err);
+      = ctx->agent_given ? ebb_xstrdup (argv[first]) : ebbctl_job_task_path (argv[first], &err);
   if (!task || (ctx->agent_given && ebbctl_check_id ("task id", task, &err) < 0))
     return ebbctl_fail (cmd, &err);
   char tail[32] = "";

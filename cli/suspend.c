@@ -1,4 +1,6 @@
-/* ebbctl --agent URL suspend ID [--mode immediate|graceful]: POST /v1/tasks/{id}/suspend. */
+/* ebbctl suspend JOB[-TASK]: the operator's hold through the controller (cli/hold.c);
+ * ebbctl [--agent URL] suspend ID [--mode immediate|graceful]: POST /v1/tasks/{id}/suspend
+ * of an agent (its task id jJOB-tTASK-gGEN; debugging). */
 #include "config.h"
 
 #include <errno.h>
@@ -35,8 +37,17 @@ ebbctl_suspend (ebbctl_ctx *ctx, const ebbctl_cmd *cmd, int argc, char **argv)
   int first = ebbctl_parse_cmd (cmd, argc, argv, on_opt, &s, ctx->out, &err);
   if (first < 0)
     return first == -1 ? EBBCTL_EXIT_OK : ebbctl_fail (cmd, &err);
-  if (ebbctl_want_args (cmd, argc, first, 1, &err) < 0
-      || ebbctl_check_id ("task id", argv[first], &err) < 0)
+  if (ebbctl_want_args (cmd, argc, first, 1, &err) < 0)
+    return ebbctl_fail (cmd, &err);
+  if (ebbctl_hold_wanted (ctx, argv[first]))
+    {
+      int rc = s.cpu_millis || s.memory_bytes || strcmp (s.mode, "immediate") != 0
+                   ? ebb_error_set (&err, EINVAL,
+                                    "--mode, --cpu and --memory are for an agent's task (--agent)")
+                   : ebbctl_hold_send (ctx, argv[first], true, &err);
+      return rc == -EINVAL ? ebbctl_fail (cmd, &err) : rc;
+    }
+  if (ebbctl_check_id ("task id", argv[first], &err) < 0)
     return ebbctl_fail (cmd, &err);
   bool graceful = strcmp (s.mode, "graceful") == 0;
   /* The agent needs the amounts of a graceful step; an immediate one takes everything. */

@@ -81,7 +81,9 @@ job_frame (ebbctl_ctx *ctx, const char *id, int *rc)
       const char *name = ebbctl_str (o, "name");
       char nb[256], sb[64];
       fprintf (ctx->out, "job %s  %s  ", id, ebbctl_clean (nb, sizeof nb, name));
-      ebbctl_print_state (ctx->out, ctx->color, ebbctl_clean (sb, sizeof sb, state));
+      char hs[64];
+      ebbctl_held_state (hs, sizeof hs, o); /* "running (1 held)" */
+      ebbctl_print_state (ctx->out, ctx->color, ebbctl_clean (sb, sizeof sb, hs));
       fputc ('\n', ctx->out);
       progress_line (ctx, d, rn, s, n);
       fputc ('\n', ctx->out);

@@ -13,20 +13,26 @@
 
 /* See api.h. */
 void
+ebb_ctl_api_caller (const ebb_http_request *req, char *buf, size_t size)
+{
+  uid_t uid;
+  if (ebb_http_request_peer_kind (req) != EBB_HTTP_PEER_UNIX)
+    snprintf (buf, size, "token");
+  else if (ebb_http_request_peer_uid (req, &uid) == 0)
+    snprintf (buf, size, "uid %u", (unsigned)uid);
+  else
+    snprintf (buf, size, "uid unknown");
+}
+
+/* See api.h. */
+void
 ebb_ctl_api_audit (const ebb_http_request *req, const char *fmt, ...)
 {
-  char what[512], caller[32] = "token";
-  uid_t uid;
+  char what[512], caller[32];
   va_list ap;
   va_start (ap, fmt);
   vsnprintf (what, sizeof what, fmt, ap);
   va_end (ap);
-  if (ebb_http_request_peer_kind (req) == EBB_HTTP_PEER_UNIX)
-    {
-      if (ebb_http_request_peer_uid (req, &uid) == 0)
-        snprintf (caller, sizeof caller, "uid %u", (unsigned)uid);
-      else
-        snprintf (caller, sizeof caller, "uid unknown");
-    }
+  ebb_ctl_api_caller (req, caller, sizeof caller);
   ebb_log_notice ("audit: %s: %s", caller, what);
 }

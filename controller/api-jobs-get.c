@@ -69,21 +69,22 @@ job_head (const ebb_ctl_job *j, const uint32_t counts[TASK_N_STATES])
   return o;
 }
 
-/* Its tasks' sums of suspensions and suspended time. The time to the millisecond (the
- * agents report milliseconds): a job's sum is the same text whether its tasks were summed in
- * memory or by the store's query, in another order. */
+/* Its tasks' sums of suspensions and suspended time, and how many active ones are held. The
+ * time to the millisecond (the agents report milliseconds): a job's sum is the same text
+ * whether its tasks were summed in memory or by the store's query, in another order. */
 static void
-add_sums (json_object *o, uint64_t suspensions, double suspended_sec)
+add_sums (json_object *o, uint64_t suspensions, double suspended_sec, uint32_t held)
 {
   ebb_json_add_uint64 (o, "suspensions", suspensions);
   ebb_json_add_double (o, "suspended_seconds", round (suspended_sec * 1000) / 1000);
+  ebb_json_add_uint64 (o, "held_tasks", held); /* active tasks held by the operator */
 }
 
 /* See ctl.h. */
 json_object *
 ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
 {
-  uint32_t counts[TASK_N_STATES] = { 0 }, suspensions = 0;
+  uint32_t counts[TASK_N_STATES] = { 0 }, suspensions = 0, held = 0;
   double suspended_sec = 0;
   json_object *arr = with_tasks ? json_object_new_array () : NULL;
   for (uint32_t i = 0; i < j->ntasks; i++)
@@ -92,6 +93,7 @@ ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
       counts[t->state]++;
       suspensions += t->suspensions;
       suspended_sec += t->suspended_sec;
+      held += t->held && ebb_ctl_task_active (t);
       if (!arr)
         continue;
       json_object *to = json_object_new_object ();
@@ -112,6 +114,7 @@ ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
       ebb_json_add_uint64 (to, "suspensions", t->suspensions);
       ebb_json_add_double (to, "suspended_seconds", t->suspended_sec);
       ebb_json_add_string (to, "end_reason", t->end_reason[0] ? t->end_reason : NULL);
+      json_object_object_add (to, "held", json_object_new_boolean (t->held)); /* ebbctl suspend */
       ebb_json_add_uint64 (to, "generation", t->generation);
       ebb_json_add_uint64 (to, "cpu_millis", t->cpu_millis);
       ebb_json_add_uint64 (to, "memory_bytes", t->memory_bytes);
@@ -121,7 +124,7 @@ ebb_ctl_job_json (ebb_ctl *c, const ebb_ctl_job *j, bool with_tasks)
       json_object_array_add (arr, to);
     }
   json_object *o = job_head (j, counts);
-  add_sums (o, suspensions, suspended_sec);
+  add_sums (o, suspensions, suspended_sec, held);
   if (arr)
     json_object_object_add (o, "tasks", arr);
   return o;
@@ -142,7 +145,7 @@ ebb_ctl_jobs_page (ebb_ctl *c, const ebb_ctl_jobs_query *q)
       {
         const ebb_ctl_job_summary *r = p.items[i].row;
         json_object *o = job_head (r->job, r->task_states);
-        add_sums (o, r->suspensions, r->suspended_sec);
+        add_sums (o, r->suspensions, r->suspended_sec, 0); /* finished: none active */
         json_object_array_add (arr, o);
       }
   json_object *o = json_object_new_object ();

@@ -74,6 +74,7 @@ routes_gather (void)
   routes_add (&logs_route, 1);
   routes_add (ebb_ctl_api_jobs_routes, ebb_ctl_api_jobs_n_routes);
   routes_add (ebb_ctl_api_nodes_routes, ebb_ctl_api_nodes_n_routes);
+  routes_add (ebb_ctl_api_hold_routes, ebb_ctl_api_hold_n_routes);
 }
 
 /* mkdir -p of the directory of a unix socket (the default's /run/ebb outside systemd, whose

@@ -33,6 +33,8 @@ int ebb_ctl_api_only_keys (json_object *o, const char *const *keys, const char *
 /* api-audit.c: logs "audit: CALLER: what" at the default verbosity, CALLER "uid N" (the peer
  * of a unix socket) or "token" (TCP). */
 void ebb_ctl_api_audit (const ebb_http_request *req, const char *fmt, ...) EBB_PRINTF (2, 3);
+/* The caller of req as the audit names it ("uid N" or "token"), into buf. */
+void ebb_ctl_api_caller (const ebb_http_request *req, char *buf, size_t size);
 
 /* api-adopt.c: tasks of POST /v1/jobs that adopt a container or cgroup. */
 /* Validates task i {"adopt": {node, container[, runtime] | cgroup}, cpu_millis?,
@@ -72,6 +74,8 @@ extern const ebb_http_route ebb_ctl_api_jobs_routes[];
 extern const size_t ebb_ctl_api_jobs_n_routes;
 extern const ebb_http_route ebb_ctl_api_nodes_routes[];
 extern const size_t ebb_ctl_api_nodes_n_routes;
+extern const ebb_http_route ebb_ctl_api_hold_routes[]; /* api-hold.c */
+extern const size_t ebb_ctl_api_hold_n_routes;
 /* api-metrics.c: the histograms, the per-node gauges and the process_* families of
  * GET /metrics, written to f. */
 void ebb_ctl_api_metrics_headline (ebb_ctl *c, FILE *f);

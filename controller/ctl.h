@@ -114,6 +114,7 @@ typedef enum
   REASON_NODE_LOST,
   REASON_PREEMPTED,
   REASON_LAUNCH_FAILED,
+  REASON_HELD, /* a job whose active tasks are all held (ebbctl suspend) */
 } ebb_ctl_reason_code;
 
 typedef struct ebb_ctl_reason
@@ -164,6 +165,7 @@ typedef struct ebb_ctl_task
   uint64_t net_mbps;
   uint32_t stage;
   bool dag_held;
+  bool held;             /* suspended by the operator (sched-hold.c): the policy never resumes it */
   ebb_ctl_reason reason; /* cleared when it leaves pending, but launch_failed */
 } ebb_ctl_task;
 
@@ -351,6 +353,16 @@ typedef struct ebb_ctl
   size_t n_placed; /* tasks placed through the current policy instance */
   double last_pol_tick;
   uint64_t last_short_job; /* the job a preemption is done for (decision log) */
+  /* The task an operator's hold or release is for while the policy answers it, and who
+   * asked (sched-hold.c): its SUSPEND or RESUME is the operator's, not the policy's. */
+  struct
+  {
+    ebb_ctl_task *task;
+    const char *by;
+    bool rejoin;        /* a held task joining a new policy: suspended already, no call */
+    bool rejoin_wanted; /* held tasks joined a new policy as running (sched-place.c) */
+    bool acted;         /* the policy's answer was a call (ebb_ctl_hold_act) */
+  } hold_op;
 
   struct
   {

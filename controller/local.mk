@@ -26,6 +26,16 @@ controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/api-adopt.c controller/api-audit.c \
 	controller/daemon.h controller/daemon.c
 controller_libebb_controller_a_SOURCES += controller/sched-reconcile.c
+# The operator's hold and release of tasks (issue 22: ebbctl suspend|resume JOB[-TASK]).
+controller_libebb_controller_a_SOURCES += controller/sched-hold.c controller/ops-hold.c \
+	controller/api-hold.c
+TESTS += tests/test-controller-hold.sh
+EXTRA_DIST += tests/test-controller-hold.sh
+check_PROGRAMS += tests/test-controller-hold
+TESTS += tests/test-controller-hold
+tests_test_controller_hold_SOURCES = tests/test-controller-hold.c tests/cu.h tests/ctl-fixture.h
+tests_test_controller_hold_CFLAGS = $(EBB_CTL_CFLAGS) $(CUNIT_CFLAGS)
+tests_test_controller_hold_LDADD = $(EBB_CTL_LIBS) $(CUNIT_LIBS)
 controller_libebb_controller_a_CFLAGS = $(EBB_CTL_CFLAGS)
 
 sbin_PROGRAMS += ebb-controller

@@ -19,6 +19,7 @@ static const char *const reason_names[] = {
   [REASON_NODE_LOST] = "node_lost",
   [REASON_PREEMPTED] = "preempted",
   [REASON_LAUNCH_FAILED] = "launch_failed",
+  [REASON_HELD] = "held",
 };
 
 /* See ctl.h. */

@@ -42,6 +42,13 @@ unsigned ebb_ctl_op_submit (ebb_ctl *c, ebb_ctl_submit_req *r, ebb_ctl_job **job
                             ebb_error **err);
 /* Kills job j (in memory): its pending tasks end, the running ones get DELETE. */
 void ebb_ctl_op_kill (ebb_ctl *c, ebb_ctl_job *j);
+/* ops-hold.c: holds (hold: `ebbctl suspend`) or releases task `task` of job j (in memory),
+ * or, task negative, each of its running or suspended tasks, by `by` (the decision log's
+ * who). Returns 0 (also when they are so already), or the HTTP status of a refusal with
+ * *err, nothing changed: 404 no such task, 409 a task not running nor suspended, a job with
+ * none, a policy without resources, or a suspension or resumption under way. */
+unsigned ebb_ctl_op_hold (ebb_ctl *c, ebb_ctl_job *j, int64_t task, bool hold, const char *by,
+                          ebb_error **err);
 /* Drains node idx (drain) or makes it ready again. Returns 0, or -EBB_EREFUSED with *err
  * when the node is lost. */
 int ebb_ctl_op_drain (ebb_ctl *c, int idx, bool drain, ebb_error **err);

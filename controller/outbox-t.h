@@ -21,8 +21,10 @@ typedef enum
   CALL_FORGET, /* DELETE of an exited task, or of a stale copy on a node */
   CALL_SUSPEND,
   CALL_RESUME,
-  CALL_PKILL, /* DELETE decided by the policy: the task goes back to its queue */
-  CALL_ADOPT, /* POST /v1/tasks/adopt (sched-adopt.c) */
+  CALL_PKILL,   /* DELETE decided by the policy: the task goes back to its queue */
+  CALL_ADOPT,   /* POST /v1/tasks/adopt (sched-adopt.c) */
+  CALL_HOLD,    /* POST /v1/tasks/ID/suspend by the operator (sched-hold.c) */
+  CALL_RELEASE, /* POST /v1/tasks/ID/resume by the operator */
   CALL_N_KINDS,
 } ebb_ctl_call_kind;
 

@@ -331,6 +331,12 @@ add_step (json_object *b, ebb_pol_res amount, ebb_pol_res booked)
   json_object_object_add (b, "booked", bk);
 }
 
+/* The kinds of the calls a restart sends again, as the store names them. */
+static const char *const call_kind_names[CALL_N_KINDS] = {
+  [CALL_SUSPEND] = "suspend", [CALL_RESUME] = "resume",   [CALL_PKILL] = "kill",
+  [CALL_HOLD] = "hold",       [CALL_RELEASE] = "release",
+};
+
 /* POST /v1/tasks/ID/suspend (graceful, booked non-NULL: one step of amount) or /resume, of
  * decision seq. */
 static void
@@ -340,7 +346,8 @@ send_op (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq, ebb_ctl_call_kind kind,
   call *k = call_new (c, kind, t, t->generation, t->node);
   cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, t->generation);
   json_object *b = json_object_new_object ();
-  if (kind == CALL_SUSPEND)
+  bool sus = kind == CALL_SUSPEND || kind == CALL_HOLD;
+  if (sus)
     {
       ebb_json_add_string (b, "mode", booked ? "graceful" : "immediate");
       if (booked)
@@ -350,18 +357,17 @@ send_op (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq, ebb_ctl_call_kind kind,
    * (committed with it, given by the caller). A count kept in memory would start again after a
    * restart, and the agent would answer a new RESUME with the reply it kept for an old one. */
   t->attempts++;
-  cleanup_free char *rid
-      = ebb_xasprintf ("%s-%s%" PRIu64, id, kind == CALL_SUSPEND ? "S" : "R", seq);
+  cleanup_free char *rid = ebb_xasprintf ("%s-%s%" PRIu64, id, sus ? "S" : "R", seq);
   ebb_json_add_string (b, "request_id", rid);
   ebb_json_add_uint64 (b, "generation", t->generation);
   k->amount = amount;
   k->told = told;
   k->body = b;
-  k->path = ebb_xasprintf ("/v1/tasks/%s/%s", id, kind == CALL_SUSPEND ? "suspend" : "resume");
+  k->path = ebb_xasprintf ("/v1/tasks/%s/%s", id, sus ? "suspend" : "resume");
   if (seq)
     {
       k->seq = seq;
-      ebb_ctl_store_call (c, t, k->seq, kind == CALL_SUSPEND ? "suspend" : "resume", k->path, b);
+      ebb_ctl_store_call (c, t, k->seq, call_kind_names[kind], k->path, b);
     }
   outbox_push (k);
 }
@@ -379,6 +385,14 @@ void
 ebb_ctl_send_resume (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq)
 {
   send_op (c, t, seq, CALL_RESUME, NULL, (ebb_pol_res){ 0, 0 }, false);
+}
+
+/* See outbox.h. */
+void
+ebb_ctl_send_hold (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq, bool hold, ebb_pol_res amount,
+                   bool told)
+{
+  send_op (c, t, seq, hold ? CALL_HOLD : CALL_RELEASE, NULL, amount, told);
 }
 
 /* See outbox.h. */
@@ -456,9 +470,10 @@ ebb_ctl_replay_calls (ebb_ctl *c)
       ebb_ctl_stored_call *sc = &v[i];
       ebb_ctl_job *j = ebb_ctl_job_find (c, sc->job);
       ebb_ctl_task *t = j && sc->idx < j->ntasks ? &j->tasks[sc->idx] : NULL;
-      ebb_ctl_call_kind kind = strcmp (sc->kind, "suspend") == 0  ? CALL_SUSPEND
-                               : strcmp (sc->kind, "resume") == 0 ? CALL_RESUME
-                                                                  : CALL_PKILL;
+      ebb_ctl_call_kind kind = CALL_PKILL;
+      for (int ki = 0; ki < CALL_N_KINDS; ki++)
+        if (call_kind_names[ki] && strcmp (sc->kind, call_kind_names[ki]) == 0)
+          kind = (ebb_ctl_call_kind)ki;
       json_object *body = sc->body ? json_tokener_parse (sc->body) : NULL;
       if (!t || t->generation != sc->generation || !ebb_ctl_task_active (t) || t->node < 0
           || (sc->body && !body) || (kind == CALL_PKILL) != !sc->body)

@@ -32,6 +32,10 @@ void ebb_ctl_send_suspend (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq, const ebb_
                            ebb_pol_res amount, bool told);
 /* POST /v1/tasks/ID/resume. */
 void ebb_ctl_send_resume (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq);
+/* The operator's (sched-hold.c): POST /v1/tasks/ID/suspend, immediate, of amount (hold), or
+ * /resume (release), with calls of their own kinds (CALL_HOLD, CALL_RELEASE). */
+void ebb_ctl_send_hold (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq, bool hold, ebb_pol_res amount,
+                        bool told);
 /* POST /v1/tasks of the task's current generation on its node with these limits. */
 void ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_millis,
                           uint64_t memory_bytes);

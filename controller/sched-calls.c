@@ -70,12 +70,12 @@ on_replay_done (ebb_ctl_call *k, ebb_http_result *res)
                       res->status, res->body ? res->body : "");
       return;
     }
-  if (k->kind == CALL_SUSPEND)
+  if (k->kind == CALL_SUSPEND || k->kind == CALL_HOLD)
     {
       if (t->state != TASK_SUSPENDED)
         t->suspensions++;
       ebb_ctl_task_set_state (c, t, TASK_SUSPENDED);
-      t->owed_resume = true;
+      t->owed_resume = !t->held; /* a held one joins the policy held (sched-hold.c) */
     }
   else
     {
@@ -86,7 +86,8 @@ on_replay_done (ebb_ctl_call *k, ebb_http_result *res)
   ebb_ctl_job_update (c, t->job);
 }
 
-/* SUSPEND, RESUME and the policy's KILL (the ones a restart sent again: on_replay_done). */
+/* SUSPEND, RESUME and the policy's KILL, and the operator's hold and release (the ones a
+ * restart sent again: on_replay_done). */
 static bool
 on_policy_call (ebb_ctl_call *k, ebb_http_result *res)
 {
@@ -99,9 +100,9 @@ on_policy_call (ebb_ctl_call *k, ebb_http_result *res)
   ebb_ctl_task *t = ebb_ctl_call_task (k);
   if (t && ebb_ctl_task_active (t) && res->status < 300)
     {
-      if (k->kind == CALL_SUSPEND)
+      if (k->kind == CALL_SUSPEND || k->kind == CALL_HOLD)
         ebb_ctl_pol_reclaimed (c, t, k->amount, k->told);
-      else if (k->kind == CALL_RESUME)
+      else if (k->kind == CALL_RESUME || k->kind == CALL_RELEASE)
         ebb_ctl_pol_resumed (c, t);
       else
         ebb_ctl_pol_killed (c, t, "policy");
@@ -148,4 +149,6 @@ ebb_ctl_sched_calls_route (ebb_ctl *c)
   ebb_ctl_outbox_route (c, CALL_RESUME, on_policy_call, true);
   ebb_ctl_outbox_route (c, CALL_PKILL, on_policy_call, false);
   ebb_ctl_outbox_route (c, CALL_ADOPT, on_adopt, false);
+  ebb_ctl_outbox_route (c, CALL_HOLD, on_policy_call, true);
+  ebb_ctl_outbox_route (c, CALL_RELEASE, on_policy_call, true);
 }

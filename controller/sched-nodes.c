@@ -305,6 +305,7 @@ ebb_ctl_sched_tick (ebb_ctl *c)
   if (c->rebuild_wanted || !c->pol)
     ebb_ctl_rebuild (c);
   ebb_ctl_resume_owed (c);
+  ebb_ctl_hold_rejoin (c);
   /* The timer delivers them when due; this only catches one it could not arm. */
   ebb_ctl_timed_run (c, (double)now / 1e6);
   double tick = c->pol ? ebb_pol_params_of (c->pol)->tick_sec : 0;

@@ -277,7 +277,9 @@ adopt_running (ebb_ctl *c)
       for (size_t k = 0; k < n; k++)
         {
           ts[k]->slot = nodes[k];
-          ts[k]->owed_resume = ts[k]->state == TASK_SUSPENDED;
+          /* A held one is held in the new policy too (ebb_ctl_hold_rejoin), owing nothing. */
+          ts[k]->owed_resume = ts[k]->state == TASK_SUSPENDED && !ts[k]->held;
+          c->hold_op.rejoin_wanted |= ts[k]->held;
           c->n_placed++;
         }
       ebb_pol_job_adopted (c->pol, ebb_ctl_pol_now (c), id, nodes);
@@ -380,6 +382,7 @@ ebb_ctl_rebuild (ebb_ctl *c)
       ebb_ctl_adopt_rejoin (c);
     }
   hold_unplaced (c);
+  ebb_ctl_hold_rejoin (c); /* before any pending work could take a held task for running */
   c->last_pol_tick = ebb_ctl_pol_now (c);
   ebb_log_notice ("policy %s over %u %s of %zu nodes", c->cfg->policy, n,
                   c->res_mode ? "nodes (resources)" : "slots", c->n_nodes);

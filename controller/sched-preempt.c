@@ -36,6 +36,11 @@ ebb_ctl_act_preempt (ebb_ctl *c, const ebb_pol_action *a)
   ebb_ctl_task *t = ebb_ctl_pjob_task (c, a->job, a->arg);
   if (!t || !ebb_ctl_task_active (t) || t->slot != a->node)
     return;
+  if (t == c->hold_op.task && a->kind != EBB_POL_ACT_KILL)
+    {
+      ebb_ctl_hold_act (c, t, a); /* the operator's (sched-hold.c) */
+      return;
+    }
   const char *kind = a->kind == EBB_POL_ACT_SUSPEND  ? "suspend"
                      : a->kind == EBB_POL_ACT_RESUME ? "resume"
                                                      : "kill";

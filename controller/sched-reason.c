@@ -133,6 +133,8 @@ explain_job (ebb_ctl *c, ebb_ctl_job *j, room *cache)
     return;
   if (first && first->reason.code != REASON_NONE)
     reason_put (&j->reason, first->reason.code, first->reason.message ? first->reason.message : "");
+  else if (!first && ebb_ctl_job_all_held (j))
+    reason_put (&j->reason, REASON_HELD, "suspended by the operator (ebbctl resume resumes it)");
   else if (!first)
     ebb_ctl_reason_clear (&j->reason);
 }

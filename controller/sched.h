@@ -193,6 +193,26 @@ void ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j);
  * waiting_for_parents; an event's reason stays) and j's reason: its first waiting task's,
  * none once none waits (a failed launch's stays). */
 void ebb_ctl_explain_job (ebb_ctl *c, ebb_ctl_job *j);
+
+/* sched-hold.c: the operator's hold and release of a task (ebbctl suspend|resume). */
+/* Holds t (hold: suspended at once, never resumed by the policy) or releases it (resumed
+ * at once, the policy's again), in the caller's transaction. Returns 0 (also when it is so
+ * already), or negative with *err, nothing changed: -EBB_EREFUSED when t is not running
+ * nor suspended or the policy has no resources, -EBUSY while a suspension or resumption is
+ * under way. by: who asked, for the decision log. */
+int ebb_ctl_task_hold (ebb_ctl *c, ebb_ctl_task *t, bool hold, const char *by, ebb_error **err);
+/* The checks of ebb_ctl_task_hold alone: 0 it would change t, 1 t is so already, or the
+ * same negative with *err. */
+int ebb_ctl_task_hold_check (const ebb_ctl *c, const ebb_ctl_task *t, bool hold, ebb_error **err);
+/* The policy's SUSPEND or RESUME of the task an operator's hold is for (c->hold_op.task):
+ * recorded as "hold" or "release" and sent as CALL_HOLD or CALL_RELEASE. */
+void ebb_ctl_hold_act (ebb_ctl *c, ebb_ctl_task *t, const ebb_pol_action *a);
+/* Returns true when j has active tasks and every one is held. */
+bool ebb_ctl_job_all_held (const ebb_ctl_job *j);
+/* After a new policy adopted running work: its held tasks (suspended on their agents) are
+ * held in it too (no call leaves). Called by the rebuild and at every tick (for one whose
+ * step was under way then); does nothing unless wanted. */
+void ebb_ctl_hold_rejoin (ebb_ctl *c);
 /* The same for every job in memory not finished: at every policy tick. */
 void ebb_ctl_explain_all (ebb_ctl *c);
 /* Task t could not start: its reason and its job's say so with the agent's detail. */

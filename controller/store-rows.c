@@ -138,6 +138,7 @@ ebb_ctl_store_task_of_row (ebb_ctl *c, ebb_ctl_job *j, const ebb_ctl_store_row *
   t->suspended_sec = r->d (r, T (suspended_sec));
   const char *why = r->s (r, T (end_reason));
   snprintf (t->end_reason, sizeof t->end_reason, "%s", why ? why : "");
+  t->held = r->i (r, T (held)) != 0;
   t->stored = true;
   return true;
 }
@@ -208,6 +209,7 @@ ebb_ctl_store_task_values (const ebb_ctl_task *t, const char *node,
   vtext (&v[T (reason_msg)], t->reason.message, false);
   vdouble (&v[T (suspended_sec)], t->suspended_sec);
   vtext (&v[T (end_reason)], t->end_reason, true);
+  vint (&v[T (held)], t->held);
 }
 
 /* See store-backend.h. */

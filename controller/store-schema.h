@@ -48,7 +48,8 @@
   X (tasks, reason, "TEXT")                                                                        \
   X (tasks, reason_msg, "TEXT")                                                                    \
   X (tasks, suspended_sec, "DOUBLE PRECISION NOT NULL DEFAULT 0")                                  \
-  X (tasks, end_reason, "TEXT")
+  X (tasks, end_reason, "TEXT")                                                                    \
+  X (tasks, held, "INTEGER NOT NULL DEFAULT 0") /* ebbctl suspend (ops-hold.c) */
 
 /* F (column) for the columns of table `want` among the added ones. */
 #define EBB_CTL_STORE_ON_jobs_jobs(F, c) F (c)

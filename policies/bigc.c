@@ -362,8 +362,8 @@ resume_pass (ebb_pol *p, int count, int short_waiting)
           int shrunk = k->state == EBB_POL_TASK_RUNNING && !ebb_pol_res_fits (j->demand, k->alloc);
           if (k->state != EBB_POL_TASK_SUSPENDED && !shrunk)
             continue;
-          if (k->inflight)
-            continue; /* a reclaim is still under way */
+          if (k->inflight || k->held)
+            continue; /* a reclaim is still under way; the operator's (ebb_pol_task_hold) */
           ebb_pol_res lack = j->demand;
           ebb_pol_res_sub (&lack, k->alloc);
           if (!ebb_pol_res_fits (lack, p->node_free[k->node]))

@@ -64,8 +64,9 @@ ebb_pre_fits (const ebb_pre_node *n, ebb_pol_res v)
 int
 ebb_pre_is_preempted (const ebb_pre_task *t)
 {
-  return t->given.cpu_millis < t->demand.cpu_millis
-         || t->given.memory_bytes < t->demand.memory_bytes;
+  return !t->held
+         && (t->given.cpu_millis < t->demand.cpu_millis
+             || t->given.memory_bytes < t->demand.memory_bytes);
 }
 
 /* The share's accounting: the window W in EBB_PRE_BUCKETS - 1 parts of W / (B - 1) seconds,
@@ -227,7 +228,7 @@ ebb_pre_plan_for (const ebb_pre_node *n, const ebb_pre_params *p, const ebb_pre_
         {
           const ebb_pre_task *t = &n->tasks[s];
           int shared;
-          if (!may_take (t, a, &shared) || t->inflight || taken (out, nt, s))
+          if (!may_take (t, a, &shared) || t->inflight || t->held || taken (out, nt, s))
             continue;
           ebb_pol_res tk = takeable (t, p);
           if ((tk.cpu_millis == 0 || lack.cpu_millis == 0)

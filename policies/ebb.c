@@ -842,6 +842,33 @@ ebb_task_resumed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint3
   serve (p, node, now_sec);
 }
 
+/* The operator held the task (its SUSPEND is out: its holding follows the reclaim, as for
+ * the policy's own) or released it (its RESUME is out: it holds its demand again, left
+ * alone until the agent answers). A held task is neither a victim nor preempted. */
+static void
+ebb_task_held (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task, int held)
+{
+  ebb_priv *e = p->priv;
+  ebb_pre_node *pn = &e->pn[node];
+  uint32_t s = ebb_pre_find (pn, job, task);
+  if (s != UINT32_MAX)
+    {
+      ebb_pre_task *t = &pn->tasks[s];
+      ebb_pre_account (t, &e->pre, now_sec);
+      int was = ebb_pre_is_preempted (t);
+      t->held = (uint8_t)held;
+      if (!held)
+        {
+          pn->used.cpu_millis += t->demand.cpu_millis - t->given.cpu_millis;
+          pn->used.memory_bytes += t->demand.memory_bytes - t->given.memory_bytes;
+          t->given = t->demand;
+          t->inflight = 1; /* until ebb_task_resumed */
+        }
+      pn->npreempted += ebb_pre_is_preempted (t) - was;
+    }
+  serve (p, node, now_sec);
+}
+
 /* ebb never kills; a task lost on its node is queued again there (or dropped when its job
  * failed, with the job's other queued tasks). */
 static void
@@ -961,6 +988,7 @@ const ebb_pol_ops ebb_pol_ebb_ops = {
   .task_reclaimed = ebb_task_reclaimed,
   .task_resumed = ebb_task_resumed,
   .task_killed = ebb_task_killed,
+  .task_held = ebb_task_held,
   .job_adopted = ebb_job_adopted,
   .job_cancelled = ebb_job_cancelled,
   /* A task leaves the queues when launched and its node's list when it ends

@@ -59,11 +59,12 @@ const char *ebb_pre_params_check (const ebb_pre_params *p);
 
 typedef struct ebb_pre_task
 {
-  uint32_t job, task; /* the environment's names for it */
-  uint8_t is_long;    /* only long tasks are ever preempted */
-  uint8_t inflight;   /* a suspension or resumption is under way: leave it alone */
-  uint8_t has_room;   /* D: its last chance saw room (and no short work) */
-  uint8_t pad;
+  uint32_t job, task;           /* the environment's names for it */
+  uint8_t is_long;              /* only long tasks are ever preempted */
+  uint8_t inflight;             /* a suspension or resumption is under way: leave it alone */
+  uint8_t has_room;             /* D: its last chance saw room (and no short work) */
+  uint8_t held;                 /* held by the operator (ebb_pol_task_hold): neither victim nor
+                                   preempted, whatever it holds */
   int32_t tier;                 /* its job's priority (ebb_pol_job.priority) */
   double last_chance_sec;       /* D: that chance's time */
   double room_sec;              /* D: time with room since it was preempted */
@@ -103,7 +104,8 @@ double ebb_pre_taken_frac (const ebb_pre_task *t);
 void ebb_pre_account (ebb_pre_task *t, const ebb_pre_params *p, double now_sec);
 /* The demand-seconds t lost in the window ending at now (its B latest parts). */
 double ebb_pre_lost_sec (const ebb_pre_task *t, const ebb_pre_params *p, double now_sec);
-/* Returns 1 when the task holds less than its demand. */
+/* Returns 1 when the task holds less than its demand and is not held (a held task's room
+ * is the operator's: it waits for no chance). */
 int ebb_pre_is_preempted (const ebb_pre_task *t);
 
 /* Plans room for a short task needing `need` for an estimated hold_sec on node n at now.

@@ -3,7 +3,7 @@
 noinst_LIBRARIES += policies/libebb-policy.a
 policies_libebb_policy_a_SOURCES = \
 	policies/policy.h policies/policy.c policies/policy-core.h policies/policy-registry.c \
-	policies/policy-res.c policies/policy-tier.c policies/policy-impl.h policies/policy-env.c \
+	policies/policy-res.c policies/policy-hold.c policies/policy-tier.c policies/policy-impl.h policies/policy-env.c \
 	policies/param.h policies/param.c \
 	policies/iheap.h policies/iheap.c \
 	policies/fenwick.h policies/fenwick.c \
@@ -53,3 +53,11 @@ tests_test_policy_eagle_LDADD = sim/libebb-sim.a policies/libebb-policy.a $(EBB_
 tests_test_policy_peacock_SOURCES = tests/test-policy-peacock.c
 tests_test_policy_peacock_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_test_policy_peacock_LDADD = sim/libebb-sim.a policies/libebb-policy.a $(EBB_TEST_LIBS)
+
+# A task held by the operator (issue 22: ebbctl suspend): never resumed nor taken by the policy.
+policy_hold_tests = tests/test-policy-hold
+check_PROGRAMS += $(policy_hold_tests)
+TESTS += $(policy_hold_tests)
+tests_test_policy_hold_SOURCES = tests/test-policy-hold.c
+tests_test_policy_hold_CFLAGS = $(EBB_TEST_CFLAGS)
+tests_test_policy_hold_LDADD = policies/libebb-policy.a $(EBB_TEST_LIBS) -lm

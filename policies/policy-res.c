@@ -87,6 +87,7 @@ ebb_pol_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, ui
   t->inflight = 0;
   t->node = EBB_POL_NONE;
   t->frozen = 0;
+  t->held = 0; /* queued again: a new launch is not held */
   t->tries = 0;
   t->kills++;
   t->state = EBB_POL_TASK_PENDING;
@@ -162,6 +163,8 @@ ebb_pol_res
 ebb_pol_suspend (ebb_pol *p, uint32_t job, uint32_t task, uint32_t mode, ebb_pol_res amount)
 {
   ebb_pol_task *t = ebb_pol_task_of (p, job, task);
+  if (t->held)
+    return (ebb_pol_res){ 0, 0 }; /* the operator's (policy-hold.c): never a victim */
   const ebb_pol_res fp = ebb_pol_booked_footprint (p);
   /* What the task could still give: what it holds, minus what is already asked, minus
    * the footprint the books keep for it. */
@@ -200,6 +203,8 @@ ebb_pol_resume (ebb_pol *p, uint32_t job, uint32_t task)
 {
   ebb_pol_job *j = &p->jobs[job];
   ebb_pol_task *t = ebb_pol_task_of (p, job, task);
+  if (t->held)
+    return; /* held by the operator (policy-hold.c): only the release resumes it */
   ebb_pol_res lack = j->demand;
   ebb_pol_res_sub (&lack, t->alloc);
   ebb_pol_res_sub (&p->node_free[t->node], lack);

@@ -132,6 +132,7 @@ typedef struct ebb_pol_task
   uint32_t tries;      /* delayed resumption: chances with room seen so far */
   uint32_t suspends;   /* SUSPENDs sent to this task */
   uint32_t inflight;   /* SUSPENDs not reported done yet */
+  uint8_t held;        /* held by the environment's operator (ebb_pol_task_hold) */
 } ebb_pol_task;
 
 /* A job as the environment describes it, plus the policy's per-job counters. */
@@ -345,6 +346,11 @@ typedef struct ebb_pol_ops
                           ebb_pol_res freed, int done);
   void (*task_resumed) (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
   void (*task_killed) (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
+  /* Optional, resource mode: the task was held (held 1) or released (0) by
+   * ebb_pol_task_hold, after the core updated it and emitted its SUSPEND or RESUME; a
+   * policy with a model of its own leaves a held task alone (no victim, no resumption). */
+  void (*task_held) (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task,
+                     int held);
   /* Optional: place an arriving probe in node's queue (anywhere, or send it on); without
    * it the probe is appended. The core serves the node afterwards if it is free. */
   void (*probe_enqueue) (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe);
@@ -496,6 +502,16 @@ void ebb_pol_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t jo
  * when the policy does so (ops->job_cancelled), 0 when it keeps no queue of its own. */
 int ebb_pol_job_cancel (ebb_pol *p, double now_sec, uint32_t job);
 
+/* Resource mode: the environment's operator holds a placed task (held 1: a suspension by
+ * hand) or releases it (0). Holding a running task emits SUSPEND (immediate, answered with
+ * ebb_pol_task_reclaimed as the policy's own); a task the policy suspended stays so. While
+ * held, the policy never resumes it (ebb_pol_resume emits nothing for it) nor takes from it
+ * (ebb_pol_suspend neither), and the books count what the suspension leaves it. Releasing
+ * a held suspended task emits RESUME at once (its demand taken from node_free, which may go
+ * negative until work ends: the operator's call) and it is the policy's again. Returns 0,
+ * or -1 with nothing changed: slot mode, the task not placed, a suspension or resumption
+ * under way, holding a held task or releasing one not held. */
+int ebb_pol_task_hold (ebb_pol *p, double now_sec, uint32_t job, uint32_t task, int held);
 /* Returns 1 in resource mode (params.node_cap set), 0 in slot mode. */
 int ebb_pol_has_resources (const ebb_pol *p);
 void ebb_pol_node_wake (ebb_pol *p, double now_sec, uint32_t node);
@@ -578,11 +594,12 @@ ebb_pol_res ebb_pol_booked_footprint (const ebb_pol *p);
 int ebb_pol_take_suspends (const ebb_pol *p, ebb_pol_res left);
 /* Emits SUSPEND for a running task: immediate takes everything above the booked footprint,
  * graceful takes `amount` (clamped so the task keeps at least the booked footprint).
- * Returns the amount asked. */
+ * Returns the amount asked; nothing for a held task (ebb_pol_task_hold), nothing emitted. */
 ebb_pol_res ebb_pol_suspend (ebb_pol *p, uint32_t job, uint32_t task, uint32_t mode,
                              ebb_pol_res amount);
 /* Emits RESUME for a suspended (or shrunk) task and takes what it lacks from node_free.
- * Only for a task whose SUSPENDs are all reported done (pending zero). */
+ * Only for a task whose SUSPENDs are all reported done (pending zero). A held task
+ * (ebb_pol_task_hold) is left as it is: nothing emitted. */
 void ebb_pol_resume (ebb_pol *p, uint32_t job, uint32_t task);
 /* Emits KILL for a placed task. */
 void ebb_pol_kill (ebb_pol *p, uint32_t job, uint32_t task);

@@ -84,6 +84,30 @@ ctlfix_job_new (uint64_t id, const char *name, ebb_ctl_class cls, uint32_t ntask
   return j;
 }
 
+/* A job of ntasks tasks of 1 CPU and 64 MiB (class cls), stored, added and submitted to c's
+ * policy as POST /v1/jobs does (ctlfix_job_new's, with specs). */
+static inline ebb_ctl_job *
+ctlfix_submit (ebb_ctl *c, const char *name, ebb_ctl_class cls, uint32_t ntasks)
+{
+  ebb_ctl_job *j = ctlfix_job_new (c->next_job_id++, name, cls, ntasks);
+  for (uint32_t k = 0; k < ntasks; k++)
+    {
+      j->tasks[k].cpu_millis = 1000;
+      j->tasks[k].memory_bytes = 64 << 20;
+      j->tasks[k].spec = json_tokener_parse ("{\"argv\":[\"x\"],\"cpu_millis\":1000,"
+                                             "\"memory_bytes\":67108864}");
+    }
+  ebb_ctl_store_begin (c);
+  ebb_ctl_store_job (c, j);
+  for (uint32_t k = 0; k < ntasks; k++)
+    ebb_ctl_task_write (c, &j->tasks[k]);
+  ebb_ctl_add_job (c, j);
+  ebb_ctl_sched_job (c, j);
+  ebb_ctl_explain_job (c, j);
+  ebb_ctl_store_commit (c);
+  return j;
+}
+
 /* A controller core on the store ctlfix_dir/STATE running POLICY, configured as daemon.c
  * configures it (resource mode from the policy), its store not open yet: the caller may set
  * params first, then calls ctlfix_ctl_open. cfg must outlive the core. */

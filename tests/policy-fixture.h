@@ -77,4 +77,18 @@ polfix_find (ebb_pol *p, uint32_t kind)
   return -1;
 }
 
+/* Params of one node of cap, classified by a cutoff of 100 s, no short partition, no
+ * footprint, resumption at the first chance (D = 0): a policy driven by hand. */
+static inline void
+polfix_one_node (ebb_pol_params *pp, ebb_pol_res cap)
+{
+  ebb_pol_params_default (pp);
+  pp->nnodes = 1;
+  pp->cutoff_sec = 100;
+  pp->short_part_pct = 0;
+  pp->node_cap = cap;
+  pp->footprint = (ebb_pol_res){ 0, 0 };
+  pp->resume_tries = 0;
+}
+
 #endif

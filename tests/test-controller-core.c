@@ -983,23 +983,7 @@ test_pjob_forget_slot_mode (void)
 static ebb_ctl_job *
 reason_submit (ebb_ctl *c, const char *name, uint32_t ntasks)
 {
-  ebb_ctl_job *j = ctlfix_job_new (c->next_job_id++, name, CLS_LONG, ntasks);
-  for (uint32_t k = 0; k < ntasks; k++)
-    {
-      j->tasks[k].cpu_millis = 1000;
-      j->tasks[k].memory_bytes = 64 << 20;
-      j->tasks[k].spec = json_tokener_parse ("{\"argv\":[\"x\"],\"cpu_millis\":1000,"
-                                             "\"memory_bytes\":67108864}");
-    }
-  ebb_ctl_store_begin (c);
-  ebb_ctl_store_job (c, j);
-  for (uint32_t k = 0; k < ntasks; k++)
-    ebb_ctl_task_write (c, &j->tasks[k]);
-  ebb_ctl_add_job (c, j);
-  ebb_ctl_sched_job (c, j);
-  ebb_ctl_explain_job (c, j);
-  ebb_ctl_store_commit (c);
-  return j;
+  return ctlfix_submit (c, name, CLS_LONG, ntasks);
 }
 
 #define REASON_IS(r, want) CU_ASSERT_STRING_EQUAL (ebb_ctl_reason_name ((r).code), want)

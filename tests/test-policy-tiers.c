@@ -84,13 +84,7 @@ static ebb_pol *
 make_ebb (ebb_pol_job *jobs)
 {
   ebb_pol_params pp;
-  ebb_pol_params_default (&pp);
-  pp.nnodes = 1;
-  pp.cutoff_sec = 100;
-  pp.short_part_pct = 0;
-  pp.node_cap = (ebb_pol_res){ CPU (2), GIB };
-  pp.footprint = (ebb_pol_res){ 0, 0 };
-  pp.resume_tries = 0;
+  polfix_one_node (&pp, (ebb_pol_res){ CPU (2), GIB });
   ebb_error *err = NULL;
   ebb_pol *p = ebb_pol_new ("ebb", &pp, jobs, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL (p);
