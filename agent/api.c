@@ -11,6 +11,7 @@
 #include "agent/api.h"
 #include "agent/heartbeat.h"
 #include "agent/launch.h"
+#include "agent/logs-kept.h"
 #include "agent/logs.h"
 #include "agent/ops.h"
 #include "agent/request.h"
@@ -586,9 +587,12 @@ do_delete (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_resp
     return EBB_HTTP_REPLIED;
   if (t->state == EBB_AGENT_EXITED)
     {
-      /* Deleting an exited task forgets it (its id may be used again). */
+      /* Deleting an exited task forgets it (its id may be used again); its output is kept
+       * for a while (agent/logs-kept.c). */
       ebb_http_reply_json (resp, 200, ebb_agent_task_to_json (t));
       ebb_agent_journal_remove (a->tasks_fd, t->id, NULL);
+      if (t->source == EBB_AGENT_SRC_LAUNCHED)
+        ebb_agent_logs_keep (a, t->id);
       ebb_agent_drop_task (a, t);
       return EBB_HTTP_REPLIED;
     }
@@ -622,6 +626,9 @@ static int
 h_logs (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   ebb_agent *a = ud;
+  const char *id = ebb_http_request_capture (req, "id");
+  if (id && !ebb_agent_find (a, id) && ebb_agent_logs_kept (a, id))
+    return ebb_agent_logs_reply_kept (a, id, req, resp); /* a finished task, forgotten */
   ebb_agent_task *t = find_or_404 (a, req, resp);
   return t ? ebb_agent_logs_reply (a, t, req, resp) : EBB_HTTP_REPLIED;
 }

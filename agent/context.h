@@ -62,8 +62,9 @@ struct ebb_agent
   uint64_t watchdog_usec;
   bool stopping;
   int exit_code;
-  unsigned log_followers; /* GET .../logs?follow=1 responses open (agent/logs.c) */
-  const char *crash_at;   /* EBB_AGENT_CRASH_AT: a named point where the agent kills itself */
+  unsigned log_followers;                /* GET .../logs?follow=1 responses open (agent/logs.c) */
+  struct ebb_agent_kept_logs *kept_logs; /* finished tasks' logs (agent/logs-kept.c) */
+  const char *crash_at; /* EBB_AGENT_CRASH_AT: a named point where the agent kills itself */
   struct ebb_rt *rt[2];
   /* Called when a task's state changed (exit, suspended, resumed, failed): set by setup to
    * the heartbeat's push, so the layers below never call up. NULL: nobody listens. */

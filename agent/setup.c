@@ -17,6 +17,7 @@
 #include "agent/api.h"
 #include "agent/daemon.h"
 #include "agent/heartbeat.h"
+#include "agent/logs-kept.h"
 #include "agent/reconcile.h"
 #include "agent/request.h"
 #include "agent/setup.h"
@@ -234,6 +235,8 @@ setup (ebb_agent *a, ebb_error **err)
   if (r < 0)
     return r;
   ebb_log_notice ("journal: %d tasks reconciled", r);
+  if ((r = ebb_agent_logs_kept_load (a, err)) < 0)
+    return r;
   mkdir_socket_dirs (a);
   if ((r = ebb_agent_loop_sources (a, err)) < 0 || (r = ebb_agent_runtimes_start (a, err)) < 0
       || (r = ebb_agent_http_start (a, err)) < 0)
@@ -317,6 +320,7 @@ ebb_agent_free (ebb_agent *a)
     close (a->tasks_fd);
   if (a->logs_fd >= 0)
     close (a->logs_fd);
+  ebb_agent_logs_kept_free (a);
   free (a->token);
   free (a->node_name);
   free (a);
