@@ -38,6 +38,10 @@ struct ebb_agent
   sd_event *event;
   ebb_cg_ctx *cg_ctx;
   ebb_cg *parent; /* --cgroup-parent */
+  /* The directories of --cgroup-parent the agent created (each hierarchy's, shallowest
+   * first; NULL-terminated): removed at a clean exit when empty (agent/setup.c). */
+  char **created_cgroups;
+  size_t n_created_cgroups;
   ebb_cg_pool *pool;
   ebb_cg_engine_config engine;
   sd_event_source *pool_src, *timer_src, *sig_src[4], *stop_timer, *refresh_src;

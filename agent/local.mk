@@ -37,6 +37,9 @@ EXTRA_DIST += tests/test-agent-logs.sh
 # A finished task's output, kept by its agent and read through the controller (issue 22).
 TESTS += tests/test-controller-logs-kept.sh
 EXTRA_DIST += tests/test-controller-logs-kept.sh
+# --cgroup-parent created when missing and removed at a clean exit (issue 22).
+TESTS += tests/test-agent-cgroup-parent.sh
+EXTRA_DIST += tests/test-agent-cgroup-parent.sh
 # What a task cannot reach: other jobs' tasks, privileged users and groups, pids (issue 24).
 TESTS += tests/test-agent-isolation.sh
 EXTRA_DIST += tests/test-agent-isolation.sh

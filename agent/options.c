@@ -87,7 +87,8 @@ static const ebb_conf_setting table[] = {
   S_STR ("state_dir", state_dir, "/var/lib/ebb/agent", ebb_conf_validate_abspath,
          "directory of the journal, task output and lock"),
   S_STR ("cgroup_parent", cgroup_parent, "/ebb", ebb_conf_validate_abspath,
-         "cgroup (under each hierarchy root) for launched tasks"),
+         "cgroup (under each hierarchy root) for launched tasks; created when missing, "
+         "removed at a clean exit when the agent created it and it is empty"),
   { .name = "adopt_root",
     .type = EBB_CONF_STRLIST,
     .offset = offsetof (ebb_agent_config, adopt_root),
