@@ -633,6 +633,30 @@ h_logs (ebb_http_request *req, ebb_http_response *resp, void *ud)
   return t ? ebb_agent_logs_reply (a, t, req, resp) : EBB_HTTP_REPLIED;
 }
 
+/* DELETE /v1/tasks/ID/logs: a finished task's kept log goes (the controller removed its job
+ * from its store); 404 when none is kept, 409 while the task is in the table (its log is
+ * still its own). */
+static int
+h_logs_delete (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  ebb_agent *a = ud;
+  const char *id = ebb_http_request_capture (req, "id");
+  if (!id || !ebb_id_is_valid (id, EBB_AGENT_ID_MAX))
+    ebb_http_error (resp, 400, "bad_request", "task id must match [A-Za-z0-9._-]{1,64}");
+  else if (ebb_agent_find (a, id))
+    ebb_http_error (resp, 409, "conflict", "task %s is not forgotten: its log is in use", id);
+  else if (!ebb_agent_logs_drop (a, id))
+    ebb_http_error (resp, 404, "not_found", "no kept log of task %s", id);
+  else
+    {
+      json_object *o = json_object_new_object ();
+      json_object_object_add (o, "id", json_object_new_string (id));
+      json_object_object_add (o, "removed", json_object_new_boolean (1));
+      ebb_http_reply_json (resp, 200, o);
+    }
+  return EBB_HTTP_REPLIED;
+}
+
 static const ebb_http_route routes[] = {
   { "GET", "/v1/health", h_health, 0 },
   { "GET", "/v1/node", h_node, 0 },
@@ -643,6 +667,7 @@ static const ebb_http_route routes[] = {
   { "GET", "/v1/tasks/{id}", h_get, 0 },
   { "DELETE", "/v1/tasks/{id}", h_delete, 0 },
   { "GET", "/v1/tasks/{id}/logs", h_logs, 0 },
+  { "DELETE", "/v1/tasks/{id}/logs", h_logs_delete, 0 },
   { "POST", "/v1/tasks/{id}/suspend", h_suspend, 0 },
   { "POST", "/v1/tasks/{id}/resume", h_resume, 0 },
   { "POST", "/v1/fence", h_fence, 0 },

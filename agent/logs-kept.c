@@ -149,6 +149,17 @@ ebb_agent_logs_keep (ebb_agent *a, const char *id)
 }
 
 bool
+ebb_agent_logs_drop (ebb_agent *a, const char *id)
+{
+  kept_log *e = find (a->kept_logs, id);
+  if (!e)
+    return false;
+  unlink_log (a, id);
+  drop_at (a->kept_logs, (size_t)(e - a->kept_logs->v));
+  return true;
+}
+
+bool
 ebb_agent_logs_kept (const ebb_agent *a, const char *id)
 {
   return find (a->kept_logs, id) != NULL;

@@ -24,6 +24,9 @@ bool ebb_agent_logs_kept (const struct ebb_agent *a, const char *id);
  * apply. Returns 0, or negative with *err when the directory cannot be read. */
 int ebb_agent_logs_kept_load (struct ebb_agent *a, ebb_error **err);
 
+/* Removes id's kept log (its job left the controller's store). Returns whether it was kept. */
+bool ebb_agent_logs_drop (struct ebb_agent *a, const char *id);
+
 void ebb_agent_logs_kept_free (struct ebb_agent *a);
 
 #endif

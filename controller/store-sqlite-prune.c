@@ -34,6 +34,12 @@ ebb_ctl_sqlite_prune (ebb_ctl_store *base, double finished_before, uint64_t keep
       " FROM jobs WHERE state >= %d ORDER BY id DESC LIMIT 1 OFFSET %" PRIu64 "))"
       " ORDER BY id LIMIT %u;"
       "DELETE FROM jobs WHERE id IN temp.pruned;"
+      /* Where their logs may be kept, for ebb_ctl_sqlite_pruned_tasks. */
+      "CREATE TEMP TABLE IF NOT EXISTS pruned_tasks (job INTEGER, idx INTEGER,"
+      " generation INTEGER, node TEXT);"
+      "DELETE FROM temp.pruned_tasks;"
+      "INSERT INTO temp.pruned_tasks SELECT job, idx, generation, node FROM tasks"
+      " WHERE job IN temp.pruned AND node IS NOT NULL;"
       "DELETE FROM tasks WHERE job IN temp.pruned;"
       "DELETE FROM decisions WHERE seq < COALESCE((SELECT seq FROM decisions WHERE time >= %.17g"
       " ORDER BY seq LIMIT 1), (SELECT MAX(seq) FROM decisions));",
@@ -51,4 +57,33 @@ ebb_ctl_sqlite_prune (ebb_ctl_store *base, double finished_before, uint64_t keep
     *pruned = (uint64_t)sqlite3_column_int64 (st, 0);
   sqlite3_finalize (st);
   return 0;
+}
+
+/* See store-sqlite.h. */
+size_t
+ebb_ctl_sqlite_pruned_tasks (ebb_ctl_store *base, unsigned max, ebb_ctl_pruned_task **out)
+{
+  ebb_ctl_sqlite *s = ebb_ctl_sqlite_of (base);
+  *out = NULL;
+  sqlite3_stmt *st = ebb_ctl_sqlite_prep (
+      s, "SELECT job, idx, generation, node FROM temp.pruned_tasks ORDER BY job, idx LIMIT ?");
+  if (!st)
+    return 0; /* no prune yet: no such table */
+  sqlite3_bind_int64 (st, 1, max);
+  size_t n = 0;
+  ebb_ctl_pruned_task *v = NULL;
+  while (sqlite3_step (st) == SQLITE_ROW)
+    {
+      const unsigned char *node = sqlite3_column_text (st, 3);
+      if (!node)
+        continue;
+      v = ebb_xrealloc (v, (n + 1) * sizeof *v);
+      v[n++] = (ebb_ctl_pruned_task){ .job = (uint64_t)sqlite3_column_int64 (st, 0),
+                                      .idx = (uint32_t)sqlite3_column_int64 (st, 1),
+                                      .generation = (uint64_t)sqlite3_column_int64 (st, 2),
+                                      .node = ebb_xstrdup ((const char *)node) };
+    }
+  sqlite3_finalize (st);
+  *out = v;
+  return n;
 }

@@ -6,8 +6,10 @@
 # still answers GET /v1/jobs/ID/tasks/K/logs (whole, ?tail=1, ?follow=1 which ends at once)
 # and `ebbctl logs JOB-TASK`; after two more finished tasks the first one's log is gone (404,
 # its file removed) and the two newest answer; a log bigger than --keep-logs-max is not kept
-# and pushes out no other; an agent restarted on its state keeps serving the kept logs.
-# Budget: about 15 s.
+# and pushes out no other; an agent restarted on its state keeps serving the kept logs; a
+# controller whose retention (--retain 1s) removes the jobs from its store has their agents
+# remove their kept logs (DELETE /v1/tasks/ID/logs, 404 for a log not kept). Budget: about
+# 20 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
 setup_cgroups
 EBBCTL="$EBB_TOP_BUILDDIR/ebbctl"
@@ -50,9 +52,9 @@ out=$(EBB_CONTROLLER="unix:$CSOCK" "$EBBCTL" logs "$A-0" 2>&1)
 [ "$out" = "$(printf 'first1\nfirst2')" ] && ok "ebbctl logs $A-0 of the finished task" || fail "ebbctl logs: '$out'"
 
 finished second 'echo second'
-B=$J
+B=$J AID_B=$AID
 finished third 'echo third'
-C=$J
+C=$J AID_C=$AID
 capi GET "/v1/jobs/$A/tasks/0/logs"
 [ "$STATUS" = 404 ] && [ ! -e "$TMP/a1/logs/$AID_A.log" ] &&
   ok "beyond --keep-logs 2: the oldest log is gone (404, file removed)" || fail "oldest: $STATUS $(cat "$TMP/body")"
@@ -85,4 +87,21 @@ until capi GET "/v1/jobs/$C/tasks/0/logs" && [ "$STATUS" = 200 ]; do
 done
 [ "$STATUS" = 200 ] && [ "$(cat "$TMP/body")" = third ] && ok "after the agent's restart: job $C's log" ||
   fail "after restart: $STATUS $(cat "$TMP/body")"
+
+# The agent's DELETE of a kept log: 404 for one it does not keep (the big one).
+code=$(curl -s -o "$TMP/del" -w '%{http_code}' -X DELETE --unix-socket "$TMP/a1.sock" \
+  -H "Authorization: Bearer $(cat "$TOKEN_FILE")" "http://a/v1/tasks/$AID/logs")
+[ "$code" = 404 ] && ok "DELETE of a log the agent does not keep: 404" || fail "DELETE big: $code $(cat "$TMP/del")"
+# Retention: the jobs leave the controller's store, and their kept logs the agent.
+kill "$CTL_PID"; wait "$CTL_PID" 2>/dev/null
+start_controller --retain 1s || { fail "controller did not start with --retain 1s"; exit 1; }
+i=0
+while [ -e "$TMP/a1/logs/$AID_B.log" ] || [ -e "$TMP/a1/logs/$AID_C.log" ]; do
+  [ $i -lt 100 ] || break
+  sleep 0.1; i=$((i + 1))
+done
+capi GET "/v1/jobs/$C"
+[ "$STATUS" = 404 ] && [ ! -e "$TMP/a1/logs/$AID_B.log" ] && [ ! -e "$TMP/a1/logs/$AID_C.log" ] &&
+  ok "retention removed jobs $B and $C from the store, their agent their kept logs" ||
+  fail "after retention: job $C $STATUS, logs left: $(ls "$TMP/a1/logs")"
 exit $FAILED
