@@ -11,6 +11,7 @@
 #include "agent/api.h"
 #include "agent/heartbeat.h"
 #include "agent/launch.h"
+#include "agent/logs-kept.h"
 #include "agent/logs.h"
 #include "agent/ops.h"
 #include "agent/request.h"
@@ -586,9 +587,12 @@ do_delete (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req, ebb_http_resp
     return EBB_HTTP_REPLIED;
   if (t->state == EBB_AGENT_EXITED)
     {
-      /* Deleting an exited task forgets it (its id may be used again). */
+      /* Deleting an exited task forgets it (its id may be used again); its output is kept
+       * for a while (agent/logs-kept.c). */
       ebb_http_reply_json (resp, 200, ebb_agent_task_to_json (t));
       ebb_agent_journal_remove (a->tasks_fd, t->id, NULL);
+      if (t->source == EBB_AGENT_SRC_LAUNCHED)
+        ebb_agent_logs_keep (a, t->id);
       ebb_agent_drop_task (a, t);
       return EBB_HTTP_REPLIED;
     }
@@ -622,8 +626,35 @@ static int
 h_logs (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   ebb_agent *a = ud;
+  const char *id = ebb_http_request_capture (req, "id");
+  if (id && !ebb_agent_find (a, id) && ebb_agent_logs_kept (a, id))
+    return ebb_agent_logs_reply_kept (a, id, req, resp); /* a finished task, forgotten */
   ebb_agent_task *t = find_or_404 (a, req, resp);
   return t ? ebb_agent_logs_reply (a, t, req, resp) : EBB_HTTP_REPLIED;
+}
+
+/* DELETE /v1/tasks/ID/logs: a finished task's kept log goes (the controller removed its job
+ * from its store); 404 when none is kept, 409 while the task is in the table (its log is
+ * still its own). */
+static int
+h_logs_delete (ebb_http_request *req, ebb_http_response *resp, void *ud)
+{
+  ebb_agent *a = ud;
+  const char *id = ebb_http_request_capture (req, "id");
+  if (!id || !ebb_id_is_valid (id, EBB_AGENT_ID_MAX))
+    ebb_http_error (resp, 400, "bad_request", "task id must match [A-Za-z0-9._-]{1,64}");
+  else if (ebb_agent_find (a, id))
+    ebb_http_error (resp, 409, "conflict", "task %s is not forgotten: its log is in use", id);
+  else if (!ebb_agent_logs_drop (a, id))
+    ebb_http_error (resp, 404, "not_found", "no kept log of task %s", id);
+  else
+    {
+      json_object *o = json_object_new_object ();
+      json_object_object_add (o, "id", json_object_new_string (id));
+      json_object_object_add (o, "removed", json_object_new_boolean (1));
+      ebb_http_reply_json (resp, 200, o);
+    }
+  return EBB_HTTP_REPLIED;
 }
 
 static const ebb_http_route routes[] = {
@@ -636,6 +667,7 @@ static const ebb_http_route routes[] = {
   { "GET", "/v1/tasks/{id}", h_get, 0 },
   { "DELETE", "/v1/tasks/{id}", h_delete, 0 },
   { "GET", "/v1/tasks/{id}/logs", h_logs, 0 },
+  { "DELETE", "/v1/tasks/{id}/logs", h_logs_delete, 0 },
   { "POST", "/v1/tasks/{id}/suspend", h_suspend, 0 },
   { "POST", "/v1/tasks/{id}/resume", h_resume, 0 },
   { "POST", "/v1/fence", h_fence, 0 },

@@ -38,6 +38,10 @@ struct ebb_agent
   sd_event *event;
   ebb_cg_ctx *cg_ctx;
   ebb_cg *parent; /* --cgroup-parent */
+  /* The directories of --cgroup-parent the agent created (each hierarchy's, shallowest
+   * first; NULL-terminated): removed at a clean exit when empty (agent/setup.c). */
+  char **created_cgroups;
+  size_t n_created_cgroups;
   ebb_cg_pool *pool;
   ebb_cg_engine_config engine;
   sd_event_source *pool_src, *timer_src, *sig_src[4], *stop_timer, *refresh_src;
@@ -62,8 +66,9 @@ struct ebb_agent
   uint64_t watchdog_usec;
   bool stopping;
   int exit_code;
-  unsigned log_followers; /* GET .../logs?follow=1 responses open (agent/logs.c) */
-  const char *crash_at;   /* EBB_AGENT_CRASH_AT: a named point where the agent kills itself */
+  unsigned log_followers;                /* GET .../logs?follow=1 responses open (agent/logs.c) */
+  struct ebb_agent_kept_logs *kept_logs; /* finished tasks' logs (agent/logs-kept.c) */
+  const char *crash_at; /* EBB_AGENT_CRASH_AT: a named point where the agent kills itself */
   struct ebb_rt *rt[2];
   /* Called when a task's state changed (exit, suspended, resumed, failed): set by setup to
    * the heartbeat's push, so the layers below never call up. NULL: nobody listens. */

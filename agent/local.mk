@@ -12,7 +12,7 @@ agent_libebb_agent_a_SOURCES = \
 	agent/request.h agent/request.c agent/options.h agent/options.c agent/ident.h agent/ident.c \
 	agent/context.h agent/context.c agent/proc.h agent/proc.c agent/table.h agent/table.c \
 	agent/release.h agent/release.c agent/metrics.h agent/metrics.c \
-	agent/logs.h agent/logs.c \
+	agent/logs.h agent/logs.c agent/logs-kept.h agent/logs-kept.c \
 	agent/ops.h agent/ops.c \
 	agent/launch.h agent/launch.c agent/adopt.h agent/adopt.c agent/reconcile.h agent/reconcile.c \
 	agent/api.h agent/api.c agent/heartbeat.h agent/heartbeat.c \
@@ -34,6 +34,12 @@ EXTRA_DIST += $(agent_int_tests) tests/agent/lib.sh tests/agent/valgrind.sh
 # A task's output over the API: tail, follow, the end of a stream (issue 22).
 TESTS += tests/test-agent-logs.sh
 EXTRA_DIST += tests/test-agent-logs.sh
+# A finished task's output, kept by its agent and read through the controller (issue 22).
+TESTS += tests/test-controller-logs-kept.sh
+EXTRA_DIST += tests/test-controller-logs-kept.sh
+# --cgroup-parent created when missing and removed at a clean exit (issue 22).
+TESTS += tests/test-agent-cgroup-parent.sh
+EXTRA_DIST += tests/test-agent-cgroup-parent.sh
 # What a task cannot reach: other jobs' tasks, privileged users and groups, pids (issue 24).
 TESTS += tests/test-agent-isolation.sh
 EXTRA_DIST += tests/test-agent-isolation.sh

@@ -130,30 +130,30 @@ parse_query (ebb_http_request *req, uint64_t *tail, bool *tailed, bool *follow, 
   return 0;
 }
 
-/* Opens t's log read-only; returns the fd, or -1 after answering. */
+/* Opens id's log read-only (launched: the agent writes it); returns the fd, or -1 after
+ * answering. */
 static int
-open_log (ebb_agent *a, const ebb_agent_task *t, ebb_http_response *resp, struct stat *st)
+open_log (ebb_agent *a, const char *id, bool launched, ebb_http_response *resp, struct stat *st)
 {
   char name[EBB_AGENT_ID_MAX + 8];
-  snprintf (name, sizeof name, "%s.log", t->id);
-  int fd = t->source == EBB_AGENT_SRC_LAUNCHED && a->logs_fd >= 0
+  snprintf (name, sizeof name, "%s.log", id);
+  int fd = launched && a->logs_fd >= 0
                ? openat (a->logs_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY)
                : -1;
   if (fd >= 0 && fstat (fd, st) == 0 && S_ISREG (st->st_mode))
     return fd;
   if (fd >= 0)
     close (fd);
-  if (t->source != EBB_AGENT_SRC_LAUNCHED)
+  if (!launched)
     ebb_http_error (resp, 404, "not_found",
-                    "task %s was adopted: its output is not written by the agent", t->id);
+                    "task %s was adopted: its output is not written by the agent", id);
   else
-    ebb_http_error (resp, 404, "not_found", "task %s has no log", t->id);
+    ebb_http_error (resp, 404, "not_found", "task %s has no log", id);
   return -1;
 }
 
-int
-ebb_agent_logs_reply (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req,
-                      ebb_http_response *resp)
+static int
+reply (ebb_agent *a, const char *id, bool launched, ebb_http_request *req, ebb_http_response *resp)
 {
   cleanup_error ebb_error *err = NULL;
   uint64_t tail = 0;
@@ -171,13 +171,13 @@ ebb_agent_logs_reply (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req,
       return EBB_HTTP_REPLIED;
     }
   struct stat st;
-  int fd = open_log (a, t, resp, &st);
+  int fd = open_log (a, id, launched, resp, &st);
   if (fd < 0)
     return EBB_HTTP_REPLIED;
   int64_t off = tailed ? ebb_agent_log_tail_offset (fd, (uint64_t)st.st_size, tail) : 0;
   log_reader *r = ebb_xcalloc (1, sizeof *r);
   *r = (log_reader){ .a = a, .fd = fd, .off = off > 0 ? (uint64_t)off : 0, .follow = follow };
-  snprintf (r->id, sizeof r->id, "%s", t->id);
+  snprintf (r->id, sizeof r->id, "%s", id);
   if (follow)
     {
       int e = sd_event_add_time_relative (a->event, &r->timer, CLOCK_MONOTONIC,
@@ -196,4 +196,19 @@ ebb_agent_logs_reply (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req,
   r->st = ebb_http_reply_stream (resp, 200, "text/plain; charset=utf-8", EBB_AGENT_LOG_CHUNK_BYTES,
                                  read_log, reader_done, r);
   return EBB_HTTP_REPLIED;
+}
+
+int
+ebb_agent_logs_reply (ebb_agent *a, ebb_agent_task *t, ebb_http_request *req,
+                      ebb_http_response *resp)
+{
+  return reply (a, t->id, t->source == EBB_AGENT_SRC_LAUNCHED, req, resp);
+}
+
+int
+ebb_agent_logs_reply_kept (ebb_agent *a, const char *id, ebb_http_request *req,
+                           ebb_http_response *resp)
+{
+  /* The task is over: a follower reads to the end and the stream ends (task_over). */
+  return reply (a, id, true, req, resp);
 }

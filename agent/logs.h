@@ -26,6 +26,11 @@ struct ebb_agent_task;
 int ebb_agent_logs_reply (struct ebb_agent *a, struct ebb_agent_task *t, ebb_http_request *req,
                           ebb_http_response *resp);
 
+/* Answers GET /v1/tasks/ID/logs for a finished task whose log is kept (agent/logs-kept.h).
+ * Returns EBB_HTTP_REPLIED. */
+int ebb_agent_logs_reply_kept (struct ebb_agent *a, const char *id, ebb_http_request *req,
+                               ebb_http_response *resp);
+
 /* Returns the offset in fd (size bytes) where its last `lines` lines start (a final line
  * without a newline counts; size for 0 lines, 0 when there are fewer), or -errno. */
 int64_t ebb_agent_log_tail_offset (int fd, uint64_t size, uint64_t lines);

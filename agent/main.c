@@ -41,6 +41,8 @@ main (int argc, char **argv)
       return 1;
     }
   r = ebb_agent_run (a);
+  if (r == 0)
+    ebb_agent_remove_created_cgroups (a);
   ebb_agent_free (a);
   ebb_agent_config_free (&cfg);
   ebb_log_notice ("exiting (status %d)", r);

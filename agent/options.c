@@ -87,7 +87,8 @@ static const ebb_conf_setting table[] = {
   S_STR ("state_dir", state_dir, "/var/lib/ebb/agent", ebb_conf_validate_abspath,
          "directory of the journal, task output and lock"),
   S_STR ("cgroup_parent", cgroup_parent, "/ebb", ebb_conf_validate_abspath,
-         "cgroup (under each hierarchy root) for launched tasks"),
+         "cgroup (under each hierarchy root) for launched tasks; created when missing, "
+         "removed at a clean exit when the agent created it and it is empty"),
   { .name = "adopt_root",
     .type = EBB_CONF_STRLIST,
     .offset = offsetof (ebb_agent_config, adopt_root),
@@ -153,6 +154,18 @@ static const ebb_conf_setting table[] = {
     .umax = 1ULL << 40,
     .def = "64M",
     .help = "a task's output log is rotated to ID.log.1 beyond this size" },
+  { .name = "keep_logs",
+    .type = EBB_CONF_UINT64,
+    .offset = offsetof (ebb_agent_config, keep_logs),
+    .umax = 100000,
+    .def = "100",
+    .help = "finished tasks whose output logs are kept (the newest; 0: none)" },
+  { .name = "keep_logs_max",
+    .type = EBB_CONF_BYTES,
+    .offset = offsetof (ebb_agent_config, keep_logs_max_bytes),
+    .umax = 1ULL << 40,
+    .def = "256M",
+    .help = "bytes of the finished tasks' kept logs in all (the oldest go beyond)" },
   { .name = "task_pids_max",
     .type = EBB_CONF_UINT64,
     .offset = offsetof (ebb_agent_config, task_pids_max),
@@ -474,6 +487,8 @@ ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err)
   swap_str (&cfg->task_uid_range, &n.task_uid_range);
   cfg->allow_root_tasks = n.allow_root_tasks;
   cfg->task_log_max_bytes = n.task_log_max_bytes;
+  cfg->keep_logs = n.keep_logs; /* the bounds apply at the next task forgotten */
+  cfg->keep_logs_max_bytes = n.keep_logs_max_bytes;
   cfg->task_pids_max = n.task_pids_max;
   swap_str (&cfg->advertise_url, &n.advertise_url);
   cfg->capacity_cpu_millis = n.capacity_cpu_millis;

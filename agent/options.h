@@ -38,6 +38,8 @@ typedef struct ebb_agent_config
   char *tls_key;                  /* PEM private key of the TCP listeners */
   char *controller_ca;            /* PEM CA bundle that verifies an https controller */
   uint64_t task_log_max_bytes;    /* a task's log beyond this moves to ID.log.1 */
+  uint64_t keep_logs;             /* finished tasks whose logs are kept (agent/logs-kept.c) */
+  uint64_t keep_logs_max_bytes;   /* and their bytes in all */
   uint64_t task_pids_max;         /* pids.max of a launched task; 0: no limit */
   bool allow_root_tasks;
   int verbose;
@@ -53,7 +55,7 @@ void ebb_agent_config_free (ebb_agent_config *cfg);
 /* SIGHUP: parses cfg->argv and the config file again and takes over controller, handover,
  * heartbeat_interval, stats_interval, stop_grace, footprint_memory, the capacity override,
  * advertise_url, task_user, task_users, task_groups, task_uid_range, allow_root_tasks,
- * task_log_max and task_pids_max (others need a
+ * task_log_max, keep_logs, keep_logs_max and task_pids_max (others need a
  * restart; a warning says so). Returns 0, or negative with *err (cfg unchanged). */
 int ebb_agent_reload_config (ebb_agent_config *cfg, ebb_error **err);
 

@@ -17,6 +17,7 @@
 #include "agent/api.h"
 #include "agent/daemon.h"
 #include "agent/heartbeat.h"
+#include "agent/logs-kept.h"
 #include "agent/reconcile.h"
 #include "agent/request.h"
 #include "agent/setup.h"
@@ -123,6 +124,19 @@ open_state (ebb_agent *a, ebb_error **err)
   return 0;
 }
 
+/* mkdir of a directory of --cgroup-parent, remembered when it is new. */
+static void
+mkdir_cgroup (ebb_agent *a, const char *dir)
+{
+  if (mkdir (dir, 0755) < 0)
+    return;
+  a->created_cgroups
+      = ebb_xrealloc (a->created_cgroups, (a->n_created_cgroups + 2) * sizeof *a->created_cgroups);
+  a->created_cgroups[a->n_created_cgroups++] = ebb_xstrdup (dir);
+  a->created_cgroups[a->n_created_cgroups] = NULL;
+}
+
+/* Creates --cgroup-parent in each hierarchy when missing, with the missing ancestors. */
 static void
 mkdir_parents (ebb_agent *a, const char *path)
 {
@@ -138,10 +152,27 @@ mkdir_parents (ebb_agent *a, const char *path)
         if (*p == '/')
           {
             *p = '\0';
-            mkdir (full, 0755);
+            mkdir_cgroup (a, full);
             *p = '/';
           }
-      mkdir (full, 0755);
+      mkdir_cgroup (a, full);
+    }
+}
+
+/* See setup.h. */
+void
+ebb_agent_remove_created_cgroups (ebb_agent *a)
+{
+  /* Deepest first: a parent is empty only once its children went. A directory that still
+   * holds a cgroup (a task left running: --handover, or one the agent did not end) or a
+   * process stays, and with it its ancestors. */
+  for (size_t i = a->n_created_cgroups; i-- > 0;)
+    {
+      if (rmdir (a->created_cgroups[i]) == 0)
+        ebb_log_info ("removed %s (created at the start)", a->created_cgroups[i]);
+      else if (errno != ENOENT)
+        ebb_log_info ("kept %s (created at the start): %s", a->created_cgroups[i],
+                      strerror (errno));
     }
 }
 
@@ -234,6 +265,8 @@ setup (ebb_agent *a, ebb_error **err)
   if (r < 0)
     return r;
   ebb_log_notice ("journal: %d tasks reconciled", r);
+  if ((r = ebb_agent_logs_kept_load (a, err)) < 0)
+    return r;
   mkdir_socket_dirs (a);
   if ((r = ebb_agent_loop_sources (a, err)) < 0 || (r = ebb_agent_runtimes_start (a, err)) < 0
       || (r = ebb_agent_http_start (a, err)) < 0)
@@ -317,6 +350,8 @@ ebb_agent_free (ebb_agent *a)
     close (a->tasks_fd);
   if (a->logs_fd >= 0)
     close (a->logs_fd);
+  ebb_agent_logs_kept_free (a);
+  ebb_strv_free (a->created_cgroups);
   free (a->token);
   free (a->node_name);
   free (a);

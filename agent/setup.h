@@ -12,5 +12,8 @@ int ebb_agent_new (ebb_agent_config *cfg, ebb_agent **out, ebb_error **err);
 /* Runs the loop until SIGTERM/SIGINT. Returns the exit code. */
 int ebb_agent_run (ebb_agent *a);
 void ebb_agent_free (ebb_agent *a);
+/* At a clean exit: removes the directories of --cgroup-parent that the agent created at its
+ * start, when they are empty (rmdir only; one still in use stays). */
+void ebb_agent_remove_created_cgroups (ebb_agent *a);
 
 #endif

@@ -1,6 +1,7 @@
 /* The headline families of GET /metrics: the histograms (a short job's start delay, a
- * task's time suspended, a job's decision time), each node's capacity and allocation, and
- * the process_* families of Prometheus' client libraries. */
+ * task's time suspended, a job's decision time), each node's capacity and allocation, the
+ * pending tasks and queued jobs by reason, and the process_* families of Prometheus' client
+ * libraries. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -54,6 +55,21 @@ node_gauges (ebb_ctl *c, FILE *f)
              c->nodes[i]->ntasks);
 }
 
+/* A gauge family of counters by reason (model-reason.c keeps them as reasons change): every
+ * code, 0 included, so that a series exists before its first waiting task. A task the
+ * scheduler has not explained yet has no code and is in none of them. */
+static void
+reason_gauges (FILE *f, const char *name, const char *help, const uint64_t *by_code)
+{
+  ebb_prom_head (f, name, help, "gauge");
+  for (int k = 0; k < EBB_CTL_REASON_N; k++)
+    {
+      const char *code = ebb_ctl_reason_name ((ebb_ctl_reason_code)k);
+      if (code)
+        fprintf (f, "%s{reason=\"%s\"} %" PRIu64 "\n", name, code, by_code[k]);
+    }
+}
+
 /* See api.h. */
 void
 ebb_ctl_api_metrics_headline (ebb_ctl *c, FILE *f)
@@ -67,7 +83,11 @@ ebb_ctl_api_metrics_headline (ebb_ctl *c, FILE *f)
   ebb_prom_histogram (f, "ebb_controller_job_decision_seconds",
                       "A job's arrival to its launches sent.", &c->hist.decision);
   node_gauges (c, f);
-  /* Not yet: queued and pending tasks by reason, once tasks carry one (issue 22, item 1),
-   * a gauge family here with a reason label of its machine-readable codes. */
+  reason_gauges (f, "ebb_controller_tasks_pending",
+                 "Pending tasks by why they wait (the API's reason codes).",
+                 c->counts.pending_by_reason);
+  reason_gauges (f, "ebb_controller_jobs_queued",
+                 "Queued jobs by why they wait (their first waiting task's reason).",
+                 c->counts.queued_by_reason);
   ebb_prom_process (f, "/proc");
 }

@@ -116,6 +116,7 @@ typedef enum
   REASON_LAUNCH_FAILED,
   REASON_HELD, /* a job whose active tasks are all held (ebbctl suspend) */
 } ebb_ctl_reason_code;
+#define EBB_CTL_REASON_N (REASON_LAUNCH_FAILED + 1) /* the codes, REASON_NONE included */
 
 typedef struct ebb_ctl_reason
 {
@@ -270,6 +271,8 @@ typedef struct ebb_ctl_counts
   uint64_t alloc_cpu_millis, alloc_memory_bytes; /* of the running ones */
   uint64_t queued_jobs[3];                       /* by class */
   uint64_t unfinished; /* tasks not in a final state: the cap of cfg->max_queued_tasks */
+  /* Pending tasks and queued jobs by their reason's code (model-reason.c): /metrics. */
+  uint64_t pending_by_reason[EBB_CTL_REASON_N], queued_by_reason[EBB_CTL_REASON_N];
 } ebb_ctl_counts;
 
 /* A policy event that the environment delivers after the current one (probes, wakes). */
@@ -444,6 +447,15 @@ void ebb_ctl_reason_clear (ebb_ctl_reason *r);
 /* Whether code says why a task waits (the scheduler's to refresh), not an event's record
  * (node_lost, preempted: kept until the task leaves pending; launch_failed: kept). */
 bool ebb_ctl_reason_is_wait (ebb_ctl_reason_code code);
+/* Set t's (j's) reason as ebb_ctl_reason_set does, keeping the counters by reason. */
+void ebb_ctl_task_set_reason (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_reason_code code,
+                              const char *fmt, ...) EBB_PRINTF (4, 5);
+void ebb_ctl_job_set_reason (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_reason_code code, const char *fmt,
+                             ...) EBB_PRINTF (4, 5);
+/* Adds (sign 1) or removes (-1) a counted task's (job's) place in the counters by reason:
+ * a pending task's, a queued job's (model-index.c, as its state changes). */
+void ebb_ctl_count_task_reason (ebb_ctl *c, const ebb_ctl_task *t, int sign);
+void ebb_ctl_count_job_reason (ebb_ctl *c, const ebb_ctl_job *j, int sign);
 
 /* model-index.c: the node index by name, the counters, the writers of states. */
 /* Builds the index by request id again (the jobs moved in the array). */

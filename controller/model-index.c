@@ -166,6 +166,7 @@ static void
 task_in (ebb_ctl *c, ebb_ctl_task *t)
 {
   share (c, t->job, t->state, t->node, t->cpu_millis, t->memory_bytes, 1);
+  ebb_ctl_count_task_reason (c, t, 1);
   t->accounted = true;
 }
 
@@ -173,8 +174,10 @@ task_in (ebb_ctl *c, ebb_ctl_task *t)
 static void
 task_share (ebb_ctl *c, ebb_ctl_task *t, int sign)
 {
-  if (t->accounted)
-    share (c, t->job, t->state, t->node, t->cpu_millis, t->memory_bytes, sign);
+  if (!t->accounted)
+    return;
+  share (c, t->job, t->state, t->node, t->cpu_millis, t->memory_bytes, sign);
+  ebb_ctl_count_task_reason (c, t, sign);
 }
 
 /* Moves t's share from its state and node to s and node (a task not counted yet only
@@ -197,10 +200,12 @@ void
 ebb_ctl_task_set_state (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_task_state s)
 {
   /* A task that leaves pending no longer waits: its reason goes (a failed launch sets its
-   * own while starting, which its end keeps). */
-  if (t->state == TASK_PENDING && s != TASK_PENDING)
-    ebb_ctl_reason_clear (&t->reason);
+   * own while starting, which its end keeps), once the move took it out of the counters
+   * by reason under the code it had. */
+  bool left_pending = t->state == TASK_PENDING && s != TASK_PENDING;
   task_move (c, t, s, t->node);
+  if (left_pending)
+    ebb_ctl_reason_clear (&t->reason);
 }
 
 /* See ctl.h. */
@@ -226,6 +231,7 @@ job_share (ebb_ctl *c, const ebb_ctl_job *j, int sign)
 {
   if (j->state == JOB_QUEUED && (unsigned)j->cls < EBB_ARRAY_SIZE (c->counts.queued_jobs))
     c->counts.queued_jobs[j->cls] += (uint64_t)(int64_t)sign;
+  ebb_ctl_count_job_reason (c, j, sign);
 }
 
 static void

@@ -1,5 +1,6 @@
 /* Why a task or job waits, or why a task could not start: the reason's codes by name, and
- * its setters (the message is the model's own copy). */
+ * its setters (the message is the model's own copy); a task's and a job's setters keep the
+ * counters by reason (pending tasks, queued jobs) that /metrics shows without a scan. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -48,19 +49,78 @@ ebb_ctl_reason_clear (ebb_ctl_reason *r)
   r->code = REASON_NONE;
 }
 
-/* See ctl.h. */
-void
-ebb_ctl_reason_set (ebb_ctl_reason *r, ebb_ctl_reason_code code, const char *fmt, ...)
+static void
+reason_vset (ebb_ctl_reason *r, ebb_ctl_reason_code code, const char *fmt, va_list ap)
 {
   ebb_ctl_reason_clear (r);
   if (code == REASON_NONE)
     return;
-  va_list ap;
-  va_start (ap, fmt);
   if (vasprintf (&r->message, fmt, ap) < 0)
     r->message = NULL;
-  va_end (ap);
   r->code = code;
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_reason_set (ebb_ctl_reason *r, ebb_ctl_reason_code code, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  reason_vset (r, code, fmt, ap);
+  va_end (ap);
+}
+
+/* Moves counter v[code] by sign (wrapping: adding -1 subtracts one). */
+static void
+count_code (uint64_t *v, ebb_ctl_reason_code code, int sign)
+{
+  if ((unsigned)code < EBB_CTL_REASON_N)
+    v[code] += (uint64_t)(int64_t)sign;
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_count_task_reason (ebb_ctl *c, const ebb_ctl_task *t, int sign)
+{
+  if (t->state == TASK_PENDING)
+    count_code (c->counts.pending_by_reason, t->reason.code, sign);
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_count_job_reason (ebb_ctl *c, const ebb_ctl_job *j, int sign)
+{
+  if (j->state == JOB_QUEUED)
+    count_code (c->counts.queued_by_reason, j->reason.code, sign);
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_task_set_reason (ebb_ctl *c, ebb_ctl_task *t, ebb_ctl_reason_code code, const char *fmt,
+                         ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  if (t->accounted)
+    ebb_ctl_count_task_reason (c, t, -1);
+  reason_vset (&t->reason, code, fmt, ap);
+  if (t->accounted)
+    ebb_ctl_count_task_reason (c, t, 1);
+  va_end (ap);
+}
+
+/* See ctl.h. */
+void
+ebb_ctl_job_set_reason (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_reason_code code, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  if (j->accounted)
+    ebb_ctl_count_job_reason (c, j, -1);
+  reason_vset (&j->reason, code, fmt, ap);
+  if (j->accounted)
+    ebb_ctl_count_job_reason (c, j, 1);
+  va_end (ap);
 }
 
 /* See ctl.h. */

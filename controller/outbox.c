@@ -498,6 +498,30 @@ ebb_ctl_replay_calls (ebb_ctl *c)
   ebb_ctl_stored_calls_free (v, n);
 }
 
+static void
+drop_log_done (ebb_http_result *res, const ebb_error *err, void *ud)
+{
+  char *path = ud;
+  if (err || res->status != 200)
+    ebb_log_info ("DELETE %s: %s", path, err ? err->msg : "not kept (any more)");
+  free (path);
+}
+
+/* See outbox.h. */
+int
+ebb_ctl_outbox_drop_log (ebb_ctl *c, int node, const char *path, ebb_error **err)
+{
+  if (!c->log_client && !(c->log_client = ebb_http_client_new (c->event, err)))
+    return -EIO;
+  ebb_http_call_opts opts = { .bearer_token = c->token, .ca_file = c->cfg->agent_ca };
+  char *ud = ebb_xstrdup (path);
+  int r = ebb_http_client_start (c->log_client, "DELETE", c->nodes[node]->url, path, NULL, &opts,
+                                 drop_log_done, ud, err);
+  if (r < 0)
+    free (ud);
+  return r;
+}
+
 /* See outbox.h. */
 int
 ebb_ctl_outbox_read (ebb_ctl *c, const ebb_ctl_task *t, const char *path, bool no_timeout,

@@ -59,6 +59,12 @@ void ebb_ctl_flush (ebb_ctl *c);
  * launches first and takes its decision latency once they are handed to curl multi. */
 void ebb_ctl_arrival (ebb_ctl *c, uint64_t job, uint64_t arrival_usec);
 
+/* Has node's agent remove a kept log (DELETE path: /v1/tasks/ID/logs of a task whose job left
+ * the store), on the client of ebb_ctl_outbox_read: nothing waits for the answer, a failure
+ * is logged at -v (the agent's own bounds remove the log in the end). Returns 0, or negative
+ * with *err. */
+int ebb_ctl_outbox_drop_log (ebb_ctl *c, int node, const char *path, ebb_error **err);
+
 /* Starts a call that reads from task t's agent and decides nothing (a log stream:
  * api-logs.c), so it is not held for a commit: at once, on a client of its own that never
  * waits behind (or holds up) the decisions' calls; no_timeout for a stream that lasts as

@@ -49,7 +49,7 @@ on_launch (ebb_ctl_call *k, ebb_http_result *res)
             : res->body ? res->body
                         : "no answer");
   /* Set before its end, so that the rows its end writes carry it. */
-  ebb_ctl_launch_failed (t, detail);
+  ebb_ctl_launch_failed (c, t, detail);
   ebb_ctl_finish_task (c, t, TASK_FAILED, "agent refused the launch");
   return false;
 }

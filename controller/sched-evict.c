@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "controller/ctl.h"
+#include "controller/outbox.h"
 #include "controller/store.h"
 #include "controller/sched.h"
 #include "lib/log.h"
@@ -83,6 +84,30 @@ ebb_ctl_evict (ebb_ctl *c)
 
 /* Jobs removed from the store in one transaction at most: a tick stays short. */
 #define PRUNE_BATCH 10000
+/* Kept logs removed per retention run, at most: the agents' own bounds (--keep-logs) take
+ * the rest, so a first run over a large store does not send thousands of calls at once. */
+#define PRUNE_LOGS_MAX 256
+
+/* The logs the agents keep of the pruned jobs' tasks go with the jobs. */
+static void
+drop_pruned_logs (ebb_ctl *c)
+{
+  ebb_ctl_pruned_task *v = NULL;
+  size_t n = ebb_ctl_store_pruned_tasks (c, PRUNE_LOGS_MAX, &v);
+  for (size_t i = 0; i < n; i++)
+    {
+      int node = -1;
+      if (!ebb_ctl_node_find (c, v[i].node, &node) || c->nodes[node]->state == NODE_LOST
+          || !c->nodes[node]->url)
+        continue;
+      cleanup_error ebb_error *err = NULL;
+      cleanup_free char *aid = ebb_ctl_task_agent_id (v[i].job, v[i].idx, v[i].generation);
+      cleanup_free char *path = ebb_xasprintf ("/v1/tasks/%s/logs", aid);
+      if (ebb_ctl_outbox_drop_log (c, node, path, &err) < 0)
+        ebb_log_info ("DELETE %s: %s", path, ebb_error_msg (&err));
+    }
+  ebb_ctl_pruned_tasks_free (v, n);
+}
 
 /* See sched.h. */
 uint64_t
@@ -100,7 +125,10 @@ ebb_ctl_prune (ebb_ctl *c)
   c->n_jobs_stored = c->n_jobs_stored > n ? c->n_jobs_stored - n : 0;
   c->jobs_pruned += n;
   if (n)
-    ebb_log_info ("retention: %" PRIu64 " finished jobs removed from the store", n);
+    {
+      ebb_log_info ("retention: %" PRIu64 " finished jobs removed from the store", n);
+      drop_pruned_logs (c);
+    }
   if (n == PRUNE_BATCH)
     c->pruned_at_usec = 0; /* more at the next tick */
   return n;

@@ -45,7 +45,7 @@ ebb_ctl_job_update (ebb_ctl *c, ebb_ctl_job *j)
   if (started == j->ntasks && j->placed_at == 0)
     j->placed_at = ebb_ctl_now ();
   if (started == j->ntasks && j->reason.code != REASON_LAUNCH_FAILED)
-    ebb_ctl_reason_clear (&j->reason);
+    ebb_ctl_job_set_reason (c, j, REASON_NONE, "%s", "");
   ebb_ctl_job_state s = j->state;
   if (done == j->ntasks)
     s = killed ? JOB_KILLED : failed ? JOB_FAILED : JOB_DONE;

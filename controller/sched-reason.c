@@ -103,12 +103,11 @@ explain (const ebb_ctl *c, const ebb_ctl_task *t, room *cache, char *buf, size_t
   return REASON_NO_ROOM;
 }
 
-/* Sets *r to code and msg unless it holds them already (a tick refreshes many). */
-static void
-reason_put (ebb_ctl_reason *r, ebb_ctl_reason_code code, const char *msg)
+/* Whether r holds something else than code and msg (a tick refreshes many, most unchanged). */
+static bool
+reason_differs (const ebb_ctl_reason *r, ebb_ctl_reason_code code, const char *msg)
 {
-  if (r->code != code || !r->message || strcmp (r->message, msg) != 0)
-    ebb_ctl_reason_set (r, code, "%s", msg);
+  return r->code != code || !r->message || strcmp (r->message, msg) != 0;
 }
 
 static void
@@ -124,19 +123,26 @@ explain_job (ebb_ctl *c, ebb_ctl_job *j, room *cache)
         {
           char msg[256];
           ebb_ctl_reason_code code = explain (c, t, cache, msg, sizeof msg);
-          reason_put (&t->reason, code, msg);
+          if (reason_differs (&t->reason, code, msg))
+            ebb_ctl_task_set_reason (c, t, code, "%s", msg);
         }
       if (!first)
         first = t;
     }
   if (j->reason.code == REASON_LAUNCH_FAILED)
     return;
-  if (first && first->reason.code != REASON_NONE)
-    reason_put (&j->reason, first->reason.code, first->reason.message ? first->reason.message : "");
+  const char *msg = first && first->reason.message ? first->reason.message : "";
+  static const char held_msg[] = "suspended by the operator (ebbctl resume resumes it)";
+  if (first && first->reason.code != REASON_NONE
+      && reason_differs (&j->reason, first->reason.code, msg))
+    ebb_ctl_job_set_reason (c, j, first->reason.code, "%s", msg);
   else if (!first && ebb_ctl_job_all_held (j))
-    reason_put (&j->reason, REASON_HELD, "suspended by the operator (ebbctl resume resumes it)");
+    {
+      if (reason_differs (&j->reason, REASON_HELD, held_msg))
+        ebb_ctl_job_set_reason (c, j, REASON_HELD, "%s", held_msg);
+    }
   else if (!first)
-    ebb_ctl_reason_clear (&j->reason);
+    ebb_ctl_job_set_reason (c, j, REASON_NONE, "%s", "");
 }
 
 /* See sched.h. */
@@ -159,8 +165,8 @@ ebb_ctl_explain_all (ebb_ctl *c)
 
 /* See sched.h. */
 void
-ebb_ctl_launch_failed (ebb_ctl_task *t, const char *detail)
+ebb_ctl_launch_failed (ebb_ctl *c, ebb_ctl_task *t, const char *detail)
 {
-  ebb_ctl_reason_set (&t->reason, REASON_LAUNCH_FAILED, "%s", detail);
-  ebb_ctl_reason_set (&t->job->reason, REASON_LAUNCH_FAILED, "task %u: %s", t->idx, detail);
+  ebb_ctl_task_set_reason (c, t, REASON_LAUNCH_FAILED, "%s", detail);
+  ebb_ctl_job_set_reason (c, t->job, REASON_LAUNCH_FAILED, "task %u: %s", t->idx, detail);
 }

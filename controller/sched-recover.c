@@ -71,7 +71,7 @@ ebb_ctl_requeue (ebb_ctl *c, ebb_ctl_task **ts, size_t n, const char *why)
       if (t->slot != EBB_POL_NONE && t->slot < c->n_slots)
         c->slots[t->slot].ghost = true;
       if (ebb_ctl_task_active (t))
-        ebb_ctl_reason_set (&t->reason, REASON_NODE_LOST, "queued again: %s", why);
+        ebb_ctl_task_set_reason (c, t, REASON_NODE_LOST, "queued again: %s", why);
       ebb_ctl_unplace (c, t);
       ebb_ctl_task_set_state (c, t, TASK_PENDING);
       ebb_ctl_task_set_node (c, t, -1);
@@ -101,10 +101,10 @@ ebb_ctl_pol_killed (ebb_ctl *c, ebb_ctl_task *t, const char *why)
       c->m.tasks_lost++;
     }
   if (strcmp (why, "policy") == 0)
-    ebb_ctl_reason_set (&t->reason, REASON_PREEMPTED, "killed by the policy (%s), queued again",
-                        c->cfg->policy);
+    ebb_ctl_task_set_reason (c, t, REASON_PREEMPTED, "killed by the policy (%s), queued again",
+                             c->cfg->policy);
   else
-    ebb_ctl_reason_set (&t->reason, REASON_NODE_LOST, "queued again: %s", why);
+    ebb_ctl_task_set_reason (c, t, REASON_NODE_LOST, "queued again: %s", why);
   ebb_ctl_unplace (c, t);
   ebb_ctl_task_set_state (c, t, TASK_PENDING);
   ebb_ctl_task_set_node (c, t, -1);

@@ -216,7 +216,7 @@ void ebb_ctl_hold_rejoin (ebb_ctl *c);
 /* The same for every job in memory not finished: at every policy tick. */
 void ebb_ctl_explain_all (ebb_ctl *c);
 /* Task t could not start: its reason and its job's say so with the agent's detail. */
-void ebb_ctl_launch_failed (ebb_ctl_task *t, const char *detail);
+void ebb_ctl_launch_failed (ebb_ctl *c, ebb_ctl_task *t, const char *detail);
 
 /* sched-evict.c */
 /* Frees the finished jobs beyond the newest cfg->keep_finished whose rows are committed and

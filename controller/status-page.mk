@@ -42,7 +42,7 @@ EXTRA_DIST += tests/test-status-page-views.sh tests/status-page/png-bars.py test
 	tests/status-page/views/GET_jobs_order_desc.json tests/status-page/views/GET_jobs_1.json \
 	tests/status-page/views/GET_jobs_2.json tests/status-page/views/GET_jobs_3.json \
 	tests/status-page/views/GET_jobs_4.json tests/status-page/views/GET_jobs_5.json \
-	tests/status-page/views/GET_jobs_6.json
+	tests/status-page/views/GET_jobs_6.json tests/status-page/views/GET_jobs_1_tasks_0_logs.json
 # The page against a live controller and agent (root): Chromium through a socat bridge to the
 # controller's unix socket.
 TESTS += tests/test-status-page-live.sh

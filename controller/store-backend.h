@@ -43,6 +43,8 @@ typedef struct ebb_ctl_store_ops
   int (*prune) (ebb_ctl_store *s, double finished_before, uint64_t keep, unsigned max,
                 uint64_t *pruned);
   int (*preemptions) (ebb_ctl_store *s, ebb_ctl_store_preemptions *p);
+  /* As ebb_ctl_store_pruned_tasks; NULL: a backend that does not tell. */
+  size_t (*pruned_tasks) (ebb_ctl_store *s, unsigned max, ebb_ctl_pruned_task **out);
 } ebb_ctl_store_ops;
 
 /* The handle: a backend's struct starts with it. */

@@ -417,6 +417,7 @@ static const ebb_ctl_store_ops sqlite_ops = {
   .job_page = ebb_ctl_sqlite_job_page,
   .rid_answer = ebb_ctl_sqlite_rid_answer,
   .prune = ebb_ctl_sqlite_prune,
+  .pruned_tasks = ebb_ctl_sqlite_pruned_tasks,
   .preemptions = preemptions,
   .stats = stats,
 };

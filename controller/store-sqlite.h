@@ -58,6 +58,7 @@ int ebb_ctl_sqlite_job_page (ebb_ctl_store *s, ebb_ctl *c, uint64_t after, bool 
 /* store-sqlite-prune.c */
 int ebb_ctl_sqlite_prune (ebb_ctl_store *s, double finished_before, uint64_t keep, unsigned max,
                           uint64_t *pruned);
+size_t ebb_ctl_sqlite_pruned_tasks (ebb_ctl_store *s, unsigned max, ebb_ctl_pruned_task **out);
 char *ebb_ctl_sqlite_rid_answer (ebb_ctl_store *s, const char *request_id, char **digest);
 
 #endif

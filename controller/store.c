@@ -250,6 +250,25 @@ ebb_ctl_store_prune (ebb_ctl *c, double finished_before, uint64_t keep, unsigned
 }
 
 /* See store.h. */
+size_t
+ebb_ctl_store_pruned_tasks (ebb_ctl *c, unsigned max, ebb_ctl_pruned_task **out)
+{
+  *out = NULL;
+  if (!c->store || !c->store->ops->pruned_tasks)
+    return 0;
+  return c->store->ops->pruned_tasks (c->store, max, out);
+}
+
+/* See store.h. */
+void
+ebb_ctl_pruned_tasks_free (ebb_ctl_pruned_task *v, size_t n)
+{
+  for (size_t i = 0; v && i < n; i++)
+    free (v[i].node);
+  free (v);
+}
+
+/* See store.h. */
 char *
 ebb_ctl_store_rid_answer (ebb_ctl *c, const char *request_id, char **digest)
 {

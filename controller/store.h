@@ -106,6 +106,19 @@ void ebb_ctl_job_summaries_free (ebb_ctl_job_summary *v, size_t n);
  * with *pruned jobs removed, or -EIO. */
 int ebb_ctl_store_prune (ebb_ctl *c, double finished_before, uint64_t keep, unsigned max,
                          uint64_t *pruned);
+/* A task of a job the last prune removed that ran on a node: where its agent may keep its
+ * log (ebb-agent --keep-logs). */
+typedef struct ebb_ctl_pruned_task
+{
+  char *node;
+  uint64_t job, generation;
+  uint32_t idx;
+} ebb_ctl_pruned_task;
+/* The tasks that ran on a node of the jobs the last ebb_ctl_store_prune removed (at most
+ * max) in *out (free with ebb_ctl_pruned_tasks_free); returns how many (0 when the backend
+ * does not tell). */
+size_t ebb_ctl_store_pruned_tasks (ebb_ctl *c, unsigned max, ebb_ctl_pruned_task **out);
+void ebb_ctl_pruned_tasks_free (ebb_ctl_pruned_task *v, size_t n);
 /* Returns the first answer given to request_id (the newest job of that id), or NULL; with
  * it, *digest the digest of that job's body (NULL when not known). */
 char *ebb_ctl_store_rid_answer (ebb_ctl *c, const char *request_id, char **digest);

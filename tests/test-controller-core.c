@@ -530,6 +530,7 @@ scan (ebb_ctl *c, scan_counts *sc)
     {
       ebb_ctl_job *j = c->jobs[i];
       sc->cl.queued_jobs[j->cls] += j->state == JOB_QUEUED;
+      sc->cl.queued_by_reason[j->reason.code] += j->state == JOB_QUEUED;
       uint32_t term = 0, failed = 0, killed = 0, started = 0;
       for (uint32_t k = 0; k < j->ntasks; k++)
         {
@@ -537,6 +538,7 @@ scan (ebb_ctl *c, scan_counts *sc)
           bool holds = t->state == TASK_STARTING || t->state == TASK_RUNNING;
           sc->cl.running += holds;
           sc->cl.suspended += t->state == TASK_SUSPENDED;
+          sc->cl.pending_by_reason[t->reason.code] += t->state == TASK_PENDING;
           sc->cl.alloc_cpu_millis += holds ? t->cpu_millis : 0;
           sc->cl.alloc_memory_bytes += holds ? t->memory_bytes : 0;
           if (t->node >= 0 && (holds || t->state == TASK_SUSPENDED))
@@ -988,6 +990,8 @@ reason_submit (ebb_ctl *c, const char *name, uint32_t ntasks)
 
 #define REASON_IS(r, want) CU_ASSERT_STRING_EQUAL (ebb_ctl_reason_name ((r).code), want)
 
+#define PENDING_BY(c, code) ((c)->counts.pending_by_reason[REASON_##code])
+
 /* Every waiting task and its job say why (sched-reason.c): no room, draining nodes, parents,
  * the policy's share; an event's reason stays while the task waits; leaving pending clears
  * it, but a failed launch's, which its job keeps too. The job's wait ends at placed_at. */
@@ -1009,11 +1013,18 @@ test_reasons (void)
   REASON_IS (b->reason, "no_room");
   CU_ASSERT_PTR_NOT_NULL (strstr (b->reason.message, "no free slot"));
   CU_ASSERT_EQUAL (b->placed_at, 0);
+  CU_ASSERT_EQUAL (PENDING_BY (c, NO_ROOM), 2);
+  CU_ASSERT_EQUAL (c->counts.queued_by_reason[REASON_NO_ROOM], 1);
+  CU_ASSERT (counters_agree (c));
   /* The only node big enough drains. */
   c->nodes[0]->state = NODE_DRAINING;
   ebb_ctl_explain_job (c, b);
   REASON_IS (b->tasks[0].reason, "node_draining");
   REASON_IS (b->reason, "node_draining");
+  CU_ASSERT_EQUAL (PENDING_BY (c, NODE_DRAINING), 2);
+  CU_ASSERT_EQUAL (PENDING_BY (c, NO_ROOM), 0);
+  CU_ASSERT_EQUAL (c->counts.queued_by_reason[REASON_NODE_DRAINING], 1);
+  CU_ASSERT (counters_agree (c));
   c->nodes[0]->state = NODE_READY;
   /* Parents not ended; the policy's share (what ebb's preemption says). */
   b->tasks[0].dag_held = true;
@@ -1022,11 +1033,16 @@ test_reasons (void)
   REASON_IS (b->tasks[0].reason, "waiting_for_parents");
   REASON_IS (b->tasks[1].reason, "long_work_protected");
   REASON_IS (b->reason, "waiting_for_parents");
+  CU_ASSERT_EQUAL (PENDING_BY (c, WAITING_FOR_PARENTS), 1);
+  CU_ASSERT_EQUAL (PENDING_BY (c, LONG_WORK_PROTECTED), 1);
+  CU_ASSERT (counters_agree (c));
   b->tasks[0].dag_held = false;
   c->pjobs_pol[b->tasks[1].pjob].wait = EBB_POL_WAIT_NONE;
   /* An event's reason is kept while the task waits. */
-  ebb_ctl_reason_set (&b->tasks[0].reason, REASON_NODE_LOST, "queued again: %s", "node lost");
+  ebb_ctl_task_set_reason (c, &b->tasks[0], REASON_NODE_LOST, "queued again: %s", "node lost");
   ebb_ctl_explain_job (c, b);
+  CU_ASSERT_EQUAL (PENDING_BY (c, NODE_LOST), 1);
+  CU_ASSERT (counters_agree (c));
   REASON_IS (b->tasks[0].reason, "node_lost");
   CU_ASSERT_STRING_EQUAL (b->tasks[0].reason.message, "queued again: node lost");
   REASON_IS (b->tasks[1].reason, "no_room");
@@ -1034,6 +1050,8 @@ test_reasons (void)
   ebb_ctl_task_set_state (c, &b->tasks[0], TASK_STARTING);
   CU_ASSERT_EQUAL (b->tasks[0].reason.code, REASON_NONE);
   CU_ASSERT_PTR_NULL (b->tasks[0].reason.message);
+  CU_ASSERT_EQUAL (PENDING_BY (c, NODE_LOST), 0); /* out under the code it had */
+  CU_ASSERT (counters_agree (c));
   ebb_ctl_job_update (c, b);
   CU_ASSERT_EQUAL (b->placed_at, 0);
   ebb_ctl_task_set_state (c, &b->tasks[1], TASK_STARTING);
@@ -1042,13 +1060,16 @@ test_reasons (void)
   CU_ASSERT (b->placed_at >= b->submitted_at);
   /* A failed launch: the agent's detail on the task and its job, kept. */
   ebb_ctl_task_set_state (c, &b->tasks[1], TASK_FAILED);
-  ebb_ctl_launch_failed (&b->tasks[1], "agent n0: argv[0] /x: No such file or directory");
+  ebb_ctl_launch_failed (c, &b->tasks[1], "agent n0: argv[0] /x: No such file or directory");
   ebb_ctl_explain_job (c, b);
   ebb_ctl_job_update (c, b);
   REASON_IS (b->tasks[1].reason, "launch_failed");
   REASON_IS (b->reason, "launch_failed");
   CU_ASSERT_STRING_EQUAL (b->reason.message,
                           "task 1: agent n0: argv[0] /x: No such file or directory");
+  CU_ASSERT (counters_agree (c));
+  for (size_t k = 0; k < EBB_CTL_REASON_N; k++)
+    CU_ASSERT_EQUAL (c->counts.pending_by_reason[k] + c->counts.queued_by_reason[k], 0);
   /* The store keeps them and the end of the wait: a job read back says the same. */
   ebb_ctl_task_write (c, &b->tasks[1]);
   ebb_ctl_store_job (c, b);

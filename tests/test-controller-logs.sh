@@ -18,8 +18,8 @@ start_node 1
 wait_for 10 '[.nodes[] | select(.state == "ready")] | length == 1' /v1/nodes || fail "node: $(cat "$TMP/body")"
 task () { printf '{"argv":["sh","-c","%s"],"cpu_millis":100,"memory_bytes":67108864}' "$1"; }
 
-# A running task that printed 5 lines: its last lines. (A finished task's log goes with its
-# agent task, which the controller has the agent forget once it ended.)
+# A running task that printed 5 lines: its last lines. (A finished task's log, kept by its
+# agent after it forgot the task: test-controller-logs-kept.sh.)
 capi POST /v1/jobs "$(job_body five long "$(task 'for i in 1 2 3 4 5; do echo line$i; done; exec sleep 60')")"
 A=$(jq -r .id "$TMP/body")
 i=0

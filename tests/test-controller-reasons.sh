@@ -3,8 +3,16 @@
 # program that does not exist fails with reason launch_failed and the agent's detail; a job
 # that finds no free room pends with no_room (task and job), which goes once it starts, and
 # its placed_at says how long it waited; with the ebb policy's long-share 1, a short job
-# behind running long work waits with long_work_protected. Time budget: about 15 s.
+# behind running long work waits with long_work_protected. /metrics counts them by reason
+# (ebb_controller_tasks_pending, ebb_controller_jobs_queued), back to 0 once they start.
+# Time budget: about 15 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
+# by_reason WHAT: the samples of /metrics' pending tasks and queued jobs by reason, "A=N,B=M".
+by_reason () {
+  capi GET /metrics
+  printf '%s' "$(sed -n 's/^ebb_controller_\(tasks_pending\|jobs_queued\){reason="\([a-z_]*\)"} \([0-9]*\)$/\1.\2=\3/p' "$TMP/body" |
+    grep -v '=0$' | sort | tr '\n' ,)"
+}
 setup_cgroups
 start_controller --policy ebb --node-timeout 5s || { fail "controller did not start"; exit 1; }
 start_node 1
@@ -34,12 +42,18 @@ jq -e '.state == "queued" and .tasks[0].reason.code == "no_room" and .reason.cod
 capi GET "/v1/jobs?state=active"
 jq -e '[.jobs[] | select(.id == '"$NEXT"' and .reason.code == "no_room")] | length == 1' "$TMP/body" >/dev/null &&
   ok "GET /v1/jobs lists the reason" || fail "list: $(cat "$TMP/body")"
+m=$(by_reason)
+[ "$m" = "jobs_queued.no_room=1,tasks_pending.no_room=1," ] && ok "/metrics by reason: $m" ||
+  fail "/metrics by reason while next waits: '$m'"
 sleep 1
 capi DELETE "/v1/jobs/$BIG"
 wait_for 10 '.task_states.running == 1' "/v1/jobs/$NEXT" || fail "next not running: $(cat "$TMP/body")"
 jq -e '.reason == null and .tasks[0].reason == null and .placed_at - .submitted_at >= 1' "$TMP/body" >/dev/null &&
   ok "started: no reason, waited $(jq '.placed_at - .submitted_at' "$TMP/body") s" ||
   fail "after start: $(cat "$TMP/body")"
+m=$(by_reason)
+[ -z "$m" ] && grep -q '^ebb_controller_tasks_pending{reason="no_room"} 0$' "$TMP/body" &&
+  ok "/metrics by reason: all 0 once it started" || fail "/metrics by reason after the start: '$m'"
 capi DELETE "/v1/jobs/$NEXT"
 wait_for 10 '.state == "killed"' "/v1/jobs/$NEXT" || fail "next not killed: $(cat "$TMP/body")"
 
@@ -58,6 +72,9 @@ jq -e '.state == "queued" and .tasks[0].reason.code == "long_work_protected"
        and .reason.code == "long_work_protected"' "$TMP/body" >/dev/null &&
   ok "a short job behind protected long work: long_work_protected, $(jq -r .reason.message "$TMP/body")" ||
   fail "long_work_protected: $(cat "$TMP/body")"
+m=$(by_reason)
+[ "$m" = "jobs_queued.long_work_protected=1,tasks_pending.long_work_protected=1," ] &&
+  ok "/metrics by reason: $m" || fail "/metrics by reason behind long work: '$m'"
 capi DELETE "/v1/jobs/$SHORT"
 capi DELETE "/v1/jobs/$LONG"
 exit $FAILED

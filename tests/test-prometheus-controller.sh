@@ -6,9 +6,10 @@
 # the controller with a value the run explains: the short job's start delay histogram
 # (count >= 1, histogram_quantile accepted), the suspended-duration histogram (count >= 1),
 # ebb_controller_job_decision_seconds as a histogram (it was a summary), the per-node
-# capacity and allocation gauges (node="a1": 2000 millicores), the process_* families. The
-# controller is then restarted on the same state: its preemption counters
-# (ebb_controller_task_suspends_total, _resumes_total) count from the store, not from zero.
+# capacity and allocation gauges (node="a1": 2000 millicores), the pending tasks and queued
+# jobs by reason (a series per code), the process_* families. The controller is then restarted
+# on the same state: its preemption counters (ebb_controller_task_suspends_total,
+# _resumes_total) count from the store, not from zero.
 # Also: a task's log through the controller (GET /v1/jobs/ID/tasks/K/logs) wants the token on
 # TCP, as every API call.
 # Budget: about 25 s (60 s limits on the waits).
@@ -74,6 +75,13 @@ for g in "node_capacity_cpu_millis 2000" "node_allocated_cpu_millis 1" "node_cap
   set -- $g
   v=$(query "ebb_controller_$1{job=\"ebb-controller\",node=\"a1\"}")
   [ -n "$v" ] && [ "$v" -ge "$2" ] && ok "ebb_controller_$1{node=\"a1\"} = $v" || fail "ebb_controller_$1{node=\"a1\"}: '$v'"
+done
+# Waiting work by reason: a series per reason code, 0 once the run has nothing waiting.
+for fam in tasks_pending jobs_queued; do
+  v=$(query "ebb_controller_$fam{job=\"ebb-controller\",reason=\"no_room\"}")
+  n=$(query "count(ebb_controller_$fam{job=\"ebb-controller\"})")
+  [ -n "$v" ] && [ "$n" = 7 ] && ok "ebb_controller_$fam: $n reasons, no_room = $v" ||
+    fail "ebb_controller_$fam: '$v', $n reasons"
 done
 for fam in process_cpu_seconds_total process_resident_memory_bytes process_virtual_memory_bytes \
   process_open_fds process_max_fds process_start_time_seconds; do

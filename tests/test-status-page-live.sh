@@ -5,7 +5,8 @@
 # policy, the node, the jobs with their progress, the suspended task with its node, and the
 # launch decisions; the job and node views show the suspended task; a screenshot has the bars
 # in their colours (failed red, killed grey, done green, running blue, suspended amber) and the
-# node's CPU allocation bar at 500 of 2000 millicores. The controller's
+# node's CPU allocation bar at 500 of 2000 millicores; a task's logs view (#logs/JOB-TASK) shows
+# what it printed, read through the controller from its agent. The controller's
 # unix socket needs no token; Chromium reaches it through a loopback TCP bridge (socat), as an
 # operator would through `ssh -L PORT:/run/ebb/controller.sock`. Budget: about 25 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/agent/lib.sh"
@@ -46,7 +47,8 @@ $E kill "$STOP" >/dev/null || fail "kill $STOP"
 i=0; until [ "$($E --json job "$STOP" | jq -r .state)" = killed ]; do
   i=$((i + 1)); [ $i -lt 100 ] || { fail "job $STOP not killed"; break; }; sleep 0.1
 done
-LONG=$($E submit --name crunch --class long --tasks 2 --cpu 500 --memory 32M -- sleep 60) || fail "long job"
+LONG=$($E submit --name crunch --class long --tasks 2 --cpu 500 --memory 32M -- \
+  sh -c 'echo "crunching <&>"; exec sleep 60') || fail "long job"
 i=0; until [ "$($E --json job "$LONG" | jq '[.tasks[] | select(.state == "running")] | length')" = 2 ]; do
   i=$((i + 1)); [ $i -lt 50 ] || { fail "long job not running"; break; }; sleep 0.1
 done
@@ -66,7 +68,7 @@ D="$TMP/dom.html"
   fail "header: $(text_of "$D" policy) $(text_of "$D" n-nodes) $(text_of "$D" n-jobs) $(text_of "$D" n-running) $(text_of "$D" n-suspended)"
 grep -qF '<a href="#node/n1">n1</a></td><td class="state-ready">ready</td>' "$D" && grep -qF '<span>500/2000</span>' "$D" &&
   ok "node n1 ready, 500 of 2000 millicores allocated (the suspended task's given back)" || fail "node row: $(grep -o '<td>n1</td>.\{0,120\}' "$D")"
-grep -qF "<a href=\"#job/$LONG\">$LONG</a></td><td>crunch</td><td>long</td><td class=\"state-running\">running</td>" "$D" &&
+grep -qF "<a href=\"#job/$LONG\">$LONG</a></td><td>crunch</td><td>long</td><td>0</td><td class=\"state-running\">running</td>" "$D" &&
   grep -qF '0/2 done, 1 running, 1 suspended' "$D" && grep -qF '2/2 done, 0 running, 0 suspended' "$D" &&
   ok "jobs with their progress" || fail "jobs"
 grep -qF "<a href=\"#job/$LONG\">$LONG</a></td><td>crunch</td><td>$STASK</td><td><a href=\"#node/n1\">n1</a></td>" "$D" && ok "suspended task $STASK on n1" ||
@@ -84,6 +86,10 @@ chromium_run "$TMP/node" "http://127.0.0.1:$PORT/#node/n1"
 [ "$(sed 's/<tr>/\n<tr>/g' "$TMP/node.html" | grep -c "<a href=\"#job/$LONG\">$LONG</a></td><td>crunch</td>")" = 2 ] &&
   grep -qF '<span>500/2000</span>' "$TMP/node.html" && ok "#node/n1: the long job's 2 tasks, 500/2000 millicores" ||
   fail "#node/n1: $(text_of "$TMP/node.html" error)"
+# A task's output, from its agent through the controller's logs route.
+chromium_run "$TMP/logs" "http://127.0.0.1:$PORT/#logs/$LONG-0"
+grep -qF "<pre id=\"logs-text\" class=\"logs\">crunching &lt;&amp;&gt;" "$TMP/logs.html" &&
+  ok "#logs/$LONG-0: what the task printed" || fail "#logs/$LONG-0: $(text_of "$TMP/logs.html" error) $(grep -A2 logs-text "$TMP/logs.html")"
 # Its bars in a screenshot, by colour (tests/status-page/png-bars.py, widths as in
 # tests/test-status-page-views.sh): the failed job red, the killed grey, the done green, the
 # long job half running (blue) and half suspended (amber), n1's CPU 500/2000 (30 of 120 px).

@@ -4,7 +4,9 @@
 # a reason, a killed, a done and a queued job with a reason; two nodes, one fully and one half
 # allocated): screenshots of the cluster view, a job view (#job/ID) and a node view
 # (#node/NAME) whose bars are found by their exact colours (tests/status-page/png-bars.py) and
-# measured, and the DOM's text for states, reasons, "suspended since" and "for job"; then a
+# measured, and the DOM's text for states, reasons, "suspended since", "for job" and a job's
+# priority; a task's output (#logs/JOB-TASK, read through the controller's logs route, shown
+# as text); then a
 # link followed and the back button in a browser driven over the DevTools protocol
 # (tests/status-page/cdp.py), and one refresh loop after it.
 # Colours: task done 3a8f5c green, failed c62828 red, killed 8a949e grey, running 3b7dd8 blue,
@@ -49,6 +51,10 @@ row_of "$D" '>waiting<' | grep -qF 'data-code="no_room">no room: no node has 150
   ok "cluster view: a queued job's reason" || fail "queued reason: $(row_of "$D" '>waiting<')"
 row_of "$D" '>1-1<' | grep -Eq '<a href="#node/n2">n2</a>.*<td>[0-9.]+(ms|s) ago</td><td><a href="#job/2">2</a>' &&
   ok "cluster view: suspended task 1-1 on n2, since when, for job 2" || fail "suspended: $(row_of "$D" '>1-1<')"
+row_of "$D" '<td>crunch</td><td>long</td>' | grep -qF '<td>long</td><td>7</td><td class="state-running">' &&
+  row_of "$D" '>broken<' | grep -qF '<td>-</td><td class="state-failed">' &&
+  ok "cluster view: a job's priority (7; '-' when not given)" ||
+  fail "priority: $(row_of "$D" '<td>crunch</td><td>long</td>')"
 grep -qF '<a href="#job/3">3</a>' "$D" && grep -qF '<a href="#node/n1">n1</a>' "$D" &&
   ok "cluster view: jobs and nodes link to their views" || fail "links"
 
@@ -59,6 +65,10 @@ grep -q 'id="overview" hidden' "$D" && grep -q '<main id="job-view">' "$D" && [ 
 row_of "$D" '<td>1-1</td>' | grep -Eq '<td class="state-suspended">suspended</td><td><a href="#node/n2">n2</a></td>.*<td>1</td><td>[0-9.]+(ms|s) ago</td><td><a href="#job/2">2</a></td>' &&
   ok "#job/1: task 1-1 suspended on n2, once, since when, for job 2" || fail "#job/1 task: $(row_of "$D" '<td>1-1</td>')"
 same_row "$B" 3b7dd8 80 e0a526 80 && ok "#job/1: its bar half blue, half amber" || fail "#job/1 bar: $(cat "$B")"
+grep -qF '<dt>Priority</dt><dd>7</dd>' "$D" && ok "#job/1: its priority" || fail "#job/1 priority: $(text_of "$D" job-facts)"
+row_of "$D" '<td>1-0</td>' | grep -qF '<td><a href="#logs/1-0">logs</a></td>' &&
+  row_of "$D" '<td>1-1</td>' | grep -qF '<td><a href="#logs/1-1">logs</a></td>' &&
+  ok "#job/1: each task links to its output" || fail "#job/1 logs links: $(row_of "$D" '<td>1-0</td>')"
 # Its decisions: those of its tasks (the suspension of 1-1 for job 2), not job 2's launch.
 grep -qF 'short job 2 waits: preempt long task 1-1' "$D" && ! grep -qF 'room after a suspension' "$D" &&
   ok "#job/1: its decisions" || fail "#job/1 decisions"
@@ -69,6 +79,23 @@ B="$TMP/job3.bars" D="$TMP/job3.html"
   row_of "$D" '<td>3-0</td>' | grep -qF '<td class="state-failed">failed</td>' &&
   ok "#job/3: both tasks failed, with the launch's reason" || fail "#job/3: $(row_of "$D" '<td>3-0</td>')"
 [ -n "$(bar "$B" c62828 160)" ] && ok "#job/3: a red bar" || fail "#job/3 bar: $(cat "$B")"
+
+# A task's output: read through GET /v1/jobs/1/tasks/0/logs (its last 500 lines), shown as
+# text (the markup in it is data), under the job's link.
+chromium_run "$TMP/logs10" "$URL/#logs/1-0"
+D="$TMP/logs10.html"
+grep -q '<main id="logs-view">' "$D" && grep -q 'id="job-view" hidden' "$D" &&
+  grep -qF '<span id="logs-job"><a href="#job/1">1 (crunch)</a></span>' "$D" &&
+  ok "#logs/1-0: the logs view, under job 1" || fail "#logs/1-0: $(text_of "$D" error)"
+grep -qF '<pre id="logs-text" class="logs">first line of 1-0
+&lt;b&gt;not bold&lt;/b&gt; &amp; "quoted"
+last line
+</pre>' "$D" && ok "#logs/1-0: the task's output, as text" || fail "#logs/1-0 text: $(grep -A3 'logs-text' "$D")"
+grep -q '^GET /v1/jobs/1/tasks/0/logs since=- tail=500 ' "$TMP/requests.log" &&
+  ok "#logs/1-0: read from the controller's logs route, tail=500" || fail "logs requests: $(grep logs "$TMP/requests.log")"
+chromium_run "$TMP/logs11" "$URL/#logs/1-1"
+grep -qF 'Cannot read the controller: /v1/jobs/1/tasks/1/logs?tail=500: HTTP 404' "$TMP/logs11.html" &&
+  ok "#logs/1-1: an error of the logs route is said" || fail "#logs/1-1: $(text_of "$TMP/logs11.html" error)"
 
 view node2 "#node/n2"
 B="$TMP/node2.bars" D="$TMP/node2.html"

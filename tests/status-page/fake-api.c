@@ -1,14 +1,15 @@
 /* A stand-in for the controller's JSON API, driven by files, for the status page's and
  * ebbctl's tests: GET / is the real ebb_ctl_status_page (never wants a token); a
- * request METHOD /v1/A[/B[/C]] is answered with the file DIR/METHOD_A[_B[_C]].json (or, with a
+ * request METHOD /v1/A[/B[/C[/D/E]]] is answered with the file DIR/METHOD_A[_B[_C[_D_E]]].json
+ * (a task's logs: /v1/jobs/1/tasks/0/logs, GET_jobs_1_tasks_0_logs.json) (or, with a
  * query since=S, after=S, state=S or order=S, the first of DIR/METHOD_A[_B[_C]]_since_S.json,
  * ..._after_S.json, ..._state_S.json, ..._order_S.json that exists), read at each request (a
  * first line "#STATUS NNN" sets the status, else 200), or a JSON 404 when there is none; every
  * API request is appended to DIR/requests.log as
- * "METHOD PATH since=S[ after=A][ state=S][ order=O][ limit=L] BODY" on one line. With a TOKEN,
- * API requests without "Authorization: Bearer TOKEN" get a 401. Prints its base URL once listening;
- * runs until SIGTERM. It listens on the unix socket DIR/api.sock (tests reach it from Chromium
- * through socat). fake-api DIR [TOKEN] */
+ * "METHOD PATH since=S[ after=A][ state=S][ order=O][ limit=L][ tail=N] BODY" on one line. With a
+ * TOKEN, API requests without "Authorization: Bearer TOKEN" get a 401. Prints its base URL once
+ * listening; runs until SIGTERM. It listens on the unix socket DIR/api.sock (tests reach it from
+ * Chromium through socat). fake-api DIR [TOKEN] */
 #include "config.h"
 
 #include <signal.h>
@@ -27,10 +28,11 @@ static const char *data_dir, *token;
 static char *
 file_of (ebb_http_request *req)
 {
-  const char *segs[3] = { ebb_http_request_capture (req, "a"), ebb_http_request_capture (req, "b"),
-                          ebb_http_request_capture (req, "c") };
+  const char *segs[5] = { ebb_http_request_capture (req, "a"), ebb_http_request_capture (req, "b"),
+                          ebb_http_request_capture (req, "c"), ebb_http_request_capture (req, "d"),
+                          ebb_http_request_capture (req, "e") };
   char *name = ebb_xasprintf ("%s/%s", data_dir, ebb_http_request_method (req));
-  for (size_t i = 0; i < 3 && segs[i]; i++)
+  for (size_t i = 0; i < EBB_ARRAY_SIZE (segs) && segs[i]; i++)
     {
       if (!ebb_id_is_valid (segs[i], 128))
         {
@@ -73,7 +75,7 @@ log_request (ebb_http_request *req)
     return;
   fprintf (f, "%s %s since=%s", ebb_http_request_method (req), ebb_http_request_path (req),
            since ? since : "-");
-  static const char *const more[] = { "after", "state", "order", "limit" };
+  static const char *const more[] = { "after", "state", "order", "limit", "tail" };
   for (size_t i = 0; i < EBB_ARRAY_SIZE (more); i++)
     {
       const char *v = ebb_http_request_query (req, more[i]);
@@ -114,8 +116,9 @@ h_file (ebb_http_request *req, ebb_http_response *resp, void *ud)
 
 #define ROUTES(m)                                                                                  \
   { m, "/v1/{a}", h_file, 0 }, { m, "/v1/{a}/{b}", h_file, 0 },                                    \
+      { m, "/v1/{a}/{b}/{c}", h_file, 0 },                                                         \
   {                                                                                                \
-    m, "/v1/{a}/{b}/{c}", h_file, 0                                                                \
+    m, "/v1/{a}/{b}/{c}/{d}/{e}", h_file, 0                                                        \
   }
 
 static const ebb_http_route routes[] = {
