@@ -69,8 +69,13 @@ for id in $(cat "$TMP/acked"); do capi GET "/v1/jobs/$id"; [ "$STATUS" = 200 ] |
   ok "kill -9 in a stream of submissions: all $acked answered 201 are kept" ||
   fail "stream: $acked acknowledged, $missing missing after the restart"
 
-# The outage. The agents paused first (their heartbeats would end the controller, below):
-# a submission alone is refused and changes nothing, and the controller stays.
+# The outage. A task of 1 s runs when it starts, so the agents' next heartbeats must store its
+# end (with nothing to store, a heartbeat needs no commit and nothing would fail). The agents
+# are paused first (their heartbeats would end the controller, below): a submission alone is
+# refused and changes nothing, and the controller stays.
+capi POST /v1/jobs "$(job_body ender long '{"argv":["sleep","1"],"cpu_millis":100,"memory_bytes":16777216}')"
+[ "$STATUS" = 201 ] && EJOB=$(jq -r .id "$TMP/body") || fail "submit ender: $STATUS $(cat "$TMP/body")"
+wait_for 10 '.state == "running"' "/v1/jobs/${EJOB:-0}" || fail "ender did not run: $(cat "$TMP/body")"
 for p in $AGENT_PIDS; do kill -STOP "$p"; done
 pg_stop INT
 capi POST /v1/jobs "$(job_body outage long "$(burner_task o1 $ITER)")"
