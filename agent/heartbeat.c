@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "agent/heartbeat.h"
 #include "lib/json.h"
@@ -18,6 +19,49 @@
 #define BACKOFF_MAX_USEC 60000000ULL
 
 static void arm_push (ebb_agent *a);
+
+/* The controller heartbeats go to now: the leader a standby named, else item controller_idx
+ * of --controller URL[,URL...] (a new string). */
+static char *
+target (const ebb_agent *a)
+{
+  if (a->controller_leader)
+    return ebb_xstrdup (a->controller_leader);
+  const char *p = a->cfg->controller;
+  for (size_t i = 0; i < a->controller_idx && strchr (p, ','); i++)
+    p = strchr (p, ',') + 1;
+  return strndup (p, strcspn (p, ","));
+}
+
+/* A failed heartbeat: a standby's 503 not_leader names the leader, followed unless its URL
+ * is plain http (the token would go in clear); otherwise the next replica of the list.
+ * Returns true when a new leader was named (tried after the shortest backoff: two standbys
+ * naming each other during a handover cannot make it spin). */
+static bool
+follow (ebb_agent *a, const ebb_http_result *res)
+{
+  json_object *v = NULL;
+  const char *leader = NULL;
+  if (res && res->status == 503 && res->json && json_object_object_get_ex (res->json, "error", &v)
+      && strcmp (json_object_get_string (v), "not_leader") == 0
+      && json_object_object_get_ex (res->json, "leader", &v)
+      && json_object_is_type (v, json_type_string))
+    leader = json_object_get_string (v);
+  bool again = leader && !ebb_agent_url_exposes_token (leader)
+               && (!a->controller_leader || strcmp (leader, a->controller_leader) != 0);
+  free (a->controller_leader);
+  a->controller_leader = again ? ebb_xstrdup (leader) : NULL;
+  if (again)
+    ebb_log_notice ("heartbeats follow the leader %s", leader);
+  else
+    {
+      size_t n = 1;
+      for (const char *p = a->cfg->controller; (p = strchr (p, ',')); p++)
+        n++;
+      a->controller_idx = (a->controller_idx + 1) % n;
+    }
+  return again;
+}
 
 static void
 on_done (ebb_http_result *res, const ebb_error *err, void *ud)
@@ -37,11 +81,14 @@ on_done (ebb_http_result *res, const ebb_error *err, void *ud)
       return;
     }
   ebb_agent_count_error (a, EBB_AGENT_ERR_HEARTBEAT);
-  uint64_t b = a->heartbeat_backoff_usec ? a->heartbeat_backoff_usec * 2 : BACKOFF_MIN_USEC;
-  a->heartbeat_backoff_usec = b > BACKOFF_MAX_USEC ? BACKOFF_MAX_USEC : b;
+  bool named = follow (a, err ? NULL : res);
+  /* Replicas: a failover takes seconds, so the agent keeps asking every 2 s at most. */
+  uint64_t max = strchr (a->cfg->controller, ',') ? 4 * BACKOFF_MIN_USEC : BACKOFF_MAX_USEC;
+  uint64_t b
+      = a->heartbeat_backoff_usec && !named ? a->heartbeat_backoff_usec * 2 : BACKOFF_MIN_USEC;
+  a->heartbeat_backoff_usec = b > max ? max : b;
   if (b == BACKOFF_MIN_USEC)
-    ebb_log_warn ("heartbeat to %s failed: %s", a->cfg->controller,
-                  err ? err->msg : "HTTP error status");
+    ebb_log_warn ("heartbeat to the controller failed: %s", err ? err->msg : "HTTP error status");
   a->next_heartbeat_usec = now + a->heartbeat_backoff_usec;
 }
 
@@ -98,9 +145,8 @@ send_now (ebb_agent *a)
   opts.ca_file = a->cfg->controller_ca;
   a->push_wanted = false;
   cleanup_error ebb_error *err = NULL;
-  if (ebb_http_client_start (a->client, "POST", a->cfg->controller, path, body, &opts, on_done, a,
-                             &err)
-      < 0)
+  cleanup_free char *to = target (a);
+  if (ebb_http_client_start (a->client, "POST", to, path, body, &opts, on_done, a, &err) < 0)
     {
       ebb_error *e = err;
       err = NULL;

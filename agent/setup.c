@@ -318,6 +318,7 @@ ebb_agent_free (ebb_agent *a)
   if (a->logs_fd >= 0)
     close (a->logs_fd);
   free (a->token);
+  free (a->controller_leader);
   free (a->node_name);
   free (a);
 }

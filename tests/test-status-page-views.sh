@@ -49,6 +49,8 @@ row_of "$D" '>waiting<' | grep -qF 'data-code="no_room">no room: no node has 150
   ok "cluster view: a queued job's reason" || fail "queued reason: $(row_of "$D" '>waiting<')"
 row_of "$D" '>1-1<' | grep -Eq '<a href="#node/n2">n2</a>.*<td>[0-9.]+(ms|s) ago</td><td><a href="#job/2">2</a>' &&
   ok "cluster view: suspended task 1-1 on n2, since when, for job 2" || fail "suspended: $(row_of "$D" '>1-1<')"
+[ "$(text_of "$D" role)" = "leader (leader https://ctl1.example:7480, epoch 42)" ] &&
+  ok "cluster view: which instance the page looks at, and the leader" || fail "role: $(text_of "$D" role)"
 grep -qF '<a href="#job/3">3</a>' "$D" && grep -qF '<a href="#node/n1">n1</a>' "$D" &&
   ok "cluster view: jobs and nodes link to their views" || fail "links"
 
