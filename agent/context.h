@@ -60,6 +60,7 @@ struct ebb_agent
    * controller_idx of --controller URL[,URL...], the next one after a failure. */
   char *controller_leader;
   size_t controller_idx;
+  bool leader_told; /* a fence named the leader after the heartbeat in flight left */
   bool push_wanted; /* a state changed since the last heartbeat was sent */
   sd_event_source *push_src;
   uint64_t heartbeat_seq;

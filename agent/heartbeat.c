@@ -81,6 +81,13 @@ on_done (ebb_http_result *res, const ebb_error *err, void *ud)
       return;
     }
   ebb_agent_count_error (a, EBB_AGENT_ERR_HEARTBEAT);
+  if (a->leader_told)
+    {
+      /* Sent to the old leader before a new one fenced us: go to the new one now. */
+      a->heartbeat_backoff_usec = 0;
+      ebb_agent_heartbeat_push (a);
+      return;
+    }
   bool named = follow (a, err ? NULL : res);
   /* Replicas: a failover takes seconds, so the agent keeps asking every 2 s at most. */
   uint64_t max = strchr (a->cfg->controller, ',') ? 4 * BACKOFF_MIN_USEC : BACKOFF_MAX_USEC;
@@ -144,6 +151,7 @@ send_now (ebb_agent *a)
   opts.bearer_token = a->token;
   opts.ca_file = a->cfg->controller_ca;
   a->push_wanted = false;
+  a->leader_told = false;
   cleanup_error ebb_error *err = NULL;
   cleanup_free char *to = target (a);
   if (ebb_http_client_start (a->client, "POST", to, path, body, &opts, on_done, a, &err) < 0)
@@ -185,6 +193,25 @@ arm_push (ebb_agent *a)
   if (!a->push_src && sd_event_add_defer (a->event, &a->push_src, on_push, a) < 0)
     return; /* the next periodic heartbeat carries the change */
   sd_event_source_set_enabled (a->push_src, SD_EVENT_ONESHOT);
+}
+
+/* See heartbeat.h. A URL that would carry the token in clear is not followed (as a
+ * standby's answer is not); the list of --controller then finds the leader. */
+void
+ebb_agent_heartbeat_follow (ebb_agent *a, const char *leader)
+{
+  if (!a->cfg->controller || !leader || ebb_agent_url_exposes_token (leader))
+    return;
+  if (!a->controller_leader || strcmp (a->controller_leader, leader) != 0)
+    {
+      free (a->controller_leader);
+      a->controller_leader = ebb_xstrdup (leader);
+      ebb_log_notice ("heartbeats follow the leader %s (it fenced this agent)", leader);
+    }
+  a->leader_told = a->heartbeat_in_flight;
+  a->heartbeat_backoff_usec = 0;
+  a->next_heartbeat_usec = 0;
+  ebb_agent_heartbeat_push (a);
 }
 
 /* A task's state changed: tell the controller now (coalesced; see the top). */

@@ -64,6 +64,13 @@ on_retry (sd_event_source *s, uint64_t usec, void *ud)
   call *k = ud;
   (void)s, (void)usec;
   k->retry = sd_event_source_disable_unref (k->retry);
+  if (!ebb_ctl_leading (k->c))
+    {
+      /* A retry due when the lease lapsed (a pause, etcd out of reach) does not leave: the
+       * flush of this loop iteration deposes this instance. */
+      call_free (k);
+      return 0;
+    }
   call_start (k);
   return 0;
 }
@@ -558,6 +565,8 @@ ebb_ctl_send_fence (ebb_ctl *c, int node)
   ebb_http_call_opts opts = agent_opts (c);
   json_object *body = json_object_new_object ();
   ebb_json_add_uint64 (body, "epoch", c->epoch);
+  if (c->advertise_url) /* the agent's heartbeats come here at once (a new leader) */
+    ebb_json_add_string (body, "leader", c->advertise_url);
   cleanup_error ebb_error *err = NULL;
   if (ebb_http_client_start (c->client, "POST", n->url, "/v1/fence", body, &opts, on_fence_done, c,
                              &err)

@@ -8,10 +8,11 @@
 #     agent given both (--controller standby,leader) follows the leader, and so does ebbctl
 #     (--controller, EBB_CONTROLLER: status shows role and leader; a submission lands once);
 #  3. kill -9 of the leader: the standby leads at a higher epoch and places a new job (the
-#     time from the kill is printed); the agent's epoch is the new leader's;
+#     time from the kill is printed; the fence names the new leader, so the job runs within
+#     a bound of its lead); the agent's epoch is the new leader's;
 #  4. SIGSTOP of the leader for 10 s: a third controller leads; after SIGCONT the old leader
-#     exits 3 (deposed) and the agent refuses its epoch (409 stale_leader; the refusals the
-#     agent counted are printed);
+#     exits 3 (deposed) before any call leaves, and the agent refuses a call at its epoch
+#     (409 stale_leader; the refusals the agent counted are printed);
 #  5. SIGTERM of the leader: it resigns and a standby leads within 3 s (printed; not the TTL).
 # The controllers have separate SQLite state dirs (a shared store is the PostgreSQL backend's,
 # another branch): the test copies a dead (or stopped) leader's SQLite files to the standby,
@@ -45,6 +46,11 @@ stale_call () {
 # shared store would (TO opens its store when it wins).
 hand_over () {
   mkdir -p "$TMP/$2-state" && cp "$TMP/$1-state"/controller.db* "$TMP/$2-state/"
+}
+# refused_calls N: the calls agent aN refused as below its epoch (409 stale_leader).
+refused_calls () {
+  curl -s --unix-socket "$TMP/a$1.sock" http://a/metrics |
+    sed -n 's/^ebb_agent_fence_calls_total{result="refused"} //p'
 }
 sleep_task='{"argv":["sleep","60"],"cpu_millis":500,"memory_bytes":67108864}'
 now_ms () { date +%s%3N; }
@@ -153,6 +159,13 @@ jq -e '.id == 3' "$TMP/body" >/dev/null || fail "ha2 is not job 3: $(cat "$TMP/b
 wait_for 20 '.task_states.running == 1' "/v1/jobs/$(jq -r .id "$TMP/body")" &&
   ok "kill -9 of the leader: c2 led after $((t_lead - t0)) ms (epoch $ep1 -> $ep2) and placed a job $(($(now_ms) - t0)) ms after the kill" ||
   fail "ha2: $(cat "$TMP/body")"
+# The fence names the new leader: the agent's next heartbeat goes there at once, not after
+# its backoff between the dead leader and the standby (5 s of the failover before).
+t_place=$(($(now_ms) - t_lead))
+latency_bound 500
+[ "$t_place" -le $((BOUND_MS + 1000)) ] &&
+  ok "the job ran $t_place ms after c2 led (bound $((BOUND_MS + 1000)) ms: $BOUND_WHY; 1 s of polls and ticks)" ||
+  fail "the job ran $t_place ms after c2 led (bound $((BOUND_MS + 1000)) ms: $BOUND_WHY)"
 [ "$ep2" -gt "$ep1" ] 2>/dev/null && [ "$(agent_epoch 2)" = "$ep2" ] &&
   ok "agent a2 is at c2's epoch $ep2" || fail "agent epoch $(agent_epoch 2), c2's $ep2"
 
@@ -163,6 +176,7 @@ wait_for 5 '.state == "running" and .task_states.running == 1' /v1/jobs/2 &&
 start_ha 3 --listen "unix:$C1" --advertise-url "unix:$C1" --state-dir "$TMP/c3-state"
 role_is "$C1" standby 10 || fail "c3 is not a standby: $(cat "$TMP/body")"
 kill -STOP "$PID_C2"
+t_stop=$(now_ms)
 hand_over c2 c3
 role_is "$C1" leader 15 && ep3=$(jq .leader.epoch "$TMP/body") &&
   ok "SIGSTOP of c2: c3 leads at epoch $ep3" || fail "c3: $(cat "$TMP/body")"
@@ -173,14 +187,20 @@ i=0
 while [ "$(agent_epoch 2)" != "${ep3:-x}" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 [ "$(agent_epoch 2)" = "${ep3:-x}" ] && ok "c3 fenced agent a2 at $ep3" ||
   fail "agent epoch $(agent_epoch 2), c3's ${ep3:-?}"
-sleep 4
+# Stopped 10 s in all (the lease, 5 s, lapsed long before).
+while [ $(($(now_ms) - t_stop)) -lt 10000 ]; do sleep 0.2; done
 kill -CONT "$PID_C2"
 i=0
 while kill -0 "$PID_C2" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 wait "$PID_C2"; rc=$?
-[ "$rc" = 3 ] && ok "c2, resumed, exited 3 (deposed) after $((i * 100)) ms" || fail "c2 exit status $rc"
+[ "$rc" = 3 ] && ok "c2, resumed after $(($(now_ms) - t_stop)) ms stopped, exited 3 (deposed) after $((i * 100)) ms" ||
+  fail "c2 exit status $rc"
+# c2 reads its renew deadline from the clock before anything leaves (flush, retries): its own
+# late calls are none; a call at its epoch (as one delayed on the way would be) is refused.
+own=$(refused_calls 2)
 st=$(stale_call 2 "$ep2")
-[ "$st" = 409 ] && ok "a late call at c2's epoch $ep2 is refused: 409 stale_leader" ||
+[ "$st" = 409 ] && [ "$(refused_calls 2)" = $((own + 1)) ] &&
+  ok "a late call at c2's epoch $ep2 is refused: 409 stale_leader (c2 itself sent $own late calls, each refused)" ||
   fail "late call: $st $(cat "$TMP/stale")"
 
 # --- 5. SIGTERM of the leader: it resigns, a standby (c4, on c2's socket) leads at once.
@@ -194,7 +214,5 @@ role_is "$C2" leader 10 && t=$(($(now_ms) - t0)) && [ "$t" -le 3000 ] &&
   fail "c4 after SIGTERM of c3 ($((${t:-0})) ms): $(cat "$TMP/body")"
 wait "$PID_C3"; rc=$?
 [ "$rc" = 0 ] && ok "c3 exited 0 after resigning" || fail "c3 exit status $rc"
-refused=$(curl -s --unix-socket "$TMP/a2.sock" http://a/metrics |
-  sed -n 's/^ebb_agent_fence_calls_total{result="refused"} //p')
-echo "agent a2 refused ${refused:-?} calls below its epoch"
+echo "agent a2 refused $(refused_calls 2) calls below its epoch"
 exit "$FAILED"
