@@ -231,6 +231,7 @@ h_health (ebb_http_request *req, ebb_http_response *resp, void *ud)
   json_object *o = json_object_new_object ();
   ebb_json_add_string (o, "status", a->stopping ? "stopping" : "ok");
   ebb_json_add_uint64 (o, "tasks", a->n_tasks);
+  json_object_object_add (o, "controller", ebb_agent_heartbeat_health (a));
   ebb_http_reply_json (resp, 200, o);
   return EBB_HTTP_REPLIED;
 }

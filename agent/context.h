@@ -61,6 +61,10 @@ struct ebb_agent
   char *controller_leader;
   size_t controller_idx;
   bool leader_told; /* a fence named the leader after the heartbeat in flight left */
+  /* No controller answering (heartbeat.c): since when (monotonic, 0: one answers), how long
+   * it had lasted when last logged, and when one last answered (unix seconds, 0: never). */
+  uint64_t ctl_down_since_usec, ctl_down_logged_usec;
+  double ctl_last_ok_at;
   bool push_wanted; /* a state changed since the last heartbeat was sent */
   sd_event_source *push_src;
   uint64_t heartbeat_seq;

@@ -63,6 +63,50 @@ follow (ebb_agent *a, const ebb_http_result *res)
   return again;
 }
 
+/* No controller (no leader) answers: the tasks keep running and the suspended ones stay
+ * suspended, since their room may have been given to tasks that run here now and only a
+ * leader knows (kube's pods outlive a lost node lease the same way; doc/ha.md
+ * "Partitions"). The log says so after three heartbeat intervals, then each time the outage
+ * has doubled, not at every retry. */
+static void
+note_outage (ebb_agent *a, uint64_t now)
+{
+  if (!a->ctl_down_since_usec)
+    {
+      a->ctl_down_since_usec = now;
+      a->ctl_down_logged_usec = 0;
+    }
+  uint64_t down = now - a->ctl_down_since_usec;
+  uint64_t due = a->ctl_down_logged_usec ? 2 * a->ctl_down_logged_usec : 3 * a->cfg->heartbeat_usec;
+  if (down < due)
+    return;
+  a->ctl_down_logged_usec = down;
+  size_t suspended = 0;
+  for (size_t i = 0; i < a->n_tasks; i++)
+    suspended += a->tasks[i]->state == EBB_AGENT_SUSPENDED;
+  ebb_log_warn ("no controller has answered for %.1f s: the %zu tasks keep running (%zu "
+                "suspended stay suspended until a leader says); heartbeats retried every %.1f "
+                "s at most",
+                (double)down / 1e6, a->n_tasks, suspended, (double)a->heartbeat_backoff_usec / 1e6);
+}
+
+/* See heartbeat.h. */
+json_object *
+ebb_agent_heartbeat_health (const ebb_agent *a)
+{
+  if (!a->cfg->controller)
+    return NULL;
+  json_object *o = json_object_new_object ();
+  uint64_t down = a->ctl_down_since_usec ? ebb_now_usec () - a->ctl_down_since_usec : 0;
+  ebb_json_add_bool (o, "reachable", !a->ctl_down_since_usec);
+  ebb_json_add_double (o, "unreachable_sec", (double)down / 1e6);
+  if (a->ctl_last_ok_at > 0)
+    ebb_json_add_double (o, "last_heartbeat_at", a->ctl_last_ok_at);
+  else
+    json_object_object_add (o, "last_heartbeat_at", NULL);
+  return o;
+}
+
 static void
 on_done (ebb_http_result *res, const ebb_error *err, void *ud)
 {
@@ -71,8 +115,11 @@ on_done (ebb_http_result *res, const ebb_error *err, void *ud)
   uint64_t now = ebb_now_usec ();
   if (!err && res->status >= 200 && res->status < 300)
     {
-      if (a->heartbeat_backoff_usec)
-        ebb_log_notice ("controller reachable again");
+      if (a->ctl_down_since_usec)
+        ebb_log_notice ("controller reachable again after %.1f s",
+                        (double)(now - a->ctl_down_since_usec) / 1e6);
+      a->ctl_down_since_usec = 0;
+      a->ctl_last_ok_at = (double)ebb_realtime_usec () / 1e6;
       a->heartbeat_backoff_usec = 0;
       a->m.heartbeats_ok++;
       a->next_heartbeat_usec = now + a->cfg->heartbeat_usec;
@@ -97,6 +144,7 @@ on_done (ebb_http_result *res, const ebb_error *err, void *ud)
   if (b == BACKOFF_MIN_USEC)
     ebb_log_warn ("heartbeat to the controller failed: %s", err ? err->msg : "HTTP error status");
   a->next_heartbeat_usec = now + a->heartbeat_backoff_usec;
+  note_outage (a, now);
 }
 
 /* Returns the URL the controller should call this agent on. */
