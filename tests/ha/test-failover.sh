@@ -200,7 +200,7 @@ wait "$PID_C2"; rc=$?
 own=$(refused_calls 2)
 st=$(stale_call 2 "$ep2")
 [ "$st" = 409 ] && [ "$(refused_calls 2)" = $((own + 1)) ] &&
-  ok "a late call at c2's epoch $ep2 is refused: 409 stale_leader (c2 itself sent $own late calls, each refused)" ||
+  ok "a late call at c2's epoch $ep2 is refused: 409 stale_leader (refused calls c2 itself sent after waking: $own)" ||
   fail "late call: $st $(cat "$TMP/stale")"
 
 # --- 5. SIGTERM of the leader: it resigns, a standby (c4, on c2's socket) leads at once.
