@@ -565,7 +565,9 @@ ebb_ctl_send_fence (ebb_ctl *c, int node)
   ebb_http_call_opts opts = agent_opts (c);
   json_object *body = json_object_new_object ();
   ebb_json_add_uint64 (body, "epoch", c->epoch);
-  if (c->advertise_url) /* the agent's heartbeats come here at once (a new leader) */
+  /* Replicas: the agent's heartbeats come here at once. One controller is the agent's own
+   * --controller already (and its listener's URL may be 0.0.0.0, not for the agent). */
+  if (c->election && c->advertise_url)
     ebb_json_add_string (body, "leader", c->advertise_url);
   cleanup_error ebb_error *err = NULL;
   if (ebb_http_client_start (c->client, "POST", n->url, "/v1/fence", body, &opts, on_fence_done, c,
