@@ -232,6 +232,7 @@ h_health (ebb_http_request *req, ebb_http_response *resp, void *ud)
   json_object *o = json_object_new_object ();
   ebb_json_add_string (o, "status", a->stopping ? "stopping" : "ok");
   ebb_json_add_uint64 (o, "tasks", a->n_tasks);
+  json_object_object_add (o, "controller", ebb_agent_heartbeat_health (a));
   ebb_http_reply_json (resp, 200, o);
   return EBB_HTTP_REPLIED;
 }
@@ -290,8 +291,9 @@ h_list (ebb_http_request *req, ebb_http_response *resp, void *ud)
   return reply_tasks (ud, resp, "{");
 }
 
-/* POST /v1/fence {"epoch":E}: a new leader raises this agent's epoch (journaled first) and
- * reads its tasks in the same round trip, so fence and reconcile are one call. E below the
+/* POST /v1/fence {"epoch":E,"leader":URL}: a new leader raises this agent's epoch (journaled
+ * first) and reads its tasks in the same round trip, so fence and reconcile are one call; its
+ * URL (optional) is where the heartbeats go from now on. E below the
  * agent's epoch: 409 stale_leader; E equal: a retried fence, answered again. */
 static int
 h_fence (ebb_http_request *req, ebb_http_response *resp, void *ud)
@@ -303,16 +305,21 @@ h_fence (ebb_http_request *req, ebb_http_response *resp, void *ud)
   if (refuse_stopping (a, resp) || !parse_body (a, req, resp, &body))
     return EBB_HTTP_REPLIED;
   uint64_t epoch = 0;
+  const char *leader = NULL;
   int r = ebb_json_get_uint64 (body, "epoch", 1, INT64_MAX, &epoch, &err);
-  json_object_put (body);
-  if (r <= 0)
+  if (r == 0)
+    ebb_error_set (&err, EBB_EPARSE, "epoch is required");
+  if (r <= 0 || ebb_json_get_string (body, "leader", 4096, NULL, &leader, &err) < 0)
     {
-      if (r == 0)
-        ebb_error_set (&err, EBB_EPARSE, "epoch is required");
+      json_object_put (body);
       return reply_err (a, resp, EBB_EPARSE, &err);
     }
+  cleanup_free char *leader_url = leader ? ebb_xstrdup (leader) : NULL;
+  json_object_put (body);
   if (!admit_epoch (a, resp, epoch))
     return EBB_HTTP_REPLIED;
+  if (epoch == a->fence.epoch) /* the leader at our epoch says where it is */
+    ebb_agent_heartbeat_follow (a, leader_url);
   json_object *node = json_object_new_string (a->node_name ? a->node_name : "");
   cleanup_free char *head
       = ebb_xasprintf ("{\"epoch\":%llu,\"node\":%s,", (unsigned long long)a->fence.epoch,

@@ -60,6 +60,15 @@ struct ebb_agent
   uint64_t cpu_capacity_millis, memory_capacity_bytes;
   uint64_t last_stats_usec, next_heartbeat_usec, heartbeat_backoff_usec;
   bool heartbeat_in_flight;
+  /* Heartbeats go to the leader a standby named (503 not_leader), else to item
+   * controller_idx of --controller URL[,URL...], the next one after a failure. */
+  char *controller_leader;
+  size_t controller_idx;
+  bool leader_told; /* a fence named the leader after the heartbeat in flight left */
+  /* No controller answering (heartbeat.c): since when (monotonic, 0: one answers), how long
+   * it had lasted when last logged, and when one last answered (unix seconds, 0: never). */
+  uint64_t ctl_down_since_usec, ctl_down_logged_usec;
+  double ctl_last_ok_at;
   bool push_wanted; /* a state changed since the last heartbeat was sent */
   sd_event_source *push_src;
   uint64_t heartbeat_seq;

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "agent/heartbeat.h"
 #include "lib/json.h"
@@ -19,6 +20,93 @@
 
 static void arm_push (ebb_agent *a);
 
+/* The controller heartbeats go to now: the leader a standby named, else item controller_idx
+ * of --controller URL[,URL...] (a new string). */
+static char *
+target (const ebb_agent *a)
+{
+  if (a->controller_leader)
+    return ebb_xstrdup (a->controller_leader);
+  const char *p = a->cfg->controller;
+  for (size_t i = 0; i < a->controller_idx && strchr (p, ','); i++)
+    p = strchr (p, ',') + 1;
+  return strndup (p, strcspn (p, ","));
+}
+
+/* A failed heartbeat: a standby's 503 not_leader names the leader, followed unless its URL
+ * is plain http (the token would go in clear); otherwise the next replica of the list.
+ * Returns true when a new leader was named (tried after the shortest backoff: two standbys
+ * naming each other during a handover cannot make it spin). */
+static bool
+follow (ebb_agent *a, const ebb_http_result *res)
+{
+  json_object *v = NULL;
+  const char *leader = NULL;
+  if (res && res->status == 503 && res->json && json_object_object_get_ex (res->json, "error", &v)
+      && strcmp (json_object_get_string (v), "not_leader") == 0
+      && json_object_object_get_ex (res->json, "leader", &v)
+      && json_object_is_type (v, json_type_string))
+    leader = json_object_get_string (v);
+  bool again = leader && !ebb_agent_url_exposes_token (leader)
+               && (!a->controller_leader || strcmp (leader, a->controller_leader) != 0);
+  free (a->controller_leader);
+  a->controller_leader = again ? ebb_xstrdup (leader) : NULL;
+  if (again)
+    ebb_log_notice ("heartbeats follow the leader %s", leader);
+  else
+    {
+      size_t n = 1;
+      for (const char *p = a->cfg->controller; (p = strchr (p, ',')); p++)
+        n++;
+      a->controller_idx = (a->controller_idx + 1) % n;
+    }
+  return again;
+}
+
+/* No controller (no leader) answers: the tasks keep running and the suspended ones stay
+ * suspended, since their room may have been given to tasks that run here now and only a
+ * leader knows (kube's pods outlive a lost node lease the same way; doc/ha.md
+ * "Partitions"). The log says so after three heartbeat intervals, then each time the outage
+ * has doubled, not at every retry. */
+static void
+note_outage (ebb_agent *a, uint64_t now)
+{
+  if (!a->ctl_down_since_usec)
+    {
+      a->ctl_down_since_usec = now;
+      a->ctl_down_logged_usec = 0;
+    }
+  uint64_t down = now - a->ctl_down_since_usec;
+  uint64_t due = a->ctl_down_logged_usec ? 2 * a->ctl_down_logged_usec : 3 * a->cfg->heartbeat_usec;
+  if (down < due)
+    return;
+  a->ctl_down_logged_usec = down;
+  size_t suspended = 0;
+  for (size_t i = 0; i < a->n_tasks; i++)
+    suspended += a->tasks[i]->state == EBB_AGENT_SUSPENDED;
+  ebb_log_warn ("no controller has answered for %.1f s: the %zu tasks keep running (%zu "
+                "suspended stay suspended until a leader says); heartbeats retried every %.1f "
+                "s at most",
+                (double)down / 1e6, a->n_tasks, suspended, (double)a->heartbeat_backoff_usec / 1e6);
+}
+
+/* See heartbeat.h. */
+json_object *
+ebb_agent_heartbeat_health (const ebb_agent *a)
+{
+  if (!a->cfg->controller)
+    return NULL;
+  json_object *o = json_object_new_object ();
+  uint64_t down = a->ctl_down_since_usec ? ebb_now_usec () - a->ctl_down_since_usec : 0;
+  ebb_json_add_bool (o, "reachable", !a->ctl_down_since_usec);
+  ebb_json_add_double (o, "unreachable_sec", (double)down / 1e6);
+  if (a->ctl_last_ok_at > 0)
+    ebb_json_add_double (o, "last_heartbeat_at", a->ctl_last_ok_at);
+  else
+    json_object_object_add (o, "last_heartbeat_at", NULL);
+  return o;
+}
+
 static void
 on_done (ebb_http_result *res, const ebb_error *err, void *ud)
 {
@@ -27,8 +115,11 @@ on_done (ebb_http_result *res, const ebb_error *err, void *ud)
   uint64_t now = ebb_now_usec ();
   if (!err && res->status >= 200 && res->status < 300)
     {
-      if (a->heartbeat_backoff_usec)
-        ebb_log_notice ("controller reachable again");
+      if (a->ctl_down_since_usec)
+        ebb_log_notice ("controller reachable again after %.1f s",
+                        (double)(now - a->ctl_down_since_usec) / 1e6);
+      a->ctl_down_since_usec = 0;
+      a->ctl_last_ok_at = (double)ebb_realtime_usec () / 1e6;
       a->heartbeat_backoff_usec = 0;
       a->m.heartbeats_ok++;
       a->next_heartbeat_usec = now + a->cfg->heartbeat_usec;
@@ -37,12 +128,23 @@ on_done (ebb_http_result *res, const ebb_error *err, void *ud)
       return;
     }
   ebb_agent_count_error (a, EBB_AGENT_ERR_HEARTBEAT);
-  uint64_t b = a->heartbeat_backoff_usec ? a->heartbeat_backoff_usec * 2 : BACKOFF_MIN_USEC;
-  a->heartbeat_backoff_usec = b > BACKOFF_MAX_USEC ? BACKOFF_MAX_USEC : b;
+  if (a->leader_told)
+    {
+      /* Sent to the old leader before a new one fenced us: go to the new one now. */
+      a->heartbeat_backoff_usec = 0;
+      ebb_agent_heartbeat_push (a);
+      return;
+    }
+  bool named = follow (a, err ? NULL : res);
+  /* Replicas: a failover takes seconds, so the agent keeps asking every 2 s at most. */
+  uint64_t max = strchr (a->cfg->controller, ',') ? 4 * BACKOFF_MIN_USEC : BACKOFF_MAX_USEC;
+  uint64_t b
+      = a->heartbeat_backoff_usec && !named ? a->heartbeat_backoff_usec * 2 : BACKOFF_MIN_USEC;
+  a->heartbeat_backoff_usec = b > max ? max : b;
   if (b == BACKOFF_MIN_USEC)
-    ebb_log_warn ("heartbeat to %s failed: %s", a->cfg->controller,
-                  err ? err->msg : "HTTP error status");
+    ebb_log_warn ("heartbeat to the controller failed: %s", err ? err->msg : "HTTP error status");
   a->next_heartbeat_usec = now + a->heartbeat_backoff_usec;
+  note_outage (a, now);
 }
 
 /* Returns the URL the controller should call this agent on. */
@@ -97,10 +199,10 @@ send_now (ebb_agent *a)
   opts.bearer_token = a->token;
   opts.ca_file = a->cfg->controller_ca;
   a->push_wanted = false;
+  a->leader_told = false;
   cleanup_error ebb_error *err = NULL;
-  if (ebb_http_client_start (a->client, "POST", a->cfg->controller, path, body, &opts, on_done, a,
-                             &err)
-      < 0)
+  cleanup_free char *to = target (a);
+  if (ebb_http_client_start (a->client, "POST", to, path, body, &opts, on_done, a, &err) < 0)
     {
       ebb_error *e = err;
       err = NULL;
@@ -139,6 +241,25 @@ arm_push (ebb_agent *a)
   if (!a->push_src && sd_event_add_defer (a->event, &a->push_src, on_push, a) < 0)
     return; /* the next periodic heartbeat carries the change */
   sd_event_source_set_enabled (a->push_src, SD_EVENT_ONESHOT);
+}
+
+/* See heartbeat.h. A URL that would carry the token in clear is not followed (as a
+ * standby's answer is not); the list of --controller then finds the leader. */
+void
+ebb_agent_heartbeat_follow (ebb_agent *a, const char *leader)
+{
+  if (!a->cfg->controller || !leader || ebb_agent_url_exposes_token (leader))
+    return;
+  if (!a->controller_leader || strcmp (a->controller_leader, leader) != 0)
+    {
+      free (a->controller_leader);
+      a->controller_leader = ebb_xstrdup (leader);
+      ebb_log_notice ("heartbeats follow the leader %s (it fenced this agent)", leader);
+    }
+  a->leader_told = a->heartbeat_in_flight;
+  a->heartbeat_backoff_usec = 0;
+  a->next_heartbeat_usec = 0;
+  ebb_agent_heartbeat_push (a);
 }
 
 /* A task's state changed: tell the controller now (coalesced; see the top). */

@@ -28,7 +28,7 @@ ebb_agent_LDADD = $(EBB_AGENT_LIBS)
 agent_int_tests = tests/test-agent-basic.sh tests/test-agent-badinput.sh tests/test-agent-crash.sh \
 	tests/test-agent-options.sh tests/test-agent-adopt.sh tests/test-agent-controller.sh \
 	tests/test-agent-faults.sh tests/test-agent-security.sh tests/test-agent-tls.sh \
-	tests/test-agent-fence.sh tests/test-agent-taskenv.sh
+	tests/test-agent-fence.sh tests/test-agent-taskenv.sh tests/test-agent-no-leader.sh
 TESTS += $(agent_int_tests)
 EXTRA_DIST += $(agent_int_tests) tests/agent/lib.sh tests/agent/valgrind.sh
 # A task's output over the API: tail, follow, the end of a stream (issue 22).

@@ -22,7 +22,7 @@
 bool
 ebb_agent_url_exposes_token (const char *url)
 {
-  return url && strncmp (url, "http://", 7) == 0;
+  return url && (strncmp (url, "http://", 7) == 0 || strstr (url, ",http://"));
 }
 
 #define DEFAULT_CONFIG SYSCONFDIR "/ebb/agent.conf"
@@ -39,6 +39,18 @@ validate_url (const ebb_conf_setting *s, const void *value, ebb_error **err)
   for (const char *p = v; *p; p++)
     if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f)
       return ebb_error_set (err, EBB_EPARSE, "must be printable ASCII without blanks");
+  return 0;
+}
+
+/* URL[,URL...]: the controller's replicas (heartbeats follow the leader), each a URL. */
+static int
+validate_url_list (const ebb_conf_setting *s, const void *value, ebb_error **err)
+{
+  cleanup_free char *list = ebb_xstrdup (value);
+  char *save = NULL;
+  for (char *u = strtok_r (list, ",", &save); u; u = strtok_r (NULL, ",", &save))
+    if (validate_url (s, u, err) < 0)
+      return ebb_error_wrap (err, "%s", u);
   return 0;
 }
 
@@ -95,8 +107,9 @@ static const ebb_conf_setting table[] = {
     .umax = 4096,
     .validate = ebb_conf_validate_abspath,
     .help = "subtree whose cgroups may be adopted" },
-  S_STR ("controller", controller, NULL, validate_url,
-         "controller to send heartbeats to: unix:/PATH or https:// (plain http carries no token)"),
+  S_STR ("controller", controller, NULL, validate_url_list,
+         "controller to send heartbeats to: unix:/PATH or https:// (plain http carries no "
+         "token); URL,URL...: its replicas, heartbeats follow the leader"),
   S_STR ("token_file", token_file, NULL, ebb_conf_validate_abspath,
          "bearer token file (chmod 600, 16+ characters; TCP listeners want it)"),
   S_STR ("tls_cert", tls_cert, NULL, ebb_conf_validate_abspath,

@@ -353,6 +353,7 @@ ebb_agent_free (ebb_agent *a)
   ebb_agent_logs_kept_free (a);
   ebb_strv_free (a->created_cgroups);
   free (a->token);
+  free (a->controller_leader);
   free (a->node_name);
   free (a);
 }

@@ -62,6 +62,25 @@ print_http_error (const char *what, const char *base, const char *path, ebb_http
     fputs ("ebbctl: the server wants a bearer token: pass --token-file FILE\n", stderr);
 }
 
+/* The controller to ask after base answered (r, res): the leader a standby named (503
+ * not_leader), else after a failed connection (or a standby that knows no leader) the next of
+ * the replicas; NULL: none, the answer stands. */
+static const char *
+next_controller (ebbctl_ctx *ctx, const char *base, int r, const ebb_http_result *res)
+{
+  const char *code = r == 0 ? ebbctl_str (res->json, "error") : NULL;
+  bool standby = r == 0 && res->status == 503 && code && strcmp (code, "not_leader") == 0;
+  const char *leader = standby ? ebbctl_str (res->json, "leader") : NULL;
+  if (leader && strcmp (leader, base) != 0)
+    return leader;
+  if (!ctx->controllers || (r == 0 && !standby) || r == -EBB_EREFUSED)
+    return NULL;
+  for (size_t i = 0; ctx->controllers[i]; i++)
+    if (strcmp (ctx->controllers[i], base) == 0)
+      return ctx->controllers[i + 1];
+  return ctx->controllers[0]; /* a leader named by a standby, not in the list, failed */
+}
+
 /* ebbctl_call, or with sink a call whose 2xx body goes to sink as it comes (no time limit). */
 static int
 call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path, json_object *body,
@@ -79,19 +98,39 @@ call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path, json_ob
     }
   cleanup_free char *token = NULL;
   const char *token_src = NULL;
-  if (token_for (ctx, agent, base, &token, &token_src, &err) < 0)
-    {
-      fprintf (stderr, "ebbctl: %s\n", ebb_error_msg (&err));
-      return EBBCTL_EXIT_FAILURE;
-    }
-  ebb_http_call_opts opts = { .bearer_token = token,
-                              .timeout_ms = 30000,
-                              .ca_file = ctx->ca_file,
-                              .sink = sink,
-                              .sink_ud = sink_ud,
-                              .no_timeout = sink != NULL };
   ebb_http_result res = { 0 };
-  int r = ebb_http_call (method, base, path, body, &opts, &res, &err);
+  int r;
+  /* Replicas: a standby names the leader, a failed connection moves to the next one; a
+   * submission asked again is one job (request_id). */
+  size_t hops = 0, n = 0;
+  while (ctx->controllers && ctx->controllers[n])
+    n++;
+  for (;;)
+    {
+      free (token);
+      token = NULL;
+      if (token_for (ctx, agent, base, &token, &token_src, &err) < 0)
+        {
+          fprintf (stderr, "ebbctl: %s\n", ebb_error_msg (&err));
+          return EBBCTL_EXIT_FAILURE;
+        }
+      ebb_http_call_opts opts = { .bearer_token = token,
+                                  .timeout_ms = 30000,
+                                  .ca_file = ctx->ca_file,
+                                  .sink = sink,
+                                  .sink_ud = sink_ud,
+                                  .no_timeout = sink != NULL };
+      r = ebb_http_call (method, base, path, body, &opts, &res, &err);
+      const char *next = agent || hops++ > 2 * n + 2 ? NULL : next_controller (ctx, base, r, &res);
+      if (!next)
+        break;
+      char *nb = ebb_xstrdup (next); /* next may be in res */
+      ebb_http_result_clear (&res);
+      ebb_error_free (&err);
+      free (ctx->controller);
+      ctx->controller = nb;
+      base = nb;
+    }
   if (r == -EBB_EREFUSED)
     {
       /* A deliberate refusal, not a network failure: say so, and what to do. */

@@ -75,6 +75,16 @@ ebbctl_print_answer_status (ebbctl_ctx *ctx, const ebbctl_request *req EBB_UNUSE
   /* Which controller answered: the built-in default is named as such. */
   line (out, "Controller:", "%s%s", ctx->controller,
         ctx->controller_default ? " (the default: no --controller, no EBB_CONTROLLER)" : "");
+  /* Replicas (ebb-controller --etcd): which one this is, and who leads at what epoch. */
+  const char *role = ebbctl_str (cl, "role");
+  json_object *leader = ebbctl_member (cl, "leader");
+  if (role)
+    line (out, "Role:", "%s", role);
+  if (json_object_is_type (leader, json_type_object))
+    line (out, "Leader:", "%s (id %s, epoch %.0f)",
+          ebbctl_str (leader, "url") ? ebbctl_str (leader, "url") : "-",
+          ebbctl_str (leader, "id") ? ebbctl_str (leader, "id") : "-",
+          ebbctl_num (leader, "epoch", 0));
   line (out, "Policy:", "%s", ebbctl_cell (cl, "policy", b, sizeof b));
   json_object *nodes = ebbctl_member (cl, "nodes");
   if (json_object_is_type (nodes, json_type_object))

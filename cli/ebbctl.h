@@ -37,12 +37,14 @@ typedef enum
 
 typedef struct
 {
-  char *controller; /* base URL ("http://h:p", "https://h:p" or "unix:/path"), owned */
-  char *agent;      /* NULL when no --agent and no EBB_AGENT; owned */
-  bool agent_given; /* by --agent or EBB_AGENT, not the default socket (ebbctl logs) */
-  char *token_file; /* --token-file, owned */
-  char *ca_file;    /* --ca-file (https), owned */
-  bool json;        /* output == EBBCTL_OUT_JSON */
+  char *controller;   /* base URL ("http://h:p", "https://h:p" or "unix:/path"), owned; after a
+                       * call, the one that answered */
+  char **controllers; /* --controller URL,URL...: the replicas (NULL for one), owned */
+  char *agent;        /* NULL when no --agent and no EBB_AGENT; owned */
+  bool agent_given;   /* by --agent or EBB_AGENT, not the default socket (ebbctl logs) */
+  char *token_file;   /* --token-file, owned */
+  char *ca_file;      /* --ca-file (https), owned */
+  bool json;          /* output == EBBCTL_OUT_JSON */
   ebbctl_output output;
   bool controller_default; /* no --controller, no EBB_CONTROLLER: the built-in address */
   bool color;              /* state colours (a tty without NO_COLOR) */

@@ -27,7 +27,8 @@ enum
 
 static const ebbctl_opt global_opts[] = {
   { "controller", true, G_CONTROLLER, "URL",
-    "controller address: HOST:PORT, http://HOST:PORT, https://HOST:PORT or unix:PATH" },
+    "controller address: HOST:PORT, http://HOST:PORT, https://HOST:PORT or unix:PATH; "
+    "URL,URL...: its replicas (calls follow the leader)" },
   { "agent", true, G_AGENT, "URL",
     "agent address for tasks, task, suspend, resume (default unix:/run/ebb/agent.sock)" },
   { "token-file", true, G_TOKEN_FILE, "FILE",
@@ -392,12 +393,49 @@ unknown_option (const char *arg, const ebbctl_opt *opts, size_t n, ebb_error **e
   return ebb_error_set (err, EINVAL, "unknown option '%s'", a);
 }
 
+/* URL[,URL...] (the controller's replicas): ctx->controller is the first, ctx->controllers
+ * all of them when there are several. Returns 0, or negative with *err. */
+static int
+set_controllers (ebbctl_ctx *ctx, const char *value, ebb_error **err)
+{
+  cleanup_free char *list = ebb_xstrdup (value);
+  char **v = NULL, *save = NULL;
+  size_t n = 0;
+  for (char *u = strtok_r (list, ",", &save); u; u = strtok_r (NULL, ",", &save))
+    {
+      char *url = ebbctl_normalize_url (u, err);
+      if (!url)
+        {
+          ebb_strv_free (v);
+          return -EINVAL;
+        }
+      v = ebb_xrealloc (v, (n + 2) * sizeof *v);
+      v[n++] = url;
+      v[n] = NULL;
+    }
+  if (!n)
+    return ebbctl_normalize_url (value, err) ? 0 : -EINVAL;
+  free (ctx->controller);
+  ebb_strv_free (ctx->controllers);
+  ctx->controller = ebb_xstrdup (v[0]);
+  ctx->controllers = n > 1 ? v : NULL;
+  if (n == 1)
+    ebb_strv_free (v);
+  return 0;
+}
+
 static char *
-default_controller (void)
+default_controller (ebbctl_ctx *ctx)
 {
   const char *env = getenv ("EBB_CONTROLLER");
   if (env && *env)
-    return ebbctl_normalize_url (env, NULL);
+    {
+      if (set_controllers (ctx, env, NULL) < 0)
+        return NULL;
+      char *first = ctx->controller; /* the caller sets it again */
+      ctx->controller = NULL;
+      return first;
+    }
   /* The socket only: never a TCP address on our own (once the controller stops, anyone
    * can hold 127.0.0.1:7480); a missing socket is then said as such. */
   return ebb_xstrdup ("unix:" EBBCTL_DEFAULT_CONTROLLER_SOCKET);
@@ -435,8 +473,8 @@ ebbctl_parse_global (ebbctl_ctx *ctx, int argc, char **argv, ebb_error **err)
         ctx->json = ctx->output == EBBCTL_OUT_JSON;
         break;
       case G_CONTROLLER:
-        if (set_url (&ctx->controller, "controller", optarg, err) < 0)
-          return -EINVAL;
+        if (set_controllers (ctx, optarg, err) < 0)
+          return ebb_error_wrap (err, "--controller");
         break;
       case G_AGENT:
         if (set_url (&ctx->agent, "agent", optarg, err) < 0)
@@ -481,7 +519,7 @@ ebbctl_parse_global (ebbctl_ctx *ctx, int argc, char **argv, ebb_error **err)
     }
   ctx->controller_default
       = !ctx->controller && !(getenv ("EBB_CONTROLLER") && *getenv ("EBB_CONTROLLER"));
-  if (!ctx->controller && !(ctx->controller = default_controller ()))
+  if (!ctx->controller && !(ctx->controller = default_controller (ctx)))
     return ebb_error_set (err, EINVAL, "EBB_CONTROLLER: bad address '%s'",
                           getenv ("EBB_CONTROLLER"));
   const char *env_agent = getenv ("EBB_AGENT");
@@ -500,6 +538,8 @@ void
 ebbctl_ctx_clear (ebbctl_ctx *ctx)
 {
   free (ctx->controller);
+  ebb_strv_free (ctx->controllers);
+  ctx->controllers = NULL;
   free (ctx->agent);
   free (ctx->token_file);
   free (ctx->ca_file);

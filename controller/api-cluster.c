@@ -100,7 +100,9 @@ static int
 h_cluster (ebb_http_request *req, ebb_http_response *resp, void *ud)
 {
   (void)req;
-  ebb_http_reply_json (resp, 200, cluster_json (ud));
+  json_object *o = cluster_json (ud);
+  ebb_ctl_api_add_role (ud, o);
+  ebb_http_reply_json (resp, 200, o);
   return EBB_HTTP_REPLIED;
 }
 

@@ -125,6 +125,7 @@ ebb_ctl_http_start (ebb_ctl *c, ebb_error **err)
   hc.routes = routes;
   hc.n_routes = n_routes;
   hc.userdata = c;
+  hc.gate = ebb_ctl_api_gate; /* a standby sends clients to the leader (api-leader.c) */
   hc.max_body_bytes = EBB_CTL_MAX_BODY_BYTES;
   if (nu)
     {

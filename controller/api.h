@@ -62,6 +62,16 @@ int ebb_ctl_api_task_logs (ebb_http_request *req, ebb_http_response *resp, void 
 
 /* api-nodes.c */
 
+/* api-leader.c */
+/* A standby's answer: 503 {"error":"not_leader","leader":URL or null}; returns true when it
+ * replied so (the caller returns EBB_HTTP_REPLIED), false on the leader. */
+bool ebb_ctl_api_not_leader (ebb_ctl *c, ebb_http_response *resp);
+/* The servers' gate (ebb_http_server_config.gate): on a standby, every route but GET /,
+ * /v1/health, /metrics and /v1/cluster answers ebb_ctl_api_not_leader(). */
+bool ebb_ctl_api_gate (ebb_http_request *req, ebb_http_response *resp, void *ud);
+/* Adds "role" ("leader"|"standby") and "leader" ({"id","url","epoch"}, null when unknown). */
+void ebb_ctl_api_add_role (ebb_ctl *c, json_object *o);
+
 /* api-cluster.c */
 
 /* The routes of each file's resources (api-routes.c serves them, in this order: a path's

@@ -57,6 +57,13 @@ typedef struct ebb_ctl_config
   uint64_t retain_jobs;      /* and the ones beyond the newest retain_jobs finished */
   uint64_t log_followers;    /* GET .../logs?follow=1 streams at once (api-logs.c) */
   int64_t verbose;
+  /* High availability (doc/ha.md): etcd endpoints (NULL: one controller, no election) */
+  char *etcd;
+  char *etcd_prefix;
+  uint64_t lease_ttl_usec;
+  char *advertise_url;
+  char *etcd_ca, *etcd_cert, *etcd_key; /* PEM files of etcd's TLS */
+  char *etcd_user, *etcd_password_file;
   /* Not settings: how the program was started (for SIGHUP reload). */
   char *config_path;
   bool config_explicit;
@@ -208,6 +215,7 @@ typedef struct ebb_ctl_node
   uint64_t last_hb_usec; /* monotonic */
   double last_hb_at;     /* unix seconds */
   uint64_t last_seq;
+  uint64_t fenced; /* our leader epoch once sent to it in a fence (outbox.c) */
   uint32_t nslots; /* slots this node offers the policy (capacity in whole CPUs, >= 1) */
   /* Its active tasks (starting, running, suspended) and what the unsuspended ones hold. */
   uint32_t ntasks;
@@ -308,6 +316,18 @@ typedef struct ebb_ctl
   bool stopping;
   bool store_lost; /* a commit failed: nothing more leaves (ebb_ctl_flush) */
   double start_at;
+  /* Leadership (controller/leader.c, model-leader.c; doc/ha.md): the epoch every mutating
+   * agent call carries, whether this instance acts, and the leader as last known. */
+  struct ebb_etcd *etcd;         /* NULL: one controller, leading from its start */
+  struct ebb_election *election; /* on etcd */
+  uint64_t epoch;                /* ours: the election key's create_revision, or +1 per start */
+  char *epoch_header;            /* "Ebb-Leader-Epoch: E" */
+  bool leading;                  /* won, store loaded, agents being fenced */
+  bool deposed;                  /* lost the lead, or an agent saw a higher epoch: exit 3 */
+  char *advertise_url;           /* ours, as clients reach us */
+  char *self_id;                 /* ours: HOST:PID */
+  char *leader_id, *leader_url;  /* the leader's as last read (ours when leading) */
+  uint64_t leader_epoch;
 
   ebb_ctl_job **jobs; /* in memory, by id: the unfinished ones and the newest finished */
   size_t n_jobs, cap_jobs;
@@ -425,6 +445,16 @@ double ebb_ctl_now (void);
 /* The id the agent knows task idx of job by in its generation gen: "j<job>-t<idx>-g<gen>"
  * (a task started again gets a new generation, so a new agent task). Owned by the caller. */
 char *ebb_ctl_task_agent_id (uint64_t job, uint32_t idx, uint64_t gen);
+
+/* model-leader.c */
+/* True while this instance may act: it leads (single mode: from its start) and, on etcd, has
+ * renewed its lease within the renew deadline, read from the clock now (so false from the
+ * first instruction after a SIGSTOP that outlasted it). */
+bool ebb_ctl_leading (const ebb_ctl *c);
+/* This instance must never act again (why: for the log): the loop ends and the program
+ * exits non-zero (EBB_CTL_EXIT_DEPOSED) for systemd to start it again as a standby. */
+void ebb_ctl_depose (ebb_ctl *c, const char *why);
+#define EBB_CTL_EXIT_DEPOSED 3
 
 /* model-task.c */
 /* Sets t's spec (taken) and what is parsed of it (t->adopt); NULL: none. */

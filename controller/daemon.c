@@ -17,6 +17,7 @@
 #include "controller/ctl.h"
 #include "controller/api.h"
 #include "controller/daemon.h"
+#include "controller/leader.h"
 #include "controller/sched.h"
 #include "controller/outbox.h"
 #include "controller/store.h"
@@ -56,7 +57,8 @@ on_tick (sd_event_source *s, uint64_t usec, void *ud)
   ebb_ctl *c = ud;
   if (c->watchdog_usec)
     sd_notify (0, "WATCHDOG=1");
-  ebb_ctl_sched_tick (c);
+  if (ebb_ctl_leading (c)) /* a standby only answers where the leader is */
+    ebb_ctl_sched_tick (c);
   ebb_ctl_flush (c);
   ebb_ctl_evict (c); /* after the commit: the rows of what leaves memory are written */
   ebb_ctl_prune (c);
@@ -89,9 +91,11 @@ on_signal (sd_event_source *s, const struct signalfd_siginfo *si, void *ud)
     }
   ebb_log_notice ("%s: exiting (the store keeps every job; agents keep their tasks)",
                   strsignal ((int)si->ssi_signo));
+  bool again = c->stopping; /* a second signal does not wait for etcd */
   c->stopping = true;
   sd_notify (0, "STOPPING=1");
-  sd_event_exit (c->event, 0);
+  if (again || !ebb_ctl_leader_resign (c))
+    sd_event_exit (c->event, 0);
   return 0;
 }
 
@@ -175,20 +179,19 @@ ebb_ctl_new (ebb_ctl_config *cfg, ebb_ctl **out, ebb_error **err)
       cfg->listen[1] = ebb_xstrdup ("127.0.0.1:7480");
     }
   ebb_ctl_sched_calls_route (c);
-  if (policy_setup (c, err) < 0 || ebb_ctl_store_open (c, err) < 0)
+  /* With --etcd the store is opened and loaded when this instance wins (leader.c). */
+  if (policy_setup (c, err) < 0 || (!cfg->etcd && ebb_ctl_store_open (c, err) < 0))
     return -EINVAL;
+  /* The token and the epoch live there whatever the store (a PostgreSQL store makes none). */
+  if (mkdir (cfg->state_dir, 0700) < 0 && errno != EEXIST)
+    return ebb_error_set_errno (err, errno, "create %s", cfg->state_dir);
   if (cfg->token_file ? ebb_secret_read_token (cfg->token_file, &c->token, err) < 0
                       : state_token (c, err) < 0)
     return -EINVAL;
-  /* Without an election, each start is a new leader: the epoch stored + 1 fences the
-   * transactions of the process this one replaces (a shared store; SQLite holds none),
-   * before the load, so that none of them commits after what this one reads. */
-  uint64_t epoch = 0;
-  if (ebb_ctl_store_claim (c, 0, &epoch) < 0)
-    return ebb_error_set (err, EIO, "claim the leader epoch in the store");
-  if (epoch)
-    ebb_log_notice ("store: leader epoch %llu", (unsigned long long)epoch);
-  if (ebb_ctl_store_load (c, err) < 0)
+  /* Without an election, each start is a new leader: its epoch (leader.c) is claimed in the
+   * store before the load, so that no transaction of the process this one replaces commits
+   * after what this one reads (a shared store; SQLite holds none). */
+  if (!cfg->etcd && (ebb_ctl_leader_single (c, err) < 0 || ebb_ctl_store_load (c, err) < 0))
     return -EIO;
   /* The preemption counters count since the store was created, not since this start. */
   ebb_ctl_store_preemptions pre;
@@ -208,6 +211,10 @@ ebb_ctl_new (ebb_ctl_config *cfg, ebb_ctl **out, ebb_error **err)
    * kept-alive connections instead of opening a socket each (file descriptors, the agents'
    * per-address connection limit). */
   ebb_http_client_limit (c->client, 0, EBB_CTL_CALLS_MAX);
+  if (ebb_ctl_leader_start (c, err) < 0)
+    return -EIO;
+  if (cfg->etcd)
+    return 0;
   ebb_log_notice ("%zu jobs and %zu nodes from the store; policy %s", c->n_jobs, c->n_nodes,
                   cfg->policy);
   ebb_ctl_sched_resume_starting (c);
@@ -220,7 +227,8 @@ ebb_ctl_run (ebb_ctl *c)
 {
   sd_notify (0, "READY=1\nSTATUS=Scheduling");
   int r = sd_event_loop (c->event);
-  return r < 0 ? 1 : r; /* EBB_CTL_EXIT_STORE: a commit failed (ebb_ctl_flush) */
+  /* EBB_CTL_EXIT_STORE when a commit failed (ebb_ctl_flush) */
+  return c->deposed ? EBB_CTL_EXIT_DEPOSED : r < 0 ? 1 : r;
 }
 
 /* See ctl.h. */
@@ -232,6 +240,7 @@ ebb_ctl_free (ebb_ctl *c)
   c->stopping = true;
   ebb_http_server_free (c->http_unix);
   ebb_http_server_free (c->http_tcp);
+  ebb_ctl_leader_free (c);
   ebb_http_client_free (c->client);
   ebb_http_client_free (c->log_client);
   c->timer_src = sd_event_source_disable_unref (c->timer_src);

@@ -23,7 +23,8 @@ controller_libebb_controller_a_SOURCES = controller/ctl.h \
 	controller/api.h controller/api-routes.c controller/api-jobs.c controller/api-jobs-limits.c controller/api-jobs-get.c \
 	controller/api-nodes.c \
 	controller/api-cluster.c controller/api-metrics.c controller/api-logs.c \
-	controller/api-adopt.c controller/api-audit.c \
+	controller/api-adopt.c controller/api-audit.c controller/api-leader.c \
+	controller/model-leader.c controller/leader.h controller/leader.c \
 	controller/daemon.h controller/daemon.c
 controller_libebb_controller_a_SOURCES += controller/sched-reconcile.c
 # The operator's hold and release of tasks (issue 22: ebbctl suspend|resume JOB[-TASK]).

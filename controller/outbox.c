@@ -64,6 +64,13 @@ on_retry (sd_event_source *s, uint64_t usec, void *ud)
   call *k = ud;
   (void)s, (void)usec;
   k->retry = sd_event_source_disable_unref (k->retry);
+  if (!ebb_ctl_leading (k->c))
+    {
+      /* A retry due when the lease lapsed (a pause, etcd out of reach) does not leave: the
+       * flush of this loop iteration deposes this instance. */
+      call_free (k);
+      return 0;
+    }
   call_start (k);
   return 0;
 }
@@ -94,15 +101,22 @@ call_retry (call *k, const char *why)
     call_free (k);
 }
 
+/* The error code of the agent's 409 answer res, "" for another answer. */
+static const char *
+agent_conflict (const ebb_http_result *res)
+{
+  json_object *v;
+  return res->status == 409 && res->json && json_object_object_get_ex (res->json, "error", &v)
+                 && json_object_is_type (v, json_type_string)
+             ? json_object_get_string (v)
+             : "";
+}
+
 /* Whether res is the agent's 409 "busy" or "in_progress": it is acting on the task now. */
 static bool
 agent_busy (const ebb_http_result *res)
 {
-  json_object *v;
-  const char *code
-      = res->status == 409 && res->json && json_object_object_get_ex (res->json, "error", &v)
-            ? json_object_get_string (v)
-            : "";
+  const char *code = agent_conflict (res);
   return strcmp (code, "busy") == 0 || strcmp (code, "in_progress") == 0;
 }
 
@@ -114,12 +128,26 @@ ebb_ctl_outbox_route (ebb_ctl *c, ebb_ctl_call_kind kind, ebb_ctl_call_handler o
   c->call_routes[kind] = (ebb_ctl_call_route){ on_answer, retry_busy };
 }
 
+/* Whether res is the agent's 409 "stale_leader": it saw a higher epoch than ours, so a newer
+ * leader fenced it and this instance is deposed (doc/ha.md). */
+static bool
+agent_stale (const ebb_http_result *res)
+{
+  return strcmp (agent_conflict (res), "stale_leader") == 0;
+}
+
 /* The end of an attempt: a transport error, 5xx or 429 is tried again here; an answer goes
  * to the handler the scheduler routed its kind to (ebb_ctl_outbox_route). */
 static void
 on_done (ebb_http_result *res, const ebb_error *err, void *ud)
 {
   call *k = ud;
+  if (!err && agent_stale (res))
+    {
+      ebb_ctl_depose (k->c, "an agent refused a call as from a stale leader");
+      call_free (k);
+      return;
+    }
   if (err || res->status >= 500 || res->status == 429)
     {
       if (err && err->code == ECANCELED)
@@ -143,6 +171,17 @@ on_done (ebb_http_result *res, const ebb_error *err, void *ud)
   call_free (k);
 }
 
+/* How every call to an agent goes: the token, the CA, and our epoch (every call mutates: the
+ * agent checks it). */
+static ebb_http_call_opts
+agent_opts (const ebb_ctl *c)
+{
+  return (ebb_http_call_opts){ .bearer_token = c->token,
+                               .ca_file = c->cfg->agent_ca,
+                               .timeout_ms = 10000,
+                               .extra_header = c->epoch_header };
+}
+
 static void
 call_start (call *k)
 {
@@ -150,10 +189,7 @@ call_start (call *k)
   ebb_ctl_node *n = c->nodes[k->node];
   k->attempt++;
   c->m.agent_calls++;
-  ebb_http_call_opts opts = { 0 };
-  opts.bearer_token = c->token;
-  opts.ca_file = c->cfg->agent_ca;
-  opts.timeout_ms = 10000;
+  ebb_http_call_opts opts = agent_opts (c);
   cleanup_error ebb_error *err = NULL;
   if (!n->url)
     {
@@ -198,6 +234,14 @@ ebb_ctl_arrival (ebb_ctl *c, uint64_t job, uint64_t arrival_usec)
 void
 ebb_ctl_flush (ebb_ctl *c)
 {
+  /* Nothing leaves an instance that does not lead; one that led and missed its renew
+   * deadline (a pause, etcd out of reach) commits nothing more and goes. */
+  if (!ebb_ctl_leading (c))
+    {
+      if (c->leading)
+        ebb_ctl_depose (c, "the etcd lease was not renewed within the renew deadline");
+      return;
+    }
   if (c->store_lost || ebb_ctl_store_commit (c) < 0)
     {
       /* What this iteration decided is not in the store (an outage, a fence): none of its
@@ -213,6 +257,14 @@ ebb_ctl_flush (ebb_ctl *c)
         sd_event_exit (c->event, EBB_CTL_EXIT_STORE);
       return;
     }
+  /* A node this leader has not fenced yet (one of the store's, or new by a heartbeat) is
+   * fenced before the calls decided for it go out. */
+  for (size_t i = 0; i < c->n_nodes; i++)
+    if (c->nodes[i]->fenced != c->epoch && c->nodes[i]->url)
+      {
+        c->nodes[i]->fenced = c->epoch;
+        ebb_ctl_send_fence (c, (int)i);
+      }
   /* The array is taken first: a call that fails at once may decide new calls, which wait
    * for the next flush. The launches of jobs that just arrived go first, each after the
    * calls decided before it to the same node (the suspension that makes room for it must
@@ -540,4 +592,40 @@ ebb_ctl_outbox_read (ebb_ctl *c, const ebb_ctl_task *t, const char *path, bool n
                               .no_timeout = no_timeout };
   return ebb_http_client_start (c->log_client, "GET", c->nodes[t->node]->url, path, NULL, &opts,
                                 done, ud, err);
+}
+
+/* The answer to a fence: refused (a newer leader fenced the agent first) deposes us; a
+ * failure is only logged, since every call to the agent carries the epoch and raises it too.
+ * Its task list is not read here: the agent's heartbeats reconcile the tasks. */
+static void
+on_fence_done (ebb_http_result *res, const ebb_error *err, void *ud)
+{
+  ebb_ctl *c = ud;
+  if (err && err->code == ECANCELED)
+    return;
+  if (!err && agent_stale (res))
+    ebb_ctl_depose (c, "an agent refused the fence: a newer leader fenced it");
+  else if (err || res->status != 200)
+    ebb_log_warn ("fence of an agent at epoch %" PRIu64 " failed: %s", c->epoch,
+                  err ? err->msg : res->body);
+}
+
+/* See outbox.h. */
+void
+ebb_ctl_send_fence (ebb_ctl *c, int node)
+{
+  ebb_ctl_node *n = c->nodes[node];
+  ebb_http_call_opts opts = agent_opts (c);
+  json_object *body = json_object_new_object ();
+  ebb_json_add_uint64 (body, "epoch", c->epoch);
+  /* Replicas: the agent's heartbeats come here at once. One controller is the agent's own
+   * --controller already (and its listener's URL may be 0.0.0.0, not for the agent). */
+  if (c->election && c->advertise_url)
+    ebb_json_add_string (body, "leader", c->advertise_url);
+  cleanup_error ebb_error *err = NULL;
+  if (ebb_http_client_start (c->client, "POST", n->url, "/v1/fence", body, &opts, on_fence_done, c,
+                             &err)
+      < 0)
+    ebb_log_warn ("fence of %s: %s", n->name, ebb_error_msg (&err));
+  json_object_put (body);
 }

@@ -46,6 +46,10 @@ void ebb_ctl_send_adopt (ebb_ctl *c, ebb_ctl_task *t);
  * KILL calls the store kept as decided but not answered (their answers set their tasks'
  * states: a task suspended so owes its RESUME). */
 void ebb_ctl_replay_calls (ebb_ctl *c);
+/* POST /v1/fence {"epoch"} to node (which has its URL), at once: the agent raises its
+ * epoch, so a deposed leader's late calls are refused from then on. ebb_ctl_flush sends it
+ * to every node not fenced at our epoch yet. Not a decision: nothing is stored. */
+void ebb_ctl_send_fence (ebb_ctl *c, int node);
 /* Frees the calls not started yet (at exit). */
 void ebb_ctl_calls_free (ebb_ctl *c);
 

@@ -148,6 +148,8 @@ set_options (ebb_http_xfer *x, const ebb_http_call_opts *opts)
       x->headers = curl_slist_append (x->headers, h);
       free (h);
     }
+  if (opts && opts->extra_header)
+    x->headers = curl_slist_append (x->headers, opts->extra_header);
 }
 
 /* The host of a "http://host:port/..." base ("[v6]" keeps its brackets); NULL when the

@@ -52,6 +52,8 @@ typedef struct
   bool (*sink) (const char *data, size_t len, void *sink_ud);
   void *sink_ud;
   bool no_timeout; /* no time limit on the call (a stream that lasts as long as a task) */
+  /* One more request header, "Name: value" (a controller's Ebb-Leader-Epoch); NULL: none. */
+  const char *extra_header;
 } ebb_http_call_opts;
 
 /* Frees what a result owns and zeroes it; safe on a zeroed result. */

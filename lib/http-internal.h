@@ -104,6 +104,7 @@ struct ebb_http_server
   const ebb_http_route *routes;
   size_t n_routes;
   void *userdata;
+  bool (*gate) (ebb_http_request *req, ebb_http_response *resp, void *userdata);
   char *bearer_token;
   size_t max_body_bytes;
   unsigned conn_timeout_sec;

@@ -333,7 +333,9 @@ on_complete (ebb_http_request *req)
     }
   if (!parse_body (req))
     return queue (req);
-  int r = req->route->handler (req, &req->resp, s->userdata);
+  int r = s->gate && s->gate (req, &req->resp, s->userdata)
+              ? EBB_HTTP_REPLIED
+              : req->route->handler (req, &req->resp, s->userdata);
   if (r == EBB_HTTP_DEFERRED && req->deferred)
     {
       MHD_suspend_connection (req->con);

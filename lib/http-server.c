@@ -212,6 +212,7 @@ ebb_http_server_new (sd_event *event, const ebb_http_server_config *cfg, ebb_err
   s->routes = cfg->routes;
   s->n_routes = cfg->n_routes;
   s->userdata = cfg->userdata;
+  s->gate = cfg->gate;
   if (cfg->bearer_token && cfg->bearer_token[0])
     s->bearer_token = ebb_xstrdup (cfg->bearer_token);
   s->max_body_bytes = cfg->max_body_bytes ? cfg->max_body_bytes : EBB_HTTP_DEFAULT_MAX_BODY_BYTES;

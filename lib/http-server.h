@@ -126,6 +126,9 @@ typedef struct
    * refuses the pair. */
   const char *tls_cert_file;
   const char *tls_key_file;
+  /* NULL, or run before every route's handler with its arguments: true when it replied
+   * itself and the handler is not run (a controller's standby sends clients to its leader). */
+  bool (*gate) (ebb_http_request *req, ebb_http_response *resp, void *userdata);
 } ebb_http_server_config;
 
 /* Counters since the server started (for /metrics). */

@@ -124,6 +124,7 @@ ctlfix_ctl_new (ebb_ctl_config *cfg, const char *state, const char *policy)
   ebb_pol_params_default (&c->params);
   c->res_mode = ebb_pol_lookup (policy)->needs_resources;
   ebb_ctl_sched_calls_route (c); /* as ebb_ctl_new does */
+  c->leading = true;             /* as ebb_ctl_leader_start does without --etcd */
   return c;
 }
 

@@ -51,6 +51,8 @@ api POST /v1/fence '{"epoch":3}'
 expect "fence at epoch 3" "409 stale_leader" "$STATUS $(field .error)"
 api POST /v1/fence '{}'
 expect "fence without an epoch" 400 "$STATUS"
+api POST /v1/fence '{"epoch":9,"leader":7}'
+expect "fence with a leader not a string" 400 "$STATUS"
 api POST /v1/fence '{"epoch":9}'
 expect "fence at epoch 9" 200 "$STATUS"
 expect "fence answers the epoch" 9 "$(field .epoch)"

@@ -367,7 +367,8 @@ fixture_start (fixture *f, const char *const *listen, const char *token, size_t 
                                  .max_connections = fixture_extra.max_connections,
                                  .max_connections_per_ip = fixture_extra.max_connections_per_ip,
                                  .tls_cert_file = fixture_extra.tls_cert_file,
-                                 .tls_key_file = fixture_extra.tls_key_file };
+                                 .tls_key_file = fixture_extra.tls_key_file,
+                                 .gate = fixture_extra.gate };
   f->server = ebb_http_server_new (f->event, &cfg, &err);
   if (!f->server)
     {
@@ -729,6 +730,32 @@ test_query_check (void)
   for (size_t i = 0; i < EBB_ARRAY_SIZE (cases); i++)
     expect_get (&f, cases[i].path, cases[i].status, "page", cases[i].detail);
   fixture_stop (&f);
+}
+
+/* The gate of test_gate: /v1/tasks/... stays shut (what a controller's standby does with
+ * its leader's routes); the rest passes to the handlers. */
+static bool
+shut_tasks (ebb_http_request *req, ebb_http_response *resp, void *userdata EBB_UNUSED)
+{
+  if (strncmp (ebb_http_request_path (req), "/v1/tasks", 9) != 0)
+    return false;
+  ebb_http_error (resp, 503, "gated", "shut by the gate");
+  return true;
+}
+
+/* ebb_http_server_config.gate runs before every route's handler: true is its answer, false
+ * runs the handler. */
+static void
+test_gate (void)
+{
+  fixture f;
+  fixture_extra = (ebb_http_server_config){ .gate = shut_tasks };
+  CU_ASSERT_FATAL (fixture_start (&f, tcp_only, NULL, 0) == 0);
+  expect_get (&f, "/v1/tasks", 503, "", "shut by the gate");
+  expect_get (&f, "/v1/tasks/web-1", 503, "", "shut by the gate");
+  expect_get (&f, "/query?page=2", 200, "page", "2");
+  fixture_stop (&f);
+  fixture_extra = (ebb_http_server_config){ 0 };
 }
 
 /* ebb_http_request_query_u64: digits only, within the bounds, left alone when absent. */
@@ -1986,6 +2013,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_tcp_needs_token),
   EBB_CU_TEST (test_query_check),
   EBB_CU_TEST (test_query_u64),
+  EBB_CU_TEST (test_gate),
   EBB_CU_TEST (test_stream),
   EBB_CU_TEST (test_loopback_is_numeric),
   EBB_CU_TEST (test_unix_group),

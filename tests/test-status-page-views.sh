@@ -55,6 +55,8 @@ row_of "$D" '<td>crunch</td><td>long</td>' | grep -qF '<td>long</td><td>7</td><t
   row_of "$D" '>broken<' | grep -qF '<td>-</td><td class="state-failed">' &&
   ok "cluster view: a job's priority (7; '-' when not given)" ||
   fail "priority: $(row_of "$D" '<td>crunch</td><td>long</td>')"
+[ "$(text_of "$D" role)" = "leader (leader https://ctl1.example:7480, epoch 42)" ] &&
+  ok "cluster view: which instance the page looks at, and the leader" || fail "role: $(text_of "$D" role)"
 grep -qF '<a href="#job/3">3</a>' "$D" && grep -qF '<a href="#node/n1">n1</a>' "$D" &&
   ok "cluster view: jobs and nodes link to their views" || fail "links"
 

@@ -8,7 +8,9 @@ check_PROGRAMS += tests/ha/elect
 tests_ha_elect_SOURCES = tests/ha/elect.c
 tests_ha_elect_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_ha_elect_LDADD = $(EBB_TEST_LIBS)
-ha_tests = tests/ha/test-election.sh tests/ha/test-etcd-tls.sh tests/ha/test-pg.sh
+# Controllers on etcd: standby answers, agents following the leader, failover, fencing.
+ha_tests = tests/ha/test-election.sh tests/ha/test-etcd-tls.sh tests/ha/test-pg.sh \
+	tests/ha/test-failover.sh
 TESTS += $(ha_tests)
 EXTRA_DIST += $(ha_tests) tests/ha/lib.sh tests/ha/etcd.sh tests/ha/pg.sh
 
@@ -21,3 +23,11 @@ tests_ha_pg_store_LDADD = $(EBB_CTL_LIBS) $(CUNIT_LIBS)
 pg_store_tests = tests/ha/test-pg-store.sh tests/ha/test-pg-controller.sh
 TESTS += $(pg_store_tests)
 EXTRA_DIST += $(pg_store_tests)
+
+# bench/ha-failover.sh: kill -9 of the leader -> new leader and first placement, p50/p90/p99
+# (minutes, root; not part of make check).
+EXTRA_DIST += bench/ha-failover.sh
+bench-ha-failover: ebb-controller ebb-agent
+	EBB_TOP_SRCDIR=$(abs_top_srcdir) EBB_TOP_BUILDDIR=$(abs_top_builddir) \
+	  sh $(abs_top_srcdir)/bench/ha-failover.sh $(EBB_HA_CYCLES)
+.PHONY: bench-ha-failover
