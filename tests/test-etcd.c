@@ -196,9 +196,11 @@ struct fake
   int n_req, n_auth;
   char log[512];             /* "path auth;" per request */
   const char *const *stream; /* a watch answer: written piece by piece, 20 ms apart */
+  struct fake_conn *conns;   /* the open ones, closed by fake_stop (a client's last
+                              * connection may still be open when a test ends) */
 };
 
-typedef struct
+typedef struct fake_conn
 {
   fake *f;
   int fd;
@@ -206,11 +208,14 @@ typedef struct
   size_t len;
   size_t piece;
   sd_event_source *src;
+  struct fake_conn *next, **prev;
 } fake_conn;
 
 static void
 conn_close (fake_conn *c)
 {
+  if ((*c->prev = c->next))
+    c->next->prev = c->prev;
   sd_event_source_disable_unref (c->src);
   close (c->fd);
   free (c);
@@ -304,6 +309,10 @@ on_fake_accept (sd_event_source *s, int fd, uint32_t revents, void *ud)
   fake_conn *c = ebb_xcalloc (1, sizeof *c);
   c->f = f;
   c->fd = cfd;
+  if ((c->next = f->conns))
+    f->conns->prev = &c->next;
+  c->prev = &f->conns;
+  f->conns = c;
   CU_ASSERT (sd_event_add_io (f->ev, &c->src, cfd, EPOLLIN, on_fake_read, c) >= 0);
   return 0;
 }
@@ -321,6 +330,15 @@ fake_start (fake *f, sd_event *ev, fake_reply_fn reply)
   CU_ASSERT_FATAL (getsockname (f->lfd, (struct sockaddr *)&a, &len) == 0);
   snprintf (f->url, sizeof f->url, "http://127.0.0.1:%d", ntohs (a.sin_port));
   CU_ASSERT_FATAL (sd_event_add_io (ev, NULL, f->lfd, EPOLLIN, on_fake_accept, f) >= 0);
+}
+
+/* Closes the listener and every connection still open. */
+static void
+fake_stop (fake *f)
+{
+  close (f->lfd);
+  while (f->conns)
+    conn_close (f->conns);
 }
 
 static sd_event *
@@ -402,7 +420,7 @@ test_token_renewed (void)
   CU_ASSERT_STRING_EQUAL (f.log, "/v3/auth/authenticate -;/v3/kv/range t1;"
                                  "/v3/auth/authenticate -;/v3/kv/range t2;");
   ebb_etcd_free (c);
-  close (f.lfd);
+  fake_stop (&f);
   sd_event_unref (ev);
 }
 
@@ -449,8 +467,8 @@ test_unavailable_rotates (void)
   CU_ASSERT_STRING_EQUAL (s.answer, "{\"ok\":true}");
   CU_ASSERT (f1.n_req == 1 && f2.n_req == 1);
   ebb_etcd_free (c);
-  close (f1.lfd);
-  close (f2.lfd);
+  fake_stop (&f1);
+  fake_stop (&f2);
   sd_event_unref (ev);
 }
 
@@ -501,7 +519,7 @@ test_watch_stream (void)
   CU_ASSERT (s.ended == 1 && s.end_code == 0);
   CU_ASSERT (strstr (f.log, "/v3/watch -;") != NULL);
   ebb_etcd_free (c);
-  close (f.lfd);
+  fake_stop (&f);
   sd_event_unref (ev);
 }
 
@@ -589,7 +607,7 @@ run_election (int ok, bool vanish, elect_state *s)
   CU_ASSERT (strstr (f.log, "/v3/lease/grant -;/v3/kv/txn -;") == f.log);
   ebb_election_free (e);
   ebb_etcd_free (c);
-  close (f.lfd);
+  fake_stop (&f);
   sd_event_unref (ev);
 }
 
