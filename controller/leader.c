@@ -48,7 +48,8 @@ read_file_epoch (ebb_ctl *c, uint64_t *last, ebb_error **err)
     return errno == ENOENT ? 0 : ebb_error_set_errno (err, errno, "open %s", path);
   int n = fscanf (f, "%" SCNu64, last);
   fclose (f);
-  return n == 1 ? 0 : ebb_error_set (err, EBB_EPARSE, "%s: not an epoch (remove it knowingly)", path);
+  return n == 1 ? 0
+                : ebb_error_set (err, EBB_EPARSE, "%s: not an epoch (remove it knowingly)", path);
 }
 
 /* Writes STATE_DIR/epoch (a new file, fsynced, renamed over the old one) before any call can
