@@ -51,8 +51,8 @@ row_of "$D" '>broken<' | grep -qF '<td class="state-failed">failed</td>' &&
   ok "cluster view: failed and killed said, not counted as done" || fail "jobs: $(row_of "$D" '>broken<')"
 row_of "$D" '>waiting<' | grep -qF 'data-code="no_room">no room: no node has 1500m CPU free<' &&
   ok "cluster view: a queued job's reason" || fail "queued reason: $(row_of "$D" '>waiting<')"
-row_of "$D" '>1-1<' | grep -Eq '<a href="#node/n2">n2</a>.*<td>[0-9.]+(ms|s) ago</td><td><a href="#job/2">2</a>' &&
-  ok "cluster view: suspended task 1-1 on n2, since when, for job 2" || fail "suspended: $(row_of "$D" '>1-1<')"
+row_of "$D" '>1-1<' | grep -Eq '<td>1-1</td><td class="state-suspended">suspended \(held\)</td><td><a href="#node/n2">n2</a>.*<td>[0-9.]+(ms|s) ago</td><td><a href="#job/2">2</a>' &&
+  ok "cluster view: suspended task 1-1 (held) on n2, since when, for job 2" || fail "suspended: $(row_of "$D" '>1-1<')"
 row_of "$D" '<td>crunch</td><td>long</td>' | grep -qF '<td>long</td><td>7</td><td class="state-running">' &&
   row_of "$D" '>broken<' | grep -qF '<td>-</td><td class="state-failed">' &&
   ok "cluster view: a job's priority (7; '-' when not given)" ||
