@@ -497,6 +497,7 @@ static const ebb_ctl_store_ops pg_ops = {
   .job_page = ebb_ctl_pg_job_page,
   .rid_answer = ebb_ctl_pg_rid_answer,
   .prune = ebb_ctl_pg_prune,
+  .pruned_tasks = ebb_ctl_pg_pruned_tasks,
   .preemptions = ebb_ctl_pg_preemptions,
   .stats = stats,
 };

@@ -97,5 +97,7 @@ json_object *ebb_ctl_pg_decisions (ebb_ctl_store *s, uint64_t since, unsigned li
 int ebb_ctl_pg_prune (ebb_ctl_store *s, double finished_before, uint64_t keep, unsigned max,
                       uint64_t *pruned);
 int ebb_ctl_pg_preemptions (ebb_ctl_store *s, ebb_ctl_store_preemptions *p);
+/* The tasks of the last prune (of this session) that went to a node: ebb_ctl_store_pruned_tasks. */
+size_t ebb_ctl_pg_pruned_tasks (ebb_ctl_store *s, unsigned max, ebb_ctl_pruned_task **out);
 
 #endif

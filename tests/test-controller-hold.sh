@@ -6,7 +6,7 @@
 # jobs come and go (each preempts task 1, the one not held): task 1 is resumed after each,
 # task 0 never. `ebbctl resume L-0`: it runs at its quota again ("release" in the log).
 # Then the whole job is held (`ebbctl suspend L`: reason "held"; `ebbctl jobs` and
-# `ebbctl job` show it), the controller is killed and started again on its store: the
+# `ebbctl job` show it, and the status page), the controller is killed and started again on its store: the
 # hold stays (held, suspended, no decision) while another short job comes and goes, until
 # `ebbctl resume L`.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
@@ -93,6 +93,24 @@ echo "$out" | grep -q "^$L .* suspended (held) " && ok "ebbctl jobs: suspended (
 out=$(ctl job "$L" 2>&1)
 [ "$(echo "$out" | grep -c 'suspended (held)')" = 3 ] && ok "ebbctl job $L: the job and both tasks suspended (held)" ||
   fail "ebbctl job: $out"
+# The status page says it as ebbctl does: its job view in headless Chromium
+# (tests/status-page/lib.sh, in a subshell: its own ok/fail/skip) through a loopback bridge
+# to the controller's socket.
+(
+  . "$EBB_TOP_SRCDIR/tests/status-page/lib.sh"
+  command -v socat >/dev/null || skip "the page's check needs socat"
+  port=$((20000 + ($$ + 3187) % 20000))
+  socat "TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork" "UNIX-CONNECT:$CSOCK" 2>/dev/null &
+  bridge=$!
+  chromium_run "$TMP/page" "http://127.0.0.1:$port/#job/$L"
+  kill "$bridge"; wait "$bridge" 2>/dev/null
+  [ "$(grep -o '<td class="state-suspended">suspended (held)</td>' "$TMP/page.html" | wc -l)" = 2 ] &&
+    grep -qF '<dt>State</dt><dd class="state-suspended">suspended (held)</dd>' "$TMP/page.html" &&
+    ok "the status page's #job/$L: the job and both tasks suspended (held)" ||
+    fail "status page: $(grep -o '<dt>State</dt><dd[^<]*' "$TMP/page.html") $(text_of "$TMP/page.html" error)"
+  exit $FAILED
+)
+case $? in 0 | 77) ;; *) FAILED=1 ;; esac
 capi GET "/v1/decisions?since=0"
 last=$(jq '[.decisions[].seq] | max' "$TMP/body")
 kill -9 "$CTL_PID"; wait "$CTL_PID" 2>/dev/null

@@ -39,9 +39,9 @@ for s in '<a href="#node/node-a">node-a</a></td><td class="state-ready">ready</t
 done
 grep -qF '1/6 done, 3 running, 2 suspended' "$D" && grep -qF '2/2 done, 0 running, 0 suspended' "$D" &&
   ok "jobs: progress of tasks done of total, running, suspended" || fail "progress bars"
-grep -Eq '<td><a href="#job/1">1</a></td><td>burn-long</td><td>1\.1</td><td><a href="#node/node-a">node-a</a></td><td class="num">2</td>' "$D" &&
-  grep -Eq '<td><a href="#job/1">1</a></td><td>burn-long</td><td>1\.2</td><td><a href="#node/node-b">node-b</a></td><td class="num">1</td>' "$D" &&
-  ok "suspended tasks: both, with node and suspensions" || fail "suspended tasks"
+grep -Eq '<td><a href="#job/1">1</a></td><td>burn-long</td><td>1\.1</td><td class="state-suspended">suspended</td><td><a href="#node/node-a">node-a</a></td><td class="num">2</td>' "$D" &&
+  grep -Eq '<td><a href="#job/1">1</a></td><td>burn-long</td><td>1\.2</td><td class="state-suspended">suspended</td><td><a href="#node/node-b">node-b</a></td><td class="num">1</td>' "$D" &&
+  ok "suspended tasks: both, with state, node and suspensions" || fail "suspended tasks"
 # Each job once in the table, active ones first (1 and 3 from the active pages, 3 and 2 from
 # the newest), read with three requests a refresh.
 rows=$(sed 's/<tr>/\n<tr>/g' "$D" | sed -n 's/^<tr><td><a href="#job\/[0-9]*">\([0-9]*\)<\/a><\/td><td>[^<]*<\/td><td>\(long\|short\)<\/td>.*/\1/p' | tr '\n' ' ')

@@ -71,7 +71,7 @@ grep -qF '<a href="#node/n1">n1</a></td><td class="state-ready">ready</td>' "$D"
 grep -qF "<a href=\"#job/$LONG\">$LONG</a></td><td>crunch</td><td>long</td><td>0</td><td class=\"state-running\">running</td>" "$D" &&
   grep -qF '0/2 done, 1 running, 1 suspended' "$D" && grep -qF '2/2 done, 0 running, 0 suspended' "$D" &&
   ok "jobs with their progress" || fail "jobs"
-grep -qF "<a href=\"#job/$LONG\">$LONG</a></td><td>crunch</td><td>$STASK</td><td><a href=\"#node/n1\">n1</a></td>" "$D" && ok "suspended task $STASK on n1" ||
+grep -qF "<a href=\"#job/$LONG\">$LONG</a></td><td>crunch</td><td>$STASK</td><td class=\"state-suspended\">suspended</td><td><a href=\"#node/n1\">n1</a></td>" "$D" && ok "suspended task $STASK on n1" ||
   fail "suspended tasks: $(grep -o 'id="suspended".\{0,300\}' "$D")"
 [ "$(grep -o 'class="state-launch">launch<' "$D" | wc -l)" = 7 ] && ok "7 launch decisions" || fail "decisions"
 grep -qF '0/2 done, 2 failed, 0 running' "$D" && grep -qF '0/1 done, 1 killed, 0 running' "$D" &&

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The status page's views in headless Chromium against a stand-in of the JSON API
-# (tests/status-page/views: a running job with a suspended task, a failed job whose tasks carry
+# (tests/status-page/views: a running job with a suspended task the operator then held, a
+# failed job whose tasks carry
 # a reason, a killed, a done and a queued job with a reason; two nodes, one fully and one half
 # allocated): screenshots of the cluster view, a job view (#job/ID) and a node view
 # (#node/NAME) whose bars are found by their exact colours (tests/status-page/png-bars.py) and
@@ -8,7 +9,8 @@
 # priority; a task's output (#logs/JOB-TASK, read through the controller's logs route, shown
 # as text); then a
 # link followed and the back button in a browser driven over the DevTools protocol
-# (tests/status-page/cdp.py), and one refresh loop after it.
+# (tests/status-page/cdp.py), and one refresh loop after it. Last, the same page served by a
+# standby, whose API answers 503 not_leader: the leader's link, not an error.
 # Colours: task done 3a8f5c green, failed c62828 red, killed 8a949e grey, running 3b7dd8 blue,
 # suspended e0a526 amber; node CPU allocated 5b4fc4, memory 1f9e8f. Budget: about 30 s.
 . "${EBB_TOP_SRCDIR:-.}/tests/status-page/lib.sh"
@@ -49,12 +51,16 @@ row_of "$D" '>broken<' | grep -qF '<td class="state-failed">failed</td>' &&
   ok "cluster view: failed and killed said, not counted as done" || fail "jobs: $(row_of "$D" '>broken<')"
 row_of "$D" '>waiting<' | grep -qF 'data-code="no_room">no room: no node has 1500m CPU free<' &&
   ok "cluster view: a queued job's reason" || fail "queued reason: $(row_of "$D" '>waiting<')"
-row_of "$D" '>1-1<' | grep -Eq '<a href="#node/n2">n2</a>.*<td>[0-9.]+(ms|s) ago</td><td><a href="#job/2">2</a>' &&
-  ok "cluster view: suspended task 1-1 on n2, since when, for job 2" || fail "suspended: $(row_of "$D" '>1-1<')"
+row_of "$D" '>1-1<' | grep -Eq '<td>1-1</td><td class="state-suspended">suspended \(held\)</td><td><a href="#node/n2">n2</a>.*<td>[0-9.]+(ms|s) ago</td><td><a href="#job/2">2</a>' &&
+  ok "cluster view: suspended task 1-1 (held) on n2, since when, for job 2" || fail "suspended: $(row_of "$D" '>1-1<')"
 row_of "$D" '<td>crunch</td><td>long</td>' | grep -qF '<td>long</td><td>7</td><td class="state-running">' &&
   row_of "$D" '>broken<' | grep -qF '<td>-</td><td class="state-failed">' &&
   ok "cluster view: a job's priority (7; '-' when not given)" ||
   fail "priority: $(row_of "$D" '<td>crunch</td><td>long</td>')"
+row_of "$D" '<td>crunch</td><td>long</td>' | grep -qF '<td class="state-running">running (1 held)</td>' &&
+  row_of "$D" '>broken<' | grep -qF '<td class="state-failed">failed</td>' &&
+  ok "cluster view: a job with a held task says how many (as ebbctl jobs)" ||
+  fail "held count: $(row_of "$D" '<td>crunch</td><td>long</td>')"
 [ "$(text_of "$D" role)" = "leader (leader https://ctl1.example:7480, epoch 42)" ] &&
   ok "cluster view: which instance the page looks at, and the leader" || fail "role: $(text_of "$D" role)"
 grep -qF '<a href="#job/3">3</a>' "$D" && grep -qF '<a href="#node/n1">n1</a>' "$D" &&
@@ -64,10 +70,13 @@ view job1 "#job/1"
 B="$TMP/job1.bars" D="$TMP/job1.html"
 grep -q 'id="overview" hidden' "$D" && grep -q '<main id="job-view">' "$D" && [ "$(text_of "$D" job-title)" = "1 (crunch)" ] &&
   ok "#job/1: the job view" || fail "#job/1: $(text_of "$D" job-title) $(text_of "$D" error)"
-row_of "$D" '<td>1-1</td>' | grep -Eq '<td class="state-suspended">suspended</td><td><a href="#node/n2">n2</a></td>.*<td>1</td><td>[0-9.]+(ms|s) ago</td><td><a href="#job/2">2</a></td>' &&
-  ok "#job/1: task 1-1 suspended on n2, once, since when, for job 2" || fail "#job/1 task: $(row_of "$D" '<td>1-1</td>')"
+row_of "$D" '<td>1-1</td>' | grep -Eq '<td class="state-suspended">suspended \(held\)</td><td><a href="#node/n2">n2</a></td>.*<td>1</td><td>[0-9.]+(ms|s) ago</td><td><a href="#job/2">2</a></td>' &&
+  row_of "$D" '<td>1-0</td>' | grep -qF '<td class="state-running">running</td>' &&
+  ok "#job/1: task 1-1 suspended (held) on n2, once, since when, for job 2; 1-0 running, not held" || fail "#job/1 task: $(row_of "$D" '<td>1-1</td>')"
 same_row "$B" 3b7dd8 80 e0a526 80 && ok "#job/1: its bar half blue, half amber" || fail "#job/1 bar: $(cat "$B")"
 grep -qF '<dt>Priority</dt><dd>7</dd>' "$D" && ok "#job/1: its priority" || fail "#job/1 priority: $(text_of "$D" job-facts)"
+grep -qF '<dt>State</dt><dd class="state-running">running (1 held)</dd>' "$D" && ok "#job/1: its state with the held count" ||
+  fail "#job/1 state: $(grep -o '<dt>State</dt><dd[^<]*' "$D")"
 row_of "$D" '<td>1-0</td>' | grep -qF '<td><a href="#logs/1-0">logs</a></td>' &&
   row_of "$D" '<td>1-1</td>' | grep -qF '<td><a href="#logs/1-1">logs</a></td>' &&
   ok "#job/1: each task links to its output" || fail "#job/1 logs links: $(row_of "$D" '<td>1-0</td>')"
@@ -105,7 +114,7 @@ grep -q '<main id="node-view">' "$D" && [ "$(text_of "$D" node-title)" = n2 ] &&
   fail "#node/n2: $(text_of "$D" error)"
 [ -n "$(bar "$B" 5b4fc4 60)" ] && [ -n "$(bar "$B" 1f9e8f 90)" ] &&
   ok "#node/n2: CPU 1000/2000 and memory 3G/4G bars" || fail "#node/n2 bars: $(cat "$B")"
-row_of "$D" '<td>1-1</td>' | grep -qF '<a href="#job/1">1</a></td><td>crunch</td><td class="state-suspended">suspended</td>' &&
+row_of "$D" '<td>1-1</td>' | grep -qF '<a href="#job/1">1</a></td><td>crunch</td><td class="state-suspended">suspended (held)</td>' &&
   row_of "$D" '<td>2-0</td>' | grep -qF '<td class="state-running">running</td>' &&
   ! grep -qF '<td>1-0</td>' "$D" && ok "#node/n2: its tasks 1-1 (suspended) and 2-0, not n1's" ||
   fail "#node/n2 tasks: $(text_of "$D" node-tasks)"
@@ -139,6 +148,32 @@ kill "$BROWSER_PID"; wait "$BROWSER_PID" 2>/dev/null; BROWSER_PID=
 chromium_run "$TMP/nojob" "$URL/#job/99"
 grep -qF 'Cannot read the controller: /v1/jobs/99: HTTP 404' "$TMP/nojob.html" && ok "#job/99: not found, said" ||
   fail "#job/99: $(text_of "$TMP/nojob.html" error)"
+
+# A standby serves the page, and 503 not_leader for what it reads (controller/api-leader.c):
+# the page says which instance it is and links the leader's page instead of an error.
+printf '{"policy":"ebb","role":"standby","leader":{"id":"ctl1:812","url":"https://ctl1.example:7480","epoch":42}}\n' \
+  >"$TMP/GET_cluster.json"
+for f in GET_nodes GET_decisions GET_jobs_state_active GET_jobs_order_desc GET_jobs_1; do
+  printf '#STATUS 503\n{"error":"not_leader","detail":"this instance stands by: ask the leader","leader":"https://ctl1.example:7480"}\n' \
+    >"$TMP/$f.json"
+done
+chromium_run "$TMP/standby" "$URL/"
+D="$TMP/standby.html"
+[ "$(text_of "$D" role)" = "standby (leader https://ctl1.example:7480, epoch 42)" ] &&
+  grep -qF '<a id="leader-link" href="https://ctl1.example:7480/">https://ctl1.example:7480</a>' "$D" &&
+  grep -q 'id="standby" role="status">' "$D" && grep -q 'id="overview" hidden' "$D" &&
+  [ -z "$(text_of "$D" error)" ] &&
+  ok "a standby's page: its role and the leader's link, no error" ||
+  fail "standby: role $(text_of "$D" role), $(grep -o '<div id="standby".*' "$D" | head -c 300) $(text_of "$D" error)"
+sed -i 's/,"leader":"https[^"]*"/,"leader":null/' "$TMP/GET_nodes.json" "$TMP/GET_decisions.json" \
+  "$TMP/GET_jobs_state_active.json" "$TMP/GET_jobs_order_desc.json"
+printf '{"policy":"ebb","role":"standby","leader":null}\n' >"$TMP/GET_cluster.json"
+chromium_run "$TMP/noleader" "$URL/#job/1"
+D="$TMP/noleader.html"
+[ "$(text_of "$D" role)" = standby ] || fail "no leader: role $(text_of "$D" role)"
+grep -qF 'No leader is known yet.' "$D" && ! grep -q 'id="leader-link"' "$D" && grep -q 'id="job-view" hidden' "$D" &&
+  [ -z "$(text_of "$D" error)" ] && ok "a standby that knows no leader says so" ||
+  fail "no leader: $(grep -o '<div id="standby".*' "$D" | head -c 300) $(text_of "$D" error)"
 [ -n "${EBB_STATUS_PAGE_SCREENSHOT:-}" ] && cp "$TMP/main.png" "$EBB_STATUS_PAGE_SCREENSHOT" &&
   ok "screenshot in $EBB_STATUS_PAGE_SCREENSHOT"
 exit $FAILED

@@ -4,7 +4,8 @@
  * newer version refused, a store of before the added columns with a job in it), the controller's
  * rows saved and loaded back, the fence (a transaction of an older epoch fails once a newer one is
  * claimed, and the calls it decided never leave), and a connection lost (the server ended it)
- * opened again at the next transaction. Each test starts on an empty schema. */
+ * opened again at the next transaction, and retention telling which pruned tasks went to a
+ * node (their agents' kept logs go too). Each test starts on an empty schema. */
 #include "config.h"
 
 #include <errno.h>
@@ -308,9 +309,42 @@ test_migrate_columns (void)
   PQfinish (conn);
 }
 
+/* The pruned tasks that went to a node, told after the prune's commit (sched-evict.c drops
+ * their kept logs): none before a prune; of job 6 (done) its task 1 on n1, not its task 0
+ * that never left the queue; none after a prune that removed nothing. */
+static void
+test_pruned_tasks (void)
+{
+  empty_schema ();
+  ebb_ctl_config cfg;
+  ebb_ctl *c = ctl_new (&cfg);
+  ebb_ctl_pruned_task *v = NULL;
+  CU_ASSERT_EQUAL (ebb_ctl_store_pruned_tasks (c, 10, &v), 0);
+  write_jobs (c);
+  uint64_t pruned = 0;
+  CU_ASSERT_EQUAL (ebb_ctl_store_prune (c, 0, 0, 100, &pruned), 0);
+  CU_ASSERT_EQUAL (pruned, 1);
+  size_t n = ebb_ctl_store_pruned_tasks (c, 10, &v);
+  CU_ASSERT_EQUAL_FATAL (n, 1);
+  CU_ASSERT_EQUAL (v[0].job, 6);
+  CU_ASSERT_EQUAL (v[0].idx, 1);
+  CU_ASSERT_EQUAL (v[0].generation, 1);
+  CU_ASSERT_STRING_EQUAL (v[0].node, "n1");
+  ebb_ctl_pruned_tasks_free (v, n);
+  CU_ASSERT_EQUAL (ebb_ctl_store_pruned_tasks (c, 0, &v), 0); /* max 0: none */
+  ebb_ctl_pruned_tasks_free (v, 0);
+  cleanup_free char *left = sql1 ("SELECT COUNT(*) FROM tasks WHERE job = 6");
+  CU_ASSERT_STRING_EQUAL (left, "0");
+  CU_ASSERT_EQUAL (ebb_ctl_store_prune (c, 0, 0, 100, &pruned), 0);
+  CU_ASSERT_EQUAL (pruned, 0);
+  CU_ASSERT_EQUAL (ebb_ctl_store_pruned_tasks (c, 10, &v), 0);
+  ebb_ctl_pruned_tasks_free (v, 0);
+  ctl_del (c);
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_migrate), EBB_CU_TEST (test_migrate_columns), EBB_CU_TEST (test_store),
-  EBB_CU_TEST (test_fence),   EBB_CU_TEST (test_reconnect),
+  EBB_CU_TEST (test_fence),   EBB_CU_TEST (test_reconnect),       EBB_CU_TEST (test_pruned_tasks),
 };
 
 int
