@@ -41,7 +41,13 @@
  *
  * Authors' dampers (yncxcw/big-c, ProportionalCapacityPreemptionPolicy), off by default:
  * natural_term scales p (their natural termination factor, 0.2), max_round_share caps p at a
- * share of the cluster per round (their total preemption per round, 10%). */
+ * share of the cluster per round (their total preemption per round, 10%).
+ *
+ * Priority tiers (issue 23; only once some job has a non-zero priority): a pass places,
+ * restores and preempts tier by tier from the highest, and stops at the first tier with a
+ * task that did not fit, so a lower tier never takes a higher one's room. A round first
+ * makes room for waiting tasks by taking whole long containers of lower tiers
+ * (policies/bigc-tier.c), then runs Algorithms 1 and 2 within each tier. */
 #include "config.h"
 
 #include "policies/bigc.h"
@@ -66,6 +72,10 @@ typedef struct bigc_priv
   ebb_pol_res failed[8];
   uint32_t nfailed;
   ebb_pol_res booked_fp; /* ebb_pol_booked_footprint */
+  /* Tiers (only once some job has a non-zero priority): a pass or a round works on one tier
+   * at a time, highest first; tier_sel says whether `tier` filters the jobs it reads. */
+  int tier_sel;
+  int32_t tier;
 } bigc_priv;
 
 typedef struct victim
@@ -178,6 +188,22 @@ is_short (const ebb_pol *p, uint32_t job)
   return p->params.bigc_mode != EBB_POL_BIGC_FIFO && !p->jobs[job].is_long;
 }
 
+/* Some job has a non-zero tier (job_prio_cap grows only then): without, no pass pays for
+ * tiers and the decisions are BIG-C's alone. */
+static int
+tiers_on (const ebb_pol *p)
+{
+  return p->job_prio_cap > 0;
+}
+
+/* 1 when job belongs to the tier the pass works on (every job, outside a tiered pass). */
+static int
+in_sel (const ebb_pol *p, uint32_t job)
+{
+  const bigc_priv *b = p->priv;
+  return !b->tier_sel || ebb_pol_job_priority (p, job) == b->tier;
+}
+
 /* Returns a node where demand fits, preferring the node with the most free room of the
  * dominant resource (spreads load as YARN's heartbeat order does on average), or NONE. */
 static uint32_t
@@ -193,31 +219,42 @@ find_node (ebb_pol *p, ebb_pol_res demand)
   return best;
 }
 
-/* Sums over the long jobs' placed containers: what they hold (use) and what was asked
- * from them and is not free yet (reclaiming); marks the nodes where one waits to be
- * restored (so new long work keeps off them). */
+/* Sums over the long jobs' placed containers of the pass's tier: what they hold (use) and
+ * what was asked from them and is not free yet (reclaiming); asked_all (may be NULL): that
+ * over every tier. Marks the nodes where one of the tier or above waits to be restored (so
+ * new long work keeps off them). */
 static void
-long_state (ebb_pol *p, ebb_pol_res *use, ebb_pol_res *reclaiming)
+long_state (ebb_pol *p, ebb_pol_res *use, ebb_pol_res *reclaiming, ebb_pol_res *asked_all)
 {
   bigc_priv *b = p->priv;
+  ebb_pol_res all = { 0, 0 };
   *use = *reclaiming = (ebb_pol_res){ 0, 0 };
   memset (b->waiting, 0, p->params.nnodes);
   for (uint32_t i = 0; i < b->nrunning; i++)
     {
       const ebb_pol_job *j = &p->jobs[b->running[i]];
+      int sel = in_sel (p, b->running[i]);
+      int keep = !b->tier_sel || ebb_pol_job_priority (p, b->running[i]) >= b->tier;
       for (uint32_t t = 0; t < j->ntasks; t++)
         {
           const ebb_pol_task *k = &j->tasks[t];
           if (k->node == EBB_POL_NONE || k->state == EBB_POL_TASK_DONE
               || k->state == EBB_POL_TASK_FAILED)
             continue;
-          ebb_pol_res_add (use, k->alloc);
-          ebb_pol_res_add (reclaiming, k->pending);
-          if (k->state == EBB_POL_TASK_SUSPENDED
-              || (k->state == EBB_POL_TASK_RUNNING && !ebb_pol_res_fits (j->demand, k->alloc)))
+          if (sel)
+            {
+              ebb_pol_res_add (use, k->alloc);
+              ebb_pol_res_add (reclaiming, k->pending);
+            }
+          ebb_pol_res_add (&all, k->pending);
+          if (keep
+              && (k->state == EBB_POL_TASK_SUSPENDED
+                  || (k->state == EBB_POL_TASK_RUNNING && !ebb_pol_res_fits (j->demand, k->alloc))))
             b->waiting[k->node] = 1;
         }
     }
+  if (asked_all)
+    *asked_all = all;
 }
 
 /* Launches what fits of job's pending tasks; returns 1 when some task did not fit. */
@@ -285,7 +322,8 @@ short_pending (const ebb_pol *p)
   for (uint32_t i = 0; i < b->nqueue; i++)
     {
       const ebb_pol_job *j = &p->jobs[b->queue[i]];
-      if (is_short (p, b->queue[i]) && !j->failed && j->launched < j->ntasks)
+      if (is_short (p, b->queue[i]) && in_sel (p, b->queue[i]) && !j->failed
+          && j->launched < j->ntasks)
         {
           s.cpu_millis += j->demand.cpu_millis * (int64_t)(j->ntasks - j->launched);
           s.memory_bytes += j->demand.memory_bytes * (int64_t)(j->ntasks - j->launched);
@@ -302,7 +340,8 @@ short_head (const ebb_pol *p)
   for (uint32_t i = 0; i < b->nqueue; i++)
     {
       const ebb_pol_job *j = &p->jobs[b->queue[i]];
-      if (is_short (p, b->queue[i]) && !j->failed && j->launched < j->ntasks)
+      if (is_short (p, b->queue[i]) && in_sel (p, b->queue[i]) && !j->failed
+          && j->launched < j->ntasks)
         return j->demand;
     }
   return (ebb_pol_res){ 0, 0 };
@@ -356,6 +395,8 @@ resume_pass (ebb_pol *p, int count, int short_waiting)
     {
       uint32_t job = b->running[i];
       ebb_pol_job *j = &p->jobs[job];
+      if (!in_sel (p, job))
+        continue;
       for (uint32_t t = 0; t < j->ntasks; t++)
         {
           ebb_pol_task *k = &j->tasks[t];
@@ -389,7 +430,74 @@ resume_pass (ebb_pol *p, int count, int short_waiting)
     }
 }
 
-/* One scheduling pass: short tasks first, then restorations, then long tasks. */
+/* One scheduling pass over the jobs of the pass's tier (every job without tiers): short
+ * tasks first, then restorations, then long tasks. Returns 1 when a task of the tier did not
+ * fit: lower tiers then neither start nor resume (their room is the tier's). */
+static int
+schedule_tier (ebb_pol *p, int count)
+{
+  bigc_priv *b = p->priv;
+  uint32_t mode = p->params.bigc_mode;
+  int blocked = 0;
+  if (mode == EBB_POL_BIGC_FIFO)
+    {
+      for (uint32_t i = 0; i < b->nqueue; i++)
+        if (in_sel (p, b->queue[i]))
+          blocked |= place_job (p, b->queue[i], 0, NULL);
+      return blocked;
+    }
+  int short_blocked = 0;
+  for (uint32_t i = 0; i < b->nqueue; i++)
+    if (is_short (p, b->queue[i]) && in_sel (p, b->queue[i]))
+      short_blocked |= place_job (p, b->queue[i], 0, NULL);
+  if (mode >= EBB_POL_BIGC_KILL)
+    resume_pass (p, count, short_blocked);
+  if (short_blocked)
+    return 1;
+  ebb_pol_res room = { INT64_MAX, INT64_MAX }, use, reclaiming;
+  long_state (p, &use, &reclaiming, NULL);
+  if (mode == EBB_POL_BIGC_RESERVE)
+    {
+      /* Long jobs keep to 1 - reserve_share of the cluster. */
+      double ls = 1.0 - p->params.reserve_share;
+      room.cpu_millis = (int64_t)(b->cap.cpu_millis * ls) - use.cpu_millis;
+      room.memory_bytes = (int64_t)(b->cap.memory_bytes * ls) - use.memory_bytes;
+    }
+  for (uint32_t i = 0; i < b->nqueue; i++)
+    if (!is_short (p, b->queue[i]) && in_sel (p, b->queue[i]))
+      blocked |= place_job (p, b->queue[i], 1, mode == EBB_POL_BIGC_RESERVE ? &room : NULL);
+  return blocked;
+}
+
+static int
+cmp_tier_desc (const void *x, const void *y)
+{
+  int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+  return a > b ? -1 : a < b;
+}
+
+/* The tiers of the queued and the running jobs, highest first, each once; their number in
+ * *n. The caller frees the array. */
+static int32_t *
+tiers_desc (const ebb_pol *p, uint32_t *n)
+{
+  const bigc_priv *b = p->priv;
+  int32_t *v = ebb_xmalloc (sizeof *v * ((size_t)b->nqueue + b->nrunning + 1));
+  uint32_t m = 0, w = 0;
+  for (uint32_t i = 0; i < b->nqueue; i++)
+    v[m++] = ebb_pol_job_priority (p, b->queue[i]);
+  for (uint32_t i = 0; i < b->nrunning; i++)
+    v[m++] = ebb_pol_job_priority (p, b->running[i]);
+  qsort (v, m, sizeof *v, cmp_tier_desc);
+  for (uint32_t i = 0; i < m; i++)
+    if (w == 0 || v[w - 1] != v[i])
+      v[w++] = v[i];
+  *n = w;
+  return v;
+}
+
+/* One scheduling pass: with tiers, tier by tier from the highest, down to the first tier
+ * with a task that did not fit. */
 static void
 schedule (ebb_pol *p, int count)
 {
@@ -398,35 +506,20 @@ schedule (ebb_pol *p, int count)
     return;
   b->in_pass = 1;
   b->nfailed = 0;
-  uint32_t mode = p->params.bigc_mode;
-  if (mode == EBB_POL_BIGC_FIFO)
-    {
-      for (uint32_t i = 0; i < b->nqueue; i++)
-        place_job (p, b->queue[i], 0, NULL);
-    }
+  if (!tiers_on (p))
+    schedule_tier (p, count);
   else
     {
-      int short_blocked = 0;
-      for (uint32_t i = 0; i < b->nqueue; i++)
-        if (is_short (p, b->queue[i]))
-          short_blocked |= place_job (p, b->queue[i], 0, NULL);
-      if (mode >= EBB_POL_BIGC_KILL)
-        resume_pass (p, count, short_blocked);
-      if (!short_blocked)
+      uint32_t nt;
+      cleanup_free int32_t *tiers = tiers_desc (p, &nt);
+      b->tier_sel = 1;
+      for (uint32_t i = 0; i < nt; i++)
         {
-          ebb_pol_res room = { INT64_MAX, INT64_MAX }, use, reclaiming;
-          long_state (p, &use, &reclaiming);
-          if (mode == EBB_POL_BIGC_RESERVE)
-            {
-              /* Long jobs keep to 1 - reserve_share of the cluster. */
-              double ls = 1.0 - p->params.reserve_share;
-              room.cpu_millis = (int64_t)(b->cap.cpu_millis * ls) - use.cpu_millis;
-              room.memory_bytes = (int64_t)(b->cap.memory_bytes * ls) - use.memory_bytes;
-            }
-          for (uint32_t i = 0; i < b->nqueue; i++)
-            if (!is_short (p, b->queue[i]))
-              place_job (p, b->queue[i], 1, mode == EBB_POL_BIGC_RESERVE ? &room : NULL);
+          b->tier = tiers[i];
+          if (schedule_tier (p, count))
+            break;
         }
+      b->tier_sel = 0;
     }
   queue_compact (b, p);
   b->in_pass = 0;
@@ -482,7 +575,8 @@ bigc_job_arrived (ebb_pol *p, double now_sec, uint32_t job)
    * its arrival runs the round's preemption at once, without the round's schedule: it
    * gives no resumption chance (D counts rounds only). */
   const ebb_pol_job *j = &p->jobs[job];
-  if (p->params.arrival_preempt && is_short (p, job) && !j->failed && j->launched < j->ntasks)
+  int urgent = is_short (p, job) || (tiers_on (p) && ebb_pol_job_priority (p, job) != 0);
+  if (p->params.arrival_preempt && urgent && !j->failed && j->launched < j->ntasks)
     {
       drop_done_long (p);
       preempt_pass (p);
@@ -580,7 +674,7 @@ jobs_by_remaining (const ebb_pol *p, uint32_t *n)
   for (uint32_t i = 0; i < b->nrunning; i++)
     {
       const ebb_pol_job *j = &p->jobs[b->running[i]];
-      if (j->failed)
+      if (j->failed || !in_sel (p, b->running[i]))
         continue;
       /* Remaining time: estimated task runtime x tasks not finished, in milliseconds. */
       jobs[nj++] = (victim){ .task = b->running[i],
@@ -673,18 +767,10 @@ graceful_step (ebb_pol *p, uint32_t job, uint32_t t, ebb_pol_res need, ebb_pol_r
 static ebb_pol_res
 reclaim_container (ebb_pol *p, uint32_t job, uint32_t t, ebb_pol_res need, ebb_pol_res unit)
 {
-  ebb_pol_task *k = &p->jobs[job].tasks[t];
   switch (p->params.bigc_mode)
     {
     case EBB_POL_BIGC_KILL:
-      {
-        ebb_pol_res got = k->alloc;
-        ebb_pol_kill (p, job, t);
-        /* Until the kill lands: counted as reclaiming, not a victim twice. */
-        k->pending = k->alloc;
-        k->state = EBB_POL_TASK_SUSPENDING;
-        return got;
-      }
+      return ebb_pol_bigc_take_whole (p, job, t);
     case EBB_POL_BIGC_IP:
       return ebb_pol_suspend (p, job, t, EBB_POL_SUSPEND_IMMEDIATE, need);
     default:
@@ -717,15 +803,11 @@ preempt (ebb_pol *p, ebb_pol_res need)
     }
 }
 
-/* Algorithms 1 and 2 over the short demand still pending: the preemption part of a round,
- * also run when a short job arrives without room (params.arrival_preempt). Counts nothing
- * per round itself: resumption chances are counted by the round's schedule (bigc_tick). */
+/* Algorithms 1 and 2 over the short demand of the pass's tier still pending. */
 static void
-preempt_pass (ebb_pol *p)
+preempt_tier (ebb_pol *p)
 {
   bigc_priv *b = p->priv;
-  if (p->params.bigc_mode < EBB_POL_BIGC_KILL)
-    return;
   ebb_pol_res rs = short_pending (p);
   if (rs.cpu_millis == 0 && rs.memory_bytes == 0)
     return;
@@ -733,9 +815,10 @@ preempt_pass (ebb_pol *p)
   ebb_pol_res free_all = { 0, 0 }, use, reclaiming;
   for (uint32_t n = 0; n < p->params.nnodes; n++)
     ebb_pol_res_add (&free_all, res_clamp0 (p->node_free[n]));
-  long_state (p, &use, &reclaiming);
+  ebb_pol_res asked_all;
+  long_state (p, &use, &reclaiming, &asked_all);
   ebb_pol_res_sub (&rs, free_all);
-  ebb_pol_res_sub (&rs, reclaiming);
+  ebb_pol_res_sub (&rs, asked_all); /* with tiers, also what lower tiers give back */
   rs = res_clamp0 (rs);
   /* What is being reclaimed already left the long queue's share. */
   ebb_pol_res_sub (&use, reclaiming);
@@ -754,6 +837,34 @@ preempt_pass (ebb_pol *p)
     }
   if (need.cpu_millis > 0 || need.memory_bytes > 0)
     preempt (p, need);
+}
+
+/* The preemption part of a round, also run when a short job (or, with tiers, a job of a
+ * non-zero tier) arrives without room (params.arrival_preempt). With tiers: room across
+ * tiers first (policies/bigc-tier.c), then Algorithms 1 and 2 within each tier, the highest
+ * first. Counts nothing per round itself: resumption chances are counted by the round's
+ * schedule (bigc_tick). */
+static void
+preempt_pass (ebb_pol *p)
+{
+  bigc_priv *b = p->priv;
+  if (p->params.bigc_mode < EBB_POL_BIGC_KILL)
+    return;
+  if (!tiers_on (p))
+    {
+      preempt_tier (p);
+      return;
+    }
+  ebb_pol_bigc_tier_preempt (p, b->running, b->nrunning, b->queue, b->nqueue);
+  uint32_t nt;
+  cleanup_free int32_t *tiers = tiers_desc (p, &nt);
+  b->tier_sel = 1;
+  for (uint32_t i = 0; i < nt; i++)
+    {
+      b->tier = tiers[i];
+      preempt_tier (p);
+    }
+  b->tier_sel = 0;
 }
 
 /* The resource monitor's round: the only pass that counts resumption chances. */
@@ -840,6 +951,7 @@ const ebb_pol_ops ebb_pol_bigc_ops = {
   .task_resumed = bigc_task_resumed,
   .task_killed = bigc_task_killed,
   .job_adopted = bigc_job_adopted,
+  .tiers = 1,               /* a higher tier suspends a lower one's long containers */
   .forgets_jobs = 1,        /* a job whose tasks all finished leaves its lists at once */
   .forgets_failed_jobs = 1, /* so does a failed one with nothing placed (drop_if_over) */
 };

@@ -15,4 +15,14 @@ ebb_pol_res ebb_pol_bigc_computedr (ebb_pol_res rs, ebb_pol_res a, ebb_pol_res c
  * is over the share. */
 ebb_pol_res ebb_pol_bigc_alg1 (ebb_pol_res rl, ebb_pol_res rs, ebb_pol_res cap, double long_share);
 
+/* Takes a whole container of a long job: killed in kill mode (and counted as reclaiming
+ * until the kill lands), else suspended at once to its footprint; returns what it gives. */
+ebb_pol_res ebb_pol_bigc_take_whole (ebb_pol *p, uint32_t job, uint32_t task);
+
+/* Tiers: room for the queued jobs' tasks (queue, highest tier first), from what is free or
+ * on its way, else by taking whole containers of lower tiers among the running long jobs
+ * (running) on one node, the lowest tier first (policies/bigc-tier.c). */
+void ebb_pol_bigc_tier_preempt (ebb_pol *p, const uint32_t *running, uint32_t nrunning,
+                                const uint32_t *queue, uint32_t nqueue);
+
 #endif
