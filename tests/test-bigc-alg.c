@@ -725,6 +725,53 @@ test_tier_lower_waits (void)
   ebb_pol_free (p);
 }
 
+/* The node heap (policies/bigc-books.c) picks what the full scan picks: the node where the
+ * demand fits with the most free CPU, the lowest id of equals; after marked changes, and
+ * after a change of capacity nobody marks (p->cap_changes). */
+static uint32_t
+scan_best (const ebb_pol *p, ebb_pol_res d)
+{
+  uint32_t best = EBB_POL_NONE;
+  for (uint32_t n = 0; n < p->params.nnodes; n++)
+    if (ebb_pol_res_fits (d, p->node_free[n])
+        && (best == EBB_POL_NONE || p->node_free[n].cpu_millis > p->node_free[best].cpu_millis))
+      best = n;
+  return best;
+}
+
+static void
+test_nodes_best_is_the_scan (void)
+{
+  ebb_pol_params pp = bigc_params (40, R (4000, 8 * GIB), EBB_POL_BIGC_GP);
+  ebb_pol_job jobs[1] = { J (1, 1, EBB_POL_CLASS_SHORT, R (1000, GIB)) };
+  ebb_pol *p = bigc_new (&pp, jobs);
+  ebb_pol_bigc_nodes m;
+  ebb_pol_bigc_nodes_init (&m, p);
+  uint32_t seed = 7;
+  for (int round = 0; round < 400; round++)
+    {
+      seed = seed * 1103515245u + 12345u;
+      uint32_t n = (seed >> 8) % 40;
+      p->node_free[n]
+          = R ((int64_t)((seed >> 4) % 9) * 500 - 500, (int64_t)((seed >> 12) % 9) * GIB);
+      ebb_pol_bigc_nodes_mark (&m, n);
+      if (round % 50 == 0)
+        ebb_pol_node_capacity (p, (seed >> 16) % 40, R ((int64_t)(round % 3) * 4000, 8 * GIB));
+      ebb_pol_res d = R ((int64_t)((seed >> 20) % 5) * 1000, (int64_t)((seed >> 24) % 4) * GIB);
+      CU_ASSERT_EQUAL (ebb_pol_bigc_nodes_best (&m, p, d), scan_best (p, d));
+    }
+  ebb_pol_res sum = { 0, 0 };
+  for (uint32_t n = 0; n < 40; n++)
+    {
+      sum.cpu_millis += p->node_free[n].cpu_millis > 0 ? p->node_free[n].cpu_millis : 0;
+      sum.memory_bytes += p->node_free[n].memory_bytes > 0 ? p->node_free[n].memory_bytes : 0;
+    }
+  ebb_pol_res got = ebb_pol_bigc_nodes_free (&m, p);
+  ASSERT_RES (got, sum.cpu_millis, sum.memory_bytes);
+  ebb_pol_bigc_nodes_fini (&m);
+  ebb_pol_free (p);
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_computedr_vectors),
   EBB_CU_TEST (test_alg1),
@@ -746,6 +793,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_tier_takes_lower_long),
   EBB_CU_TEST (test_tier_lower_never_preempts),
   EBB_CU_TEST (test_tier_lower_waits),
+  EBB_CU_TEST (test_nodes_best_is_the_scan),
 };
 
 EBB_CU_MAIN ("bigc-alg", NULL, NULL, tests)
