@@ -54,7 +54,8 @@
  * that may wait to be restored per node and the candidates for resumption, and the long
  * containers' use and reclaims (long_account: per task, what it added, so each change
  * moves the sums by its difference). The decisions are those of the full scans
- * (bench/sim-same.sh); with tiers, the scans remain (a pass filters by tier). */
+ * (bench/sim-same.sh); with tiers, long_state and node_reclaiming still scan (a pass reads
+ * one tier's sums). */
 #include "config.h"
 
 #include "policies/bigc.h"
@@ -320,16 +321,17 @@ lack_fits (const ebb_pol *p, uint32_t job, uint32_t task)
   return ebb_pol_res_fits (lack, p->node_free[k->node]);
 }
 
-/* Looks again at the containers of the nodes whose room changed (with tiers, or after a
- * change of capacity: of every node): those that wait to be restored, with no reclaim under
- * way and the room they lack free, become candidates; the others leave the node's list
- * unless they still wait. A container not looked at did not change, nor did its node's
- * room: it would fail resume_pass's checks as it did. */
+/* Looks again at the containers of the nodes whose room changed (after a change of
+ * capacity: of every node): those that wait to be restored, with no reclaim under way and
+ * the room they lack free, become candidates; the others leave the node's list unless they
+ * still wait. A container not looked at did not change, nor did its node's room: it would
+ * fail resume_pass's checks as it did. Tiers change nothing here: a candidate of another
+ * tier than the pass's stays one, unchecked. */
 static void
 resumable_refresh (ebb_pol *p)
 {
   bigc_priv *b = p->priv;
-  if (tiers_on (p) || b->rcap_seen != p->cap_changes)
+  if (b->rcap_seen != p->cap_changes)
     {
       b->rcap_seen = p->cap_changes;
       for (uint32_t n = 0; n < p->params.nnodes; n++)
