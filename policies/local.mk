@@ -10,7 +10,7 @@ policies_libebb_policy_a_SOURCES = \
 	policies/fifo.c \
 	policies/sparrow.c \
 	policies/hawk.c \
-	policies/bigc.h policies/bigc.c \
+	policies/bigc.h policies/bigc.c policies/bigc-tier.c policies/bigc-books.c \
 	policies/eagle.c \
 	policies/peacock.c \
 	policies/dag.h policies/dag.c policies/dag-sched.h policies/dag-sched.c \

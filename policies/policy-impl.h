@@ -37,6 +37,9 @@ struct ebb_pol
   /* Per job id: its priority tier (policy-tier.c); 0 beyond the cap. */
   int32_t *job_prio;
   uint32_t job_prio_cap;
+  /* Calls of ebb_pol_node_capacity so far: a policy that keeps books by node's free room
+   * sees a change no event tells it (bigc). */
+  uint32_t cap_changes;
 };
 
 #endif

@@ -37,6 +37,7 @@ ebb_pol_node_capacity (ebb_pol *p, uint32_t node, ebb_pol_res cap)
   p->node_free[node].cpu_millis += cap.cpu_millis - p->node_cap[node].cpu_millis;
   p->node_free[node].memory_bytes += cap.memory_bytes - p->node_cap[node].memory_bytes;
   p->node_cap[node] = cap;
+  p->cap_changes++;
 }
 
 void

@@ -1,6 +1,7 @@
 /* BIG-C (policies/bigc.c) driven directly, events in and actions out: Algorithm 1 on
  * hand-computed vectors, Algorithm 2's victim order, graceful steps and the working-set
- * freeze, delayed resumption D, the arrival pass (arrival_preempt) and kill attempts. */
+ * freeze, delayed resumption D, the arrival pass (arrival_preempt), kill attempts and
+ * priority tiers. */
 #include "config.h"
 
 #include "policies/bigc.h"
@@ -621,6 +622,156 @@ test_mode_checks (void)
   ebb_error_free (&err);
 }
 
+/* Tiers (issue 23): one node full of tier-0 long containers (setup: jobs 0 and 1, two
+ * <8 CPU, 16 GiB> each); a tier-1 long job <8 CPU, 16 GiB> takes a whole tier-0
+ * container at the next round (in gp too: at once, not in graceful steps), starts when it
+ * is reported free, and the victim comes back only after it. */
+static void
+test_tier_takes_lower_long (void)
+{
+  for (uint32_t mode = EBB_POL_BIGC_IP; mode <= EBB_POL_BIGC_GP; mode++)
+    {
+      ebb_pol_job jobs[3];
+      ebb_pol *p = setup (jobs, mode, 0.5, 0);
+      jobs[2] = J (1, 1000, EBB_POL_CLASS_LONG, R (8000, 16 * GIB));
+      ebb_pol_job_set_priority (p, 2, 1);
+      ebb_pol_job_arrived (p, 2, 2);
+      CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_SUSPEND), 0); /* rounds only here */
+      ebb_pol_tick (p, 3);
+      ebb_pol_action a = polfix_only (p, EBB_POL_ACT_SUSPEND);
+      CU_ASSERT_EQUAL (a.mode, EBB_POL_SUSPEND_IMMEDIATE);
+      ASSERT_RES (a.amount, 8000, 16 * GIB);
+      uint32_t vj = a.job, vt = a.arg;
+      CU_ASSERT (vj == 0 || vj == 1);
+      ebb_pol_clear_actions (p);
+      ebb_pol_task_reclaimed (p, 3.1, 0, vj, vt, R (8000, 16 * GIB), 1);
+      a = polfix_only (p, EBB_POL_ACT_LAUNCH);
+      CU_ASSERT_EQUAL (a.job, 2);
+      ebb_pol_clear_actions (p);
+      ebb_pol_tick (p, 6);
+      CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_RESUME), 0);
+      CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_SUSPEND), 0);
+      ebb_pol_task_finished (p, 20, 0, 2, 0);
+      a = polfix_only (p, EBB_POL_ACT_RESUME);
+      CU_ASSERT_EQUAL (a.job, vj);
+      CU_ASSERT_EQUAL (a.arg, vt);
+      ebb_pol_free (p);
+    }
+}
+
+/* A lower tier never takes from a higher one: a tier-0 short job waits for the tier-1 long
+ * containers holding the node (BIG-C would preempt them within one tier); a tier-1 short
+ * job takes from them by Algorithm 2 (a graceful step in gp), the short/long rule within a
+ * tier. */
+static void
+test_tier_lower_never_preempts (void)
+{
+  ebb_pol_job jobs[4];
+  ebb_pol_params pp = bigc_params (1, R (32000, 64 * GIB), EBB_POL_BIGC_GP);
+  one_node_jobs (jobs);
+  jobs[3] = J (1, 10, EBB_POL_CLASS_SHORT, R (4000, 4 * GIB));
+  ebb_pol *p = bigc_new (&pp, jobs);
+  ebb_pol_job_set_priority (p, 0, 1);
+  ebb_pol_job_set_priority (p, 1, 1);
+  ebb_pol_job_set_priority (p, 3, 1);
+  ebb_pol_job_arrived (p, 0, 0);
+  ebb_pol_job_arrived (p, 1, 1);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 4);
+  ebb_pol_clear_actions (p);
+  ebb_pol_job_arrived (p, 2, 2);
+  ebb_pol_tick (p, 3);
+  ebb_pol_tick (p, 6);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_SUSPEND), 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0);
+  ebb_pol_job_arrived (p, 7, 3);
+  ebb_pol_tick (p, 9);
+  size_t n;
+  const ebb_pol_action *a = ebb_pol_actions (p, &n);
+  CU_ASSERT (polfix_count (p, EBB_POL_ACT_SUSPEND) >= 1);
+  for (size_t i = 0; i < n; i++)
+    if (a[i].kind == EBB_POL_ACT_SUSPEND)
+      {
+        CU_ASSERT_EQUAL (a[i].mode, EBB_POL_SUSPEND_GRACEFUL);
+        CU_ASSERT_EQUAL (a[i].job, 1); /* longest remaining time first */
+      }
+  ebb_pol_free (p);
+}
+
+/* While a higher tier waits for its room, a lower tier starts nothing in it: a tier-1 long
+ * job <16 CPU, 32 GiB> takes two tier-0 containers; when the first is reported free, the
+ * tier-0 short job <4 CPU, 4 GiB> that arrived meanwhile (and would fit) stays queued. */
+static void
+test_tier_lower_waits (void)
+{
+  ebb_pol_job jobs[4];
+  ebb_pol *p = setup (jobs, EBB_POL_BIGC_IP, 0.5, 0);
+  jobs[2] = J (1, 1000, EBB_POL_CLASS_LONG, R (16000, 32 * GIB));
+  jobs[3] = J (1, 10, EBB_POL_CLASS_SHORT, R (4000, 4 * GIB));
+  ebb_pol_job_set_priority (p, 2, 1);
+  ebb_pol_job_arrived (p, 2, 2);
+  ebb_pol_tick (p, 3);
+  size_t n;
+  const ebb_pol_action *a = ebb_pol_actions (p, &n);
+  CU_ASSERT_EQUAL_FATAL (polfix_count (p, EBB_POL_ACT_SUSPEND), 2);
+  uint32_t v[2][2] = { { a[0].job, a[0].arg }, { a[1].job, a[1].arg } };
+  ebb_pol_clear_actions (p);
+  ebb_pol_job_arrived (p, 4, 3);
+  ebb_pol_task_reclaimed (p, 5, 0, v[0][0], v[0][1], R (8000, 16 * GIB), 1);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_LAUNCH), 0);
+  CU_ASSERT_EQUAL (polfix_count (p, EBB_POL_ACT_SUSPEND), 0);
+  ebb_pol_task_reclaimed (p, 6, 0, v[1][0], v[1][1], R (8000, 16 * GIB), 1);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 2), 1);
+  CU_ASSERT_EQUAL (polfix_count_job (p, EBB_POL_ACT_LAUNCH, 3), 0);
+  ebb_pol_free (p);
+}
+
+/* The node heap (policies/bigc-books.c) picks what the full scan picks: the node where the
+ * demand fits with the most free CPU, the lowest id of equals; after marked changes, and
+ * after a change of capacity nobody marks (p->cap_changes). */
+static uint32_t
+scan_best (const ebb_pol *p, ebb_pol_res d)
+{
+  uint32_t best = EBB_POL_NONE;
+  for (uint32_t n = 0; n < p->params.nnodes; n++)
+    if (ebb_pol_res_fits (d, p->node_free[n])
+        && (best == EBB_POL_NONE || p->node_free[n].cpu_millis > p->node_free[best].cpu_millis))
+      best = n;
+  return best;
+}
+
+static void
+test_nodes_best_is_the_scan (void)
+{
+  ebb_pol_params pp = bigc_params (40, R (4000, 8 * GIB), EBB_POL_BIGC_GP);
+  ebb_pol_job jobs[1] = { J (1, 1, EBB_POL_CLASS_SHORT, R (1000, GIB)) };
+  ebb_pol *p = bigc_new (&pp, jobs);
+  ebb_pol_bigc_nodes m;
+  ebb_pol_bigc_nodes_init (&m, p);
+  uint32_t seed = 7;
+  for (int round = 0; round < 400; round++)
+    {
+      seed = seed * 1103515245u + 12345u;
+      uint32_t n = (seed >> 8) % 40;
+      p->node_free[n]
+          = R ((int64_t)((seed >> 4) % 9) * 500 - 500, (int64_t)((seed >> 12) % 9) * GIB);
+      ebb_pol_bigc_nodes_mark (&m, n);
+      if (round % 50 == 0)
+        ebb_pol_node_capacity (p, (seed >> 16) % 40, R ((int64_t)(round % 3) * 4000, 8 * GIB));
+      ebb_pol_res d = R ((int64_t)((seed >> 20) % 5) * 1000, (int64_t)((seed >> 24) % 4) * GIB);
+      CU_ASSERT_EQUAL (ebb_pol_bigc_nodes_best (&m, p, d), scan_best (p, d));
+    }
+  ebb_pol_res sum = { 0, 0 };
+  for (uint32_t n = 0; n < 40; n++)
+    {
+      sum.cpu_millis += p->node_free[n].cpu_millis > 0 ? p->node_free[n].cpu_millis : 0;
+      sum.memory_bytes += p->node_free[n].memory_bytes > 0 ? p->node_free[n].memory_bytes : 0;
+    }
+  ebb_pol_res got = ebb_pol_bigc_nodes_free (&m, p);
+  ASSERT_RES (got, sum.cpu_millis, sum.memory_bytes);
+  ebb_pol_bigc_nodes_fini (&m);
+  ebb_pol_free (p);
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_computedr_vectors),
   EBB_CU_TEST (test_alg1),
@@ -639,6 +790,10 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_steps_make_room_per_node),
   EBB_CU_TEST (test_no_preemption_on_drained_node),
   EBB_CU_TEST (test_mode_checks),
+  EBB_CU_TEST (test_tier_takes_lower_long),
+  EBB_CU_TEST (test_tier_lower_never_preempts),
+  EBB_CU_TEST (test_tier_lower_waits),
+  EBB_CU_TEST (test_nodes_best_is_the_scan),
 };
 
 EBB_CU_MAIN ("bigc-alg", NULL, NULL, tests)

@@ -176,10 +176,16 @@ else
   echo "skip: no sqlite3 to make an older store"
 fi
 
-# A policy without tiers refuses a non-zero priority (the controller says so).
+# bigc has tiers: it takes a non-zero priority. A policy without tiers refuses it (the
+# controller says so).
 CSTATE="$TMP/ctl-state-bigc"
 start_controller --policy bigc || fail "bigc controller"
 capi POST /v1/jobs "$(job p long 1 "" "$(task 100 "$SLEEP")")"
+[ "$STATUS" = 201 ] && ok "bigc takes priority 1" || fail "bigc priority: $STATUS $(cat "$TMP/body")"
+kill "$CTL_PID"; wait "$CTL_PID" 2>/dev/null; CTL_PID=
+CSTATE="$TMP/ctl-state-hawk"
+start_controller --policy hawk || fail "hawk controller"
+capi POST /v1/jobs "$(job p long 1 "" "$(task 100 "$SLEEP")")"
 [ "$STATUS" = 400 ] && jq -e '.detail | test("no priority tiers")' "$TMP/body" >/dev/null &&
-  ok "bigc refuses priority 1: $(jq -r .detail "$TMP/body")" || fail "bigc priority: $STATUS $(cat "$TMP/body")"
+  ok "hawk refuses priority 1: $(jq -r .detail "$TMP/body")" || fail "hawk priority: $STATUS $(cat "$TMP/body")"
 exit $FAILED

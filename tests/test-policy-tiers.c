@@ -173,7 +173,7 @@ test_tierless_policies (void)
   ebb_pol_params_default (&pp);
   pp.nnodes = 1;
   pp.node_cap = (ebb_pol_res){ CPU (2), GIB };
-  ebb_pol *p = ebb_pol_new ("bigc", &pp, jobs, NULL);
+  ebb_pol *p = ebb_pol_new ("graphene", &pp, jobs, NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL (p);
   CU_ASSERT_FALSE (ebb_pol_ops_of (p)->tiers);
   ebb_pol_free (p);
