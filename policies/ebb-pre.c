@@ -8,6 +8,8 @@
 #include "lib/util.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define GIB 1073741824.0
@@ -334,8 +336,18 @@ ebb_pre_node_reserve (ebb_pre_node *n, uint32_t cap)
 {
   if (cap <= n->tasks_cap)
     return;
+  /* Aligned (ebb_pre_task): realloc would not keep that. */
+  void *v = NULL;
+  if (posix_memalign (&v, _Alignof(ebb_pre_task), cap * sizeof *n->tasks) != 0)
+    {
+      fprintf (stderr, "<2>ebb: out of memory allocating %zu bytes\n", cap * sizeof *n->tasks);
+      abort ();
+    }
+  if (n->ntasks > 0)
+    memcpy (v, n->tasks, n->ntasks * sizeof *n->tasks);
+  free (n->tasks);
+  n->tasks = v;
   n->tasks_cap = cap;
-  n->tasks = ebb_xrealloc (n->tasks, n->tasks_cap * sizeof *n->tasks);
 }
 
 uint32_t
@@ -361,7 +373,10 @@ ebb_pre_remove (ebb_pre_node *n, uint32_t slot)
     n->npreempted--;
   n->used.cpu_millis -= t->given.cpu_millis;
   n->used.memory_bytes -= t->given.memory_bytes;
-  n->tasks[slot] = n->tasks[--n->ntasks];
+  /* The last slot moves only when it is another: a task is 3 cache lines, and copying a
+   * slot onto itself would fetch the two its removal never reads. */
+  if (slot != --n->ntasks)
+    n->tasks[slot] = n->tasks[n->ntasks];
 }
 
 uint32_t

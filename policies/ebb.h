@@ -57,6 +57,9 @@ void ebb_pre_params_default (ebb_pre_params *p);
 /* Returns NULL when params are usable, else a static message naming the bad one. */
 const char *ebb_pre_params_check (const ebb_pre_params *p);
 
+/* Three cache lines, aligned: the first holds what every start, end and plan reads (a
+ * task's names, class, demand and holding), the others what only preempted tasks and
+ * victims' accounting read. */
 typedef struct ebb_pre_task
 {
   uint32_t job, task; /* the environment's names for it */
@@ -65,25 +68,29 @@ typedef struct ebb_pre_task
   uint8_t has_room;   /* D: its last chance saw room (and no short work) */
   uint8_t pad;
   int32_t tier;                 /* its job's priority (ebb_pol_job.priority) */
-  double last_chance_sec;       /* D: that chance's time */
-  double room_sec;              /* D: time with room since it was preempted */
   ebb_pol_res demand;           /* what it asked for */
   ebb_pol_res given;            /* what it holds now (demand unless preempted) */
   double est_end_sec;           /* start + estimate, pushed back by time spent preempted */
   double preempted_sec;         /* when it was last preempted (valid while given < demand) */
+  double last_chance_sec;       /* D: that chance's time */
+  double room_sec;              /* D: time with room since it was preempted */
   double acct_sec;              /* the share: lost[] is up to date until then */
   int64_t bucket;               /* the part under way (time / (W / (B - 1))) */
   double lost[EBB_PRE_BUCKETS]; /* demand-seconds lost per part, a ring */
-} ebb_pre_task;
+} __attribute__ ((aligned (64))) ebb_pre_task;
 
-/* A node's running and preempted tasks. The environment owns the array. */
+/* A node's running and preempted tasks. The environment owns the array (cache-line aligned;
+ * ebb_pre_node_reserve allocates it). */
 typedef struct ebb_pre_node
 {
-  ebb_pol_res cap;
-  ebb_pol_res used;    /* sum of given */
-  uint32_t npreempted; /* tasks holding less than their demand */
+  /* In the order they are read at a node's event: the policy keeps tasks to ntasks in the
+   * cache line its queues start (policies/ebb.c, ebb_node). */
   ebb_pre_task *tasks;
-  uint32_t ntasks, tasks_cap;
+  uint32_t npreempted; /* tasks holding less than their demand */
+  uint32_t ntasks;
+  ebb_pol_res used; /* sum of given */
+  ebb_pol_res cap;
+  uint32_t tasks_cap;
 } ebb_pre_node;
 
 /* One decision: take `amount` from (or give it back to) the task in `slot`; the memory part
