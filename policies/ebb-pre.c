@@ -8,6 +8,7 @@
 #include "lib/util.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,17 @@ ebb_pre_taken_frac (const ebb_pre_task *t)
   return f > 0 ? f : 0;
 }
 
+/* The fields of t from last_chance_sec on, zero until their first use (ebb.h). */
+static inline void
+acct_ready (ebb_pre_task *t)
+{
+  if (t->acct_ready)
+    return;
+  memset ((char *)t + offsetof (ebb_pre_task, last_chance_sec), 0,
+          sizeof *t - offsetof (ebb_pre_task, last_chance_sec));
+  t->acct_ready = 1;
+}
+
 /* Makes part i the one under way, emptying the parts that left the window. */
 static void
 roll_to (ebb_pre_task *t, int64_t i)
@@ -109,6 +121,7 @@ roll_to (ebb_pre_task *t, int64_t i)
 void
 ebb_pre_account (ebb_pre_task *t, const ebb_pre_params *p, double now_sec)
 {
+  acct_ready (t);
   double bs = bucket_sec (p), f = ebb_pre_taken_frac (t), from = t->acct_sec;
   if (now_sec <= from)
     return;
@@ -272,6 +285,7 @@ ebb_pre_apply (ebb_pre_node *n, const ebb_pre_params *p, const ebb_pre_take *tak
       n->used.cpu_millis -= takes[i].amount.cpu_millis;
       n->used.memory_bytes -= takes[i].amount.memory_bytes;
       t->has_room = 0;
+      acct_ready (t);
       t->room_sec = 0;
     }
 }
@@ -299,6 +313,7 @@ ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_sec, int sh
     {
       uint32_t slot = out[i].slot;
       ebb_pre_task *t = &n->tasks[slot];
+      acct_ready (t);
       ebb_pol_res back = { t->demand.cpu_millis - t->given.cpu_millis,
                            t->demand.memory_bytes - t->given.memory_bytes };
       /* Overdue: it has lost its whole budget (a short task outran its estimate). */
@@ -356,10 +371,10 @@ ebb_pre_add (ebb_pre_node *n, const ebb_pre_task *t)
   if (n->ntasks == n->tasks_cap)
     ebb_pre_node_reserve (n, n->tasks_cap ? n->tasks_cap * 2 : EBB_PRE_NODE_TASKS0);
   ebb_pre_task *x = &n->tasks[n->ntasks];
-  *x = *t;
+  memcpy (x, t, offsetof (ebb_pre_task, last_chance_sec));
   x->given = x->demand;
   x->has_room = 0;
-  x->room_sec = 0;
+  x->acct_ready = 0;
   n->used.cpu_millis += x->demand.cpu_millis;
   n->used.memory_bytes += x->demand.memory_bytes;
   return n->ntasks++;

@@ -58,15 +58,17 @@ void ebb_pre_params_default (ebb_pre_params *p);
 const char *ebb_pre_params_check (const ebb_pre_params *p);
 
 /* Three cache lines, aligned: the first holds what every start, end and plan reads (a
- * task's names, class, demand and holding), the others what only preempted tasks and
- * victims' accounting read. */
+ * task's names, class, demand and holding), the others (from last_chance_sec) what only
+ * preempted tasks and victims' accounting read. Those start at zero, written at their
+ * first use (acct_ready), not at ebb_pre_add: most tasks never need them, and writing two
+ * more cache lines at every start was a third of what starting a task cost at scale. */
 typedef struct ebb_pre_task
 {
-  uint32_t job, task; /* the environment's names for it */
-  uint8_t is_long;    /* only long tasks are ever preempted */
-  uint8_t inflight;   /* a suspension or resumption is under way: leave it alone */
-  uint8_t has_room;   /* D: its last chance saw room (and no short work) */
-  uint8_t pad;
+  uint32_t job, task;           /* the environment's names for it */
+  uint8_t is_long;              /* only long tasks are ever preempted */
+  uint8_t inflight;             /* a suspension or resumption is under way: leave it alone */
+  uint8_t has_room;             /* D: its last chance saw room (and no short work) */
+  uint8_t acct_ready;           /* the fields from last_chance_sec on are set (ebb_pre_add: 0) */
   int32_t tier;                 /* its job's priority (ebb_pol_job.priority) */
   ebb_pol_res demand;           /* what it asked for */
   ebb_pol_res given;            /* what it holds now (demand unless preempted) */
@@ -158,7 +160,8 @@ uint32_t ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_se
  * grows with the nodes a job stream has touched so far (the controller's RSS would creep for
  * as long as the stream takes to reach every node). */
 void ebb_pre_node_reserve (ebb_pre_node *n, uint32_t cap);
-/* Adds a task to the node holding its whole demand; returns its slot. */
+/* Adds a task to the node holding its whole demand; returns its slot. Of *t, the fields
+ * before last_chance_sec are read; the others start at zero. */
 uint32_t ebb_pre_add (ebb_pre_node *n, const ebb_pre_task *t);
 /* Removes the task in slot (it finished or was killed); the last slot moves into it. */
 void ebb_pre_remove (ebb_pre_node *n, uint32_t slot);
