@@ -346,6 +346,17 @@ ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_sec, int sh
   return k;
 }
 
+/* n's tasks move to room (their copy made): the old room is freed unless it was lent. */
+static void
+set_room (ebb_pre_node *n, ebb_pre_task *room, uint32_t cap, uint8_t lent)
+{
+  if (!n->tasks_lent)
+    free (n->tasks);
+  n->tasks = room;
+  n->tasks_cap = cap;
+  n->tasks_lent = lent;
+}
+
 void
 ebb_pre_node_reserve (ebb_pre_node *n, uint32_t cap)
 {
@@ -360,9 +371,13 @@ ebb_pre_node_reserve (ebb_pre_node *n, uint32_t cap)
     }
   if (n->ntasks > 0)
     memcpy (v, n->tasks, n->ntasks * sizeof *n->tasks);
-  free (n->tasks);
-  n->tasks = v;
-  n->tasks_cap = cap;
+  set_room (n, v, cap, 0);
+}
+
+void
+ebb_pre_node_lend (ebb_pre_node *n, ebb_pre_task *room, uint32_t cap)
+{
+  set_room (n, room, cap, 1);
 }
 
 uint32_t
@@ -406,6 +421,7 @@ ebb_pre_find (const ebb_pre_node *n, uint32_t job, uint32_t task)
 void
 ebb_pre_node_fini (ebb_pre_node *n)
 {
-  free (n->tasks);
+  if (!n->tasks_lent)
+    free (n->tasks);
   memset (n, 0, sizeof *n);
 }

@@ -112,8 +112,9 @@ typedef struct ebb_priv
 {
   ebb_pre_params pre;
   uint32_t first_general;
-  ebb_node *nd; /* in nd_mem */
-  void *nd_mem;
+  ebb_node *nd;       /* in nd_mem */
+  ebb_pre_task *room; /* the nodes' first room for tasks (lent), in room_mem */
+  void *nd_mem, *room_mem;
   double *wait_sec; /* central placement: estimated long work assigned, unfinished */
   uint32_t *nlong;
   uint32_t *wpos;
@@ -137,6 +138,16 @@ typedef struct ebb_priv
   ebb_qent *parked;
   uint32_t nparked, parked_cap;
 } ebb_priv;
+
+/* n zeroed elements of size bytes on a cache-line boundary, every page touched (a cost paid
+ * at init, see ebb_init); *mem is what to free. */
+static void *
+lines_alloc (size_t n, size_t size, void **mem)
+{
+  *mem = ebb_xmalloc (n * size + 63);
+  memset (*mem, 0, n * size + 63);
+  return (void *)(((uintptr_t)*mem + 63) & ~(uintptr_t)63);
+}
 
 static int
 ebb_init (ebb_pol *p, ebb_error **err)
@@ -173,17 +184,17 @@ ebb_init (ebb_pol *p, ebb_error **err)
   if (e->first_general >= n)
     return ebb_error_set (err, EBB_ERANGE, "the short partition leaves no general node");
   /* Every node's tasks and queues get their first room now: a fixed cost known when the
-   * policy starts (about 930 bytes a node with glibc's malloc, 9.3 MB at 10,000 nodes), not
-   * heap that grows with the nodes a job stream has reached so far. Short tasks may go to
-   * any node, long ones only to the general nodes. One node more than needed, so that the
-   * array can start on a cache line. */
-  e->nd_mem = ebb_xcalloc (n + 1, sizeof *e->nd);
-  e->nd = (ebb_node *)(((uintptr_t)e->nd_mem + _Alignof(ebb_node) - 1)
-                       & ~(uintptr_t)(_Alignof(ebb_node) - 1));
+   * policy starts (about 1,000 bytes a node, 10 MB at 10,000 nodes), not heap that grows
+   * with the nodes a job stream has reached so far. Short tasks may go to any node, long
+   * ones only to the general nodes. The tasks' room is one block, node i's at a known place
+   * (ebb_prefetch_node asks for it without reading the node). */
+  e->nd = lines_alloc (n, sizeof *e->nd, &e->nd_mem);
+  e->room = lines_alloc ((size_t)n * EBB_PRE_NODE_TASKS0, sizeof *e->room, &e->room_mem);
   for (uint32_t i = 0; i < n; i++)
     {
       e->nd[i].pn.cap = p->node_cap[i];
-      ebb_pre_node_reserve (&e->nd[i].pn, EBB_PRE_NODE_TASKS0);
+      ebb_pre_node_lend (&e->nd[i].pn, &e->room[(size_t)i * EBB_PRE_NODE_TASKS0],
+                         EBB_PRE_NODE_TASKS0);
       q_init (&e->nd[i].sq);
       q_init (&e->nd[i].lq);
     }
@@ -220,6 +231,7 @@ ebb_fini (ebb_pol *p)
       q_fini (&e->nd[i].lq);
     }
   free (e->nd_mem);
+  free (e->room_mem);
   free (e->wait_sec);
   free (e->nlong);
   free (e->wpos);
@@ -246,14 +258,15 @@ node_prefetch (const ebb_pol *p, uint32_t node)
 }
 
 /* ebb_pol_prefetch_node: an event on node comes next (a task's end, mostly, which looks
- * its task up in the node's list): the list's first line too, once the node's line with
- * its address has come (no branch on it: the list is never NULL, see ebb_init). */
+ * its task up in the node's list): the first line of the node's lent room for tasks too,
+ * at an address known without waiting for the node's line (a node that outgrew that room
+ * has its list elsewhere: the hint is wasted, nothing else). */
 static void
 ebb_prefetch_node (const ebb_pol *p, uint32_t node)
 {
   const ebb_priv *e = p->priv;
   node_prefetch (p, node);
-  __builtin_prefetch (e->nd[node].pn.tasks);
+  __builtin_prefetch (&e->room[(size_t)node * EBB_PRE_NODE_TASKS0]);
 }
 
 static void

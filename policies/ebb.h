@@ -93,6 +93,7 @@ typedef struct ebb_pre_node
   ebb_pol_res used; /* sum of given */
   ebb_pol_res cap;
   uint32_t tasks_cap;
+  uint8_t tasks_lent; /* tasks is the environment's (ebb_pre_node_lend): never freed here */
 } ebb_pre_node;
 
 /* One decision: take `amount` from (or give it back to) the task in `slot`; the memory part
@@ -160,6 +161,10 @@ uint32_t ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_se
  * grows with the nodes a job stream has touched so far (the controller's RSS would creep for
  * as long as the stream takes to reach every node). */
 void ebb_pre_node_reserve (ebb_pre_node *n, uint32_t cap);
+/* Gives n (with no tasks yet) room for cap tasks that the environment owns and keeps until
+ * ebb_pre_node_fini: one block for all its nodes, say, where each node's room is at an
+ * address known without reading the node. n moves to room of its own when it outgrows it. */
+void ebb_pre_node_lend (ebb_pre_node *n, ebb_pre_task *room, uint32_t cap);
 /* Adds a task to the node holding its whole demand; returns its slot. Of *t, the fields
  * before last_chance_sec are read; the others start at zero. */
 uint32_t ebb_pre_add (ebb_pre_node *n, const ebb_pre_task *t);
