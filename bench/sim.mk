@@ -4,7 +4,7 @@
 # doc/sim-fidelity.md discusses.
 EBB_TRACES ?= $(abs_top_srcdir)/data
 EXTRA_DIST += bench/sim-lib.sh bench/sim-fidelity.sh bench/sim-sweep.sh bench/sim-ablation.sh \
-	bench/sim-perf.sh bench/sim-bigc.sh bench/sim-fidelity.csv bench/sim-sweep.csv bench/sim-ablation.csv \
+	bench/sim-perf.sh bench/sim-scale.sh bench/sim-scale.txt bench/sim-bigc.sh bench/sim-fidelity.csv bench/sim-sweep.csv bench/sim-ablation.csv \
 	bench/sim-sweep.png bench/sim-perf.txt bench/sim-bigc-google.csv \
 	bench/sim-bigc-google-median.csv bench/sim-bigc-patterns.csv bench/sim-bigc-sweeps.csv \
 	bench/sim-bigc.png bench/sim-bigc.txt \
@@ -44,6 +44,9 @@ bench-sim: sim/ebb-sim bench/graphene-offline
 	@echo "== performance"
 	SIM=$(abs_top_builddir)/sim/ebb-sim TRACES=$(EBB_TRACES) \
 	  sh $(abs_top_srcdir)/bench/sim-perf.sh $(abs_top_builddir)/bench-sim
+	@echo "== at scale: hawk, ebb and bigc side by side (doc/ebb-policy.md)"
+	-SIM=$(abs_top_builddir)/sim/ebb-sim \
+	  sh $(abs_top_srcdir)/bench/sim-scale.sh $(abs_top_builddir)/bench-sim
 	@echo "== eagle and peacock against their papers (doc/peacock-fidelity.md)"
 	SIM=$(abs_top_builddir)/sim/ebb-sim TRACES=$(EBB_TRACES) \
 	  sh $(abs_top_srcdir)/bench/peacock-fidelity.sh bench-sim
@@ -53,4 +56,15 @@ bench-sim: sim/ebb-sim bench/graphene-offline
 	  sh $(abs_top_srcdir)/bench/peacock-scale.sh bench-sim
 	SIM=$(abs_top_builddir)/sim/ebb-sim TRACES=$(EBB_TRACES) \
 	  sh $(abs_top_srcdir)/bench/peacock-perf.sh
-.PHONY: bench-sim
+# The at-scale comparison alone: `make bench-sim-scale` (500,000 jobs on 15,000 nodes,
+# minutes; bigc is stopped after SCALE_TIMEOUT seconds, default 600) or
+# `make bench-sim-scale-quick` (a tenth of it: seconds, and 60 for bigc's limit).
+bench-sim-scale: sim/ebb-sim
+	@mkdir -p bench-sim
+	SIM=$(abs_top_builddir)/sim/ebb-sim \
+	  sh $(abs_top_srcdir)/bench/sim-scale.sh $(abs_top_builddir)/bench-sim
+bench-sim-scale-quick: sim/ebb-sim
+	@mkdir -p bench-sim
+	SIM=$(abs_top_builddir)/sim/ebb-sim \
+	  sh $(abs_top_srcdir)/bench/sim-scale.sh --quick $(abs_top_builddir)/bench-sim
+.PHONY: bench-sim bench-sim-scale bench-sim-scale-quick

@@ -33,7 +33,8 @@ ebb_ctl_api_parse_limits (json_object *b, ebb_ctl_submit_req *jr, const ebb_pol_
     return -EBB_EPARSE;
   if (prio != 0 && !(ops && ops->tiers))
     return ebb_error_set (
-        err, EBB_EPARSE, "field \"priority\": policy '%s' has no priority tiers (ebb has)", policy);
+        err, EBB_EPARSE,
+        "field \"priority\": policy '%s' has no priority tiers (ebb and bigc have)", policy);
   jr->priority = (int32_t)prio;
   for (size_t i = 0; i < jr->n; i++)
     {

@@ -8,6 +8,9 @@
 #include "lib/util.h"
 
 #include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define GIB 1073741824.0
@@ -93,6 +96,17 @@ ebb_pre_taken_frac (const ebb_pre_task *t)
   return f > 0 ? f : 0;
 }
 
+/* The fields of t from last_chance_sec on, zero until their first use (ebb.h). */
+static inline void
+acct_ready (ebb_pre_task *t)
+{
+  if (t->acct_ready)
+    return;
+  memset ((char *)t + offsetof (ebb_pre_task, last_chance_sec), 0,
+          sizeof *t - offsetof (ebb_pre_task, last_chance_sec));
+  t->acct_ready = 1;
+}
+
 /* Makes part i the one under way, emptying the parts that left the window. */
 static void
 roll_to (ebb_pre_task *t, int64_t i)
@@ -108,6 +122,7 @@ roll_to (ebb_pre_task *t, int64_t i)
 void
 ebb_pre_account (ebb_pre_task *t, const ebb_pre_params *p, double now_sec)
 {
+  acct_ready (t);
   double bs = bucket_sec (p), f = ebb_pre_taken_frac (t), from = t->acct_sec;
   if (now_sec <= from)
     return;
@@ -271,6 +286,7 @@ ebb_pre_apply (ebb_pre_node *n, const ebb_pre_params *p, const ebb_pre_take *tak
       n->used.cpu_millis -= takes[i].amount.cpu_millis;
       n->used.memory_bytes -= takes[i].amount.memory_bytes;
       t->has_room = 0;
+      acct_ready (t);
       t->room_sec = 0;
     }
 }
@@ -298,6 +314,7 @@ ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_sec, int sh
     {
       uint32_t slot = out[i].slot;
       ebb_pre_task *t = &n->tasks[slot];
+      acct_ready (t);
       ebb_pol_res back = { t->demand.cpu_millis - t->given.cpu_millis,
                            t->demand.memory_bytes - t->given.memory_bytes };
       /* Overdue: it has lost its whole budget (a short task outran its estimate). */
@@ -330,13 +347,38 @@ ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_sec, int sh
   return k;
 }
 
+/* n's tasks move to room (their copy made): the old room is freed unless it was lent. */
+static void
+set_room (ebb_pre_node *n, ebb_pre_task *room, uint32_t cap, uint8_t lent)
+{
+  if (!n->tasks_lent)
+    free (n->tasks);
+  n->tasks = room;
+  n->tasks_cap = cap;
+  n->tasks_lent = lent;
+}
+
 void
 ebb_pre_node_reserve (ebb_pre_node *n, uint32_t cap)
 {
   if (cap <= n->tasks_cap)
     return;
-  n->tasks_cap = cap;
-  n->tasks = ebb_xrealloc (n->tasks, n->tasks_cap * sizeof *n->tasks);
+  /* Aligned (ebb_pre_task): realloc would not keep that. */
+  void *v = NULL;
+  if (posix_memalign (&v, _Alignof(ebb_pre_task), cap * sizeof *n->tasks) != 0)
+    {
+      fprintf (stderr, "<2>ebb: out of memory allocating %zu bytes\n", cap * sizeof *n->tasks);
+      abort ();
+    }
+  if (n->ntasks > 0)
+    memcpy (v, n->tasks, n->ntasks * sizeof *n->tasks);
+  set_room (n, v, cap, 0);
+}
+
+void
+ebb_pre_node_lend (ebb_pre_node *n, ebb_pre_task *room, uint32_t cap)
+{
+  set_room (n, room, cap, 1);
 }
 
 uint32_t
@@ -345,10 +387,10 @@ ebb_pre_add (ebb_pre_node *n, const ebb_pre_task *t)
   if (n->ntasks == n->tasks_cap)
     ebb_pre_node_reserve (n, n->tasks_cap ? n->tasks_cap * 2 : EBB_PRE_NODE_TASKS0);
   ebb_pre_task *x = &n->tasks[n->ntasks];
-  *x = *t;
+  memcpy (x, t, offsetof (ebb_pre_task, last_chance_sec));
   x->given = x->demand;
   x->has_room = 0;
-  x->room_sec = 0;
+  x->acct_ready = 0;
   n->used.cpu_millis += x->demand.cpu_millis;
   n->used.memory_bytes += x->demand.memory_bytes;
   return n->ntasks++;
@@ -362,7 +404,10 @@ ebb_pre_remove (ebb_pre_node *n, uint32_t slot)
     n->npreempted--;
   n->used.cpu_millis -= t->given.cpu_millis;
   n->used.memory_bytes -= t->given.memory_bytes;
-  n->tasks[slot] = n->tasks[--n->ntasks];
+  /* The last slot moves only when it is another: a task is 3 cache lines, and copying a
+   * slot onto itself would fetch the two its removal never reads. */
+  if (slot != --n->ntasks)
+    n->tasks[slot] = n->tasks[n->ntasks];
 }
 
 uint32_t
@@ -377,6 +422,7 @@ ebb_pre_find (const ebb_pre_node *n, uint32_t job, uint32_t task)
 void
 ebb_pre_node_fini (ebb_pre_node *n)
 {
-  free (n->tasks);
+  if (!n->tasks_lent)
+    free (n->tasks);
   memset (n, 0, sizeof *n);
 }

@@ -15,35 +15,55 @@
 #include "lib/util.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
+/* 8 bytes, so that a queue's first entries share its cache line (ebb_queue). A task index
+ * takes 31 bits: a job of 2^31 tasks would need 120 GB of the policy core's state. */
 typedef struct ebb_qent
 {
-  uint32_t job, task;
-  uint8_t waiting; /* head short task whose room is being reclaimed */
-  uint8_t pad[3];
+  uint32_t job;
+  uint32_t task : 31;
+  uint32_t waiting : 1; /* head short task whose room is being reclaimed */
 } ebb_qent;
 
-typedef struct ebb_queue
-{
-  ebb_qent *v;
-  uint32_t head, n, cap; /* a ring; cap is a power of two */
-} ebb_queue;
-
-/* The room a node's queue starts with (reserved at init, see ebb_pre_node_reserve), a power
- * of two. */
+/* The room a node's queue starts with, in the queue itself, a power of two. */
 #define EBB_Q_CAP0 4
 
-/* Makes room for at least cap entries (cap a power of two). */
-static void
-q_reserve (ebb_queue *q, uint32_t cap)
+/* A ring; its first EBB_Q_CAP0 entries live in the queue (a node's queues are read at every
+ * event on it, and a ring of their own was another cache miss each). A queue never moves
+ * (it is a node's, in an array allocated once): v may point into it. */
+typedef struct ebb_queue
 {
-  if (cap <= q->cap)
-    return;
+  ebb_qent *v;           /* in, or the heap once the queue outgrew it */
+  uint32_t head, n, cap; /* cap is a power of two */
+  ebb_qent in[EBB_Q_CAP0];
+} ebb_queue;
+
+static void
+q_init (ebb_queue *q)
+{
+  q->v = q->in;
+  q->head = q->n = 0;
+  q->cap = EBB_Q_CAP0;
+}
+
+static void
+q_fini (ebb_queue *q)
+{
+  if (q->v != q->in)
+    free (q->v);
+}
+
+/* Doubles the room (cap a power of two). */
+static void
+q_grow (ebb_queue *q)
+{
+  uint32_t cap = 2 * q->cap;
   ebb_qent *v = ebb_xmalloc (cap * sizeof *v);
   for (uint32_t i = 0; i < q->n; i++)
     v[i] = q->v[(q->head + i) & (q->cap - 1)];
-  free (q->v);
+  q_fini (q);
   q->v = v;
   q->head = 0;
   q->cap = cap;
@@ -53,7 +73,7 @@ static void
 q_push (ebb_queue *q, ebb_qent e)
 {
   if (q->n == q->cap)
-    q_reserve (q, q->cap ? q->cap * 2 : EBB_Q_CAP0);
+    q_grow (q);
   q->v[(q->head + q->n++) & (q->cap - 1)] = e;
 }
 
@@ -72,28 +92,44 @@ q_pop (ebb_queue *q)
   return e;
 }
 
+/* What serving a node reads and writes, in one place: the node's queues (with their first
+ * entries), its preemption books and its set memberships, a cache line each, where
+ * separate arrays and rings cost a cache miss each at every event on a node (15,000
+ * nodes' state does not stay in cache). nshort stays a dense array: placement, stealing
+ * and relocation read it on random nodes. */
+typedef struct ebb_node
+{
+  ebb_queue sq;   /* short tasks, FIFO */
+  uint32_t epos;  /* its index in empty, UINT32_MAX when not empty */
+  uint8_t idle;   /* general node with no task and no queued work */
+  uint8_t listed; /* in plist (has preempted tasks to look after at rounds) */
+  ebb_pre_node pn __attribute__ ((aligned (64)));
+  ebb_queue lq __attribute__ ((aligned (64))); /* long tasks, FIFO */
+} __attribute__ ((aligned (64))) ebb_node;
+_Static_assert(sizeof (ebb_node) == 192, "a node's state is three cache lines");
+
 typedef struct ebb_priv
 {
   ebb_pre_params pre;
   uint32_t first_general;
-  ebb_pre_node *pn;
-  ebb_queue *shortq, *longq;
+  ebb_node *nd;       /* in nd_mem */
+  ebb_pre_task *room; /* the nodes' first room for tasks (lent), in room_mem */
+  void *nd_mem, *room_mem;
   double *wait_sec; /* central placement: estimated long work assigned, unfinished */
   uint32_t *nlong;
   uint32_t *wpos;
   ebb_pol_iheap wq;
-  uint8_t *listed; /* node is in plist (has preempted tasks to look after at ticks) */
-  uint32_t *plist, nplist;
-  uint8_t *idle; /* general node with no task and no queued work */
-  /* Nodes with short work queued, as bytes (the queues themselves are a cache miss away):
-   * stealing and relocation probe random nodes, and mostly find none. */
-  uint8_t *has_short;
+  uint32_t *plist, nplist; /* the nodes listed (ebb_node.listed) */
+  /* Each node's short queue length, dense (the queues themselves are a cache miss away):
+   * placement samples random nodes' lengths, and stealing and relocation probe random nodes
+   * for short work and mostly find none. */
+  uint32_t *nshort;
   uint32_t nshort_general; /* general nodes among them */
   uint32_t nidle;
   /* Empty nodes (nothing running, nothing queued), any partition, as a set to draw from: a
    * short task that does not fit where it was placed goes to one of them before it
    * preempts anything (see serve). */
-  uint32_t *empty, *epos, nempty;
+  uint32_t *empty, nempty;
   ebb_pre_take *takes;
   uint32_t takes_cap;
   /* Tasks no node could hold at their arrival (demand over every node's capacity): kept
@@ -102,6 +138,16 @@ typedef struct ebb_priv
   ebb_qent *parked;
   uint32_t nparked, parked_cap;
 } ebb_priv;
+
+/* n zeroed elements of size bytes on a cache-line boundary, every page touched (a cost paid
+ * at init, see ebb_init); *mem is what to free. */
+static void *
+lines_alloc (size_t n, size_t size, void **mem)
+{
+  *mem = ebb_xmalloc (n * size + 63);
+  memset (*mem, 0, n * size + 63);
+  return (void *)(((uintptr_t)*mem + 63) & ~(uintptr_t)63);
+}
 
 static int
 ebb_init (ebb_pol *p, ebb_error **err)
@@ -138,19 +184,19 @@ ebb_init (ebb_pol *p, ebb_error **err)
   if (e->first_general >= n)
     return ebb_error_set (err, EBB_ERANGE, "the short partition leaves no general node");
   /* Every node's tasks and queues get their first room now: a fixed cost known when the
-   * policy starts (751 bytes a node with glibc's malloc, 7.5 MB at 10,000 nodes), not heap
-   * that grows with the nodes a job stream has reached so far. Short tasks may go to any
-   * node, long ones only to the general nodes. */
-  e->pn = ebb_xcalloc (n, sizeof *e->pn);
-  e->shortq = ebb_xcalloc (n, sizeof *e->shortq);
-  e->longq = ebb_xcalloc (n, sizeof *e->longq);
+   * policy starts (about 1,000 bytes a node, 10 MB at 10,000 nodes), not heap that grows
+   * with the nodes a job stream has reached so far. Short tasks may go to any node, long
+   * ones only to the general nodes. The tasks' room is one block, node i's at a known place
+   * (ebb_prefetch_node asks for it without reading the node). */
+  e->nd = lines_alloc (n, sizeof *e->nd, &e->nd_mem);
+  e->room = lines_alloc ((size_t)n * EBB_PRE_NODE_TASKS0, sizeof *e->room, &e->room_mem);
   for (uint32_t i = 0; i < n; i++)
     {
-      e->pn[i].cap = p->node_cap[i];
-      ebb_pre_node_reserve (&e->pn[i], EBB_PRE_NODE_TASKS0);
-      q_reserve (&e->shortq[i], EBB_Q_CAP0);
-      if (i >= e->first_general)
-        q_reserve (&e->longq[i], EBB_Q_CAP0);
+      e->nd[i].pn.cap = p->node_cap[i];
+      ebb_pre_node_lend (&e->nd[i].pn, &e->room[(size_t)i * EBB_PRE_NODE_TASKS0],
+                         EBB_PRE_NODE_TASKS0);
+      q_init (&e->nd[i].sq);
+      q_init (&e->nd[i].lq);
     }
   e->wait_sec = ebb_xcalloc (n, sizeof *e->wait_sec);
   e->nlong = ebb_xcalloc (n, sizeof *e->nlong);
@@ -160,17 +206,14 @@ ebb_init (ebb_pol *p, ebb_error **err)
   ebb_pol_iheap_init (&e->wq, n, e->wpos);
   for (uint32_t i = e->first_general; i < n; i++)
     ebb_pol_iheap_push (&e->wq, i, 0);
-  e->listed = ebb_xcalloc (n, 1);
   e->plist = ebb_xmalloc (n * sizeof *e->plist);
-  e->idle = ebb_xcalloc (n, 1);
-  e->has_short = ebb_xcalloc (n, 1);
+  e->nshort = ebb_xcalloc (n, sizeof *e->nshort);
   for (uint32_t i = e->first_general; i < n; i++)
-    e->idle[i] = 1;
+    e->nd[i].idle = 1;
   e->nidle = n - e->first_general;
   e->empty = ebb_xmalloc (n * sizeof *e->empty);
-  e->epos = ebb_xmalloc (n * sizeof *e->epos);
   for (uint32_t i = 0; i < n; i++)
-    e->empty[i] = i, e->epos[i] = i;
+    e->empty[i] = i, e->nd[i].epos = i;
   e->nempty = n;
   e->takes_cap = 16;
   e->takes = ebb_xmalloc (e->takes_cap * sizeof *e->takes);
@@ -181,27 +224,49 @@ static void
 ebb_fini (ebb_pol *p)
 {
   ebb_priv *e = p->priv;
-  for (uint32_t i = 0; e->pn && i < p->params.nnodes; i++)
+  for (uint32_t i = 0; e->nd && i < p->params.nnodes; i++)
     {
-      ebb_pre_node_fini (&e->pn[i]);
-      free (e->shortq[i].v);
-      free (e->longq[i].v);
+      ebb_pre_node_fini (&e->nd[i].pn);
+      q_fini (&e->nd[i].sq);
+      q_fini (&e->nd[i].lq);
     }
-  free (e->pn);
-  free (e->shortq);
-  free (e->longq);
+  free (e->nd_mem);
+  free (e->room_mem);
   free (e->wait_sec);
   free (e->nlong);
   free (e->wpos);
   ebb_pol_iheap_fini (&e->wq);
-  free (e->listed);
   free (e->plist);
-  free (e->idle);
-  free (e->has_short);
+  free (e->nshort);
   free (e->empty);
-  free (e->epos);
   free (e->takes);
   free (e->parked);
+}
+
+/* An event on node is about to read its state: its three lines are asked for at once, so
+ * that their cache misses overlap instead of coming one after the other as the code
+ * reaches each. A hint only. */
+static inline void
+node_prefetch (const ebb_pol *p, uint32_t node)
+{
+  const ebb_priv *e = p->priv;
+  __builtin_prefetch (&e->nd[node].sq);
+  __builtin_prefetch (&e->nd[node].pn);
+  __builtin_prefetch (&e->nd[node].lq);
+  __builtin_prefetch (&p->node_free[node]);
+  __builtin_prefetch (&p->node_cap[node]);
+}
+
+/* ebb_pol_prefetch_node: an event on node comes next (a task's end, mostly, which looks
+ * its task up in the node's list): the first line of the node's lent room for tasks too,
+ * at an address known without waiting for the node's line (a node that outgrew that room
+ * has its list elsewhere: the hint is wasted, nothing else). */
+static void
+ebb_prefetch_node (const ebb_pol *p, uint32_t node)
+{
+  const ebb_priv *e = p->priv;
+  node_prefetch (p, node);
+  __builtin_prefetch (&e->room[(size_t)node * EBB_PRE_NODE_TASKS0]);
 }
 
 static void
@@ -217,40 +282,41 @@ ensure_takes (ebb_priv *e, uint32_t n)
 static void
 refresh_idle (ebb_priv *e, uint32_t node)
 {
-  uint8_t idle = e->pn[node].ntasks == 0 && e->shortq[node].n == 0 && e->longq[node].n == 0;
-  if (idle != (e->epos[node] != UINT32_MAX))
+  uint8_t idle = e->nd[node].pn.ntasks == 0 && e->nd[node].sq.n == 0 && e->nd[node].lq.n == 0;
+  if (idle != (e->nd[node].epos != UINT32_MAX))
     {
       if (idle)
         {
-          e->epos[node] = e->nempty;
+          e->nd[node].epos = e->nempty;
           e->empty[e->nempty++] = node;
         }
       else
         {
           uint32_t last = e->empty[--e->nempty];
-          e->empty[e->epos[node]] = last;
-          e->epos[last] = e->epos[node];
-          e->epos[node] = UINT32_MAX;
+          e->empty[e->nd[node].epos] = last;
+          e->nd[last].epos = e->nd[node].epos;
+          e->nd[node].epos = UINT32_MAX;
         }
     }
   if (node < e->first_general)
     return;
-  if (idle != e->idle[node])
+  if (idle != e->nd[node].idle)
     {
       e->nidle += idle ? 1 : (uint32_t)-1;
-      e->idle[node] = idle;
+      e->nd[node].idle = idle;
     }
 }
 
-/* Keeps has_short and nshort_general in step with node's short queue: called after every
+/* Keeps nshort and nshort_general in step with node's short queue: called after every
  * change to it. */
 static void
 short_changed (ebb_priv *e, uint32_t node)
 {
-  uint8_t has = e->shortq[node].n > 0;
-  if (has == e->has_short[node])
+  uint32_t n = e->nd[node].sq.n;
+  uint8_t has = n > 0, had = e->nshort[node] > 0;
+  e->nshort[node] = n;
+  if (has == had)
     return;
-  e->has_short[node] = has;
   if (node >= e->first_general)
     e->nshort_general += has ? 1 : (uint32_t)-1;
 }
@@ -269,7 +335,7 @@ launch (ebb_pol *p, uint32_t node, ebb_qent q, double now_sec)
                      .tier = ebb_pol_job_priority (p, q.job),
                      .demand = j->demand,
                      .est_end_sec = now_sec + j->est_task_sec };
-  ebb_pre_add (&e->pn[node], &t);
+  ebb_pre_add (&e->nd[node].pn, &t);
 }
 
 static inline int
@@ -327,7 +393,7 @@ static int
 preempt_for (ebb_pol *p, uint32_t node, ebb_qent *head, double now_sec)
 {
   ebb_priv *e = p->priv;
-  ebb_pre_node *pn = &e->pn[node];
+  ebb_pre_node *pn = &e->nd[node].pn;
   ensure_takes (e, pn->ntasks + 1);
   double delay;
   const ebb_pol_job *j = &p->jobs[head->job];
@@ -362,11 +428,11 @@ can_start (ebb_pol *p, uint32_t node, uint32_t job, double now_sec)
   ebb_priv *e = p->priv;
   if (ebb_pol_res_fits (p->jobs[job].demand, p->node_free[node]))
     return 1;
-  e->pn[node].cap = p->node_cap[node]; /* as serve does: a drained node makes no room */
-  ensure_takes (e, e->pn[node].ntasks + 1);
+  e->nd[node].pn.cap = p->node_cap[node]; /* as serve does: a drained node makes no room */
+  ensure_takes (e, e->nd[node].pn.ntasks + 1);
   double delay;
   ebb_pre_asker a = asker (p, job);
-  return ebb_pre_plan_for (&e->pn[node], &e->pre, &a, p->jobs[job].demand,
+  return ebb_pre_plan_for (&e->nd[node].pn, &e->pre, &a, p->jobs[job].demand,
                            p->jobs[job].est_task_sec, now_sec, e->takes, e->takes_cap, &delay)
          > 0;
 }
@@ -377,9 +443,9 @@ static void
 move_head (ebb_pol *p, uint32_t from, uint32_t to)
 {
   ebb_priv *e = p->priv;
-  ebb_qent x = q_pop (&e->shortq[from]);
+  ebb_qent x = q_pop (&e->nd[from].sq);
   x.waiting = 0;
-  q_push (&e->shortq[to], x);
+  q_push (&e->nd[to].sq, x);
   short_changed (e, from);
   short_changed (e, to);
   p->stats.probes_stolen++;
@@ -393,11 +459,11 @@ static uint32_t
 relocate (ebb_pol *p, uint32_t node, double now_sec)
 {
   ebb_priv *e = p->priv;
-  uint32_t n = p->params.nnodes, job = q_front (&e->shortq[node])->job;
+  uint32_t n = p->params.nnodes, job = q_front (&e->nd[node].sq)->job;
   for (uint32_t a = 0; a < p->params.steal_cap; a++)
     {
       uint32_t to = (uint32_t)ebb_rng_below (&p->rng, n);
-      if (to == node || e->has_short[to] || !can_start (p, to, job, now_sec))
+      if (to == node || e->nshort[to] > 0 || !can_start (p, to, job, now_sec))
         continue;
       move_head (p, node, to);
       return to;
@@ -414,13 +480,13 @@ static uint32_t
 move_to_empty (ebb_pol *p, uint32_t node)
 {
   ebb_priv *e = p->priv;
-  uint32_t job = q_front (&e->shortq[node])->job;
+  uint32_t job = q_front (&e->nd[node].sq)->job;
   while (e->nempty > 0)
     {
       uint32_t to = e->empty[ebb_rng_below (&p->rng, e->nempty)];
       /* The set is refreshed when a node is served; a node filled since is dropped here. */
       refresh_idle (e, to);
-      if (e->epos[to] == UINT32_MAX)
+      if (e->nd[to].epos == UINT32_MAX)
         continue;
       if (to == node || !ebb_pol_res_fits (p->jobs[job].demand, p->node_free[to]))
         return EBB_POL_NONE;
@@ -439,14 +505,14 @@ static uint32_t
 move_to_room (ebb_pol *p, uint32_t node)
 {
   ebb_priv *e = p->priv;
-  uint32_t n = p->params.nnodes, job = q_front (&e->shortq[node])->job;
+  uint32_t n = p->params.nnodes, job = q_front (&e->nd[node].sq)->job;
   ebb_pol_res d = p->jobs[job].demand, cap = p->params.node_cap;
   if (d.cpu_millis >= cap.cpu_millis && d.memory_bytes >= cap.memory_bytes)
     return EBB_POL_NONE;
   for (uint32_t a = 0; a < p->params.steal_cap; a++)
     {
       uint32_t to = (uint32_t)ebb_rng_below (&p->rng, n);
-      if (to == node || e->has_short[to]
+      if (to == node || e->nshort[to] > 0
           || !ebb_pol_res_fits (p->jobs[job].demand, p->node_free[to]))
         continue;
       move_head (p, node, to);
@@ -460,14 +526,14 @@ static int
 resume_chance (ebb_pol *p, uint32_t node, double now_sec)
 {
   ebb_priv *e = p->priv;
-  ebb_pre_node *pn = &e->pn[node];
+  ebb_pre_node *pn = &e->nd[node].pn;
   if (pn->npreempted == 0)
     return 0;
   ensure_takes (e, pn->ntasks + 1);
   /* A long task of a higher tier whose room is being made is short work waiting, as far as
    * the preempted go: they do not take the room back from it. */
   int pending
-      = e->shortq[node].n > 0 || (e->longq[node].n > 0 && q_front (&e->longq[node])->waiting);
+      = e->nd[node].sq.n > 0 || (e->nd[node].lq.n > 0 && q_front (&e->nd[node].lq)->waiting);
   uint32_t k = ebb_pre_chance (pn, &e->pre, now_sec, pending, e->nidle > 0, e->takes, e->takes_cap);
   for (uint32_t i = 0; i < k; i++)
     {
@@ -488,7 +554,7 @@ static void
 serve_long (ebb_pol *p, uint32_t node, int preempted, double now_sec)
 {
   ebb_priv *e = p->priv;
-  ebb_queue *lq = &e->longq[node];
+  ebb_queue *lq = &e->nd[node].lq;
   while (lq->n > 0)
     {
       ebb_qent *h = q_front (lq);
@@ -514,11 +580,11 @@ static void
 serve (ebb_pol *p, uint32_t node, double now_sec)
 {
   ebb_priv *e = p->priv;
-  ebb_queue *sq = &e->shortq[node], *lq = &e->longq[node];
+  ebb_queue *sq = &e->nd[node].sq, *lq = &e->nd[node].lq;
   /* The environment changes capacities without telling the policy (a node registering,
    * draining or lost: 0): the core plans with the node's current one, so nothing is
    * preempted on a node whose room no task may use. */
-  e->pn[node].cap = p->node_cap[node];
+  e->nd[node].pn.cap = p->node_cap[node];
   for (int round = 0; round < 2; round++)
     {
       /* An overdue preempted task takes its room back before the next short task can. */
@@ -561,9 +627,9 @@ serve (ebb_pol *p, uint32_t node, double now_sec)
   /* Rounds are only needed where nothing else will happen: a preempted task that fits back,
    * waiting out its D rounds on a node with no short work queued (a short task's start or
    * finish, or a reclaim or resume report, brings the next chance itself). */
-  if (!e->listed[node] && sq->n == 0 && wants_round (&e->pn[node]))
+  if (!e->nd[node].listed && sq->n == 0 && wants_round (&e->nd[node].pn))
     {
-      e->listed[node] = 1;
+      e->nd[node].listed = 1;
       e->plist[e->nplist++] = node;
     }
 }
@@ -588,29 +654,25 @@ steal (ebb_pol *p, uint32_t thief, double now_sec)
     {
       uint32_t victim = g + (uint32_t)ebb_rng_below (&p->rng, n - g);
       p->stats.steal_attempts++;
-      if (victim == thief || !e->has_short[victim])
+      if (victim == thief || e->nshort[victim] == 0)
         continue;
-      ebb_queue *vq = &e->shortq[victim];
+      ebb_queue *vq = &e->nd[victim].sq;
       /* Keep the victim's head when its room is being made. */
       uint32_t keep = q_front (vq)->waiting ? 1 : 0, got = 0;
       if (vq->n <= keep)
         continue; /* only that head: the queue would be rebuilt as it is */
       uint32_t limit = p->params.steal_limit;
-      /* The rebuilt queue keeps the victim's reserved room (see ebb_init). */
-      ebb_queue rest = { 0 };
-      q_reserve (&rest, EBB_Q_CAP0);
-      while (vq->n > 0)
+      /* Rebuilt in place: each entry is taken off the front before one is put back. */
+      for (uint32_t i = 0, len = vq->n; i < len; i++)
         {
           ebb_qent x = q_pop (vq);
           if (keep > 0)
-            keep--, q_push (&rest, x);
+            keep--, q_push (vq, x);
           else if (got < limit)
-            got++, q_push (&e->shortq[thief], x);
+            got++, q_push (&e->nd[thief].sq, x);
           else
-            q_push (&rest, x);
+            q_push (vq, x);
         }
-      free (vq->v);
-      *vq = rest;
       short_changed (e, victim);
       short_changed (e, thief);
       refresh_idle (e, victim);
@@ -636,7 +698,7 @@ pick_short (ebb_pol *p, uint32_t job)
   for (uint32_t i = 0; i < d; i++)
     {
       uint32_t node = (uint32_t)ebb_rng_below (&p->rng, n);
-      uint64_t score = 2 * (uint64_t)e->shortq[node].n
+      uint64_t score = 2 * (uint64_t)e->nshort[node]
                        + !ebb_pol_res_fits (p->jobs[job].demand, p->node_free[node]);
       p->stats.probes_sent++;
       if (score < best_score)
@@ -665,7 +727,7 @@ holder (ebb_pol *p, uint32_t job)
   double best_key = 0;
   for (uint32_t i = j->is_long ? e->first_general : 0; i < p->params.nnodes; i++)
     {
-      double key = j->is_long ? e->wait_sec[i] : e->shortq[i].n;
+      double key = j->is_long ? e->wait_sec[i] : e->nd[i].sq.n;
       if (holds (p, i, j->demand) && (best == EBB_POL_NONE || key < best_key))
         best = i, best_key = key;
     }
@@ -684,9 +746,10 @@ place_task (ebb_pol *p, double now_sec, uint32_t job, uint32_t k)
     node = holder (p, job);
   if (node == EBB_POL_NONE)
     return 0;
+  node_prefetch (p, node);
   if (!j->is_long)
     {
-      q_push (&e->shortq[node], (ebb_qent){ .job = job, .task = k });
+      q_push (&e->nd[node].sq, (ebb_qent){ .job = job, .task = k });
       short_changed (e, node);
     }
   else
@@ -694,7 +757,7 @@ place_task (ebb_pol *p, double now_sec, uint32_t job, uint32_t k)
       e->wait_sec[node] += j->est_task_sec;
       e->nlong[node]++;
       ebb_pol_iheap_set (&e->wq, node, e->wait_sec[node]);
-      q_push (&e->longq[node], (ebb_qent){ .job = job, .task = k });
+      q_push (&e->nd[node].lq, (ebb_qent){ .job = job, .task = k });
     }
   serve (p, node, now_sec);
   return 1;
@@ -756,9 +819,9 @@ static void
 forget_task (ebb_pol *p, uint32_t node, uint32_t job, uint32_t task)
 {
   ebb_priv *e = p->priv;
-  uint32_t s = ebb_pre_find (&e->pn[node], job, task);
+  uint32_t s = ebb_pre_find (&e->nd[node].pn, job, task);
   if (s != UINT32_MAX)
-    ebb_pre_remove (&e->pn[node], s);
+    ebb_pre_remove (&e->nd[node].pn, s);
   long_work_done (p, node, job);
 }
 
@@ -787,10 +850,10 @@ drop_failed (ebb_pol *p, uint32_t job)
   ebb_priv *e = p->priv;
   for (uint32_t node = 0; node < p->params.nnodes; node++)
     {
-      if (e->shortq[node].n == 0 && e->longq[node].n == 0)
+      if (e->nd[node].sq.n == 0 && e->nd[node].lq.n == 0)
         continue;
-      q_drop_job (&e->shortq[node], job);
-      for (uint32_t k = q_drop_job (&e->longq[node], job); k > 0; k--)
+      q_drop_job (&e->nd[node].sq, job);
+      for (uint32_t k = q_drop_job (&e->nd[node].lq, job); k > 0; k--)
         long_work_done (p, node, job);
       short_changed (e, node);
       refresh_idle (e, node);
@@ -800,6 +863,7 @@ drop_failed (ebb_pol *p, uint32_t job)
 static void
 ebb_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
 {
+  node_prefetch (p, node);
   forget_task (p, node, job, task);
   serve (p, node, now_sec);
 }
@@ -812,22 +876,22 @@ ebb_task_reclaimed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uin
   (void)freed;
   if (done)
     {
-      uint32_t s = ebb_pre_find (&e->pn[node], job, task);
+      uint32_t s = ebb_pre_find (&e->nd[node].pn, job, task);
       if (s != UINT32_MAX)
         {
           /* Trust what was freed (memory may not be reclaimable): the core's holding. */
-          ebb_pre_task *t = &e->pn[node].tasks[s];
+          ebb_pre_task *t = &e->nd[node].pn.tasks[s];
           const ebb_pol_task *ct = &p->jobs[job].tasks[task];
           ebb_pre_account (t, &e->pre, now_sec);
-          e->pn[node].used.cpu_millis += ct->alloc.cpu_millis - t->given.cpu_millis;
-          e->pn[node].used.memory_bytes += ct->alloc.memory_bytes - t->given.memory_bytes;
+          e->nd[node].pn.used.cpu_millis += ct->alloc.cpu_millis - t->given.cpu_millis;
+          e->nd[node].pn.used.memory_bytes += ct->alloc.memory_bytes - t->given.memory_bytes;
           int was = ebb_pre_is_preempted (t);
           t->given = ct->alloc;
-          e->pn[node].npreempted += ebb_pre_is_preempted (t) - was;
+          e->nd[node].pn.npreempted += ebb_pre_is_preempted (t) - was;
           t->inflight = 0;
         }
-      if (e->shortq[node].n > 0)
-        q_front (&e->shortq[node])->waiting = 0;
+      if (e->nd[node].sq.n > 0)
+        q_front (&e->nd[node].sq)->waiting = 0;
     }
   serve (p, node, now_sec);
 }
@@ -836,9 +900,9 @@ static void
 ebb_task_resumed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
 {
   ebb_priv *e = p->priv;
-  uint32_t s = ebb_pre_find (&e->pn[node], job, task);
+  uint32_t s = ebb_pre_find (&e->nd[node].pn, job, task);
   if (s != UINT32_MAX)
-    e->pn[node].tasks[s].inflight = 0;
+    e->nd[node].pn.tasks[s].inflight = 0;
   serve (p, node, now_sec);
 }
 
@@ -849,7 +913,7 @@ static void
 ebb_task_held (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task, int held)
 {
   ebb_priv *e = p->priv;
-  ebb_pre_node *pn = &e->pn[node];
+  ebb_pre_node *pn = &e->nd[node].pn;
   uint32_t s = ebb_pre_find (pn, job, task);
   if (s != UINT32_MAX)
     {
@@ -875,12 +939,12 @@ static void
 ebb_task_killed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task)
 {
   ebb_priv *e = p->priv;
-  uint32_t s = ebb_pre_find (&e->pn[node], job, task);
+  uint32_t s = ebb_pre_find (&e->nd[node].pn, job, task);
   if (s != UINT32_MAX)
-    ebb_pre_remove (&e->pn[node], s);
+    ebb_pre_remove (&e->nd[node].pn, s);
   if (!p->jobs[job].failed)
     {
-      q_push (p->jobs[job].is_long ? &e->longq[node] : &e->shortq[node],
+      q_push (p->jobs[job].is_long ? &e->nd[node].lq : &e->nd[node].sq,
               (ebb_qent){ .job = job, .task = task });
       short_changed (e, node);
     }
@@ -918,7 +982,7 @@ ebb_job_adopted (ebb_pol *p, double now_sec, uint32_t job)
                          .tier = ebb_pol_job_priority (p, job),
                          .demand = j->demand,
                          .est_end_sec = now_sec + j->est_task_sec };
-      ebb_pre_add (&e->pn[node], &t);
+      ebb_pre_add (&e->nd[node].pn, &t);
       refresh_idle (e, node);
     }
 }
@@ -939,9 +1003,9 @@ ebb_job_cancelled (ebb_pol *p, double now_sec, uint32_t job)
       i++;
   for (uint32_t node = 0; node < p->params.nnodes; node++)
     {
-      if (e->shortq[node].n == 0 && e->longq[node].n == 0)
+      if (e->nd[node].sq.n == 0 && e->nd[node].lq.n == 0)
         continue;
-      uint32_t k = q_drop_job (&e->shortq[node], job), kl = q_drop_job (&e->longq[node], job);
+      uint32_t k = q_drop_job (&e->nd[node].sq, job), kl = q_drop_job (&e->nd[node].lq, job);
       for (uint32_t i = 0; i < kl; i++)
         long_work_done (p, node, job);
       if (k + kl == 0)
@@ -963,11 +1027,11 @@ ebb_tick (ebb_pol *p, double now_sec)
     {
       uint32_t node = e->plist[i];
       serve (p, node, now_sec);
-      if (e->shortq[node].n == 0 && wants_round (&e->pn[node]))
+      if (e->nd[node].sq.n == 0 && wants_round (&e->nd[node].pn))
         i++;
       else
         {
-          e->listed[node] = 0;
+          e->nd[node].listed = 0;
           e->plist[i] = e->plist[--e->nplist];
         }
     }
@@ -995,4 +1059,5 @@ const ebb_pol_ops ebb_pol_ebb_ops = {
    * (forget_task): a finished job is nowhere. */
   .forgets_jobs = 1,
   .forgets_failed_jobs = 1, /* drop_failed */
+  .prefetch_node = ebb_prefetch_node,
 };

@@ -57,34 +57,48 @@ void ebb_pre_params_default (ebb_pre_params *p);
 /* Returns NULL when params are usable, else a static message naming the bad one. */
 const char *ebb_pre_params_check (const ebb_pre_params *p);
 
+/* Three cache lines, aligned: the first holds what every start, end and plan reads (a
+ * task's names, class, demand and holding), the others (from last_chance_sec) what only
+ * preempted tasks and victims' accounting read. Those start at zero, written at their
+ * first use (acct_ready), not at ebb_pre_add: most tasks never need them, and writing two
+ * more cache lines at every start was a third of what starting a task cost at scale. */
 typedef struct ebb_pre_task
 {
-  uint32_t job, task;           /* the environment's names for it */
-  uint8_t is_long;              /* only long tasks are ever preempted */
-  uint8_t inflight;             /* a suspension or resumption is under way: leave it alone */
-  uint8_t has_room;             /* D: its last chance saw room (and no short work) */
-  uint8_t held;                 /* held by the operator (ebb_pol_task_hold): neither victim nor
+  uint32_t job, task; /* the environment's names for it */
+  uint8_t is_long;    /* only long tasks are ever preempted */
+  uint8_t inflight;   /* a suspension or resumption is under way: leave it alone */
+  /* Bits, so that the first cache line still ends with preempted_sec. */
+  uint8_t has_room : 1;         /* D: its last chance saw room (and no short work) */
+  uint8_t held : 1;             /* held by the operator (ebb_pol_task_hold): neither victim nor
                                    preempted, whatever it holds */
+  uint8_t acct_ready : 1;       /* the fields from last_chance_sec on are set (ebb_pre_add: 0) */
   int32_t tier;                 /* its job's priority (ebb_pol_job.priority) */
-  double last_chance_sec;       /* D: that chance's time */
-  double room_sec;              /* D: time with room since it was preempted */
   ebb_pol_res demand;           /* what it asked for */
   ebb_pol_res given;            /* what it holds now (demand unless preempted) */
   double est_end_sec;           /* start + estimate, pushed back by time spent preempted */
   double preempted_sec;         /* when it was last preempted (valid while given < demand) */
+  double last_chance_sec;       /* D: that chance's time */
+  double room_sec;              /* D: time with room since it was preempted */
   double acct_sec;              /* the share: lost[] is up to date until then */
   int64_t bucket;               /* the part under way (time / (W / (B - 1))) */
   double lost[EBB_PRE_BUCKETS]; /* demand-seconds lost per part, a ring */
-} ebb_pre_task;
+} __attribute__ ((aligned (64))) ebb_pre_task;
+_Static_assert(offsetof (ebb_pre_task, last_chance_sec) == 64,
+               "what every start, end and plan reads is one cache line");
 
-/* A node's running and preempted tasks. The environment owns the array. */
+/* A node's running and preempted tasks. The environment owns the array (cache-line aligned;
+ * ebb_pre_node_reserve allocates it). */
 typedef struct ebb_pre_node
 {
-  ebb_pol_res cap;
-  ebb_pol_res used;    /* sum of given */
-  uint32_t npreempted; /* tasks holding less than their demand */
+  /* In the order they are read at a node's event: the policy keeps tasks to ntasks in the
+   * cache line its queues start (policies/ebb.c, ebb_node). */
   ebb_pre_task *tasks;
-  uint32_t ntasks, tasks_cap;
+  uint32_t npreempted; /* tasks holding less than their demand */
+  uint32_t ntasks;
+  ebb_pol_res used; /* sum of given */
+  ebb_pol_res cap;
+  uint32_t tasks_cap;
+  uint8_t tasks_lent; /* tasks is the environment's (ebb_pre_node_lend): never freed here */
 } ebb_pre_node;
 
 /* One decision: take `amount` from (or give it back to) the task in `slot`; the memory part
@@ -153,7 +167,12 @@ uint32_t ebb_pre_chance (ebb_pre_node *n, const ebb_pre_params *p, double now_se
  * grows with the nodes a job stream has touched so far (the controller's RSS would creep for
  * as long as the stream takes to reach every node). */
 void ebb_pre_node_reserve (ebb_pre_node *n, uint32_t cap);
-/* Adds a task to the node holding its whole demand; returns its slot. */
+/* Gives n (with no tasks yet) room for cap tasks that the environment owns and keeps until
+ * ebb_pre_node_fini: one block for all its nodes, say, where each node's room is at an
+ * address known without reading the node. n moves to room of its own when it outgrows it. */
+void ebb_pre_node_lend (ebb_pre_node *n, ebb_pre_task *room, uint32_t cap);
+/* Adds a task to the node holding its whole demand; returns its slot. Of *t, the fields
+ * before last_chance_sec are read; the others start at zero. */
 uint32_t ebb_pre_add (ebb_pre_node *n, const ebb_pre_task *t);
 /* Removes the task in slot (it finished or was killed); the last slot moves into it. */
 void ebb_pre_remove (ebb_pre_node *n, uint32_t slot);

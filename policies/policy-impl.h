@@ -25,6 +25,9 @@ struct ebb_pol
   /* Resource mode only (NULL in slot mode). */
   ebb_pol_res *node_cap;  /* per node */
   ebb_pol_res *node_free; /* capacity minus what tasks hold or were promised */
+  /* 1 once a node was bound or queued on (a policy on the probe queues): until then a
+   * task's end need not read the node's probe queue (a cache miss at every end at scale). */
+  uint8_t res_queues_used;
   /* Both modes. */
   uint32_t jobs_seen; /* 1 + highest job id that arrived (the ids ebb_pol_job_forget
                          accepts; resource mode: the tasks arrays to free) */

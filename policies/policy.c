@@ -151,6 +151,7 @@ bind_task_res (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, double d
   if (task == j->ntasks)
     return -1;
   ebb_pol_node *n = &p->nodes[node];
+  p->res_queues_used = 1;
   n->busy = 1;
   n->running_long = j->is_long;
   if (j->launched + 1 == j->ntasks && p->params.cancel_probes)
@@ -200,6 +201,7 @@ void
 ebb_pol_queue_append (ebb_pol *p, uint32_t node, uint32_t probe)
 {
   ebb_pol_node *n = &p->nodes[node];
+  p->res_queues_used = 1;
   p->probes[probe].next = EBB_POL_NONE;
   if (n->tail == EBB_POL_NONE)
     n->head = probe;
@@ -411,13 +413,20 @@ ebb_pol_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, 
         p->ops->task_finished (p, now_sec, node, job, task);
       /* A policy on the probe queues (bind_task) is served as in slot mode; one placing
        * with ebb_pol_launch_res never marks a node busy nor queues on it. */
-      if (p->nodes[node].busy || p->nodes[node].head != EBB_POL_NONE)
+      if (p->res_queues_used && (p->nodes[node].busy || p->nodes[node].head != EBB_POL_NONE))
         ebb_pol_serve_next (p, now_sec, node);
       return;
     }
   if (p->ops->task_finished)
     p->ops->task_finished (p, now_sec, node, job, task);
   ebb_pol_serve_next (p, now_sec, node);
+}
+
+void
+ebb_pol_prefetch_node (const ebb_pol *p, uint32_t node)
+{
+  if (p->ops->prefetch_node)
+    p->ops->prefetch_node (p, node);
 }
 
 void

@@ -390,6 +390,8 @@ typedef struct ebb_pol_ops
    * policy drops such a job from its queues and lists at once (its other tasks never finish,
    * so it never reaches forgets_jobs' "all finished"). */
   int forgets_failed_jobs;
+  /* Optional, a hint: an event on node comes next (ebb_pol_prefetch_node). */
+  void (*prefetch_node) (const ebb_pol *p, uint32_t node);
 } ebb_pol_ops;
 
 /* Per-node state shared by the queue-based policies. */
@@ -465,6 +467,10 @@ void ebb_pol_job_arrived (ebb_pol *p, double now_sec, uint32_t job);
 int ebb_pol_job_adopted (ebb_pol *p, double now_sec, uint32_t job, const uint32_t *nodes);
 void ebb_pol_probe_arrived (ebb_pol *p, double now_sec, uint32_t node, uint32_t probe);
 void ebb_pol_task_finished (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task);
+/* A hint from an environment that knows its next event (the simulator's queue): the policy
+ * may start fetching node's state into the cache while the current event is handled.
+ * Changes nothing the policy decides. */
+void ebb_pol_prefetch_node (const ebb_pol *p, uint32_t node);
 /* Resource mode. */
 void ebb_pol_node_capacity (ebb_pol *p, uint32_t node, ebb_pol_res cap);
 void ebb_pol_task_reclaimed (ebb_pol *p, double now_sec, uint32_t node, uint32_t job, uint32_t task,

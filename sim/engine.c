@@ -244,6 +244,15 @@ event_loop (sim_run *r, const uint32_t *order)
           sim_event x = take_next (r, src);
           if (r->jtasks && x.kind == EV_FINISH)
             {
+              /* The next finish's task and node are cache misses away (22 M tasks and
+               * 15,000 nodes at full scale): fetched now, they arrive while this event
+               * is handled. Hints only. */
+              const sim_event *y = r->heap.n ? &r->heap.ev[0] : NULL;
+              if (y && y->kind == EV_FINISH && r->jtasks[y->job])
+                {
+                  __builtin_prefetch (&r->jtasks[y->job][y->arg]);
+                  ebb_pol_prefetch_node (r->pol, y->node);
+                }
               const res_task *k = rtask (r, x.job, x.arg);
               if (!k || !k->running || x.t != k->fin_t)
                 continue; /* superseded: the task's rate changed since */
