@@ -20,7 +20,7 @@ arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
 mirror=${EBB_VM_MIRROR:-http://deb.debian.org/debian}
 # systemd, the system bus, and the runtime libraries ebb's test programs link, so that the
 # image's own copies are used (the harness copies only what the image lacks).
-packages=systemd,systemd-sysv,dbus,udev,libcunit1,libasan8,libubsan1,libcgroup2,libjson-c5,libcurl4,libmicrohttpd12,libsqlite3-0
+packages=systemd,systemd-sysv,dbus,udev,libcunit1,libasan8,libubsan1,libcgroup2,libjson-c5,libcurl4,libmicrohttpd12,libsqlite3-0,libpq5
 key=ebb-vm-root-v$EBB_VM_ROOT_VERSION-$suite-$arch-$(echo "$packages" | cksum | cut -d' ' -f1)
 cache=${EBB_VM_CACHE:-/var/cache/ebb-vm}
 img=$cache/$key.img
