@@ -170,7 +170,7 @@ check () {
   # Every submission answered so far: exactly once, final (done, failed or cancelled) within
   # 30 s (the ones answered meanwhile are the next check's).
   cp "$TMP/acked" "$TMP/acked.now"
-  k=0 bad= t1=$(now_ms)
+  k=0 bad='' t1=$(now_ms)
   while [ $k -lt 60 ]; do
     jobs_all >"$TMP/jobs" || { sleep 0.5; k=$((k + 1)); wait_leader 10; continue; }
     bad=$(cut -d' ' -f1 "$TMP/acked.now" | awk 'NR == FNR { n[$1]++; s[$1] = $2; next }
@@ -253,6 +253,9 @@ fault_sigstop () {
     ok "sigstop: c$old resumed after 10 s exited 3 (deposed); its calls refused by the agents: $(($(refused) - r0)) (the others never left)" ||
     fail "sigstop: c$old after SIGCONT: exits $(exits "$old"), status $(exit_after "$old" "$n0")"
   echo "sigstop $(($(refused) - r0))" >>"$TMP/deposed-refused"
+  grep -q "no longer the leader at epoch $oe" "$TMP/c$old.log" &&
+    ok "sigstop: c$old logged that it no longer leads at epoch $oe (it sends nothing after that)" ||
+    fail "sigstop: c$old did not log its deposition at epoch $oe"
   check sigstop "$t0"
 }
 
@@ -312,7 +315,7 @@ faults_run () {
   etcd_start "$TMP/etcd" || { fail "etcd did not start"; exit 1; }
   pg_start "$TMP/pg" || { fail "PostgreSQL did not start"; exit 1; }
   FWD_BASE=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 39000))
-  CTLS= REFUSED_PROBES=0
+  CTLS='' REFUSED_PROBES=0
   : >"$TMP/acked" && : >"$TMP/refused" && : >"$TMP/twice" && : >"$TMP/recovery"
   for n in $(seq $NCTL); do
     fwd_start "$n"
