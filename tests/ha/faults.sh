@@ -11,8 +11,9 @@
 # short jobs throughout. Faults per cycle, in order:
 #   kill9   kill -9 of the leader: another controller leads at a higher epoch
 #   sigstop SIGSTOP of the leader 10 s, then SIGCONT: another leads meanwhile; the old one
-#           exits 3; the agents' refusals of its calls are counted
+#           logs its deposition and exits 3; the agents' refusals of its calls are counted
 #   etcd    kill -9 of the etcd member leading the Raft group: no controller failover
+#           (unless etcd itself took over 2 s to elect a leader: then reported, not failed)
 #   pg      PostgreSQL stopped 3 s and started again: decisions stop, then resume
 #   cut     the leader's etcd forwarders killed: it stops acting (exits 3), another leads
 # After each fault the checker asserts: no task id ever live (not exited) on two
