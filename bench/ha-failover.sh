@@ -5,9 +5,8 @@
 # (issue 20's targets: p99 <= 8 s with the defaults, <= 3 s with --lease-ttl 2s), and
 # etcd's key count and db size at the end (only the election keys: flat as jobs grow).
 # Runs as root (a real agent on this host's cgroups, tests/controller/lib.sh), 3 etcd members
-# on loopback (tests/ha/etcd.sh), 2 controllers on separate SQLite dirs: the dead leader's
-# files are handed to the standby, which opens its store when it wins, standing in for a
-# shared store (the PostgreSQL backend). From the top of a build tree:
+# on loopback (tests/ha/etcd.sh), 2 controllers sharing one PostgreSQL store (tests/ha/pg.sh;
+# a database of its own per lease). From the top of a build tree:
 #   EBB_TOP_SRCDIR=.. EBB_TOP_BUILDDIR=. sh ../bench/ha-failover.sh 10
 # EBB_HA_TTLS: the leases to measure (default "5s 2s").
 : "${EBB_TOP_SRCDIR:=.}" "${EBB_TOP_BUILDDIR:=.}"
@@ -15,23 +14,29 @@ export EBB_TOP_SRCDIR EBB_TOP_BUILDDIR
 . "$EBB_TOP_SRCDIR/tests/controller/lib.sh"
 command -v etcd >/dev/null || skip "needs etcd (scripts/install-deps.sh)"
 . "$EBB_TOP_SRCDIR/tests/ha/etcd.sh"
+. "$EBB_TOP_SRCDIR/tests/ha/pg.sh"
+[ -x "$PG_BIN/postgres" ] || skip "no PostgreSQL 15 in $PG_BIN (scripts/install-deps.sh)"
 CYCLES=${1:-10}
 PIDS=
 bench_cleanup () {
   for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
   etcd_stop
+  pg_stop KILL
   ctl_cleanup
 }
 trap bench_cleanup EXIT
 setup_cgroups
 etcd_start "$TMP/etcd" || { echo "etcd did not start"; exit 1; }
+pg_start "$TMP/pg" || { echo "PostgreSQL did not start"; exit 1; }
 now_ms () { date +%s%3N; }
 
-# ctl SLOT TTL: controller SLOT (A or B) on $TMP/SLOT.sock, a fresh state dir.
+# ctl SLOT TTL: controller SLOT (A or B) on $TMP/SLOT.sock, a fresh state dir, the store of
+# lease TTL (database bench_TTL).
 ctl () {
   rm -rf "$TMP/$1-state"
   "$CTL_BIN" --listen "unix:$TMP/$1.sock" --advertise-url "unix:$TMP/$1.sock" \
     --state-dir "$TMP/$1-state" --token-file "$TOKEN_FILE" --tick 200ms --policy fifo \
+    --store "${PG_URL%/*}/bench_$2" \
     --etcd "$ETCD_ENDPOINTS" --etcd-prefix "/bench-$2/" --lease-ttl "$2" >>"$TMP/$1.log" 2>&1 &
   eval "PID_$1=$!"
   PIDS="$PIDS $!"
@@ -54,7 +59,7 @@ is_role () { [ "$(role "$1")" = "$2" ]; }
 started () { capi GET "/v1/jobs/$1" && jq -e '.tasks[0].started_at != null' "$TMP/body" >/dev/null 2>&1; }
 pct () { sort -n "$1" | awk -v q="$2" '{ v[NR] = $1 } END { i = int(q * NR + 0.999); print v[i < 1 ? 1 : i] }'; }
 
-# Each lease is a new cluster (fresh stores), so it gets a new agent too: the controllers'
+# Each lease is a new cluster (a fresh store), so it gets a new agent too: the controllers'
 # job ids start again at 1, and an agent of the previous cluster would answer a launch of a
 # reused task id from its idempotency cache (the "2 s stall" of the first figures).
 node=0
@@ -63,6 +68,7 @@ for ttl in ${EBB_HA_TTLS:-5s 2s}; do
   node=$((node + 1))
   start_node "$node" --controller "unix:$TMP/A.sock,unix:$TMP/B.sock"
   : >"$TMP/lead-$ttl" && : >"$TMP/place-$ttl"
+  psql_ -c "CREATE DATABASE bench_$ttl" || exit 1
   ctl A "$ttl"
   within 20 is_role A leader
   ctl B "$ttl"
@@ -75,7 +81,6 @@ for ttl in ${EBB_HA_TTLS:-5s 2s}; do
     sleep 1
     t0=$(now_ms)
     eval "kill -9 \$PID_$L"
-    mkdir -p "$TMP/$S-state" && cp "$TMP/$L-state"/controller.db "$TMP/$L-state"/controller.db-wal "$TMP/$S-state/" 2>/dev/null
     within 30 is_role "$S" leader
     echo $(($(now_ms) - t0)) >>"$TMP/lead-$ttl"
     CSOCK="$TMP/$S.sock"

@@ -407,6 +407,7 @@ typedef struct ebb_ctl
    * committed them; and the arrival times of the jobs they are for. */
   ebb_ctl_call **outbox;
   size_t n_outbox, cap_outbox;
+  ebb_ctl_call *retrying; /* the calls waiting for a retry: freed with the outbox at the end */
   ebb_ctl_call_route call_routes[CALL_N_KINDS]; /* by kind (ebb_ctl_outbox_route) */
   struct
   {

@@ -45,6 +45,7 @@ typedef struct ebb_ctl_call
   json_object *body;
   char *path;
   sd_event_source *retry;
+  struct ebb_ctl_call *retry_prev, *retry_next; /* in ebb_ctl.retrying while retry is armed */
 } ebb_ctl_call;
 
 /* The answer res (HTTP status below 500 and not 429: the outbox retries those itself) to

@@ -35,9 +35,23 @@ call_end (call *k)
     ebb_ctl_store_call_done (k->c, k->job, k->idx, k->seq);
 }
 
+/* Out of c->retrying (nothing when it is not there). */
+static void
+retrying_unlink (call *k)
+{
+  if (k->retry_prev)
+    k->retry_prev->retry_next = k->retry_next;
+  else if (k->c->retrying == k)
+    k->c->retrying = k->retry_next;
+  if (k->retry_next)
+    k->retry_next->retry_prev = k->retry_prev;
+  k->retry_prev = k->retry_next = NULL;
+}
+
 static void
 call_free (call *k)
 {
+  retrying_unlink (k);
   ebb_ctl_job *j = ebb_ctl_job_find (k->c, k->job);
   if (j && j->ncalls > 0)
     j->ncalls--;
@@ -64,6 +78,7 @@ on_retry (sd_event_source *s, uint64_t usec, void *ud)
   call *k = ud;
   (void)s, (void)usec;
   k->retry = sd_event_source_disable_unref (k->retry);
+  retrying_unlink (k);
   if (!ebb_ctl_leading (k->c))
     {
       /* A retry due when the lease lapsed (a pause, etcd out of reach) does not leave: the
@@ -98,7 +113,15 @@ call_retry (call *k, const char *why)
     ebb_log_info ("agent %s: %s: %s; retrying", n->name, k->path, why);
   c->m.agent_retries++;
   if (sd_event_add_time_relative (c->event, &k->retry, CLOCK_MONOTONIC, d, 1000, on_retry, k) < 0)
-    call_free (k);
+    {
+      call_free (k);
+      return;
+    }
+  /* Listed, so that a process ending meanwhile (stopped, deposed) frees it. */
+  k->retry_next = c->retrying;
+  if (c->retrying)
+    c->retrying->retry_prev = k;
+  c->retrying = k;
 }
 
 /* The error code of the agent's 409 answer res, "" for another answer. */
@@ -307,6 +330,8 @@ ebb_ctl_calls_free (ebb_ctl *c)
 {
   for (size_t i = 0; i < c->n_outbox; i++)
     call_free (c->outbox[i]);
+  while (c->retrying)
+    call_free (c->retrying);
   free (c->outbox);
   c->outbox = NULL;
   c->n_outbox = c->cap_outbox = 0;

@@ -151,6 +151,9 @@ hb_task (ebb_ctl *c, int node, json_object *o, uint64_t *seen_job, uint32_t *see
     }
   if (s == TASK_EXITED || s == TASK_FAILED)
     {
+      /* Its exit came before the launch's answer (a task of milliseconds): it ran. */
+      if (t->state == TASK_STARTING && t->started_at == 0)
+        t->started_at = ebb_ctl_now ();
       t->exit_status = status;
       t->has_exit = has_exit;
       ebb_ctl_finish_task (c, t, t->kill_wanted ? TASK_KILLED : s, "exited");

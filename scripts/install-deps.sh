@@ -21,8 +21,9 @@ product=(debhelper dpkg-dev fakeroot bash-completion prometheus)
 # Real Docker and Podman for tests/runtimes (runc: crun refuses hybrid cgroup hosts).
 runtimes=(docker.io podman runc)
 # The replicated control plane (doc/ha.md): etcd for the election (tests/ha/etcd.sh runs 3
-# members), PostgreSQL 15 and libpq for the shared store (tests/ha/pg.sh).
-ha=(etcd-server etcd-client postgresql libpq-dev)
+# members), PostgreSQL 15 and libpq for the shared store (tests/ha/pg.sh), socat for the
+# forwarders through which tests/ha/faults.sh cuts a controller from etcd.
+ha=(etcd-server etcd-client postgresql libpq-dev socat)
 
 want=("${build[@]}" "${tests[@]}" "${fuzz[@]}" "${status_page[@]}" "${vm[@]}" "${bench[@]}" "${runtimes[@]}"
       "${product[@]}" "${ha[@]}")

@@ -511,6 +511,33 @@ test_heartbeat_fence (void)
   ctlfix_ctl_del (c);
 }
 
+/* A task whose exit a heartbeat reports before the launch's answer is back (a task of a few
+ * milliseconds) ran: it has its start time (bench/ha-failover.sh waited for it in vain). */
+static void
+test_exit_before_launch_answer (void)
+{
+  fresh_store ();
+  ebb_ctl_config cfg;
+  ebb_ctl *c = ctl_new (&cfg);
+  ctlfix_nodes_report (c, 1, 1000, INT64_C (1) << 30, 1);
+  ebb_ctl_job *j = ctlfix_submit (c, "quick", CLS_LONG, 1);
+  ebb_ctl_task *t = &j->tasks[0];
+  CU_ASSERT_EQUAL_FATAL (t->state, TASK_STARTING);
+  CU_ASSERT_EQUAL (t->started_at, 0);
+  cleanup_free char *hb = ebb_xasprintf (
+      "{\"seq\":2,\"url\":\"unix:/n0.sock\",\"node\":{\"capacity\":{\"cpu_millis\":1000,"
+      "\"memory_bytes\":1073741824}},\"tasks\":[{\"id\":\"j%" PRIu64 "-t0-g%" PRIu64
+      "\",\"state\":\"exited\",\"exit_status\":0}]}",
+      j->id, t->generation);
+  json_object *o = json_tokener_parse (hb);
+  CU_ASSERT_EQUAL (ebb_ctl_heartbeat (c, "n0", o, NULL), 0);
+  json_object_put (o);
+  CU_ASSERT_EQUAL (t->state, TASK_EXITED);
+  CU_ASSERT (t->started_at > 0);
+  ebb_ctl_store_commit (c);
+  ctlfix_ctl_del (c);
+}
+
 /* The counters as a full scan computes them. */
 typedef struct
 {
@@ -1179,13 +1206,21 @@ test_metrics_observe (void)
 }
 
 static const ebb_cu_test tests[] = {
-  EBB_CU_TEST (test_policy_params),   EBB_CU_TEST (test_options),
-  EBB_CU_TEST (test_store),           EBB_CU_TEST (test_store_cache),
-  EBB_CU_TEST (test_store_calls),     EBB_CU_TEST (test_heartbeat_validation),
-  EBB_CU_TEST (test_heartbeat_fence), EBB_CU_TEST (test_adopt_validation),
-  EBB_CU_TEST (test_index_counters),  EBB_CU_TEST (test_pjob_forget_slot_mode),
-  EBB_CU_TEST (test_reasons),         EBB_CU_TEST (test_store_before_reasons),
-  EBB_CU_TEST (test_metrics_observe), EBB_CU_TEST (test_store_preemptions),
+  EBB_CU_TEST (test_policy_params),
+  EBB_CU_TEST (test_options),
+  EBB_CU_TEST (test_store),
+  EBB_CU_TEST (test_store_cache),
+  EBB_CU_TEST (test_store_calls),
+  EBB_CU_TEST (test_heartbeat_validation),
+  EBB_CU_TEST (test_heartbeat_fence),
+  EBB_CU_TEST (test_exit_before_launch_answer),
+  EBB_CU_TEST (test_adopt_validation),
+  EBB_CU_TEST (test_index_counters),
+  EBB_CU_TEST (test_pjob_forget_slot_mode),
+  EBB_CU_TEST (test_reasons),
+  EBB_CU_TEST (test_store_before_reasons),
+  EBB_CU_TEST (test_metrics_observe),
+  EBB_CU_TEST (test_store_preemptions),
 };
 
 int

@@ -10,9 +10,9 @@ tests_ha_elect_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_ha_elect_LDADD = $(EBB_TEST_LIBS)
 # Controllers on etcd: standby answers, agents following the leader, failover, fencing.
 ha_tests = tests/ha/test-election.sh tests/ha/test-etcd-tls.sh tests/ha/test-pg.sh \
-	tests/ha/test-failover.sh
+	tests/ha/test-failover.sh tests/ha/test-faults.sh
 TESTS += $(ha_tests)
-EXTRA_DIST += $(ha_tests) tests/ha/lib.sh tests/ha/etcd.sh tests/ha/pg.sh
+EXTRA_DIST += $(ha_tests) tests/ha/lib.sh tests/ha/etcd.sh tests/ha/pg.sh tests/ha/faults.sh
 
 # The PostgreSQL store (controller/store-pg*.c) on a real server: migrations, the rows, the
 # fence, a lost session (tests/ha/pg-store.c, run by tests/ha/test-pg-store.sh).
@@ -26,8 +26,12 @@ EXTRA_DIST += $(pg_store_tests)
 
 # bench/ha-failover.sh: kill -9 of the leader -> new leader and first placement, p50/p90/p99
 # (minutes, root; not part of make check).
-EXTRA_DIST += bench/ha-failover.sh
+EXTRA_DIST += bench/ha-failover.sh bench/ha-faults.sh
 bench-ha-failover: ebb-controller ebb-agent
 	EBB_TOP_SRCDIR=$(abs_top_srcdir) EBB_TOP_BUILDDIR=$(abs_top_builddir) \
 	  sh $(abs_top_srcdir)/bench/ha-failover.sh $(EBB_HA_CYCLES)
-.PHONY: bench-ha-failover
+# bench/ha-faults.sh: the fault cycles with the checker, EBB_HA_CYCLES of them (default 10).
+bench-ha-faults: ebb-controller ebb-agent ebbctl
+	EBB_TOP_SRCDIR=$(abs_top_srcdir) EBB_TOP_BUILDDIR=$(abs_top_builddir) \
+	  sh $(abs_top_srcdir)/bench/ha-faults.sh $(EBB_HA_CYCLES)
+.PHONY: bench-ha-failover bench-ha-faults
