@@ -21,7 +21,8 @@ fuzz_http_src = lib/http-route.c lib/http-listen.c lib/http-response.c lib/http-
 # The controller with its policies, for its request validators: the same .c files as their
 # libraries (GNU make's filter; this tree needs GNU make, -Wno-portability in configure.ac).
 fuzz_ctl_src = $(filter %.c,$(controller_libebb_controller_a_SOURCES) \
-	$(policies_libebb_policy_a_SOURCES)) lib/prom.c lib/prom-process.c
+	$(policies_libebb_policy_a_SOURCES)) lib/prom.c lib/prom-process.c lib/etcd.c lib/etcd-election.c \
+	lib/etcd-codec.c
 
 FUZZ_TARGETS = fuzz/fuzz-conf fuzz/fuzz-cgroup-parse fuzz/fuzz-runtime-json fuzz/fuzz-sim-trace \
 	fuzz/fuzz-http fuzz/fuzz-controller-json
@@ -55,9 +56,9 @@ fuzz/fuzz-http: $(fuzz_srcs_fuzz_http:%=$(srcdir)/%) config.h
 
 fuzz/fuzz-controller-json: $(fuzz_srcs_fuzz_controller_json:%=$(srcdir)/%) config.h
 	@$(MKDIR_P) fuzz
-	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_CFLAGS) $(SQLITE3_CFLAGS) -DSYSCONFDIR='"$(sysconfdir)"' \
-	  -DLOCALSTATEDIR='"$(localstatedir)"' -o $@ \
-	  $(fuzz_srcs_fuzz_controller_json:%=$(srcdir)/%) $(FUZZ_LIBS) $(SQLITE3_LIBS)
+	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_CFLAGS) $(SQLITE3_CFLAGS) $(LIBPQ_CFLAGS) \
+	  -DSYSCONFDIR='"$(sysconfdir)"' -DLOCALSTATEDIR='"$(localstatedir)"' -o $@ \
+	  $(fuzz_srcs_fuzz_controller_json:%=$(srcdir)/%) $(FUZZ_LIBS) $(SQLITE3_LIBS) $(LIBPQ_LIBS)
 
 fuzz-build: $(FUZZ_TARGETS)
 
