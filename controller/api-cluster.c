@@ -10,7 +10,6 @@
 
 #include "controller/api.h"
 #include "controller/ctl.h"
-#include "controller/store.h"
 #include "lib/json.h"
 #include "lib/prom.h"
 #include "lib/time.h"
@@ -37,8 +36,8 @@ h_decisions (ebb_http_request *req, ebb_http_response *resp, void *ud)
       since = v;
     }
   json_object *o = json_object_new_object ();
-  json_object_object_add (o, "decisions", ebb_ctl_store_decisions (c, since, 10000));
-  ebb_json_add_uint64 (o, "last_seq", ebb_ctl_store_last_seq (c));
+  json_object_object_add (o, "decisions", ebb_ctl_op_decisions (c, since, 10000));
+  ebb_json_add_uint64 (o, "last_seq", ebb_ctl_op_last_seq (c));
   ebb_http_reply_json (resp, 200, o);
   return EBB_HTTP_REPLIED;
 }
@@ -91,7 +90,7 @@ cluster_json (ebb_ctl *c)
   ebb_json_add_uint64 (o, "suspended_tasks", suspended);
   ebb_json_add_uint64 (o, "preemptions", c->m.suspends + c->m.preempt_kills);
   ebb_json_add_uint64 (o, "slots", c->n_slots);
-  ebb_json_add_uint64 (o, "decisions", ebb_ctl_store_last_seq (c));
+  ebb_json_add_uint64 (o, "decisions", ebb_ctl_op_last_seq (c));
   return o;
 }
 
@@ -175,7 +174,7 @@ metrics_counters (ebb_ctl *c, FILE *f)
   COUNTER ("ebb_controller_agent_call_retries_total", "Agent calls retried.", c->m.agent_retries);
   COUNTER ("ebb_controller_bad_requests_total", "Requests refused with a 4xx.", c->m.bad_requests);
   COUNTER ("ebb_controller_decisions_total", "Entries in the decision log.",
-           ebb_ctl_store_last_seq (c));
+           ebb_ctl_op_last_seq (c));
   COUNTER ("ebb_controller_policy_messages_timed_total",
            "Probes and wakes delivered by the timer at their due time (timed-probe policies: "
            "peacock).",
@@ -230,7 +229,7 @@ metrics_resources (ebb_ctl *c, FILE *f)
    * the page cache reserved at start (controller/store-sqlite.c) in use: what of the RSS is
    * the store's and not the model's, and how far the cache has filled its reserved memory. */
   ebb_ctl_store_stats ss;
-  ebb_ctl_store_get_stats (c, &ss);
+  ebb_ctl_op_store_stats (c, &ss);
   fprintf (f,
            "# HELP ebb_controller_sqlite_memory_bytes Heap in use by SQLite (statements, "
            "schema, pages past the reserved cache).\n"

@@ -12,7 +12,6 @@
 #include "controller/api.h"
 #include "controller/ctl.h"
 #include "controller/ops.h"
-#include "controller/store.h"
 #include "lib/json.h"
 #include "lib/util.h"
 

@@ -416,22 +416,6 @@ typedef struct ebb_ctl
   size_t n_arrivals, cap_arrivals;
 } ebb_ctl;
 
-/* options.c */
-/* Parses argv and the config file into cfg. Returns 0 to run, 1 when --help or --version was
- * answered, negative with *err on bad usage. */
-/* Returns the settings table and its size. */
-const ebb_conf_setting *ebb_ctl_conf_table (size_t *n);
-int ebb_ctl_parse_args (int argc, char **argv, ebb_ctl_config *cfg, ebb_error **err);
-/* Re-reads the configuration file and the command line into a fresh copy and swaps it in
- * on success. Returns 0, or negative with *err (cfg unchanged). */
-int ebb_ctl_reload_config (ebb_ctl_config *cfg, ebb_error **err);
-void ebb_ctl_config_free (ebb_ctl_config *cfg);
-/* Fills params from --policy-opt KEY=VALUE items (ebb-sim's flag names). Returns 0, or
- * negative with *err naming the bad item. */
-int ebb_ctl_policy_params (char *const *opts, ebb_pol_params *p, ebb_error **err);
-/* 0 when the controller can run policy `name`, else a negative code with err saying why. */
-int ebb_ctl_policy_runnable (const char *name, ebb_error **err);
-
 /* model.c, model-index.c: states' names, the clock, jobs and nodes found and added. */
 ebb_ctl_job *ebb_ctl_job_find (ebb_ctl *c, uint64_t id);
 ebb_ctl_node *ebb_ctl_node_find (ebb_ctl *c, const char *name, int *idx);

@@ -21,6 +21,7 @@
 #include "controller/sched.h"
 #include "controller/outbox.h"
 #include "controller/store.h"
+#include "controller/options.h"
 #include "lib/log.h"
 #include "lib/secret.h"
 #include "lib/time.h"

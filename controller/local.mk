@@ -7,7 +7,7 @@ EBB_CTL_LIBS = controller/libebb-controller.a policies/libebb-policy.a $(EBB_COM
 
 noinst_LIBRARIES += controller/libebb-controller.a
 controller_libebb_controller_a_SOURCES = controller/ctl.h \
-	controller/options.c controller/store.h controller/store.c controller/store-backend.h \
+	controller/options.h controller/options.c controller/store.h controller/store.c controller/store-backend.h \
 	controller/store-schema.h controller/store-schema.c controller/store-rows.c \
 	controller/store-sqlite.h controller/store-sqlite.c controller/store-sqlite-calls.c \
 	controller/store-sqlite-jobs.c controller/store-sqlite-prune.c \

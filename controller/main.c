@@ -5,6 +5,7 @@
 
 #include "controller/ctl.h"
 #include "controller/daemon.h"
+#include "controller/options.h"
 #include "lib/log.h"
 #include "lib/util.h"
 

@@ -147,3 +147,24 @@ ebb_ctl_jobs_page_items_clear (ebb_ctl_jobs_page_items *p)
   free (p->items);
   memset (p, 0, sizeof *p);
 }
+
+/* See ops.h. */
+json_object *
+ebb_ctl_op_decisions (ebb_ctl *c, uint64_t since, unsigned limit)
+{
+  return ebb_ctl_store_decisions (c, since, limit);
+}
+
+/* See ops.h. */
+uint64_t
+ebb_ctl_op_last_seq (ebb_ctl *c)
+{
+  return ebb_ctl_store_last_seq (c);
+}
+
+/* See ops.h. */
+void
+ebb_ctl_op_store_stats (ebb_ctl *c, ebb_ctl_store_stats *st)
+{
+  ebb_ctl_store_get_stats (c, st);
+}

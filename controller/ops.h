@@ -89,4 +89,11 @@ typedef struct
 int ebb_ctl_op_jobs_page (ebb_ctl *c, const ebb_ctl_jobs_query *q, ebb_ctl_jobs_page_items *out);
 void ebb_ctl_jobs_page_items_clear (ebb_ctl_jobs_page_items *p);
 
+/* The reads of the decision log and the store's figures the API answers with: up to limit
+ * decisions after since (a JSON array), the last decision's sequence number, the store's
+ * memory. The API reads the store through these and never opens it itself. */
+json_object *ebb_ctl_op_decisions (ebb_ctl *c, uint64_t since, unsigned limit);
+uint64_t ebb_ctl_op_last_seq (ebb_ctl *c);
+void ebb_ctl_op_store_stats (ebb_ctl *c, ebb_ctl_store_stats *st);
+
 #endif

@@ -14,6 +14,7 @@
 
 #include "controller/ctl.h"
 #include "controller/store.h"
+#include "controller/options.h"
 #include "lib/util.h"
 #include "policies/param.h"
 

@@ -21,6 +21,7 @@
 #include "controller/outbox.h"
 #include "controller/store-sqlite.h"
 #include "controller/sched.h"
+#include "controller/options.h"
 #include "lib/json.h"
 #include "lib/rng.h"
 #include "lib/util.h"

@@ -19,6 +19,7 @@
 #include "controller/ctl.h"
 #include "controller/store.h"
 #include "controller/sched.h"
+#include "controller/options.h"
 #include "lib/rng.h"
 #include "lib/time.h"
 #include "lib/util.h"
