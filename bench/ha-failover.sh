@@ -1,12 +1,19 @@
 #!/bin/sh
-# bench/ha-failover.sh [CYCLES]: kill -9 of the leading ebb-controller -> the standby leads and
-# places a new job, CYCLES times (default 10) with the default lease (5 s) and with
-# --lease-ttl 2s; prints p50/p90/p99 of kill -> new leader and kill -> first placement by it
-# (issue 20's targets: p99 <= 8 s with the defaults, <= 3 s with --lease-ttl 2s), and
-# etcd's key count and db size at the end (only the election keys: flat as jobs grow).
+# bench/ha-failover.sh [CYCLES]: the leading ebb-controller fails, the standby leads and
+# places a new job, CYCLES times per fault (default 10), with the default lease (5 s) and with
+# --lease-ttl 2s. Faults (EBB_HA_FAULTS, default "kill stop term"):
+#   kill  kill -9 of the leader (issue 20's targets for kill -> first placement by the new
+#         leader: p99 <= 8 s with the defaults, <= 3 s with --lease-ttl 2s)
+#   stop  SIGSTOP of the leader; once the standby has placed, SIGCONT: the old one finds
+#         itself deposed and exits (status 3) without acting
+#   term  SIGTERM (a graceful stop: the leader resigns its key; target <= 1.5 s)
+# It prints p50/p90/p99 of fault -> new leader and fault -> first placement by it for each,
+# and etcd's key count and db size before and after EBB_HA_JOBS jobs (default 1000) are run
+# through the last leader: etcd holds only the election keys, flat as jobs grow.
 # Runs as root (a real agent on this host's cgroups, tests/controller/lib.sh), 3 etcd members
 # on loopback (tests/ha/etcd.sh), 2 controllers sharing one PostgreSQL store (tests/ha/pg.sh;
-# a database of its own per lease). From the top of a build tree:
+# a database of its own per lease). The placement rate of the PostgreSQL store against
+# SQLite's is bench/ha-store.sh's. From the top of a build tree:
 #   EBB_TOP_SRCDIR=.. EBB_TOP_BUILDDIR=. sh ../bench/ha-failover.sh 10
 # EBB_HA_TTLS: the leases to measure (default "5s 2s").
 : "${EBB_TOP_SRCDIR:=.}" "${EBB_TOP_BUILDDIR:=.}"
@@ -59,45 +66,85 @@ is_role () { [ "$(role "$1")" = "$2" ]; }
 started () { capi GET "/v1/jobs/$1" && jq -e '.tasks[0].started_at != null' "$TMP/body" >/dev/null 2>&1; }
 pct () { sort -n "$1" | awk -v q="$2" '{ v[NR] = $1 } END { i = int(q * NR + 0.999); print v[i < 1 ? 1 : i] }'; }
 
-# Each lease is a new cluster (a fresh store), so it gets a new agent too: the controllers'
-# job ids start again at 1, and an agent of the previous cluster would answer a launch of a
-# reused task id from its idempotency cache (the "2 s stall" of the first figures).
+# fault KIND: KIND (see the top) on leader $L; the standby $S leads and places a job; the
+# times from the fault to both are appended to $TMP/lead-KIND-TTL and $TMP/place-KIND-TTL.
+fault () {
+  within 20 is_role "$S" standby
+  CSOCK="$TMP/$L.sock"
+  wait_for 20 '[.nodes[] | select(.state == "ready")] | length == 1' /v1/nodes ||
+    { echo "no ready node at $L"; exit 1; }
+  sleep 1
+  eval "pid=\$PID_$L"
+  t0=$(now_ms)
+  case $1 in
+    kill) kill -9 "$pid" ;;
+    stop) kill -STOP "$pid" ;;
+    term) kill -TERM "$pid" ;;
+  esac
+  within 30 is_role "$S" leader
+  echo $(($(now_ms) - t0)) >>"$TMP/lead-$1-$ttl"
+  CSOCK="$TMP/$S.sock"
+  capi POST /v1/jobs "$(job_body "b$1$ttl-$i" short '{"argv":["true"],"cpu_millis":500,"memory_bytes":67108864}')"
+  id=$(jq -r .id "$TMP/body")
+  within 30 started "$id"
+  echo $(($(now_ms) - t0)) >>"$TMP/place-$1-$ttl"
+  extra=
+  if [ "$1" = stop ]; then
+    # Resumed after the new leader acted: it must see it was deposed and go, acting on nothing.
+    kill -CONT "$pid"
+    k=0
+    while kill -0 "$pid" 2>/dev/null && [ $k -lt 200 ]; do sleep 0.05; k=$((k + 1)); done
+    kill -0 "$pid" 2>/dev/null && { echo "FAIL: the resumed old leader is still running"; exit 1; }
+    wait "$pid"; st=$?
+    [ "$st" = 3 ] || { echo "FAIL: the resumed old leader exited $st, not 3 (deposed)"; exit 1; }
+    extra=", the resumed old leader exited 3 after $((k * 50)) ms"
+  fi
+  wait "$pid" 2>/dev/null
+  echo "lease $ttl $1 cycle $i: leader after $(tail -1 "$TMP/lead-$1-$ttl") ms, placed after $(tail -1 "$TMP/place-$1-$ttl") ms$extra"
+  ctl "$L" "$ttl"
+  T=$L L=$S S=$T
+}
+
+# etcd_figures WHEN: the keys under every prefix and the largest member's db size.
+etcd_figures () {
+  keys=$(etcdctl_ get / --prefix --keys-only | grep -c .)
+  size=$(etcdctl_ endpoint status -w json 2>/dev/null | jq '[.[].Status.dbSize] | max')
+  echo "etcd $1: $keys keys, db $size bytes"
+}
+
+# Each lease is a new cluster (a fresh store), so it gets a new agent too; the batch of jobs
+# for etcd's figures runs in the last.
 node=0
+for last_ttl in ${EBB_HA_TTLS:-5s 2s}; do :; done
 for ttl in ${EBB_HA_TTLS:-5s 2s}; do
   [ "$node" = 0 ] || eval "kill \$AGENT_PID_$node"
   node=$((node + 1))
   start_node "$node" --controller "unix:$TMP/A.sock,unix:$TMP/B.sock"
-  : >"$TMP/lead-$ttl" && : >"$TMP/place-$ttl"
   psql_ -c "CREATE DATABASE bench_$ttl" || exit 1
   ctl A "$ttl"
   within 20 is_role A leader
   ctl B "$ttl"
   L=A S=B
-  for i in $(seq "$CYCLES"); do
-    within 20 is_role "$S" standby
+  for kind in ${EBB_HA_FAULTS:-kill stop term}; do
+    : >"$TMP/lead-$kind-$ttl" && : >"$TMP/place-$kind-$ttl"
+    for i in $(seq "$CYCLES"); do fault "$kind"; done
+    for w in lead place; do
+      f="$TMP/$w-$kind-$ttl"
+      p99=$(pct "$f" 0.99)
+      echo "lease $ttl: $kind -> $w: p50 $(pct "$f" 0.5) ms, p90 $(pct "$f" 0.9) ms, p99 $p99 ms ($CYCLES cycles; p99 $(awk -v p="$p99" -v t="${ttl%s}" 'BEGIN { printf "%.2f", p / (t * 1000) }') of the lease)"
+    done
+  done
+  if [ "$ttl" = "$last_ttl" ]; then
+    # etcd against the jobs: a batch run through the leader, etcd counted before and after.
+    within 20 is_role "$L" leader
     CSOCK="$TMP/$L.sock"
-    wait_for 20 '[.nodes[] | select(.state == "ready")] | length == 1' /v1/nodes ||
-      { echo "no ready node at $L"; exit 1; }
-    sleep 1
-    t0=$(now_ms)
-    eval "kill -9 \$PID_$L"
-    within 30 is_role "$S" leader
-    echo $(($(now_ms) - t0)) >>"$TMP/lead-$ttl"
-    CSOCK="$TMP/$S.sock"
-    capi POST /v1/jobs "$(job_body "b$ttl-$i" short '{"argv":["true"],"cpu_millis":500,"memory_bytes":67108864}')"
-    id=$(jq -r .id "$TMP/body")
-    within 30 started "$id"
-    echo $(($(now_ms) - t0)) >>"$TMP/place-$ttl"
-    echo "lease $ttl cycle $i: leader after $(tail -1 "$TMP/lead-$ttl") ms, placed after $(tail -1 "$TMP/place-$ttl") ms"
-    ctl "$L" "$ttl"
-    T=$L L=$S S=$T
-  done
+    etcd_figures "before ${EBB_HA_JOBS:-1000} jobs"
+    for j in $(seq "${EBB_HA_JOBS:-1000}"); do
+      capi POST /v1/jobs "$(job_body "batch-$ttl-$j" short '{"argv":["true"],"cpu_millis":100,"memory_bytes":16777216}')"
+      [ "$STATUS" = 201 ] || { echo "FAIL: batch job $j answered $STATUS: $(cat "$TMP/body")"; exit 1; }
+    done
+    wait_for 120 ".jobs >= ${EBB_HA_JOBS:-1000}" /v1/cluster || { echo "FAIL: the batch is not in"; exit 1; }
+    etcd_figures "after ${EBB_HA_JOBS:-1000} jobs (jobs in the store: $(jq .jobs "$TMP/body"))"
+  fi
   eval "kill -9 \$PID_A \$PID_B"
-  for w in lead place; do
-    p99=$(pct "$TMP/$w-$ttl" 0.99)
-    echo "lease $ttl: kill -9 -> $w: p50 $(pct "$TMP/$w-$ttl" 0.5) ms, p90 $(pct "$TMP/$w-$ttl" 0.9) ms, p99 $p99 ms ($CYCLES cycles; p99 $(awk -v p="$p99" -v t="${ttl%s}" 'BEGIN { printf "%.2f", p / (t * 1000) }') of the lease)"
-  done
 done
-keys=$(etcdctl_ get / --prefix --keys-only | grep -c .)
-size=$(etcdctl_ endpoint status -w json 2>/dev/null | jq '[.[].Status.dbSize] | max')
-echo "etcd: $keys keys, db $size bytes (election keys only)"
