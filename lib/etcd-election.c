@@ -32,6 +32,7 @@ struct ebb_election
   elink *self;
   char *range_key, *range_end, *value, *key;
   int64_t ttl_sec, lease, epoch, leader_epoch;
+  int64_t seen_epoch; /* the leader last reported by EBB_ELECTION_LEADER_SEEN */
   uint64_t keepalive_usec, deadline_usec, last_renew_usec;
   char *leader_value;
   unsigned tries; /* of the campaign step under way */
@@ -272,10 +273,16 @@ on_range (json_object *res, const ebb_error *err, void *ud)
       e->fn (e, EBB_ELECTION_LEADER, NULL, e->userdata);
       return; /* e may be gone */
     }
+  /* A check asked again meanwhile runs first; the leader is reported once the last one has
+   * answered, by what was reported before, not by this answer's change (the change may have
+   * been seen by an earlier answer of the same burst). */
   if (again)
     check (e);
-  else if (changed && strcmp (key, e->key) != 0)
-    e->fn (e, EBB_ELECTION_LEADER_SEEN, NULL, e->userdata);
+  else if (strcmp (key, e->key) != 0 && e->seen_epoch != e->leader_epoch)
+    {
+      e->seen_epoch = e->leader_epoch;
+      e->fn (e, EBB_ELECTION_LEADER_SEEN, NULL, e->userdata);
+    }
 }
 
 static void

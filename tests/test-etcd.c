@@ -196,6 +196,8 @@ struct fake
   int n_req, n_auth;
   char log[512];             /* "path auth;" per request */
   const char *const *stream; /* a watch answer: written piece by piece, 20 ms apart */
+  uint64_t range_delay_usec; /* /v3/kv/range answered this late (a check still in flight
+                              * when the watch's events come) */
   struct fake_conn *conns;   /* the open ones, closed by fake_stop (a client's last
                               * connection may still be open when a test ends) */
 };
@@ -205,6 +207,7 @@ typedef struct fake_conn
   fake *f;
   int fd;
   char buf[8192];
+  char *late; /* an answer written when its timer fires */
   size_t len;
   size_t piece;
   sd_event_source *src;
@@ -218,7 +221,19 @@ conn_close (fake_conn *c)
     c->next->prev = c->prev;
   sd_event_source_disable_unref (c->src);
   close (c->fd);
+  free (c->late);
   free (c);
+}
+
+static int
+on_late (sd_event_source *s, uint64_t usec, void *ud)
+{
+  fake_conn *c = ud;
+  (void)s;
+  (void)usec;
+  CU_ASSERT (write (c->fd, c->late, strlen (c->late)) == (ssize_t)strlen (c->late));
+  conn_close (c);
+  return 0;
 }
 
 static int
@@ -271,6 +286,17 @@ fake_answer (fake_conn *c, const char *hdr_end)
                       "HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: "
                       "%zu\r\nConnection: close\r\n\r\n%s",
                       status, strlen (body), body);
+  if (strcmp (path, "/v3/kv/range") == 0 && f->range_delay_usec)
+    {
+      uint64_t now = 0;
+      sd_event_now (f->ev, CLOCK_MONOTONIC, &now);
+      c->late = ebb_xstrdup (out);
+      sd_event_source_disable_unref (c->src);
+      CU_ASSERT (sd_event_add_time (f->ev, &c->src, CLOCK_MONOTONIC, now + f->range_delay_usec,
+                                    1000, on_late, c)
+                 >= 0);
+      return;
+    }
   CU_ASSERT (write (c->fd, out, (size_t)len) == len);
   conn_close (c);
 }
@@ -637,6 +663,84 @@ test_election_lease_gone (void)
   CU_ASSERT ((s.lost_usec - s.leader_usec) / 1000 < 500); /* at the answer, not the deadline */
 }
 
+/* A standby behind another candidate's key: the leader is reported once (LEADER_SEEN), also
+ * when the watch's events come while the first check is still under way (a check asked again
+ * meanwhile used to see "no change" and never report the leader it had found). */
+static const char *
+reply_standby (fake *f, const char *path, const char *auth, int *status)
+{
+  static char range[256];
+  (void)f;
+  (void)auth;
+  if (strcmp (path, "/v3/lease/grant") == 0)
+    return "{\"ID\":\"42\",\"TTL\":\"5\"}";
+  if (strcmp (path, "/v3/kv/txn") == 0)
+    return "{\"header\":{\"revision\":\"7\"},\"succeeded\":true}";
+  if (strcmp (path, "/v3/kv/range") == 0)
+    {
+      char *k = ebb_etcd_b64 ("/t/election/1", 13), *v = ebb_etcd_b64 ("them", 4);
+      snprintf (range, sizeof range,
+                "{\"kvs\":[{\"key\":\"%s\",\"value\":\"%s\",\"create_revision\":\"5\"}]}", k, v);
+      free (k);
+      free (v);
+      return range;
+    }
+  if (strcmp (path, "/v3/lease/keepalive") == 0)
+    return "{\"result\":{\"ID\":\"42\",\"TTL\":\"5\"}}";
+  *status = 404;
+  return "{}";
+}
+
+typedef struct
+{
+  int n_seen, n_leader;
+} standby_state;
+
+static void
+on_standby (ebb_election *e, ebb_election_event ev, const ebb_error *err, void *ud)
+{
+  standby_state *s = ud;
+  (void)e;
+  (void)err;
+  s->n_seen += ev == EBB_ELECTION_LEADER_SEEN;
+  s->n_leader += ev == EBB_ELECTION_LEADER;
+}
+
+static void
+test_election_standby_sees_leader (void)
+{
+  /* A PUT under the prefix 0, 20 and 40 ms into the watch; every range answered 60 ms late. */
+  static const char *const events[]
+      = { "{\"result\":{\"events\":[{\"type\":\"PUT\",\"kv\":{\"key\":\"eA==\"}}]}}\n",
+          "{\"result\":{\"events\":[{\"type\":\"PUT\",\"kv\":{\"key\":\"eA==\"}}]}}\n",
+          "{\"result\":{\"events\":[{\"type\":\"PUT\",\"kv\":{\"key\":\"eA==\"}}]}}\n",
+          "{\"result\":{\"created\":true}}\n", NULL };
+  sd_event *ev;
+  fake f;
+  ebb_etcd *c = fake_client (&ev, &f, reply_standby, events);
+  f.range_delay_usec = 60000;
+  ebb_election_config ec = { .prefix = "/t/", .value = "me", .ttl_sec = 5 };
+  standby_state s = { 0 };
+  ebb_election *e = ebb_election_new (c, ev, &ec, on_standby, &s, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (e);
+  CU_ASSERT (ebb_election_campaign (e, NULL) == 0);
+  run_until (ev, &s.n_seen, 1);
+  /* The checks the events asked for, answered too: still one report. */
+  uint64_t end = ebb_now_usec () + 400000;
+  while (ebb_now_usec () < end)
+    sd_event_run (ev, 50000);
+  CU_ASSERT_EQUAL (s.n_seen, 1);
+  CU_ASSERT_EQUAL (s.n_leader, 0);
+  int64_t epoch = 0;
+  const char *who = ebb_election_leader (e, &epoch);
+  CU_ASSERT (who && strcmp (who, "them") == 0);
+  CU_ASSERT_EQUAL (epoch, 5);
+  ebb_election_free (e);
+  ebb_etcd_free (c);
+  fake_stop (&f);
+  sd_event_unref (ev);
+}
+
 int
 main (void)
 {
@@ -651,6 +755,7 @@ main (void)
     EBB_CU_TEST (test_watch_stream),
     EBB_CU_TEST (test_election_deadline),
     EBB_CU_TEST (test_election_lease_gone),
+    EBB_CU_TEST (test_election_standby_sees_leader),
   };
   return ebb_cu_run ("etcd", NULL, NULL, tests, EBB_ARRAY_SIZE (tests));
 }
