@@ -39,24 +39,23 @@ follow_sink (const char *data, size_t len, void *ud)
   return f->sink (data, len, f->sink_ud);
 }
 
-/* The leader that the answer of controller url (GET /v1/cluster) shows instead of the one waited
- * on, or NULL. */
-static const char *
-other_leader (follow *f, const char *url, json_object *cluster)
+/* See follow.h. */
+const char *
+ebbctl_follow_leader (const char *base, uint64_t *base_epoch, const char *url, json_object *cluster)
 {
   json_object *leader = ebbctl_member (cluster, "leader");
   const char *lurl = ebbctl_str (leader, "url");
   double epoch = ebbctl_num (leader, "epoch", 0);
   const char *role = ebbctl_str (cluster, "role");
-  if (lurl && strcmp (lurl, f->base) == 0)
+  if (lurl && strcmp (lurl, base) == 0)
     {
-      if (epoch > (double)f->base_epoch)
-        f->base_epoch = (uint64_t)epoch;
+      if (epoch > (double)*base_epoch)
+        *base_epoch = (uint64_t)epoch;
       return NULL;
     }
-  if (role && strcmp (role, "leader") == 0 && strcmp (url, f->base) != 0)
+  if (role && strcmp (role, "leader") == 0 && strcmp (url, base) != 0)
     return url; /* it answers, and leads: the one waited on cannot (any more) */
-  if (lurl && epoch > (double)f->base_epoch)
+  if (lurl && epoch > (double)*base_epoch)
     return lurl;
   return NULL;
 }
@@ -96,7 +95,7 @@ probe_done (follow *f, size_t i, CURLcode code)
   ebb_error *err = NULL;
   if (ebb_http_xfer_finish (x, code, &res, &err) == 0 && res.status == 200 && !f->moved_to)
     {
-      const char *to = other_leader (f, f->controllers[i], res.json);
+      const char *to = ebbctl_follow_leader (f->base, &f->base_epoch, f->controllers[i], res.json);
       f->moved_to = to ? ebb_xstrdup (to) : NULL;
     }
   ebb_http_result_clear (&res);

@@ -15,4 +15,11 @@ int ebbctl_follow_call (const char *const *controllers, const char *method, cons
                         const char *path, json_object *body, const ebb_http_call_opts *opts,
                         ebb_http_result *out, char **moved_to, ebb_error **err);
 
+/* Whether the answer cluster of controller url to GET /v1/cluster shows a leader other than
+ * base, the one waited on: url itself when it leads, else the leader it names when that one is
+ * not base and its epoch is above *base_epoch (the highest epoch any answer named for base,
+ * raised here; 0: none yet). Returns that URL (in url or cluster), else NULL. */
+const char *ebbctl_follow_leader (const char *base, uint64_t *base_epoch, const char *url,
+                                  json_object *cluster);
+
 #endif
