@@ -5,7 +5,8 @@
 # (--lease-ttl 2s) on a 3-member etcd share one PostgreSQL store; the leader c1 is stopped, then
 #  1. `ebbctl --controller c1,c2,c3 submit` (c1 first, the paused one) is answered 201 within the
 #     lease TTL + 5 s (it asks the others GET /v1/cluster while c1 is silent, and goes to the
-#     one that leads now), and the new leader has that job exactly once;
+#     one that leads now), and the new leader has that job exactly once; `ebbctl logs -f`
+#     (no time limit) follows too, while c1 is still paused;
 #  2. an agent given the same list (--controller c1,c2,c3) heartbeats to the new leader within
 #     the lease TTL + 3 s of the stop (the new leader's fence names it; the time is printed);
 #  3. after SIGCONT c1 exits 3 (deposed) and the job is still there once: the request left
@@ -70,7 +71,7 @@ wait_for 15 '[.nodes[] | select(.state == "ready")] | length == 1' /v1/nodes &&
 kill -STOP "$PID_C1"
 t_stop=$(now_ms)
 "$EBBCTL" --controller "$LIST" -o name submit --name while-paused --cpu 500 --memory 64M \
-  -- true >"$TMP/submitted" 2>&1
+  -- echo followed >"$TMP/submitted" 2>&1
 rc=$?
 t=$(($(now_ms) - t_stop))
 latency_bound 0
@@ -103,6 +104,16 @@ bound=$((TTL_MS + 3000 + BOUND_MS))
 after_stop && [ "$t" -le "$bound" ] &&
   ok "agent a1 heartbeats to the new leader by $t ms after c1 stopped (bound $bound ms, lease TTL + 3 s)" ||
   fail "agent a1's heartbeat at the new leader: $(hb_at), $t ms after c1 stopped (bound $bound ms)"
+
+# A followed log (no time limit on the call) follows too, while its first bytes have not come.
+CSOCK=${LEAD:-$C2}
+wait_for 10 '.state == "done"' "/v1/jobs/$(cat "$TMP/submitted")" || fail "job: $(cat "$TMP/body")"
+t0=$(now_ms)
+timeout 20 "$EBBCTL" --controller "$LIST" logs -f "$(cat "$TMP/submitted")" >"$TMP/logs" 2>&1
+rc=$? t=$(($(now_ms) - t0))
+[ "$rc" = 0 ] && grep -qx followed "$TMP/logs" && [ "$t" -le $((2000 + BOUND_MS)) ] &&
+  ok "ebbctl logs -f with c1 paused: the task's output from the new leader after $t ms" ||
+  fail "ebbctl logs -f with c1 paused: exit $rc after $t ms: $(cat "$TMP/logs")"
 
 # --- 3. SIGCONT: c1 is deposed; the request it held cannot commit.
 kill -CONT "$PID_C1"
