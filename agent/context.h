@@ -64,7 +64,6 @@ struct ebb_agent
    * controller_idx of --controller URL[,URL...], the next one after a failure. */
   char *controller_leader;
   size_t controller_idx;
-  bool leader_told; /* a fence named the leader after the heartbeat in flight left */
   /* No controller answering (heartbeat.c): since when (monotonic, 0: one answers), how long
    * it had lasted when last logged, and when one last answered (unix seconds, 0: never). */
   uint64_t ctl_down_since_usec, ctl_down_logged_usec;

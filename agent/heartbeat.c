@@ -107,10 +107,23 @@ ebb_agent_heartbeat_health (const ebb_agent *a)
   return o;
 }
 
+/* One heartbeat in flight: a fence naming a new leader sends the next one at once, and the
+ * answer of the one it supersedes (to a paused leader, up to its 5 s timeout) is ignored. */
+typedef struct
+{
+  ebb_agent *a;
+  uint64_t seq;
+} hb_call;
+
 static void
 on_done (ebb_http_result *res, const ebb_error *err, void *ud)
 {
-  ebb_agent *a = ud;
+  hb_call *call = ud;
+  ebb_agent *a = call->a;
+  bool superseded = call->seq != a->heartbeat_seq;
+  free (call);
+  if (superseded)
+    return;
   a->heartbeat_in_flight = false;
   uint64_t now = ebb_now_usec ();
   if (!err && res->status >= 200 && res->status < 300)
@@ -128,13 +141,6 @@ on_done (ebb_http_result *res, const ebb_error *err, void *ud)
       return;
     }
   ebb_agent_count_error (a, EBB_AGENT_ERR_HEARTBEAT);
-  if (a->leader_told)
-    {
-      /* Sent to the old leader before a new one fenced us: go to the new one now. */
-      a->heartbeat_backoff_usec = 0;
-      ebb_agent_heartbeat_push (a);
-      return;
-    }
   bool named = follow (a, err ? NULL : res);
   /* Replicas: a failover takes seconds, so the agent keeps asking every 2 s at most. */
   uint64_t max = strchr (a->cfg->controller, ',') ? 4 * BACKOFF_MIN_USEC : BACKOFF_MAX_USEC;
@@ -199,18 +205,18 @@ send_now (ebb_agent *a)
   opts.bearer_token = a->token;
   opts.ca_file = a->cfg->controller_ca;
   a->push_wanted = false;
-  a->leader_told = false;
   cleanup_error ebb_error *err = NULL;
   cleanup_free char *to = target (a);
-  if (ebb_http_client_start (a->client, "POST", to, path, body, &opts, on_done, a, &err) < 0)
+  hb_call *call = ebb_xcalloc (1, sizeof *call);
+  *call = (hb_call){ .a = a, .seq = a->heartbeat_seq };
+  a->heartbeat_in_flight = true;
+  if (ebb_http_client_start (a->client, "POST", to, path, body, &opts, on_done, call, &err) < 0)
     {
       ebb_error *e = err;
       err = NULL;
-      on_done (NULL, e, a);
+      on_done (NULL, e, call);
       ebb_error_free (&e);
     }
-  else
-    a->heartbeat_in_flight = true;
   json_object_put (body);
 }
 
@@ -256,9 +262,15 @@ ebb_agent_heartbeat_follow (ebb_agent *a, const char *leader)
       a->controller_leader = ebb_xstrdup (leader);
       ebb_log_notice ("heartbeats follow the leader %s (it fenced this agent)", leader);
     }
-  a->leader_told = a->heartbeat_in_flight;
   a->heartbeat_backoff_usec = 0;
   a->next_heartbeat_usec = 0;
+  if (a->heartbeat_in_flight && a->client && !a->stopping)
+    {
+      /* The one in flight may wait on the deposed leader: this one supersedes it. */
+      a->push_wanted = true;
+      send_now (a);
+      return;
+    }
   ebb_agent_heartbeat_push (a);
 }
 

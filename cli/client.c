@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli/ebbctl.h"
+#include "cli/follow.h"
 #include "lib/http-client.h"
 #include "lib/secret.h"
 #include "lib/util.h"
@@ -100,8 +101,9 @@ call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path, json_ob
   const char *token_src = NULL;
   ebb_http_result res = { 0 };
   int r;
-  /* Replicas: a standby names the leader, a failed connection moves to the next one; a
-   * submission asked again is one job (request_id). */
+  /* Replicas: a standby names the leader, a failed connection moves to the next one, a
+   * silent one to the leader the others name; a submission asked again is one job
+   * (request_id). */
   size_t hops = 0, n = 0;
   while (ctx->controllers && ctx->controllers[n])
     n++;
@@ -120,8 +122,16 @@ call (ebbctl_ctx *ctx, bool agent, const char *method, const char *path, json_ob
                                   .sink = sink,
                                   .sink_ud = sink_ud,
                                   .no_timeout = sink != NULL };
-      r = ebb_http_call (method, base, path, body, &opts, &res, &err);
-      const char *next = agent || hops++ > 2 * n + 2 ? NULL : next_controller (ctx, base, r, &res);
+      /* With replicas, a silent one (a paused leader) is not waited out: see cli/follow.c. */
+      cleanup_free char *moved = NULL;
+      if (!agent && n > 1)
+        r = ebbctl_follow_call ((const char *const *)ctx->controllers, method, base, path, body,
+                                &opts, &res, &moved, &err);
+      else
+        r = ebb_http_call (method, base, path, body, &opts, &res, &err);
+      const char *next = agent || hops++ > 2 * n + 2 ? NULL
+                         : moved                     ? moved
+                                                     : next_controller (ctx, base, r, &res);
       if (!next)
         break;
       char *nb = ebb_xstrdup (next); /* next may be in res */

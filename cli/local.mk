@@ -2,7 +2,7 @@
 # pure parts live in cli/libebbctl.a so the unit suite links them; cli/main.c only dispatches.
 noinst_LIBRARIES += cli/libebbctl.a
 cli_libebbctl_a_SOURCES = \
-	cli/ebbctl.h cli/commands.c cli/opts.c cli/format.c cli/client.c \
+	cli/ebbctl.h cli/commands.c cli/opts.c cli/format.c cli/client.c cli/follow.h cli/follow.c \
 	cli/request.c cli/jobs-filter.c cli/history.c cli/describe.c cli/node-row.c cli/job-row.c cli/task-row.c \
 	cli/submit.c cli/adopt.c cli/decisions.c cli/watch.c cli/suspend.c cli/hold.c \
 	cli/logs.c

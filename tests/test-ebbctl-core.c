@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/ebbctl.h"
+#include "cli/follow.h"
 #include "lib/util.h"
 #include "tests/cu.h"
 
@@ -1066,6 +1067,42 @@ test_help_examples (void)
     }
 }
 
+/* cli/follow.c: which answer to GET /v1/cluster moves a call off a silent controller. */
+static void
+test_follow_leader (void)
+{
+  const char *a = "unix:/a.sock", *b = "unix:/b.sock", *c = "unix:/c.sock";
+  uint64_t ep = 0;
+  json_object *o = json_tokener_parse (
+      "{\"role\":\"standby\",\"leader\":{\"url\":\"unix:/a.sock\",\"epoch\":7}}");
+  /* A standby names the silent one: wait on, and learn its epoch. */
+  CU_ASSERT_PTR_NULL (ebbctl_follow_leader (a, &ep, b, o));
+  CU_ASSERT_EQUAL (ep, 7);
+  json_object_put (o);
+  /* A standby that knows no leader, or names one below the silent one's epoch: wait on. */
+  o = json_tokener_parse ("{\"role\":\"standby\",\"leader\":null}");
+  CU_ASSERT_PTR_NULL (ebbctl_follow_leader (a, &ep, b, o));
+  json_object_put (o);
+  o = json_tokener_parse (
+      "{\"role\":\"standby\",\"leader\":{\"url\":\"unix:/c.sock\",\"epoch\":5}}");
+  CU_ASSERT_PTR_NULL (ebbctl_follow_leader (a, &ep, b, o));
+  json_object_put (o);
+  /* A higher epoch elsewhere: go there. */
+  o = json_tokener_parse (
+      "{\"role\":\"standby\",\"leader\":{\"url\":\"unix:/c.sock\",\"epoch\":9}}");
+  const char *to = ebbctl_follow_leader (a, &ep, b, o);
+  CU_ASSERT_STRING_EQUAL (to ? to : "", c);
+  json_object_put (o);
+  /* One that leads itself: go to it (as it was reached), whatever the silent one's epoch. */
+  o = json_tokener_parse ("{\"role\":\"leader\",\"leader\":{\"url\":\"http://b:1\",\"epoch\":3}}");
+  to = ebbctl_follow_leader (a, &ep, b, o);
+  CU_ASSERT_PTR_EQUAL (to, b);
+  /* ... unless it is the one waited on. */
+  CU_ASSERT_PTR_NULL (ebbctl_follow_leader (b, &ep, b, o));
+  json_object_put (o);
+  CU_ASSERT_PTR_NULL (ebbctl_follow_leader (a, &ep, b, NULL));
+}
+
 int
 main (void)
 {
@@ -1098,6 +1135,7 @@ main (void)
     EBB_CU_TEST (test_clip_lines),
     EBB_CU_TEST (test_color),
     EBB_CU_TEST (test_help_examples),
+    EBB_CU_TEST (test_follow_leader),
   };
   return ebb_cu_run ("ebbctl", NULL, NULL, tests, EBB_ARRAY_SIZE (tests));
 }

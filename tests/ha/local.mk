@@ -10,7 +10,7 @@ tests_ha_elect_CFLAGS = $(EBB_TEST_CFLAGS)
 tests_ha_elect_LDADD = $(EBB_TEST_LIBS)
 # Controllers on etcd: standby answers, agents following the leader, failover, fencing.
 ha_tests = tests/ha/test-election.sh tests/ha/test-etcd-tls.sh tests/ha/test-pg.sh \
-	tests/ha/test-failover.sh tests/ha/test-faults.sh
+	tests/ha/test-failover.sh tests/ha/test-faults.sh tests/ha/test-client-follow.sh
 TESTS += $(ha_tests)
 EXTRA_DIST += $(ha_tests) tests/ha/lib.sh tests/ha/etcd.sh tests/ha/pg.sh tests/ha/faults.sh
 
