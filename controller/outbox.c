@@ -404,8 +404,9 @@ send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int node,
 {
   call *k = call_new (c, kind, t, generation, node);
   cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, generation);
-  /* The request id names the generation and the attempt's purpose: a retry repeats it. */
-  k->path = ebb_xasprintf ("/v1/tasks/%s?request_id=%s-%s%u", id, id,
+  /* The request id names the generation, the leader's epoch and the attempt's purpose: a
+   * retry repeats it; a controller on another store (job ids again from 1) has another epoch. */
+  k->path = ebb_xasprintf ("/v1/tasks/%s?request_id=%s-e%" PRIu64 "-%s%u", id, id, c->epoch,
                            kind == CALL_FORGET ? "F" : "K", t->suspensions);
   /* The policy's KILL leaves the task running in the store until the answer: its row says
    * it was decided. */
@@ -473,11 +474,14 @@ send_op (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq, ebb_ctl_call_kind kind,
       if (booked)
         add_step (b, amount, *booked);
     }
-  /* One request id per operation: the sequence number of the decision that carries it
-   * (committed with it, given by the caller). A count kept in memory would start again after a
-   * restart, and the agent would answer a new RESUME with the reply it kept for an old one. */
+  /* One request id per operation: the leader's epoch and the sequence number of the decision
+   * that carries it (committed with it, given by the caller). A count kept in memory would
+   * start again after a restart, and the sequence numbers of a fresh store too: the agent
+   * would answer a new RESUME with the reply it kept for an old one. A call sent again from
+   * the store keeps its stored id. */
   t->attempts++;
-  cleanup_free char *rid = ebb_xasprintf ("%s-%s%" PRIu64, id, sus ? "S" : "R", seq);
+  cleanup_free char *rid
+      = ebb_xasprintf ("%s-e%" PRIu64 "-%s%" PRIu64, id, c->epoch, sus ? "S" : "R", seq);
   ebb_json_add_string (b, "request_id", rid);
   ebb_json_add_uint64 (b, "generation", t->generation);
   k->amount = amount;
@@ -534,7 +538,7 @@ ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_mil
   cleanup_free char *job = ebb_xasprintf ("j%" PRIu64, t->job->id);
   ebb_json_add_string (b, "job", job);
   ebb_json_add_string (b, "class", is_long ? "long" : "short");
-  cleanup_free char *rid = ebb_xasprintf ("%s-L", id);
+  cleanup_free char *rid = ebb_xasprintf ("%s-e%" PRIu64 "-L", id, c->epoch);
   ebb_json_add_string (b, "request_id", rid);
   ebb_json_add_uint64 (b, "generation", t->generation);
   k->body = b;
@@ -573,7 +577,7 @@ ebb_ctl_send_adopt (ebb_ctl *c, ebb_ctl_task *t)
     ebb_json_add_uint64 (b, "cpu_millis", t->cpu_millis);
   if (t->memory_bytes)
     ebb_json_add_uint64 (b, "memory_bytes", t->memory_bytes);
-  cleanup_free char *rid = ebb_xasprintf ("%s-A", id);
+  cleanup_free char *rid = ebb_xasprintf ("%s-e%" PRIu64 "-A", id, c->epoch);
   ebb_json_add_string (b, "request_id", rid);
   ebb_json_add_uint64 (b, "generation", t->generation);
   send_call (c, t, CALL_ADOPT, "/v1/tasks/adopt", b);

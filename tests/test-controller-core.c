@@ -413,7 +413,8 @@ test_store_calls (void)
   ebb_ctl_store_commit (c);
   nv = ebb_ctl_store_calls (c, &v);
   bool found = false;
-  cleanup_free char *rid = ebb_xasprintf ("\"j9-t3-g1-S%" PRIu64 "\"", seq);
+  /* ... and the leader's epoch, so a controller on a fresh store cannot reuse it. */
+  cleanup_free char *rid = ebb_xasprintf ("\"j9-t3-g1-e%" PRIu64 "-S%" PRIu64 "\"", c->epoch, seq);
   for (size_t i = 0; i < nv; i++)
     if (v[i].job == 9 && v[i].idx == 3)
       found = v[i].seq == seq && v[i].body && strstr (v[i].body, rid);
