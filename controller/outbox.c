@@ -249,6 +249,15 @@ call_start (call *k)
 {
   ebb_ctl *c = k->c;
   ebb_ctl_node *n = c->nodes[k->node];
+  if (n->fence_ok != c->epoch && n->state == NODE_LOST)
+    {
+      /* Dropped as ebb_ctl_outbox_node_lost drops the held ones: the node is fenced again
+       * when it is back, and what its agent reports then is reconciled. */
+      ebb_log_warn ("agent %s: %s: dropped, the node is lost", n->name, k->path);
+      call_end (k);
+      call_free (k);
+      return;
+    }
   if (n->fence_ok != c->epoch)
     {
       call_hold (k);
@@ -720,7 +729,8 @@ fence_answered (ebb_ctl *c, int node, json_object *answer)
   n->fence_ok = c->epoch;
   n->fence_attempt = 0;
   if (answer && json_object_object_get_ex (answer, "node", &name)
-      && strcmp (json_object_get_string (name), n->name) != 0)
+      && (!json_object_is_type (name, json_type_string)
+          || strcmp (json_object_get_string (name), n->name) != 0))
     ebb_log_warn ("fence of %s: the agent at %s is node %s: its tasks not read", n->name, n->url,
                   json_object_get_string (name));
   else if (c->on_fence && answer && json_object_object_get_ex (answer, "tasks", &tasks)
