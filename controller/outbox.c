@@ -251,7 +251,7 @@ call_start (call *k)
   ebb_ctl_node *n = c->nodes[k->node];
   if (n->fence_ok != c->epoch && n->state == NODE_LOST)
     {
-      /* Dropped as ebb_ctl_outbox_node_lost drops the held ones: the node is fenced again
+      /* Dropped as ebb_ctl_outbox_node_reset drops the held ones: the node is fenced again
        * when it is back, and what its agent reports then is reconciled. */
       ebb_log_warn ("agent %s: %s: dropped, the node is lost", n->name, k->path);
       call_end (k);
@@ -697,7 +697,7 @@ on_fence_retry (sd_event_source *s, uint64_t usec, void *ud)
 }
 
 /* A fence that failed goes again with the calls' backoff, until it is answered or the node is
- * lost (ebb_ctl_outbox_node_lost). */
+ * lost (ebb_ctl_outbox_node_reset). */
 static void
 fence_retry (ebb_ctl *c, int node, const char *why)
 {
@@ -760,7 +760,7 @@ on_fence_done (ebb_http_result *res, const ebb_error *err, void *ud)
   if (!err && agent_stale (res))
     ebb_ctl_depose (c, "an agent refused the fence: a newer leader fenced it");
   else if (n->state == NODE_LOST || n->fenced != c->epoch)
-    return; /* lost meanwhile: fenced again when it is back */
+    return; /* lost (meanwhile): fenced again when it is back (ebb_ctl_outbox_node_reset) */
   else if (!err && (res->status == 200 || res->status == 404))
     {
       if (res->status == 404)
@@ -803,7 +803,7 @@ ebb_ctl_send_fence (ebb_ctl *c, int node)
 
 /* See outbox.h. */
 void
-ebb_ctl_outbox_node_lost (ebb_ctl *c, int node)
+ebb_ctl_outbox_node_reset (ebb_ctl *c, int node)
 {
   ebb_ctl_node *n = c->nodes[node];
   if (n->n_held)

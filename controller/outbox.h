@@ -55,9 +55,10 @@ void ebb_ctl_replay_calls (ebb_ctl *c);
 void ebb_ctl_send_fence (ebb_ctl *c, int node);
 /* A fence's task list goes to fn. */
 void ebb_ctl_outbox_on_fence (ebb_ctl *c, ebb_ctl_fence_handler fn);
-/* node is lost: the calls still waiting for its fence are dropped (ended, as a call given up
- * on a lost node), and it is fenced again when it is back. */
-void ebb_ctl_outbox_node_lost (ebb_ctl *c, int node);
+/* node is lost, or back from lost: the calls still waiting for its fence are dropped (ended,
+ * as a call given up on a lost node) and the next flush fences it again (a lost node's fence
+ * answer is not read: the one after its return is). */
+void ebb_ctl_outbox_node_reset (ebb_ctl *c, int node);
 /* Frees the calls not started yet (at exit). */
 void ebb_ctl_calls_free (ebb_ctl *c);
 

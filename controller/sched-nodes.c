@@ -228,7 +228,10 @@ hb_node (ebb_ctl *c, const char *name, json_object *body, int *idx, ebb_error **
        * epoch, so that commands and reports of the old one are told apart. */
       n->epoch++;
       if (n->state == NODE_LOST)
-        n->state = NODE_READY;
+        {
+          n->state = NODE_READY;
+          ebb_ctl_outbox_node_reset (c, *idx); /* fenced again, its tasks read in the answer */
+        }
       changed = true;
       ebb_log_notice ("node %s: ready (epoch %" PRIu64 ", %u slots)", name, n->epoch, slots);
     }
