@@ -13,6 +13,7 @@
 
 #include "agent/fence.h"
 #include "agent/journal.h"
+#include "lib/file.h"
 #include "lib/json.h"
 #include "lib/prom.h"
 #include "lib/util.h"
@@ -81,7 +82,7 @@ journal_epoch (int dirfd, uint64_t epoch, ebb_error **err)
   snprintf (text, sizeof text, "{\"version\":%d,\"epoch\":%" PRIu64 "}\n", EPOCH_VERSION, epoch);
   /* Synchronous: the epoch is on disk before the call that raised it acts. Raises are rare
    * (one per new leader), so this fsync is not on any hot path. */
-  if (ebb_agent_write_atomic (dirfd, EPOCH_FILE, text, err) < 0)
+  if (ebb_file_write_atomic (dirfd, EPOCH_FILE, text, err) < 0)
     return ebb_error_wrap (err, "journal epoch %" PRIu64, epoch);
   return 0;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agent/journal.h"
+#include "lib/file.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -237,22 +238,6 @@ ebb_agent_journal_decode (json_object *rec, ebb_agent_task **out, ebb_error **er
   return 0;
 }
 
-static int
-write_all (int fd, const char *p, size_t n)
-{
-  while (n > 0)
-    {
-      ssize_t w = write (fd, p, n);
-      if (w < 0 && errno == EINTR)
-        continue;
-      if (w < 0)
-        return -errno;
-      p += w;
-      n -= (size_t)w;
-    }
-  return 0;
-}
-
 /* ---- Group commit: fsyncs off the loop --------------------------------------------- */
 
 #define SYNC_MAX_BATCH 256
@@ -386,47 +371,17 @@ ebb_agent_syncer_free (ebb_agent_syncer *s)
   syncer_destroy (s);
 }
 
-/* Writes name atomically in dirfd. */
-int
-ebb_agent_write_atomic (int dirfd, const char *name, const char *text, ebb_error **err)
-{
-  return ebb_agent_write_atomic_sync (dirfd, name, text, NULL, err);
-}
-
-/* Writes name atomically in dirfd; with a syncer the fsyncs happen on its thread. */
+/* Writes name atomically in dirfd (lib/file.c); with a syncer the fsyncs happen on its thread. */
 int
 ebb_agent_write_atomic_sync (int dirfd, const char *name, const char *text,
                              ebb_agent_syncer *syncer, ebb_error **err)
 {
-  char tmp[EBB_AGENT_ID_MAX + 32];
-  if (snprintf (tmp, sizeof tmp, ".%s.tmp", name) >= (int)sizeof tmp)
-    return ebb_error_set (err, ENAMETOOLONG, "journal name too long: %s", name);
-  cleanup_close int fd
-      = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0)
-    return ebb_error_set_errno (err, errno, "create %s", tmp);
-  int r = write_all (fd, text, strlen (text));
-  if (r == 0 && !syncer && fsync (fd) < 0)
-    r = -errno;
+  int fd = -1;
+  int r = ebb_file_write_atomic_fd (dirfd, name, text, syncer ? &fd : NULL, err);
   if (r < 0)
-    {
-      unlinkat (dirfd, tmp, 0);
-      return ebb_error_set_errno (err, -r, "write %s", tmp);
-    }
-  if (renameat (dirfd, tmp, dirfd, name) < 0)
-    {
-      r = errno;
-      unlinkat (dirfd, tmp, 0);
-      return ebb_error_set_errno (err, r, "rename %s", tmp);
-    }
+    return r;
   if (syncer)
-    {
-      syncer_add (syncer, fd);
-      fd = -1; /* the syncer closes it */
-      return 0;
-    }
-  if (fsync (dirfd) < 0)
-    return ebb_error_set_errno (err, errno, "fsync journal directory");
+    syncer_add (syncer, fd); /* the syncer closes it */
   return 0;
 }
 

@@ -15,10 +15,6 @@ json_object *ebb_agent_journal_encode (const ebb_agent_task *t);
 /* Decodes a record. Returns 0 and *out (a new task), or negative (EBB_EPARSE) with *err. */
 int ebb_agent_journal_decode (json_object *rec, ebb_agent_task **out, ebb_error **err);
 
-/* Writes text to dirfd/name atomically: name.tmp, fsync, rename, fsync the directory.
- * Returns 0, or negative with *err (the old file stays intact). */
-int ebb_agent_write_atomic (int dirfd, const char *name, const char *text, ebb_error **err);
-
 /* Journals t into dirfd (the tasks directory). Returns 0, or negative with *err. */
 int ebb_agent_journal_write (int dirfd, const ebb_agent_task *t, ebb_error **err);
 
@@ -31,8 +27,8 @@ ebb_agent_syncer *ebb_agent_syncer_new (int dirfd);
 void ebb_agent_syncer_flush (ebb_agent_syncer *s);
 void ebb_agent_syncer_stats (ebb_agent_syncer *s, uint64_t *batches, uint64_t *files);
 void ebb_agent_syncer_free (ebb_agent_syncer *s);
-/* As ebb_agent_write_atomic() / ebb_agent_journal_write(), the fsyncs on syncer's thread
- * (NULL: in the call). */
+/* As ebb_file_write_atomic() (lib/file.h) / ebb_agent_journal_write(), the fsyncs on syncer's
+ * thread (NULL: in the call). */
 int ebb_agent_write_atomic_sync (int dirfd, const char *name, const char *text,
                                  ebb_agent_syncer *syncer, ebb_error **err);
 int ebb_agent_journal_write_sync (int dirfd, const ebb_agent_task *t, ebb_agent_syncer *syncer,

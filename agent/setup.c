@@ -23,6 +23,7 @@
 #include "agent/setup.h"
 #include "agent/table.h"
 #include "lib/conf.h"
+#include "lib/file.h"
 #include "lib/log.h"
 #include "lib/secret.h"
 #include "lib/time.h"
@@ -234,7 +235,7 @@ write_listen_file (ebb_agent *a)
   if (f)
     fclose (f);
   cleanup_error ebb_error *e = NULL;
-  if (buf && ebb_agent_write_atomic (a->state_fd, "listen", buf, &e) < 0)
+  if (buf && ebb_file_write_atomic (a->state_fd, "listen", buf, &e) < 0)
     ebb_log_warn ("%s", ebb_error_msg (&e));
   free (buf);
 }

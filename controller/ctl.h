@@ -216,6 +216,13 @@ typedef struct ebb_ctl_node
   double last_hb_at;     /* unix seconds */
   uint64_t last_seq;
   uint64_t fenced; /* our leader epoch once sent to it in a fence (outbox.c) */
+  /* Our epoch once its fence was answered (outbox.c): until then its calls wait in held, in
+   * order, and a failed fence is sent again after fence_retry. */
+  uint64_t fence_ok;
+  struct ebb_ctl_call **held;
+  uint32_t n_held, cap_held;
+  unsigned fence_attempt;
+  sd_event_source *fence_retry;
   uint32_t nslots; /* slots this node offers the policy (capacity in whole CPUs, >= 1) */
   /* Its active tasks (starting, running, suspended) and what the unsuspended ones hold. */
   uint32_t ntasks;
@@ -409,6 +416,7 @@ typedef struct ebb_ctl
   size_t n_outbox, cap_outbox;
   ebb_ctl_call *retrying; /* the calls waiting for a retry: freed with the outbox at the end */
   ebb_ctl_call_route call_routes[CALL_N_KINDS]; /* by kind (ebb_ctl_outbox_route) */
+  ebb_ctl_fence_handler on_fence;               /* a fence's task list (ebb_ctl_outbox_route) */
   struct
   {
     uint64_t job, usec;

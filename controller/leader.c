@@ -17,6 +17,7 @@
 #include "controller/sched.h"
 #include "controller/store.h"
 #include "lib/etcd-election.h"
+#include "lib/file.h"
 #include "lib/etcd.h"
 #include "lib/json.h"
 #include "lib/log.h"
@@ -52,22 +53,13 @@ read_file_epoch (ebb_ctl *c, uint64_t *last, ebb_error **err)
                 : ebb_error_set (err, EBB_EPARSE, "%s: not an epoch (remove it knowingly)", path);
 }
 
-/* Writes STATE_DIR/epoch (a new file, fsynced, renamed over the old one) before any call can
- * carry it. */
+/* Writes STATE_DIR/epoch atomically (lib/file.c) before any call can carry it. */
 static int
 write_file_epoch (ebb_ctl *c, uint64_t epoch, ebb_error **err)
 {
   cleanup_free char *path = ebb_xasprintf ("%s/epoch", c->cfg->state_dir);
-  cleanup_free char *tmp = ebb_xasprintf ("%s/epoch.new", c->cfg->state_dir);
   cleanup_free char *text = ebb_xasprintf ("%" PRIu64 "\n", epoch);
-  cleanup_close int fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0 || write (fd, text, strlen (text)) != (ssize_t)strlen (text) || fsync (fd) < 0
-      || rename (tmp, path) < 0)
-    return ebb_error_set_errno (err, errno, "write %s", path);
-  cleanup_close int dfd = open (c->cfg->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0)
-    fsync (dfd);
-  return 0;
+  return ebb_file_write_atomic_path (path, text, err);
 }
 
 /* See leader.h. The store's claim first (PostgreSQL: its fence row, the stored epoch + 1;

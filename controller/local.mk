@@ -56,9 +56,10 @@ controller_int_tests = tests/test-controller-basic.sh tests/test-controller-reas
 	tests/test-controller-logs.sh
 controller_int_tests += tests/test-controller-fits.sh tests/test-controller-drain-preempt.sh \
 	tests/test-controller-drain-preempt-ebb.sh \
-	tests/test-controller-agent-restart.sh
+	tests/test-controller-agent-restart.sh tests/test-controller-fence-reconcile.sh \
+	tests/test-controller-fresh-store.sh
 TESTS += $(controller_int_tests)
-EXTRA_DIST += $(controller_int_tests) tests/controller/lib.sh
+EXTRA_DIST += $(controller_int_tests) tests/controller/lib.sh tests/controller/fake-agent.sh
 
 dist_man_MANS += man/ebb-controller.8
 EXTRA_DIST += contrib/systemd/ebb-controller.service

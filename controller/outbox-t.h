@@ -62,4 +62,8 @@ typedef struct
   bool retry_busy;
 } ebb_ctl_call_route;
 
+/* The task list of node's agent in the answer to a fence (the "tasks" array of
+ * GET /v1/tasks), to reconcile as a heartbeat's. */
+typedef void (*ebb_ctl_fence_handler) (struct ebb_ctl *c, int node, json_object *tasks);
+
 #endif

@@ -4,7 +4,9 @@
  * task's row does not show), waits here, and leaves at ebb_ctl_flush, the one place where
  * calls are released, after the commit of that transaction. It is retried with backoff
  * while the node is ready, and its answer goes to the handler the scheduler routed its kind
- * to (ebb_ctl_outbox_route; sched-calls.c). */
+ * to (ebb_ctl_outbox_route; sched-calls.c). A node's calls wait until its agent answered this
+ * leader's fence. Over 700 lines: every agent call starts in this file (checked by
+ * tests/test-controller-layers.sh), the fence and the reads included. */
 #include "config.h"
 
 #include <errno.h>
@@ -145,6 +147,13 @@ agent_busy (const ebb_http_result *res)
 
 /* See outbox.h. */
 void
+ebb_ctl_outbox_on_fence (ebb_ctl *c, ebb_ctl_fence_handler fn)
+{
+  c->on_fence = fn;
+}
+
+/* See outbox.h. */
+void
 ebb_ctl_outbox_route (ebb_ctl *c, ebb_ctl_call_kind kind, ebb_ctl_call_handler on_answer,
                       bool retry_busy)
 {
@@ -205,11 +214,55 @@ agent_opts (const ebb_ctl *c)
                                .extra_header = c->epoch_header };
 }
 
+/* k waits for its node's fence (in the order decided; ebb_ctl_flush sends the fence). */
+static void
+call_hold (call *k)
+{
+  ebb_ctl_node *n = k->c->nodes[k->node];
+  if (n->n_held == n->cap_held)
+    {
+      n->cap_held = (uint32_t)ebb_grow_cap (n->cap_held, 16, n->n_held + 1);
+      n->held = ebb_xrealloc (n->held, n->cap_held * sizeof *n->held);
+    }
+  n->held[n->n_held++] = k;
+}
+
+/* Frees node's held calls; ended (their rows in the calls table gone) when end. */
+static void
+held_drop (ebb_ctl *c, int node, bool end)
+{
+  ebb_ctl_node *n = c->nodes[node];
+  for (uint32_t i = 0; i < n->n_held; i++)
+    {
+      if (end)
+        call_end (n->held[i]);
+      call_free (n->held[i]);
+    }
+  free (n->held);
+  n->held = NULL;
+  n->n_held = n->cap_held = 0;
+  n->fence_retry = sd_event_source_disable_unref (n->fence_retry);
+}
+
 static void
 call_start (call *k)
 {
   ebb_ctl *c = k->c;
   ebb_ctl_node *n = c->nodes[k->node];
+  if (n->fence_ok != c->epoch && n->state == NODE_LOST)
+    {
+      /* Dropped as ebb_ctl_outbox_node_reset drops the held ones: the node is fenced again
+       * when it is back, and what its agent reports then is reconciled. */
+      ebb_log_warn ("agent %s: %s: dropped, the node is lost", n->name, k->path);
+      call_end (k);
+      call_free (k);
+      return;
+    }
+  if (n->fence_ok != c->epoch)
+    {
+      call_hold (k);
+      return;
+    }
   k->attempt++;
   c->m.agent_calls++;
   ebb_http_call_opts opts = agent_opts (c);
@@ -284,10 +337,7 @@ ebb_ctl_flush (ebb_ctl *c)
    * fenced before the calls decided for it go out. */
   for (size_t i = 0; i < c->n_nodes; i++)
     if (c->nodes[i]->fenced != c->epoch && c->nodes[i]->url)
-      {
-        c->nodes[i]->fenced = c->epoch;
-        ebb_ctl_send_fence (c, (int)i);
-      }
+      ebb_ctl_send_fence (c, (int)i);
   /* The array is taken first: a call that fails at once may decide new calls, which wait
    * for the next flush. The launches of jobs that just arrived go first, each after the
    * calls decided before it to the same node (the suspension that makes room for it must
@@ -332,6 +382,8 @@ ebb_ctl_calls_free (ebb_ctl *c)
     call_free (c->outbox[i]);
   while (c->retrying)
     call_free (c->retrying);
+  for (size_t i = 0; i < c->n_nodes; i++)
+    held_drop (c, (int)i, false);
   free (c->outbox);
   c->outbox = NULL;
   c->n_outbox = c->cap_outbox = 0;
@@ -361,8 +413,9 @@ send_delete (ebb_ctl *c, const ebb_ctl_task *t, uint64_t generation, int node,
 {
   call *k = call_new (c, kind, t, generation, node);
   cleanup_free char *id = ebb_ctl_task_agent_id (t->job->id, t->idx, generation);
-  /* The request id names the generation and the attempt's purpose: a retry repeats it. */
-  k->path = ebb_xasprintf ("/v1/tasks/%s?request_id=%s-%s%u", id, id,
+  /* The request id names the generation, the leader's epoch and the attempt's purpose: a
+   * retry repeats it; a controller on another store (job ids again from 1) has another epoch. */
+  k->path = ebb_xasprintf ("/v1/tasks/%s?request_id=%s-e%" PRIu64 "-%s%u", id, id, c->epoch,
                            kind == CALL_FORGET ? "F" : "K", t->suspensions);
   /* The policy's KILL leaves the task running in the store until the answer: its row says
    * it was decided. */
@@ -430,11 +483,14 @@ send_op (ebb_ctl *c, ebb_ctl_task *t, uint64_t seq, ebb_ctl_call_kind kind,
       if (booked)
         add_step (b, amount, *booked);
     }
-  /* One request id per operation: the sequence number of the decision that carries it
-   * (committed with it, given by the caller). A count kept in memory would start again after a
-   * restart, and the agent would answer a new RESUME with the reply it kept for an old one. */
+  /* One request id per operation: the leader's epoch and the sequence number of the decision
+   * that carries it (committed with it, given by the caller). A count kept in memory would
+   * start again after a restart, and the sequence numbers of a fresh store too: the agent
+   * would answer a new RESUME with the reply it kept for an old one. A call sent again from
+   * the store keeps its stored id. */
   t->attempts++;
-  cleanup_free char *rid = ebb_xasprintf ("%s-%s%" PRIu64, id, sus ? "S" : "R", seq);
+  cleanup_free char *rid
+      = ebb_xasprintf ("%s-e%" PRIu64 "-%s%" PRIu64, id, c->epoch, sus ? "S" : "R", seq);
   ebb_json_add_string (b, "request_id", rid);
   ebb_json_add_uint64 (b, "generation", t->generation);
   k->amount = amount;
@@ -491,7 +547,7 @@ ebb_ctl_send_launch (ebb_ctl *c, ebb_ctl_task *t, bool is_long, uint64_t cpu_mil
   cleanup_free char *job = ebb_xasprintf ("j%" PRIu64, t->job->id);
   ebb_json_add_string (b, "job", job);
   ebb_json_add_string (b, "class", is_long ? "long" : "short");
-  cleanup_free char *rid = ebb_xasprintf ("%s-L", id);
+  cleanup_free char *rid = ebb_xasprintf ("%s-e%" PRIu64 "-L", id, c->epoch);
   ebb_json_add_string (b, "request_id", rid);
   ebb_json_add_uint64 (b, "generation", t->generation);
   k->body = b;
@@ -530,7 +586,7 @@ ebb_ctl_send_adopt (ebb_ctl *c, ebb_ctl_task *t)
     ebb_json_add_uint64 (b, "cpu_millis", t->cpu_millis);
   if (t->memory_bytes)
     ebb_json_add_uint64 (b, "memory_bytes", t->memory_bytes);
-  cleanup_free char *rid = ebb_xasprintf ("%s-A", id);
+  cleanup_free char *rid = ebb_xasprintf ("%s-e%" PRIu64 "-A", id, c->epoch);
   ebb_json_add_string (b, "request_id", rid);
   ebb_json_add_uint64 (b, "generation", t->generation);
   send_call (c, t, CALL_ADOPT, "/v1/tasks/adopt", b);
@@ -619,20 +675,104 @@ ebb_ctl_outbox_read (ebb_ctl *c, const ebb_ctl_task *t, const char *path, bool n
                                 done, ud, err);
 }
 
-/* The answer to a fence: refused (a newer leader fenced the agent first) deposes us; a
- * failure is only logged, since every call to the agent carries the epoch and raises it too.
- * Its task list is not read here: the agent's heartbeats reconcile the tasks. */
+/* A fence on its way: the answer's node, at the epoch it was sent with. */
+typedef struct
+{
+  ebb_ctl *c;
+  int node;
+  uint64_t epoch;
+} fence_call;
+
+static int
+on_fence_retry (sd_event_source *s, uint64_t usec, void *ud)
+{
+  ebb_ctl *c = ((fence_call *)ud)->c;
+  int node = ((fence_call *)ud)->node;
+  (void)s, (void)usec;
+  ebb_ctl_node *n = c->nodes[node];
+  n->fence_retry = sd_event_source_disable_unref (n->fence_retry); /* frees ud */
+  if (ebb_ctl_leading (c) && !c->stopping && n->state != NODE_LOST)
+    ebb_ctl_send_fence (c, node);
+  return 0;
+}
+
+/* A fence that failed goes again with the calls' backoff, until it is answered or the node is
+ * lost (ebb_ctl_outbox_node_reset). */
+static void
+fence_retry (ebb_ctl *c, int node, const char *why)
+{
+  ebb_ctl_node *n = c->nodes[node];
+  ebb_log_warn ("fence of %s at epoch %" PRIu64 " failed: %s; its %u calls wait", n->name, c->epoch,
+                why, n->n_held);
+  unsigned a = n->fence_attempt++;
+  uint64_t d = RETRY_MIN_USEC << (a < 16 ? a : 16);
+  if (d > c->cfg->retry_max_usec)
+    d = c->cfg->retry_max_usec;
+  fence_call *f = ebb_xcalloc (1, sizeof *f);
+  *f = (fence_call){ c, node, c->epoch };
+  n->fence_retry = sd_event_source_disable_unref (n->fence_retry);
+  if (sd_event_add_time_relative (c->event, &n->fence_retry, CLOCK_MONOTONIC, d, 1000,
+                                  on_fence_retry, f)
+      < 0)
+    free (f);
+  else
+    sd_event_source_set_destroy_callback (n->fence_retry, free);
+}
+
+/* The fence was answered: the agent's task list is reconciled (the handler routed to it), then
+ * the calls held for the node go out, in the order decided. */
+static void
+fence_answered (ebb_ctl *c, int node, json_object *answer)
+{
+  ebb_ctl_node *n = c->nodes[node];
+  json_object *tasks = NULL, *name = NULL;
+  n->fence_ok = c->epoch;
+  n->fence_attempt = 0;
+  if (answer && json_object_object_get_ex (answer, "node", &name)
+      && (!json_object_is_type (name, json_type_string)
+          || strcmp (json_object_get_string (name), n->name) != 0))
+    ebb_log_warn ("fence of %s: the agent at %s is node %s: its tasks not read", n->name, n->url,
+                  json_object_get_string (name));
+  else if (c->on_fence && answer && json_object_object_get_ex (answer, "tasks", &tasks)
+           && json_object_is_type (tasks, json_type_array))
+    c->on_fence (c, node, tasks);
+  call **held = n->held;
+  uint32_t nh = n->n_held;
+  n->held = NULL;
+  n->n_held = n->cap_held = 0;
+  for (uint32_t i = 0; i < nh; i++)
+    call_start (held[i]);
+  free (held);
+}
+
+/* The answer to a fence: refused (a newer leader fenced the agent first) deposes us; a 200
+ * releases the node (fence_answered); a 404 (an agent of a version without /v1/fence) releases
+ * it too, its calls carrying the epoch anyway; anything else is tried again. */
 static void
 on_fence_done (ebb_http_result *res, const ebb_error *err, void *ud)
 {
-  ebb_ctl *c = ud;
-  if (err && err->code == ECANCELED)
+  fence_call f = *(fence_call *)ud;
+  free (ud);
+  ebb_ctl *c = f.c;
+  if ((err && err->code == ECANCELED) || f.epoch != c->epoch || !ebb_ctl_leading (c))
     return;
+  ebb_ctl_node *n = c->nodes[f.node];
   if (!err && agent_stale (res))
     ebb_ctl_depose (c, "an agent refused the fence: a newer leader fenced it");
-  else if (err || res->status != 200)
-    ebb_log_warn ("fence of an agent at epoch %" PRIu64 " failed: %s", c->epoch,
-                  err ? err->msg : res->body);
+  else if (n->state == NODE_LOST || n->fenced != c->epoch)
+    return; /* lost (meanwhile): fenced again when it is back (ebb_ctl_outbox_node_reset) */
+  else if (!err && (res->status == 200 || res->status == 404))
+    {
+      if (res->status == 404)
+        ebb_log_warn ("node %s does not know POST /v1/fence: its calls go out unfenced", n->name);
+      fence_answered (c, f.node, res->status == 200 ? res->json : NULL);
+    }
+  else
+    {
+      cleanup_free char *why
+          = err ? ebb_xstrdup (err->msg) : ebb_xasprintf ("HTTP %ld", res->status);
+      fence_retry (c, f.node, why);
+    }
 }
 
 /* See outbox.h. */
@@ -648,9 +788,28 @@ ebb_ctl_send_fence (ebb_ctl *c, int node)
   if (c->election && c->advertise_url)
     ebb_json_add_string (body, "leader", c->advertise_url);
   cleanup_error ebb_error *err = NULL;
-  if (ebb_http_client_start (c->client, "POST", n->url, "/v1/fence", body, &opts, on_fence_done, c,
+  fence_call *f = ebb_xcalloc (1, sizeof *f);
+  *f = (fence_call){ c, node, c->epoch };
+  n->fenced = c->epoch;
+  if (ebb_http_client_start (c->client, "POST", n->url, "/v1/fence", body, &opts, on_fence_done, f,
                              &err)
       < 0)
-    ebb_log_warn ("fence of %s: %s", n->name, ebb_error_msg (&err));
+    {
+      free (f);
+      fence_retry (c, node, ebb_error_msg (&err));
+    }
   json_object_put (body);
+}
+
+/* See outbox.h. */
+void
+ebb_ctl_outbox_node_reset (ebb_ctl *c, int node)
+{
+  ebb_ctl_node *n = c->nodes[node];
+  if (n->n_held)
+    ebb_log_warn ("node %s lost before its fence was answered: %u calls dropped", n->name,
+                  n->n_held);
+  held_drop (c, node, true);
+  n->fenced = n->fence_ok = 0;
+  n->fence_attempt = 0;
 }

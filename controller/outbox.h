@@ -47,9 +47,18 @@ void ebb_ctl_send_adopt (ebb_ctl *c, ebb_ctl_task *t);
  * states: a task suspended so owes its RESUME). */
 void ebb_ctl_replay_calls (ebb_ctl *c);
 /* POST /v1/fence {"epoch"} to node (which has its URL), at once: the agent raises its
- * epoch, so a deposed leader's late calls are refused from then on. ebb_ctl_flush sends it
- * to every node not fenced at our epoch yet. Not a decision: nothing is stored. */
+ * epoch, so a deposed leader's late calls are refused from then on, and answers its task
+ * list, which goes to the handler of ebb_ctl_outbox_on_fence (fence and reconcile in one
+ * round trip). ebb_ctl_flush sends it to every node not fenced at our epoch yet; the node's
+ * calls wait until it is answered (a failure: sent again with backoff). Not a decision:
+ * nothing is stored. */
 void ebb_ctl_send_fence (ebb_ctl *c, int node);
+/* A fence's task list goes to fn. */
+void ebb_ctl_outbox_on_fence (ebb_ctl *c, ebb_ctl_fence_handler fn);
+/* node is lost, or back from lost: the calls still waiting for its fence are dropped (ended,
+ * as a call given up on a lost node) and the next flush fences it again (a lost node's fence
+ * answer is not read: the one after its return is). */
+void ebb_ctl_outbox_node_reset (ebb_ctl *c, int node);
 /* Frees the calls not started yet (at exit). */
 void ebb_ctl_calls_free (ebb_ctl *c);
 

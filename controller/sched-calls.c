@@ -151,4 +151,6 @@ ebb_ctl_sched_calls_route (ebb_ctl *c)
   ebb_ctl_outbox_route (c, CALL_ADOPT, on_adopt, false);
   ebb_ctl_outbox_route (c, CALL_HOLD, on_policy_call, true);
   ebb_ctl_outbox_route (c, CALL_RELEASE, on_policy_call, true);
+  /* A new leader learns a node's tasks in its fence's answer, not a heartbeat later. */
+  ebb_ctl_outbox_on_fence (c, ebb_ctl_reconcile_tasks);
 }

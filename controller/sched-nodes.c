@@ -228,7 +228,10 @@ hb_node (ebb_ctl *c, const char *name, json_object *body, int *idx, ebb_error **
        * epoch, so that commands and reports of the old one are told apart. */
       n->epoch++;
       if (n->state == NODE_LOST)
-        n->state = NODE_READY;
+        {
+          n->state = NODE_READY;
+          ebb_ctl_outbox_node_reset (c, *idx); /* fenced again, its tasks read in the answer */
+        }
       changed = true;
       ebb_log_notice ("node %s: ready (epoch %" PRIu64 ", %u slots)", name, n->epoch, slots);
     }
@@ -265,23 +268,29 @@ ebb_ctl_heartbeat (ebb_ctl *c, const char *name, json_object *body, ebb_error **
     return -EBB_EPARSE;
   c->m.heartbeats++;
   json_object *tasks = NULL;
-  /* What the report changes is committed with the rest of the loop iteration (before any
-   * call it decides goes out); lost in a crash, it is reported again. */
-  if (json_object_object_get_ex (body, "tasks", &tasks))
+  json_object_object_get_ex (body, "tasks", &tasks);
+  ebb_ctl_reconcile_tasks (c, idx, tasks);
+  return 0;
+}
+
+/* See sched.h. What the report changes is committed with the rest of the loop iteration
+ * (before any call it decides goes out); lost in a crash, it is reported again. */
+void
+ebb_ctl_reconcile_tasks (ebb_ctl *c, int node, json_object *tasks)
+{
+  size_t n = tasks && json_object_is_type (tasks, json_type_array)
+                 ? json_object_array_length (tasks)
+                 : 0;
+  for (size_t i = 0; i < n; i++)
     {
-      size_t n = json_object_array_length (tasks);
-      for (size_t i = 0; i < n; i++)
-        {
-          uint64_t job = 0;
-          uint32_t tidx = 0;
-          json_object *o = json_object_array_get_idx (tasks, i);
-          if (json_object_is_type (o, json_type_object))
-            hb_task (c, idx, o, &job, &tidx);
-        }
+      uint64_t job = 0;
+      uint32_t tidx = 0;
+      json_object *o = json_object_array_get_idx (tasks, i);
+      if (json_object_is_type (o, json_type_object))
+        hb_task (c, node, o, &job, &tidx);
     }
   if (c->rebuild_wanted || !c->pol)
     ebb_ctl_rebuild (c);
-  return 0;
 }
 
 /* See ctl.h. */

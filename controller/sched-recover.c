@@ -180,6 +180,7 @@ ebb_ctl_lose_node (ebb_ctl *c, int idx, const char *why)
   ebb_log_warn ("node %s lost: %s", n->name, why);
   n->state = NODE_LOST;
   n->epoch++;
+  ebb_ctl_outbox_node_reset (c, idx);
   ebb_ctl_store_node (c, n);
   for (uint32_t s = 0; s < c->n_slots; s++)
     if (c->slots[s].node == idx)

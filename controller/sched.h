@@ -164,6 +164,10 @@ void ebb_ctl_kill_job (ebb_ctl *c, ebb_ctl_job *j);
 /* Applies a node's heartbeat (capacity, URL, task states). Returns 0, or negative with
  * *err for a malformed report (nothing changed). */
 int ebb_ctl_heartbeat (ebb_ctl *c, const char *name, json_object *body, ebb_error **err);
+/* The task list node's agent reported (a heartbeat's, or its answer to this leader's fence:
+ * tasks NULL for none) against what this controller decided: states taken, stale copies
+ * fenced off by DELETE, held-suspended tasks suspended again (ebb_ctl_reconcile_task). */
+void ebb_ctl_reconcile_tasks (ebb_ctl *c, int node, json_object *tasks);
 /* Routes (sched-calls.c) the answers of the agent calls of every kind to the scheduler's
  * handlers (ebb_ctl_outbox_route); called once when the controller is set up. */
 void ebb_ctl_sched_calls_route (ebb_ctl *c);

@@ -4,6 +4,7 @@
 noinst_LIBRARIES += lib/libebb-common.a
 lib_libebb_common_a_SOURCES = \
 	lib/util.h lib/util.c \
+	lib/file.h lib/file.c \
 	lib/error.h lib/error.c \
 	lib/log.h lib/log.c \
 	lib/time.h lib/time.c \

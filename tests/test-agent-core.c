@@ -22,6 +22,7 @@
 #include "agent/request.h"
 #include "agent/task.h"
 #include "lib/conf.h"
+#include "lib/file.h"
 #include "lib/json.h"
 #include "lib/time.h"
 #include "lib/util.h"
@@ -616,12 +617,12 @@ test_journal_files (void)
   CU_ASSERT (faccessat (fd, "..hidden-id.json.tmp", F_OK, 0) < 0);
   /* Crash leftovers: a temp file (removed), a damaged record (moved aside), a record whose
    * id does not match its name (moved aside). */
-  CU_ASSERT_EQUAL (ebb_agent_write_atomic (fd, ".x.json.tmp", "{garbage", &err), 0);
-  CU_ASSERT_EQUAL (ebb_agent_write_atomic (fd, "broken.json", "{\"version\":1,", &err), 0);
-  CU_ASSERT_EQUAL (ebb_agent_write_atomic (fd, "other.json",
-                                           "{\"version\":1,\"id\":\"zzz\",\"state\":\"running\","
-                                           "\"source\":\"launched\"}",
-                                           &err),
+  CU_ASSERT_EQUAL (ebb_file_write_atomic (fd, ".x.json.tmp", "{garbage", &err), 0);
+  CU_ASSERT_EQUAL (ebb_file_write_atomic (fd, "broken.json", "{\"version\":1,", &err), 0);
+  CU_ASSERT_EQUAL (ebb_file_write_atomic (fd, "other.json",
+                                          "{\"version\":1,\"id\":\"zzz\",\"state\":\"running\","
+                                          "\"source\":\"launched\"}",
+                                          &err),
                    0);
   n_loaded = 0;
   CU_ASSERT_EQUAL (ebb_agent_journal_load (fd, count_loaded, NULL, &err), 1);
@@ -634,7 +635,7 @@ test_journal_files (void)
   n_loaded = 0;
   CU_ASSERT_EQUAL (ebb_agent_journal_load (fd, count_loaded, NULL, &err), 0);
   /* A write into a directory that is not writable fails and leaves nothing behind. */
-  CU_ASSERT (ebb_agent_write_atomic (-1, "x.json", "{}", &err) < 0);
+  CU_ASSERT (ebb_file_write_atomic (-1, "x.json", "{}", &err) < 0);
   CU_ASSERT_PTR_NOT_NULL (err);
   ebb_error_free (&err);
   ebb_agent_task_free (t);

@@ -414,7 +414,8 @@ test_store_calls (void)
   ebb_ctl_store_commit (c);
   nv = ebb_ctl_store_calls (c, &v);
   bool found = false;
-  cleanup_free char *rid = ebb_xasprintf ("\"j9-t3-g1-S%" PRIu64 "\"", seq);
+  /* ... and the leader's epoch, so a controller on a fresh store cannot reuse it. */
+  cleanup_free char *rid = ebb_xasprintf ("\"j9-t3-g1-e%" PRIu64 "-S%" PRIu64 "\"", c->epoch, seq);
   for (size_t i = 0; i < nv; i++)
     if (v[i].job == 9 && v[i].idx == 3)
       found = v[i].seq == seq && v[i].body && strstr (v[i].body, rid);
@@ -509,6 +510,50 @@ test_heartbeat_fence (void)
              && strcmp (json_object_get_string (v), "nx") == 0);
   json_object_put (d);
   ebb_ctl_store_commit (c);
+  ctlfix_ctl_del (c);
+}
+
+/* A node's calls wait for its fence (outbox.c): held after the flush that sends the fence,
+ * dropped when the node is lost before the answer (and its fence sent again when back), and
+ * a call decided for a lost node is dropped at once. The fence goes to a socket that does not
+ * exist: its answer never comes while the loop does not run. */
+static void
+test_calls_wait_for_fence (void)
+{
+  fresh_store ();
+  ebb_ctl_config cfg;
+  ebb_ctl *c = ctl_new (&cfg);
+  CU_ASSERT_EQUAL_FATAL (sd_event_new (&c->event), 0);
+  c->client = ebb_http_client_new (c->event, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL (c->client);
+  c->epoch = 5;
+  cleanup_free char *url = ebb_xasprintf ("unix:%s/none.sock", ctlfix_dir);
+  CU_ASSERT_EQUAL_FATAL (ebb_ctl_add_node (c, node_new ("nf", url)), 0);
+  ebb_ctl_node *n = c->nodes[c->n_nodes - 1];
+  int idx = (int)c->n_nodes - 1;
+  n->state = NODE_READY;
+  ebb_ctl_job *j = ctlfix_job_new (77, "j", CLS_LONG, 1);
+  ebb_ctl_send_delete (c, &j->tasks[0], 1, idx, CALL_FORGET);
+  ebb_ctl_send_delete (c, &j->tasks[0], 2, idx, CALL_FORGET);
+  ebb_ctl_flush (c);
+  CU_ASSERT_EQUAL (n->fenced, 5);
+  CU_ASSERT_EQUAL (n->fence_ok, 0);
+  CU_ASSERT_EQUAL_FATAL (n->n_held, 2);
+  CU_ASSERT_STRING_EQUAL (n->held[0]->path, "/v1/tasks/j77-t0-g1?request_id=j77-t0-g1-e5-F0");
+  CU_ASSERT_EQUAL (n->held[1]->generation, 2); /* in the order decided */
+  CU_ASSERT_EQUAL (j->ncalls, 2);
+  /* Lost before the answer: dropped, and fenced again at the next flush. */
+  n->state = NODE_LOST;
+  ebb_ctl_outbox_node_reset (c, idx);
+  CU_ASSERT_EQUAL (n->n_held, 0);
+  CU_ASSERT_EQUAL (n->fenced, 0);
+  ebb_ctl_send_delete (c, &j->tasks[0], 3, idx, CALL_FORGET);
+  ebb_ctl_flush (c);
+  CU_ASSERT_EQUAL (n->fenced, 5);
+  CU_ASSERT_EQUAL (n->n_held, 0);   /* decided for a lost node: dropped, not held */
+  ebb_http_client_free (c->client); /* the fences end (ECANCELED) */
+  c->client = NULL;
+  ebb_ctl_job_free (j);
   ctlfix_ctl_del (c);
 }
 
@@ -1214,6 +1259,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_store_calls),
   EBB_CU_TEST (test_heartbeat_validation),
   EBB_CU_TEST (test_heartbeat_fence),
+  EBB_CU_TEST (test_calls_wait_for_fence),
   EBB_CU_TEST (test_exit_before_launch_answer),
   EBB_CU_TEST (test_adopt_validation),
   EBB_CU_TEST (test_index_counters),

@@ -1,9 +1,12 @@
 #include "config.h"
+#include "lib/file.h"
 #include "lib/util.h"
 #include "tests/cu.h"
 
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 
 static void
 test_id_validation (void)
@@ -90,8 +93,64 @@ test_grow_cap (void)
   CU_ASSERT_EQUAL (ebb_grow_cap (3, 16, 100), 192);
 }
 
+/* Returns the text of dirfd/name (static buffer), or NULL. */
+static const char *
+read_small (int dirfd, const char *name)
+{
+  static char buf[256];
+  cleanup_close int fd = openat (dirfd, name, O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd >= 0 ? read (fd, buf, sizeof buf - 1) : -1;
+  if (n < 0)
+    return NULL;
+  buf[n] = '\0';
+  return buf;
+}
+
+static void
+test_file_write_atomic (void)
+{
+  char dir[] = "/tmp/ebb-test-file-XXXXXX";
+  CU_ASSERT_FATAL (mkdtemp (dir) != NULL);
+  cleanup_close int dfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  CU_ASSERT_FATAL (dfd >= 0);
+  ebb_error *err = NULL;
+  CU_ASSERT_EQUAL (ebb_file_write_atomic (dfd, "a", "one\n", &err), 0);
+  CU_ASSERT_EQUAL (ebb_file_write_atomic (dfd, "a", "two\n", &err), 0);
+  CU_ASSERT_STRING_EQUAL (read_small (dfd, "a"), "two\n");
+  /* keep_fd: renamed, the descriptor handed over for a later fsync. */
+  int fd = -1;
+  CU_ASSERT_EQUAL (ebb_file_write_atomic_fd (dfd, "b", "b\n", &fd, &err), 0);
+  CU_ASSERT (fd >= 0);
+  CU_ASSERT_EQUAL (fsync (fd), 0);
+  close (fd);
+  CU_ASSERT_STRING_EQUAL (read_small (dfd, "b"), "b\n");
+  /* A failed rename (the final name is a non-empty directory) leaves no temp file. */
+  CU_ASSERT_EQUAL (mkdirat (dfd, "c", 0700), 0);
+  int xfd = openat (dfd, "c/x", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  CU_ASSERT (xfd >= 0);
+  close (xfd);
+  CU_ASSERT (ebb_file_write_atomic (dfd, "c", "lost\n", &err) < 0);
+  CU_ASSERT_PTR_NOT_NULL (err);
+  ebb_error_free (&err);
+  CU_ASSERT (faccessat (dfd, ".c.tmp", F_OK, 0) < 0 && errno == ENOENT);
+  /* The same through a path, as the controller writes its epoch file. */
+  cleanup_free char *path = ebb_xasprintf ("%s/c", dir);
+  CU_ASSERT (ebb_file_write_atomic_path (path, "lost\n", &err) < 0);
+  ebb_error_free (&err);
+  CU_ASSERT (faccessat (dfd, ".c.tmp", F_OK, 0) < 0 && errno == ENOENT);
+  cleanup_free char *apath = ebb_xasprintf ("%s/a", dir);
+  CU_ASSERT_EQUAL (ebb_file_write_atomic_path (apath, "three\n", &err), 0);
+  CU_ASSERT_STRING_EQUAL (read_small (dfd, "a"), "three\n");
+  unlinkat (dfd, "c/x", 0);
+  unlinkat (dfd, "c", AT_REMOVEDIR);
+  unlinkat (dfd, "a", 0);
+  unlinkat (dfd, "b", 0);
+  rmdir (dir);
+}
+
 static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_grow_cap),
+  EBB_CU_TEST (test_file_write_atomic),
   EBB_CU_TEST (test_daemon_block_signals),
   EBB_CU_TEST (test_id_validation),
   EBB_CU_TEST (test_cleanup_closes_and_steal_keeps),
