@@ -99,9 +99,11 @@ tests_controller_fleet_CFLAGS = $(EBB_CTL_CFLAGS)
 # The agent's epoch parser (agent/fence.c).
 tests_controller_fleet_LDADD = $(EBB_AGENT_LIBS)
 EXTRA_DIST += bench/controller-bench.sh bench/controller-bench.txt bench/ha-store.sh
-# Its epoch-checking nodes and stats file against a restarted controller (issue 20).
-TESTS += tests/controller/test-fleet-epoch.sh
-EXTRA_DIST += tests/controller/test-fleet-epoch.sh
+# Its epoch-checking nodes and stats file against a restarted controller, and its nodes
+# following the leader of 3 controllers on etcd through a kill -9 (issue 20).
+fleet_tests = tests/controller/test-fleet-epoch.sh tests/controller/test-fleet-follow.sh
+TESTS += $(fleet_tests)
+EXTRA_DIST += $(fleet_tests)
 bench-controller: ebb-controller tests/controller/fleet
 	EBB_TOP_BUILDDIR='$(abs_top_builddir)' bash $(srcdir)/bench/controller-bench.sh
 .PHONY: bench-controller

@@ -151,6 +151,7 @@ stats_json (void)
   ebb_json_add_uint64 (o, "heartbeats_ok", k->hb_ok);
   ebb_json_add_uint64 (o, "heartbeats_failed", k->hb_err);
   ebb_json_add_uint64 (o, "heartbeats_followed", k->hb_followed);
+  ebb_json_add_uint64 (o, "heartbeats_moved", k->hb_next);
   json_object *r = json_object_new_object ();
   for (size_t i = 0; i < k->n_refused; i++)
     {

@@ -10,7 +10,7 @@
  * stale_leader, a higher one raises it, and POST /nK/v1/fence raises it and answers the
  * node's tasks. CONTROLLER-URL may be a list URL,URL,...: each node's heartbeats go to one of
  * them, follow a standby's 503 not_leader "leader" and a fence's "leader" at once, and move to
- * the next of the list when a call fails (retried after 0.5 s).
+ * the next of the list when a call fails (retried after 0.5 s, doubling up to 2 s).
  *
  * With EBB_FLEET_STATS=FILE the fleet writes its counters (fleet-stats.c) to FILE as one JSON
  * object, atomically, on SIGUSR1 and at exit: nodes, calls_accepted, calls_refused_stale,
@@ -18,7 +18,8 @@
  * acted below the node's highest epoch seen, counted apart from the refusal: must stay 0),
  * epoch_min, epoch_max (over nodes that saw one; 0: none), tasks_live, launches,
  * duplicate_live (job-tasks, any generation, live on two nodes at once at some moment),
- * heartbeats_ok, heartbeats_failed, heartbeats_followed, and refused_by_epoch {"E": count}
+ * heartbeats_ok, heartbeats_failed, heartbeats_followed (to a leader a standby named),
+ * heartbeats_moved (to the next URL of the list), and refused_by_epoch {"E": count}
  * (calls and fences refused, by their epoch).
  *
  * Flood mode (FLOOD-TASKS-PER-SEC > 0): after the first heartbeat of every node, submits
@@ -50,7 +51,10 @@
 #include "lib/util.h"
 #include "tests/controller/fleet.h"
 
-#define RETRY_USEC 500000 /* a failed heartbeat is tried again (on the next URL) after this */
+/* A failed heartbeat is tried again (on the next URL) after a backoff that doubles from the
+ * minimum to the maximum, as the agent's with a list of controllers (agent/heartbeat.c). */
+#define BACKOFF_MIN_USEC 500000ULL
+#define BACKOFF_MAX_USEC 2000000ULL
 
 fleet F;
 
@@ -64,14 +68,8 @@ static struct
   char *body;
 } Fl;
 
-/* Failed heartbeats tried again after RETRY_USEC: a ring in the order of failure (so in the
- * order due), each node at most once. */
-static struct
-{
-  uint32_t *node, head, len;
-  uint64_t *due;
-  bool *queued;
-} R;
+/* Nodes whose heartbeat failed, waiting for their vnode.retry_at_usec. */
+static uint32_t n_retrying;
 
 static const char *
 target (const vnode *n)
@@ -91,15 +89,17 @@ fleet_heartbeat_soon (uint32_t k)
   F.now_q[(F.now_head + F.now_len++) % F.n] = k;
 }
 
+/* A retry of node n's heartbeat after its backoff: the shortest when a standby named a new
+ * leader (two standbys naming each other during a handover cannot make it spin), else
+ * doubled. */
 static void
-retry_later (uint32_t k)
+retry_later (vnode *n, bool named)
 {
-  if (R.queued[k])
-    return;
-  R.queued[k] = true;
-  uint32_t i = (R.head + R.len++) % F.n;
-  R.node[i] = k;
-  R.due[i] = ebb_now_usec () + RETRY_USEC;
+  uint64_t b = n->backoff_usec && !named ? 2 * n->backoff_usec : BACKOFF_MIN_USEC;
+  n->backoff_usec = b > BACKOFF_MAX_USEC ? BACKOFF_MAX_USEC : b;
+  if (!n->retry_at_usec)
+    n_retrying++;
+  n->retry_at_usec = ebb_now_usec () + n->backoff_usec;
 }
 
 /* The leader a standby's 503 not_leader names, or NULL. */
@@ -119,7 +119,7 @@ named_leader (const ebb_http_result *res)
 /* A failed heartbeat of node n (agent/heartbeat.c follow()): to the leader a standby named
  * (not plain http: the token would go in clear), else to the next URL of the list. */
 static void
-follow (vnode *n, uint32_t k, const ebb_http_result *res)
+follow (vnode *n, const ebb_http_result *res)
 {
   const char *leader = named_leader (res);
   bool again = leader && strncmp (leader, "http://", 7) != 0
@@ -128,14 +128,13 @@ follow (vnode *n, uint32_t k, const ebb_http_result *res)
   n->leader = again ? ebb_xstrdup (leader) : NULL;
   n->route_gen++;
   if (again)
+    F.k.hb_followed++;
+  else
     {
-      F.k.hb_followed++;
-      fleet_heartbeat_soon (k);
-      return;
+      n->ctl_idx = (n->ctl_idx + 1) % F.n_ctls;
+      F.k.hb_next++;
     }
-  n->ctl_idx = (n->ctl_idx + 1) % F.n_ctls;
-  F.k.hb_next++;
-  retry_later (k);
+  retry_later (n, again);
 }
 
 /* Which heartbeat an answer is for: the node, and its route when the heartbeat left. */
@@ -153,6 +152,7 @@ hb_done (ebb_http_result *res, const ebb_error *err, void *ud)
   if (!err && res->status == 200)
     {
       F.k.hb_ok++;
+      n->backoff_usec = 0;
       if (!F.submit_to || strcmp (F.submit_to, target (n)) != 0)
         {
           free (F.submit_to);
@@ -164,7 +164,7 @@ hb_done (ebb_http_result *res, const ebb_error *err, void *ud)
   if (err && err->code == ECANCELED)
     return;
   if (c.gen == n->route_gen) /* else a fence moved the heartbeats since this one left */
-    follow (n, c.k, err ? NULL : res);
+    follow (n, err ? NULL : res);
 }
 
 static void
@@ -267,14 +267,13 @@ send_queued (uint64_t now)
       F.nodes[k].queued_now = false;
       heartbeat (k);
     }
-  while (R.len && R.due[R.head] <= now && ebb_http_client_pending (F.cli) < 2000)
-    {
-      uint32_t k = R.node[R.head];
-      R.head = (R.head + 1) % F.n;
-      R.len--;
-      R.queued[k] = false;
-      heartbeat (k);
-    }
+  for (uint32_t k = 0; n_retrying && k < F.n && ebb_http_client_pending (F.cli) < 2000; k++)
+    if (F.nodes[k].retry_at_usec && F.nodes[k].retry_at_usec <= now)
+      {
+        F.nodes[k].retry_at_usec = 0;
+        n_retrying--;
+        heartbeat (k);
+      }
 }
 
 /* Every 10 ms: the queued heartbeats, and the share of the fleet due in this slice of the
@@ -376,9 +375,6 @@ main (int argc, char **argv)
     return fprintf (stderr, "fleet: %s\n", ebb_error_msg (&err)), 2;
   F.nodes = ebb_xcalloc (F.n, sizeof *F.nodes);
   F.now_q = ebb_xcalloc (F.n, sizeof *F.now_q);
-  R.node = ebb_xcalloc (F.n, sizeof *R.node);
-  R.due = ebb_xcalloc (F.n, sizeof *R.due);
-  R.queued = ebb_xcalloc (F.n, sizeof *R.queued);
   sd_event_default (&F.ev);
   const char *listen[] = { "127.0.0.1:0", NULL };
   ebb_http_server_config hc = { .listen = listen,

@@ -41,7 +41,8 @@ typedef struct
    * heartbeat sent before does not move them again. */
   char *leader;
   uint32_t ctl_idx, route_gen;
-  bool queued_now; /* in the queue of heartbeats sent at the next tick */
+  uint64_t backoff_usec, retry_at_usec; /* a failed heartbeat's retry (0: none) */
+  bool queued_now;                      /* in the queue of heartbeats sent at the next tick */
 } vnode;
 
 typedef struct

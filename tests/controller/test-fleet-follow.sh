@@ -1,0 +1,123 @@
+#!/bin/sh
+# The fleet emulator follows the leader (tests/controller/fleet.c, issue 20): 3 controllers on
+# a 3-member etcd (tests/ha/etcd.sh; each its own SQLite store: what is checked here is
+# where the heartbeats go and the fences, not the jobs), on unix sockets, and a fleet of
+# 200 virtual nodes given the list standby,standby,leader. Every node follows a standby's
+# 503 not_leader to the leader, which fences it; after kill -9 of the leader each node's
+# heartbeat fails, moves along the list (a standby names the new leader, or is it), and the
+# new leader fences every node at its higher epoch (the time from the kill is printed); a
+# fence sent by hand at the dead leader's epoch is refused and counted by that epoch.
+. "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
+FLEET_BIN="$EBB_TOP_BUILDDIR/tests/controller/fleet"
+[ -x "$FLEET_BIN" ] || skip "no $FLEET_BIN"
+command -v openssl >/dev/null || skip "needs openssl"
+command -v etcd >/dev/null && command -v etcdctl >/dev/null ||
+  skip "needs etcd and etcdctl (scripts/install-deps.sh)"
+. "$EBB_TOP_SRCDIR/tests/ha/etcd.sh"
+N=200
+STATS="$TMP/fleet-stats.json"
+FLEET_PID= HA_PIDS=
+follow_cleanup () {
+  [ -n "$FLEET_PID" ] && kill -9 "$FLEET_PID" 2>/dev/null
+  for p in $HA_PIDS; do kill -9 "$p" 2>/dev/null; done
+  etcd_stop
+  if [ "$FAILED" != 0 ]; then
+    for f in "$TMP"/c?.log "$TMP/fleet.err"; do [ -f "$f" ] && { echo "--- $f"; tail -15 "$f"; }; done
+  fi
+  ctl_cleanup
+}
+trap follow_cleanup EXIT
+now_ms () { date +%s%3N; }
+
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+  -keyout "$TMP/key.pem" -out "$TMP/cert.pem" -days 2 -subj /CN=localhost \
+  -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1 || skip "openssl req failed"
+etcd_start "$TMP/etcd" || { fail "etcd did not start"; exit 1; }
+
+# start_ha N: controller cN on $TMP/cN.sock (advertised so), its log $TMP/cN.log.
+start_ha () {
+  "$CTL_BIN" --listen "unix:$TMP/c$1.sock" --advertise-url "unix:$TMP/c$1.sock" \
+    --state-dir "$TMP/c$1-state" --token-file "$TOKEN_FILE" --tick 200ms --policy fifo \
+    --agent-ca "$TMP/cert.pem" --node-timeout 60s --etcd "$ETCD_ENDPOINTS" >>"$TMP/c$1.log" 2>&1 &
+  eval "PID_C$1=$!"
+  HA_PIDS="$HA_PIDS $!"
+}
+# role_is N ROLE SECONDS: waits until controller cN says role ROLE (its answer in $TMP/body).
+role_is () { CSOCK="$TMP/c$1.sock"; wait_for "$3" ".role == \"$2\"" /v1/cluster; }
+stats () {
+  rm -f "$STATS"
+  kill -USR1 "$FLEET_PID"
+  _w=0
+  while [ ! -s "$STATS" ] && [ $_w -lt 100 ]; do sleep 0.05; _w=$((_w + 1)); done
+}
+st () { jq -c -r "$1" "$STATS"; }
+wait_stats () {
+  _end=$(( $(date +%s) + $1 ))
+  while [ "$(date +%s)" -le "$_end" ]; do
+    stats
+    jq -e "$2" "$STATS" >/dev/null 2>&1 && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
+start_ha 1
+role_is 1 leader 15 || { fail "c1 does not lead: $(cat "$TMP/body")"; exit 1; }
+EP1=$(jq .leader.epoch "$TMP/body")
+start_ha 2
+start_ha 3
+role_is 2 standby 10 && role_is 3 standby 10 || fail "c2, c3 do not stand by: $(cat "$TMP/body")"
+
+EBB_FLEET_STATS=$STATS EBB_FLEET_TLS_CERT=$TMP/cert.pem EBB_FLEET_TLS_KEY=$TMP/key.pem \
+  "$FLEET_BIN" "unix:$TMP/c2.sock,unix:$TMP/c3.sock,unix:$TMP/c1.sock" $N "$TOKEN_FILE" 1 2000 \
+  >"$TMP/fleet.out" 2>"$TMP/fleet.err" &
+FLEET_PID=$!
+i=0
+while [ ! -s "$TMP/fleet.out" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+NODES_URL=$(head -1 "$TMP/fleet.out")
+CSOCK=$TMP/c1.sock
+wait_for 30 ".nodes.ready == $N" /v1/cluster || fail "c1: not every node ready: $(cat "$TMP/body")"
+wait_stats 20 ".fences == $N and .epoch_min == $EP1 and .epoch_max == $EP1" ||
+  fail "c1 fenced $(st .fences) of $N nodes, epochs $(st .epoch_min)..$(st .epoch_max)"
+[ "$(st .heartbeats_followed)" -ge $N ] ||
+  fail "heartbeats followed a standby's answer $(st .heartbeats_followed) times, fewer than $N"
+[ "$FAILED" = 0 ] &&
+  ok "$N nodes told standby-first followed c1 (epoch $EP1; $(st .heartbeats_followed) heartbeats followed a 503 not_leader)"
+
+# kill -9 of the leader: every node fenced by the next one.
+t0=$(now_ms)
+kill -9 "$PID_C1"
+NEW=
+i=0
+while [ -z "$NEW" ] && [ $i -lt 150 ]; do
+  for n in 2 3; do
+    CSOCK=$TMP/c$n.sock
+    capi GET /v1/cluster
+    [ "$STATUS" = 200 ] && [ "$(field .role)" = leader ] && NEW=$n && break
+  done
+  [ -n "$NEW" ] || sleep 0.1
+  i=$((i + 1))
+done
+[ -n "$NEW" ] || { fail "no controller leads after the kill"; exit 1; }
+EP2=$(field .leader.epoch)
+t_lead=$(now_ms)
+[ "$EP2" -gt "$EP1" ] || fail "the new leader's epoch $EP2 is not above $EP1"
+wait_stats 30 ".fences == 2 * $N and .epoch_min == $EP2 and .epoch_max == $EP2" ||
+  fail "after the kill: $(st .fences) fences, epochs $(st .epoch_min)..$(st .epoch_max)"
+t_fenced=$(now_ms)
+CSOCK=$TMP/c$NEW.sock
+wait_for 20 ".nodes.ready == $N" /v1/cluster || fail "c$NEW: not every node ready: $(cat "$TMP/body")"
+[ "$FAILED" = 0 ] &&
+  ok "kill -9 of c1: c$NEW led $((t_lead - t0)) ms after (epoch $EP1 -> $EP2), every node fenced at $EP2 after $((t_fenced - t0)) ms and ready there ($(st .heartbeats_failed) heartbeats failed, $(st .heartbeats_followed) followed)"
+
+# The dead leader's epoch by hand: refused and counted by it.
+STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' --cacert "$TMP/cert.pem" \
+  -H "Authorization: Bearer $(cat "$TOKEN_FILE")" -H 'Content-Type: application/json' \
+  -X POST --data-binary "{\"epoch\":$EP1,\"leader\":\"unix:$TMP/c1.sock\"}" "$NODES_URL/n3/v1/fence")
+[ "$STATUS" = 409 ] && [ "$(field .error)" = stale_leader ] ||
+  fail "a fence at the dead leader's epoch: $STATUS $(body)"
+stats
+[ "$(st ".refused_by_epoch[\"$EP1\"]")" = 1 ] && [ "$(st .accepted_below_highest)" = 0 ] &&
+  ok "a fence at epoch $EP1 refused, counted by its epoch: $(st .refused_by_epoch)" ||
+  fail "stats: $(cat "$STATS")"
+exit $FAILED
