@@ -31,8 +31,8 @@
  * need distinct addresses: with EBB_FLEET_TLS_CERT and EBB_FLEET_TLS_KEY (PEM files; the
  * controller's --agent-ca verifies the certificate, which names 127.0.0.1) the fleet serves
  * https. CONTROLLER-URL is best the controller's unix socket (no token needed there); https
- * works too (the system's CA store verifies it), plain http does not (the token would go in
- * clear).
+ * works too (verified with the PEM CA bundle EBB_FLEET_CONTROLLER_CA, else the system's CA
+ * store), plain http does not (the token would go in clear).
  *
  * Usage: fleet CONTROLLER-URL[,URL...] N TOKEN-FILE [HB-SEC] [CPU-MILLIS-PER-NODE]
  *              [FLOOD-TASKS-PER-SEC FLOOD-SEC [TASKS-PER-JOB]] */
@@ -182,7 +182,8 @@ heartbeat (uint32_t k)
   json_object_object_add (o, "node", node);
   json_object_object_add (o, "tasks", fleet_tasks_json (k));
   cleanup_free char *path = ebb_xasprintf ("/v1/nodes/n%u/heartbeat", k);
-  ebb_http_call_opts opts = { .bearer_token = F.token, .timeout_ms = 10000 };
+  ebb_http_call_opts opts
+      = { .bearer_token = F.token, .timeout_ms = 10000, .ca_file = F.controller_ca };
   hb_call *ud = ebb_xmalloc (sizeof *ud);
   *ud = (hb_call){ k, n->route_gen };
   cleanup_error ebb_error *err = NULL;
@@ -234,7 +235,8 @@ flood_tick (uint64_t now)
   if (t < Fl.sec)
     {
       uint64_t due = (uint64_t)(t * Fl.rate / Fl.per_job);
-      ebb_http_call_opts opts = { .bearer_token = F.token, .timeout_ms = 30000 };
+      ebb_http_call_opts opts
+          = { .bearer_token = F.token, .timeout_ms = 30000, .ca_file = F.controller_ca };
       const char *to = F.submit_to ? F.submit_to : F.ctls[0];
       for (; Fl.sent < due; Fl.sent++)
         {
@@ -276,15 +278,18 @@ send_queued (uint64_t now)
       }
 }
 
-/* Every 10 ms: the queued heartbeats, and the share of the fleet due in this slice of the
- * period. */
+/* Every 10 ms: the queued heartbeats, and the periodic ones due since the start (N per
+ * HB-SEC: a tick sent at least one each before, so a small fleet beat faster than HB-SEC). */
 static int
 on_tick (sd_event_source *s, uint64_t usec, void *ud)
 {
   (void)ud;
-  send_queued (ebb_now_usec ());
-  uint64_t per = (uint64_t)F.n * 10000 / F.hb_usec + 1;
-  for (uint64_t i = 0; i < per && ebb_http_client_pending (F.cli) < 2000; i++)
+  uint64_t now = ebb_now_usec ();
+  send_queued (now);
+  if (!F.hb_t0)
+    F.hb_t0 = now;
+  uint64_t due = (now - F.hb_t0) * F.n / F.hb_usec + 1;
+  for (; F.hb_sent < due && ebb_http_client_pending (F.cli) < 2000; F.hb_sent++)
     {
       heartbeat (F.next_hb);
       F.next_hb = (F.next_hb + 1) % F.n;
@@ -352,6 +357,7 @@ parse_args (int argc, char **argv)
   if (F.n == 0 || F.n > UINT32_MAX / 2 || F.hb_usec < 10000 || F.n_ctls == 0)
     return fprintf (stderr, "fleet: bad arguments\n"), 2;
   F.stats_file = getenv ("EBB_FLEET_STATS");
+  F.controller_ca = getenv ("EBB_FLEET_CONTROLLER_CA");
   if (F.stats_file && !*F.stats_file)
     F.stats_file = NULL;
   return 0;

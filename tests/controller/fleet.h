@@ -68,9 +68,11 @@ typedef struct
   char *base;
   uint32_t n, next_hb;
   uint64_t hb_usec, cpu;
+  uint64_t hb_t0, hb_sent; /* the periodic heartbeats: since, and how many sent */
   vnode *nodes;
   fleet_counts k;
-  const char *stats_file; /* EBB_FLEET_STATS */
+  const char *stats_file;    /* EBB_FLEET_STATS */
+  const char *controller_ca; /* EBB_FLEET_CONTROLLER_CA: verifies an https controller */
   /* Heartbeats due at the next tick (a fence named the leader): node indexes, a ring. */
   uint32_t *now_q, now_head, now_len;
 } fleet;

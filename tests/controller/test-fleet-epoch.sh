@@ -122,8 +122,10 @@ else fail "duplicate_live $(st .duplicate_live), not 1"; fi
 # At exit the fleet writes the file once more.
 rm -f "$STATS"
 kill "$FLEET_PID"
-wait "$FLEET_PID" 2>/dev/null
+wait "$FLEET_PID"
+rc=$?
 FLEET_PID=
+[ $rc = 0 ] || fail "the fleet exited $rc: $(tail -5 "$TMP/fleet.err")"
 [ -s "$STATS" ] && [ "$(st .nodes)" = $N ] || fail "no stats file at exit"
 [ "$(st .accepted_below_highest)" = 0 ] || fail "accepted below the highest epoch at exit"
 exit $FAILED
