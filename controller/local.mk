@@ -103,7 +103,7 @@ EXTRA_DIST += bench/controller-bench.sh bench/controller-bench.txt bench/ha-stor
 # following the leader of 3 controllers on etcd through a kill -9 (issue 20).
 fleet_tests = tests/controller/test-fleet-epoch.sh tests/controller/test-fleet-follow.sh
 TESTS += $(fleet_tests)
-EXTRA_DIST += $(fleet_tests)
+EXTRA_DIST += $(fleet_tests) tests/controller/fleet.sh
 bench-controller: ebb-controller tests/controller/fleet
 	EBB_TOP_BUILDDIR='$(abs_top_builddir)' bash $(srcdir)/bench/controller-bench.sh
 .PHONY: bench-controller

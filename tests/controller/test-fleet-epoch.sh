@@ -7,43 +7,14 @@
 # (EBB_FLEET_STATS, written on SIGUSR1 and at exit), accepted_below_highest stays 0, and two
 # live copies of one job-task on two nodes are counted in duplicate_live.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
-FLEET_BIN="$EBB_TOP_BUILDDIR/tests/controller/fleet"
-[ -x "$FLEET_BIN" ] || skip "no $FLEET_BIN"
-command -v openssl >/dev/null || skip "needs openssl"
+. "${EBB_TOP_SRCDIR:-.}/tests/controller/fleet.sh"
 N=200
-STATS="$TMP/fleet-stats.json"
-FLEET_PID=
 trap '[ -n "$FLEET_PID" ] && kill -9 "$FLEET_PID" 2>/dev/null; ctl_cleanup' EXIT
 
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
-  -keyout "$TMP/key.pem" -out "$TMP/cert.pem" -days 2 -subj /CN=localhost \
-  -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1 || skip "openssl req failed"
 # shellcheck disable=SC2034 # read by start_controller (tests/controller/lib.sh)
 CTL_VERBOSE= # the default verbosity, not -v: a line per fence of 200 nodes is noise
 start_controller --agent-ca "$TMP/cert.pem" --node-timeout 60s || { fail "controller start"; exit 1; }
-
-EBB_FLEET_STATS=$STATS EBB_FLEET_TLS_CERT=$TMP/cert.pem EBB_FLEET_TLS_KEY=$TMP/key.pem \
-  "$FLEET_BIN" "unix:$CSOCK" $N "$TOKEN_FILE" 1 2000 >"$TMP/fleet.out" 2>"$TMP/fleet.err" &
-FLEET_PID=$!
-
-# stats: a fresh stats file (SIGUSR1) into $STATS.
-stats () {
-  rm -f "$STATS"
-  kill -USR1 "$FLEET_PID"
-  _w=0
-  while [ ! -s "$STATS" ] && [ $_w -lt 100 ]; do sleep 0.05; _w=$((_w + 1)); done
-}
-st () { jq -c -r "$1" "$STATS"; }
-# wait_stats SECONDS JQ-FILTER: until the filter holds on a fresh stats file.
-wait_stats () {
-  _end=$(( $(date +%s) + $1 ))
-  while [ "$(date +%s)" -le "$_end" ]; do
-    stats
-    jq -e "$2" "$STATS" >/dev/null 2>&1 && return 0
-    sleep 0.2
-  done
-  return 1
-}
+fleet_start "unix:$CSOCK" $N
 
 wait_for 30 ".nodes.ready == $N" /v1/cluster || fail "not every node ready: $(body)"
 capi GET /v1/cluster
@@ -85,18 +56,10 @@ wait_stats 20 ".fences == 2 * $N and .epoch_min == $E2" ||
 capi GET "/v1/jobs/$JOB1"
 TID=$(field '.tasks[0].agent_task_id')
 NODE=$(field '.tasks[0].node')
-NODE_URL=$(head -1 "$TMP/fleet.out")/$NODE
-# hand CALL EPOCH...: curl to the node with the token; status in $STATUS, body in $TMP/body.
-hand () {
-  _path=$1 _epoch=$2 _data=$3
-  STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' --cacert "$TMP/cert.pem" \
-    -H "Authorization: Bearer $(cat "$TOKEN_FILE")" -H 'Content-Type: application/json' \
-    ${_epoch:+-H "Ebb-Leader-Epoch: $_epoch"} -X POST --data-binary "$_data" "$NODE_URL$_path")
-}
-hand "/v1/tasks/$TID/suspend" "$E1" '{"mode":"immediate"}'
+node_call "$NODE/v1/tasks/$TID/suspend" "$E1" '{"mode":"immediate"}'
 [ "$STATUS" = 409 ] && [ "$(field .error)" = stale_leader ] ||
   fail "a suspend at the old epoch $E1: $STATUS $(body)"
-hand /v1/fence "$E1" "{\"epoch\":$E1}"
+node_call "$NODE/v1/fence" "$E1" "{\"epoch\":$E1}"
 [ "$STATUS" = 409 ] && [ "$(field .error)" = stale_leader ] ||
   fail "a fence at the old epoch $E1: $STATUS $(body)"
 stats
@@ -109,11 +72,9 @@ stats
 
 # Two live copies of one job-task (two generations on two nodes, launched without an epoch
 # as an operator would) are counted once.
-NODE_URL=$(head -1 "$TMP/fleet.out")/n1
-hand /v1/tasks "" '{"id":"j900-t0-g1","argv":["sleep","3600"],"generation":1}'
+node_call n1/v1/tasks "" '{"id":"j900-t0-g1","argv":["sleep","3600"],"generation":1}'
 [ "$STATUS" = 201 ] || fail "launch by hand on n1: $STATUS $(body)"
-NODE_URL=$(head -1 "$TMP/fleet.out")/n2
-hand /v1/tasks "" '{"id":"j900-t0-g2","argv":["sleep","3600"],"generation":2}'
+node_call n2/v1/tasks "" '{"id":"j900-t0-g2","argv":["sleep","3600"],"generation":2}'
 [ "$STATUS" = 201 ] || fail "launch by hand on n2: $STATUS $(body)"
 stats
 if [ "$(st .duplicate_live)" = 1 ]; then ok "two live copies of j900-t0 counted"

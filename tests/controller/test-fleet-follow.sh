@@ -8,15 +8,12 @@
 # new leader fences every node at its higher epoch (the time from the kill is printed); a
 # fence sent by hand at the dead leader's epoch is refused and counted by that epoch.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
-FLEET_BIN="$EBB_TOP_BUILDDIR/tests/controller/fleet"
-[ -x "$FLEET_BIN" ] || skip "no $FLEET_BIN"
-command -v openssl >/dev/null || skip "needs openssl"
 command -v etcd >/dev/null && command -v etcdctl >/dev/null ||
   skip "needs etcd and etcdctl (scripts/install-deps.sh)"
 . "$EBB_TOP_SRCDIR/tests/ha/etcd.sh"
+. "${EBB_TOP_SRCDIR:-.}/tests/controller/fleet.sh"
 N=200
-STATS="$TMP/fleet-stats.json"
-FLEET_PID= HA_PIDS=
+HA_PIDS=
 follow_cleanup () {
   [ -n "$FLEET_PID" ] && kill -9 "$FLEET_PID" 2>/dev/null
   for p in $HA_PIDS; do kill -9 "$p" 2>/dev/null; done
@@ -29,9 +26,6 @@ follow_cleanup () {
 trap follow_cleanup EXIT
 now_ms () { date +%s%3N; }
 
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
-  -keyout "$TMP/key.pem" -out "$TMP/cert.pem" -days 2 -subj /CN=localhost \
-  -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1 || skip "openssl req failed"
 etcd_start "$TMP/etcd" || { fail "etcd did not start"; exit 1; }
 
 # start_ha N: controller cN on $TMP/cN.sock (advertised so), its log $TMP/cN.log.
@@ -44,22 +38,6 @@ start_ha () {
 }
 # role_is N ROLE SECONDS: waits until controller cN says role ROLE (its answer in $TMP/body).
 role_is () { CSOCK="$TMP/c$1.sock"; wait_for "$3" ".role == \"$2\"" /v1/cluster; }
-stats () {
-  rm -f "$STATS"
-  kill -USR1 "$FLEET_PID"
-  _w=0
-  while [ ! -s "$STATS" ] && [ $_w -lt 100 ]; do sleep 0.05; _w=$((_w + 1)); done
-}
-st () { jq -c -r "$1" "$STATS"; }
-wait_stats () {
-  _end=$(( $(date +%s) + $1 ))
-  while [ "$(date +%s)" -le "$_end" ]; do
-    stats
-    jq -e "$2" "$STATS" >/dev/null 2>&1 && return 0
-    sleep 0.2
-  done
-  return 1
-}
 
 start_ha 1
 role_is 1 leader 15 || { fail "c1 does not lead: $(cat "$TMP/body")"; exit 1; }
@@ -68,13 +46,7 @@ start_ha 2
 start_ha 3
 role_is 2 standby 10 && role_is 3 standby 10 || fail "c2, c3 do not stand by: $(cat "$TMP/body")"
 
-EBB_FLEET_STATS=$STATS EBB_FLEET_TLS_CERT=$TMP/cert.pem EBB_FLEET_TLS_KEY=$TMP/key.pem \
-  "$FLEET_BIN" "unix:$TMP/c2.sock,unix:$TMP/c3.sock,unix:$TMP/c1.sock" $N "$TOKEN_FILE" 1 2000 \
-  >"$TMP/fleet.out" 2>"$TMP/fleet.err" &
-FLEET_PID=$!
-i=0
-while [ ! -s "$TMP/fleet.out" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-NODES_URL=$(head -1 "$TMP/fleet.out")
+fleet_start "unix:$TMP/c2.sock,unix:$TMP/c3.sock,unix:$TMP/c1.sock" $N
 CSOCK=$TMP/c1.sock
 wait_for 30 ".nodes.ready == $N" /v1/cluster || fail "c1: not every node ready: $(cat "$TMP/body")"
 wait_stats 20 ".fences == $N and .epoch_min == $EP1 and .epoch_max == $EP1" ||
@@ -111,9 +83,7 @@ wait_for 20 ".nodes.ready == $N" /v1/cluster || fail "c$NEW: not every node read
   ok "kill -9 of c1: c$NEW led $((t_lead - t0)) ms after (epoch $EP1 -> $EP2), every node fenced at $EP2 after $((t_fenced - t0)) ms and ready there ($(st .heartbeats_failed) heartbeats failed, $(st .heartbeats_followed) followed)"
 
 # The dead leader's epoch by hand: refused and counted by it.
-STATUS=$(curl -s -o "$TMP/body" -w '%{http_code}' --cacert "$TMP/cert.pem" \
-  -H "Authorization: Bearer $(cat "$TOKEN_FILE")" -H 'Content-Type: application/json' \
-  -X POST --data-binary "{\"epoch\":$EP1,\"leader\":\"unix:$TMP/c1.sock\"}" "$NODES_URL/n3/v1/fence")
+node_call n3/v1/fence "" "{\"epoch\":$EP1,\"leader\":\"unix:$TMP/c1.sock\"}"
 [ "$STATUS" = 409 ] && [ "$(field .error)" = stale_leader ] ||
   fail "a fence at the dead leader's epoch: $STATUS $(body)"
 stats
