@@ -245,6 +245,7 @@ h_fence (ebb_http_request *req, ebb_http_response *resp, void *ud)
           free (n->leader);
           n->leader = ebb_xstrdup (leader);
           n->route_gen++;
+          n->hb_in_flight = false; /* one still under way went elsewhere */
         }
       fleet_heartbeat_soon ((uint32_t)k);
     }

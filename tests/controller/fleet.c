@@ -55,6 +55,7 @@
  * minimum to the maximum, as the agent's with a list of controllers (agent/heartbeat.c). */
 #define BACKOFF_MIN_USEC 500000ULL
 #define BACKOFF_MAX_USEC 2000000ULL
+#define MAX_PENDING      2000 /* calls under way or waiting, beyond which no heartbeat starts */
 
 fleet F;
 
@@ -67,6 +68,50 @@ static struct
   bool done;
   char *body;
 } Fl;
+
+/* One HTTP client per controller URL: a stopped controller (SIGSTOP) holds the calls sent to
+ * it until their timeout, and those must not hold the calls to the others behind them in
+ * one client's queue. */
+static struct
+{
+  char *url;
+  ebb_http_client *cli;
+} * clients;
+static size_t n_clients;
+
+/* The client for url, made on first use (NULL when it cannot be made: logged). */
+static ebb_http_client *
+client_for (const char *url)
+{
+  for (size_t i = 0; i < n_clients; i++)
+    if (strcmp (clients[i].url, url) == 0)
+      return clients[i].cli;
+  cleanup_error ebb_error *err = NULL;
+  ebb_http_client *c = ebb_http_client_new (F.ev, &err);
+  if (!c)
+    {
+      fprintf (stderr, "fleet: %s\n", ebb_error_msg (&err));
+      return NULL;
+    }
+  /* Heartbeats share kept-alive connections: the controller allows 256 per address, and
+   * all the virtual nodes have the same one. Up to 256 calls under way, so that as many
+   * nodes' heartbeats to a stopped controller time out together, as agents' would. */
+  ebb_http_client_limit (c, 64, 256);
+  clients = ebb_xrealloc (clients, (n_clients + 1) * sizeof *clients);
+  clients[n_clients].url = ebb_xstrdup (url);
+  clients[n_clients++].cli = c;
+  return c;
+}
+
+/* The calls under way or waiting, over every client. */
+static size_t
+pending (void)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < n_clients; i++)
+    n += ebb_http_client_pending (clients[i].cli);
+  return n;
+}
 
 /* Nodes whose heartbeat failed, waiting for their vnode.retry_at_usec. */
 static uint32_t n_retrying;
@@ -127,6 +172,7 @@ follow (vnode *n, const ebb_http_result *res)
   free (n->leader);
   n->leader = again ? ebb_xstrdup (leader) : NULL;
   n->route_gen++;
+  n->hb_in_flight = false;
   if (again)
     F.k.hb_followed++;
   else
@@ -149,6 +195,8 @@ hb_done (ebb_http_result *res, const ebb_error *err, void *ud)
   hb_call c = *(hb_call *)ud;
   free (ud);
   vnode *n = &F.nodes[c.k];
+  if (c.gen == n->route_gen)
+    n->hb_in_flight = false;
   if (!err && res->status == 200)
     {
       F.k.hb_ok++;
@@ -183,11 +231,14 @@ heartbeat (uint32_t k)
   json_object_object_add (o, "tasks", fleet_tasks_json (k));
   cleanup_free char *path = ebb_xasprintf ("/v1/nodes/n%u/heartbeat", k);
   ebb_http_call_opts opts
-      = { .bearer_token = F.token, .timeout_ms = 10000, .ca_file = F.controller_ca };
+      = { .bearer_token = F.token, .timeout_ms = 5000, .ca_file = F.controller_ca };
   hb_call *ud = ebb_xmalloc (sizeof *ud);
   *ud = (hb_call){ k, n->route_gen };
   cleanup_error ebb_error *err = NULL;
-  if (ebb_http_client_start (F.cli, "POST", target (n), path, o, &opts, hb_done, ud, &err) < 0)
+  n->hb_in_flight = true;
+  if (ebb_http_client_start (client_for (target (n)), "POST", target (n), path, o, &opts, hb_done,
+                             ud, &err)
+      < 0)
     hb_done (NULL, err, ud);
   json_object_put (o);
 }
@@ -241,8 +292,8 @@ flood_tick (uint64_t now)
       for (; Fl.sent < due; Fl.sent++)
         {
           json_object *body = json_tokener_parse (Fl.body);
-          ebb_http_client_start (F.cli, "POST", to, "/v1/jobs", body, &opts, submit_done, NULL,
-                                 NULL);
+          ebb_http_client_start (client_for (to), "POST", to, "/v1/jobs", body, &opts, submit_done,
+                                 NULL, NULL);
           json_object_put (body);
         }
       return;
@@ -261,7 +312,7 @@ flood_tick (uint64_t now)
 static void
 send_queued (uint64_t now)
 {
-  while (F.now_len && ebb_http_client_pending (F.cli) < 2000)
+  while (F.now_len && pending () < MAX_PENDING)
     {
       uint32_t k = F.now_q[F.now_head];
       F.now_head = (F.now_head + 1) % F.n;
@@ -269,7 +320,7 @@ send_queued (uint64_t now)
       F.nodes[k].queued_now = false;
       heartbeat (k);
     }
-  for (uint32_t k = 0; n_retrying && k < F.n && ebb_http_client_pending (F.cli) < 2000; k++)
+  for (uint32_t k = 0; n_retrying && k < F.n && pending () < MAX_PENDING; k++)
     if (F.nodes[k].retry_at_usec && F.nodes[k].retry_at_usec <= now)
       {
         F.nodes[k].retry_at_usec = 0;
@@ -289,9 +340,11 @@ on_tick (sd_event_source *s, uint64_t usec, void *ud)
   if (!F.hb_t0)
     F.hb_t0 = now;
   uint64_t due = (now - F.hb_t0) * F.n / F.hb_usec + 1;
-  for (; F.hb_sent < due && ebb_http_client_pending (F.cli) < 2000; F.hb_sent++)
+  for (; F.hb_sent < due && pending () < MAX_PENDING; F.hb_sent++)
     {
-      heartbeat (F.next_hb);
+      /* As an agent, one periodic heartbeat of a node on its route at a time. */
+      if (!F.nodes[F.next_hb].hb_in_flight)
+        heartbeat (F.next_hb);
       F.next_hb = (F.next_hb + 1) % F.n;
     }
   if (Fl.rate > 0)
@@ -390,12 +443,8 @@ main (int argc, char **argv)
                                 .tls_cert_file = getenv ("EBB_FLEET_TLS_CERT"),
                                 .tls_key_file = getenv ("EBB_FLEET_TLS_KEY") };
   F.srv = ebb_http_server_new (F.ev, &hc, &err);
-  F.cli = F.srv ? ebb_http_client_new (F.ev, &err) : NULL;
-  if (!F.cli)
+  if (!F.srv)
     return fprintf (stderr, "fleet: %s\n", ebb_error_msg (&err)), 1;
-  /* Heartbeats share kept-alive connections: the controller allows 256 per address, and
-   * all the virtual nodes have the same one. */
-  ebb_http_client_limit (F.cli, 64, 64);
   F.base = ebb_xstrdup (ebb_http_server_base_url (F.srv, 0));
   sd_event_add_signal (F.ev, NULL, SIGTERM, on_term, NULL);
   sd_event_add_signal (F.ev, NULL, SIGINT, on_term, NULL);
@@ -404,7 +453,8 @@ main (int argc, char **argv)
   printf ("%s\n", F.base);
   fflush (stdout);
   sd_event_loop (F.ev);
-  ebb_http_client_free (F.cli);
+  for (size_t i = 0; i < n_clients; i++)
+    ebb_http_client_free (clients[i].cli);
   ebb_http_server_free (F.srv);
   return 0;
 }

@@ -43,6 +43,7 @@ typedef struct
   uint32_t ctl_idx, route_gen;
   uint64_t backoff_usec, retry_at_usec; /* a failed heartbeat's retry (0: none) */
   bool queued_now;                      /* in the queue of heartbeats sent at the next tick */
+  bool hb_in_flight;                    /* a heartbeat on the current route is under way */
 } vnode;
 
 typedef struct
@@ -60,7 +61,6 @@ typedef struct
 {
   sd_event *ev;
   ebb_http_server *srv;
-  ebb_http_client *cli;
   char **ctls; /* CONTROLLER-URL's list */
   uint32_t n_ctls;
   char *submit_to; /* the URL a heartbeat last succeeded on (flood submissions) */

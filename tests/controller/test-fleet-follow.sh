@@ -6,7 +6,9 @@
 # 503 not_leader to the leader, which fences it; after kill -9 of the leader each node's
 # heartbeat fails, moves along the list (a standby names the new leader, or is it), and the
 # new leader fences every node at its higher epoch (the time from the kill is printed); a
-# fence sent by hand at the dead leader's epoch is refused and counted by that epoch.
+# then SIGSTOP of the new leader: the last one leads and every node reaches it too (a
+# heartbeat to it does not wait behind those the stopped one holds); a fence sent by hand
+# at the dead leader's epoch is refused and counted by that epoch.
 . "${EBB_TOP_SRCDIR:-.}/tests/controller/lib.sh"
 command -v etcd >/dev/null && command -v etcdctl >/dev/null ||
   skip "needs etcd and etcdctl (scripts/install-deps.sh)"
@@ -81,6 +83,24 @@ CSOCK=$TMP/c$NEW.sock
 wait_for 20 ".nodes.ready == $N" /v1/cluster || fail "c$NEW: not every node ready: $(cat "$TMP/body")"
 [ "$FAILED" = 0 ] &&
   ok "kill -9 of c1: c$NEW led $((t_lead - t0)) ms after (epoch $EP1 -> $EP2), every node fenced at $EP2 after $((t_fenced - t0)) ms and ready there ($(st .heartbeats_failed) heartbeats failed, $(st .heartbeats_followed) followed)"
+
+# SIGSTOP of that leader: its socket still takes connections and never answers, so each
+# heartbeat sent there waits for its timeout; the last controller leads, and every node's
+# heartbeats reach it (not queued behind those the stopped one holds).
+OTHER=$((5 - NEW))
+eval "STOPPED=\$PID_C$NEW"
+kill -STOP "$STOPPED"
+t0=$(now_ms)
+role_is $OTHER leader 20 || fail "c$OTHER does not lead after SIGSTOP of c$NEW: $(cat "$TMP/body")"
+EP3=$(field .leader.epoch)
+t_lead=$(now_ms)
+wait_stats 30 ".fences == 3 * $N and .epoch_min == $EP3 and .epoch_max == $EP3" ||
+  fail "after SIGSTOP: $(st .fences) fences, epochs $(st .epoch_min)..$(st .epoch_max)"
+t_fenced=$(now_ms)
+wait_for 20 ".nodes.ready == $N" /v1/cluster || fail "c$OTHER: not every node ready: $(cat "$TMP/body")"
+[ "$FAILED" = 0 ] &&
+  ok "SIGSTOP of c$NEW: c$OTHER led $((t_lead - t0)) ms after (epoch $EP2 -> $EP3), every node fenced at $EP3 after $((t_fenced - t0)) ms and ready there"
+kill -CONT "$STOPPED" # it finds itself deposed and exits
 
 # The dead leader's epoch by hand: refused and counted by it.
 node_call n3/v1/fence "" "{\"epoch\":$EP1,\"leader\":\"unix:$TMP/c1.sock\"}"
