@@ -9,15 +9,19 @@
  * a mutating call with an Ebb-Leader-Epoch below the node's highest is answered 409
  * stale_leader, a higher one raises it, and POST /nK/v1/fence raises it and answers the
  * node's tasks. CONTROLLER-URL may be a list URL,URL,...: each node's heartbeats go to one of
- * them, follow a standby's 503 not_leader "leader" and a fence's "leader" at once, and move to
- * the next of the list when a call fails (retried after 0.5 s, doubling up to 2 s).
+ * them, follow a fence's "leader" at once and a standby's 503 not_leader "leader" after 0.5 s,
+ * and move to the next of the list when a heartbeat fails (5 s timeout; retried after 0.5 s,
+ * doubling up to 2 s), as the agent's do. A node has one periodic heartbeat under way at a
+ * time, and each controller URL its own HTTP client: a stopped controller holds only the
+ * calls sent to it.
  *
  * With EBB_FLEET_STATS=FILE the fleet writes its counters (fleet-stats.c) to FILE as one JSON
  * object, atomically, on SIGUSR1 and at exit: nodes, calls_accepted, calls_refused_stale,
  * calls_unfenced (no epoch header), fences, fences_refused, accepted_below_highest (calls that
  * acted below the node's highest epoch seen, counted apart from the refusal: must stay 0),
  * epoch_min, epoch_max (over nodes that saw one; 0: none), tasks_live, launches,
- * duplicate_live (job-tasks, any generation, live on two nodes at once at some moment),
+ * duplicate_live (job-tasks, any generation, live on two nodes at once at some moment; live:
+ * launched, neither exited nor deleted, a suspended task included),
  * heartbeats_ok, heartbeats_failed, heartbeats_followed (to a leader a standby named),
  * heartbeats_moved (to the next URL of the list), and refused_by_epoch {"E": count}
  * (calls and fences refused, by their epoch).
