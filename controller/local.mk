@@ -94,10 +94,17 @@ tests_test_controller_timed_LDADD = $(EBB_CTL_LIBS) $(CUNIT_LIBS)
 
 # The fleet emulator (N virtual agents in one process) and make bench-controller.
 noinst_PROGRAMS += tests/controller/fleet
-tests_controller_fleet_SOURCES = tests/controller/fleet.c
+tests_controller_fleet_SOURCES = tests/controller/fleet.h tests/controller/fleet.c \
+	tests/controller/fleet-api.c tests/controller/fleet-stats.c
 tests_controller_fleet_CFLAGS = $(EBB_CTL_CFLAGS)
-tests_controller_fleet_LDADD = $(EBB_COMMON_LIBS)
+# The agent's epoch parser (agent/fence.c).
+tests_controller_fleet_LDADD = $(EBB_AGENT_LIBS)
 EXTRA_DIST += bench/controller-bench.sh bench/controller-bench.txt bench/ha-store.sh
+# Its epoch-checking nodes and stats file against a restarted controller, and its nodes
+# following the leader of 3 controllers on etcd through a kill -9 (issue 20).
+fleet_tests = tests/controller/test-fleet-epoch.sh tests/controller/test-fleet-follow.sh
+TESTS += $(fleet_tests)
+EXTRA_DIST += $(fleet_tests) tests/controller/fleet.sh
 bench-controller: ebb-controller tests/controller/fleet
 	EBB_TOP_BUILDDIR='$(abs_top_builddir)' bash $(srcdir)/bench/controller-bench.sh
 .PHONY: bench-controller
