@@ -85,17 +85,24 @@ fwd_kill () {
 }
 
 # The cut between agent a1 and a controller, both ways, on unix sockets: each controller
-# runs in a mount namespace of its own (unshare -m) where a1's socket directory $TMP/a1.d is
-# $TMP/cN-a1.d, whose socket is a socat forwarder to a1's; a1 runs in one where each
-# controller's $TMP/cN.d is $TMP/a1-cN.d, a forwarder to that controller. The URLs stay the
-# ones everybody uses (a standby's "leader" and the fence's name the real socket), and
-# killing a forwarder cuts the new connections and the open ones. The namespaces are private:
-# nothing is mounted outside these processes, and their mounts end with them.
-# afwd_start NAME: the forwarder $TMP/NAME.d/s, NAME cN-a1 (to a1) or a1-cN (to controller N).
+# runs in a mount namespace of its own (unshare -m) where each agent's socket directory
+# $TMP/aM.d is $TMP/cN-aM.d, whose socket is a socat forwarder to the agent's; a1 runs in one
+# where each controller's $TMP/cN.d is $TMP/a1-cN.d, a forwarder to that controller. The URLs
+# stay the ones everybody uses (a standby's "leader" and the fence's name the real socket),
+# and killing a forwarder cuts the new connections and the open ones. The namespaces are
+# private: nothing is mounted outside these processes, and their mounts end with them. The
+# forwarders to the agents dump what they carry (socat -v) in $TMP/afwd-cN-aM.log: every call
+# controller N sent to agent M and its answer, read by the sigstop fault.
+# afwd_start NAME: the forwarder $TMP/NAME.d/s, NAME cN-aM (to agent M) or a1-cN (to
+# controller N).
 afwd_start () {
   mkdir -p "$TMP/$1.d"
-  case $1 in c*) to=$TMP/a1.d/s ;; *) to=$TMP/${1#a1-}.d/s ;; esac
-  socat "UNIX-LISTEN:$TMP/$1.d/s,fork,unlink-early" "UNIX-CONNECT:$to" 2>/dev/null &
+  case $1 in
+    c*) socat -v "UNIX-LISTEN:$TMP/$1.d/s,fork,unlink-early" "UNIX-CONNECT:$TMP/${1#*-}.d/s" \
+      2>>"$TMP/afwd-$1.log" & ;;
+    *) socat "UNIX-LISTEN:$TMP/$1.d/s,fork,unlink-early" "UNIX-CONNECT:$TMP/${1#a1-}.d/s" \
+      2>/dev/null & ;;
+  esac
   echo $! >"$TMP/afwd.$1"
 }
 # ns_exec DIR-OVER... -- ARGV: ARGV in a private mount namespace where each pair "FROM:TO"
@@ -113,7 +120,7 @@ supervise () {
   n=$1
   while [ ! -e "$TMP/stop" ]; do
     mkdir -p "$TMP/c$n.d"
-    (ns_exec "$TMP/c$n-a1.d:$TMP/a1.d" -- "$CTL_BIN" --listen "unix:$TMP/c$n.d/s" --advertise-url "unix:$TMP/c$n.d/s" \
+    (ns_exec "$TMP/c$n-a1.d:$TMP/a1.d" "$TMP/c$n-a2.d:$TMP/a2.d" -- "$CTL_BIN" --listen "unix:$TMP/c$n.d/s" --advertise-url "unix:$TMP/c$n.d/s" \
       --state-dir "$TMP/c$n-state" --token-file "$TOKEN_FILE" --tick 200ms --policy fifo \
       --node-timeout 10s --etcd "$(fwd_urls "$n")" --store "$PG_URL" -v >>"$TMP/c$n.log" 2>&1) &
     echo $! >"$TMP/c$n.pid"
@@ -314,6 +321,18 @@ fault_kill9 () {
   check kill9 "$t0"
 }
 
+# afwd_mark N: the end of what controller N's forwarders to the agents carried so far;
+# afwd_since N: what they carried after it, as "SENT REFUSED ACCEPTED": the calls sent with an
+# epoch header, the answers 409 stale_leader and the answers 2xx.
+afwd_mark () {
+  for m in 1 2; do wc -c <"$TMP/afwd-c$1-a$m.log" >"$TMP/afwd-c$1-a$m.off" 2>/dev/null || echo 0 >"$TMP/afwd-c$1-a$m.off"; done
+}
+afwd_since () {
+  for m in 1 2; do tail -c "+$(($(cat "$TMP/afwd-c$1-a$m.off") + 1))" "$TMP/afwd-c$1-a$m.log" 2>/dev/null; done |
+    sed 's/\\r$//' | awk 'tolower($0) ~ /^ebb-leader-epoch: [0-9]+$/ { s++ }
+      /^HTTP\/1\.[01] 409 / { r++ } /^HTTP\/1\.[01] 2[0-9][0-9] / { a++ } END { print s + 0, r + 0, a + 0 }'
+}
+
 fault_sigstop () {
   wait_leader 30; old=$LN oe=$LE n0=$(exits "$old")
   pid=$(cat "$TMP/c$old.pid")
@@ -323,11 +342,19 @@ fault_sigstop () {
     fail "sigstop: no new leader while c$old is stopped"
   while [ $(($(now_ms) - t0)) -lt 10000 ]; do sleep 0.2; done
   r0=$(refused)
+  afwd_mark "$old"
   kill -CONT "$pid"
   wait_exit "$old" "$n0" 10 && [ "$(exit_after "$old" "$n0")" = 3 ] &&
-    ok "sigstop: c$old resumed after 10 s exited 3 (deposed); its calls refused by the agents: $(($(refused) - r0)) (the others never left)" ||
+    ok "sigstop: c$old resumed after 10 s exited 3 (deposed)" ||
     fail "sigstop: c$old after SIGCONT: exits $(exits "$old"), status $(exit_after "$old" "$n0")"
-  echo "sigstop $(($(refused) - r0))" >>"$TMP/deposed-refused"
+  # What the deposed leader sent the agents between its SIGCONT and its exit, as its own
+  # forwarders carried it (it alone uses them), and the agents' count of refused calls.
+  set -- $(afwd_since "$old")
+  rr=$(($(refused) - r0))
+  echo "sigstop $rr $1 $2 $3" >>"$TMP/deposed-refused"
+  [ "$3" = 0 ] &&
+    ok "sigstop: the deposed c$old (epoch $oe) after SIGCONT: $1 calls sent, $2 refused 409, $3 accepted; agents' refused-call counters +$rr" ||
+    fail "sigstop: an agent accepted $3 calls of the deposed c$old (epoch $oe) after SIGCONT ($1 sent, $2 refused)"
   grep -q "no longer the leader at epoch $oe" "$TMP/c$old.log" &&
     ok "sigstop: c$old logged that it no longer leads at epoch $oe (it sends nothing after that)" ||
     fail "sigstop: c$old did not log its deposition at epoch $oe"
@@ -470,6 +497,7 @@ faults_run () {
   for n in $(seq $NCTL); do
     mkdir -p "$TMP/c$n.d"
     a1_heal "$n"
+    afwd_start "c$n-a2"
   done
   for n in $(seq $NCTL); do
     fwd_start "$n"
@@ -486,9 +514,9 @@ faults_run () {
   printf '#!/bin/sh\nexec unshare -m --propagation private sh -c %s %s "$@"\n' \
     "'$m exec \"\$0\" \"\$@\"'" "$real_agent" >"$AGENT_BIN"
   chmod +x "$AGENT_BIN"
-  start_node 1 --controller "$CTLS" --listen "unix:$TMP/a1.d/s"
+  start_node 1 --controller "$CTLS" --listen "unix:$TMP/a1.d/s" --advertise-url "unix:$TMP/a1.d/s"
   AGENT_BIN=$real_agent
-  start_node 2 --controller "$CTLS" --listen "unix:$TMP/a2.d/s"
+  start_node 2 --controller "$CTLS" --listen "unix:$TMP/a2.d/s" --advertise-url "unix:$TMP/a2.d/s"
   CSOCK="$TMP/c$LN.d/s"
   wait_for 20 '[.nodes[] | select(.state == "ready")] | length == 2' /v1/nodes ||
     { fail "agents not ready: $(cat "$TMP/body")"; exit 1; }
@@ -508,7 +536,7 @@ faults_run () {
     grep "^$f " "$TMP/recovery" | cut -d' ' -f2 | sort -n |
       awk -v f="$f" '{ v[NR] = $1 } END { if (NR) printf "recovery %-7s n=%d min %d ms, median %d ms, max %d ms\n", f, NR, v[1], v[int((NR + 1) / 2)], v[NR] }'
   done
-  echo "deposed leaders' calls refused by agents (per sigstop cycle): $(cut -d' ' -f2 "$TMP/deposed-refused" 2>/dev/null | tr '\n' ' ')"
+  echo "deposed leaders after SIGCONT, per sigstop cycle (agents' refused counters, calls sent, refused, accepted): $(cut -d' ' -f2- "$TMP/deposed-refused" 2>/dev/null | tr ' \n' '/ ')"
   cat "$TMP/pg-outages" 2>/dev/null
   [ -s "$TMP/etcd-slow" ] && echo "etcd faults where etcd's own election outlasted the keepalives' margin (failed over): $(cut -d' ' -f2 "$TMP/etcd-slow" | tr '\n' ' ')ms"
   return 0
