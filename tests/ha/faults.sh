@@ -8,7 +8,10 @@
 # forwarders (one per member), so "leader cut from etcd" kills the leader's forwarders. A
 # supervisor loop per controller stands for systemd: a controller that exits is started
 # again (as a standby) 0.5 s later. ebbctl --controller URL,URL,URL submits a stream of
-# short jobs throughout. Faults per cycle, in order:
+# short jobs throughout. With EBB_HA_FLEET_NODES=N (test-faults.sh and bench/ha-faults.sh:
+# 1,000) the fleet emulator's N epoch-checking nodes (tests/controller/fleet) follow the
+# leader beside the agents and submit 10 short jobs a second of their own (fleet_start).
+# Faults per cycle, in order:
 #   kill9   kill -9 of the leader: another controller leads at a higher epoch
 #   sigstop SIGSTOP of the leader 10 s, then SIGCONT: another leads meanwhile; the old one
 #           logs its deposition and exits 3; the agents' refusals of its calls are counted
@@ -23,7 +26,9 @@
 # the agents cut only after the heal); every submission answered 2xx exists exactly once
 # and reaches a final state (and no submission exists twice); every agent's journaled epoch
 # only rose ("leader epoch raised to" in its log), is the leader's, and a call one below it
-# is refused; every call a leader committed was executed or superseded (check_calls). It
+# is refused; every call a leader committed was executed or superseded (check_calls); the
+# fleet's nodes accepted no call below their highest epoch, never had a task live on two of
+# them, and their highest epoch is the leader's (check_fleet). It
 # prints the fault's recovery time: from the fault (for pg: from PostgreSQL's restart; for
 # agents: from the heal) to the first submission answered 201 after it. EBB_HA_FAULTS
 # (a list of the names above) runs only those faults.
@@ -41,6 +46,7 @@ now_ms () { date +%s%3N; }
 faults_cleanup () {
   touch "$TMP/stop"
   [ -n "${STREAM_PID:-}" ] && kill "$STREAM_PID" 2>/dev/null
+  [ -n "${FLEET_PID:-}" ] && kill -9 "$FLEET_PID" 2>/dev/null
   for n in $(seq $NCTL); do
     [ -s "$TMP/sup$n.pid" ] && kill -9 "$(cat "$TMP/sup$n.pid")" 2>/dev/null
     [ -s "$TMP/c$n.pid" ] && kill -9 "$(cat "$TMP/c$n.pid")" 2>/dev/null
@@ -51,6 +57,8 @@ faults_cleanup () {
   pg_stop KILL
   if [ "$FAILED" != 0 ]; then
     for f in "$TMP"/c?.log; do [ -f "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done
+    # EBB_HA_KEEP=DIR: the logs of a failed run kept there.
+    [ -z "${EBB_HA_KEEP:-}" ] || { mkdir -p "$EBB_HA_KEEP" && cp "$TMP"/*.log "$TMP"/*.json "$TMP"/acked "$EBB_HA_KEEP" 2>/dev/null; }
   fi
   ctl_cleanup
 }
@@ -122,7 +130,8 @@ supervise () {
     mkdir -p "$TMP/c$n.d"
     (ns_exec "$TMP/c$n-a1.d:$TMP/a1.d" "$TMP/c$n-a2.d:$TMP/a2.d" -- "$CTL_BIN" --listen "unix:$TMP/c$n.d/s" --advertise-url "unix:$TMP/c$n.d/s" \
       --state-dir "$TMP/c$n-state" --token-file "$TOKEN_FILE" --tick 200ms --policy fifo \
-      --node-timeout 10s --etcd "$(fwd_urls "$n")" --store "$PG_URL" -v >>"$TMP/c$n.log" 2>&1) &
+      --node-timeout 10s --etcd "$(fwd_urls "$n")" --store "$PG_URL" ${AGENT_CA:+--agent-ca "$AGENT_CA"} \
+      -v >>"$TMP/c$n.log" 2>&1) &
     echo $! >"$TMP/c$n.pid"
     wait $!
     echo "$? $(now_ms)" >>"$TMP/c$n.exits"
@@ -226,7 +235,7 @@ check () {
     [ -z "$bad" ] && break
     sleep 0.5; k=$((k + 1))
   done
-  twice=$(cut -d' ' -f1 "$TMP/jobs" | sort | uniq -d | head -3)
+  twice=$(cut -d' ' -f1 "$TMP/jobs" | grep -v '^null$' | sort | uniq -d | head -3)
   [ -z "$bad" ] && [ -z "$twice" ] &&
     ok "$1: all $(wc -l <"$TMP/acked.now") submissions answered 2xx so far exist once and ended ($(($(now_ms) - t1)) ms after the check began; leader c$LN, epoch $LE; recovery $rec ms)" ||
     fail "$1: answered submissions missing, doubled or not final: $(echo "$bad" | head -3 | tr '\n' ';') doubled: $twice"
@@ -235,6 +244,30 @@ check () {
     fail "$1: live on two agents: $(sort -u "$TMP/twice" | head -3 | tr '\n' ' ')"
   check_epochs "$1"
   check_calls "$1"
+  [ -z "${FLEET_PID:-}" ] || check_fleet "$1"
+}
+
+# fleet_stats: the fleet's counters now (SIGUSR1; it renames a new file in) in $TMP/fleet.json.
+fleet_stats () {
+  rm -f "$TMP/fleet.json"
+  kill -USR1 "$FLEET_PID"
+  k=0
+  while [ ! -s "$TMP/fleet.json" ] && [ $k -lt 50 ]; do sleep 0.1; k=$((k + 1)); done
+  [ -s "$TMP/fleet.json" ]
+}
+# check_fleet FAULT: the fleet's nodes accepted no call below their highest epoch, never had a
+# task live on two nodes, and their highest epoch is the leader's once it fenced them.
+check_fleet () {
+  k=0
+  while fleet_stats && [ "$(jq .epoch_max "$TMP/fleet.json")" != "$LE" ] && [ $k -lt 20 ]; do
+    sleep 0.5; k=$((k + 1))
+  done
+  f=$TMP/fleet.json
+  [ -s "$f" ] || { fail "$1: no stats from the fleet"; return; }
+  [ "$(jq '.accepted_below_highest == 0 and .duplicate_live == 0' "$f")" = true ] &&
+    [ "$(jq .epoch_max "$f")" = "$LE" ] &&
+    ok "$1: fleet of $(jq .nodes "$f"): epochs $(jq .epoch_min "$f")-$(jq .epoch_max "$f") (the leader's $LE), calls accepted $(jq .calls_accepted "$f"), refused stale $(jq .calls_refused_stale "$f") $(jq -c .refused_by_epoch "$f"), fences $(jq .fences "$f"), launches $(jq .launches "$f"), none accepted below the highest, no task live twice" ||
+    fail "$1: fleet: $(jq -c . "$f")"
 }
 
 # check_calls FAULT: every agent call a leader committed was executed or superseded. The
@@ -258,15 +291,19 @@ check_calls () {
       [ -s "$TMP/calls-left" ] && [ $k -lt 20 ] || break
     sleep 0.5; k=$((k + 1))
   done
+  nf=0
   while read -r j i g node; do
-    grep -q "launched task j$j-t$i-g$g " "$TMP/agent-${node#a}.log" 2>/dev/null ||
-      echo "launch j$j-t$i-g$g on $node" >>"$TMP/calls-bad"
+    case $node in
+      a[12]) grep -q "launched task j$j-t$i-g$g " "$TMP/agent-${node#a}.log" 2>/dev/null ||
+        echo "launch j$j-t$i-g$g on $node" >>"$TMP/calls-bad" ;;
+      *) nf=$((nf + 1)) ;; # a fleet node: no log per task (check_fleet counts its calls)
+    esac
   done <"$TMP/launches"
   sed 's/^/call left pending: /' "$TMP/calls-left" >>"$TMP/calls-bad"
   if [ -s "$TMP/calls-bad" ]; then
     fail "$1: committed calls neither executed nor superseded: $(head -3 "$TMP/calls-bad" | tr '\n' ';')"
   else
-    ok "$1: every committed call was executed or superseded ($(wc -l <"$TMP/launches") launches last for their task, all launched; no call left)"
+    ok "$1: every committed call was executed or superseded ($(($(wc -l <"$TMP/launches") - nf)) launches on the agents last for their task, all launched; $nf on the fleet not checked; no call left)"
   fi
   rm -f "$TMP/calls-bad"
 }
@@ -341,7 +378,8 @@ fault_sigstop () {
   wait_leader 30 "$oe" && [ "$LN" != "$old" ] && ok "sigstop: c$LN leads at epoch $LE after $(($(now_ms) - t0)) ms" ||
     fail "sigstop: no new leader while c$old is stopped"
   while [ $(($(now_ms) - t0)) -lt 10000 ]; do sleep 0.2; done
-  r0=$(refused)
+  r0=$(refused) fr0=0 fr=-
+  [ -z "${FLEET_PID:-}" ] || { fleet_stats && fr0=$(jq ".refused_by_epoch[\"$oe\"] // 0" "$TMP/fleet.json"); }
   afwd_mark "$old"
   kill -CONT "$pid"
   wait_exit "$old" "$n0" 10 && [ "$(exit_after "$old" "$n0")" = 3 ] &&
@@ -349,11 +387,13 @@ fault_sigstop () {
     fail "sigstop: c$old after SIGCONT: exits $(exits "$old"), status $(exit_after "$old" "$n0")"
   # What the deposed leader sent the agents between its SIGCONT and its exit, as its own
   # forwarders carried it (it alone uses them), and the agents' count of refused calls.
+  # shellcheck disable=SC2046 # three numbers
   set -- $(afwd_since "$old")
   rr=$(($(refused) - r0))
-  echo "sigstop $rr $1 $2 $3" >>"$TMP/deposed-refused"
+  [ -z "${FLEET_PID:-}" ] || { fleet_stats && fr=$(($(jq ".refused_by_epoch[\"$oe\"] // 0" "$TMP/fleet.json") - fr0)); }
+  echo "sigstop $rr $1 $2 $3 $fr" >>"$TMP/deposed-refused"
   [ "$3" = 0 ] &&
-    ok "sigstop: the deposed c$old (epoch $oe) after SIGCONT: $1 calls sent, $2 refused 409, $3 accepted; agents' refused-call counters +$rr" ||
+    ok "sigstop: the deposed c$old (epoch $oe) after SIGCONT: $1 calls sent, $2 refused 409, $3 accepted; agents' refused-call counters +$rr; the fleet's refused at epoch $oe +$fr" ||
     fail "sigstop: an agent accepted $3 calls of the deposed c$old (epoch $oe) after SIGCONT ($1 sent, $2 refused)"
   grep -q "no longer the leader at epoch $oe" "$TMP/c$old.log" &&
     ok "sigstop: c$old logged that it no longer leads at epoch $oe (it sends nothing after that)" ||
@@ -427,14 +467,14 @@ long_job () {
   JNODE=$(jq -r '.tasks[0].node' "$TMP/body")
 }
 # long_on_a1: a long job running on a1 (JID), submitted again (the others killed) until one
-# lands there: fifo gives the task to the first free node.
+# lands there: fifo gives the task to the node freed last (the fleet's too).
 long_on_a1 () {
-  for k in 1 2 3 4 5 6; do
+  for k in $(seq 20); do
     long_job "long$CYCLE-$k" || return 1
     [ "$JNODE" = a1 ] && return 0
     capi DELETE "/v1/jobs/$JID"
   done
-  fail "agents: no long job on a1 in 6"
+  fail "agents: no long job on a1 in 20"
   return 1
 }
 # a1_long: the tasks (jJ-tI-gG) of job JID live on a1.
@@ -459,19 +499,23 @@ fault_agents () {
   wait_for 40 '.nodes[] | select(.name == "a1") | .state == "lost"' /v1/nodes &&
     ok "agents: c$old (epoch $oe), cut from a1, has it lost after $(($(now_ms) - t0)) ms (--node-timeout 10s)" ||
     fail "agents: c$old did not lose a1 in 40 s: $(cat "$TMP/body")"
-  # Its task launched again on a2 (a newer generation) while the old copy runs on in a1.
-  wait_for 20 ".tasks[0].node == \"a2\" and .tasks[0].state == \"running\" and .tasks[0].generation > $g0" "/v1/jobs/$JID" &&
-    ok "agents: $lj (on a1 at generation $g0) runs again on a2 at generation $(jq .tasks[0].generation "$TMP/body") $(($(now_ms) - t0)) ms after the cut" ||
+  # Its task launched again elsewhere (a newer generation) while the old copy runs on in a1.
+  wait_for 20 ".tasks[0].node != \"a1\" and .tasks[0].state == \"running\" and .tasks[0].generation > $g0" "/v1/jobs/$JID" &&
+    ok "agents: $lj (on a1 at generation $g0) runs again on $(jq -r .tasks[0].node "$TMP/body") at generation $(jq .tasks[0].generation "$TMP/body") $(($(now_ms) - t0)) ms after the cut" ||
     fail "agents: $lj not launched again after a1 was lost: $(jq -c .tasks "$TMP/body")"
   a1_heal "$old"
   t_heal=$(now_ms)
+  # The old copy ends on a1 (the relaunched one may be on a fleet node: live_both sees only
+  # the agents, so the old generation's end on a1 is what is waited for).
   k=0
-  until [ -z "$(live_both)" ] && [ $k -ge 1 ] || [ $k -gt 200 ]; do sleep 0.1; k=$((k + 1)); done
+  until [ -z "$(live_both)" ] && [ -z "$(a1_long | grep -x "j$JID-t0-g$g0")" ] && [ $k -ge 1 ] || [ $k -gt 200 ]; do
+    sleep 0.1; k=$((k + 1))
+  done
   overlap=$(sort -u "$TMP/twice-cut" 2>/dev/null | wc -l)
   rm -f "$TMP/cutting" "$TMP/twice-cut"
-  [ -z "$(live_both)" ] &&
-    ok "agents: $overlap task(s) seen live on both agents during the cut (allowed), none $(($(now_ms) - t_heal)) ms after the heal" ||
-    fail "agents: still live on both agents 20 s after the heal: $(live_both | head -3 | tr '\n' ' ')"
+  [ -z "$(live_both)" ] && [ -z "$(a1_long | grep -x "j$JID-t0-g$g0")" ] &&
+    ok "agents: the old copy on a1 ended $(($(now_ms) - t_heal)) ms after the heal ($overlap task(s) seen live on both agents during the cut: allowed)" ||
+    fail "agents: 20 s after the heal, still on a1: $(a1_long | tr '\n' ' '); live on both agents: $(live_both | head -3 | tr '\n' ' ')"
   wait_for 30 '.nodes[] | select(.name == "a1") | .state == "ready"' /v1/nodes &&
     ok "agents: a1 ready again at the leader after $(($(now_ms) - t_heal)) ms" ||
     fail "agents: a1 not ready 30 s after the heal: $(cat "$TMP/body")"
@@ -485,12 +529,37 @@ fault_agents () {
   check agents "$t_heal"
 }
 
+# fleet_start N: the fleet emulator (tests/controller/fleet) of N epoch-checking nodes of 1
+# CPU beside the agents, heartbeats every 3 s to the 3 controllers (following the leader),
+# over https (a throwaway certificate the controllers trust with --agent-ca, given them at
+# their start), submitting EBB_HA_FLEET_RATE (default 10) one-task jobs of "sleep 0.5" a
+# second throughout, so part of the load lands on its nodes; waits for its nodes to be ready.
+fleet_start () {
+  FLEET_PID=
+  [ -x "$EBB_TOP_BUILDDIR/tests/controller/fleet" ] || { fail "no tests/controller/fleet"; return 1; }
+  EBB_FLEET_TLS_CERT=$TMP/cert.pem EBB_FLEET_TLS_KEY=$TMP/key.pem EBB_FLEET_STATS=$TMP/fleet.json \
+    "$EBB_TOP_BUILDDIR/tests/controller/fleet" "$CTLS" "$1" "$TOKEN_FILE" 3 1000 \
+    "${EBB_HA_FLEET_RATE:-10}" 100000 1 >"$TMP/fleet.out" 2>"$TMP/fleet.err" &
+  FLEET_PID=$!
+  t=$(now_ms)
+  CSOCK="$TMP/c$LN.d/s"
+  wait_for 120 ".nodes.ready >= $(($1 + 2))" /v1/cluster &&
+    ok "fleet: $1 nodes ready after $(($(now_ms) - t)) ms" || fail "fleet: not ready: $(jq -c .nodes "$TMP/body")"
+}
+
 # faults_run CYCLES: the whole run; prints the recovery times per fault at the end.
 faults_run () {
   setup_cgroups
   etcd_start "$TMP/etcd" || { fail "etcd did not start"; exit 1; }
   pg_start "$TMP/pg" || { fail "PostgreSQL did not start"; exit 1; }
   FWD_BASE=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 39000))
+  AGENT_CA=
+  if [ "${EBB_HA_FLEET_NODES:-0}" != 0 ]; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+      -keyout "$TMP/key.pem" -out "$TMP/cert.pem" -days 2 -subj /CN=localhost \
+      -addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1 || { fail "openssl req failed"; exit 1; }
+    AGENT_CA=$TMP/cert.pem
+  fi
   CTLS='' REFUSED_PROBES=0
   : >"$TMP/acked" && : >"$TMP/refused" && : >"$TMP/twice" && : >"$TMP/recovery"
   mkdir -p "$TMP/a1.d" "$TMP/a2.d"
@@ -520,6 +589,7 @@ faults_run () {
   CSOCK="$TMP/c$LN.d/s"
   wait_for 20 '[.nodes[] | select(.state == "ready")] | length == 2' /v1/nodes ||
     { fail "agents not ready: $(cat "$TMP/body")"; exit 1; }
+  [ "${EBB_HA_FLEET_NODES:-0}" = 0 ] || fleet_start "$EBB_HA_FLEET_NODES"
   stream & STREAM_PID=$!
   sleep 2
   for CYCLE in $(seq "$1"); do
@@ -531,12 +601,13 @@ faults_run () {
   touch "$TMP/stop"
   wait "$STREAM_PID"; STREAM_PID=
   check end "$(now_ms)"
+  [ -z "${FLEET_PID:-}" ] || { kill "$FLEET_PID"; wait "$FLEET_PID"; FLEET_PID=; }
   echo "submissions: $(wc -l <"$TMP/acked") answered 2xx, $(wc -l <"$TMP/refused") not (refused or timed out during faults)"
   for f in kill9 sigstop etcd pg cut agents; do
     grep "^$f " "$TMP/recovery" | cut -d' ' -f2 | sort -n |
       awk -v f="$f" '{ v[NR] = $1 } END { if (NR) printf "recovery %-7s n=%d min %d ms, median %d ms, max %d ms\n", f, NR, v[1], v[int((NR + 1) / 2)], v[NR] }'
   done
-  echo "deposed leaders after SIGCONT, per sigstop cycle (agents' refused counters, calls sent, refused, accepted): $(cut -d' ' -f2- "$TMP/deposed-refused" 2>/dev/null | tr ' \n' '/ ')"
+  echo "deposed leaders after SIGCONT, per sigstop cycle (agents' refused counters, calls sent, refused, accepted, the fleet's refused): $(cut -d' ' -f2- "$TMP/deposed-refused" 2>/dev/null | tr ' \n' '/ ')"
   cat "$TMP/pg-outages" 2>/dev/null
   [ -s "$TMP/etcd-slow" ] && echo "etcd faults where etcd's own election outlasted the keepalives' margin (failed over): $(cut -d' ' -f2 "$TMP/etcd-slow" | tr '\n' ' ')ms"
   return 0
