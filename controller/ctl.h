@@ -438,6 +438,8 @@ double ebb_ctl_now (void);
 /* The id the agent knows task idx of job by in its generation gen: "j<job>-t<idx>-g<gen>"
  * (a task started again gets a new generation, so a new agent task). Owned by the caller. */
 char *ebb_ctl_task_agent_id (uint64_t job, uint32_t idx, uint64_t gen);
+/* A node's policy slots: one per whole CPU of its capacity, at least one. */
+uint32_t ebb_ctl_node_slots (uint64_t cap_cpu_millis);
 
 /* model-leader.c */
 /* True while this instance may act: it leads (single mode: from its start) and, on etcd, has

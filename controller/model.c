@@ -54,3 +54,10 @@ ebb_ctl_task_agent_id (uint64_t job, uint32_t idx, uint64_t gen)
 {
   return ebb_xasprintf ("j%" PRIu64 "-t%u-g%" PRIu64, job, idx, gen);
 }
+
+/* See ctl.h. */
+uint32_t
+ebb_ctl_node_slots (uint64_t cap_cpu_millis)
+{
+  return (uint32_t)(cap_cpu_millis / 1000 ? cap_cpu_millis / 1000 : 1);
+}

@@ -221,7 +221,7 @@ hb_node (ebb_ctl *c, const char *name, json_object *body, int *idx, ebb_error **
         }
       *idx = (int)c->n_nodes - 1;
     }
-  uint32_t slots = (uint32_t)(cpu / 1000 ? cpu / 1000 : 1);
+  uint32_t slots = ebb_ctl_node_slots (cpu);
   if (n->state == NODE_LOST || (seq && seq < n->last_seq))
     {
       /* A new incarnation (first contact, back from lost, or the agent restarted): a new

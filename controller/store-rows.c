@@ -29,6 +29,8 @@ ebb_ctl_store_node_of_row (ebb_ctl *c, const ebb_ctl_store_row *r)
   n->epoch = (uint64_t)r->i (r, 3);
   n->cap_cpu_millis = (uint64_t)r->i (r, 4);
   n->cap_memory_bytes = (uint64_t)r->i (r, 5);
+  /* As its heartbeats set them: a ready node is in the first policy of a new leader. */
+  n->nslots = ebb_ctl_node_slots (n->cap_cpu_millis);
   n->last_hb_at = r->d (r, 6);
   if (!n->name || ebb_ctl_add_node (c, n) < 0)
     {

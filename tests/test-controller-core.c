@@ -462,7 +462,11 @@ test_heartbeat_validation (void)
   CU_ASSERT_EQUAL (n->state, NODE_READY);
   CU_ASSERT_EQUAL (n->nslots, 3);
   CU_ASSERT_EQUAL (n->epoch, 1);
-  CU_ASSERT_EQUAL (c->n_slots, 3); /* the policy was built over its slots */
+  /* The policy was built over its slots (and the store's other ready nodes'). */
+  uint32_t mine = 0;
+  for (uint32_t s = 0; s < c->n_slots; s++)
+    mine += c->slots[s].node == idx;
+  CU_ASSERT_EQUAL (mine, 3);
   ctlfix_ctl_del (c);
 }
 
@@ -833,6 +837,32 @@ test_adopt_validation (void)
   CU_ASSERT_EQUAL (t->cpu_millis, 1500);
   CU_ASSERT_EQUAL (t->memory_bytes, 134217728);
   CU_ASSERT (t->node >= 0 && strcmp (c->nodes[t->node]->name, "nx") == 0);
+  ctlfix_ctl_del (c);
+}
+
+/* A node reloaded from the store has the slots of its capacity, as its heartbeat gave them:
+ * a new leader (or a restarted controller) builds its first policy over every ready node,
+ * not only over those that happened to heartbeat before the first rebuild. A node with no
+ * slot stays out of the policy until a rebuild, which waits for no task placed: under a
+ * steady load (the fault cycle's fleet) that was never, and a failover left the new leader
+ * on two of 202 nodes. */
+static void
+test_reload_node_slots (void)
+{
+  fresh_store ();
+  ebb_ctl_config cfg;
+  ebb_ctl *c = ctl_new (&cfg);
+  json_object *o = json_tokener_parse ("{\"seq\":1,\"url\":\"unix:/a.sock\",\"node\":{\"capacity\":"
+                                       "{\"cpu_millis\":3000,\"memory_bytes\":1073741824}}}");
+  CU_ASSERT_EQUAL (ebb_ctl_heartbeat (c, "ns", o, NULL), 0);
+  json_object_put (o);
+  ctlfix_ctl_del (c);
+
+  c = ctl_new (&cfg);
+  CU_ASSERT_EQUAL_FATAL (c->n_nodes, 1);
+  CU_ASSERT_EQUAL (c->nodes[0]->nslots, 3);
+  ebb_ctl_rebuild (c);
+  CU_ASSERT_EQUAL (c->n_slots, 3);
   ctlfix_ctl_del (c);
 }
 
@@ -1268,6 +1298,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_store_before_reasons),
   EBB_CU_TEST (test_metrics_observe),
   EBB_CU_TEST (test_store_preemptions),
+  EBB_CU_TEST (test_reload_node_slots),
 };
 
 int

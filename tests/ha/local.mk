@@ -30,8 +30,9 @@ EXTRA_DIST += bench/ha-failover.sh bench/ha-faults.sh
 bench-ha-failover: ebb-controller ebb-agent
 	EBB_TOP_SRCDIR=$(abs_top_srcdir) EBB_TOP_BUILDDIR=$(abs_top_builddir) \
 	  sh $(abs_top_srcdir)/bench/ha-failover.sh $(EBB_HA_CYCLES)
-# bench/ha-faults.sh: the fault cycles with the checker, EBB_HA_CYCLES of them (default 10).
-bench-ha-faults: ebb-controller ebb-agent ebbctl
+# bench/ha-faults.sh: the fault cycles with the checker, EBB_HA_CYCLES of them (default 10),
+# the fleet emulator's 1,000 nodes beside the agents.
+bench-ha-faults: ebb-controller ebb-agent ebbctl tests/controller/fleet
 	EBB_TOP_SRCDIR=$(abs_top_srcdir) EBB_TOP_BUILDDIR=$(abs_top_builddir) \
 	  sh $(abs_top_srcdir)/bench/ha-faults.sh $(EBB_HA_CYCLES)
 .PHONY: bench-ha-failover bench-ha-faults
