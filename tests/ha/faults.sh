@@ -30,7 +30,7 @@
 # fleet's nodes accepted no call below their highest epoch, never had a task live on two of
 # them, and their highest epoch is the leader's (check_fleet). It
 # prints the fault's recovery time: from the fault (for pg: from PostgreSQL's restart; for
-# agents: from the heal) to the first submission answered 201 after it. EBB_HA_FAULTS
+# agents: from the heal) to the answer (201) of the first submission sent after it. EBB_HA_FAULTS
 # (a list of the names above) runs only those faults.
 . "$EBB_TOP_SRCDIR/tests/controller/lib.sh"
 command -v etcd >/dev/null && command -v etcdctl >/dev/null || skip "needs etcd and etcdctl (scripts/install-deps.sh)"
@@ -179,17 +179,19 @@ live_both () {
   done | sort | uniq -d
 }
 
-# stream: a submission about every 0.3 s through ebbctl with the 3 controllers; each
-# answered one's name and answer time go to $TMP/acked, the others' to $TMP/refused.
+# stream: a submission about every 0.3 s through ebbctl with the 3 controllers, one at a time;
+# each answered one's name, answer time and send time go to $TMP/acked, the others' to
+# $TMP/refused.
 stream () {
   i=0
   while [ ! -e "$TMP/stop" ]; do
     i=$((i + 1))
+    sent=$(now_ms)
     if timeout 40 "$EBBCTL" --controller "$CTLS" -o name submit --name "s$i" --cpu 100 \
       --memory 16M -- sleep 0.3 >/dev/null 2>&1; then
-      echo "s$i $(now_ms)" >>"$TMP/acked"
+      echo "s$i $(now_ms) $sent" >>"$TMP/acked"
     else
-      echo "s$i $(now_ms)" >>"$TMP/refused"
+      echo "s$i $(now_ms) $sent" >>"$TMP/refused"
     fi
     live_sample
     sleep 0.2
@@ -209,18 +211,20 @@ jobs_all () {
 }
 
 # check FAULT T0 [SINCE]: the checker after a fault (see the top); the recovery time is from T0
-# to the first submission answered after SINCE (default T0; the new leader's lead when the
-# old one may still answer for a while after the fault, as a cut one does until its deadline).
+# to the answer of the first submission sent after SINCE (default T0; the new leader's lead
+# when the old one may still answer for a while after the fault, as a cut one does until its
+# deadline). Sent after, not answered after: one answered a moment after the fault was
+# served before it (a SIGSTOP lands between the answer and its record).
 check () {
   wait_leader 30 || { fail "$1: no leader 30 s after the fault"; return; }
-  # The first submission answered after T0 (none at the end: the stream stopped).
+  # The first submission sent after SINCE and answered (none at the end: the stream stopped).
   k=0 rec=-
   since=${3:-$2}
-  while [ "$1" != end ] && ! awk -v t="$since" '$2 > t { f = 1 } END { exit !f }' "$TMP/acked" && [ $k -lt 300 ]; do
+  while [ "$1" != end ] && ! awk -v t="$since" '$3 >= t { f = 1 } END { exit !f }' "$TMP/acked" && [ $k -lt 300 ]; do
     sleep 0.1; k=$((k + 1))
   done
   if [ "$1" != end ]; then
-    rec=$(awk -v t="$since" -v t0="$2" '$2 > t { print $2 - t0; exit }' "$TMP/acked")
+    rec=$(awk -v t="$since" -v t0="$2" '$3 >= t { print $2 - t0; exit }' "$TMP/acked")
     [ -n "$rec" ] && echo "$1 $rec" >>"$TMP/recovery" || fail "$1: no submission answered 30 s after the fault"
   fi
   # Every submission answered so far: exactly once, final (done, failed or cancelled) within
