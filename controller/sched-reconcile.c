@@ -2,7 +2,8 @@
  * this controller decided for it, each difference logged with its fix. An agent restarted
  * without --handover resumed the tasks it held suspended: reported running, they would hold
  * their whole allocation again while the policy counts their room as given to other work,
- * and the node would run over its capacity. */
+ * and the node would run over its capacity. A task the agent no longer
+ * has at all is lost on that node (ebb_ctl_reconcile_missing). */
 #include "config.h"
 
 #include <inttypes.h>
@@ -12,6 +13,7 @@
 #include "controller/sched.h"
 #include "controller/store.h"
 #include "lib/log.h"
+#include "lib/util.h"
 
 /* The policy's view of t when t is its own and no call about it is under way (a RESUME
  * sent, a SUSPEND not answered): else NULL, the report being then the call's race. */
@@ -63,4 +65,59 @@ ebb_ctl_reconcile_task (ebb_ctl *c, ebb_ctl_task *t, int node, ebb_ctl_task_stat
   c->m.suspends++;
   ebb_ctl_send_suspend (c, t, seq, &booked, amount, true);
   return true;
+}
+
+/* Task t, not in the last two full reports of its node: lost there, re-decided as a task of
+ * a lost node is (a "kill" decision naming the node, committed before any call it causes). */
+static void
+missing (ebb_ctl *c, ebb_ctl_task *t, int node)
+{
+  cleanup_free char *why
+      = ebb_xasprintf ("task_missing: node %s no longer reports it", c->nodes[node]->name);
+  ebb_log_warn ("node %s: task j%" PRIu64 "-t%u-g%" PRIu64
+                " (%s here) is missing from its last 2 reports: lost there",
+                c->nodes[node]->name, t->job->id, t->idx, t->generation,
+                ebb_ctl_task_state_name (t->state));
+  t->missing_reports = 0;
+  if (!ebb_ctl_task_lost (c, t, why))
+    {
+      ebb_ctl_task *one[] = { t };
+      ebb_ctl_requeue (c, one, 1, why);
+      c->rebuild_wanted = true; /* its slot is a ghost until the rebuild */
+    }
+  ebb_ctl_job_update (c, t->job);
+}
+
+/* See sched.h. Its agent holds a task from the launch's answer (201: in its table, journaled)
+ * until this controller forgets it; a wiped state directory, a reboot without --handover or
+ * a lost table leave the task running here for ever unless its absence is noticed.
+ * Only a report built after the agent took the task may count, and the controller cannot
+ * see when a report was built, so a task goes only when two reports in a row that arrived
+ * after the launch's answer lack it (missing_reports counts them; the answer, and every
+ * report that has it, starts it again). That is safe: an agent keeps one heartbeat in
+ * flight and builds the next one after the previous one's answer, so the second report to
+ * arrive after the launch's answer was built after the agent answered the first, which the
+ * controller received after the launch's answer, which the agent sent after taking the task.
+ * (The one exception, the heartbeat a fence sends while one is in flight, is sent before the
+ * fence is answered; no launch leaves for the node before that answer is read, so for both
+ * to count they would have to be overtaken by a commit and a launch's round trip.) A
+ * fence's answer is built after the fence, after any launch the agent answered a previous
+ * leader. Tasks starting (no answer yet), being killed by the policy (its answer re-decides
+ * them) or adopted (the container stays where it is) are left out. */
+void
+ebb_ctl_reconcile_missing (ebb_ctl *c, int node, uint32_t present)
+{
+  if (present >= c->nodes[node]->ntasks)
+    return; /* the report had every active task of the node: the usual case, no scan */
+  for (size_t i = 0; i < c->n_jobs; i++)
+    for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
+      {
+        ebb_ctl_task *t = &c->jobs[i]->tasks[k];
+        if (t->node != node || !ebb_ctl_task_active (t) || t->report_stamp == c->report_stamp)
+          continue;
+        if (t->state == TASK_STARTING || t->pkill || ebb_ctl_task_is_adopt (t))
+          t->missing_reports = 0;
+        else if (++t->missing_reports >= 2)
+          missing (c, t, node);
+      }
 }
