@@ -230,6 +230,7 @@ typedef struct ebb_ctl_node
   uint32_t nslots; /* slots this node offers the policy (capacity in whole CPUs, >= 1) */
   /* Its active tasks (starting, running, suspended) and what the unsuspended ones hold. */
   uint32_t ntasks;
+  uint32_t nstarting; /* of them, the ones starting (no launch answer nor report yet) */
   uint64_t alloc_cpu_millis, alloc_memory_bytes;
 } ebb_ctl_node;
 

@@ -102,7 +102,8 @@ hb_accounting (ebb_ctl_task *t, json_object *o)
 }
 
 /* One task entry of a heartbeat. Returns true when it is one of node's active tasks and
- * still is after the report (ebb_ctl_reconcile_missing counts them). */
+ * still is after the report, then no longer starting (ebb_ctl_reconcile_missing counts
+ * them). */
 static bool
 hb_task (ebb_ctl *c, int node, json_object *o)
 {

@@ -107,8 +107,9 @@ missing (ebb_ctl *c, ebb_ctl_task *t, int node)
 void
 ebb_ctl_reconcile_missing (ebb_ctl *c, int node, uint32_t present)
 {
-  if (present >= c->nodes[node]->ntasks)
-    return; /* the report had every active task of the node: the usual case, no scan */
+  const ebb_ctl_node *n = c->nodes[node];
+  if (present >= n->ntasks - n->nstarting)
+    return; /* the report had every task of the node it must have: the usual case, no scan */
   for (size_t i = 0; i < c->n_jobs; i++)
     for (uint32_t k = 0; k < c->jobs[i]->ntasks; k++)
       {
