@@ -176,7 +176,7 @@ typedef struct ebb_ctl_task
   bool held;             /* suspended by the operator (sched-hold.c): the policy never resumes it */
   ebb_ctl_reason reason; /* cleared when it leaves pending, but launch_failed */
   /* Its node's full reports received without it since it was last in one or answered
-   * (sched-reconcile.c: at two it is lost there), and the last report that had it. */
+   * (sched-reconcile.c: at three it is lost there), and the last report that had it. */
   uint8_t missing_reports;
   uint32_t report_stamp;
 } ebb_ctl_task;

@@ -106,7 +106,7 @@ void ebb_ctl_deliver (ebb_ctl *c, const ebb_ctl_pevent *e, double now_sec);
  * when it is no call's race: a task held running reported suspended). */
 bool ebb_ctl_reconcile_task (ebb_ctl *c, ebb_ctl_task *t, int node, ebb_ctl_task_state reported);
 /* After node's full report (c->report_stamp; `present` of its active tasks were in it):
- * a task its agent should hold and that two such reports in a row lacked is lost there
+ * a task its agent should hold and that three such reports in a row lacked is lost there
  * (ebb_ctl_task_lost, reason "task_missing"). */
 void ebb_ctl_reconcile_missing (ebb_ctl *c, int node, uint32_t present);
 

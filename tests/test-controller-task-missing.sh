@@ -37,7 +37,7 @@ w=0
 while [ "$(wc -l <"$OUT/w.starts")" -lt 2 ] && [ $w -lt 100 ]; do sleep 0.1; w=$((w + 1)); done
 [ "$(wc -l <"$OUT/w.starts")" -ge 2 ] && ok "(a) it started a second time" ||
   fail "(a) starts: $(cat "$OUT/w.starts")"
-grep -q "node a1: task $AID (running here) is missing from its last 2 reports: lost there" "$CLOG" &&
+grep -q "node a1: task $AID (running here) is missing from its last 3 reports: lost there" "$CLOG" &&
   ok "(a) the log says which task went missing on which node" || fail "(a) not logged: $(tail -5 "$CLOG")"
 capi GET /v1/decisions
 jq -e '[.decisions[] | select(.action == "kill" and (.reason | test("task_missing: node a1")))] | length == 1' \
