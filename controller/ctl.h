@@ -175,6 +175,10 @@ typedef struct ebb_ctl_task
   bool dag_held;
   bool held;             /* suspended by the operator (sched-hold.c): the policy never resumes it */
   ebb_ctl_reason reason; /* cleared when it leaves pending, but launch_failed */
+  /* Its node's full reports received without it since it was last in one or answered
+   * (sched-reconcile.c: at three it is lost there), and the last report that had it. */
+  uint8_t missing_reports;
+  uint32_t report_stamp;
 } ebb_ctl_task;
 
 typedef struct ebb_ctl_job
@@ -226,6 +230,7 @@ typedef struct ebb_ctl_node
   uint32_t nslots; /* slots this node offers the policy (capacity in whole CPUs, >= 1) */
   /* Its active tasks (starting, running, suspended) and what the unsuspended ones hold. */
   uint32_t ntasks;
+  uint32_t nstarting; /* of them, the ones starting (no launch answer nor report yet) */
   uint64_t alloc_cpu_millis, alloc_memory_bytes;
 } ebb_ctl_node;
 
@@ -323,6 +328,7 @@ typedef struct ebb_ctl
   bool stopping;
   bool store_lost; /* a commit failed: nothing more leaves (ebb_ctl_flush) */
   double start_at;
+  uint32_t report_stamp; /* of the full node report being read (sched-reconcile.c) */
   /* Leadership (controller/leader.c, model-leader.c; doc/ha.md): the epoch every mutating
    * agent call carries, whether this instance acts, and the leader as last known. */
   struct ebb_etcd *etcd;         /* NULL: one controller, leading from its start */

@@ -57,7 +57,7 @@ controller_int_tests = tests/test-controller-basic.sh tests/test-controller-reas
 controller_int_tests += tests/test-controller-fits.sh tests/test-controller-drain-preempt.sh \
 	tests/test-controller-drain-preempt-ebb.sh \
 	tests/test-controller-agent-restart.sh tests/test-controller-fence-reconcile.sh \
-	tests/test-controller-fresh-store.sh
+	tests/test-controller-fresh-store.sh tests/test-controller-task-missing.sh
 TESTS += $(controller_int_tests)
 EXTRA_DIST += $(controller_int_tests) tests/controller/lib.sh tests/controller/fake-agent.sh
 

@@ -148,6 +148,7 @@ share (ebb_ctl *c, ebb_ctl_job *j, ebb_ctl_task_state s, int node, uint64_t cpu,
     {
       ebb_ctl_node *n = c->nodes[node];
       n->ntasks += (uint32_t)d;
+      n->nstarting += s == TASK_STARTING ? (uint32_t)d : 0;
       if (holds)
         {
           n->alloc_cpu_millis += d * cpu;

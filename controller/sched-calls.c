@@ -29,6 +29,7 @@ on_launch (ebb_ctl_call *k, ebb_http_result *res)
     {
       /* 409 conflict: the task exists there already (our earlier attempt got through). */
       ebb_ctl_task_set_state (c, t, TASK_RUNNING);
+      t->missing_reports = 0; /* only reports that arrive after this answer count */
       if (t->started_at == 0)
         t->started_at = ebb_ctl_now ();
       ebb_ctl_task_write (c, t);

@@ -101,22 +101,22 @@ hb_accounting (ebb_ctl_task *t, json_object *o)
     snprintf (t->end_reason, sizeof t->end_reason, "%s", json_object_get_string (v));
 }
 
-/* One task entry of a heartbeat. */
-static void
-hb_task (ebb_ctl *c, int node, json_object *o, uint64_t *seen_job, uint32_t *seen_idx)
+/* One task entry of a heartbeat. Returns true when it is one of node's active tasks and
+ * still is after the report, then no longer starting (ebb_ctl_reconcile_missing counts
+ * them). */
+static bool
+hb_task (ebb_ctl *c, int node, json_object *o)
 {
   json_object *v;
   if (!json_object_object_get_ex (o, "id", &v) || !json_object_is_type (v, json_type_string))
-    return;
+    return false;
   const char *id = json_object_get_string (v);
   uint64_t job, gen;
   unsigned idx;
   int end = 0;
   if (sscanf (id, "j%" SCNu64 "-t%u-g%" SCNu64 "%n", &job, &idx, &gen, &end) != 3
       || id[end] != '\0')
-    return; /* not ours (adopted by an operator): leave it alone */
-  *seen_job = job;
-  *seen_idx = idx;
+    return false; /* not ours (adopted by an operator): leave it alone */
   ebb_ctl_job *j = ebb_ctl_job_find (c, job);
   const char *st
       = json_object_object_get_ex (o, "state", &v) && json_object_is_type (v, json_type_string)
@@ -136,8 +136,11 @@ hb_task (ebb_ctl *c, int node, json_object *o, uint64_t *seen_job, uint32_t *see
           ebb_ctl_task copy = { .job = &gone, .idx = idx, .node = node };
           fence (c, &copy, gen, node, st);
         }
-      return;
+      return false;
     }
+  bool first = t->report_stamp != c->report_stamp; /* a task listed twice counts once */
+  t->report_stamp = c->report_stamp;
+  t->missing_reports = 0;
   hb_accounting (t, o);
   int64_t status = 0;
   bool has_exit;
@@ -147,7 +150,7 @@ hb_task (ebb_ctl *c, int node, json_object *o, uint64_t *seen_job, uint32_t *see
       /* The policy's KILL: the task runs again from its queue (its progress is lost). */
       ebb_ctl_send_delete (c, t, t->generation, node, CALL_FORGET);
       ebb_ctl_pol_killed (c, t, "policy");
-      return;
+      return false;
     }
   if (s == TASK_EXITED || s == TASK_FAILED)
     {
@@ -157,10 +160,10 @@ hb_task (ebb_ctl *c, int node, json_object *o, uint64_t *seen_job, uint32_t *see
       t->exit_status = status;
       t->has_exit = has_exit;
       ebb_ctl_finish_task (c, t, t->kill_wanted ? TASK_KILLED : s, "exited");
-      return;
+      return false;
     }
   if (s != t->state && ebb_ctl_reconcile_task (c, t, node, s))
-    return;
+    return first;
   if (t->state == TASK_STARTING && t->started_at == 0)
     t->started_at = ebb_ctl_now ();
   if (s == TASK_SUSPENDED && t->state != TASK_SUSPENDED)
@@ -171,6 +174,7 @@ hb_task (ebb_ctl *c, int node, json_object *o, uint64_t *seen_job, uint32_t *see
       ebb_ctl_task_write (c, t);
       ebb_ctl_job_update (c, t->job);
     }
+  return first;
 }
 
 static int
@@ -278,17 +282,19 @@ ebb_ctl_heartbeat (ebb_ctl *c, const char *name, json_object *body, ebb_error **
 void
 ebb_ctl_reconcile_tasks (ebb_ctl *c, int node, json_object *tasks)
 {
-  size_t n = tasks && json_object_is_type (tasks, json_type_array)
-                 ? json_object_array_length (tasks)
-                 : 0;
+  bool full = tasks && json_object_is_type (tasks, json_type_array);
+  size_t n = full ? json_object_array_length (tasks) : 0;
+  uint32_t present = 0;
+  c->report_stamp++;
   for (size_t i = 0; i < n; i++)
     {
-      uint64_t job = 0;
-      uint32_t tidx = 0;
       json_object *o = json_object_array_get_idx (tasks, i);
       if (json_object_is_type (o, json_type_object))
-        hb_task (c, node, o, &job, &tidx);
+        present += hb_task (c, node, o);
     }
+  /* A report without a task list (not an agent's) says nothing of what is missing. */
+  if (full)
+    ebb_ctl_reconcile_missing (c, node, present);
   if (c->rebuild_wanted || !c->pol)
     ebb_ctl_rebuild (c);
 }

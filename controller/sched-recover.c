@@ -173,6 +173,21 @@ ebb_ctl_kill_job (ebb_ctl *c, ebb_ctl_job *j)
 }
 
 /* See sched.h. */
+bool
+ebb_ctl_task_lost (ebb_ctl *c, ebb_ctl_task *t, const char *why)
+{
+  if (t->kill_wanted)
+    ebb_ctl_finish_task (c, t, TASK_KILLED, why);
+  else if (ebb_ctl_task_is_adopt (t))
+    ebb_ctl_adopt_node_lost (c, t);
+  else if (c->res_mode)
+    ebb_ctl_pol_killed (c, t, why);
+  else
+    return false;
+  return true;
+}
+
+/* See sched.h. */
 void
 ebb_ctl_lose_node (ebb_ctl *c, int idx, const char *why)
 {
@@ -197,13 +212,7 @@ ebb_ctl_lose_node (ebb_ctl *c, int idx, const char *why)
           {
             if (!ts)
               ts = ebb_xmalloc (sizeof *ts * j->ntasks);
-            if (j->tasks[t].kill_wanted)
-              ebb_ctl_finish_task (c, &j->tasks[t], TASK_KILLED, "node lost");
-            else if (ebb_ctl_task_is_adopt (&j->tasks[t]))
-              ebb_ctl_adopt_node_lost (c, &j->tasks[t]);
-            else if (c->res_mode)
-              ebb_ctl_pol_killed (c, &j->tasks[t], "node lost");
-            else
+            if (!ebb_ctl_task_lost (c, &j->tasks[t], "node lost"))
               ts[k++] = &j->tasks[t];
           }
       ebb_ctl_requeue (c, ts, k, "node lost");

@@ -105,6 +105,10 @@ void ebb_ctl_deliver (ebb_ctl *c, const ebb_ctl_pevent *e, double now_sec);
  * holds suspended reported running is suspended again), false to take the report (logged
  * when it is no call's race: a task held running reported suspended). */
 bool ebb_ctl_reconcile_task (ebb_ctl *c, ebb_ctl_task *t, int node, ebb_ctl_task_state reported);
+/* After node's full report (c->report_stamp; `present` of its active tasks were in it):
+ * a task its agent should hold and that three such reports in a row lacked is lost there
+ * (ebb_ctl_task_lost, reason "task_missing"). */
+void ebb_ctl_reconcile_missing (ebb_ctl *c, int node, uint32_t present);
 
 /* sched-dag.c */
 struct ebb_pol_dag;
@@ -151,6 +155,11 @@ void ebb_ctl_requeue (ebb_ctl *c, ebb_ctl_task **ts, size_t n, const char *why);
 void ebb_ctl_pol_killed (ebb_ctl *c, ebb_ctl_task *t, const char *why);
 /* The node idx stopped answering: its tasks go back to the queue. */
 void ebb_ctl_lose_node (ebb_ctl *c, int idx, const char *why);
+/* Active task t is gone from its node (the node lost, or its agent no longer has it): a
+ * task being killed is killed, an adopted one kept (it comes back with its node), another
+ * goes back to the policy (resource mode) with a "kill" decision giving why. Returns false
+ * in slot mode, where the caller requeues it (ebb_ctl_requeue; a job's tasks together). */
+bool ebb_ctl_task_lost (ebb_ctl *c, ebb_ctl_task *t, const char *why);
 
 /* sched-nodes.c */
 /* Resource mode: tells the policy node idx's capacity (zero: none, it is gone). */

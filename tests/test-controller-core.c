@@ -561,6 +561,29 @@ test_calls_wait_for_fence (void)
   ctlfix_ctl_del (c);
 }
 
+/* Node n0's heartbeat number seq with the task list tasks (JSON). */
+static void
+hb_n0 (ebb_ctl *c, int seq, const char *tasks)
+{
+  cleanup_free char *hb = ebb_xasprintf (
+      "{\"seq\":%d,\"url\":\"unix:/n0.sock\",\"node\":{\"capacity\":{\"cpu_millis\":1000,"
+      "\"memory_bytes\":1073741824}},\"tasks\":%s}",
+      seq, tasks);
+  json_object *o = json_tokener_parse (hb);
+  CU_ASSERT_EQUAL (ebb_ctl_heartbeat (c, "n0", o, NULL), 0);
+  json_object_put (o);
+}
+
+/* Node n0 with one CPU, and a job of one task launched there (starting). */
+static ebb_ctl_task *
+n0_starting (ebb_ctl *c, const char *name)
+{
+  ctlfix_nodes_report (c, 1, 1000, INT64_C (1) << 30, 1);
+  ebb_ctl_job *j = ctlfix_submit (c, name, CLS_LONG, 1);
+  CU_ASSERT_EQUAL_FATAL (j->tasks[0].state, TASK_STARTING);
+  return &j->tasks[0];
+}
+
 /* A task whose exit a heartbeat reports before the launch's answer is back (a task of a few
  * milliseconds) ran: it has its start time (bench/ha-failover.sh waited for it in vain). */
 static void
@@ -569,21 +592,48 @@ test_exit_before_launch_answer (void)
   fresh_store ();
   ebb_ctl_config cfg;
   ebb_ctl *c = ctl_new (&cfg);
-  ctlfix_nodes_report (c, 1, 1000, INT64_C (1) << 30, 1);
-  ebb_ctl_job *j = ctlfix_submit (c, "quick", CLS_LONG, 1);
-  ebb_ctl_task *t = &j->tasks[0];
-  CU_ASSERT_EQUAL_FATAL (t->state, TASK_STARTING);
+  ebb_ctl_task *t = n0_starting (c, "quick");
   CU_ASSERT_EQUAL (t->started_at, 0);
-  cleanup_free char *hb = ebb_xasprintf (
-      "{\"seq\":2,\"url\":\"unix:/n0.sock\",\"node\":{\"capacity\":{\"cpu_millis\":1000,"
-      "\"memory_bytes\":1073741824}},\"tasks\":[{\"id\":\"j%" PRIu64 "-t0-g%" PRIu64
-      "\",\"state\":\"exited\",\"exit_status\":0}]}",
-      j->id, t->generation);
-  json_object *o = json_tokener_parse (hb);
-  CU_ASSERT_EQUAL (ebb_ctl_heartbeat (c, "n0", o, NULL), 0);
-  json_object_put (o);
+  cleanup_free char *tasks = ebb_xasprintf ("[{\"id\":\"j%" PRIu64 "-t0-g%" PRIu64
+                                            "\",\"state\":\"exited\",\"exit_status\":0}]",
+                                            t->job->id, t->generation);
+  hb_n0 (c, 2, tasks);
   CU_ASSERT_EQUAL (t->state, TASK_EXITED);
   CU_ASSERT (t->started_at > 0);
+  ebb_ctl_store_commit (c);
+  ctlfix_ctl_del (c);
+}
+
+/* A task its agent no longer reports is lost on its node after three full reports in a row
+ * without it, never while it starts, and a report that has it starts the count again
+ * (issue 20: sched-reconcile.c, ebb_ctl_reconcile_missing). */
+static void
+test_task_missing (void)
+{
+  fresh_store ();
+  ebb_ctl_config cfg;
+  ebb_ctl *c = ctl_new (&cfg);
+  ebb_ctl_task *t = n0_starting (c, "gone");
+  uint64_t gen = t->generation;
+  cleanup_free char *has = ebb_xasprintf (
+      "[{\"id\":\"j%" PRIu64 "-t0-g%" PRIu64 "\",\"state\":\"running\"}]", t->job->id, gen);
+  hb_n0 (c, 2, "[]"); /* built before the launch reached the agent */
+  hb_n0 (c, 3, "[]");
+  CU_ASSERT_EQUAL (t->state, TASK_STARTING);
+  hb_n0 (c, 4, has);
+  CU_ASSERT_EQUAL_FATAL (t->state, TASK_RUNNING);
+  hb_n0 (c, 5, "[]");
+  hb_n0 (c, 6, "[]");
+  hb_n0 (c, 7, has);
+  hb_n0 (c, 8, "[]");
+  hb_n0 (c, 9, "[]");
+  CU_ASSERT_EQUAL (t->state, TASK_RUNNING); /* never three in a row */
+  CU_ASSERT_EQUAL (t->generation, gen);
+  hb_n0 (c, 10, "[]");
+  /* Placed again (slot mode: its slot a ghost, the policy rebuilt). */
+  CU_ASSERT_EQUAL (t->state, TASK_STARTING);
+  CU_ASSERT_EQUAL (t->generation, gen + 1);
+  CU_ASSERT_EQUAL (c->m.tasks_lost, 1);
   ebb_ctl_store_commit (c);
   ctlfix_ctl_del (c);
 }
@@ -592,7 +642,7 @@ test_exit_before_launch_answer (void)
 typedef struct
 {
   ebb_ctl_counts cl;
-  uint32_t *ntasks;
+  uint32_t *ntasks, *nstarting;
   uint64_t *cpu, *mem;
 } scan_counts;
 
@@ -601,6 +651,7 @@ scan (ebb_ctl *c, scan_counts *sc)
 {
   memset (&sc->cl, 0, sizeof sc->cl);
   sc->ntasks = ebb_xcalloc (c->n_nodes + 1, sizeof *sc->ntasks);
+  sc->nstarting = ebb_xcalloc (c->n_nodes + 1, sizeof *sc->nstarting);
   sc->cpu = ebb_xcalloc (c->n_nodes + 1, sizeof *sc->cpu);
   sc->mem = ebb_xcalloc (c->n_nodes + 1, sizeof *sc->mem);
   for (size_t i = 0; i < c->n_jobs; i++)
@@ -621,6 +672,7 @@ scan (ebb_ctl *c, scan_counts *sc)
           if (t->node >= 0 && (holds || t->state == TASK_SUSPENDED))
             {
               sc->ntasks[t->node]++;
+              sc->nstarting[t->node] += t->state == TASK_STARTING;
               sc->cpu[t->node] += holds ? t->cpu_millis : 0;
               sc->mem[t->node] += holds ? t->memory_bytes : 0;
             }
@@ -645,9 +697,11 @@ counters_agree (ebb_ctl *c)
   scan (c, &sc);
   bool ok = memcmp (&sc.cl, &c->counts, sizeof sc.cl) == 0;
   for (size_t i = 0; i < c->n_nodes; i++)
-    ok = ok && sc.ntasks[i] == c->nodes[i]->ntasks && sc.cpu[i] == c->nodes[i]->alloc_cpu_millis
+    ok = ok && sc.ntasks[i] == c->nodes[i]->ntasks && sc.nstarting[i] == c->nodes[i]->nstarting
+         && sc.cpu[i] == c->nodes[i]->alloc_cpu_millis
          && sc.mem[i] == c->nodes[i]->alloc_memory_bytes;
   free (sc.ntasks);
+  free (sc.nstarting);
   free (sc.cpu);
   free (sc.mem);
   return ok;
@@ -1291,6 +1345,7 @@ static const ebb_cu_test tests[] = {
   EBB_CU_TEST (test_heartbeat_fence),
   EBB_CU_TEST (test_calls_wait_for_fence),
   EBB_CU_TEST (test_exit_before_launch_answer),
+  EBB_CU_TEST (test_task_missing),
   EBB_CU_TEST (test_adopt_validation),
   EBB_CU_TEST (test_index_counters),
   EBB_CU_TEST (test_pjob_forget_slot_mode),

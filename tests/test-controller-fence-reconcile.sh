@@ -2,8 +2,8 @@
 # Issue 20, "Fenced agents": a leader fences a node before acting on it, and the fence's
 # answer reconciles the node's tasks in the same round trip. The node is a scripted agent
 # (tests/controller/fake-agent.sh behind socat) that answers its fence after 2 s; its
-# heartbeats are the test's (one, no tasks, until (c)), so what the controller learns of its
-# tasks it learns from the fence:
+# heartbeats are the test's (one, before any launch, until (c)), so what the controller learns
+# of its tasks it learns from the fence:
 # (a) a job's launch reaches the node only after the node's fence was answered 200;
 # (b) after a restart (a new epoch), the fence's answer ends the task the node reports exited
 #     and fences off (DELETE) a copy of a generation the store does not know, without a
@@ -21,11 +21,11 @@ AGENT_PIDS=$!
 w=0
 while [ ! -S "$ASOCK" ] && [ $w -lt 100 ]; do sleep 0.05; w=$((w + 1)); done
 
-# heartbeat: the fake node's one report (its URL and capacity, no tasks).
+# heartbeat: the fake node's report (its URL and capacity, the tasks it was launched).
 heartbeat () {
   curl -s -o /dev/null -H "Authorization: Bearer $(cat "$TOKEN_FILE")" -H 'Content-Type: application/json' \
     --unix-socket "$CSOCK" -X POST "http://c/v1/nodes/a1/heartbeat" --data-binary \
-    "{\"node\":{\"capacity\":{\"cpu_millis\":2000,\"memory_bytes\":2147483648}},\"url\":\"unix:$ASOCK\",\"tasks\":[]}"
+    "{\"node\":{\"capacity\":{\"cpu_millis\":2000,\"memory_bytes\":2147483648}},\"url\":\"unix:$ASOCK\",\"tasks\":$(cat "$FAKE_TASKS")}"
 }
 # line_of PATTERN: the line number of the first line of the fake's log matching PATTERN (0: none).
 line_of () { grep -n -m1 "$1" "$FAKE_LOG" | cut -d: -f1 | grep . || echo 0; }

@@ -3,7 +3,7 @@
 # tests/test-controller-fence-reconcile.sh): logs "begin METHOD PATH" and "end METHOD PATH"
 # to $FAKE_LOG, answers POST /v1/fence after $FAKE_FENCE_DELAY seconds with the task list in
 # $FAKE_TASKS (a file holding a JSON array; [] when absent), and every other call at once
-# (a launch 201, the rest 200).
+# (a launch 201, its task added to $FAKE_TASKS; the rest 200).
 cr=$(printf '\r')
 read -r method path _ || exit 0
 len=0
@@ -30,6 +30,9 @@ case "$method $path" in
 "POST /v1/tasks")
   status=201
   out=$(printf '%s' "$body" | jq -c '{id, state: "running"}')
+  # It has the task from now on: in its fence answers and in the test's heartbeats.
+  [ -s "$FAKE_TASKS" ] || echo '[]' >"$FAKE_TASKS"
+  jq -c --argjson t "$out" '. + [$t]' "$FAKE_TASKS" >"$FAKE_TASKS.new" && mv "$FAKE_TASKS.new" "$FAKE_TASKS"
   ;;
 *) out='{}' ;;
 esac
