@@ -22,7 +22,7 @@ fuzz_http_src = lib/http-route.c lib/http-listen.c lib/http-response.c lib/http-
 # libraries (GNU make's filter; this tree needs GNU make, -Wno-portability in configure.ac).
 fuzz_ctl_src = $(filter %.c,$(controller_libebb_controller_a_SOURCES) \
 	$(policies_libebb_policy_a_SOURCES)) lib/prom.c lib/prom-process.c lib/etcd.c lib/etcd-election.c \
-	lib/etcd-codec.c
+	lib/etcd-codec.c lib/file.c
 
 FUZZ_TARGETS = fuzz/fuzz-conf fuzz/fuzz-cgroup-parse fuzz/fuzz-runtime-json fuzz/fuzz-sim-trace \
 	fuzz/fuzz-http fuzz/fuzz-controller-json
