@@ -12,8 +12,9 @@
 # through the last leader: etcd holds only the election keys, flat as jobs grow.
 # Runs as root (a real agent on this host's cgroups, tests/controller/lib.sh), 3 etcd members
 # on loopback (tests/ha/etcd.sh), 2 controllers sharing one PostgreSQL store (tests/ha/pg.sh;
-# a database of its own per lease). The placement rate of the PostgreSQL store against
-# SQLite's is bench/ha-store.sh's. From the top of a build tree:
+# a database of its own per lease). Then, unless EBB_HA_STORE=0, the sustained placement rate
+# of the PostgreSQL store against SQLite's at 1,000 emulated nodes (bench/ha-store.sh, run
+# after this bench's etcd and PostgreSQL are gone). From the top of a build tree:
 #   EBB_TOP_SRCDIR=.. EBB_TOP_BUILDDIR=. sh ../bench/ha-failover.sh 10
 # EBB_HA_TTLS: the leases to measure (default "5s 2s").
 : "${EBB_TOP_SRCDIR:=.}" "${EBB_TOP_BUILDDIR:=.}"
@@ -148,3 +149,6 @@ for ttl in ${EBB_HA_TTLS:-5s 2s}; do
   fi
   eval "kill -9 \$PID_A \$PID_B"
 done
+bench_cleanup
+trap - EXIT
+[ "${EBB_HA_STORE:-1}" = 0 ] || exec bash "$EBB_TOP_SRCDIR/bench/ha-store.sh"

@@ -24,10 +24,11 @@ pg_store_tests = tests/ha/test-pg-store.sh tests/ha/test-pg-controller.sh
 TESTS += $(pg_store_tests)
 EXTRA_DIST += $(pg_store_tests)
 
-# bench/ha-failover.sh: kill -9 of the leader -> new leader and first placement, p50/p90/p99
+# bench/ha-failover.sh: kill -9, SIGSTOP and SIGTERM of the leader -> new leader and first
+# placement, p50/p90/p99; etcd against jobs; then bench/ha-store.sh's placement rates
 # (minutes, root; not part of make check).
 EXTRA_DIST += bench/ha-failover.sh bench/ha-faults.sh
-bench-ha-failover: ebb-controller ebb-agent
+bench-ha-failover: ebb-controller ebb-agent tests/controller/fleet
 	EBB_TOP_SRCDIR=$(abs_top_srcdir) EBB_TOP_BUILDDIR=$(abs_top_builddir) \
 	  sh $(abs_top_srcdir)/bench/ha-failover.sh $(EBB_HA_CYCLES)
 # bench/ha-faults.sh: the fault cycles with the checker, EBB_HA_CYCLES of them (default 10),
